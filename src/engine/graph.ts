@@ -1,0 +1,190 @@
+import { broadcastShapes, fmt, type DType, type Shape } from './shape.ts';
+import { opDefs, type Attrs } from './ops.ts';
+
+/** A value in the graph: its dtype and static shape are known as soon as it is created. */
+export interface Tensor {
+  readonly id: number;
+  readonly name: string;
+  readonly dtype: DType;
+  readonly shape: Shape;
+  readonly graph: Graph;
+}
+
+export interface Node {
+  readonly op: string;
+  readonly inputs: Tensor[];
+  readonly outputs: Tensor[];
+  readonly attrs: Attrs;
+}
+
+export interface Constant {
+  tensor: Tensor;
+  data: Float32Array | BigInt64Array | Uint8Array;
+}
+
+export class GraphError extends Error {}
+
+/**
+ * A small typed tensor-graph builder. Ops check dtypes and shapes as they are added and throw a
+ * GraphError naming the op and the shapes, so a mistake fails at build time, never inside ONNX Runtime.
+ */
+export class Graph {
+  readonly nodes: Node[] = [];
+  readonly inputs: Tensor[] = [];
+  readonly outputs: Tensor[] = [];
+  readonly constants: Constant[] = [];
+  private nextId = 0;
+  private names = new Set<string>();
+
+  private newTensor(dtype: DType, shape: Shape, name?: string): Tensor {
+    const id = this.nextId++;
+    let n = name ?? `t${id}`;
+    if (this.names.has(n)) {
+      if (name !== undefined) throw new GraphError(`duplicate tensor name "${name}"`);
+      n = `t${id}_${this.names.size}`;
+    }
+    this.names.add(n);
+    return { id, name: n, dtype, shape: [...shape], graph: this };
+  }
+
+  input(name: string, dtype: DType, shape: Shape): Tensor {
+    for (const d of shape) {
+      if (!Number.isInteger(d) || d <= 0) throw new GraphError(`input "${name}": every dimension must be a positive integer, got ${fmt(shape)}`);
+    }
+    const t = this.newTensor(dtype, shape, name);
+    this.inputs.push(t);
+    return t;
+  }
+
+  output(t: Tensor, name?: string): Tensor {
+    this.own(t, 'output');
+    const out = name && name !== t.name ? this.op('Identity', [t], {}, name)[0]! : t;
+    if (this.inputs.includes(out)) throw new GraphError(`output "${out.name}" is a graph input: give it a new name`);
+    this.outputs.push(out);
+    return out;
+  }
+
+  constant(values: ArrayLike<number> | number, shape: Shape = [], dtype: DType = 'float32'): Tensor {
+    const arr = typeof values === 'number' ? [values] : Array.from(values);
+    let n = 1;
+    for (const d of shape) n *= d;
+    if (arr.length !== n) throw new GraphError(`constant: ${arr.length} values do not fill shape ${fmt(shape)}`);
+    const t = this.newTensor(dtype, shape);
+    const data =
+      dtype === 'float32' ? Float32Array.from(arr) : dtype === 'int64' ? BigInt64Array.from(arr, (v) => BigInt(Math.trunc(v))) : Uint8Array.from(arr, (v) => (v ? 1 : 0));
+    this.constants.push({ tensor: t, data });
+    return t;
+  }
+
+  scalar(v: number): Tensor {
+    return this.constant(v, []);
+  }
+
+  private own(t: Tensor, op: string): void {
+    if (!t || t.graph !== this) throw new GraphError(`${op}: input ${t ? `"${t.name}"` : 'undefined'} belongs to another graph`);
+  }
+
+  /** Adds a node; the op's definition infers (and checks) the output types. */
+  op(op: string, inputs: Tensor[], attrs: Attrs = {}, outName?: string): Tensor[] {
+    const def = opDefs[op];
+    if (!def) throw new GraphError(`unknown op "${op}" (known: ${Object.keys(opDefs).join(', ')})`);
+    inputs.forEach((t) => this.own(t, op));
+    let infos;
+    try {
+      infos = def.infer(inputs, attrs);
+    } catch (e) {
+      const desc = inputs.map((t) => `${t.name}:${t.dtype}${fmt(t.shape)}`).join(', ');
+      throw new GraphError(`${op}(${desc}): ${(e as Error).message}`);
+    }
+    const outputs = infos.map((info, i) => this.newTensor(info.dtype, info.shape, i === 0 ? outName : undefined));
+    this.nodes.push({ op, inputs, outputs, attrs });
+    return outputs;
+  }
+
+  private one(op: string, inputs: Tensor[], attrs: Attrs = {}): Tensor {
+    return this.op(op, inputs, attrs)[0]!;
+  }
+
+  // Elementwise arithmetic (numpy broadcasting). Numbers become float scalar constants.
+  add(a: Tensor, b: Tensor | number): Tensor { return this.one('Add', [a, this.lift(b)]); }
+  sub(a: Tensor | number, b: Tensor | number): Tensor { return this.one('Sub', [this.lift(a), this.lift(b)]); }
+  mul(a: Tensor, b: Tensor | number): Tensor { return this.one('Mul', [a, this.lift(b)]); }
+  div(a: Tensor | number, b: Tensor | number): Tensor { return this.one('Div', [this.lift(a), this.lift(b)]); }
+  pow(a: Tensor, b: Tensor | number): Tensor { return this.one('Pow', [a, this.lift(b)]); }
+  neg(a: Tensor): Tensor { return this.mul(a, -1); }
+  exp(a: Tensor): Tensor { return this.one('Exp', [a]); }
+  log(a: Tensor): Tensor { return this.one('Log', [a]); }
+  sqrt(a: Tensor): Tensor { return this.one('Sqrt', [a]); }
+  tanh(a: Tensor): Tensor { return this.one('Tanh', [a]); }
+  sigmoid(a: Tensor): Tensor { return this.one('Sigmoid', [a]); }
+  erf(a: Tensor): Tensor { return this.one('Erf', [a]); }
+  clip(a: Tensor, min: number, max: number): Tensor { return this.one('Clip', [a], { min, max }); }
+  identity(a: Tensor): Tensor { return this.one('Identity', [a]); }
+
+  /** Elementwise minimum, via Where (WebGPU-safe). */
+  minimum(a: Tensor, b: Tensor | number): Tensor {
+    const bt = this.lift(b);
+    return this.where(this.less(a, bt), a, bt);
+  }
+  maximum(a: Tensor, b: Tensor | number): Tensor {
+    const bt = this.lift(b);
+    return this.where(this.less(a, bt), bt, a);
+  }
+
+  equal(a: Tensor, b: Tensor | number): Tensor { return this.one('Equal', [a, this.lift(b, a.dtype)]); }
+  less(a: Tensor, b: Tensor | number): Tensor { return this.one('Less', [a, this.lift(b, a.dtype)]); }
+  greater(a: Tensor, b: Tensor | number): Tensor { return this.one('Greater', [a, this.lift(b, a.dtype)]); }
+  where(cond: Tensor, a: Tensor | number, b: Tensor | number): Tensor { return this.one('Where', [cond, this.lift(a), this.lift(b)]); }
+  cast(a: Tensor, to: DType): Tensor { return a.dtype === to ? a : this.one('Cast', [a], { to }); }
+
+  matmul(a: Tensor, b: Tensor): Tensor { return this.one('MatMul', [a, b]); }
+  transpose(a: Tensor, perm: number[]): Tensor { return this.one('Transpose', [a], { perm }); }
+  reshape(a: Tensor, shape: number[]): Tensor { return this.one('Reshape', [a], { shape }); }
+  expand(a: Tensor, shape: number[]): Tensor { return this.one('Expand', [a], { shape }); }
+  concat(ts: Tensor[], axis: number): Tensor { return this.one('Concat', ts, { axis }); }
+  /** Slice with step 1 along the given axes. */
+  slice(a: Tensor, starts: number[], ends: number[], axes: number[]): Tensor { return this.one('Slice', [a], { starts, ends, axes }); }
+  gather(data: Tensor, indices: Tensor, axis = 0): Tensor { return this.one('Gather', [data, indices], { axis }); }
+  gatherElements(data: Tensor, indices: Tensor, axis: number): Tensor { return this.one('GatherElements', [data, indices], { axis }); }
+  softmax(a: Tensor, axis = -1): Tensor { return this.one('Softmax', [a], { axis }); }
+  layerNorm(x: Tensor, scale: Tensor, bias: Tensor, epsilon = 1e-5): Tensor { return this.one('LayerNormalization', [x, scale, bias], { axis: -1, epsilon }); }
+  reduceSum(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceSum', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
+  reduceMean(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceMean', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
+  reduceMax(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceMax', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
+  reduceLogSumExp(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceLogSumExp', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
+
+  /** log-softmax composed from WebGPU-supported ops: x - logsumexp(x). */
+  logSoftmax(a: Tensor, axis = -1): Tensor {
+    return this.sub(a, this.reduceLogSumExp(a, [axis], true));
+  }
+  sumAll(a: Tensor): Tensor { return this.reduceSum(a, a.shape.map((_, i) => i), false); }
+  meanAll(a: Tensor): Tensor { return this.reduceMean(a, a.shape.map((_, i) => i), false); }
+  /** Inserts a dimension of size 1 (a Reshape, since shapes are static). */
+  unsqueeze(a: Tensor, axis: number): Tensor {
+    const s = [...a.shape];
+    s.splice(axis < 0 ? s.length + axis + 1 : axis, 0, 1);
+    return this.reshape(a, s);
+  }
+  /** one-hot (float32) of integer indices over `depth` classes: Equal against a constant range. */
+  oneHot(indices: Tensor, depth: number): Tensor {
+    const range = this.constant(Array.from({ length: depth }, (_, i) => i), [depth], 'int64');
+    return this.cast(this.equal(this.unsqueeze(indices, -1), range), 'float32');
+  }
+
+  /** Reduces a broadcast gradient back to `shape` (sums over the broadcast dimensions). */
+  sumToShape(t: Tensor, shape: Shape): Tensor {
+    if (t.shape.length === shape.length && t.shape.every((d, i) => d === shape[i])) return t;
+    if (!broadcastShapes(t.shape, shape)) throw new GraphError(`sumToShape: ${fmt(t.shape)} does not broadcast from ${fmt(shape)}`);
+    const lead = t.shape.length - shape.length;
+    const axes: number[] = [];
+    for (let i = 0; i < t.shape.length; i++) {
+      if (i < lead || (shape[i - lead] === 1 && t.shape[i] !== 1)) axes.push(i);
+    }
+    const r = axes.length ? this.reduceSum(t, axes, true) : t;
+    return this.reshape(r, [...shape]);
+  }
+
+  private lift(v: Tensor | number, dtype: DType = 'float32'): Tensor {
+    return typeof v === 'number' ? this.constant(v, [], dtype) : v;
+  }
+}

@@ -1,0 +1,106 @@
+import type { Backend, DeviceTensor } from '../engine/backend.ts';
+import { gradients } from '../engine/autodiff.ts';
+import { compile } from '../engine/compile.ts';
+import { Graph } from '../engine/graph.ts';
+import { adamw, defaultAdamW } from '../engine/optimizer.ts';
+import { Rng } from '../util/rng.ts';
+import type { ModelConfig } from './config.ts';
+import { declareParams, forward, initParams, paramSpecs } from './transformer.ts';
+
+/**
+ * The engine's end-to-end check, shared by Node tests and the browser harness: a tiny transformer
+ * learning next-token prediction on a fixed batch with AdamW, parameters and moments kept on the
+ * device between steps. Every backend must produce the same losses step by step.
+ */
+export const tinyTrainingModel: ModelConfig = { vocabSize: 24, contextLength: 12, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 };
+const BATCH = 4;
+const LR = 3e-3;
+
+export function buildTinyTraining(c: ModelConfig = tinyTrainingModel) {
+  const g = new Graph();
+  const t = c.contextLength;
+  const p = declareParams(g, c);
+  const m = declareParams(g, c, 'm.');
+  const v = declareParams(g, c, 'v.');
+  const step = g.input('step', 'float32', []);
+  const lr = g.input('lr', 'float32', []);
+  const tokens = g.input('tokens', 'int64', [BATCH, t]);
+  const positions = g.input('positions', 'int64', [BATCH, t]);
+  const keyBias = g.input('key_bias', 'float32', [BATCH, t]);
+  const targets = g.input('targets', 'int64', [BATCH, t, 1]);
+  const logits = forward(g, c, p, tokens, positions, keyBias);
+  const logp = g.gatherElements(g.logSoftmax(logits, -1), targets, 2);
+  const loss = g.neg(g.meanAll(logp));
+  const names = paramSpecs(c).map((s) => s.name);
+  const grads = gradients(g, loss, names.map((n) => p[n]!));
+  const upd = adamw(g, { params: names.map((n) => p[n]!), m: names.map((n) => m[n]!), v: names.map((n) => v[n]!) }, grads, step, lr, defaultAdamW, loss);
+  g.output(loss, 'loss');
+  g.output(upd.gradNorm, 'grad_norm');
+  names.forEach((n, i) => {
+    g.output(upd.params[i]!, 'new.' + n);
+    g.output(upd.m[i]!, 'new.m.' + n);
+    g.output(upd.v[i]!, 'new.v.' + n);
+  });
+  return { graph: g, names };
+}
+
+export interface TinyTrainingResult {
+  losses: number[];
+  liveTensorsAfter: number;
+  nodeCount: number;
+}
+
+export async function runTinyTraining(backend: Backend, steps: number, onStep?: (i: number, loss: number) => void): Promise<TinyTrainingResult> {
+  const c = tinyTrainingModel;
+  const { graph, names } = buildTinyTraining(c);
+  const compiled = compile(graph);
+  const resident = names.flatMap((n) => ['new.' + n, 'new.m.' + n, 'new.v.' + n]);
+  const session = await backend.createSession(compiled, { deviceOutputs: resident, label: 'tiny-training' });
+
+  const init = initParams(c, 1234);
+  const state: Record<string, DeviceTensor> = {};
+  for (const s of paramSpecs(c)) {
+    state[s.name] = backend.tensor('float32', init.get(s.name)!, s.shape);
+    state['m.' + s.name] = backend.tensor('float32', new Float32Array(init.get(s.name)!.length), s.shape);
+    state['v.' + s.name] = backend.tensor('float32', new Float32Array(init.get(s.name)!.length), s.shape);
+  }
+  // A fixed batch of short "sentences" with padding at the end of two rows.
+  const rng = new Rng(99);
+  const t = c.contextLength;
+  const toks: number[] = [];
+  const tgts: number[] = [];
+  const bias: number[] = [];
+  for (let b = 0; b < BATCH; b++) {
+    const len = b % 2 === 0 ? t : t - 3;
+    const seq = Array.from({ length: t + 1 }, (_, i) => (i <= len ? 2 + ((b * 3 + i * rng.int(1, 2)) % (c.vocabSize - 2)) : 0));
+    for (let i = 0; i < t; i++) {
+      toks.push(seq[i]!);
+      tgts.push(seq[i + 1]!);
+      bias.push(i < len ? 0 : -1e9);
+    }
+  }
+  const batch = {
+    tokens: backend.tensor('int64', toks, [BATCH, t]),
+    positions: backend.tensor('int64', Array.from({ length: BATCH * t }, (_, i) => i % t), [BATCH, t]),
+    key_bias: backend.tensor('float32', bias, [BATCH, t]),
+    targets: backend.tensor('int64', tgts, [BATCH, t, 1]),
+    lr: backend.tensor('float32', [LR], []),
+  };
+  const losses: number[] = [];
+  for (let i = 0; i < steps; i++) {
+    const stepT = backend.tensor('float32', [i + 1], []);
+    const out = await session.run({ ...state, ...batch, step: stepT });
+    const loss = (await backend.read(out['loss']!))[0] as number;
+    losses.push(loss);
+    onStep?.(i, loss);
+    for (const key of Object.keys(state)) {
+      backend.dispose(state[key]!);
+      state[key] = out['new.' + key]!;
+    }
+    backend.dispose(out['loss']!);
+    backend.dispose(out['grad_norm']!);
+  }
+  for (const tns of Object.values(state)) backend.dispose(tns);
+  await session.release();
+  return { losses, liveTensorsAfter: backend.liveTensors(), nodeCount: compiled.nodeCount };
+}

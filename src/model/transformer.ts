@@ -1,0 +1,161 @@
+import type { Graph, Tensor } from '../engine/graph.ts';
+import { Rng } from '../util/rng.ts';
+import type { ModelConfig } from './config.ts';
+
+/**
+ * A decoder-only transformer: learned token and position embeddings, pre-LayerNorm blocks with causal
+ * multi-head attention and a GELU MLP, a final LayerNorm and an output head tied to the token embedding.
+ * Written once against the graph builder; the same code builds the scoring/training graph (whole
+ * sequences) and the incremental decode graph (one token per row, static KV cache).
+ */
+export interface ParamSpec {
+  name: string;
+  shape: number[];
+  init: 'normal' | 'residual' | 'zeros' | 'ones';
+}
+
+export function paramSpecs(c: ModelConfig): ParamSpec[] {
+  const d = c.dModel;
+  const specs: ParamSpec[] = [
+    { name: 'wte', shape: [c.vocabSize, d], init: 'normal' },
+    { name: 'wpe', shape: [c.contextLength, d], init: 'normal' },
+  ];
+  for (let l = 0; l < c.nLayers; l++) {
+    const p = `h${l}.`;
+    specs.push(
+      { name: p + 'ln1.g', shape: [d], init: 'ones' },
+      { name: p + 'ln1.b', shape: [d], init: 'zeros' },
+      { name: p + 'attn.wqkv', shape: [d, 3 * d], init: 'normal' },
+      { name: p + 'attn.bqkv', shape: [3 * d], init: 'zeros' },
+      { name: p + 'attn.wo', shape: [d, d], init: 'residual' },
+      { name: p + 'attn.bo', shape: [d], init: 'zeros' },
+      { name: p + 'ln2.g', shape: [d], init: 'ones' },
+      { name: p + 'ln2.b', shape: [d], init: 'zeros' },
+      { name: p + 'mlp.w1', shape: [d, c.dFF], init: 'normal' },
+      { name: p + 'mlp.b1', shape: [c.dFF], init: 'zeros' },
+      { name: p + 'mlp.w2', shape: [c.dFF, d], init: 'residual' },
+      { name: p + 'mlp.b2', shape: [d], init: 'zeros' },
+    );
+  }
+  specs.push({ name: 'lnf.g', shape: [d], init: 'ones' }, { name: 'lnf.b', shape: [d], init: 'zeros' });
+  return specs;
+}
+
+export function parameterCount(c: ModelConfig): number {
+  return paramSpecs(c).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0);
+}
+
+/** GPT-2 style initialisation: N(0, 0.02), residual projections scaled by 1/sqrt(2 * layers). */
+export function initParams(c: ModelConfig, seed: number): Map<string, Float32Array> {
+  const rng = new Rng(seed);
+  const out = new Map<string, Float32Array>();
+  for (const s of paramSpecs(c)) {
+    const n = s.shape.reduce((a, b) => a * b, 1);
+    const a = new Float32Array(n);
+    const std = s.init === 'normal' ? 0.02 : s.init === 'residual' ? 0.02 / Math.sqrt(2 * c.nLayers) : 0;
+    for (let i = 0; i < n; i++) a[i] = s.init === 'ones' ? 1 : std * rng.normal();
+    out.set(s.name, a);
+  }
+  return out;
+}
+
+export type Params = Record<string, Tensor>;
+
+export function declareParams(g: Graph, c: ModelConfig, prefix = ''): Params {
+  const p: Params = {};
+  for (const s of paramSpecs(c)) p[s.name] = g.input(prefix + s.name, 'float32', s.shape);
+  return p;
+}
+
+/** Large negative additive bias for masked attention keys (finite, so softmax never sees -Inf - -Inf). */
+export const MASKED = -1e9;
+
+function gelu(g: Graph, x: Tensor): Tensor {
+  return g.mul(g.mul(x, 0.5), g.add(g.erf(g.mul(x, Math.SQRT1_2)), 1));
+}
+
+function mlp(g: Graph, p: Params, l: number, x: Tensor): Tensor {
+  const pre = `h${l}.`;
+  const h = g.layerNorm(x, p[pre + 'ln2.g']!, p[pre + 'ln2.b']!);
+  const a = gelu(g, g.add(g.matmul(h, p[pre + 'mlp.w1']!), p[pre + 'mlp.b1']!));
+  return g.add(x, g.add(g.matmul(a, p[pre + 'mlp.w2']!), p[pre + 'mlp.b2']!));
+}
+
+/** [B,T,D] -> q, k, v as [B,H,T,dh]. */
+function qkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): [Tensor, Tensor, Tensor] {
+  const [b, t] = x.shape as [number, number, number];
+  const h = c.nHeads;
+  const dh = c.dModel / h;
+  const pre = `h${l}.`;
+  const n = g.layerNorm(x, p[pre + 'ln1.g']!, p[pre + 'ln1.b']!);
+  const y = g.add(g.matmul(n, p[pre + 'attn.wqkv']!), p[pre + 'attn.bqkv']!);
+  const heads = g.transpose(g.reshape(y, [b, t, 3 * h, dh]), [0, 2, 1, 3]);
+  return [0, 1, 2].map((i) => g.slice(heads, [i * h], [(i + 1) * h], [1])) as [Tensor, Tensor, Tensor];
+}
+
+/** softmax(q k^T / sqrt(dh) + bias) v, merged back to [B,Tq,D] and projected. */
+function attend(g: Graph, c: ModelConfig, p: Params, l: number, q: Tensor, k: Tensor, v: Tensor, bias: Tensor): Tensor {
+  const [b, , tq, dh] = q.shape as [number, number, number, number];
+  const scores = g.add(g.mul(g.matmul(q, g.transpose(k, [0, 1, 3, 2])), 1 / Math.sqrt(dh)), bias);
+  const ctx = g.matmul(g.softmax(scores, -1), v);
+  const merged = g.reshape(g.transpose(ctx, [0, 2, 1, 3]), [b, tq, c.dModel]);
+  return g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!);
+}
+
+function head(g: Graph, p: Params, x: Tensor): Tensor {
+  const n = g.layerNorm(x, p['lnf.g']!, p['lnf.b']!);
+  return g.matmul(n, g.transpose(p['wte']!, [1, 0]));
+}
+
+/**
+ * Whole-sequence forward pass. tokens, positions: [B,T] int64; keyBias: [B,T] float, 0 for real
+ * tokens and MASKED for padding. Returns logits [B,T,V].
+ */
+export function forward(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor): Tensor {
+  const [b, t] = tokens.shape as [number, number];
+  const causal: number[] = [];
+  for (let i = 0; i < t; i++) for (let j = 0; j < t; j++) causal.push(j <= i ? 0 : MASKED);
+  const bias = g.add(g.constant(causal, [1, 1, t, t]), g.reshape(keyBias, [b, 1, 1, t]));
+  let x = g.add(g.gather(p['wte']!, tokens), g.gather(p['wpe']!, positions));
+  for (let l = 0; l < c.nLayers; l++) {
+    const [q, k, v] = qkv(g, c, p, l, x);
+    x = g.add(x, attend(g, c, p, l, q, k, v, bias));
+    x = mlp(g, p, l, x);
+  }
+  return head(g, p, x);
+}
+
+export interface DecodeIO {
+  tokens: Tensor; // [B] int64, the token at column `step`
+  positions: Tensor; // [B] int64, its position id
+  step: Tensor; // [] int64, the KV-cache column written this step
+  keyBias: Tensor; // [B, Tmax] float: 0 for keys already written and not padding, MASKED otherwise
+  kCache: Tensor[]; // per layer [B,H,Tmax,dh]
+  vCache: Tensor[];
+}
+
+/**
+ * One incremental decode step over a static, pre-allocated KV cache: the new key/value is written at
+ * column `step` with a Where on a one-hot mask (no ScatterND on WebGPU), so shapes never change.
+ * Returns logits [B,V] and the updated caches.
+ */
+export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): { logits: Tensor; kCache: Tensor[]; vCache: Tensor[] } {
+  const [b] = io.tokens.shape as [number];
+  const tmax = io.keyBias.shape[1]!;
+  const cols = g.constant(Array.from({ length: tmax }, (_, i) => i), [tmax], 'int64');
+  const write = g.reshape(g.equal(cols, io.step), [1, 1, tmax, 1]);
+  const bias = g.reshape(io.keyBias, [b, 1, 1, tmax]);
+  let x = g.reshape(g.add(g.gather(p['wte']!, io.tokens), g.gather(p['wpe']!, io.positions)), [b, 1, c.dModel]);
+  const kOut: Tensor[] = [];
+  const vOut: Tensor[] = [];
+  for (let l = 0; l < c.nLayers; l++) {
+    const [q, k, v] = qkv(g, c, p, l, x);
+    const kc = g.where(write, k, io.kCache[l]!);
+    const vc = g.where(write, v, io.vCache[l]!);
+    kOut.push(kc);
+    vOut.push(vc);
+    x = g.add(x, attend(g, c, p, l, q, kc, vc, bias));
+    x = mlp(g, p, l, x);
+  }
+  return { logits: g.reshape(head(g, p, x), [b, c.vocabSize]), kCache: kOut, vCache: vOut };
+}
