@@ -1,4 +1,7 @@
 import type { Command } from './command.ts';
+import { sampleCommand } from './sample.ts';
+import { tasksCommand } from './tasks.ts';
+import { verifyCommand } from './verify.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand];

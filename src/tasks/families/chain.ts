@@ -19,7 +19,7 @@ const knobs: KnobSpec[] = [
 ];
 
 export interface ChainData {
-  /** Operators of steps 2..k (step 1 is start op operand). */
+  /** Step i computes (previous value, or start for i = 0) ops[i] operands[i]. */
   start: number;
   ops: string[];
   operands: number[];
@@ -73,11 +73,12 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
       break;
     }
     if (!done) {
-      // Only reachable with ops "/" or "*" alone at an awkward value: fall back to addition.
-      const y = rng.int(1, Math.min(maxOperand, MAX_VALUE - x));
-      ops.push('+');
+      // Only reachable when the ops mix has no step that fits the current value (e.g. "/" alone).
+      const op = x >= 1 ? '-' : '+';
+      const y = op === '-' ? rng.int(1, Math.min(maxOperand, x)) : rng.int(1, maxOperand);
+      ops.push(op);
       operands.push(y);
-      x += y;
+      x = apply(x, op, y);
       values.push(x);
     }
   }

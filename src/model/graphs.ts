@@ -1,0 +1,111 @@
+import { gradients } from '../engine/autodiff.ts';
+import { Graph, type Tensor } from '../engine/graph.ts';
+import { adamw, type AdamWConfig } from '../engine/optimizer.ts';
+import type { ModelConfig } from './config.ts';
+import { decodeStep, declareParams, forward, paramSpecs, type Params } from './transformer.ts';
+
+/** Inputs shared by every whole-sequence graph: the packed batch (see layout.ts). */
+export interface SequenceInputs {
+  tokens: Tensor;
+  positions: Tensor;
+  keyBias: Tensor;
+  targets: Tensor;
+  invTemperature: Tensor;
+}
+
+export function sequenceInputs(g: Graph, rows: number, len: number): SequenceInputs {
+  return {
+    tokens: g.input('tokens', 'int64', [rows, len]),
+    positions: g.input('positions', 'int64', [rows, len]),
+    keyBias: g.input('key_bias', 'float32', [rows, len]),
+    targets: g.input('targets', 'int64', [rows, len, 1]),
+    invTemperature: g.input('inv_temperature', 'float32', []),
+  };
+}
+
+/** Per-token log-prob of each target and entropy of the (temperature-scaled) distribution, both [rows, len]. */
+export function tokenStats(g: Graph, c: ModelConfig, p: Params, s: SequenceInputs, withEntropy = true): { logp: Tensor; entropy: Tensor | null } {
+  const [rows, len] = s.tokens.shape as [number, number];
+  const logits = g.mul(forward(g, c, p, s.tokens, s.positions, s.keyBias), s.invTemperature);
+  const logprobs = g.logSoftmax(logits, -1);
+  const logp = g.reshape(g.gatherElements(logprobs, s.targets, 2), [rows, len]);
+  const entropy = withEntropy ? g.neg(g.reduceSum(g.mul(g.exp(logprobs), logprobs), [-1], false)) : null;
+  return { logp, entropy };
+}
+
+export function buildScoreGraph(c: ModelConfig, rows: number, len: number): Graph {
+  const g = new Graph();
+  const p = declareParams(g, c);
+  const s = sequenceInputs(g, rows, len);
+  const { logp, entropy } = tokenStats(g, c, p, s);
+  g.output(logp, 'logp');
+  g.output(entropy!, 'entropy');
+  return g;
+}
+
+export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number): Graph {
+  const g = new Graph();
+  const p = declareParams(g, c);
+  const dh = c.dModel / c.nHeads;
+  const io = {
+    tokens: g.input('tok', 'int64', [rows]),
+    positions: g.input('pos', 'int64', [rows]),
+    step: g.input('step', 'int64', []),
+    keyBias: g.input('key_bias', 'float32', [rows, tmax]),
+    kCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`k${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
+    vCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`v${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
+  };
+  const out = decodeStep(g, c, p, io);
+  g.output(out.logits, 'logits');
+  out.kCache.forEach((t, l) => g.output(t, `new.k${l}`));
+  out.vCache.forEach((t, l) => g.output(t, `new.v${l}`));
+  return g;
+}
+
+/** Optimizer inputs and outputs shared by the SFT and RL training graphs. */
+export interface TrainState {
+  names: string[];
+  p: Params;
+  step: Tensor;
+  lr: Tensor;
+  finish(loss: Tensor, cfg: AdamWConfig): void;
+}
+
+export function trainState(g: Graph, c: ModelConfig): TrainState {
+  const p = declareParams(g, c);
+  const m = declareParams(g, c, 'm.');
+  const v = declareParams(g, c, 'v.');
+  const names = paramSpecs(c).map((s) => s.name);
+  const step = g.input('step', 'float32', []);
+  const lr = g.input('lr', 'float32', []);
+  return {
+    names,
+    p,
+    step,
+    lr,
+    finish(loss, cfg) {
+      const grads = gradients(g, loss, names.map((n) => p[n]!));
+      const upd = adamw(g, { params: names.map((n) => p[n]!), m: names.map((n) => m[n]!), v: names.map((n) => v[n]!) }, grads, step, lr, cfg, loss);
+      g.output(loss, 'loss');
+      g.output(upd.gradNorm, 'grad_norm');
+      g.output(upd.applied, 'applied');
+      names.forEach((n, i) => {
+        g.output(upd.params[i]!, 'new.' + n);
+        g.output(upd.m[i]!, 'new.m.' + n);
+        g.output(upd.v[i]!, 'new.v.' + n);
+      });
+    },
+  };
+}
+
+/** Supervised warm start: mean cross-entropy over completion tokens. */
+export function buildSftGraph(c: ModelConfig, rows: number, len: number, cfg: AdamWConfig): Graph {
+  const g = new Graph();
+  const st = trainState(g, c);
+  const s = sequenceInputs(g, rows, len);
+  const mask = g.input('completion_mask', 'float32', [rows, len]);
+  const { logp } = tokenStats(g, c, st.p, s, false);
+  const loss = g.div(g.neg(g.sumAll(g.mul(logp, mask))), g.maximum(g.sumAll(mask), 1));
+  st.finish(loss, cfg);
+  return g;
+}

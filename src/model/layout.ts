@@ -1,0 +1,65 @@
+import { EOS, PAD } from './tokenizer.ts';
+import { MASKED } from './transformer.ts';
+
+/**
+ * How sequences sit in the fixed-size [rows, promptLen + completionLen] grid shared by the sampler,
+ * the scorer and the trainers: prompts are left-padded so every row starts its completion at the same
+ * column (the decode loop stays in lockstep), completions are right-padded. Position ids skip the left
+ * padding, so a prompt sees the same positions whatever its length.
+ */
+export interface Layout {
+  promptLen: number;
+  completionLen: number;
+}
+
+export const totalLen = (l: Layout) => l.promptLen + l.completionLen;
+
+export interface PackedBatch {
+  rows: number;
+  len: number;
+  tokens: BigInt64Array; // [rows, len]
+  positions: BigInt64Array;
+  keyBias: Float32Array; // 0 for real tokens, MASKED for padding
+  targets: BigInt64Array; // [rows, len, 1]: the next token
+  /** 1 where the target is a completion token (a token the policy produced, EOS included). */
+  completionMask: Float32Array;
+}
+
+export function leftPad(l: Layout, prompt: number[]): number {
+  if (prompt.length > l.promptLen) throw new Error(`prompt of ${prompt.length} tokens exceeds the layout's prompt length ${l.promptLen}`);
+  return l.promptLen - prompt.length;
+}
+
+/** Packs prompts and completions (completion tokens may end with EOS; they are truncated to completionLen). */
+export function pack(l: Layout, prompts: number[][], completions: number[][]): PackedBatch {
+  const rows = prompts.length;
+  const len = totalLen(l);
+  const tokens = new BigInt64Array(rows * len);
+  const positions = new BigInt64Array(rows * len);
+  const keyBias = new Float32Array(rows * len).fill(MASKED);
+  const targets = new BigInt64Array(rows * len);
+  const completionMask = new Float32Array(rows * len);
+  for (let r = 0; r < rows; r++) {
+    const pad = leftPad(l, prompts[r]!);
+    const comp = completions[r]!.slice(0, l.completionLen);
+    const seq = [...prompts[r]!, ...comp];
+    for (let j = 0; j < len; j++) {
+      const k = j - pad;
+      const tok = k >= 0 && k < seq.length ? seq[k]! : PAD;
+      tokens[r * len + j] = BigInt(tok);
+      positions[r * len + j] = BigInt(Math.max(0, k));
+      if (k >= 0 && k < seq.length) keyBias[r * len + j] = 0;
+      const next = k + 1;
+      if (next >= 0 && next < seq.length) {
+        targets[r * len + j] = BigInt(seq[next]!);
+        if (next >= prompts[r]!.length) completionMask[r * len + j] = 1;
+      }
+    }
+  }
+  return { rows, len, tokens, positions, keyBias, targets, completionMask };
+}
+
+/** Column of the grid that predicts completion token i (the token before it). */
+export const predictingColumn = (l: Layout, i: number) => l.promptLen - 1 + i;
+
+export { EOS };

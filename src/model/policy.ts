@@ -1,0 +1,275 @@
+import type { Backend, DeviceTensor, Session } from '../engine/backend.ts';
+import { compile } from '../engine/compile.ts';
+import type { Graph } from '../engine/graph.ts';
+import { Rng } from '../util/rng.ts';
+import { validateModelConfig, type ModelConfig } from './config.ts';
+import { buildDecodeGraph, buildScoreGraph } from './graphs.ts';
+import { leftPad, pack, predictingColumn, totalLen, type Layout, type PackedBatch } from './layout.ts';
+import { drawToken, type SamplingParams } from './sampling.ts';
+import { EOS, PAD } from './tokenizer.ts';
+import { MASKED, paramSpecs } from './transformer.ts';
+
+export type Weights = Map<string, Float32Array>;
+
+export interface Completion {
+  tokens: number[]; // generated tokens, EOS included when emitted
+  logp: number[]; // sampling-time log-prob per token ("old policy")
+  entropy: number[];
+  truncated: boolean; // hit the length cap without EOS
+}
+
+export interface TokenScores {
+  logp: number[][];
+  entropy: number[][];
+}
+
+export interface TrainResult {
+  loss: number;
+  gradNorm: number;
+  applied: boolean;
+  values: Record<string, Float32Array>;
+}
+
+export interface OptimizerState {
+  step: number;
+  m: Weights;
+  v: Weights;
+}
+
+/** Checks a weight map against the model's parameter list; the message names the first mismatch. */
+export function checkWeights(c: ModelConfig, w: Weights): void {
+  for (const s of paramSpecs(c)) {
+    const a = w.get(s.name);
+    const n = s.shape.reduce((x, y) => x * y, 1);
+    if (!a) throw new Error(`weights: missing tensor "${s.name}" (shape [${s.shape}])`);
+    if (a.length !== n) throw new Error(`weights: tensor "${s.name}" has ${a.length} values, the model needs shape [${s.shape}] (${n})`);
+  }
+  for (const k of w.keys()) if (!paramSpecs(c).some((s) => s.name === k)) throw new Error(`weights: unexpected tensor "${k}" for this model`);
+}
+
+/**
+ * The policy on a backend: parameters (and AdamW moments) live on the device; graphs are compiled
+ * once per batch shape and cached, since shapes are static.
+ */
+export class Policy {
+  private params: Record<string, DeviceTensor> = {};
+  private moments: Record<string, DeviceTensor> = {};
+  private ref: Record<string, DeviceTensor> | null = null;
+  private sessions = new Map<string, Promise<Session>>();
+  adamStep = 0;
+
+  private constructor(
+    readonly backend: Backend,
+    readonly config: ModelConfig,
+    readonly layout: Layout,
+  ) {}
+
+  static async create(backend: Backend, config: ModelConfig, layout: Layout, weights: Weights): Promise<Policy> {
+    validateModelConfig(config);
+    if (totalLen(layout) > config.contextLength) throw new Error(`layout needs ${totalLen(layout)} positions, the model has ${config.contextLength}`);
+    const p = new Policy(backend, config, layout);
+    p.setWeights(weights);
+    return p;
+  }
+
+  get names(): string[] {
+    return paramSpecs(this.config).map((s) => s.name);
+  }
+
+  /** Replaces the weights (validated first, so a bad map leaves the current ones untouched) and resets AdamW. */
+  setWeights(w: Weights, opt?: OptimizerState): void {
+    checkWeights(this.config, w);
+    if (opt) {
+      checkWeights(this.config, opt.m);
+      checkWeights(this.config, opt.v);
+    }
+    const shapes = new Map(paramSpecs(this.config).map((s) => [s.name, s.shape]));
+    const old = [...Object.values(this.params), ...Object.values(this.moments)];
+    this.params = {};
+    this.moments = {};
+    for (const [name, shape] of shapes) {
+      this.params[name] = this.backend.tensor('float32', w.get(name)!, shape);
+      const n = w.get(name)!.length;
+      this.moments['m.' + name] = this.backend.tensor('float32', opt ? opt.m.get(name)! : new Float32Array(n), shape);
+      this.moments['v.' + name] = this.backend.tensor('float32', opt ? opt.v.get(name)! : new Float32Array(n), shape);
+    }
+    this.adamStep = opt?.step ?? 0;
+    old.forEach((t) => this.backend.dispose(t));
+  }
+
+  async getWeights(): Promise<Weights> {
+    const out: Weights = new Map();
+    for (const n of this.names) out.set(n, Float32Array.from((await this.backend.read(this.params[n]!)) as Float32Array));
+    return out;
+  }
+
+  async getOptimizerState(): Promise<OptimizerState> {
+    const m: Weights = new Map();
+    const v: Weights = new Map();
+    for (const n of this.names) {
+      m.set(n, Float32Array.from((await this.backend.read(this.moments['m.' + n]!)) as Float32Array));
+      v.set(n, Float32Array.from((await this.backend.read(this.moments['v.' + n]!)) as Float32Array));
+    }
+    return { step: this.adamStep, m, v };
+  }
+
+  /** Freezes a copy of the current weights as the reference policy (KL anchor; ProRL resets). */
+  async resetReference(): Promise<void> {
+    const w = await this.getWeights();
+    const old = this.ref;
+    this.ref = {};
+    for (const s of paramSpecs(this.config)) this.ref[s.name] = this.backend.tensor('float32', w.get(s.name)!, s.shape);
+    if (old) Object.values(old).forEach((t) => this.backend.dispose(t));
+  }
+
+  get hasReference(): boolean {
+    return this.ref !== null;
+  }
+
+  session(key: string, build: () => Graph, deviceOutputs: string[] = []): Promise<Session> {
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = this.backend.createSession(compile(build()), { deviceOutputs, label: key });
+      this.sessions.set(key, s);
+      s.catch(() => this.sessions.delete(key));
+    }
+    return s;
+  }
+
+  /** Generates one completion per prompt row in a single batch with the KV-cache decode graph. */
+  async sample(prompts: number[][], sp: SamplingParams, maxNewTokens: number, rng: Rng): Promise<Completion[]> {
+    const { promptLen, completionLen } = this.layout;
+    const rows = prompts.length;
+    const tmax = totalLen(this.layout);
+    const maxNew = Math.min(maxNewTokens, completionLen);
+    const c = this.config;
+    const dh = c.dModel / c.nHeads;
+    const cacheNames = Array.from({ length: c.nLayers }, (_, l) => [`k${l}`, `v${l}`]).flat();
+    const session = await this.session(`decode:${rows}x${tmax}`, () => buildDecodeGraph(c, rows, tmax), cacheNames.map((n) => 'new.' + n));
+    const pads = prompts.map((p) => leftPad(this.layout, p));
+    const cache: Record<string, DeviceTensor> = {};
+    for (const n of cacheNames) cache[n] = this.backend.tensor('float32', new Float32Array(rows * c.nHeads * tmax * dh), [rows, c.nHeads, tmax, dh]);
+    const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
+    const done = new Array<boolean>(rows).fill(false);
+    const tok = new BigInt64Array(rows);
+    const pos = new BigInt64Array(rows);
+    const keyBias = new Float32Array(rows * tmax);
+    const scratch = new Float64Array(c.vocabSize);
+    const start = Math.min(...pads);
+    const last = promptLen - 1 + maxNew - 1; // the step whose logits give the last allowed token
+    try {
+      for (let s = start; s <= last; s++) {
+        for (let r = 0; r < rows; r++) {
+          const k = s - pads[r]!;
+          const i = s - promptLen; // completion index of the token at this column, if any
+          tok[r] = BigInt(s < promptLen ? (k >= 0 ? prompts[r]![k]! : PAD) : (out[r]!.tokens[i] ?? PAD));
+          pos[r] = BigInt(Math.max(0, k));
+          for (let col = 0; col < tmax; col++) keyBias[r * tmax + col] = col >= pads[r]! && col <= s ? 0 : MASKED;
+        }
+        const feeds: Record<string, DeviceTensor> = {
+          ...this.params,
+          ...cache,
+          tok: this.backend.tensor('int64', tok, [rows]),
+          pos: this.backend.tensor('int64', pos, [rows]),
+          step: this.backend.tensor('int64', BigInt64Array.of(BigInt(s)), []),
+          key_bias: this.backend.tensor('float32', keyBias, [rows, tmax]),
+        };
+        const res = await session.run(feeds);
+        for (const n of cacheNames) {
+          this.backend.dispose(cache[n]!);
+          cache[n] = res['new.' + n]!;
+        }
+        if (s >= promptLen - 1) {
+          const logits = (await this.backend.read(res['logits']!)) as Float32Array;
+          for (let r = 0; r < rows; r++) {
+            if (done[r]) continue;
+            const d = drawToken(logits, r * c.vocabSize, c.vocabSize, sp, rng, scratch);
+            const o = out[r]!;
+            o.tokens.push(d.token);
+            o.logp.push(d.logp);
+            o.entropy.push(d.entropy);
+            if (d.token === EOS) done[r] = true;
+          }
+        }
+        this.backend.dispose(res['logits']!);
+        if (done.every(Boolean)) break;
+      }
+    } finally {
+      for (const n of cacheNames) this.backend.dispose(cache[n]!);
+    }
+    for (let r = 0; r < rows; r++) out[r]!.truncated = !done[r];
+    return out;
+  }
+
+  packedFeeds(b: PackedBatch, invTemperature: number): Record<string, DeviceTensor> {
+    return {
+      tokens: this.backend.tensor('int64', b.tokens, [b.rows, b.len]),
+      positions: this.backend.tensor('int64', b.positions, [b.rows, b.len]),
+      key_bias: this.backend.tensor('float32', b.keyBias, [b.rows, b.len]),
+      targets: this.backend.tensor('int64', b.targets, [b.rows, b.len, 1]),
+      inv_temperature: this.backend.tensor('float32', [invTemperature], []),
+    };
+  }
+
+  /** Per-token log-probs and entropies of given completions under the current (or reference) weights. */
+  async score(prompts: number[][], completions: number[][], temperature = 1, which: 'policy' | 'reference' = 'policy'): Promise<TokenScores> {
+    const b = pack(this.layout, prompts, completions);
+    const weights = which === 'reference' ? this.ref : this.params;
+    if (!weights) throw new Error('score: no reference policy has been set');
+    const session = await this.session(`score:${b.rows}x${b.len}`, () => buildScoreGraph(this.config, b.rows, b.len));
+    const res = await session.run({ ...weights, ...this.packedFeeds(b, 1 / temperature) });
+    const logp = (await this.backend.read(res['logp']!)) as Float32Array;
+    const ent = (await this.backend.read(res['entropy']!)) as Float32Array;
+    Object.values(res).forEach((t) => this.backend.dispose(t));
+    const out: TokenScores = { logp: [], entropy: [] };
+    completions.forEach((comp, r) => {
+      const n = Math.min(comp.length, this.layout.completionLen);
+      const cols = Array.from({ length: n }, (_, i) => r * b.len + predictingColumn(this.layout, i));
+      out.logp.push(cols.map((c) => logp[c]!));
+      out.entropy.push(cols.map((c) => ent[c]!));
+    });
+    return out;
+  }
+
+  /**
+   * Runs one optimizer step of a training graph built with `trainState` (graphs.ts): feeds the
+   * parameters, moments, step and learning rate, swaps the updated ones in, and reads back every
+   * other output. A skipped (non-finite) step leaves weights, moments and the step count unchanged.
+   */
+  async train(key: string, build: () => Graph, feeds: Record<string, DeviceTensor>, lr: number): Promise<TrainResult> {
+    const resident = this.names.flatMap((n) => ['new.' + n, 'new.m.' + n, 'new.v.' + n]);
+    const session = await this.session(key, build, resident);
+    const res = await session.run({
+      ...this.params,
+      ...this.moments,
+      ...feeds,
+      step: this.backend.tensor('float32', [this.adamStep + 1], []),
+      lr: this.backend.tensor('float32', [lr], []),
+    });
+    const values: Record<string, Float32Array> = {};
+    for (const [k, t] of Object.entries(res)) {
+      if (k.startsWith('new.')) continue;
+      values[k] = Float32Array.from((await this.backend.read(t)) as Float32Array);
+      this.backend.dispose(t);
+    }
+    for (const n of this.names) {
+      this.backend.dispose(this.params[n]!);
+      this.params[n] = res['new.' + n]!;
+      for (const mv of ['m.', 'v.']) {
+        this.backend.dispose(this.moments[mv + n]!);
+        this.moments[mv + n] = res['new.' + mv + n]!;
+      }
+    }
+    const applied = values['applied']![0]! > 0.5;
+    if (applied) this.adamStep++;
+    return { loss: values['loss']![0]!, gradNorm: values['grad_norm']![0]!, applied, values };
+  }
+
+  async dispose(): Promise<void> {
+    for (const t of [...Object.values(this.params), ...Object.values(this.moments), ...Object.values(this.ref ?? {})]) this.backend.dispose(t);
+    for (const s of this.sessions.values()) await (await s).release();
+    this.sessions.clear();
+  }
+}
+
+export { Rng };
