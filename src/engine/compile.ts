@@ -1,5 +1,5 @@
 import type { Graph } from './graph.ts';
-import { exportOnnx, type Initializer } from './onnx-export.ts';
+import { exportOnnx, liveNodes, type Initializer } from './onnx-export.ts';
 import type { DType, Shape } from './shape.ts';
 
 export interface Signature {
@@ -25,6 +25,6 @@ export function compile(graph: Graph, initializers: Initializer[] = []): Compile
     bytes: exportOnnx(graph, { initializers }),
     inputs: graph.inputs.filter((t) => !baked.has(t.name)).map(sig),
     outputs: graph.outputs.map(sig),
-    nodeCount: graph.nodes.length,
+    nodeCount: liveNodes(graph).length,
   };
 }

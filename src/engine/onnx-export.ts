@@ -92,18 +92,35 @@ export interface ExportOptions {
   name?: string;
 }
 
-/** Serialises a graph to ONNX ModelProto bytes (opset 17). */
+/** The nodes that some output depends on, in graph order (autodiff and shared builders leave dead ones). */
+export function liveNodes(graph: Graph): Graph['nodes'] {
+  const needed = new Set(graph.outputs.map((t) => t.id));
+  const keep: boolean[] = new Array(graph.nodes.length).fill(false);
+  for (let i = graph.nodes.length - 1; i >= 0; i--) {
+    const n = graph.nodes[i]!;
+    if (n.outputs.some((t) => needed.has(t.id))) {
+      keep[i] = true;
+      n.inputs.forEach((t) => needed.add(t.id));
+    }
+  }
+  return graph.nodes.filter((_, i) => keep[i]);
+}
+
+/** Serialises a graph to ONNX ModelProto bytes (opset 17). Dead nodes and unused constants are dropped. */
 export function exportOnnx(graph: Graph, opts: ExportOptions = {}): Uint8Array {
+  const nodes = liveNodes(graph);
+  const used = new Set(nodes.flatMap((n) => n.inputs.map((t) => t.id)));
+  graph.outputs.forEach((t) => used.add(t.id));
   const baked = new Set((opts.initializers ?? []).map((i) => i.name));
   const inits: Initializer[] = [...(opts.initializers ?? [])];
-  for (const c of graph.constants) inits.push({ name: c.tensor.name, dtype: c.tensor.dtype, shape: c.tensor.shape, data: c.data });
+  for (const c of graph.constants) if (used.has(c.tensor.id)) inits.push({ name: c.tensor.name, dtype: c.tensor.dtype, shape: c.tensor.shape, data: c.data });
 
   const model = new ProtoWriter();
   model.int(1, IR_VERSION);
   model.string(2, 'rlvr-playground');
   model.message(8, (o) => o.string(1, '').int(2, OPSET));
   model.message(7, (gw) => {
-    graph.nodes.forEach((node, i) => {
+    nodes.forEach((node, i) => {
       const nodeName = `n${i}_${node.op}`;
       const lowered = lowerNode(node.op, node.attrs, inits, nodeName);
       gw.message(1, (nw) => {

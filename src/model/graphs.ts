@@ -43,7 +43,11 @@ export function buildScoreGraph(c: ModelConfig, rows: number, len: number): Grap
   return g;
 }
 
-export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number): Graph {
+/**
+ * The incremental decode graph. `deviceCache`: outputs the whole updated caches (kept on the GPU);
+ * otherwise only this step's new key/value columns (the host writes them into its cache).
+ */
+export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, deviceCache: boolean): Graph {
   const g = new Graph();
   const p = declareParams(g, c);
   const dh = c.dModel / c.nHeads;
@@ -52,13 +56,15 @@ export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number): Gr
     positions: g.input('pos', 'int64', [rows]),
     step: g.input('step', 'int64', []),
     keyBias: g.input('key_bias', 'float32', [rows, tmax]),
-    kCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`k${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
+    kCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`k${l}`, 'float32', [rows, c.nHeads, dh, tmax])),
     vCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`v${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
   };
   const out = decodeStep(g, c, p, io);
   g.output(out.logits, 'logits');
-  out.kCache.forEach((t, l) => g.output(t, `new.k${l}`));
-  out.vCache.forEach((t, l) => g.output(t, `new.v${l}`));
+  for (let l = 0; l < c.nLayers; l++) {
+    g.output(deviceCache ? out.kCache[l]! : out.kNew[l]!, `new.k${l}`);
+    g.output(deviceCache ? out.vCache[l]! : out.vNew[l]!, `new.v${l}`);
+  }
   return g;
 }
 

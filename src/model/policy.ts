@@ -145,10 +145,19 @@ export class Policy {
     const c = this.config;
     const dh = c.dModel / c.nHeads;
     const cacheNames = Array.from({ length: c.nLayers }, (_, l) => [`k${l}`, `v${l}`]).flat();
-    const session = await this.session(`decode:${rows}x${tmax}`, () => buildDecodeGraph(c, rows, tmax), cacheNames.map((n) => 'new.' + n));
+    // On the GPU the caches stay device-resident; on CPU backends the host keeps them and the graph
+    // returns only the new column (copying whole caches in and out every step dominated the time).
+    const deviceCache = this.backend.kind === 'webgpu';
+    const session = await this.session(`decode:${rows}x${tmax}:${deviceCache}`, () => buildDecodeGraph(c, rows, tmax, deviceCache), deviceCache ? cacheNames.map((n) => 'new.' + n) : []);
     const pads = prompts.map((p) => leftPad(this.layout, p));
+    const kShape = [rows, c.nHeads, dh, tmax];
+    const vShape = [rows, c.nHeads, tmax, dh];
+    const host: Record<string, Float32Array> = {};
     const cache: Record<string, DeviceTensor> = {};
-    for (const n of cacheNames) cache[n] = this.backend.tensor('float32', new Float32Array(rows * c.nHeads * tmax * dh), [rows, c.nHeads, tmax, dh]);
+    for (const n of cacheNames) {
+      host[n] = new Float32Array(rows * c.nHeads * tmax * dh);
+      cache[n] = this.backend.tensor('float32', host[n]!, n.startsWith('k') ? kShape : vShape);
+    }
     const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
     const done = new Array<boolean>(rows).fill(false);
     const tok = new BigInt64Array(rows);
@@ -164,7 +173,7 @@ export class Policy {
           const i = s - promptLen; // completion index of the token at this column, if any
           tok[r] = BigInt(s < promptLen ? (k >= 0 ? prompts[r]![k]! : PAD) : (out[r]!.tokens[i] ?? PAD));
           pos[r] = BigInt(Math.max(0, k));
-          for (let col = 0; col < tmax; col++) keyBias[r * tmax + col] = col >= pads[r]! && col <= s ? 0 : MASKED;
+          for (let col = 0; col < tmax; col++) keyBias[r * tmax + col] = col >= pads[r]! && col < s ? 0 : MASKED;
         }
         const feeds: Record<string, DeviceTensor> = {
           ...this.params,
@@ -176,8 +185,17 @@ export class Policy {
         };
         const res = await session.run(feeds);
         for (const n of cacheNames) {
-          this.backend.dispose(cache[n]!);
-          cache[n] = res['new.' + n]!;
+          if (deviceCache) {
+            this.backend.dispose(cache[n]!);
+            cache[n] = res['new.' + n]!;
+            continue;
+          }
+          const col = (await this.backend.read(res['new.' + n]!)) as Float32Array;
+          const h = host[n]!;
+          const isK = n.startsWith('k');
+          for (let rh = 0; rh < rows * c.nHeads; rh++)
+            for (let d = 0; d < dh; d++) h[isK ? (rh * dh + d) * tmax + s : (rh * tmax + s) * dh + d] = col[rh * dh + d]!;
+          this.backend.dispose(res['new.' + n]!);
         }
         if (s >= promptLen - 1) {
           const logits = (await this.backend.read(res['logits']!)) as Float32Array;
@@ -195,7 +213,7 @@ export class Policy {
         if (done.every(Boolean)) break;
       }
     } finally {
-      for (const n of cacheNames) this.backend.dispose(cache[n]!);
+      if (deviceCache) for (const n of cacheNames) this.backend.dispose(cache[n]!);
     }
     for (let r = 0; r < rows; r++) out[r]!.truncated = !done[r];
     return out;

@@ -72,17 +72,17 @@ describe('incremental decoding equals the whole-sequence forward pass (float64)'
       positions: gd.input('pos', 'int64', [B]),
       step: gd.input('step', 'int64', []),
       keyBias: gd.input('kb', 'float32', [B, tmax]),
-      kCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`k${l}`, 'float32', [B, cfg.nHeads, tmax, dh])),
+      kCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`k${l}`, 'float32', [B, cfg.nHeads, dh, tmax])),
       vCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`v${l}`, 'float32', [B, cfg.nHeads, tmax, dh])),
     };
     const out = decodeStep(gd, cfg, pd, io);
     const cache: Record<string, NDArray> = {};
     for (let l = 0; l < cfg.nLayers; l++) {
-      cache[`k${l}`] = nd([B, cfg.nHeads, tmax, dh]);
+      cache[`k${l}`] = nd([B, cfg.nHeads, dh, tmax]);
       cache[`v${l}`] = nd([B, cfg.nHeads, tmax, dh]);
     }
     for (let j = 0; j < T; j++) {
-      const kbStep = rows.flatMap((_, b) => Array.from({ length: tmax }, (_, c) => (c <= j && c >= pads[b]! ? 0 : MASKED)));
+      const kbStep = rows.flatMap((_, b) => Array.from({ length: tmax }, (_, c) => (c < j && c >= pads[b]! ? 0 : MASKED)));
       const res = evaluate(gd, { ...feedsParams, ...cache, tok: nd([B], rows.map((r) => r[j]!)), pos: nd([B], rows.map((_, b) => Math.max(0, j - pads[b]!))), step: nd([], [j]), kb: nd([B, tmax], kbStep) }, [out.logits, ...out.kCache, ...out.vCache]);
       for (let l = 0; l < cfg.nLayers; l++) {
         cache[`k${l}`] = res[1 + l]!;

@@ -129,33 +129,55 @@ export interface DecodeIO {
   tokens: Tensor; // [B] int64, the token at column `step`
   positions: Tensor; // [B] int64, its position id
   step: Tensor; // [] int64, the KV-cache column written this step
-  keyBias: Tensor; // [B, Tmax] float: 0 for keys already written and not padding, MASKED otherwise
-  kCache: Tensor[]; // per layer [B,H,Tmax,dh]
+  keyBias: Tensor; // [B, Tmax] float: 0 for cached keys before `step` that are not padding, MASKED otherwise
+  kCache: Tensor[]; // per layer [B,H,dh,Tmax]: keys stored transposed, so q·K needs no transpose
+  vCache: Tensor[]; // per layer [B,H,Tmax,dh]
+}
+
+export interface DecodeOut {
+  logits: Tensor; // [B,V]
+  kCache: Tensor[]; // updated caches (same shapes as the inputs)
   vCache: Tensor[];
+  kNew: Tensor[]; // this step's key column [B,H,dh,1] and value row [B,H,1,dh], per layer
+  vNew: Tensor[];
 }
 
 /**
  * One incremental decode step over a static, pre-allocated KV cache: the new key/value is written at
  * column `step` with a Where on a one-hot mask (no ScatterND on WebGPU), so shapes never change.
- * Returns logits [B,V] and the updated caches.
+ * Callers on the GPU keep the updated caches on the device; callers on the CPU read only the new
+ * column and write it into their host cache, which avoids copying whole caches every step.
  */
-export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): { logits: Tensor; kCache: Tensor[]; vCache: Tensor[] } {
+export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): DecodeOut {
   const [b] = io.tokens.shape as [number];
   const tmax = io.keyBias.shape[1]!;
+  const dh = c.dModel / c.nHeads;
   const cols = g.constant(Array.from({ length: tmax }, (_, i) => i), [tmax], 'int64');
-  const write = g.reshape(g.equal(cols, io.step), [1, 1, tmax, 1]);
+  const hit = g.equal(cols, io.step);
+  const writeK = g.reshape(hit, [1, 1, 1, tmax]);
+  const writeV = g.reshape(hit, [1, 1, tmax, 1]);
   const bias = g.reshape(io.keyBias, [b, 1, 1, tmax]);
   let x = g.reshape(g.add(g.gather(p['wte']!, io.tokens), g.gather(p['wpe']!, io.positions)), [b, 1, c.dModel]);
-  const kOut: Tensor[] = [];
-  const vOut: Tensor[] = [];
+  const out: DecodeOut = { logits: x, kCache: [], vCache: [], kNew: [], vNew: [] };
   for (let l = 0; l < c.nLayers; l++) {
     const [q, k, v] = qkv(g, c, p, l, x);
-    const kc = g.where(write, k, io.kCache[l]!);
-    const vc = g.where(write, v, io.vCache[l]!);
-    kOut.push(kc);
-    vOut.push(vc);
-    x = g.add(x, attend(g, c, p, l, q, kc, vc, bias));
+    const kCol = g.reshape(k, [b, c.nHeads, dh, 1]);
+    // Attend to the cache (columns before `step`) and to this token separately, then join the two
+    // score blocks: the cache is only read, never rewritten, on the critical path (a Where over the
+    // whole cache cost more than the rest of the step on the CPU).
+    const scale = 1 / Math.sqrt(dh);
+    const cacheScores = g.add(g.mul(g.matmul(q, io.kCache[l]!), scale), bias); // [B,H,1,Tmax]
+    const selfScore = g.mul(g.reduceSum(g.mul(q, k), [-1], true), scale); // [B,H,1,1]
+    const probs = g.softmax(g.concat([cacheScores, selfScore], -1), -1);
+    const ctx = g.add(g.matmul(g.slice(probs, [0], [tmax], [3]), io.vCache[l]!), g.mul(g.slice(probs, [tmax], [tmax + 1], [3]), v));
+    out.kCache.push(g.where(writeK, kCol, io.kCache[l]!));
+    out.vCache.push(g.where(writeV, v, io.vCache[l]!));
+    out.kNew.push(kCol);
+    out.vNew.push(v);
+    const merged = g.reshape(ctx, [b, 1, c.dModel]);
+    x = g.add(x, g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!));
     x = mlp(g, p, l, x);
   }
-  return { logits: g.reshape(head(g, p, x), [b, c.vocabSize]), kCache: kOut, vCache: vOut };
+  out.logits = g.reshape(head(g, p, x), [b, c.vocabSize]);
+  return out;
 }

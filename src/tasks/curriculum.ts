@@ -122,7 +122,9 @@ export class DifficultyLadder implements Curriculum {
   }
 
   static fromJSON(state: LadderState): DifficultyLadder {
-    const l = new DifficultyLadder(state.levels, { ...state.options, startLevel: state.level });
+    const l = new DifficultyLadder(state.levels, state.options);
+    if (!Number.isInteger(state.level) || state.level < 0 || state.level >= state.levels.length) throw new Error('DifficultyLadder: saved level out of range');
+    l.lvl = state.level;
     l.win = state.window.map((w) => [w[0], w[1]]);
     l.hist.push(...state.history);
     return l;

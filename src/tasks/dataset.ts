@@ -42,6 +42,8 @@ export interface DatasetOptions {
 const DEFAULTS: Required<DatasetOptions> = { maxRecords: 200_000, maxLineChars: 65_536, maxErrors: 100, maxPromptChars: 4096 };
 
 export const MAX_PATTERN_CHARS = 200;
+/** Longest answer a pattern is run on: bounds the work of an author's pattern. */
+export const MAX_TESTED_CHARS = 200;
 
 export class DatasetError extends Error {}
 
@@ -240,6 +242,7 @@ export function checkCustomAnswer(spec: CustomVerifierSpec, expected: string, pa
     case 'regex': {
       const re = authorRegex(pattern ?? expected);
       if (typeof re === 'string') return { correct: false, reason: `dataset pattern ${re}` };
+      if (got.length > MAX_TESTED_CHARS) return { correct: false, reason: `answer longer than ${MAX_TESTED_CHARS} chars` };
       return re.test(got.trim()) ? { correct: true, reason: 'correct (matches the pattern)' } : { correct: false, reason: `${short} does not match the pattern` };
     }
     default:

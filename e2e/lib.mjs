@@ -1,0 +1,155 @@
+// Shared helpers for the e2e tests (e2e/*.e2e.mjs) and their runner (e2e/run.mjs).
+//
+// A test file gets its server from E2E_BASE_URL (set by run.mjs); run on its own
+// (`node --test e2e/engine.e2e.mjs`) it starts one itself through `serverUrl()`.
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const RESULTS_DIR = join(ROOT, 'test-results');
+
+/** Debian's Chromium (playwright's own browsers cannot be downloaded here). Override with RLVR_CHROMIUM_PATH. */
+export const CHROMIUM_PATH = process.env.RLVR_CHROMIUM_PATH || '/usr/bin/chromium';
+
+/**
+ * Flags verified on this machine. `--enable-unsafe-webgpu` exposes WebGPU in headless mode (a SwiftShader
+ * adapter when there is no GPU); the rest keep Chromium from reaching the network. `--enable-features=Vulkan`
+ * is not needed: SwiftShader's WebGPU adapter appears without it.
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createNetServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * Starts the app's server on 127.0.0.1 and a free port.
+ * mode 'preview' (default) serves the production build in dist/ (built first if missing);
+ * mode 'dev' runs Vite's dev server (no build needed). Both send COOP/COEP (vite.config.ts).
+ * @param {{ mode?: 'preview' | 'dev', log?: boolean }} [opts]
+ * @returns {Promise<{ url: string, mode: string, close: () => Promise<void> }>}
+ */
+export async function startServer(opts = {}) {
+  const mode = opts.mode ?? /** @type {'preview' | 'dev'} */ (process.env.E2E_SERVER === 'dev' ? 'dev' : 'preview');
+  const vite = await import('vite');
+  const port = await freePort();
+  const common = { root: ROOT, configFile: join(ROOT, 'vite.config.ts'), logLevel: /** @type {const} */ (opts.log ? 'info' : 'warn') };
+  if (mode === 'dev') {
+    const server = await vite.createServer({ ...common, server: { host: '127.0.0.1', port, strictPort: true, hmr: false } });
+    await server.listen();
+    return { url: `http://127.0.0.1:${port}`, mode, close: () => server.close() };
+  }
+  if (!existsSync(join(ROOT, 'dist', 'index.html'))) {
+    console.log('# dist/ is missing: building the app first (vite build)');
+    await vite.build({ ...common });
+  }
+  const server = await vite.preview({ ...common, preview: { host: '127.0.0.1', port, strictPort: true, open: false } });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    mode,
+    close: () => new Promise((ok) => server.httpServer.close(() => ok(undefined))),
+  };
+}
+
+let ownServer = null;
+/** The server the runner started, or one started for this process (closed at exit). */
+export async function serverUrl() {
+  if (process.env.E2E_BASE_URL) return process.env.E2E_BASE_URL;
+  if (!ownServer) {
+    ownServer = await startServer();
+    process.once('beforeExit', () => ownServer?.close());
+  }
+  return ownServer.url;
+}
+
+/** Launches headless Debian Chromium through playwright-core. */
+export async function launchBrowser(extraArgs = []) {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: run \`node scripts/ensure-chromium.mjs\` (or apt-get install -y chromium as root)`);
+  }
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+}
+
+/**
+ * Opens `path` (relative to the server) in a fresh context and records every console message of the
+ * page and its workers, page errors, and requests that left the server's origin (there must be none:
+ * the app works offline).
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} path
+ */
+export async function openPage(browser, path, { base, viewport = { width: 1280, height: 800 } } = {}) {
+  const origin = base ?? (await serverUrl());
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  /** @type {{ source: string, type: string, text: string }[]} */
+  const consoleMessages = [];
+  /** @type {string[]} */
+  const pageErrors = [];
+  /** @type {string[]} */
+  const externalRequests = [];
+  page.on('console', (m) => consoleMessages.push({ source: 'page', type: m.type(), text: m.text() }));
+  page.on('pageerror', (e) => pageErrors.push(String(e?.stack ?? e)));
+  page.on('worker', (w) => w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })));
+  context.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) externalRequests.push(u);
+  });
+  await page.goto(new URL(path, origin).href, { waitUntil: 'load' });
+  return { page, context, consoleMessages, pageErrors, externalRequests, close: () => context.close() };
+}
+
+/** Saves a full-page screenshot into test-results/<name>.png and returns its path. */
+export async function screenshot(page, name) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${name.replace(/[^\w.-]+/g, '_')}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/**
+ * Polls `fn` in the page until it returns a truthy value (a small stand-in for playwright-test's expect.poll).
+ * @template T
+ * @param {import('playwright-core').Page} page
+ * @param {() => T} fn
+ */
+export async function waitForPage(page, fn, { timeout = 60_000, polling = 250 } = {}) {
+  const handle = await page.waitForFunction(fn, undefined, { timeout, polling });
+  return /** @type {Promise<T>} */ (handle.jsonValue());
+}
+
+/** Loads TypeScript sources from src/ in Node (through tsx, as scripts/rlvr.mjs does). */
+let tsxRegistered = false;
+export async function importTs(relPath) {
+  if (!tsxRegistered) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    tsxRegistered = true;
+  }
+  return import(new URL(relPath, `file://${ROOT}/`).href);
+}
+
+/** Wall-clock of an async function, in seconds, for the timing lines the tests print. */
+export async function timed(fn) {
+  const t0 = performance.now();
+  const value = await fn();
+  return { value, seconds: (performance.now() - t0) / 1000 };
+}

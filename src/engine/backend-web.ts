@@ -1,0 +1,112 @@
+import * as ort from 'onnxruntime-web/webgpu';
+import { OrtBackend, type OrtModule } from './backend.ts';
+import { summariseAdapterInfo, type AdapterSummary, type WebBackendKind } from './select-backend.ts';
+export type { AdapterSummary, WebBackendKind } from './select-backend.ts';
+
+/**
+ * onnxruntime-web backends (browser tab or Web Worker; no DOM needed). `onnxruntime-web/webgpu` in
+ * ORT 1.30 is one WebAssembly module holding both the native WebGPU EP and the WASM (CPU) EP; its
+ * runtime files are served by the app itself (see vite.config.ts), never by a CDN.
+ */
+
+export interface WebBackendOptions {
+  /** Why this backend was chosen (select-backend.ts fills this in). */
+  reason?: string;
+  /** The adapter select-backend.ts probed, if any (ORT requests its own; see `WebBackend.adapterInUse`). */
+  adapter?: AdapterSummary | null;
+  /** WASM threads; default min(4, hardwareConcurrency) when cross-origin isolated, else 1. */
+  numThreads?: number;
+  /** URL of the folder holding ORT's .mjs/.wasm; default `${import.meta.env.BASE_URL}ort/`. */
+  wasmPaths?: string;
+  /** ORT's global log level (takes effect on first use of ORT only). */
+  logLevel?: 'verbose' | 'info' | 'warning' | 'error' | 'fatal';
+  /** Per-session log severity, 0 = verbose ... 4 = fatal (0 prints node placements). */
+  logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
+}
+
+interface NavigatorLike {
+  hardwareConcurrency?: number;
+}
+
+/** The ORT folder under the app's base URL, absolute (works in the page and in a worker under assets/). */
+export function defaultWasmPaths(): string {
+  const base = import.meta.env.BASE_URL || '/';
+  const here = (globalThis as { location?: { href: string } }).location?.href ?? 'http://localhost/';
+  // An absolute base ('/', '/rlvr/') is resolved against the origin; a relative one ('./') against the
+  // document, which for a worker chunk in assets/ is one level up.
+  if (base.startsWith('/') || /^[a-z]+:/i.test(base)) return new URL(`${base}ort/`, here).href;
+  const inWorker = typeof (globalThis as { document?: unknown }).document === 'undefined';
+  return new URL(`${inWorker ? '../' : ''}${base}ort/`, here).href;
+}
+
+/** The WASM thread count we ask for, and why. */
+export function wasmThreads(): { threads: number; note: string } {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  const cores = (globalThis as { navigator?: NavigatorLike }).navigator?.hardwareConcurrency ?? 1;
+  if (!isolated) return { threads: 1, note: 'not cross-origin isolated (COOP/COEP headers missing), so ONNX Runtime runs one thread' };
+  return { threads: Math.max(1, Math.min(4, cores)), note: `cross-origin isolated, ${cores} logical cores` };
+}
+
+let configured: { threads: number; wasmPaths: string } | null = null;
+
+/** ORT's `env` is global and read once, when the first session is created: set it once. */
+function configureOrt(opts: WebBackendOptions): { threads: number; note: string } {
+  const t = wasmThreads();
+  const threads = opts.numThreads ?? t.threads;
+  if (!configured) {
+    const wasmPaths = opts.wasmPaths ?? defaultWasmPaths();
+    ort.env.wasm.wasmPaths = wasmPaths;
+    ort.env.wasm.numThreads = threads;
+    ort.env.wasm.proxy = false;
+    if (opts.logLevel) ort.env.logLevel = opts.logLevel;
+    configured = { threads, wasmPaths };
+  }
+  return { threads: configured.threads, note: t.note };
+}
+
+/** A web backend: OrtBackend plus what the UI shows about it. */
+export class WebBackend extends OrtBackend {
+  constructor(
+    kind: WebBackendKind,
+    description: string,
+    reason: string,
+    options: ConstructorParameters<typeof OrtBackend>[4],
+    /** WASM threads ORT was configured with (the WASM EP's intra-op pool; also used around WebGPU). */
+    readonly threads: number,
+    readonly crossOriginIsolated: boolean,
+    /** Adapter probed by select-backend, if any. */
+    readonly adapter: AdapterSummary | null,
+  ) {
+    super(ort as unknown as OrtModule, kind, description, reason, options);
+  }
+
+  /** The adapter of the GPUDevice ORT actually uses (known after the first WebGPU session). */
+  async adapterInUse(): Promise<AdapterSummary | null> {
+    if (this.kind !== 'webgpu') return null;
+    const device = (await ort.env.webgpu.device) as unknown as { adapterInfo?: Parameters<typeof summariseAdapterInfo>[0] } | undefined;
+    return device?.adapterInfo ? summariseAdapterInfo(device.adapterInfo) : null;
+  }
+}
+
+function adapterLabel(a: AdapterSummary | null | undefined): string {
+  if (!a) return 'default adapter';
+  const name = [a.vendor, a.architecture || a.description].filter(Boolean).join(' ');
+  return name || 'unnamed adapter';
+}
+
+/** Creates an onnxruntime-web backend on the WebGPU EP or the WASM EP. */
+export function createWebBackend(choice: WebBackendKind, opts: WebBackendOptions = {}): WebBackend {
+  const { threads, note } = configureOrt(opts);
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  const threadText = `${threads} thread${threads === 1 ? '' : 's'}${!isolated && threads === 1 ? ' (not cross-origin isolated)' : ''}`;
+  const base = {
+    graphOptimizationLevel: 'all' as const,
+    ...(opts.logSeverityLevel !== undefined ? { logSeverityLevel: opts.logSeverityLevel, logVerbosityLevel: 0 } : {}),
+  };
+  let reason = opts.reason ?? (choice === 'webgpu' ? 'WebGPU requested' : 'WASM requested');
+  if (!isolated) reason += `; ${note}`;
+  if (choice === 'webgpu') {
+    return new WebBackend('webgpu', `WebGPU (${adapterLabel(opts.adapter)})`, reason, { ...base, executionProviders: ['webgpu'] }, threads, isolated, opts.adapter ?? null);
+  }
+  return new WebBackend('wasm', `WASM, ${threadText}`, reason, { ...base, executionProviders: ['wasm'] }, threads, isolated, null);
+}

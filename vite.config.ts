@@ -1,0 +1,91 @@
+import { createReadStream, existsSync, mkdirSync, copyFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig, type Plugin } from 'vite';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const ortDist = resolve(root, 'node_modules/onnxruntime-web/dist');
+
+/**
+ * Cross-origin isolation: without it SharedArrayBuffer is unavailable and ONNX Runtime's WASM EP
+ * silently runs on one thread. Sent by the dev server, the preview server and the ORT files below.
+ */
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+/**
+ * The runtime files `onnxruntime-web/webgpu` loads. In ORT 1.30 that build is the "asyncify" one
+ * (the native C++ WebGPU EP plus the WASM/CPU EP in one module); the `.jsep.*` files belong to the
+ * default `onnxruntime-web` entry, which we do not use. The `.mjs` is the Emscripten glue (also the
+ * script of every WASM pthread worker), the `.wasm` the runtime itself.
+ */
+export const ORT_FILES = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'];
+/** Folder (under the app's base URL) where the ORT files are served; backend-web.ts points `ort.env.wasm.wasmPaths` here. */
+export const ORT_DIR = 'ort';
+
+/** Serves the ORT runtime files in dev and copies them into the build output: the app never needs a CDN. */
+function ortRuntimeFiles(): Plugin {
+  let base = '/';
+  let outDir = 'dist';
+  return {
+    name: 'rlvr:ort-runtime-files',
+    configResolved(config) {
+      base = config.base;
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    configureServer(server) {
+      // Registered before Vite's own middlewares so the glue .mjs is served verbatim, not transformed.
+      server.middlewares.use((req, res, next) => {
+        const path = (req.url ?? '').split('?')[0]!;
+        const prefix = `${base}${ORT_DIR}/`;
+        if (!path.startsWith(prefix)) return next();
+        const name = path.slice(prefix.length);
+        if (!ORT_FILES.includes(name)) return next();
+        const file = join(ortDist, name);
+        res.statusCode = 200;
+        res.setHeader('Content-Type', name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
+        res.setHeader('Content-Length', String(statSync(file).size));
+        res.setHeader('Cache-Control', 'no-cache');
+        for (const [k, v] of Object.entries(isolation)) res.setHeader(k, v);
+        createReadStream(file).pipe(res);
+      });
+    },
+    writeBundle() {
+      const dest = join(outDir, ORT_DIR);
+      mkdirSync(dest, { recursive: true });
+      for (const name of ORT_FILES) copyFileSync(join(ortDist, name), join(dest, name));
+    },
+  };
+}
+
+const harness = resolve(root, 'e2e/harness/engine.html');
+
+export default defineConfig({
+  plugins: [react(), ortRuntimeFiles()],
+  resolve: {
+    alias: [
+      // The package's default "import" condition picks ort.webgpu.bundle.min.mjs, which inlines the glue
+      // and makes the bundler copy the 27 MB .wasm into assets/ a second time. The plain build loads both
+      // files from `env.wasm.wasmPaths` instead (served above).
+      { find: /^onnxruntime-web\/webgpu$/, replacement: join(ortDist, 'ort.webgpu.min.mjs') },
+    ],
+  },
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  worker: { format: 'es' },
+  server: { headers: isolation },
+  preview: { headers: isolation },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 2000,
+    rolldownOptions: {
+      input: {
+        main: resolve(root, 'index.html'),
+        // The engine harness the e2e tests drive (also handy by hand: /e2e/harness/engine.html?backend=wasm).
+        ...(existsSync(harness) ? { engine: harness } : {}),
+      },
+    },
+  },
+});
