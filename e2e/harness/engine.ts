@@ -44,7 +44,7 @@ worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
     state.result = m.result;
     state.done = true;
     statusEl.textContent = `done: ${m.result.backend.description} — ${m.result.losses.length} steps in ${(m.result.totalMs / 1000).toFixed(1)} s`;
-    out.textContent = JSON.stringify({ ...m.result, placementLogs: m.result.placementLogs.length }, null, 2);
+    out.textContent = JSON.stringify({ ...m.result, placements: m.result.placements.map((p) => ({ graph: p.graph, eps: Object.fromEntries(Object.entries(p.placement.eps).map(([k, v]) => [k, v.count])) })) }, null, 2);
   } else {
     state.error = m.message + (m.stack ? `\n${m.stack}` : '');
     state.done = true;

@@ -1,14 +1,18 @@
 import type { AdapterSummary } from '../../src/engine/select-backend.ts';
+import type { Placement } from './graphs.ts';
 
 /** What the harness page asks its worker to do (read from the page's URL). */
 export interface HarnessRequest {
-  /** train: N steps and the losses; soak: N steps with leak checkpoints; placement: verbose ORT logs + a CPU-only control graph. */
+  /**
+   * train: the tiny training graph for `steps` steps, losses out;
+   * soak: the same with leak checkpoints every `every` steps;
+   * placement: sessions for every app graph at ORT log severity VERBOSE, node placements parsed,
+   * plus a control graph with an op (`cpuOp`) the WebGPU EP lacks.
+   */
   mode: 'train' | 'soak' | 'placement';
   backend: 'webgpu' | 'wasm' | null;
   steps: number;
-  /** Soak: checkpoint every this many steps. */
   every: number;
-  /** Placement mode: the op of the CPU-only control graph. */
   cpuOp: string;
 }
 
@@ -23,11 +27,16 @@ export interface Checkpoint {
   elapsedMs: number;
 }
 
-export interface ControlGraphResult {
-  op: string;
-  /** Log lines seen while creating the control session. */
-  logs: string[];
+export interface GraphPlacement {
+  graph: string;
+  nodeCount: number;
+  placement: Placement;
+  createMs: number;
+  /** Log lines around the placement report (for the test's failure message). */
+  excerpt: string[];
   error?: string;
+  /** Control graph only: the value computed (shows the CPU-placed node really ran). */
+  value?: number;
 }
 
 export interface HarnessResult {
@@ -38,16 +47,18 @@ export interface HarnessResult {
   adapterInUse: AdapterSummary | null;
   losses: number[];
   stepMs: number[];
-  sessionMs: number;
+  /** Until the first step's loss was read: ORT init, session creation, (WebGPU) shader compilation. */
+  firstStepMs: number;
   totalMs: number;
   nodeCount: number;
   liveTensorsAfter: number;
   checkpoints: Checkpoint[];
   /** Worker constructors called inside our worker (ORT's WASM pthreads). */
   workersSpawned: number;
-  /** Lines ORT printed while the training session was created (placement mode). */
-  placementLogs: string[];
-  control?: ControlGraphResult;
+  /** ORT's default-severity warnings seen (e.g. "Some nodes were not assigned ..."). */
+  ortWarnings: string[];
+  placements: GraphPlacement[];
+  control: GraphPlacement | null;
 }
 
 export type WorkerMessage =

@@ -61,13 +61,19 @@ export class Policy {
   private constructor(
     readonly backend: Backend,
     readonly config: ModelConfig,
-    readonly layout: Layout,
+    public layout: Layout,
   ) {}
+
+  /** Changes the sequence grid (e.g. for another task); graphs for the new shapes compile on first use. */
+  setLayout(layout: Layout): void {
+    if (totalLen(layout) > this.config.contextLength) throw new Error(`layout needs ${totalLen(layout)} positions (prompt ${layout.promptLen} + completion ${layout.completionLen}), the model has ${this.config.contextLength}`);
+    this.layout = layout;
+  }
 
   static async create(backend: Backend, config: ModelConfig, layout: Layout, weights: Weights): Promise<Policy> {
     validateModelConfig(config);
-    if (totalLen(layout) > config.contextLength) throw new Error(`layout needs ${totalLen(layout)} positions, the model has ${config.contextLength}`);
     const p = new Policy(backend, config, layout);
+    p.setLayout(layout);
     p.setWeights(weights);
     return p;
   }

@@ -25,8 +25,12 @@ export function paramSpecs(c: ModelConfig): ParamSpec[] {
     specs.push(
       { name: p + 'ln1.g', shape: [d], init: 'ones' },
       { name: p + 'ln1.b', shape: [d], init: 'zeros' },
-      { name: p + 'attn.wqkv', shape: [d, 3 * d], init: 'normal' },
-      { name: p + 'attn.bqkv', shape: [3 * d], init: 'zeros' },
+      { name: p + 'attn.wq', shape: [d, d], init: 'normal' },
+      { name: p + 'attn.bq', shape: [d], init: 'zeros' },
+      { name: p + 'attn.wk', shape: [d, d], init: 'normal' },
+      { name: p + 'attn.bk', shape: [d], init: 'zeros' },
+      { name: p + 'attn.wv', shape: [d, d], init: 'normal' },
+      { name: p + 'attn.bv', shape: [d], init: 'zeros' },
       { name: p + 'attn.wo', shape: [d, d], init: 'residual' },
       { name: p + 'attn.bo', shape: [d], init: 'zeros' },
       { name: p + 'ln2.g', shape: [d], init: 'ones' },
@@ -81,22 +85,25 @@ function mlp(g: Graph, p: Params, l: number, x: Tensor): Tensor {
   return g.add(x, g.add(g.matmul(a, p[pre + 'mlp.w2']!), p[pre + 'mlp.b2']!));
 }
 
-/** [B,T,D] -> q, k, v as [B,H,T,dh]. */
+/**
+ * [B,T,D] -> q, k, v as [B,H,T,dh], with q already scaled by 1/sqrt(dh) (scaling q is cheaper than
+ * scaling the T x T scores). Separate projections rather than one fused matrix: slicing a fused
+ * output costs a zero-padded Concat per slice in the backward pass.
+ */
 function qkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): [Tensor, Tensor, Tensor] {
   const [b, t] = x.shape as [number, number, number];
   const h = c.nHeads;
   const dh = c.dModel / h;
-  const pre = `h${l}.`;
-  const n = g.layerNorm(x, p[pre + 'ln1.g']!, p[pre + 'ln1.b']!);
-  const y = g.add(g.matmul(n, p[pre + 'attn.wqkv']!), p[pre + 'attn.bqkv']!);
-  const heads = g.transpose(g.reshape(y, [b, t, 3 * h, dh]), [0, 2, 1, 3]);
-  return [0, 1, 2].map((i) => g.slice(heads, [i * h], [(i + 1) * h], [1])) as [Tensor, Tensor, Tensor];
+  const pre = `h${l}.attn.`;
+  const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
+  const proj = (w: string) => g.transpose(g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, t, h, dh]), [0, 2, 1, 3]);
+  return [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
 }
 
-/** softmax(q k^T / sqrt(dh) + bias) v, merged back to [B,Tq,D] and projected. */
+/** softmax(q k^T + bias) v, merged back to [B,Tq,D] and projected. */
 function attend(g: Graph, c: ModelConfig, p: Params, l: number, q: Tensor, k: Tensor, v: Tensor, bias: Tensor): Tensor {
-  const [b, , tq, dh] = q.shape as [number, number, number, number];
-  const scores = g.add(g.mul(g.matmul(q, g.transpose(k, [0, 1, 3, 2])), 1 / Math.sqrt(dh)), bias);
+  const [b, , tq] = q.shape as [number, number, number, number];
+  const scores = g.add(g.matmul(q, g.transpose(k, [0, 1, 3, 2])), bias);
   const ctx = g.matmul(g.softmax(scores, -1), v);
   const merged = g.reshape(g.transpose(ctx, [0, 2, 1, 3]), [b, tq, c.dModel]);
   return g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!);
@@ -165,9 +172,8 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
     // Attend to the cache (columns before `step`) and to this token separately, then join the two
     // score blocks: the cache is only read, never rewritten, on the critical path (a Where over the
     // whole cache cost more than the rest of the step on the CPU).
-    const scale = 1 / Math.sqrt(dh);
-    const cacheScores = g.add(g.mul(g.matmul(q, io.kCache[l]!), scale), bias); // [B,H,1,Tmax]
-    const selfScore = g.mul(g.reduceSum(g.mul(q, k), [-1], true), scale); // [B,H,1,1]
+    const cacheScores = g.add(g.matmul(q, io.kCache[l]!), bias); // [B,H,1,Tmax]
+    const selfScore = g.reduceSum(g.mul(q, k), [-1], true); // [B,H,1,1]
     const probs = g.softmax(g.concat([cacheScores, selfScore], -1), -1);
     const ctx = g.add(g.matmul(g.slice(probs, [0], [tmax], [3]), io.vCache[l]!), g.mul(g.slice(probs, [tmax], [tmax + 1], [3]), v));
     out.kCache.push(g.where(writeK, kCol, io.kCache[l]!));

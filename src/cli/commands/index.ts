@@ -2,6 +2,7 @@ import type { Command } from './command.ts';
 import { sampleCommand } from './sample.ts';
 import { tasksCommand } from './tasks.ts';
 import { verifyCommand } from './verify.ts';
+import { pretrainCommand } from './pretrain.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand];

@@ -1,0 +1,46 @@
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Backend } from '../engine/backend.ts';
+import { createNodeBackend } from '../engine/backend-node.ts';
+import { loadWeights, saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { Policy, type Weights } from '../model/policy.ts';
+
+/** Reads a manifest and its weights from disk; errors name the file and what is wrong. */
+export function readCheckpoint(manifestPath: string): { manifest: Manifest; weights: Weights } {
+  let raw: string;
+  try {
+    raw = readFileSync(manifestPath, 'utf8');
+  } catch {
+    throw new Error(`cannot read manifest ${manifestPath}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new Error(`${manifestPath}: not valid JSON`);
+  }
+  const manifest = validateManifest(json);
+  const wpath = join(dirname(manifestPath), manifest.weights);
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(readFileSync(wpath));
+  } catch {
+    throw new Error(`cannot read weights ${wpath} named by ${manifestPath}`);
+  }
+  try {
+    return { manifest, weights: loadWeights(manifest, bytes) };
+  } catch (e) {
+    throw new Error(`${wpath}: ${(e as Error).message}`);
+  }
+}
+
+export async function loadPolicy(manifestPath: string, backend: Backend = createNodeBackend()): Promise<{ manifest: Manifest; policy: Policy }> {
+  const { manifest, weights } = readCheckpoint(resolve(manifestPath));
+  return { manifest, policy: await Policy.create(backend, manifest.model, manifest.layout, weights) };
+}
+
+export function writeCheckpoint(dir: string, manifest: Manifest, weights: Weights): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, manifest.weights), saveWeights(manifest.model, weights, { name: manifest.name }));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+}

@@ -1,0 +1,101 @@
+import { resolve } from 'node:path';
+import { createNodeBackend } from '../../engine/backend-node.ts';
+import { modelPresets, type ModelPresetId } from '../../model/config.ts';
+import type { Manifest } from '../../model/checkpoint.ts';
+import { Policy } from '../../model/policy.ts';
+import { pretrain, type PretrainMixEntry } from '../../model/pretrain.ts';
+import { layoutFor } from '../../model/task-layout.ts';
+import { tokenizerSpec } from '../../model/tokenizer.ts';
+import { initParams, parameterCount } from '../../model/transformer.ts';
+import { evaluatePassAtK } from '../../rl/evaluate.ts';
+import { getTaskFamily } from '../../tasks/registry.ts';
+import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { writeCheckpoint } from '../checkpoint-files.ts';
+import { ProgressBar } from '../progress.ts';
+import type { Command } from './command.ts';
+
+const help = `rlvr pretrain --task T --out DIR [flags]
+Supervised warm start on reference solutions (RL from a random model gets no reward).
+  --task T                 task id whose RL difficulty the checkpoint is measured at
+  --mix JSON               training mixture: [{"task":"arithmetic","difficulty":{"digits":2},"weight":1}, ...]
+                           (default: the task at --difficulty)
+  --difficulty JSON        training difficulty when --mix is not given
+  --eval-difficulty JSON   RL difficulty the base pass@k is measured at (default: the family's default)
+  --model nano|tiny|small  model preset (default tiny)
+  --steps N (2000)  --batch N (32)  --lr X (0.002)  --seed S (1)
+  --eval-prompts P (64)  --eval-n N (16)  --eval-every N (0 = only at the end)
+  --threads N              onnxruntime-node intra-op threads (default: all cores)`;
+
+function json(s: string | undefined, name: string): unknown {
+  if (s === undefined) return undefined;
+  try {
+    return JSON.parse(s);
+  } catch {
+    throw new UsageError(`--${name} is not valid JSON: ${s}`);
+  }
+}
+
+export const pretrainCommand: Command = {
+  name: 'pretrain',
+  summary: 'supervised warm start of a base checkpoint from task reference solutions',
+  help,
+  async run(argv) {
+    const a = parseArgs(argv);
+    checkKnownFlags(a, ['task', 'mix', 'difficulty', 'eval-difficulty', 'model', 'steps', 'batch', 'lr', 'seed', 'out', 'eval-prompts', 'eval-n', 'eval-every', 'threads']);
+    const task = requireFlag(a, 'task');
+    const fam = getTaskFamily(task);
+    const out = requireFlag(a, 'out');
+    const preset = (flag(a, 'model') ?? 'tiny') as ModelPresetId;
+    if (!(preset in modelPresets)) throw new UsageError(`--model must be one of ${Object.keys(modelPresets).join(', ')}`);
+    const mix = (json(flag(a, 'mix'), 'mix') as PretrainMixEntry[] | undefined) ?? [{ task, difficulty: json(flag(a, 'difficulty'), 'difficulty') as Record<string, number> | undefined }];
+    const evalDifficulty = { ...fam.defaultDifficulty, ...((json(flag(a, 'eval-difficulty'), 'eval-difficulty') as object | undefined) ?? {}) };
+    const steps = intFlag(a, 'steps', 2000);
+    const batch = intFlag(a, 'batch', 32);
+    const lr = Number(flag(a, 'lr') ?? 0.002);
+    const seed = intFlag(a, 'seed', 1);
+    const evalPrompts = intFlag(a, 'eval-prompts', 64);
+    const evalN = intFlag(a, 'eval-n', 16);
+    const evalEvery = intFlag(a, 'eval-every', 0);
+    const cfg = modelPresets[preset];
+    const layout = layoutFor([...mix, { task, difficulty: evalDifficulty }]);
+    const policy = await Policy.create(createNodeBackend(intFlag(a, 'threads', 0)), cfg, layout, initParams(cfg, seed));
+    process.stderr.write(`pretrain: model ${preset} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} + completion ${layout.completionLen}\n`);
+    const evaluate = () => evaluatePassAtK(policy, { task, difficulty: evalDifficulty, prompts: evalPrompts, n: evalN, ks: [1, 8].filter((k) => k <= evalN), seed: 0 });
+    const bar = new ProgressBar('pretrain', steps);
+    let lastLoss = NaN;
+    await pretrain(policy, {
+      mix,
+      steps,
+      batchSize: batch,
+      lr,
+      warmupSteps: Math.min(100, Math.floor(steps / 10)),
+      seed,
+      onStep: async (s, loss) => {
+        lastLoss = loss;
+        bar.update(s + 1, `loss ${loss.toFixed(4)}`);
+        if (evalEvery > 0 && (s + 1) % evalEvery === 0 && s + 1 < steps) {
+          const r = await evaluate();
+          process.stderr.write(`\nstep ${s + 1}: pass@k ${JSON.stringify(r.pass_at_k)}\n`);
+        }
+      },
+    });
+    const r = await evaluate();
+    const manifest: Manifest = {
+      format: 'rlvr-playground-checkpoint',
+      version: 1,
+      name: `${task}-${preset}`,
+      weights: 'model.safetensors',
+      model: cfg,
+      layout,
+      tokenizer: tokenizerSpec,
+      tasks: [{ task, difficulty: evalDifficulty, pass_at_k: r.pass_at_k, eval: { prompts: evalPrompts, n: evalN, seed: 0 } }],
+      training: { kind: 'pretrain', command: `rlvr pretrain ${argv.join(' ')}`, seed, steps, trained_on: mix.map((m) => ({ task: m.task, difficulty: { ...getTaskFamily(m.task).defaultDifficulty, ...(m.difficulty ?? {}) } as Record<string, number | string> })) },
+      created: new Date().toISOString().slice(0, 10),
+      parameters: parameterCount(cfg),
+    };
+    writeCheckpoint(resolve(out), manifest, await policy.getWeights());
+    process.stdout.write(JSON.stringify({ out: resolve(out, 'manifest.json'), final_loss: lastLoss, pass_at_k: r.pass_at_k }) + '\n');
+    await policy.dispose();
+    return 0;
+  },
+};

@@ -1,0 +1,62 @@
+import type { RunConfig } from './config.ts';
+
+/**
+ * Advantages from rewards, in float64. `rewards[g][i]` is completion i of group g.
+ * - grpo: r - mean(group); rloo: r - mean(others in group); signed: +1 if correct, -1 if not (PSR/NSR).
+ * - scale_rewards: divide by the group std ('group'), the batch std ('batch'), or not ('none').
+ *   Std is the unbiased one (as torch.std), with 1e-4 added as TRL does.
+ * - positive/negative weights multiply positive/negative advantages.
+ */
+export function computeAdvantages(rewards: number[][], correct: boolean[][], c: Pick<RunConfig, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'>): number[][] {
+  const std = (xs: number[]) => {
+    if (xs.length < 2) return 0;
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+  };
+  let adv = rewards.map((group, gi) => {
+    const n = group.length;
+    const sum = group.reduce((a, b) => a + b, 0);
+    return group.map((r, i) => {
+      if (c.advantage_estimator === 'signed') return correct[gi]![i] ? 1 : -1;
+      if (c.advantage_estimator === 'rloo') return n > 1 ? r - (sum - r) / (n - 1) : 0;
+      return r - sum / n;
+    });
+  });
+  if (c.scale_rewards === 'group') {
+    adv = adv.map((a, gi) => {
+      const s = std(rewards[gi]!);
+      return a.map((x) => x / (s + 1e-4));
+    });
+  } else if (c.scale_rewards === 'batch') {
+    const s = std(rewards.flat());
+    adv = adv.map((a) => a.map((x) => x / (s + 1e-4)));
+  }
+  return adv.map((a) => a.map((x) => (x > 0 ? x * c.positive_weight : x < 0 ? x * c.negative_weight : 0)));
+}
+
+/**
+ * Per-token aggregation weights: the loss is sum over tokens of weight × token loss.
+ * grpo: mean over each sequence's tokens, then over sequences; bnpo: mean over the minibatch's tokens;
+ * dapo: mean over all tokens of the whole generation batch; dr_grpo: sum divided by
+ * (sequences × max_completion_length), a constant.
+ */
+export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_type'], maxCompletionLength: number, batchTokens: number): number[][] {
+  const n = masks.length;
+  const tokens = masks.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
+  return masks.map((m) => {
+    const len = m.reduce((x, y) => x + y, 0);
+    return m.map((v) => {
+      if (!v) return 0;
+      switch (lossType) {
+        case 'grpo':
+          return 1 / (Math.max(1, len) * n);
+        case 'bnpo':
+          return 1 / Math.max(1, tokens);
+        case 'dapo':
+          return 1 / Math.max(1, batchTokens);
+        case 'dr_grpo':
+          return 1 / (n * maxCompletionLength);
+      }
+    });
+  });
+}

@@ -1,0 +1,91 @@
+import type { RunConfig } from './config.ts';
+
+export interface Preset {
+  id: string;
+  title: string;
+  paper: string;
+  explanation: string;
+  /** Only the fields that differ from the defaults: a preset is a value of the config, not code. */
+  config: Partial<RunConfig>;
+}
+
+export const presets: Preset[] = [
+  {
+    id: 'grpo',
+    title: 'GRPO',
+    paper: 'DeepSeekMath (Shao et al., 2024)',
+    explanation:
+      'Group Relative Policy Optimization: sample a group of completions per prompt and use each reward minus the group mean, divided by the group standard deviation, as the advantage of every token. No value network. Token losses are averaged per sequence, then over sequences, and the PPO ratio is clipped at 1 ± epsilon. Groups where every completion gets the same reward have zero advantage and teach nothing; ReST-RL notes GRPO "faces failure due to insignificant reward variance".',
+    config: { loss_type: 'grpo', scale_rewards: 'group', epsilon: 0.2, epsilon_high: 0.2 },
+  },
+  {
+    id: 'dr_grpo',
+    title: 'Dr. GRPO',
+    paper: 'Understanding R1-Zero-Like Training: A Critical Perspective (Liu et al., 2025)',
+    explanation:
+      "GRPO done right: removes the two normalisations that bias GRPO. Dividing each sequence's loss by its own length rewards long wrong answers (their per-token penalty shrinks), and dividing advantages by the group std over-weights prompts that are nearly always right or wrong. Dr. GRPO sums token losses and divides by a constant (generation budget), and uses the plain group-mean advantage.",
+    config: { loss_type: 'dr_grpo', scale_rewards: 'none' },
+  },
+  {
+    id: 'dapo',
+    title: 'DAPO',
+    paper: 'DAPO: An Open-Source LLM Reinforcement Learning System at Scale (Yu et al., 2025)',
+    explanation:
+      'Four changes to GRPO: clip-higher (a larger upper clip, epsilon_high = 0.28, so unlikely tokens can grow and entropy does not collapse), dynamic sampling (drop groups whose rewards are all equal and refill the batch), token-level loss (every token in the batch weighs the same), and overlong reward shaping (a soft penalty in a window before the length cap). "Demystifying RL in Agentic Reasoning" recommends "clip higher, overlong reward shaping, and maintaining adequate policy entropy".',
+    config: { loss_type: 'dapo', epsilon: 0.2, epsilon_high: 0.28, dynamic_sampling: true, overlong_penalty: true, beta: 0 },
+  },
+  {
+    id: 'gspo',
+    title: 'GSPO',
+    paper: 'Group Sequence Policy Optimization (Zheng et al., 2025)',
+    explanation:
+      'Uses a "response level importance ratio": the geometric mean of the token ratios of a completion, shared by all its tokens, clipped at the sequence level with a much tighter range. SSPO notes that because "all the response tokens share a common importance ratio, extreme values can [lead] to the entire response being mistakenly discarded"; LUSPO reports a length bias causing "response length collapse".',
+    config: { importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 4e-4, loss_type: 'grpo' },
+  },
+  {
+    id: 'lite_ppo',
+    title: 'Lite PPO',
+    paper: 'Tricks or Traps? A Deep Dive into RL for LLM Reasoning (Liu et al., 2025)',
+    explanation:
+      'A "minimalist combination of two techniques" with the vanilla PPO loss: advantages centred by the group mean but scaled by the batch-level std, and token-level loss aggregation. The paper reports it "surpassing strategies like GRPO and DAPO".',
+    config: { scale_rewards: 'batch', loss_type: 'bnpo' },
+  },
+  {
+    id: 'rloo',
+    title: 'RLOO',
+    paper: 'Back to Basics: Revisiting REINFORCE Style Optimization for Learning from Human Feedback (Ahmadian et al., 2024)',
+    explanation:
+      "REINFORCE with a leave-one-out baseline: each completion's advantage is its reward minus the mean reward of the other completions of the same prompt. Unbiased, no std scaling, on-policy (a single update per batch, so the ratio stays at 1 and clipping never triggers).",
+    config: { advantage_estimator: 'rloo', scale_rewards: 'none', num_iterations: 1, minibatches: 1 },
+  },
+  {
+    id: 'w_reinforce',
+    title: 'W-REINFORCE',
+    paper: 'The Surprising Effectiveness of Negative Reinforcement in LLM Reasoning (Zhu et al., 2025)',
+    explanation:
+      'Splits the learning signal into positive sample reinforcement (PSR: raise the probability of correct completions) and negative sample reinforcement (NSR: push down wrong ones), and "upweights NSR": correct completions get +lambda (0.1), wrong ones -1. NSR alone "consistently improves performance over the base model across the entire Pass@k spectrum (k up to 256)".',
+    config: { advantage_estimator: 'signed', scale_rewards: 'none', positive_weight: 0.1, negative_weight: 1 },
+  },
+  {
+    id: 'psr_only',
+    title: 'PSR only',
+    paper: 'The Surprising Effectiveness of Negative Reinforcement in LLM Reasoning (Zhu et al., 2025)',
+    explanation:
+      'Positive sample reinforcement alone: train only on correct completions (+1), ignore wrong ones. The paper finds it improves Pass@1 but degrades Pass@k at larger k: the policy sharpens onto answers it already finds.',
+    config: { advantage_estimator: 'signed', scale_rewards: 'none', positive_weight: 1, negative_weight: 0 },
+  },
+  {
+    id: 'nsr_only',
+    title: 'NSR only',
+    paper: 'The Surprising Effectiveness of Negative Reinforcement in LLM Reasoning (Zhu et al., 2025)',
+    explanation:
+      'Negative sample reinforcement alone: only push down wrong completions (-1), never reinforce correct ones. Probability mass moves to the alternatives the model already holds; the paper reports it "consistently improves performance over the base model across the entire Pass@k spectrum (k up to 256)".',
+    config: { advantage_estimator: 'signed', scale_rewards: 'none', positive_weight: 0, negative_weight: 1 },
+  },
+];
+
+export function getPreset(id: string): Preset {
+  const p = presets.find((x) => x.id === id);
+  if (!p) throw new Error(`unknown preset "${id}" (known: ${presets.map((x) => x.id).join(', ')})`);
+  return p;
+}
