@@ -31,7 +31,7 @@ export function computeAdvantages(rewards: number[][], correct: boolean[][], c: 
     const s = std(rewards.flat());
     adv = adv.map((a) => a.map((x) => x / (s + 1e-4)));
   }
-  return adv.map((a) => a.map((x) => (x > 0 ? x * c.positive_weight : x < 0 ? x * c.negative_weight : 0)));
+  return adv.map((a) => a.map((x) => (x > 0 ? x * c.positive_weight : x < 0 ? x * c.negative_weight : x) + 0)); // + 0 turns -0 into 0; NaN stays NaN so the step is skipped
 }
 
 /**

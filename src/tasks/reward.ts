@@ -37,7 +37,11 @@ export interface RewardConfig {
   targetLength?: TargetLengthConfig;
 }
 
-export interface ShapeRewardInput extends Partial<RewardConfig> {
+export interface ShapeRewardInput {
+  /** Missing fields take DEFAULT_REWARD_CONFIG's values. */
+  weights?: Partial<RewardWeights>;
+  overlong?: Partial<OverlongConfig>;
+  targetLength?: TargetLengthConfig;
   /** Completion length in tokens. */
   completionLength: number;
   /** The generation cap in tokens. */

@@ -3,6 +3,9 @@ import { sampleCommand } from './sample.ts';
 import { tasksCommand } from './tasks.ts';
 import { verifyCommand } from './verify.ts';
 import { pretrainCommand } from './pretrain.ts';
+import { modelsCommand } from './models.ts';
+import { evalCommand } from './eval.ts';
+import { trainCommand } from './train.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand];

@@ -1,0 +1,31 @@
+import { relative } from 'node:path';
+import { checkKnownFlags, flag, parseArgs } from '../args.ts';
+import { shippedManifests } from '../shipped.ts';
+import type { Command } from './command.ts';
+
+export const modelsCommand: Command = {
+  name: 'models',
+  summary: 'list the shipped base checkpoints, one row per (checkpoint, task), with base pass@k',
+  help: 'rlvr models [--json]\n  One row per (shipped checkpoint, task): manifest path, task id, model size and recorded base pass@k.',
+  async run(argv) {
+    const a = parseArgs(argv, ['json']);
+    checkKnownFlags(a, ['json']);
+    const rows = shippedManifests().flatMap(({ path, manifest }) =>
+      manifest.tasks.map((t) => ({ manifest: relative(process.cwd(), path) || path, task: t.task, name: manifest.name, parameters: manifest.parameters, difficulty: t.difficulty, pass_at_k: t.pass_at_k, eval: t.eval })),
+    );
+    if (flag(a, 'json')) {
+      process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+      return 0;
+    }
+    if (!rows.length) {
+      process.stdout.write('no shipped checkpoints found\n');
+      return 0;
+    }
+    const lines = ['| checkpoint | task | parameters | RL difficulty | pass@1 | pass@8 | manifest |', '|---|---|---|---|---|---|---|'];
+    for (const r of rows) {
+      lines.push(`| ${r.name} | ${r.task} | ${r.parameters} | ${JSON.stringify(r.difficulty)} | ${(r.pass_at_k['1'] ?? NaN).toFixed(3)} | ${(r.pass_at_k['8'] ?? NaN).toFixed(3)} | ${r.manifest} |`);
+    }
+    process.stdout.write(lines.join('\n') + '\n');
+    return 0;
+  },
+};

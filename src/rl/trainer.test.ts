@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { createNodeBackend } from '../engine/backend-node.ts';
+import { modelPresets } from '../model/config.ts';
+import { Policy } from '../model/policy.ts';
+import { pretrain } from '../model/pretrain.ts';
+import { initParams } from '../model/transformer.ts';
+import { validateConfig, type RunConfig } from './config.ts';
+import { Trainer } from './trainer.ts';
+
+const cfg = modelPresets.nano;
+const base = { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 4, num_generations: 4, max_completion_length: 24, eval_prompts: 4 };
+
+async function warmPolicy(): Promise<Policy> {
+  const policy = await Policy.create(createNodeBackend(1), cfg, { promptLen: 8, completionLen: 24 }, initParams(cfg, 7));
+  await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 1, ops: '+' } }], steps: 40, batchSize: 16, lr: 3e-3, warmupSteps: 5, seed: 2 });
+  return policy;
+}
+
+async function run(config: RunConfig, steps: number): Promise<{ metrics: Record<string, number>[]; trainer: Trainer }> {
+  const policy = await warmPolicy();
+  const trainer = await Trainer.create(policy, config);
+  const metrics: Record<string, number>[] = [];
+  for (let i = 0; i < steps; i++) {
+    const r = await trainer.trainStep();
+    const m = { ...r.metrics };
+    for (const k of Object.keys(m)) if (k.startsWith('time/') || k.startsWith('tokens_per_second')) delete m[k];
+    metrics.push(m);
+  }
+  return { metrics, trainer };
+}
+
+describe('trainer on onnxruntime-node', () => {
+  it('same seed, same config: the first 20 steps have identical metrics', async () => {
+    const c = validateConfig({ ...base, seed: 3, beta: 0.02 });
+    const a = await run(c, 20);
+    const b = await run(c, 20);
+    expect(a.metrics).toHaveLength(20);
+    expect(b.metrics).toEqual(a.metrics);
+    expect(new Set(a.metrics.map((m) => m['completions/mean_length'])).size).toBeGreaterThan(1); // not a constant stream
+    const rec = a.trainer.history.get(19)!;
+    expect(rec).toHaveLength(16);
+    expect(rec[0]!.newLogp.length).toBe(Math.min(rec[0]!.tokens.length, 24));
+  }, 300_000);
+
+  it('on-policy (μ = 1, one minibatch): ratios are 1 up to float error, nothing is clipped', async () => {
+    const { metrics } = await run(validateConfig({ ...base, seed: 5 }), 2);
+    for (const m of metrics) {
+      expect(Math.abs(m['ratio/max']! - 1)).toBeLessThan(1e-3);
+      expect(Math.abs(m['ratio/min']! - 1)).toBeLessThan(1e-3);
+      expect(m['clip_ratio/region_mean']).toBe(0);
+    }
+  }, 120_000);
+
+  it('a step whose loss is not finite is skipped, recorded, and leaves weights and optimizer state unchanged', async () => {
+    const policy = await warmPolicy();
+    const trainer = await Trainer.create(policy, validateConfig({ ...base, seed: 1 }));
+    await trainer.trainStep();
+    const before = await policy.getWeights();
+    const optBefore = await policy.getOptimizerState();
+    // A reward weight of NaN (as a buggy reward function would produce) poisons every advantage.
+    trainer.config = { ...trainer.config, reward_weights: { correctness: NaN, format: 0.1, partial: 0 } };
+    const r = await trainer.trainStep();
+    expect(r.skipped).toBe(true);
+    expect(r.metrics.skipped).toBe(1);
+    expect(trainer.nonFiniteStreak).toBe(1);
+    const after = await policy.getWeights();
+    for (const [k, v] of before) expect(Array.from(after.get(k)!)).toEqual(Array.from(v));
+    const optAfter = await policy.getOptimizerState();
+    expect(optAfter.step).toBe(optBefore.step);
+    for (const [k, v] of optBefore.m) expect(Array.from(optAfter.m.get(k)!)).toEqual(Array.from(v));
+  }, 120_000);
+});
