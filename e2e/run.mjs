@@ -8,6 +8,7 @@
 //
 //   node e2e/run.mjs                      all e2e files
 //   node e2e/run.mjs e2e/engine.e2e.mjs   only these
+//   node e2e/run.mjs --test-name-pattern=placement e2e/engine.e2e.mjs   only matching tests
 //   E2E_SERVER=dev node e2e/run.mjs       against the dev server (no build needed)
 //
 // Output: node:test's spec report, then its TAP summary lines (`# pass N`, `# fail N`) and one line
@@ -18,7 +19,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { CHROMIUM_PATH, RESULTS_DIR, ROOT, startServer } from './lib.mjs';
 
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
+// Options (e.g. --test-name-pattern=soak) go to node's test runner; the rest are files.
+const testFlags = argv.filter((a) => a.startsWith('--'));
+const args = argv.filter((a) => !a.startsWith('--'));
 const files = (args.length ? args : readdirSync(join(ROOT, 'e2e')).filter((f) => f.endsWith('.e2e.mjs')).sort().map((f) => join('e2e', f))).map((f) =>
   relative(ROOT, join(ROOT, f)),
 );
@@ -46,6 +50,7 @@ const child = spawn(
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',
     `--test-reporter-destination=${tapFile}`,
+    ...testFlags,
     ...files,
   ],
   { cwd: ROOT, stdio: 'inherit', env: { ...process.env, E2E_BASE_URL: server.url } },

@@ -43,8 +43,8 @@ worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
   } else if (m.type === 'result') {
     state.result = m.result;
     state.done = true;
-    statusEl.textContent = `done: ${m.result.backend.description} — ${m.result.losses.length} steps in ${(m.result.totalMs / 1000).toFixed(1)} s`;
-    out.textContent = JSON.stringify({ ...m.result, placements: m.result.placements.map((p) => ({ graph: p.graph, eps: Object.fromEntries(Object.entries(p.placement.eps).map(([k, v]) => [k, v.count])) })) }, null, 2);
+    statusEl.textContent = `done: ${m.result.backend.description} — ${req.mode === 'placement' ? `${m.result.placements.length} graphs + control` : `${m.result.losses.length} steps`} in ${(m.result.totalMs / 1000).toFixed(1)} s`;
+    out.textContent = summary(m.result);
   } else {
     state.error = m.message + (m.stack ? `\n${m.stack}` : '');
     state.done = true;
@@ -57,3 +57,32 @@ worker.onerror = (e) => {
   statusEl.textContent = state.error;
 };
 worker.postMessage(req);
+
+/** A readable summary for people and screenshots (the full result is on window.__engine). */
+function summary(r: HarnessResult): string {
+  const a = r.adapterInUse ?? r.adapter;
+  const lines = [
+    `backend      ${r.backend.description}`,
+    `reason       ${r.backend.reason}`,
+    `isolation    crossOriginIsolated=${r.backend.crossOriginIsolated}, WASM threads ${r.backend.threads}, pthread workers started ${r.workersSpawned}`,
+    `adapter      ${a ? `${a.vendor} ${a.architecture} ${a.description}`.trim() + (a.software ? ' (software)' : '') : 'none'}`,
+  ];
+  if (r.losses.length) {
+    const rest = r.stepMs.slice(1).sort((x, y) => x - y);
+    lines.push(
+      `steps        ${r.losses.length} (graph: ${r.nodeCount} nodes)`,
+      `loss         ${r.losses[0]!.toFixed(5)} -> ${r.losses.at(-1)!.toFixed(5)}`,
+      `time         first step ${(r.firstStepMs / 1000).toFixed(1)} s, then median ${(rest[Math.floor(rest.length / 2)] ?? 0).toFixed(0)} ms/step, total ${(r.totalMs / 1000).toFixed(1)} s`,
+      `leaks        live GPU tensors after the run: ${r.liveTensorsAfter}`,
+    );
+  }
+  for (const c of r.checkpoints) {
+    lines.push(`  step ${String(c.step).padStart(4)}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} B), loss ${c.loss.toFixed(4)}`);
+  }
+  for (const g of [...r.placements, ...(r.control ? [r.control] : [])]) {
+    const eps = Object.entries(g.placement.eps).map(([ep, v]) => `${ep} ${v.count}${ep === 'CPUExecutionProvider' ? ` [${v.nodes.join(', ')}]` : ''}`);
+    lines.push(`placement    ${g.graph}: ${g.error ? `ERROR ${g.error}` : eps.join('; ') || 'no report'}`);
+  }
+  for (const w of r.ortWarnings.slice(0, 5)) lines.push(`ORT warning  ${w}`);
+  return lines.join('\n');
+}

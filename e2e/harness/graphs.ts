@@ -4,6 +4,7 @@ import { compile, type CompiledGraph } from '../../src/engine/compile.ts';
 import { Graph } from '../../src/engine/graph.ts';
 import { defaultAdamW } from '../../src/engine/optimizer.ts';
 import { buildDecodeGraph, buildScoreGraph, buildSftGraph } from '../../src/model/graphs.ts';
+import { buildRlGraph } from '../../src/rl/objective.ts';
 import { buildTinyTraining, tinyTrainingModel } from '../../src/model/tiny-training.ts';
 
 const c = tinyTrainingModel;
@@ -14,6 +15,7 @@ export const appGraphs: Record<string, () => CompiledGraph> = {
   'decode (device cache)': () => compile(buildDecodeGraph(c, 2, c.contextLength, true)),
   'decode (host cache)': () => compile(buildDecodeGraph(c, 2, c.contextLength, false)),
   sft: () => compile(buildSftGraph(c, 2, c.contextLength, defaultAdamW)),
+  'rl update': () => compile(buildRlGraph(c, 2, c.contextLength, defaultAdamW)),
 };
 
 /**

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validateManifest, type Manifest } from '../model/checkpoint.ts';
 
@@ -22,4 +22,15 @@ export function shippedFor(task: string): string {
   const hit = shippedManifests().find((m) => m.manifest.tasks.some((t) => t.task === task));
   if (!hit) throw new Error(`no shipped base checkpoint lists task "${task}"; pass --model MANIFEST (see "rlvr models")`);
   return hit.path;
+}
+
+/** Rewrites public/checkpoints/index.json, the list the browser app reads. */
+export function writeShippedIndex(): void {
+  const entries = shippedManifests().map(({ path, manifest }) => ({
+    id: relative(checkpointsDir, path).split(/[\\/]/)[0]!,
+    manifest: 'checkpoints/' + relative(checkpointsDir, path).split(/[\\/]/).join('/'),
+    name: manifest.name,
+    tasks: manifest.tasks.map((t) => t.task),
+  }));
+  writeFileSync(join(checkpointsDir, 'index.json'), JSON.stringify(entries, null, 2) + '\n');
 }

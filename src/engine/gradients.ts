@@ -137,8 +137,7 @@ export const gradRules: Record<string, GradRule> = {
     if (normAxis(n.attrs.axis as number, data.shape.length) !== 0) throw new Error('Gather gradient: only axis 0 is supported');
     const rows = data.shape[0]!;
     const rest = size(data.shape) / rows;
-    const flatIdx = g.reshape(idx, [size(idx.shape)]);
-    const oh = g.oneHot(flatIdx, rows);
+    const oh = g.reshape(g.oneHot(idx, rows), [size(idx.shape), rows]);
     const d2 = g.reshape(dy, [size(idx.shape), rest]);
     return [g.reshape(g.matmul(g.transpose(oh, [1, 0]), d2), [...data.shape]), null];
   },

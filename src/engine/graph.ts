@@ -165,10 +165,10 @@ export class Graph {
     s.splice(axis < 0 ? s.length + axis + 1 : axis, 0, 1);
     return this.reshape(a, s);
   }
-  /** one-hot (float32) of integer indices over `depth` classes: Equal against a constant range. */
+  /** one-hot (float32) of integer indices: rows of a constant identity (int64 Equal/Reshape/Cast have no WebGPU kernel). */
   oneHot(indices: Tensor, depth: number): Tensor {
-    const range = this.constant(Array.from({ length: depth }, (_, i) => i), [depth], 'int64');
-    return this.cast(this.equal(this.unsqueeze(indices, -1), range), 'float32');
+    const eye = this.constant(Array.from({ length: depth * depth }, (_, k) => (k % (depth + 1) === 0 ? 1 : 0)), [depth, depth]);
+    return this.gather(eye, indices, 0);
   }
 
   /** Reduces a broadcast gradient back to `shape` (sums over the broadcast dimensions). */

@@ -159,10 +159,11 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
   const [b] = io.tokens.shape as [number];
   const tmax = io.keyBias.shape[1]!;
   const dh = c.dModel / c.nHeads;
-  const cols = g.constant(Array.from({ length: tmax }, (_, i) => i), [tmax], 'int64');
-  const hit = g.equal(cols, io.step);
+  const hit = g.oneHot(io.step, tmax);
   const writeK = g.reshape(hit, [1, 1, 1, tmax]);
   const writeV = g.reshape(hit, [1, 1, tmax, 1]);
+  const keepK = g.sub(1, writeK);
+  const keepV = g.sub(1, writeV);
   const bias = g.reshape(io.keyBias, [b, 1, 1, tmax]);
   let x = g.reshape(g.add(g.gather(p['wte']!, io.tokens), g.gather(p['wpe']!, io.positions)), [b, 1, c.dModel]);
   const out: DecodeOut = { logits: x, kCache: [], vCache: [], kNew: [], vNew: [] };
@@ -176,8 +177,8 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
     const selfScore = g.reduceSum(g.mul(q, k), [-1], true); // [B,H,1,1]
     const probs = g.softmax(g.concat([cacheScores, selfScore], -1), -1);
     const ctx = g.add(g.matmul(g.slice(probs, [0], [tmax], [3]), io.vCache[l]!), g.mul(g.slice(probs, [tmax], [tmax + 1], [3]), v));
-    out.kCache.push(g.where(writeK, kCol, io.kCache[l]!));
-    out.vCache.push(g.where(writeV, v, io.vCache[l]!));
+    out.kCache.push(g.add(g.mul(kCol, writeK), g.mul(io.kCache[l]!, keepK)));
+    out.vCache.push(g.add(g.mul(v, writeV), g.mul(io.vCache[l]!, keepV)));
     out.kNew.push(kCol);
     out.vNew.push(v);
     const merged = g.reshape(ctx, [b, 1, c.dModel]);

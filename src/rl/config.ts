@@ -31,6 +31,8 @@ export interface RunConfig {
 
   // optimisation
   learning_rate: number;
+  /** Linear learning-rate warm-up over the first N steps (TrainingArguments.warmup_steps): a fresh Adam's first steps are sign-like and large. */
+  warmup_steps: number;
   adam_beta1: number;
   adam_beta2: number;
   weight_decay: number;
@@ -99,9 +101,10 @@ export const defaultConfig: RunConfig = {
   top_p: 1,
   top_k: 0,
   max_completion_length: 48,
-  learning_rate: 1e-3,
+  learning_rate: 1e-4,
+  warmup_steps: 10,
   adam_beta1: 0.9,
-  adam_beta2: 0.99,
+  adam_beta2: 0.999,
   weight_decay: 0,
   max_grad_norm: 1,
   num_iterations: 1,
@@ -165,6 +168,7 @@ const rules: Record<keyof RunConfig, Rule> = {
   top_k: { kind: 'int', min: 0, max: 1000 },
   max_completion_length: { kind: 'int', min: 1, max: 512 },
   learning_rate: { kind: 'num', min: 0, max: 1 },
+  warmup_steps: { kind: 'int', min: 0, max: 1e6 },
   adam_beta1: { kind: 'num', min: 0, max: 0.9999 },
   adam_beta2: { kind: 'num', min: 0, max: 0.99999 },
   weight_decay: { kind: 'num', min: 0, max: 1 },

@@ -10,7 +10,7 @@ import { getTaskFamily } from '../tasks/registry.ts';
 import type { TaskFamily, TaskInstance, Verdict } from '../tasks/types.ts';
 import { Rng } from '../util/rng.ts';
 import { aggregationWeights, computeAdvantages } from './advantages.ts';
-import type { RunConfig } from './config.ts';
+import { ConfigError, configFields, restartFields, validateConfig, type RunConfig } from './config.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, mean, std } from './metrics.ts';
 import { buildRlGraph } from './objective.ts';
@@ -91,6 +91,27 @@ export class Trainer {
       throw new Error(`task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} = ${totalLen(layout)} positions, but the model has ${this.policy.config.contextLength}; lower max_completion_length or the difficulty`);
     }
     return layout;
+  }
+
+  /**
+   * Changes knobs between steps. Fields that change graph shapes or the data stream (restartFields)
+   * are rejected with the reason; the returned list names what changed.
+   */
+  updateConfig(patch: Partial<RunConfig>): string[] {
+    const next = validateConfig({ ...this.config, ...patch });
+    const changed = configFields.filter((k) => JSON.stringify(next[k]) !== JSON.stringify(this.config[k]));
+    const blocked = changed.filter((k) => restartFields.includes(k) || (k === 'difficulty' && this.config.curriculum === 'ladder'));
+    if (blocked.length) throw new ConfigError(blocked[0]!, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
+    if (changed.includes('hints') && next.hints && !this.config.hints) throw new ConfigError('hints', 'turning hints on needs a longer prompt grid; reset the run to change it');
+    if (changed.includes('difficulty')) this.curriculum = new FixedDifficulty({ ...this.family.defaultDifficulty, ...next.difficulty });
+    this.config = next;
+    this.history.setKeep(next.rollout_history_steps);
+    return changed;
+  }
+
+  learningRate(): number {
+    const w = this.config.warmup_steps;
+    return w > 0 ? (this.config.learning_rate * Math.min(w, this.step + 1)) / w : this.config.learning_rate;
   }
 
   get difficulty(): Record<string, number | string> {
@@ -278,7 +299,7 @@ export class Trainer {
         };
         const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
         const key = `rl:${mbRows}x${len}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
-        const res = await this.policy.train(key, () => buildRlGraph(this.policy.config, mbRows, len, adam), feeds, c.learning_rate);
+        const res = await this.policy.train(key, () => buildRlGraph(this.policy.config, mbRows, len, adam), feeds, this.learningRate());
         if (!res.applied) skipped = true;
         losses.push(res.loss);
         gradNorms.push(res.gradNorm);
@@ -377,7 +398,7 @@ export class Trainer {
       ess: sumR2 > 0 ? (sumR * sumR) / sumR2 / ratios.length : 1,
       grad_norm: mean(gradNorms),
       loss: mean(losses),
-      learning_rate: c.learning_rate,
+      learning_rate: this.learningRate(),
       skipped: skipped ? 1 : 0,
       hinted_groups: hintedGroups,
       noise_flips: flat.filter((s) => s.flipped).length,

@@ -11,6 +11,7 @@ import { evaluatePassAtK } from '../../rl/evaluate.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
 import { writeCheckpoint } from '../checkpoint-files.ts';
+import { checkpointsDir, writeShippedIndex } from '../shipped.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
 
@@ -94,6 +95,7 @@ export const pretrainCommand: Command = {
       parameters: parameterCount(cfg),
     };
     writeCheckpoint(resolve(out), manifest, await policy.getWeights());
+    if (resolve(out).startsWith(checkpointsDir)) writeShippedIndex();
     process.stdout.write(JSON.stringify({ out: resolve(out, 'manifest.json'), final_loss: lastLoss, pass_at_k: r.pass_at_k }) + '\n');
     await policy.dispose();
     return 0;

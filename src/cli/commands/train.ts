@@ -61,6 +61,9 @@ export const trainCommand: Command = {
     if (!['all', 'last', 'none'].includes(rolloutsMode)) throw new UsageError('--rollouts must be all, last or none');
     const modelPath = flag(a, 'model') ?? shippedFor(config.task);
     const { manifest: base, policy } = await loadPolicy(modelPath, createNodeBackend(intFlag(a, 'threads', 0)));
+    // Unless told otherwise, RL runs at the difficulty the base checkpoint's pass@k was measured at.
+    const measured = base.tasks.find((t) => t.task === config.task);
+    if (measured && Object.keys(config.difficulty).length === 0) config = { ...config, difficulty: measured.difficulty };
     const trainer = await Trainer.create(policy, config);
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
