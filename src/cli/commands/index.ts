@@ -6,6 +6,7 @@ import { pretrainCommand } from './pretrain.ts';
 import { modelsCommand } from './models.ts';
 import { evalCommand } from './eval.ts';
 import { trainCommand } from './train.ts';
+import { exportCommand } from './export.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, exportCommand];
