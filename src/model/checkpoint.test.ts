@@ -87,7 +87,7 @@ describe('checkpoints', () => {
     const T = layout.promptLen + layout.completionLen;
     const bytes = exportInferenceModel(cfg, w, 2, T);
     const session = await ort.InferenceSession.create(bytes);
-    expect(session.inputNames.sort()).toEqual(['key_bias', 'positions', 'tokens']);
+    expect([...session.inputNames].sort()).toEqual(['key_bias', 'positions', 'tokens']);
     const prompts = [encode('12+3='), encode('7-2=')];
     const comps = [encode('<think>5</think>'), encode('<answer>5</answer>')];
     const b = pack(layout, prompts, comps);

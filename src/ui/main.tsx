@@ -1,13 +1,16 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { App } from './App.tsx';
+import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { boot, exposeTestHook } from './controller.ts';
+import './styles.css';
 
-// Placeholder entry point; the real app shell replaces this file.
-function App() {
-  return <h1>RLVR Playground</h1>;
-}
-
+exposeTestHook();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <ErrorBoundary where="the page">
+      <App />
+    </ErrorBoundary>
   </StrictMode>,
 );
+void boot();

@@ -1,0 +1,195 @@
+import type { RunConfig } from './config.ts';
+
+/**
+ * Guided experiments: a lesson is a ready experiment (one or more configs run on the same seed), a
+ * short text with what the paper reported, what to look at, and how its outcome is measured. The
+ * measured outcome comes from `rlvr lesson run ID` (public/lessons/measured.json); a lesson never
+ * claims an effect that run did not show.
+ */
+export interface LessonRun {
+  label: string;
+  preset: string;
+  config: Partial<RunConfig>;
+}
+
+export interface LessonMeasure {
+  /** What the summary number is, per run. */
+  description: string;
+  /** Metric averaged over the last `window` steps of each run (a metrics.jsonl key), or 'eval' for final held-out pass@k. */
+  metric: string;
+  window: number;
+}
+
+export interface Lesson {
+  id: string;
+  title: string;
+  paper: string;
+  /** What the paper reported, quoted from docs (PAPERS.md). */
+  claim: string;
+  text: string;
+  lookAt: string[];
+  task: string;
+  steps: number;
+  runs: LessonRun[];
+  measures: LessonMeasure[];
+}
+
+const sat = 'sat';
+
+export const lessons: Lesson[] = [
+  {
+    id: 'why-groups',
+    title: 'Why groups? Zero-variance groups and dynamic sampling',
+    paper: 'DeepSeekMath (GRPO); DAPO (dynamic sampling); ReST-RL',
+    claim: 'GRPO "faces failure due to insignificant reward variance" (ReST-RL); DAPO drops groups whose rewards are all equal and refills the batch.',
+    text: 'GRPO scores each completion against the other completions of the same prompt. When all of them get the same reward, every advantage is zero and that prompt teaches nothing. Dynamic sampling throws such groups away and samples more prompts until the batch is full of useful groups.',
+    lookAt: ['frac_reward_zero_std', 'accuracy', 'sampling_rounds'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'GRPO', preset: 'grpo', config: {} },
+      { label: 'GRPO + dynamic sampling', preset: 'grpo', config: { dynamic_sampling: true, max_refill_rounds: 2 } },
+    ],
+    measures: [
+      { description: 'share of groups with zero reward variance (first sampling round)', metric: 'frac_reward_zero_std', window: 60 },
+      { description: 'batch accuracy, last 20 steps', metric: 'accuracy', window: 20 },
+    ],
+  },
+  {
+    id: 'length-normalisation',
+    title: 'Length and normalisation: GRPO vs Dr. GRPO',
+    paper: 'Understanding R1-Zero-Like Training (Dr. GRPO)',
+    claim: 'Dr. GRPO removes the per-sequence length normalisation and the std scaling that bias GRPO toward long wrong answers.',
+    text: "GRPO divides each completion's loss by its own length, so a long wrong answer is penalised less per token than a short one. Dr. GRPO divides by a constant instead. Watch the length of the wrong answers.",
+    lookAt: ['completions/mean_length_wrong', 'completions/mean_length', 'accuracy'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'GRPO', preset: 'grpo', config: {} },
+      { label: 'Dr. GRPO', preset: 'dr_grpo', config: {} },
+    ],
+    measures: [{ description: 'mean length of wrong completions (tokens), last 20 steps', metric: 'completions/mean_length_wrong', window: 20 }],
+  },
+  {
+    id: 'clip-higher',
+    title: 'Clip-higher and entropy',
+    paper: 'DAPO; Demystifying RL in Agentic Reasoning',
+    claim: 'DAPO raises the upper clip (epsilon_high 0.28) so low-probability tokens can grow, against entropy collapse; "clip higher, overlong reward shaping, and maintaining adequate policy entropy" are recommended.',
+    text: 'With a symmetric clip, a token whose probability is small can only grow by 20% per update, so exploration dies out. A higher upper clip lets it grow more. Compare entropy and the clip fractions, with two optimisation passes per batch so the ratio leaves 1.',
+    lookAt: ['entropy', 'clip_ratio/high_mean', 'clip_ratio/low_mean'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'epsilon_high = 0.2', preset: 'grpo', config: { num_iterations: 2, learning_rate: 2e-4 } },
+      { label: 'epsilon_high = 0.28', preset: 'grpo', config: { num_iterations: 2, learning_rate: 2e-4, epsilon_high: 0.28 } },
+    ],
+    measures: [
+      { description: 'mean token entropy, last 20 steps', metric: 'entropy', window: 20 },
+      { description: 'fraction of tokens clipped high', metric: 'clip_ratio/high_mean', window: 60 },
+    ],
+  },
+  {
+    id: 'token-vs-sequence',
+    title: 'Token vs sequence ratios: GRPO vs GSPO',
+    paper: 'Group Sequence Policy Optimization; SSPO; LUSPO',
+    claim: 'GSPO uses a "response level importance ratio"; SSPO: when "all the response tokens share a common importance ratio, extreme values can [lead] to the entire response being mistakenly discarded".',
+    text: 'Off-policy updates (μ = 2 passes, 2 minibatches) move the ratio away from 1. GRPO clips token by token; GSPO clips whole responses with a very tight range. Look at the ratio spread and how much gets clipped.',
+    lookAt: ['ratio/min', 'ratio/max', 'clip_ratio/region_mean'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'GRPO (token ratio)', preset: 'grpo', config: { num_iterations: 2, minibatches: 2 } },
+      { label: 'GSPO (sequence ratio)', preset: 'gspo', config: { num_iterations: 2, minibatches: 2 } },
+    ],
+    measures: [
+      { description: 'fraction of tokens clipped', metric: 'clip_ratio/region_mean', window: 60 },
+      { description: 'largest ratio seen per step (mean)', metric: 'ratio/max', window: 60 },
+    ],
+  },
+  {
+    id: 'sharpening',
+    title: 'Sharpening or new ability? pass@k, PSR and NSR',
+    paper: 'Does RL Really Incentivize Reasoning Capacity Beyond the Base Model?; The Surprising Effectiveness of Negative Reinforcement',
+    claim: 'RL wins at k = 1 but base models "can achieve a comparable or even higher pass@k" at large k; NSR alone "consistently improves performance over the base model across the entire Pass@k spectrum", PSR alone improves Pass@1 but degrades higher k.',
+    text: 'Compare pass@k for k = 1..16 of the base policy and of policies trained with positive samples only (PSR) and negative samples only (NSR).',
+    lookAt: ['eval'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'PSR only', preset: 'psr_only', config: {} },
+      { label: 'NSR only', preset: 'nsr_only', config: {} },
+    ],
+    measures: [{ description: 'held-out pass@1 and pass@16 at the end (base in the same table)', metric: 'eval', window: 1 }],
+  },
+  {
+    id: 'noisy-verifiers',
+    title: 'Noisy verifiers',
+    paper: 'The Climb Carves Wisdom (noisy rewards); Imperfect Verifiers',
+    claim: '"flipping 40% of the reward function\'s outputs" still took Qwen-2.5-7B "from 5% to 72%", against "75%" with clean rewards.',
+    text: 'The same run with 0%, 20% and 40% of the verdicts flipped at random (both directions). Accuracy is always measured with the strict, noiseless verifier.',
+    lookAt: ['accuracy', 'accuracy/observed', 'noise_flips'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'clean', preset: 'grpo', config: {} },
+      { label: '20% flipped', preset: 'grpo', config: { noise_p_fn: 0.2, noise_p_fp: 0.2 } },
+      { label: '40% flipped', preset: 'grpo', config: { noise_p_fn: 0.4, noise_p_fp: 0.4 } },
+    ],
+    measures: [{ description: 'true batch accuracy, last 20 steps', metric: 'accuracy', window: 20 }],
+  },
+  {
+    id: 'reward-hacking',
+    title: 'Reward hacking with a leaky verifier',
+    paper: 'Pitfalls of rule- and model-based verifiers',
+    claim: 'Model-based verifiers are "highly susceptible to hacking"; rule-based ones "fail to recognize equivalent answers".',
+    text: "The SAT verifier's leaky variant treats missing positions of the assignment as wildcards, so a short answer passes. Train against it and compare what it rewards with what the strict verifier says about the same completions.",
+    lookAt: ['accuracy/observed', 'accuracy', 'completions/mean_length'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'strict verifier', preset: 'grpo', config: {} },
+      { label: 'leaky verifier', preset: 'grpo', config: { leaky_verifier: true } },
+    ],
+    measures: [
+      { description: 'accuracy the training verifier reports, last 20 steps', metric: 'accuracy/observed', window: 20 },
+      { description: 'strict accuracy of the same completions, last 20 steps', metric: 'accuracy', window: 20 },
+    ],
+  },
+  {
+    id: 'easy-to-hard',
+    title: 'Easy to hard: SAT with a SATURN-style ladder',
+    paper: 'SATURN',
+    claim: 'A curriculum "from easy to hard" with "a principled mechanism to control difficulty transitions"; pass@3 "+14.0 and +28.1" for 1.5B/7B.',
+    text: 'Train at a fixed difficulty, or on the ladder that starts easy and advances when windowed pass@1 passes a threshold (and steps back when it collapses).',
+    lookAt: ['accuracy', 'difficulty'],
+    task: sat,
+    steps: 60,
+    runs: [
+      { label: 'fixed', preset: 'grpo', config: {} },
+      { label: 'ladder', preset: 'grpo', config: { curriculum: 'ladder', ladder_window: 5, ladder_advance_at: 0.7, ladder_step_back_at: 0.1 } },
+    ],
+    measures: [{ description: 'batch accuracy, last 20 steps (at the current level)', metric: 'accuracy', window: 20 }],
+  },
+];
+
+export function getLesson(id: string): Lesson {
+  const l = lessons.find((x) => x.id === id);
+  if (!l) throw new Error(`unknown lesson "${id}" (known: ${lessons.map((x) => x.id).join(', ')})`);
+  return l;
+}
+
+export interface MeasuredRun {
+  label: string;
+  values: Record<string, number>;
+  final_pass_at_k?: Record<string, number>;
+}
+
+export interface MeasuredLesson {
+  id: string;
+  steps: number;
+  seed: number;
+  date: string;
+  runs: MeasuredRun[];
+  base_pass_at_k?: Record<string, number>;
+  summary: string;
+}

@@ -1,0 +1,75 @@
+import { lazy, Suspense, useEffect } from 'react';
+import { Banners } from './components/Banners.tsx';
+import { Controls } from './components/Controls.tsx';
+import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { SetupPanel } from './components/setup/SetupPanel.tsx';
+import { StatusBar } from './components/StatusBar.tsx';
+import { Tabs } from './components/Tabs.tsx';
+import { useApp, type View } from './store.ts';
+
+// Views below the fold load after the first screen (recharts is the heavy part).
+const Charts = lazy(() => import('./components/charts/Charts.tsx'));
+const RolloutInspector = lazy(() => import('./components/rollouts/RolloutInspector.tsx'));
+const PassKExplorer = lazy(() => import('./components/PassKExplorer.tsx'));
+const ComparePanel = lazy(() => import('./components/compare/ComparePanel.tsx'));
+const SharePanel = lazy(() => import('./components/SharePanel.tsx'));
+
+export const views: { id: View; label: string }[] = [
+  { id: 'charts', label: 'Charts' },
+  { id: 'rollouts', label: 'Rollouts' },
+  { id: 'passk', label: 'pass@k' },
+  { id: 'compare', label: 'Compare' },
+  { id: 'share', label: 'Keep & share' },
+];
+
+function CurrentView({ view }: { view: View }) {
+  switch (view) {
+    case 'charts':
+      return <Charts />;
+    case 'rollouts':
+      return <RolloutInspector />;
+    case 'passk':
+      return <PassKExplorer />;
+    case 'compare':
+      return <ComparePanel />;
+    case 'share':
+      return <SharePanel />;
+  }
+}
+
+export function App() {
+  const view = useApp((s) => s.view);
+  useEffect(() => {
+    // Time to the first screen (ms since navigation start), read by the e2e test.
+    (window as unknown as { __rlvrFirstScreen?: number }).__rlvrFirstScreen ??= performance.now();
+  }, []);
+  return (
+    <div className="app">
+      <header className="app-header">
+        <h1>
+          RLVR Playground <span className="subtitle">train a tiny policy with GRPO-family RL, live, in this tab</span>
+        </h1>
+        <StatusBar />
+      </header>
+      <Banners />
+      <div className="layout">
+        <aside className="setup" aria-label="Run setup">
+          <ErrorBoundary where="the setup panel">
+            <SetupPanel />
+          </ErrorBoundary>
+        </aside>
+        <main className="main">
+          <Controls />
+          <Tabs views={views} />
+          <section id={`view-${view}`} role="tabpanel" aria-labelledby={`tab-${view}`} className="view" data-testid={`view-${view}`}>
+            <ErrorBoundary where={`the ${view} view`} key={view}>
+              <Suspense fallback={<p className="muted">Loading…</p>}>
+                <CurrentView view={view} />
+              </Suspense>
+            </ErrorBoundary>
+          </section>
+        </main>
+      </div>
+    </div>
+  );
+}

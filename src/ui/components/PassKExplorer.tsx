@@ -1,0 +1,63 @@
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { runPassK } from '../controller.ts';
+import { useApp } from '../store.ts';
+
+const K_TICKS = [1, 2, 4, 8, 16, 32, 64];
+
+/** pass@k for k = 1..64, base policy vs current, on the same held-out prompts; recomputed on demand. */
+export default function PassKExplorer() {
+  const passk = useApp((s) => s.passk);
+  const progress = useApp((s) => s.run.progress);
+  const state = useApp((s) => s.run.state);
+  const evalPrompts = useApp((s) => s.run.config?.eval_prompts);
+  const c = passk.curve;
+  const rows = c ? c.ks.map((k) => ({ k, base: c.base[String(k)] ?? null, current: c.current[String(k)] ?? null })) : [];
+  const crossing = c ? c.ks.find((k) => (c.base[String(k)] ?? 0) > (c.current[String(k)] ?? 0) + 1e-9) : undefined;
+  return (
+    <div className="passk">
+      <p>
+        RL often sharpens pass@1 while the base model still wins at large k: it had the answers, RL made it pick them more often. This samples 64 completions for each of the{' '}
+        {evalPrompts ?? 'eval_prompts'} held-out prompts with the base checkpoint and with the current policy (same prompts, same sampling settings).
+      </p>
+      <button type="button" className="primary" data-testid="run-passk" disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
+        {passk.running ? 'Computing…' : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
+      </button>
+      {state === 'running' && !passk.running && <span className="muted small"> pause training first (runs share the model)</span>}
+      {passk.running && progress && progress.what.startsWith('passk') && (
+        <span className="muted">
+          {' '}
+          {progress.what === 'passk-base' ? 'base' : 'current'} policy: {progress.done}/{progress.total} samples
+        </span>
+      )}
+      {passk.error && (
+        <p className="inline-error" role="alert">
+          {passk.error}
+        </p>
+      )}
+      {c && (
+        <figure className="chart wide" data-testid="passk-chart" data-step={c.step}>
+          <figcaption>
+            <span className="chart-title">
+              pass@k after {c.step} steps — {c.prompts} prompts × {c.n} samples ({c.seconds.toFixed(1)} s)
+            </span>
+            <span className="help">
+              unbiased estimator 1 − C(n−c, k)/C(n, k), averaged over prompts
+              {crossing !== undefined ? `; the base policy is ahead from k = ${crossing}` : '; the current policy is ahead at every k'}
+            </span>
+          </figcaption>
+          <ResponsiveContainer width="100%" height={300}>
+            <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+              <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
+              <XAxis dataKey="k" type="number" scale="log" domain={[1, 64]} ticks={K_TICKS} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" label={{ value: 'k', position: 'insideBottomRight', fill: 'var(--muted)' }} />
+              <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
+              <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
+              <Legend />
+              <Line dataKey="base" name="base checkpoint" stroke="var(--c3)" dot={false} strokeWidth={2} isAnimationActive={false} />
+              <Line dataKey="current" name="current policy" stroke="var(--c1)" dot={false} strokeWidth={2} isAnimationActive={false} />
+            </LineChart>
+          </ResponsiveContainer>
+        </figure>
+      )}
+    </div>
+  );
+}

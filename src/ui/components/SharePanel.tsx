@@ -1,0 +1,97 @@
+import { useEffect, useState } from 'react';
+import { autosave, discardSaved, downloadCheckpoint, exportMetrics, exportRollouts, uploadCheckpoint } from '../controller.ts';
+import { useApp } from '../store.ts';
+
+function CopyLink() {
+  const setup = useApp((s) => s.setup);
+  const [url, setUrl] = useState(location.href);
+  const [copied, setCopied] = useState(false);
+  useEffect(() => setUrl(location.href), [setup]);
+  return (
+    <div className="field">
+      <label htmlFor="share-url">Link to this experiment (only settings that differ from the defaults)</label>
+      <div className="row">
+        <input id="share-url" type="text" readOnly value={url} data-testid="share-url" onFocus={(e) => e.target.select()} />
+        <button
+          type="button"
+          onClick={() => {
+            void navigator.clipboard?.writeText(url).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Keep and share: the URL, checkpoints, exports, and the run saved in this browser. */
+export default function SharePanel() {
+  const hasRun = useApp((s) => s.run.config !== null && s.run.state !== 'idle' && s.run.state !== 'crashed');
+  const steps = useApp((s) => s.metrics.length);
+  const saved = useApp((s) => s.autosave);
+  return (
+    <div className="share">
+      <section>
+        <h3>Share</h3>
+        <CopyLink />
+      </section>
+      <section>
+        <h3>Checkpoints</h3>
+        <p className="help">Safetensors weights plus a manifest in the same format as the shipped checkpoints (`rlvr eval --model manifest.json` reads it).</p>
+        <div className="row">
+          <button type="button" disabled={!hasRun} data-testid="save-checkpoint" onClick={() => void downloadCheckpoint()}>
+            Download checkpoint
+          </button>
+          <label className="file-button">
+            Load checkpoint…
+            <input
+              type="file"
+              multiple
+              accept=".json,.safetensors,application/json"
+              data-testid="load-checkpoint"
+              onChange={(e) => {
+                const files = [...(e.target.files ?? [])];
+                e.target.value = '';
+                if (files.length) void uploadCheckpoint(files);
+              }}
+            />
+          </label>
+        </div>
+        <p className="help">Loading replaces the model and starts a fresh run from it with the current settings; a file that does not fit leaves the current model as it is.</p>
+      </section>
+      <section>
+        <h3>Export</h3>
+        <div className="row">
+          <button type="button" disabled={!steps} data-testid="export-csv" onClick={() => exportMetrics('csv')}>
+            Metrics (CSV)
+          </button>
+          <button type="button" disabled={!steps} data-testid="export-jsonl" onClick={() => exportMetrics('jsonl')}>
+            Metrics (JSONL)
+          </button>
+          <button type="button" disabled={!hasRun} data-testid="export-rollouts" onClick={() => void exportRollouts()}>
+            Rollouts (JSONL)
+          </button>
+        </div>
+        <p className="help">Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as `rlvr train`’s metrics.jsonl. Rollouts cover the steps kept in full.</p>
+      </section>
+      <section>
+        <h3>Saved in this browser</h3>
+        <p data-testid="autosave-status">
+          {saved ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}); a reload resumes from there.` : 'Nothing saved yet: the run is saved every 10 steps and whenever it pauses.'}
+        </p>
+        <div className="row">
+          <button type="button" disabled={!hasRun} onClick={() => void autosave()}>
+            Save now
+          </button>
+          <button type="button" disabled={!saved} onClick={() => void discardSaved()}>
+            Forget the saved run
+          </button>
+        </div>
+      </section>
+    </div>
+  );
+}

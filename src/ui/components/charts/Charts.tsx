@@ -1,0 +1,95 @@
+import { useDeferredValue, useMemo } from 'react';
+import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { setState, useApp } from '../../store.ts';
+import { LinesChart, MetricChart } from './MetricChart.tsx';
+import { chartSpecs, type ChartSpec } from './specs.ts';
+
+function SmoothingSlider() {
+  const smoothing = useApp((s) => s.smoothing);
+  return (
+    <div className="smoothing">
+      <label htmlFor="smoothing">Smoothing</label>
+      <input id="smoothing" type="range" min={0} max={0.99} step={0.01} value={smoothing} data-testid="smoothing" onChange={(e) => setState({ smoothing: Number(e.target.value) })} />
+      <output htmlFor="smoothing">{smoothing.toFixed(2)}</output>
+    </div>
+  );
+}
+
+/** Held-out pass@k over training: pass@1 and pass@G at each evaluation. */
+function EvalChart() {
+  const evals = useApp((s) => s.evals);
+  const ks = useMemo(() => {
+    const all = new Set<string>();
+    for (const e of evals) for (const k of Object.keys(e.pass_at_k)) all.add(k);
+    const sorted = [...all].map(Number).sort((a, b) => a - b);
+    return [...new Set([sorted[0], sorted[Math.floor(sorted.length / 2)], sorted[sorted.length - 1]])].filter((k): k is number => k !== undefined);
+  }, [evals]);
+  const rows = evals.map((e) => ({ step: e.step, ...Object.fromEntries(ks.map((k) => [`pass@${k}`, e.pass_at_k[String(k)] ?? null])) }));
+  return (
+    <figure className="chart" data-testid="chart-eval" data-points={evals.length}>
+      <figcaption>
+        <span className="chart-title">Held-out pass@k</span>
+        <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy)</span>
+        <span className="hint">⚠ pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
+      </figcaption>
+      {evals.length ? <LinesChart rows={rows} series={ks.map((k) => ({ key: `pass@${k}`, label: `pass@${k}` }))} yDomain={[0, 1]} /> : <div className="chart-empty">no evaluation yet</div>}
+    </figure>
+  );
+}
+
+function AdvantageHistogram() {
+  const h = useApp((s) => s.histogram);
+  if (!h) return null;
+  const rows = h.counts.map((c, i) => ({ bin: `${h.edges[i]!.toFixed(1)}`, count: c }));
+  return (
+    <figure className="chart" data-testid="chart-advantages">
+      <figcaption>
+        <span className="chart-title">Advantages (latest step)</span>
+        <span className="help">distribution of per-completion advantages; a spike at 0 means groups without signal</span>
+      </figcaption>
+      <ResponsiveContainer width="100%" height={170}>
+        <BarChart data={rows}>
+          <XAxis dataKey="bin" tick={{ fontSize: 10, fill: 'var(--muted)' }} stroke="var(--muted)" />
+          <YAxis width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" allowDecimals={false} />
+          <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} />
+          <Bar dataKey="count" fill="var(--c1)" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+export default function Charts() {
+  const live = useApp((s) => s.metrics);
+  const metrics = useDeferredValue(live);
+  const smoothing = useDeferredValue(useApp((s) => s.smoothing));
+  // Reward components appear as the task reports them (correctness, format, partial, rlpr...).
+  const componentKeys = useMemo(() => {
+    const last = metrics[metrics.length - 1] ?? {};
+    return Object.keys(last).filter((k) => /^rewards\/[^/]+\/mean$/.test(k));
+  }, [metrics.length > 0 ? Object.keys(metrics[metrics.length - 1]!).length : 0]);
+  const specs: ChartSpec[] = useMemo(
+    () => chartSpecs.map((s) => (s.id === 'reward' ? { ...s, lines: [...s.lines, ...componentKeys.map((k) => ({ key: k, label: k.split('/')[1]! }))] } : s)),
+    [componentKeys],
+  );
+  return (
+    <div className="charts-view">
+      <div className="charts-toolbar">
+        <SmoothingSlider />
+        <span className="muted small" data-testid="charts-steps">
+          {metrics.length} step{metrics.length === 1 ? '' : 's'} charted
+        </span>
+      </div>
+      <div className="charts-grid">
+        {specs.slice(0, 2).map((s) => (
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} />
+        ))}
+        <EvalChart />
+        {specs.slice(2).map((s) => (
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} />
+        ))}
+        <AdvantageHistogram />
+      </div>
+    </div>
+  );
+}

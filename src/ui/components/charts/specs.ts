@@ -1,0 +1,81 @@
+import { metricInfo } from '../../../rl/metrics.ts';
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  /** Metric keys (TRL's names where TRL logs the same quantity). */
+  lines: { key: string; label: string }[];
+  /** metricInfo entry whose definition and hint are shown. */
+  info?: string;
+  definition?: string;
+  hint?: string;
+  yDomain?: [number, number];
+}
+
+export const chartSpecs: ChartSpec[] = [
+  { id: 'reward', title: 'Reward', lines: [{ key: 'reward', label: 'total' }], info: 'reward' },
+  { id: 'accuracy', title: 'Accuracy (batch pass@1)', lines: [{ key: 'accuracy', label: 'true' }, { key: 'accuracy/observed', label: 'as judged' }], info: 'accuracy', yDomain: [0, 1] },
+  { id: 'reward_std', title: 'Reward std', lines: [{ key: 'reward_std', label: 'reward_std' }], info: 'reward_std' },
+  { id: 'zero_std', title: 'Zero-variance groups', lines: [{ key: 'frac_reward_zero_std', label: 'fraction' }], info: 'frac_reward_zero_std', yDomain: [0, 1] },
+  {
+    id: 'length',
+    title: 'Response length',
+    lines: [
+      { key: 'completions/mean_length', label: 'mean' },
+      { key: 'completions/max_length', label: 'max' },
+      { key: 'completions/mean_length_wrong', label: 'mean (wrong)' },
+    ],
+    info: 'completions/mean_length',
+  },
+  { id: 'truncated', title: 'Truncated completions', lines: [{ key: 'completions/clipped_ratio', label: 'fraction' }], info: 'completions/clipped_ratio', yDomain: [0, 1] },
+  { id: 'entropy', title: 'Entropy', lines: [{ key: 'entropy', label: 'entropy' }], info: 'entropy' },
+  { id: 'kl', title: 'KL to reference', lines: [{ key: 'kl', label: 'kl' }], info: 'kl' },
+  {
+    id: 'clip',
+    title: 'Clip fraction',
+    lines: [
+      { key: 'clip_ratio/low_mean', label: 'low (1 − ε)' },
+      { key: 'clip_ratio/high_mean', label: 'high (1 + ε_high)' },
+    ],
+    info: 'clip_ratio/low_mean',
+    hint: 'low: updates cut on negative advantages; high with ε_high = ε: clip-higher may help entropy',
+  },
+  {
+    id: 'ratio',
+    title: 'Importance ratio',
+    lines: [
+      { key: 'ratio/mean', label: 'mean' },
+      { key: 'ratio/min', label: 'min' },
+      { key: 'ratio/max', label: 'max' },
+    ],
+    info: 'ratio/mean',
+  },
+  { id: 'grad_norm', title: 'Gradient norm', lines: [{ key: 'grad_norm', label: 'before clipping' }], info: 'grad_norm' },
+  { id: 'ess', title: 'Effective sample size', lines: [{ key: 'ess', label: 'ess' }], info: 'ess', yDomain: [0, 1] },
+  {
+    id: 'throughput',
+    title: 'Throughput (tokens/s)',
+    lines: [
+      { key: 'tokens_per_second/sampling', label: 'sampling' },
+      { key: 'tokens_per_second/update', label: 'update' },
+    ],
+    info: 'tokens_per_second/sampling',
+    definition: 'generated tokens per second, and completion tokens per second through the update',
+  },
+  {
+    id: 'time',
+    title: 'Time per step (s)',
+    lines: [
+      { key: 'time/sampling', label: 'sampling' },
+      { key: 'time/verify', label: 'verify' },
+      { key: 'time/update', label: 'update' },
+    ],
+    definition: 'wall time of each phase of a step, in seconds',
+    hint: 'sampling dominates: fewer or shorter completions; update dominates: fewer μ epochs',
+  },
+];
+
+export function infoFor(spec: ChartSpec): { definition: string; hint: string } {
+  const m = metricInfo.find((x) => x.name === spec.info);
+  return { definition: spec.definition ?? m?.definition ?? '', hint: spec.hint ?? m?.hint ?? '' };
+}

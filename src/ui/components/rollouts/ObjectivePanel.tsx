@@ -1,0 +1,121 @@
+import type { InspectRollout, ObjectiveSettings } from '../../../../workers/protocol.ts';
+import { num } from '../../channels.ts';
+
+const aggregation: Record<ObjectiveSettings['loss_type'], string> = {
+  grpo: 'grpo: 1 / (|oᵢ| · N) — mean over the sequence’s tokens, then over the N sequences of the minibatch',
+  bnpo: 'bnpo: 1 / (tokens in the minibatch) — every token of the minibatch weighs the same',
+  dapo: 'dapo: 1 / (tokens in the whole batch) — token-level loss over the generation batch',
+  dr_grpo: 'dr_grpo: 1 / (N · max_completion_length) — a constant, no length normalisation',
+};
+
+/**
+ * The objective of src/rl/objective.ts for the selected token, with the numbers the trainer used
+ * filled in. The last line checks the recomputation against the loss contribution the graph output.
+ */
+export function ObjectivePanel({ r, i, s }: { r: InspectRollout; i: number; s: ObjectiveSettings }) {
+  const ratio = r.ratio[i]!;
+  const A = r.advantage;
+  const lo = 1 - s.epsilon;
+  const hi = 1 + s.epsilon_high;
+  const delta = s.delta ?? Infinity;
+  const capped = Math.min(ratio, delta);
+  const clipped = Math.min(Math.max(ratio, lo), hi);
+  const unclippedTerm = capped * A;
+  const clippedTerm = clipped * A;
+  const obj = Math.min(unclippedTerm, clippedTerm);
+  const kl = r.kl[i]!;
+  const H = r.entropy[i]!;
+  const token = -obj + s.beta * kl - s.entropy_coef * H;
+  const w = r.weight[i]!;
+  const ours = w * token;
+  const theirs = r.lossContribution[i]!;
+  const agree = Math.abs(ours - theirs) <= 1e-5 + 1e-3 * Math.abs(theirs);
+  const ref = r.refLogp?.[i];
+  const d = (ref ?? r.oldLogp[i]!) - r.newLogp[i]!;
+  const seq = s.importance_sampling_level === 'sequence';
+  return (
+    <section className="objective" aria-label="Objective for the selected token" data-testid="objective-panel">
+      <h3>
+        Objective at token {i} <code>{JSON.stringify(r.tokenText[i])}</code>
+      </h3>
+      <pre className="formula" data-testid="objective-formula">
+        {`ratio  = ${seq ? 'exp(mean over the sequence of (logp − old))   (sequence level, GSPO)' : 'exp(logp − old)   (token level)'}
+obj    = min(min(ratio, δ) · A, clip(ratio, 1 − ε, 1 + ε_high) · A)
+kl     = ${s.kl_estimator === 'k3' ? 'exp(ref − logp) − (ref − logp) − 1   (k3)' : 'logp − ref   (k1)'}
+token  = −obj + β · kl − entropy_coef · entropy
+loss   = Σ weight · token`}
+      </pre>
+      <table className="objective-numbers">
+        <tbody>
+          <tr>
+            <th scope="row">logp, old{ref !== undefined ? ', ref' : ''}</th>
+            <td>
+              {num(r.newLogp[i], 6)}, {num(r.oldLogp[i], 6)}
+              {ref !== undefined ? `, ${num(ref, 6)}` : ''}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">ratio</th>
+            <td data-testid="obj-ratio">
+              {num(ratio, 6)}
+              {!seq && ` = exp(${num(r.newLogp[i], 4)} − ${num(r.oldLogp[i], 4)})`}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">clipped ratio</th>
+            <td data-testid="obj-clipped">
+              clip({num(ratio, 4)}, {num(lo, 4)}, {num(hi, 4)}) = {num(clipped, 6)}
+              {s.delta !== null && ` · min(ratio, δ=${s.delta}) = ${num(capped, 6)}`}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">advantage A</th>
+            <td data-testid="obj-advantage">{num(A, 6)}</td>
+          </tr>
+          <tr>
+            <th scope="row">obj</th>
+            <td>
+              min({num(unclippedTerm, 5)}, {num(clippedTerm, 5)}) = {num(obj, 6)}
+              {r.clipped[i] ? ` — the clipped branch (${r.clipped[i]}): this token gives no gradient` : ' — the unclipped branch'}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">KL term β · kl</th>
+            <td data-testid="obj-kl">
+              {num(s.beta, 4)} × {num(kl, 6)} = {num(s.beta * kl, 6)}
+              {ref === undefined && ' (β = 0: no reference policy; kl is measured against the sampling policy and weighs nothing)'}
+              {ref !== undefined && ` (ref − logp = ${num(d, 6)})`}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">entropy term</th>
+            <td>
+              {num(s.entropy_coef, 4)} × {num(H, 5)} = {num(s.entropy_coef * H, 6)}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">token loss</th>
+            <td>{num(token, 6)}</td>
+          </tr>
+          <tr>
+            <th scope="row">aggregation weight</th>
+            <td data-testid="obj-weight">
+              {num(w, 6)} — {aggregation[s.loss_type]}
+              {!r.trained[i] && ' (this token is masked out of the loss)'}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">contribution</th>
+            <td data-testid="obj-contribution" data-agree={agree}>
+              {num(w, 6)} × {num(token, 6)} = {num(ours, 7)} · the trainer’s graph: {num(theirs, 7)} {agree ? '✓' : '≠ (see the note)'}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+      <p className="muted small">
+        Numbers from the last optimisation pass of step {r.step + 1} (μ = {s.num_iterations}, {s.minibatches} minibatch{s.minibatches === 1 ? '' : 'es'}); loss_type {s.loss_type}, scale_rewards {s.scale_rewards}, advantage estimator{' '}
+        {s.advantage_estimator}.
+      </p>
+    </section>
+  );
+}

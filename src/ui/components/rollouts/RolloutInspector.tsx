@@ -1,0 +1,59 @@
+import { useEffect } from 'react';
+import { openStep } from '../../controller.ts';
+import { patch, useApp } from '../../store.ts';
+import { GroupsTable } from './GroupsTable.tsx';
+import { ObjectivePanel } from './ObjectivePanel.tsx';
+import { TokenView } from './TokenView.tsx';
+
+/** Choose a step, see its groups, open a completion token by token, and the objective for a token. */
+export default function RolloutInspector() {
+  const steps = useApp((s) => s.run.rolloutSteps);
+  const insp = useApp((s) => s.inspector);
+  const latest = steps[steps.length - 1];
+  // Follow the latest step until the person picks one.
+  useEffect(() => {
+    if (latest !== undefined && (insp.step === null || (!steps.includes(insp.step) && !insp.loading))) void openStep(latest);
+  }, [latest, insp.step, steps, insp.loading]);
+  if (!steps.length) return <p className="muted">No rollouts yet: start training (or press Step once) and the groups of each step appear here.</p>;
+  const data = insp.data;
+  const rec = data && insp.open ? data.records.find((r) => r.group === insp.open!.group && r.index === insp.open!.index) : undefined;
+  return (
+    <div className="inspector">
+      <div className="inspector-toolbar">
+        <label htmlFor="rollout-step">Step</label>
+        <select id="rollout-step" value={insp.step ?? ''} data-testid="rollout-step" onChange={(e) => void openStep(Number(e.target.value))}>
+          {steps.map((s) => (
+            <option key={s} value={s}>
+              step {s + 1}
+            </option>
+          ))}
+        </select>
+        <button type="button" disabled={latest === undefined || insp.step === latest} onClick={() => latest !== undefined && void openStep(latest)}>
+          Latest
+        </button>
+        <span className="muted small">the last {steps.length} steps are kept in full (rollout_history_steps); older ones are summarised</span>
+        {insp.loading && <span className="muted">loading…</span>}
+      </div>
+      {data && (
+        <div className="inspector-body" data-testid="inspector" data-step={data.step}>
+          <GroupsTable records={data.records} />
+          {rec ? (
+            <div className="rollout-detail">
+              <TokenView r={rec} all={data.records} />
+              {insp.token !== null && insp.token < rec.tokens.length ? (
+                <ObjectivePanel r={rec} i={insp.token} s={data.settings} />
+              ) : (
+                <p className="muted">Select a token to see the objective with its numbers.</p>
+              )}
+              <button type="button" onClick={() => patch('inspector', { open: null, token: null })}>
+                Close completion
+              </button>
+            </div>
+          ) : (
+            <p className="muted">Open a completion to see its tokens.</p>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+import { modelPresets } from '../../../model/config.ts';
+import { defaultCheckpointFor, selectedCheckpoint, uploadCheckpoint, updateSetup } from '../../controller.ts';
+import { useApp } from '../../store.ts';
+
+/** Base checkpoint: a shipped one, an uploaded one, or a fresh random model (tests and demos). */
+export function CheckpointPicker() {
+  const checkpoints = useApp((s) => s.checkpoints);
+  const uploaded = useApp((s) => s.uploaded);
+  const setup = useApp((s) => s.setup);
+  const task = setup.draft.task;
+  const value = useApp((s) => (s.setup.model ? `fresh:${s.setup.model}` : s.setup.checkpoint === 'upload' ? 'upload' : selectedCheckpoint(s)));
+  const taskDefault = defaultCheckpointFor(task, checkpoints);
+  const current = checkpoints.find((c) => c.id === value);
+  const measured = current?.manifest?.tasks.find((t) => t.task === task);
+  const onChange = (v: string) =>
+    updateSetup((s) => (v.startsWith('fresh:') ? { ...s, model: v.slice(6), checkpoint: null } : { ...s, model: null, checkpoint: v === taskDefault ? null : v }));
+  return (
+    <fieldset className="group">
+      <legend>Base checkpoint</legend>
+      <div className="field">
+        <label htmlFor="checkpoint">Start from</label>
+        <select id="checkpoint" value={value} onChange={(e) => onChange(e.target.value)} data-testid="checkpoint">
+          {checkpoints.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.id}
+              {c.manifest ? ` (${(c.manifest.parameters / 1e3).toFixed(0)}k params)` : ' (unavailable)'}
+            </option>
+          ))}
+          {uploaded && <option value="upload">uploaded: {uploaded.name}</option>}
+          {Object.keys(modelPresets).map((m) => (
+            <option key={m} value={`fresh:${m}`}>
+              fresh {m} model, random weights (gets no reward; for tests)
+            </option>
+          ))}
+        </select>
+        <p className="help">
+          {setup.model
+            ? 'A randomly initialised model: it cannot solve anything yet, so rewards stay at zero. Useful for testing backends.'
+            : current?.error
+              ? `This checkpoint could not be read: ${current.error}`
+              : measured
+                ? `Pretrained on ${task}; held-out pass@1 ${((measured.pass_at_k['1'] ?? 0) * 100).toFixed(0)}% at ${Object.entries(measured.difficulty)
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(', ')} (RL starts at that difficulty).`
+                : current?.manifest
+                  ? `This checkpoint lists no figures for ${task}; expect little reward.`
+                  : ''}
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor="upload-checkpoint">Upload a checkpoint (manifest .json + .safetensors)</label>
+        <input
+          id="upload-checkpoint"
+          type="file"
+          multiple
+          accept=".json,.safetensors,application/json"
+          data-testid="upload-checkpoint"
+          onChange={(e) => {
+            const files = [...(e.target.files ?? [])];
+            e.target.value = '';
+            if (files.length) void uploadCheckpoint(files);
+          }}
+        />
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { draftPatch, fieldSpecs, validateDraft } from './config-form.ts';
+import { emptySetup, experimentKey, searchToSetup, setupToSearch } from './url-state.ts';
+import { configFields } from '../rl/config.ts';
+
+describe('setup form', () => {
+  it('documents every config field (except the ones with their own controls)', () => {
+    const documented = new Set(fieldSpecs.map((f) => f.path.split('.')[0]));
+    const own = ['version', 'task', 'difficulty'];
+    expect(configFields.filter((k) => !own.includes(k) && !documented.has(k))).toEqual([]);
+    for (const f of fieldSpecs) expect(f.help.length).toBeGreaterThan(10);
+  });
+
+  it('collects every invalid value, keyed by field, knobs included', () => {
+    const d = { task: 'arithmetic', presetId: 'grpo', edits: { num_generations: '-3', learning_rate: 'fast', loss_type: 'nope' }, knobs: { digits: '0' } };
+    const { config, errors } = validateDraft(d, { digits: 3, ops: '+-', mulDigits: 1 });
+    expect(config).toBeNull();
+    expect(Object.keys(errors).sort()).toEqual(['difficulty.digits', 'learning_rate', 'loss_type', 'num_generations']);
+    expect(errors.num_generations).toMatch(/>= 2/);
+    expect(errors['difficulty.digits']).toMatch(/digits/);
+  });
+
+  it('a valid draft gives the config; presets are values of it', () => {
+    const { config, errors } = validateDraft({ task: 'arithmetic', presetId: 'dapo', edits: { 'reward_weights.format': '0.2', delta: '' }, knobs: {} });
+    expect(errors).toEqual({});
+    expect(config).toMatchObject({ loss_type: 'dapo', epsilon_high: 0.28, delta: null, reward_weights: { correctness: 0.9, format: 0.2, partial: 0 } });
+    expect(draftPatch({ task: 'arithmetic', presetId: 'grpo', edits: {}, knobs: { digits: '2' } }).difficulty).toEqual({ digits: 2 });
+  });
+});
+
+describe('config in the URL', () => {
+  it('writes only non-default values with a version, and reads them back', () => {
+    const s = emptySetup();
+    expect(setupToSearch(s)).toBe('');
+    s.draft.presetId = 'dapo';
+    s.draft.edits = { learning_rate: '0.002', epsilon_high: '0.28', mask_truncated_completions: true };
+    s.draft.knobs = { digits: '2' };
+    s.stepBudget = 100;
+    s.backend = 'wasm';
+    const q = setupToSearch(s);
+    expect(q).toBe('v=1&preset=dapo&difficulty.digits=2&learning_rate=0.002&mask_truncated_completions=true&steps=100&backend=wasm');
+    const back = searchToSetup(q);
+    expect(back.notes).toEqual([]);
+    expect(back.hasExperiment).toBe(true);
+    expect(back.setup.draft).toEqual({ task: 'arithmetic', presetId: 'dapo', edits: { learning_rate: '0.002', mask_truncated_completions: true }, knobs: { digits: '2' } });
+    expect(experimentKey(q)).not.toContain('backend');
+  });
+
+  it('reports unknown keys and bad values instead of dropping them silently', () => {
+    const r = searchToSetup('?v=1&preset=nope&lr=3&model=nano&backend=cuda');
+    expect(r.notes.length).toBe(3);
+    expect(r.setup.model).toBe('nano');
+  });
+});

@@ -1,0 +1,481 @@
+/**
+ * Actions: everything the page asks the trainer worker to do, and how the streamed events land in
+ * the store. Components call these; they never talk to the worker themselves.
+ */
+import { validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
+import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
+import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
+import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
+import { clearRun, loadRun, saveRun, type SavedRun } from './persist.ts';
+import { getState, initialRun, patch, setState, useApp, type AppError, type ShippedCheckpoint } from './store.ts';
+import { experimentKey, searchToSetup, setupToSearch, type UrlSetup } from './url-state.ts';
+import { TrainerClient } from './worker-client.ts';
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+/** Autosave every this many steps (and whenever training pauses or ends). */
+export const AUTOSAVE_EVERY = 10;
+const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
+
+let main: TrainerClient | null = null;
+
+export function client(): TrainerClient {
+  if (!main || main.dead) main = new TrainerClient('trainer', onEvents, onCrash);
+  return main;
+}
+
+function showError(kind: AppError['kind'], title: string, e: unknown): void {
+  setState({ error: { kind, title, message: message(e) } });
+}
+
+export function dismissError(): void {
+  setState({ error: null });
+}
+
+// ---- events from the worker ---------------------------------------------------------------------
+
+function onEvents(events: SessionEvent[]): void {
+  const s = getState();
+  const metrics = [...s.metrics];
+  const evals = [...s.evals];
+  let summaries = s.summaries;
+  let histogram = s.histogram;
+  let run = s.run;
+  let error = s.error;
+  let autosaveDue = false;
+  for (const e of events) {
+    if (e.type === 'step') {
+      if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics.push(e.metrics);
+      summaries = [...summaries.slice(-199), e.summary];
+      histogram = e.histogram;
+      if ((e.metrics.step + 1) % AUTOSAVE_EVERY === 0) autosaveDue = true;
+    } else if (e.type === 'eval') {
+      if (!evals.some((x) => x.step === e.point.step)) evals.push(e.point);
+    } else if (e.type === 'status') {
+      const st = e.status;
+      if ((run.state === 'running' || run.state === 'pausing') && (st.state === 'paused' || st.state === 'done')) autosaveDue = true;
+      run = { ...run, state: st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress: st.activity ? run.progress : null };
+    } else if (e.type === 'progress') {
+      run = { ...run, progress: { what: e.what, done: e.done, total: e.total } };
+    } else if (e.type === 'error') {
+      error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
+    }
+  }
+  setState({ metrics, evals, summaries, histogram, run, error });
+  if (autosaveDue) void autosave();
+}
+
+function onCrash(msg: string): void {
+  patch('run', { state: 'crashed', activity: '' });
+  const saved = getState().autosave;
+  setState({
+    error: {
+      kind: 'crash',
+      title: 'The training worker stopped unexpectedly',
+      message: `${msg}. ${saved ? `The last autosave is from step ${saved.step}.` : 'There is no autosave of this run yet.'} (Out of memory? Try fewer prompts_per_step × num_generations.)`,
+    },
+  });
+}
+
+// ---- setup --------------------------------------------------------------------------------------
+
+/** The shipped checkpoint a task starts from: the first whose manifest lists it (as `rlvr train` picks). */
+export function defaultCheckpointFor(task: string, checkpoints: ShippedCheckpoint[]): string {
+  return (
+    checkpoints.find((c) => c.manifest?.tasks.some((t) => t.task === task))?.id ??
+    checkpoints.find((c) => c.manifest && c.tasks?.includes(task))?.id ??
+    checkpoints.find((c) => c.manifest)?.id ??
+    DEFAULT_CHECKPOINT
+  );
+}
+
+/** The shipped checkpoint id in use (null setup.checkpoint = the task's default). */
+export function selectedCheckpoint(s = getState()): string {
+  return s.setup.checkpoint ?? defaultCheckpointFor(s.setup.draft.task, s.checkpoints);
+}
+
+/** The difficulty the selected checkpoint was measured at for the selected task (the knobs' starting values). */
+export function measuredDifficulty(s = getState()): Record<string, number | string> {
+  if (s.setup.model) return {};
+  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
+  return manifest?.tasks.find((t) => t.task === s.setup.draft.task)?.difficulty ?? {};
+}
+
+let validationMemo: { draft: unknown; measured: string; result: ReturnType<typeof validateDraft> } | null = null;
+
+/** Every error of the setup form (memoised: components call this on each store change). */
+export function draftValidation(s = getState()): ReturnType<typeof validateDraft> {
+  const measured = measuredDifficulty(s);
+  const key = JSON.stringify(measured);
+  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.measured === key) return validationMemo.result;
+  const result = validateDraft(s.setup.draft, measured);
+  validationMemo = { draft: s.setup.draft, measured: key, result };
+  return result;
+}
+
+/** The config the draft would run with, difficulty resolved as the worker resolves it. */
+export function effectiveDraftConfig(s = getState()): RunConfig | null {
+  const { config } = draftValidation(s);
+  const family = safeFamily(s.setup.draft.task);
+  if (!config || !family) return null;
+  const measured = Object.fromEntries(Object.entries(measuredDifficulty(s)).filter(([k]) => family.knobs.some((x) => x.name === k)));
+  return { ...config, difficulty: { ...family.defaultDifficulty, ...measured, ...config.difficulty } };
+}
+
+export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
+  setState((st) => ({ setup: fn(st.setup) }));
+}
+
+export function checkpointSource(s = getState()): CheckpointSource {
+  if (s.setup.model) return { kind: 'fresh', model: s.setup.model as 'nano', seed: 0 };
+  if (s.setup.checkpoint === 'upload' && s.uploaded) return { kind: 'upload', name: s.uploaded.name, manifest: s.uploaded.manifest, bytes: s.uploaded.bytes };
+  const id = selectedCheckpoint(s);
+  const c = s.checkpoints.find((x) => x.id === id);
+  const path = c?.manifestPath ?? `checkpoints/${id}/manifest.json`;
+  return { kind: 'shipped', id, manifestUrl: new URL(path, document.baseURI).href };
+}
+
+export function initRequest(s = getState()): InitRequest {
+  // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
+  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget };
+}
+
+/** Which base checkpoint the current run was built from (changing it needs a reset). */
+let runSourceKey: string | null = null;
+
+function sourceKey(s = getState()): string {
+  if (s.setup.model) return `fresh:${s.setup.model}`;
+  if (s.setup.checkpoint === 'upload') return `upload:${s.uploaded?.name ?? ''}`;
+  return `shipped:${selectedCheckpoint(s)}`;
+}
+
+function applyInit(r: InitResult): void {
+  runSourceKey = sourceKey();
+  setState((s) => ({
+    run: { ...s.run, backend: r.backend, model: r.model, config: r.config, step: r.step, initSeconds: r.initSeconds, stepBudget: s.setup.stepBudget },
+    metrics: r.metrics,
+    evals: r.evals,
+    summaries: [],
+    histogram: null,
+    pendingRestart: null,
+    liveNote: null,
+    inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
+    passk: { curve: null, running: false, error: null },
+  }));
+}
+
+/** Loads the model and builds the trainer for the current setup. False if the setup is invalid or loading failed. */
+export async function initRun(): Promise<boolean> {
+  const v = draftValidation();
+  if (!v.config) return false;
+  patch('run', { state: 'loading', activity: 'loading the model' });
+  try {
+    applyInit(await client().call((a) => a.init(initRequest())));
+    setState({ error: null });
+    return true;
+  } catch (e) {
+    patch('run', { state: getState().run.config ? 'paused' : 'idle', activity: '' });
+    const m = message(e);
+    const checkpoint = /checkpoint|manifest|safetensors|tensor/i.test(m);
+    showError(checkpoint ? 'checkpoint' : 'init', checkpoint ? 'Could not load the checkpoint' : 'Could not start the run', m);
+    return false;
+  }
+}
+
+const hasRun = () => {
+  const s = getState().run;
+  return s.config !== null && s.state !== 'idle' && s.state !== 'crashed' && s.state !== 'loading';
+};
+
+export async function start(): Promise<void> {
+  if (!hasRun() && !(await initRun())) return;
+  try {
+    await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
+    await client().call((a) => a.start());
+  } catch (e) {
+    showError('step', 'Could not start training', e);
+  }
+}
+
+export async function pause(): Promise<void> {
+  try {
+    await client().call((a) => a.pause());
+  } catch (e) {
+    showError('step', 'Could not pause', e);
+  }
+}
+
+export async function stepOnce(): Promise<void> {
+  if (!hasRun() && !(await initRun())) return;
+  try {
+    await client().call((a) => a.stepOnce());
+    void autosave();
+  } catch (e) {
+    showError('step', 'The step failed', e);
+  }
+}
+
+/** Discards the run (and its autosave); the next Start builds a new one from the setup. */
+export async function reset(): Promise<void> {
+  try {
+    if (main && !main.dead) await main.call((a) => a.stop());
+  } catch {
+    main?.terminate();
+    main = null;
+  }
+  await clearRun().catch(() => undefined);
+  runSourceKey = null;
+  setState((s) => ({
+    run: { ...initialRun, backend: s.run.backend },
+    metrics: [],
+    evals: [],
+    summaries: [],
+    histogram: null,
+    pendingRestart: null,
+    liveNote: null,
+    error: null,
+    autosave: null,
+    savedRun: null,
+    inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
+    passk: { curve: null, running: false, error: null },
+  }));
+}
+
+export async function setStepBudget(n: number): Promise<void> {
+  updateSetup((s) => ({ ...s, stepBudget: n }));
+  if (hasRun()) await client().call((a) => a.setStepBudget(n)).catch(() => undefined);
+  patch('run', { stepBudget: n });
+}
+
+// ---- live config changes ------------------------------------------------------------------------
+
+let syncTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** Sends the draft's changes that can apply between steps; lists those that need a reset. */
+async function syncLiveConfig(): Promise<void> {
+  const s = getState();
+  const running = s.run.config;
+  if (!running || !hasRun()) return;
+  const next = effectiveDraftConfig(s);
+  if (!next) return;
+  const differs = configFields.filter((k) => k !== 'version' && JSON.stringify(next[k]) !== JSON.stringify(running[k]));
+  const blocked: string[] = differs.filter((k) => restartFields.includes(k));
+  if (runSourceKey && sourceKey(s) !== runSourceKey) blocked.push('base checkpoint');
+  const live = differs.filter((k) => !restartFields.includes(k));
+  let pending = blocked.length ? { field: blocked.join(', '), reason: 'takes effect in a new run (it changes the compiled graphs, the prompt stream or the model): press Reset, then Start' } : null;
+  let note: string | null = s.liveNote;
+  if (live.length) {
+    const p = Object.fromEntries(live.map((k) => [k, next[k]])) as Partial<RunConfig>;
+    try {
+      const r = await client().call((a) => a.updateConfig(p) as Promise<UpdateResult>);
+      if (r.ok) {
+        patch('run', { config: r.config });
+        note = r.changed.length ? `applied live from step ${getState().run.step}: ${r.changed.join(', ')}` : note;
+      } else pending = { field: r.field, reason: r.reason };
+    } catch (e) {
+      pending = { field: live.join(', '), reason: message(e) };
+    }
+  }
+  setState({ pendingRestart: pending, liveNote: note });
+}
+
+function scheduleSync(): void {
+  if (syncTimer) clearTimeout(syncTimer);
+  syncTimer = setTimeout(() => void syncLiveConfig(), 300);
+}
+
+// ---- persistence --------------------------------------------------------------------------------
+
+let saving = false;
+
+export async function autosave(): Promise<void> {
+  if (saving || !hasRun() || !main || main.dead) return;
+  saving = true;
+  try {
+    const snapshot = await main.call((a) => a.snapshot());
+    await saveRun({ snapshot, setup: getState().setup, experiment: experimentKey(location.search) });
+    setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step } });
+  } catch (e) {
+    console.warn('autosave failed:', message(e));
+  } finally {
+    saving = false;
+  }
+}
+
+async function restoreSaved(saved: SavedRun): Promise<void> {
+  const backend = getState().setup.backend;
+  setState({ setup: { ...saved.setup, backend }, savedRun: null });
+  patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
+  try {
+    const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
+    applyInit(r);
+    setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
+  } catch (e) {
+    patch('run', { state: 'idle', activity: '' });
+    showError('restore', 'Could not restore the saved run', e);
+  }
+}
+
+/** Restart after a crash: a new worker, resumed from the last autosave if there is one. */
+export async function restartFromAutosave(): Promise<void> {
+  main?.terminate();
+  main = null;
+  setState({ error: null });
+  const saved = await loadRun().catch(() => undefined);
+  if (saved) await restoreSaved(saved);
+  else await reset();
+}
+
+export async function restoreOffered(): Promise<void> {
+  const saved = await loadRun().catch(() => undefined);
+  if (saved) await restoreSaved(saved);
+}
+
+export async function discardSaved(): Promise<void> {
+  await clearRun().catch(() => undefined);
+  setState({ savedRun: null, autosave: null });
+}
+
+// ---- inspector, pass@k --------------------------------------------------------------------------
+
+export async function openStep(step: number): Promise<void> {
+  patch('inspector', { step, loading: true });
+  try {
+    const data = await client().call((a) => a.getRollouts(step));
+    if (getState().inspector.step === step) patch('inspector', { data, loading: false });
+  } catch (e) {
+    patch('inspector', { loading: false });
+    showError('other', `Could not fetch the rollouts of step ${step}`, e);
+  }
+}
+
+export async function runPassK(): Promise<void> {
+  if (!hasRun() && !(await initRun())) return;
+  patch('passk', { running: true, error: null });
+  try {
+    const curve = await client().call((a) => a.evaluatePassAtK());
+    patch('passk', { curve, running: false });
+  } catch (e) {
+    patch('passk', { running: false, error: message(e) });
+  }
+}
+
+// ---- checkpoints and exports --------------------------------------------------------------------
+
+export async function downloadCheckpoint(): Promise<void> {
+  try {
+    const c = await client().call((a) => a.saveCheckpoint());
+    download(`${c.manifest.name}.safetensors`, c.bytes);
+    download('manifest.json', JSON.stringify({ ...c.manifest, weights: `${c.manifest.name}.safetensors` }, null, 2) + '\n', 'application/json');
+  } catch (e) {
+    showError('checkpoint', 'Could not save the checkpoint', e);
+  }
+}
+
+/** Reads an uploaded manifest.json + .safetensors pair and loads it (into the run if there is one). */
+export async function uploadCheckpoint(files: File[]): Promise<void> {
+  try {
+    const mf = files.find((f) => f.name.endsWith('.json'));
+    const wf = files.find((f) => f.name.endsWith('.safetensors'));
+    if (!mf || !wf) throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
+    let json: unknown;
+    try {
+      json = JSON.parse(await mf.text());
+    } catch {
+      throw new Error(`${mf.name} is not valid JSON`);
+    }
+    const manifest: Manifest = validateManifest(json);
+    const bytes = new Uint8Array(await wf.arrayBuffer());
+    const name = wf.name.replace(/\.safetensors$/, '');
+    if (hasRun()) {
+      const keep = bytes.slice(); // the worker call transfers nothing, but keep our own copy for the next reset
+      const r = await client().call((a) => a.loadCheckpoint(bytes, manifest, name));
+      setState({ uploaded: { name, manifest, bytes: keep } });
+      updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
+      applyInit(r);
+    } else {
+      // Checked in the worker when the run starts; keep it as the setup's checkpoint meanwhile.
+      setState({ uploaded: { name, manifest, bytes } });
+      updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
+    }
+    setState({ error: null });
+  } catch (e) {
+    showError('checkpoint', 'Could not load the checkpoint', `${message(e)}. The current model is unchanged.`);
+  }
+}
+
+export function exportMetrics(kind: 'csv' | 'jsonl'): void {
+  const { metrics, evals } = getState();
+  if (kind === 'csv') download('metrics.csv', metricsCsv(metrics, evals), 'text/csv');
+  else download('metrics.jsonl', metricsJsonl(metrics, evals), 'application/jsonl');
+}
+
+export async function exportRollouts(): Promise<void> {
+  try {
+    const steps = await client().call((a) => a.rolloutSteps());
+    const all: RolloutRecord[] = [];
+    for (const s of steps) {
+      const r = await client().call((a) => a.getRollouts(s));
+      if (r) all.push(...r.records);
+    }
+    download('rollouts.jsonl', rolloutsJsonl(all), 'application/jsonl');
+  } catch (e) {
+    showError('other', 'Could not export the rollouts', e);
+  }
+}
+
+// ---- boot ---------------------------------------------------------------------------------------
+
+async function loadCheckpointIndex(): Promise<void> {
+  let entries: { id: string; manifest: string; tasks?: string[] }[];
+  try {
+    const res = await fetch(new URL('checkpoints/index.json', document.baseURI));
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    entries = await res.json();
+  } catch {
+    entries = [{ id: DEFAULT_CHECKPOINT, manifest: `checkpoints/${DEFAULT_CHECKPOINT}/manifest.json` }];
+  }
+  const list: ShippedCheckpoint[] = await Promise.all(
+    entries.map(async (e) => {
+      try {
+        const res = await fetch(new URL(e.manifest, document.baseURI));
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        return { id: e.id, manifestPath: e.manifest, tasks: e.tasks, manifest: validateManifest(await res.json()) };
+      } catch (err) {
+        return { id: e.id, manifestPath: e.manifest, tasks: e.tasks, manifest: null, error: message(err) };
+      }
+    }),
+  );
+  setState({ checkpoints: list });
+}
+
+/** Reads the URL, the shipped checkpoints and any saved run; keeps the URL in sync from then on. */
+export async function boot(): Promise<void> {
+  const parsed = searchToSetup(location.search);
+  setState({ setup: parsed.setup, urlNotes: parsed.notes });
+  let lastSearch = '';
+  useApp.subscribe((s, prev) => {
+    if (s.setup === prev.setup) return;
+    const q = setupToSearch(s.setup);
+    if (q !== lastSearch) {
+      lastSearch = q;
+      history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
+    }
+    if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
+  });
+  await loadCheckpointIndex();
+  const saved = await loadRun().catch(() => undefined);
+  if (!saved) return;
+  const matches = !parsed.hasExperiment || saved.experiment === experimentKey(location.search);
+  if (matches) await restoreSaved(saved);
+  else setState({ savedRun: { step: saved.snapshot.trainer.step, savedAt: saved.snapshot.savedAt, matches } });
+}
+
+/** Debug and test hook: the page's state and the worker's rollout records (e2e/app.e2e.mjs reads these). */
+export function exposeTestHook(): void {
+  (window as unknown as { __rlvr: unknown }).__rlvr = {
+    state: () => getState(),
+    getRollouts: (step: number) => client().call((a) => a.getRollouts(step)),
+    status: () => client().call((a) => a.status()),
+  };
+}

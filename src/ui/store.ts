@@ -1,0 +1,135 @@
+/**
+ * UI state (zustand): only what the page shows. The worker owns the training state; this store holds
+ * the setup form, the streamed metrics, and what each view has open. Actions that talk to the worker
+ * live in controller.ts.
+ */
+import { create } from 'zustand';
+import type { Manifest } from '../model/checkpoint.ts';
+import type {
+  BackendInfo,
+  EvalPoint,
+  ModelInfo,
+  PassKCurve,
+  RolloutSummary,
+  RunConfig,
+  RunState,
+  StepMetrics,
+  StepRollouts,
+} from '../../workers/protocol.ts';
+import { emptySetup, type UrlSetup } from './url-state.ts';
+
+export type View = 'charts' | 'rollouts' | 'passk' | 'compare' | 'share';
+export type Channel = 'advantage' | 'logp' | 'ratio' | 'clipped' | 'entropy' | 'kl' | 'loss';
+
+export interface ShippedCheckpoint {
+  id: string;
+  manifestPath: string;
+  /** Tasks the index says it covers (the manifest, once loaded, is the authority). */
+  tasks?: string[];
+  manifest: Manifest | null;
+  error?: string;
+}
+
+export interface AppError {
+  kind: 'crash' | 'init' | 'step' | 'checkpoint' | 'restore' | 'other';
+  title: string;
+  message: string;
+}
+
+export interface RunView {
+  state: RunState | 'crashed';
+  step: number;
+  stepBudget: number;
+  stepsPerMinute: number;
+  lastStepSeconds: number;
+  activity: string;
+  rolloutSteps: number[];
+  backend: BackendInfo | null;
+  model: ModelInfo | null;
+  /** The config the worker runs with (null before init). */
+  config: RunConfig | null;
+  initSeconds: number;
+  progress: { what: string; done: number; total: number } | null;
+}
+
+export interface CompareSide {
+  label: string;
+  config: RunConfig | null;
+  metrics: StepMetrics[];
+  state: string;
+  step: number;
+  error: string | null;
+}
+
+export interface AppState {
+  setup: UrlSetup;
+  uploaded: { name: string; manifest: Manifest; bytes: Uint8Array } | null;
+  checkpoints: ShippedCheckpoint[];
+  urlNotes: string[];
+
+  run: RunView;
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  summaries: RolloutSummary[];
+  histogram: { edges: number[]; counts: number[] } | null;
+  /** Edits that wait for a reset (fields that change graph shapes), with the worker's reason. */
+  pendingRestart: { field: string; reason: string } | null;
+  liveNote: string | null;
+
+  error: AppError | null;
+  savedRun: { step: number; savedAt: string; matches: boolean } | null;
+  autosave: { at: string; step: number } | null;
+
+  view: View;
+  smoothing: number;
+  inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
+  passk: { curve: PassKCurve | null; running: boolean; error: string | null };
+  compare: { presetB: string; editsB: string; steps: number; running: boolean; a: CompareSide; b: CompareSide; diff: [string, string, string][] };
+}
+
+export const initialRun: RunView = {
+  state: 'idle',
+  step: 0,
+  stepBudget: 0,
+  stepsPerMinute: 0,
+  lastStepSeconds: 0,
+  activity: '',
+  rolloutSteps: [],
+  backend: null,
+  model: null,
+  config: null,
+  initSeconds: 0,
+  progress: null,
+};
+
+const side = (label: string): CompareSide => ({ label, config: null, metrics: [], state: 'idle', step: 0, error: null });
+
+export const useApp = create<AppState>()(() => ({
+  setup: emptySetup(),
+  uploaded: null,
+  checkpoints: [],
+  urlNotes: [],
+  run: initialRun,
+  metrics: [],
+  evals: [],
+  summaries: [],
+  histogram: null,
+  pendingRestart: null,
+  liveNote: null,
+  error: null,
+  savedRun: null,
+  autosave: null,
+  view: 'charts',
+  smoothing: 0.6,
+  inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },
+  passk: { curve: null, running: false, error: null },
+  compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), diff: [] },
+}));
+
+export const setState = useApp.setState;
+export const getState = useApp.getState;
+
+/** Shallow-merges into one nested slice. */
+export function patch<K extends keyof AppState>(key: K, value: Partial<AppState[K]>): void {
+  useApp.setState((s) => ({ [key]: { ...(s[key] as object), ...(value as object) } }) as Partial<AppState>);
+}

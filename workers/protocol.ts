@@ -1,0 +1,168 @@
+/**
+ * What crosses the boundary between the UI and the trainer worker (structured-clone data only).
+ * Type-only: the UI imports this file without pulling any engine code into the page bundle.
+ */
+import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backend.ts';
+import type { Manifest } from '../src/model/checkpoint.ts';
+import type { ModelConfig, ModelPresetId } from '../src/model/config.ts';
+import type { Layout } from '../src/model/layout.ts';
+import type { RunConfig } from '../src/rl/config.ts';
+import type { RolloutRecord } from '../src/rl/rollout.ts';
+import type { StepMetrics } from '../src/rl/trainer.ts';
+
+export type { StepMetrics, RunConfig, RolloutRecord, Manifest };
+
+/** Where the run's base weights come from. */
+export type CheckpointSource =
+  /** A checkpoint shipped under public/checkpoints/ (manifestUrl absolute; weights beside it). */
+  | { kind: 'shipped'; id: string; manifestUrl: string }
+  /** Files a person uploaded (manifest JSON as parsed, safetensors bytes). */
+  | { kind: 'upload'; name: string; manifest: unknown; bytes: Uint8Array }
+  /** A freshly, randomly initialised model (initParams(modelPresets[model], seed)): tests and demos only, it gets no reward. */
+  | { kind: 'fresh'; model: ModelPresetId; seed: number };
+
+export interface InitRequest {
+  /** A config patch over the defaults (the UI merges the preset in); validated by the worker. */
+  config: Partial<RunConfig>;
+  checkpoint: CheckpointSource;
+  /** `?backend=` forced choice, or null to let select-backend decide. */
+  backend: WebBackendKind | null;
+  /** Stop after this many steps (0: no budget). */
+  stepBudget?: number;
+  /** Resume a run saved with `snapshot()` instead of starting at step 0. */
+  restore?: RunSnapshot;
+}
+
+export interface BackendInfo {
+  kind: string;
+  description: string;
+  /** Why this backend (and not WebGPU) was chosen. */
+  reason: string;
+  threads: number;
+  crossOriginIsolated: boolean;
+  adapter: AdapterSummary | null;
+}
+
+export interface ModelInfo {
+  name: string;
+  parameters: number;
+  model: ModelConfig;
+  layout: Layout;
+}
+
+export interface InitResult {
+  backend: BackendInfo;
+  /** The validated config the trainer runs with (difficulty resolved against the checkpoint's manifest). */
+  config: RunConfig;
+  model: ModelInfo;
+  /** The base checkpoint's manifest (for pass@k figures and the saved manifest). */
+  baseManifest: Manifest;
+  step: number;
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  /** Seconds spent choosing the backend, loading the weights and compiling nothing yet. */
+  initSeconds: number;
+}
+
+export type RunState = 'idle' | 'loading' | 'ready' | 'running' | 'pausing' | 'paused' | 'done' | 'error';
+
+export interface SessionStatus {
+  state: RunState;
+  step: number;
+  stepBudget: number;
+  /** Over the recent steps of the running loop (0 until two steps are done). */
+  stepsPerMinute: number;
+  lastStepSeconds: number;
+  /** Steps whose rollouts are kept in full (getRollouts works for these). */
+  rolloutSteps: number[];
+  /** What the worker is doing right now, for the status bar ("sampling step 12", "held-out eval"). */
+  activity: string;
+}
+
+export interface EvalPoint {
+  /** Number of optimizer steps done when it was measured (0 = the base policy). */
+  step: number;
+  pass_at_k: Record<string, number>;
+}
+
+/** A short per-step account of the rollouts (the full records are fetched on demand). */
+export interface RolloutSummary {
+  step: number;
+  rollouts: number;
+  groups: number;
+  meanReward: number;
+  accuracy: number;
+  zeroStdGroups: number;
+  hinted: number;
+  flips: number;
+}
+
+export type SessionEvent =
+  | { type: 'step'; metrics: StepMetrics; difficulty: Record<string, number | string>; histogram: { edges: number[]; counts: number[] }; summary: RolloutSummary; skipped: boolean }
+  | { type: 'eval'; point: EvalPoint }
+  | { type: 'status'; status: SessionStatus }
+  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init'; done: number; total: number }
+  | { type: 'error'; message: string; fatal: boolean };
+
+/** The objective knobs in force when a step ran: what the objective panel fills the formula with. */
+export interface ObjectiveSettings {
+  loss_type: RunConfig['loss_type'];
+  importance_sampling_level: RunConfig['importance_sampling_level'];
+  epsilon: number;
+  epsilon_high: number;
+  delta: number | null;
+  beta: number;
+  kl_estimator: RunConfig['kl_estimator'];
+  entropy_coef: number;
+  max_completion_length: number;
+  minibatches: number;
+  num_iterations: number;
+  scale_rewards: RunConfig['scale_rewards'];
+  advantage_estimator: RunConfig['advantage_estimator'];
+}
+
+/** A rollout record plus the two per-token factors of its loss contribution. */
+export interface InspectRollout extends RolloutRecord {
+  /** Aggregation weight of each token (loss_type: how token losses are averaged); 0 off the loss. */
+  weight: number[];
+  /** Per-token loss before weighting: -min(min(r, δ)·A, clip(r)·A) + β·kl − entropy_coef·entropy. */
+  tokenLoss: number[];
+}
+
+export interface StepRollouts {
+  step: number;
+  settings: ObjectiveSettings;
+  records: InspectRollout[];
+}
+
+export interface PassKCurve {
+  ks: number[];
+  base: Record<string, number>;
+  current: Record<string, number>;
+  /** Steps done when "current" was measured. */
+  step: number;
+  prompts: number;
+  n: number;
+  difficulty: Record<string, number | string>;
+  seconds: number;
+}
+
+export interface SavedCheckpoint {
+  bytes: Uint8Array;
+  manifest: Manifest;
+}
+
+/** Everything needed to resume a run after a reload (kept in IndexedDB by the UI). */
+export interface RunSnapshot {
+  version: 1;
+  savedAt: string;
+  config: RunConfig;
+  stepBudget: number;
+  base: { manifest: Manifest; bytes: Uint8Array; source: 'shipped' | 'upload' | 'fresh'; id: string };
+  current: { bytes: Uint8Array; optimizer: { step: number; m: Uint8Array; v: Uint8Array } };
+  trainer: { step: number; promptCounter: number };
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+}
+
+export type UpdateResult = { ok: true; changed: string[]; config: RunConfig } | { ok: false; field: string; reason: string };
