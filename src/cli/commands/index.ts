@@ -7,6 +7,7 @@ import { modelsCommand } from './models.ts';
 import { evalCommand } from './eval.ts';
 import { trainCommand } from './train.ts';
 import { exportCommand } from './export.ts';
+import { lessonCommand, lessonsCommand } from './lessons.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, exportCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, exportCommand, lessonsCommand, lessonCommand];

@@ -1,0 +1,97 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createNodeBackend } from '../../engine/backend-node.ts';
+import { validateConfig } from '../../rl/config.ts';
+import { evaluatePassAtK } from '../../rl/evaluate.ts';
+import { getLesson, lessons, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
+import { getPreset } from '../../rl/presets.ts';
+import { Trainer } from '../../rl/trainer.ts';
+import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
+import { loadPolicy } from '../checkpoint-files.ts';
+import { ProgressBar } from '../progress.ts';
+import { shippedFor } from '../shipped.ts';
+import type { Command } from './command.ts';
+
+export const measuredPath = resolve(dirname(fileURLToPath(import.meta.url)), '../../../public/lessons/measured.json');
+
+export function readMeasured(): Record<string, MeasuredLesson> {
+  return existsSync(measuredPath) ? (JSON.parse(readFileSync(measuredPath, 'utf8')) as Record<string, MeasuredLesson>) : {};
+}
+
+export const lessonsCommand: Command = {
+  name: 'lessons',
+  summary: 'list the guided experiments with their configs and measured outcomes',
+  help: 'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, runs (preset + config), and the outcome measured by "rlvr lesson run ID" (or null if never run).',
+  async run(argv) {
+    const a = parseArgs(argv, ['json']);
+    checkKnownFlags(a, ['json']);
+    const measured = readMeasured();
+    const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null }));
+    if (flag(a, 'json')) {
+      process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+      return 0;
+    }
+    for (const r of rows) process.stdout.write(`${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n`);
+    return 0;
+  },
+};
+
+async function runLesson(lesson: Lesson, steps: number, seed: number): Promise<MeasuredLesson> {
+  const out: MeasuredRun[] = [];
+  const manifestPath = shippedFor(lesson.task);
+  let basePassAtK: Record<string, number> | undefined;
+  for (const run of lesson.runs) {
+    const { manifest, policy } = await loadPolicy(manifestPath, createNodeBackend());
+    const measuredAt = manifest.tasks.find((t) => t.task === lesson.task)?.difficulty ?? {};
+    const config = validateConfig({ ...getPreset(run.preset).config, difficulty: measuredAt, ...run.config, task: lesson.task, seed, eval_every: 0 });
+    const trainer = await Trainer.create(policy, config);
+    const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: trainer.difficulty, prompts: 32, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });
+    if (lesson.measures.some((m) => m.metric === 'eval') && !basePassAtK) basePassAtK = (await evalOnce(16)).pass_at_k;
+    const bar = new ProgressBar(`${lesson.id}: ${run.label}`, steps);
+    const history: Record<string, number>[] = [];
+    for (let s = 0; s < steps; s++) {
+      const r = await trainer.trainStep();
+      history.push(r.metrics);
+      bar.update(s + 1, `acc ${(r.metrics.accuracy ?? 0).toFixed(2)}`);
+    }
+    const values: Record<string, number> = {};
+    for (const m of lesson.measures) {
+      if (m.metric === 'eval') continue;
+      const tail = history.slice(-Math.min(m.window, history.length));
+      values[m.metric] = tail.reduce((acc, h) => acc + (h[m.metric] ?? 0), 0) / tail.length;
+    }
+    const measured: MeasuredRun = { label: run.label, values };
+    if (lesson.measures.some((m) => m.metric === 'eval')) measured.final_pass_at_k = (await evalOnce(16)).pass_at_k;
+    out.push(measured);
+    await policy.dispose();
+  }
+  const fmt = (x: number) => (Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3));
+  const parts = lesson.measures.map((m) =>
+    m.metric === 'eval'
+      ? `held-out pass@1 / pass@16: base ${fmt(basePassAtK?.['1'] ?? NaN)} / ${fmt(basePassAtK?.['16'] ?? NaN)}; ` + out.map((r) => `${r.label} ${fmt(r.final_pass_at_k?.['1'] ?? NaN)} / ${fmt(r.final_pass_at_k?.['16'] ?? NaN)}`).join('; ')
+      : `${m.description}: ` + out.map((r) => `${r.label} ${fmt(r.values[m.metric] ?? NaN)}`).join(', '),
+  );
+  return { id: lesson.id, steps, seed, date: new Date().toISOString().slice(0, 10), runs: out, base_pass_at_k: basePassAtK, summary: `on seed ${seed}, after ${steps} steps on ${lesson.task}: ${parts.join('. ')}` };
+}
+
+export const lessonCommand: Command = {
+  name: 'lesson',
+  summary: 'run one guided experiment headlessly and record its measured outcome',
+  help: 'rlvr lesson run ID [--steps N] [--seed S]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json.',
+  async run(argv) {
+    const a = parseArgs(argv);
+    checkKnownFlags(a, ['steps', 'seed']);
+    const [verb, id] = a.positional;
+    if (verb !== 'run' || !id) throw new UsageError('expected: rlvr lesson run ID');
+    const lesson = getLesson(id);
+    const result = await runLesson(lesson, intFlag(a, 'steps', lesson.steps), intFlag(a, 'seed', 1));
+    const all = readMeasured();
+    all[id] = result;
+    mkdirSync(dirname(measuredPath), { recursive: true });
+    writeFileSync(measuredPath, JSON.stringify(all, null, 2) + '\n');
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return 0;
+  },
+};
+
