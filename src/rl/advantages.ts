@@ -15,6 +15,8 @@ export function computeAdvantages(rewards: number[][], correct: boolean[][], c: 
   };
   let adv = rewards.map((group, gi) => {
     const n = group.length;
+    // A group whose rewards are all equal carries no signal: exactly 0, not rounding noise / 1e-4.
+    if (c.advantage_estimator !== 'signed' && group.every((r) => r === group[0])) return group.map(() => 0);
     const sum = group.reduce((a, b) => a + b, 0);
     return group.map((r, i) => {
       if (c.advantage_estimator === 'signed') return correct[gi]![i] ? 1 : -1;
