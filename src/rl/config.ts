@@ -249,7 +249,7 @@ function checkField(field: string, rule: Rule, v: unknown): void {
 export function validateConfig(input: unknown, base: RunConfig = defaultConfig): RunConfig {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ConfigError('config', 'must be a JSON object');
   for (const k of Object.keys(input)) {
-    if (!(k in rules)) throw new ConfigError(k, `unknown field (known fields: ${configFields.join(', ')})`);
+    if (!Object.hasOwn(rules, k)) throw new ConfigError(k, `unknown field (known fields: ${configFields.join(', ')})`);
   }
   const c = { ...base, ...(input as Partial<RunConfig>) } as RunConfig;
   for (const k of configFields) checkField(k, rules[k], c[k]);

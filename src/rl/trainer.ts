@@ -18,6 +18,14 @@ import { RolloutHistory, type RolloutRecord } from './rollout.ts';
 
 export type StepMetrics = Record<string, number> & { step: number };
 
+/** What Trainer.getState/restoreState carry (JSON-serialisable). */
+export interface TrainerState {
+  step: number;
+  promptCounter: number;
+  nonFiniteStreak?: number;
+  ladder?: LadderState | null;
+}
+
 export interface StepResult {
   metrics: StepMetrics;
   advantageHistogram: { edges: number[]; counts: number[] };
@@ -69,8 +77,22 @@ export class Trainer {
     this.history = new RolloutHistory(config.rollout_history_steps);
     this.curriculum =
       config.curriculum === 'ladder'
-        ? new DifficultyLadder(this.family.levels, { window: config.ladder_window, advanceAt: config.ladder_advance_at, stepBackAt: config.ladder_step_back_at, startLevel: 0 })
+        ? new DifficultyLadder(this.fittingLevels(), { window: config.ladder_window, advanceAt: config.ladder_advance_at, stepBackAt: config.ladder_step_back_at, startLevel: 0 })
         : new FixedDifficulty({ ...this.family.defaultDifficulty, ...config.difficulty });
+  }
+
+  /** Prompt tokens a set of difficulties needs (plus room for a hint when hints are on). */
+  private promptTokens(levels: Record<string, number | string>[]): number {
+    const probe = layoutFor(levels.map((d) => ({ task: this.config.task, difficulty: d })), 0, 100);
+    return this.config.hints ? probe.promptLen + probe.completionLen : probe.promptLen;
+  }
+
+  /** The family's ladder, cut where a level's prompts no longer fit the model's context. */
+  private fittingLevels(): Record<string, number | string>[] {
+    const room = this.policy.config.contextLength - this.config.max_completion_length;
+    const fit = this.family.levels.filter((d) => this.promptTokens([d]) <= room);
+    if (!fit.length) throw new Error(`no level of the "${this.config.task}" ladder fits the model's context of ${this.policy.config.contextLength} with max_completion_length ${this.config.max_completion_length}`);
+    return fit;
   }
 
   static async create(policy: Policy, config: RunConfig): Promise<Trainer> {
@@ -83,9 +105,8 @@ export class Trainer {
   /** The grid every graph of this run uses: the task's longest prompt (plus hints) and the completion cap. */
   layoutNeeded(): Layout {
     const c = this.config;
-    const levels = c.curriculum === 'ladder' ? this.family.levels : [this.curriculum.current()];
-    const probe = layoutFor(levels.map((d) => ({ task: c.task, difficulty: d })), 0, 100);
-    const promptLen = c.hints ? probe.promptLen + probe.completionLen : probe.promptLen;
+    const levels = this.curriculum instanceof DifficultyLadder ? this.curriculum.toJSON().levels : [this.curriculum.current()];
+    const promptLen = this.promptTokens(levels);
     const layout = { promptLen, completionLen: c.max_completion_length };
     if (totalLen(layout) > this.policy.config.contextLength) {
       throw new Error(`task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} = ${totalLen(layout)} positions, but the model has ${this.policy.config.contextLength}; lower max_completion_length or the difficulty`);
@@ -120,6 +141,35 @@ export class Trainer {
 
   ladderState(): LadderState | null {
     return this.curriculum instanceof DifficultyLadder ? this.curriculum.toJSON() : null;
+  }
+
+  /**
+   * The trainer's own state beyond the policy's weights and AdamW moments: with those, the reference
+   * weights and this, a restored trainer continues with exactly the metrics of an uninterrupted run
+   * (every random stream is derived from (seed, step, round), every prompt from promptCounter).
+   */
+  getState(): TrainerState {
+    return { step: this.step, promptCounter: this.promptCounter, nonFiniteStreak: this.nonFiniteStreak, ladder: this.ladderState() };
+  }
+
+  /** Puts back what getState returned (validated first: a bad state changes nothing). */
+  restoreState(s: TrainerState): void {
+    const int = (v: unknown, what: string) => {
+      if (!Number.isInteger(v) || (v as number) < 0) throw new Error(`trainer state: ${what} must be an integer >= 0, got ${JSON.stringify(v)}`);
+      return v as number;
+    };
+    const step = int(s.step, 'step');
+    const promptCounter = int(s.promptCounter, 'promptCounter');
+    const streak = int(s.nonFiniteStreak ?? 0, 'nonFiniteStreak');
+    let ladder: DifficultyLadder | null = null;
+    if (s.ladder) {
+      if (!(this.curriculum instanceof DifficultyLadder)) throw new Error('trainer state: has a difficulty ladder but this run uses a fixed difficulty');
+      ladder = DifficultyLadder.fromJSON(s.ladder);
+    }
+    this.step = step;
+    this.promptCounter = promptCounter;
+    this.nonFiniteStreak = streak;
+    if (ladder) this.curriculum = ladder;
   }
 
   private verify(inst: TaskInstance, text: string, row: number): { verdict: Verdict; trueCorrect: boolean; flipped: 'fn' | 'fp' | null } {

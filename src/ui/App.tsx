@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect } from 'react';
 import { Banners } from './components/Banners.tsx';
 import { Controls } from './components/Controls.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { LessonBanner } from './components/lessons/LessonBanner.tsx';
 import { SetupPanel } from './components/setup/SetupPanel.tsx';
 import { StatusBar } from './components/StatusBar.tsx';
 import { Tabs } from './components/Tabs.tsx';
@@ -13,8 +14,10 @@ const RolloutInspector = lazy(() => import('./components/rollouts/RolloutInspect
 const PassKExplorer = lazy(() => import('./components/PassKExplorer.tsx'));
 const ComparePanel = lazy(() => import('./components/compare/ComparePanel.tsx'));
 const SharePanel = lazy(() => import('./components/SharePanel.tsx'));
+const LessonsGallery = lazy(() => import('./components/lessons/LessonsGallery.tsx'));
 
 export const views: { id: View; label: string }[] = [
+  { id: 'lessons', label: 'Lessons' },
   { id: 'charts', label: 'Charts' },
   { id: 'rollouts', label: 'Rollouts' },
   { id: 'passk', label: 'pass@k' },
@@ -34,6 +37,8 @@ function CurrentView({ view }: { view: View }) {
       return <ComparePanel />;
     case 'share':
       return <SharePanel />;
+    case 'lessons':
+      return <LessonsGallery />;
   }
 }
 
@@ -60,6 +65,7 @@ export function App() {
         </aside>
         <main className="main">
           <Controls />
+          <LessonBanner />
           <Tabs views={views} />
           <section id={`view-${view}`} role="tabpanel" aria-labelledby={`tab-${view}`} className="view" data-testid={`view-${view}`}>
             <ErrorBoundary where={`the ${view} view`} key={view}>

@@ -1,7 +1,7 @@
 /**
  * Compare: two configs trained side by side in two worker instances, same seed, same checkpoint,
  * same prompts (the prompt stream depends only on the seed). B is the setup with another preset and
- * optional `key=value` overrides.
+ * optional `key=value` overrides. A lesson with three configs adds a third run, C (runCompare).
  */
 import { applyAssignments, configFields, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
@@ -10,31 +10,53 @@ import { checkpointSource } from './controller.ts';
 import { getState, patch, type CompareSide } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 
-type SideId = 'a' | 'b';
+type SideId = 'a' | 'b' | 'c';
+const SIDES: SideId[] = ['a', 'b', 'c'];
 const clients: Partial<Record<SideId, TrainerClient>> = {};
+/** Bumped whenever the workers are replaced: answers and events of older workers are dropped. */
+let generation = 0;
 
 function updateSide(id: SideId, fn: (s: CompareSide) => Partial<CompareSide>): void {
-  const c = getState().compare;
-  patch('compare', { [id]: { ...c[id], ...fn(c[id]) } });
+  const cur = getState().compare[id];
+  if (!cur) return;
+  patch('compare', { [id]: { ...cur, ...fn(cur) } });
+}
+
+/** The numeric difficulty knobs a step ran at, as `difficulty/<knob>` metrics (a curriculum's level over time). */
+export function difficultyMetrics(d: Record<string, number | string> | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(d ?? {})) if (typeof v === 'number' && Number.isFinite(v)) out[`difficulty/${k}`] = v;
+  return out;
+}
+
+const finished = (state: string) => ['done', 'paused', 'error'].includes(state);
+
+/** The sides in use: A and B, and C when a run was started for it. */
+export function compareSides(c = getState().compare): CompareSide[] {
+  return c.c ? [c.a, c.b, c.c] : [c.a, c.b];
 }
 
 function onEvents(id: SideId, events: SessionEvent[]): void {
   updateSide(id, (s) => {
     const metrics = [...s.metrics];
+    const evals = [...s.evals];
     let state = s.state;
     let step = s.step;
     let error = s.error;
     for (const e of events) {
-      if (e.type === 'step') metrics.push(e.metrics);
-      else if (e.type === 'status') {
-        state = e.status.state;
+      if (e.type === 'step') metrics.push({ ...e.metrics, ...difficultyMetrics(e.difficulty) });
+      else if (e.type === 'eval') {
+        if (!evals.some((x) => x.step === e.point.step)) evals.push(e.point);
+      } else if (e.type === 'status') {
+        // A failed init leaves the worker idle: keep showing the error.
+        state = state === 'error' && e.status.state === 'idle' ? state : e.status.state;
         step = e.status.step;
       } else if (e.type === 'error') error = e.message;
     }
-    return { metrics, state, step, error };
+    return { metrics, evals, state, step, error };
   });
   const c = getState().compare;
-  if (c.running && ['done', 'paused', 'error'].includes(c.a.state) && ['done', 'paused', 'error'].includes(c.b.state)) patch('compare', { running: false });
+  if (c.running && compareSides(c).every((s) => finished(s.state))) patch('compare', { running: false });
 }
 
 /** The two config patches: A is the setup; B the setup with preset B and the overrides. */
@@ -49,60 +71,99 @@ export function comparePatches(): { a: Record<string, unknown>; b: Record<string
   return { a, b };
 }
 
+/** Rows [field, value in the first config, in the second, ...] for every field where the configs differ. */
+export function configDiffAll(configs: RunConfig[]): string[][] {
+  const first = configs[0];
+  if (!first) return [];
+  return configFields.filter((k) => configs.some((c) => JSON.stringify(c[k]) !== JSON.stringify(first[k]))).map((k) => [k, ...configs.map((c) => JSON.stringify(c[k]))]);
+}
+
 export function configDiff(a: RunConfig, b: RunConfig): [string, string, string][] {
-  return configFields.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).map((k) => [k, JSON.stringify(a[k]), JSON.stringify(b[k])]);
+  return configDiffAll([a, b]) as [string, string, string][];
+}
+
+export interface CompareRun {
+  label: string;
+  /** Config patch over the defaults (validated by the worker). */
+  patch: Record<string, unknown>;
+}
+
+/**
+ * Trains two or three configs side by side (A, B, C), each in its own worker, from the setup's
+ * checkpoint, with the same step budget; any runs beyond three are not started.
+ */
+export async function runCompare(runs: CompareRun[], steps = getState().compare.steps): Promise<void> {
+  stopCompare(true);
+  const gen = generation;
+  const s = getState();
+  const ids = SIDES.slice(0, Math.min(runs.length, SIDES.length));
+  const fresh = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'loading', step: 0, error: null });
+  patch('compare', { running: true, diff: [], a: fresh(runs[0]?.label ?? 'A'), b: fresh(runs[1]?.label ?? 'B'), c: runs[2] ? fresh(runs[2].label) : null });
+  if (ids.length < 2) {
+    patch('compare', { running: false, b: { ...getState().compare.b, state: 'error', error: 'Compare needs two configs' } });
+    return;
+  }
+  const results = await Promise.all(
+    ids.map(async (id, i) => {
+      const c = new TrainerClient(
+        `compare-${id}`,
+        (ev) => gen === generation && onEvents(id, ev),
+        (m) => gen === generation && updateSide(id, () => ({ state: 'error', error: `worker stopped: ${m}` })),
+      );
+      clients[id] = c;
+      try {
+        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps }));
+        if (gen === generation) updateSide(id, () => ({ config: r.config }));
+        return r.config;
+      } catch (e) {
+        if (gen === generation) updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
+        return null;
+      }
+    }),
+  );
+  if (gen !== generation) return; // stopped or replaced meanwhile
+  if (results.some((r) => !r)) {
+    patch('compare', { running: false });
+    return;
+  }
+  patch('compare', { diff: configDiffAll(results as RunConfig[]) });
+  await Promise.all(ids.map((id) => clients[id]?.call((api) => api.start()).catch((e: unknown) => updateSide(id, () => ({ state: 'error', error: (e as Error).message })))));
 }
 
 export async function startCompare(): Promise<void> {
-  stopCompare(true);
   const s = getState();
   let patches: ReturnType<typeof comparePatches>;
   try {
     patches = comparePatches();
   } catch (e) {
+    stopCompare(true);
     updateSide('b', () => ({ error: (e as Error).message }));
     return;
   }
-  const fresh = (label: string): CompareSide => ({ label, config: null, metrics: [], state: 'loading', step: 0, error: null });
-  patch('compare', { running: true, diff: [], a: fresh(`A: ${s.setup.draft.presetId}`), b: fresh(`B: ${s.compare.presetB}`) });
-  const sides: SideId[] = ['a', 'b'];
-  const results = await Promise.all(
-    sides.map(async (id) => {
-      const c = new TrainerClient(`compare-${id}`, (ev) => onEvents(id, ev), (m) => updateSide(id, () => ({ state: 'error', error: `worker stopped: ${m}` })));
-      clients[id] = c;
-      try {
-        const r = await c.call((api) => api.init({ config: patches[id] as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: s.compare.steps }));
-        updateSide(id, () => ({ config: r.config }));
-        return r.config;
-      } catch (e) {
-        updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
-        return null;
-      }
-    }),
+  await runCompare(
+    [
+      { label: `A: ${s.setup.draft.presetId}`, patch: patches.a },
+      { label: `B: ${s.compare.presetB}`, patch: patches.b },
+    ],
+    s.compare.steps,
   );
-  const [ca, cb] = results;
-  if (!ca || !cb) {
-    patch('compare', { running: false });
-    return;
-  }
-  patch('compare', { diff: configDiff(ca, cb) });
-  await Promise.all(sides.map((id) => clients[id]!.call((api) => api.start())));
 }
 
 export async function pauseCompare(): Promise<void> {
-  await Promise.all((['a', 'b'] as const).map((id) => clients[id]?.call((api) => api.pause()).catch(() => undefined)));
+  await Promise.all(SIDES.map((id) => clients[id]?.call((api) => api.pause()).catch(() => undefined)));
   patch('compare', { running: false });
 }
 
-/** Ends both workers (their memory is freed). */
+/** Ends the workers (their memory is freed). */
 export function stopCompare(keepMetrics = false): void {
-  for (const id of ['a', 'b'] as const) {
+  generation++;
+  for (const id of SIDES) {
     clients[id]?.terminate();
     delete clients[id];
   }
   patch('compare', { running: false });
   if (!keepMetrics) {
     const c = getState().compare;
-    patch('compare', { a: { ...c.a, state: 'idle' }, b: { ...c.b, state: 'idle' } });
+    patch('compare', { a: { ...c.a, state: 'idle' }, b: { ...c.b, state: 'idle' }, c: c.c ? { ...c.c, state: 'idle' } : null });
   }
 }

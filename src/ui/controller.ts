@@ -7,21 +7,66 @@ import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
+import { parseConfigFile } from './config-file.ts';
+import { checkImportSize } from './import-limits.ts';
+import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
 import { clearRun, loadRun, saveRun, type SavedRun } from './persist.ts';
 import { getState, initialRun, patch, setState, useApp, type AppError, type ShippedCheckpoint } from './store.ts';
+import { capNotes, guardSearch } from './url-guard.ts';
 import { experimentKey, searchToSetup, setupToSearch, type UrlSetup } from './url-state.ts';
 import { TrainerClient } from './worker-client.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-/** Autosave every this many steps (and whenever training pauses or ends). */
-export const AUTOSAVE_EVERY = 10;
+/** Default autosave interval in steps (and whenever training pauses or ends); configurable in Keep & share. */
+export { DEFAULT_AUTOSAVE_EVERY as AUTOSAVE_EVERY } from './notices.ts';
 const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
 
 let main: TrainerClient | null = null;
 
 export function client(): TrainerClient {
-  if (!main || main.dead) main = new TrainerClient('trainer', onEvents, onCrash);
+  if (!main || main.dead) {
+    main = new TrainerClient('trainer', onEvents, onCrash);
+    startWatchdog();
+  }
   return main;
+}
+
+// ---- watchdog: a worker that died without an error event ------------------------------------------
+
+/**
+ * A worker killed from outside (the browser reclaiming memory, `self.close()`, a hung WASM call)
+ * fires no event on the page: pending calls would wait forever. A status ping answers between any
+ * two engine calls, so no answer for `watchdogMs` means the worker is gone. Generous by default: a
+ * false alarm would throw a live run away, and one graph compile on a slow software GPU can take seconds.
+ */
+let watchdogMs = 120_000;
+let watchdogTimer: ReturnType<typeof setInterval> | null = null;
+
+function startWatchdog(): void {
+  if (watchdogTimer) clearInterval(watchdogTimer);
+  let pinging = false;
+  watchdogTimer = setInterval(() => {
+    const c = main;
+    if (!c || c.dead || pinging) return;
+    pinging = true;
+    const timer = setTimeout(() => {
+      if (main === c && !c.dead) declareDead(c, `the training worker stopped responding (no answer for ${Math.round(watchdogMs / 1000)} s: killed by the browser, out of memory, or stuck)`);
+    }, watchdogMs);
+    void c
+      .call((a) => a.status())
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        pinging = false;
+      });
+  }, Math.max(250, Math.min(5000, watchdogMs / 4)));
+}
+
+function declareDead(c: TrainerClient, why: string): void {
+  c.terminate();
+  if (main === c) main = null;
+  saving = false; // an autosave waiting on the dead worker will never finish
+  onCrash(why);
 }
 
 function showError(kind: AppError['kind'], title: string, e: unknown): void {
@@ -48,7 +93,11 @@ function onEvents(events: SessionEvent[]): void {
       if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics.push(e.metrics);
       summaries = [...summaries.slice(-199), e.summary];
       histogram = e.histogram;
-      if ((e.metrics.step + 1) % AUTOSAVE_EVERY === 0) autosaveDue = true;
+      const every = notices().autosaveEvery;
+      if (every > 0 && (e.metrics.step + 1) % every === 0) autosaveDue = true;
+      const prev = notices().skipped;
+      if (e.skipped) setNotices({ skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 } });
+      else if (prev) setNotices({ skipped: null });
     } else if (e.type === 'eval') {
       if (!evals.some((x) => x.step === e.point.step)) evals.push(e.point);
     } else if (e.type === 'status') {
@@ -58,7 +107,11 @@ function onEvents(events: SessionEvent[]): void {
     } else if (e.type === 'progress') {
       run = { ...run, progress: { what: e.what, done: e.done, total: e.total } };
     } else if (e.type === 'error') {
-      error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
+      if (e.code === 'non-finite') {
+        const c = s.run.config;
+        setNotices({ nonFinite: { message: e.message, learningRate: c?.learning_rate ?? 0, maxGradNorm: c?.max_grad_norm ?? 0 } });
+      } else if (e.code === 'device-lost') void fallbackToWasm(e.message);
+      else error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
     }
   }
   setState({ metrics, evals, summaries, histogram, run, error });
@@ -189,6 +242,7 @@ const hasRun = () => {
 
 export async function start(): Promise<void> {
   if (!hasRun() && !(await initRun())) return;
+  setNotices({ nonFinite: null });
   try {
     await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
     await client().call((a) => a.start());
@@ -225,6 +279,7 @@ export async function reset(): Promise<void> {
   }
   await clearRun().catch(() => undefined);
   runSourceKey = null;
+  setNotices({ skipped: null, nonFinite: null, fallback: null });
   setState((s) => ({
     run: { ...initialRun, backend: s.run.backend },
     metrics: [],
@@ -288,18 +343,37 @@ function scheduleSync(): void {
 
 let saving = false;
 
-export async function autosave(): Promise<void> {
+/**
+ * Saves the run to IndexedDB. If the browser refuses (storage full, or no storage in a private
+ * window) autosave turns itself off and says so; training goes on. `force` (Save now, Try again)
+ * saves even when it is off, and turns it back on if that works.
+ */
+export async function autosave(force = false): Promise<void> {
   if (saving || !hasRun() || !main || main.dead) return;
+  if (notices().autosaveOff && !force) return;
   saving = true;
+  const c = main;
   try {
-    const snapshot = await main.call((a) => a.snapshot());
+    let snapshot;
+    try {
+      snapshot = await c.call((a) => a.snapshot());
+    } catch (e) {
+      console.warn('autosave: no snapshot from the worker:', message(e));
+      return;
+    }
     await saveRun({ snapshot, setup: getState().setup, experiment: experimentKey(location.search) });
     setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step } });
+    if (notices().autosaveOff) setNotices({ autosaveOff: null });
   } catch (e) {
-    console.warn('autosave failed:', message(e));
+    setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${getState().autosave ? ` (step ${getState().autosave!.step})` : ''}. Download a checkpoint to keep the weights.` });
   } finally {
     saving = false;
   }
+}
+
+/** Sets how often the run is autosaved (steps; 0 = only when training pauses or ends). */
+export function setAutosaveInterval(n: number): void {
+  setAutosaveEvery(n);
 }
 
 async function restoreSaved(saved: SavedRun): Promise<void> {
@@ -313,6 +387,26 @@ async function restoreSaved(saved: SavedRun): Promise<void> {
   } catch (e) {
     patch('run', { state: 'idle', activity: '' });
     showError('restore', 'Could not restore the saved run', e);
+  }
+}
+
+/**
+ * The WebGPU device was lost: nothing on it can be read back, so the run resumes on WASM from the
+ * last autosave (or starts over on WASM when there is none), and says which.
+ */
+async function fallbackToWasm(reason: string): Promise<void> {
+  const old = main;
+  main = null;
+  old?.terminate();
+  saving = false;
+  updateSetup((s) => ({ ...s, backend: 'wasm' }));
+  const saved = await loadRun().catch(() => undefined);
+  if (saved) {
+    await restoreSaved(saved);
+    setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.` });
+  } else {
+    await reset();
+    setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM; there was no autosave of this run, so it starts over.` });
   }
 }
 
@@ -378,6 +472,8 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
     const mf = files.find((f) => f.name.endsWith('.json'));
     const wf = files.find((f) => f.name.endsWith('.safetensors'));
     if (!mf || !wf) throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
+    checkImportSize('manifest', mf.name, mf.size);
+    checkImportSize('checkpoint', wf.name, wf.size);
     let json: unknown;
     try {
       json = JSON.parse(await mf.text());
@@ -401,6 +497,24 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
     setState({ error: null });
   } catch (e) {
     showError('checkpoint', 'Could not load the checkpoint', `${message(e)}. The current model is unchanged.`);
+  }
+}
+
+/**
+ * Loads a run config from a JSON file into the setup form (as a shared link would). A bad file is
+ * reported and changes nothing; a good one changes the form, and the run as the form always does
+ * (knobs that apply live go to the running trainer, the rest wait for a reset).
+ */
+export async function importConfigFile(file: File): Promise<boolean> {
+  try {
+    checkImportSize('config', file.name, file.size);
+    const draft = parseConfigFile(await file.text(), file.name);
+    updateSetup((s) => ({ ...s, draft }));
+    setState({ error: null, urlNotes: [`settings loaded from ${file.name}`] });
+    return true;
+  } catch (e) {
+    showError('other', 'Could not load the config file', `${message(e)}. Nothing was changed.`);
+    return false;
   }
 }
 
@@ -451,8 +565,9 @@ async function loadCheckpointIndex(): Promise<void> {
 
 /** Reads the URL, the shipped checkpoints and any saved run; keeps the URL in sync from then on. */
 export async function boot(): Promise<void> {
-  const parsed = searchToSetup(location.search);
-  setState({ setup: parsed.setup, urlNotes: parsed.notes });
+  const guarded = guardSearch(location.search);
+  const parsed = searchToSetup(guarded.search);
+  setState({ setup: parsed.setup, urlNotes: capNotes(guarded.note ? [guarded.note, ...parsed.notes] : parsed.notes) });
   let lastSearch = '';
   useApp.subscribe((s, prev) => {
     if (s.setup === prev.setup) return;
@@ -464,7 +579,12 @@ export async function boot(): Promise<void> {
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });
   await loadCheckpointIndex();
-  const saved = await loadRun().catch(() => undefined);
+  let saved: SavedRun | undefined;
+  try {
+    saved = await loadRun();
+  } catch (e) {
+    setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.` });
+  }
   if (!saved) return;
   const matches = !parsed.hasExperiment || saved.experiment === experimentKey(location.search);
   if (matches) await restoreSaved(saved);
@@ -475,6 +595,13 @@ export async function boot(): Promise<void> {
 export function exposeTestHook(): void {
   (window as unknown as { __rlvr: unknown }).__rlvr = {
     state: () => getState(),
+    notices: () => notices(),
+    /** Tests: autosave every n steps; the watchdog's timeout (ms) for a worker that stopped answering. */
+    setAutosaveEvery: (n: number) => setAutosaveEvery(n),
+    setWatchdogMs: (ms: number) => {
+      watchdogMs = ms;
+      if (main) startWatchdog();
+    },
     getRollouts: (step: number) => client().call((a) => a.getRollouts(step)),
     status: () => client().call((a) => a.status()),
   };

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { boot, exposeTestHook } from './controller.ts';
+import { openLessonFromUrl } from './lessons.ts';
 import './styles.css';
 
 exposeTestHook();
@@ -13,4 +14,5 @@ createRoot(document.getElementById('root')!).render(
     </ErrorBoundary>
   </StrictMode>,
 );
-void boot();
+// ?lesson=ID opens once the checkpoint index is known (it picks the lesson task's checkpoint).
+void boot().then(() => openLessonFromUrl());

@@ -5,6 +5,7 @@
  */
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
+import type { MeasuredLesson } from '../rl/lessons.ts';
 import type {
   BackendInfo,
   EvalPoint,
@@ -18,7 +19,7 @@ import type {
 } from '../../workers/protocol.ts';
 import { emptySetup, type UrlSetup } from './url-state.ts';
 
-export type View = 'charts' | 'rollouts' | 'passk' | 'compare' | 'share';
+export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share';
 export type Channel = 'advantage' | 'logp' | 'ratio' | 'clipped' | 'entropy' | 'kl' | 'loss';
 
 export interface ShippedCheckpoint {
@@ -56,9 +57,25 @@ export interface CompareSide {
   label: string;
   config: RunConfig | null;
   metrics: StepMetrics[];
+  /** Held-out pass@k evaluations (when the config has eval_every > 0). */
+  evals: EvalPoint[];
   state: string;
   step: number;
   error: string | null;
+}
+
+/** Guided experiments (ui/lessons.ts): the gallery's data and the lesson now open. */
+export interface LessonState {
+  /** The lesson last opened: its runs are the current ones and its charts are highlighted. */
+  active: string | null;
+  /** Outcomes recorded by `rlvr lesson run` (public/lessons/measured.json); null until read. */
+  measured: Record<string, MeasuredLesson> | null;
+  /** Why measured.json could not be read (absent is not an error: every lesson says "not measured yet"). */
+  measuredNote: string | null;
+  /** A message for the gallery (an unknown lesson id in the link). */
+  notice: string | null;
+  /** Steps per run when opening a lesson from the gallery (0: each lesson's own). */
+  steps: number;
 }
 
 export interface AppState {
@@ -84,7 +101,9 @@ export interface AppState {
   smoothing: number;
   inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
   passk: { curve: PassKCurve | null; running: boolean; error: string | null };
-  compare: { presetB: string; editsB: string; steps: number; running: boolean; a: CompareSide; b: CompareSide; diff: [string, string, string][] };
+  /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
+  compare: { presetB: string; editsB: string; steps: number; running: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
+  lesson: LessonState;
 }
 
 export const initialRun: RunView = {
@@ -102,7 +121,7 @@ export const initialRun: RunView = {
   progress: null,
 };
 
-const side = (label: string): CompareSide => ({ label, config: null, metrics: [], state: 'idle', step: 0, error: null });
+const side = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'idle', step: 0, error: null });
 
 export const useApp = create<AppState>()(() => ({
   setup: emptySetup(),
@@ -123,7 +142,8 @@ export const useApp = create<AppState>()(() => ({
   smoothing: 0.6,
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },
   passk: { curve: null, running: false, error: null },
-  compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), diff: [] },
+  compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), c: null, diff: [] },
+  lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
 }));
 
 export const setState = useApp.setState;

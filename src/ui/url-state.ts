@@ -5,12 +5,14 @@
  *   ?v=1&preset=dapo&task=arithmetic&difficulty.digits=2&learning_rate=0.002&steps=200&backend=wasm
  *
  * Reserved keys: v, preset, task, checkpoint, model (a fresh randomly initialised model: nano | tiny |
- * small), steps (step budget), backend (webgpu | wasm, read by select-backend). Every other key is a
+ * small), steps (step budget), backend (webgpu | wasm, read by select-backend), lesson (a guided experiment
+ * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts). Every other key is a
  * config field path (`reward_weights.format`, `difficulty.<knob>`); unknown keys are reported, not dropped silently.
  */
 import { defaultConfig } from '../rl/config.ts';
 import { presets } from '../rl/presets.ts';
 import { modelPresets } from '../model/config.ts';
+import { lessons } from '../rl/lessons.ts';
 import { baseValue, fieldSpec, parseText, safeFamily, type SetupDraft } from './config-form.ts';
 
 export const URL_VERSION = 1;
@@ -24,10 +26,12 @@ export interface UrlSetup {
   model: string | null;
   stepBudget: number;
   backend: 'webgpu' | 'wasm' | null;
+  /** The lesson this setup was opened from (the URL is then `?lesson=ID`); cleared when the setup is edited. */
+  lesson?: string | null;
 }
 
 export function emptySetup(): UrlSetup {
-  return { draft: { task: defaultConfig.task, presetId: DEFAULT_PRESET, edits: {}, knobs: {} }, checkpoint: null, model: null, stepBudget: 0, backend: null };
+  return { draft: { task: defaultConfig.task, presetId: DEFAULT_PRESET, edits: {}, knobs: {} }, checkpoint: null, model: null, stepBudget: 0, backend: null, lesson: null };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -35,6 +39,14 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /** The query string for a setup (without `?`); empty when everything is default. */
 export function setupToSearch(s: UrlSetup): string {
   const p = new URLSearchParams();
+  const lesson = s.lesson ? lessons.find((l) => l.id === s.lesson) : undefined;
+  if (lesson) {
+    // The lesson defines the experiment; only a shorter or longer run and the backend are added.
+    p.set('lesson', lesson.id);
+    if (s.stepBudget > 0 && s.stepBudget !== lesson.steps) p.set('steps', String(s.stepBudget));
+    if (s.backend) p.set('backend', s.backend);
+    return p.toString();
+  }
   const d = s.draft;
   const body: [string, string][] = [];
   if (d.presetId !== DEFAULT_PRESET) body.push(['preset', d.presetId]);
@@ -93,6 +105,9 @@ export function searchToSetup(search: string): ParsedUrl {
     } else if (key === 'task') {
       if (safeFamily(raw)) s.draft.task = raw;
       else notes.push(`unknown task "${raw}"; using ${defaultConfig.task}`);
+    } else if (key === 'lesson') {
+      if (lessons.some((l) => l.id === raw)) s.lesson = raw;
+      else notes.push(`unknown lesson "${raw}" (known: ${lessons.map((l) => l.id).join(', ')})`);
     } else if (key === 'checkpoint') s.checkpoint = raw;
     else if (key === 'model') {
       if (raw in modelPresets) s.model = raw;

@@ -1,4 +1,5 @@
-import { discardSaved, dismissError, reset, restartFromAutosave, restoreOffered, updateSetup } from '../controller.ts';
+import { autosave, discardSaved, dismissError, reset, restartFromAutosave, restoreOffered, updateSetup } from '../controller.ts';
+import { setNotices, useNotices } from '../notices.ts';
 import { setState, useApp } from '../store.ts';
 
 function ErrorBanner() {
@@ -83,10 +84,86 @@ function UrlNotes() {
   );
 }
 
+/** Autosave refused by the browser (storage full or unavailable): the run goes on, the person is told. */
+function AutosaveOffBanner() {
+  const why = useNotices((s) => s.autosaveOff);
+  if (!why) return null;
+  return (
+    <div className="banner warn" role="status" data-testid="autosave-off">
+      <p>{why}</p>
+      <div className="actions">
+        <button type="button" onClick={() => void autosave(true)}>
+          Try again
+        </button>
+        <button type="button" onClick={() => setNotices({ autosaveOff: null })}>
+          Dismiss
+        </button>
+      </div>
+    </div>
+  );
+}
+
+const suggestLr = (lr: number) => String(Number((lr / 10).toPrecision(2)));
+
+/** The loop paused itself after repeated non-finite steps: why, and two one-click fixes. */
+function NonFiniteBanner() {
+  const nf = useNotices((s) => s.nonFinite);
+  if (!nf) return null;
+  const setEdit = (path: string, value: string) => updateSetup((s) => ({ ...s, draft: { ...s.draft, edits: { ...s.draft.edits, [path]: value } } }));
+  return (
+    <div className="banner error" role="alert" data-testid="nonfinite-banner">
+      <strong>Training paused: the loss or gradient kept being NaN or infinite</strong>
+      <p data-testid="nonfinite-message">{nf.message}</p>
+      <div className="actions">
+        <button type="button" data-testid="nonfinite-lower-lr" onClick={() => setEdit('learning_rate', suggestLr(nf.learningRate))}>
+          Lower learning_rate to {suggestLr(nf.learningRate)}
+        </button>
+        <button type="button" data-testid="nonfinite-clip" onClick={() => setEdit('max_grad_norm', '0.5')}>
+          Clip gradients at max_grad_norm 0.5
+        </button>
+        <button type="button" onClick={() => setNotices({ nonFinite: null })}>
+          Dismiss
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** A skipped step is shown where it happens (and in the `skipped` metric). */
+function SkippedNotice() {
+  const sk = useNotices((s) => s.skipped);
+  const paused = useNotices((s) => s.nonFinite !== null);
+  if (!sk || paused) return null;
+  return (
+    <div className="banner warn" role="status" data-testid="skipped-notice">
+      Step {sk.step + 1} was skipped: its loss or gradient was not finite (NaN or infinite), so the weights and optimizer state were left unchanged
+      {sk.streak > 1 ? ` (${sk.streak} in a row)` : ''}. Three in a row pause training.
+    </div>
+  );
+}
+
+/** After a lost WebGPU device: where the run is now. */
+function FallbackBanner() {
+  const text = useNotices((s) => s.fallback);
+  if (!text) return null;
+  return (
+    <div className="banner warn" role="status" data-testid="fallback-banner">
+      <strong>The GPU was lost.</strong> {text}{' '}
+      <button type="button" onClick={() => setNotices({ fallback: null })}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
 export function Banners() {
   return (
     <div className="banners">
       <ErrorBanner />
+      <NonFiniteBanner />
+      <FallbackBanner />
+      <AutosaveOffBanner />
+      <SkippedNotice />
       <SavedRunBanner />
       <UrlNotes />
     </div>

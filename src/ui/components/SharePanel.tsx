@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { autosave, discardSaved, downloadCheckpoint, exportMetrics, exportRollouts, uploadCheckpoint } from '../controller.ts';
+import { autosave, discardSaved, downloadCheckpoint, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
+import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';
 
 function CopyLink() {
@@ -33,11 +34,26 @@ export default function SharePanel() {
   const hasRun = useApp((s) => s.run.config !== null && s.run.state !== 'idle' && s.run.state !== 'crashed');
   const steps = useApp((s) => s.metrics.length);
   const saved = useApp((s) => s.autosave);
+  const every = useNotices((s) => s.autosaveEvery);
+  const off = useNotices((s) => s.autosaveOff !== null);
   return (
     <div className="share">
       <section>
         <h3>Share</h3>
         <CopyLink />
+        <label className="file-button">
+          Load a config file…
+          <input
+            type="file"
+            accept=".json,application/json"
+            data-testid="load-config"
+            onChange={(e) => {
+              const f = e.target.files?.[0];
+              e.target.value = '';
+              if (f) void importConfigFile(f);
+            }}
+          />
+        </label>
       </section>
       <section>
         <h3>Checkpoints</h3>
@@ -81,10 +97,26 @@ export default function SharePanel() {
       <section>
         <h3>Saved in this browser</h3>
         <p data-testid="autosave-status">
-          {saved ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}); a reload resumes from there.` : 'Nothing saved yet: the run is saved every 10 steps and whenever it pauses.'}
+          {off ? 'Autosave is off (see the note above). ' : ''}
+          {saved ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}); a reload resumes from there.` : `Nothing saved yet: the run is saved ${every > 0 ? `every ${every} steps and ` : ''}whenever it pauses.`}
         </p>
+        <div className="field">
+          <label htmlFor="autosave-every">Autosave every N steps (0: only when training pauses or ends)</label>
+          <input
+            id="autosave-every"
+            type="number"
+            min={0}
+            step={1}
+            value={every}
+            data-testid="autosave-every"
+            onChange={(e) => {
+              const n = Number(e.target.value);
+              if (Number.isInteger(n) && n >= 0 && n <= 100_000) setAutosaveInterval(n);
+            }}
+          />
+        </div>
         <div className="row">
-          <button type="button" disabled={!hasRun} onClick={() => void autosave()}>
+          <button type="button" disabled={!hasRun} onClick={() => void autosave(true)}>
             Save now
           </button>
           <button type="button" disabled={!saved} onClick={() => void discardSaved()}>

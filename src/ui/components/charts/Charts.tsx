@@ -1,5 +1,6 @@
 import { useDeferredValue, useMemo } from 'react';
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { chartSpecs, type ChartSpec } from './specs.ts';
@@ -16,7 +17,7 @@ function SmoothingSlider() {
 }
 
 /** Held-out pass@k over training: pass@1 and pass@G at each evaluation. */
-function EvalChart() {
+function EvalChart({ focus = false }: { focus?: boolean }) {
   const evals = useApp((s) => s.evals);
   const ks = useMemo(() => {
     const all = new Set<string>();
@@ -26,9 +27,10 @@ function EvalChart() {
   }, [evals]);
   const rows = evals.map((e) => ({ step: e.step, ...Object.fromEntries(ks.map((k) => [`pass@${k}`, e.pass_at_k[String(k)] ?? null])) }));
   return (
-    <figure className="chart" data-testid="chart-eval" data-points={evals.length}>
+    <figure className={`chart${focus ? ' focus' : ''}`} data-testid="chart-eval" data-focus={focus ? 'true' : undefined} data-points={evals.length}>
       <figcaption>
         <span className="chart-title">Held-out pass@k</span>
+        {focus && <span className="focus-tag">lesson: look here</span>}
         <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy)</span>
         <span className="hint">⚠ pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
       </figcaption>
@@ -72,6 +74,17 @@ export default function Charts() {
     () => chartSpecs.map((s) => (s.id === 'reward' ? { ...s, lines: [...s.lines, ...componentKeys.map((k) => ({ key: k, label: k.split('/')[1]! }))] } : s)),
     [componentKeys],
   );
+  // A one-run lesson trains here: the charts it says to look at come first, highlighted.
+  const lesson = findLesson(useApp((s) => s.lesson.active));
+  const focus = useMemo(() => (lesson && lesson.runs.length === 1 ? lesson.lookAt : []), [lesson]);
+  const focusSpecs: ChartSpec[] = useMemo(
+    () => [
+      ...specs.filter((s) => s.lines.some((l) => focus.includes(l.key))),
+      ...focus.filter((k) => k !== 'eval' && k !== 'difficulty' && !specs.some((s) => s.lines.some((l) => l.key === k))).map((k) => ({ id: `lesson-${k}`, title: metricTitle(k), lines: [{ key: k, label: k }], info: k })),
+    ],
+    [specs, focus],
+  );
+  const rest = specs.filter((s) => !focusSpecs.includes(s));
   return (
     <div className="charts-view">
       <div className="charts-toolbar">
@@ -81,11 +94,15 @@ export default function Charts() {
         </span>
       </div>
       <div className="charts-grid">
-        {specs.slice(0, 2).map((s) => (
+        {focus.includes('eval') && <EvalChart focus />}
+        {focusSpecs.map((s) => (
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} focus />
+        ))}
+        {rest.slice(0, 2).map((s) => (
           <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} />
         ))}
-        <EvalChart />
-        {specs.slice(2).map((s) => (
+        {!focus.includes('eval') && <EvalChart />}
+        {rest.slice(2).map((s) => (
           <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} />
         ))}
         <AdvantageHistogram />

@@ -44,15 +44,16 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
 });
 
 /** One metric panel: title, definition, what a bad value looks like, and the chart. */
-export const MetricChart = memo(function MetricChart({ spec, metrics, smoothing }: { spec: ChartSpec; metrics: Record<string, number>[]; smoothing: number }) {
+export const MetricChart = memo(function MetricChart({ spec, metrics, smoothing, focus = false }: { spec: ChartSpec; metrics: Record<string, number>[]; smoothing: number; focus?: boolean }) {
   const keys = spec.lines.map((l) => l.key);
   const rows = useMemo(() => chartRows(metrics, keys, smoothing), [metrics, keys.join('|'), smoothing]);
   const { definition, hint } = infoFor(spec);
   const last = metrics[metrics.length - 1];
   return (
-    <figure className="chart" data-testid={`chart-${spec.id}`} data-points={metrics.length} aria-label={`${spec.title} chart, ${metrics.length} steps`}>
+    <figure className={`chart${focus ? ' focus' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} aria-label={`${spec.title} chart, ${metrics.length} steps`}>
       <figcaption>
         <span className="chart-title">{spec.title}</span>
+        {focus && <span className="focus-tag">lesson: look here</span>}
         {last && <span className="chart-last">{fmt(last[spec.lines[0]!.key])}</span>}
         <span className="help">{definition}</span>
         {hint && <span className="hint">⚠ {hint}</span>}

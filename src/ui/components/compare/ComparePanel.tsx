@@ -1,10 +1,13 @@
 import { useMemo } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { presets } from '../../../rl/presets.ts';
 import { comparePatches, pauseCompare, startCompare, stopCompare } from '../../compare.ts';
 import { draftValidation } from '../../controller.ts';
 import { chartRows } from '../../chart-data.ts';
-import { patch, useApp } from '../../store.ts';
-import { LinesChart } from '../charts/MetricChart.tsx';
+import { findLesson, metricTitle } from '../../lesson-plan.ts';
+import { patch, useApp, type CompareSide } from '../../store.ts';
+import type { EvalPoint } from '../../../../workers/protocol.ts';
+import { LinesChart, type Series } from '../charts/MetricChart.tsx';
 
 const COMPARED: { key: string; title: string }[] = [
   { key: 'reward', title: 'Reward' },
@@ -18,39 +21,112 @@ const COMPARED: { key: string; title: string }[] = [
   { key: 'grad_norm', title: 'Gradient norm' },
 ];
 
-function Overlay({ metric, title }: { metric: string; title: string }) {
-  const a = useApp((s) => s.compare.a.metrics);
-  const b = useApp((s) => s.compare.b.metrics);
+const SIDE_STYLE: { key: string; color: string; dashed?: boolean }[] = [
+  { key: 'A', color: 'var(--c1)' },
+  { key: 'B', color: 'var(--c3)', dashed: true },
+  { key: 'C', color: 'var(--c2)' },
+];
+
+/** The sides in use (C only for a three-run lesson); stable while nothing changes. */
+function useSides(): CompareSide[] {
+  const a = useApp((s) => s.compare.a);
+  const b = useApp((s) => s.compare.b);
+  const c = useApp((s) => s.compare.c);
+  return useMemo(() => (c ? [a, b, c] : [a, b]), [a, b, c]);
+}
+
+function Overlay({ metric, title, focus = false }: { metric: string; title: string; focus?: boolean }) {
+  const sides = useSides();
   const smoothing = useApp((s) => s.smoothing);
   const rows = useMemo(() => {
-    const ra = chartRows(a, [metric], smoothing);
-    const rb = chartRows(b, [metric], smoothing);
     const byStep = new Map<number, Record<string, number | null>>();
-    for (const r of ra) byStep.set(r.step, { step: r.step, A: r[metric] ?? null, 'A~raw': r[`${metric}~raw`] ?? null });
-    for (const r of rb) byStep.set(r.step, { ...(byStep.get(r.step) ?? { step: r.step }), B: r[metric] ?? null, 'B~raw': r[`${metric}~raw`] ?? null });
+    sides.forEach(({ metrics }, i) => {
+      const key = SIDE_STYLE[i]!.key;
+      for (const r of chartRows(metrics, [metric], smoothing)) byStep.set(r.step, { ...(byStep.get(r.step) ?? { step: r.step }), [key]: r[metric] ?? null, [`${key}~raw`]: r[`${metric}~raw`] ?? null });
+    });
     return [...byStep.values()].sort((x, y) => x.step! - y.step!) as ({ step: number } & Record<string, number | null>)[];
-  }, [a, b, metric, smoothing]);
+  }, [sides, metric, smoothing]);
+  const series: Series[] = sides.map((x, i) => ({ key: SIDE_STYLE[i]!.key, label: x.label || SIDE_STYLE[i]!.key, color: SIDE_STYLE[i]!.color, dashed: SIDE_STYLE[i]!.dashed }));
   return (
-    <figure className="chart" data-testid={`compare-chart-${metric}`}>
+    <figure className={`chart${focus ? ' focus' : ''}`} data-testid={`compare-chart-${metric}`} data-focus={focus ? 'true' : undefined} data-points={rows.length}>
       <figcaption>
         <span className="chart-title">{title}</span>
+        {focus && <span className="focus-tag">lesson: look here</span>}
         <span className="help">
           <code>{metric}</code>
         </span>
       </figcaption>
+      {rows.length ? <LinesChart rows={rows} series={series} /> : <div className="chart-empty">no steps yet</div>}
+    </figure>
+  );
+}
+
+const latestEval = (evals: EvalPoint[]) => evals.reduce<EvalPoint | null>((best, e) => (e.step > 0 && (!best || e.step > best.step) ? e : best), null);
+
+/** Held-out pass@k against k: the base policy (step-0 evaluation) and each run's latest evaluation. */
+function PassKOverlay({ focus }: { focus: boolean }) {
+  const sides = useSides();
+  const base = sides.map((x) => x.evals.find((e) => e.step === 0)).find(Boolean) ?? null;
+  const latest = sides.map((x) => latestEval(x.evals));
+  const ks = [...new Set([base, ...latest].flatMap((e) => (e ? Object.keys(e.pass_at_k).map(Number) : [])))].sort((a, b) => a - b);
+  const rows = ks.map((k) => {
+    const r: Record<string, number | null> = { k, base: base?.pass_at_k[String(k)] ?? null };
+    latest.forEach((e, i) => (r[SIDE_STYLE[i]!.key] = e?.pass_at_k[String(k)] ?? null));
+    return r;
+  });
+  return (
+    <figure className={`chart${focus ? ' focus' : ''}`} data-testid="compare-chart-eval" data-focus={focus ? 'true' : undefined} data-points={rows.length}>
+      <figcaption>
+        <span className="chart-title">Held-out pass@k against k</span>
+        {focus && <span className="focus-tag">lesson: look here</span>}
+        <span className="help">
+          base policy (before training) and each run at its latest evaluation ({latest.map((e, i) => `${SIDE_STYLE[i]!.key}: step ${e?.step ?? '—'}`).join(', ')}); same held-out prompts
+        </span>
+      </figcaption>
       {rows.length ? (
-        <LinesChart
-          rows={rows}
-          series={[
-            { key: 'A', label: 'A', color: 'var(--c1)' },
-            { key: 'B', label: 'B', color: 'var(--c3)', dashed: true },
-          ]}
-        />
+        <ResponsiveContainer width="100%" height={170}>
+          <LineChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
+            <XAxis dataKey="k" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
+            <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
+            <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
+            <Legend wrapperStyle={{ fontSize: 11 }} />
+            <Line dataKey="base" name="base policy" stroke="var(--muted)" strokeDasharray="2 2" dot={false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+            {sides.map((x, i) => (
+              <Line key={i} dataKey={SIDE_STYLE[i]!.key} name={x.label || SIDE_STYLE[i]!.key} stroke={SIDE_STYLE[i]!.color} strokeDasharray={SIDE_STYLE[i]!.dashed ? '5 3' : undefined} dot={false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
       ) : (
-        <div className="chart-empty">no steps yet</div>
+        <div className="chart-empty">no evaluation yet (one runs before the first step)</div>
       )}
     </figure>
   );
+}
+
+/** The difficulty knobs over training (one chart per knob that moves; a fixed run stays flat). */
+function DifficultyOverlays({ focus }: { focus: boolean }) {
+  const sides = useSides();
+  const knobs = useMemo(() => {
+    const seen = new Map<string, Set<number>>();
+    for (const x of sides) for (const m of x.metrics) for (const [k, v] of Object.entries(m)) if (k.startsWith('difficulty/')) (seen.get(k) ?? seen.set(k, new Set()).get(k)!).add(v);
+    const moving = [...seen].filter(([, vs]) => vs.size > 1).map(([k]) => k);
+    return moving.length ? moving : [...seen.keys()].slice(0, 1);
+  }, [sides]);
+  if (!knobs.length) return <Overlay metric="difficulty" title={metricTitle('difficulty')} focus={focus} />;
+  return (
+    <>
+      {knobs.map((k) => (
+        <Overlay key={k} metric={k} title={`Difficulty: ${k.slice('difficulty/'.length)}`} focus={focus} />
+      ))}
+    </>
+  );
+}
+
+function FocusChart({ metric }: { metric: string }) {
+  if (metric === 'eval') return <PassKOverlay focus />;
+  if (metric === 'difficulty') return <DifficultyOverlays focus />;
+  return <Overlay metric={metric} title={COMPARED.find((m) => m.key === metric)?.title ?? metricTitle(metric)} focus />;
 }
 
 /** Two configs on the same seed, side by side: overlaid charts and the list of differences. */
@@ -58,6 +134,10 @@ export default function ComparePanel() {
   const c = useApp((s) => s.compare);
   const presetA = useApp((s) => s.setup.draft.presetId);
   const invalid = useApp((s) => Object.keys(draftValidation(s).errors).length > 0);
+  const lesson = findLesson(useApp((s) => s.lesson.active));
+  // An open lesson with two or three runs trains here: its charts come first, highlighted.
+  const focus = lesson && lesson.runs.length > 1 ? lesson.lookAt : [];
+  const sides = c.c ? [c.a, c.b, c.c] : [c.a, c.b];
   let patchError: string | null = null;
   try {
     comparePatches();
@@ -69,6 +149,12 @@ export default function ComparePanel() {
       <p>
         Trains two runs at once, each in its own worker, from the same checkpoint and seed (so the same prompts): A is the setup on the left (preset <code>{presetA}</code>), B the same setup with another preset and your
         overrides. Both share this machine’s cores, so each runs at about half speed.
+        {c.c && (
+          <>
+            {' '}
+            <strong>C</strong> ({c.c.label}) is the lesson’s third run: it has no form here; “Run both” runs A and B only.
+          </>
+        )}
       </p>
       <div className="row wrap">
         <div className="field">
@@ -96,16 +182,16 @@ export default function ComparePanel() {
           Run both
         </button>
         <button type="button" disabled={!c.running} onClick={() => void pauseCompare()}>
-          Pause both
+          {c.c ? 'Pause all' : 'Pause both'}
         </button>
         <button type="button" onClick={() => stopCompare()}>
           Stop and free the workers
         </button>
         <span className="muted" data-testid="compare-status">
-          A: {c.a.state} step {c.a.step} · B: {c.b.state} step {c.b.step}
+          {sides.map((s, i) => `${'ABC'[i]}: ${s.state} step ${s.step}`).join(' · ')}
         </span>
       </div>
-      {[c.a, c.b].map((s) => s.error && (
+      {sides.map((s) => s.error && (
         <p key={s.label} className="inline-error" role="alert">
           {s.label}: {s.error}
         </p>
@@ -116,25 +202,42 @@ export default function ComparePanel() {
           <thead>
             <tr>
               <th scope="col">field</th>
-              <th scope="col">A</th>
-              <th scope="col">B</th>
+              {sides.map((s, i) => (
+                <th scope="col" key={i}>
+                  {'ABC'[i]}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
-            {c.diff.map(([k, a, b]) => (
+            {c.diff.map(([k, ...values]) => (
               <tr key={k}>
                 <th scope="row">
                   <code>{k}</code>
                 </th>
-                <td>{a}</td>
-                <td>{b}</td>
+                {values.map((v, i) => (
+                  <td key={i}>{v}</td>
+                ))}
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      {focus.length > 0 && (
+        <>
+          <h3 className="focus-heading" data-testid="compare-focus-heading">
+            What the lesson “{lesson!.title}” says to look at
+          </h3>
+          <div className="charts-grid" data-testid="compare-focus-charts">
+            {focus.map((m) => (
+              <FocusChart key={m} metric={m} />
+            ))}
+          </div>
+          <h3 className="focus-heading">The other charts</h3>
+        </>
+      )}
       <div className="charts-grid">
-        {COMPARED.map((m) => (
+        {COMPARED.filter((m) => !focus.includes(m.key)).map((m) => (
           <Overlay key={m.key} metric={m.key} title={m.title} />
         ))}
       </div>

@@ -1,0 +1,40 @@
+import { findLesson, metricTitle } from '../../lesson-plan.ts';
+import { closeLesson } from '../../lessons.ts';
+import { setState, useApp } from '../../store.ts';
+
+/** While a lesson is open: which one, where its runs are, what to look at. */
+export function LessonBanner() {
+  const lesson = findLesson(useApp((s) => s.lesson.active));
+  const view = useApp((s) => s.view);
+  if (!lesson) return null;
+  const single = lesson.runs.length === 1;
+  const home = single ? 'charts' : 'compare';
+  return (
+    <div className="banner info lesson-banner" role="status" data-testid="lesson-banner" data-lesson={lesson.id}>
+      <strong>Lesson: {lesson.title}.</strong>{' '}
+      {single ? 'It trains as the main run.' : `Its ${Math.min(lesson.runs.length, 3)} runs train side by side in Compare.`} Look at:{' '}
+      {lesson.lookAt.map((m, i) => (
+        <span key={m}>
+          {i > 0 && ', '}
+          <em>{metricTitle(m)}</em>
+        </span>
+      ))}
+      .{' '}
+      <span className="actions inline">
+        {view !== home && (
+          <button type="button" onClick={() => setState({ view: home })} data-testid="lesson-show-charts">
+            Show its charts
+          </button>
+        )}
+        {view !== 'lessons' && (
+          <button type="button" onClick={() => setState({ view: 'lessons' })}>
+            All lessons
+          </button>
+        )}
+        <button type="button" onClick={closeLesson} data-testid="lesson-close">
+          Close the lesson
+        </button>
+      </span>
+    </div>
+  );
+}

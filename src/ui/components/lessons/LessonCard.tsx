@@ -1,0 +1,69 @@
+import type { Lesson, MeasuredLesson } from '../../../rl/lessons.ts';
+import { MAX_LESSON_RUNS, metricTitle, SIDE_NAMES } from '../../lesson-plan.ts';
+import { openLesson } from '../../lessons.ts';
+import { MeasuredOutcome } from './MeasuredOutcome.tsx';
+
+const configText = (c: Record<string, unknown>) =>
+  Object.entries(c)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ');
+
+/** One lesson: the paper's claim, the experiment, what to look at, the measured outcome, and Open. */
+export function LessonCard({ lesson, measured, active, steps, busy }: { lesson: Lesson; measured: MeasuredLesson | null | undefined; active: boolean; steps: number; busy: boolean }) {
+  const n = lesson.runs.length;
+  const shown = Math.min(n, MAX_LESSON_RUNS);
+  const headingId = `lesson-title-${lesson.id}`;
+  return (
+    <article className={`lesson-card${active ? ' active' : ''}`} data-testid={`lesson-${lesson.id}`} aria-labelledby={headingId}>
+      <header>
+        <h3 id={headingId}>{lesson.title}</h3>
+        <span className="paper">{lesson.paper}</span>
+      </header>
+      <div className="lesson-claim">
+        <h4>What the paper reported</h4>
+        <p data-testid={`lesson-claim-${lesson.id}`}>{lesson.claim}</p>
+      </div>
+      <p className="lesson-text">{lesson.text}</p>
+      <div className="lesson-runs">
+        <h4>
+          The experiment: {n === 1 ? 'one run' : `${n} runs side by side`} on <code>{lesson.task}</code>, {steps > 0 ? steps : lesson.steps} steps each, same seed
+        </h4>
+        <ul>
+          {lesson.runs.map((r, i) => (
+            <li key={r.label}>
+              {n > 1 && <strong>{SIDE_NAMES[i] ?? '—'}: </strong>}
+              {r.label} — preset <code>{r.preset}</code>
+              {Object.keys(r.config).length > 0 && (
+                <>
+                  {' '}
+                  + <code>{configText(r.config)}</code>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+        {n > shown && <p className="note warn">Compare trains at most {MAX_LESSON_RUNS} runs at once: the first {MAX_LESSON_RUNS} of these start.</p>}
+      </div>
+      <div className="lesson-look">
+        <h4>Look at</h4>
+        <ul className="chips" data-testid={`lesson-look-${lesson.id}`}>
+          {lesson.lookAt.map((m) => (
+            <li key={m} className="chip" title={m}>
+              {metricTitle(m)}
+            </li>
+          ))}
+        </ul>
+      </div>
+      <MeasuredOutcome lesson={lesson} measured={measured} />
+      <div className="row lesson-actions">
+        <button type="button" className="primary" data-testid={`lesson-open-${lesson.id}`} disabled={busy} onClick={() => void openLesson(lesson.id, { steps })}>
+          {n === 1 ? 'Open and train' : `Open and run ${shown === 2 ? 'both' : `all ${shown}`}`}
+        </button>
+        <a href={`?lesson=${encodeURIComponent(lesson.id)}`} className="small" data-testid={`lesson-link-${lesson.id}`} title="A link that opens this lesson and starts its runs">
+          link to this lesson
+        </a>
+        {active && <span className="badge">open</span>}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,89 @@
+import type { Lesson, MeasuredLesson } from '../../../rl/lessons.ts';
+import { fmtMeasured } from '../../lesson-plan.ts';
+
+const maxK = (p: Record<string, number> | undefined) => Math.max(0, ...Object.keys(p ?? {}).map(Number).filter(Number.isFinite));
+
+/**
+ * What `rlvr lesson run ID` measured for this lesson (its summary and the numbers per run), or a
+ * plain "not measured yet" with the command that measures it. `measured` undefined: still reading.
+ */
+export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured: MeasuredLesson | null | undefined }) {
+  if (measured === undefined) {
+    return (
+      <div className="lesson-measured" data-testid={`measured-${lesson.id}`} data-measured="loading">
+        <p className="muted small">Reading the measured outcomes…</p>
+      </div>
+    );
+  }
+  if (measured === null) {
+    return (
+      <div className="lesson-measured pending" data-testid={`measured-${lesson.id}`} data-measured="false">
+        <h4>What this model shows</h4>
+        <p>
+          <strong>Not measured yet.</strong> The outcome is recorded by running the lesson headlessly: <code>npx rlvr lesson run {lesson.id}</code>. Until then this lesson claims nothing about the tiny model; open it and see.
+        </p>
+      </div>
+    );
+  }
+  const columns = lesson.measures.filter((m) => m.metric !== 'eval');
+  const evalK = lesson.measures.some((m) => m.metric === 'eval') ? Math.max(maxK(measured.base_pass_at_k), ...measured.runs.map((r) => maxK(r.final_pass_at_k))) : 0;
+  const ks = evalK > 1 ? [1, evalK] : evalK === 1 ? [1] : [];
+  return (
+    <div className="lesson-measured" data-testid={`measured-${lesson.id}`} data-measured="true">
+      <h4>What this model shows</h4>
+      <p className="lesson-summary" data-testid={`measured-summary-${lesson.id}`}>
+        {measured.summary}
+      </p>
+      <table className="lesson-numbers" data-testid={`measured-table-${lesson.id}`}>
+        <caption>
+          measured {measured.date} with <code>rlvr lesson run {lesson.id}</code>: seed {measured.seed}, {measured.steps} steps per run
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">run</th>
+            {columns.map((m) => (
+              <th scope="col" key={m.metric} title={m.metric}>
+                {m.description}
+              </th>
+            ))}
+            {ks.map((k) => (
+              <th scope="col" key={`k${k}`}>
+                held-out pass@{k}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {ks.length > 0 && measured.base_pass_at_k && (
+            <tr>
+              <th scope="row">base policy</th>
+              {columns.map((m) => (
+                <td key={m.metric}>—</td>
+              ))}
+              {ks.map((k) => (
+                <td key={k} className="num">
+                  {fmtMeasured(measured.base_pass_at_k?.[String(k)])}
+                </td>
+              ))}
+            </tr>
+          )}
+          {measured.runs.map((r) => (
+            <tr key={r.label}>
+              <th scope="row">{r.label}</th>
+              {columns.map((m) => (
+                <td key={m.metric} className="num">
+                  {fmtMeasured(r.values[m.metric])}
+                </td>
+              ))}
+              {ks.map((k) => (
+                <td key={k} className="num">
+                  {fmtMeasured(r.final_pass_at_k?.[String(k)])}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

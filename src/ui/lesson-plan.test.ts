@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { applyAssignments, validateConfig } from '../rl/config.ts';
+import { lessons } from '../rl/lessons.ts';
+import { getPreset } from '../rl/presets.ts';
+import { draftPatch } from './config-form.ts';
+import { expectedConfig, fmtMeasured, lessonDraft, lessonForms, lessonRunPatch, lessonRunPlans, LESSON_SEED, parseMeasured, unknownLessonMessage, usesEval } from './lesson-plan.ts';
+import { emptySetup, searchToSetup, setupToSearch } from './url-state.ts';
+
+describe('lesson runs', () => {
+  it.each(lessons.map((l) => [l.id, l] as const))('%s: every run validates to preset ← run config, on the lesson task and seed', (_, lesson) => {
+    for (const run of lesson.runs) {
+      const c = expectedConfig(lesson, run, 7);
+      expect(c.task).toBe(lesson.task);
+      expect(c.seed).toBe(7);
+      for (const [k, v] of Object.entries(getPreset(run.preset).config)) if (!(k in run.config)) expect(c[k as keyof typeof c]).toEqual(v);
+      for (const [k, v] of Object.entries(run.config)) expect(c[k as keyof typeof c]).toEqual(v);
+      expect(c.eval_every > 0).toBe(usesEval(lesson));
+    }
+  });
+
+  it.each(lessons.map((l) => [l.id, l] as const))('%s: the setup form shows run A and Compare B shows run B exactly', (_, lesson) => {
+    const forms = lessonForms(lesson, LESSON_SEED);
+    const [a, b] = lesson.runs;
+    expect(validateConfig(draftPatch(forms.draft))).toEqual(validateConfig(lessonRunPatch(lesson, a!)));
+    if (b) {
+      const lines = forms.editsB.split('\n').filter(Boolean);
+      const formB = applyAssignments(draftPatch({ ...forms.draft, presetId: forms.presetB }), lines);
+      expect(validateConfig(formB)).toEqual(validateConfig(lessonRunPatch(lesson, b)));
+    }
+  });
+
+  it('labels the runs A, B, C with the lesson labels; at most three', () => {
+    const noisy = lessons.find((l) => l.id === 'noisy-verifiers')!;
+    expect(lessonRunPlans(noisy).map((p) => p.label)).toEqual(['A: clean', 'B: 20% flipped', 'C: 40% flipped']);
+    const many = { ...noisy, runs: [...noisy.runs, ...noisy.runs] };
+    expect(lessonRunPlans(many)).toHaveLength(3);
+  });
+
+  it('a draft edit list holds only what differs from the preset', () => {
+    const l = lessons.find((x) => x.id === 'length-normalisation')!;
+    expect(lessonDraft(l, l.runs[1]!).edits).toEqual({ seed: '1', eval_every: '0' });
+  });
+});
+
+describe('lesson URLs', () => {
+  it('?lesson=ID is read; an unknown id is reported with the known ids and the rest of the link still applies', () => {
+    expect(searchToSetup('?lesson=why-groups').setup.lesson).toBe('why-groups');
+    expect(searchToSetup('?lesson=why-groups').notes).toEqual([]);
+    const bad = searchToSetup('?lesson=bogus&preset=dapo&steps=5');
+    expect(bad.setup.lesson ?? null).toBeNull();
+    expect(bad.notes).toEqual([unknownLessonMessage('bogus')]);
+    expect(bad.notes[0]).toContain('why-groups');
+    expect(bad.setup.draft.presetId).toBe('dapo');
+    expect(bad.setup.stepBudget).toBe(5);
+  });
+
+  it('an open lesson writes ?lesson=ID (and steps only when not the lesson’s own)', () => {
+    const l = lessons[0]!;
+    const s = { ...emptySetup(), draft: lessonDraft(l, l.runs[0]!), lesson: l.id, stepBudget: l.steps };
+    expect(setupToSearch(s)).toBe(`lesson=${l.id}`);
+    expect(setupToSearch({ ...s, stepBudget: 3, backend: 'wasm' })).toBe(`lesson=${l.id}&steps=3&backend=wasm`);
+    expect(setupToSearch({ ...s, lesson: null })).toContain('task=sat');
+    // Old saved setups have no lesson field.
+    const { lesson: _, ...old } = emptySetup();
+    expect(setupToSearch(old)).toBe('');
+  });
+});
+
+describe('measured outcomes', () => {
+  it('keeps well-formed entries and drops the rest', () => {
+    const ok = { id: 'why-groups', steps: 60, seed: 1, date: '2025-01-01', runs: [{ label: 'GRPO', values: { accuracy: 0.5 } }], summary: 'on seed 1…' };
+    const { measured, dropped } = parseMeasured({ 'why-groups': ok, broken: { summary: 3 }, other: 'x' });
+    expect(Object.keys(measured)).toEqual(['why-groups']);
+    expect(dropped).toBe(2);
+    expect(() => parseMeasured([1, 2])).toThrow(/object/);
+  });
+
+  it('formats numbers as the CLI summary does', () => {
+    expect(fmtMeasured(0.12345)).toBe('0.123');
+    expect(fmtMeasured(23.456)).toBe('23.5');
+    expect(fmtMeasured(undefined)).toBe('—');
+    expect(fmtMeasured(NaN)).toBe('—');
+  });
+});

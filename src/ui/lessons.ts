@@ -1,0 +1,140 @@
+/**
+ * Guided experiments, the actions: read the measured outcomes, open a lesson (from the gallery or
+ * `?lesson=ID`) and start its runs. A one-run lesson becomes the main run (Charts view); two or three
+ * runs train side by side in the Compare view. The setup form (and Compare's B) show the lesson's
+ * configs, so the URL reads `?lesson=ID` until the person edits the setup.
+ */
+import type { Lesson } from '../rl/lessons.ts';
+import { runCompare, stopCompare } from './compare.ts';
+import { pause, reset, start } from './controller.ts';
+import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, unknownLessonMessage } from './lesson-plan.ts';
+import type { SetupDraft } from './config-form.ts';
+import { getState, patch, setState, useApp } from './store.ts';
+import { guardSearch } from './url-guard.ts';
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Where `rlvr lesson run` records outcomes: public/lessons/measured.json, served from the app's own base URL. */
+export function measuredUrl(): string {
+  return new URL('lessons/measured.json', new URL(import.meta.env.BASE_URL || '/', location.href)).href;
+}
+
+let measuredLoad: Promise<void> | null = null;
+
+/** Reads measured.json once (again with force). Absent: every lesson shows "not measured yet". */
+export function loadMeasured(force = false): Promise<void> {
+  if (measuredLoad && !force) return measuredLoad;
+  measuredLoad = (async () => {
+    try {
+      // Accept JSON only: a static server's SPA fallback would answer a missing file with index.html.
+      const res = await fetch(measuredUrl(), { headers: { accept: 'application/json' }, cache: 'no-cache' });
+      if (res.status === 404) {
+        patch('lesson', { measured: {}, measuredNote: null });
+        return;
+      }
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      if (!/json/i.test(res.headers.get('content-type') ?? '')) {
+        patch('lesson', { measured: {}, measuredNote: null });
+        return;
+      }
+      const { measured, dropped } = parseMeasured(await res.json());
+      patch('lesson', { measured, measuredNote: dropped ? `${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'} in measured.json ignored` : null });
+    } catch (e) {
+      patch('lesson', { measured: {}, measuredNote: `could not read lessons/measured.json: ${message(e)}` });
+    }
+  })();
+  return measuredLoad;
+}
+
+/** The seed a lesson runs on: the one its outcome was measured with, else `rlvr lesson run`'s default. */
+export function lessonSeed(id: string): number {
+  const seed = getState().lesson.measured?.[id]?.seed;
+  return typeof seed === 'number' && Number.isInteger(seed) && seed >= 0 ? seed : LESSON_SEED;
+}
+
+/** The setup form a lesson put in place: editing it (anything else) ends the lesson's hold on the URL. */
+let appliedDraft: SetupDraft | null = null;
+let watching = false;
+
+function watchSetupEdits(): void {
+  if (watching) return;
+  watching = true;
+  useApp.subscribe((s, prev) => {
+    if (s.setup.lesson && s.setup.draft !== prev.setup.draft && s.setup.draft !== appliedDraft) {
+      setState((st) => ({ setup: { ...st.setup, lesson: null } }));
+    }
+  });
+}
+
+/**
+ * Opens a lesson and starts its runs: one run as the main run, two or three side by side in Compare.
+ * `steps` (> 0) replaces the lesson's step budget. False for an unknown id (the gallery says which exist).
+ */
+export async function openLesson(id: string, opts: { steps?: number } = {}): Promise<boolean> {
+  const lesson = findLesson(id);
+  if (!lesson) {
+    setState((s) => ({ view: 'lessons', lesson: { ...s.lesson, notice: unknownLessonMessage(id) } }));
+    return false;
+  }
+  await loadMeasured();
+  const seed = lessonSeed(id);
+  const steps = opts.steps && opts.steps > 0 ? Math.floor(opts.steps) : lesson.steps;
+  const forms = lessonForms(lesson, seed);
+  // The main run and the lesson's workers would share the cores: pause it (it is kept, not reset).
+  const runState = getState().run.state;
+  if (runState === 'running' || runState === 'pausing') await pause();
+  appliedDraft = forms.draft;
+  watchSetupEdits();
+  setState((s) => ({
+    setup: { ...s.setup, draft: forms.draft, checkpoint: null, model: null, stepBudget: steps, lesson: lesson.id },
+    lesson: { ...s.lesson, active: lesson.id, notice: null },
+  }));
+  if (lesson.runs.length === 1) await startSingle();
+  else await startSideBySide(lesson, seed, steps, forms.presetB, forms.editsB);
+  return true;
+}
+
+async function startSingle(): Promise<void> {
+  stopCompare();
+  setState({ view: 'charts' });
+  if (getState().run.state !== 'idle') await reset();
+  await start();
+}
+
+async function startSideBySide(lesson: Lesson, seed: number, steps: number, presetB: string, editsB: string): Promise<void> {
+  patch('compare', { presetB, editsB, steps });
+  setState({ view: 'compare' });
+  await runCompare(lessonRunPlans(lesson, seed), steps);
+}
+
+/** Leaves the lesson: its runs keep going; the highlights and the lesson URL go. */
+export function closeLesson(): void {
+  setState((s) => ({ setup: { ...s.setup, lesson: null }, lesson: { ...s.lesson, active: null } }));
+}
+
+export function dismissLessonNotice(): void {
+  patch('lesson', { notice: null });
+}
+
+/** Keys a lesson link may carry besides the lesson (the lesson sets everything else). */
+const LESSON_LINK_KEYS = ['lesson', 'steps', 'backend', 'v'];
+
+/**
+ * `?lesson=ID` (called once the page has booted: the checkpoint index is needed to pick the task's
+ * checkpoint). An unknown id leaves the rest of the link applied and shows the known ids.
+ */
+export async function openLessonFromUrl(search = location.search): Promise<void> {
+  const p = new URLSearchParams(guardSearch(search).search); // an over-long link is ignored whole, as boot does
+  const id = p.get('lesson');
+  if (id === null) return;
+  void loadMeasured();
+  if (!findLesson(id)) {
+    // searchToSetup already put the same message among the link notes; the gallery shows it inline too.
+    setState((s) => ({ view: 'lessons', lesson: { ...s.lesson, notice: unknownLessonMessage(id) } }));
+    return;
+  }
+  const ignored = [...new Set(p.keys())].filter((k) => !LESSON_LINK_KEYS.includes(k));
+  if (ignored.length) setState((s) => ({ urlNotes: [...s.urlNotes, `a lesson link sets the whole experiment: ${ignored.join(', ')} not applied`] }));
+  const budget = getState().setup.stepBudget;
+  await openLesson(id, { steps: budget > 0 ? budget : undefined });
+}
