@@ -5,7 +5,7 @@ import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } fr
 import { loadPolicy } from '../checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
-import { createNodeBackend } from '../../engine/backend-node.ts';
+import { backendFromFlags } from '../backend-flag.ts';
 
 const help = `rlvr eval --model MANIFEST --task T [--difficulty JSON] --prompts P --n N --k 1,2,4,8 --seed S
   Samples n completions for each of P held-out prompts (instance seeds 0..P-1) and prints one JSON
@@ -18,7 +18,7 @@ export const evalCommand: Command = {
   help,
   async run(argv) {
     const a = parseArgs(argv);
-    checkKnownFlags(a, ['model', 'task', 'difficulty', 'prompts', 'n', 'k', 'seed', 'temperature', 'max-new-tokens', 'threads']);
+    checkKnownFlags(a, ['model', 'task', 'difficulty', 'prompts', 'n', 'k', 'seed', 'temperature', 'max-new-tokens', 'threads', 'backend']);
     const task = requireFlag(a, 'task');
     const fam = getTaskFamily(task);
     let difficulty: Record<string, number | string> = {};
@@ -34,7 +34,7 @@ export const evalCommand: Command = {
     const ks = (flag(a, 'k') ?? '1,8').split(',').map(Number);
     if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > n)) throw new UsageError(`--k values must be integers between 1 and --n (${n})`);
     const prompts = intFlag(a, 'prompts', 64);
-    const { manifest, policy } = await loadPolicy(requireFlag(a, 'model'), createNodeBackend(intFlag(a, 'threads', 0)));
+    const { manifest, policy } = await loadPolicy(requireFlag(a, 'model'), backendFromFlags(a));
     const full = { ...fam.defaultDifficulty, ...difficulty };
     const needed = layoutFor([{ task, difficulty: full }]);
     policy.setLayout({ promptLen: Math.max(needed.promptLen, manifest.layout.promptLen), completionLen: manifest.layout.completionLen });

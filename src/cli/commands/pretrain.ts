@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { createNodeBackend } from '../../engine/backend-node.ts';
 import { modelPresets, type ModelPresetId } from '../../model/config.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { Policy } from '../../model/policy.ts';
@@ -14,6 +13,7 @@ import { writeCheckpoint } from '../checkpoint-files.ts';
 import { checkpointsDir, writeShippedIndex } from '../shipped.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
+import { backendFromFlags } from '../backend-flag.ts';
 
 const help = `rlvr pretrain --task T --out DIR [flags]
 Supervised warm start on reference solutions (RL from a random model gets no reward).
@@ -25,7 +25,8 @@ Supervised warm start on reference solutions (RL from a random model gets no rew
   --model nano|tiny|small  model preset (default tiny)
   --steps N (2000)  --batch N (32)  --lr X (0.002)  --seed S (1)
   --eval-prompts P (64)  --eval-n N (16)  --eval-every N (0 = only at the end)
-  --threads N              onnxruntime-node intra-op threads (default: all cores)`;
+  --backend node|wasm      onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
+  --threads N              intra-op threads (default: all cores on node, 1 on wasm)`;
 
 function json(s: string | undefined, name: string): unknown {
   if (s === undefined) return undefined;
@@ -42,7 +43,7 @@ export const pretrainCommand: Command = {
   help,
   async run(argv) {
     const a = parseArgs(argv);
-    checkKnownFlags(a, ['task', 'mix', 'difficulty', 'eval-difficulty', 'model', 'steps', 'batch', 'lr', 'seed', 'out', 'eval-prompts', 'eval-n', 'eval-every', 'threads']);
+    checkKnownFlags(a, ['task', 'mix', 'difficulty', 'eval-difficulty', 'model', 'steps', 'batch', 'lr', 'seed', 'out', 'eval-prompts', 'eval-n', 'eval-every', 'threads', 'backend']);
     const task = requireFlag(a, 'task');
     const fam = getTaskFamily(task);
     const out = requireFlag(a, 'out');
@@ -59,7 +60,7 @@ export const pretrainCommand: Command = {
     const evalEvery = intFlag(a, 'eval-every', 0);
     const cfg = modelPresets[preset];
     const layout = layoutFor([...mix, { task, difficulty: evalDifficulty }]);
-    const policy = await Policy.create(createNodeBackend(intFlag(a, 'threads', 0)), cfg, layout, initParams(cfg, seed));
+    const policy = await Policy.create(backendFromFlags(a), cfg, layout, initParams(cfg, seed));
     process.stderr.write(`pretrain: model ${preset} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} + completion ${layout.completionLen}\n`);
     const evaluate = () => evaluatePassAtK(policy, { task, difficulty: evalDifficulty, prompts: evalPrompts, n: evalN, ks: [1, 8].filter((k) => k <= evalN), seed: 0 });
     const bar = new ProgressBar('pretrain', steps);

@@ -1,6 +1,5 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createNodeBackend } from '../../engine/backend-node.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { applyAssignments, ConfigError, defaultConfig, validateConfig, type RunConfig } from '../../rl/config.ts';
 import { getPreset } from '../../rl/presets.ts';
@@ -10,6 +9,7 @@ import { loadPolicy, writeCheckpoint } from '../checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';
 import { shippedFor } from '../shipped.ts';
 import type { Command } from './command.ts';
+import { backendFromFlags } from '../backend-flag.ts';
 
 const help = `rlvr train --task T --preset P --steps N --seed S --out DIR [flags]
 Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
@@ -19,7 +19,8 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
   --config FILE      a JSON config (partial; applied after the preset, before --set)
   --model MANIFEST   base checkpoint (default: the shipped one for the task)
   --rollouts all|last|none  which steps' rollouts to write (default all)
-  --threads N        onnxruntime-node intra-op threads (default: all cores)`;
+  --backend node|wasm  onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
+  --threads N        intra-op threads (default: all cores on node, 1 on wasm)`;
 
 /** Resolves defaults ← preset ← config file ← --set ← --task/--seed, then validates. */
 export function resolveRunConfig(opts: { preset?: string; file?: string; sets: string[]; task?: string; seed?: number }): RunConfig {
@@ -47,7 +48,7 @@ export const trainCommand: Command = {
   help,
   async run(argv) {
     const a = parseArgs(argv);
-    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads']);
+    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend']);
     const out = resolve(requireFlag(a, 'out'));
     const steps = intFlag(a, 'steps');
     if (steps < 1) throw new UsageError('--steps must be at least 1');
@@ -60,7 +61,7 @@ export const trainCommand: Command = {
     const rolloutsMode = flag(a, 'rollouts') ?? 'all';
     if (!['all', 'last', 'none'].includes(rolloutsMode)) throw new UsageError('--rollouts must be all, last or none');
     const modelPath = flag(a, 'model') ?? shippedFor(config.task);
-    const { manifest: base, policy } = await loadPolicy(modelPath, createNodeBackend(intFlag(a, 'threads', 0)));
+    const { manifest: base, policy } = await loadPolicy(modelPath, backendFromFlags(a));
     // Unless told otherwise, RL runs at the difficulty the base checkpoint's pass@k was measured at.
     const measured = base.tasks.find((t) => t.task === config.task);
     if (measured && Object.keys(config.difficulty).length === 0) config = { ...config, difficulty: measured.difficulty };
