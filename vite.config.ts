@@ -17,6 +17,37 @@ const isolation = {
 };
 
 /**
+ * Content-Security-Policy of the built app (issue 9): nothing but the app's own origin, no inline or
+ * string-evaluated script. ONNX Runtime compiles WebAssembly, which needs 'wasm-unsafe-eval' (never
+ * 'unsafe-eval'); its WASM threads are module workers from the same origin ('self'). Sent as a header
+ * by the preview server, on every file (page, trainer worker, ORT's pthread workers, whose CSP comes
+ * from their own response), and as a <meta> in the built index.html for static hosts that cannot set
+ * headers (a meta covers the page only). Not in dev: Vite's dev client injects inline scripts.
+ * e2e/reliability.e2e.mjs checks that the app trains under it with no violation.
+ */
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "worker-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data: blob:",
+  "style-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'none'",
+].join('; ');
+
+/** Adds the CSP as a <meta> to the built HTML pages (build only). */
+function cspMeta(): Plugin {
+  return {
+    name: 'rlvr:csp-meta',
+    apply: 'build',
+    transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }],
+  };
+}
+
+/**
  * The runtime files `onnxruntime-web/webgpu` loads. In ORT 1.30 that build is the "asyncify" one
  * (the native C++ WebGPU EP plus the WASM/CPU EP in one module); the `.jsep.*` files belong to the
  * default `onnxruntime-web` entry, which we do not use. The `.mjs` is the Emscripten glue (also the
@@ -64,7 +95,7 @@ function ortRuntimeFiles(): Plugin {
 const harness = resolve(root, 'e2e/harness/engine.html');
 
 export default defineConfig({
-  plugins: [react(), ortRuntimeFiles()],
+  plugins: [react(), ortRuntimeFiles(), cspMeta()],
   resolve: {
     alias: [
       // The package's default "import" condition picks ort.webgpu.bundle.min.mjs, which inlines the glue
@@ -76,7 +107,7 @@ export default defineConfig({
   optimizeDeps: { exclude: ['onnxruntime-web'] },
   worker: { format: 'es' },
   server: { headers: isolation },
-  preview: { headers: isolation },
+  preview: { headers: { ...isolation, 'Content-Security-Policy': CSP } },
   build: {
     target: 'es2022',
     chunkSizeWarningLimit: 2000,

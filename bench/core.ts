@@ -326,3 +326,29 @@ export class BenchRunner {
 export function samplingBatch(config: RunConfig, layout: Layout): { rows: number[][]; promptLen: number; completionLen: number; temperature: number } {
   return { rows: samplingRows(config), promptLen: layout.promptLen, completionLen: layout.completionLen, temperature: config.temperature };
 }
+
+/**
+ * The first `rows` rows (whole groups) of a batch, e.g. for the slow software WebGPU adapter. Per-row
+ * values are unchanged, so log-probs compare with the full batch's; the per-token weights are rescaled
+ * to the smaller batch (loss_type grpo: 1 / (sequence length × rows)).
+ */
+export function sliceBatch(b: UpdateBatch, rows: number): UpdateBatch {
+  const n = rows * b.len;
+  const scale = b.rows / rows;
+  return {
+    ...b,
+    rows,
+    prompts: b.prompts.slice(0, rows),
+    completions: b.completions.slice(0, rows),
+    tokens: b.tokens.slice(0, n),
+    positions: b.positions.slice(0, n),
+    key_bias: b.key_bias.slice(0, n),
+    targets: b.targets.slice(0, n),
+    old_logp: b.old_logp.slice(0, n),
+    advantages: b.advantages.slice(0, n),
+    weights: b.weights.slice(0, n).map((w) => Math.fround(w * scale)),
+    mask: b.mask.slice(0, n),
+    seq_len: b.seq_len.slice(0, rows),
+    tokens_counted: b.completions.slice(0, rows).reduce((a, c) => a + c.length, 0),
+  };
+}

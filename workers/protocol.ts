@@ -9,6 +9,7 @@ import type { Layout } from '../src/model/layout.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { RolloutRecord } from '../src/rl/rollout.ts';
 import type { StepMetrics } from '../src/rl/trainer.ts';
+import type { LadderState } from '../src/tasks/curriculum.ts';
 
 export type { StepMetrics, RunConfig, RolloutRecord, Manifest };
 
@@ -102,7 +103,14 @@ export type SessionEvent =
   | { type: 'eval'; point: EvalPoint }
   | { type: 'status'; status: SessionStatus }
   | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init'; done: number; total: number }
-  | { type: 'error'; message: string; fatal: boolean };
+  | { type: 'error'; message: string; fatal: boolean; code?: SessionErrorCode };
+
+/**
+ * Errors the page reacts to beyond showing them: 'non-finite' (the loop paused itself after
+ * NON_FINITE_LIMIT skipped steps in a row), 'device-lost' (the WebGPU device is gone: the page falls
+ * back to WASM from the last autosave).
+ */
+export type SessionErrorCode = 'non-finite' | 'device-lost';
 
 /** The objective knobs in force when a step ran: what the objective panel fills the formula with. */
 export interface ObjectiveSettings {
@@ -160,7 +168,10 @@ export interface RunSnapshot {
   stepBudget: number;
   base: { manifest: Manifest; bytes: Uint8Array; source: 'shipped' | 'upload' | 'fresh'; id: string };
   current: { bytes: Uint8Array; optimizer: { step: number; m: Uint8Array; v: Uint8Array } };
-  trainer: { step: number; promptCounter: number };
+  /** Trainer.getState(): counters, the non-finite streak and the difficulty ladder (older snapshots have only the counters). */
+  trainer: { step: number; promptCounter: number; nonFiniteStreak?: number; ladder?: LadderState | null };
+  /** The reference (KL anchor) weights as safetensors; absent in older snapshots (then the base weights are used). */
+  reference?: Uint8Array | null;
   metrics: StepMetrics[];
   evals: EvalPoint[];
 }

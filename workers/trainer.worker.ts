@@ -9,8 +9,36 @@ import type { WebBackendKind } from '../src/engine/select-backend.ts';
 import type { InitRequest, RunConfig, SessionEvent } from './protocol.ts';
 import { TrainingSession } from './training-session.ts';
 
-const session = new TrainingSession({
+/** CSP violations in this worker (the page's listener cannot see them): read by the e2e CSP test. */
+const cspViolations: string[] = [];
+self.addEventListener('securitypolicyviolation', (e) => {
+  const v = e as SecurityPolicyViolationEvent;
+  cspViolations.push(`${v.violatedDirective} ${v.blockedURI} ${v.sourceFile}:${v.lineNumber}`);
+});
+
+/** The GPUDevice ORT created (once a WebGPU session exists), watched for loss. */
+interface GpuDeviceLike {
+  lost: Promise<{ reason?: string; message?: string }>;
+  destroy(): void;
+}
+let watchedDevice: GpuDeviceLike | null = null;
+
+/** ORT's WebGPU device, if it has made one (the same module instance backend-web.ts configured). */
+async function ortDevice(): Promise<GpuDeviceLike | null> {
+  const ort = await import('onnxruntime-web/webgpu');
+  return ((await (ort.env.webgpu as { device?: unknown }).device) as GpuDeviceLike | undefined) ?? null;
+}
+
+const session: TrainingSession = new TrainingSession({
   createBackend: (forced: WebBackendKind | null) => chooseBackend(forced),
+  afterEngineUse(backend) {
+    if (backend.kind !== 'webgpu') return;
+    void ortDevice().then((device) => {
+      if (!device || device === watchedDevice) return;
+      watchedDevice = device;
+      void device.lost.then((info) => session.deviceLost(info.message || info.reason || 'unknown reason'));
+    });
+  },
   async fetchBytes(url: string) {
     const res = await fetch(url);
     if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
@@ -46,5 +74,22 @@ const api = {
 };
 
 export type TrainerWorkerApi = typeof api;
+
+/**
+ * TEST ONLY: hooks the e2e tests call with `worker.evaluate(...)` (Playwright) to cause faults that
+ * cannot be triggered from outside: destroying ORT's WebGPU device (a simulated device loss: the
+ * same `device.lost` path a driver reset takes) and poisoning the next steps with NaN rewards.
+ */
+(self as unknown as { __rlvrTest: unknown }).__rlvrTest = {
+  async loseDevice(): Promise<boolean> {
+    const device = await ortDevice();
+    device?.destroy();
+    return device !== null;
+  },
+  injectNonFinite: (steps: number) => session.debugInjectNonFinite(steps),
+  cspViolations: () => cspViolations.slice(),
+  /** The session's memory probe plus this worker's JS heap (Chromium's performance.memory, where it exists). */
+  memory: () => ({ ...session.memoryProbe(), jsHeapUsed: (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? null }),
+};
 
 Comlink.expose(api);

@@ -54,12 +54,30 @@ export interface SessionDeps {
   yieldToEvents?: () => Promise<void>;
   /** How often batched events are flushed to the subscriber (ms). */
   flushMs?: number;
+  /**
+   * Called after every engine operation with the backend in use, so the worker can watch the WebGPU
+   * device ORT created (it exists only once a WebGPU session does) and report its loss through
+   * `deviceLost`. Node has no device to lose and leaves this out.
+   */
+  afterEngineUse?: (backend: SessionBackend) => void;
 }
 
 /** The k range of the pass@k explorer. */
 export const PASSK_N = 64;
-/** Consecutive non-finite (skipped) steps after which the loop pauses itself. */
-export const NON_FINITE_LIMIT = 5;
+/** Consecutive non-finite (skipped) steps after which the loop pauses itself (issue 9: three in a row). */
+export const NON_FINITE_LIMIT = 3;
+
+/** What the page shows when the loop paused itself after NON_FINITE_LIMIT skipped steps in a row. */
+export function nonFiniteMessage(c: RunConfig, step: number): string {
+  const lr = c.learning_rate;
+  const clip = c.max_grad_norm;
+  return (
+    `${NON_FINITE_LIMIT} steps in a row (up to step ${step}) had a non-finite (NaN or infinite) loss or gradient and were skipped: ` +
+    `weights and optimizer state are unchanged since the last good step. Training is paused. Suggestions: lower learning_rate ` +
+    `(now ${lr}; try ${Number((lr / 10).toPrecision(2))}), clip gradients harder with max_grad_norm (now ${clip}${clip > 0.5 || clip === 0 ? '; try 0.5' : ''}), ` +
+    `check the reward weights, or reset the run. Press Start to try again.`
+  );
+}
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -211,7 +229,14 @@ export class TrainingSession {
 
   /** Runs `fn` after every earlier engine operation has finished: one op in flight, ever. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(fn);
+    const next = this.queue.then(async () => {
+      if (this.lost) throw new SessionError('the WebGPU device was lost: restart the worker (the page does this and resumes on WASM)');
+      try {
+        return await fn();
+      } finally {
+        if (this.backend && this.deps.afterEngineUse) this.deps.afterEngineUse(this.backend);
+      }
+    });
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -319,9 +344,13 @@ export class TrainingSession {
             const w = loadWeights(base.manifest, r.current.bytes);
             const m = loadWeights(base.manifest, r.current.optimizer.m);
             const v = loadWeights(base.manifest, r.current.optimizer.v);
+            if (r.reference) {
+              // The KL anchor as it was (a ProRL reset may have moved it off the base weights).
+              policy.setWeights(loadWeights(base.manifest, r.reference));
+              await policy.resetReference();
+            }
             policy.setWeights(w, { step: r.current.optimizer.step, m, v });
-            trainer.step = r.trainer.step;
-            trainer.promptCounter = r.trainer.promptCounter;
+            trainer.restoreState(r.trainer);
           }
         } catch (e) {
           await policy.dispose().catch(() => undefined);
@@ -398,19 +427,18 @@ export class TrainingSession {
         await this.exclusive(() => this.stepAndEval());
         this.stepEnds.push(performance.now());
         if (this.stepEnds.length > 8) this.stepEnds.shift();
-        if (run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) {
-          this.running = false;
-          this.emit({ type: 'error', fatal: false, message: `${NON_FINITE_LIMIT} steps in a row had a non-finite loss or gradient and were skipped (weights unchanged). Training paused: lower learning_rate or max_grad_norm, or reset the run.` });
-        }
+        if (run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) this.running = false;
         this.emit({ type: 'status', status: this.status() });
         await yieldNow();
       }
       const run = this.run;
       const done = !!run && this.stepBudget > 0 && run.trainer.step >= this.stepBudget;
       this.running = false;
+      if (this.lost) return;
       this.setState(done ? 'done' : 'paused', done ? `step budget of ${this.stepBudget} reached` : '');
     } catch (e) {
       this.running = false;
+      if (this.lost) return; // already reported as a lost device
       this.emit({ type: 'error', fatal: false, message: `training step failed: ${message(e)}` });
       this.setState(this.run ? 'paused' : 'error', '');
     }
@@ -424,7 +452,10 @@ export class TrainingSession {
     this.activity = `step ${run.trainer.step + 1}: sampling, verifying, updating`;
     this.emit({ type: 'status', status: this.status() });
     run.settings.set(run.trainer.step, settingsOf(run.config));
-    const r = await run.trainer.trainStep();
+    const r = await this.trainStepMaybePoisoned(run);
+    if (r.skipped && run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) {
+      this.emit({ type: 'error', fatal: false, code: 'non-finite', message: nonFiniteMessage(run.config, r.metrics.step + 1) });
+    }
     for (const s of [...run.settings.keys()]) if (!run.trainer.history.get(s) && s !== r.metrics.step) run.settings.delete(s);
     run.metrics.push(r.metrics);
     const recs = r.rollouts;
@@ -452,6 +483,61 @@ export class TrainingSession {
     this.activity = '';
     return r;
   }
+
+  /**
+   * Memory probes for the soak tests: live device tensors of the backend, steps whose rollouts are kept
+   * in full, summaries of older steps, and the metrics history (the one thing that grows by design).
+   */
+  memoryProbe(): { liveTensors: number; rolloutStepsKept: number; rolloutSummaries: number; metrics: number; evals: number } {
+    const run = this.run;
+    return {
+      liveTensors: this.backend?.liveTensors() ?? 0,
+      rolloutStepsKept: run?.trainer.history.steps().length ?? 0,
+      rolloutSummaries: run?.trainer.history.summaries.length ?? 0,
+      metrics: run?.metrics.length ?? 0,
+      evals: run?.evals.length ?? 0,
+    };
+  }
+
+  /** TEST ONLY: steps left whose reward weights are replaced by NaN (see debugInjectNonFinite). */
+  private poisonSteps = 0;
+
+  /**
+   * TEST ONLY (e2e and unit tests; the worker exposes it as `__testInjectNonFinite`): the next `steps`
+   * steps run with a NaN reward weight, as a buggy reward function would produce, so every advantage,
+   * the loss and the gradient are non-finite and the trainer must skip them. Nothing else uses it.
+   */
+  debugInjectNonFinite(steps: number): void {
+    if (!Number.isInteger(steps) || steps < 0) throw new SessionError(`steps must be an integer >= 0, got ${steps}`);
+    this.poisonSteps = steps;
+  }
+
+  private async trainStepMaybePoisoned(run: Run): Promise<StepResult> {
+    if (this.poisonSteps <= 0) return run.trainer.trainStep();
+    this.poisonSteps--;
+    const clean = run.trainer.config;
+    run.trainer.config = { ...clean, reward_weights: { ...clean.reward_weights, correctness: NaN } };
+    try {
+      return await run.trainer.trainStep();
+    } finally {
+      run.trainer.config = clean;
+    }
+  }
+
+  /**
+   * The WebGPU device is gone (driver reset, GPU removed, or a test destroying it): stop the loop and
+   * tell the page, which restarts the run on WASM from its last autosave. Nothing on the device can be
+   * read any more, so no snapshot is possible here.
+   */
+  deviceLost(reason: string): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.running = false;
+    this.emit({ type: 'error', fatal: true, code: 'device-lost', message: `the WebGPU device was lost (${reason}); its weights cannot be read back` });
+    this.setState('error', 'WebGPU device lost');
+    this.flush();
+  }
+  private lost = false;
 
   private async heldOutEval(run: Run): Promise<void> {
     this.activity = `held-out pass@k on ${run.config.eval_prompts} prompts`;
@@ -651,6 +737,7 @@ export class TrainingSession {
     return this.exclusive(async () => {
       const m = run.base.manifest.model;
       const opt = await run.policy.getOptimizerState();
+      const ref = await run.policy.getReferenceWeights();
       return {
         version: 1 as const,
         savedAt: new Date().toISOString(),
@@ -658,7 +745,8 @@ export class TrainingSession {
         stepBudget: this.stepBudget,
         base: { manifest: run.base.manifest, bytes: saveWeights(m, run.base.weights), source: run.base.source, id: run.base.id },
         current: { bytes: saveWeights(m, await run.policy.getWeights()), optimizer: { step: opt.step, m: saveWeights(m, opt.m), v: saveWeights(m, opt.v) } },
-        trainer: { step: run.trainer.step, promptCounter: run.trainer.promptCounter },
+        trainer: run.trainer.getState(),
+        reference: ref ? saveWeights(m, ref) : null,
         metrics: run.metrics.slice(),
         evals: run.evals.slice(),
       };

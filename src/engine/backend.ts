@@ -61,7 +61,11 @@ function checkFeeds(label: string, inputs: Signature[], feeds: Record<string, De
  * module, the execution providers and where outputs are kept.
  */
 export class OrtBackend implements Backend {
-  private live = 0;
+  /**
+   * Device outputs not yet disposed. Tracked by identity, not by `location`: reading a GPU tensor
+   * (getData) flips its location to 'cpu' while it still holds its GPU buffer until disposed.
+   */
+  private readonly device = new Set<DeviceTensor>();
 
   constructor(
     private readonly ort: OrtModule,
@@ -89,7 +93,7 @@ export class OrtBackend implements Backend {
         checkFeeds(label, graph.inputs, feeds);
         const next = queue.then(async () => {
           const out = (await session.run(feeds)) as Record<string, DeviceTensor>;
-          for (const t of Object.values(out)) if (t.location === 'gpu-buffer') backend.live++;
+          for (const t of Object.values(out)) if (t.location === 'gpu-buffer') backend.device.add(t);
           return out;
         });
         queue = next.catch(() => undefined);
@@ -117,11 +121,11 @@ export class OrtBackend implements Backend {
   }
 
   dispose(t: DeviceTensor): void {
-    if (t.location === 'gpu-buffer') this.live--;
+    this.device.delete(t);
     t.dispose();
   }
 
   liveTensors(): number {
-    return this.live;
+    return this.device.size;
   }
 }

@@ -128,6 +128,14 @@ export class Policy {
     if (old) Object.values(old).forEach((t) => this.backend.dispose(t));
   }
 
+  /** A host copy of the reference weights (null when none is set): saved with a run so a resume is exact. */
+  async getReferenceWeights(): Promise<Weights | null> {
+    if (!this.ref) return null;
+    const out: Weights = new Map();
+    for (const n of this.names) out.set(n, Float32Array.from((await this.backend.read(this.ref[n]!)) as Float32Array));
+    return out;
+  }
+
   get hasReference(): boolean {
     return this.ref !== null;
   }

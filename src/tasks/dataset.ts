@@ -185,10 +185,76 @@ function regexError(pattern: string): string | null {
   if (pattern.length > MAX_PATTERN_CHARS) return `longer than ${MAX_PATTERN_CHARS} chars`;
   try {
     new RegExp(pattern);
-    return null;
   } catch (err) {
     return `not a valid regular expression (${err instanceof Error ? err.message : String(err)})`;
   }
+  return backtrackingRisk(pattern);
+}
+
+/** Most unbounded quantifiers (*, +, {n,}) a pattern may have: n^k backtracking on a 200-char answer stays small for k <= 3. */
+export const MAX_UNBOUNDED_QUANTIFIERS = 3;
+
+/**
+ * JavaScript regexes backtrack: a dataset pattern like `(a+)+b` takes seconds on 28 characters of
+ * completion text (exponential), `\d*\d*\d*\d*x` grows as n^4. Verifiers must answer in bounded time,
+ * so a pattern is refused at load, with the reason, when it repeats a group that contains a variable
+ * quantifier or an alternation (`(a+)+`, `(a|ab)*`, `(\d{1,3})+`), or has more than
+ * MAX_UNBOUNDED_QUANTIFIERS unbounded quantifiers. Exact counts (`(,\d{3})*`) are fine.
+ */
+export function backtrackingRisk(pattern: string): string | null {
+  // Per open group: does it contain a variable quantifier or an alternation?
+  const stack: boolean[] = [false];
+  let unbounded = 0;
+  let closedRisky = false; // the atom just before is a group that contains one
+  let atom = false; // there is an atom a quantifier could apply to
+  const mark = () => (stack[stack.length - 1] = true);
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    // What quantifier (if any) starts here: variable (may match different counts) and unbounded?
+    let q: { variable: boolean; unbounded: boolean; len: number } | null = null;
+    if (ch === '*' || ch === '+') q = { variable: true, unbounded: true, len: 1 };
+    else if (ch === '?') q = atom ? { variable: true, unbounded: false, len: 1 } : null;
+    else if (ch === '{') {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
+      if (m) {
+        const lo = Number(m[1]);
+        const hi = m[2] === undefined ? lo : m[3] === '' ? Infinity : Number(m[3]);
+        q = { variable: hi !== lo, unbounded: hi === Infinity, len: m[0].length };
+      }
+    }
+    if (q && atom) {
+      const once = ch === '?' || /^\{[01](,1)?\}/.test(pattern.slice(i)); // at most one repetition
+      if (closedRisky && !once) return 'repeats a group that itself contains a quantifier or an alternation (catastrophic backtracking: some completions would make the verifier hang); simplify the pattern';
+      if (q.unbounded && ++unbounded > MAX_UNBOUNDED_QUANTIFIERS) return `has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers (* + {n,}): backtracking could make the verifier slow; simplify the pattern`;
+      if (q.variable) mark();
+      i += q.len - 1;
+      if (pattern[i + 1] === '?') i++; // lazy
+      atom = false;
+      closedRisky = false;
+      continue;
+    }
+    closedRisky = false;
+    if (ch === '\\') {
+      i++;
+      atom = true;
+    } else if (ch === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+      atom = true;
+    } else if (ch === '(') {
+      stack.push(false);
+      if (pattern[i + 1] === '?') i += pattern[i + 2] === '<' && pattern[i + 3] !== '=' && pattern[i + 3] !== '!' ? pattern.indexOf('>', i) - i : 2;
+      atom = false;
+    } else if (ch === ')') {
+      const risky = stack.length > 1 ? stack.pop()! : false;
+      if (risky) mark();
+      closedRisky = risky;
+      atom = true;
+    } else if (ch === '|') {
+      mark();
+      atom = false;
+    } else atom = true;
+  }
+  return null;
 }
 
 const regexCache = new Map<string, RegExp>();

@@ -6,8 +6,9 @@ import { pretrainCommand } from './pretrain.ts';
 import { modelsCommand } from './models.ts';
 import { evalCommand } from './eval.ts';
 import { trainCommand } from './train.ts';
+import { benchCommand } from './bench.ts';
 import { exportCommand } from './export.ts';
 import { lessonCommand, lessonsCommand } from './lessons.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, exportCommand, lessonsCommand, lessonCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, exportCommand, lessonsCommand, lessonCommand, benchCommand];
