@@ -17,14 +17,20 @@ describe('regex patterns from datasets', () => {
     expect(backtrackingRisk(p)).toBeNull();
   });
 
-  it('the worst accepted shapes answer within 50 ms on 200-character adversarial answers', () => {
+  // Catastrophic backtracking takes seconds; 250 ms (best of three, so a busy core or a GC pause does
+  // not count) separates it from a slow machine.
+  it('the worst accepted shapes answer within 250 ms on 200-character adversarial answers', () => {
     for (const p of ['\\d*\\d*\\d*x', '(a|b)', '(ab)+c', '.*a.*b.*c', '[a-z]+[a-z]+[a-z]+!']) {
       const fam = makeCustomFamily(parseDataset(JSON.stringify({ prompt: 'p', answer: 'x', pattern: p })), { kind: 'regex' });
       const inst = fam.generate(0);
       for (const body of ['1'.repeat(199), 'ab'.repeat(99), 'a'.repeat(199), 'ab'.repeat(50) + 'c'.repeat(99)]) {
-        const t0 = performance.now();
-        fam.verify(inst, `<think></think><answer>${body}</answer>`);
-        expect(performance.now() - t0, `${p} on ${body.slice(0, 10)}…`).toBeLessThan(50);
+        let ms = Infinity;
+        for (let attempt = 0; attempt < 3 && ms >= 250; attempt++) {
+          const t0 = performance.now();
+          fam.verify(inst, `<think></think><answer>${body}</answer>`);
+          ms = Math.min(ms, performance.now() - t0);
+        }
+        expect(ms, `${p} on ${body.slice(0, 10)}…`).toBeLessThan(250);
       }
     }
   });
