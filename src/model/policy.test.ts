@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
+import { createNodeWasmBackend } from '../engine/backend-node-wasm.ts';
+import type { Backend } from '../engine/backend.ts';
 import { Rng } from '../util/rng.ts';
 import { modelPresets } from './config.ts';
 import { Policy } from './policy.ts';
@@ -9,9 +11,14 @@ import { initParams } from './transformer.ts';
 
 const layout = { promptLen: 24, completionLen: 40 };
 
-describe('policy on onnxruntime-node', () => {
+const backends: [string, () => Backend][] = [
+  ['onnxruntime-node', () => createNodeBackend()],
+  ["onnxruntime-web's WASM EP (in Node)", () => createNodeWasmBackend(1)],
+];
+
+describe.each(backends)('policy on %s', (_name, makeBackend) => {
   it('KV-cache sampler log-probs equal the scoring graph within 1e-4', async () => {
-    const backend = createNodeBackend();
+    const backend = makeBackend();
     const cfg = modelPresets.nano;
     const policy = await Policy.create(backend, cfg, layout, initParams(cfg, 5));
     await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 2 } }], steps: 5, batchSize: 8, lr: 3e-3, warmupSteps: 1, seed: 1 });
