@@ -483,7 +483,7 @@ test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, l
       const { page } = p;
       await page.click('[data-testid="tab-share"]');
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused' && window.__rlvr.state().autosave?.step === 1, undefined, { timeout: 600_000, polling: 500 });
+      await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused' && window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().metrics.length === 1, undefined, { timeout: 600_000, polling: 500 });
       assert.equal((await state(page)).run.backend.kind, 'webgpu');
       const memory = () => trainerWorker(page).evaluate(() => self.__rlvrTest.memory());
       const steady = (await memory()).liveTensors; // weights + AdamW moments, after a step and an autosave (which reads them back)
@@ -516,7 +516,8 @@ test('WebGPU device lost (simulated by destroying the device): falls back to WAS
     await withDiagnostics(t, p, 'reliability-device-lost', async () => {
       const { page } = p;
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 1 || window.__rlvr.state().error, undefined, { timeout: 800_000, polling: 1000 });
+      // The autosave can land before the step's event (events are batched): wait for both.
+      await page.waitForFunction(() => (window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().metrics.length === 1) || window.__rlvr.state().error, undefined, { timeout: 800_000, polling: 500 });
       let s = await state(page);
       assert.equal(s.error, null, s.error && s.error.message);
       assert.equal(s.run.backend.kind, 'webgpu');
