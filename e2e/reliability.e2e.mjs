@@ -1,7 +1,7 @@
 // Reliability and safety in the browser (issue 9), on the production build served by `vite preview`.
 //
 // In the main e2e run (`npm run test:e2e` runs every e2e/*.e2e.mjs), a few minutes in all:
-//   CSP, offline, non-finite steps, storage full / unavailable, a worker killed mid-step and resumed
+//   CSP, offline, non-finite steps, storage full / unavailable (the worker-kill resume test is long-only)
 //   with identical metrics, bad links and files.
 // Only with RLVR_RELIABILITY_LONG=1 (`npm run test:reliability`):
 //   a 300-step soak on WASM, and a lost WebGPU device (SwiftShader) falling back to WASM.
