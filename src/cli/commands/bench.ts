@@ -483,6 +483,8 @@ export const benchCommand: Command = {
         firstRun: Record<string, number>;
         browserChecks: Record<string, number>;
         gpu: boolean;
+        /** The WebGPU engine's load and warm-up (compiles shaders), started early so it overlaps the next preset's untimed set-up. */
+        gpuWarm?: Promise<BrowserEngine>;
       }
       const runs: PresetRun[] = [];
 
@@ -525,7 +527,7 @@ export const benchCommand: Command = {
         const wasmHere = !!browser && engines.has('wasm') && !(quick && pi > 0);
         const gpuHere = !!browser && engines.has('webgpu') && !(quick && pi > 0);
         if (quick && pi > 0) skipped.push(`${presetId}: ${[engines.has('wasm') ? 'WASM' : '', threadList.length > 1 ? `${threadList.slice(1).join(',')}-thread runs` : '', engines.has('webgpu') ? 'WebGPU' : ''].filter(Boolean).join(', ')} (not in --quick)`);
-        const phaseEnd = quick ? ([0.45, 0.75][pi] ?? 1) : 1;
+        const phaseEnd = quick ? ([0.35, 0.6][pi] ?? 1) : 1;
         log(`== preset ${presetId}: ${params.toLocaleString('en-US')} parameters (${setup.source}); ${rows} rows`);
         const firstRun: Record<string, number> = {};
 
@@ -616,7 +618,9 @@ export const benchCommand: Command = {
         run.engines.push(...cpu);
         for (const e of cpu) run.samples.set(e.id, { sampling: [], update: [], step: [] });
 
-        // --- timed rounds: every engine once per metric, order reversed every other round
+        // --- timed rounds: every engine once per metric, order reversed every other round. A WebGPU
+        // warm-up still running (started after the previous preset) must end first: it would disturb them.
+        for (const prev of runs) if (prev.gpuWarm) await prev.gpuWarm;
         const phaseDeadline = t0 + phaseEnd * budget * 1000;
         for (let r = 0; r < reps; r++) {
           const tr = performance.now();
@@ -627,35 +631,37 @@ export const benchCommand: Command = {
           const roundS = (performance.now() - tr) / 1000;
           log(`round ${r + 1}/${reps} (${roundS.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}): ` + cpu.map((e) => `${e.id} ${last(e, 'sampling')}/${last(e, 'update')}/${last(e, 'step')} s`).join(', ') + ' (sampling/update/step)');
           if (r + 1 < reps && performance.now() + roundS * 1000 > phaseDeadline) {
-            skipped.push(`${presetId}: rounds ${r + 2}-${reps} (time budget ${budget} s)`);
+            skipped.push(`${presetId}: round${r + 2 < reps ? `s ${r + 2}-${reps}` : ` ${reps}`} (time budget ${budget} s)`);
             log(`time budget: stopping ${presetId} after ${r + 1} round${r ? 's' : ''}`);
             break;
           }
         }
         for (const e of cpu) await e.finish();
         ctxRef.current = null;
+        // If another preset follows, start this preset's WebGPU warm-up now: it overlaps that preset's
+        // untimed set-up (the last preset's warm-up runs in the WebGPU phase, after the others' timed runs).
+        if (gpuHere && quick && budget - elapsed() < 30) {
+          run.gpu = false;
+          skipped.push(`${presetId}: WebGPU (time budget ${budget} s)`);
+        } else if (gpuHere && pi < presets.length - 1) {
+          run.gpuWarm = loadBrowser(run, 'webgpu', gpuRows);
+          run.gpuWarm.catch(() => undefined);
+        }
       }
 
-      // ---------------------------------------------------------------- WebGPU, last (optional under a budget)
+      // ---------------------------------------------------------------- WebGPU, last
+      // In --quick: sampling and update only (a step is both plus the trainer's bookkeeping, and on a
+      // software adapter another minute); otherwise every metric.
+      const gpuMetrics: Metric[] = quick ? ['sampling', 'update'] : METRICS;
+      if (quick && runs.some((r) => r.gpu)) skipped.push('WebGPU step (not in --quick)');
       for (const run of runs) {
         if (!run.gpu) continue;
-        const left = () => budget - elapsed();
-        if (left() < 45) {
-          skipped.push(`${run.id}: WebGPU (time budget ${budget} s: ${Math.max(0, left()).toFixed(0)} s left)`);
-          continue;
-        }
-        const gpu = await loadBrowser(run, 'webgpu', gpuRows);
+        const gpu = await (run.gpuWarm ?? loadBrowser(run, 'webgpu', gpuRows));
         run.engines.push(gpu);
         run.samples.set(gpu.id, { sampling: [], update: [], step: [] });
-        let lastOp = 0;
-        outer: for (let r = 0; r < gpuReps; r++) {
-          for (const m of METRICS) {
-            if (left() < lastOp * 1.2) {
-              skipped.push(`${run.id}: WebGPU ${m}${r + 1 < gpuReps ? ' and later rounds' : ''} (time budget ${budget} s)`);
-              break outer;
-            }
+        for (let r = 0; r < gpuReps; r++) {
+          for (const m of gpuMetrics) {
             const x = await gpu.run(m);
-            lastOp = x.s;
             run.samples.get(gpu.id)![m].push(x);
             log(`webgpu ${run.id} ${m}: ${x.s.toFixed(1)} s`);
           }
