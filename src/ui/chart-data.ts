@@ -47,3 +47,39 @@ export function chartRows(metrics: Record<string, number>[], keys: string[], smo
   });
   return downsample(rows, max);
 }
+
+/** Rows the store keeps in full; beyond this, older rows are merged in pairs (see compactHistory). */
+export const HISTORY_MAX_ROWS = 4000;
+
+/**
+ * Bounds the metric history a long run keeps in memory: once it holds more than `max` rows, every
+ * pair of consecutive rows in the older half becomes one row (numbers averaged, weighted by the steps each stands for; the later step kept;
+ * `merged_steps` counting the steps it stands for). The recent half always stays at full resolution,
+ * and each compaction shrinks the history to about 3/4 of `max`, so the cost is amortised.
+ */
+export function compactHistory<T extends Record<string, unknown> & { step: number }>(rows: T[], max = HISTORY_MAX_ROWS): T[] {
+  if (rows.length <= max) return rows;
+  const keepFull = Math.floor(max / 2);
+  const old = rows.slice(0, rows.length - keepFull);
+  const merged: T[] = [];
+  for (let i = 0; i < old.length; i += 2) {
+    const a = old[i]!;
+    const b = old[i + 1];
+    if (!b) {
+      merged.push(a);
+      continue;
+    }
+    const row: Record<string, unknown> = { ...b };
+    for (const k of Object.keys(b)) {
+      const x = a[k];
+      const y = b[k];
+      if (k === 'step') continue;
+      if (typeof x === 'number' && typeof y === 'number' && Number.isFinite(x) && Number.isFinite(y)) row[k] = (x * weight(a) + y * weight(b)) / (weight(a) + weight(b));
+    }
+    row.merged_steps = weight(a) + weight(b);
+    merged.push(row as T);
+  }
+  return [...merged, ...rows.slice(rows.length - keepFull)];
+}
+
+const weight = (r: Record<string, unknown>) => (typeof r.merged_steps === 'number' ? r.merged_steps : 1);

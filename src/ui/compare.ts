@@ -5,6 +5,7 @@
  */
 import { applyAssignments, configFields, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
+import { compactHistory } from './chart-data.ts';
 import { draftPatch } from './config-form.ts';
 import { checkpointSource } from './controller.ts';
 import { getState, patch, type CompareSide } from './store.ts';
@@ -53,7 +54,7 @@ function onEvents(id: SideId, events: SessionEvent[]): void {
         step = e.status.step;
       } else if (e.type === 'error') error = e.message;
     }
-    return { metrics, evals, state, step, error };
+    return { metrics: compactHistory(metrics), evals, state, step, error };
   });
   const c = getState().compare;
   if (c.running && compareSides(c).every((s) => finished(s.state))) patch('compare', { running: false });

@@ -6,6 +6,7 @@ import { validateManifest, type Manifest } from '../model/checkpoint.ts';
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
+import { compactHistory } from './chart-data.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { parseConfigFile } from './config-file.ts';
 import { checkImportSize } from './import-limits.ts';
@@ -114,7 +115,7 @@ function onEvents(events: SessionEvent[]): void {
       else error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
     }
   }
-  setState({ metrics, evals, summaries, histogram, run, error });
+  setState({ metrics: compactHistory(metrics), evals, summaries, histogram, run, error });
   if (autosaveDue) void autosave();
 }
 
