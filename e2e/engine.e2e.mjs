@@ -178,6 +178,19 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
   assert.deepEqual(bad, [], `graphs with nodes off the WebGPU EP:\n  ${bad.join('\n  ')}`);
 });
 
+for (const backend of ['wasm', 'webgpu']) {
+  test(`${backend === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader, forced)'}: KV-cache sampler log-probs equal the scoring graph within 1e-4`, { timeout: 300_000 }, async (t) => {
+    const r = await runHarness(t, `backend=${backend}&mode=parity`, { name: `parity-${backend}`, timeout: 290_000 });
+    assert.equal(r.backend.kind, backend);
+    const p = r.parity;
+    t.diagnostic(`${backend}: ${p.rows} rows, ${p.tokens} sampled tokens; max |Δ logp| ${p.maxLogpDiff.toExponential(2)}, max |Δ entropy| ${p.maxEntropyDiff.toExponential(2)}`);
+    assert.ok(p.tokens > p.rows * 5, `the sampler must produce real completions (${p.tokens} tokens)`);
+    assert.ok(p.maxLogpDiff < 1e-4, `sampler vs scorer log-probs differ by ${p.maxLogpDiff}`);
+    assert.ok(p.maxEntropyDiff < 1e-4, `sampler vs scorer entropies differ by ${p.maxEntropyDiff}`);
+    assert.ok(p.reproducible, 'the same seed must give the same completions');
+  });
+}
+
 test('automatic choice: no hardware adapter -> WASM, with the reason recorded', { timeout: 120_000 }, async (t) => {
   const r = await runHarness(t, 'steps=1', { name: 'auto-choice', timeout: 110_000 });
   t.diagnostic(`chose ${r.backend.description}: ${r.backend.reason}`);

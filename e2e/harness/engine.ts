@@ -43,7 +43,7 @@ worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
   } else if (m.type === 'result') {
     state.result = m.result;
     state.done = true;
-    statusEl.textContent = `done: ${m.result.backend.description} — ${req.mode === 'placement' ? `${m.result.placements.length} graphs + control` : `${m.result.losses.length} steps`} in ${(m.result.totalMs / 1000).toFixed(1)} s`;
+    statusEl.textContent = `done: ${m.result.backend.description} — ${req.mode === 'placement' ? `${m.result.placements.length} graphs + control` : req.mode === 'parity' ? `sampler vs scorer max |Δ logp| ${m.result.parity?.maxLogpDiff.toExponential(1)}` : `${m.result.losses.length} steps`} in ${(m.result.totalMs / 1000).toFixed(1)} s`;
     out.textContent = summary(m.result);
   } else {
     state.error = m.message + (m.stack ? `\n${m.stack}` : '');

@@ -2,7 +2,13 @@
 // The harness's module worker: the engine runs here exactly as in the app's training worker.
 import { consoleLines, counters, liveGpuBuffers } from './instrument.ts';
 import { appGraphs, cpuOnlyGraph, parsePlacement } from './graphs.ts';
-import type { Checkpoint, GraphPlacement, HarnessRequest, HarnessResult, WorkerMessage } from './protocol.ts';
+import type { Checkpoint, GraphPlacement, HarnessRequest, HarnessResult, Parity, WorkerMessage } from './protocol.ts';
+import type { Backend } from '../../src/engine/backend.ts';
+import { modelPresets } from '../../src/model/config.ts';
+import { Policy, Rng } from '../../src/model/policy.ts';
+import { pretrain } from '../../src/model/pretrain.ts';
+import { encode } from '../../src/model/tokenizer.ts';
+import { initParams } from '../../src/model/transformer.ts';
 import type { CompiledGraph } from '../../src/engine/compile.ts';
 import type { WebBackend } from '../../src/engine/backend-web.ts';
 import { chooseBackend } from '../../src/engine/select-backend.ts';
@@ -44,6 +50,26 @@ async function placementOf(backend: WebBackend, name: string, build: () => Compi
   };
 }
 
+/** The same check as src/model/policy.test.ts, on this backend: a briefly trained nano policy, so the distributions are not flat. */
+async function samplerScorerParity(backend: Backend): Promise<Parity> {
+  const cfg = modelPresets.nano;
+  const policy = await Policy.create(backend, cfg, { promptLen: 24, completionLen: 40 }, initParams(cfg, 5));
+  await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 2 } }], steps: 5, batchSize: 8, lr: 3e-3, warmupSteps: 1, seed: 1 });
+  const prompts = ['12+34=', '7*8=', 'sat 3: 1 2|-1 3', 'asc: 5 3 9 1'].map(encode);
+  const rows = [...prompts, ...prompts];
+  const sp = { temperature: 0.8, topK: 0, topP: 1 };
+  const comps = await policy.sample(rows, sp, 30, new Rng(3));
+  const scores = await policy.score(rows, comps.map((c) => c.tokens), 0.8);
+  let maxLogpDiff = 0;
+  let maxEntropyDiff = 0;
+  comps.forEach((c, r) => c.logp.forEach((lp, i) => (maxLogpDiff = Math.max(maxLogpDiff, Math.abs(lp - scores.logp[r]![i]!)))));
+  comps.forEach((c, r) => c.entropy.forEach((h, i) => (maxEntropyDiff = Math.max(maxEntropyDiff, Math.abs(h - scores.entropy[r]![i]!)))));
+  const again = await policy.sample(rows, sp, 30, new Rng(3));
+  const reproducible = JSON.stringify(again.map((c) => c.tokens)) === JSON.stringify(comps.map((c) => c.tokens));
+  await policy.dispose();
+  return { rows: rows.length, tokens: comps.reduce((a, c) => a + c.tokens.length, 0), maxLogpDiff, maxEntropyDiff, reproducible };
+}
+
 async function main(req: HarnessRequest): Promise<HarnessResult> {
   const t0 = performance.now();
   const verbose = req.mode === 'placement';
@@ -57,8 +83,11 @@ async function main(req: HarnessRequest): Promise<HarnessResult> {
   let nodeCount = 0;
   let liveTensorsAfter = 0;
   let firstStepMs = 0;
+  let parity: Parity | null = null;
 
-  if (req.mode === 'placement') {
+  if (req.mode === 'parity') {
+    parity = await samplerScorerParity(backend);
+  } else if (req.mode === 'placement') {
     for (const [name, build] of Object.entries(appGraphs)) placements.push(await placementOf(backend, name, build));
     control = await placementOf(backend, `control (${req.cpuOp})`, () => cpuOnlyGraph(req.cpuOp), true);
   } else {
@@ -96,6 +125,7 @@ async function main(req: HarnessRequest): Promise<HarnessResult> {
     ortWarnings: consoleLines.filter((l) => /\[W:onnxruntime/.test(l)).map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').slice(0, 300)),
     placements,
     control,
+    parity,
   };
 }
 

@@ -7,9 +7,10 @@ export interface HarnessRequest {
    * train: the tiny training graph for `steps` steps, losses out;
    * soak: the same with leak checkpoints every `every` steps;
    * placement: sessions for every app graph at ORT log severity VERBOSE, node placements parsed,
-   * plus a control graph with an op (`cpuOp`) the WebGPU EP lacks.
+   * plus a control graph with an op (`cpuOp`) the WebGPU EP lacks;
+   * parity: the policy's KV-cache sampler against its full-recompute scoring graph (issue 4).
    */
-  mode: 'train' | 'soak' | 'placement';
+  mode: 'train' | 'soak' | 'placement' | 'parity';
   backend: 'webgpu' | 'wasm' | null;
   steps: number;
   every: number;
@@ -59,6 +60,17 @@ export interface HarnessResult {
   ortWarnings: string[];
   placements: GraphPlacement[];
   control: GraphPlacement | null;
+  parity: Parity | null;
+}
+
+/** Sampler vs scorer on the same completions: largest differences in per-token log-prob and entropy. */
+export interface Parity {
+  rows: number;
+  tokens: number;
+  maxLogpDiff: number;
+  maxEntropyDiff: number;
+  /** Sampling with the same seed twice gave the same tokens. */
+  reproducible: boolean;
 }
 
 export type WorkerMessage =
