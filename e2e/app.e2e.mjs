@@ -409,6 +409,36 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', { timeo
   }
 });
 
+test('SFT warm start in the browser: a fresh nano model learns the format, then RL steps from it', { timeout: 300_000 }, async (t) => {
+  const q = 'model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
+  try {
+    await withDiagnostics(t, p, 'app-warm-start', async () => {
+      const { page } = p;
+      await page.fill('[data-testid="warm-start-steps"]', '80');
+      await page.click('[data-testid="warm-start-run"]');
+      await page.waitForSelector('[data-testid="warm-start-result"]', { timeout: 280_000 });
+      const s = await state(page);
+      assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
+      const r = s.warmStart.result;
+      t.diagnostic(`warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`);
+      assert.equal(r.steps, 80);
+      assert.ok(r.lastLoss < r.firstLoss * 0.6, `SFT loss must fall: ${r.firstLoss} -> ${r.lastLoss}`);
+      assert.match(await text(page, 'warm-start-result'), /80 SFT steps/);
+      // RL starts from the warm-started weights; the warm start is refused once RL has begun.
+      await page.click('[data-testid="step-once"]');
+      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error, undefined, { timeout: 120_000, polling: 500 });
+      const after = await state(page);
+      assert.equal(after.error, null, after.error && `${after.error.title}: ${after.error.message}`);
+      assert.ok(Number.isFinite(after.metrics[0].loss));
+      assert.equal(await page.isDisabled('[data-testid="warm-start-run"]'), true);
+      await shot(page, 'app-warm-start');
+    });
+  } finally {
+    await p.close();
+  }
+});
+
 test('no uncaught errors and nothing fetched from outside the app', async () => {
   assert.deepEqual(main.pageErrors, []);
   assert.deepEqual(main.externalRequests, []);

@@ -102,7 +102,7 @@ export type SessionEvent =
   | { type: 'step'; metrics: StepMetrics; difficulty: Record<string, number | string>; histogram: { edges: number[]; counts: number[] }; summary: RolloutSummary; skipped: boolean }
   | { type: 'eval'; point: EvalPoint }
   | { type: 'status'; status: SessionStatus }
-  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init'; done: number; total: number }
+  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start'; done: number; total: number }
   | { type: 'error'; message: string; fatal: boolean; code?: SessionErrorCode };
 
 /**

@@ -52,6 +52,7 @@ const api = {
   start: () => session.start(),
   pause: () => session.pause(),
   stepOnce: () => session.stepOnce(),
+  warmStart: (opts: { steps: number; lr?: number; batchSize?: number }) => session.warmStart(opts),
   stop: () => session.stop(),
   reset: () => session.reset(),
   setStepBudget: (n: number) => session.setStepBudget(n),

@@ -13,6 +13,7 @@ import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backen
 import { CheckpointError, loadWeights, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../src/model/checkpoint.ts';
 import { modelPresets, type ModelPresetId } from '../src/model/config.ts';
 import { Policy, type Weights } from '../src/model/policy.ts';
+import { pretrain } from '../src/model/pretrain.ts';
 import { layoutFor } from '../src/model/task-layout.ts';
 import { initParams, parameterCount } from '../src/model/transformer.ts';
 import { aggregationWeights } from '../src/rl/advantages.ts';
@@ -389,6 +390,58 @@ export class TrainingSession {
       this.setState(this.run ? (prevState === 'loading' ? 'paused' : prevState === 'running' ? 'paused' : prevState) : 'idle', '');
       throw e;
     }
+  }
+
+  /**
+   * The optional supervised warm start (issue 4), in the browser: cross-entropy on the task
+   * generator's reference solutions at the run's task and difficulty, before any RL step. The
+   * warm-started weights become the run's base (KL anchor, pass@k baseline, what a resume restores),
+   * and AdamW starts fresh for RL.
+   */
+  async warmStart(opts: { steps: number; lr?: number; batchSize?: number }): Promise<{ losses: number[]; seconds: number }> {
+    const run = this.need();
+    if (!Number.isInteger(opts.steps) || opts.steps < 1 || opts.steps > 10_000) throw new ConfigError('warm_start.steps', `must be a whole number from 1 to 10000, got ${opts.steps}`);
+    if (run.trainer.step > 0) throw new ConfigError('warm_start', `the warm start runs before RL; this run is at step ${run.trainer.step} (reset it first)`);
+    await this.pause();
+    const prev = this.state;
+    return this.exclusive(async () => {
+      const t0 = performance.now();
+      const c = run.config;
+      this.setState('loading', 'SFT warm start');
+      try {
+        const losses = await pretrain(run.policy, {
+          mix: [{ task: c.task, difficulty: run.trainer.difficulty }],
+          steps: opts.steps,
+          batchSize: opts.batchSize ?? 32,
+          lr: opts.lr ?? 2e-3,
+          warmupSteps: Math.min(20, Math.ceil(opts.steps / 10)),
+          seed: c.seed,
+          onStep: (i) => {
+            if (i % 5 === 4 || i === opts.steps - 1) this.emit({ type: 'progress', what: 'warm-start', done: i + 1, total: opts.steps });
+          },
+        });
+        const weights = await run.policy.getWeights();
+        run.policy.setWeights(weights);
+        await run.policy.resetReference();
+        const manifest: Manifest = {
+          ...run.base.manifest,
+          name: `${run.base.manifest.name}+sft${opts.steps}`,
+          training: {
+            ...run.base.manifest.training,
+            kind: 'pretrain',
+            steps: run.base.manifest.training.steps + opts.steps,
+            command: `${run.base.manifest.training.command}; then an SFT warm start in the browser: ${opts.steps} steps on ${c.task} ${JSON.stringify(run.trainer.difficulty)}`,
+            trained_on: [...run.base.manifest.training.trained_on, { task: c.task, difficulty: run.trainer.difficulty }],
+          },
+        };
+        run.base = { ...run.base, manifest, weights, id: `${run.base.id}+sft${opts.steps}` };
+        run.evals = [];
+        run.passkBaseCache.clear();
+        return { losses, seconds: (performance.now() - t0) / 1000 };
+      } finally {
+        this.setState(prev === 'running' || prev === 'pausing' ? 'paused' : prev === 'loading' ? 'ready' : prev, '');
+      }
+    });
   }
 
   /** The WebGPU adapter ORT really uses (known once a WebGPU session exists), else null. */

@@ -270,6 +270,21 @@ export async function stepOnce(): Promise<void> {
   }
 }
 
+/** The optional SFT warm start before RL (see TrainingSession.warmStart); progress streams as 'warm-start'. */
+export async function warmStart(steps: number): Promise<void> {
+  if (!hasRun() && !(await initRun())) return;
+  patch('warmStart', { running: true, result: null });
+  try {
+    const r = await client().call((a) => a.warmStart({ steps }));
+    patch('warmStart', { running: false, result: { steps, firstLoss: r.losses[0] ?? NaN, lastLoss: r.losses[r.losses.length - 1] ?? NaN, seconds: r.seconds } });
+    setState({ evals: [] });
+    void autosave();
+  } catch (e) {
+    patch('warmStart', { running: false, result: null });
+    showError('step', 'The warm start failed', e);
+  }
+}
+
 /** Discards the run (and its autosave); the next Start builds a new one from the setup. */
 export async function reset(): Promise<void> {
   try {
@@ -281,6 +296,7 @@ export async function reset(): Promise<void> {
   await clearRun().catch(() => undefined);
   runSourceKey = null;
   setNotices({ skipped: null, nonFinite: null, fallback: null });
+  patch('warmStart', { running: false, result: null });
   setState((s) => ({
     run: { ...initialRun, backend: s.run.backend },
     metrics: [],

@@ -101,6 +101,8 @@ export interface AppState {
   smoothing: number;
   inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
   passk: { curve: PassKCurve | null; running: boolean; error: string | null };
+  /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
+  warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
   compare: { presetB: string; editsB: string; steps: number; running: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
   lesson: LessonState;
@@ -142,6 +144,7 @@ export const useApp = create<AppState>()(() => ({
   smoothing: 0.6,
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },
   passk: { curve: null, running: false, error: null },
+  warmStart: { running: false, result: null },
   compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), c: null, diff: [] },
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
 }));

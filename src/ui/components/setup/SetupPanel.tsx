@@ -1,4 +1,5 @@
-import { setStepBudget } from '../../controller.ts';
+import { useState } from 'react';
+import { setStepBudget, warmStart } from '../../controller.ts';
 import { useApp } from '../../store.ts';
 import { AdvancedConfig } from './AdvancedConfig.tsx';
 import { CheckpointPicker } from './CheckpointPicker.tsx';
@@ -34,6 +35,43 @@ function StepBudget() {
   );
 }
 
+/** Optional supervised warm start on the task's reference solutions, before RL (issue 4). */
+function WarmStart() {
+  const [steps, setSteps] = useState(200);
+  const ws = useApp((s) => s.warmStart);
+  const runStep = useApp((s) => s.run.step);
+  const state = useApp((s) => s.run.state);
+  const progress = useApp((s) => s.run.progress);
+  const busy = ws.running || state === 'running' || state === 'pausing' || state === 'loading';
+  return (
+    <fieldset className="group" data-testid="warm-start">
+      <legend>SFT warm start (optional)</legend>
+      <p className="help">
+        Supervised training on the task generator's reference solutions, before RL: how the shipped checkpoints were made
+        (<code>rlvr pretrain</code>). Use it with a fresh model, or to make a checkpoint stronger at this difficulty. It runs
+        before the first RL step; the warm-started model becomes the run's base.
+      </p>
+      <div className="field">
+        <label htmlFor="warm-start-steps">Steps</label>
+        <input id="warm-start-steps" type="number" min={1} max={10000} step={50} value={steps} data-testid="warm-start-steps" onChange={(e) => setSteps(Math.max(1, Math.min(10_000, Math.floor(Number(e.target.value) || 1))))} />
+      </div>
+      <button type="button" disabled={busy || runStep > 0} data-testid="warm-start-run" onClick={() => void warmStart(steps)} title={runStep > 0 ? 'the warm start runs before RL: reset the run first' : undefined}>
+        Warm start
+      </button>
+      {ws.running && progress?.what === 'warm-start' && (
+        <p className="help" role="status">
+          <progress max={progress.total} value={progress.done} /> {progress.done}/{progress.total} SFT steps
+        </p>
+      )}
+      {ws.result && !ws.running && (
+        <p className="help" data-testid="warm-start-result">
+          {ws.result.steps} SFT steps in {ws.result.seconds.toFixed(0)} s: loss {ws.result.firstLoss.toFixed(3)} → {ws.result.lastLoss.toFixed(3)}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
 export function SetupPanel() {
   return (
     <div className="setup-panel" data-testid="setup">
@@ -48,6 +86,7 @@ export function SetupPanel() {
         ))}
         <StepBudget />
       </fieldset>
+      <WarmStart />
       <AdvancedConfig exclude={MAIN_FIELDS} />
     </div>
   );
