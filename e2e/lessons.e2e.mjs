@@ -137,7 +137,13 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
         assert.equal(await page.$$eval(`[data-testid="lesson-look-${l.id}"] li`, (els) => els.length), l.lookAt.length);
         const m = realMeasured[l.id];
         assert.equal(await page.getAttribute(`[data-testid="measured-${l.id}"]`, 'data-measured'), m ? 'true' : 'false', `${l.id}: measured or not`);
-        if (m) assert.equal(await page.textContent(`[data-testid="measured-summary-${l.id}"]`), m.summary);
+        if (m) {
+          assert.equal(await page.textContent(`[data-testid="measured-summary-${l.id}"]`), m.summary);
+          // The verdict is the lesson's fixed rule applied to the same numbers: the page cannot claim more than they show.
+          const verdict = l.verdict(m);
+          assert.equal(await page.getAttribute(`[data-testid="measured-verdict-${l.id}"]`, 'data-shows'), String(verdict.shows));
+          assert.ok((await page.textContent(`[data-testid="measured-verdict-${l.id}"]`)).includes(verdict.text), `${l.id}: verdict text`);
+        }
         else assert.match(await page.textContent(`[data-testid="measured-${l.id}"]`), new RegExp(`Not measured yet.*rlvr lesson run ${l.id}`));
       }
       t.diagnostic(`${lessons.length} lessons; measured: ${Object.keys(realMeasured).join(', ') || 'none yet'}`);

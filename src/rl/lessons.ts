@@ -32,7 +32,22 @@ export interface Lesson {
   steps: number;
   runs: LessonRun[];
   measures: LessonMeasure[];
+  /**
+   * Whether the measured numbers show the paper's effect, decided by a fixed rule on them (so the
+   * lesson's verdict can never drift from its numbers), with one sentence saying why.
+   */
+  verdict: (m: MeasuredLesson) => Verdict;
 }
+
+export interface Verdict {
+  shows: boolean;
+  text: string;
+}
+
+const v = (m: MeasuredLesson, run: number, metric: string): number => m.runs[run]?.values[metric] ?? NaN;
+const pk = (p: Record<string, number> | undefined, k: number): number => p?.[String(k)] ?? NaN;
+const f3 = (x: number) => x.toFixed(3);
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 const sat = 'sat';
 
@@ -54,6 +69,14 @@ export const lessons: Lesson[] = [
       { description: 'share of groups with zero reward variance (first sampling round)', metric: 'frac_reward_zero_std', window: 60 },
       { description: 'batch accuracy, last 20 steps', metric: 'accuracy', window: 20 },
     ],
+    verdict: (m) => {
+      const zero = v(m, 0, 'frac_reward_zero_std');
+      const gain = v(m, 1, 'accuracy') - v(m, 0, 'accuracy');
+      if (zero < 0.15) return { shows: false, text: `Does not show at this difficulty: only ${pct(zero)} of GRPO's groups had zero reward variance, so dynamic sampling had almost nothing to replace (accuracy ${gain >= 0 ? '+' : ''}${f3(gain)}).` };
+      return gain > 0.03
+        ? { shows: true, text: `Shows: ${pct(zero)} of GRPO's groups carried no signal; refilling them raised batch accuracy by ${f3(gain)}.` }
+        : { shows: false, text: `${pct(zero)} of GRPO's groups carried no signal, but refilling them did not raise batch accuracy here (${gain >= 0 ? '+' : ''}${f3(gain)}).` };
+    },
   },
   {
     id: 'length-normalisation',
@@ -69,6 +92,13 @@ export const lessons: Lesson[] = [
       { label: 'Dr. GRPO', preset: 'dr_grpo', config: {} },
     ],
     measures: [{ description: 'mean length of wrong completions (tokens), last 20 steps', metric: 'completions/mean_length_wrong', window: 20 }],
+    verdict: (m) => {
+      const grpo = v(m, 0, 'completions/mean_length_wrong');
+      const dr = v(m, 1, 'completions/mean_length_wrong');
+      return grpo > dr * 1.1
+        ? { shows: true, text: `Shows: GRPO's wrong answers were ${pct(grpo / dr - 1)} longer than Dr. GRPO's (${grpo.toFixed(1)} vs ${dr.toFixed(1)} tokens).` }
+        : { shows: false, text: `Does not show at this scale: wrong answers were about as long under both (${grpo.toFixed(1)} vs ${dr.toFixed(1)} tokens). The bias grows with long free-form reasoning; these completions are short and fixed in shape.` };
+    },
   },
   {
     id: 'clip-higher',
@@ -87,6 +117,13 @@ export const lessons: Lesson[] = [
       { description: 'mean token entropy, last 20 steps', metric: 'entropy', window: 20 },
       { description: 'fraction of tokens clipped high', metric: 'clip_ratio/high_mean', window: 60 },
     ],
+    verdict: (m) => {
+      const sym = v(m, 0, 'entropy');
+      const high = v(m, 1, 'entropy');
+      return high > sym * 1.05
+        ? { shows: true, text: `Shows: with epsilon_high = 0.28 entropy stayed ${pct(high / sym - 1)} higher (${f3(high)} vs ${f3(sym)}).` }
+        : { shows: false, text: `Does not show here: entropy was about the same (${f3(high)} with epsilon_high = 0.28 vs ${f3(sym)}); ${pct(v(m, 0, 'clip_ratio/high_mean'))} of tokens hit the upper clip, too few for its height to matter.` };
+    },
   },
   {
     id: 'token-vs-sequence',
@@ -105,6 +142,13 @@ export const lessons: Lesson[] = [
       { description: 'fraction of tokens clipped', metric: 'clip_ratio/region_mean', window: 60 },
       { description: 'largest ratio seen per step (mean)', metric: 'ratio/max', window: 60 },
     ],
+    verdict: (m) => {
+      const tok = v(m, 0, 'clip_ratio/region_mean');
+      const seq = v(m, 1, 'clip_ratio/region_mean');
+      return seq > tok * 2 && seq > 0.01
+        ? { shows: true, text: `Shows: GSPO clipped ${pct(seq)} of tokens (whole responses at once) against GRPO's ${pct(tok)} token by token.` }
+        : { shows: false, text: `The clipping differs little here: GSPO ${pct(seq)} vs GRPO ${pct(tok)} of tokens.` };
+    },
   },
   {
     id: 'sharpening',
@@ -120,6 +164,22 @@ export const lessons: Lesson[] = [
       { label: 'NSR only', preset: 'nsr_only', config: {} },
     ],
     measures: [{ description: 'held-out pass@1 and pass@16 at the end (base in the same table)', metric: 'eval', window: 1 }],
+    verdict: (m) => {
+      const b1 = pk(m.base_pass_at_k, 1);
+      const ks = Object.keys(m.base_pass_at_k ?? {}).map(Number);
+      const kMax = ks.length ? Math.max(...ks) : 1;
+      const bK = pk(m.base_pass_at_k, kMax);
+      const psr = m.runs[0]?.final_pass_at_k;
+      const nsr = m.runs[1]?.final_pass_at_k;
+      const nsrEverywhere = Object.keys(m.base_pass_at_k ?? {}).every((k) => (nsr?.[k] ?? -1) >= (m.base_pass_at_k?.[k] ?? 0) - 0.005);
+      const psrSharpens = pk(psr, 1) > b1 + 0.01 && pk(psr, kMax) <= bK;
+      const parts = [
+        `pass@1 / pass@${kMax}: base ${f3(b1)} / ${f3(bK)}, PSR ${f3(pk(psr, 1))} / ${f3(pk(psr, kMax))}, NSR ${f3(pk(nsr, 1))} / ${f3(pk(nsr, kMax))}`,
+        psrSharpens ? 'PSR sharpened (pass@1 up, large k not)' : 'PSR did not raise pass@1',
+        nsrEverywhere ? 'NSR was at least as good as the base at every k, as the paper reports' : 'NSR did not improve every k, unlike the paper',
+      ];
+      return { shows: psrSharpens && nsrEverywhere, text: `${psrSharpens && nsrEverywhere ? 'Shows' : 'Does not reproduce at this length'}: ${parts.join('; ')}.` };
+    },
   },
   {
     id: 'noisy-verifiers',
@@ -136,6 +196,12 @@ export const lessons: Lesson[] = [
       { label: '40% flipped', preset: 'grpo', config: { noise_p_fn: 0.4, noise_p_fp: 0.4 } },
     ],
     measures: [{ description: 'true batch accuracy, last 20 steps', metric: 'accuracy', window: 20 }],
+    verdict: (m) => {
+      const [clean, n20, n40] = [0, 1, 2].map((i) => v(m, i, 'accuracy'));
+      return n40! >= clean! - 0.05
+        ? { shows: true, text: `Shows: with 40% of verdicts flipped, true accuracy stayed within 0.05 of the clean run (${f3(n40!)} vs ${f3(clean!)}; 20%: ${f3(n20!)}).` }
+        : { shows: false, text: `Learning did not survive the noise here: true accuracy clean ${f3(clean!)}, 20% flipped ${f3(n20!)}, 40% flipped ${f3(n40!)}.` };
+    },
   },
   {
     id: 'reward-hacking',
@@ -154,6 +220,13 @@ export const lessons: Lesson[] = [
       { description: 'accuracy the training verifier reports, last 20 steps', metric: 'accuracy/observed', window: 20 },
       { description: 'strict accuracy of the same completions, last 20 steps', metric: 'accuracy', window: 20 },
     ],
+    verdict: (m) => {
+      const reported = v(m, 1, 'accuracy/observed');
+      const strict = v(m, 1, 'accuracy');
+      return reported - strict > 0.3
+        ? { shows: true, text: `Shows: the leaky verifier reported ${f3(reported)} while the strict verifier judged the same completions ${f3(strict)}.` }
+        : { shows: false, text: `No hacking seen in this run: reported ${f3(reported)}, strict ${f3(strict)}.` };
+    },
   },
   {
     id: 'easy-to-hard',
@@ -169,6 +242,13 @@ export const lessons: Lesson[] = [
       { label: 'ladder', preset: 'grpo', config: { curriculum: 'ladder', ladder_window: 5, ladder_advance_at: 0.7, ladder_step_back_at: 0.1 } },
     ],
     measures: [{ description: 'batch accuracy, last 20 steps (at the current level)', metric: 'accuracy', window: 20 }],
+    verdict: (m) => {
+      const fixed = v(m, 0, 'accuracy');
+      const ladder = v(m, 1, 'accuracy');
+      return ladder > fixed + 0.03
+        ? { shows: true, text: `The ladder kept batch accuracy higher (${f3(ladder)} at its current level vs ${f3(fixed)} at the fixed hard level); whether it transfers to the hard level needs the held-out evaluation.` }
+        : { shows: false, text: `No advantage for the ladder in this run: batch accuracy ${f3(ladder)} (ladder, at its current level) vs ${f3(fixed)} (fixed).` };
+    },
   },
 ];
 

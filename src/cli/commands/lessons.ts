@@ -27,12 +27,12 @@ export const lessonsCommand: Command = {
     const a = parseArgs(argv, ['json']);
     checkKnownFlags(a, ['json']);
     const measured = readMeasured();
-    const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null }));
+    const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null, verdict: measured[l.id] ? l.verdict(measured[l.id]!) : null }));
     if (flag(a, 'json')) {
       process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
       return 0;
     }
-    for (const r of rows) process.stdout.write(`${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n`);
+    for (const r of rows) process.stdout.write(`${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n${r.verdict ? `${''.padEnd(22)} ${r.verdict.text}\n` : ''}`);
     return 0;
   },
 };
@@ -90,7 +90,7 @@ export const lessonCommand: Command = {
     all[id] = result;
     mkdirSync(dirname(measuredPath), { recursive: true });
     writeFileSync(measuredPath, JSON.stringify(all, null, 2) + '\n');
-    process.stdout.write(JSON.stringify(result) + '\n');
+    process.stdout.write(JSON.stringify({ ...result, verdict: lesson.verdict(result) }) + '\n');
     return 0;
   },
 };

@@ -25,6 +25,7 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
       </div>
     );
   }
+  const verdict = lesson.verdict(measured);
   const columns = lesson.measures.filter((m) => m.metric !== 'eval');
   const evalK = lesson.measures.some((m) => m.metric === 'eval') ? Math.max(maxK(measured.base_pass_at_k), ...measured.runs.map((r) => maxK(r.final_pass_at_k))) : 0;
   const ks = evalK > 1 ? [1, evalK] : evalK === 1 ? [1] : [];
@@ -33,6 +34,9 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
       <h4>What this model shows</h4>
       <p className="lesson-summary" data-testid={`measured-summary-${lesson.id}`}>
         {measured.summary}
+      </p>
+      <p className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`} data-testid={`measured-verdict-${lesson.id}`} data-shows={verdict.shows}>
+        <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdict.text}
       </p>
       <table className="lesson-numbers" data-testid={`measured-table-${lesson.id}`}>
         <caption>
