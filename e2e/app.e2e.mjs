@@ -196,15 +196,15 @@ test('an invalid knob shows an inline error and disables training', { timeout: 6
     await page.waitForSelector('[data-testid="error-num_generations"]');
     assert.match(await text(page, 'error-num_generations'), />= 2/);
     assert.equal(await page.getAttribute('[data-testid="field-num_generations"]', 'aria-invalid'), 'true');
-    await page.fill('[data-testid="knob-digits"]', '0');
-    await page.waitForSelector('[data-testid="error-difficulty.digits"]');
-    assert.match(await text(page, 'error-difficulty.digits'), /digits/);
+    await page.fill('[data-testid="knob-m"]', '0');
+    await page.waitForSelector('[data-testid="error-difficulty.m"]');
+    assert.match(await text(page, 'error-difficulty.m'), /\bm\b/);
     assert.equal(await page.isDisabled('[data-testid="start"]'), true, 'Start is disabled while a value is invalid');
     assert.equal(await page.isDisabled('[data-testid="step-once"]'), true);
     assert.match(await text(page, 'invalid-note'), /Fix 2 invalid settings/);
     await shot(page, 'app-invalid', { fullPage: false });
     await page.fill('[data-testid="field-num_generations"]', '8');
-    await page.fill('[data-testid="knob-digits"]', '3');
+    await page.fill('[data-testid="knob-m"]', '6');
     await page.waitForSelector('[data-testid="error-num_generations"]', { state: 'detached' });
     assert.equal(await page.isDisabled('[data-testid="start"]'), false);
     assert.equal(new URL(page.url()).search, '', 'values back at their defaults leave the URL clean');
@@ -360,14 +360,14 @@ test('light and dark, 1280×720 and tablet width', { timeout: 60_000 }, async ()
 });
 
 test('a shared URL opens its config', { timeout: 60_000 }, async (t) => {
-  const p = await openPage(browser, '/?v=1&preset=dapo&learning_rate=0.0005&difficulty.digits=2&steps=50&bogus=1', { viewport: { width: 1280, height: 720 } });
+  const p = await openPage(browser, '/?v=1&preset=dapo&learning_rate=0.0005&difficulty.m=7&steps=50&bogus=1', { viewport: { width: 1280, height: 720 } });
   try {
     await withDiagnostics(t, p, 'app-shared-url', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="preset"]');
       assert.equal(await page.inputValue('[data-testid="preset"]'), 'dapo');
       assert.equal(await page.inputValue('[data-testid="field-learning_rate"]'), '0.0005');
-      assert.equal(await page.inputValue('[data-testid="knob-digits"]'), '2');
+      assert.equal(await page.inputValue('[data-testid="knob-m"]'), '7');
       assert.equal(await page.inputValue('[data-testid="step-budget"]'), '50');
       assert.match(await text(page, 'preset-explanation'), /clip-higher/);
       await page.click('summary');
@@ -382,7 +382,7 @@ test('a shared URL opens its config', { timeout: 60_000 }, async (t) => {
 });
 
 test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', { timeout: 600_000 }, async (t) => {
-  const q = 'backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  const q = 'task=arithmetic&backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
   const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 720 } });
   try {
     await withDiagnostics(t, p, 'app-webgpu', async () => {
@@ -410,7 +410,7 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', { timeo
 });
 
 test('SFT warm start in the browser: a fresh nano model learns the format, then RL steps from it', { timeout: 300_000 }, async (t) => {
-  const q = 'model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  const q = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
   const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
   try {
     await withDiagnostics(t, p, 'app-warm-start', async () => {

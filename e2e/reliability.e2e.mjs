@@ -17,7 +17,7 @@ const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
 const long = LONG ? {} : { skip: 'long: npm run test:reliability (RLVR_RELIABILITY_LONG=1)' };
 
 /** The smallest real run: a fresh nano model, 2 prompts x 2 completions of at most 8 tokens, no held-out eval. */
-const NANO = 'model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
+const NANO = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
 const SOAK_STEPS = 300;
 /** SwiftShader runs a nano step in ~1.8 s here: 100 steps take ~3 min (RLVR_WEBGPU_SOAK_STEPS=300 for the full 300, ~9 min). */
 const WEBGPU_SOAK_STEPS = Number(process.env.RLVR_WEBGPU_SOAK_STEPS ?? 100);

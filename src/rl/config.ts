@@ -88,7 +88,7 @@ export interface RunConfig {
 
 export const defaultConfig: RunConfig = {
   version: 1,
-  task: 'arithmetic',
+  task: 'sat',
   difficulty: {},
   curriculum: 'fixed',
   ladder_window: 10,

@@ -34,15 +34,15 @@ describe('config in the URL', () => {
     expect(setupToSearch(s)).toBe('');
     s.draft.presetId = 'dapo';
     s.draft.edits = { learning_rate: '0.002', epsilon_high: '0.28', mask_truncated_completions: true };
-    s.draft.knobs = { digits: '2' };
+    s.draft.knobs = { m: '7' };
     s.stepBudget = 100;
     s.backend = 'wasm';
     const q = setupToSearch(s);
-    expect(q).toBe('v=1&preset=dapo&difficulty.digits=2&learning_rate=0.002&mask_truncated_completions=true&steps=100&backend=wasm');
+    expect(q).toBe('v=1&preset=dapo&difficulty.m=7&learning_rate=0.002&mask_truncated_completions=true&steps=100&backend=wasm');
     const back = searchToSetup(q);
     expect(back.notes).toEqual([]);
     expect(back.hasExperiment).toBe(true);
-    expect(back.setup.draft).toEqual({ task: 'arithmetic', presetId: 'dapo', edits: { learning_rate: '0.002', mask_truncated_completions: true }, knobs: { digits: '2' } });
+    expect(back.setup.draft).toEqual({ task: 'sat', presetId: 'dapo', edits: { learning_rate: '0.002', mask_truncated_completions: true }, knobs: { m: '7' } });
     expect(experimentKey(q)).not.toContain('backend');
   });
 
