@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// Measures the default demo the way a visitor sees it (issue 8's last target): the built app in
+// headless Chromium on the WASM EP, default task and preset, Start pressed, and the trainer's own
+// periodic held-out evaluation (eval_prompts × num_generations, every eval_every steps) read from the
+// page as it arrives. Prints the curve against wall time since Start, and when held-out pass@1 first
+// stood 20 points above the base; writes bench/demo-results.json.
+// Usage: node scripts/measure-demo.mjs [--seconds N] [--query 'key=value&...']
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { launchBrowser, openPage, ROOT, startServer } from '../e2e/lib.mjs';
+
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+const seconds = Number(arg('seconds', '240'));
+const query = arg('query', '');
+const TARGET = 0.2;
+
+const server = await startServer();
+const browser = await launchBrowser();
+const load0 = loadavg()[0];
+try {
+  const p = await openPage(browser, `/${query ? `?${query}` : ''}`);
+  const { page } = p;
+  await page.waitForSelector('[data-testid="start"]');
+  await page.click('[data-testid="start"]');
+  const t0 = Date.now();
+  const curve = [];
+  let base = null;
+  let reached = null;
+  let backend = null;
+  let config = null;
+  while ((Date.now() - t0) / 1000 < seconds) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const s = await page.evaluate(() => {
+      const st = window.__rlvr.state();
+      return { evals: st.evals, step: st.run.step, error: st.error, backend: st.run.backend, config: st.run.config };
+    });
+    if (s.error) throw new Error(`${s.error.title}: ${s.error.message}`);
+    backend = s.backend;
+    config = s.config;
+    for (const e of s.evals) {
+      if (curve.some((c) => c.step === e.step)) continue;
+      const point = { step: e.step, seconds: (Date.now() - t0) / 1000, pass1: e.pass_at_k['1'] };
+      curve.push(point);
+      if (e.step === 0) base = point.pass1;
+      process.stdout.write(`${point.seconds.toFixed(0).padStart(4)} s  step ${String(e.step).padStart(4)}  held-out pass@1 ${point.pass1.toFixed(3)}${base !== null ? `  (${point.pass1 - base >= 0 ? '+' : ''}${(100 * (point.pass1 - base)).toFixed(1)} points)` : ''}\n`);
+      if (base !== null && reached === null && point.pass1 >= base + TARGET) reached = point;
+    }
+  }
+  const best = curve.reduce((a, c) => (c.pass1 > a.pass1 ? c : a), curve[0] ?? { pass1: NaN });
+  const result = {
+    date: new Date().toISOString(),
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, load_average_start: load0, load_average_end: loadavg()[0] },
+    backend: backend && { kind: backend.kind, description: backend.description, threads: backend.threads },
+    task: config?.task,
+    difficulty: config?.difficulty,
+    eval: config && { prompts: config.eval_prompts, samples: config.num_generations, every: config.eval_every },
+    seconds,
+    base_pass1: base,
+    best,
+    target_points: 100 * TARGET,
+    reached_at: reached,
+    curve,
+  };
+  mkdirSync(join(ROOT, 'bench'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'demo-results.json'), JSON.stringify(result, null, 2) + '\n');
+  process.stdout.write(
+    reached
+      ? `+${(100 * TARGET).toFixed(0)} points held-out pass@1 reached at ${reached.seconds.toFixed(0)} s (step ${reached.step}); target: under 180 s\n`
+      : `+${(100 * TARGET).toFixed(0)} points not reached in ${seconds} s; best ${best.pass1?.toFixed(3)} at step ${best.step} (base ${base?.toFixed(3)})\n`,
+  );
+  await p.close();
+} finally {
+  await browser.close();
+  await server.close();
+}
