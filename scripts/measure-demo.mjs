@@ -51,6 +51,22 @@ try {
     }
   }
   const best = curve.reduce((a, c) => (c.pass1 > a.pass1 ? c : a), curve[0] ?? { pass1: NaN });
+  // Where the wall time went: the trainer's own per-step timings, and the rest (held-out evaluations, UI).
+  const timing = await page.evaluate(() => {
+    const ms = window.__rlvr.state().metrics;
+    const sum = (k) => ms.reduce((a, m) => a + (Number.isFinite(m[k]) ? m[k] : 0), 0);
+    return { steps: ms.length, sampling: sum('time/sampling'), verify: sum('time/verify'), update: sum('time/update'), step: sum('time/step') };
+  });
+  const wall = (Date.now() - t0) / 1000;
+  const profile = {
+    steps: timing.steps,
+    seconds_per_step: +(timing.step / Math.max(1, timing.steps)).toFixed(3),
+    sampling_s: +timing.sampling.toFixed(1),
+    update_s: +timing.update.toFixed(1),
+    verify_s: +timing.verify.toFixed(2),
+    outside_steps_s: +(wall - timing.step).toFixed(1),
+  };
+  process.stdout.write(`profile: ${profile.steps} steps in ${wall.toFixed(0)} s: ${profile.seconds_per_step} s/step (sampling ${profile.sampling_s} s, update ${profile.update_s} s, verify ${profile.verify_s} s); ${profile.outside_steps_s} s outside steps (held-out evaluations, start-up)\n`);
   const result = {
     date: new Date().toISOString(),
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, load_average_start: load0, load_average_end: loadavg()[0] },
@@ -63,6 +79,7 @@ try {
     best,
     target_points: 100 * TARGET,
     reached_at: reached,
+    profile,
     curve,
   };
   mkdirSync(join(ROOT, 'bench'), { recursive: true });
