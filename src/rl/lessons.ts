@@ -270,7 +270,11 @@ export interface MeasuredRun {
 export interface MeasuredLesson {
   id: string;
   steps: number;
+  /** The first (or only) seed. */
   seed: number;
+  /** Several seeds: `runs` and `base_pass_at_k` are their means; each seed's own numbers are in `per_seed`. */
+  seeds?: number[];
+  per_seed?: { seed: number; runs: MeasuredRun[]; base_pass_at_k?: Record<string, number> }[];
   date: string;
   runs: MeasuredRun[];
   base_pass_at_k?: Record<string, number>;

@@ -37,7 +37,7 @@ export const lessonsCommand: Command = {
   },
 };
 
-async function runLesson(lesson: Lesson, steps: number, seed: number): Promise<MeasuredLesson> {
+async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<{ runs: MeasuredRun[]; base?: Record<string, number> }> {
   const out: MeasuredRun[] = [];
   const manifestPath = shippedFor(lesson.task);
   let basePassAtK: Record<string, number> | undefined;
@@ -66,26 +66,62 @@ async function runLesson(lesson: Lesson, steps: number, seed: number): Promise<M
     out.push(measured);
     await policy.dispose();
   }
+  return { runs: out, base: basePassAtK };
+}
+
+const meanOf = (maps: (Record<string, number> | undefined)[]): Record<string, number> | undefined => {
+  const present = maps.filter((m): m is Record<string, number> => !!m);
+  if (!present.length) return undefined;
+  return Object.fromEntries(Object.keys(present[0]!).map((k) => [k, present.reduce((a, m) => a + (m[k] ?? NaN), 0) / present.length]));
+};
+
+/** Runs the lesson on each seed; with several seeds, the recorded values are the means (each seed kept in per_seed). */
+async function runLesson(lesson: Lesson, steps: number, seeds: number[]): Promise<MeasuredLesson> {
+  const perSeed: { seed: number; runs: MeasuredRun[]; base_pass_at_k?: Record<string, number> }[] = [];
+  for (const seed of seeds) {
+    const r = await runSeed(lesson, steps, seed);
+    perSeed.push({ seed, runs: r.runs, ...(r.base ? { base_pass_at_k: r.base } : {}) });
+  }
+  const out: MeasuredRun[] = lesson.runs.map((run, i) => {
+    const values = meanOf(perSeed.map((p) => p.runs[i]!.values))!;
+    const final = meanOf(perSeed.map((p) => p.runs[i]!.final_pass_at_k));
+    return { label: run.label, values, ...(final ? { final_pass_at_k: final } : {}) };
+  });
+  const basePassAtK = meanOf(perSeed.map((p) => p.base_pass_at_k));
+  const seed = seeds[0]!;
   const fmt = (x: number) => (Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3));
   const parts = lesson.measures.map((m) =>
     m.metric === 'eval'
       ? `held-out pass@1 / pass@16: base ${fmt(basePassAtK?.['1'] ?? NaN)} / ${fmt(basePassAtK?.['16'] ?? NaN)}; ` + out.map((r) => `${r.label} ${fmt(r.final_pass_at_k?.['1'] ?? NaN)} / ${fmt(r.final_pass_at_k?.['16'] ?? NaN)}`).join('; ')
       : `${m.description}: ` + out.map((r) => `${r.label} ${fmt(r.values[m.metric] ?? NaN)}`).join(', '),
   );
-  return { id: lesson.id, steps, seed, date: new Date().toISOString().slice(0, 10), runs: out, base_pass_at_k: basePassAtK, summary: `on seed ${seed}, after ${steps} steps on ${lesson.task}: ${parts.join('. ')}` };
+  const on = seeds.length > 1 ? `mean over seeds ${seeds.join(', ')}` : `on seed ${seed}`;
+  return {
+    id: lesson.id,
+    steps,
+    seed,
+    ...(seeds.length > 1 ? { seeds, per_seed: perSeed } : {}),
+    date: new Date().toISOString().slice(0, 10),
+    runs: out,
+    base_pass_at_k: basePassAtK,
+    summary: `${on}, after ${steps} steps on ${lesson.task}: ${parts.join('. ')}`,
+  };
 }
 
 export const lessonCommand: Command = {
   name: 'lesson',
   summary: 'run one guided experiment headlessly and record its measured outcome',
-  help: 'rlvr lesson run ID [--steps N] [--seed S]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json.',
+  help: 'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).',
   async run(argv) {
     const a = parseArgs(argv);
-    checkKnownFlags(a, ['steps', 'seed']);
+    checkKnownFlags(a, ['steps', 'seed', 'seeds']);
     const [verb, id] = a.positional;
     if (verb !== 'run' || !id) throw new UsageError('expected: rlvr lesson run ID');
     const lesson = getLesson(id);
-    const result = await runLesson(lesson, intFlag(a, 'steps', lesson.steps), intFlag(a, 'seed', 1));
+    const seedsFlag = flag(a, 'seeds');
+    const seeds = seedsFlag ? seedsFlag.split(',').map((x) => Number(x.trim())) : [intFlag(a, 'seed', 1)];
+    if (!seeds.length || seeds.some((x) => !Number.isInteger(x) || x < 0)) throw new UsageError(`--seeds must be a comma-separated list of whole numbers, got "${seedsFlag}"`);
+    const result = await runLesson(lesson, intFlag(a, 'steps', lesson.steps), seeds);
     const all = readMeasured();
     all[id] = result;
     mkdirSync(dirname(measuredPath), { recursive: true });

@@ -40,7 +40,7 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
       </p>
       <table className="lesson-numbers" data-testid={`measured-table-${lesson.id}`}>
         <caption>
-          measured {measured.date} with <code>rlvr lesson run {lesson.id}</code>: seed {measured.seed}, {measured.steps} steps per run
+          measured {measured.date} with <code>rlvr lesson run {lesson.id}</code>: {measured.seeds && measured.seeds.length > 1 ? `mean over seeds ${measured.seeds.join(', ')}` : `seed ${measured.seed}`}, {measured.steps} steps per run
         </caption>
         <thead>
           <tr>
