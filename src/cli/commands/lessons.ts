@@ -46,7 +46,8 @@ async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<{ r
     const measuredAt = manifest.tasks.find((t) => t.task === lesson.task)?.difficulty ?? {};
     const config = validateConfig({ ...getPreset(run.preset).config, difficulty: measuredAt, ...run.config, task: lesson.task, seed, eval_every: 0 });
     const trainer = await Trainer.create(policy, config);
-    const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: trainer.difficulty, prompts: 32, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });
+    // Held-out pass@k at the run's target difficulty (for a ladder: the hard level it climbs toward, not the level it reached).
+    const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: config.difficulty, prompts: 32, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });
     if (lesson.measures.some((m) => m.metric === 'eval') && !basePassAtK) basePassAtK = (await evalOnce(16)).pass_at_k;
     const bar = new ProgressBar(`${lesson.id}: ${run.label}`, steps);
     const history: Record<string, number>[] = [];
