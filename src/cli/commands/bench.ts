@@ -26,7 +26,7 @@ const TINY_MANIFEST = join(ROOT, 'public/checkpoints/arithmetic-tiny/manifest.js
 const TOLERANCE = 1e-4;
 
 const help = `rlvr bench [--quick] [flags]
-Measures one GRPO step of the default run (arithmetic, P=8 prompts x G=8 completions = 64 rows,
+Measures one GRPO step at the default batch size (on arithmetic, P=8 prompts x G=8 completions = 64 rows,
 48-token cap) on onnxruntime-node, on Chromium's WASM and WebGPU EPs (headless; bench/browser/), and
 on a PyTorch eager CPU peer (bench/torch_peer.py: Debian's python3-torch with OpenBLAS, installed with
 apt-get when missing) with the same weights from the same safetensors file and the same inputs, runs
