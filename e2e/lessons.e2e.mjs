@@ -320,6 +320,27 @@ test("?lesson=sharpening opens with the lesson's own step budget and evaluates p
   }
 });
 
+test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its runs with the lesson configs', { timeout: 300_000 }, async (t) => {
+  const problems = [];
+  for (const lesson of lessons) {
+    const p = await open(`/?lesson=${lesson.id}&steps=1`);
+    try {
+      const { page } = p;
+      await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
+      const c = await waitForRuns(page, lesson.runs.length, { timeout: 100_000 });
+      assertLessonConfigs(lesson, c, 1);
+      assert.deepEqual(p.pageErrors, []);
+      t.diagnostic(`${lesson.id}: ${lesson.runs.length} runs started from its URL`);
+    } catch (e) {
+      problems.push(`${lesson.id}: ${e.message.split('\n')[0]}`);
+      await screenshot(p.page, `lessons-url-${lesson.id}-FAILED`).catch(() => undefined);
+    } finally {
+      await closePage(p);
+    }
+  }
+  assert.deepEqual(problems, [], 'every lesson opens from its URL and its runs start');
+});
+
 test('an unknown lesson id lists the known ones and keeps the rest of the link', { timeout: 60_000 }, async (t) => {
   const p = await open('/?lesson=bogus&preset=dapo&steps=7');
   try {
