@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage } from './lib.mjs';
+import { launchBrowser, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 /** First screen target on the preview build (issue 6); E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
 const FIRST_SCREEN_MS = Number(process.env.E2E_FIRST_SCREEN_MS ?? 2000);
@@ -48,17 +48,6 @@ after(async () => {
 const state = (page) => page.evaluate(() => window.__rlvr.state());
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
 
-/** Fails with the page's last console lines when `fn` throws. */
-async function withDiagnostics(t, p, name, fn) {
-  try {
-    return await fn();
-  } catch (e) {
-    await screenshot(p.page, `${name}-FAILED`).catch(() => undefined);
-    const tail = p.consoleMessages.slice(-20).map((m) => `  [${m.source} ${m.type}] ${m.text.slice(0, 300)}`).join('\n');
-    t.diagnostic(`last console messages:\n${tail}\npage errors: ${p.pageErrors.join('\n')}`);
-    throw e;
-  }
-}
 
 test('first screen appears within 2 s on the preview build', async (t) => {
   const p = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { importTs, launchBrowser, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl } from './lib.mjs';
+import { importTs, launchBrowser, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
 
 const { lessons } = await importTs('src/rl/lessons.ts');
 const { getPreset } = await importTs('src/rl/presets.ts');
@@ -56,19 +56,6 @@ async function closePage(p) {
   await p.close();
 }
 
-/** Fails with the page's last console lines (and a screenshot) when `fn` throws. */
-async function withDiagnostics(t, p, name, fn) {
-  try {
-    return await fn();
-  } catch (e) {
-    await screenshot(p.page, `${name}-FAILED`).catch(() => undefined);
-    const tail = p.consoleMessages.slice(-25).map((m) => `  [${m.source} ${m.type}] ${m.text.slice(0, 300)}`).join('\n');
-    const c = await p.page.evaluate(() => window.__rlvr.state().compare).catch(() => null);
-    const sides = c ? SIDES.filter((s) => c[s]).map((s) => `${s}: ${c[s].state} step ${c[s].step} ${c[s].error ?? ''}`).join('; ') : '?';
-    t.diagnostic(`compare: ${sides}\nlast console messages:\n${tail}\npage errors: ${p.pageErrors.join('\n')}`);
-    throw e;
-  }
-}
 
 const compareState = (page) => page.evaluate(() => window.__rlvr.state().compare);
 
@@ -91,6 +78,13 @@ function assertLessonConfigs(lesson, c, steps) {
   });
   assert.equal(c.steps, steps, `${lesson.id}: step budget`);
 }
+
+/** withDiagnostics with the Compare runs' states in the failure report. */
+const withDiagnostics = (t, p, name, fn) =>
+  withPageDiagnostics(t, p, name, fn, async () => {
+    const c = await p.page.evaluate(() => window.__rlvr.state().compare).catch(() => null);
+    return `compare: ${c ? SIDES.filter((s) => c[s]).map((s) => `${s}: ${c[s].state} step ${c[s].step} ${c[s].error ?? ''}`).join('; ') : '?'}`;
+  });
 
 /** Waits until every run of the lesson is initialised and training (or, with `steps`, has that many steps). */
 async function waitForRuns(page, n, { steps = 0, timeout }) {

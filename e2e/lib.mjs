@@ -153,3 +153,20 @@ export async function timed(fn) {
   const value = await fn();
   return { value, seconds: (performance.now() - t0) / 1000 };
 }
+
+/**
+ * Runs `fn`; when it throws, screenshots the page as `<name>-FAILED`, reports the page's and its
+ * workers' last console lines and page errors (plus `extra()`, when given), and rethrows.
+ * @param {import('node:test').TestContext} t
+ */
+export async function withPageDiagnostics(t, p, name, fn, extra) {
+  try {
+    return await fn();
+  } catch (e) {
+    await screenshot(p.page, `${name}-FAILED`).catch(() => undefined);
+    const tail = p.consoleMessages.slice(-25).map((m) => `  [${m.source} ${m.type}] ${m.text.slice(0, 300)}`).join('\n');
+    const head = extra ? `${await extra().catch(() => '')}\n` : '';
+    t.diagnostic(`${head}last console messages:\n${tail}\npage errors: ${p.pageErrors.join('\n')}`);
+    throw e;
+  }
+}

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, RESULTS_DIR, screenshot, serverUrl, waitForPage } from './lib.mjs';
+import { launchBrowser, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
 const long = LONG ? {} : { skip: 'long: npm run test:reliability (RLVR_RELIABILITY_LONG=1)' };
@@ -75,16 +75,6 @@ const trainerWorker = (page) => page.workers().find((w) => w.url().includes('tra
 /** Metrics without wall-clock timings (those differ between any two runs). */
 const strip = (m) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
 
-async function withDiagnostics(t, p, name, fn) {
-  try {
-    return await fn();
-  } catch (e) {
-    await screenshot(p.page, `${name}-FAILED`).catch(() => undefined);
-    const tail = p.consoleMessages.slice(-25).map((m) => `  [${m.source} ${m.type}] ${m.text.slice(0, 300)}`).join('\n');
-    t.diagnostic(`last console messages:\n${tail}\npage errors: ${p.pageErrors.join('\n')}`);
-    throw e;
-  }
-}
 
 /** CSP violations reported to the page (securitypolicyviolation events), installed before any script. */
 function listenForCsp() {

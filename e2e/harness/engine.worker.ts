@@ -2,13 +2,8 @@
 // The harness's module worker: the engine runs here exactly as in the app's training worker.
 import { consoleLines, counters, liveGpuBuffers } from './instrument.ts';
 import { appGraphs, cpuOnlyGraph, parsePlacement } from './graphs.ts';
-import type { Checkpoint, GraphPlacement, HarnessRequest, HarnessResult, Parity, WorkerMessage } from './protocol.ts';
-import type { Backend } from '../../src/engine/backend.ts';
-import { modelPresets } from '../../src/model/config.ts';
-import { Policy, Rng } from '../../src/model/policy.ts';
-import { pretrain } from '../../src/model/pretrain.ts';
-import { encode } from '../../src/model/tokenizer.ts';
-import { initParams } from '../../src/model/transformer.ts';
+import type { Checkpoint, GraphPlacement, HarnessRequest, HarnessResult, WorkerMessage } from './protocol.ts';
+import { samplerScorerParity, type Parity } from '../../src/model/parity.ts';
 import type { CompiledGraph } from '../../src/engine/compile.ts';
 import type { WebBackend } from '../../src/engine/backend-web.ts';
 import { chooseBackend } from '../../src/engine/select-backend.ts';
@@ -48,26 +43,6 @@ async function placementOf(backend: WebBackend, name: string, build: () => Compi
     ...(error ? { error } : {}),
     ...(value !== undefined ? { value } : {}),
   };
-}
-
-/** The same check as src/model/policy.test.ts, on this backend: a briefly trained nano policy, so the distributions are not flat. */
-async function samplerScorerParity(backend: Backend): Promise<Parity> {
-  const cfg = modelPresets.nano;
-  const policy = await Policy.create(backend, cfg, { promptLen: 24, completionLen: 40 }, initParams(cfg, 5));
-  await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 2 } }], steps: 5, batchSize: 8, lr: 3e-3, warmupSteps: 1, seed: 1 });
-  const prompts = ['12+34=', '7*8=', 'sat 3: 1 2|-1 3', 'asc: 5 3 9 1'].map(encode);
-  const rows = [...prompts, ...prompts];
-  const sp = { temperature: 0.8, topK: 0, topP: 1 };
-  const comps = await policy.sample(rows, sp, 30, new Rng(3));
-  const scores = await policy.score(rows, comps.map((c) => c.tokens), 0.8);
-  let maxLogpDiff = 0;
-  let maxEntropyDiff = 0;
-  comps.forEach((c, r) => c.logp.forEach((lp, i) => (maxLogpDiff = Math.max(maxLogpDiff, Math.abs(lp - scores.logp[r]![i]!)))));
-  comps.forEach((c, r) => c.entropy.forEach((h, i) => (maxEntropyDiff = Math.max(maxEntropyDiff, Math.abs(h - scores.entropy[r]![i]!)))));
-  const again = await policy.sample(rows, sp, 30, new Rng(3));
-  const reproducible = JSON.stringify(again.map((c) => c.tokens)) === JSON.stringify(comps.map((c) => c.tokens));
-  await policy.dispose();
-  return { rows: rows.length, tokens: comps.reduce((a, c) => a + c.tokens.length, 0), maxLogpDiff, maxEntropyDiff, reproducible };
 }
 
 async function main(req: HarnessRequest): Promise<HarnessResult> {

@@ -1,5 +1,6 @@
 import type { AdapterSummary } from '../../src/engine/select-backend.ts';
 import type { Placement } from './graphs.ts';
+import type { Parity } from '../../src/model/parity.ts';
 
 /** What the harness page asks its worker to do (read from the page's URL). */
 export interface HarnessRequest {
@@ -63,15 +64,6 @@ export interface HarnessResult {
   parity: Parity | null;
 }
 
-/** Sampler vs scorer on the same completions: largest differences in per-token log-prob and entropy. */
-export interface Parity {
-  rows: number;
-  tokens: number;
-  maxLogpDiff: number;
-  maxEntropyDiff: number;
-  /** Sampling with the same seed twice gave the same tokens. */
-  reproducible: boolean;
-}
 
 export type WorkerMessage =
   | { type: 'log'; level: string; text: string }
