@@ -19,8 +19,8 @@ import { initParams, parameterCount } from '../src/model/transformer.ts';
 import { aggregationWeights } from '../src/rl/advantages.ts';
 import { ConfigError, validateConfig, type RunConfig } from '../src/rl/config.ts';
 import { evaluatePassAtK } from '../src/rl/evaluate.ts';
+import { resolveWithRecipe } from '../src/rl/recipe.ts';
 import { Trainer, type StepMetrics, type StepResult } from '../src/rl/trainer.ts';
-import { getTaskFamily } from '../src/tasks/registry.ts';
 import type {
   BackendInfo,
   CheckpointSource,
@@ -283,20 +283,9 @@ export class TrainingSession {
     return { manifest, weights: loadWeights(manifest, bytes), source: 'shipped', id: src.id };
   }
 
-  /** The run config: defaults ← patch, then the difficulty the checkpoint was measured at, under the user's own knobs. */
+  /** The run config: defaults ← the checkpoint's recipe ← patch (src/rl/recipe.ts). */
   static resolveConfig(patch: Partial<RunConfig>, manifest: Manifest | null): RunConfig {
-    let config = validateConfig(patch);
-    const measured = manifest?.tasks.find((t) => t.task === config.task);
-    const family = getTaskFamily(config.task);
-    const difficulty = { ...family.defaultDifficulty, ...(measured?.difficulty ?? {}), ...config.difficulty };
-    try {
-      family.generate(0, difficulty);
-    } catch (e) {
-      const knob = /knob "([^"]+)"/.exec(message(e))?.[1];
-      throw new ConfigError(knob ? `difficulty.${knob}` : 'difficulty', message(e));
-    }
-    config = { ...config, difficulty };
-    return config;
+    return resolveWithRecipe(patch, manifest);
   }
 
   private info(b: SessionBackend): BackendInfo {

@@ -20,6 +20,38 @@ export interface Manifest {
   training: { kind: 'pretrain' | 'rl'; command: string; seed: number; steps: number; trained_on: { task: string; difficulty: Record<string, number | string> }[] };
   created: string;
   parameters: number;
+  /**
+   * The RL setting recommended for this checkpoint: a partial run config (difficulty and any knob
+   * that must differ from the defaults), applied under the user's own choices by `rlvr train` and the
+   * UI. Absent on older checkpoints, where tasks[].difficulty alone is used.
+   */
+  recipe?: Recipe;
+  /** What the recipe measurably does: GRPO with it, `steps` steps, on each of `seeds` (rlvr sweep --record-gain). */
+  rl_gain?: RlGain;
+}
+
+/** A partial run config (field names as in src/rl/config.ts); the model layer does not interpret it. */
+export type Recipe = { difficulty?: Record<string, number | string> } & Record<string, unknown>;
+
+export interface RlGain {
+  preset: string;
+  steps: number;
+  seeds: number[];
+  eval: { prompts: number; n: number; seed: number };
+  pass_at_1_before: number;
+  /** Mean over seeds. */
+  pass_at_1_after: number;
+  pass_at_1_after_min: number;
+  pass_at_8_before: number;
+  pass_at_8_after: number;
+  wall_time_s: number;
+}
+
+/** The RL difficulty a checkpoint recommends for a task: its recipe's, else the one its pass@k was measured at. */
+export function recommendedDifficulty(m: Manifest, task: string): Record<string, number | string> | undefined {
+  const measured = m.tasks.find((t) => t.task === task);
+  if (!measured) return undefined;
+  return m.recipe?.difficulty ?? measured.difficulty;
 }
 
 export class CheckpointError extends Error {}

@@ -1,8 +1,6 @@
-import { evaluatePassAtK } from '../../rl/evaluate.ts';
-import { layoutFor } from '../../model/task-layout.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
-import { loadPolicy } from '../checkpoint-files.ts';
+import { heldOutPassAtK } from '../held-out.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
 import { backendFromFlags } from '../backend-flag.ts';
@@ -10,6 +8,9 @@ import { backendFromFlags } from '../backend-flag.ts';
 const help = `rlvr eval --model MANIFEST --task T [--difficulty JSON] --prompts P --n N --k 1,2,4,8 --seed S
   Samples n completions for each of P held-out prompts (instance seeds 0..P-1) and prints one JSON
   object: {task, prompts, n, pass_at_k: {k: unbiased estimate}, difficulty, model}.
+  --difficulty JSON  knobs to override; the others are the checkpoint's recorded RL difficulty for the
+                     task (its recipe, else where its pass@k was measured), then the family's defaults
+  --prompts P (64)  --n N (16)  --k (1,8)  --seed S (0)
   --temperature X (1)  --max-new-tokens N (the checkpoint's completion length)`;
 
 export const evalCommand: Command = {
@@ -20,7 +21,7 @@ export const evalCommand: Command = {
     const a = parseArgs(argv);
     checkKnownFlags(a, ['model', 'task', 'difficulty', 'prompts', 'n', 'k', 'seed', 'temperature', 'max-new-tokens', 'threads', 'backend']);
     const task = requireFlag(a, 'task');
-    const fam = getTaskFamily(task);
+    getTaskFamily(task); // an unknown task fails here, before any checkpoint is read
     let difficulty: Record<string, number | string> = {};
     const d = flag(a, 'difficulty');
     if (d) {
@@ -34,24 +35,19 @@ export const evalCommand: Command = {
     const ks = (flag(a, 'k') ?? '1,8').split(',').map(Number);
     if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > n)) throw new UsageError(`--k values must be integers between 1 and --n (${n})`);
     const prompts = intFlag(a, 'prompts', 64);
-    const { manifest, policy } = await loadPolicy(requireFlag(a, 'model'), backendFromFlags(a));
-    const full = { ...fam.defaultDifficulty, ...difficulty };
-    const needed = layoutFor([{ task, difficulty: full }]);
-    policy.setLayout({ promptLen: Math.max(needed.promptLen, manifest.layout.promptLen), completionLen: manifest.layout.completionLen });
     const bar = new ProgressBar('eval', prompts * n);
-    const r = await evaluatePassAtK(policy, {
+    const r = await heldOutPassAtK(requireFlag(a, 'model'), backendFromFlags(a), {
       task,
-      difficulty: full,
+      difficulty,
       prompts,
       n,
       ks,
       seed: intFlag(a, 'seed', 0),
-      sampling: { temperature: Number(flag(a, 'temperature') ?? 1), topK: 0, topP: 1 },
-      maxNewTokens: intFlag(a, 'max-new-tokens', manifest.layout.completionLen),
+      temperature: Number(flag(a, 'temperature') ?? 1),
+      maxNewTokens: a.flags.has('max-new-tokens') ? intFlag(a, 'max-new-tokens') : undefined,
       onProgress: (done, total) => bar.update(done, `of ${total} samples`),
     });
-    process.stdout.write(JSON.stringify({ task, prompts, n, pass_at_k: r.pass_at_k, difficulty: full, model: manifest.name }) + '\n');
-    await policy.dispose();
+    process.stdout.write(JSON.stringify({ task, prompts, n, pass_at_k: r.pass_at_k, difficulty: r.difficulty, model: r.manifest.name }) + '\n');
     return 0;
   },
 };

@@ -6,9 +6,10 @@ import { pretrainCommand } from './pretrain.ts';
 import { modelsCommand } from './models.ts';
 import { evalCommand } from './eval.ts';
 import { trainCommand } from './train.ts';
+import { sweepCommand } from './sweep.ts';
 import { benchCommand } from './bench.ts';
 import { exportCommand } from './export.ts';
 import { lessonCommand, lessonsCommand } from './lessons.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, exportCommand, lessonsCommand, lessonCommand, benchCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, lessonsCommand, lessonCommand, benchCommand];

@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
-import { validateConfig } from '../../rl/config.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
 import { getLesson, lessons, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
 import { getPreset } from '../../rl/presets.ts';
 import { Trainer } from '../../rl/trainer.ts';
+import { resolveWithRecipe } from '../../rl/recipe.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
 import { loadPolicy } from '../checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';
@@ -43,8 +43,7 @@ async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<{ r
   let basePassAtK: Record<string, number> | undefined;
   for (const run of lesson.runs) {
     const { manifest, policy } = await loadPolicy(manifestPath, createNodeBackend());
-    const measuredAt = manifest.tasks.find((t) => t.task === lesson.task)?.difficulty ?? {};
-    const config = validateConfig({ ...getPreset(run.preset).config, difficulty: measuredAt, ...run.config, task: lesson.task, seed, eval_every: 0 });
+    const config = resolveWithRecipe({ ...getPreset(run.preset).config, ...run.config, task: lesson.task, seed, eval_every: 0 }, manifest);
     const trainer = await Trainer.create(policy, config);
     // Held-out pass@k at the run's target difficulty (for a ladder: the hard level it climbs toward, not the level it reached).
     const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: config.difficulty, prompts: 32, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });

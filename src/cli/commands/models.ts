@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { recipeFor } from '../../rl/recipe.ts';
 import { checkKnownFlags, flag, parseArgs } from '../args.ts';
 import { shippedManifests } from '../shipped.ts';
 import type { Command } from './command.ts';
@@ -6,12 +7,12 @@ import type { Command } from './command.ts';
 export const modelsCommand: Command = {
   name: 'models',
   summary: 'list the shipped base checkpoints, one row per (checkpoint, task), with base pass@k',
-  help: 'rlvr models [--json]\n  One row per (shipped checkpoint, task): manifest path, task id, model size and recorded base pass@k.',
+  help: 'rlvr models [--json]\n  One row per (shipped checkpoint, task): manifest path, task id, model size, recorded base pass@k,\n  recipe (the RL setting rlvr train and the UI use unless told otherwise) and rl_gain (what GRPO with\n  that recipe measurably did: rlvr sweep --record-gain), or null where not measured.',
   async run(argv) {
     const a = parseArgs(argv, ['json']);
     checkKnownFlags(a, ['json']);
     const rows = shippedManifests().flatMap(({ path, manifest }) =>
-      manifest.tasks.map((t) => ({ manifest: relative(process.cwd(), path) || path, task: t.task, name: manifest.name, parameters: manifest.parameters, difficulty: t.difficulty, pass_at_k: t.pass_at_k, eval: t.eval })),
+      manifest.tasks.map((t) => ({ manifest: relative(process.cwd(), path) || path, task: t.task, name: manifest.name, parameters: manifest.parameters, difficulty: t.difficulty, pass_at_k: t.pass_at_k, eval: t.eval, recipe: recipeFor(manifest, t.task), rl_gain: manifest.rl_gain ?? null })),
     );
     if (flag(a, 'json')) {
       process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
@@ -21,9 +22,11 @@ export const modelsCommand: Command = {
       process.stdout.write('no shipped checkpoints found\n');
       return 0;
     }
-    const lines = ['| checkpoint | task | parameters | RL difficulty | pass@1 | pass@8 | manifest |', '|---|---|---|---|---|---|---|'];
+    const lines = ['| checkpoint | task | parameters | RL difficulty | pass@1 | pass@8 | GRPO gain | manifest |', '|---|---|---|---|---|---|---|---|'];
     for (const r of rows) {
-      lines.push(`| ${r.name} | ${r.task} | ${r.parameters} | ${JSON.stringify(r.difficulty)} | ${(r.pass_at_k['1'] ?? NaN).toFixed(3)} | ${(r.pass_at_k['8'] ?? NaN).toFixed(3)} | ${r.manifest} |`);
+      const g = r.rl_gain;
+      const gain = g ? `${g.pass_at_1_before.toFixed(2)} → ${g.pass_at_1_after.toFixed(2)} in ${g.steps} steps (${g.seeds.length} seeds)` : 'not measured';
+      lines.push(`| ${r.name} | ${r.task} | ${r.parameters} | ${JSON.stringify(r.difficulty)} | ${(r.pass_at_k['1'] ?? NaN).toFixed(3)} | ${(r.pass_at_k['8'] ?? NaN).toFixed(3)} | ${gain} | ${r.manifest} |`);
     }
     process.stdout.write(lines.join('\n') + '\n');
     return 0;

@@ -1,0 +1,161 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, type RunConfig } from '../../rl/config.ts';
+import { getPreset } from '../../rl/presets.ts';
+import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { backendFromFlags } from '../backend-flag.ts';
+import { heldOutPassAtK } from '../held-out.ts';
+import { ProgressBar } from '../progress.ts';
+import { expandGrid, markdownTable, parseGridAxis, parseRows, parseSeeds, pendingCells, SweepError, type SweepCell, type SweepRow } from '../sweep-grid.ts';
+import { recordGain } from '../sweep-record.ts';
+import { runTraining, userConfigPatch } from '../training-run.ts';
+import type { Command } from './command.ts';
+
+const help = `rlvr sweep --task T --preset P [--grid key=v1,v2 ...] [--seeds 1,2,3] --steps N --out DIR [flags]
+Runs a grid of config values × seeds. Each cell is an \`rlvr train\` (from the base checkpoint and its
+recipe, with the cell's values on top) followed by a held-out evaluation of the base and of the
+trained model, all in this process. Writes, in DIR:
+  results.jsonl   one row per finished cell: id, point, seed, pass_at_1/8 before and after, wall time
+  results.md      a Markdown table: per grid point, mean and min over seeds
+  cells/ID/       each cell's metrics.jsonl, config.json and checkpoint
+It resumes: cells already in results.jsonl are skipped, so rerun the same command after a stop.
+Two copies of the same command can run side by side (each takes cells the other has not locked).
+  --grid key=v1,v2    one axis of the grid (repeatable; dotted keys as in --set, e.g. difficulty.length=5,6)
+  --set key=value     a fixed override for every cell (repeatable)
+  --seeds 1,2,3       training seeds (default 1)
+  --steps N           RL steps per cell (default 200; use e.g. 60 for a pilot)
+  --eval-prompts P    held-out prompts (default 64)   --eval-n N  samples per prompt (default 16)
+  --eval-seed S       sampling seed of the held-out evaluation (default 0)
+  --model MANIFEST    base checkpoint (default: the shipped one for the task)
+  --record-gain       with no --grid: write the result into the base manifest as rl_gain (see rlvr models)
+  --backend node|wasm  --threads N (default 1, so two sweeps can share two cores)`;
+
+const cellDir = (id: string) => id.replace(/[^A-Za-z0-9._=,-]/g, '_');
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Takes a cell's lock unless a live process holds it. */
+function tryLock(path: string): boolean {
+  if (existsSync(path)) {
+    const pid = Number(readFileSync(path, 'utf8'));
+    if (Number.isInteger(pid) && pid !== process.pid && pidAlive(pid)) return false;
+  }
+  writeFileSync(path, String(process.pid));
+  return true;
+}
+
+export const sweepCommand: Command = {
+  name: 'sweep',
+  summary: 'a grid of config values × seeds: train + held-out eval per cell, resumable, with a Markdown table',
+  help,
+  async run(argv) {
+    const a = parseArgs(argv, ['record-gain']);
+    checkKnownFlags(a, ['task', 'preset', 'grid', 'set', 'seeds', 'steps', 'eval-prompts', 'eval-n', 'eval-seed', 'model', 'out', 'record-gain', 'backend', 'threads']);
+    const task = requireFlag(a, 'task');
+    const preset = flag(a, 'preset') ?? 'grpo';
+    const out = resolve(requireFlag(a, 'out'));
+    const steps = intFlag(a, 'steps', 200);
+    if (steps < 1) throw new UsageError('--steps must be at least 1');
+    const evalSpec = { prompts: intFlag(a, 'eval-prompts', 64), n: intFlag(a, 'eval-n', 16), seed: intFlag(a, 'eval-seed', 0) };
+    if (evalSpec.n < 8) throw new UsageError('--eval-n must be at least 8 (the table reports pass@8)');
+    let cells: SweepCell[];
+    try {
+      getPreset(preset);
+      cells = expandGrid((a.flags.get('grid') ?? []).map(parseGridAxis), parseSeeds(flag(a, 'seeds') ?? '1'));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const recordGainFlag = flag(a, 'record-gain') === 'true';
+    if (recordGainFlag && a.flags.has('grid')) throw new UsageError('--record-gain records the recipe itself: leave out --grid');
+    const fixed = a.flags.get('set') ?? [];
+    const modelPath = flag(a, 'model');
+    const backend = backendFromFlags(a.flags.has('threads') ? a : { ...a, flags: new Map([...a.flags, ['threads', ['1']]]) });
+    // Every cell's config must be valid before the first one trains for minutes.
+    const patches = new Map<string, Partial<RunConfig>>();
+    try {
+      for (const c of cells) patches.set(c.id, userConfigPatch({ preset, sets: [...fixed, ...c.sets], task, seed: c.seed }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    mkdirSync(join(out, 'cells'), { recursive: true });
+    const resultsPath = join(out, 'results.jsonl');
+    const readRows = () => (existsSync(resultsPath) ? parseRows(readFileSync(resultsPath, 'utf8')) : []);
+    const title = `rlvr sweep --task ${task} --preset ${preset}${fixed.map((s) => ` --set ${s}`).join('')}${(a.flags.get('grid') ?? []).map((g) => ` --grid ${g}`).join('')}`;
+    const todo = pendingCells(cells, readRows().map((r) => r.id));
+    process.stderr.write(`sweep: ${cells.length} cells (${cells.length - todo.length} already finished), ${steps} steps each, into ${out}\n`);
+    const bar = new ProgressBar('sweep', todo.length * (steps + 1));
+    const baseEvals = new Map<string, Record<string, number>>();
+    let done = 0;
+    for (const [i, cell] of todo.entries()) {
+      const dir = join(out, 'cells', cellDir(cell.id));
+      const lock = `${dir}.lock`;
+      if (readRows().some((r) => r.id === cell.id) || !tryLock(lock)) {
+        done += steps + 1;
+        continue;
+      }
+      try {
+        const label = `cell ${i + 1}/${todo.length} ${cell.id}`;
+        bar.update(done, `${label}: training`);
+        const r = await runTraining({
+          user: patches.get(cell.id)!,
+          modelPath,
+          steps,
+          out: dir,
+          rollouts: 'none',
+          backend,
+          label: preset,
+          command: `${title} (cell ${cell.id})`,
+          onStep: (s, _t, status) => bar.update(done + s, `${label}: ${status}`),
+        });
+        const key = JSON.stringify([r.base.path, r.config.difficulty, evalSpec]);
+        const heldOut = (path: string) => heldOutPassAtK(path, backend, { task, difficulty: r.config.difficulty, ...evalSpec, ks: [1, 8] });
+        bar.update(done + steps, `${label}: held-out evaluation`);
+        if (!baseEvals.has(key)) baseEvals.set(key, (await heldOut(r.base.path)).pass_at_k);
+        const before = baseEvals.get(key)!;
+        const after = (await heldOut(join(dir, 'manifest.json'))).pass_at_k;
+        const row: SweepRow = {
+          id: cell.id,
+          point: cell.point,
+          seed: cell.seed,
+          sets: cell.sets,
+          task,
+          preset,
+          steps,
+          difficulty: r.config.difficulty,
+          eval: evalSpec,
+          pass_at_1_before: before['1']!,
+          pass_at_8_before: before['8']!,
+          pass_at_1_after: after['1']!,
+          pass_at_8_after: after['8']!,
+          wall_time_s: r.wall_time,
+          out: join('cells', cellDir(cell.id)),
+          date: new Date().toISOString().slice(0, 10),
+        };
+        appendFileSync(resultsPath, JSON.stringify(row) + '\n');
+        writeFileSync(join(out, 'results.md'), markdownTable(readRows(), title));
+      } catch (e) {
+        if (e instanceof ConfigError || e instanceof SweepError) throw new UsageError(`cell ${cell.id}: ${e.message}`);
+        throw e;
+      } finally {
+        rmSync(lock, { force: true });
+      }
+      done += steps + 1;
+      bar.update(done, `cell ${i + 1}/${todo.length} finished`);
+    }
+    const rows = readRows();
+    writeFileSync(join(out, 'results.md'), markdownTable(rows, title));
+    if (recordGainFlag) {
+      const path = recordGain(rows, { preset, steps, modelPath, task });
+      process.stderr.write(`sweep: rl_gain recorded in ${path}\n`);
+    }
+    process.stdout.write(markdownTable(rows, title));
+    return 0;
+  },
+};
