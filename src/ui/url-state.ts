@@ -91,7 +91,8 @@ export function searchToSetup(search: string): ParsedUrl {
   if (v !== null && Number(v) > URL_VERSION) notes.push(`this link was made by a newer version (v=${v}); some settings may not apply`);
   let hasExperiment = false;
   for (const [key, raw] of p) {
-    if (key === 'v') continue;
+    // The benchmark panel's own keys (bench-report.ts): not part of the experiment.
+    if (key === 'v' || key === 'bench' || key === 'bench_steps') continue;
     if (key === 'backend') {
       const b = raw.trim().toLowerCase();
       if (b === 'webgpu' || b === 'wasm') s.backend = b;
