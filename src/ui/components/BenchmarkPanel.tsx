@@ -64,7 +64,15 @@ export default function BenchmarkPanel({ steps, note }: { steps: number; note: s
           skipped[kind] = plan?.note ?? 'WebGPU was not probed';
           continue;
         }
-        const r = await measureBackend(kind, request, steps, (p) => alive.current && setProgress(p));
+        let r;
+        try {
+          r = await measureBackend(kind, request, steps, (p) => alive.current && setProgress(p));
+        } catch (e) {
+          // A WebGPU failure (driver, lost device, an unsupported op) still leaves the WASM numbers worth keeping.
+          if (kind !== 'webgpu' || !runs.wasm) throw e;
+          skipped[kind] = `failed: ${e instanceof Error ? e.message : String(e)}`;
+          continue;
+        }
         runs[kind] = r.run;
         init = r.init;
         if (r.adapter) adapter = r.adapter;
@@ -105,7 +113,8 @@ export default function BenchmarkPanel({ steps, note }: { steps: number; note: s
     <div className="bench-panel" data-testid="bench-panel" aria-busy={busy}>
       <p>
         Times a GRPO step (sampling, verifying, the update) of the current setup on ONNX Runtime's WASM backend and on WebGPU, in this browser: {WARMUP_STEPS} warm-up step, then {steps}{' '}
-        measured steps on each. Nothing leaves this page; download the result and share it if you like.
+        measured steps on each. To measure another model or batch (a fresh <code>small</code> model is the one meant for WebGPU), change the setup first. Nothing leaves this
+        page; download the result and share it if you like.
       </p>
       {note && <p className="note">{note}</p>}
       <p data-testid="bench-adapter">
