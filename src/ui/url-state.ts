@@ -6,7 +6,8 @@
  *
  * Reserved keys: v, preset, task, checkpoint, model (a fresh randomly initialised model: nano | tiny |
  * small), steps (step budget), backend (webgpu | wasm, read by select-backend), lesson (a guided experiment
- * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts). Every other key is a
+ * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts), bench and bench_steps (the
+ * Benchmark panel's, read by bench-report.ts; not part of the experiment). Every other key is a
  * config field path (`reward_weights.format`, `difficulty.<knob>`); unknown keys are reported, not dropped silently.
  */
 import { defaultConfig } from '../rl/config.ts';
