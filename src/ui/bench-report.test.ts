@@ -75,3 +75,13 @@ describe('device benchmark report', () => {
     expect(adapterLine({ vendor: 'nvidia', architecture: 'ampere', device: '', description: '', software: false })).toBe('nvidia ampere');
   });
 });
+
+describe('the bench keys in the URL', () => {
+  it('are neither settings nor an experiment', async () => {
+    const { searchToSetup } = await import('./url-state.ts');
+    const r = searchToSetup('?bench=1&bench_steps=3&backend=webgpu');
+    expect(r.notes).toEqual([]);
+    expect(r.hasExperiment).toBe(false);
+    expect(r.setup.backend).toBe('webgpu');
+  });
+});
