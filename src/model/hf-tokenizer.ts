@@ -38,7 +38,6 @@ export function hfTokenizerJson(): Record<string, unknown> {
       end_of_word_suffix: null,
       fuse_unk: false,
       byte_fallback: false,
-      ignore_merges: false,
       vocab,
       merges: [],
     },
