@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { applyAssignments, ConfigError, defaultConfig, validateConfig, type RunConfig } from '../../rl/config.ts';
+import { parseRunConfigFile } from '../../rl/config-file.ts';
 import { getPreset } from '../../rl/presets.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
@@ -16,26 +17,39 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
   metrics.jsonl (one line per step), rollouts.jsonl, config.json, model.safetensors, manifest.json
   --preset P         grpo | dr_grpo | dapo | gspo | lite_ppo | rloo | w_reinforce | psr_only | nsr_only
   --set key=value    override any config field (repeatable; dotted keys for nested fields, e.g. difficulty.digits=2)
-  --config FILE      a JSON config (partial; applied after the preset, before --set)
+  --config FILE      a config file (the playground's format: config fields, optionally "preset"; applied
+                     after the preset, before --set; --preset must agree with the file's preset)
   --model MANIFEST   base checkpoint (default: the shipped one for the task)
   --rollouts all|last|none  which steps' rollouts to write (default all)
   --backend node|wasm  onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
   --threads N        intra-op threads (default: all cores on node, 1 on wasm)`;
 
-/** Resolves defaults ← preset ← config file ← --set ← --task/--seed, then validates. */
+/**
+ * Resolves defaults ← preset ← config file ← --set ← --task/--seed, then validates. The file is the
+ * playground's config file format (src/rl/config-file.ts); its optional "preset" is used when
+ * --preset is not given, and a --preset that names another preset is an error (the file's fields
+ * were written over its own preset).
+ */
 export function resolveRunConfig(opts: { preset?: string; file?: string; sets: string[]; task?: string; seed?: number }): RunConfig {
   let patch: Record<string, unknown> = {};
-  if (opts.preset) patch = { ...getPreset(opts.preset).config };
+  let preset = opts.preset;
+  let fields: Record<string, unknown> = {};
   if (opts.file) {
-    let raw: unknown;
+    let text: string;
     try {
-      raw = JSON.parse(readFileSync(opts.file, 'utf8'));
+      text = readFileSync(opts.file, 'utf8');
     } catch (e) {
-      throw new ConfigError('--config', `cannot read ${opts.file} as JSON: ${(e as Error).message}`);
+      throw new ConfigError('--config', `cannot read ${opts.file}: ${(e as Error).message}`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError('--config', `${opts.file} must hold a JSON object`);
-    patch = { ...patch, ...(raw as object) };
+    const file = parseRunConfigFile(text, opts.file);
+    if (file.preset && opts.preset && file.preset !== opts.preset) {
+      throw new ConfigError('--preset', `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`);
+    }
+    preset = opts.preset ?? file.preset;
+    fields = file.fields;
   }
+  if (preset) patch = { ...getPreset(preset).config };
+  patch = { ...patch, ...fields };
   patch = applyAssignments(patch, opts.sets);
   if (opts.task) patch.task = opts.task;
   if (opts.seed !== undefined) patch.seed = opts.seed;
