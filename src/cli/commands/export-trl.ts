@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { writeTrlExport } from '../../export/trl/export.ts';
+import { portedFamilies } from '../../export/trl/python-sources.ts';
 import { validateManifest } from '../../model/checkpoint.ts';
 import type { RunConfig } from '../../rl/config.ts';
 import type { Difficulty } from '../../tasks/types.ts';
@@ -40,6 +41,9 @@ export async function runTrlExport(argv: string[]): Promise<number> {
     config = resolveRunConfig({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
   } catch (e) {
     throw new UsageError((e as Error).message);
+  }
+  if (!(portedFamilies as readonly string[]).includes(config.task)) {
+    throw new UsageError(`the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${config.task}"`);
   }
   const count = intFlag(a, 'prompts', 2000);
   if (count < 1 || count > 1_000_000) throw new UsageError(`--prompts must be 1..1000000, got ${count}`);
