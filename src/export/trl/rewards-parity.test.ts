@@ -3,7 +3,7 @@
 // (references, perturbed references, junk), each judged strictly and by the leaky verifier, must get
 // the same reward and components bit for bit. Every generated .py file must compile.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,8 @@ import { writeTrlExport } from './export.ts';
 import { portedFamilies } from './python-sources.ts';
 
 const PER_FAMILY = 2000;
-const python = process.env.PYTHON ?? 'python3';
+// Debian's interpreter when it is there (no packages beyond the standard library); $PYTHON overrides.
+const python = process.env.PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
 const root = mkdtempSync(join(tmpdir(), 'rlvr-trl-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
