@@ -65,12 +65,15 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
     return set({ phase: 'unsupported', note: 'this browser offers no service workers here (they need https or localhost, and are off in some private windows), so neither the COOP/COEP headers nor the offline cache can be added' });
   }
   set({});
-  let reg: ServiceWorkerRegistration;
+  let reg: ServiceWorkerRegistration | undefined;
   try {
     reg = await container.register(scriptUrl);
   } catch (e) {
     return set({ phase: 'failed', note: `the service worker could not be registered (${e instanceof Error ? e.message : String(e)})` });
   }
+  // Some blockers (browser automation, extensions) resolve with nothing instead of rejecting.
+  if (!reg) return set({ phase: 'failed', note: 'the browser refused to register the service worker' });
+  const r = reg;
   const watch = (w: ServiceWorker | null) => {
     if (!w) return;
     const check = () => {
@@ -83,8 +86,8 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
     w.addEventListener('statechange', check);
     check();
   };
-  watch(reg.waiting);
-  reg.addEventListener('updatefound', () => watch(reg.installing));
+  watch(r.waiting);
+  r.addEventListener('updatefound', () => watch(r.installing));
 
   await container.ready;
   const store = session();
