@@ -10,11 +10,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort, importTs, launchBrowser, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
-const DIST = join(ROOT, 'dist');
+/** The build to serve; E2E_DIST points at another (e.g. one built with BASE_PATH=/rlvr/). */
+const DIST = process.env.E2E_DIST ? resolve(process.env.E2E_DIST) : join(ROOT, 'dist');
 const SUB = 'rlvr';
 /** The default run, without the held-out evaluations (they only add time here). */
 const QUERY = '?eval_every=0';
@@ -113,7 +114,7 @@ test('the static server sends no isolation headers (the premise)', async () => {
   const res = await fetch(`${server.origin}/${SUB}/`);
   assert.equal(res.status, 200);
   for (const h of ['cross-origin-opener-policy', 'cross-origin-embedder-policy', 'content-security-policy']) assert.equal(res.headers.get(h), null, `${h} must be absent`);
-  assert.match(await res.text(), /<link rel="manifest" href="\.\/manifest\.webmanifest"/);
+  assert.match(await res.text(), /<link rel="manifest" href="[^"]*manifest\.webmanifest"/);
 });
 
 test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps, then offline: reload and 3 more', { timeout: 600_000 }, async (t) => {
