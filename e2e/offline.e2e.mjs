@@ -87,14 +87,23 @@ async function stepOnce(page) {
   assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
 }
 
-/** Every failed request and every HTTP error response in the context (page, workers, service worker). */
+/**
+ * Every failed request and every HTTP error response in the context (page, workers, service worker).
+ * `cancelledByReload`: requests of the first document that its own reload into the service worker
+ * cancelled (net::ERR_ABORTED before `reloaded()` is called); they are not failures of the app.
+ */
 function watchFailures(context) {
   const failures = [];
-  context.on('requestfailed', (r) => failures.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText ?? 'failed'}`));
+  const cancelledByReload = [];
+  let reloaded = false;
+  context.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText ?? 'failed';
+    (!reloaded && /ERR_ABORTED/.test(why) ? cancelledByReload : failures).push(`${r.method()} ${r.url()}: ${why}`);
+  });
   context.on('response', (r) => {
     if (r.status() >= 400) failures.push(`${r.request().method()} ${r.url()}: HTTP ${r.status()}`);
   });
-  return failures;
+  return { failures, cancelledByReload, reloaded: () => (reloaded = true) };
 }
 
 before(async () => {
@@ -121,14 +130,15 @@ test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps,
   const { listPrecache } = await importTs('scripts/vite-deploy.ts');
   const precache = listPrecache(DIST);
   const p = await openPage(browser, `/${SUB}/${QUERY}`, { base: server.origin, serviceWorkers: 'allow' });
-  const failures = watchFailures(p.context);
+  const { failures, cancelledByReload, reloaded } = watchFailures(p.context);
   const { page, context } = p;
   try {
     await withPageDiagnostics(t, p, 'offline-static', async () => {
       // The worker installs (caching the whole build), the page reloads once and comes back isolated.
       await until(page, () => globalThis.crossOriginIsolated === true && navigator.serviceWorker.controller !== null && !!window.__rlvr, undefined, { timeout: 120_000, what: 'cross-origin isolation through the service worker' });
+      reloaded();
       const nav = await page.evaluate(() => ({ type: performance.getEntriesByType('navigation')[0]?.type, url: location.href }));
-      t.diagnostic(`isolated at ${nav.url} after a ${nav.type}`);
+      t.diagnostic(`isolated at ${nav.url} after a ${nav.type}${cancelledByReload.length ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load` : ''}`);
       assert.equal(nav.type, 'reload', 'the page reloads itself once to come under the service worker');
       assert.equal(new URL(nav.url).pathname, `/${SUB}/`);
       assert.equal(await page.$('[data-testid="isolation-note"]'), null, 'no single-thread note once isolated');

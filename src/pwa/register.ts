@@ -64,7 +64,7 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
   if (!container) {
     return set({ phase: 'unsupported', note: 'this browser offers no service workers here (they need https or localhost, and are off in some private windows), so neither the COOP/COEP headers nor the offline cache can be added' });
   }
-  set({});
+  set({ note: state.isolated ? '' : 'the service worker is caching the app for offline use; the page reloads once when it is done' });
   let reg: ServiceWorkerRegistration | undefined;
   try {
     reg = await container.register(scriptUrl);
@@ -93,7 +93,7 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
   const store = session();
   if (isolatedNow()) {
     store?.removeItem(RELOAD_KEY);
-    return set({ phase: 'active', isolated: true });
+    return set({ phase: 'active', isolated: true, note: '' });
   }
   if (!container.controller && store && !store.getItem(RELOAD_KEY)) {
     // The worker is active but did not serve this page: one reload goes through it and gets the headers.
