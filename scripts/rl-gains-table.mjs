@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes the README's "RL on every family" table from the recipe sweeps (runs/recipes/TASK/results.jsonl,
+// Writes the README's "RL on every family" table from the recipe sweeps (docs/sweeps/recipes/TASK/results.jsonl,
 // made by scripts/measure-recipes.sh) and the shipped manifests' recipes. Families not measured yet
 // are listed as such. The table sits between the markers <!-- rl-gains:start --> and <!-- rl-gains:end -->.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ for (const dir of readdirSync(ckptDir, { withFileTypes: true }).filter((d) => d.
     const recipe = { ...(m.recipe ?? {}), difficulty: m.recipe?.difficulty ?? t.difficulty };
     const knobs = Object.entries(recipe).filter(([k]) => k !== 'difficulty').map(([k, v]) => `${k}=${JSON.stringify(v)}`);
     const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : ''}`;
-    const results = join(root, 'runs/recipes', t.task, 'results.jsonl');
+    const results = join(root, 'docs/sweeps/recipes', t.task, 'results.jsonl');
     const rs = existsSync(results)
       ? readFileSync(results, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((r) => r.sets.length === 0 && r.steps === 200)
       : [];
