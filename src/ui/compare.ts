@@ -7,6 +7,7 @@ import { applyAssignments, configFields, type RunConfig } from '../rl/config.ts'
 import type { SessionEvent } from '../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
 import { draftPatch } from './config-form.ts';
+import { useDataset } from './dataset-import.ts';
 import { checkpointSource } from './controller.ts';
 import { getState, patch, type CompareSide } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
@@ -113,7 +114,8 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
       );
       clients[id] = c;
       try {
-        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps }));
+        const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
+        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, ...(dataset ? { dataset } : {}) }));
         if (gen === generation) updateSide(id, () => ({ config: r.config }));
         return r.config;
       } catch (e) {

@@ -60,7 +60,7 @@ function base(generate: TaskFamily['generate']): TaskFamily {
 
 /** Without a dataset: lists and verifies, but cannot generate. */
 export const customFamily: TaskFamily = base(() => {
-  throw new Error(`${ID}: no dataset loaded; build the family with makeCustomFamily(parseDataset(text), { kind: 'exact' })`);
+  throw new Error(`${ID}: no dataset loaded (import a JSONL file under "Your data"; in code, build the family with makeCustomFamily(parseDataset(text), { kind: 'exact' }))`);
 });
 
 /** The instance of one dataset record. */
