@@ -5,6 +5,7 @@
 import { create } from 'zustand';
 import type { TryResult } from '../../workers/protocol.ts';
 import { heldOutSeed } from '../rl/evaluate.ts';
+import { encodeTryPrompt } from '../rl/try-prompt.ts';
 import { safeFamily } from './config-form.ts';
 import { client, effectiveDraftConfig, hasRun, initRun } from './controller.ts';
 import { useDataset } from './dataset-import.ts';
@@ -46,6 +47,7 @@ export async function tryPrompt(): Promise<void> {
   if (t.running) return;
   useTry.setState({ running: true, error: null });
   try {
+    encodeTryPrompt(prompt, Infinity); // characters outside the vocabulary: say so before loading anything
     if (!hasRun() && !(await initRun())) throw new Error('the run could not be loaded (see the message above)');
     const result = await client().call((a) => a.tryPrompt({ prompt, samples: t.samples, temperature: t.temperature, greedy: t.greedy }));
     useTry.setState({ result, running: false });

@@ -70,13 +70,7 @@ export default function TryPolicyPanel() {
         The playground's chat box: the base checkpoint and the current policy answer the same prompt with the sampler training uses, greedily and by sampling. Each token is
         coloured by the probability the policy gave it (red unlikely, green likely; hover for the number). Prompts are in the task's own format ({task}).
       </p>
-      <form
-        className="try-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void tryPrompt();
-        }}
-      >
+      <div className="try-form" role="group" aria-label="Prompt and sampling">
         <label htmlFor={`${id}-prompt`}>Prompt</label>
         <div className="row">
           <input
@@ -87,8 +81,11 @@ export default function TryPolicyPanel() {
             value={prompt}
             spellCheck={false}
             onChange={(e) => useTry.setState({ prompt: e.target.value })}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') void tryPrompt();
+            }}
           />
-          <button type="submit" className="primary" data-testid="try-run" disabled={t.running || prompt === ''} aria-busy={t.running}>
+          <button type="button" className="primary" data-testid="try-run" disabled={t.running || prompt === ''} aria-busy={t.running} onClick={() => void tryPrompt()}>
             {t.running ? 'Sampling…' : 'Answer'}
           </button>
         </div>
@@ -113,7 +110,7 @@ export default function TryPolicyPanel() {
             <input type="number" min={0.05} max={10} step={0.1} value={t.temperature} data-testid="try-temperature" onChange={(e) => useTry.setState({ temperature: Number(e.target.value) })} />
           </label>
         </div>
-      </form>
+      </div>
       {t.running && (
         <p className="muted" role="status">
           Sampling with the current and the base weights (between training steps)…
