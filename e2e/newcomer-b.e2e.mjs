@@ -129,3 +129,32 @@ test('Your data: a bad line is reported with its line number; a file with no goo
     await p.close();
   }
 });
+
+test("Compare: B's overrides are checked as typed (every error, by field), and the runs end with a held-out pass@1 verdict", { timeout: 240_000 }, async (t) => {
+  const p = await openPage(browser, '/?backend=wasm&task=arithmetic&prompts_per_step=2&num_generations=4&eval_every=2&eval_prompts=4');
+  try {
+    await withDiagnostics(t, p, 'newcomer-compare', async () => {
+      const { page } = p;
+      await page.click('[data-testid="tab-compare"]');
+      await page.fill('[data-testid="compare-edits-b"]', 'learning_rat=0.1, num_generations=1\ntemperature=hot');
+      await page.waitForSelector('[data-testid="compare-edits-errors"]');
+      const errors = await page.$$eval('[data-testid="compare-edits-errors"] li', (els) => els.map((e) => e.textContent));
+      assert.equal(errors.length, 3, JSON.stringify(errors));
+      assert.match(errors.join('\n'), /learning_rat: unknown field[\s\S]*num_generations: must be >= 2|num_generations: must be >= 2[\s\S]*learning_rat: unknown field/);
+      assert.match(errors.join('\n'), /temperature: must be a number/);
+      assert.equal(await page.isDisabled('[data-testid="compare-start"]'), true, 'Run both is disabled');
+      // No worker loaded for either side.
+      const c0 = await page.evaluate(() => window.__rlvr.state().compare);
+      assert.equal(c0.a.state, 'idle');
+      await page.fill('[data-testid="compare-edits-b"]', 'epsilon_high=0.28');
+      await waitForPage(page, () => !document.querySelector('[data-testid="compare-edits-errors"]'));
+      await page.fill('#compare-steps', '2');
+      await page.click('[data-testid="compare-start"]');
+      const verdict = await waitForPage(page, () => document.querySelector('[data-testid="compare-verdict"]')?.dataset.significant !== undefined && document.querySelector('[data-testid="compare-verdict"]').textContent, { timeout: 200_000 });
+      console.log(`# compare verdict: ${verdict}`);
+      assert.match(verdict, /(did better on held-out pass@1 at step 2: [\d.]+% vs [\d.]+% \(\+[\d.]+ points\)|tie on held-out pass@1 at step 2).*standard error of the difference [\d.]+ points \(binomial, 4×4 and 4×4 samples\)/);
+    });
+  } finally {
+    await p.close();
+  }
+});
