@@ -17,12 +17,14 @@ export interface TryState {
   samples: number;
   temperature: number;
   greedy: boolean;
+  /** Print each token's probability under it (besides the colour and the hover text). */
+  inline: boolean;
   running: boolean;
   result: TryResult | null;
   error: string | null;
 }
 
-export const useTry = create<TryState>()(() => ({ prompt: null, samples: 4, temperature: 1, greedy: true, running: false, result: null, error: null }));
+export const useTry = create<TryState>()(() => ({ prompt: null, samples: 4, temperature: 1, greedy: true, inline: false, running: false, result: null, error: null }));
 
 /** An example prompt of the task the run (or else the setup) trains on: its first held-out prompt, or the dataset's first line. */
 export function examplePrompt(): { prompt: string; reference: string } | null {

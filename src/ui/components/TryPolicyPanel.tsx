@@ -10,6 +10,7 @@ const probColor = (p: number) => `hsl(${Math.round(120 * p)}, 70%, 80%)`;
 
 /** One completion, token by token, each coloured by its probability; hover or focus shows the number. */
 function Tokens({ c, label }: { c: TriedCompletion; label: string }) {
+  const inline = useTry((s) => s.inline);
   return (
     <div className="try-completion" data-testid="try-completion">
       <div className="try-tokens" aria-label={`${label}: ${c.text || '(empty)'}`}>
@@ -19,11 +20,11 @@ function Tokens({ c, label }: { c: TriedCompletion; label: string }) {
             className="try-token"
             data-testid="try-token"
             data-p={t.p}
-            tabIndex={0}
             title={`token ${i}: ${JSON.stringify(t.text)} · p = ${t.p.toFixed(4)}`}
             style={{ background: probColor(t.p) }}
           >
             {t.text === '\n' ? '⏎' : t.text}
+            {inline && <sub className="try-p">{t.p.toFixed(2)}</sub>}
           </span>
         ))}
         {c.truncated && <span className="muted small"> (cut at the length cap)</span>}
@@ -108,6 +109,9 @@ export default function TryPolicyPanel() {
           <label>
             temperature{' '}
             <input type="number" min={0.05} max={10} step={0.1} value={t.temperature} data-testid="try-temperature" onChange={(e) => useTry.setState({ temperature: Number(e.target.value) })} />
+          </label>
+          <label>
+            <input type="checkbox" checked={t.inline} data-testid="try-inline" onChange={(e) => useTry.setState({ inline: e.target.checked })} /> probabilities inline
           </label>
         </div>
       </div>
