@@ -121,13 +121,15 @@ export async function closeBrowser(browser, ms = 20_000) {
 /**
  * Opens `path` (relative to the server) in a fresh context and records every console message of the
  * page and its workers, page errors, and requests that left the server's origin (there must be none:
- * the app works offline).
+ * the app works offline). The app's service worker (src/pwa/service-worker.ts) is blocked unless
+ * `serviceWorkers: 'allow'`: with it, later loads come from its cache, out of reach of `context.route`.
  * @param {import('playwright-core').Browser} browser
  * @param {string} path
+ * @param {{ base?: string, viewport?: { width: number, height: number }, serviceWorkers?: 'allow' | 'block' }} [opts]
  */
-export async function openPage(browser, path, { base, viewport = { width: 1280, height: 800 } } = {}) {
+export async function openPage(browser, path, { base, viewport = { width: 1280, height: 800 }, serviceWorkers = 'block' } = {}) {
   const origin = base ?? (await serverUrl());
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, serviceWorkers });
   const page = await context.newPage();
   /** @type {{ source: string, type: string, text: string }[]} */
   const consoleMessages = [];

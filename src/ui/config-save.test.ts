@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appDefaults, validateDraft, type SetupDraft } from './config-form.ts';
 import { parseConfigFile } from './config-file.ts';
-import { ConfigSaveError, configFileObject, configFileText } from './config-save.ts';
+import { ConfigSaveError, setupFileObject, setupFileText } from './config-save.ts';
 
 const drafts: SetupDraft[] = [
   { task: 'sat', presetId: 'grpo', edits: {}, knobs: {} },
@@ -11,7 +11,7 @@ const drafts: SetupDraft[] = [
 
 describe('Save config', () => {
   it.each(drafts)('save then Load config gives the same setup ($presetId on $task)', (d) => {
-    const text = configFileText(d);
+    const text = setupFileText(d);
     const back = parseConfigFile(text, 'saved.json');
     expect(back.presetId).toBe(d.presetId);
     expect(back.task).toBe(d.task);
@@ -26,7 +26,7 @@ describe('Save config', () => {
   });
 
   it('writes the rlvr train --config format: typed values, "preset", nested reward_weights and difficulty', () => {
-    expect(configFileObject(drafts[1]!)).toEqual({
+    expect(setupFileObject(drafts[1]!)).toEqual({
       preset: 'dapo',
       task: 'countdown',
       eval_prompts: 16,
@@ -41,7 +41,7 @@ describe('Save config', () => {
 
   it('refuses an invalid setup, naming every invalid field', () => {
     const bad: SetupDraft = { task: 'sat', presetId: 'grpo', edits: { learning_rate: 'fast', num_generations: '1' }, knobs: {} };
-    expect(() => configFileText(bad)).toThrow(ConfigSaveError);
-    expect(() => configFileText(bad)).toThrow(/these 2 settings.*learning_rate.*num_generations|these 2 settings.*num_generations.*learning_rate/);
+    expect(() => setupFileText(bad)).toThrow(ConfigSaveError);
+    expect(() => setupFileText(bad)).toThrow(/these 2 settings.*learning_rate.*num_generations|these 2 settings.*num_generations.*learning_rate/);
   });
 });

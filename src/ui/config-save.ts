@@ -8,7 +8,7 @@ import { appDefaults, fieldSpec, parseKnob, parseText, safeFamily, validateDraft
 export class ConfigSaveError extends Error {}
 
 /** The file's JSON object; throws ConfigSaveError naming the invalid fields (an invalid setup is not saved). */
-export function configFileObject(d: SetupDraft, measured: Record<string, number | string> = {}): Record<string, unknown> {
+export function setupFileObject(d: SetupDraft, measured: Record<string, number | string> = {}): Record<string, unknown> {
   const { errors } = validateDraft(d, measured);
   const bad = Object.entries(errors);
   if (bad.length) throw new ConfigSaveError(`fix ${bad.length === 1 ? 'this setting' : `these ${bad.length} settings`} first: ${bad.map(([k, m]) => `${k}: ${m}`).join('; ')}`);
@@ -27,6 +27,6 @@ export function configFileObject(d: SetupDraft, measured: Record<string, number 
 }
 
 /** The file's text (pretty-printed, one trailing newline). */
-export function configFileText(d: SetupDraft, measured: Record<string, number | string> = {}): string {
-  return JSON.stringify(configFileObject(d, measured), null, 2) + '\n';
+export function setupFileText(d: SetupDraft, measured: Record<string, number | string> = {}): string {
+  return JSON.stringify(setupFileObject(d, measured), null, 2) + '\n';
 }

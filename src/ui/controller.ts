@@ -12,7 +12,7 @@ import { compactHistory } from './chart-data.ts';
 import { adoptDataset, useDataset } from './dataset-import.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { parseConfigFile } from './config-file.ts';
-import { configFileText } from './config-save.ts';
+import { setupFileText } from './config-save.ts';
 import { checkImportSize } from './import-limits.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
 import { clearRun, loadRun, saveRun, type SavedRun } from './persist.ts';
@@ -563,7 +563,7 @@ export async function importConfigFile(file: File): Promise<boolean> {
 export function downloadConfigFile(): boolean {
   const s = getState();
   try {
-    download(`rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`, configFileText(s.setup.draft, measuredDifficulty(s)), 'application/json');
+    download(`rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`, setupFileText(s.setup.draft, measuredDifficulty(s)), 'application/json');
     return true;
   } catch (e) {
     showError('other', 'Could not save the config file', e);
