@@ -320,29 +320,23 @@ export class TrainingSession {
         const backend = await this.ensureBackend(req.backend);
         let base: Loaded;
         let config: RunConfig;
-        // A custom-task run draws from its dataset, checked here as the page checked it; on any failure
-        // below, the running run's dataset is bound again (init is atomic).
+        // A custom-task run draws from its dataset, checked here as the page checked it (on failure,
+        // init's catch binds the running run's dataset again).
         const payload = req.restore ? req.restore.dataset : req.dataset;
-        const task = (req.restore ? req.restore.config : req.config).task;
-        const dataset = task === 'custom' ? this.bindDataset(payload) : null;
-        try {
-          if (req.restore) {
-            const r = req.restore;
-            const manifest = validateManifest(r.base.manifest);
-            base = { manifest, weights: loadWeights(manifest, r.base.bytes), source: r.base.source, id: r.base.id };
-            config = validateConfig(r.config);
-          } else {
-            // Validate the config before downloading anything; the difficulty is resolved once the manifest is known.
-            validateConfig(req.config);
-            const provisional = TrainingSession.resolveConfig(req.config, null);
-            base = await this.loadSource(req.checkpoint, provisional);
-            config = TrainingSession.resolveConfig(req.config, base.manifest);
-          }
-          if (dataset) checkPromptsFit(dataset.dataset, base.manifest.model.contextLength, config.max_completion_length);
-        } catch (e) {
-          bindCustomFamily(this.run?.dataset?.family ?? null);
-          throw e;
+        const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? this.bindDataset(payload) : null;
+        if (req.restore) {
+          const r = req.restore;
+          const manifest = validateManifest(r.base.manifest);
+          base = { manifest, weights: loadWeights(manifest, r.base.bytes), source: r.base.source, id: r.base.id };
+          config = validateConfig(r.config);
+        } else {
+          // Validate the config before downloading anything; the difficulty is resolved once the manifest is known.
+          validateConfig(req.config);
+          const provisional = TrainingSession.resolveConfig(req.config, null);
+          base = await this.loadSource(req.checkpoint, provisional);
+          config = TrainingSession.resolveConfig(req.config, base.manifest);
         }
+        if (dataset) checkPromptsFit(dataset.dataset, base.manifest.model.contextLength, config.max_completion_length);
         const policy = await Policy.create(backend, base.manifest.model, base.manifest.layout, base.weights);
         let trainer: Trainer;
         try {
@@ -362,7 +356,6 @@ export class TrainingSession {
           }
         } catch (e) {
           await policy.dispose().catch(() => undefined);
-          bindCustomFamily(this.run?.dataset?.family ?? null);
           throw e;
         }
         // Only now is the new run complete: replace the old one.
@@ -396,6 +389,7 @@ export class TrainingSession {
       this.setState(this.run!.trainer.step > 0 ? 'paused' : 'ready', '');
       return result;
     } catch (e) {
+      bindCustomFamily(this.run?.dataset?.family ?? null);
       this.setState(this.run ? (prevState === 'loading' ? 'paused' : prevState === 'running' ? 'paused' : prevState) : 'idle', '');
       throw e;
     }
