@@ -3,6 +3,7 @@
  * the store. Components call these; they never talk to the worker themselves.
  */
 import { validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { modelPresets } from '../model/config.ts';
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
@@ -155,15 +156,23 @@ export function measuredDifficulty(s = getState()): Record<string, number | stri
   return manifest?.tasks.find((t) => t.task === s.setup.draft.task)?.difficulty ?? {};
 }
 
-let validationMemo: { draft: unknown; measured: string; result: ReturnType<typeof validateDraft> } | null = null;
+/** The context length of the model the run would start from (undefined until its manifest is known). */
+export function modelContextLength(s = getState()): number | undefined {
+  if (s.setup.model) return modelPresets[s.setup.model as keyof typeof modelPresets]?.contextLength;
+  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
+  return manifest?.model.contextLength;
+}
 
-/** Every error of the setup form (memoised: components call this on each store change). */
+let validationMemo: { draft: unknown; key: string; result: ReturnType<typeof validateDraft> } | null = null;
+
+/** Every error of the setup form, including the checks Start would fail on (memoised: components call this on each store change). */
 export function draftValidation(s = getState()): ReturnType<typeof validateDraft> {
   const measured = measuredDifficulty(s);
-  const key = JSON.stringify(measured);
-  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.measured === key) return validationMemo.result;
-  const result = validateDraft(s.setup.draft, measured);
-  validationMemo = { draft: s.setup.draft, measured: key, result };
+  const context = modelContextLength(s);
+  const key = JSON.stringify([measured, context]);
+  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.key === key) return validationMemo.result;
+  const result = validateDraft(s.setup.draft, measured, context);
+  validationMemo = { draft: s.setup.draft, key, result };
   return result;
 }
 
