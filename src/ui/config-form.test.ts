@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { draftPatch, fieldSpecs, validateDraft } from './config-form.ts';
+import { baseValue, draftPatch, fieldSpecs, parseText, validateDraft } from './config-form.ts';
 import { emptySetup, experimentKey, searchToSetup, setupToSearch } from './url-state.ts';
 import { configFields } from '../rl/config.ts';
 
@@ -50,5 +50,30 @@ describe('config in the URL', () => {
     const r = searchToSetup('?v=1&preset=nope&lr=3&model=nano&backend=cuda');
     expect(r.notes.length).toBe(3);
     expect(r.setup.model).toBe('nano');
+  });
+});
+
+describe('the form and the URL come from the config table', () => {
+  it('every table field has a form field, and every form field round-trips through the URL', () => {
+    for (const f of fieldSpecs) {
+      const s = emptySetup();
+      const v = f.kind === 'bool' ? true : f.kind === 'enum' ? f.options![f.options!.length - 1]! : f.kind === 'nullable-num' ? '2' : '0.5';
+      s.draft.edits = { [f.path]: v };
+      const q = setupToSearch(s);
+      const back = searchToSetup(q);
+      expect(back.notes, f.path).toEqual([]);
+      // A value equal to the default is not written (and so not read back).
+      if (q) expect(back.setup.draft.edits, f.path).toEqual({ [f.path]: v });
+      else expect(JSON.stringify(parseText(f.kind, v))).toBe(JSON.stringify(baseValue(f.path, 'grpo')));
+    }
+  });
+
+  it('max_completion_length that does not fit the model context is refused inline, before Start', () => {
+    const d = { task: 'sat', presetId: 'grpo', edits: { max_completion_length: '500' }, knobs: {} };
+    expect(validateDraft(d, { n: 5, k: 3, m: 6 }).errors).toEqual({});
+    const { config, errors } = validateDraft(d, { n: 5, k: 3, m: 6 }, 128);
+    expect(config).toBeNull();
+    expect(errors.max_completion_length).toMatch(/needs \d+ prompt tokens \+ max_completion_length 500 = \d+ positions, but the model has 128/);
+    expect(validateDraft({ ...d, edits: { max_completion_length: '64' } }, { n: 5, k: 3, m: 6 }, 128).errors).toEqual({});
   });
 });
