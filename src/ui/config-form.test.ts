@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseValue, draftPatch, fieldSpecs, parseText, validateDraft } from './config-form.ts';
+import { baseValue, choosePreset, draftPatch, fieldSpecs, parseText, validateDraft } from './config-form.ts';
 import { emptySetup, experimentKey, searchToSetup, setupToSearch } from './url-state.ts';
 import { configFields } from '../rl/config.ts';
 
@@ -75,5 +75,17 @@ describe('the form and the URL come from the config table', () => {
     expect(config).toBeNull();
     expect(errors.max_completion_length).toMatch(/needs \d+ prompt tokens \+ max_completion_length 500 = \d+ positions, but the model has 128/);
     expect(validateDraft({ ...d, edits: { max_completion_length: '64' } }, { n: 5, k: 3, m: 6 }, 128).errors).toEqual({});
+  });
+});
+
+describe('choosing a preset', () => {
+  it('keeps typed values, drops edits the preset now equals, and names the fields the preset also sets', () => {
+    const d = { task: 'sat', presetId: 'grpo', edits: { learning_rate: '2e-4', epsilon_high: '0.28', scale_rewards: 'batch' }, knobs: { m: '7' } };
+    const r = choosePreset(d, 'dapo');
+    expect(r.draft).toEqual({ task: 'sat', presetId: 'dapo', edits: { learning_rate: '2e-4', scale_rewards: 'batch' }, knobs: { m: '7' } });
+    expect(r.kept).toEqual([{ path: 'learning_rate', value: '2e-4', preset: undefined }, { path: 'scale_rewards', value: 'batch', preset: undefined }]);
+    const r2 = choosePreset(d, 'dr_grpo');
+    expect(r2.kept.find((k) => k.path === 'scale_rewards')).toEqual({ path: 'scale_rewards', value: 'batch', preset: 'none' });
+    expect(validateDraft(r2.draft).config).toMatchObject({ loss_type: 'dr_grpo', learning_rate: 2e-4, scale_rewards: 'batch' });
   });
 });

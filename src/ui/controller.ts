@@ -206,6 +206,35 @@ export function initRequest(s = getState()): InitRequest {
 /** Which base checkpoint the current run was built from (changing it needs a reset). */
 let runSourceKey: string | null = null;
 
+/**
+ * The current run's id, saved with its autosave. This tab remembers (sessionStorage survives a reload
+ * but not a new tab) the id of the run it last autosaved: reloading your own tab restores your run
+ * even when the address bar is newer than the autosave, while a link opened elsewhere that names a
+ * different experiment asks first.
+ */
+let runId: string | null = null;
+const TAB_RUN_KEY = 'rlvr.tabRun';
+const newRunId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
+function tabOwns(id: string | undefined): boolean {
+  try {
+    return !!id && globalThis.sessionStorage?.getItem(TAB_RUN_KEY) === id;
+  } catch {
+    return false; // storage blocked: every saved run counts as another tab's
+  }
+}
+
+function markTabOwner(id: string): void {
+  try {
+    globalThis.sessionStorage?.setItem(TAB_RUN_KEY, id);
+  } catch {
+    /* not remembered: a reload will ask before restoring */
+  }
+}
+
+/** The experiment a setup describes, as compared between the address bar and the autosave. */
+const setupKey = (setup: UrlSetup) => experimentKey(setupToSearch(setup));
+
 function sourceKey(s = getState()): string {
   if (s.setup.model) return `fresh:${s.setup.model}`;
   if (s.setup.checkpoint === 'upload') return `upload:${s.uploaded?.name ?? ''}`;
@@ -234,6 +263,7 @@ export async function initRun(): Promise<boolean> {
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
     applyInit(await client().call((a) => a.init(initRequest())));
+    runId = newRunId();
     setState({ error: null });
     return true;
   } catch (e) {
@@ -358,6 +388,8 @@ async function syncLiveConfig(): Promise<void> {
     }
   }
   setState({ pendingRestart: pending, liveNote: note });
+  // The autosave follows the setup (and the live config) so a reload restores what the URL says.
+  void autosave();
 }
 
 function scheduleSync(): void {
@@ -368,6 +400,8 @@ function scheduleSync(): void {
 // ---- persistence --------------------------------------------------------------------------------
 
 let saving = false;
+/** A save was asked for while one was in progress: save again when it ends (the later state wins). */
+let saveAgain = false;
 
 /**
  * Saves the run to IndexedDB. If the browser refuses (storage full, or no storage in a private
@@ -375,9 +409,14 @@ let saving = false;
  * saves even when it is off, and turns it back on if that works.
  */
 export async function autosave(force = false): Promise<void> {
-  if (saving || !hasRun() || !main || main.dead) return;
+  if (!hasRun() || !main || main.dead) return;
   if (notices().autosaveOff && !force) return;
+  if (saving) {
+    saveAgain = true;
+    return;
+  }
   saving = true;
+  saveAgain = false;
   const c = main;
   try {
     let snapshot;
@@ -387,13 +426,17 @@ export async function autosave(force = false): Promise<void> {
       console.warn('autosave: no snapshot from the worker:', message(e));
       return;
     }
-    await saveRun({ snapshot, setup: getState().setup, experiment: experimentKey(location.search) });
+    const setup = getState().setup;
+    runId ??= newRunId();
+    await saveRun({ snapshot, setup, experiment: setupKey(setup), runId });
+    markTabOwner(runId);
     setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step } });
     if (notices().autosaveOff) setNotices({ autosaveOff: null });
   } catch (e) {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${getState().autosave ? ` (step ${getState().autosave!.step})` : ''}. Download a checkpoint to keep the weights.` });
   } finally {
     saving = false;
+    if (saveAgain) void autosave(force);
   }
 }
 
@@ -402,14 +445,21 @@ export function setAutosaveInterval(n: number): void {
   setAutosaveEvery(n);
 }
 
-async function restoreSaved(saved: SavedRun): Promise<void> {
+/**
+ * Resumes a saved run. `setup` is the experiment to show (default: the one saved with the run; this
+ * tab's own newer setup after a reload or a crash): the URL is rewritten from it, and knobs that differ
+ * from the saved run's config are applied live (or flagged for a new run) as edits always are.
+ */
+async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Promise<void> {
   const backend = getState().setup.backend;
-  setState({ setup: { ...saved.setup, backend }, savedRun: null });
+  setState({ setup: { ...setup, backend }, savedRun: null });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
     const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
     applyInit(r);
+    runId = saved.runId ?? newRunId();
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
+    await syncLiveConfig();
   } catch (e) {
     patch('run', { state: 'idle', activity: '' });
     showError('restore', 'Could not restore the saved run', e);
@@ -428,7 +478,7 @@ async function fallbackToWasm(reason: string): Promise<void> {
   updateSetup((s) => ({ ...s, backend: 'wasm' }));
   const saved = await loadRun().catch(() => undefined);
   if (saved) {
-    await restoreSaved(saved);
+    await restoreSaved(saved, getState().setup);
     setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.` });
   } else {
     await reset();
@@ -442,7 +492,7 @@ export async function restartFromAutosave(): Promise<void> {
   main = null;
   setState({ error: null });
   const saved = await loadRun().catch(() => undefined);
-  if (saved) await restoreSaved(saved);
+  if (saved) await restoreSaved(saved, getState().setup);
   else await reset();
 }
 
@@ -594,14 +644,11 @@ export async function boot(): Promise<void> {
   const guarded = guardSearch(location.search);
   const parsed = searchToSetup(guarded.search);
   setState({ setup: parsed.setup, urlNotes: capNotes(guarded.note ? [guarded.note, ...parsed.notes] : parsed.notes) });
-  let lastSearch = '';
+  // The address bar always shows the setup (share link = what runs = what is autosaved).
   useApp.subscribe((s, prev) => {
     if (s.setup === prev.setup) return;
     const q = setupToSearch(s.setup);
-    if (q !== lastSearch) {
-      lastSearch = q;
-      history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
-    }
+    if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });
   await loadCheckpointIndex();
@@ -612,8 +659,10 @@ export async function boot(): Promise<void> {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.` });
   }
   if (!saved) return;
-  const matches = !parsed.hasExperiment || saved.experiment === experimentKey(location.search);
-  if (matches) await restoreSaved(saved);
+  const own = tabOwns(saved.runId);
+  const matches = !parsed.hasExperiment || own || saved.experiment === setupKey(parsed.setup) || saved.experiment === experimentKey(location.search);
+  // Your own tab: the address bar is the newest statement of the experiment (it may be ahead of the autosave).
+  if (matches) await restoreSaved(saved, own && parsed.hasExperiment ? parsed.setup : saved.setup);
   else setState({ savedRun: { step: saved.snapshot.trainer.step, savedAt: saved.snapshot.savedAt, matches } });
 }
 

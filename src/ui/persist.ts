@@ -12,8 +12,10 @@ const KEY = 'current';
 export interface SavedRun {
   snapshot: RunSnapshot;
   setup: UrlSetup;
-  /** experimentKey() of the URL when it was saved. */
+  /** experimentKey() of the setup's URL when it was saved. */
   experiment: string;
+  /** The run's id; a tab that autosaved it remembers the id (sessionStorage) and restores it on reload without asking. */
+  runId?: string;
 }
 
 function open(): Promise<IDBDatabase> {
