@@ -122,7 +122,13 @@ export class Trainer {
     const blocked = changed.filter((k) => restartFields.includes(k) || (k === 'difficulty' && this.config.curriculum === 'ladder'));
     if (blocked.length) throw new ConfigError(blocked[0]!, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
     if (changed.includes('hints') && next.hints && !this.config.hints) throw new ConfigError('hints', 'turning hints on needs a longer prompt grid; reset the run to change it');
-    if (changed.includes('difficulty')) this.curriculum = new FixedDifficulty({ ...this.family.defaultDifficulty, ...next.difficulty });
+    if (changed.includes('difficulty')) {
+      const difficulty = { ...this.family.defaultDifficulty, ...next.difficulty };
+      // Harder prompts can outgrow the compiled grid: that takes a new run, not a silent failure next step.
+      const need = promptTokensFor(next.task, [difficulty], next.hints);
+      if (need > this.policy.layout.promptLen) throw new ConfigError('difficulty', `these prompts need ${need} tokens, more than the ${this.policy.layout.promptLen} this run's graphs were built for; reset the run to change it`);
+      this.curriculum = new FixedDifficulty(difficulty);
+    }
     this.config = next;
     this.history.setKeep(next.rollout_history_steps);
     return changed;

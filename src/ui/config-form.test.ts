@@ -89,3 +89,8 @@ describe('choosing a preset', () => {
     expect(validateDraft(r2.draft).config).toMatchObject({ loss_type: 'dr_grpo', learning_rate: 2e-4, scale_rewards: 'batch' });
   });
 });
+
+it('the context check shows alongside other errors', () => {
+  const d = { task: 'sat', presetId: 'grpo', edits: { max_completion_length: '500', num_generations: '1' }, knobs: {} };
+  expect(Object.keys(validateDraft(d, { n: 5, k: 3, m: 6 }, 128).errors).sort()).toEqual(['max_completion_length', 'num_generations']);
+});

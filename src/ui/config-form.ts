@@ -196,8 +196,11 @@ export function validateDraft(d: SetupDraft, measured: Record<string, number | s
       }
     }
     // The check Start would fail on: the prompts and the completion cap must fit the model's context.
-    if (config && contextLength && !Object.keys(errors).length) {
-      const fit = contextFit(config, family, difficulty, contextLength);
+    // Checked whenever the fields it depends on are valid, so it shows alongside other errors.
+    const depends = ['max_completion_length', 'hints', 'curriculum', 'difficulty'];
+    if (contextLength && !Object.keys(errors).some((k) => depends.includes(k.split('.')[0]!))) {
+      const c = { ...defaultConfig, ...draftPatch(d), task: d.task } as RunConfig;
+      const fit = contextFit(c, family, difficulty, contextLength);
       if (fit) errors.max_completion_length = fit;
     }
   }

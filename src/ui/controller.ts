@@ -382,7 +382,7 @@ async function syncLiveConfig(): Promise<void> {
       if (r.ok) {
         patch('run', { config: r.config });
         note = r.changed.length ? `applied live from step ${getState().run.step}: ${r.changed.join(', ')}` : note;
-      } else pending = { field: r.field, reason: r.reason };
+      } else pending = { field: r.field, reason: r.reason.startsWith(`${r.field}: `) ? r.reason.slice(r.field.length + 2) : r.reason }; // shown as `field: reason`
     } catch (e) {
       pending = { field: live.join(', '), reason: message(e) };
     }
