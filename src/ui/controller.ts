@@ -3,16 +3,14 @@
  * the store. Components call these; they never talk to the worker themselves.
  */
 import { validateManifest, type Manifest } from '../model/checkpoint.ts';
-import { modelPresets } from '../model/config.ts';
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
-import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
-import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
+import type { InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { parseConfigFile } from './config-file.ts';
 import { checkImportSize } from './import-limits.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
-import { clearRun, loadRun, saveRun, type SavedRun } from './persist.ts';
+import { clearRun, loadRun, markTabOwner, newRunId, saveRun, tabOwns, type SavedRun } from './persist.ts';
 import { getState, initialRun, patch, setState, useApp, type AppError, type ShippedCheckpoint } from './store.ts';
 import { capNotes, guardSearch } from './url-guard.ts';
 import { experimentKey, searchToSetup, setupToSearch, type UrlSetup } from './url-state.ts';
@@ -132,105 +130,16 @@ function onCrash(msg: string): void {
   });
 }
 
-// ---- setup --------------------------------------------------------------------------------------
+// ---- setup (queries in setup-state.ts) ----------------------------------------------------------
 
-/** The shipped checkpoint a task starts from: the first whose manifest lists it (as `rlvr train` picks). */
-export function defaultCheckpointFor(task: string, checkpoints: ShippedCheckpoint[]): string {
-  return (
-    checkpoints.find((c) => c.manifest?.tasks.some((t) => t.task === task))?.id ??
-    checkpoints.find((c) => c.manifest && c.tasks?.includes(task))?.id ??
-    checkpoints.find((c) => c.manifest)?.id ??
-    DEFAULT_CHECKPOINT
-  );
-}
-
-/** The shipped checkpoint id in use (null setup.checkpoint = the task's default). */
-export function selectedCheckpoint(s = getState()): string {
-  return s.setup.checkpoint ?? defaultCheckpointFor(s.setup.draft.task, s.checkpoints);
-}
-
-/** The difficulty the selected checkpoint was measured at for the selected task (the knobs' starting values). */
-export function measuredDifficulty(s = getState()): Record<string, number | string> {
-  if (s.setup.model) return {};
-  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
-  return manifest?.tasks.find((t) => t.task === s.setup.draft.task)?.difficulty ?? {};
-}
-
-/** The context length of the model the run would start from (undefined until its manifest is known). */
-export function modelContextLength(s = getState()): number | undefined {
-  if (s.setup.model) return modelPresets[s.setup.model as keyof typeof modelPresets]?.contextLength;
-  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
-  return manifest?.model.contextLength;
-}
-
-let validationMemo: { draft: unknown; key: string; result: ReturnType<typeof validateDraft> } | null = null;
-
-/** Every error of the setup form, including the checks Start would fail on (memoised: components call this on each store change). */
-export function draftValidation(s = getState()): ReturnType<typeof validateDraft> {
-  const measured = measuredDifficulty(s);
-  const context = modelContextLength(s);
-  const key = JSON.stringify([measured, context]);
-  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.key === key) return validationMemo.result;
-  const result = validateDraft(s.setup.draft, measured, context);
-  validationMemo = { draft: s.setup.draft, key, result };
-  return result;
-}
-
-/** The config the draft would run with, difficulty resolved as the worker resolves it. */
-export function effectiveDraftConfig(s = getState()): RunConfig | null {
-  const { config } = draftValidation(s);
-  const family = safeFamily(s.setup.draft.task);
-  if (!config || !family) return null;
-  const measured = Object.fromEntries(Object.entries(measuredDifficulty(s)).filter(([k]) => family.knobs.some((x) => x.name === k)));
-  return { ...config, difficulty: { ...family.defaultDifficulty, ...measured, ...config.difficulty } };
-}
-
-export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
-  setState((st) => ({ setup: fn(st.setup) }));
-}
-
-export function checkpointSource(s = getState()): CheckpointSource {
-  if (s.setup.model) return { kind: 'fresh', model: s.setup.model as 'nano', seed: 0 };
-  if (s.setup.checkpoint === 'upload' && s.uploaded) return { kind: 'upload', name: s.uploaded.name, manifest: s.uploaded.manifest, bytes: s.uploaded.bytes };
-  const id = selectedCheckpoint(s);
-  const c = s.checkpoints.find((x) => x.id === id);
-  const path = c?.manifestPath ?? `checkpoints/${id}/manifest.json`;
-  return { kind: 'shipped', id, manifestUrl: new URL(path, document.baseURI).href };
-}
-
-export function initRequest(s = getState()): InitRequest {
-  // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
-  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget };
-}
+export { checkpointSource, defaultCheckpointFor, draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, modelContextLength, selectedCheckpoint, updateSetup } from './setup-state.ts';
+import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
 
 /** Which base checkpoint the current run was built from (changing it needs a reset). */
 let runSourceKey: string | null = null;
 
-/**
- * The current run's id, saved with its autosave. This tab remembers (sessionStorage survives a reload
- * but not a new tab) the id of the run it last autosaved: reloading your own tab restores your run
- * even when the address bar is newer than the autosave, while a link opened elsewhere that names a
- * different experiment asks first.
- */
+/** The current run's id, saved with its autosave (see persist.ts: a tab restores its own run without asking). */
 let runId: string | null = null;
-const TAB_RUN_KEY = 'rlvr.tabRun';
-const newRunId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-
-function tabOwns(id: string | undefined): boolean {
-  try {
-    return !!id && globalThis.sessionStorage?.getItem(TAB_RUN_KEY) === id;
-  } catch {
-    return false; // storage blocked: every saved run counts as another tab's
-  }
-}
-
-function markTabOwner(id: string): void {
-  try {
-    globalThis.sessionStorage?.setItem(TAB_RUN_KEY, id);
-  } catch {
-    /* not remembered: a reload will ask before restoring */
-  }
-}
 
 /** The experiment a setup describes, as compared between the address bar and the autosave. */
 const setupKey = (setup: UrlSetup) => experimentKey(setupToSearch(setup));
