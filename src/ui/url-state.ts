@@ -8,6 +8,10 @@
  * small), steps (step budget), backend (webgpu | wasm, read by select-backend), lesson (a guided experiment
  * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts). Every other key is a
  * config field path (`reward_weights.format`, `difficulty.<knob>`); unknown keys are reported, not dropped silently.
+ *
+ * One table of parameters (`params` below) drives both directions: each entry writes itself from a
+ * setup and reads its text back. The config fields' entries come from the config table
+ * (src/rl/config-fields.ts through the form's fieldSpecs), so a new field needs nothing here.
  */
 import { defaultConfig } from '../rl/config.ts';
 import { presets } from '../rl/presets.ts';
