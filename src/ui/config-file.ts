@@ -5,7 +5,7 @@
  * or difficulty knob each give one clear message, and the caller leaves the current setup and run as
  * they are. Pure TypeScript (config-file.test.ts).
  */
-import { ConfigError, defaultConfig, validateConfig } from '../rl/config.ts';
+import { ConfigError, defaultConfig, fieldTable, validateConfig, type FieldDecl } from '../rl/config.ts';
 import { getPreset, presets } from '../rl/presets.ts';
 import { checkImportSize } from './import-limits.ts';
 import { safeFamily, toText, validateDraft, type Edits, type SetupDraft } from './config-form.ts';
@@ -38,9 +38,10 @@ export function parseConfigFile(text: string, name = 'the config file'): SetupDr
   if (!safeFamily(task)) throw new ConfigFileError(`${name}: unknown task "${task}"`);
   const edits: Edits = {};
   for (const [k, v] of Object.entries(fields)) {
-    if (k === 'task' || k === 'difficulty' || k === 'version') continue;
-    if (k === 'reward_weights' && v && typeof v === 'object') {
-      for (const [rk, rv] of Object.entries(v)) edits[`reward_weights.${rk}`] = toText(rv);
+    const d: FieldDecl = fieldTable[k as keyof typeof fieldTable];
+    if (d.ownControl) continue; // task and difficulty are read below; version is implied
+    if (d.kind === 'weights' && v && typeof v === 'object') {
+      for (const [part, pv] of Object.entries(v)) edits[`${k}.${part}`] = toText(pv);
     } else edits[k] = toText(v);
   }
   const knobs: Record<string, string> = {};

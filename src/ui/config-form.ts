@@ -57,7 +57,8 @@ export const appDefaults: Partial<RunConfig> = { eval_prompts: 16 };
 export function baseValue(path: string, presetId: string): unknown {
   const preset = safePreset(presetId)?.config ?? {};
   const merged = { ...defaultConfig, ...appDefaults, ...preset } as unknown as Record<string, unknown>;
-  if (path.startsWith('reward_weights.')) return (merged.reward_weights as Record<string, unknown>)[path.slice(15)];
+  const [head, part] = path.split('.', 2) as [string, string | undefined];
+  if (part !== undefined) return (merged[head] as Record<string, unknown> | undefined)?.[part];
   return merged[path];
 }
 
@@ -116,8 +117,11 @@ export function draftPatch(d: SetupDraft): Record<string, unknown> {
       continue;
     }
     const v = parseText(spec.kind, raw);
-    if (path.startsWith('reward_weights.')) {
-      patch.reward_weights = { ...defaultConfig.reward_weights, ...((patch.reward_weights as object) ?? {}), [path.slice(15)]: v };
+    const [head, part] = path.split('.', 2) as [string, string | undefined];
+    if (part !== undefined) {
+      // A part of a nested field (reward_weights.format): over the field's default and the preset's parts.
+      const dflt = (defaultConfig as unknown as Record<string, object>)[head];
+      patch[head] = { ...dflt, ...((patch[head] as object) ?? {}), [part]: v };
     } else patch[path] = v;
   }
   if (d.task !== defaultConfig.task) patch.task = d.task;
