@@ -1,7 +1,6 @@
 import type { DeviceTensor } from '../engine/backend.ts';
 import { totalLen, predictingColumn, pack, type Layout } from '../model/layout.ts';
 import type { Policy } from '../model/policy.ts';
-import { layoutFor } from '../model/task-layout.ts';
 import { decode, encode, EOS, tokenText } from '../model/tokenizer.ts';
 import { applyNoise } from '../tasks/noisy.ts';
 import { DifficultyLadder, FixedDifficulty, hintFor, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
@@ -11,6 +10,7 @@ import type { TaskFamily, TaskInstance, Verdict } from '../tasks/types.ts';
 import { Rng } from '../util/rng.ts';
 import { aggregationWeights, computeAdvantages } from './advantages.ts';
 import { ConfigError, configFields, restartFields, validateConfig, type RunConfig } from './config.ts';
+import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, mean, std } from './metrics.ts';
 import { buildRlGraph } from './objective.ts';
@@ -83,15 +83,13 @@ export class Trainer {
 
   /** Prompt tokens a set of difficulties needs (plus room for a hint when hints are on). */
   private promptTokens(levels: Record<string, number | string>[]): number {
-    const probe = layoutFor(levels.map((d) => ({ task: this.config.task, difficulty: d })), 0, 100);
-    return this.config.hints ? probe.promptLen + probe.completionLen : probe.promptLen;
+    return promptTokensFor(this.config.task, levels, this.config.hints);
   }
 
   /** The family's ladder, cut where a level's prompts no longer fit the model's context. */
   private fittingLevels(): Record<string, number | string>[] {
-    const room = this.policy.config.contextLength - this.config.max_completion_length;
-    const fit = this.family.levels.filter((d) => this.promptTokens([d]) <= room);
-    if (!fit.length) throw new Error(`no level of the "${this.config.task}" ladder fits the model's context of ${this.policy.config.contextLength} with max_completion_length ${this.config.max_completion_length}`);
+    const fit = fittingLevels(this.config, this.family.levels, this.policy.config.contextLength);
+    if (!fit.length) throw new Error(noLevelFits(this.config, this.policy.config.contextLength));
     return fit;
   }
 
@@ -124,7 +122,13 @@ export class Trainer {
     const blocked = changed.filter((k) => restartFields.includes(k) || (k === 'difficulty' && this.config.curriculum === 'ladder'));
     if (blocked.length) throw new ConfigError(blocked[0]!, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
     if (changed.includes('hints') && next.hints && !this.config.hints) throw new ConfigError('hints', 'turning hints on needs a longer prompt grid; reset the run to change it');
-    if (changed.includes('difficulty')) this.curriculum = new FixedDifficulty({ ...this.family.defaultDifficulty, ...next.difficulty });
+    if (changed.includes('difficulty')) {
+      const difficulty = { ...this.family.defaultDifficulty, ...next.difficulty };
+      // Harder prompts can outgrow the compiled grid: that takes a new run, not a silent failure next step.
+      const need = promptTokensFor(next.task, [difficulty], next.hints);
+      if (need > this.policy.layout.promptLen) throw new ConfigError('difficulty', `these prompts need ${need} tokens, more than the ${this.policy.layout.promptLen} this run's graphs were built for; reset the run to change it`);
+      this.curriculum = new FixedDifficulty(difficulty);
+    }
     this.config = next;
     this.history.setKeep(next.rollout_history_steps);
     return changed;

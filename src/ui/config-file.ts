@@ -8,7 +8,7 @@
  * (config-file.test.ts).
  */
 import { ConfigFileError, parseRunConfigFile } from '../rl/config-file.ts';
-import type { RunConfig } from '../rl/config.ts';
+import { fieldTable, type FieldDecl, type RunConfig } from '../rl/config.ts';
 import { checkImportSize } from './import-limits.ts';
 import { appDefaults, safeFamily, toText, validateDraft, type Edits, type SetupDraft } from './config-form.ts';
 
@@ -24,9 +24,10 @@ export function parseConfigFile(text: string, name = 'the config file'): SetupDr
   const edits: Edits = {};
   for (const k of Object.keys(appDefaults) as (keyof RunConfig)[]) if (!(k in fields)) edits[k] = toText(config[k]);
   for (const [k, v] of Object.entries(fields)) {
-    if (k === 'task' || k === 'difficulty' || k === 'version') continue;
-    if (k === 'reward_weights' && v && typeof v === 'object') {
-      for (const [rk, rv] of Object.entries(v)) edits[`reward_weights.${rk}`] = toText(rv);
+    const d: FieldDecl = fieldTable[k as keyof typeof fieldTable];
+    if (d.ownControl) continue; // task and difficulty are read below; version is implied
+    if (d.kind === 'weights' && v && typeof v === 'object') {
+      for (const [part, pv] of Object.entries(v)) edits[`${k}.${part}`] = toText(pv);
     } else edits[k] = toText(v);
   }
   const knobs: Record<string, string> = {};

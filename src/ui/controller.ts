@@ -6,8 +6,7 @@ import { loadWeights, validateManifest, type Manifest } from '../model/checkpoin
 import { exportHuggingFace } from '../model/hf-export.ts';
 import { zipStore } from '../util/zip.ts';
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
-import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
-import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
+import type { InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
 import { adoptDataset, useDataset } from './dataset-import.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
@@ -15,7 +14,7 @@ import { parseConfigFile } from './config-file.ts';
 import { setupFileText } from './config-save.ts';
 import { checkImportSize } from './import-limits.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
-import { clearRun, loadRun, saveRun, type SavedRun } from './persist.ts';
+import { clearRun, loadRun, markTabOwner, newRunId, saveRun, tabOwns, type SavedRun } from './persist.ts';
 import { getState, initialRun, patch, setState, useApp, type AppError, type ShippedCheckpoint } from './store.ts';
 import { capNotes, guardSearch } from './url-guard.ts';
 import { experimentKey, searchToSetup, setupToSearch, type UrlSetup } from './url-state.ts';
@@ -135,72 +134,19 @@ function onCrash(msg: string): void {
   });
 }
 
-// ---- setup --------------------------------------------------------------------------------------
+// ---- setup (queries in setup-state.ts) ----------------------------------------------------------
 
-/** The shipped checkpoint a task starts from: the first whose manifest lists it (as `rlvr train` picks). */
-export function defaultCheckpointFor(task: string, checkpoints: ShippedCheckpoint[]): string {
-  return (
-    checkpoints.find((c) => c.manifest?.tasks.some((t) => t.task === task))?.id ??
-    checkpoints.find((c) => c.manifest && c.tasks?.includes(task))?.id ??
-    checkpoints.find((c) => c.manifest)?.id ??
-    DEFAULT_CHECKPOINT
-  );
-}
-
-/** The shipped checkpoint id in use (null setup.checkpoint = the task's default). */
-export function selectedCheckpoint(s = getState()): string {
-  return s.setup.checkpoint ?? defaultCheckpointFor(s.setup.draft.task, s.checkpoints);
-}
-
-/** The difficulty the selected checkpoint was measured at for the selected task (the knobs' starting values). */
-export function measuredDifficulty(s = getState()): Record<string, number | string> {
-  if (s.setup.model) return {};
-  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
-  return manifest?.tasks.find((t) => t.task === s.setup.draft.task)?.difficulty ?? {};
-}
-
-let validationMemo: { draft: unknown; measured: string; result: ReturnType<typeof validateDraft> } | null = null;
-
-/** Every error of the setup form (memoised: components call this on each store change). */
-export function draftValidation(s = getState()): ReturnType<typeof validateDraft> {
-  const measured = measuredDifficulty(s);
-  const key = JSON.stringify(measured);
-  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.measured === key) return validationMemo.result;
-  const result = validateDraft(s.setup.draft, measured);
-  validationMemo = { draft: s.setup.draft, measured: key, result };
-  return result;
-}
-
-/** The config the draft would run with, difficulty resolved as the worker resolves it. */
-export function effectiveDraftConfig(s = getState()): RunConfig | null {
-  const { config } = draftValidation(s);
-  const family = safeFamily(s.setup.draft.task);
-  if (!config || !family) return null;
-  const measured = Object.fromEntries(Object.entries(measuredDifficulty(s)).filter(([k]) => family.knobs.some((x) => x.name === k)));
-  return { ...config, difficulty: { ...family.defaultDifficulty, ...measured, ...config.difficulty } };
-}
-
-export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
-  setState((st) => ({ setup: fn(st.setup) }));
-}
-
-export function checkpointSource(s = getState()): CheckpointSource {
-  if (s.setup.model) return { kind: 'fresh', model: s.setup.model as 'nano', seed: 0 };
-  if (s.setup.checkpoint === 'upload' && s.uploaded) return { kind: 'upload', name: s.uploaded.name, manifest: s.uploaded.manifest, bytes: s.uploaded.bytes };
-  const id = selectedCheckpoint(s);
-  const c = s.checkpoints.find((x) => x.id === id);
-  const path = c?.manifestPath ?? `checkpoints/${id}/manifest.json`;
-  return { kind: 'shipped', id, manifestUrl: new URL(path, document.baseURI).href };
-}
-
-export function initRequest(s = getState()): InitRequest {
-  // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
-  const dataset = s.setup.draft.task === 'custom' ? useDataset.getState().payload : null;
-  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget, ...(dataset ? { dataset } : {}) };
-}
+export { checkpointSource, defaultCheckpointFor, draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, modelContextLength, selectedCheckpoint, updateSetup } from './setup-state.ts';
+import { draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, selectedCheckpoint, updateSetup } from './setup-state.ts';
 
 /** Which base checkpoint the current run was built from (changing it needs a reset). */
 let runSourceKey: string | null = null;
+
+/** The current run's id, saved with its autosave (see persist.ts: a tab restores its own run without asking). */
+let runId: string | null = null;
+
+/** The experiment a setup describes, as compared between the address bar and the autosave. */
+const setupKey = (setup: UrlSetup) => experimentKey(setupToSearch(setup));
 
 function sourceKey(s = getState()): string {
   if (s.setup.model) return `fresh:${s.setup.model}`;
@@ -230,6 +176,7 @@ export async function initRun(): Promise<boolean> {
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
     applyInit(await client().call((a) => a.init(initRequest())));
+    runId = newRunId();
     setState({ error: null });
     return true;
   } catch (e) {
@@ -348,12 +295,14 @@ async function syncLiveConfig(): Promise<void> {
       if (r.ok) {
         patch('run', { config: r.config });
         note = r.changed.length ? `applied live from step ${getState().run.step}: ${r.changed.join(', ')}` : note;
-      } else pending = { field: r.field, reason: r.reason };
+      } else pending = { field: r.field, reason: r.reason.startsWith(`${r.field}: `) ? r.reason.slice(r.field.length + 2) : r.reason }; // shown as `field: reason`
     } catch (e) {
       pending = { field: live.join(', '), reason: message(e) };
     }
   }
   setState({ pendingRestart: pending, liveNote: note });
+  // The autosave follows the setup (and the live config) so a reload restores what the URL says.
+  void autosave();
 }
 
 function scheduleSync(): void {
@@ -364,6 +313,8 @@ function scheduleSync(): void {
 // ---- persistence --------------------------------------------------------------------------------
 
 let saving = false;
+/** A save was asked for while one was in progress: save again when it ends (the later state wins). */
+let saveAgain = false;
 
 /**
  * Saves the run to IndexedDB. If the browser refuses (storage full, or no storage in a private
@@ -371,9 +322,14 @@ let saving = false;
  * saves even when it is off, and turns it back on if that works.
  */
 export async function autosave(force = false): Promise<void> {
-  if (saving || !hasRun() || !main || main.dead) return;
+  if (!hasRun() || !main || main.dead) return;
   if (notices().autosaveOff && !force) return;
+  if (saving) {
+    saveAgain = true;
+    return;
+  }
   saving = true;
+  saveAgain = false;
   const c = main;
   try {
     let snapshot;
@@ -383,13 +339,17 @@ export async function autosave(force = false): Promise<void> {
       console.warn('autosave: no snapshot from the worker:', message(e));
       return;
     }
-    await saveRun({ snapshot, setup: getState().setup, experiment: experimentKey(location.search) });
+    const setup = getState().setup;
+    runId ??= newRunId();
+    await saveRun({ snapshot, setup, experiment: setupKey(setup), runId });
+    markTabOwner(runId);
     setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step } });
     if (notices().autosaveOff) setNotices({ autosaveOff: null });
   } catch (e) {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${getState().autosave ? ` (step ${getState().autosave!.step})` : ''}. Download a checkpoint to keep the weights.` });
   } finally {
     saving = false;
+    if (saveAgain) void autosave(force);
   }
 }
 
@@ -398,7 +358,12 @@ export function setAutosaveInterval(n: number): void {
   setAutosaveEvery(n);
 }
 
-async function restoreSaved(saved: SavedRun): Promise<void> {
+/**
+ * Resumes a saved run. `setup` is the experiment to show (default: the one saved with the run; this
+ * tab's own newer setup after a reload or a crash): the URL is rewritten from it, and knobs that differ
+ * from the saved run's config are applied live (or flagged for a new run) as edits always are.
+ */
+async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Promise<void> {
   const backend = getState().setup.backend;
   if (saved.snapshot.dataset) {
     try {
@@ -407,12 +372,14 @@ async function restoreSaved(saved: SavedRun): Promise<void> {
       /* the worker reports it */
     }
   }
-  setState({ setup: { ...saved.setup, backend }, savedRun: null });
+  setState({ setup: { ...setup, backend }, savedRun: null });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
     const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
     applyInit(r);
+    runId = saved.runId ?? newRunId();
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
+    await syncLiveConfig();
   } catch (e) {
     patch('run', { state: 'idle', activity: '' });
     showError('restore', 'Could not restore the saved run', e);
@@ -431,7 +398,7 @@ async function fallbackToWasm(reason: string): Promise<void> {
   updateSetup((s) => ({ ...s, backend: 'wasm' }));
   const saved = await loadRun().catch(() => undefined);
   if (saved) {
-    await restoreSaved(saved);
+    await restoreSaved(saved, getState().setup);
     setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.` });
   } else {
     await reset();
@@ -445,7 +412,7 @@ export async function restartFromAutosave(): Promise<void> {
   main = null;
   setState({ error: null });
   const saved = await loadRun().catch(() => undefined);
-  if (saved) await restoreSaved(saved);
+  if (saved) await restoreSaved(saved, getState().setup);
   else await reset();
 }
 
@@ -621,14 +588,11 @@ export async function boot(): Promise<void> {
   const guarded = guardSearch(location.search);
   const parsed = searchToSetup(guarded.search);
   setState({ setup: parsed.setup, urlNotes: capNotes(guarded.note ? [guarded.note, ...parsed.notes] : parsed.notes) });
-  let lastSearch = '';
+  // The address bar always shows the setup (share link = what runs = what is autosaved).
   useApp.subscribe((s, prev) => {
     if (s.setup === prev.setup) return;
     const q = setupToSearch(s.setup);
-    if (q !== lastSearch) {
-      lastSearch = q;
-      history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
-    }
+    if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });
   await loadCheckpointIndex();
@@ -639,8 +603,10 @@ export async function boot(): Promise<void> {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.` });
   }
   if (!saved) return;
-  const matches = !parsed.hasExperiment || saved.experiment === experimentKey(location.search);
-  if (matches) await restoreSaved(saved);
+  const own = tabOwns(saved.runId);
+  const matches = !parsed.hasExperiment || own || saved.experiment === setupKey(parsed.setup) || saved.experiment === experimentKey(location.search);
+  // Your own tab: the address bar is the newest statement of the experiment (it may be ahead of the autosave).
+  if (matches) await restoreSaved(saved, own && parsed.hasExperiment ? parsed.setup : saved.setup);
   else setState({ savedRun: { step: saved.snapshot.trainer.step, savedAt: saved.snapshot.savedAt, matches } });
 }
 

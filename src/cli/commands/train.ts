@@ -5,6 +5,7 @@ import { loadTrainingDataset } from '../../tasks/dataset-load.ts';
 import { bindCustomFamily } from '../../tasks/registry.ts';
 import { shippedManifests } from '../shipped.ts';
 import { ConfigError } from '../../rl/config.ts';
+import { setFlagHelp } from '../../rl/config-doc.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
 import { ProgressBar } from '../progress.ts';
 import { runTraining, userConfigPatch } from '../training-run.ts';
@@ -25,7 +26,9 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
                      recommended knobs, see rlvr models) applies to every field you do not set
   --rollouts all|last|none  which steps' rollouts to write (default all)
   --backend node|wasm  onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
-  --threads N        intra-op threads (default: all cores on node, 1 on wasm)`;
+  --threads N        intra-op threads (default: all cores on node, 1 on wasm)
+
+${setFlagHelp()}`;
 
 export const trainCommand: Command = {
   name: 'train',

@@ -1,10 +1,22 @@
 import { draftValidation, pause, reset, start, stepOnce } from '../controller.ts';
 import { useApp } from '../store.ts';
 
+/** Opens the field's section (Advanced is a <details>) and moves the focus to it. */
+function focusField(path: string): void {
+  const id = path.startsWith('difficulty.') ? `knob-${path.slice(11)}` : `f-${path.replace(/\W/g, '-')}`;
+  const el = document.getElementById(id);
+  const details = el?.closest('details');
+  if (details) details.open = true;
+  el?.scrollIntoView({ block: 'center' });
+  el?.focus();
+}
+
 /** Start, Pause, Step once, Reset; Start stays disabled while the setup has invalid values. */
 export function Controls() {
   const state = useApp((s) => s.run.state);
-  const invalid = useApp((s) => Object.keys(draftValidation(s).errors).length);
+  const invalidFields = useApp((s) => Object.keys(draftValidation(s).errors).join(' '));
+  const invalidList = invalidFields ? invalidFields.split(' ') : [];
+  const invalid = invalidList.length;
   const pending = useApp((s) => s.pendingRestart);
   const liveNote = useApp((s) => s.liveNote);
   const busy = state === 'loading' || state === 'pausing';
@@ -25,7 +37,15 @@ export function Controls() {
       </button>
       {invalid > 0 && (
         <span className="inline-error" data-testid="invalid-note">
-          Fix {invalid} invalid setting{invalid === 1 ? '' : 's'} to train
+          Fix {invalid} invalid setting{invalid === 1 ? '' : 's'} to train:{' '}
+          {invalidList.map((f, i) => (
+            <span key={f}>
+              {i > 0 && ', '}
+              <button type="button" className="link" data-testid={`invalid-${f}`} onClick={() => focusField(f)}>
+                {f}
+              </button>
+            </span>
+          ))}
         </span>
       )}
       {pending && (

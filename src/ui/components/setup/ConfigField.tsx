@@ -57,6 +57,11 @@ export function ConfigField({ path }: { path: string }) {
             TRL
           </span>
         )}
+        {spec.restart && (
+          <span className="badge" title="Changing it takes effect in a new run: Reset, then Start">
+            new run
+          </span>
+        )}
       </label>
       {input}
       <p id={`${id}-help`} className="help">
