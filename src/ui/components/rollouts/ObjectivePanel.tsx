@@ -113,7 +113,7 @@ loss   = Σ weight · token`}
         </tbody>
       </table>
       <p className="muted small">
-        Numbers from the last optimisation pass of step {r.step + 1} (μ = {s.num_iterations}, {s.minibatches} minibatch{s.minibatches === 1 ? '' : 'es'}); loss_type {s.loss_type}, scale_rewards {s.scale_rewards}, advantage estimator{' '}
+        Numbers from the last optimisation pass of step {r.step} (μ = {s.num_iterations}, {s.minibatches} minibatch{s.minibatches === 1 ? '' : 'es'}); loss_type {s.loss_type}, scale_rewards {s.scale_rewards}, advantage estimator{' '}
         {s.advantage_estimator}.
       </p>
     </section>
