@@ -159,7 +159,7 @@ test("a rollout's token colouring carries the trainer's numbers; the objective p
       }
       if (channel === 'logp') assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
     }
-    t.diagnostic(`step ${step + 1}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
+    t.diagnostic(`step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
     await page.selectOption('[data-testid="channel"]', 'ratio');
     // Hover shows exact numbers; a click selects the token and fills the objective in.
     const k = Math.min(2, rec.tokens.length - 1);
@@ -170,7 +170,7 @@ test("a rollout's token colouring carries the trainer's numbers; the objective p
     await shot(page, 'app-rollouts');
     await page.click(`[data-testid="token"][data-index="${k}"]`);
     await page.waitForSelector('[data-testid="objective-panel"]');
-    assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'weight × token loss recomputed in the page equals the loss contribution from the graph');
+    assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'the graph\'s weight × token loss equals the loss contribution it summed');
     assert.match(await text(page, 'obj-ratio'), new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
     assert.match(await text(page, 'objective-formula'), /clip\(ratio, 1 − ε, 1 \+ ε_high\)/);
     await page.evaluate(() => document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }));
