@@ -1,4 +1,4 @@
-// The playground UI end to end (issue 6), on the production build served by `vite preview`
+// The playground UI end to end, on the production build served by `vite preview`
 // (e2e/run.mjs starts it; alone: `node --test e2e/app.e2e.mjs` starts its own, building dist/ if missing).
 //
 // One page trains the default run on WASM and is then inspected view by view (rollouts and token
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launchBrowser, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
-/** First screen target on the preview build (issue 6); E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
+/** First screen target on the preview build; E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
 const FIRST_SCREEN_MS = Number(process.env.E2E_FIRST_SCREEN_MS ?? 2000);
 const DEFAULT_STEPS = 6;
 

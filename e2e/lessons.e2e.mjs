@@ -1,4 +1,4 @@
-// Guided experiments end to end (issue 7), on the production build served by `vite preview`
+// Guided experiments end to end, on the production build served by `vite preview`
 // (e2e/run.mjs starts it; alone: `node --test e2e/lessons.e2e.mjs` starts its own).
 //
 // The gallery shows every lesson with its claim and measured outcome (public/lessons/measured.json,
