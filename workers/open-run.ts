@@ -5,7 +5,7 @@
  */
 import type { Backend } from '../src/engine/backend.ts';
 import type { SessionBackend } from './session-types.ts';
-import { CheckpointError, validateManifest } from '../src/model/checkpoint.ts';
+import { CheckpointError, loadWeights, validateManifest } from '../src/model/checkpoint.ts';
 import { modelPresets } from '../src/model/config.ts';
 import { parameterCount } from '../src/model/transformer.ts';
 import { validateConfig, type RunConfig } from '../src/rl/config.ts';
@@ -87,4 +87,11 @@ export async function snapshotOf(run: TrainingRun, origin: Origin, stepBudget: n
 
 export function backendInfo(b: SessionBackend): BackendInfo {
   return { kind: b.kind, description: b.description, reason: b.reason, threads: b.threads ?? 1, crossOriginIsolated: b.crossOriginIsolated ?? false, adapter: b.adapter ?? null };
+}
+
+/** An uploaded checkpoint as a source, checked first: a bad file throws here and changes nothing. */
+export function uploadSource(bytes: Uint8Array, manifestJson: unknown, name: string): CheckpointSource {
+  const manifest = validateManifest(manifestJson);
+  loadWeights(manifest, bytes);
+  return { kind: 'upload', name, manifest, bytes };
 }

@@ -8,15 +8,14 @@
  * (WebGPU sessions reject overlapping runs; the trainer's state is not re-entrant either).
  */
 import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backend.ts';
-import { loadWeights, validateManifest } from '../src/model/checkpoint.ts';
 import { ConfigError, type RunConfig } from '../src/rl/config.ts';
 import type { TrainingRun } from '../src/rl/run.ts';
 import type { StepMetrics, StepResult } from '../src/rl/trainer.ts';
-import { backendInfo, initResult, openRun, savedCheckpoint, snapshotOf, type Origin } from './open-run.ts';
+import { backendInfo, initResult, openRun, savedCheckpoint, snapshotOf, uploadSource, type Origin } from './open-run.ts';
 import { EventBatcher, stepsPerMinute } from './session-events.ts';
 import { memoryProbeOf, passKCurve, settingsOf, stepRollouts, type MemoryProbe } from './inspection.ts';
 import type { EvalPoint, InitRequest, InitResult, ObjectiveSettings, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SessionEvent, SessionStatus, StepRollouts, UpdateResult } from './protocol.ts';
-import { warmStartRun, type WarmStartOptions } from './warm-start.ts';
+import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
 
 import { message, NON_FINITE_LIMIT, nonFiniteMessage, SessionError, stepEvent, trainStepWithNaNReward, type SessionBackend, type SessionDeps } from './session-types.ts';
 
@@ -73,8 +72,7 @@ export class TrainingSession {
 
   private setState(state: RunState, activity = this.activity): void {
     this.state = state;
-    this.activity = activity;
-    this.emit({ type: 'status', status: this.status() });
+    this.setActivity(activity);
   }
 
   private setActivity(activity: string): void {
@@ -156,8 +154,7 @@ export class TrainingSession {
   /** The optional supervised warm start before any RL step (workers/warm-start.ts). */
   async warmStart(opts: WarmStartOptions): Promise<{ losses: number[]; seconds: number }> {
     const cur = this.need();
-    if (!Number.isInteger(opts.steps) || opts.steps < 1 || opts.steps > 10_000) throw new ConfigError('warm_start.steps', `must be a whole number from 1 to 10000, got ${opts.steps}`);
-    if (cur.run.step > 0) throw new ConfigError('warm_start', `the warm start runs before RL; this run is at step ${cur.run.step} (reset it first)`);
+    checkWarmStart(opts, cur.run.step);
     await this.pause();
     const prev = this.state;
     return this.exclusive(async () => {
@@ -397,14 +394,8 @@ export class TrainingSession {
    */
   async loadCheckpoint(bytes: Uint8Array, manifestJson: unknown, name = 'uploaded checkpoint'): Promise<InitResult> {
     const prev = this.cur?.request;
-    const manifest = validateManifest(manifestJson);
-    loadWeights(manifest, bytes); // fail fast, before pausing anything
-    return this.init({
-      config: prev?.config ?? this.cur?.run.config ?? {},
-      checkpoint: { kind: 'upload', name, manifest, bytes },
-      backend: prev?.backend ?? this.backendForced ?? null,
-      stepBudget: this.stepBudget,
-    });
+    const checkpoint = uploadSource(bytes, manifestJson, name); // fails fast, before pausing anything
+    return this.init({ config: prev?.config ?? this.cur?.run.config ?? {}, checkpoint, backend: prev?.backend ?? this.backendForced ?? null, stepBudget: this.stepBudget });
   }
 
   /** Everything needed to resume this run later (weights, AdamW moments, counters, metrics). */
