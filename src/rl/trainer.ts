@@ -45,6 +45,7 @@ export const trainSeed = (runSeed: number, n: number) => 10_000_000 + (runSeed %
  * objective, KL, entropy, backward, AdamW). Presets differ only in the config values fed to it.
  */
 export class Trainer {
+  /** Updates done: the number of the last step (0 = the base policy, nothing trained yet). */
   step = 0;
   promptCounter = 0;
   nonFiniteStreak = 0;
