@@ -8,8 +8,9 @@ import type { Backend } from '../engine/backend.ts';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-files.ts';
 import type { Manifest } from '../model/checkpoint.ts';
 import { applyAssignments, ConfigError, type RunConfig } from '../rl/config.ts';
+import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
-import { resolveRunConfig, TrainingRun } from '../rl/run.ts';
+import { resolveRunConfig as resolveOverRecipe, TrainingRun } from '../rl/run.ts';
 import { shippedFor } from './shipped.ts';
 
 export interface UserConfigSources {
@@ -21,24 +22,44 @@ export interface UserConfigSources {
   seed?: number;
 }
 
-/** What the user chose: preset ← config file ← --set ← --task/--seed, as a partial config (no defaults yet). */
+/**
+ * What the user chose: preset ← config file ← --set ← --task/--seed, as a partial config (no
+ * defaults or recipe yet). The file is the playground's config file format (src/rl/config-file.ts);
+ * its optional "preset" is used when --preset is not given, and a --preset that names another preset
+ * is an error (the file's fields were written over its own preset).
+ */
 export function userConfigPatch(opts: UserConfigSources): Partial<RunConfig> {
-  let patch: Record<string, unknown> = {};
-  if (opts.preset) patch = { ...getPreset(opts.preset).config };
+  let preset = opts.preset;
+  let fields: Record<string, unknown> = {};
   if (opts.file) {
-    let raw: unknown;
+    let text: string;
     try {
-      raw = JSON.parse(readFileSync(opts.file, 'utf8'));
+      text = readFileSync(opts.file, 'utf8');
     } catch (e) {
-      throw new ConfigError('--config', `cannot read ${opts.file} as JSON: ${(e as Error).message}`);
+      throw new ConfigError('--config', `cannot read ${opts.file}: ${(e as Error).message}`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError('--config', `${opts.file} must hold a JSON object`);
-    patch = { ...patch, ...(raw as object) };
+    const file = parseRunConfigFile(text, opts.file);
+    if (file.preset && opts.preset && file.preset !== opts.preset) {
+      throw new ConfigError('--preset', `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`);
+    }
+    preset = opts.preset ?? file.preset;
+    fields = file.fields;
   }
-  patch = applyAssignments(patch, opts.sets);
+  let patch: Record<string, unknown> = preset ? { ...getPreset(preset).config } : {};
+  patch = applyAssignments({ ...patch, ...fields }, opts.sets);
   if (opts.task) patch.task = opts.task;
   if (opts.seed !== undefined) patch.seed = opts.seed;
   return patch as Partial<RunConfig>;
+}
+
+/** The run config `rlvr train` would use: the user's choices over the base checkpoint's recipe. */
+export function resolveRunConfig(opts: UserConfigSources & { model?: string }): RunConfig {
+  return resolveOverBase(userConfigPatch(opts), opts.model);
+}
+
+export function resolveOverBase(user: Partial<RunConfig>, model?: string): RunConfig {
+  const path = model ?? shippedFor(user.task ?? resolveOverRecipe(user, null).task);
+  return resolveOverRecipe(user, readCheckpoint(path).manifest);
 }
 
 export interface TrainingRunOptions {
@@ -68,9 +89,9 @@ export interface TrainingRunResult {
 
 /** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */
 export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunResult> {
-  const path = o.modelPath ?? shippedFor(o.user.task ?? resolveRunConfig(o.user, null).task);
+  const path = o.modelPath ?? shippedFor(o.user.task ?? resolveOverRecipe(o.user, null).task);
   const base = readCheckpoint(path);
-  const config = resolveRunConfig(o.user, base.manifest);
+  const config = resolveOverRecipe(o.user, base.manifest);
   const run = await TrainingRun.create(o.backend, base, config);
   try {
     mkdirSync(o.out, { recursive: true });

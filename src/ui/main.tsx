@@ -4,9 +4,11 @@ import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { boot, exposeTestHook } from './controller.ts';
 import { openLessonFromUrl } from './lessons.ts';
+import { startOfflineSupport } from './offline-state.ts';
 import './styles.css';
 
 exposeTestHook();
+startOfflineSupport();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <ErrorBoundary where="the page">

@@ -1,3 +1,5 @@
+import { applyUpdate } from '../../pwa/register.ts';
+import { useOffline } from '../offline-state.ts';
 import { useApp } from '../store.ts';
 
 function fmtDuration(s: number): string {
@@ -24,6 +26,7 @@ export function StatusBar() {
   const run = useApp((s) => s.run);
   const budget = run.stepBudget;
   const eta = budget > 0 && run.stepsPerMinute > 0 ? ((budget - run.step) / run.stepsPerMinute) * 60 : NaN;
+  const offline = useOffline();
   const b = run.backend;
   const backendText = b ? (b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`) : 'backend chosen on first start';
   return (
@@ -45,6 +48,19 @@ export function StatusBar() {
           <span>
             {run.step}/{budget} · ETA {fmtDuration(eta)}
           </span>
+        </span>
+      )}
+      {!offline.isolated && (
+        <span className="isolation-note" data-testid="isolation-note" data-phase={offline.phase}>
+          One WASM thread: this page is not cross-origin isolated{offline.note ? ` (${offline.note})` : ''}. Training works, only slower.
+        </span>
+      )}
+      {offline.updateReady && (
+        <span className="update-note" data-testid="update-ready">
+          A new version is ready.{' '}
+          <button type="button" onClick={applyUpdate}>
+            Reload to update
+          </button>
         </span>
       )}
       {run.activity && (
