@@ -1,4 +1,4 @@
-// The playground UI end to end (issue 6), on the production build served by `vite preview`
+// The playground UI end to end, on the production build served by `vite preview`
 // (e2e/run.mjs starts it; alone: `node --test e2e/app.e2e.mjs` starts its own, building dist/ if missing).
 //
 // One page trains the default run on WASM and is then inspected view by view (rollouts and token
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launchBrowser, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
-/** First screen target on the preview build (issue 6); E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
+/** First screen target on the preview build; E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
 const FIRST_SCREEN_MS = Number(process.env.E2E_FIRST_SCREEN_MS ?? 2000);
 const DEFAULT_STEPS = 6;
 
@@ -159,7 +159,7 @@ test("a rollout's token colouring carries the trainer's numbers; the objective p
       }
       if (channel === 'logp') assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
     }
-    t.diagnostic(`step ${step + 1}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
+    t.diagnostic(`step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
     await page.selectOption('[data-testid="channel"]', 'ratio');
     // Hover shows exact numbers; a click selects the token and fills the objective in.
     const k = Math.min(2, rec.tokens.length - 1);
@@ -170,7 +170,7 @@ test("a rollout's token colouring carries the trainer's numbers; the objective p
     await shot(page, 'app-rollouts');
     await page.click(`[data-testid="token"][data-index="${k}"]`);
     await page.waitForSelector('[data-testid="objective-panel"]');
-    assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'weight × token loss recomputed in the page equals the loss contribution from the graph');
+    assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'the graph\'s weight × token loss equals the loss contribution it summed');
     assert.match(await text(page, 'obj-ratio'), new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
     assert.match(await text(page, 'objective-formula'), /clip\(ratio, 1 − ε, 1 \+ ε_high\)/);
     await page.evaluate(() => document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }));
@@ -253,15 +253,18 @@ test('exports: metrics CSV and JSONL, rollouts JSONL', { timeout: 60_000 }, asyn
     const csv = await read('export-csv');
     assert.equal(csv.name, 'metrics.csv');
     const lines = csv.body.trim().split('\n');
-    assert.equal(lines.length, steps + 1);
+    const evals = (await state(page)).evals;
+    assert.equal(lines.length, steps + 1 + (evals.some((e) => e.step === 0) ? 1 : 0), 'a header, row 0 (the base evaluation, when measured), one row per step');
     assert.match(lines[0], /^step,/);
     assert.ok(lines[0].includes('frac_reward_zero_std') && lines[0].includes('clip_ratio/high_mean'));
     const jsonl = await read('export-jsonl');
     const objs = jsonl.body.trim().split('\n').map((l) => JSON.parse(l));
-    assert.equal(objs[0].step, -1, 'the first line is the base policy evaluation, as rlvr train writes it');
+    assert.equal(objs[0].step, 0, 'the first line is the base policy evaluation (step 0), as rlvr train writes it');
+    assert.equal(objs[1].step, 1, 'the first update is step 1');
     const roll = await read('export-rollouts');
     const recs = roll.body.trim().split('\n').map((l) => JSON.parse(l));
-    assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio));
+    assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio) && Array.isArray(recs[0].objective));
+    assert.ok(recs[0].step >= 1, 'rollouts carry the update they fed (the first is step 1)');
     await shot(page, 'app-share');
   });
 });

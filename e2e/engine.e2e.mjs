@@ -1,4 +1,4 @@
-// Engine e2e (issue 2): the tiny training graph on three runtimes, a WebGPU soak, CPU-placement and
+// Engine e2e: the tiny training graph on three runtimes, a WebGPU soak, CPU-placement and
 // threading checks. Runs in headless Debian Chromium against the built app (e2e/run.mjs starts the
 // server); alone: `node --test e2e/engine.e2e.mjs` (starts its own server, builds dist/ if missing).
 //

@@ -1,4 +1,4 @@
-// Reliability and safety in the browser (issue 9), on the production build served by `vite preview`.
+// Reliability and safety in the browser (docs/reliability.md), on the production build served by `vite preview`.
 //
 // In the main e2e run (`npm run test:e2e` runs every e2e/*.e2e.mjs), a few minutes in all:
 //   CSP, offline, non-finite steps, storage full / unavailable (the worker-kill resume test is long-only)
@@ -19,7 +19,7 @@ const long = LONG ? {} : { skip: 'long: npm run test:reliability (RLVR_RELIABILI
 /** The smallest real run: a fresh nano model, 2 prompts x 2 completions of at most 8 tokens, no held-out eval. */
 const NANO = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
 const SOAK_STEPS = Number(process.env.RLVR_SOAK_STEPS ?? 300);
-/** SwiftShader runs a nano step in ~1.8 s here: 100 steps take ~3 min (RLVR_WEBGPU_SOAK_STEPS=300 for the issue's full 300, ~9 min). */
+/** SwiftShader runs a nano step in ~1.8 s here: 100 steps take ~3 min (RLVR_WEBGPU_SOAK_STEPS=300 for the full 300 of docs/reliability.md, ~9 min). */
 const WEBGPU_SOAK_STEPS = Number(process.env.RLVR_WEBGPU_SOAK_STEPS ?? 100);
 
 /** @type {import('playwright-core').Browser} */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Measures the default demo the way a visitor sees it (issue 8's last target): the built app in
+// Measures the default demo the way a visitor sees it (the README's "default demo in the browser" row): the built app in
 // headless Chromium on the WASM EP, default task and preset, Start pressed, and the trainer's own
 // periodic held-out evaluation (eval_prompts × num_generations, every eval_every steps) read from the
 // page as it arrives. Prints the curve against wall time since Start, and when held-out pass@1 first

@@ -34,11 +34,11 @@ export function downsample(rows: Row[], max: number): Row[] {
   return out;
 }
 
-/** Rows for the given metric keys: `key` smoothed, `key~raw` as measured. Steps are 1-based (steps done). */
+/** Rows for the given metric keys: `key` smoothed, `key~raw` as measured. A row's step is its metrics' step (updates done: the first update is step 1). */
 export function chartRows(metrics: Record<string, number>[], keys: string[], smoothing: number, max = 300): Row[] {
   const cols = keys.map((k) => smooth(metrics.map((m) => (typeof m[k] === 'number' ? m[k]! : null)), smoothing));
   const rows: Row[] = metrics.map((m, i) => {
-    const r: Row = { step: (m.step ?? i) + 1 };
+    const r: Row = { step: m.step ?? i + 1 };
     keys.forEach((k, j) => {
       r[k] = cols[j]![i] ?? null;
       r[`${k}~raw`] = typeof m[k] === 'number' && Number.isFinite(m[k]) ? m[k]! : null;

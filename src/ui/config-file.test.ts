@@ -1,4 +1,4 @@
-// Config files and links: every bad input gives one clear message and changes nothing (issue 9).
+// Config files and links: every bad input gives one clear message and changes nothing (docs/reliability.md).
 import { describe, expect, it } from 'vitest';
 import { ConfigFileError, parseConfigFile } from './config-file.ts';
 import { checkImportSize, IMPORT_LIMITS, ImportTooLarge, readDatasetFile } from './import-limits.ts';

@@ -98,7 +98,7 @@ function onEvents(events: SessionEvent[]): void {
       summaries = [...summaries.slice(-199), e.summary];
       histogram = e.histogram;
       const every = notices().autosaveEvery;
-      if (every > 0 && (e.metrics.step + 1) % every === 0) autosaveDue = true;
+      if (every > 0 && e.metrics.step % every === 0) autosaveDue = true;
       const prev = notices().skipped;
       if (e.skipped) setNotices({ skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 } });
       else if (prev) setNotices({ skipped: null });

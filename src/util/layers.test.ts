@@ -9,7 +9,7 @@ const files = (dir: string): string[] =>
     return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(f) && !f.endsWith('.test.ts') ? [p] : [];
   });
 
-/** Each layer may import only from itself and the layers below it (DESIGN.md). */
+/** Each layer may import only from itself and the layers below it (docs/architecture.md). */
 const allowed: Record<string, string[]> = {
   util: ['util'],
   engine: ['engine', 'util'],

@@ -14,7 +14,8 @@ import { backendFromFlags } from '../backend-flag.ts';
 
 const help = `rlvr train --task T --preset P --steps N --seed S --out DIR [flags]
 Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
-  metrics.jsonl (one line per step), rollouts.jsonl, config.json, model.safetensors, manifest.json
+  metrics.jsonl (one line per step, numbered by updates done: line {"step":0,"eval":…} is the base's
+  held-out pass@k, the first update is step 1), rollouts.jsonl, config.json, model.safetensors, manifest.json
   --preset P         grpo | dr_grpo | dapo | gspo | lite_ppo | rloo | w_reinforce | psr_only | nsr_only
   --set key=value    override any config field (repeatable; dotted keys for nested fields, e.g. difficulty.digits=2)
   --config FILE      a config file (the playground's format: config fields, optionally "preset"; applied

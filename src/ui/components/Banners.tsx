@@ -136,7 +136,7 @@ function SkippedNotice() {
   if (!sk || paused) return null;
   return (
     <div className="banner warn" role="status" data-testid="skipped-notice">
-      Step {sk.step + 1} was skipped: its loss or gradient was not finite (NaN or infinite), so the weights and optimizer state were left unchanged
+      Step {sk.step} was skipped: its loss or gradient was not finite (NaN or infinite), so the weights and optimizer state were left unchanged
       {sk.streak > 1 ? ` (${sk.streak} in a row)` : ''}. Three in a row pause training.
     </div>
   );
