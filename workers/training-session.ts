@@ -180,14 +180,18 @@ export class TrainingSession {
       if (i >= 0) this.pending.splice(i, 1);
     }
     this.pending.push(e);
+    // Engine loops can run for minutes without yielding to timers: progress goes out on its own clock.
+    if (e.type === 'progress' && performance.now() - this.lastFlush >= (this.deps.flushMs ?? 100)) return this.flush();
     if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.deps.flushMs ?? 100);
   }
+  private lastFlush = 0;
 
   /** Sends what is queued now (also called by tests). */
   flush(): void {
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     if (!this.pending.length) return;
+    this.lastFlush = performance.now();
     const batch = this.pending;
     this.pending = [];
     for (const l of this.listeners) {
@@ -494,7 +498,13 @@ export class TrainingSession {
     this.activity = `step ${run.trainer.step + 1}: sampling, verifying, updating`;
     this.emit({ type: 'status', status: this.status() });
     run.settings.set(run.trainer.step, settingsOf(run.config));
-    const r = await this.trainStepMaybePoisoned(run);
+    const untrack = this.trackStepPhases(run);
+    let r: StepResult;
+    try {
+      r = await this.trainStepMaybePoisoned(run);
+    } finally {
+      untrack();
+    }
     if (r.skipped && run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) {
       this.emit({ type: 'error', fatal: false, code: 'non-finite', message: nonFiniteMessage(run.config, r.metrics.step + 1) });
     }
@@ -581,10 +591,56 @@ export class TrainingSession {
   }
   private lost = false;
 
+  /**
+   * Progress inside one training step (a step can take minutes on a software GPU): which phase, and
+   * how far: tokens sampled of the most allowed, then each update minibatch. Hooks on this run's
+   * policy only while the step runs.
+   */
+  private trackStepPhases(run: Run): () => void {
+    const p = run.policy;
+    const c = run.config;
+    const emit = (phase: string, done: number, total: number) => this.emit({ type: 'progress', what: 'step', phase, done, total });
+    const { sample, score, train } = p;
+    let rounds = 0;
+    let updates = 0;
+    const totalUpdates = c.num_iterations * c.minibatches;
+    p.sample = (...a) => {
+      rounds++;
+      return sample.apply(p, a);
+    };
+    p.onDecode = (t, max) => emit(rounds > 1 ? `sampling (round ${rounds}), tokens` : 'sampling, tokens', t, max);
+    p.score = (...a) => {
+      emit('scoring the reference policy', 0, 1);
+      return score.apply(p, a);
+    };
+    p.train = (...a) => {
+      emit('updating, minibatches', updates, totalUpdates);
+      return train.apply(p, a).finally(() => emit('updating, minibatches', ++updates, totalUpdates));
+    };
+    return () => {
+      p.onDecode = null;
+      for (const k of ['sample', 'score', 'train'] as const) delete (p as unknown as Record<string, unknown>)[k];
+    };
+  }
+
   private async heldOutEval(run: Run): Promise<void> {
     this.activity = `held-out pass@k on ${run.config.eval_prompts} prompts`;
     this.emit({ type: 'status', status: this.status() });
-    const res = await run.trainer.evaluate(undefined, undefined, (done, total) => this.emit({ type: 'progress', what: 'eval', done, total }));
+    // Samples done so far, refined within each sampling batch by the tokens decoded.
+    const batchRows = run.config.prompts_per_step * run.config.num_generations;
+    let done = 0;
+    let total = run.config.eval_prompts * run.config.num_generations;
+    run.policy.onDecode = (t, max) => this.emit({ type: 'progress', what: 'eval', done: Math.min(total, done + Math.floor((batchRows * t) / max)), total });
+    let res;
+    try {
+      res = await run.trainer.evaluate(undefined, undefined, (d, t) => {
+        done = d;
+        total = t;
+        this.emit({ type: 'progress', what: 'eval', done: d, total: t });
+      });
+    } finally {
+      run.policy.onDecode = null;
+    }
     const point: EvalPoint = { step: run.trainer.step, pass_at_k: res.pass_at_k };
     run.evals.push(point);
     this.emit({ type: 'eval', point });

@@ -11,6 +11,8 @@ export default function PassKExplorer() {
   const state = useApp((s) => s.run.state);
   const evalPrompts = useApp((s) => s.run.config?.eval_prompts);
   const c = passk.curve;
+  const mine = passk.running && progress && progress.what.startsWith('passk') ? progress : null;
+  const pct = mine && mine.total > 0 ? Math.round((100 * mine.done) / mine.total) : null;
   const rows = c ? c.ks.map((k) => ({ k, base: c.base[String(k)] ?? null, current: c.current[String(k)] ?? null })) : [];
   const crossing = c ? c.ks.find((k) => (c.base[String(k)] ?? 0) > (c.current[String(k)] ?? 0) + 1e-9) : undefined;
   return (
@@ -19,15 +21,21 @@ export default function PassKExplorer() {
         RL often sharpens pass@1 while the base model still wins at large k: it had the answers, RL made it pick them more often. This samples 64 completions for each of the{' '}
         {evalPrompts ?? 'eval_prompts'} held-out prompts with the base checkpoint and with the current policy (same prompts, same sampling settings).
       </p>
-      <button type="button" className="primary" data-testid="run-passk" disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
-        {passk.running ? 'Computing…' : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
+      <button type="button" className="primary" data-testid="run-passk" aria-busy={passk.running} disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
+        {passk.running ? `Computing… ${pct === null ? '' : `${pct}%`}` : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
       </button>
       {state === 'running' && !passk.running && <span className="muted small"> pause training first (runs share the model)</span>}
-      {passk.running && progress && progress.what.startsWith('passk') && (
-        <span className="muted">
-          {' '}
-          {progress.what === 'passk-base' ? 'base' : 'current'} policy: {progress.done}/{progress.total} samples
-        </span>
+      {passk.running && (
+        <p className="wait-line" role="status" data-testid="passk-progress">
+          {mine ? (
+            <>
+              <progress max={mine.total} value={mine.done} aria-hidden="true" /> Sampling with {mine.what === 'passk-base' ? 'the base checkpoint' : 'the current policy'}: {mine.done}/{mine.total}{' '}
+              samples ({pct}%)
+            </>
+          ) : (
+            'Preparing: loading the model and compiling the sampling graph…'
+          )}
+        </p>
       )}
       {passk.error && (
         <p className="inline-error" role="alert">
