@@ -65,6 +65,8 @@ async function open(path, { init = [], viewport = { width: 1280, height: 800 } }
   page.on('worker', (w) => w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })));
   const response = await page.goto(new URL(path, origin).href, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="start"]', { timeout: 30_000 });
+  // The setup (and Start) appear once the shipped checkpoints' defaults are known.
+  await page.waitForSelector('[data-testid="setup"]', { timeout: 30_000 });
   return { context, page, response, blocked, external, consoleMessages, pageErrors, close: () => context.close() };
 }
 

@@ -3,7 +3,8 @@ import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recha
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
 import { effectiveDraftConfig } from '../../controller.ts';
-import { LinesChart, MetricChart, latestSummary } from './MetricChart.tsx';
+import { latestSummary } from '../../chart-data.ts';
+import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { chartSpecs, type ChartSpec } from './specs.ts';
 
 function SmoothingSlider() {

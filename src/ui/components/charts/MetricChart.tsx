@@ -1,7 +1,7 @@
 import { memo, useMemo, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunConfig } from '../../../rl/config.ts';
-import { chartRows, type Row } from '../../chart-data.ts';
+import { autoDomain, chartRows, fmt, latestSummary, type Row, type Series } from '../../chart-data.ts';
 import { infoFor, type ChartSpec } from './specs.ts';
 
 /**
@@ -14,39 +14,7 @@ const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFracti
 /** Axis ticks: compact for large values, enough digits to tell close ticks apart (ratios near 1). */
 const tick = (v: number) => (Math.abs(v) >= 1000 ? compact.format(v) : String(Number(v.toPrecision(5))));
 
-export const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 1000 || (Math.abs(v) < 0.001 && v !== 0) ? v.toExponential(3) : v.toFixed(4)) : String(v));
-
-export interface Series {
-  key: string;
-  label: string;
-  color?: string;
-  dashed?: boolean;
-  width?: number;
-}
-
-/**
- * The y range when none is given: the data's, widened when it is (nearly) flat, so the axis does not
- * spread float rounding over its whole height or label every tick with the same rounded number.
- */
-export function autoDomain(rows: Row[], keys: string[]): [number, number] | undefined {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const r of rows)
-    for (const k of keys) {
-      const v = r[k];
-      if (typeof v === 'number' && Number.isFinite(v)) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
-      }
-    }
-  if (!Number.isFinite(lo)) return undefined;
-  const mid = (lo + hi) / 2;
-  const minSpan = Math.max(Math.abs(mid) * 0.02, 1e-3);
-  if (hi - lo >= minSpan) return undefined;
-  const lo2 = Number((mid - minSpan).toPrecision(3));
-  const hi2 = Number((mid + minSpan).toPrecision(3));
-  return [lo2, hi2];
-}
+export type { Series } from '../../chart-data.ts';
 
 /** A line chart of rows (x = step) with a tooltip showing each value as measured and smoothed. */
 export const LinesChart = memo(function LinesChart({ rows, series, yDomain, height = 170 }: { rows: Row[]; series: Series[]; yDomain?: [number, number]; height?: number }) {
@@ -84,14 +52,6 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
     </ResponsiveContainer>
   );
 });
-
-/** "latest (step 12): total 0.4100, correctness 0.3800": what the chart shows, for screen readers and a glance. */
-export function latestSummary(metrics: Record<string, number>[], series: Series[]): string {
-  const last = metrics[metrics.length - 1];
-  if (!last) return 'no steps yet';
-  const parts = series.filter((s) => typeof last[s.key] === 'number').map((s) => `${s.label} ${fmt(last[s.key])}`);
-  return `latest (step ${(last.step ?? metrics.length - 1) + 1}): ${parts.join(', ') || 'no value'}`;
-}
 
 /** The chart's lines, styled: in Accuracy, "as judged" is dashed over a wider "true", so equal values stay visible. */
 function seriesOf(spec: ChartSpec): Series[] {

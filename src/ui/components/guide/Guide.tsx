@@ -43,7 +43,7 @@ function Example() {
   return (
     <div className="guide-example" data-testid="guide-example">
       <p>
-        An example from <code>{example.task}</code> at the difficulty set up on the left (held-out prompt #1: the evaluation uses it, training never sees it). The model reads:
+        An example from <code>{example.task}</code> at the difficulty in the setup (held-out prompt #1: the evaluation uses it, training never sees it). The model reads:
       </p>
       <pre data-testid="guide-prompt">{example.prompt}</pre>
       <p>A completion that gets full reward (the generator's reference; its answer is {JSON.stringify(example.answer)}):</p>
@@ -66,7 +66,7 @@ export function Guide() {
       </header>
       <ol>
         <li>
-          <strong>A small language model learns by trial and verified error.</strong> The checkpoint on the left already saw the task&apos;s format in
+          <strong>A small language model learns by trial and verified error.</strong> The checkpoint chosen in the setup already saw the task&apos;s format in
           supervised training; now, for each prompt, it samples a group of answers, a verifier checks each one, and the answers that beat their group&apos;s
           average are made more likely (GRPO). Everything runs in this tab.
         </li>
