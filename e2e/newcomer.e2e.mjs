@@ -86,6 +86,13 @@ test('at 800×900 Start is visible without scrolling, few tab stops before it; t
     assert.equal(await page.$('[data-testid="guide"]'), null, 'a dismissed guide stays closed');
     await page.click('[data-testid="guide-open"]');
     await page.waitForSelector('[data-testid="guide"]');
+    await page.evaluate(() => localStorage.setItem('rlvr-theme', 'dark'));
+    await page.reload({ waitUntil: 'load' });
+    await startEnabled(page);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await page.click('[data-testid="guide-open"]');
+    await page.waitForSelector('[data-testid="guide"]');
+    await page.screenshot({ path: join(DOCS, 'dark-narrow.png') });
     assert.deepEqual(p.pageErrors, []);
     assert.deepEqual(p.externalRequests, []);
   });
@@ -130,6 +137,9 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
     // Two more clicks while it runs (straight on the element: a disabled button ignores them).
     await page.$eval('[data-testid="step-once"]', (b) => b.click());
     await page.$eval('[data-testid="step-once"]', (b) => b.click());
+    // The step-0 evaluation's count in the status bar.
+    await page.waitForFunction(() => /held-out pass@k/.test(document.querySelector('[data-testid="activity"]')?.textContent ?? '') && !!document.querySelector('[data-testid="activity-progress"]'), undefined, { timeout: 120_000, polling: 50 });
+    await page.screenshot({ path: join(DOCS, 'status-eval-progress.png'), clip: { x: 0, y: 0, width: 1280, height: 120 } });
     await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1 && window.__rlvr.state().busy === null, { timeout: 240_000 });
     await page.waitForTimeout(1500);
     const s = await state(page);
