@@ -113,6 +113,11 @@ test('charts that cannot move say why: KL at beta = 0, clip/ratio/ESS on-policy'
     assert.equal(await page.$('svg.recharts-surface[tabindex]'), null);
     await page.evaluate(() => document.querySelector('[data-testid="chart-kl"]').scrollIntoView({ block: 'center' }));
     await page.locator('[data-testid="chart-kl"]').screenshot({ path: join(DOCS, 'chart-kl-off.png') });
+    // A lesson's "Look at" chip opens the chart it names (a two-run lesson: Compare's chart, highlighted).
+    await page.click('[data-testid="tab-lessons"]');
+    await page.click('[data-testid="lesson-look-clip-higher"] button.chip >> text=Entropy');
+    await waitForPage(page, () => window.__rlvr.state().view === 'compare', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid="compare-chart-entropy"].flash', { timeout: 5_000 });
     // With beta > 0 the KL chart is back.
     await page.goto(new URL('/?beta=0.04', page.url()).href);
     await startEnabled(page);
@@ -196,6 +201,22 @@ test('the SFT warm start shows a progress bar and a percentage', { timeout: 240_
       'the status shows the warm start percentage while it runs',
     );
     assert.deepEqual(p.pageErrors, []);
+  });
+  await p.close();
+});
+
+test('the pass@k explorer counts its samples while it computes', { timeout: 180_000 }, async (t) => {
+  const p = await openPage(browser, `/?${SMALL}`, { viewport: { width: 1280, height: 900 } });
+  await withPageDiagnostics(t, p, 'newcomer-passk', async () => {
+    const { page } = p;
+    await startEnabled(page);
+    await page.click('[data-testid="tab-passk"]');
+    await page.click('[data-testid="run-passk"]');
+    await page.waitForSelector('[data-testid="run-passk"][aria-busy="true"]', { timeout: 5_000 });
+    await page.waitForFunction(() => /Sampling with the (base checkpoint|current policy): \d+\/256 samples \(\d+%\)/.test(document.querySelector('[data-testid="passk-progress"]')?.textContent ?? ''), undefined, { timeout: 150_000, polling: 100 });
+    assert.match(await text(page, 'run-passk'), /^Computing… \d+%$/);
+    t.diagnostic(await text(page, 'passk-progress'));
+    await page.locator('.passk').screenshot({ path: join(DOCS, 'passk-progress.png') });
   });
   await p.close();
 });

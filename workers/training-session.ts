@@ -604,11 +604,13 @@ export class TrainingSession {
     let rounds = 0;
     let updates = 0;
     const totalUpdates = c.num_iterations * c.minibatches;
+    const sampling = () => (rounds > 1 ? `sampling (round ${rounds}), tokens` : 'sampling, tokens');
     p.sample = (...a) => {
       rounds++;
+      emit(sampling(), 0, Math.min(a[2], p.layout.completionLen));
       return sample.apply(p, a);
     };
-    p.onDecode = (t, max) => emit(rounds > 1 ? `sampling (round ${rounds}), tokens` : 'sampling, tokens', t, max);
+    p.onDecode = (t, max) => emit(sampling(), t, max);
     p.score = (...a) => {
       emit('scoring the reference policy', 0, 1);
       return score.apply(p, a);
