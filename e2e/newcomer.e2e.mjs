@@ -212,7 +212,7 @@ test('the pass@k explorer counts its samples while it computes', { timeout: 180_
     await startEnabled(page);
     await page.click('[data-testid="tab-passk"]');
     await page.click('[data-testid="run-passk"]');
-    await page.waitForSelector('[data-testid="run-passk"][aria-busy="true"]', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid="run-passk"][aria-busy="true"]', { timeout: 60_000 });
     await page.waitForFunction(() => /Sampling with the (base checkpoint|current policy): \d+\/256 samples \(\d+%\)/.test(document.querySelector('[data-testid="passk-progress"]')?.textContent ?? ''), undefined, { timeout: 150_000, polling: 100 });
     assert.match(await text(page, 'run-passk'), /^Computing… \d+%$/);
     t.diagnostic(await text(page, 'passk-progress'));

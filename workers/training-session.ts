@@ -21,6 +21,7 @@ import { ConfigError, validateConfig, type RunConfig } from '../src/rl/config.ts
 import { evaluatePassAtK } from '../src/rl/evaluate.ts';
 import { resolveWithRecipe } from '../src/rl/recipe.ts';
 import { Trainer, type StepMetrics, type StepResult } from '../src/rl/trainer.ts';
+import { trackEvalSamples, trackStepPhases } from './progress-hooks.ts';
 import type {
   BackendInfo,
   CheckpointSource,
@@ -498,7 +499,7 @@ export class TrainingSession {
     this.activity = `step ${run.trainer.step + 1}: sampling, verifying, updating`;
     this.emit({ type: 'status', status: this.status() });
     run.settings.set(run.trainer.step, settingsOf(run.config));
-    const untrack = this.trackStepPhases(run);
+    const untrack = trackStepPhases(run.policy, run.config, (e) => this.emit(e));
     let r: StepResult;
     try {
       r = await this.trainStepMaybePoisoned(run);
@@ -591,57 +592,15 @@ export class TrainingSession {
   }
   private lost = false;
 
-  /**
-   * Progress inside one training step (a step can take minutes on a software GPU): which phase, and
-   * how far: tokens sampled of the most allowed, then each update minibatch. Hooks on this run's
-   * policy only while the step runs.
-   */
-  private trackStepPhases(run: Run): () => void {
-    const p = run.policy;
-    const c = run.config;
-    const emit = (phase: string, done: number, total: number) => this.emit({ type: 'progress', what: 'step', phase, done, total });
-    const { sample, score, train } = p;
-    let rounds = 0;
-    let updates = 0;
-    const totalUpdates = c.num_iterations * c.minibatches;
-    const sampling = () => (rounds > 1 ? `sampling (round ${rounds}), tokens` : 'sampling, tokens');
-    p.sample = (...a) => {
-      rounds++;
-      emit(sampling(), 0, Math.min(a[2], p.layout.completionLen));
-      return sample.apply(p, a);
-    };
-    p.onDecode = (t, max) => emit(sampling(), t, max);
-    p.score = (...a) => {
-      emit('scoring the reference policy', 0, 1);
-      return score.apply(p, a);
-    };
-    p.train = (...a) => {
-      emit('updating, minibatches', updates, totalUpdates);
-      return train.apply(p, a).finally(() => emit('updating, minibatches', ++updates, totalUpdates));
-    };
-    return () => {
-      p.onDecode = null;
-      for (const k of ['sample', 'score', 'train'] as const) delete (p as unknown as Record<string, unknown>)[k];
-    };
-  }
-
   private async heldOutEval(run: Run): Promise<void> {
     this.activity = `held-out pass@k on ${run.config.eval_prompts} prompts`;
     this.emit({ type: 'status', status: this.status() });
-    // Samples done so far, refined within each sampling batch by the tokens decoded.
-    const batchRows = run.config.prompts_per_step * run.config.num_generations;
-    let done = 0;
-    let total = run.config.eval_prompts * run.config.num_generations;
-    run.policy.onDecode = (t, max) => this.emit({ type: 'progress', what: 'eval', done: Math.min(total, done + Math.floor((batchRows * t) / max)), total });
+    const track = trackEvalSamples(run.policy, run.config, (e) => this.emit(e));
     let res;
     try {
-      res = await run.trainer.evaluate(undefined, undefined, (d, t) => {
-        done = d;
-        total = t;
-        this.emit({ type: 'progress', what: 'eval', done: d, total: t });
-      });
+      res = await run.trainer.evaluate(undefined, undefined, track.onProgress);
     } finally {
-      run.policy.onDecode = null;
+      track.stop();
     }
     const point: EvalPoint = { step: run.trainer.step, pass_at_k: res.pass_at_k };
     run.evals.push(point);

@@ -22,7 +22,7 @@ export default function PassKExplorer() {
         {evalPrompts ?? 'eval_prompts'} held-out prompts with the base checkpoint and with the current policy (same prompts, same sampling settings).
       </p>
       <button type="button" className="primary" data-testid="run-passk" aria-busy={passk.running} disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
-        {passk.running ? `Computing… ${pct === null ? '' : `${pct}%`}` : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
+        {passk.running ? `Computing…${pct === null ? '' : ` ${pct}%`}` : state === 'loading' ? 'Loading the model…' : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
       </button>
       {state === 'running' && !passk.running && <span className="muted small"> pause training first (runs share the model)</span>}
       {passk.running && (
