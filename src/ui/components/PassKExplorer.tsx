@@ -53,17 +53,19 @@ export default function PassKExplorer() {
               {crossing !== undefined ? `; the base policy is ahead from k = ${crossing}` : '; the current policy is ahead at every k'}
             </span>
           </figcaption>
-          <ResponsiveContainer width="100%" height={300}>
-            <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-              <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-              <XAxis dataKey="k" type="number" scale="log" domain={[1, 64]} ticks={K_TICKS} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" label={{ value: 'k', position: 'insideBottomRight', fill: 'var(--muted)' }} />
-              <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
-              <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
-              <Legend />
-              <Line dataKey="base" name="base checkpoint" stroke="var(--c3)" dot={false} strokeWidth={2} isAnimationActive={false} />
-              <Line dataKey="current" name="current policy" stroke="var(--c1)" dot={false} strokeWidth={2} isAnimationActive={false} />
-            </LineChart>
-          </ResponsiveContainer>
+          <div role="img" aria-label={`pass@k for k = 1 to ${c.ks[c.ks.length - 1]}: base checkpoint pass@1 ${(c.base['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.base[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}; current policy pass@1 ${(c.current['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.current[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}`}>
+            <ResponsiveContainer width="100%" height={300}>
+              <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>
+                <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
+                <XAxis dataKey="k" type="number" scale="log" domain={[1, 64]} ticks={K_TICKS} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" label={{ value: 'k', position: 'insideBottomRight', fill: 'var(--muted)' }} />
+                <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
+                <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
+                <Legend />
+                <Line dataKey="base" name="base checkpoint" stroke="var(--c3)" dot={false} strokeWidth={2} isAnimationActive={false} />
+                <Line dataKey="current" name="current policy" stroke="var(--c1)" dot={false} strokeWidth={2} isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </div>
         </figure>
       )}
     </div>

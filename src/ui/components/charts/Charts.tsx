@@ -72,14 +72,14 @@ function AdvantageHistogram() {
         <span className="help">distribution of per-completion advantages; a spike at 0 means groups without signal</span>
       </figcaption>
       <div role="img" aria-label={`Advantages of the latest step: histogram of ${total} completions; ${atZero} of them in the bin at 0`}>
-      <ResponsiveContainer width="100%" height={170}>
-        <BarChart data={rows} accessibilityLayer={false}>
-          <XAxis dataKey="bin" tick={{ fontSize: 10, fill: 'var(--muted)' }} stroke="var(--muted)" />
-          <YAxis width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" allowDecimals={false} />
-          <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} />
-          <Bar dataKey="count" fill="var(--c1)" isAnimationActive={false} />
-        </BarChart>
-      </ResponsiveContainer>
+        <ResponsiveContainer width="100%" height={170}>
+          <BarChart data={rows} accessibilityLayer={false}>
+            <XAxis dataKey="bin" tick={{ fontSize: 10, fill: 'var(--muted)' }} stroke="var(--muted)" />
+            <YAxis width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" allowDecimals={false} />
+            <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} />
+            <Bar dataKey="count" fill="var(--c1)" isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
       </div>
     </figure>
   );
