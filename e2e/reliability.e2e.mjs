@@ -43,7 +43,8 @@ after(async () => {
  * navigation (storage faults, CSP listeners) and every non-origin request blocked and recorded.
  */
 async function open(path, { init = [], viewport = { width: 1280, height: 800 } } = {}) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  // The service worker is blocked as in e2e/lib.mjs openPage: its cache would bypass the routes below.
+  const context = await browser.newContext({ viewport, acceptDownloads: true, serviceWorkers: 'block' });
   const blocked = [];
   await context.route('**/*', (route) => {
     const u = route.request().url();

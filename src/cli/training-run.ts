@@ -9,6 +9,7 @@ import { readCheckpoint, writeCheckpoint } from './checkpoint-files.ts';
 import type { Manifest } from '../model/checkpoint.ts';
 import { Policy } from '../model/policy.ts';
 import { applyAssignments, ConfigError, type RunConfig } from '../rl/config.ts';
+import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
 import { resolveWithRecipe } from '../rl/recipe.ts';
 import { Trainer } from '../rl/trainer.ts';
@@ -23,24 +24,44 @@ export interface UserConfigSources {
   seed?: number;
 }
 
-/** What the user chose: preset ← config file ← --set ← --task/--seed, as a partial config (no defaults yet). */
+/**
+ * What the user chose: preset ← config file ← --set ← --task/--seed, as a partial config (no
+ * defaults or recipe yet). The file is the playground's config file format (src/rl/config-file.ts);
+ * its optional "preset" is used when --preset is not given, and a --preset that names another preset
+ * is an error (the file's fields were written over its own preset).
+ */
 export function userConfigPatch(opts: UserConfigSources): Partial<RunConfig> {
-  let patch: Record<string, unknown> = {};
-  if (opts.preset) patch = { ...getPreset(opts.preset).config };
+  let preset = opts.preset;
+  let fields: Record<string, unknown> = {};
   if (opts.file) {
-    let raw: unknown;
+    let text: string;
     try {
-      raw = JSON.parse(readFileSync(opts.file, 'utf8'));
+      text = readFileSync(opts.file, 'utf8');
     } catch (e) {
-      throw new ConfigError('--config', `cannot read ${opts.file} as JSON: ${(e as Error).message}`);
+      throw new ConfigError('--config', `cannot read ${opts.file}: ${(e as Error).message}`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError('--config', `${opts.file} must hold a JSON object`);
-    patch = { ...patch, ...(raw as object) };
+    const file = parseRunConfigFile(text, opts.file);
+    if (file.preset && opts.preset && file.preset !== opts.preset) {
+      throw new ConfigError('--preset', `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`);
+    }
+    preset = opts.preset ?? file.preset;
+    fields = file.fields;
   }
-  patch = applyAssignments(patch, opts.sets);
+  let patch: Record<string, unknown> = preset ? { ...getPreset(preset).config } : {};
+  patch = applyAssignments({ ...patch, ...fields }, opts.sets);
   if (opts.task) patch.task = opts.task;
   if (opts.seed !== undefined) patch.seed = opts.seed;
   return patch as Partial<RunConfig>;
+}
+
+/** The run config `rlvr train` would use: the user's choices over the base checkpoint's recipe. */
+export function resolveRunConfig(opts: UserConfigSources & { model?: string }): RunConfig {
+  return resolveOverBase(userConfigPatch(opts), opts.model);
+}
+
+export function resolveOverBase(user: Partial<RunConfig>, model?: string): RunConfig {
+  const path = model ?? shippedFor(user.task ?? resolveWithRecipe(user, null).task);
+  return resolveWithRecipe(user, readCheckpoint(path).manifest);
 }
 
 export interface TrainingRunOptions {

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Banners } from './components/Banners.tsx';
 import { Controls } from './components/Controls.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
@@ -8,7 +8,8 @@ import { StatusBar } from './components/StatusBar.tsx';
 import { Tabs } from './components/Tabs.tsx';
 import { ThemeToggle } from './components/ThemeToggle.tsx';
 import { Guide } from './components/guide/Guide.tsx';
-import { useApp, type View } from './store.ts';
+import { benchFromUrl, type BenchUrl } from './bench-report.ts';
+import { setState, useApp, type View } from './store.ts';
 
 // Views below the fold load after the first screen (recharts is the heavy part).
 const Charts = lazy(() => import('./components/charts/Charts.tsx'));
@@ -17,6 +18,7 @@ const PassKExplorer = lazy(() => import('./components/PassKExplorer.tsx'));
 const ComparePanel = lazy(() => import('./components/compare/ComparePanel.tsx'));
 const SharePanel = lazy(() => import('./components/SharePanel.tsx'));
 const LessonsGallery = lazy(() => import('./components/lessons/LessonsGallery.tsx'));
+const BenchmarkPanel = lazy(() => import('./components/BenchmarkPanel.tsx'));
 
 export const views: { id: View; label: string }[] = [
   { id: 'lessons', label: 'Lessons' },
@@ -25,9 +27,10 @@ export const views: { id: View; label: string }[] = [
   { id: 'passk', label: 'pass@k' },
   { id: 'compare', label: 'Compare' },
   { id: 'share', label: 'Keep & share' },
+  { id: 'bench', label: 'Benchmark this device' },
 ];
 
-function CurrentView({ view }: { view: View }) {
+function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
   switch (view) {
     case 'charts':
       return <Charts />;
@@ -41,15 +44,20 @@ function CurrentView({ view }: { view: View }) {
       return <SharePanel />;
     case 'lessons':
       return <LessonsGallery />;
+    case 'bench':
+      return <BenchmarkPanel steps={bench.steps} note={bench.note} />;
   }
 }
 
 export function App() {
   const view = useApp((s) => s.view);
   const booted = useApp((s) => s.booted);
+  // Read once: the URL is rewritten when the setup changes, and that drops the bench keys.
+  const [bench] = useState(() => benchFromUrl(location.search));
   useEffect(() => {
     // Time to the first screen (ms since navigation start), read by the e2e test.
     (window as unknown as { __rlvrFirstScreen?: number }).__rlvrFirstScreen ??= performance.now();
+    if (bench.open) setState({ view: 'bench' });
   }, []);
   // DOM order = tab order and the narrow layout's order: the controls come before the long setup form.
   return (
@@ -86,7 +94,7 @@ export function App() {
           <section id={`view-${view}`} role="tabpanel" aria-labelledby={`tab-${view}`} className="view" data-testid={`view-${view}`}>
             <ErrorBoundary where={`the ${view} view`} key={view}>
               <Suspense fallback={<p className="muted">Loading…</p>}>
-                <CurrentView view={view} />
+                <CurrentView view={view} bench={bench} />
               </Suspense>
             </ErrorBoundary>
           </section>

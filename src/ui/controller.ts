@@ -2,7 +2,9 @@
  * Actions: everything the page asks the trainer worker to do, and how the streamed events land in
  * the store. Components call these; they never talk to the worker themselves.
  */
-import { validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { loadWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { exportHuggingFace } from '../model/hf-export.ts';
+import { zipStore } from '../util/zip.ts';
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
@@ -501,6 +503,18 @@ export async function downloadCheckpoint(): Promise<void> {
     download(`${base}.manifest.json`, JSON.stringify({ ...c.manifest, weights: `${base}.safetensors` }, null, 2) + '\n', 'application/json');
   } catch (e) {
     showError('checkpoint', 'Could not save the checkpoint', e);
+  }
+}
+
+/** The current policy as a Hugging Face GPT-2 folder in one zip: the files `rlvr export --format hf` writes. */
+export async function downloadHuggingFace(): Promise<void> {
+  try {
+    const c = await client().call((a) => a.saveCheckpoint());
+    const dir = `${c.manifest.name}-hf`;
+    const files = exportHuggingFace(c.manifest, loadWeights(c.manifest, c.bytes));
+    download(`${dir}.zip`, zipStore([...files].map(([name, data]) => ({ name: `${dir}/${name}`, data })), new Date()), 'application/zip');
+  } catch (e) {
+    showError('checkpoint', 'Could not export for Hugging Face', e);
   }
 }
 

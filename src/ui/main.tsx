@@ -5,12 +5,14 @@ import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { boot, exposeTestHook } from './controller.ts';
 import { initGuide } from './components/guide/Guide.tsx';
 import { openLessonFromUrl } from './lessons.ts';
+import { startOfflineSupport } from './offline-state.ts';
 import { initTheme } from './theme.ts';
 import './styles.css';
 
 initTheme();
 initGuide();
 exposeTestHook();
+startOfflineSupport();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <ErrorBoundary where="the page">

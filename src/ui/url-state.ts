@@ -6,7 +6,8 @@
  *
  * Reserved keys: v, preset, task, checkpoint, model (a fresh randomly initialised model: nano | tiny |
  * small), steps (step budget), backend (webgpu | wasm, read by select-backend), lesson (a guided experiment
- * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts). Every other key is a
+ * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts), bench and bench_steps (the
+ * Benchmark panel's, read by bench-report.ts; not part of the experiment). Every other key is a
  * config field path (`reward_weights.format`, `difficulty.<knob>`); unknown keys are reported, not dropped silently.
  */
 import { defaultConfig } from '../rl/config.ts';
@@ -91,7 +92,8 @@ export function searchToSetup(search: string): ParsedUrl {
   if (v !== null && Number(v) > URL_VERSION) notes.push(`this link was made by a newer version (v=${v}); some settings may not apply`);
   let hasExperiment = false;
   for (const [key, raw] of p) {
-    if (key === 'v') continue;
+    // The benchmark panel's own keys (bench-report.ts): not part of the experiment.
+    if (key === 'v' || key === 'bench' || key === 'bench_steps') continue;
     if (key === 'backend') {
       const b = raw.trim().toLowerCase();
       if (b === 'webgpu' || b === 'wasm') s.backend = b;

@@ -11,7 +11,8 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
   metrics.jsonl (one line per step), rollouts.jsonl, config.json, model.safetensors, manifest.json
   --preset P         grpo | dr_grpo | dapo | gspo | lite_ppo | rloo | w_reinforce | psr_only | nsr_only
   --set key=value    override any config field (repeatable; dotted keys for nested fields, e.g. difficulty.digits=2)
-  --config FILE      a JSON config (partial; applied after the preset, before --set)
+  --config FILE      a config file (the playground's format: config fields, optionally "preset"; applied
+                     after the preset, before --set; --preset must agree with the file's preset)
   --model MANIFEST   base checkpoint (default: the shipped one for the task); its recipe (difficulty and
                      recommended knobs, see rlvr models) applies to every field you do not set
   --rollouts all|last|none  which steps' rollouts to write (default all)

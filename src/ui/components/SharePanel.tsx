@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { autosave, discardSaved, downloadCheckpoint, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
+import { autosave, discardSaved, downloadCheckpoint, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
 import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';
 
@@ -62,6 +62,9 @@ export default function SharePanel() {
           <button type="button" disabled={!hasRun} data-testid="save-checkpoint" onClick={() => void downloadCheckpoint()}>
             Download checkpoint
           </button>
+          <button type="button" disabled={!hasRun} data-testid="export-hf" onClick={() => void downloadHuggingFace()}>
+            Export for Hugging Face
+          </button>
           <label className="file-button">
             Load checkpoint…
             <input
@@ -77,6 +80,7 @@ export default function SharePanel() {
             />
           </label>
         </div>
+        <p className="help">Export for Hugging Face downloads one zip: a GPT-2 folder (config.json, model.safetensors, tokenizer, generation config) that transformers' GPT2LMHeadModel loads, plus onnx/model.onnx for transformers.js.</p>
         <p className="help">Loading replaces the model and starts a fresh run from it with the current settings; a file that does not fit leaves the current model as it is.</p>
       </section>
       <section>

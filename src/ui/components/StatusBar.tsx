@@ -1,3 +1,5 @@
+import { applyUpdate } from '../../pwa/register.ts';
+import { useOffline } from '../offline-state.ts';
 import { useApp, type RunView } from '../store.ts';
 
 function fmtDuration(s: number): string {
@@ -37,6 +39,7 @@ export function StatusBar() {
   const budget = run.stepBudget;
   const training = run.state === 'running';
   const eta = budget > 0 && run.stepsPerMinute > 0 && training ? ((budget - run.step) / run.stepsPerMinute) * 60 : NaN;
+  const offline = useOffline();
   const b = run.backend;
   const backendText = b ? (b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`) : 'backend chosen on first start';
   const p = run.activity ? run.progress : null;
@@ -59,6 +62,19 @@ export function StatusBar() {
             {run.step}/{budget}
             {training ? ` · ETA ${fmtDuration(eta)}` : ''}
           </span>
+        </span>
+      )}
+      {!offline.isolated && (
+        <span className="isolation-note" data-testid="isolation-note" data-phase={offline.phase}>
+          One WASM thread: this page is not cross-origin isolated{offline.note ? ` (${offline.note})` : ''}. Training works, only slower.
+        </span>
+      )}
+      {offline.updateReady && (
+        <span className="update-note" data-testid="update-ready">
+          A new version is ready.{' '}
+          <button type="button" onClick={applyUpdate}>
+            Reload to update
+          </button>
         </span>
       )}
       {activity && (
