@@ -10,6 +10,8 @@ import type { RunConfig } from '../src/rl/config.ts';
 import type { RolloutRecord } from '../src/rl/rollout.ts';
 import type { StepMetrics } from '../src/rl/trainer.ts';
 import type { LadderState } from '../src/tasks/curriculum.ts';
+import type { DatasetPayload } from '../src/tasks/dataset-load.ts';
+import type { TriedPolicy } from '../src/rl/try-prompt.ts';
 
 export type { StepMetrics, RunConfig, RolloutRecord, Manifest };
 
@@ -32,6 +34,8 @@ export interface InitRequest {
   stepBudget?: number;
   /** Resume a run saved with `snapshot()` instead of starting at step 0. */
   restore?: RunSnapshot;
+  /** The JSONL dataset of a `custom` task run (checked again in the worker). */
+  dataset?: DatasetPayload;
 }
 
 export interface BackendInfo {
@@ -175,6 +179,33 @@ export interface RunSnapshot {
   reference?: Uint8Array | null;
   metrics: StepMetrics[];
   evals: EvalPoint[];
+  /** The dataset a `custom` task run trains on (absent for the generated task families). */
+  dataset?: DatasetPayload;
 }
 
 export type UpdateResult = { ok: true; changed: string[]; config: RunConfig } | { ok: false; field: string; reason: string };
+
+export type { DatasetPayload, TriedPolicy };
+
+/** "Try the policy": one typed prompt for the base and the current policy. */
+export interface TryRequest {
+  prompt: string;
+  /** Sampled completions per policy (0..8). */
+  samples: number;
+  temperature: number;
+  greedy: boolean;
+}
+
+export interface TryResult {
+  prompt: string;
+  promptTokens: number;
+  /** The longest prompt this run's layout holds. */
+  promptLen: number;
+  /** Steps done when "current" answered. */
+  step: number;
+  base: TriedPolicy;
+  current: TriedPolicy;
+  /** The task instance the prompt matched (its reference completion), when it is one of the task's prompts. */
+  instance: { reference: string; where: string } | null;
+  seconds: number;
+}

@@ -22,6 +22,9 @@ import { evaluatePassAtK } from '../src/rl/evaluate.ts';
 import { resolveWithRecipe } from '../src/rl/recipe.ts';
 import { Trainer, type StepMetrics, type StepResult } from '../src/rl/trainer.ts';
 import { trackEvalSamples, trackStepPhases } from './progress-hooks.ts';
+import { bindCustomFamily } from '../src/tasks/registry.ts';
+import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
+import { tryPromptOn } from './try-prompt-run.ts';
 import type {
   BackendInfo,
   CheckpointSource,
@@ -38,6 +41,8 @@ import type {
   SessionEvent,
   SessionStatus,
   StepRollouts,
+  TryRequest,
+  TryResult,
   UpdateResult,
 } from './protocol.ts';
 
@@ -102,6 +107,8 @@ interface Run {
   evals: EvalPoint[];
   settings: Map<number, ObjectiveSettings>;
   passkBaseCache: Map<string, Record<string, number>>;
+  /** The custom task's dataset (null for the generated families). */
+  dataset: LoadedDataset | null;
 }
 
 function settingsOf(c: RunConfig): ObjectiveSettings {
@@ -318,6 +325,10 @@ export class TrainingSession {
         const backend = await this.ensureBackend(req.backend);
         let base: Loaded;
         let config: RunConfig;
+        // A custom-task run draws from its dataset, checked here as the page checked it (on failure,
+        // init's catch binds the running run's dataset again).
+        const payload = req.restore ? req.restore.dataset : req.dataset;
+        const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? this.bindDataset(payload) : null;
         if (req.restore) {
           const r = req.restore;
           const manifest = validateManifest(r.base.manifest);
@@ -330,6 +341,7 @@ export class TrainingSession {
           base = await this.loadSource(req.checkpoint, provisional);
           config = TrainingSession.resolveConfig(req.config, base.manifest);
         }
+        if (dataset) checkPromptsFit(dataset.dataset, base.manifest.model.contextLength, config.max_completion_length);
         const policy = await Policy.create(backend, base.manifest.model, base.manifest.layout, base.weights);
         let trainer: Trainer;
         try {
@@ -354,7 +366,7 @@ export class TrainingSession {
         // Only now is the new run complete: replace the old one.
         const old = this.run;
         this.run = {
-          request: { ...req, restore: undefined },
+          request: { ...req, restore: undefined, ...(payload ? { dataset: payload } : {}) },
           base,
           policy,
           trainer,
@@ -363,6 +375,7 @@ export class TrainingSession {
           evals: req.restore ? req.restore.evals.slice() : [],
           settings: new Map(),
           passkBaseCache: new Map(),
+          dataset,
         };
         if (old) await old.policy.dispose().catch(() => undefined);
         this.stepBudget = req.restore?.stepBudget ?? req.stepBudget ?? 0;
@@ -381,6 +394,7 @@ export class TrainingSession {
       this.setState(this.run!.trainer.step > 0 ? 'paused' : 'ready', '');
       return result;
     } catch (e) {
+      bindCustomFamily(this.run?.dataset?.family ?? null);
       this.setState(this.run ? (prevState === 'loading' ? 'paused' : prevState === 'running' ? 'paused' : prevState) : 'idle', '');
       throw e;
     }
@@ -787,6 +801,7 @@ export class TrainingSession {
       checkpoint: { kind: 'upload', name, manifest, bytes },
       backend: prev?.backend ?? this.backendForced ?? null,
       stepBudget: this.stepBudget,
+      ...(prev?.dataset ? { dataset: prev.dataset } : {}),
     });
   }
 
@@ -808,7 +823,26 @@ export class TrainingSession {
         reference: ref ? saveWeights(m, ref) : null,
         metrics: run.metrics.slice(),
         evals: run.evals.slice(),
+        ...(run.request.dataset ? { dataset: run.request.dataset } : {}),
       };
     });
+  }
+
+  // ---- try the policy, datasets -------------------------------------------------------------------
+
+  /** Checks a custom task's dataset and makes it the custom family of this worker. */
+  private bindDataset(payload: InitRequest['dataset']): LoadedDataset {
+    if (!payload) throw new ConfigError('task', 'the custom task trains on a JSONL dataset: import one first');
+    const loaded = loadTrainingDataset(payload);
+    bindCustomFamily(loaded.family);
+    return loaded;
+  }
+
+  /** A typed prompt answered by the base and the current policy (greedy and sampled, per-token probabilities). */
+  async tryPrompt(req: TryRequest): Promise<TryResult> {
+    const run = this.need();
+    return this.exclusive(() =>
+      tryPromptOn({ policy: run.policy, baseWeights: run.base.weights, config: run.config, difficulty: run.trainer.difficulty, step: run.trainer.step, dataset: run.dataset }, req),
+    );
   }
 }

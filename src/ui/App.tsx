@@ -19,12 +19,16 @@ const ComparePanel = lazy(() => import('./components/compare/ComparePanel.tsx'))
 const SharePanel = lazy(() => import('./components/SharePanel.tsx'));
 const LessonsGallery = lazy(() => import('./components/lessons/LessonsGallery.tsx'));
 const BenchmarkPanel = lazy(() => import('./components/BenchmarkPanel.tsx'));
+const TryPolicyPanel = lazy(() => import('./components/TryPolicyPanel.tsx'));
+const DatasetPanel = lazy(() => import('./components/DatasetPanel.tsx'));
 
 export const views: { id: View; label: string }[] = [
   { id: 'lessons', label: 'Lessons' },
   { id: 'charts', label: 'Charts' },
   { id: 'rollouts', label: 'Rollouts' },
   { id: 'passk', label: 'pass@k' },
+  { id: 'try', label: 'Try the policy' },
+  { id: 'data', label: 'Your data' },
   { id: 'compare', label: 'Compare' },
   { id: 'share', label: 'Keep & share' },
   { id: 'bench', label: 'Benchmark this device' },
@@ -44,6 +48,10 @@ function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
       return <SharePanel />;
     case 'lessons':
       return <LessonsGallery />;
+    case 'try':
+      return <TryPolicyPanel />;
+    case 'data':
+      return <DatasetPanel />;
     case 'bench':
       return <BenchmarkPanel steps={bench.steps} note={bench.note} />;
   }

@@ -9,8 +9,10 @@ import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
 import { compactHistory } from './chart-data.ts';
+import { adoptDataset, useDataset } from './dataset-import.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { parseConfigFile } from './config-file.ts';
+import { setupFileText } from './config-save.ts';
 import { checkImportSize } from './import-limits.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
 import { clearRun, loadRun, saveRun, type SavedRun } from './persist.ts';
@@ -195,7 +197,8 @@ export function checkpointSource(s = getState()): CheckpointSource {
 
 export function initRequest(s = getState()): InitRequest {
   // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
-  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget };
+  const dataset = s.setup.draft.task === 'custom' ? useDataset.getState().payload : null;
+  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget, ...(dataset ? { dataset } : {}) };
 }
 
 /** Which base checkpoint the current run was built from (changing it needs a reset). */
@@ -240,7 +243,7 @@ export async function initRun(): Promise<boolean> {
   }
 }
 
-const hasRun = () => {
+export const hasRun = () => {
   const s = getState().run;
   return s.config !== null && s.state !== 'idle' && s.state !== 'crashed' && s.state !== 'loading';
 };
@@ -416,6 +419,13 @@ export function setAutosaveInterval(n: number): void {
 
 async function restoreSaved(saved: SavedRun): Promise<void> {
   const backend = getState().setup.backend;
+  if (saved.snapshot.dataset) {
+    try {
+      adoptDataset(saved.snapshot.dataset);
+    } catch {
+      /* the worker reports it */
+    }
+  }
   setState({ setup: { ...saved.setup, backend }, savedRun: null });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
@@ -566,6 +576,18 @@ export async function importConfigFile(file: File): Promise<boolean> {
     return true;
   } catch (e) {
     showError('other', 'Could not load the config file', `${message(e)}. Nothing was changed.`);
+    return false;
+  }
+}
+
+/** Downloads the setup as a config file (what Load config and `rlvr train --config` read); an invalid setup is refused, naming its fields. */
+export function downloadConfigFile(): boolean {
+  const s = getState();
+  try {
+    download(`rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`, setupFileText(s.setup.draft, measuredDifficulty(s)), 'application/json');
+    return true;
+  } catch (e) {
+    showError('other', 'Could not save the config file', e);
     return false;
   }
 }

@@ -19,7 +19,7 @@ import type {
 } from '../../workers/protocol.ts';
 import { emptySetup, type UrlSetup } from './url-state.ts';
 
-export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share' | 'bench';
+export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share' | 'bench' | 'try' | 'data';
 export type Channel = 'advantage' | 'logp' | 'ratio' | 'clipped' | 'entropy' | 'kl' | 'loss';
 
 export interface ShippedCheckpoint {
@@ -63,6 +63,8 @@ export interface CompareSide {
   state: string;
   step: number;
   error: string | null;
+  /** Held-out pass@1 measured on demand (Compare's "Evaluate both now"); null until then. */
+  heldOut?: { passAt1: number; prompts: number; n: number; step: number } | null;
 }
 
 /** Guided experiments (ui/lessons.ts): the gallery's data and the lesson now open. */
@@ -112,7 +114,7 @@ export interface AppState {
   /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
   warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
-  compare: { presetB: string; editsB: string; steps: number; running: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
+  compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
   lesson: LessonState;
 }
 

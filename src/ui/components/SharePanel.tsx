@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { autosave, discardSaved, downloadCheckpoint, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
+import { autosave, discardSaved, downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
 import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';
 
@@ -53,7 +53,11 @@ export default function SharePanel() {
               if (f) void importConfigFile(f);
             }}
           />
-        </label>
+        </label>{' '}
+        <button type="button" data-testid="save-config" onClick={() => downloadConfigFile()}>
+          Save config
+        </button>
+        <p className="help">Save config downloads the setup as JSON (with its "preset"): Load config reads it back, and so does <code>rlvr train --config FILE</code>.</p>
       </section>
       <section>
         <h3>Checkpoints</h3>
