@@ -169,7 +169,7 @@ test('offline: no request leaves the app during load, training, checkpoint downl
         await page.click(`[data-testid="${id}"]`);
         downloads.push(...(await got));
       }
-      assert.deepEqual(downloads.sort(), ['manifest.json', 'metrics.csv', 'metrics.jsonl', 'nano-random-0+rl3.safetensors', 'rollouts.jsonl'].sort());
+      assert.deepEqual(downloads.sort(), ['metrics.csv', 'metrics.jsonl', 'nano-random-0-step3.manifest.json', 'nano-random-0-step3.safetensors', 'rollouts.jsonl'].sort());
       assert.deepEqual(p.blocked, [], `requests to other origins were attempted: ${p.blocked.join(', ')}`);
       assert.deepEqual(p.external, []);
       assert.deepEqual(p.pageErrors, []);
