@@ -53,6 +53,8 @@ test('first screen appears within 2 s on the preview build', async (t) => {
   const p = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
   try {
     await p.page.waitForSelector('[data-testid="start"]', { timeout: 10_000 });
+    // Start waits for the shipped checkpoints' defaults (no run from placeholder values).
+    await p.page.waitForSelector('[data-testid="start"]:not([disabled])', { timeout: 10_000 });
     const ms = await waitForPage(p.page, () => window.__rlvrFirstScreen, { timeout: 10_000 });
     const nav = await p.page.evaluate(() => {
       const n = performance.getEntriesByType('navigation')[0];
@@ -100,10 +102,15 @@ test(`default run on WASM: ${DEFAULT_STEPS} steps of metrics reach the charts`, 
     assert.match(s.run.backend.reason, /software/);
     // The charts show every step.
     await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) >= n, DEFAULT_STEPS, { timeout: 10_000 });
-    for (const id of ['reward', 'accuracy', 'entropy', 'kl', 'clip', 'grad_norm', 'zero_std', 'length', 'throughput']) {
+    for (const id of ['reward', 'accuracy', 'entropy', 'grad_norm', 'zero_std', 'length', 'throughput']) {
       const points = Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points'));
       assert.ok(points >= DEFAULT_STEPS, `chart ${id} has ${points} points`);
       assert.ok(await page.$(`[data-testid="chart-${id}"] .recharts-line path`), `chart ${id} draws a line`);
+    }
+    // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why instead.
+    for (const id of ['kl', 'clip', 'ratio', 'ess']) {
+      assert.ok(Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points')) >= DEFAULT_STEPS, `chart ${id} has the steps`);
+      assert.ok(await page.$(`[data-testid="chart-${id}-constant"]`), `chart ${id} explains why it is constant`);
     }
     assert.ok(Number(await page.getAttribute('[data-testid="chart-eval"]', 'data-points')) >= 1, 'the held-out pass@k chart has the step-0 evaluation');
     assert.match(await text(page, 'step-count'), /^Step \d+$/);

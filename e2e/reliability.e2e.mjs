@@ -66,6 +66,8 @@ async function open(path, { init = [], viewport = { width: 1280, height: 800 } }
   page.on('worker', (w) => w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })));
   const response = await page.goto(new URL(path, origin).href, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="start"]', { timeout: 30_000 });
+  // The setup (and Start) appear once the shipped checkpoints' defaults are known.
+  await page.waitForSelector('[data-testid="setup"]', { timeout: 30_000 });
   return { context, page, response, blocked, external, consoleMessages, pageErrors, close: () => context.close() };
 }
 
@@ -167,7 +169,7 @@ test('offline: no request leaves the app during load, training, checkpoint downl
         await page.click(`[data-testid="${id}"]`);
         downloads.push(...(await got));
       }
-      assert.deepEqual(downloads.sort(), ['manifest.json', 'metrics.csv', 'metrics.jsonl', 'nano-random-0+rl3.safetensors', 'rollouts.jsonl'].sort());
+      assert.deepEqual(downloads.sort(), ['metrics.csv', 'metrics.jsonl', 'nano-random-0-step3.manifest.json', 'nano-random-0-step3.safetensors', 'rollouts.jsonl'].sort());
       assert.deepEqual(p.blocked, [], `requests to other origins were attempted: ${p.blocked.join(', ')}`);
       assert.deepEqual(p.external, []);
       assert.deepEqual(p.pageErrors, []);

@@ -102,7 +102,8 @@ export type SessionEvent =
   | { type: 'step'; metrics: StepMetrics; difficulty: Record<string, number | string>; histogram: { edges: number[]; counts: number[] }; summary: RolloutSummary; skipped: boolean }
   | { type: 'eval'; point: EvalPoint }
   | { type: 'status'; status: SessionStatus }
-  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start'; done: number; total: number }
+  /** 'step': inside one training step; `phase` says which part (sampling tokens, scoring, update minibatches). */
+  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start' | 'step'; done: number; total: number; phase?: string }
   | { type: 'error'; message: string; fatal: boolean; code?: SessionErrorCode };
 
 /**

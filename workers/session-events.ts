@@ -9,6 +9,7 @@ export class EventBatcher {
   private listeners: ((events: SessionEvent[]) => void)[] = [];
   private pending: SessionEvent[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private lastFlush = 0;
 
   constructor(private readonly flushMs = 100) {}
 
@@ -24,6 +25,8 @@ export class EventBatcher {
       if (i >= 0) this.pending.splice(i, 1);
     }
     this.pending.push(e);
+    // Engine loops can run for minutes without yielding to timers: progress goes out on its own clock.
+    if (e.type === 'progress' && performance.now() - this.lastFlush >= this.flushMs) return this.flush();
     if (this.timer === null) this.timer = setTimeout(() => this.flush(), this.flushMs);
   }
 
@@ -32,6 +35,7 @@ export class EventBatcher {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (!this.pending.length) return;
+    this.lastFlush = performance.now();
     const batch = this.pending;
     this.pending = [];
     for (const l of this.listeners) {

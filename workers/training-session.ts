@@ -16,6 +16,7 @@ import { EventBatcher, stepsPerMinute } from './session-events.ts';
 import { memoryProbeOf, passKCurve, settingsOf, stepRollouts, type MemoryProbe } from './inspection.ts';
 import type { EvalPoint, InitRequest, InitResult, ObjectiveSettings, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SessionEvent, SessionStatus, StepRollouts, UpdateResult } from './protocol.ts';
 import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
+import { trackEvalSamples, trackStepPhases } from './progress-hooks.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
 import type { TryRequest, TryResult } from './protocol.ts';
@@ -252,16 +253,36 @@ export class TrainingSession {
     const t0 = performance.now();
     const next = run.step + 1;
     cur.settings.set(next, settingsOf(run.config));
-    const { result: r } = await run.advance(
-      this.stepBudget,
-      {
-        onEvalStart: () => this.setActivity(`held-out pass@k on ${run.config.eval_prompts} prompts`),
-        onEvalProgress: (done, total) => this.emit({ type: 'progress', what: 'eval', done, total }),
-        onEval: (point) => this.emit({ type: 'eval', point }),
-        onUpdateStart: () => this.setActivity(`step ${next}: sampling, verifying, updating`),
-      },
-      () => this.trainStepMaybePoisoned(run),
-    );
+    let evalTrack: ReturnType<typeof trackEvalSamples> | null = null;
+    let r: StepResult;
+    try {
+      ({ result: r } = await run.advance(
+        this.stepBudget,
+        {
+          onEvalStart: () => {
+            this.setActivity(`held-out pass@k on ${run.config.eval_prompts} prompts`);
+            evalTrack = trackEvalSamples(run.policy, run.config, (e) => this.emit(e));
+          },
+          onEvalProgress: (done, total) => evalTrack?.onProgress(done, total),
+          onEval: (point) => {
+            evalTrack?.stop();
+            evalTrack = null;
+            this.emit({ type: 'eval', point });
+          },
+          onUpdateStart: () => this.setActivity(`step ${next}: sampling, verifying, updating`),
+        },
+        async () => {
+          const untrack = trackStepPhases(run.policy, run.config, (e) => this.emit(e));
+          try {
+            return await this.trainStepMaybePoisoned(run);
+          } finally {
+            untrack();
+          }
+        },
+      ));
+    } finally {
+      (evalTrack as ReturnType<typeof trackEvalSamples> | null)?.stop();
+    }
     if (r.skipped && run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) {
       this.emit({ type: 'error', fatal: false, code: 'non-finite', message: nonFiniteMessage(run.config, r.metrics.step) });
     }

@@ -6,6 +6,8 @@ import { LessonBanner } from './components/lessons/LessonBanner.tsx';
 import { SetupPanel } from './components/setup/SetupPanel.tsx';
 import { StatusBar } from './components/StatusBar.tsx';
 import { Tabs } from './components/Tabs.tsx';
+import { ThemeToggle } from './components/ThemeToggle.tsx';
+import { Guide } from './components/guide/Guide.tsx';
 import { benchFromUrl, type BenchUrl } from './bench-report.ts';
 import { setState, useApp, type View } from './store.ts';
 
@@ -57,6 +59,7 @@ function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
 
 export function App() {
   const view = useApp((s) => s.view);
+  const booted = useApp((s) => s.booted);
   // Read once: the URL is rewritten when the setup changes, and that drops the bench keys.
   const [bench] = useState(() => benchFromUrl(location.search));
   useEffect(() => {
@@ -64,23 +67,36 @@ export function App() {
     (window as unknown as { __rlvrFirstScreen?: number }).__rlvrFirstScreen ??= performance.now();
     if (bench.open) setState({ view: 'bench' });
   }, []);
+  // DOM order = tab order and the narrow layout's order: the controls come before the long setup form.
   return (
     <div className="app">
       <header className="app-header">
-        <h1>
-          RLVR Playground <span className="subtitle">train a tiny policy with GRPO-family RL, live, in this tab</span>
-        </h1>
+        <div className="title-row">
+          <h1>
+            RLVR Playground <span className="subtitle">train a tiny policy with GRPO-family RL, live, in this tab</span>
+          </h1>
+          <ThemeToggle />
+        </div>
         <StatusBar />
       </header>
       <Banners />
       <div className="layout">
+        <div className="controls-area">
+          <Controls />
+          <Guide />
+        </div>
         <aside className="setup" aria-label="Run setup">
           <ErrorBoundary where="the setup panel">
-            <SetupPanel />
+            {booted ? (
+              <SetupPanel />
+            ) : (
+              <p className="muted" role="status" data-testid="setup-loading">
+                Loading the shipped checkpoints and their defaults…
+              </p>
+            )}
           </ErrorBoundary>
         </aside>
         <main className="main">
-          <Controls />
           <LessonBanner />
           <Tabs views={views} />
           <section id={`view-${view}`} role="tabpanel" aria-labelledby={`tab-${view}`} className="view" data-testid={`view-${view}`}>

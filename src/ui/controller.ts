@@ -107,9 +107,11 @@ function onEvents(events: SessionEvent[]): void {
     } else if (e.type === 'status') {
       const st = e.status;
       if ((run.state === 'running' || run.state === 'pausing') && (st.state === 'paused' || st.state === 'done')) autosaveDue = true;
-      run = { ...run, state: st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress: st.activity ? run.progress : null };
+      // A new activity starts its own count: the last one's "100%" must not linger on the next wait.
+      const progress = st.activity && st.activity === run.activity ? run.progress : null;
+      run = { ...run, state: st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress };
     } else if (e.type === 'progress') {
-      run = { ...run, progress: { what: e.what, done: e.done, total: e.total } };
+      run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
     } else if (e.type === 'error') {
       if (e.code === 'non-finite') {
         const c = s.run.config;
@@ -193,15 +195,28 @@ export const hasRun = () => {
   return s.config !== null && s.state !== 'idle' && s.state !== 'crashed' && s.state !== 'loading';
 };
 
-export async function start(): Promise<void> {
-  if (!hasRun() && !(await initRun())) return;
-  setNotices({ nonFinite: null });
+/** Runs a button's action once at a time: a second click while the first is unanswered does nothing. */
+async function busyWhile(what: string, fn: () => Promise<void>): Promise<void> {
+  if (getState().busy) return;
+  setState({ busy: what });
   try {
-    await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
-    await client().call((a) => a.start());
-  } catch (e) {
-    showError('step', 'Could not start training', e);
+    await fn();
+  } finally {
+    setState({ busy: null });
   }
+}
+
+export function start(): Promise<void> {
+  return busyWhile('starting', async () => {
+    if (!hasRun() && !(await initRun())) return;
+    setNotices({ nonFinite: null });
+    try {
+      await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
+      await client().call((a) => a.start());
+    } catch (e) {
+      showError('step', 'Could not start training', e);
+    }
+  });
 }
 
 export async function pause(): Promise<void> {
@@ -212,14 +227,16 @@ export async function pause(): Promise<void> {
   }
 }
 
-export async function stepOnce(): Promise<void> {
-  if (!hasRun() && !(await initRun())) return;
-  try {
-    await client().call((a) => a.stepOnce());
-    void autosave();
-  } catch (e) {
-    showError('step', 'The step failed', e);
-  }
+export function stepOnce(): Promise<void> {
+  return busyWhile('running one step', async () => {
+    if (!hasRun() && !(await initRun())) return;
+    try {
+      await client().call((a) => a.stepOnce());
+      void autosave();
+    } catch (e) {
+      showError('step', 'The step failed', e);
+    }
+  });
 }
 
 /** The optional SFT warm start before RL (see TrainingSession.warmStart); progress streams as 'warm-start'. */
@@ -237,7 +254,10 @@ export async function warmStart(steps: number): Promise<void> {
   }
 }
 
-/** Discards the run (and its autosave); the next Start builds a new one from the setup. */
+/**
+ * Discards the run; the next Start builds a new one from the setup. The last autosave stays (a
+ * reload, or Restore in the banner, brings it back) until the new run's first autosave replaces it.
+ */
 export async function reset(): Promise<void> {
   try {
     if (main && !main.dead) await main.call((a) => a.stop());
@@ -245,7 +265,7 @@ export async function reset(): Promise<void> {
     main?.terminate();
     main = null;
   }
-  await clearRun().catch(() => undefined);
+  const kept = getState().autosave;
   runSourceKey = null;
   setNotices({ skipped: null, nonFinite: null, fallback: null });
   patch('warmStart', { running: false, result: null });
@@ -258,8 +278,7 @@ export async function reset(): Promise<void> {
     pendingRestart: null,
     liveNote: null,
     error: null,
-    autosave: null,
-    savedRun: null,
+    savedRun: kept ? { step: kept.step, savedAt: kept.at, matches: true } : null,
     inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
     passk: { curve: null, running: false, error: null },
   }));
@@ -343,7 +362,7 @@ export async function autosave(force = false): Promise<void> {
     runId ??= newRunId();
     await saveRun({ snapshot, setup, experiment: setupKey(setup), runId });
     markTabOwner(runId);
-    setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step } });
+    setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step }, savedRun: null });
     if (notices().autosaveOff) setNotices({ autosaveOff: null });
   } catch (e) {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${getState().autosave ? ` (step ${getState().autosave!.step})` : ''}. Download a checkpoint to keep the weights.` });
@@ -455,8 +474,10 @@ export async function runPassK(): Promise<void> {
 export async function downloadCheckpoint(): Promise<void> {
   try {
     const c = await client().call((a) => a.saveCheckpoint());
-    download(`${c.manifest.name}.safetensors`, c.bytes);
-    download('manifest.json', JSON.stringify({ ...c.manifest, weights: `${c.manifest.name}.safetensors` }, null, 2) + '\n', 'application/json');
+    // "<base>-step<N>": says which run and how far, and two downloads of one run do not collide.
+    const base = `${c.manifest.name.replace(/\+rl\d+$/, '').replace(/[^\w.+-]+/g, '_')}-step${getState().run.step}`;
+    download(`${base}.safetensors`, c.bytes);
+    download(`${base}.manifest.json`, JSON.stringify({ ...c.manifest, weights: `${base}.safetensors` }, null, 2) + '\n', 'application/json');
   } catch (e) {
     showError('checkpoint', 'Could not save the checkpoint', e);
   }
@@ -596,6 +617,7 @@ export async function boot(): Promise<void> {
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });
   await loadCheckpointIndex();
+  setState({ booted: true });
   let saved: SavedRun | undefined;
   try {
     saved = await loadRun();

@@ -50,7 +50,8 @@ export interface RunView {
   /** The config the worker runs with (null before init). */
   config: RunConfig | null;
   initSeconds: number;
-  progress: { what: string; done: number; total: number } | null;
+  /** How far the current wait is (the worker's activity), cleared when the activity changes. */
+  progress: { what: string; done: number; total: number; phase?: string } | null;
 }
 
 export interface CompareSide {
@@ -99,6 +100,13 @@ export interface AppState {
   savedRun: { step: number; savedAt: string; matches: boolean } | null;
   autosave: { at: string; step: number } | null;
 
+  /** False until the shipped checkpoints are known (the setup shows its real defaults only then). */
+  booted: boolean;
+  /** A button's action the worker has not answered yet ("running one step"): the controls wait for it. */
+  busy: string | null;
+  /** The first-run guide is showing. */
+  guideOpen: boolean;
+
   view: View;
   smoothing: number;
   inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
@@ -142,6 +150,9 @@ export const useApp = create<AppState>()(() => ({
   error: null,
   savedRun: null,
   autosave: null,
+  booted: false,
+  busy: null,
+  guideOpen: false,
   view: 'charts',
   smoothing: 0.6,
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },

@@ -55,7 +55,9 @@ function SavedRunBanner() {
   if (!saved) return null;
   return (
     <div className="banner info" role="status" data-testid="saved-run-banner">
-      This link opens a different experiment than the run saved in this browser (step {saved.step}, saved {new Date(saved.savedAt).toLocaleString()}).{' '}
+      {saved.matches
+        ? `The run was reset. Its autosave (step ${saved.step}, saved ${new Date(saved.savedAt).toLocaleString()}) is kept until the new run saves over it.`
+        : `This link opens a different experiment than the run saved in this browser (step ${saved.step}, saved ${new Date(saved.savedAt).toLocaleString()}).`}{' '}
       <button type="button" onClick={() => void restoreOffered()}>
         Restore the saved run
       </button>{' '}

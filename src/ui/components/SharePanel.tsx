@@ -61,7 +61,7 @@ export default function SharePanel() {
       </section>
       <section>
         <h3>Checkpoints</h3>
-        <p className="help">Safetensors weights plus a manifest in the same format as the shipped checkpoints (`rlvr eval --model manifest.json` reads it).</p>
+        <p className="help">Safetensors weights plus a manifest in the same format as the shipped checkpoints (<code>rlvr eval --model NAME.manifest.json</code> reads it).</p>
         <div className="row">
           <button type="button" disabled={!hasRun} data-testid="save-checkpoint" onClick={() => void downloadCheckpoint()}>
             Download checkpoint
@@ -100,7 +100,7 @@ export default function SharePanel() {
             Rollouts (JSONL)
           </button>
         </div>
-        <p className="help">Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as `rlvr train`’s metrics.jsonl. Rollouts cover the steps kept in full.</p>
+        <p className="help">Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as <code>rlvr train</code>’s <code>metrics.jsonl</code>. Rollouts cover the steps kept in full.</p>
       </section>
       <section>
         <h3>Saved in this browser</h3>
