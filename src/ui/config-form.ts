@@ -53,10 +53,10 @@ export type Edits = Record<string, string | boolean>;
  */
 export const appDefaults: Partial<RunConfig> = { eval_prompts: 16 };
 
-/** The value a field has before the person's edits: defaults ← app defaults ← preset. */
-export function baseValue(path: string, presetId: string): unknown {
+/** The value a field has before the person's edits: defaults ← app defaults ← the checkpoint's recipe ← preset. */
+export function baseValue(path: string, presetId: string, recipe: Partial<RunConfig> = {}): unknown {
   const preset = safePreset(presetId)?.config ?? {};
-  const merged = { ...defaultConfig, ...appDefaults, ...preset } as unknown as Record<string, unknown>;
+  const merged = { ...defaultConfig, ...appDefaults, ...recipe, ...preset } as unknown as Record<string, unknown>;
   const [head, part] = path.split('.', 2) as [string, string | undefined];
   if (part !== undefined) return (merged[head] as Record<string, unknown> | undefined)?.[part];
   return merged[path];

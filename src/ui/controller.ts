@@ -138,7 +138,7 @@ function onCrash(msg: string): void {
 
 // ---- setup (queries in setup-state.ts) ----------------------------------------------------------
 
-export { checkpointSource, defaultCheckpointFor, draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, modelContextLength, selectedCheckpoint, updateSetup } from './setup-state.ts';
+export { checkpointSource, defaultCheckpointFor, draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, modelContextLength, recipeKnobs, selectedManifest, selectedCheckpoint, updateSetup } from './setup-state.ts';
 import { draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, selectedCheckpoint, updateSetup } from './setup-state.ts';
 
 /** Which base checkpoint the current run was built from (changing it needs a reset). */

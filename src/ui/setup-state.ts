@@ -4,7 +4,9 @@
  * the config the draft would run with, and the worker's init request.
  */
 import { useDataset } from './dataset-import.ts';
+import { recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
 import { modelPresets } from '../model/config.ts';
+import { recipeFor, resolveWithRecipe } from '../rl/recipe.ts';
 import type { RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest } from '../../workers/protocol.ts';
 import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
@@ -28,11 +30,22 @@ export function selectedCheckpoint(s = getState()): string {
   return s.setup.checkpoint ?? defaultCheckpointFor(s.setup.draft.task, s.checkpoints);
 }
 
-/** The difficulty the selected checkpoint was measured at for the selected task (the knobs' starting values). */
+/** The manifest of the checkpoint the run would start from (null for a fresh model or while loading). */
+export function selectedManifest(s = getState()): Manifest | null {
+  if (s.setup.model) return null;
+  return (s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest) ?? null;
+}
+
+/** The difficulty the selected checkpoint recommends for the selected task (its recipe's, else where it was measured): the knobs' starting values. */
 export function measuredDifficulty(s = getState()): Record<string, number | string> {
-  if (s.setup.model) return {};
-  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
-  return manifest?.tasks.find((t) => t.task === s.setup.draft.task)?.difficulty ?? {};
+  const manifest = selectedManifest(s);
+  return (manifest && recommendedDifficulty(manifest, s.setup.draft.task)) ?? {};
+}
+
+/** The selected checkpoint's recommended knobs for the selected task (src/rl/recipe.ts), without the difficulty: the fields' starting values under the preset. */
+export function recipeKnobs(s = getState()): Partial<RunConfig> {
+  const { difficulty: _d, ...knobs } = recipeFor(selectedManifest(s), s.setup.draft.task);
+  return knobs;
 }
 
 /** The context length of the model the run would start from (undefined until its manifest is known). */
@@ -55,13 +68,15 @@ export function draftValidation(s = getState()): ReturnType<typeof validateDraft
   return result;
 }
 
-/** The config the draft would run with, difficulty resolved as the worker resolves it. */
+/** The config the draft would run with: the person's choices over the checkpoint's recipe, as the worker resolves it. */
 export function effectiveDraftConfig(s = getState()): RunConfig | null {
   const { config } = draftValidation(s);
-  const family = safeFamily(s.setup.draft.task);
-  if (!config || !family) return null;
-  const measured = Object.fromEntries(Object.entries(measuredDifficulty(s)).filter(([k]) => family.knobs.some((x) => x.name === k)));
-  return { ...config, difficulty: { ...family.defaultDifficulty, ...measured, ...config.difficulty } };
+  if (!config || !safeFamily(s.setup.draft.task)) return null;
+  try {
+    return resolveWithRecipe(draftPatch(s.setup.draft) as Partial<RunConfig>, selectedManifest(s));
+  } catch {
+    return null;
+  }
 }
 
 export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
