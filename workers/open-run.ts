@@ -5,7 +5,7 @@
  */
 import type { Backend } from '../src/engine/backend.ts';
 import type { SessionBackend } from './session-types.ts';
-import { CheckpointError, loadWeights, validateManifest } from '../src/model/checkpoint.ts';
+import { CheckpointError, loadWeights, validateManifest, type Manifest } from '../src/model/checkpoint.ts';
 import { modelPresets } from '../src/model/config.ts';
 import { parameterCount } from '../src/model/transformer.ts';
 import { validateConfig, type RunConfig } from '../src/rl/config.ts';
@@ -49,12 +49,26 @@ export async function loadSource(src: CheckpointSource, config: RunConfig, fetch
 export type Origin = Pick<SourcedBase, 'source' | 'id'>;
 
 /** A new run for an init request: restored from its snapshot, or over the requested base checkpoint. */
-export async function openRun(req: InitRequest, backend: Backend, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<{ run: TrainingRun; origin: Origin }> {
-  if (req.restore) return { run: await TrainingRun.restore(backend, req.restore), origin: { source: req.restore.base.source, id: req.restore.base.id } };
+/**
+ * `check` sees the base's manifest and the resolved config before any graph is built (a dataset's
+ * prompts are checked against the context there, so its error names the line).
+ */
+export async function openRun(
+  req: InitRequest,
+  backend: Backend,
+  fetchBytes: (url: string) => Promise<Uint8Array>,
+  check: (manifest: Manifest, config: RunConfig) => void = () => undefined,
+): Promise<{ run: TrainingRun; origin: Origin }> {
+  if (req.restore) {
+    check(req.restore.base.manifest, req.restore.config);
+    return { run: await TrainingRun.restore(backend, req.restore), origin: { source: req.restore.base.source, id: req.restore.base.id } };
+  }
   // Validate the config before downloading anything; the recipe applies once the manifest is known.
   validateConfig(req.config);
   const base = await loadSource(req.checkpoint, resolveRunConfig(req.config, null), fetchBytes);
-  return { run: await TrainingRun.create(backend, base, resolveRunConfig(req.config, base.manifest)), origin: { source: base.source, id: base.id } };
+  const config = resolveRunConfig(req.config, base.manifest);
+  check(base.manifest, config);
+  return { run: await TrainingRun.create(backend, base, config), origin: { source: base.source, id: base.id } };
 }
 
 export function initResult(run: TrainingRun, backend: BackendInfo, initSeconds: number): InitResult {

@@ -145,15 +145,9 @@ export class TrainingSession {
         // init's catch binds the running run's dataset again).
         const payload = req.restore ? req.restore.dataset : req.dataset;
         const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? this.bindDataset(payload) : null;
-        const { run, origin } = await openRun(req, backend, this.deps.fetchBytes);
-        if (dataset) {
-          try {
-            checkPromptsFit(dataset.dataset, run.base.manifest.model.contextLength, run.config.max_completion_length);
-          } catch (e) {
-            await run.dispose().catch(() => undefined);
-            throw e;
-          }
-        }
+        const { run, origin } = await openRun(req, backend, this.deps.fetchBytes, (manifest, config) => {
+          if (dataset) checkPromptsFit(dataset.dataset, manifest.model.contextLength, config.max_completion_length);
+        });
         // Only now is the new run complete: replace the old one.
         const old = this.cur;
         this.cur = { request: { ...req, restore: undefined, ...(payload ? { dataset: payload } : {}) }, run, ...origin, settings: new Map(), passkBaseCache: new Map(), dataset };

@@ -60,8 +60,8 @@ describe('TrainingSession: try the policy and train on a dataset (onnxruntime-no
     await expect(s.tryPrompt({ prompt: 'caf\u00e9', samples: 1, temperature: 1, greedy: true })).rejects.toThrow(/"é".*not in the vocabulary/);
     await expect(s.tryPrompt({ prompt: '1+'.repeat(40), samples: 1, temperature: 1, greedy: true })).rejects.toThrow(/80 tokens.*at most \d+ tokens/);
     await expect(s.tryPrompt({ prompt: '1+1=', samples: TRY_ROWS + 1, temperature: 1, greedy: true })).rejects.toThrow(/samples must be/);
-    // The weights the run trains are back in place: the next step still works from step 1.
-    expect((await s.stepOnce()).step).toBe(1);
+    // The weights the run trains are back in place: the next step is the run's second update.
+    expect((await s.stepOnce()).step).toBe(2);
   });
 
   it('trains on an imported dataset: prompts come from its lines; a bad dataset leaves the run as it was', async () => {
@@ -81,8 +81,8 @@ describe('TrainingSession: try the policy and train on a dataset (onnxruntime-no
     const long = `{"prompt": "${'1'.repeat(120)}", "answer": "1"}`;
     await expect(s.init({ ...custom, dataset: { name: 'long.jsonl', text: `${long}\n${JSONL}`, verifier: { kind: 'exact' } } })).rejects.toThrow(/line 1: prompt is 120 tokens/);
     await expect(s.init({ ...custom, dataset: undefined })).rejects.toThrow(/import one first/);
-    expect((await s.stepOnce()).step).toBe(2);
-    expect(s.getRollouts(2)!.records.every((r) => ['2+2=', '3+4=', '9-5='].includes(r.prompt))).toBe(true);
+    expect((await s.stepOnce()).step).toBe(3);
+    expect(s.getRollouts(3)!.records.every((r) => ['2+2=', '3+4=', '9-5='].includes(r.prompt))).toBe(true);
     const resumed = newSession();
     expect((await resumed.init({ ...custom, dataset: undefined, restore: snap })).step).toBe(2);
     bindCustomFamily(null);
