@@ -304,7 +304,8 @@ async function syncLiveConfig(): Promise<void> {
   const differs = configFields.filter((k) => k !== 'version' && JSON.stringify(next[k]) !== JSON.stringify(running[k]));
   const blocked: string[] = differs.filter((k) => restartFields.includes(k));
   if (runSourceKey && sourceKey(s) !== runSourceKey) blocked.push('base checkpoint');
-  const live = differs.filter((k) => !restartFields.includes(k));
+  // A difficulty belongs to its task: while a task change waits for a new run, its knobs wait too.
+  const live = differs.filter((k) => !restartFields.includes(k) && !(k === 'difficulty' && blocked.includes('task')));
   let pending = blocked.length ? { field: blocked.join(', '), reason: 'takes effect in a new run (it changes the compiled graphs, the prompt stream or the model): press Reset, then Start' } : null;
   let note: string | null = s.liveNote;
   if (live.length) {
