@@ -8,7 +8,9 @@ import type { SessionBackend } from './session-types.ts';
 import { CheckpointError, loadWeights, validateManifest, type Manifest } from '../src/model/checkpoint.ts';
 import { modelPresets } from '../src/model/config.ts';
 import { parameterCount } from '../src/model/transformer.ts';
-import { validateConfig, type RunConfig } from '../src/rl/config.ts';
+import { ConfigError, validateConfig, type RunConfig } from '../src/rl/config.ts';
+import { loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
+import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { freshBase, loadBase, resolveRunConfig, TrainingRun, type RunBase } from '../src/rl/run.ts';
 import type { BackendInfo, CheckpointSource, InitRequest, InitResult, RunSnapshot, SavedCheckpoint } from './protocol.ts';
 
@@ -108,4 +110,12 @@ export function uploadSource(bytes: Uint8Array, manifestJson: unknown, name: str
   const manifest = validateManifest(manifestJson);
   loadWeights(manifest, bytes);
   return { kind: 'upload', name, manifest, bytes };
+}
+
+/** Checks a custom task's dataset and makes it the custom family of this worker. */
+export function bindDataset(payload: InitRequest['dataset']): LoadedDataset {
+  if (!payload) throw new ConfigError('task', 'the custom task trains on a JSONL dataset: import one first');
+  const loaded = loadTrainingDataset(payload);
+  bindCustomFamily(loaded.family);
+  return loaded;
 }

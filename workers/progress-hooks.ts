@@ -5,6 +5,7 @@
  */
 import type { Policy } from '../src/model/policy.ts';
 import type { RunConfig } from '../src/rl/config.ts';
+import type { AdvanceHooks, TrainingRun } from '../src/rl/run.ts';
 import type { SessionEvent } from './protocol.ts';
 
 type Emit = (e: Extract<SessionEvent, { type: 'progress' }>) => void;
@@ -58,5 +59,38 @@ export function trackEvalSamples(p: Policy, c: RunConfig, emitEvent: Emit): { on
     stop: () => {
       p.onDecode = null;
     },
+  };
+}
+
+/**
+ * The hooks one run step reports through: the held-out evaluation's samples and each update's
+ * phases as progress events, the activity line as it changes. `stop` ends any tracking left open.
+ */
+export function watchedStep(run: TrainingRun, next: number, emitEvent: (e: SessionEvent) => void, setActivity: (a: string) => void) {
+  let evalTrack: ReturnType<typeof trackEvalSamples> | null = null;
+  const hooks: AdvanceHooks = {
+    onEvalStart: () => {
+      setActivity(`held-out pass@k on ${run.config.eval_prompts} prompts`);
+      evalTrack = trackEvalSamples(run.policy, run.config, emitEvent);
+    },
+    onEvalProgress: (done, total) => evalTrack?.onProgress(done, total),
+    onEval: (point) => {
+      evalTrack?.stop();
+      evalTrack = null;
+      emitEvent({ type: 'eval', point });
+    },
+    onUpdateStart: () => setActivity(`step ${next}: sampling, verifying, updating`),
+  };
+  return {
+    hooks,
+    async step<T>(train: () => Promise<T>): Promise<T> {
+      const untrack = trackStepPhases(run.policy, run.config, emitEvent);
+      try {
+        return await train();
+      } finally {
+        untrack();
+      }
+    },
+    stop: () => (evalTrack as ReturnType<typeof trackEvalSamples> | null)?.stop(),
   };
 }

@@ -11,14 +11,14 @@ import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backen
 import { ConfigError, type RunConfig } from '../src/rl/config.ts';
 import type { TrainingRun } from '../src/rl/run.ts';
 import type { StepMetrics, StepResult } from '../src/rl/trainer.ts';
-import { backendInfo, initResult, openRun, savedCheckpoint, snapshotOf, uploadSource, type Origin } from './open-run.ts';
+import { backendInfo, bindDataset, initResult, openRun, savedCheckpoint, snapshotOf, uploadSource, type Origin } from './open-run.ts';
 import { EventBatcher, stepsPerMinute } from './session-events.ts';
 import { memoryProbeOf, passKCurve, settingsOf, stepRollouts, type MemoryProbe } from './inspection.ts';
 import type { EvalPoint, InitRequest, InitResult, ObjectiveSettings, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SessionEvent, SessionStatus, StepRollouts, UpdateResult } from './protocol.ts';
 import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
-import { trackEvalSamples, trackStepPhases } from './progress-hooks.ts';
+import { watchedStep } from './progress-hooks.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
-import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
+import { checkPromptsFit, type LoadedDataset } from '../src/tasks/dataset-load.ts';
 import type { TryRequest, TryResult } from './protocol.ts';
 import { tryPromptOn } from './try-prompt-run.ts';
 
@@ -144,7 +144,7 @@ export class TrainingSession {
         // A custom-task run draws from its dataset, checked here as the page checked it (on failure,
         // init's catch binds the running run's dataset again).
         const payload = req.restore ? req.restore.dataset : req.dataset;
-        const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? this.bindDataset(payload) : null;
+        const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? bindDataset(payload) : null;
         const { run, origin } = await openRun(req, backend, this.deps.fetchBytes, (manifest, config) => {
           if (dataset) checkPromptsFit(dataset.dataset, manifest.model.contextLength, config.max_completion_length);
         });
@@ -247,35 +247,12 @@ export class TrainingSession {
     const t0 = performance.now();
     const next = run.step + 1;
     cur.settings.set(next, settingsOf(run.config));
-    let evalTrack: ReturnType<typeof trackEvalSamples> | null = null;
+    const watch = watchedStep(run, next, (e) => this.emit(e), (a) => this.setActivity(a));
     let r: StepResult;
     try {
-      ({ result: r } = await run.advance(
-        this.stepBudget,
-        {
-          onEvalStart: () => {
-            this.setActivity(`held-out pass@k on ${run.config.eval_prompts} prompts`);
-            evalTrack = trackEvalSamples(run.policy, run.config, (e) => this.emit(e));
-          },
-          onEvalProgress: (done, total) => evalTrack?.onProgress(done, total),
-          onEval: (point) => {
-            evalTrack?.stop();
-            evalTrack = null;
-            this.emit({ type: 'eval', point });
-          },
-          onUpdateStart: () => this.setActivity(`step ${next}: sampling, verifying, updating`),
-        },
-        async () => {
-          const untrack = trackStepPhases(run.policy, run.config, (e) => this.emit(e));
-          try {
-            return await this.trainStepMaybePoisoned(run);
-          } finally {
-            untrack();
-          }
-        },
-      ));
+      ({ result: r } = await run.advance(this.stepBudget, watch.hooks, () => watch.step(() => this.trainStepMaybePoisoned(run))));
     } finally {
-      (evalTrack as ReturnType<typeof trackEvalSamples> | null)?.stop();
+      watch.stop();
     }
     if (r.skipped && run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) {
       this.emit({ type: 'error', fatal: false, code: 'non-finite', message: nonFiniteMessage(run.config, r.metrics.step) });
@@ -439,14 +416,6 @@ export class TrainingSession {
   }
 
   // ---- try the policy, datasets -------------------------------------------------------------------
-
-  /** Checks a custom task's dataset and makes it the custom family of this worker. */
-  private bindDataset(payload: InitRequest['dataset']): LoadedDataset {
-    if (!payload) throw new ConfigError('task', 'the custom task trains on a JSONL dataset: import one first');
-    const loaded = loadTrainingDataset(payload);
-    bindCustomFamily(loaded.family);
-    return loaded;
-  }
 
   /** A typed prompt answered by the base and the current policy (greedy and sampled, per-token probabilities). */
   async tryPrompt(req: TryRequest): Promise<TryResult> {
