@@ -13,6 +13,7 @@ import { getState, initialRun, patch, setState, useApp, type AppError, type Ship
 import { capNotes, guardSearch } from './url-guard.ts';
 import { experimentKey, searchToSetup, setupToSearch, type UrlSetup } from './url-state.ts';
 import { TrainerClient } from './worker-client.ts';
+import { Watchdog } from './watchdog.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 /** Default autosave interval in steps (and whenever training pauses or ends); configurable in Keep & share. */
@@ -20,44 +21,14 @@ export { DEFAULT_AUTOSAVE_EVERY as AUTOSAVE_EVERY } from './notices.ts';
 const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
 
 let main: TrainerClient | null = null;
+const watchdog = new Watchdog();
 
 export function client(): TrainerClient {
   if (!main || main.dead) {
     main = new TrainerClient('trainer', onEvents, onCrash);
-    startWatchdog();
+    watchdog.start(() => main, declareDead);
   }
   return main;
-}
-
-// ---- watchdog: a worker that died without an error event ------------------------------------------
-
-/**
- * A worker killed from outside (the browser reclaiming memory, `self.close()`, a hung WASM call)
- * fires no event on the page: pending calls would wait forever. A status ping answers between any
- * two engine calls, so no answer for `watchdogMs` means the worker is gone. Generous by default: a
- * false alarm would throw a live run away, and one graph compile on a slow software GPU can take seconds.
- */
-let watchdogMs = 120_000;
-let watchdogTimer: ReturnType<typeof setInterval> | null = null;
-
-function startWatchdog(): void {
-  if (watchdogTimer) clearInterval(watchdogTimer);
-  let pinging = false;
-  watchdogTimer = setInterval(() => {
-    const c = main;
-    if (!c || c.dead || pinging) return;
-    pinging = true;
-    const timer = setTimeout(() => {
-      if (main === c && !c.dead) declareDead(c, `the training worker stopped responding (no answer for ${Math.round(watchdogMs / 1000)} s: killed by the browser, out of memory, or stuck)`);
-    }, watchdogMs);
-    void c
-      .call((a) => a.status())
-      .catch(() => undefined)
-      .finally(() => {
-        clearTimeout(timer);
-        pinging = false;
-      });
-  }, Math.max(250, Math.min(5000, watchdogMs / 4)));
 }
 
 function declareDead(c: TrainerClient, why: string): void {
@@ -525,8 +496,8 @@ export function exposeTestHook(): void {
     /** Tests: autosave every n steps; the watchdog's timeout (ms) for a worker that stopped answering. */
     setAutosaveEvery: (n: number) => setAutosaveEvery(n),
     setWatchdogMs: (ms: number) => {
-      watchdogMs = ms;
-      if (main) startWatchdog();
+      watchdog.setTimeout(ms);
+      if (main) watchdog.start(() => main, declareDead);
     },
     getRollouts: (step: number) => client().call((a) => a.getRollouts(step)),
     status: () => client().call((a) => a.status()),
