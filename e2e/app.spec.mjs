@@ -1,5 +1,5 @@
 // The playground UI end to end (issue 6), on the production build served by `vite preview`
-// (e2e/run.mjs starts it; alone: `node --test e2e/app.e2e.mjs` starts its own, building dist/ if missing).
+// (playwright.config.ts's webServer starts it; alone: `npx vite build && npx playwright test e2e/app.spec.mjs`).
 //
 // One page trains the default run on WASM and is then inspected view by view (rollouts and token
 // colouring against the trainer's records, the objective panel, pass@k, an invalid knob, a failed
@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { note, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 /** First screen target on the preview build (issue 6); E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
 const FIRST_SCREEN_MS = Number(process.env.E2E_FIRST_SCREEN_MS ?? 2000);
@@ -35,12 +35,11 @@ async function shot(page, name, { fullPage = true } = {}) {
   return file;
 }
 
-before(async () => {
-  browser = await launchBrowser();
+test.beforeAll(({ browser: b }) => {
+  browser = b;
 });
-after(async () => {
+test.afterAll(async () => {
   await main?.close().catch(() => undefined);
-  await browser?.close();
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'app-e2e.json'), JSON.stringify({ timings, screenshots: shots }, null, 2));
 });
@@ -49,7 +48,7 @@ const state = (page) => page.evaluate(() => window.__rlvr.state());
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
 
 
-test('first screen appears within 2 s on the preview build', async (t) => {
+test('first screen appears within 2 s on the preview build', async ({}, testInfo) => {
   const p = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
   try {
     await p.page.waitForSelector('[data-testid="start"]', { timeout: 10_000 });
@@ -61,7 +60,7 @@ test('first screen appears within 2 s on the preview build', async (t) => {
     const fcp = await p.page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null);
     timings.firstScreenMs = Math.round(ms);
     timings.firstContentfulPaintMs = fcp === null ? null : Math.round(fcp);
-    t.diagnostic(`first screen (app mounted) ${Math.round(ms)} ms after navigation start; first contentful paint ${fcp === null ? '?' : Math.round(fcp)} ms; DOMContentLoaded ${Math.round(nav.domContentLoaded)} ms`);
+    note(testInfo, `first screen (app mounted) ${Math.round(ms)} ms after navigation start; first contentful paint ${fcp === null ? '?' : Math.round(fcp)} ms; DOMContentLoaded ${Math.round(nav.domContentLoaded)} ms`);
     assert.ok(ms < FIRST_SCREEN_MS, `first screen took ${Math.round(ms)} ms (target < ${FIRST_SCREEN_MS} ms)`);
     assert.match(await text(p.page, 'step-count'), /^Step 0$/);
     assert.equal(await p.page.isDisabled('[data-testid="start"]'), false, 'Start is enabled with the default setup');
@@ -79,10 +78,11 @@ test('first screen appears within 2 s on the preview build', async (t) => {
   }
 });
 
-test(`default run on WASM: ${DEFAULT_STEPS} steps of metrics reach the charts`, { timeout: 300_000 }, async (t) => {
+test(`default run on WASM: ${DEFAULT_STEPS} steps of metrics reach the charts`, async ({}, testInfo) => {
+  test.setTimeout(300_000);
   main = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
   const { page } = main;
-  await withDiagnostics(t, main, 'app-default-run', async () => {
+  await withDiagnostics(testInfo, main, 'app-default-run', async () => {
     await page.click('[data-testid="start"]');
     const t0 = Date.now();
     await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1, { timeout: 120_000 });
@@ -94,7 +94,7 @@ test(`default run on WASM: ${DEFAULT_STEPS} steps of metrics reach the charts`, 
     // Steps/minute over steps 2..N (steady state: no model loading, no first-step compilation, no eval).
     const spm = ((steps - 1) * 60_000) / (tLast - tFirst);
     timings.wasm = { firstStepSeconds: (tFirst - t0) / 1000, stepsPerMinute: Number(spm.toFixed(2)), statusBarStepsPerMinute: Number(s.run.stepsPerMinute.toFixed(2)), secondsPerStep: Number(((tLast - tFirst) / 1000 / (steps - 1)).toFixed(2)), backend: s.run.backend };
-    t.diagnostic(`${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} s (model load, graph compile, held-out eval); then ${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`);
+    note(testInfo, `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} s (model load, graph compile, held-out eval); then ${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`);
     assert.equal(s.run.backend.kind, 'wasm', 'with only a software WebGPU adapter the app picks WASM by itself');
     assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
     assert.match(s.run.backend.reason, /software/);
@@ -128,10 +128,11 @@ const CHANNEL_FIELDS = {
   loss: (r, i) => r.lossContribution[i],
 };
 
-test("a rollout's token colouring carries the trainer's numbers; the objective panel matches the loss", { timeout: 120_000 }, async (t) => {
+test("a rollout's token colouring carries the trainer's numbers; the objective panel matches the loss", async ({}, testInfo) => {
+  test.setTimeout(120_000);
   assert.ok(main, 'needs the default run');
   const { page } = main;
-  await withDiagnostics(t, main, 'app-rollouts', async () => {
+  await withDiagnostics(testInfo, main, 'app-rollouts', async () => {
     await page.click('[data-testid="tab-rollouts"]');
     await page.waitForSelector('[data-testid="groups-table"]', { timeout: 30_000 });
     const step = Number(await page.getAttribute('[data-testid="inspector"]', 'data-step'));
@@ -159,7 +160,7 @@ test("a rollout's token colouring carries the trainer's numbers; the objective p
       }
       if (channel === 'logp') assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
     }
-    t.diagnostic(`step ${step + 1}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
+    note(testInfo, `step ${step + 1}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
     await page.selectOption('[data-testid="channel"]', 'ratio');
     // Hover shows exact numbers; a click selects the token and fills the objective in.
     const k = Math.min(2, rec.tokens.length - 1);
@@ -178,9 +179,10 @@ test("a rollout's token colouring carries the trainer's numbers; the objective p
   });
 });
 
-test('an invalid knob shows an inline error and disables training', { timeout: 60_000 }, async (t) => {
+test('an invalid knob shows an inline error and disables training', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const { page } = main;
-  await withDiagnostics(t, main, 'app-invalid', async () => {
+  await withDiagnostics(testInfo, main, 'app-invalid', async () => {
     await page.fill('[data-testid="field-num_generations"]', '-3');
     await page.waitForSelector('[data-testid="error-num_generations"]');
     assert.match(await text(page, 'error-num_generations'), />= 2/);
@@ -200,9 +202,10 @@ test('an invalid knob shows an inline error and disables training', { timeout: 6
   });
 });
 
-test('pass@k explorer: base vs current for k = 1..64', { timeout: 300_000 }, async (t) => {
+test('pass@k explorer: base vs current for k = 1..64', async ({}, testInfo) => {
+  test.setTimeout(300_000);
   const { page } = main;
-  await withDiagnostics(t, main, 'app-passk', async () => {
+  await withDiagnostics(testInfo, main, 'app-passk', async () => {
     await page.click('[data-testid="tab-passk"]');
     const t0 = Date.now();
     await page.click('[data-testid="run-passk"]');
@@ -212,14 +215,15 @@ test('pass@k explorer: base vs current for k = 1..64', { timeout: 300_000 }, asy
     assert.equal(c.ks.length, 64);
     assert.equal(Object.keys(c.base).length, 64);
     assert.ok(c.base['64'] >= c.base['1'] && c.current['64'] >= c.current['1'], 'pass@k grows with k');
-    t.diagnostic(`pass@k in ${timings.passkSeconds.toFixed(0)} s: base pass@1 ${c.base['1'].toFixed(3)} pass@64 ${c.base['64'].toFixed(3)}; current pass@1 ${c.current['1'].toFixed(3)} pass@64 ${c.current['64'].toFixed(3)}`);
+    note(testInfo, `pass@k in ${timings.passkSeconds.toFixed(0)} s: base pass@1 ${c.base['1'].toFixed(3)} pass@64 ${c.base['64'].toFixed(3)}; current pass@1 ${c.current['1'].toFixed(3)} pass@64 ${c.current['64'].toFixed(3)}`);
     await shot(page, 'app-passk');
   });
 });
 
-test('a checkpoint that does not fit shows a clear error and leaves the model untouched', { timeout: 60_000 }, async (t) => {
+test('a checkpoint that does not fit shows a clear error and leaves the model untouched', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const { page } = main;
-  await withDiagnostics(t, main, 'app-checkpoint-error', async () => {
+  await withDiagnostics(testInfo, main, 'app-checkpoint-error', async () => {
     await page.click('[data-testid="tab-share"]');
     const before = await state(page);
     const manifest = await page.evaluate(async () => (await fetch('checkpoints/arithmetic-tiny/manifest.json')).text());
@@ -239,9 +243,10 @@ test('a checkpoint that does not fit shows a clear error and leaves the model un
   });
 });
 
-test('exports: metrics CSV and JSONL, rollouts JSONL', { timeout: 60_000 }, async (t) => {
+test('exports: metrics CSV and JSONL, rollouts JSONL', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const { page } = main;
-  await withDiagnostics(t, main, 'app-share', async () => {
+  await withDiagnostics(testInfo, main, 'app-share', async () => {
     const read = async (testid) => {
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid="${testid}"]`)]);
       const stream = await dl.createReadStream();
@@ -266,9 +271,10 @@ test('exports: metrics CSV and JSONL, rollouts JSONL', { timeout: 60_000 }, asyn
   });
 });
 
-test('reload restores the run (config, metrics, weights) from IndexedDB', { timeout: 120_000 }, async (t) => {
+test('reload restores the run (config, metrics, weights) from IndexedDB', async ({}, testInfo) => {
+  test.setTimeout(120_000);
   const { page } = main;
-  await withDiagnostics(t, main, 'app-restored', async () => {
+  await withDiagnostics(testInfo, main, 'app-restored', async () => {
     const before = await state(page);
     await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, before.run.step, { timeout: 60_000 });
     await page.reload({ waitUntil: 'load' });
@@ -284,13 +290,14 @@ test('reload restores the run (config, metrics, weights) from IndexedDB', { time
     await page.waitForFunction((n) => window.__rlvr.state().metrics.length === n + 1, before.metrics.length, { timeout: 60_000 });
     assert.equal(await text(page, 'step-count'), `Step ${before.run.step + 1}`);
     await shot(page, 'app-restored');
-    t.diagnostic(`restored at step ${before.run.step} and took one more step`);
+    note(testInfo, `restored at step ${before.run.step} and took one more step`);
   });
 });
 
-test('compare: two configs side by side on the same seed', { timeout: 420_000 }, async (t) => {
+test('compare: two configs side by side on the same seed', async ({}, testInfo) => {
+  test.setTimeout(420_000);
   const { page } = main;
-  await withDiagnostics(t, main, 'app-compare', async () => {
+  await withDiagnostics(testInfo, main, 'app-compare', async () => {
     await page.click('[data-testid="tab-compare"]');
     await page.selectOption('[data-testid="compare-preset-b"]', 'dr_grpo');
     await page.fill('#compare-steps', '2');
@@ -308,9 +315,10 @@ test('compare: two configs side by side on the same seed', { timeout: 420_000 },
   });
 });
 
-test('a crashed worker shows a message with a way forward, and restarts from the last autosave', { timeout: 120_000 }, async (t) => {
+test('a crashed worker shows a message with a way forward, and restarts from the last autosave', async ({}, testInfo) => {
+  test.setTimeout(120_000);
   const { page } = main;
-  await withDiagnostics(t, main, 'app-crash', async () => {
+  await withDiagnostics(testInfo, main, 'app-crash', async () => {
     await page.click('text=Stop and free the workers');
     const step = (await state(page)).run.step;
     await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, step, { timeout: 60_000 });
@@ -328,11 +336,12 @@ test('a crashed worker shows a message with a way forward, and restarts from the
     await page.click('[data-testid="restart-autosave"]');
     await page.waitForFunction((n) => window.__rlvr.state().run.step === n && window.__rlvr.state().run.state === 'paused', step, { timeout: 60_000, polling: 250 });
     assert.equal(await page.$('[data-testid="error-banner"]'), null, 'the message goes away once the run is back');
-    t.diagnostic(`worker restarted and resumed from its autosave at step ${step}`);
+    note(testInfo, `worker restarted and resumed from its autosave at step ${step}`);
   });
 });
 
-test('light and dark, 1280×720 and tablet width', { timeout: 60_000 }, async () => {
+test('light and dark, 1280×720 and tablet width', async () => {
+  test.setTimeout(60_000);
   const { page } = main;
   await page.click('[data-testid="tab-charts"]');
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -348,10 +357,11 @@ test('light and dark, 1280×720 and tablet width', { timeout: 60_000 }, async ()
   await page.setViewportSize({ width: 1280, height: 720 });
 });
 
-test('a shared URL opens its config', { timeout: 60_000 }, async (t) => {
+test('a shared URL opens its config', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const p = await openPage(browser, '/?v=1&preset=dapo&learning_rate=0.0005&difficulty.m=7&steps=50&bogus=1', { viewport: { width: 1280, height: 720 } });
   try {
-    await withDiagnostics(t, p, 'app-shared-url', async () => {
+    await withDiagnostics(testInfo, p, 'app-shared-url', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="preset"]');
       assert.equal(await page.inputValue('[data-testid="preset"]'), 'dapo');
@@ -370,11 +380,12 @@ test('a shared URL opens its config', { timeout: 60_000 }, async (t) => {
   }
 });
 
-test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', { timeout: 600_000 }, async (t) => {
+test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async ({}, testInfo) => {
+  test.setTimeout(600_000);
   const q = 'task=arithmetic&backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
   const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 720 } });
   try {
-    await withDiagnostics(t, p, 'app-webgpu', async () => {
+    await withDiagnostics(testInfo, p, 'app-webgpu', async () => {
       const { page } = p;
       const t0 = Date.now();
       await page.click('[data-testid="step-once"]');
@@ -382,7 +393,7 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', { timeo
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
       timings.webgpu = { firstStepSeconds: (Date.now() - t0) / 1000, backend: s.run.backend, model: s.run.model.name };
-      t.diagnostic(`${s.run.backend.description} (${s.run.backend.reason}): first step in ${timings.webgpu.firstStepSeconds.toFixed(0)} s`);
+      note(testInfo, `${s.run.backend.description} (${s.run.backend.reason}): first step in ${timings.webgpu.firstStepSeconds.toFixed(0)} s`);
       assert.equal(s.run.backend.kind, 'webgpu');
       assert.match(await text(page, 'backend'), /WebGPU/);
       assert.equal(s.run.model.parameters < 50_000, true, 'the nano model');
@@ -398,11 +409,12 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', { timeo
   }
 });
 
-test('SFT warm start in the browser: a fresh nano model learns the format, then RL steps from it', { timeout: 300_000 }, async (t) => {
+test('SFT warm start in the browser: a fresh nano model learns the format, then RL steps from it', async ({}, testInfo) => {
+  test.setTimeout(300_000);
   const q = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
   const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
   try {
-    await withDiagnostics(t, p, 'app-warm-start', async () => {
+    await withDiagnostics(testInfo, p, 'app-warm-start', async () => {
       const { page } = p;
       await page.fill('[data-testid="warm-start-steps"]', '80');
       await page.click('[data-testid="warm-start-run"]');
@@ -410,7 +422,7 @@ test('SFT warm start in the browser: a fresh nano model learns the format, then 
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
       const r = s.warmStart.result;
-      t.diagnostic(`warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`);
+      note(testInfo, `warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`);
       assert.equal(r.steps, 80);
       assert.ok(r.lastLoss < r.firstLoss * 0.6, `SFT loss must fall: ${r.firstLoss} -> ${r.lastLoss}`);
       assert.match(await text(page, 'warm-start-result'), /80 SFT steps/);
