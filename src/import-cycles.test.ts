@@ -15,7 +15,7 @@ describe('import graph', () => {
     const graph = await madge(['src', 'workers', 'bench', 'e2e/harness'], {
       baseDir: root,
       fileExtensions: ['ts', 'tsx'],
-      tsConfig: resolve(root, 'tsconfig.json'),
+      tsConfig: resolve(root, 'tsconfig.base.json'),
       excludeRegExp: [/\.test\.tsx?$/],
       detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
     });
