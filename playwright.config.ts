@@ -44,7 +44,9 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e-report.json' }]],
   use: {
     baseURL,
-    trace: 'retain-on-failure',
+    // Traces of failed tests, without the screencast: recording frames of pages that redraw charts
+    // every step costs CPU the tests' own timings need on two cores (each test saves its own screenshots).
+    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true, sources: true },
     screenshot: 'only-on-failure',
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
