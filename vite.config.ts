@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { basePath, offlineServiceWorker } from './scripts/vite-deploy.ts';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const ortDist = resolve(root, 'node_modules/onnxruntime-web/dist');
@@ -95,7 +96,9 @@ function ortRuntimeFiles(): Plugin {
 const harness = resolve(root, 'e2e/harness/engine.html');
 
 export default defineConfig({
-  plugins: [react(), ortRuntimeFiles(), cspMeta()],
+  // './' by default (works at any sub-path); BASE_PATH=/REPO/ for an absolute one (scripts/vite-deploy.ts).
+  base: basePath(),
+  plugins: [react(), ortRuntimeFiles(), cspMeta(), offlineServiceWorker(CSP)],
   resolve: {
     alias: [
       // The package's default "import" condition picks ort.webgpu.bundle.min.mjs, which inlines the glue

@@ -1,4 +1,4 @@
-// The playground UI end to end (issue 6), on the production build served by `vite preview`
+// The playground UI end to end, on the production build served by `vite preview`
 // (playwright.config.ts's webServer starts it; alone: `npx vite build && npx playwright test e2e/app.spec.mjs`).
 //
 // One page trains the default run on WASM and is then inspected view by view (rollouts and token
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { note, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
-/** First screen target on the preview build (issue 6); E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
+/** First screen target on the preview build; E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
 const FIRST_SCREEN_MS = Number(process.env.E2E_FIRST_SCREEN_MS ?? 2000);
 const DEFAULT_STEPS = 6;
 
@@ -52,6 +52,8 @@ test('first screen appears within 2 s on the preview build', async ({}, testInfo
   const p = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
   try {
     await p.page.waitForSelector('[data-testid="start"]', { timeout: 10_000 });
+    // Start waits for the shipped checkpoints' defaults (no run from placeholder values).
+    await p.page.waitForSelector('[data-testid="start"]:not([disabled])', { timeout: 10_000 });
     const ms = await waitForPage(p.page, () => window.__rlvrFirstScreen, { timeout: 10_000 });
     const nav = await p.page.evaluate(() => {
       const n = performance.getEntriesByType('navigation')[0];
@@ -105,10 +107,15 @@ test.describe('the page that trained the default run', () => {
       assert.match(s.run.backend.reason, /software/);
       // The charts show every step.
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) >= n, DEFAULT_STEPS, { timeout: 10_000 });
-      for (const id of ['reward', 'accuracy', 'entropy', 'kl', 'clip', 'grad_norm', 'zero_std', 'length', 'throughput']) {
+      for (const id of ['reward', 'accuracy', 'entropy', 'grad_norm', 'zero_std', 'length', 'throughput']) {
         const points = Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points'));
         assert.ok(points >= DEFAULT_STEPS, `chart ${id} has ${points} points`);
         assert.ok(await page.$(`[data-testid="chart-${id}"] .recharts-line path`), `chart ${id} draws a line`);
+      }
+      // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why instead.
+      for (const id of ['kl', 'clip', 'ratio', 'ess']) {
+        assert.ok(Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points')) >= DEFAULT_STEPS, `chart ${id} has the steps`);
+        assert.ok(await page.$(`[data-testid="chart-${id}-constant"]`), `chart ${id} explains why it is constant`);
       }
       assert.ok(Number(await page.getAttribute('[data-testid="chart-eval"]', 'data-points')) >= 1, 'the held-out pass@k chart has the step-0 evaluation');
       assert.match(await text(page, 'step-count'), /^Step \d+$/);
@@ -157,7 +164,8 @@ test.describe('the page that trained the default run', () => {
         for (const tok of tokens) {
           assert.equal(tok.channel, channel);
           const want = field(rec, tok.i);
-          if (typeof want === 'number') assert.equal(Number(tok.value), want, `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`);
+          // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses Object.is).
+          if (typeof want === 'number') assert.equal(Number(tok.value) + 0, want + 0, `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`);
           else assert.equal(tok.value, want, `${channel}, token ${tok.i}`);
           const transparent = tok.bg === 'rgba(0, 0, 0, 0)' || tok.bg === 'transparent';
           if (channel === 'clipped') assert.equal(transparent, want === '', `clipped token ${tok.i} is coloured iff it was clipped`);
@@ -165,7 +173,7 @@ test.describe('the page that trained the default run', () => {
         }
         if (channel === 'logp') assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
       }
-      note(testInfo, `step ${step + 1}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
+      note(testInfo, `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
       await page.selectOption('[data-testid="channel"]', 'ratio');
       // Hover shows exact numbers; a click selects the token and fills the objective in.
       const k = Math.min(2, rec.tokens.length - 1);
@@ -176,7 +184,7 @@ test.describe('the page that trained the default run', () => {
       await shot(page, 'app-rollouts');
       await page.click(`[data-testid="token"][data-index="${k}"]`);
       await page.waitForSelector('[data-testid="objective-panel"]');
-      assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'weight × token loss recomputed in the page equals the loss contribution from the graph');
+      assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'the graph\'s weight × token loss equals the loss contribution it summed');
       assert.match(await text(page, 'obj-ratio'), new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
       assert.match(await text(page, 'objective-formula'), /clip\(ratio, 1 − ε, 1 \+ ε_high\)/);
       await page.evaluate(() => document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }));
@@ -263,15 +271,18 @@ test.describe('the page that trained the default run', () => {
       const csv = await read('export-csv');
       assert.equal(csv.name, 'metrics.csv');
       const lines = csv.body.trim().split('\n');
-      assert.equal(lines.length, steps + 1);
+      const evals = (await state(page)).evals;
+      assert.equal(lines.length, steps + 1 + (evals.some((e) => e.step === 0) ? 1 : 0), 'a header, row 0 (the base evaluation, when measured), one row per step');
       assert.match(lines[0], /^step,/);
       assert.ok(lines[0].includes('frac_reward_zero_std') && lines[0].includes('clip_ratio/high_mean'));
       const jsonl = await read('export-jsonl');
       const objs = jsonl.body.trim().split('\n').map((l) => JSON.parse(l));
-      assert.equal(objs[0].step, -1, 'the first line is the base policy evaluation, as rlvr train writes it');
+      assert.equal(objs[0].step, 0, 'the first line is the base policy evaluation (step 0), as rlvr train writes it');
+      assert.equal(objs[1].step, 1, 'the first update is step 1');
       const roll = await read('export-rollouts');
       const recs = roll.body.trim().split('\n').map((l) => JSON.parse(l));
-      assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio));
+      assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio) && Array.isArray(recs[0].objective));
+      assert.ok(recs[0].step >= 1, 'rollouts carry the update they fed (the first is step 1)');
       await shot(page, 'app-share');
     });
   });

@@ -1,4 +1,4 @@
-// Engine e2e (issue 2): the tiny training graph on three runtimes, a WebGPU soak, CPU-placement and
+// Engine e2e: the tiny training graph on three runtimes, a WebGPU soak, CPU-placement and
 // threading checks. Runs in headless Debian Chromium against the built app (playwright.config.ts's
 // webServer starts it); alone: `npx vite build && npx playwright test e2e/engine.spec.mjs`.
 //

@@ -1,4 +1,4 @@
-// Guided experiments end to end (issue 7), on the production build served by `vite preview`
+// Guided experiments end to end, on the production build served by `vite preview`
 // (playwright.config.ts's webServer starts it; alone: `npx vite build && npx playwright test e2e/lessons.spec.mjs`).
 //
 // The gallery shows every lesson with its claim and measured outcome (public/lessons/measured.json,
@@ -214,7 +214,7 @@ async function openFromGallery(testInfo, page, lesson) {
   if (full) {
     for (const s of SIDES.slice(0, lesson.runs.length)) {
       const m = c[s].metrics[0];
-      assert.equal(m.step, 0);
+      assert.equal(m.step, 1, "the first update is step 1");
       for (const key of lesson.lookAt) assert.ok(Number.isFinite(m[key]), `${c[s].label}: ${key} = ${m[key]}`);
     }
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="compare-chart-completions/mean_length_wrong"]')?.getAttribute('data-points')) >= 1);

@@ -46,7 +46,7 @@ export function freePort() {
  * mode 'preview' (default) serves the production build in dist/ (built first if missing);
  * mode 'dev' runs Vite's dev server (no build needed). Both send COOP/COEP (vite.config.ts).
  * @param {{ mode?: 'preview' | 'dev', log?: boolean }} [opts]
- * @returns {Promise<{ url: string, mode: string, close: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, mode: string, close: () => Promise<void>, unref: () => void }>}
  */
 export async function startServer(opts = {}) {
   const mode = opts.mode ?? /** @type {'preview' | 'dev'} */ (process.env.E2E_SERVER === 'dev' ? 'dev' : 'preview');
@@ -56,27 +56,39 @@ export async function startServer(opts = {}) {
   if (mode === 'dev') {
     const server = await vite.createServer({ ...common, server: { host: '127.0.0.1', port, strictPort: true, hmr: false } });
     await server.listen();
-    return { url: `http://127.0.0.1:${port}`, mode, close: () => server.close() };
+    return { url: `http://127.0.0.1:${port}`, mode, close: () => server.close(), unref: () => server.httpServer?.unref() };
   }
   if (!existsSync(join(ROOT, 'dist', 'index.html'))) {
     console.log('# dist/ is missing: building the app first (vite build)');
     await vite.build({ ...common });
   }
   const server = await vite.preview({ ...common, preview: { host: '127.0.0.1', port, strictPort: true, open: false } });
+  const http = /** @type {import('node:http').Server} */ (server.httpServer);
   return {
     url: `http://127.0.0.1:${port}`,
     mode,
-    close: () => new Promise((ok) => server.httpServer.close(() => ok(undefined))),
+    // close() alone waits for every open connection, and Chromium keeps some alive (or is still
+    // streaming a response when it is killed): end them all so close() returns.
+    close: () =>
+      new Promise((ok) => {
+        http.close(() => ok(undefined));
+        http.closeAllConnections();
+      }),
+    unref: () => http.unref(),
   };
 }
 
 let ownServer = null;
-/** The server the runner started, or one started for this process (closed at exit). */
+/**
+ * The server the runner started, or one started for this process. That one is unref'd: a listening
+ * server would otherwise keep the process alive after its work is done ('beforeExit' never fires
+ * while it listens), which is how a script that forgot to pass `base` to openPage used to hang.
+ */
 export async function serverUrl() {
   if (process.env.E2E_BASE_URL) return process.env.E2E_BASE_URL;
   if (!ownServer) {
     ownServer = await startServer();
-    process.once('beforeExit', () => ownServer?.close());
+    ownServer.unref();
   }
   return ownServer.url;
 }
@@ -91,15 +103,34 @@ export async function launchBrowser(extraArgs = []) {
 }
 
 /**
+ * Closes the browser, giving up after `ms` (Chromium busy in a WebGPU or WASM worker can take long to
+ * answer); the caller then exits the process, which ends the browser with it. Returns whether it closed.
+ * @param {import('playwright-core').Browser} browser
+ */
+export async function closeBrowser(browser, ms = 20_000) {
+  let timer;
+  const closed = await Promise.race([
+    browser.close().then(() => true, () => false),
+    new Promise((ok) => {
+      timer = setTimeout(() => ok(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return closed;
+}
+
+/**
  * Opens `path` (relative to the server) in a fresh context and records every console message of the
  * page and its workers, page errors, and requests that left the server's origin (there must be none:
- * the app works offline).
+ * the app works offline). The app's service worker (src/pwa/service-worker.ts) is blocked unless
+ * `serviceWorkers: 'allow'`: with it, later loads come from its cache, out of reach of `context.route`.
  * @param {import('playwright-core').Browser} browser
  * @param {string} path
+ * @param {{ base?: string, viewport?: { width: number, height: number }, serviceWorkers?: 'allow' | 'block' }} [opts]
  */
-export async function openPage(browser, path, { base, viewport = { width: 1280, height: 800 } } = {}) {
+export async function openPage(browser, path, { base, viewport = { width: 1280, height: 800 }, serviceWorkers = 'block' } = {}) {
   const origin = base ?? (await serverUrl());
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, serviceWorkers });
   const page = await context.newPage();
   /** @type {{ source: string, type: string, text: string }[]} */
   const consoleMessages = [];

@@ -1,4 +1,4 @@
-// Issue 9: JSONL datasets from disk. A 50 MB file (generated here, in a temp dir) streams through
+// Reliability (docs/reliability.md): JSONL datasets from disk. A 50 MB file (generated here, in a temp dir) streams through
 // parseDatasetStream with bounded memory, malformed lines anywhere in it are reported by line number,
 // and an empty file gives a clear message. src/tasks/dataset.test.ts (main suite) covers the parser on
 // in-memory chunks; this reads a real file through fs streams, and through Blob.stream() as the

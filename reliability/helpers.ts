@@ -50,7 +50,7 @@ export class CountingBackend {
 }
 
 export function nodeSession(backend: () => SessionBackend = () => createNodeBackend(1)) {
-  const counts = { steps: 0, skipped: 0, errors: [] as string[], lastStep: -1, gaps: 0, nonFiniteMetrics: 0 };
+  const counts = { steps: 0, skipped: 0, errors: [] as string[], lastStep: 0, gaps: 0, nonFiniteMetrics: 0 };
   const s = new TrainingSession({
     createBackend: async () => backend(),
     fetchBytes: async (url) => new Uint8Array(await readFile(fileURLToPath(url))),

@@ -1,4 +1,4 @@
-// Issue 9: a 1000-step soak of the trainer worker's session on onnxruntime-node (nano model, tiny
+// Reliability (docs/reliability.md): a 1000-step soak of the trainer worker's session on onnxruntime-node (nano model, tiny
 // batch, short completions), driven through the same start()/step-budget loop the Web Worker runs.
 // Checked every 100 steps, each time with the loop stopped between steps:
 //  - device tensors (engine outputs not yet disposed: weights, moments, caches) stay exactly constant;

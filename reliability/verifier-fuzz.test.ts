@@ -1,4 +1,4 @@
-// Issue 9: every verifier family gets 10,000 random and adversarial completions (deeply nested
+// Reliability (docs/reliability.md): every verifier family gets 10,000 random and adversarial completions (deeply nested
 // parentheses, 100 KB numbers, unicode, control characters, mutations of the right answer, broken
 // and repeated tags): no exception, a well-formed verdict, and bounded time per call.
 // src/tasks/robustness.test.ts (main suite) runs ~450 hand-picked strings per instance; this is the

@@ -16,6 +16,6 @@ echo -n "trained: "; rlvr eval --model "$out/manifest.json" --task "$task" --dif
 echo "== curve (step: held-out pass@1 on eval_prompts x num_generations)"
 node -e "
 const lines = require('fs').readFileSync('$out/metrics.jsonl', 'utf8').trim().split('\n').map(JSON.parse);
-for (const l of lines) if (l.eval) console.log(String(l.step + 1).padStart(4), (l.eval['1']).toFixed(3), 'wall', (l.wall_time ?? 0).toFixed(0) + 's');
+for (const l of lines) if (l.eval) console.log(String(l.step).padStart(4), (l.eval['1']).toFixed(3), 'wall', (l.wall_time ?? 0).toFixed(0) + 's');
 "
 echo "== wall time of the training run: $((end - start)) s"

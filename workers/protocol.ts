@@ -8,10 +8,12 @@ import type { ModelConfig, ModelPresetId } from '../src/model/config.ts';
 import type { Layout } from '../src/model/layout.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { RolloutRecord } from '../src/rl/rollout.ts';
+import type { EvalPoint, RunSnapshotCore } from '../src/rl/run.ts';
 import type { StepMetrics } from '../src/rl/trainer.ts';
-import type { LadderState } from '../src/tasks/curriculum.ts';
+import type { DatasetPayload } from '../src/tasks/dataset-load.ts';
+import type { TriedPolicy } from '../src/rl/try-prompt.ts';
 
-export type { StepMetrics, RunConfig, RolloutRecord, Manifest };
+export type { StepMetrics, RunConfig, RolloutRecord, Manifest, EvalPoint };
 
 /** Where the run's base weights come from. */
 export type CheckpointSource =
@@ -32,6 +34,8 @@ export interface InitRequest {
   stepBudget?: number;
   /** Resume a run saved with `snapshot()` instead of starting at step 0. */
   restore?: RunSnapshot;
+  /** The JSONL dataset of a `custom` task run (checked again in the worker). */
+  dataset?: DatasetPayload;
 }
 
 export interface BackendInfo {
@@ -80,19 +84,15 @@ export interface SessionStatus {
   activity: string;
 }
 
-export interface EvalPoint {
-  /** Number of optimizer steps done when it was measured (0 = the base policy). */
-  step: number;
-  pass_at_k: Record<string, number>;
-}
-
 /** A short per-step account of the rollouts (the full records are fetched on demand). */
 export interface RolloutSummary {
+  /** The update's number (updates done after it: the first update is step 1). */
   step: number;
   rollouts: number;
   groups: number;
   meanReward: number;
   accuracy: number;
+  /** Groups whose completions all got exactly the same reward (isZeroVariance in src/rl/metrics.ts). */
   zeroStdGroups: number;
   hinted: number;
   flips: number;
@@ -102,7 +102,8 @@ export type SessionEvent =
   | { type: 'step'; metrics: StepMetrics; difficulty: Record<string, number | string>; histogram: { edges: number[]; counts: number[] }; summary: RolloutSummary; skipped: boolean }
   | { type: 'eval'; point: EvalPoint }
   | { type: 'status'; status: SessionStatus }
-  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start'; done: number; total: number }
+  /** 'step': inside one training step; `phase` says which part (sampling tokens, scoring, update minibatches). */
+  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start' | 'step'; done: number; total: number; phase?: string }
   | { type: 'error'; message: string; fatal: boolean; code?: SessionErrorCode };
 
 /**
@@ -129,13 +130,8 @@ export interface ObjectiveSettings {
   advantage_estimator: RunConfig['advantage_estimator'];
 }
 
-/** A rollout record plus the two per-token factors of its loss contribution. */
-export interface InspectRollout extends RolloutRecord {
-  /** Aggregation weight of each token (loss_type: how token losses are averaged); 0 off the loss. */
-  weight: number[];
-  /** Per-token loss before weighting: -min(min(r, δ)·A, clip(r)·A) + β·kl − entropy_coef·entropy. */
-  tokenLoss: number[];
-}
+/** A rollout record as the inspector shows it: it already carries the graph's per-token objective terms. */
+export type InspectRollout = RolloutRecord;
 
 export interface StepRollouts {
   step: number;
@@ -160,20 +156,39 @@ export interface SavedCheckpoint {
   manifest: Manifest;
 }
 
-/** Everything needed to resume a run after a reload (kept in IndexedDB by the UI). */
-export interface RunSnapshot {
+/** Everything needed to resume a run after a reload (kept in IndexedDB by the UI): the run pipeline's snapshot (src/rl/run.ts) plus where its base came from. */
+export interface RunSnapshot extends Omit<RunSnapshotCore, 'base'> {
   version: 1;
   savedAt: string;
-  config: RunConfig;
   stepBudget: number;
-  base: { manifest: Manifest; bytes: Uint8Array; source: 'shipped' | 'upload' | 'fresh'; id: string };
-  current: { bytes: Uint8Array; optimizer: { step: number; m: Uint8Array; v: Uint8Array } };
-  /** Trainer.getState(): counters, the non-finite streak and the difficulty ladder (older snapshots have only the counters). */
-  trainer: { step: number; promptCounter: number; nonFiniteStreak?: number; ladder?: LadderState | null };
-  /** The reference (KL anchor) weights as safetensors; absent in older snapshots (then the base weights are used). */
-  reference?: Uint8Array | null;
-  metrics: StepMetrics[];
-  evals: EvalPoint[];
+  base: RunSnapshotCore['base'] & { source: 'shipped' | 'upload' | 'fresh'; id: string };
+  /** The dataset a `custom` task run trains on (absent for the generated task families). */
+  dataset?: DatasetPayload;
 }
 
 export type UpdateResult = { ok: true; changed: string[]; config: RunConfig } | { ok: false; field: string; reason: string };
+
+export type { DatasetPayload, TriedPolicy };
+
+/** "Try the policy": one typed prompt for the base and the current policy. */
+export interface TryRequest {
+  prompt: string;
+  /** Sampled completions per policy (0..8). */
+  samples: number;
+  temperature: number;
+  greedy: boolean;
+}
+
+export interface TryResult {
+  prompt: string;
+  promptTokens: number;
+  /** The longest prompt this run's layout holds. */
+  promptLen: number;
+  /** Steps done when "current" answered. */
+  step: number;
+  base: TriedPolicy;
+  current: TriedPolicy;
+  /** The task instance the prompt matched (its reference completion), when it is one of the task's prompts. */
+  instance: { reference: string; where: string } | null;
+  seconds: number;
+}

@@ -6,7 +6,7 @@
 import * as Comlink from 'comlink';
 import { chooseBackend } from '../src/engine/select-backend.ts';
 import type { WebBackendKind } from '../src/engine/select-backend.ts';
-import type { InitRequest, RunConfig, SessionEvent } from './protocol.ts';
+import type { InitRequest, RunConfig, SessionEvent, TryRequest } from './protocol.ts';
 import { TrainingSession } from './training-session.ts';
 
 /** CSP violations in this worker (the page's listener cannot see them): read by the e2e CSP test. */
@@ -68,6 +68,7 @@ const api = {
     return Comlink.transfer(c, [c.bytes.buffer]);
   },
   loadCheckpoint: (bytes: Uint8Array, manifest: unknown, name?: string) => session.loadCheckpoint(bytes, manifest, name),
+  tryPrompt: (req: TryRequest) => session.tryPrompt(req),
   async snapshot() {
     const s = await session.snapshot();
     return Comlink.transfer(s, [s.base.bytes.buffer, s.current.bytes.buffer, s.current.optimizer.m.buffer, s.current.optimizer.v.buffer]);

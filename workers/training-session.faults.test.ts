@@ -1,4 +1,4 @@
-// Issue 9 (reliability), the fast part that runs in the main suite: non-finite steps pause the loop
+// Reliability (docs/reliability.md), the fast part that runs in the main suite: non-finite steps pause the loop
 // after three in a row with an explanation; a snapshot (the autosave) restores everything a run needs
 // to continue with exactly the metrics of an uninterrupted run, including the KL reference after a
 // ProRL reset and the difficulty ladder; a lost WebGPU device stops the session cleanly.

@@ -23,15 +23,23 @@ describe('TrainingSession (the trainer worker, on onnxruntime-node)', () => {
     expect(init.config.difficulty).toEqual({ digits: 1, ops: '+', mulDigits: 1 });
     expect(init.backend.kind).toBe('node');
     const m = await s.stepOnce();
-    expect(m.step).toBe(0);
+    expect(m.step).toBe(1); // steps are numbered by updates done: the first update is step 1
+    expect(s.rolloutSteps()).toEqual([1]);
     s.flush();
     expect(events.some((e) => e.type === 'step')).toBe(true);
     expect(events.filter((e) => e.type === 'eval').map((e) => (e.type === 'eval' ? e.point.step : -1))).toEqual([0]);
-    const r = s.getRollouts(0)!;
+    const r = s.getRollouts(1)!;
     expect(r.records).toHaveLength(8);
+    expect(r.records.every((rec) => rec.step === 1)).toBe(true);
     let checked = 0;
+    // Every per-token term comes from the update graph; here they must fit the objective's formula.
+    const st = r.settings;
     for (const rec of r.records) {
       rec.lossContribution.forEach((lc, i) => {
+        const ratio = rec.ratio[i]!;
+        const obj = Math.min(Math.min(ratio, st.delta ?? Infinity) * rec.advantage, Math.min(Math.max(ratio, 1 - st.epsilon), 1 + st.epsilon_high) * rec.advantage);
+        expect(rec.objective[i]).toBeCloseTo(obj, 5);
+        expect(rec.tokenLoss[i]).toBeCloseTo(-obj + st.beta * rec.kl[i]! - st.entropy_coef * rec.entropy[i]!, 5);
         expect(lc).toBeCloseTo(rec.weight[i]! * rec.tokenLoss[i]!, 5);
         checked++;
       });

@@ -1,156 +1,49 @@
 /**
- * The training session the worker exposes: all the logic of the trainer worker, in plain TypeScript
- * (no DOM, no Comlink), so it runs the same in a Web Worker and in Node (its unit test drives it on
- * onnxruntime-node). It mirrors `rlvr train` (src/cli/commands/train.ts): resolve the config, load the
- * base checkpoint, run RL at the difficulty recorded in the checkpoint's manifest unless told otherwise,
- * evaluate held-out pass@k before the first step and every eval_every steps.
+ * The training session the worker exposes, in plain TypeScript (no DOM, no Comlink), so it runs the
+ * same in a Web Worker and in Node (its unit tests drive it on onnxruntime-node). It keeps only the
+ * state machine, the command queue and event batching; the run itself (config, base, evaluation
+ * schedule, manifests, snapshots) is src/rl/run.ts, the same pipeline `rlvr train` uses.
  *
  * Every use of the policy goes through `exclusive`, so at most one engine operation is in flight
  * (WebGPU sessions reject overlapping runs; the trainer's state is not re-entrant either).
  */
-import type { Backend } from '../src/engine/backend.ts';
 import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backend.ts';
-import { CheckpointError, loadWeights, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../src/model/checkpoint.ts';
-import { modelPresets, type ModelPresetId } from '../src/model/config.ts';
-import { Policy, type Weights } from '../src/model/policy.ts';
-import { pretrain } from '../src/model/pretrain.ts';
-import { layoutFor } from '../src/model/task-layout.ts';
-import { initParams, parameterCount } from '../src/model/transformer.ts';
-import { aggregationWeights } from '../src/rl/advantages.ts';
-import { ConfigError, validateConfig, type RunConfig } from '../src/rl/config.ts';
-import { evaluatePassAtK } from '../src/rl/evaluate.ts';
-import { resolveWithRecipe } from '../src/rl/recipe.ts';
-import { Trainer, type StepMetrics, type StepResult } from '../src/rl/trainer.ts';
-import type {
-  BackendInfo,
-  CheckpointSource,
-  EvalPoint,
-  InitRequest,
-  InitResult,
-  InspectRollout,
-  ObjectiveSettings,
-  PassKCurve,
-  RolloutSummary,
-  RunSnapshot,
-  RunState,
-  SavedCheckpoint,
-  SessionEvent,
-  SessionStatus,
-  StepRollouts,
-  UpdateResult,
-} from './protocol.ts';
+import { ConfigError, type RunConfig } from '../src/rl/config.ts';
+import type { TrainingRun } from '../src/rl/run.ts';
+import type { StepMetrics, StepResult } from '../src/rl/trainer.ts';
+import { backendInfo, initResult, openRun, savedCheckpoint, snapshotOf, uploadSource, type Origin } from './open-run.ts';
+import { EventBatcher, stepsPerMinute } from './session-events.ts';
+import { memoryProbeOf, passKCurve, settingsOf, stepRollouts, type MemoryProbe } from './inspection.ts';
+import type { EvalPoint, InitRequest, InitResult, ObjectiveSettings, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SessionEvent, SessionStatus, StepRollouts, UpdateResult } from './protocol.ts';
+import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
+import { trackEvalSamples, trackStepPhases } from './progress-hooks.ts';
+import { bindCustomFamily } from '../src/tasks/registry.ts';
+import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
+import type { TryRequest, TryResult } from './protocol.ts';
+import { tryPromptOn } from './try-prompt-run.ts';
 
-/** A backend plus what the web backend knows about itself (all optional: the Node backend has none of it). */
-export type SessionBackend = Backend & {
-  threads?: number;
-  crossOriginIsolated?: boolean;
-  adapter?: AdapterSummary | null;
-  adapterInUse?: () => Promise<AdapterSummary | null>;
-};
+import { message, NON_FINITE_LIMIT, nonFiniteMessage, SessionError, stepEvent, trainStepWithNaNReward, type SessionBackend, type SessionDeps } from './session-types.ts';
 
-export interface SessionDeps {
-  createBackend(forced: WebBackendKind | null): Promise<SessionBackend>;
-  fetchBytes(url: string): Promise<Uint8Array>;
-  /** Macrotask yield between steps so incoming messages (pause, updateConfig) are handled. */
-  yieldToEvents?: () => Promise<void>;
-  /** How often batched events are flushed to the subscriber (ms). */
-  flushMs?: number;
-  /**
-   * Called after every engine operation with the backend in use, so the worker can watch the WebGPU
-   * device ORT created (it exists only once a WebGPU session does) and report its loss through
-   * `deviceLost`. Node has no device to lose and leaves this out.
-   */
-  afterEngineUse?: (backend: SessionBackend) => void;
-}
+export { PASSK_N } from './inspection.ts';
+export { NON_FINITE_LIMIT, nonFiniteMessage, SessionError, type SessionBackend, type SessionDeps } from './session-types.ts';
 
-/** The k range of the pass@k explorer. */
-export const PASSK_N = 64;
-/** Consecutive non-finite (skipped) steps after which the loop pauses itself (issue 9: three in a row). */
-export const NON_FINITE_LIMIT = 3;
-
-/** What the page shows when the loop paused itself after NON_FINITE_LIMIT skipped steps in a row. */
-export function nonFiniteMessage(c: RunConfig, step: number): string {
-  const lr = c.learning_rate;
-  const clip = c.max_grad_norm;
-  return (
-    `${NON_FINITE_LIMIT} steps in a row (up to step ${step}) had a non-finite (NaN or infinite) loss or gradient and were skipped: ` +
-    `weights and optimizer state are unchanged since the last good step. Training is paused. Suggestions: lower learning_rate ` +
-    `(now ${lr}; try ${Number((lr / 10).toPrecision(2))}), clip gradients harder with max_grad_norm (now ${clip}${clip > 0.5 || clip === 0 ? '; try 0.5' : ''}), ` +
-    `check the reward weights, or reset the run. Press Start to try again.`
-  );
-}
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-export class SessionError extends Error {}
-
-interface Loaded {
-  manifest: Manifest;
-  weights: Weights;
-  source: RunSnapshot['base']['source'];
-  id: string;
-}
-
-interface Run {
+/** The loaded run plus what only the session needs: where its base came from and inspection caches. */
+interface Current {
   request: InitRequest;
-  base: Loaded;
-  policy: Policy;
-  trainer: Trainer;
-  config: RunConfig;
-  metrics: StepMetrics[];
-  evals: EvalPoint[];
+  run: TrainingRun;
+  source: Origin['source'];
+  id: string;
+  /** The objective settings each kept step ran with (settings can change live between steps). */
   settings: Map<number, ObjectiveSettings>;
   passkBaseCache: Map<string, Record<string, number>>;
-}
-
-function settingsOf(c: RunConfig): ObjectiveSettings {
-  return {
-    loss_type: c.loss_type,
-    importance_sampling_level: c.importance_sampling_level,
-    epsilon: c.epsilon,
-    epsilon_high: c.epsilon_high,
-    delta: c.delta,
-    beta: c.beta,
-    kl_estimator: c.kl_estimator,
-    entropy_coef: c.entropy_coef,
-    max_completion_length: c.max_completion_length,
-    minibatches: c.minibatches,
-    num_iterations: c.num_iterations,
-    scale_rewards: c.scale_rewards,
-    advantage_estimator: c.advantage_estimator,
-  };
-}
-
-/** The per-token loss before aggregation, exactly as src/rl/objective.ts computes it. */
-export function tokenLossOf(s: ObjectiveSettings, ratio: number, advantage: number, kl: number, entropy: number): number {
-  const delta = s.delta ?? 1e30;
-  const unclipped = Math.min(ratio, delta) * advantage;
-  const clipped = Math.min(Math.max(ratio, 1 - s.epsilon), 1 + s.epsilon_high) * advantage;
-  return -Math.min(unclipped, clipped) + s.beta * kl - s.entropy_coef * entropy;
-}
-
-/** A manifest for a freshly initialised model (nothing measured; it was never trained). */
-export function freshManifest(model: ModelPresetId, seed: number, task: string, difficulty: Record<string, number | string>): Manifest {
-  const m = modelPresets[model];
-  return {
-    format: 'rlvr-playground-checkpoint',
-    version: 1,
-    name: `${model}-random-${seed}`,
-    weights: 'model.safetensors',
-    model: m,
-    layout: layoutFor([{ task, difficulty }], 8, 50),
-    tokenizer: tokenizerSpec,
-    tasks: [],
-    training: { kind: 'pretrain', command: `initParams(modelPresets.${model}, ${seed}) (random initialisation, untrained)`, seed, steps: 0, trained_on: [] },
-    created: new Date().toISOString().slice(0, 10),
-    parameters: parameterCount(m),
-  };
+  /** The custom task's dataset (null for the generated families). */
+  dataset: LoadedDataset | null;
 }
 
 export class TrainingSession {
   private backend: SessionBackend | null = null;
   private backendForced: WebBackendKind | null | undefined = undefined;
-  private run: Run | null = null;
+  private cur: Current | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
@@ -159,74 +52,54 @@ export class TrainingSession {
   private stepBudget = 0;
   private stepEnds: number[] = [];
   private lastStepSeconds = 0;
-  private listeners: ((events: SessionEvent[]) => void)[] = [];
-  private pending: SessionEvent[] = [];
-  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private lost = false;
+  /** TEST ONLY: steps left whose reward weights are replaced by NaN (see debugInjectNonFinite). */
+  private poisonSteps = 0;
+  private readonly events: EventBatcher;
 
-  constructor(private readonly deps: SessionDeps) {}
+  constructor(private readonly deps: SessionDeps) {
+    this.events = new EventBatcher(deps.flushMs ?? 100);
+  }
 
   // ---- events -----------------------------------------------------------------------------------
 
   /** Streams batched events (metrics, evals, status, progress, errors); never blocks the loop. */
   subscribe(cb: (events: SessionEvent[]) => void): void {
-    this.listeners.push(cb);
-    cb([{ type: 'status', status: this.status() }]);
+    this.events.subscribe(cb, { type: 'status', status: this.status() });
   }
 
   private emit(e: SessionEvent): void {
-    // Only the latest status and progress of each kind matter: replace rather than queue.
-    if (e.type === 'status' || e.type === 'progress') {
-      const i = this.pending.findIndex((p) => p.type === e.type && (e.type !== 'progress' || (p as typeof e).what === e.what));
-      if (i >= 0) this.pending.splice(i, 1);
-    }
-    this.pending.push(e);
-    if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), this.deps.flushMs ?? 100);
+    this.events.emit(e);
   }
 
   /** Sends what is queued now (also called by tests). */
   flush(): void {
-    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    if (!this.pending.length) return;
-    const batch = this.pending;
-    this.pending = [];
-    for (const l of this.listeners) {
-      try {
-        const r = l(batch) as unknown;
-        // A Comlink proxy returns a promise; a dead page must not crash the loop.
-        if (r && typeof (r as Promise<unknown>).catch === 'function') (r as Promise<unknown>).catch(() => undefined);
-      } catch {
-        /* a failing listener is not the trainer's problem */
-      }
-    }
+    this.events.flush();
   }
 
   private setState(state: RunState, activity = this.activity): void {
     this.state = state;
+    this.setActivity(activity);
+  }
+
+  private setActivity(activity: string): void {
     this.activity = activity;
     this.emit({ type: 'status', status: this.status() });
   }
 
   status(): SessionStatus {
-    // Median of the recent step intervals: one slow step (an evaluation, a graph compile) does not swing it.
-    const ends = this.stepEnds;
-    let spm = 0;
-    if (ends.length >= 2) {
-      const gaps = ends.slice(1).map((t, i) => t - ends[i]!).sort((a, b) => a - b);
-      spm = 60_000 / gaps[Math.floor(gaps.length / 2)]!;
-    }
     return {
       state: this.state,
-      step: this.run?.trainer.step ?? 0,
+      step: this.cur?.run.step ?? 0,
       stepBudget: this.stepBudget,
-      stepsPerMinute: Number.isFinite(spm) ? spm : 0,
+      stepsPerMinute: stepsPerMinute(this.stepEnds),
       lastStepSeconds: this.lastStepSeconds,
-      rolloutSteps: this.run?.trainer.history.steps() ?? [],
+      rolloutSteps: this.rolloutSteps(),
       activity: this.activity,
     };
   }
 
-  // ---- serialisation ----------------------------------------------------------------------------
+  // ---- the command queue ------------------------------------------------------------------------
 
   /** Runs `fn` after every earlier engine operation has finished: one op in flight, ever. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -242,9 +115,9 @@ export class TrainingSession {
     return next;
   }
 
-  private need(): Run {
-    if (!this.run) throw new SessionError('no model is loaded: call init first');
-    return this.run;
+  private need(): Current {
+    if (!this.cur) throw new SessionError('no model is loaded: call init first');
+    return this.cur;
   }
 
   // ---- setup ------------------------------------------------------------------------------------
@@ -256,51 +129,8 @@ export class TrainingSession {
     return this.backend;
   }
 
-  private async loadSource(src: CheckpointSource, config: RunConfig): Promise<Loaded> {
-    if (src.kind === 'fresh') {
-      if (!(src.model in modelPresets)) throw new CheckpointError(`unknown model preset "${src.model}" (known: ${Object.keys(modelPresets).join(', ')})`);
-      const manifest = freshManifest(src.model, src.seed, config.task, config.difficulty);
-      return { manifest, weights: initParams(modelPresets[src.model], src.seed), source: 'fresh', id: `${src.model}:${src.seed}` };
-    }
-    if (src.kind === 'upload') {
-      const manifest = validateManifest(src.manifest);
-      return { manifest, weights: loadWeights(manifest, src.bytes), source: 'upload', id: src.name };
-    }
-    let manifest: Manifest;
-    try {
-      const raw = new TextDecoder().decode(await this.deps.fetchBytes(src.manifestUrl));
-      manifest = validateManifest(JSON.parse(raw));
-    } catch (e) {
-      throw new CheckpointError(`cannot load the manifest of checkpoint "${src.id}" (${src.manifestUrl}): ${message(e)}`);
-    }
-    const weightsUrl = new URL(manifest.weights, src.manifestUrl).href;
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.deps.fetchBytes(weightsUrl);
-    } catch (e) {
-      throw new CheckpointError(`cannot download the weights of checkpoint "${src.id}" (${weightsUrl}): ${message(e)}`);
-    }
-    return { manifest, weights: loadWeights(manifest, bytes), source: 'shipped', id: src.id };
-  }
-
-  /** The run config: defaults ← the checkpoint's recipe ← patch (src/rl/recipe.ts). */
-  static resolveConfig(patch: Partial<RunConfig>, manifest: Manifest | null): RunConfig {
-    return resolveWithRecipe(patch, manifest);
-  }
-
-  private info(b: SessionBackend): BackendInfo {
-    return {
-      kind: b.kind,
-      description: b.description,
-      reason: b.reason,
-      threads: b.threads ?? 1,
-      crossOriginIsolated: b.crossOriginIsolated ?? false,
-      adapter: b.adapter ?? null,
-    };
-  }
-
   /**
-   * Loads the base checkpoint and builds a trainer. Atomic: on any error (bad config, bad checkpoint,
+   * Loads the base checkpoint and builds a run. Atomic: on any error (bad config, bad checkpoint,
    * a model too small for the task) the current run, if any, is left as it was.
    */
   async init(req: InitRequest): Promise<InitResult> {
@@ -311,122 +141,43 @@ export class TrainingSession {
     try {
       const result = await this.exclusive(async () => {
         const backend = await this.ensureBackend(req.backend);
-        let base: Loaded;
-        let config: RunConfig;
-        if (req.restore) {
-          const r = req.restore;
-          const manifest = validateManifest(r.base.manifest);
-          base = { manifest, weights: loadWeights(manifest, r.base.bytes), source: r.base.source, id: r.base.id };
-          config = validateConfig(r.config);
-        } else {
-          // Validate the config before downloading anything; the difficulty is resolved once the manifest is known.
-          validateConfig(req.config);
-          const provisional = TrainingSession.resolveConfig(req.config, null);
-          base = await this.loadSource(req.checkpoint, provisional);
-          config = TrainingSession.resolveConfig(req.config, base.manifest);
-        }
-        const policy = await Policy.create(backend, base.manifest.model, base.manifest.layout, base.weights);
-        let trainer: Trainer;
-        try {
-          trainer = await Trainer.create(policy, config);
-          if (req.restore) {
-            const r = req.restore;
-            const w = loadWeights(base.manifest, r.current.bytes);
-            const m = loadWeights(base.manifest, r.current.optimizer.m);
-            const v = loadWeights(base.manifest, r.current.optimizer.v);
-            if (r.reference) {
-              // The KL anchor as it was (a ProRL reset may have moved it off the base weights).
-              policy.setWeights(loadWeights(base.manifest, r.reference));
-              await policy.resetReference();
-            }
-            policy.setWeights(w, { step: r.current.optimizer.step, m, v });
-            trainer.restoreState(r.trainer);
-          }
-        } catch (e) {
-          await policy.dispose().catch(() => undefined);
-          throw e;
-        }
+        // A custom-task run draws from its dataset, checked here as the page checked it (on failure,
+        // init's catch binds the running run's dataset again).
+        const payload = req.restore ? req.restore.dataset : req.dataset;
+        const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? this.bindDataset(payload) : null;
+        const { run, origin } = await openRun(req, backend, this.deps.fetchBytes, (manifest, config) => {
+          if (dataset) checkPromptsFit(dataset.dataset, manifest.model.contextLength, config.max_completion_length);
+        });
         // Only now is the new run complete: replace the old one.
-        const old = this.run;
-        this.run = {
-          request: { ...req, restore: undefined },
-          base,
-          policy,
-          trainer,
-          config,
-          metrics: req.restore ? req.restore.metrics.slice() : [],
-          evals: req.restore ? req.restore.evals.slice() : [],
-          settings: new Map(),
-          passkBaseCache: new Map(),
-        };
-        if (old) await old.policy.dispose().catch(() => undefined);
+        const old = this.cur;
+        this.cur = { request: { ...req, restore: undefined, ...(payload ? { dataset: payload } : {}) }, run, ...origin, settings: new Map(), passkBaseCache: new Map(), dataset };
+        if (old) await old.run.dispose().catch(() => undefined);
         this.stepBudget = req.restore?.stepBudget ?? req.stepBudget ?? 0;
         this.stepEnds = [];
-        return {
-          backend: this.info(backend),
-          config,
-          model: { name: base.manifest.name, parameters: parameterCount(base.manifest.model), model: base.manifest.model, layout: policy.layout },
-          baseManifest: base.manifest,
-          step: trainer.step,
-          metrics: this.run.metrics.slice(),
-          evals: this.run.evals.slice(),
-          initSeconds: (performance.now() - t0) / 1000,
-        } satisfies InitResult;
+        return initResult(run, backendInfo(backend), (performance.now() - t0) / 1000);
       });
-      this.setState(this.run!.trainer.step > 0 ? 'paused' : 'ready', '');
+      this.setState(this.cur!.run.step > 0 ? 'paused' : 'ready', '');
       return result;
     } catch (e) {
-      this.setState(this.run ? (prevState === 'loading' ? 'paused' : prevState === 'running' ? 'paused' : prevState) : 'idle', '');
+      bindCustomFamily(this.cur?.dataset?.family ?? null);
+      this.setState(this.cur ? (prevState === 'loading' || prevState === 'running' ? 'paused' : prevState) : 'idle', '');
       throw e;
     }
   }
 
-  /**
-   * The optional supervised warm start (issue 4), in the browser: cross-entropy on the task
-   * generator's reference solutions at the run's task and difficulty, before any RL step. The
-   * warm-started weights become the run's base (KL anchor, pass@k baseline, what a resume restores),
-   * and AdamW starts fresh for RL.
-   */
-  async warmStart(opts: { steps: number; lr?: number; batchSize?: number }): Promise<{ losses: number[]; seconds: number }> {
-    const run = this.need();
-    if (!Number.isInteger(opts.steps) || opts.steps < 1 || opts.steps > 10_000) throw new ConfigError('warm_start.steps', `must be a whole number from 1 to 10000, got ${opts.steps}`);
-    if (run.trainer.step > 0) throw new ConfigError('warm_start', `the warm start runs before RL; this run is at step ${run.trainer.step} (reset it first)`);
+  /** The optional supervised warm start before any RL step (workers/warm-start.ts). */
+  async warmStart(opts: WarmStartOptions): Promise<{ losses: number[]; seconds: number }> {
+    const cur = this.need();
+    checkWarmStart(opts, cur.run.step);
     await this.pause();
     const prev = this.state;
     return this.exclusive(async () => {
-      const t0 = performance.now();
-      const c = run.config;
       this.setState('loading', 'SFT warm start');
       try {
-        const losses = await pretrain(run.policy, {
-          mix: [{ task: c.task, difficulty: run.trainer.difficulty }],
-          steps: opts.steps,
-          batchSize: opts.batchSize ?? 32,
-          lr: opts.lr ?? 2e-3,
-          warmupSteps: Math.min(20, Math.ceil(opts.steps / 10)),
-          seed: c.seed,
-          onStep: (i) => {
-            if (i % 5 === 4 || i === opts.steps - 1) this.emit({ type: 'progress', what: 'warm-start', done: i + 1, total: opts.steps });
-          },
-        });
-        const weights = await run.policy.getWeights();
-        run.policy.setWeights(weights);
-        await run.policy.resetReference();
-        const manifest: Manifest = {
-          ...run.base.manifest,
-          name: `${run.base.manifest.name}+sft${opts.steps}`,
-          training: {
-            ...run.base.manifest.training,
-            kind: 'pretrain',
-            steps: run.base.manifest.training.steps + opts.steps,
-            command: `${run.base.manifest.training.command}; then an SFT warm start in the browser: ${opts.steps} steps on ${c.task} ${JSON.stringify(run.trainer.difficulty)}`,
-            trained_on: [...run.base.manifest.training.trained_on, { task: c.task, difficulty: run.trainer.difficulty }],
-          },
-        };
-        run.base = { ...run.base, manifest, weights, id: `${run.base.id}+sft${opts.steps}` };
-        run.evals = [];
-        run.passkBaseCache.clear();
-        return { losses, seconds: (performance.now() - t0) / 1000 };
+        const r = await warmStartRun(cur.run, opts, (done, total) => this.emit({ type: 'progress', what: 'warm-start', done, total }));
+        cur.id = `${cur.id}+sft${opts.steps}`;
+        cur.passkBaseCache.clear();
+        return r;
       } finally {
         this.setState(prev === 'running' || prev === 'pausing' ? 'paused' : prev === 'loading' ? 'ready' : prev, '');
       }
@@ -438,7 +189,7 @@ export class TrainingSession {
     return (await this.backend?.adapterInUse?.()) ?? null;
   }
 
-  // ---- the loop ---------------------------------------------------------------------------------
+  // ---- the state machine and the loop -----------------------------------------------------------
 
   setStepBudget(n: number): void {
     if (!Number.isInteger(n) || n < 0) throw new SessionError(`step budget must be an integer >= 0, got ${n}`);
@@ -446,11 +197,15 @@ export class TrainingSession {
     this.emit({ type: 'status', status: this.status() });
   }
 
+  private budgetReached(): boolean {
+    return !!this.cur && this.stepBudget > 0 && this.cur.run.step >= this.stepBudget;
+  }
+
   /** Starts the training loop (returns at once; progress arrives through `subscribe`). */
   start(): void {
-    const run = this.need();
+    this.need();
     if (this.running) return;
-    if (this.stepBudget > 0 && run.trainer.step >= this.stepBudget) {
+    if (this.budgetReached()) {
       this.setState('done', `step budget of ${this.stepBudget} reached`);
       return;
     }
@@ -464,17 +219,16 @@ export class TrainingSession {
     const yieldNow = this.deps.yieldToEvents ?? (() => new Promise<void>((ok) => setTimeout(ok, 0)));
     try {
       while (this.running) {
-        const run = this.need();
-        if (this.stepBudget > 0 && run.trainer.step >= this.stepBudget) break;
-        await this.exclusive(() => this.stepAndEval());
+        const cur = this.need();
+        if (this.budgetReached()) break;
+        await this.exclusive(() => this.advance());
         this.stepEnds.push(performance.now());
         if (this.stepEnds.length > 8) this.stepEnds.shift();
-        if (run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) this.running = false;
+        if (cur.run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) this.running = false;
         this.emit({ type: 'status', status: this.status() });
         await yieldNow();
       }
-      const run = this.run;
-      const done = !!run && this.stepBudget > 0 && run.trainer.step >= this.stepBudget;
+      const done = this.budgetReached();
       this.running = false;
       if (this.lost) return;
       this.setState(done ? 'done' : 'paused', done ? `step budget of ${this.stepBudget} reached` : '');
@@ -482,67 +236,56 @@ export class TrainingSession {
       this.running = false;
       if (this.lost) return; // already reported as a lost device
       this.emit({ type: 'error', fatal: false, message: `training step failed: ${message(e)}` });
-      this.setState(this.run ? 'paused' : 'error', '');
+      this.setState(this.cur ? 'paused' : 'error', '');
     }
   }
 
-  /** One step, plus the held-out evaluation when it is due (and before the very first step). */
-  private async stepAndEval(): Promise<StepResult> {
-    const run = this.need();
+  /** One update through the run pipeline (with the evaluations its rule puts around it), as events. */
+  private async advance(): Promise<StepResult> {
+    const cur = this.need();
+    const run = cur.run;
     const t0 = performance.now();
-    if (run.config.eval_every > 0 && run.trainer.step === 0 && !run.evals.some((e) => e.step === 0)) await this.heldOutEval(run);
-    this.activity = `step ${run.trainer.step + 1}: sampling, verifying, updating`;
-    this.emit({ type: 'status', status: this.status() });
-    run.settings.set(run.trainer.step, settingsOf(run.config));
-    const r = await this.trainStepMaybePoisoned(run);
+    const next = run.step + 1;
+    cur.settings.set(next, settingsOf(run.config));
+    let evalTrack: ReturnType<typeof trackEvalSamples> | null = null;
+    let r: StepResult;
+    try {
+      ({ result: r } = await run.advance(
+        this.stepBudget,
+        {
+          onEvalStart: () => {
+            this.setActivity(`held-out pass@k on ${run.config.eval_prompts} prompts`);
+            evalTrack = trackEvalSamples(run.policy, run.config, (e) => this.emit(e));
+          },
+          onEvalProgress: (done, total) => evalTrack?.onProgress(done, total),
+          onEval: (point) => {
+            evalTrack?.stop();
+            evalTrack = null;
+            this.emit({ type: 'eval', point });
+          },
+          onUpdateStart: () => this.setActivity(`step ${next}: sampling, verifying, updating`),
+        },
+        async () => {
+          const untrack = trackStepPhases(run.policy, run.config, (e) => this.emit(e));
+          try {
+            return await this.trainStepMaybePoisoned(run);
+          } finally {
+            untrack();
+          }
+        },
+      ));
+    } finally {
+      (evalTrack as ReturnType<typeof trackEvalSamples> | null)?.stop();
+    }
     if (r.skipped && run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) {
-      this.emit({ type: 'error', fatal: false, code: 'non-finite', message: nonFiniteMessage(run.config, r.metrics.step + 1) });
+      this.emit({ type: 'error', fatal: false, code: 'non-finite', message: nonFiniteMessage(run.config, r.metrics.step) });
     }
-    for (const s of [...run.settings.keys()]) if (!run.trainer.history.get(s) && s !== r.metrics.step) run.settings.delete(s);
-    run.metrics.push(r.metrics);
-    const recs = r.rollouts;
-    const G = run.config.num_generations;
-    const groups = recs.length / G;
-    let zero = 0;
-    for (let g = 0; g < groups; g++) {
-      const rs = recs.slice(g * G, g * G + G).map((x) => x.reward);
-      if (Math.max(...rs) - Math.min(...rs) < 1e-9) zero++;
-    }
-    const summary: RolloutSummary = {
-      step: r.metrics.step,
-      rollouts: recs.length,
-      groups,
-      meanReward: r.metrics.reward ?? 0,
-      accuracy: r.metrics.accuracy ?? 0,
-      zeroStdGroups: zero,
-      hinted: recs.filter((x) => x.hinted).length,
-      flips: recs.filter((x) => x.flipped).length,
-    };
-    this.emit({ type: 'step', metrics: r.metrics, difficulty: r.difficulty, histogram: r.advantageHistogram, summary, skipped: r.skipped });
+    for (const s of [...cur.settings.keys()]) if (!run.trainer.history.get(s) && s !== r.metrics.step) cur.settings.delete(s);
+    this.emit(stepEvent(r, run.config.num_generations));
     this.lastStepSeconds = (performance.now() - t0) / 1000;
-    const last = this.stepBudget > 0 && run.trainer.step === this.stepBudget;
-    if (run.config.eval_every > 0 && (run.trainer.step % run.config.eval_every === 0 || last)) await this.heldOutEval(run);
     this.activity = '';
     return r;
   }
-
-  /**
-   * Memory probes for the soak tests: live device tensors of the backend, steps whose rollouts are kept
-   * in full, summaries of older steps, and the metrics history (the one thing that grows by design).
-   */
-  memoryProbe(): { liveTensors: number; rolloutStepsKept: number; rolloutSummaries: number; metrics: number; evals: number } {
-    const run = this.run;
-    return {
-      liveTensors: this.backend?.liveTensors() ?? 0,
-      rolloutStepsKept: run?.trainer.history.steps().length ?? 0,
-      rolloutSummaries: run?.trainer.history.summaries.length ?? 0,
-      metrics: run?.metrics.length ?? 0,
-      evals: run?.evals.length ?? 0,
-    };
-  }
-
-  /** TEST ONLY: steps left whose reward weights are replaced by NaN (see debugInjectNonFinite). */
-  private poisonSteps = 0;
 
   /**
    * TEST ONLY (e2e and unit tests; the worker exposes it as `__testInjectNonFinite`): the next `steps`
@@ -554,16 +297,15 @@ export class TrainingSession {
     this.poisonSteps = steps;
   }
 
-  private async trainStepMaybePoisoned(run: Run): Promise<StepResult> {
+  private async trainStepMaybePoisoned(run: TrainingRun): Promise<StepResult> {
     if (this.poisonSteps <= 0) return run.trainer.trainStep();
     this.poisonSteps--;
-    const clean = run.trainer.config;
-    run.trainer.config = { ...clean, reward_weights: { ...clean.reward_weights, correctness: NaN } };
-    try {
-      return await run.trainer.trainStep();
-    } finally {
-      run.trainer.config = clean;
-    }
+    return trainStepWithNaNReward(run.trainer);
+  }
+
+  /** Memory probes for the soak tests (see memoryProbeOf). */
+  memoryProbe(): MemoryProbe {
+    return memoryProbeOf(this.backend, this.cur?.run ?? null);
   }
 
   /**
@@ -578,16 +320,6 @@ export class TrainingSession {
     this.emit({ type: 'error', fatal: true, code: 'device-lost', message: `the WebGPU device was lost (${reason}); its weights cannot be read back` });
     this.setState('error', 'WebGPU device lost');
     this.flush();
-  }
-  private lost = false;
-
-  private async heldOutEval(run: Run): Promise<void> {
-    this.activity = `held-out pass@k on ${run.config.eval_prompts} prompts`;
-    this.emit({ type: 'status', status: this.status() });
-    const res = await run.trainer.evaluate(undefined, undefined, (done, total) => this.emit({ type: 'progress', what: 'eval', done, total }));
-    const point: EvalPoint = { step: run.trainer.step, pass_at_k: res.pass_at_k };
-    run.evals.push(point);
-    this.emit({ type: 'eval', point });
   }
 
   /** Stops the loop after the current step; resolves once it has stopped. */
@@ -605,9 +337,8 @@ export class TrainingSession {
     this.need();
     this.setState('running', 'one step');
     try {
-      const r = await this.exclusive(() => this.stepAndEval());
-      const run = this.need();
-      this.setState(this.stepBudget > 0 && run.trainer.step >= this.stepBudget ? 'done' : 'paused', '');
+      const r = await this.exclusive(() => this.advance());
+      this.setState(this.budgetReached() ? 'done' : 'paused', '');
       return r.metrics;
     } catch (e) {
       this.setState('paused', '');
@@ -619,9 +350,9 @@ export class TrainingSession {
   async stop(): Promise<void> {
     await this.pause();
     await this.exclusive(async () => {
-      const old = this.run;
-      this.run = null;
-      if (old) await old.policy.dispose();
+      const old = this.cur;
+      this.cur = null;
+      if (old) await old.run.dispose();
     });
     this.stepEnds = [];
     this.setState('idle', '');
@@ -629,8 +360,7 @@ export class TrainingSession {
 
   /** Starts the same run again from its base checkpoint, at step 0. */
   async reset(): Promise<InitResult> {
-    const req = this.need().request;
-    return this.init(req);
+    return this.init(this.need().request);
   }
 
   /**
@@ -638,12 +368,11 @@ export class TrainingSession {
    * with the reason (reset the run to change them); nothing changes then.
    */
   async updateConfig(patch: Partial<RunConfig>): Promise<UpdateResult> {
-    const run = this.need();
+    const cur = this.need();
     return this.exclusive(async () => {
       try {
-        const changed = run.trainer.updateConfig(patch);
-        run.config = run.trainer.config;
-        return { ok: true as const, changed, config: run.config };
+        const changed = cur.run.trainer.updateConfig(patch);
+        return { ok: true as const, changed, config: cur.run.config };
       } catch (e) {
         return { ok: false as const, field: e instanceof ConfigError ? e.field : 'config', reason: message(e) };
       }
@@ -653,108 +382,44 @@ export class TrainingSession {
   // ---- inspection -------------------------------------------------------------------------------
 
   rolloutSteps(): number[] {
-    return this.run?.trainer.history.steps() ?? [];
+    return this.cur?.run.trainer.history.steps() ?? [];
   }
 
-  /** The full rollout records of a step still kept in full, with each token's weight and unweighted loss. */
+  /** The full rollout records of a step still kept in full, with the graph's per-token objective terms. */
   getRollouts(step: number): StepRollouts | null {
-    const run = this.need();
-    const records = run.trainer.history.get(step);
+    const cur = this.need();
+    const records = cur.run.trainer.history.get(step);
     if (!records) return null;
-    const settings = run.settings.get(step) ?? settingsOf(run.config);
-    const masks = records.map((r) => r.trained.map((t): number => (t ? 1 : 0)));
-    const batchTokens = masks.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
-    const mbRows = records.length / settings.minibatches;
-    const weights: number[][] = [];
-    for (let mb = 0; mb < settings.minibatches; mb++) {
-      weights.push(...aggregationWeights(masks.slice(mb * mbRows, (mb + 1) * mbRows), settings.loss_type, settings.max_completion_length, batchTokens));
-    }
-    const out: InspectRollout[] = records.map((r, i) => ({
-      ...r,
-      weight: weights[i]!,
-      tokenLoss: r.ratio.map((ratio, t) => tokenLossOf(settings, ratio, r.advantage, r.kl[t]!, r.entropy[t]!)),
-    }));
-    return { step, settings, records: out };
+    return stepRollouts(step, records, cur.settings.get(step) ?? settingsOf(cur.run.config));
   }
 
   metricsHistory(): { metrics: StepMetrics[]; evals: EvalPoint[] } {
-    const run = this.need();
+    const run = this.need().run;
     return { metrics: run.metrics.slice(), evals: run.evals.slice() };
   }
 
   /** Held-out pass@k for k = 1..64, base policy vs current, on the same prompts (base cached per setting). */
   async evaluatePassAtK(opts: { n?: number; prompts?: number } = {}): Promise<PassKCurve> {
-    const run = this.need();
-    const n = opts.n ?? PASSK_N;
+    const cur = this.need();
     return this.exclusive(async () => {
-      const t0 = performance.now();
-      const c = run.config;
-      const prev = { state: this.state, activity: this.activity };
-      const ks = Array.from({ length: n }, (_, i) => i + 1);
-      const difficulty = run.trainer.difficulty;
-      const o = {
-        task: c.task,
-        difficulty,
-        prompts: opts.prompts ?? c.eval_prompts,
-        n,
-        ks,
-        seed: c.seed,
-        sampling: { temperature: c.temperature, topK: c.top_k, topP: c.top_p },
-        maxNewTokens: c.max_completion_length,
-        batchRows: c.prompts_per_step * c.num_generations,
-      };
-      const key = JSON.stringify({ ...o, onProgress: undefined });
-      let base = run.passkBaseCache.get(key);
-      if (!base) {
-        this.activity = 'pass@k of the base policy';
-        this.emit({ type: 'status', status: this.status() });
-        const current = await run.policy.getWeights();
-        const opt = await run.policy.getOptimizerState();
-        run.policy.setWeights(run.base.weights);
-        try {
-          base = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => this.emit({ type: 'progress', what: 'passk-base', done: d, total: t }) })).pass_at_k;
-        } finally {
-          run.policy.setWeights(current, opt);
-        }
-        run.passkBaseCache.set(key, base);
+      const prev = this.activity;
+      try {
+        return await passKCurve(cur.run, cur.passkBaseCache, opts, {
+          activity: (text) => this.setActivity(text),
+          progress: (what, done, total) => this.emit({ type: 'progress', what, done, total }),
+        });
+      } finally {
+        this.setActivity(prev);
       }
-      this.activity = 'pass@k of the current policy';
-      this.emit({ type: 'status', status: this.status() });
-      const current = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => this.emit({ type: 'progress', what: 'passk-current', done: d, total: t }) })).pass_at_k;
-      this.activity = prev.activity;
-      this.emit({ type: 'status', status: this.status() });
-      return { ks, base, current, step: run.trainer.step, prompts: o.prompts, n, difficulty, seconds: (performance.now() - t0) / 1000 };
     });
   }
 
   // ---- checkpoints ------------------------------------------------------------------------------
 
-  private manifestNow(run: Run): Manifest {
-    const last = run.evals[run.evals.length - 1];
-    const c = run.config;
-    return {
-      ...run.base.manifest,
-      name: `${run.base.manifest.name}+rl${run.trainer.step}`,
-      layout: run.policy.layout,
-      tasks: [{ task: c.task, difficulty: run.trainer.difficulty, pass_at_k: last?.pass_at_k ?? {}, eval: { prompts: c.eval_prompts, n: c.num_generations, seed: c.seed } }],
-      training: {
-        kind: 'rl',
-        command: `RLVR Playground (browser), base ${run.base.id}; rlvr train --task ${c.task} --config config.json --steps ${run.trainer.step} --seed ${c.seed}`,
-        seed: c.seed,
-        steps: run.trainer.step,
-        trained_on: [{ task: c.task, difficulty: run.trainer.difficulty }],
-      },
-      created: new Date().toISOString().slice(0, 10),
-    };
-  }
-
   /** The current weights as safetensors, with a manifest in the shipped checkpoints' format. */
   async saveCheckpoint(): Promise<SavedCheckpoint> {
-    const run = this.need();
-    return this.exclusive(async () => {
-      const manifest = this.manifestNow(run);
-      return { manifest, bytes: saveWeights(manifest.model, await run.policy.getWeights(), { name: manifest.name }) };
-    });
+    const cur = this.need();
+    return this.exclusive(() => savedCheckpoint(cur.run, cur));
   }
 
   /**
@@ -762,36 +427,33 @@ export class TrainingSession {
    * A bad file is reported and leaves the current model untouched.
    */
   async loadCheckpoint(bytes: Uint8Array, manifestJson: unknown, name = 'uploaded checkpoint'): Promise<InitResult> {
-    const prev = this.run?.request;
-    const manifest = validateManifest(manifestJson);
-    loadWeights(manifest, bytes); // fail fast, before pausing anything
-    return this.init({
-      config: prev?.config ?? this.run?.config ?? {},
-      checkpoint: { kind: 'upload', name, manifest, bytes },
-      backend: prev?.backend ?? this.backendForced ?? null,
-      stepBudget: this.stepBudget,
-    });
+    const prev = this.cur?.request;
+    const checkpoint = uploadSource(bytes, manifestJson, name); // fails fast, before pausing anything
+    return this.init({ config: prev?.config ?? this.cur?.run.config ?? {}, checkpoint, backend: prev?.backend ?? this.backendForced ?? null, stepBudget: this.stepBudget, ...(prev?.dataset ? { dataset: prev.dataset } : {}) });
   }
 
   /** Everything needed to resume this run later (weights, AdamW moments, counters, metrics). */
   async snapshot(): Promise<RunSnapshot> {
-    const run = this.need();
-    return this.exclusive(async () => {
-      const m = run.base.manifest.model;
-      const opt = await run.policy.getOptimizerState();
-      const ref = await run.policy.getReferenceWeights();
-      return {
-        version: 1 as const,
-        savedAt: new Date().toISOString(),
-        config: run.config,
-        stepBudget: this.stepBudget,
-        base: { manifest: run.base.manifest, bytes: saveWeights(m, run.base.weights), source: run.base.source, id: run.base.id },
-        current: { bytes: saveWeights(m, await run.policy.getWeights()), optimizer: { step: opt.step, m: saveWeights(m, opt.m), v: saveWeights(m, opt.v) } },
-        trainer: run.trainer.getState(),
-        reference: ref ? saveWeights(m, ref) : null,
-        metrics: run.metrics.slice(),
-        evals: run.evals.slice(),
-      };
-    });
+    const cur = this.need();
+    return this.exclusive(async () => ({ ...(await snapshotOf(cur.run, cur, this.stepBudget)), ...(cur.request.dataset ? { dataset: cur.request.dataset } : {}) }));
+  }
+
+  // ---- try the policy, datasets -------------------------------------------------------------------
+
+  /** Checks a custom task's dataset and makes it the custom family of this worker. */
+  private bindDataset(payload: InitRequest['dataset']): LoadedDataset {
+    if (!payload) throw new ConfigError('task', 'the custom task trains on a JSONL dataset: import one first');
+    const loaded = loadTrainingDataset(payload);
+    bindCustomFamily(loaded.family);
+    return loaded;
+  }
+
+  /** A typed prompt answered by the base and the current policy (greedy and sampled, per-token probabilities). */
+  async tryPrompt(req: TryRequest): Promise<TryResult> {
+    const cur = this.need();
+    const run = cur.run;
+    return this.exclusive(() =>
+      tryPromptOn({ policy: run.policy, baseWeights: run.base.weights, config: run.config, difficulty: run.trainer.difficulty, step: run.trainer.step, dataset: cur.dataset }, req),
+    );
   }
 }

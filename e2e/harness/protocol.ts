@@ -9,7 +9,7 @@ export interface HarnessRequest {
    * soak: the same with leak checkpoints every `every` steps;
    * placement: sessions for every app graph at ORT log severity VERBOSE, node placements parsed,
    * plus a control graph with an op (`cpuOp`) the WebGPU EP lacks;
-   * parity: the policy's KV-cache sampler against its full-recompute scoring graph (issue 4).
+   * parity: the policy's KV-cache sampler against its full-recompute scoring graph (src/model/parity.ts).
    */
   mode: 'train' | 'soak' | 'placement' | 'parity';
   backend: 'webgpu' | 'wasm' | null;

@@ -2,10 +2,11 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Backend } from '../engine/backend.ts';
 import { createNodeBackend } from '../engine/backend-node.ts';
-import { loadWeights, saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
 import { Policy, type Weights } from '../model/policy.ts';
+import { loadBase } from '../rl/run.ts';
 
-/** Reads a manifest and its weights from disk; errors name the file and what is wrong. */
+/** Reads a manifest and its weights from disk and hands the bytes to loadBase (src/rl/run.ts); errors name the file and what is wrong. */
 export function readCheckpoint(manifestPath: string): { manifest: Manifest; weights: Weights } {
   let raw: string;
   try {
@@ -28,7 +29,7 @@ export function readCheckpoint(manifestPath: string): { manifest: Manifest; weig
     throw new Error(`cannot read weights ${wpath} named by ${manifestPath}`);
   }
   try {
-    return { manifest, weights: loadWeights(manifest, bytes) };
+    return loadBase(manifest, bytes);
   } catch (e) {
     throw new Error(`${wpath}: ${(e as Error).message}`);
   }

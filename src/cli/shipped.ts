@@ -31,6 +31,8 @@ export function writeShippedIndex(): void {
     manifest: 'checkpoints/' + relative(checkpointsDir, path).split(/[\\/]/).join('/'),
     name: manifest.name,
     tasks: manifest.tasks.map((t) => t.task),
+    ...(manifest.recipe ? { recipe: manifest.recipe } : {}),
+    ...(manifest.rl_gain ? { rl_gain: manifest.rl_gain } : {}),
   }));
   writeFileSync(join(checkpointsDir, 'index.json'), JSON.stringify(entries, null, 2) + '\n');
 }

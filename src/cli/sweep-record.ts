@@ -1,7 +1,7 @@
 /** `rlvr sweep --record-gain`: what the recipe measurably did, written into the base checkpoint's manifest. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { RlGain } from '../model/checkpoint.ts';
-import { shippedFor } from './shipped.ts';
+import { shippedFor, writeShippedIndex } from './shipped.ts';
 import type { SweepRow } from './sweep-grid.ts';
 
 export function gainOf(rows: SweepRow[], preset: string, steps: number): RlGain {
@@ -28,5 +28,6 @@ export function recordGain(rows: SweepRow[], o: { preset: string; steps: number;
   const manifest = JSON.parse(readFileSync(path, 'utf8'));
   manifest.rl_gain = gainOf(rows, o.preset, o.steps);
   writeFileSync(path, JSON.stringify(manifest, null, 2) + '\n');
+  writeShippedIndex();
   return path;
 }

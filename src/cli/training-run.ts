@@ -1,17 +1,16 @@
 /**
- * One headless training run, as `rlvr train` and `rlvr sweep` do it: resolve the config over the base
- * checkpoint's recipe, train, write metrics/rollouts/config/checkpoint into a folder.
+ * One headless training run, as `rlvr train` and `rlvr sweep` do it: the run pipeline of
+ * src/rl/run.ts (the same one the worker's session drives), with files in and out.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../engine/backend.ts';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-files.ts';
 import type { Manifest } from '../model/checkpoint.ts';
-import { Policy } from '../model/policy.ts';
 import { applyAssignments, ConfigError, type RunConfig } from '../rl/config.ts';
+import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
-import { resolveWithRecipe } from '../rl/recipe.ts';
-import { Trainer } from '../rl/trainer.ts';
+import { resolveRunConfig as resolveOverRecipe, TrainingRun } from '../rl/run.ts';
 import { shippedFor } from './shipped.ts';
 
 export interface UserConfigSources {
@@ -23,24 +22,44 @@ export interface UserConfigSources {
   seed?: number;
 }
 
-/** What the user chose: preset ← config file ← --set ← --task/--seed, as a partial config (no defaults yet). */
+/**
+ * What the user chose: preset ← config file ← --set ← --task/--seed, as a partial config (no
+ * defaults or recipe yet). The file is the playground's config file format (src/rl/config-file.ts);
+ * its optional "preset" is used when --preset is not given, and a --preset that names another preset
+ * is an error (the file's fields were written over its own preset).
+ */
 export function userConfigPatch(opts: UserConfigSources): Partial<RunConfig> {
-  let patch: Record<string, unknown> = {};
-  if (opts.preset) patch = { ...getPreset(opts.preset).config };
+  let preset = opts.preset;
+  let fields: Record<string, unknown> = {};
   if (opts.file) {
-    let raw: unknown;
+    let text: string;
     try {
-      raw = JSON.parse(readFileSync(opts.file, 'utf8'));
+      text = readFileSync(opts.file, 'utf8');
     } catch (e) {
-      throw new ConfigError('--config', `cannot read ${opts.file} as JSON: ${(e as Error).message}`);
+      throw new ConfigError('--config', `cannot read ${opts.file}: ${(e as Error).message}`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError('--config', `${opts.file} must hold a JSON object`);
-    patch = { ...patch, ...(raw as object) };
+    const file = parseRunConfigFile(text, opts.file);
+    if (file.preset && opts.preset && file.preset !== opts.preset) {
+      throw new ConfigError('--preset', `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`);
+    }
+    preset = opts.preset ?? file.preset;
+    fields = file.fields;
   }
-  patch = applyAssignments(patch, opts.sets);
+  let patch: Record<string, unknown> = preset ? { ...getPreset(preset).config } : {};
+  patch = applyAssignments({ ...patch, ...fields }, opts.sets);
   if (opts.task) patch.task = opts.task;
   if (opts.seed !== undefined) patch.seed = opts.seed;
   return patch as Partial<RunConfig>;
+}
+
+/** The run config `rlvr train` would use: the user's choices over the base checkpoint's recipe. */
+export function resolveRunConfig(opts: UserConfigSources & { model?: string }): RunConfig {
+  return resolveOverBase(userConfigPatch(opts), opts.model);
+}
+
+export function resolveOverBase(user: Partial<RunConfig>, model?: string): RunConfig {
+  const path = model ?? shippedFor(user.task ?? resolveOverRecipe(user, null).task);
+  return resolveOverRecipe(user, readCheckpoint(path).manifest);
 }
 
 export interface TrainingRunOptions {
@@ -62,18 +81,19 @@ export interface TrainingRunResult {
   steps: number;
   config: RunConfig;
   base: { path: string; manifest: Manifest };
-  initial_pass_at_k: Record<string, number>;
-  final_pass_at_k: Record<string, number>;
+  /** Held-out pass@k at step 0 and after the last step (null when eval_every is 0: nothing was evaluated). */
+  initial_pass_at_k: Record<string, number> | null;
+  final_pass_at_k: Record<string, number> | null;
   wall_time: number;
 }
 
+/** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */
 export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunResult> {
-  const path = o.modelPath ?? shippedFor(o.user.task ?? resolveWithRecipe(o.user, null).task);
-  const { manifest: base, weights } = readCheckpoint(path);
-  const config = resolveWithRecipe(o.user, base);
-  const policy = await Policy.create(o.backend, base.model, base.layout, weights);
+  const path = o.modelPath ?? shippedFor(o.user.task ?? resolveOverRecipe(o.user, null).task);
+  const base = readCheckpoint(path);
+  const config = resolveOverRecipe(o.user, base.manifest);
+  const run = await TrainingRun.create(o.backend, base, config);
   try {
-    const trainer = await Trainer.create(policy, config);
     mkdirSync(o.out, { recursive: true });
     writeFileSync(join(o.out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
     const metricsPath = join(o.out, 'metrics.jsonl');
@@ -81,33 +101,26 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
     writeFileSync(metricsPath, '');
     writeFileSync(rolloutsPath, '');
     const t0 = performance.now();
-    const latest: { pass_at_k: Record<string, number> | null } = { pass_at_k: null };
-    const evalNow = async () => (latest.pass_at_k = (await trainer.evaluate()).pass_at_k);
-    const initial = await evalNow();
-    appendFileSync(metricsPath, JSON.stringify({ step: -1, eval: initial, wall_time: 0 }) + '\n');
-    for (let s = 0; s < o.steps; s++) {
-      const r = await trainer.trainStep();
+    const seconds = () => (performance.now() - t0) / 1000;
+    while (run.step < o.steps) {
+      const { result: r, evals } = await run.advance(o.steps);
+      const step = r.metrics.step;
+      // An evaluation before this update (the base's, at step 0) gets its own line.
+      for (const e of evals) if (e.step < step) appendFileSync(metricsPath, JSON.stringify({ step: e.step, eval: e.pass_at_k, wall_time: seconds() }) + '\n');
       const line: Record<string, unknown> = { ...r.metrics, difficulty: r.difficulty, advantage_histogram: r.advantageHistogram };
-      const final = s === o.steps - 1;
-      if (config.eval_every > 0 && ((s + 1) % config.eval_every === 0 || final)) line.eval = await evalNow();
-      line.wall_time = (performance.now() - t0) / 1000;
+      const after = evals.find((e) => e.step === step);
+      if (after) line.eval = after.pass_at_k;
+      line.wall_time = seconds();
       appendFileSync(metricsPath, JSON.stringify(line) + '\n');
-      if (o.rollouts === 'all' || (o.rollouts === 'last' && final)) appendFileSync(rolloutsPath, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
-      o.onStep?.(s + 1, o.steps, `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}${latest.pass_at_k ? ` pass@1 ${(latest.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}${r.skipped ? ' (skipped: non-finite)' : ''}`);
+      if (o.rollouts === 'all' || (o.rollouts === 'last' && step === o.steps)) appendFileSync(rolloutsPath, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
+      const last = run.evals[run.evals.length - 1];
+      o.onStep?.(step, o.steps, `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}${last ? ` pass@1 ${(last.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}${r.skipped ? ' (skipped: non-finite)' : ''}`);
     }
-    const finalPass = config.eval_every > 0 && latest.pass_at_k ? latest.pass_at_k : await evalNow();
-    const { rl_gain: _gain, ...inherited } = base;
-    const manifest: Manifest = {
-      ...inherited,
-      name: `${base.name}+${o.label}`,
-      layout: policy.layout,
-      tasks: [{ task: config.task, difficulty: trainer.difficulty, pass_at_k: finalPass, eval: { prompts: config.eval_prompts, n: config.num_generations, seed: config.seed } }],
-      training: { kind: 'rl', command: o.command, seed: config.seed, steps: o.steps, trained_on: [{ task: config.task, difficulty: trainer.difficulty }] },
-      created: new Date().toISOString().slice(0, 10),
-    };
-    writeCheckpoint(o.out, manifest, await policy.getWeights());
-    return { out: o.out, steps: o.steps, config, base: { path, manifest: base }, initial_pass_at_k: initial, final_pass_at_k: finalPass, wall_time: (performance.now() - t0) / 1000 };
+    const manifest = run.trainedManifest(`${base.manifest.name}+${o.label}`, o.command);
+    writeCheckpoint(o.out, manifest, await run.policy.getWeights());
+    const at = (step: number) => run.evals.find((e) => e.step === step)?.pass_at_k ?? null;
+    return { out: o.out, steps: o.steps, config, base: { path, manifest: base.manifest }, initial_pass_at_k: at(0), final_pass_at_k: at(o.steps), wall_time: seconds() };
   } finally {
-    await policy.dispose();
+    await run.dispose();
   }
 }

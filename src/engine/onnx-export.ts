@@ -4,7 +4,7 @@ import { ProtoWriter } from './protobuf.ts';
 import type { DType } from './shape.ts';
 
 export const OPSET = 17;
-const IR_VERSION = 8;
+export const IR_VERSION = 8;
 
 /** ONNX TensorProto.DataType codes. */
 const ONNX_DTYPE: Record<DType, number> = { float32: 1, int64: 7, bool: 9 };
@@ -16,7 +16,7 @@ export interface Initializer {
   data: Float32Array | BigInt64Array | Uint8Array;
 }
 
-function tensorProto(w: ProtoWriter, t: Initializer): void {
+export function tensorProto(w: ProtoWriter, t: Initializer): void {
   w.packedInts(1, t.shape);
   w.int(2, ONNX_DTYPE[t.dtype]);
   w.string(8, t.name);

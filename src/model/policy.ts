@@ -57,6 +57,8 @@ export class Policy {
   private ref: Record<string, DeviceTensor> | null = null;
   private sessions = new Map<string, Promise<Session>>();
   adamStep = 0;
+  /** Called after each sampled token column (tokens so far, the most allowed): long waits can show progress. */
+  onDecode: ((tokens: number, maxTokens: number) => void) | null = null;
 
   private constructor(
     readonly backend: Backend,
@@ -224,6 +226,7 @@ export class Policy {
           }
         }
         this.backend.dispose(res['logits']!);
+        if (s >= promptLen - 1) this.onDecode?.(s - promptLen + 2, maxNew);
         if (done.every(Boolean)) break;
       }
     } finally {

@@ -15,8 +15,8 @@ export function layoutFor(entries: { task: string; difficulty?: Partial<Difficul
   let c = 0;
   for (const e of entries) {
     const fam = getTaskFamily(e.task);
-    for (let s = 0; s < probe; s++) {
-      const inst = fam.generate(9_000_000 + s, e.difficulty);
+    const seen = Array.from({ length: probe }, (_, s) => fam.generate(9_000_000 + s, e.difficulty));
+    for (const inst of [...seen, ...(fam.extremes?.() ?? [])]) {
       p = Math.max(p, encode(inst.prompt).length);
       c = Math.max(c, encode(inst.reference).length + 1);
     }

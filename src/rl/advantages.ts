@@ -1,4 +1,5 @@
 import type { RunConfig } from './config.ts';
+import { isZeroVariance } from './metrics.ts';
 
 /**
  * Advantages from rewards, in float64. `rewards[g][i]` is completion i of group g.
@@ -16,7 +17,7 @@ export function computeAdvantages(rewards: number[][], correct: boolean[][], c: 
   let adv = rewards.map((group, gi) => {
     const n = group.length;
     // A group whose rewards are all equal carries no signal: exactly 0, not rounding noise / 1e-4.
-    if (c.advantage_estimator !== 'signed' && group.every((r) => r === group[0])) return group.map(() => 0);
+    if (c.advantage_estimator !== 'signed' && isZeroVariance(group)) return group.map(() => 0);
     const sum = group.reduce((a, b) => a + b, 0);
     return group.map((r, i) => {
       if (c.advantage_estimator === 'signed') return correct[gi]![i] ? 1 : -1;

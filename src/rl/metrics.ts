@@ -12,7 +12,7 @@ export const metricInfo: MetricInfo[] = [
   { name: 'reward', definition: 'mean total reward of the batch (what the policy is trained on)', hint: 'flat at the maximum or minimum: no learning signal' },
   { name: 'reward_std', definition: 'standard deviation of the total reward over the batch', hint: '0 → every advantage is 0, no gradient' },
   { name: 'accuracy', definition: 'fraction of batch completions the strict verifier judges correct (pass@1 on the batch, before any noise)', hint: 'falling while reward rises → reward hacking or a noisy verifier' },
-  { name: 'frac_reward_zero_std', definition: 'fraction of groups whose completions all got the same reward', hint: 'near 1 → most groups carry no signal; try dynamic sampling or another difficulty' },
+  { name: 'frac_reward_zero_std', definition: 'fraction of groups (first sampling round) whose completions all got exactly the same reward', hint: 'near 1 → most groups carry no signal; try dynamic sampling or another difficulty' },
   { name: 'completions/mean_length', definition: 'mean completion length in tokens', hint: 'steady growth of wrong answers is the length bias Dr. GRPO removes' },
   { name: 'completions/max_length', definition: 'longest completion in the batch', hint: 'at the cap → truncation' },
   { name: 'completions/clipped_ratio', definition: 'fraction of completions cut off at max_completion_length', hint: 'high → raise the cap or use overlong shaping' },
@@ -31,6 +31,15 @@ export const metricInfo: MetricInfo[] = [
   { name: 'tokens_per_second/sampling', definition: 'generated tokens per second', hint: '' },
   { name: 'tokens_per_second/update', definition: 'completion tokens per second through the update', hint: '' },
 ];
+
+/**
+ * A group with zero reward variance: every completion got exactly the same reward, so every advantage
+ * is 0 and the group gives no gradient. The one definition behind frac_reward_zero_std, dynamic
+ * sampling's refills, the advantages and the rollout summary.
+ */
+export function isZeroVariance(rewards: readonly number[]): boolean {
+  return rewards.every((r) => r === rewards[0]);
+}
 
 export function mean(xs: number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;

@@ -22,11 +22,17 @@ export interface ObjectiveInputs {
   useK3: Tensor; // [] bool: k3 estimator, else k1
 }
 
+/**
+ * What the graph outputs per token, so nothing downstream recomputes the objective: the trainer
+ * copies these into the rollout records, and the inspector shows them as they are.
+ */
 export interface ObjectiveOutputs {
   loss: Tensor;
   ratio: Tensor;
   kl: Tensor;
-  tokenLoss: Tensor; // weight × per-token loss: each token's contribution to the loss
+  objective: Tensor; // obj = min(min(ratio, delta)·A, clip(ratio)·A)
+  tokenLoss: Tensor; // -obj + beta·kl - entropy_coef·entropy (before aggregation)
+  contribution: Tensor; // weight × tokenLoss: each token's contribution to the loss
 }
 
 /**
@@ -48,8 +54,8 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
   const d = g.sub(x.refLogp, x.logp);
   const kl = g.where(x.useK3, g.sub(g.sub(g.exp(d), d), 1), g.neg(d));
   const token = g.sub(g.add(g.neg(obj), g.mul(kl, x.beta)), g.mul(x.entropy, x.entropyCoef));
-  const tokenLoss = g.mul(token, x.weights);
-  return { loss: g.sumAll(tokenLoss), ratio, kl, tokenLoss };
+  const contribution = g.mul(token, x.weights);
+  return { loss: g.sumAll(contribution), ratio, kl, objective: obj, tokenLoss: token, contribution };
 }
 
 export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tensor, entropy: Tensor): ObjectiveInputs {
@@ -85,7 +91,9 @@ export function buildRlGraph(c: ModelConfig, rows: number, len: number, adam: Ad
   g.output(entropy!, 'entropy');
   g.output(o.ratio, 'ratio');
   g.output(o.kl, 'kl');
+  g.output(o.objective, 'objective');
   g.output(o.tokenLoss, 'token_loss');
+  g.output(o.contribution, 'loss_contribution');
   st.finish(o.loss, adam);
   return g;
 }

@@ -1,5 +1,9 @@
-/** One completion as a person inspects it: every per-token number the loss used. */
+/**
+ * One completion as a person inspects it: every per-token number the loss used, as the update graph
+ * output them (src/rl/objective.ts), so nothing downstream recomputes the objective.
+ */
 export interface RolloutRecord {
+  /** The update this completion fed (updates done after it: the first update is step 1). */
   step: number;
   group: number;
   index: number;
@@ -18,6 +22,12 @@ export interface RolloutRecord {
   entropy: number[];
   kl: number[];
   advantage: number;
+  /** Per-token surrogate obj = min(min(ratio, delta)·A, clip(ratio, 1 − epsilon, 1 + epsilon_high)·A). */
+  objective: number[];
+  /** Per-token loss before aggregation: −obj + beta·kl − entropy_coef·entropy. */
+  tokenLoss: number[];
+  /** Aggregation weight of each token (loss_type: how token losses are averaged); 0 off the loss. */
+  weight: number[];
   /** Per-token contribution to the loss (weight × token loss); 0 on masked tokens. */
   lossContribution: number[];
   /** Whether each token counted in the loss (masking: truncation, top-entropy). */

@@ -1,5 +1,5 @@
 // Countdown: instances are solvable (checked by brute force here), the strict verifier enforces
-// "each given number at most once" and rejects numbers not in the question (Reasoning Gym #265),
+// "each given number at most once" and rejects numbers not in the question (a bug once reported against Reasoning Gym's countdown verifier),
 // the leaky one does not.
 import { describe, expect, it } from 'vitest';
 import { countdown, type CountdownData } from './families/countdown.ts';
@@ -58,7 +58,7 @@ describe('countdown', () => {
     expect(countdown.verify(inst, wrap('7*7+7+3-3+1')).reason).toBe('used 7 twice');
   });
 
-  it('rejects numbers not in the question (Reasoning Gym #265), the leaky variant accepts them', () => {
+  it('rejects numbers not in the question (as the fixed Reasoning Gym verifier does), the leaky variant accepts them', () => {
     const inst: TaskInstance = { task: 'countdown', seed: 0, difficulty: {}, prompt: '', reference: '', answer: '', data: { numbers: [3, 7, 25, 50], target: 57 } };
     expect(countdown.verify(inst, wrap('57')).reason).toBe('used 57, which is not one of the given numbers');
     expect(countdown.verify(inst, wrap('50+8-1')).reason).toMatch(/used 8, which is not one/);

@@ -12,7 +12,20 @@ export const taskFamilies: readonly TaskFamily[] = [arithmetic, countdown, sat, 
 
 export const taskIds: readonly string[] = taskFamilies.map((f) => f.id);
 
+/**
+ * The custom family built from the dataset this process trains on (one per worker, one per CLI run).
+ * Everything that looks a family up by id (the trainer, the layout probe, the held-out evaluation,
+ * the recipe check) then draws from that dataset; null goes back to the family that cannot generate.
+ */
+let boundCustom: TaskFamily | null = null;
+
+export function bindCustomFamily(family: TaskFamily | null): void {
+  if (family && family.id !== 'custom') throw new Error(`bindCustomFamily: expected the custom family, got "${family.id}"`);
+  boundCustom = family;
+}
+
 export function getTaskFamily(id: string): TaskFamily {
+  if (id === 'custom' && boundCustom) return boundCustom;
   const f = taskFamilies.find((t) => t.id === id);
   if (!f) throw new Error(`unknown task "${id}" (known: ${taskIds.join(', ')})`);
   return f;

@@ -75,4 +75,10 @@ export interface TaskFamily {
   solve(instance: TaskInstance): string;
   /** Checks an instance read from outside (a JSON file); throws an Error saying what is wrong. */
   parseInstance(value: unknown): TaskInstance;
+  /**
+   * Families drawing from a finite list (the custom dataset): the instances with the longest prompt
+   * and the longest reference, so the layout probe sizes the grid for every record, not only those
+   * its seeds happen to draw.
+   */
+  extremes?(): TaskInstance[];
 }

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Banners } from './components/Banners.tsx';
 import { Controls } from './components/Controls.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
@@ -6,7 +6,10 @@ import { LessonBanner } from './components/lessons/LessonBanner.tsx';
 import { SetupPanel } from './components/setup/SetupPanel.tsx';
 import { StatusBar } from './components/StatusBar.tsx';
 import { Tabs } from './components/Tabs.tsx';
-import { useApp, type View } from './store.ts';
+import { ThemeToggle } from './components/ThemeToggle.tsx';
+import { Guide } from './components/guide/Guide.tsx';
+import { benchFromUrl, type BenchUrl } from './bench-report.ts';
+import { setState, useApp, type View } from './store.ts';
 
 // Views below the fold load after the first screen (recharts is the heavy part).
 const Charts = lazy(() => import('./components/charts/Charts.tsx'));
@@ -15,17 +18,23 @@ const PassKExplorer = lazy(() => import('./components/PassKExplorer.tsx'));
 const ComparePanel = lazy(() => import('./components/compare/ComparePanel.tsx'));
 const SharePanel = lazy(() => import('./components/SharePanel.tsx'));
 const LessonsGallery = lazy(() => import('./components/lessons/LessonsGallery.tsx'));
+const BenchmarkPanel = lazy(() => import('./components/BenchmarkPanel.tsx'));
+const TryPolicyPanel = lazy(() => import('./components/TryPolicyPanel.tsx'));
+const DatasetPanel = lazy(() => import('./components/DatasetPanel.tsx'));
 
 export const views: { id: View; label: string }[] = [
   { id: 'lessons', label: 'Lessons' },
   { id: 'charts', label: 'Charts' },
   { id: 'rollouts', label: 'Rollouts' },
   { id: 'passk', label: 'pass@k' },
+  { id: 'try', label: 'Try the policy' },
+  { id: 'data', label: 'Your data' },
   { id: 'compare', label: 'Compare' },
   { id: 'share', label: 'Keep & share' },
+  { id: 'bench', label: 'Benchmark this device' },
 ];
 
-function CurrentView({ view }: { view: View }) {
+function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
   switch (view) {
     case 'charts':
       return <Charts />;
@@ -39,38 +48,61 @@ function CurrentView({ view }: { view: View }) {
       return <SharePanel />;
     case 'lessons':
       return <LessonsGallery />;
+    case 'try':
+      return <TryPolicyPanel />;
+    case 'data':
+      return <DatasetPanel />;
+    case 'bench':
+      return <BenchmarkPanel steps={bench.steps} note={bench.note} />;
   }
 }
 
 export function App() {
   const view = useApp((s) => s.view);
+  const booted = useApp((s) => s.booted);
+  // Read once: the URL is rewritten when the setup changes, and that drops the bench keys.
+  const [bench] = useState(() => benchFromUrl(location.search));
   useEffect(() => {
     // Time to the first screen (ms since navigation start), read by the e2e test.
     (window as unknown as { __rlvrFirstScreen?: number }).__rlvrFirstScreen ??= performance.now();
+    if (bench.open) setState({ view: 'bench' });
   }, []);
+  // DOM order = tab order and the narrow layout's order: the controls come before the long setup form.
   return (
     <div className="app">
       <header className="app-header">
-        <h1>
-          RLVR Playground <span className="subtitle">train a tiny policy with GRPO-family RL, live, in this tab</span>
-        </h1>
+        <div className="title-row">
+          <h1>
+            RLVR Playground <span className="subtitle">train a tiny policy with GRPO-family RL, live, in this tab</span>
+          </h1>
+          <ThemeToggle />
+        </div>
         <StatusBar />
       </header>
       <Banners />
       <div className="layout">
+        <div className="controls-area">
+          <Controls />
+          <Guide />
+        </div>
         <aside className="setup" aria-label="Run setup">
           <ErrorBoundary where="the setup panel">
-            <SetupPanel />
+            {booted ? (
+              <SetupPanel />
+            ) : (
+              <p className="muted" role="status" data-testid="setup-loading">
+                Loading the shipped checkpoints and their defaults…
+              </p>
+            )}
           </ErrorBoundary>
         </aside>
         <main className="main">
-          <Controls />
           <LessonBanner />
           <Tabs views={views} />
           <section id={`view-${view}`} role="tabpanel" aria-labelledby={`tab-${view}`} className="view" data-testid={`view-${view}`}>
             <ErrorBoundary where={`the ${view} view`} key={view}>
               <Suspense fallback={<p className="muted">Loading…</p>}>
-                <CurrentView view={view} />
+                <CurrentView view={view} bench={bench} />
               </Suspense>
             </ErrorBoundary>
           </section>

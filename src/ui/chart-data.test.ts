@@ -16,7 +16,7 @@ describe('chart data', () => {
   });
 
   it('builds rows with smoothed and raw columns', () => {
-    const r = chartRows([{ step: 0, reward: 1 }, { step: 1, reward: 0 }], ['reward'], 0);
+    const r = chartRows([{ step: 1, reward: 1 }, { step: 2, reward: 0 }], ['reward'], 0);
     expect(r).toEqual([
       { step: 1, reward: 1, 'reward~raw': 1 },
       { step: 2, reward: 0, 'reward~raw': 0 },

@@ -34,11 +34,11 @@ export function downsample(rows: Row[], max: number): Row[] {
   return out;
 }
 
-/** Rows for the given metric keys: `key` smoothed, `key~raw` as measured. Steps are 1-based (steps done). */
+/** Rows for the given metric keys: `key` smoothed, `key~raw` as measured. A row's step is its metrics' step (updates done: the first update is step 1). */
 export function chartRows(metrics: Record<string, number>[], keys: string[], smoothing: number, max = 300): Row[] {
   const cols = keys.map((k) => smooth(metrics.map((m) => (typeof m[k] === 'number' ? m[k]! : null)), smoothing));
   const rows: Row[] = metrics.map((m, i) => {
-    const r: Row = { step: (m.step ?? i) + 1 };
+    const r: Row = { step: m.step ?? i + 1 };
     keys.forEach((k, j) => {
       r[k] = cols[j]![i] ?? null;
       r[`${k}~raw`] = typeof m[k] === 'number' && Number.isFinite(m[k]) ? m[k]! : null;
@@ -83,3 +83,48 @@ export function compactHistory<T extends Record<string, unknown> & { step: numbe
 }
 
 const weight = (r: Record<string, unknown>) => (typeof r.merged_steps === 'number' ? r.merged_steps : 1);
+
+/** One line of a chart. */
+export interface Series {
+  key: string;
+  label: string;
+  color?: string;
+  dashed?: boolean;
+  width?: number;
+}
+
+/** A value as the charts print it: 4 decimals, or exponent notation for very large or small values. */
+export const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 1000 || (Math.abs(v) < 0.001 && v !== 0) ? v.toExponential(3) : v.toFixed(4)) : String(v));
+
+/**
+ * The y range when none is given: the data's, widened when it is (nearly) flat, so the axis does not
+ * spread float rounding over its whole height or label every tick with the same rounded number.
+ */
+export function autoDomain(rows: Row[], keys: string[]): [number, number] | undefined {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const r of rows)
+    for (const k of keys) {
+      const v = r[k];
+      if (typeof v === 'number' && Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+  if (!Number.isFinite(lo)) return undefined;
+  const mid = (lo + hi) / 2;
+  const minSpan = Math.max(Math.abs(mid) * 0.02, 1e-3);
+  if (hi - lo >= minSpan) return undefined;
+  const lo2 = Number((mid - minSpan).toPrecision(3));
+  const hi2 = Number((mid + minSpan).toPrecision(3));
+  return [lo2, hi2];
+}
+
+/** "latest (step 12): total 0.4100, correctness 0.3800": what the chart shows, for screen readers and a glance. */
+export function latestSummary(metrics: Record<string, number>[], series: Series[]): string {
+  const last = metrics[metrics.length - 1];
+  if (!last) return 'no steps yet';
+  const parts = series.filter((s) => typeof last[s.key] === 'number').map((s) => `${s.label} ${fmt(last[s.key])}`);
+  return `latest (step ${(last.step ?? metrics.length - 1) + 1}): ${parts.join(', ') || 'no value'}`;
+}
+

@@ -3,10 +3,12 @@
  * same prompts (the prompt stream depends only on the seed). B is the setup with another preset and
  * optional `key=value` overrides. A lesson with three configs adds a third run, C (runCompare).
  */
-import { applyAssignments, configFields, type RunConfig } from '../rl/config.ts';
+import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
 import { draftPatch } from './config-form.ts';
+import { checkOverrides, passAt1Verdict, type HeldOut } from './compare-check.ts';
+import { useDataset } from './dataset-import.ts';
 import { checkpointSource } from './controller.ts';
 import { getState, patch, type CompareSide } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
@@ -60,16 +62,61 @@ function onEvents(id: SideId, events: SessionEvent[]): void {
   if (c.running && compareSides(c).every((s) => finished(s.state))) patch('compare', { running: false });
 }
 
-/** The two config patches: A is the setup; B the setup with preset B and the overrides. */
+/** B's overrides over the setup with preset B, every error at once (what the panel shows as they are typed). */
+export function checkB(s = getState()) {
+  return checkOverrides(draftPatch({ ...s.setup.draft, presetId: s.compare.presetB }), s.compare.editsB);
+}
+
+/** The two config patches: A is the setup; B the setup with preset B and the overrides. Throws listing every error in B. */
 export function comparePatches(): { a: Record<string, unknown>; b: Record<string, unknown> } {
   const s = getState();
   const a = draftPatch(s.setup.draft);
-  const lines = s.compare.editsB
-    .split(/[\n,]+/)
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const b = applyAssignments(draftPatch({ ...s.setup.draft, presetId: s.compare.presetB }), lines);
-  return { a, b };
+  const b = checkB(s);
+  if (!b.patch) throw new Error(`B's overrides: ${b.errors.join('; ')}`);
+  return { a, b: b.patch };
+}
+
+/** Held-out pass@1 of a side: its on-demand measurement, else its latest periodic evaluation after step 0. */
+export function heldOutOf(side: CompareSide): HeldOut | null {
+  const c = side.config;
+  const last = side.evals.filter((e) => e.step > 0 && e.pass_at_k['1'] !== undefined).sort((x, y) => y.step - x.step)[0];
+  const fromEval = c && last ? { label: side.label.split(':')[0]!, passAt1: last.pass_at_k['1']!, prompts: c.eval_prompts, n: c.num_generations, step: last.step } : null;
+  const h = side.heldOut;
+  if (h && (!fromEval || h.step >= fromEval.step)) return { label: side.label.split(':')[0]!, ...h };
+  return fromEval;
+}
+
+/** The one-line verdict on A vs B (null until both have a held-out pass@1 after training). */
+export function compareVerdict(c = getState().compare): ReturnType<typeof passAt1Verdict> | null {
+  const a = heldOutOf(c.a);
+  const b = heldOutOf(c.b);
+  return a && b ? passAt1Verdict(a, b) : null;
+}
+
+/** Samples per prompt of the on-demand evaluation (pass@1 only needs a mean; 16 keeps it to seconds). */
+const ON_DEMAND_N = 16;
+
+/** Measures held-out pass@1 of A and B now (training paused first; both on the same held-out prompts). */
+export async function evaluateBoth(): Promise<void> {
+  const ids: SideId[] = ['a', 'b'];
+  patch('compare', { evaluating: true });
+  try {
+    await Promise.all(
+      ids.map(async (id) => {
+        const c = clients[id];
+        if (!c || c.dead) return;
+        try {
+          await c.call((api) => api.pause());
+          const curve = await c.call((api) => api.evaluatePassAtK({ n: ON_DEMAND_N }));
+          updateSide(id, () => ({ heldOut: { passAt1: curve.current['1'] ?? 0, prompts: curve.prompts, n: curve.n, step: curve.step } }));
+        } catch (e) {
+          updateSide(id, () => ({ error: `held-out evaluation failed: ${(e as Error).message}` }));
+        }
+      }),
+    );
+  } finally {
+    patch('compare', { evaluating: false, running: false });
+  }
 }
 
 /** Rows [field, value in the first config, in the second, ...] for every field where the configs differ. */
@@ -98,10 +145,24 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
   const gen = generation;
   const s = getState();
   const ids = SIDES.slice(0, Math.min(runs.length, SIDES.length));
+  // Every config is checked before any worker loads: an invalid one starts nothing.
+  const invalid = ids.map((_, i) => {
+    try {
+      validateConfig(runs[i]!.patch);
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  });
   const fresh = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'loading', step: 0, error: null });
   patch('compare', { running: true, diff: [], a: fresh(runs[0]?.label ?? 'A'), b: fresh(runs[1]?.label ?? 'B'), c: runs[2] ? fresh(runs[2].label) : null });
   if (ids.length < 2) {
     patch('compare', { running: false, b: { ...getState().compare.b, state: 'error', error: 'Compare needs two configs' } });
+    return;
+  }
+  if (invalid.some(Boolean)) {
+    ids.forEach((id, i) => updateSide(id, () => ({ state: invalid[i] ? 'error' : 'idle', error: invalid[i] ? `not started: ${invalid[i]}` : null })));
+    patch('compare', { running: false });
     return;
   }
   const results = await Promise.all(
@@ -113,7 +174,8 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
       );
       clients[id] = c;
       try {
-        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps }));
+        const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
+        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, ...(dataset ? { dataset } : {}) }));
         if (gen === generation) updateSide(id, () => ({ config: r.config }));
         return r.config;
       } catch (e) {

@@ -1,4 +1,4 @@
-// Config files and links: every bad input gives one clear message and changes nothing (issue 9).
+// Config files and links: every bad input gives one clear message and changes nothing (docs/reliability.md).
 import { describe, expect, it } from 'vitest';
 import { ConfigFileError, parseConfigFile } from './config-file.ts';
 import { checkImportSize, IMPORT_LIMITS, ImportTooLarge, readDatasetFile } from './import-limits.ts';
@@ -7,8 +7,10 @@ import { capNotes, guardSearch, MAX_SEARCH_CHARS } from './url-guard.ts';
 describe('parseConfigFile', () => {
   it('turns a valid file (the rlvr train --config format, plus an optional preset) into a draft', () => {
     const d = parseConfigFile(JSON.stringify({ preset: 'dapo', task: 'countdown', learning_rate: 0.0005, reward_weights: { format: 0.2 }, delta: null, difficulty: { count: 3 } }), 'run.json');
-    expect(d).toEqual({ task: 'countdown', presetId: 'dapo', edits: { learning_rate: '0.0005', 'reward_weights.format': '0.2', delta: '' }, knobs: { count: '3' } });
-    expect(parseConfigFile('\ufeff{}')).toEqual({ task: 'sat', presetId: 'grpo', edits: {}, knobs: {} });
+    // eval_prompts, which the app starts at its own value, is pinned to the file's (the library default here).
+    expect(d).toEqual({ task: 'countdown', presetId: 'dapo', edits: { eval_prompts: '32', learning_rate: '0.0005', 'reward_weights.format': '0.2', delta: '' }, knobs: { count: '3' } });
+    expect(parseConfigFile('\ufeff{}')).toEqual({ task: 'sat', presetId: 'grpo', edits: { eval_prompts: '32' }, knobs: {} });
+    expect(parseConfigFile('{"eval_prompts": 8}').edits).toEqual({ eval_prompts: '8' });
     // A value valid only over the preset's own values (DAPO's epsilon_high 0.28) is accepted with it.
     expect(parseConfigFile(JSON.stringify({ preset: 'dapo', epsilon: 0.25 })).edits.epsilon).toBe('0.25');
   });

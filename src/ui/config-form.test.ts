@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { draftPatch, fieldSpecs, validateDraft } from './config-form.ts';
+import { baseValue, choosePreset, draftPatch, fieldSpecs, parseText, validateDraft } from './config-form.ts';
 import { emptySetup, experimentKey, searchToSetup, setupToSearch } from './url-state.ts';
 import { configFields } from '../rl/config.ts';
 
@@ -51,4 +51,46 @@ describe('config in the URL', () => {
     expect(r.notes.length).toBe(3);
     expect(r.setup.model).toBe('nano');
   });
+});
+
+describe('the form and the URL come from the config table', () => {
+  it('every table field has a form field, and every form field round-trips through the URL', () => {
+    for (const f of fieldSpecs) {
+      const s = emptySetup();
+      const v = f.kind === 'bool' ? true : f.kind === 'enum' ? f.options![f.options!.length - 1]! : f.kind === 'nullable-num' ? '2' : '0.5';
+      s.draft.edits = { [f.path]: v };
+      const q = setupToSearch(s);
+      const back = searchToSetup(q);
+      expect(back.notes, f.path).toEqual([]);
+      // A value equal to the default is not written (and so not read back).
+      if (q) expect(back.setup.draft.edits, f.path).toEqual({ [f.path]: v });
+      else expect(JSON.stringify(parseText(f.kind, v))).toBe(JSON.stringify(baseValue(f.path, 'grpo')));
+    }
+  });
+
+  it('max_completion_length that does not fit the model context is refused inline, before Start', () => {
+    const d = { task: 'sat', presetId: 'grpo', edits: { max_completion_length: '500' }, knobs: {} };
+    expect(validateDraft(d, { n: 5, k: 3, m: 6 }).errors).toEqual({});
+    const { config, errors } = validateDraft(d, { n: 5, k: 3, m: 6 }, 128);
+    expect(config).toBeNull();
+    expect(errors.max_completion_length).toMatch(/needs \d+ prompt tokens \+ max_completion_length 500 = \d+ positions, but the model has 128/);
+    expect(validateDraft({ ...d, edits: { max_completion_length: '64' } }, { n: 5, k: 3, m: 6 }, 128).errors).toEqual({});
+  });
+});
+
+describe('choosing a preset', () => {
+  it('keeps typed values, drops edits the preset now equals, and names the fields the preset also sets', () => {
+    const d = { task: 'sat', presetId: 'grpo', edits: { learning_rate: '2e-4', epsilon_high: '0.28', scale_rewards: 'batch' }, knobs: { m: '7' } };
+    const r = choosePreset(d, 'dapo');
+    expect(r.draft).toEqual({ task: 'sat', presetId: 'dapo', edits: { learning_rate: '2e-4', scale_rewards: 'batch' }, knobs: { m: '7' } });
+    expect(r.kept).toEqual([{ path: 'learning_rate', value: '2e-4', preset: undefined }, { path: 'scale_rewards', value: 'batch', preset: undefined }]);
+    const r2 = choosePreset(d, 'dr_grpo');
+    expect(r2.kept.find((k) => k.path === 'scale_rewards')).toEqual({ path: 'scale_rewards', value: 'batch', preset: 'none' });
+    expect(validateDraft(r2.draft).config).toMatchObject({ loss_type: 'dr_grpo', learning_rate: 2e-4, scale_rewards: 'batch' });
+  });
+});
+
+it('the context check shows alongside other errors', () => {
+  const d = { task: 'sat', presetId: 'grpo', edits: { max_completion_length: '500', num_generations: '1' }, knobs: {} };
+  expect(Object.keys(validateDraft(d, { n: 5, k: 3, m: 6 }, 128).errors).sort()).toEqual(['max_completion_length', 'num_generations']);
 });

@@ -2,16 +2,19 @@
  * Actions: everything the page asks the trainer worker to do, and how the streamed events land in
  * the store. Components call these; they never talk to the worker themselves.
  */
-import { validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { loadWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { exportHuggingFace } from '../model/hf-export.ts';
+import { zipStore } from '../util/zip.ts';
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
-import type { CheckpointSource, InitRequest, InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
-import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
+import type { InitResult, RolloutRecord, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
+import { adoptDataset, useDataset } from './dataset-import.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { parseConfigFile } from './config-file.ts';
+import { setupFileText } from './config-save.ts';
 import { checkImportSize } from './import-limits.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
-import { clearRun, loadRun, saveRun, type SavedRun } from './persist.ts';
+import { clearRun, loadRun, markTabOwner, newRunId, saveRun, tabOwns, type SavedRun } from './persist.ts';
 import { getState, initialRun, patch, setState, useApp, type AppError, type ShippedCheckpoint } from './store.ts';
 import { capNotes, guardSearch } from './url-guard.ts';
 import { experimentKey, searchToSetup, setupToSearch, type UrlSetup } from './url-state.ts';
@@ -95,7 +98,7 @@ function onEvents(events: SessionEvent[]): void {
       summaries = [...summaries.slice(-199), e.summary];
       histogram = e.histogram;
       const every = notices().autosaveEvery;
-      if (every > 0 && (e.metrics.step + 1) % every === 0) autosaveDue = true;
+      if (every > 0 && e.metrics.step % every === 0) autosaveDue = true;
       const prev = notices().skipped;
       if (e.skipped) setNotices({ skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 } });
       else if (prev) setNotices({ skipped: null });
@@ -104,9 +107,11 @@ function onEvents(events: SessionEvent[]): void {
     } else if (e.type === 'status') {
       const st = e.status;
       if ((run.state === 'running' || run.state === 'pausing') && (st.state === 'paused' || st.state === 'done')) autosaveDue = true;
-      run = { ...run, state: st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress: st.activity ? run.progress : null };
+      // A new activity starts its own count: the last one's "100%" must not linger on the next wait.
+      const progress = st.activity && st.activity === run.activity ? run.progress : null;
+      run = { ...run, state: st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress };
     } else if (e.type === 'progress') {
-      run = { ...run, progress: { what: e.what, done: e.done, total: e.total } };
+      run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
     } else if (e.type === 'error') {
       if (e.code === 'non-finite') {
         const c = s.run.config;
@@ -131,71 +136,19 @@ function onCrash(msg: string): void {
   });
 }
 
-// ---- setup --------------------------------------------------------------------------------------
+// ---- setup (queries in setup-state.ts) ----------------------------------------------------------
 
-/** The shipped checkpoint a task starts from: the first whose manifest lists it (as `rlvr train` picks). */
-export function defaultCheckpointFor(task: string, checkpoints: ShippedCheckpoint[]): string {
-  return (
-    checkpoints.find((c) => c.manifest?.tasks.some((t) => t.task === task))?.id ??
-    checkpoints.find((c) => c.manifest && c.tasks?.includes(task))?.id ??
-    checkpoints.find((c) => c.manifest)?.id ??
-    DEFAULT_CHECKPOINT
-  );
-}
-
-/** The shipped checkpoint id in use (null setup.checkpoint = the task's default). */
-export function selectedCheckpoint(s = getState()): string {
-  return s.setup.checkpoint ?? defaultCheckpointFor(s.setup.draft.task, s.checkpoints);
-}
-
-/** The difficulty the selected checkpoint was measured at for the selected task (the knobs' starting values). */
-export function measuredDifficulty(s = getState()): Record<string, number | string> {
-  if (s.setup.model) return {};
-  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
-  return manifest?.tasks.find((t) => t.task === s.setup.draft.task)?.difficulty ?? {};
-}
-
-let validationMemo: { draft: unknown; measured: string; result: ReturnType<typeof validateDraft> } | null = null;
-
-/** Every error of the setup form (memoised: components call this on each store change). */
-export function draftValidation(s = getState()): ReturnType<typeof validateDraft> {
-  const measured = measuredDifficulty(s);
-  const key = JSON.stringify(measured);
-  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.measured === key) return validationMemo.result;
-  const result = validateDraft(s.setup.draft, measured);
-  validationMemo = { draft: s.setup.draft, measured: key, result };
-  return result;
-}
-
-/** The config the draft would run with, difficulty resolved as the worker resolves it. */
-export function effectiveDraftConfig(s = getState()): RunConfig | null {
-  const { config } = draftValidation(s);
-  const family = safeFamily(s.setup.draft.task);
-  if (!config || !family) return null;
-  const measured = Object.fromEntries(Object.entries(measuredDifficulty(s)).filter(([k]) => family.knobs.some((x) => x.name === k)));
-  return { ...config, difficulty: { ...family.defaultDifficulty, ...measured, ...config.difficulty } };
-}
-
-export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
-  setState((st) => ({ setup: fn(st.setup) }));
-}
-
-export function checkpointSource(s = getState()): CheckpointSource {
-  if (s.setup.model) return { kind: 'fresh', model: s.setup.model as 'nano', seed: 0 };
-  if (s.setup.checkpoint === 'upload' && s.uploaded) return { kind: 'upload', name: s.uploaded.name, manifest: s.uploaded.manifest, bytes: s.uploaded.bytes };
-  const id = selectedCheckpoint(s);
-  const c = s.checkpoints.find((x) => x.id === id);
-  const path = c?.manifestPath ?? `checkpoints/${id}/manifest.json`;
-  return { kind: 'shipped', id, manifestUrl: new URL(path, document.baseURI).href };
-}
-
-export function initRequest(s = getState()): InitRequest {
-  // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
-  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget };
-}
+export { checkpointSource, defaultCheckpointFor, draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, modelContextLength, recipeKnobs, selectedManifest, selectedCheckpoint, updateSetup } from './setup-state.ts';
+import { draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, selectedCheckpoint, updateSetup } from './setup-state.ts';
 
 /** Which base checkpoint the current run was built from (changing it needs a reset). */
 let runSourceKey: string | null = null;
+
+/** The current run's id, saved with its autosave (see persist.ts: a tab restores its own run without asking). */
+let runId: string | null = null;
+
+/** The experiment a setup describes, as compared between the address bar and the autosave. */
+const setupKey = (setup: UrlSetup) => experimentKey(setupToSearch(setup));
 
 function sourceKey(s = getState()): string {
   if (s.setup.model) return `fresh:${s.setup.model}`;
@@ -225,6 +178,7 @@ export async function initRun(): Promise<boolean> {
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
     applyInit(await client().call((a) => a.init(initRequest())));
+    runId = newRunId();
     setState({ error: null });
     return true;
   } catch (e) {
@@ -236,20 +190,33 @@ export async function initRun(): Promise<boolean> {
   }
 }
 
-const hasRun = () => {
+export const hasRun = () => {
   const s = getState().run;
   return s.config !== null && s.state !== 'idle' && s.state !== 'crashed' && s.state !== 'loading';
 };
 
-export async function start(): Promise<void> {
-  if (!hasRun() && !(await initRun())) return;
-  setNotices({ nonFinite: null });
+/** Runs a button's action once at a time: a second click while the first is unanswered does nothing. */
+async function busyWhile(what: string, fn: () => Promise<void>): Promise<void> {
+  if (getState().busy) return;
+  setState({ busy: what });
   try {
-    await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
-    await client().call((a) => a.start());
-  } catch (e) {
-    showError('step', 'Could not start training', e);
+    await fn();
+  } finally {
+    setState({ busy: null });
   }
+}
+
+export function start(): Promise<void> {
+  return busyWhile('starting', async () => {
+    if (!hasRun() && !(await initRun())) return;
+    setNotices({ nonFinite: null });
+    try {
+      await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
+      await client().call((a) => a.start());
+    } catch (e) {
+      showError('step', 'Could not start training', e);
+    }
+  });
 }
 
 export async function pause(): Promise<void> {
@@ -260,14 +227,16 @@ export async function pause(): Promise<void> {
   }
 }
 
-export async function stepOnce(): Promise<void> {
-  if (!hasRun() && !(await initRun())) return;
-  try {
-    await client().call((a) => a.stepOnce());
-    void autosave();
-  } catch (e) {
-    showError('step', 'The step failed', e);
-  }
+export function stepOnce(): Promise<void> {
+  return busyWhile('running one step', async () => {
+    if (!hasRun() && !(await initRun())) return;
+    try {
+      await client().call((a) => a.stepOnce());
+      void autosave();
+    } catch (e) {
+      showError('step', 'The step failed', e);
+    }
+  });
 }
 
 /** The optional SFT warm start before RL (see TrainingSession.warmStart); progress streams as 'warm-start'. */
@@ -285,7 +254,10 @@ export async function warmStart(steps: number): Promise<void> {
   }
 }
 
-/** Discards the run (and its autosave); the next Start builds a new one from the setup. */
+/**
+ * Discards the run; the next Start builds a new one from the setup. The last autosave stays (a
+ * reload, or Restore in the banner, brings it back) until the new run's first autosave replaces it.
+ */
 export async function reset(): Promise<void> {
   try {
     if (main && !main.dead) await main.call((a) => a.stop());
@@ -293,7 +265,7 @@ export async function reset(): Promise<void> {
     main?.terminate();
     main = null;
   }
-  await clearRun().catch(() => undefined);
+  const kept = getState().autosave;
   runSourceKey = null;
   setNotices({ skipped: null, nonFinite: null, fallback: null });
   patch('warmStart', { running: false, result: null });
@@ -306,8 +278,7 @@ export async function reset(): Promise<void> {
     pendingRestart: null,
     liveNote: null,
     error: null,
-    autosave: null,
-    savedRun: null,
+    savedRun: kept ? { step: kept.step, savedAt: kept.at, matches: true } : null,
     inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
     passk: { curve: null, running: false, error: null },
   }));
@@ -343,12 +314,14 @@ async function syncLiveConfig(): Promise<void> {
       if (r.ok) {
         patch('run', { config: r.config });
         note = r.changed.length ? `applied live from step ${getState().run.step}: ${r.changed.join(', ')}` : note;
-      } else pending = { field: r.field, reason: r.reason };
+      } else pending = { field: r.field, reason: r.reason.startsWith(`${r.field}: `) ? r.reason.slice(r.field.length + 2) : r.reason }; // shown as `field: reason`
     } catch (e) {
       pending = { field: live.join(', '), reason: message(e) };
     }
   }
   setState({ pendingRestart: pending, liveNote: note });
+  // The autosave follows the setup (and the live config) so a reload restores what the URL says.
+  void autosave();
 }
 
 function scheduleSync(): void {
@@ -359,6 +332,8 @@ function scheduleSync(): void {
 // ---- persistence --------------------------------------------------------------------------------
 
 let saving = false;
+/** A save was asked for while one was in progress: save again when it ends (the later state wins). */
+let saveAgain = false;
 
 /**
  * Saves the run to IndexedDB. If the browser refuses (storage full, or no storage in a private
@@ -366,9 +341,14 @@ let saving = false;
  * saves even when it is off, and turns it back on if that works.
  */
 export async function autosave(force = false): Promise<void> {
-  if (saving || !hasRun() || !main || main.dead) return;
+  if (!hasRun() || !main || main.dead) return;
   if (notices().autosaveOff && !force) return;
+  if (saving) {
+    saveAgain = true;
+    return;
+  }
   saving = true;
+  saveAgain = false;
   const c = main;
   try {
     let snapshot;
@@ -378,13 +358,17 @@ export async function autosave(force = false): Promise<void> {
       console.warn('autosave: no snapshot from the worker:', message(e));
       return;
     }
-    await saveRun({ snapshot, setup: getState().setup, experiment: experimentKey(location.search) });
-    setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step } });
+    const setup = getState().setup;
+    runId ??= newRunId();
+    await saveRun({ snapshot, setup, experiment: setupKey(setup), runId });
+    markTabOwner(runId);
+    setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step }, savedRun: null });
     if (notices().autosaveOff) setNotices({ autosaveOff: null });
   } catch (e) {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${getState().autosave ? ` (step ${getState().autosave!.step})` : ''}. Download a checkpoint to keep the weights.` });
   } finally {
     saving = false;
+    if (saveAgain) void autosave(force);
   }
 }
 
@@ -393,14 +377,28 @@ export function setAutosaveInterval(n: number): void {
   setAutosaveEvery(n);
 }
 
-async function restoreSaved(saved: SavedRun): Promise<void> {
+/**
+ * Resumes a saved run. `setup` is the experiment to show (default: the one saved with the run; this
+ * tab's own newer setup after a reload or a crash): the URL is rewritten from it, and knobs that differ
+ * from the saved run's config are applied live (or flagged for a new run) as edits always are.
+ */
+async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Promise<void> {
   const backend = getState().setup.backend;
-  setState({ setup: { ...saved.setup, backend }, savedRun: null });
+  if (saved.snapshot.dataset) {
+    try {
+      adoptDataset(saved.snapshot.dataset);
+    } catch {
+      /* the worker reports it */
+    }
+  }
+  setState({ setup: { ...setup, backend }, savedRun: null });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
     const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
     applyInit(r);
+    runId = saved.runId ?? newRunId();
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
+    await syncLiveConfig();
   } catch (e) {
     patch('run', { state: 'idle', activity: '' });
     showError('restore', 'Could not restore the saved run', e);
@@ -419,7 +417,7 @@ async function fallbackToWasm(reason: string): Promise<void> {
   updateSetup((s) => ({ ...s, backend: 'wasm' }));
   const saved = await loadRun().catch(() => undefined);
   if (saved) {
-    await restoreSaved(saved);
+    await restoreSaved(saved, getState().setup);
     setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.` });
   } else {
     await reset();
@@ -433,7 +431,7 @@ export async function restartFromAutosave(): Promise<void> {
   main = null;
   setState({ error: null });
   const saved = await loadRun().catch(() => undefined);
-  if (saved) await restoreSaved(saved);
+  if (saved) await restoreSaved(saved, getState().setup);
   else await reset();
 }
 
@@ -476,10 +474,24 @@ export async function runPassK(): Promise<void> {
 export async function downloadCheckpoint(): Promise<void> {
   try {
     const c = await client().call((a) => a.saveCheckpoint());
-    download(`${c.manifest.name}.safetensors`, c.bytes);
-    download('manifest.json', JSON.stringify({ ...c.manifest, weights: `${c.manifest.name}.safetensors` }, null, 2) + '\n', 'application/json');
+    // "<base>-step<N>": says which run and how far, and two downloads of one run do not collide.
+    const base = `${c.manifest.name.replace(/\+rl\d+$/, '').replace(/[^\w.+-]+/g, '_')}-step${getState().run.step}`;
+    download(`${base}.safetensors`, c.bytes);
+    download(`${base}.manifest.json`, JSON.stringify({ ...c.manifest, weights: `${base}.safetensors` }, null, 2) + '\n', 'application/json');
   } catch (e) {
     showError('checkpoint', 'Could not save the checkpoint', e);
+  }
+}
+
+/** The current policy as a Hugging Face GPT-2 folder in one zip: the files `rlvr export --format hf` writes. */
+export async function downloadHuggingFace(): Promise<void> {
+  try {
+    const c = await client().call((a) => a.saveCheckpoint());
+    const dir = `${c.manifest.name}-hf`;
+    const files = exportHuggingFace(c.manifest, loadWeights(c.manifest, c.bytes));
+    download(`${dir}.zip`, zipStore([...files].map(([name, data]) => ({ name: `${dir}/${name}`, data })), new Date()), 'application/zip');
+  } catch (e) {
+    showError('checkpoint', 'Could not export for Hugging Face', e);
   }
 }
 
@@ -535,6 +547,18 @@ export async function importConfigFile(file: File): Promise<boolean> {
   }
 }
 
+/** Downloads the setup as a config file (what Load config and `rlvr train --config` read); an invalid setup is refused, naming its fields. */
+export function downloadConfigFile(): boolean {
+  const s = getState();
+  try {
+    download(`rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`, setupFileText(s.setup.draft, measuredDifficulty(s)), 'application/json');
+    return true;
+  } catch (e) {
+    showError('other', 'Could not save the config file', e);
+    return false;
+  }
+}
+
 export function exportMetrics(kind: 'csv' | 'jsonl'): void {
   const { metrics, evals } = getState();
   if (kind === 'csv') download('metrics.csv', metricsCsv(metrics, evals), 'text/csv');
@@ -585,17 +609,15 @@ export async function boot(): Promise<void> {
   const guarded = guardSearch(location.search);
   const parsed = searchToSetup(guarded.search);
   setState({ setup: parsed.setup, urlNotes: capNotes(guarded.note ? [guarded.note, ...parsed.notes] : parsed.notes) });
-  let lastSearch = '';
+  // The address bar always shows the setup (share link = what runs = what is autosaved).
   useApp.subscribe((s, prev) => {
     if (s.setup === prev.setup) return;
     const q = setupToSearch(s.setup);
-    if (q !== lastSearch) {
-      lastSearch = q;
-      history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
-    }
+    if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });
   await loadCheckpointIndex();
+  setState({ booted: true });
   let saved: SavedRun | undefined;
   try {
     saved = await loadRun();
@@ -603,8 +625,10 @@ export async function boot(): Promise<void> {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.` });
   }
   if (!saved) return;
-  const matches = !parsed.hasExperiment || saved.experiment === experimentKey(location.search);
-  if (matches) await restoreSaved(saved);
+  const own = tabOwns(saved.runId);
+  const matches = !parsed.hasExperiment || own || saved.experiment === setupKey(parsed.setup) || saved.experiment === experimentKey(location.search);
+  // Your own tab: the address bar is the newest statement of the experiment (it may be ahead of the autosave).
+  if (matches) await restoreSaved(saved, own && parsed.hasExperiment ? parsed.setup : saved.setup);
   else setState({ savedRun: { step: saved.snapshot.trainer.step, savedAt: saved.snapshot.savedAt, matches } });
 }
 

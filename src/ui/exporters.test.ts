@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { metricsCsv, metricsJsonl } from './exporters.ts';
 import type { StepMetrics } from '../../workers/protocol.ts';
 
-
+// Steps count updates done: the first update is step 1, step 0 is the base policy.
 const metrics: StepMetrics[] = [
-  { step: 0, reward: 0.5, 'clip_ratio/low_mean': 0 },
-  { step: 1, reward: 0.75, 'clip_ratio/low_mean': 0.1, extra: 2 },
+  { step: 1, reward: 0.5, 'clip_ratio/low_mean': 0 },
+  { step: 2, reward: 0.75, 'clip_ratio/low_mean': 0.1, extra: 2 },
 ];
 const evals = [
   { step: 0, pass_at_k: { '1': 0.2, '8': 0.6 } },
@@ -13,17 +13,20 @@ const evals = [
 ];
 
 describe('exports', () => {
-  it('CSV: one row per step, union of columns, evaluations on the step after which they ran', () => {
+  it('CSV: row 0 is the base evaluation, then one row per step with the evaluation measured after it', () => {
     const lines = metricsCsv(metrics, evals).trim().split('\n');
     expect(lines[0]).toBe('step,clip_ratio/low_mean,extra,reward,eval/pass@1,eval/pass@8');
-    expect(lines[1]).toBe('0,0,,0.5,,');
-    expect(lines[2]).toBe('1,0.1,2,0.75,0.3,0.7');
+    expect(lines[1]).toBe('0,,,,0.2,0.6');
+    expect(lines[2]).toBe('1,0,,0.5,,');
+    expect(lines[3]).toBe('2,0.1,2,0.75,0.3,0.7');
+    expect(lines).toHaveLength(4);
   });
 
-  it('JSONL: the same lines rlvr train writes (base evaluation first as step -1)', () => {
+  it('JSONL: the same lines rlvr train writes (the base evaluation first, as step 0)', () => {
     const objs = metricsJsonl(metrics, evals).trim().split('\n').map((l) => JSON.parse(l));
-    expect(objs[0]).toEqual({ step: -1, eval: { '1': 0.2, '8': 0.6 } });
-    expect(objs[2]).toMatchObject({ step: 1, eval: { '1': 0.3 } });
+    expect(objs[0]).toEqual({ step: 0, eval: { '1': 0.2, '8': 0.6 } });
+    expect(objs[1]).toEqual({ step: 1, reward: 0.5, 'clip_ratio/low_mean': 0 });
+    expect(objs[2]).toMatchObject({ step: 2, eval: { '1': 0.3 } });
     expect(objs).toHaveLength(3);
   });
 });

@@ -1,7 +1,11 @@
 /** Metrics and rollouts as files: CSV, JSONL, and the browser download. */
 import type { EvalPoint, RolloutRecord, StepMetrics } from '../../workers/protocol.ts';
 
-/** One row per step; columns are the union of metric names (step first), plus held-out pass@k where measured. */
+/**
+ * One row per step; columns are the union of metric names (step first), plus held-out pass@k where
+ * measured. Steps count updates done: row 0 holds only the base policy's evaluation, and an
+ * evaluation measured after update s sits on row s (the same convention as metrics.jsonl).
+ */
 export function metricsCsv(metrics: StepMetrics[], evals: EvalPoint[]): string {
   const evalAt = new Map(evals.map((e) => [e.step, e.pass_at_k]));
   const keys = new Set<string>();
@@ -12,9 +16,10 @@ export function metricsCsv(metrics: StepMetrics[], evals: EvalPoint[]): string {
   const cols = ['step', ...[...keys].sort()];
   const quote = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = [[...cols, ...evalCols.map((k) => `eval/pass@${k}`)].map(quote).join(',')];
+  const initial = evalAt.get(0);
+  if (initial) lines.push([...cols.map((c) => (c === 'step' ? '0' : '')), ...evalCols.map((k) => (initial[k] === undefined ? '' : String(initial[k])))].join(','));
   for (const m of metrics) {
-    // An eval measured after step s (s+1 steps done) belongs on that row.
-    const e = evalAt.get(m.step + 1);
+    const e = evalAt.get(m.step);
     lines.push([...cols.map((c) => (m[c] === undefined ? '' : String(m[c]))), ...evalCols.map((k) => (e?.[k] === undefined ? '' : String(e[k])))].join(','));
   }
   return lines.join('\n') + '\n';
@@ -25,9 +30,9 @@ export function metricsJsonl(metrics: StepMetrics[], evals: EvalPoint[]): string
   const evalAt = new Map(evals.map((e) => [e.step, e.pass_at_k]));
   const lines: string[] = [];
   const initial = evalAt.get(0);
-  if (initial) lines.push(JSON.stringify({ step: -1, eval: initial }));
+  if (initial) lines.push(JSON.stringify({ step: 0, eval: initial }));
   for (const m of metrics) {
-    const e = evalAt.get(m.step + 1);
+    const e = evalAt.get(m.step);
     lines.push(JSON.stringify(e ? { ...m, eval: e } : m));
   }
   return lines.join('\n') + '\n';

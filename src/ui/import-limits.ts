@@ -1,5 +1,5 @@
 /**
- * Size caps on files a person imports (issue 9): every import is parsed as data, never executed, and
+ * Size caps on files a person imports (docs/reliability.md): every import is parsed as data, never executed, and
  * refused with a clear message before it is read when it is larger than any legitimate file.
  */
 import { parseDatasetStream, type Dataset, type DatasetOptions } from '../tasks/dataset.ts';

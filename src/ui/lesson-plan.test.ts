@@ -59,7 +59,7 @@ describe('lesson URLs', () => {
     const s = { ...emptySetup(), draft: lessonDraft(l, l.runs[0]!), lesson: l.id, stepBudget: l.steps };
     expect(setupToSearch(s)).toBe(`lesson=${l.id}`);
     expect(setupToSearch({ ...s, stepBudget: 3, backend: 'wasm' })).toBe(`lesson=${l.id}&steps=3&backend=wasm`);
-    expect(setupToSearch({ ...s, lesson: null })).toContain('steps=60');
+    expect(setupToSearch({ ...s, lesson: null })).toContain('steps=150');
     // Old saved setups have no lesson field.
     const { lesson: _, ...old } = emptySetup();
     expect(setupToSearch(old)).toBe('');

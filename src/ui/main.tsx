@@ -3,10 +3,16 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { boot, exposeTestHook } from './controller.ts';
+import { initGuide } from './components/guide/Guide.tsx';
 import { openLessonFromUrl } from './lessons.ts';
+import { startOfflineSupport } from './offline-state.ts';
+import { initTheme } from './theme.ts';
 import './styles.css';
 
+initTheme();
+initGuide();
 exposeTestHook();
+startOfflineSupport();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <ErrorBoundary where="the page">

@@ -1,5 +1,5 @@
 /**
- * Reliability notices (issue 9), in their own small store so the main store stays as it is: autosave
+ * Reliability notices (docs/reliability.md), in their own small store so the main store stays as it is: autosave
  * turned off (storage full or unavailable), skipped non-finite steps and the pause after three, the
  * fallback to WASM after a lost WebGPU device, and the autosave interval. Banners.tsx shows them;
  * controller.ts sets them.

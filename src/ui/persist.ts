@@ -12,8 +12,10 @@ const KEY = 'current';
 export interface SavedRun {
   snapshot: RunSnapshot;
   setup: UrlSetup;
-  /** experimentKey() of the URL when it was saved. */
+  /** experimentKey() of the setup's URL when it was saved. */
   experiment: string;
+  /** The run's id; a tab that autosaved it remembers the id (sessionStorage) and restores it on reload without asking. */
+  runId?: string;
 }
 
 function open(): Promise<IDBDatabase> {
@@ -44,3 +46,29 @@ async function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBReq
 export const saveRun = (run: SavedRun) => tx<IDBValidKey>('readwrite', (s) => s.put(run, KEY));
 export const loadRun = () => tx<SavedRun | undefined>('readonly', (s) => s.get(KEY));
 export const clearRun = () => tx<undefined>('readwrite', (s) => s.delete(KEY));
+
+/**
+ * Which tab a saved run belongs to. A tab remembers (sessionStorage survives a reload but not a new
+ * tab) the id of the run it last autosaved: reloading your own tab restores your run even when the
+ * address bar is newer than the autosave, while a link opened elsewhere that names a different
+ * experiment asks first.
+ */
+const TAB_RUN_KEY = 'rlvr.tabRun';
+
+export const newRunId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
+export function tabOwns(id: string | undefined): boolean {
+  try {
+    return !!id && globalThis.sessionStorage?.getItem(TAB_RUN_KEY) === id;
+  } catch {
+    return false; // storage blocked: every saved run counts as another tab's
+  }
+}
+
+export function markTabOwner(id: string): void {
+  try {
+    globalThis.sessionStorage?.setItem(TAB_RUN_KEY, id);
+  } catch {
+    /* not remembered: a reload will ask before restoring */
+  }
+}

@@ -19,7 +19,7 @@ import type {
 } from '../../workers/protocol.ts';
 import { emptySetup, type UrlSetup } from './url-state.ts';
 
-export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share';
+export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share' | 'bench' | 'try' | 'data';
 export type Channel = 'advantage' | 'logp' | 'ratio' | 'clipped' | 'entropy' | 'kl' | 'loss';
 
 export interface ShippedCheckpoint {
@@ -50,7 +50,8 @@ export interface RunView {
   /** The config the worker runs with (null before init). */
   config: RunConfig | null;
   initSeconds: number;
-  progress: { what: string; done: number; total: number } | null;
+  /** How far the current wait is (the worker's activity), cleared when the activity changes. */
+  progress: { what: string; done: number; total: number; phase?: string } | null;
 }
 
 export interface CompareSide {
@@ -62,6 +63,8 @@ export interface CompareSide {
   state: string;
   step: number;
   error: string | null;
+  /** Held-out pass@1 measured on demand (Compare's "Evaluate both now"); null until then. */
+  heldOut?: { passAt1: number; prompts: number; n: number; step: number } | null;
 }
 
 /** Guided experiments (ui/lessons.ts): the gallery's data and the lesson now open. */
@@ -97,6 +100,13 @@ export interface AppState {
   savedRun: { step: number; savedAt: string; matches: boolean } | null;
   autosave: { at: string; step: number } | null;
 
+  /** False until the shipped checkpoints are known (the setup shows its real defaults only then). */
+  booted: boolean;
+  /** A button's action the worker has not answered yet ("running one step"): the controls wait for it. */
+  busy: string | null;
+  /** The first-run guide is showing. */
+  guideOpen: boolean;
+
   view: View;
   smoothing: number;
   inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
@@ -104,7 +114,7 @@ export interface AppState {
   /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
   warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
-  compare: { presetB: string; editsB: string; steps: number; running: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
+  compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
   lesson: LessonState;
 }
 
@@ -140,6 +150,9 @@ export const useApp = create<AppState>()(() => ({
   error: null,
   savedRun: null,
   autosave: null,
+  booted: false,
+  busy: null,
+  guideOpen: false,
   view: 'charts',
   smoothing: 0.6,
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },

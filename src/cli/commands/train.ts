@@ -1,5 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { VERIFIER_KINDS, type VerifierKind } from '../../tasks/dataset.ts';
+import { loadTrainingDataset } from '../../tasks/dataset-load.ts';
+import { bindCustomFamily } from '../../tasks/registry.ts';
+import { shippedManifests } from '../shipped.ts';
 import { ConfigError } from '../../rl/config.ts';
+import { setFlagHelp } from '../../rl/config-doc.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
 import { ProgressBar } from '../progress.ts';
 import { runTraining, userConfigPatch } from '../training-run.ts';
@@ -8,15 +14,22 @@ import { backendFromFlags } from '../backend-flag.ts';
 
 const help = `rlvr train --task T --preset P --steps N --seed S --out DIR [flags]
 Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
-  metrics.jsonl (one line per step), rollouts.jsonl, config.json, model.safetensors, manifest.json
+  metrics.jsonl (one line per step, numbered by updates done: line {"step":0,"eval":…} is the base's
+  held-out pass@k, the first update is step 1), rollouts.jsonl, config.json, model.safetensors, manifest.json
   --preset P         grpo | dr_grpo | dapo | gspo | lite_ppo | rloo | w_reinforce | psr_only | nsr_only
   --set key=value    override any config field (repeatable; dotted keys for nested fields, e.g. difficulty.digits=2)
-  --config FILE      a JSON config (partial; applied after the preset, before --set)
+  --config FILE      a config file (the playground's format: config fields, optionally "preset"; applied
+                     after the preset, before --set; --preset must agree with the file's preset)
+  --dataset FILE.jsonl  train on your own {"prompt", "answer"} lines (the custom task; bad lines are
+                     reported as FILE:LINE: reason and skipped), judged by --verifier exact|numeric|regex
+                     (default exact) with --tolerance X for numeric; base checkpoint: the first shipped one
   --model MANIFEST   base checkpoint (default: the shipped one for the task); its recipe (difficulty and
                      recommended knobs, see rlvr models) applies to every field you do not set
   --rollouts all|last|none  which steps' rollouts to write (default all)
   --backend node|wasm  onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
-  --threads N        intra-op threads (default: all cores on node, 1 on wasm)`;
+  --threads N        intra-op threads (default: all cores on node, 1 on wasm)
+
+${setFlagHelp()}`;
 
 export const trainCommand: Command = {
   name: 'train',
@@ -24,7 +37,7 @@ export const trainCommand: Command = {
   help,
   async run(argv) {
     const a = parseArgs(argv);
-    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend']);
+    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend', 'dataset', 'verifier', 'tolerance']);
     const out = resolve(requireFlag(a, 'out'));
     const steps = intFlag(a, 'steps');
     if (steps < 1) throw new UsageError('--steps must be at least 1');
@@ -36,10 +49,35 @@ export const trainCommand: Command = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
+    let modelPath = flag(a, 'model');
+    const datasetPath = flag(a, 'dataset');
+    if (datasetPath) {
+      if ((user.task ?? 'custom') !== 'custom') throw new UsageError(`--dataset trains the custom task; the config says task "${user.task}"`);
+      const kind = (flag(a, 'verifier') ?? 'exact') as VerifierKind;
+      if (!VERIFIER_KINDS.includes(kind)) throw new UsageError(`--verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
+      const tol = flag(a, 'tolerance');
+      const tolerance = tol === undefined ? undefined : Number(tol);
+      if (tolerance !== undefined && !(tolerance >= 0)) throw new UsageError('--tolerance must be a number >= 0');
+      let loaded;
+      try {
+        loaded = loadTrainingDataset({ name: datasetPath, text: await readFile(datasetPath, 'utf8'), verifier: { kind, ...(tolerance === undefined ? {} : { tolerance }) } });
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      for (const e of loaded.dataset.errors) process.stderr.write(`${datasetPath}:${e.line}: ${e.reason}\n`);
+      bindCustomFamily(loaded.family);
+      user = { ...user, task: 'custom' };
+      // No checkpoint lists the custom task; the playground starts from the first shipped one too.
+      modelPath ??= shippedManifests()[0]?.path;
+    } else if (user.task === 'custom') {
+      throw new UsageError('the custom task needs --dataset FILE.jsonl');
+    } else if (flag(a, 'verifier') !== undefined || flag(a, 'tolerance') !== undefined) {
+      throw new UsageError('--verifier and --tolerance are for --dataset');
+    }
     const bar = new ProgressBar('train', steps);
     let r;
     try {
-      r = await runTraining({ user, modelPath: flag(a, 'model'), steps, out, rollouts, backend: backendFromFlags(a), label: flag(a, 'preset') ?? 'rl', command: `rlvr train ${argv.join(' ')}`, onStep: (done, _t, status) => bar.update(done, status) });
+      r = await runTraining({ user, modelPath, steps, out, rollouts, backend: backendFromFlags(a), label: flag(a, 'preset') ?? 'rl', command: `rlvr train ${argv.join(' ')}`, onStep: (done, _t, status) => bar.update(done, status) });
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);
       throw e;

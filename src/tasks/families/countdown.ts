@@ -2,7 +2,7 @@
  * Countdown as in TinyZero: reach the target with + - * / using each given number at most once.
  * Prompt "3 7 25 50 -> 57". The generator builds the target from a random expression over the
  * numbers, so every instance is solvable by construction; `solve` finds a solution by search.
- * The strict verifier rejects numbers that are not in the question (Reasoning Gym issue #265).
+ * The strict verifier rejects numbers that are not in the question (a bug once reported against Reasoning Gym's countdown verifier).
  */
 import type { Rng } from '../../util/rng.ts';
 import { evalExpr, exprToString, parseExpr, rat, ratEquals, ratToString, type Expr } from '../expr.ts';

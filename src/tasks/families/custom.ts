@@ -3,8 +3,8 @@
  * numeric (tolerance) or regex verifier. Verification needs only the instance, so the registry's
  * `customFamily` can judge any custom instance; generating needs a dataset (`makeCustomFamily`).
  */
-import { checkCustomAnswer, VERIFIER_KINDS, type CustomVerifierSpec, type Dataset, type VerifierKind } from '../dataset.ts';
-import { formatCompletion } from '../format.ts';
+import { checkCustomAnswer, VERIFIER_KINDS, type CustomVerifierSpec, type Dataset, type DatasetRecord, type VerifierKind } from '../dataset.ts';
+import { countTokens, formatCompletion } from '../format.ts';
 import { checkSeed, isRecord, parseInstanceWith, rngFor } from '../knobs.ts';
 import type { Difficulty, TaskFamily, TaskInstance } from '../types.ts';
 import { judge } from '../verdict.ts';
@@ -60,19 +60,27 @@ function base(generate: TaskFamily['generate']): TaskFamily {
 
 /** Without a dataset: lists and verifies, but cannot generate. */
 export const customFamily: TaskFamily = base(() => {
-  throw new Error(`${ID}: no dataset loaded; build the family with makeCustomFamily(parseDataset(text), { kind: 'exact' })`);
+  throw new Error(`${ID}: no dataset loaded (import a JSONL file under "Your data"; in code, build the family with makeCustomFamily(parseDataset(text), { kind: 'exact' }))`);
 });
+
+/** The instance of one dataset record. */
+export function customInstance(rec: DatasetRecord, verifier: CustomVerifierSpec, seed = 0): TaskInstance {
+  const data: CustomData = { line: rec.line, answer: rec.answer, verifier, ...(rec.pattern === undefined ? {} : { pattern: rec.pattern }) };
+  return { task: ID, seed, difficulty: {}, prompt: rec.prompt, reference: formatCompletion('', rec.answer), answer: rec.answer, data };
+}
 
 /** A family drawing uniformly (by seed) from the dataset's records. */
 export function makeCustomFamily(dataset: Dataset, verifier: CustomVerifierSpec = { kind: 'exact' }): TaskFamily {
   checkVerifierSpec(verifier);
   if (dataset.records.length === 0) throw new Error(`${ID}: dataset has no records`);
-  return base((seed: number, difficulty?: Partial<Difficulty>) => {
+  const instance = (rec: DatasetRecord, seed: number) => customInstance(rec, verifier, seed);
+  const family = base((seed: number, difficulty?: Partial<Difficulty>) => {
     checkSeed(ID, seed);
     const extra = Object.keys(difficulty ?? {});
     if (extra.length) throw new Error(`${ID}: unknown knob "${extra[0]}" (this family has no knobs)`);
-    const rec = dataset.records[rngFor(ID, seed).int(0, dataset.records.length - 1)]!;
-    const data: CustomData = { line: rec.line, answer: rec.answer, verifier, ...(rec.pattern === undefined ? {} : { pattern: rec.pattern }) };
-    return { task: ID, seed, difficulty: {}, prompt: rec.prompt, reference: formatCompletion('', rec.answer), answer: rec.answer, data };
+    return instance(dataset.records[rngFor(ID, seed).int(0, dataset.records.length - 1)]!, seed);
   });
+  const longest = (len: (r: DatasetRecord) => number) => dataset.records.reduce((a, r) => (len(r) > len(a) ? r : a));
+  family.extremes = () => [instance(longest((r) => countTokens(r.prompt)), 0), instance(longest((r) => countTokens(r.answer)), 0)];
+  return family;
 }

@@ -55,7 +55,9 @@ function SavedRunBanner() {
   if (!saved) return null;
   return (
     <div className="banner info" role="status" data-testid="saved-run-banner">
-      This link opens a different experiment than the run saved in this browser (step {saved.step}, saved {new Date(saved.savedAt).toLocaleString()}).{' '}
+      {saved.matches
+        ? `The run was reset. Its autosave (step ${saved.step}, saved ${new Date(saved.savedAt).toLocaleString()}) is kept until the new run saves over it.`
+        : `This link opens a different experiment than the run saved in this browser (step ${saved.step}, saved ${new Date(saved.savedAt).toLocaleString()}).`}{' '}
       <button type="button" onClick={() => void restoreOffered()}>
         Restore the saved run
       </button>{' '}
@@ -136,7 +138,7 @@ function SkippedNotice() {
   if (!sk || paused) return null;
   return (
     <div className="banner warn" role="status" data-testid="skipped-notice">
-      Step {sk.step + 1} was skipped: its loss or gradient was not finite (NaN or infinite), so the weights and optimizer state were left unchanged
+      Step {sk.step} was skipped: its loss or gradient was not finite (NaN or infinite), so the weights and optimizer state were left unchanged
       {sk.streak > 1 ? ` (${sk.streak} in a row)` : ''}. Three in a row pause training.
     </div>
   );

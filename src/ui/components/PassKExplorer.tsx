@@ -11,6 +11,8 @@ export default function PassKExplorer() {
   const state = useApp((s) => s.run.state);
   const evalPrompts = useApp((s) => s.run.config?.eval_prompts);
   const c = passk.curve;
+  const mine = passk.running && progress && progress.what.startsWith('passk') ? progress : null;
+  const pct = mine && mine.total > 0 ? Math.round((100 * mine.done) / mine.total) : null;
   const rows = c ? c.ks.map((k) => ({ k, base: c.base[String(k)] ?? null, current: c.current[String(k)] ?? null })) : [];
   const crossing = c ? c.ks.find((k) => (c.base[String(k)] ?? 0) > (c.current[String(k)] ?? 0) + 1e-9) : undefined;
   return (
@@ -19,15 +21,21 @@ export default function PassKExplorer() {
         RL often sharpens pass@1 while the base model still wins at large k: it had the answers, RL made it pick them more often. This samples 64 completions for each of the{' '}
         {evalPrompts ?? 'eval_prompts'} held-out prompts with the base checkpoint and with the current policy (same prompts, same sampling settings).
       </p>
-      <button type="button" className="primary" data-testid="run-passk" disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
-        {passk.running ? 'Computing…' : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
+      <button type="button" className="primary" data-testid="run-passk" aria-busy={passk.running} disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
+        {passk.running ? `Computing…${pct === null ? '' : ` ${pct}%`}` : state === 'loading' ? 'Loading the model…' : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
       </button>
       {state === 'running' && !passk.running && <span className="muted small"> pause training first (runs share the model)</span>}
-      {passk.running && progress && progress.what.startsWith('passk') && (
-        <span className="muted">
-          {' '}
-          {progress.what === 'passk-base' ? 'base' : 'current'} policy: {progress.done}/{progress.total} samples
-        </span>
+      {passk.running && (
+        <p className="wait-line" role="status" data-testid="passk-progress">
+          {mine ? (
+            <>
+              <progress max={mine.total} value={mine.done} aria-hidden="true" /> Sampling with {mine.what === 'passk-base' ? 'the base checkpoint' : 'the current policy'}: {mine.done}/{mine.total}{' '}
+              samples ({pct}%)
+            </>
+          ) : (
+            'Preparing: loading the model and compiling the sampling graph…'
+          )}
+        </p>
       )}
       {passk.error && (
         <p className="inline-error" role="alert">
@@ -45,17 +53,19 @@ export default function PassKExplorer() {
               {crossing !== undefined ? `; the base policy is ahead from k = ${crossing}` : '; the current policy is ahead at every k'}
             </span>
           </figcaption>
-          <ResponsiveContainer width="100%" height={300}>
-            <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-              <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-              <XAxis dataKey="k" type="number" scale="log" domain={[1, 64]} ticks={K_TICKS} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" label={{ value: 'k', position: 'insideBottomRight', fill: 'var(--muted)' }} />
-              <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
-              <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
-              <Legend />
-              <Line dataKey="base" name="base checkpoint" stroke="var(--c3)" dot={false} strokeWidth={2} isAnimationActive={false} />
-              <Line dataKey="current" name="current policy" stroke="var(--c1)" dot={false} strokeWidth={2} isAnimationActive={false} />
-            </LineChart>
-          </ResponsiveContainer>
+          <div role="img" aria-label={`pass@k for k = 1 to ${c.ks[c.ks.length - 1]}: base checkpoint pass@1 ${(c.base['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.base[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}; current policy pass@1 ${(c.current['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.current[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}`}>
+            <ResponsiveContainer width="100%" height={300}>
+              <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>
+                <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
+                <XAxis dataKey="k" type="number" scale="log" domain={[1, 64]} ticks={K_TICKS} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" label={{ value: 'k', position: 'insideBottomRight', fill: 'var(--muted)' }} />
+                <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
+                <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
+                <Legend />
+                <Line dataKey="base" name="base checkpoint" stroke="var(--c3)" dot={false} strokeWidth={2} isAnimationActive={false} />
+                <Line dataKey="current" name="current policy" stroke="var(--c1)" dot={false} strokeWidth={2} isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </div>
         </figure>
       )}
     </div>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { autosave, discardSaved, downloadCheckpoint, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
+import { autosave, discardSaved, downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
 import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';
 
@@ -53,14 +53,21 @@ export default function SharePanel() {
               if (f) void importConfigFile(f);
             }}
           />
-        </label>
+        </label>{' '}
+        <button type="button" data-testid="save-config" onClick={() => downloadConfigFile()}>
+          Save config
+        </button>
+        <p className="help">Save config downloads the setup as JSON (with its "preset"): Load config reads it back, and so does <code>rlvr train --config FILE</code>.</p>
       </section>
       <section>
         <h3>Checkpoints</h3>
-        <p className="help">Safetensors weights plus a manifest in the same format as the shipped checkpoints (`rlvr eval --model manifest.json` reads it).</p>
+        <p className="help">Safetensors weights plus a manifest in the same format as the shipped checkpoints (<code>rlvr eval --model NAME.manifest.json</code> reads it).</p>
         <div className="row">
           <button type="button" disabled={!hasRun} data-testid="save-checkpoint" onClick={() => void downloadCheckpoint()}>
             Download checkpoint
+          </button>
+          <button type="button" disabled={!hasRun} data-testid="export-hf" onClick={() => void downloadHuggingFace()}>
+            Export for Hugging Face
           </button>
           <label className="file-button">
             Load checkpoint…
@@ -77,6 +84,7 @@ export default function SharePanel() {
             />
           </label>
         </div>
+        <p className="help">Export for Hugging Face downloads one zip: a GPT-2 folder (config.json, model.safetensors, tokenizer, generation config) that transformers' GPT2LMHeadModel loads, plus onnx/model.onnx for transformers.js.</p>
         <p className="help">Loading replaces the model and starts a fresh run from it with the current settings; a file that does not fit leaves the current model as it is.</p>
       </section>
       <section>
@@ -92,7 +100,7 @@ export default function SharePanel() {
             Rollouts (JSONL)
           </button>
         </div>
-        <p className="help">Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as `rlvr train`’s metrics.jsonl. Rollouts cover the steps kept in full.</p>
+        <p className="help">Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as <code>rlvr train</code>’s <code>metrics.jsonl</code>. Rollouts cover the steps kept in full.</p>
       </section>
       <section>
         <h3>Saved in this browser</h3>

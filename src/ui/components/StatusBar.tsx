@@ -1,4 +1,6 @@
-import { useApp } from '../store.ts';
+import { applyUpdate } from '../../pwa/register.ts';
+import { useOffline } from '../offline-state.ts';
+import { useApp, type RunView } from '../store.ts';
 
 function fmtDuration(s: number): string {
   if (!Number.isFinite(s) || s < 0) return '—';
@@ -19,13 +21,29 @@ const stateText: Record<string, string> = {
   crashed: 'worker stopped',
 };
 
-/** "Step N", the backend and why, speed, and progress toward the step budget. */
+/** What the count of each kind of wait counts. */
+const unitOf: Record<string, string> = { eval: 'samples', 'passk-base': 'samples', 'passk-current': 'samples', 'warm-start': 'SFT steps', init: 'parts' };
+
+/** "held-out pass@k on 32 prompts — 64/256 samples (25%)": the wait, what is counted, and how far. */
+export function progressText(p: NonNullable<RunView['progress']>): string {
+  const pct = p.total > 0 ? Math.round((100 * p.done) / p.total) : 0;
+  const unit = p.phase ?? unitOf[p.what] ?? '';
+  return `${unit ? `${unit} ` : ''}${p.done}/${p.total} (${pct}%)`;
+}
+
+/** "Step N", what the worker is doing and how far, the backend (why: on demand), speed, and the step budget. */
 export function StatusBar() {
   const run = useApp((s) => s.run);
+  const busy = useApp((s) => s.busy);
+  const booted = useApp((s) => s.booted);
   const budget = run.stepBudget;
-  const eta = budget > 0 && run.stepsPerMinute > 0 ? ((budget - run.step) / run.stepsPerMinute) * 60 : NaN;
+  const training = run.state === 'running';
+  const eta = budget > 0 && run.stepsPerMinute > 0 && training ? ((budget - run.step) / run.stepsPerMinute) * 60 : NaN;
+  const offline = useOffline();
   const b = run.backend;
   const backendText = b ? (b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`) : 'backend chosen on first start';
+  const p = run.activity ? run.progress : null;
+  const activity = run.activity || (busy ? `${busy}…` : !booted ? 'loading the shipped checkpoints…' : '');
   return (
     <div className="status-bar" role="status" aria-live="polite" data-testid="status-bar">
       <span className={`state state-${run.state}`} data-testid="run-state" data-state={run.state}>
@@ -34,25 +52,53 @@ export function StatusBar() {
       <span className="step" data-testid="step-count">
         Step {run.step}
       </span>
-      <span className="backend" data-testid="backend" data-kind={b?.kind ?? ''} title={b?.reason ?? ''}>
-        {backendText}
-        {b && <span className="muted small"> — {b.reason}</span>}
-      </span>
-      <span data-testid="steps-per-minute">{run.stepsPerMinute > 0 ? `${run.stepsPerMinute.toFixed(1)} steps/min` : '— steps/min'}</span>
+      {training && (
+        <span data-testid="steps-per-minute">{run.stepsPerMinute > 0 ? `${run.stepsPerMinute.toFixed(1)} steps/min` : '— steps/min'}</span>
+      )}
       {budget > 0 && (
         <span className="budget">
           <progress max={budget} value={Math.min(run.step, budget)} aria-label={`Progress: ${run.step} of ${budget} steps`} data-testid="progress" />
           <span>
-            {run.step}/{budget} · ETA {fmtDuration(eta)}
+            {run.step}/{budget}
+            {training ? ` · ETA ${fmtDuration(eta)}` : ''}
           </span>
         </span>
       )}
-      {run.activity && (
-        <span className="activity muted" data-testid="activity">
-          {run.activity}
-          {run.progress && run.progress.total > 0 ? ` (${Math.round((100 * run.progress.done) / run.progress.total)}%)` : ''}
+      {!offline.isolated && (
+        <span className="isolation-note" data-testid="isolation-note" data-phase={offline.phase}>
+          One WASM thread: this page is not cross-origin isolated{offline.note ? ` (${offline.note})` : ''}. Training works, only slower.
         </span>
       )}
+      {offline.updateReady && (
+        <span className="update-note" data-testid="update-ready">
+          A new version is ready.{' '}
+          <button type="button" onClick={applyUpdate}>
+            Reload to update
+          </button>
+        </span>
+      )}
+      {activity && (
+        <span className="activity" data-testid="activity" data-what={p?.what ?? ''}>
+          {activity}
+          {p && p.total > 0 && (
+            <>
+              {' — '}
+              <progress className="wait" max={p.total} value={p.done} aria-hidden="true" /> <span data-testid="activity-progress">{progressText(p)}</span>
+            </>
+          )}
+        </span>
+      )}
+      <span className="backend" data-testid="backend" data-kind={b?.kind ?? ''}>
+        {backendText}
+        {b && (
+          <details className="why">
+            <summary aria-label="Why this backend?">why?</summary>
+            <span className="popover" data-testid="backend-reason">
+              {b.reason}
+            </span>
+          </details>
+        )}
+      </span>
     </div>
   );
 }

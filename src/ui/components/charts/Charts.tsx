@@ -2,6 +2,8 @@ import { useDeferredValue, useMemo } from 'react';
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
+import { effectiveDraftConfig } from '../../controller.ts';
+import { latestSummary } from '../../chart-data.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { chartSpecs, type ChartSpec } from './specs.ts';
 
@@ -26,6 +28,12 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
     return [...new Set([sorted[0], sorted[Math.floor(sorted.length / 2)], sorted[sorted.length - 1]])].filter((k): k is number => k !== undefined);
   }, [evals]);
   const rows = evals.map((e) => ({ step: e.step, ...Object.fromEntries(ks.map((k) => [`pass@${k}`, e.pass_at_k[String(k)] ?? null])) }));
+  const series = ks.map((k) => ({ key: `pass@${k}`, label: `pass@${k}` }));
+  const summary = latestSummary(
+    rows.map((r) => ({ ...r, step: r.step - 1 })) as Record<string, number>[],
+    series,
+  ).replace('latest (step', 'latest (after step');
+  const running = useApp((s) => s.run.progress?.what === 'eval');
   return (
     <figure className={`chart${focus ? ' focus' : ''}`} data-testid="chart-eval" data-focus={focus ? 'true' : undefined} data-points={evals.length}>
       <figcaption>
@@ -34,7 +42,18 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
         <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy)</span>
         <span className="hint">⚠ pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
       </figcaption>
-      {evals.length ? <LinesChart rows={rows} series={ks.map((k) => ({ key: `pass@${k}`, label: `pass@${k}` }))} yDomain={[0, 1]} /> : <div className="chart-empty">no evaluation yet</div>}
+      {evals.length ? (
+        <div role="img" aria-label={`Held-out pass@k: line chart over ${evals.length} evaluation${evals.length === 1 ? '' : 's'}; ${summary}`}>
+          <LinesChart rows={rows} series={series} yDomain={[0, 1]} />
+        </div>
+      ) : (
+        <div className="chart-empty">{running ? 'the first evaluation (step 0, the base policy) is running: see its progress at the top' : 'no evaluation yet'}</div>
+      )}
+      {evals.length > 0 && (
+        <p className="chart-summary" data-testid="chart-eval-summary">
+          {summary}
+        </p>
+      )}
     </figure>
   );
 }
@@ -43,20 +62,25 @@ function AdvantageHistogram() {
   const h = useApp((s) => s.histogram);
   if (!h) return null;
   const rows = h.counts.map((c, i) => ({ bin: `${h.edges[i]!.toFixed(1)}`, count: c }));
+  const total = h.counts.reduce((a, b) => a + b, 0);
+  const zeroBin = h.counts.findIndex((_, i) => h.edges[i]! <= 0 && (h.edges[i + 1] ?? Infinity) > 0);
+  const atZero = zeroBin >= 0 ? h.counts[zeroBin]! : 0;
   return (
     <figure className="chart" data-testid="chart-advantages">
       <figcaption>
         <span className="chart-title">Advantages (latest step)</span>
         <span className="help">distribution of per-completion advantages; a spike at 0 means groups without signal</span>
       </figcaption>
-      <ResponsiveContainer width="100%" height={170}>
-        <BarChart data={rows}>
-          <XAxis dataKey="bin" tick={{ fontSize: 10, fill: 'var(--muted)' }} stroke="var(--muted)" />
-          <YAxis width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" allowDecimals={false} />
-          <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} />
-          <Bar dataKey="count" fill="var(--c1)" isAnimationActive={false} />
-        </BarChart>
-      </ResponsiveContainer>
+      <div role="img" aria-label={`Advantages of the latest step: histogram of ${total} completions; ${atZero} of them in the bin at 0`}>
+        <ResponsiveContainer width="100%" height={170}>
+          <BarChart data={rows} accessibilityLayer={false}>
+            <XAxis dataKey="bin" tick={{ fontSize: 10, fill: 'var(--muted)' }} stroke="var(--muted)" />
+            <YAxis width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" allowDecimals={false} />
+            <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} />
+            <Bar dataKey="count" fill="var(--c1)" isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
     </figure>
   );
 }
@@ -85,6 +109,11 @@ export default function Charts() {
     [specs, focus],
   );
   const rest = specs.filter((s) => !focusSpecs.includes(s));
+  // Which quantities cannot move: judged by the run's config, or the setup's before a run exists.
+  const runConfig = useApp((s) => s.run.config);
+  const draft = useApp((s) => s.setup);
+  const checkpoints = useApp((s) => s.checkpoints);
+  const config = useMemo(() => runConfig ?? effectiveDraftConfig(), [runConfig, draft, checkpoints]);
   return (
     <div className="charts-view">
       <div className="charts-toolbar">
@@ -96,14 +125,14 @@ export default function Charts() {
       <div className="charts-grid">
         {focus.includes('eval') && <EvalChart focus />}
         {focusSpecs.map((s) => (
-          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} focus />
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} focus />
         ))}
         {rest.slice(0, 2).map((s) => (
-          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} />
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} />
         ))}
         {!focus.includes('eval') && <EvalChart />}
         {rest.slice(2).map((s) => (
-          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} />
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} />
         ))}
         <AdvantageHistogram />
       </div>

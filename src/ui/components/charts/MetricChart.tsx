@@ -1,31 +1,30 @@
-import { memo, useMemo } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartRows, type Row } from '../../chart-data.ts';
+import type { RunConfig } from '../../../rl/config.ts';
+import { autoDomain, chartRows, fmt, latestSummary, type Row, type Series } from '../../chart-data.ts';
 import { infoFor, type ChartSpec } from './specs.ts';
 
-export const palette = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)'];
+/**
+ * Okabe–Ito, the palette designed to stay distinct under the common colour-vision deficiencies
+ * (styles.css holds the values, one set per theme). Seven colours: the reward chart has six series.
+ */
+export const palette = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)', 'var(--c6)', 'var(--c7)'];
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
 /** Axis ticks: compact for large values, enough digits to tell close ticks apart (ratios near 1). */
 const tick = (v: number) => (Math.abs(v) >= 1000 ? compact.format(v) : String(Number(v.toPrecision(5))));
 
-const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 1000 || (Math.abs(v) < 0.001 && v !== 0) ? v.toExponential(3) : v.toFixed(4)) : String(v));
-
-export interface Series {
-  key: string;
-  label: string;
-  color?: string;
-  dashed?: boolean;
-}
+export type { Series } from '../../chart-data.ts';
 
 /** A line chart of rows (x = step) with a tooltip showing each value as measured and smoothed. */
 export const LinesChart = memo(function LinesChart({ rows, series, yDomain, height = 170 }: { rows: Row[]; series: Series[]; yDomain?: [number, number]; height?: number }) {
+  const domain = yDomain ?? autoDomain(rows, series.map((s) => s.key));
   return (
     <ResponsiveContainer width="100%" height={height}>
-      <LineChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
+      <LineChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer={false}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
         <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
-        <YAxis domain={yDomain ?? ['auto', 'auto']} width={52} tick={{ fontSize: 11, fill: 'var(--muted)' }} tickFormatter={tick} stroke="var(--muted)" />
+        <YAxis domain={domain ?? ['auto', 'auto']} width={52} tick={{ fontSize: 11, fill: 'var(--muted)' }} tickFormatter={tick} stroke="var(--muted)" />
         <Tooltip
           contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }}
           labelFormatter={(s) => `step ${s}`}
@@ -36,29 +35,77 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
         />
         {series.length > 1 && <Legend wrapperStyle={{ fontSize: 11 }} />}
         {series.map((s, i) => (
-          <Line key={s.key} type="monotone" dataKey={s.key} name={s.label} stroke={s.color ?? palette[i % palette.length]} strokeDasharray={s.dashed ? '5 3' : undefined} dot={rows.length < 30} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+          <Line
+            key={s.key}
+            type="monotone"
+            dataKey={s.key}
+            name={s.label}
+            stroke={s.color ?? palette[i % palette.length]}
+            strokeDasharray={s.dashed ? '6 4' : undefined}
+            dot={rows.length < 30}
+            strokeWidth={s.width ?? 1.8}
+            isAnimationActive={false}
+            connectNulls
+          />
         ))}
       </LineChart>
     </ResponsiveContainer>
   );
 });
 
-/** One metric panel: title, definition, what a bad value looks like, and the chart. */
-export const MetricChart = memo(function MetricChart({ spec, metrics, smoothing, focus = false }: { spec: ChartSpec; metrics: Record<string, number>[]; smoothing: number; focus?: boolean }) {
+/** The chart's lines, styled: in Accuracy, "as judged" is dashed over a wider "true", so equal values stay visible. */
+function seriesOf(spec: ChartSpec): Series[] {
+  if (spec.id !== 'accuracy') return spec.lines;
+  return spec.lines.map((l) => (l.key === 'accuracy' ? { ...l, width: 4 } : { ...l, dashed: true }));
+}
+
+/** One metric panel: title, definition, what a bad value looks like, and the chart (or why it is flat). */
+export const MetricChart = memo(function MetricChart({ spec, metrics, smoothing, focus = false, config = null }: { spec: ChartSpec; metrics: Record<string, number>[]; smoothing: number; focus?: boolean; config?: RunConfig | null }) {
   const keys = spec.lines.map((l) => l.key);
   const rows = useMemo(() => chartRows(metrics, keys, smoothing), [metrics, keys.join('|'), smoothing]);
   const { definition, hint } = infoFor(spec);
+  const [plotAnyway, setPlotAnyway] = useState(false);
+  const constant = config && spec.constantWhen ? spec.constantWhen(config) : null;
+  const series = seriesOf(spec);
   const last = metrics[metrics.length - 1];
+  const noNoise = spec.id === 'accuracy' && config !== null && config.noise_p_fn === 0 && config.noise_p_fp === 0;
+  const summary = latestSummary(metrics, series);
+  const titleId = `chart-title-${spec.id}`;
   return (
-    <figure className={`chart${focus ? ' focus' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} aria-label={`${spec.title} chart, ${metrics.length} steps`}>
+    <figure className={`chart${focus ? ' focus' : ''}${constant ? ' constant' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} data-constant={constant ? 'true' : undefined} aria-labelledby={titleId}>
       <figcaption>
-        <span className="chart-title">{spec.title}</span>
+        <span className="chart-title" id={titleId}>
+          {spec.title}
+        </span>
         {focus && <span className="focus-tag">lesson: look here</span>}
-        {last && <span className="chart-last">{fmt(last[spec.lines[0]!.key])}</span>}
+        {last && !constant && <span className="chart-last">{fmt(last[spec.lines[0]!.key])}</span>}
         <span className="help">{definition}</span>
-        {hint && <span className="hint">⚠ {hint}</span>}
+        {hint && !constant && <span className="hint">⚠ {hint}</span>}
+        {noNoise && <span className="help" data-testid="accuracy-note">No verifier noise: "as judged" (dashed) equals "true" (wide line) at every step.</span>}
       </figcaption>
-      {metrics.length ? <LinesChart rows={rows} series={spec.lines} yDomain={spec.yDomain} /> : <div className="chart-empty">no steps yet</div>}
+      {constant && (
+        <p className="constant-note" data-testid={`chart-${spec.id}-constant`}>
+          {constant}{' '}
+          {metrics.length > 0 && (
+            <button type="button" className="link" aria-expanded={plotAnyway} onClick={() => setPlotAnyway(!plotAnyway)}>
+              {plotAnyway ? 'hide the values' : 'plot the values anyway'}
+            </button>
+          )}
+        </p>
+      )}
+      {(!constant || plotAnyway) &&
+        (metrics.length ? (
+          <div role="img" aria-label={`${spec.title}: line chart over ${metrics.length} step${metrics.length === 1 ? '' : 's'}; ${summary}`}>
+            <LinesChart rows={rows} series={series} yDomain={spec.yDomain} />
+          </div>
+        ) : (
+          <div className="chart-empty">no steps yet</div>
+        ))}
+      {metrics.length > 0 && (!constant || plotAnyway) && (
+        <p className="chart-summary" data-testid={`chart-${spec.id}-summary`}>
+          {summary}
+        </p>
+      )}
     </figure>
   );
 });

@@ -1,3 +1,4 @@
+import type { RunConfig } from '../../../rl/config.ts';
 import { metricInfo } from '../../../rl/metrics.ts';
 
 export interface ChartSpec {
@@ -10,7 +11,15 @@ export interface ChartSpec {
   definition?: string;
   hint?: string;
   yDomain?: [number, number];
+  /** Why the quantity cannot move under this config (then the chart shows the reason, not rounding noise). */
+  constantWhen?: (c: RunConfig) => string | null;
 }
+
+/** On-policy: every batch gets one gradient step, so the policy that scores it is the one that sampled it. */
+const onPolicy = (what: string) => (c: RunConfig) =>
+  c.num_iterations === 1 && c.minibatches === 1
+    ? `Updates are on-policy (num_iterations = 1, minibatches = 1): each batch gets a single gradient step, scored by the same weights that sampled it, so ${what}. Raise num_iterations or minibatches to reuse a batch and see it move.`
+    : null;
 
 export const chartSpecs: ChartSpec[] = [
   { id: 'reward', title: 'Reward', lines: [{ key: 'reward', label: 'total' }], info: 'reward' },
@@ -29,7 +38,13 @@ export const chartSpecs: ChartSpec[] = [
   },
   { id: 'truncated', title: 'Truncated completions', lines: [{ key: 'completions/clipped_ratio', label: 'fraction' }], info: 'completions/clipped_ratio', yDomain: [0, 1] },
   { id: 'entropy', title: 'Entropy', lines: [{ key: 'entropy', label: 'entropy' }], info: 'entropy' },
-  { id: 'kl', title: 'KL to reference', lines: [{ key: 'kl', label: 'kl' }], info: 'kl' },
+  {
+    id: 'kl',
+    title: 'KL to reference',
+    lines: [{ key: 'kl', label: 'kl' }],
+    info: 'kl',
+    constantWhen: (c) => (c.beta === 0 ? 'KL is off: beta = 0, so there is no reference policy to measure against (what would plot here is float rounding, about 1e-9). Set beta > 0 to anchor the policy to its base and chart the KL.' : null),
+  },
   {
     id: 'clip',
     title: 'Clip fraction',
@@ -38,6 +53,8 @@ export const chartSpecs: ChartSpec[] = [
       { key: 'clip_ratio/high_mean', label: 'high (1 + ε_high)' },
     ],
     info: 'clip_ratio/low_mean',
+    yDomain: [0, 1],
+    constantWhen: onPolicy('the importance ratio is 1 and nothing is clipped: the fraction stays 0'),
     hint: 'low: updates cut on negative advantages; high with ε_high = ε: clip-higher may help entropy',
   },
   {
@@ -49,9 +66,10 @@ export const chartSpecs: ChartSpec[] = [
       { key: 'ratio/max', label: 'max' },
     ],
     info: 'ratio/mean',
+    constantWhen: onPolicy('the importance ratio π_θ/π_old is 1 up to float rounding'),
   },
   { id: 'grad_norm', title: 'Gradient norm', lines: [{ key: 'grad_norm', label: 'before clipping' }], info: 'grad_norm' },
-  { id: 'ess', title: 'Effective sample size', lines: [{ key: 'ess', label: 'ess' }], info: 'ess', yDomain: [0, 1] },
+  { id: 'ess', title: 'Effective sample size', lines: [{ key: 'ess', label: 'ess' }], info: 'ess', yDomain: [0, 1], constantWhen: onPolicy('every importance weight is 1 and the effective sample size stays at 1') },
   {
     id: 'throughput',
     title: 'Throughput (tokens/s)',

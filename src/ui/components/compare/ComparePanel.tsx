@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { presets } from '../../../rl/presets.ts';
-import { comparePatches, pauseCompare, startCompare, stopCompare } from '../../compare.ts';
+import { checkB, compareVerdict, evaluateBoth, pauseCompare, startCompare, stopCompare } from '../../compare.ts';
 import { draftValidation } from '../../controller.ts';
 import { chartRows } from '../../chart-data.ts';
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
@@ -138,12 +138,12 @@ export default function ComparePanel() {
   // An open lesson with two or three runs trains here: its charts come first, highlighted.
   const focus = lesson && lesson.runs.length > 1 ? lesson.lookAt : [];
   const sides = c.c ? [c.a, c.b, c.c] : [c.a, c.b];
-  let patchError: string | null = null;
-  try {
-    comparePatches();
-  } catch (e) {
-    patchError = (e as Error).message;
-  }
+  // Checked as typed: every error in B's overrides at once, each naming its field.
+  const bErrors = useApp((s) => checkB(s).errors.join('\n'));
+  const patchErrors = bErrors ? bErrors.split('\n') : [];
+  const patchError = patchErrors.length > 0;
+  const verdict = compareVerdict(c);
+  const haveWorkers = c.a.state !== 'idle' && c.b.state !== 'idle' && !c.a.error && !c.b.error && c.a.config !== null;
   return (
     <div className="compare">
       <p>
@@ -170,7 +170,13 @@ export default function ComparePanel() {
         <div className="field grow">
           <label htmlFor="edits-b">B overrides (key=value, one per line or comma-separated)</label>
           <textarea id="edits-b" rows={2} value={c.editsB} placeholder="epsilon_high=0.28" data-testid="compare-edits-b" onChange={(e) => patch('compare', { editsB: e.target.value })} />
-          {patchError && <p className="inline-error">{patchError}</p>}
+          {patchError && (
+            <ul className="inline-error" role="alert" data-testid="compare-edits-errors">
+              {patchErrors.map((m) => (
+                <li key={m}>{m}</li>
+              ))}
+            </ul>
+          )}
         </div>
         <div className="field">
           <label htmlFor="compare-steps">Steps</label>
@@ -178,7 +184,7 @@ export default function ComparePanel() {
         </div>
       </div>
       <div className="row">
-        <button type="button" className="primary" data-testid="compare-start" disabled={c.running || invalid || !!patchError} onClick={() => void startCompare()}>
+        <button type="button" className="primary" data-testid="compare-start" disabled={c.running || invalid || patchError} onClick={() => void startCompare()}>
           Run both
         </button>
         <button type="button" disabled={!c.running} onClick={() => void pauseCompare()}>
@@ -189,6 +195,14 @@ export default function ComparePanel() {
         </button>
         <span className="muted" data-testid="compare-status">
           {sides.map((s, i) => `${'ABC'[i]}: ${s.state} step ${s.step}`).join(' · ')}
+        </span>
+      </div>
+      <div className="row compare-verdict">
+        <button type="button" data-testid="compare-evaluate" disabled={!haveWorkers || !!c.evaluating} aria-busy={!!c.evaluating} onClick={() => void evaluateBoth()}>
+          {c.evaluating ? 'Evaluating…' : 'Evaluate both now (held-out pass@1)'}
+        </button>
+        <span data-testid="compare-verdict" data-significant={verdict ? String(verdict.significant) : undefined}>
+          {verdict ? verdict.text : 'The verdict appears when both runs have a held-out evaluation after training (at the end of the steps when eval_every > 0, or on demand).'}
         </span>
       </div>
       {sides.map((s) => s.error && (

@@ -1,6 +1,7 @@
 import type { Lesson, MeasuredLesson } from '../../../rl/lessons.ts';
 import { MAX_LESSON_RUNS, metricTitle, SIDE_NAMES } from '../../lesson-plan.ts';
 import { openLesson } from '../../lessons.ts';
+import { showChart } from '../../show-chart.ts';
 import { MeasuredOutcome } from './MeasuredOutcome.tsx';
 
 const configText = (c: Record<string, unknown>) =>
@@ -48,8 +49,10 @@ export function LessonCard({ lesson, measured, active, steps, busy }: { lesson: 
         <h4>Look at</h4>
         <ul className="chips" data-testid={`lesson-look-${lesson.id}`}>
           {lesson.lookAt.map((m) => (
-            <li key={m} className="chip" title={m}>
-              {metricTitle(m)}
+            <li key={m}>
+              <button type="button" className="chip" title={`Show the ${metricTitle(m)} chart (${m})`} onClick={() => showChart(m, n > 1)}>
+                {metricTitle(m)}
+              </button>
             </li>
           ))}
         </ul>

@@ -9,29 +9,21 @@ const aggregation: Record<ObjectiveSettings['loss_type'], string> = {
 };
 
 /**
- * The objective of src/rl/objective.ts for the selected token, with the numbers the trainer used
- * filled in. The last line checks the recomputation against the loss contribution the graph output.
+ * The objective of src/rl/objective.ts for the selected token, filled with the numbers the update
+ * graph itself output for it (ratio, obj, kl, token loss, contribution): nothing is recomputed here.
+ * The last line checks weight × token loss against the contribution the graph summed into the loss.
  */
 export function ObjectivePanel({ r, i, s }: { r: InspectRollout; i: number; s: ObjectiveSettings }) {
   const ratio = r.ratio[i]!;
   const A = r.advantage;
-  const lo = 1 - s.epsilon;
-  const hi = 1 + s.epsilon_high;
-  const delta = s.delta ?? Infinity;
-  const capped = Math.min(ratio, delta);
-  const clipped = Math.min(Math.max(ratio, lo), hi);
-  const unclippedTerm = capped * A;
-  const clippedTerm = clipped * A;
-  const obj = Math.min(unclippedTerm, clippedTerm);
   const kl = r.kl[i]!;
   const H = r.entropy[i]!;
-  const token = -obj + s.beta * kl - s.entropy_coef * H;
+  const obj = r.objective[i]!;
+  const token = r.tokenLoss[i]!;
   const w = r.weight[i]!;
-  const ours = w * token;
   const theirs = r.lossContribution[i]!;
-  const agree = Math.abs(ours - theirs) <= 1e-5 + 1e-3 * Math.abs(theirs);
+  const agree = Math.abs(w * token - theirs) <= 1e-5 + 1e-3 * Math.abs(theirs);
   const ref = r.refLogp?.[i];
-  const d = (ref ?? r.oldLogp[i]!) - r.newLogp[i]!;
   const seq = s.importance_sampling_level === 'sequence';
   return (
     <section className="objective" aria-label="Objective for the selected token" data-testid="objective-panel">
@@ -62,10 +54,9 @@ loss   = Σ weight · token`}
             </td>
           </tr>
           <tr>
-            <th scope="row">clipped ratio</th>
+            <th scope="row">clip range</th>
             <td data-testid="obj-clipped">
-              clip({num(ratio, 4)}, {num(lo, 4)}, {num(hi, 4)}) = {num(clipped, 6)}
-              {s.delta !== null && ` · min(ratio, δ=${s.delta}) = ${num(capped, 6)}`}
+              [{num(1 - s.epsilon, 4)}, {num(1 + s.epsilon_high, 4)}]{s.delta !== null && ` · unclipped ratio capped at δ = ${s.delta}`}
             </td>
           </tr>
           <tr>
@@ -74,28 +65,27 @@ loss   = Σ weight · token`}
           </tr>
           <tr>
             <th scope="row">obj</th>
-            <td>
-              min({num(unclippedTerm, 5)}, {num(clippedTerm, 5)}) = {num(obj, 6)}
+            <td data-testid="obj-obj">
+              {num(obj, 6)}
               {r.clipped[i] ? ` — the clipped branch (${r.clipped[i]}): this token gives no gradient` : ' — the unclipped branch'}
             </td>
           </tr>
           <tr>
-            <th scope="row">KL term β · kl</th>
+            <th scope="row">KL term</th>
             <td data-testid="obj-kl">
-              {num(s.beta, 4)} × {num(kl, 6)} = {num(s.beta * kl, 6)}
+              β = {num(s.beta, 4)}, kl = {num(kl, 6)}
               {ref === undefined && ' (β = 0: no reference policy; kl is measured against the sampling policy and weighs nothing)'}
-              {ref !== undefined && ` (ref − logp = ${num(d, 6)})`}
             </td>
           </tr>
           <tr>
             <th scope="row">entropy term</th>
             <td>
-              {num(s.entropy_coef, 4)} × {num(H, 5)} = {num(s.entropy_coef * H, 6)}
+              entropy_coef = {num(s.entropy_coef, 4)}, entropy = {num(H, 5)}
             </td>
           </tr>
           <tr>
             <th scope="row">token loss</th>
-            <td>{num(token, 6)}</td>
+            <td data-testid="obj-token">{num(token, 6)}</td>
           </tr>
           <tr>
             <th scope="row">aggregation weight</th>
@@ -107,13 +97,13 @@ loss   = Σ weight · token`}
           <tr>
             <th scope="row">contribution</th>
             <td data-testid="obj-contribution" data-agree={agree}>
-              {num(w, 6)} × {num(token, 6)} = {num(ours, 7)} · the trainer’s graph: {num(theirs, 7)} {agree ? '✓' : '≠ (see the note)'}
+              {num(theirs, 7)} (the graph’s weight × token loss: {num(w, 6)} × {num(token, 6)}) {agree ? '✓' : '≠ (see the note)'}
             </td>
           </tr>
         </tbody>
       </table>
       <p className="muted small">
-        Numbers from the last optimisation pass of step {r.step + 1} (μ = {s.num_iterations}, {s.minibatches} minibatch{s.minibatches === 1 ? '' : 'es'}); loss_type {s.loss_type}, scale_rewards {s.scale_rewards}, advantage estimator{' '}
+        Numbers from the last optimisation pass of step {r.step} (μ = {s.num_iterations}, {s.minibatches} minibatch{s.minibatches === 1 ? '' : 'es'}); loss_type {s.loss_type}, scale_rewards {s.scale_rewards}, advantage estimator{' '}
         {s.advantage_estimator}.
       </p>
     </section>

@@ -24,7 +24,7 @@ export default function RolloutInspector() {
         <select id="rollout-step" value={insp.step ?? ''} data-testid="rollout-step" onChange={(e) => void openStep(Number(e.target.value))}>
           {steps.map((s) => (
             <option key={s} value={s}>
-              step {s + 1}
+              step {s}
             </option>
           ))}
         </select>

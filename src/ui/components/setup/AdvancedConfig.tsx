@@ -6,16 +6,19 @@ export function AdvancedConfig({ exclude }: { exclude: string[] }) {
   return (
     <details className="advanced" data-testid="advanced">
       <summary>Advanced: every knob</summary>
-      {fieldGroups.map((g) => (
-        <fieldset key={g} className="group">
-          <legend>{g}</legend>
-          {fieldSpecs
-            .filter((f) => f.group === g && !exclude.includes(f.path))
-            .map((f) => (
+      {fieldGroups.map((g) => {
+        const fields = fieldSpecs.filter((f) => f.group === g && !exclude.includes(f.path));
+        // A group whose fields all sit in the main settings is left out rather than shown empty.
+        if (!fields.length) return null;
+        return (
+          <fieldset key={g} className="group">
+            <legend>{g}</legend>
+            {fields.map((f) => (
               <ConfigField key={f.path} path={f.path} />
             ))}
-        </fieldset>
-      ))}
+          </fieldset>
+        );
+      })}
     </details>
   );
 }

@@ -1,3 +1,5 @@
+import type { Manifest } from '../../../model/checkpoint.ts';
+import { recipeFor } from '../../../rl/recipe.ts';
 import { modelPresets } from '../../../model/config.ts';
 import { defaultCheckpointFor, selectedCheckpoint, uploadCheckpoint, updateSetup } from '../../controller.ts';
 import { useApp } from '../../store.ts';
@@ -41,7 +43,7 @@ export function CheckpointPicker() {
               : measured
                 ? `Pretrained on ${task}; held-out pass@1 ${((measured.pass_at_k['1'] ?? 0) * 100).toFixed(0)}% at ${Object.entries(measured.difficulty)
                     .map(([k, v]) => `${k}=${v}`)
-                    .join(', ')} (RL starts at that difficulty).`
+                    .join(', ')} (RL starts at that difficulty).${recipeText(current?.manifest ?? null, task)}`
                 : current?.manifest
                   ? `This checkpoint lists no figures for ${task}; expect little reward.`
                   : ''}
@@ -64,4 +66,14 @@ export function CheckpointPicker() {
       </div>
     </fieldset>
   );
+}
+
+/** What the checkpoint's recipe sets beyond the difficulty, and what GRPO measurably did with it (rlvr sweep --record-gain). */
+function recipeText(m: Manifest | null, task: string): string {
+  if (!m) return '';
+  const { difficulty: _d, ...knobs } = recipeFor(m, task);
+  const set = Object.entries(knobs).map(([k, v]) => `${k} = ${JSON.stringify(v)}`);
+  const g = m.rl_gain;
+  const gain = g ? ` ${g.preset === 'grpo' ? 'GRPO' : g.preset} raises held-out pass@1 from ${g.pass_at_1_before.toFixed(2)} to ${g.pass_at_1_after.toFixed(2)} in ${g.steps} steps (${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'}, lowest ${g.pass_at_1_after_min.toFixed(2)}).` : '';
+  return `${set.length ? ` Its recipe also sets ${set.join(', ')}.` : ''}${gain}`;
 }

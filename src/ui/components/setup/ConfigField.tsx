@@ -1,5 +1,5 @@
 import { baseValue, fieldSpec, parseText, toText } from '../../config-form.ts';
-import { draftValidation, updateSetup } from '../../controller.ts';
+import { draftValidation, recipeKnobs, updateSetup } from '../../controller.ts';
 import { useApp } from '../../store.ts';
 
 /** One config field: label, input, one-line help, its paper, and its validation error inline. */
@@ -8,12 +8,15 @@ export function ConfigField({ path }: { path: string }) {
   const presetId = useApp((s) => s.setup.draft.presetId);
   const edit = useApp((s) => s.setup.draft.edits[path]);
   const error = useApp((s) => draftValidation(s).errors[path]);
-  const value = edit ?? toText(baseValue(path, presetId));
+  const recipeJson = useApp((s) => JSON.stringify(recipeKnobs(s)));
+  const recipe = JSON.parse(recipeJson) as ReturnType<typeof recipeKnobs>;
+  const value = edit ?? toText(baseValue(path, presetId, recipe));
   const id = `f-${path.replace(/\W/g, '-')}`;
   const set = (v: string | boolean) =>
     updateSetup((s) => {
       const edits = { ...s.draft.edits };
-      if (JSON.stringify(parseText(spec.kind, v)) === JSON.stringify(baseValue(path, s.draft.presetId)) && typeof v === typeof toText(baseValue(path, s.draft.presetId))) delete edits[path];
+      const base = baseValue(path, s.draft.presetId, recipe);
+      if (JSON.stringify(parseText(spec.kind, v)) === JSON.stringify(base) && typeof v === typeof toText(base)) delete edits[path];
       else edits[path] = v;
       return { ...s, draft: { ...s.draft, edits } };
     });
@@ -55,6 +58,11 @@ export function ConfigField({ path }: { path: string }) {
         {spec.trl && (
           <span className="badge" title="Same name and meaning as TRL's GRPOConfig">
             TRL
+          </span>
+        )}
+        {spec.restart && (
+          <span className="badge" title="Changing it takes effect in a new run: Reset, then Start">
+            new run
           </span>
         )}
       </label>

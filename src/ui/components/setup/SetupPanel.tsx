@@ -35,7 +35,7 @@ function StepBudget() {
   );
 }
 
-/** Optional supervised warm start on the task's reference solutions, before RL (issue 4). */
+/** Optional supervised warm start on the task's reference solutions, before RL. */
 function WarmStart() {
   const [steps, setSteps] = useState(200);
   const ws = useApp((s) => s.warmStart);

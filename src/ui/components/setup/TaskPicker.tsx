@@ -29,6 +29,7 @@ export function TaskPicker() {
               {f.title}
             </option>
           ))}
+          {task === 'custom' && <option value="custom">Your own data (JSONL, from the Your data tab)</option>}
         </select>
         {family && <p className="help">{family.description}</p>}
       </div>

@@ -1,0 +1,222 @@
+// The static deploy (README "Deploy"): dist/ served by a plain static server that sends no
+// COOP/COEP or CSP headers (`python3 -m http.server`, as GitHub Pages would serve it), under a
+// sub-path (/rlvr/, as GitHub Pages serves a project). The app's service worker
+// (src/pwa/service-worker.ts) must make the page cross-origin isolated after one reload, cache the
+// whole build, and keep the app training with the network gone.
+//
+// Needs dist/ (`npx vite build`); run with `node e2e/run.mjs e2e/offline.e2e.mjs`. Self-contained:
+// it starts and stops its own server and ignores the runner's.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
+import { freePort, importTs, launchBrowser, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+
+/** The build to serve; E2E_DIST points at another (e.g. one built with BASE_PATH=/rlvr/). */
+const DIST = process.env.E2E_DIST ? resolve(process.env.E2E_DIST) : join(ROOT, 'dist');
+const SUB = 'rlvr';
+/** The default run, without the held-out evaluations (they only add time here). */
+const QUERY = '?eval_every=0';
+
+/** @type {import('playwright-core').Browser} */
+let browser;
+/** @type {{ origin: string, close: () => Promise<void>, log: () => string }} */
+let server;
+let served = '';
+
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+/** `python3 -m http.server` on 127.0.0.1 and a free port, serving `dir`; resolves once it answers. */
+async function startStaticServer(dir) {
+  const port = await freePort();
+  const child = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (d) => {
+    log = (log + d).slice(-4000);
+  });
+  const exited = new Promise((ok) => child.once('exit', (code) => ok(code)));
+  const origin = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${origin}/`)).ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (child.exitCode !== null || i > 100) throw new Error(`python3 -m http.server did not start (exit ${child.exitCode}): ${log}`);
+    await sleep(100);
+  }
+  return {
+    origin,
+    log: () => log,
+    close: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Polls `fn` in the page, riding out navigations (the service worker's reload destroys the context). */
+async function until(page, fn, arg, { timeout = 60_000, what = 'condition' } = {}) {
+  const t0 = Date.now();
+  let last;
+  while (Date.now() - t0 < timeout) {
+    try {
+      const v = await page.evaluate(fn, arg);
+      if (v) return v;
+      last = v;
+    } catch (e) {
+      last = e instanceof Error ? e.message : String(e); // the page is navigating
+    }
+    await sleep(250);
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${String(last)})`);
+}
+
+/** Clicks "Step once" and waits for the metrics of that step. */
+async function stepOnce(page) {
+  const n = await page.evaluate(() => window.__rlvr.state().metrics.length);
+  await page.click('[data-testid="step-once"]');
+  await page.waitForFunction(
+    (want) => window.__rlvr.state().metrics.length >= want || window.__rlvr.state().error,
+    n + 1,
+    { timeout: 180_000, polling: 250 },
+  );
+  const s = await page.evaluate(() => window.__rlvr.state());
+  assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
+}
+
+/**
+ * Every failed request and every HTTP error response in the context (page, workers, service worker).
+ * `cancelledByReload`: requests of the first document that its own reload into the service worker
+ * cancelled (net::ERR_ABORTED before `reloaded()` is called); they are not failures of the app.
+ */
+function watchFailures(context) {
+  const failures = [];
+  const cancelledByReload = [];
+  let reloaded = false;
+  context.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText ?? 'failed';
+    (!reloaded && /ERR_ABORTED/.test(why) ? cancelledByReload : failures).push(`${r.method()} ${r.url()}: ${why}`);
+  });
+  context.on('response', (r) => {
+    if (r.status() >= 400) failures.push(`${r.request().method()} ${r.url()}: HTTP ${r.status()}`);
+  });
+  return { failures, cancelledByReload, reloaded: () => (reloaded = true) };
+}
+
+before(async () => {
+  if (!existsSync(join(DIST, 'index.html')) || !existsSync(join(DIST, 'sw.js'))) throw new Error('dist/ (with sw.js) is missing: run `npx vite build` first');
+  served = mkdtempSync(join(tmpdir(), 'rlvr-static-'));
+  cpSync(DIST, join(served, SUB), { recursive: true });
+  server = await startStaticServer(served);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (served) rmSync(served, { recursive: true, force: true });
+});
+
+test('the static server sends no isolation headers (the premise)', async () => {
+  const res = await fetch(`${server.origin}/${SUB}/`);
+  assert.equal(res.status, 200);
+  for (const h of ['cross-origin-opener-policy', 'cross-origin-embedder-policy', 'content-security-policy']) assert.equal(res.headers.get(h), null, `${h} must be absent`);
+  assert.match(await res.text(), /<link rel="manifest" href="[^"]*manifest\.webmanifest"/);
+});
+
+test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps, then offline: reload and 3 more', { timeout: 600_000 }, async (t) => {
+  const { listPrecache } = await importTs('scripts/vite-deploy.ts');
+  const precache = listPrecache(DIST);
+  const p = await openPage(browser, `/${SUB}/${QUERY}`, { base: server.origin, serviceWorkers: 'allow' });
+  const { failures, cancelledByReload, reloaded } = watchFailures(p.context);
+  const { page, context } = p;
+  try {
+    await withPageDiagnostics(t, p, 'offline-static', async () => {
+      // The worker installs (caching the whole build), the page reloads once and comes back isolated.
+      await until(page, () => globalThis.crossOriginIsolated === true && navigator.serviceWorker.controller !== null && !!window.__rlvr, undefined, { timeout: 120_000, what: 'cross-origin isolation through the service worker' });
+      reloaded();
+      const nav = await page.evaluate(() => ({ type: performance.getEntriesByType('navigation')[0]?.type, url: location.href }));
+      t.diagnostic(`isolated at ${nav.url} after a ${nav.type}${cancelledByReload.length ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load` : ''}`);
+      assert.equal(nav.type, 'reload', 'the page reloads itself once to come under the service worker');
+      assert.equal(new URL(nav.url).pathname, `/${SUB}/`);
+      assert.equal(await page.$('[data-testid="isolation-note"]'), null, 'no single-thread note once isolated');
+
+      // The worker cached every file of the build under this build's version.
+      const cached = await page.evaluate(async () => {
+        const names = (await caches.keys()).filter((n) => n.startsWith('rlvr-'));
+        const out = {};
+        for (const n of names) out[n] = (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname);
+        return out;
+      });
+      assert.deepEqual(Object.keys(cached), [`rlvr-${precache.version}`]);
+      assert.deepEqual([...cached[`rlvr-${precache.version}`]].sort(), precache.files.map((f) => `/${SUB}/${f}`).sort());
+      for (const f of ['index.html', 'ort/ort-wasm-simd-threaded.asyncify.wasm', 'checkpoints/sat-tiny/model.safetensors', 'manifest.webmanifest', 'icons/icon-512.png']) {
+        assert.ok(precache.files.includes(f), `${f} is cached`);
+      }
+
+      // The web manifest (relative URLs: it works under any sub-path).
+      const manifest = await page.evaluate(async () => (await fetch(document.querySelector('link[rel="manifest"]').href)).json());
+      assert.equal(manifest.display, 'standalone');
+      assert.equal(manifest.start_url, './');
+      assert.ok(['192x192', '512x512'].every((s) => manifest.icons.some((i) => i.sizes === s && i.type === 'image/png')));
+
+      for (let i = 0; i < 3; i++) await stepOnce(page);
+      let s = await page.evaluate(() => window.__rlvr.state());
+      assert.equal(s.run.step, 3);
+      assert.equal(s.metrics.length, 3);
+      assert.equal(s.run.backend.kind, 'wasm');
+      assert.equal(s.run.backend.crossOriginIsolated, true, 'the training worker is isolated too');
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      assert.equal(s.run.backend.threads, Math.max(1, Math.min(4, cores)), 'ONNX Runtime gets its full thread count');
+      assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 3$/);
+      t.diagnostic(`online: ${s.run.backend.description}; 3 steps, rewards ${s.metrics.map((m) => m.reward.toFixed(3)).join(', ')}`);
+      await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 3, undefined, { timeout: 60_000 });
+
+      // Network gone: the reload is served from the cache, still isolated, and the run trains on.
+      await context.setOffline(true);
+      await page.reload({ waitUntil: 'load' });
+      await until(page, () => window.__rlvr?.state().run.step === 3 && window.__rlvr.state().metrics.length === 3, undefined, { timeout: 60_000, what: 'the run restored at step 3 (offline)' });
+      assert.equal(await page.evaluate(() => navigator.onLine), false, 'the browser is offline');
+      assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true, 'isolated offline too');
+      for (let i = 0; i < 3; i++) await stepOnce(page);
+      s = await page.evaluate(() => window.__rlvr.state());
+      assert.equal(s.run.step, 6);
+      assert.equal(s.metrics.length, 6);
+      assert.ok(s.metrics.every((m) => Number.isFinite(m.loss)), 'every step has a finite loss');
+      assert.equal(s.run.backend.crossOriginIsolated, true);
+      assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 6$/);
+      t.diagnostic(`offline: ${s.run.backend.description}; steps 4-6, rewards ${s.metrics.slice(3).map((m) => m.reward.toFixed(3)).join(', ')}`);
+      await screenshot(page, 'offline-trained');
+
+      assert.deepEqual(failures, [], 'no request failed, online or offline');
+      assert.deepEqual(p.pageErrors, []);
+      assert.deepEqual(p.externalRequests, []);
+    }, async () => `static server log tail:\n${server.log().slice(-1500)}\nfailed requests: ${failures.join('\n')}`);
+  } finally {
+    await p.close();
+  }
+});
+
+test('without the service worker the status bar says it runs on one WASM thread, and it trains', { timeout: 300_000 }, async (t) => {
+  const p = await openPage(browser, `/${SUB}/${QUERY}`, { base: server.origin, serviceWorkers: 'block' });
+  const { page } = p;
+  try {
+    await withPageDiagnostics(t, p, 'offline-no-sw', async () => {
+      await page.waitForSelector('[data-testid="isolation-note"]', { timeout: 30_000 });
+      assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), false);
+      const note = await page.textContent('[data-testid="isolation-note"]');
+      t.diagnostic(`status bar: ${note}`);
+      assert.match(note, /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/);
+      await stepOnce(page);
+      const s = await page.evaluate(() => window.__rlvr.state());
+      assert.equal(s.run.backend.threads, 1);
+      assert.equal(s.run.backend.crossOriginIsolated, false);
+      assert.match(await page.textContent('[data-testid="backend"]'), /WASM, 1 thread/);
+      assert.deepEqual(p.pageErrors, []);
+    });
+  } finally {
+    await p.close();
+  }
+});

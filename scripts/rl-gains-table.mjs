@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Writes the README's "RL on every family" table from the recipe sweeps (docs/sweeps/recipes/TASK/results.jsonl,
+// made by scripts/measure-recipes.sh) and the shipped manifests' recipes. Families not measured yet
+// are listed as such. The table sits between the markers <!-- rl-gains:start --> and <!-- rl-gains:end -->.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const ckptDir = join(root, 'public/checkpoints');
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const f2 = (x) => x.toFixed(2);
+const spread = (xs) => (xs.length > 1 ? ` (${f2(Math.min(...xs))}–${f2(Math.max(...xs))})` : '');
+
+const rows = [];
+for (const dir of readdirSync(ckptDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+  const mpath = join(ckptDir, dir, 'manifest.json');
+  if (!existsSync(mpath)) continue;
+  const m = JSON.parse(readFileSync(mpath, 'utf8'));
+  for (const t of m.tasks) {
+    const recipe = { ...(m.recipe ?? {}), difficulty: m.recipe?.difficulty ?? t.difficulty };
+    const knobs = Object.entries(recipe).filter(([k]) => k !== 'difficulty').map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+    const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : ''}`;
+    const results = join(root, 'docs/sweeps/recipes', t.task, 'results.jsonl');
+    const rs = existsSync(results)
+      ? readFileSync(results, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((r) => r.sets.length === 0 && r.steps === 200)
+      : [];
+    if (!rs.length) {
+      rows.push(`| ${t.task} | ${m.name} | ${recipeText} | not measured yet | | | | |`);
+      continue;
+    }
+    const a1 = rs.map((r) => r.pass_at_1_after);
+    const a8 = rs.map((r) => r.pass_at_8_after);
+    const gains = rs.map((r) => r.pass_at_1_after - r.pass_at_1_before);
+    const ok = Math.min(...gains) >= 0.15 ? 'yes' : 'no';
+    rows.push(
+      `| ${t.task} | ${m.name} | ${recipeText} | ${f2(rs[0].pass_at_1_before)} → ${f2(mean(a1))}${spread(a1)} | ${f2(rs[0].pass_at_8_before)} → ${f2(mean(a8))}${spread(a8)} | ${(100 * mean(gains)).toFixed(1)} (min ${(100 * Math.min(...gains)).toFixed(1)}) | ${ok} | ${rs.map((r) => r.seed).join(', ')}; ${Math.round(mean(rs.map((r) => r.wall_time_s)))} s |`,
+    );
+  }
+}
+const table = [
+  '| family | checkpoint | recipe (difficulty, knobs) | pass@1 before → after (mean, range) | pass@8 before → after | gain, points (mean, min) | ≥ 15 on every seed | seeds; wall time per run |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows,
+].join('\n');
+const readme = join(root, 'README.md');
+const text = readFileSync(readme, 'utf8');
+const start = '<!-- rl-gains:start -->';
+const end = '<!-- rl-gains:end -->';
+const a = text.indexOf(start);
+const b = text.indexOf(end);
+if (a < 0 || b < a) {
+  console.error(`README.md has no ${start} … ${end} markers`);
+  process.exit(1);
+}
+writeFileSync(readme, text.slice(0, a + start.length) + '\n' + table + '\n' + text.slice(b));
+console.log(table);

@@ -1,0 +1,33 @@
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { exportHuggingFace } from '../../model/hf-export.ts';
+import { checkKnownFlags, requireFlag, type ParsedArgs } from '../args.ts';
+import { readCheckpoint } from '../checkpoint-files.ts';
+
+export const hfExportHelp = `rlvr export --format hf --model MANIFEST --out DIR
+  A Hugging Face GPT-2 folder: config.json, generation_config.json, model.safetensors (GPT2LMHeadModel
+  names, head tied to wte), tokenizer.json, tokenizer_config.json, and onnx/model.onnx for transformers.js.`;
+
+/** `rlvr export --format hf`: writes every file of the export under DIR. */
+export function runHfExport(a: ParsedArgs): number {
+  checkKnownFlags(a, ['format', 'model', 'out']);
+  const { manifest, weights } = readCheckpoint(resolve(requireFlag(a, 'model')));
+  const out = resolve(requireFlag(a, 'out'));
+  let isFile = false;
+  try {
+    isFile = !statSync(out).isDirectory();
+  } catch {
+    // does not exist yet: created below
+  }
+  if (isFile) throw new Error(`--out ${out} is a file; the Hugging Face export writes a folder`);
+  const files = exportHuggingFace(manifest, weights);
+  const sizes: Record<string, number> = {};
+  for (const [name, bytes] of files) {
+    const path = join(out, name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, bytes);
+    sizes[name] = bytes.length;
+  }
+  process.stdout.write(JSON.stringify({ out, format: 'hf', files: sizes, model: manifest.name }) + '\n');
+  return 0;
+}

@@ -1,0 +1,38 @@
+import { resolve } from 'node:path';
+import { writeTrlExport } from '../../export/trl/export.ts';
+import { portedFamilies } from '../../export/trl/python-sources.ts';
+import { defaultConfig, type RunConfig } from '../../rl/config.ts';
+import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { resolveOverBase, userConfigPatch } from '../training-run.ts';
+
+export const trlExportHelp = `rlvr export --format trl (--config FILE | --task T) [--preset P] [--set key=value …] --out DIR
+  Writes a TRL (Hugging Face) GRPO project for the run config, resolved exactly as rlvr train resolves it:
+  train_grpo.py (GRPOConfig + GRPOTrainer), rewards.py (the task's verifier in Python),
+  prompts.jsonl (training prompts) and README.md (how to run it on a GPU machine).
+  --seed S           the run seed (prompts are the ones rlvr train --seed S draws)
+  --model MANIFEST   base checkpoint whose recipe (difficulty and knobs) applies under the config
+                     (default: the shipped checkpoint for the task, as rlvr train does)
+  --prompts N        how many training prompts to write (default 2000)`;
+
+export async function runTrlExport(argv: string[]): Promise<number> {
+  const a = parseArgs(argv);
+  checkKnownFlags(a, ['format', 'config', 'task', 'preset', 'set', 'seed', 'model', 'out', 'prompts']);
+  const out = resolve(requireFlag(a, 'out'));
+  if (!flag(a, 'config') && !flag(a, 'task')) throw new UsageError('rlvr export --format trl needs --config FILE or --task T');
+  let config: RunConfig;
+  try {
+    const user = userConfigPatch({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
+    const task = user.task ?? defaultConfig.task;
+    if (!(portedFamilies as readonly string[]).includes(task)) {
+      throw new UsageError(`the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${task}"`);
+    }
+    config = resolveOverBase(user, flag(a, 'model'));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const count = intFlag(a, 'prompts', 2000);
+  if (count < 1 || count > 1_000_000) throw new UsageError(`--prompts must be 1..1000000, got ${count}`);
+  const result = writeTrlExport(config, config.difficulty, out, count);
+  process.stdout.write(JSON.stringify({ ...result, task: config.task }) + '\n');
+  return 0;
+}

@@ -1,0 +1,47 @@
+// `rlvr train --dataset FILE.jsonl`: the custom task from the command line, with the page's checks.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'rlvr-train-dataset-'));
+
+async function rlvr(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('node', ['scripts/rlvr.mjs', ...args], { cwd: root });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('rlvr train --dataset', () => {
+  it('trains on the file\'s lines, reporting bad lines as FILE:LINE', { timeout: 120_000 }, async () => {
+    const file = join(dir, 'sums.jsonl');
+    writeFileSync(file, ['{"prompt": "1+2=", "answer": "3"}', 'oops', '{"prompt": "3+4=", "answer": 7}'].join('\n'));
+    const out = join(dir, 'run');
+    const r = await rlvr('train', '--dataset', file, '--steps', '2', '--seed', '1', '--out', out, '--set', 'prompts_per_step=2', '--set', 'num_generations=4', '--set', 'eval_every=0', '--threads', '1');
+    expect(r.stderr).toContain(`${file}:2: not valid JSON`);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).task).toBe('custom');
+    const prompts = readFileSync(join(out, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+    expect(prompts.length).toBeGreaterThan(0);
+    for (const p of prompts) expect(['1+2=', '3+4=']).toContain(p);
+  });
+
+  it('refuses a file with no usable line, and the custom task without a file', async () => {
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, '{"prompt": "caf\u00e9", "answer": "x"}\n');
+    const r = await rlvr('train', '--dataset', bad, '--steps', '1', '--seed', '1', '--out', join(dir, 'x'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/line 1: character "é".*not in the model's vocabulary/);
+    const r2 = await rlvr('train', '--task', 'custom', '--steps', '1', '--seed', '1', '--out', join(dir, 'y'));
+    expect(r2.code).not.toBe(0);
+    expect(r2.stderr).toMatch(/custom task needs --dataset/);
+  });
+});

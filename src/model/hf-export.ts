@@ -1,0 +1,130 @@
+import type { Manifest } from './checkpoint.ts';
+import type { ModelConfig } from './config.ts';
+import { buildHfOnnx } from './hf-onnx.ts';
+import { hfTokenizerConfig, hfTokenizerJson } from './hf-tokenizer.ts';
+import { checkWeights, type Weights } from './policy.ts';
+import { writeSafetensors } from './safetensors.ts';
+import { EOS, PAD } from './tokenizer.ts';
+
+/**
+ * A checkpoint as a Hugging Face GPT-2 folder. Our transformer (transformer.ts) is GPT-2's
+ * architecture: learned positions, pre-LayerNorm blocks, exact-erf GELU, 1/sqrt(d_head) attention
+ * scaling and a head tied to the token embedding. Our linear weights are stored [in, out] (x · W),
+ * which is already the layout of GPT-2's Conv1D, so only q/k/v need fusing into c_attn.
+ */
+
+/** LayerNormalization's epsilon in our graphs (the default of Graph.layerNorm in src/engine/graph.ts). */
+export const LAYER_NORM_EPSILON = 1e-5;
+
+export type HfTensors = Map<string, { shape: number[]; data: Float32Array }>;
+
+/** Our weights under GPT-2's names and layouts (transformers' GPT2LMHeadModel state dict, head tied). */
+export function toHfTensors(c: ModelConfig, w: Weights): HfTensors {
+  checkWeights(c, w);
+  const d = c.dModel;
+  const get = (n: string) => w.get(n)!;
+  const out: HfTensors = new Map();
+  const put = (name: string, shape: number[], data: Float32Array) => out.set(name, { shape, data });
+  put('transformer.wte.weight', [c.vocabSize, d], get('wte'));
+  put('transformer.wpe.weight', [c.contextLength, d], get('wpe'));
+  for (let l = 0; l < c.nLayers; l++) {
+    const ours = `h${l}.`;
+    const hf = `transformer.h.${l}.`;
+    const [wq, wk, wv] = ['wq', 'wk', 'wv'].map((n) => get(ours + 'attn.' + n));
+    // c_attn's output axis is [q | k | v], each d wide; GPT-2 splits it the same way before its heads.
+    const cAttn = new Float32Array(d * 3 * d);
+    for (let i = 0; i < d; i++) {
+      cAttn.set(wq!.subarray(i * d, (i + 1) * d), i * 3 * d);
+      cAttn.set(wk!.subarray(i * d, (i + 1) * d), i * 3 * d + d);
+      cAttn.set(wv!.subarray(i * d, (i + 1) * d), i * 3 * d + 2 * d);
+    }
+    const bAttn = new Float32Array(3 * d);
+    bAttn.set(get(ours + 'attn.bq'), 0);
+    bAttn.set(get(ours + 'attn.bk'), d);
+    bAttn.set(get(ours + 'attn.bv'), 2 * d);
+    put(hf + 'ln_1.weight', [d], get(ours + 'ln1.g'));
+    put(hf + 'ln_1.bias', [d], get(ours + 'ln1.b'));
+    put(hf + 'attn.c_attn.weight', [d, 3 * d], cAttn);
+    put(hf + 'attn.c_attn.bias', [3 * d], bAttn);
+    put(hf + 'attn.c_proj.weight', [d, d], get(ours + 'attn.wo'));
+    put(hf + 'attn.c_proj.bias', [d], get(ours + 'attn.bo'));
+    put(hf + 'ln_2.weight', [d], get(ours + 'ln2.g'));
+    put(hf + 'ln_2.bias', [d], get(ours + 'ln2.b'));
+    put(hf + 'mlp.c_fc.weight', [d, c.dFF], get(ours + 'mlp.w1'));
+    put(hf + 'mlp.c_fc.bias', [c.dFF], get(ours + 'mlp.b1'));
+    put(hf + 'mlp.c_proj.weight', [c.dFF, d], get(ours + 'mlp.w2'));
+    put(hf + 'mlp.c_proj.bias', [d], get(ours + 'mlp.b2'));
+  }
+  put('transformer.ln_f.weight', [d], get('lnf.g'));
+  put('transformer.ln_f.bias', [d], get('lnf.b'));
+  return out;
+}
+
+export function hfConfig(m: Manifest): Record<string, unknown> {
+  const c = m.model;
+  return {
+    architectures: ['GPT2LMHeadModel'],
+    model_type: 'gpt2',
+    activation_function: 'gelu',
+    n_positions: c.contextLength,
+    n_ctx: c.contextLength,
+    n_embd: c.dModel,
+    n_layer: c.nLayers,
+    n_head: c.nHeads,
+    n_inner: c.dFF,
+    vocab_size: c.vocabSize,
+    layer_norm_epsilon: LAYER_NORM_EPSILON,
+    // GPT-2's convention (bos = eos); our tokenizer never prepends it and prompts start without one.
+    bos_token_id: EOS,
+    eos_token_id: EOS,
+    pad_token_id: PAD,
+    tie_word_embeddings: true,
+    embd_pdrop: 0,
+    attn_pdrop: 0,
+    resid_pdrop: 0,
+    summary_first_dropout: 0,
+    initializer_range: 0.02,
+    scale_attn_weights: true,
+    scale_attn_by_inverse_layer_idx: false,
+    reorder_and_upcast_attn: false,
+    use_cache: true,
+    torch_dtype: 'float32',
+    rlvr_playground: { checkpoint: m.name, tasks: m.tasks.map((t) => t.task), layout: m.layout },
+  };
+}
+
+/** Our sampler's defaults (temperature 1, no top-k, no top-p) and the layout's completion budget. */
+export function hfGenerationConfig(m: Manifest): Record<string, unknown> {
+  return {
+    bos_token_id: EOS,
+    eos_token_id: EOS,
+    pad_token_id: PAD,
+    do_sample: true,
+    temperature: 1.0,
+    top_k: 0,
+    top_p: 1.0,
+    max_new_tokens: m.layout.completionLen,
+  };
+}
+
+export type HfFiles = Map<string, Uint8Array>;
+
+export interface HfExportOptions {
+  /** Also write onnx/model.onnx, the layout transformers.js loads (default true). */
+  onnx?: boolean;
+}
+
+const json = (o: unknown) => new TextEncoder().encode(JSON.stringify(o, null, 2) + '\n');
+
+/** Every file of the export, by its path inside the folder. */
+export function exportHuggingFace(m: Manifest, w: Weights, opts: HfExportOptions = {}): HfFiles {
+  const tensors = toHfTensors(m.model, w);
+  const files: HfFiles = new Map();
+  files.set('config.json', json(hfConfig(m)));
+  files.set('generation_config.json', json(hfGenerationConfig(m)));
+  files.set('model.safetensors', writeSafetensors(tensors, { format: 'pt' }));
+  files.set('tokenizer.json', json(hfTokenizerJson()));
+  files.set('tokenizer_config.json', json(hfTokenizerConfig(m.model.contextLength)));
+  if (opts.onnx ?? true) files.set('onnx/model.onnx', buildHfOnnx(m.model, tensors));
+  return files;
+}

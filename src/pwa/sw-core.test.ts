@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { cacheKey, cacheName, checkPrecache, ISOLATION_HEADERS, staleCaches, withIsolation } from './sw-core.ts';
+
+const scope = 'https://example.github.io/rlvr/';
+
+describe('cacheKey', () => {
+  it('maps navigations to the app page, with any query, to the cached index.html', () => {
+    expect(cacheKey(`${scope}`, scope, true)).toBe(`${scope}index.html`);
+    expect(cacheKey(`${scope}?task=sat&eval_every=0#x`, scope, true)).toBe(`${scope}index.html`);
+    expect(cacheKey(`${scope}index.html?lesson=why-groups`, scope, true)).toBe(`${scope}index.html`);
+  });
+  it('keeps a file request as it is, without the fragment', () => {
+    expect(cacheKey(`${scope}ort/ort-wasm-simd-threaded.asyncify.wasm`, scope, false)).toBe(`${scope}ort/ort-wasm-simd-threaded.asyncify.wasm`);
+    expect(cacheKey(`${scope}assets/a.js?v=1#f`, scope, false)).toBe(`${scope}assets/a.js?v=1`);
+  });
+  it('leaves other origins and paths outside the app to the network', () => {
+    expect(cacheKey('https://cdn.example.com/rlvr/x.js', scope, false)).toBeNull();
+    expect(cacheKey('https://example.github.io/other/index.html', scope, true)).toBeNull();
+    expect(cacheKey('https://example.github.io/rlvrx/', scope, true)).toBeNull();
+  });
+});
+
+describe('withIsolation', () => {
+  it('adds COOP/COEP/CORP and the CSP, keeping status, type and body', async () => {
+    const res = withIsolation(new Response('hello', { status: 200, headers: { 'Content-Type': 'text/javascript', 'X-Keep': '1' } }), "default-src 'self'");
+    expect(res.headers.get('Cross-Origin-Opener-Policy')).toBe('same-origin');
+    expect(res.headers.get('Cross-Origin-Embedder-Policy')).toBe('require-corp');
+    expect(res.headers.get('Cross-Origin-Resource-Policy')).toBe('same-origin');
+    expect(res.headers.get('Content-Security-Policy')).toBe("default-src 'self'");
+    expect(res.headers.get('Content-Type')).toBe('text/javascript');
+    expect(res.headers.get('X-Keep')).toBe('1');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('hello');
+  });
+  it('passes error statuses through with the headers, and sets no CSP when none is given', async () => {
+    const res = withIsolation(new Response('missing', { status: 404, statusText: 'Not Found' }));
+    expect(res.status).toBe(404);
+    expect(res.statusText).toBe('Not Found');
+    expect(res.headers.get('Content-Security-Policy')).toBeNull();
+    for (const [k, v] of Object.entries(ISOLATION_HEADERS)) expect(res.headers.get(k)).toBe(v);
+  });
+  it('leaves a network error (status 0) alone', () => {
+    const err = Response.error();
+    expect(withIsolation(err)).toBe(err);
+  });
+});
+
+describe('caches and the precache list', () => {
+  it('names caches by version and finds only our stale ones', () => {
+    expect(cacheName('abc123')).toBe('rlvr-abc123');
+    expect(staleCaches(['rlvr-abc123', 'rlvr-old', 'someone-else', 'rlvr-'], 'abc123')).toEqual(['rlvr-old', 'rlvr-']);
+  });
+  it('accepts what the build writes and names what is wrong otherwise', () => {
+    const ok = { version: '0123456789abcdef', files: ['index.html', 'ort/x.wasm'] };
+    expect(checkPrecache(ok)).toEqual(ok);
+    expect(() => checkPrecache(null)).toThrow(/"version" must be a hex content hash/);
+    expect(() => checkPrecache({ version: 'XYZ', files: [] })).toThrow(/"version"/);
+    expect(() => checkPrecache({ version: '0123456789abcdef', files: ['/etc/passwd'] })).toThrow(/"files" must be relative paths/);
+    expect(() => checkPrecache({ version: '0123456789abcdef', files: ['a/../../b'] })).toThrow(/"files"/);
+  });
+});

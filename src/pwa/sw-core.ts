@@ -1,0 +1,77 @@
+/**
+ * The pure parts of the service worker (src/pwa/service-worker.ts): which headers it adds, which
+ * cache it uses, which cached file answers a request. No service-worker globals, so the unit test
+ * runs them in Node.
+ */
+
+/**
+ * What a static host such as GitHub Pages cannot send: cross-origin isolation, without which there
+ * is no SharedArrayBuffer and ONNX Runtime's WASM EP runs one thread. `require-corp` is enough
+ * because the app loads nothing from other origins.
+ */
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+/** Every cache this app owns starts with this; the rest is the build's version. */
+export const CACHE_PREFIX = 'rlvr-';
+
+export function cacheName(version: string): string {
+  return `${CACHE_PREFIX}${version}`;
+}
+
+/** Caches left by earlier deploys (any other version of ours; never another app's). */
+export function staleCaches(names: readonly string[], version: string): string[] {
+  return names.filter((n) => n.startsWith(CACHE_PREFIX) && n !== cacheName(version));
+}
+
+/** The precache list the build writes into the service worker. */
+export interface Precache {
+  /** Content hash over every file and its path: a new deploy gets a new cache. */
+  version: string;
+  /** Paths relative to the service worker's folder (the app's base), e.g. `ort/x.wasm`. */
+  files: string[];
+}
+
+/** Checks the list the build injected; a clear message when it is not what the build writes. */
+export function checkPrecache(p: unknown): Precache {
+  const o = p as Partial<Precache> | null;
+  if (!o || typeof o.version !== 'string' || !/^[0-9a-f]{8,64}$/.test(o.version)) throw new Error('precache list: "version" must be a hex content hash');
+  if (!Array.isArray(o.files) || !o.files.every((f) => typeof f === 'string' && f.length > 0 && !f.startsWith('/') && !f.includes('..'))) {
+    throw new Error('precache list: "files" must be relative paths inside the app folder');
+  }
+  return { version: o.version, files: o.files };
+}
+
+/**
+ * The URL to look up in the cache for a request, or null to leave the request to the network.
+ * `scope` is the app's base URL (the service worker's folder, ending in '/'). Navigations to the
+ * app's page, with any query (the run config lives in the URL), map to the cached `index.html`.
+ */
+export function cacheKey(requestUrl: string, scope: string, navigate: boolean): string | null {
+  const url = new URL(requestUrl);
+  const base = new URL(scope);
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) return null;
+  const rel = url.pathname.slice(base.pathname.length);
+  if (navigate && rel === '') return new URL('index.html', base).href;
+  url.hash = '';
+  if (navigate) url.search = '';
+  return url.href;
+}
+
+/**
+ * The response with the isolation headers added (and the CSP, when given: a static host cannot send
+ * it, and a <meta> covers the page only, not its workers). Opaque and error responses stay as they
+ * are: their headers cannot be read, and they carry nothing the page runs.
+ */
+export function withIsolation(res: Response, csp?: string): Response {
+  if (res.type === 'opaque' || res.type === 'opaqueredirect' || res.status === 0) return res;
+  const headers = new Headers(res.headers);
+  for (const [k, v] of Object.entries(ISOLATION_HEADERS)) headers.set(k, v);
+  if (csp) headers.set('Content-Security-Policy', csp);
+  // 204/304 must have no body; everything else streams through unchanged.
+  const body = res.status === 204 || res.status === 304 ? null : res.body;
+  return new Response(body, { status: res.status, statusText: res.statusText, headers });
+}

@@ -1,0 +1,158 @@
+/**
+ * Every run-config field, declared once: its type, default, range or choices, one-line help, paper,
+ * the group it sits in under the UI's "Advanced", and whether changing it needs a new run. The
+ * RunConfig type, the defaults, validation (config.ts), the setup form (src/ui/config-form.ts), the
+ * URL (src/ui/url-state.ts), `rlvr train --help` and the README's field table are all derived from
+ * this table. Where TRL's GRPOConfig has a knob, the field has its name and meaning (`trl: true`), so a
+ * setting carries over to TRL and back.
+ *
+ * Adding a knob: add one entry here, then use it where it acts (trainer, objective, sampler…).
+ */
+
+export type FieldGroup = 'Run' | 'Sampling' | 'Optimisation' | 'Objective' | 'Data and reward' | 'Curriculum' | 'Evaluation and bookkeeping';
+
+interface Common {
+  group: FieldGroup;
+  help: string;
+  paper?: string;
+  /** TRL's GRPOConfig has a field of this name and meaning. */
+  trl?: boolean;
+  /** Changing it changes compiled graph shapes or the prompt stream: it takes effect in a new run. */
+  restart?: boolean;
+  /** Set by its own control in the UI (task picker, knobs), not by the generic form. */
+  ownControl?: boolean;
+}
+
+export type FieldDecl = Common &
+  (
+    | { kind: 'int' | 'num'; default: number; min: number; max: number; exclusiveMin?: boolean }
+    | { kind: 'nullable-num'; default: number | null; min: number }
+    | { kind: 'enum'; default: string; values: readonly string[] }
+    | { kind: 'bool'; default: boolean }
+    | { kind: 'str'; default: string }
+    | { kind: 'record'; default: Record<string, number | string> }
+    | { kind: 'weights'; default: Record<string, number>; min: number; max: number; parts: Record<string, { help: string; paper?: string; trl?: boolean }> }
+  );
+
+const RUN = 'Run' as const;
+const SAMPLING = 'Sampling' as const;
+const OPT = 'Optimisation' as const;
+const OBJ = 'Objective' as const;
+const DATA = 'Data and reward' as const;
+const CURR = 'Curriculum' as const;
+const EVAL = 'Evaluation and bookkeeping' as const;
+
+export const fieldTable = {
+  version: { kind: 'int', default: 1, min: 1, max: 1, group: RUN, help: 'config format version', ownControl: true },
+  task: { kind: 'str', default: 'sat', group: RUN, help: 'task family id (rlvr tasks lists them)', restart: true, ownControl: true },
+  difficulty: { kind: 'record', default: {}, group: RUN, help: "the task family's difficulty knobs (unset: the checkpoint's measured difficulty)", ownControl: true },
+  seed: { kind: 'int', default: 0, min: 0, max: 2 ** 31 - 1, group: RUN, restart: true, help: 'seeds prompts, sampling and noise: same seed + config + backend gives the same run' },
+
+  prompts_per_step: { kind: 'int', default: 8, min: 1, max: 256, group: SAMPLING, restart: true, help: 'prompts sampled per step; each gets a group of num_generations completions' },
+  num_generations: { kind: 'int', default: 8, min: 2, max: 64, group: SAMPLING, restart: true, trl: true, paper: 'GRPO (DeepSeekMath)', help: 'group size G: completions per prompt, compared with each other for the advantage' },
+  temperature: { kind: 'num', default: 1, min: 0, max: 10, exclusiveMin: true, group: SAMPLING, trl: true, help: 'sampling temperature (also used when scoring log-probs)' },
+  top_p: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: SAMPLING, trl: true, help: 'nucleus sampling: keep the smallest set of tokens with this much probability' },
+  top_k: { kind: 'int', default: 0, min: 0, max: 1000, group: SAMPLING, trl: true, help: 'keep only the k most likely tokens (0 = off)' },
+  max_completion_length: { kind: 'int', default: 48, min: 1, max: 512, group: SAMPLING, restart: true, trl: true, help: "cap on generated tokens; longer completions are truncated (prompt + this must fit the model's context)" },
+
+  learning_rate: { kind: 'num', default: 1e-4, min: 0, max: 1, group: OPT, trl: true, help: 'AdamW step size' },
+  warmup_steps: { kind: 'int', default: 10, min: 0, max: 1e6, group: OPT, trl: true, help: 'linear learning-rate warm-up over the first N steps (a fresh Adam takes large, sign-like first steps)' },
+  adam_beta1: { kind: 'num', default: 0.9, min: 0, max: 0.9999, group: OPT, trl: true, help: 'AdamW first-moment decay' },
+  adam_beta2: { kind: 'num', default: 0.999, min: 0, max: 0.99999, group: OPT, trl: true, help: 'AdamW second-moment decay' },
+  weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW)' },
+  max_grad_norm: { kind: 'num', default: 1, min: 0, max: 1e6, group: OPT, trl: true, help: 'clip the global gradient norm to this (0 = no clipping)' },
+  num_iterations: { kind: 'int', default: 1, min: 1, max: 16, group: OPT, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'μ: optimisation passes over each sampled batch (PPO epochs); >1 makes the ratio and clipping matter' },
+  minibatches: { kind: 'int', default: 1, min: 1, max: 64, group: OPT, restart: true, help: 'optimizer steps per pass: the batch is split this many ways (more = more off-policy)' },
+
+  loss_type: { kind: 'enum', default: 'grpo', values: ['grpo', 'bnpo', 'dr_grpo', 'dapo'], group: OBJ, trl: true, paper: 'DAPO; Dr. GRPO (Liu et al., 2025)', help: 'how token losses are aggregated: grpo per-sequence mean; bnpo minibatch token mean; dapo batch token mean; dr_grpo constant divisor' },
+  scale_rewards: { kind: 'enum', default: 'group', values: ['group', 'batch', 'none'], group: OBJ, trl: true, paper: 'Dr. GRPO; Lite PPO (Liu et al., 2025)', help: 'divide advantages by the group std, the batch std, or not at all' },
+  advantage_estimator: { kind: 'enum', default: 'grpo', values: ['grpo', 'rloo', 'signed'], group: OBJ, paper: 'RLOO (Ahmadian et al., 2024); Zhu et al., 2025', help: 'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR)' },
+  epsilon: { kind: 'num', default: 0.2, min: 0, max: 1, group: OBJ, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'lower clip: the ratio is clipped at 1 − epsilon' },
+  epsilon_high: { kind: 'num', default: 0.2, min: 0, max: 10, group: OBJ, trl: true, paper: 'DAPO (Yu et al., 2025)', help: 'upper clip 1 + epsilon_high; larger than epsilon = clip-higher (keeps entropy up)' },
+  delta: { kind: 'nullable-num', default: null, min: 1, group: OBJ, trl: true, paper: 'INTELLECT-2 (Prime Intellect, 2025)', help: 'cap on the unclipped ratio (two-sided clipping); empty = off' },
+  importance_sampling_level: { kind: 'enum', default: 'token', values: ['token', 'sequence'], group: OBJ, trl: true, paper: 'GSPO (Zheng et al., 2025)', help: 'token: one ratio per token; sequence: one geometric-mean ratio per completion' },
+  beta: { kind: 'num', default: 0, min: 0, max: 10, group: OBJ, trl: true, paper: 'GRPO (DeepSeekMath)', help: 'KL penalty to the reference policy (0 = no reference, no KL)' },
+  kl_estimator: { kind: 'enum', default: 'k3', values: ['k1', 'k3'], group: OBJ, paper: 'Schulman, "Approximating KL divergence" (2020)', help: 'k3 = exp(ref−logp) − (ref−logp) − 1 (unbiased, ≥ 0); k1 = logp − ref' },
+  ref_reset_every: { kind: 'int', default: 0, min: 0, max: 1e6, group: OBJ, paper: 'ProRL (Liu et al., 2025)', help: 'reset the reference policy to the current one every N steps (0 = never)' },
+  entropy_coef: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, help: 'entropy bonus: subtracts coef × entropy from each token loss' },
+  mask_truncated_completions: { kind: 'bool', default: false, group: OBJ, trl: true, paper: 'DAPO (Yu et al., 2025)', help: 'exclude completions that hit the length cap from the loss' },
+  top_entropy_quantile: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: OBJ, trl: true, paper: 'Beyond the 80/20 Rule (Wang et al., 2025)', help: 'train only on this top fraction of tokens by entropy (1 = all)' },
+  positive_weight: { kind: 'num', default: 1, min: 0, max: 10, group: OBJ, paper: 'Zhu et al., 2025 (W-REINFORCE)', help: 'multiplier on positive advantages (PSR)' },
+  negative_weight: { kind: 'num', default: 1, min: 0, max: 10, group: OBJ, paper: 'Zhu et al., 2025 (W-REINFORCE)', help: 'multiplier on negative advantages (NSR)' },
+
+  dynamic_sampling: { kind: 'bool', default: false, group: DATA, paper: 'DAPO (Yu et al., 2025)', help: 'drop groups whose rewards are all equal and refill the batch' },
+  max_refill_rounds: { kind: 'int', default: 2, min: 0, max: 20, group: DATA, help: 'extra sampling rounds allowed to refill a batch' },
+  hints: { kind: 'bool', default: false, group: DATA, paper: 'Guide / SEELE hints', help: 'when a whole group fails, retry it with a prefix of the reference solution forced' },
+  hint_fraction: { kind: 'num', default: 0.5, min: 0, max: 1, group: DATA, help: 'fraction of the reference solution given as the hint' },
+  reward_weights: {
+    kind: 'weights',
+    default: { correctness: 0.9, format: 0.1, partial: 0 },
+    min: -10,
+    max: 10,
+    group: DATA,
+    trl: true,
+    help: 'weights of the reward components',
+    parts: {
+      correctness: { trl: true, help: 'weight of the correctness component (1 when the answer is right)' },
+      format: { trl: true, paper: 'DeepSeek-R1; TinyZero', help: 'weight of the format component (1 when <think>…</think><answer>…</answer> is followed)' },
+      partial: { help: 'weight of partial credit (cells right, clauses satisfied…)' },
+    },
+  },
+  overlong_penalty: { kind: 'bool', default: false, group: DATA, paper: 'DAPO (Yu et al., 2025)', help: 'soft penalty in a window before the length cap' },
+  overlong_cache_length: { kind: 'int', default: 8, min: 0, max: 512, group: DATA, help: 'width of the overlong window, in tokens' },
+  noise_p_fn: { kind: 'num', default: 0, min: 0, max: 1, group: DATA, paper: 'Noisy verifiers (Cai et al., 2025)', help: 'noisy verifier: probability a correct answer is judged wrong' },
+  noise_p_fp: { kind: 'num', default: 0, min: 0, max: 1, group: DATA, paper: 'Noisy verifiers (Cai et al., 2025)', help: 'noisy verifier: probability a wrong answer is judged right' },
+  leaky_verifier: { kind: 'bool', default: false, group: DATA, help: 'use the family’s deliberately lenient verifier (reward-hacking lesson)' },
+  reward_source: { kind: 'enum', default: 'verifier', values: ['verifier', 'rlpr', 'mix'], group: DATA, paper: 'RLPR (Yu et al., 2025)', help: 'verifier, rlpr (the policy’s own probability of the reference answer), or a mix' },
+  rlpr_weight: { kind: 'num', default: 0.5, min: 0, max: 1, group: DATA, help: 'weight of the RLPR reward in the mix' },
+
+  curriculum: { kind: 'enum', default: 'fixed', values: ['fixed', 'ladder'], group: CURR, restart: true, paper: 'SATURN (Liu et al., 2025)', help: 'fixed difficulty, or an easy-to-hard ladder that advances on pass@1' },
+  ladder_window: { kind: 'int', default: 10, min: 1, max: 1000, group: CURR, help: 'steps pooled before the ladder moves' },
+  ladder_advance_at: { kind: 'num', default: 0.7, min: 0, max: 1, group: CURR, help: 'move up a level when pooled pass@1 reaches this' },
+  ladder_step_back_at: { kind: 'num', default: 0.1, min: 0, max: 1, group: CURR, help: 'move down when pooled pass@1 falls below this' },
+
+  eval_every: { kind: 'int', default: 10, min: 0, max: 1e6, group: EVAL, help: 'held-out pass@k every N steps (0 = never)' },
+  eval_prompts: { kind: 'int', default: 32, min: 1, max: 1024, group: EVAL, help: 'held-out prompts in each evaluation' },
+  rollout_history_steps: { kind: 'int', default: 20, min: 1, max: 1000, group: EVAL, help: 'steps whose rollouts are kept in full for the inspector' },
+} as const satisfies Record<string, FieldDecl>;
+
+type Table = typeof fieldTable;
+
+/** The TypeScript type of one declared field's value. */
+type ValueOf<D> = D extends { kind: 'int' | 'num' }
+  ? number
+  : D extends { kind: 'nullable-num' }
+    ? number | null
+    : D extends { kind: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : D extends { kind: 'bool' }
+        ? boolean
+        : D extends { kind: 'str' }
+          ? string
+          : D extends { kind: 'record' }
+            ? Record<string, number | string>
+            : D extends { kind: 'weights'; parts: infer P }
+              ? { -readonly [K in keyof P]: number }
+              : never;
+
+/** The run config: one value per declared field (typed, validated, JSON-serialisable). */
+export type RunConfig = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
+
+/** Field names in declaration order. */
+export const configFields = Object.keys(fieldTable) as (keyof RunConfig)[];
+
+export const fieldDecl = (k: keyof RunConfig): FieldDecl => fieldTable[k];
+
+/**
+ * Rules between fields, each charged to one field (the one the message names). Checked after every
+ * field is valid on its own.
+ */
+export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c: RunConfig) => string | null }[] = [
+  { field: 'epsilon_high', rule: '≥ epsilon', check: (c) => (c.epsilon_high < c.epsilon ? `must be >= epsilon (${c.epsilon}), got ${c.epsilon_high}` : null) },
+  { field: 'ladder_step_back_at', rule: '< ladder_advance_at', check: (c) => (c.ladder_step_back_at >= c.ladder_advance_at ? `must be below ladder_advance_at (${c.ladder_advance_at})` : null) },
+  {
+    field: 'minibatches',
+    rule: 'divides prompts_per_step × num_generations',
+    check: (c) => ((c.prompts_per_step * c.num_generations) % c.minibatches !== 0 ? `must divide prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ${c.minibatches}` : null),
+  },
+];

@@ -1,0 +1,182 @@
+/**
+ * The last two phases of a training step: the rollout records a person inspects (every per-token
+ * number the graph output, copied, never recomputed) and the step's metrics.
+ */
+import { predictingColumn, type Layout } from '../model/layout.ts';
+import { decode, tokenText } from '../model/tokenizer.ts';
+import type { Sampled } from './collect.ts';
+import type { RunConfig } from './config.ts';
+import { mean, std } from './metrics.ts';
+import type { RolloutRecord } from './rollout.ts';
+
+export type StepMetrics = Record<string, number> & { step: number };
+
+/** Token masks over each completion: which tokens count for the sequence ratio, which are trained, their weights. */
+export interface TokenMasks {
+  seqMask: number[][];
+  trainMask: number[][];
+  /** Aggregation weight of each token (loss_type), per row. */
+  weights: number[][];
+}
+
+/** The graph's per-token outputs of the last optimisation pass, one map per minibatch, in the [rows, len] grid. */
+export type PassOutputs = Record<string, Float32Array>[];
+
+/** Token-level tallies the records collect for the metrics. */
+export interface TokenTallies {
+  ratios: number[];
+  clipLow: number;
+  clipHigh: number;
+  entropies: number[];
+  kls: number[];
+}
+
+/** Rollout records of the step numbered `step` (updates done after it), and the token tallies. */
+export function buildRecords(
+  step: number,
+  c: RunConfig,
+  layout: Layout,
+  flat: Sampled[],
+  advantages: number[][],
+  masks: TokenMasks,
+  refLogp: number[][] | null,
+  lastPass: PassOutputs,
+): { records: RolloutRecord[]; tallies: TokenTallies } {
+  const G = c.num_generations;
+  const mbRows = flat.length / c.minibatches;
+  const len = layout.promptLen + layout.completionLen;
+  const at = (name: string, r: number, i: number) => lastPass[Math.floor(r / mbRows)]![name]![(r % mbRows) * len + predictingColumn(layout, i)]!;
+  const t: TokenTallies = { ratios: [], clipLow: 0, clipHigh: 0, entropies: [], kls: [] };
+  const records = flat.map((s, r): RolloutRecord => {
+    const A = advantages[Math.floor(r / G)]![r % G]!;
+    const n = Math.min(s.tokens.length, layout.completionLen);
+    const rec: RolloutRecord = {
+      step,
+      group: Math.floor(r / G),
+      index: r % G,
+      prompt: s.instance.prompt,
+      hint: s.hint,
+      tokens: s.tokens,
+      tokenText: s.tokens.map(tokenText),
+      completion: decode(s.tokens),
+      oldLogp: s.oldLogp,
+      newLogp: [],
+      refLogp: refLogp ? refLogp[r]!.slice(0, n) : null,
+      ratio: [],
+      clipped: [],
+      entropy: [],
+      kl: [],
+      advantage: A,
+      objective: [],
+      tokenLoss: [],
+      weight: masks.weights[r]!.slice(0, n),
+      lossContribution: [],
+      trained: [],
+      reward: s.reward,
+      components: s.components,
+      correct: s.trueCorrect,
+      reason: s.verdict.reason,
+      truncated: s.truncated,
+      hinted: s.hint !== '',
+      flipped: s.flipped,
+    };
+    for (let i = 0; i < n; i++) {
+      const ratio = at('ratio', r, i);
+      const lo = ratio < 1 - c.epsilon && A < 0;
+      const hi = ratio > 1 + c.epsilon_high && A > 0;
+      const trained = masks.trainMask[r]![i]! > 0;
+      rec.newLogp.push(at('logp', r, i));
+      rec.ratio.push(ratio);
+      rec.clipped.push(lo ? 'low' : hi ? 'high' : null);
+      rec.entropy.push(at('entropy', r, i));
+      rec.kl.push(at('kl', r, i));
+      rec.objective.push(at('objective', r, i));
+      rec.tokenLoss.push(at('token_loss', r, i));
+      rec.lossContribution.push(at('loss_contribution', r, i));
+      rec.trained.push(trained);
+      if (trained) {
+        t.ratios.push(ratio);
+        if (lo) t.clipLow++;
+        if (hi) t.clipHigh++;
+      }
+      if (masks.seqMask[r]![i]) {
+        t.entropies.push(at('entropy', r, i));
+        t.kls.push(at('kl', r, i));
+      }
+    }
+    return rec;
+  });
+  return { records, tallies: t };
+}
+
+/** Wall-clock marks of the step's phases (performance.now() values). */
+export interface StepTimes {
+  start: number;
+  sampled: number;
+  verifyMs: number;
+  updateStart: number;
+  end: number;
+}
+
+export interface StepCounts {
+  rounds: number;
+  zeroVarianceFirstRound: number;
+  hintedGroups: number;
+  sampledTokens: number;
+  losses: number[];
+  gradNorms: number[];
+  skipped: boolean;
+  learningRate: number;
+}
+
+/** The step's metrics (names as TRL's GRPOTrainer logs them where it has the same quantity; see metrics.ts). */
+export function stepMetrics(step: number, c: RunConfig, flat: Sampled[], t: TokenTallies, n: StepCounts, time: StepTimes): StepMetrics {
+  const lengths = flat.map((s) => s.tokens.length);
+  const rewards = flat.map((s) => s.reward);
+  const r = t.ratios;
+  const sumR = r.reduce((a, b) => a + b, 0);
+  const sumR2 = r.reduce((a, b) => a + b * b, 0);
+  const samplingS = (time.sampled - time.start - time.verifyMs) / 1000;
+  const updateS = (time.end - time.updateStart) / 1000;
+  const metrics: StepMetrics = {
+    step,
+    reward: mean(rewards),
+    reward_std: std(rewards),
+    accuracy: mean(flat.map((s) => (s.trueCorrect ? 1 : 0))),
+    'accuracy/observed': mean(flat.map((s) => (s.verdict.correct ? 1 : 0))),
+    frac_reward_zero_std: n.zeroVarianceFirstRound / c.prompts_per_step,
+    'completions/mean_length': mean(lengths),
+    'completions/max_length': Math.max(...lengths),
+    'completions/min_length': Math.min(...lengths),
+    'completions/clipped_ratio': mean(flat.map((s) => (s.truncated ? 1 : 0))),
+    'completions/mean_length_wrong': mean(flat.filter((s) => !s.trueCorrect).map((s) => s.tokens.length)),
+    entropy: mean(t.entropies),
+    kl: mean(t.kls),
+    'ratio/mean': r.length ? sumR / r.length : 1,
+    'ratio/min': r.length ? Math.min(...r) : 1,
+    'ratio/max': r.length ? Math.max(...r) : 1,
+    'clip_ratio/low_mean': r.length ? t.clipLow / r.length : 0,
+    'clip_ratio/high_mean': r.length ? t.clipHigh / r.length : 0,
+    'clip_ratio/region_mean': r.length ? (t.clipLow + t.clipHigh) / r.length : 0,
+    ess: sumR2 > 0 ? (sumR * sumR) / sumR2 / r.length : 1,
+    grad_norm: mean(n.gradNorms),
+    loss: mean(n.losses),
+    learning_rate: n.learningRate,
+    skipped: n.skipped ? 1 : 0,
+    hinted_groups: n.hintedGroups,
+    noise_flips: flat.filter((s) => s.flipped).length,
+    sampling_rounds: n.rounds,
+    'time/sampling': samplingS,
+    'time/verify': time.verifyMs / 1000,
+    'time/update': updateS,
+    'time/step': (time.end - time.start) / 1000,
+    'tokens_per_second/sampling': n.sampledTokens / Math.max(1e-9, samplingS),
+    'tokens_per_second/update': (lengths.reduce((a, b) => a + b, 0) * c.num_iterations) / Math.max(1e-9, updateS),
+  };
+  for (const k of Object.keys(flat[0]!.components)) {
+    const xs = flat.map((s) => s.components[k] ?? 0);
+    metrics[`rewards/${k}/mean`] = mean(xs);
+    metrics[`rewards/${k}/std`] = std(xs);
+  }
+  return metrics;
+}

@@ -1,0 +1,111 @@
+/**
+ * Opening and saving the worker's run: where its base weights come from (shipped and fetched,
+ * uploaded, or freshly initialised), the run built over them (src/rl/run.ts), and what a saved
+ * checkpoint or a snapshot adds to the pipeline's own (where the base came from).
+ */
+import type { Backend } from '../src/engine/backend.ts';
+import type { SessionBackend } from './session-types.ts';
+import { CheckpointError, loadWeights, validateManifest, type Manifest } from '../src/model/checkpoint.ts';
+import { modelPresets } from '../src/model/config.ts';
+import { parameterCount } from '../src/model/transformer.ts';
+import { validateConfig, type RunConfig } from '../src/rl/config.ts';
+import { freshBase, loadBase, resolveRunConfig, TrainingRun, type RunBase } from '../src/rl/run.ts';
+import type { BackendInfo, CheckpointSource, InitRequest, InitResult, RunSnapshot, SavedCheckpoint } from './protocol.ts';
+
+/** A base plus where it came from (kept in snapshots, named in saved manifests). */
+export interface SourcedBase extends RunBase {
+  source: RunSnapshot['base']['source'];
+  id: string;
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Loads a base; `config` gives the task and difficulty a fresh model's layout is sized for. */
+export async function loadSource(src: CheckpointSource, config: RunConfig, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<SourcedBase> {
+  if (src.kind === 'fresh') {
+    if (!(src.model in modelPresets)) throw new CheckpointError(`unknown model preset "${src.model}" (known: ${Object.keys(modelPresets).join(', ')})`);
+    return { ...freshBase(src.model, src.seed, config.task, config.difficulty), source: 'fresh', id: `${src.model}:${src.seed}` };
+  }
+  if (src.kind === 'upload') return { ...loadBase(src.manifest, src.bytes), source: 'upload', id: src.name };
+  let manifestJson: unknown;
+  let weights: string;
+  try {
+    manifestJson = JSON.parse(new TextDecoder().decode(await fetchBytes(src.manifestUrl)));
+    weights = validateManifest(manifestJson).weights;
+  } catch (e) {
+    throw new CheckpointError(`cannot load the manifest of checkpoint "${src.id}" (${src.manifestUrl}): ${message(e)}`);
+  }
+  const weightsUrl = new URL(weights, src.manifestUrl).href;
+  let bytes: Uint8Array;
+  try {
+    bytes = await fetchBytes(weightsUrl);
+  } catch (e) {
+    throw new CheckpointError(`cannot download the weights of checkpoint "${src.id}" (${weightsUrl}): ${message(e)}`);
+  }
+  return { ...loadBase(manifestJson, bytes), source: 'shipped', id: src.id };
+}
+
+/** Where a run's base came from. */
+export type Origin = Pick<SourcedBase, 'source' | 'id'>;
+
+/** A new run for an init request: restored from its snapshot, or over the requested base checkpoint. */
+/**
+ * `check` sees the base's manifest and the resolved config before any graph is built (a dataset's
+ * prompts are checked against the context there, so its error names the line).
+ */
+export async function openRun(
+  req: InitRequest,
+  backend: Backend,
+  fetchBytes: (url: string) => Promise<Uint8Array>,
+  check: (manifest: Manifest, config: RunConfig) => void = () => undefined,
+): Promise<{ run: TrainingRun; origin: Origin }> {
+  if (req.restore) {
+    check(req.restore.base.manifest, req.restore.config);
+    return { run: await TrainingRun.restore(backend, req.restore), origin: { source: req.restore.base.source, id: req.restore.base.id } };
+  }
+  // Validate the config before downloading anything; the recipe applies once the manifest is known.
+  validateConfig(req.config);
+  const base = await loadSource(req.checkpoint, resolveRunConfig(req.config, null), fetchBytes);
+  const config = resolveRunConfig(req.config, base.manifest);
+  check(base.manifest, config);
+  return { run: await TrainingRun.create(backend, base, config), origin: { source: base.source, id: base.id } };
+}
+
+export function initResult(run: TrainingRun, backend: BackendInfo, initSeconds: number): InitResult {
+  const m = run.base.manifest;
+  return {
+    backend,
+    config: run.config,
+    model: { name: m.name, parameters: parameterCount(m.model), model: m.model, layout: run.policy.layout },
+    baseManifest: m,
+    step: run.step,
+    metrics: run.metrics.slice(),
+    evals: run.evals.slice(),
+    initSeconds,
+  };
+}
+
+/** The current weights with a manifest in the shipped checkpoints' format (its command says how to repeat the run headlessly). */
+export async function savedCheckpoint(run: TrainingRun, origin: Origin): Promise<SavedCheckpoint> {
+  const c = run.config;
+  const name = `${run.base.manifest.name}+rl${run.step}`;
+  const manifest = run.trainedManifest(name, `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json --steps ${run.step} --seed ${c.seed}`);
+  return { manifest, bytes: await run.weightBytes(name) };
+}
+
+/** The pipeline's snapshot plus where the base came from and the step budget. */
+export async function snapshotOf(run: TrainingRun, origin: Origin, stepBudget: number): Promise<RunSnapshot> {
+  const s = await run.snapshot();
+  return { version: 1, savedAt: new Date().toISOString(), stepBudget, ...s, base: { ...s.base, source: origin.source, id: origin.id } };
+}
+
+export function backendInfo(b: SessionBackend): BackendInfo {
+  return { kind: b.kind, description: b.description, reason: b.reason, threads: b.threads ?? 1, crossOriginIsolated: b.crossOriginIsolated ?? false, adapter: b.adapter ?? null };
+}
+
+/** An uploaded checkpoint as a source, checked first: a bad file throws here and changes nothing. */
+export function uploadSource(bytes: Uint8Array, manifestJson: unknown, name: string): CheckpointSource {
+  const manifest = validateManifest(manifestJson);
+  loadWeights(manifest, bytes);
+  return { kind: 'upload', name, manifest, bytes };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { createNodeBackend } from '../src/engine/backend-node.ts';
+import type { SessionEvent } from './protocol.ts';
+import { TrainingSession } from './training-session.ts';
+
+type Progress = Extract<SessionEvent, { type: 'progress' }>;
+
+describe('TrainingSession progress (what the status bar shows during long waits)', () => {
+  it('streams the step-0 evaluation by samples and each step by phase: tokens sampled, reference scoring, minibatches', async () => {
+    const events: SessionEvent[] = [];
+    // flushMs 0: every progress event goes out at once, so the test sees each one.
+    const s = new TrainingSession({ createBackend: async () => createNodeBackend(1), fetchBytes: async () => new Uint8Array(), flushMs: 0 });
+    s.subscribe((batch) => events.push(...batch));
+    await s.init({
+      config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 4, max_completion_length: 12, eval_every: 5, eval_prompts: 4, seed: 5, beta: 0.02, minibatches: 2 },
+      checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
+      backend: null,
+    });
+    await s.stepOnce();
+    s.flush();
+    const progress = events.filter((e): e is Progress => e.type === 'progress');
+    const evals = progress.filter((e) => e.what === 'eval');
+    expect(evals.length).toBeGreaterThan(2);
+    expect(evals.every((e) => e.total === 16 && e.done >= 0 && e.done <= 16)).toBe(true);
+    expect(evals.some((e) => e.done > 0 && e.done < 16)).toBe(true); // partway, not only 0% and 100%
+    expect(evals[evals.length - 1]!.done).toBe(16);
+    const step = progress.filter((e) => e.what === 'step');
+    const tokens = step.filter((e) => e.phase === 'sampling, tokens');
+    expect(tokens.length).toBeGreaterThan(1);
+    expect(tokens.every((e) => e.total === 12 && e.done >= 0 && e.done <= 12)).toBe(true);
+    expect(tokens[0]!.done).toBe(0); // shown as soon as sampling starts (the first token can wait on a graph compile)
+    expect(step.some((e) => e.phase === 'scoring the reference policy')).toBe(true); // beta > 0
+    const updates = step.filter((e) => e.phase === 'updating, minibatches').map((e) => `${e.done}/${e.total}`);
+    expect(updates).toEqual(['0/2', '1/2', '1/2', '2/2']);
+    // Phases come in order: sampling, then scoring, then the update.
+    const order = step.map((e) => e.phase);
+    expect(order.indexOf('scoring the reference policy')).toBeGreaterThan(order.lastIndexOf('sampling, tokens'));
+    expect(order.indexOf('updating, minibatches')).toBeGreaterThan(order.indexOf('scoring the reference policy'));
+    // The hooks are gone after the step: a pass@k evaluation does not report step phases.
+    const n = step.length;
+    await s.evaluatePassAtK({ n: 2, prompts: 2 });
+    s.flush();
+    expect(events.filter((e) => e.type === 'progress' && e.what === 'step')).toHaveLength(n);
+    await s.stop();
+  }, 120_000);
+});
