@@ -207,9 +207,9 @@ test('without the service worker the status bar says it runs on one WASM thread,
     await withPageDiagnostics(testInfo, p, 'offline-no-sw', async () => {
       await page.waitForSelector('[data-testid="isolation-note"]', { timeout: 30_000 });
       assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), false);
-      const note = await page.textContent('[data-testid="isolation-note"]');
-      note(testInfo, `status bar: ${note}`);
-      assert.match(note, /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/);
+      const isolationNote = await page.textContent('[data-testid="isolation-note"]');
+      note(testInfo, `status bar: ${isolationNote}`);
+      assert.match(isolationNote, /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/);
       await stepOnce(page);
       const s = await page.evaluate(() => window.__rlvr.state());
       assert.equal(s.run.backend.threads, 1);
