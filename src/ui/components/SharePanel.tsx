@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { autosave, discardSaved, downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, setAutosaveInterval, uploadCheckpoint } from '../controller.ts';
+import { autosave, discardSaved, setAutosaveInterval } from '../controller.ts';
+import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, uploadCheckpoint } from '../files.ts';
 import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';
 

@@ -1,7 +1,8 @@
 import type { Manifest } from '../../../model/checkpoint.ts';
 import { recipeFor } from '../../../rl/recipe.ts';
 import { modelPresets } from '../../../model/config.ts';
-import { defaultCheckpointFor, selectedCheckpoint, uploadCheckpoint, updateSetup } from '../../controller.ts';
+import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../controller.ts';
+import { uploadCheckpoint } from '../../files.ts';
 import { useApp } from '../../store.ts';
 
 /** Base checkpoint: a shipped one, an uploaded one, or a fresh random model (tests and demos). */
