@@ -24,7 +24,7 @@ const isolation = {
  * by the preview server, on every file (page, trainer worker, ORT's pthread workers, whose CSP comes
  * from their own response), and as a <meta> in the built index.html for static hosts that cannot set
  * headers (a meta covers the page only). Not in dev: Vite's dev client injects inline scripts.
- * e2e/reliability.e2e.mjs checks that the app trains under it with no violation.
+ * e2e/reliability.spec.mjs checks that the app trains under it with no violation.
  */
 export const CSP = [
   "default-src 'self'",

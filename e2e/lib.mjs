@@ -1,7 +1,8 @@
-// Shared helpers for the e2e tests (e2e/*.e2e.mjs) and their runner (e2e/run.mjs).
+// Shared helpers for the e2e tests (e2e/*.spec.mjs, run by `playwright test`), the browser benchmark
+// (bench/browser/driver.ts) and scripts/measure-demo.mjs.
 //
-// A test file gets its server from E2E_BASE_URL (set by run.mjs); run on its own
-// (`node --test e2e/engine.e2e.mjs`) it starts one itself through `serverUrl()`.
+// Under `playwright test` the server is playwright.config.ts's webServer, whose address the config puts
+// in E2E_BASE_URL; the scripts start their own through `startServer()` / `serverUrl()`.
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -186,18 +187,31 @@ export async function timed(fn) {
 }
 
 /**
+ * A line about what a test measured: printed by the list reporter and kept as an annotation of the
+ * test in test-results/e2e-report.json.
+ * @param {import('@playwright/test').TestInfo} testInfo
+ * @param {string} message
+ */
+export function note(testInfo, message) {
+  testInfo.annotations.push({ type: 'note', description: message });
+  console.log(`  ${message}`);
+}
+
+/**
  * Runs `fn`; when it throws, screenshots the page as `<name>-FAILED`, reports the page's and its
  * workers' last console lines and page errors (plus `extra()`, when given), and rethrows.
- * @param {import('node:test').TestContext} t
+ * @param {import('@playwright/test').TestInfo} testInfo
  */
-export async function withPageDiagnostics(t, p, name, fn, extra) {
+export async function withPageDiagnostics(testInfo, p, name, fn, extra) {
   try {
     return await fn();
   } catch (e) {
     await screenshot(p.page, `${name}-FAILED`).catch(() => undefined);
     const tail = p.consoleMessages.slice(-25).map((m) => `  [${m.source} ${m.type}] ${m.text.slice(0, 300)}`).join('\n');
     const head = extra ? `${await extra().catch(() => '')}\n` : '';
-    t.diagnostic(`${head}last console messages:\n${tail}\npage errors: ${p.pageErrors.join('\n')}`);
+    const report = `${head}last console messages:\n${tail}\npage errors: ${p.pageErrors.join('\n')}`;
+    note(testInfo, report);
+    await testInfo.attach(`${name}-console.txt`, { body: report, contentType: 'text/plain' }).catch(() => undefined);
     throw e;
   }
 }

@@ -23,7 +23,7 @@ if (!isRoot || !defaultPath) {
   const lines = [
     `chromium: not found at ${path}.`,
     '',
-    'The e2e tests drive Debian\'s Chromium through playwright-core. Install it with:',
+    'The e2e tests (playwright test) drive Debian\'s Chromium. Install it with:',
     '',
     '    sudo apt-get update && sudo apt-get install -y chromium',
     '',

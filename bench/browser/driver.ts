@@ -15,6 +15,11 @@ interface E2eLib {
   launchBrowser(extraArgs?: string[]): Promise<import('playwright-core').Browser>;
 }
 
+/** What bench/browser/bench.ts puts on the page's window; the callbacks passed to page.evaluate run there. */
+interface BenchPage {
+  __bench?: { ready: boolean; crossOriginIsolated: boolean; call(kind: 'wasm' | 'webgpu', req: BenchRequest): Promise<BenchReply> };
+}
+
 /** Serves the bench's weight files (the shipped checkpoint, bench/.work/*.safetensors) under /__bench/. */
 function benchFiles(files: Map<string, string>): Plugin {
   return {
@@ -78,8 +83,8 @@ export class BrowserBench {
     page.on('pageerror', (e) => errors.push(`page error: ${String(e)}`));
     page.on('worker', (w) => w.on('console', (m) => keep(`worker ${w.url().split('/').pop()}`, m.type(), m.text())));
     await page.goto(`${url}/bench/browser/bench.html`, { waitUntil: 'load' });
-    await page.waitForFunction(() => window.__bench?.ready === true, undefined, { timeout: 60_000 });
-    const isolated = await page.evaluate(() => window.__bench.crossOriginIsolated);
+    await page.waitForFunction(() => (globalThis as unknown as BenchPage).__bench?.ready === true, undefined, { timeout: 60_000 });
+    const isolated = await page.evaluate(() => (globalThis as unknown as BenchPage).__bench!.crossOriginIsolated);
     log(`browser: Chromium ${browser.version()} headless, bench page ${url}/bench/browser/bench.html, crossOriginIsolated=${isolated}`);
     const b = new BrowserBench(
       async () => {
@@ -103,7 +108,7 @@ export class BrowserBench {
   }
 
   async call(kind: 'wasm' | 'webgpu', req: BenchRequest): Promise<Record<string, unknown>> {
-    const reply = (await this.page.evaluate(([k, r]) => window.__bench.call(k, r), [kind, req] as const)) as BenchReply;
+    const reply = (await this.page.evaluate(([k, r]) => (globalThis as unknown as BenchPage).__bench!.call(k, r), [kind, req] as const)) as BenchReply;
     if (!reply.ok) throw new Error(`browser ${kind}, ${req.cmd}: ${reply.error}`);
     return reply;
   }

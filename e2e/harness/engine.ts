@@ -1,5 +1,5 @@
 // The harness page: parses the URL, runs the engine in a module worker, and exposes the outcome on
-// `window.__engine` for Playwright (e2e/engine.e2e.mjs) and on screen for people.
+// `window.__engine` for Playwright (e2e/engine.spec.mjs) and on screen for people.
 import type { HarnessRequest, HarnessResult, WorkerMessage } from './protocol.ts';
 import { backendFromUrl } from '../../src/engine/select-backend.ts';
 

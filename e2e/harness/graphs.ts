@@ -1,5 +1,5 @@
 // The graphs the placement check (mode=placement) inspects on WebGPU: every graph the app runs.
-// Add a graph here when the app gains one; e2e/engine.e2e.mjs then requires it to have no CPU node.
+// Add a graph here when the app gains one; e2e/engine.spec.mjs then requires it to have no CPU node.
 import { compile, type CompiledGraph } from '../../src/engine/compile.ts';
 import { Graph } from '../../src/engine/graph.ts';
 import { defaultAdamW } from '../../src/engine/optimizer.ts';

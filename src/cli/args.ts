@@ -1,4 +1,12 @@
-/** Minimal flag parser for the rlvr CLI: `--name value`, `--flag`, repeated flags collect into arrays. */
+/**
+ * Flags of the rlvr CLI on top of node:util's parseArgs: `--name value`, `--name=value`, `--flag`
+ * (for the command's boolean flags); a repeated flag collects its values into an array; anything that
+ * does not start with `--` (a single dash included, so `--lr -1` works) is a value or a positional.
+ * Commands list their flags themselves (checkKnownFlags), so the tokens are read non-strictly and
+ * every flag that is not boolean takes the next argument as its value.
+ */
+import { parseArgs as parseNodeArgs } from 'node:util';
+
 export interface ParsedArgs {
   positional: string[];
   flags: Map<string, string[]>;
@@ -7,27 +15,36 @@ export interface ParsedArgs {
 export class UsageError extends Error {}
 
 export function parseArgs(argv: string[], booleanFlags: readonly string[] = []): ParsedArgs {
+  const { tokens } = parseNodeArgs({ args: argv, strict: false, allowPositionals: true, tokens: true });
   const positional: string[] = [];
   const flags = new Map<string, string[]>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) {
-      positional.push(a);
+  // Indexes into argv already used (a flag's value; a short-option group yields one token per letter).
+  const used = new Set<number>();
+  for (const token of tokens) {
+    if (used.has(token.index)) continue;
+    used.add(token.index);
+    if (token.kind === 'positional') {
+      positional.push(token.value);
       continue;
     }
-    let name = a.slice(2);
+    if (token.kind === 'option-terminator') {
+      // After `--` everything is positional (node puts it in later tokens).
+      continue;
+    }
+    if (!token.rawName.startsWith('--')) {
+      // `-x`: not a flag of ours; kept as written, as the hand-written parser did.
+      positional.push(argv[token.index]!);
+      continue;
+    }
+    const name = token.name;
     let value: string;
-    const eq = name.indexOf('=');
-    if (eq >= 0) {
-      value = name.slice(eq + 1);
-      name = name.slice(0, eq);
-    } else if (booleanFlags.includes(name)) {
-      value = 'true';
-    } else {
-      const next = argv[i + 1];
+    if (token.inlineValue) value = token.value ?? '';
+    else if (booleanFlags.includes(name)) value = 'true';
+    else {
+      const next = argv[token.index + 1];
       if (next === undefined || next.startsWith('--')) throw new UsageError(`flag --${name} needs a value`);
       value = next;
-      i++;
+      used.add(token.index + 1);
     }
     const list = flags.get(name) ?? [];
     list.push(value);

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-web/webgpu';
 import { OrtBackend, type OrtModule } from './backend.ts';
-import { summariseAdapterInfo, type AdapterSummary, type WebBackendKind } from './select-backend.ts';
-export type { AdapterSummary, WebBackendKind } from './select-backend.ts';
+import { summariseAdapterInfo, type AdapterSummary, type WebBackendKind } from './webgpu-adapter.ts';
+export type { AdapterSummary, WebBackendKind } from './webgpu-adapter.ts';
 
 /**
  * onnxruntime-web backends (browser tab or Web Worker; no DOM needed). `onnxruntime-web/webgpu` in

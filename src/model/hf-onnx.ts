@@ -1,7 +1,7 @@
 import { IR_VERSION, OPSET, tensorProto, type Initializer } from '../engine/onnx-export.ts';
 import { ProtoWriter } from '../engine/protobuf.ts';
 import type { ModelConfig } from './config.ts';
-import type { HfTensors } from './hf-export.ts';
+import type { HfTensors } from './hf-tensors.ts';
 import { MASKED } from './transformer.ts';
 
 /**

@@ -9,7 +9,7 @@ const backends: [string, () => Backend][] = [
   ["onnxruntime-web's WASM EP (in Node)", () => createNodeWasmBackend(1)],
 ];
 
-// The browser backends run the same check in e2e/engine.e2e.mjs (harness mode "parity").
+// The browser backends run the same check in e2e/engine.spec.mjs (harness mode "parity").
 describe.each(backends)('policy on %s', (_name, makeBackend) => {
   it('KV-cache sampler log-probs equal the scoring graph within 1e-4', async () => {
     const p = await samplerScorerParity(makeBackend());

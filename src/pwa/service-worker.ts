@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 /**
- * The app's service worker, built into `sw.js` at the app's base by scripts/vite-offline.ts (a
+ * The app's service worker, built into `sw.js` at the app's base by scripts/vite-deploy.ts (a
  * classic script: every browser runs those; the build bundles sw-core.ts in).
  *
  * Two jobs:

@@ -488,7 +488,7 @@ export async function boot(): Promise<void> {
   else setState({ savedRun: { step: saved.snapshot.trainer.step, savedAt: saved.snapshot.savedAt, matches } });
 }
 
-/** Debug and test hook: the page's state and the worker's rollout records (e2e/app.e2e.mjs reads these). */
+/** Debug and test hook: the page's state and the worker's rollout records (e2e/app.spec.mjs reads these). */
 export function exposeTestHook(): void {
   (window as unknown as { __rlvr: unknown }).__rlvr = {
     state: () => getState(),

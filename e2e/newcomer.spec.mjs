@@ -1,4 +1,4 @@
-// A newcomer's first minutes, on the production build (e2e/run.mjs serves it): every wait shows how
+// A newcomer's first minutes, on the production build (playwright.config.ts's webServer serves it): every wait shows how
 // far it is, Step once shows it is busy and does not queue clicks, Reset asks first and keeps the
 // autosave, charts that cannot move say why, the narrow layout shows Start without scrolling, the
 // guide and the theme toggle. Small configs keep it fast. Screenshots of the new panels go to
@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, ROOT, waitForPage, withPageDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { note, openPage, ROOT, waitForPage, withPageDiagnostics } from './lib.mjs';
 
 /** A small, fast run: 2 prompts × 4 samples per step, 4 held-out prompts, short completions. */
 const SMALL = 'prompts_per_step=2&num_generations=4&eval_prompts=4&eval_every=10';
@@ -15,12 +15,9 @@ const DOCS = join(ROOT, 'docs', 'screenshots');
 
 /** @type {import('playwright-core').Browser} */
 let browser;
-before(async () => {
-  browser = await launchBrowser();
+test.beforeAll(({ browser: b }) => {
+  browser = b;
   mkdirSync(DOCS, { recursive: true });
-});
-after(async () => {
-  await browser?.close();
 });
 
 const state = (page) => page.evaluate(() => window.__rlvr.state());
@@ -43,9 +40,10 @@ async function startEnabled(page) {
   await page.waitForSelector('[data-testid="start"]:not([disabled])', { timeout: 20_000 });
 }
 
-test('at 800×900 Start is visible without scrolling, few tab stops before it; the guide and the theme', { timeout: 60_000 }, async (t) => {
+test('at 800×900 Start is visible without scrolling, few tab stops before it; the guide and the theme', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const p = await openPage(browser, '/', { viewport: { width: 800, height: 900 } });
-  await withPageDiagnostics(t, p, 'newcomer-layout', async () => {
+  await withPageDiagnostics(testInfo, p, 'newcomer-layout', async () => {
     const { page } = p;
     // Before the checkpoints are known, Start waits (no run from placeholder defaults).
     const early = await page.evaluate(() => ({ booted: window.__rlvr.state().booted, disabled: document.querySelector('[data-testid="start"]')?.disabled ?? true }));
@@ -54,7 +52,7 @@ test('at 800×900 Start is visible without scrolling, few tab stops before it; t
     assert.equal(await page.evaluate(() => window.scrollY), 0);
     const box = await page.locator('[data-testid="start"]').boundingBox();
     assert.ok(box && box.y >= 0 && box.y + box.height <= 900, `Start is inside the 900 px viewport (top at ${box?.y} px)`);
-    t.diagnostic(`Start at y = ${Math.round(box.y)} px of 900`);
+    note(testInfo, `Start at y = ${Math.round(box.y)} px of 900`);
     // Keyboard: Tab from the top of the page reaches Start after a few stops (the setup form comes after).
     await page.evaluate(() => document.activeElement?.blur());
     let stops = 0;
@@ -63,7 +61,7 @@ test('at 800×900 Start is visible without scrolling, few tab stops before it; t
       if (await page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'start')) break;
     }
     assert.ok(stops < 6, `Start is tab stop ${stops + 1}`);
-    t.diagnostic(`Start is tab stop ${stops + 1}`);
+    note(testInfo, `Start is tab stop ${stops + 1}`);
     // The backend's explanation is not in the header until asked for.
     const headerHeight = await page.evaluate(() => document.querySelector('.app-header').getBoundingClientRect().height);
     assert.ok(headerHeight < 120, `the sticky header is ${headerHeight} px tall`);
@@ -99,9 +97,10 @@ test('at 800×900 Start is visible without scrolling, few tab stops before it; t
   await p.close();
 });
 
-test('charts that cannot move say why: KL at beta = 0, clip/ratio/ESS on-policy', { timeout: 60_000 }, async (t) => {
+test('charts that cannot move say why: KL at beta = 0, clip/ratio/ESS on-policy', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const p = await openPage(browser, '/', { viewport: { width: 1280, height: 900 } });
-  await withPageDiagnostics(t, p, 'newcomer-charts', async () => {
+  await withPageDiagnostics(testInfo, p, 'newcomer-charts', async () => {
     const { page } = p;
     await startEnabled(page);
     await page.click('[data-testid="tab-charts"]');
@@ -128,9 +127,10 @@ test('charts that cannot move say why: KL at beta = 0, clip/ratio/ESS on-policy'
   await p.close();
 });
 
-test('step 0 evaluation and each step show their progress; Step once is busy and does not queue; Reset asks and keeps the autosave', { timeout: 300_000 }, async (t) => {
+test('step 0 evaluation and each step show their progress; Step once is busy and does not queue; Reset asks and keeps the autosave', async ({}, testInfo) => {
+  test.setTimeout(300_000);
   const p = await openPage(browser, `/?${SMALL}`, { viewport: { width: 1280, height: 900 } });
-  await withPageDiagnostics(t, p, 'newcomer-step', async () => {
+  await withPageDiagnostics(testInfo, p, 'newcomer-step', async () => {
     const { page } = p;
     await startEnabled(page);
     await recordActivity(page);
@@ -151,7 +151,7 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
     assert.equal(s.metrics.length, 1, 'three clicks while busy ran exactly one step');
     assert.equal(s.run.step, 1);
     const texts = await seen(page);
-    t.diagnostic(`activity seen: ${texts.slice(0, 12).join(' | ')}`);
+    note(testInfo, `activity seen: ${texts.slice(0, 12).join(' | ')}`);
     const evalPct = texts.filter((x) => /held-out pass@k .*samples \d+\/\d+ \((\d+)%\)/.test(x));
     assert.ok(evalPct.length > 0, 'the step-0 held-out evaluation shows a percentage');
     assert.ok(
@@ -183,9 +183,10 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
   await p.close();
 });
 
-test('the SFT warm start shows a progress bar and a percentage', { timeout: 240_000 }, async (t) => {
+test('the SFT warm start shows a progress bar and a percentage', async ({}, testInfo) => {
+  test.setTimeout(240_000);
   const p = await openPage(browser, `/?${SMALL}`, { viewport: { width: 1280, height: 900 } });
-  await withPageDiagnostics(t, p, 'newcomer-warm-start', async () => {
+  await withPageDiagnostics(testInfo, p, 'newcomer-warm-start', async () => {
     const { page } = p;
     await startEnabled(page);
     await recordActivity(page);
@@ -195,7 +196,7 @@ test('the SFT warm start shows a progress bar and a percentage', { timeout: 240_
     await page.locator('[data-testid="warm-start"]').screenshot({ path: join(DOCS, 'warm-start-progress.png') });
     await page.waitForSelector('[data-testid="warm-start-result"]', { timeout: 200_000 });
     const texts = await seen(page);
-    t.diagnostic(`activity seen: ${texts.join(' | ')}`);
+    note(testInfo, `activity seen: ${texts.join(' | ')}`);
     assert.ok(
       texts.some((x) => /SFT warm start .*SFT steps \d+\/10 \((\d+)%\)/.test(x) && Number(/\((\d+)%\)/.exec(x)[1]) < 100),
       'the status shows the warm start percentage while it runs',
@@ -205,9 +206,10 @@ test('the SFT warm start shows a progress bar and a percentage', { timeout: 240_
   await p.close();
 });
 
-test('the pass@k explorer counts its samples while it computes', { timeout: 180_000 }, async (t) => {
+test('the pass@k explorer counts its samples while it computes', async ({}, testInfo) => {
+  test.setTimeout(180_000);
   const p = await openPage(browser, `/?${SMALL}`, { viewport: { width: 1280, height: 900 } });
-  await withPageDiagnostics(t, p, 'newcomer-passk', async () => {
+  await withPageDiagnostics(testInfo, p, 'newcomer-passk', async () => {
     const { page } = p;
     await startEnabled(page);
     await page.click('[data-testid="tab-passk"]');
@@ -215,7 +217,7 @@ test('the pass@k explorer counts its samples while it computes', { timeout: 180_
     await page.waitForSelector('[data-testid="run-passk"][aria-busy="true"]', { timeout: 60_000 });
     await page.waitForFunction(() => /Sampling with the (base checkpoint|current policy): \d+\/256 samples \(\d+%\)/.test(document.querySelector('[data-testid="passk-progress"]')?.textContent ?? ''), undefined, { timeout: 150_000, polling: 100 });
     assert.match(await text(page, 'run-passk'), /^Computing… \d+%$/);
-    t.diagnostic(await text(page, 'passk-progress'));
+    note(testInfo, await text(page, 'passk-progress'));
     await page.locator('.passk').screenshot({ path: join(DOCS, 'passk-progress.png') });
   });
   await p.close();

@@ -1,6 +1,6 @@
 // One source of truth for the experiment: the running setup, the address bar, the autosave and the
-// share link agree. Production build through `vite preview` (e2e/run.mjs starts it):
-//   npx vite build && node e2e/run.mjs e2e/config-truth.e2e.mjs
+// share link agree. Production build through `vite preview` (playwright.config.ts's webServer starts it):
+//   npx vite build && npx playwright test e2e/config-truth.spec.mjs
 //
 // A shared link is opened, trained a couple of steps, paused; learning rate, preset and a difficulty
 // knob are changed (applied live); the tab is reloaded. The URL, the setup panel and the restored
@@ -8,16 +8,13 @@
 // preset after typing a learning rate keeps the typed rate and says so. Checks Start would fail on
 // are shown inline first, each naming its field.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, screenshot, waitForPage, withPageDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { note, openPage, screenshot, waitForPage, withPageDiagnostics } from './lib.mjs';
 
 /** @type {import('playwright-core').Browser} */
 let browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
+test.beforeAll(({ browser: b }) => {
+  browser = b;
 });
 
 const state = (page) => page.evaluate(() => window.__rlvr.state());
@@ -27,10 +24,11 @@ const params = (page) => Object.fromEntries(new URL(page.url()).searchParams);
 // A small, fast run (no held-out evaluation) on the shipped sat checkpoint.
 const SHARED = '/?v=1&preset=dr_grpo&difficulty.m=7&learning_rate=2e-4&prompts_per_step=4&num_generations=4&eval_every=0';
 
-test('a shared link, trained, paused, edited live and reloaded: URL, setup panel and restored run agree', { timeout: 300_000 }, async (t) => {
+test('a shared link, trained, paused, edited live and reloaded: URL, setup panel and restored run agree', async ({}, testInfo) => {
+  test.setTimeout(300_000);
   const p = await openPage(browser, SHARED, { viewport: { width: 1280, height: 800 } });
   try {
-    await withPageDiagnostics(t, p, 'config-truth-reload', async () => {
+    await withPageDiagnostics(testInfo, p, 'config-truth-reload', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="preset"]');
       assert.equal(await page.inputValue('[data-testid="preset"]'), 'dr_grpo');
@@ -101,17 +99,18 @@ test('a shared link, trained, paused, edited live and reloaded: URL, setup panel
       assert.equal(after.metrics.length, before.metrics.length);
       assert.equal(await page.$('[data-testid="pending-restart"]'), null, 'nothing waits for a new run');
       await screenshot(page, 'config-truth-restored');
-      t.diagnostic(`restored at step ${after.run.step}: ${JSON.stringify({ preset: url.preset, learning_rate: after.run.config.learning_rate, m: after.run.config.difficulty.m })}`);
+      note(testInfo, `restored at step ${after.run.step}: ${JSON.stringify({ preset: url.preset, learning_rate: after.run.config.learning_rate, m: after.run.config.difficulty.m })}`);
     });
   } finally {
     await p.close();
   }
 });
 
-test('restoring from a plain address rewrites the URL to the saved experiment', { timeout: 120_000 }, async (t) => {
+test('restoring from a plain address rewrites the URL to the saved experiment', async ({}, testInfo) => {
+  test.setTimeout(120_000);
   const p = await openPage(browser, '/?v=1&preset=gspo&learning_rate=0.0005&prompts_per_step=2&num_generations=2&eval_every=0');
   try {
-    await withPageDiagnostics(t, p, 'config-truth-plain', async () => {
+    await withPageDiagnostics(testInfo, p, 'config-truth-plain', async () => {
       const { page } = p;
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 1, undefined, { timeout: 120_000, polling: 250 });
@@ -135,10 +134,11 @@ test('restoring from a plain address rewrites the URL to the saved experiment', 
   }
 });
 
-test('checks Start would fail on are inline, naming each field', { timeout: 60_000 }, async (t) => {
+test('checks Start would fail on are inline, naming each field', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const p = await openPage(browser, '/');
   try {
-    await withPageDiagnostics(t, p, 'config-truth-inline', async () => {
+    await withPageDiagnostics(testInfo, p, 'config-truth-inline', async () => {
       const { page } = p;
       await page.waitForFunction(() => window.__rlvr?.state().checkpoints.some((c) => c.manifest), undefined, { timeout: 30_000 });
       await page.fill('[data-testid="field-max_completion_length"]', '500');

@@ -1,27 +1,29 @@
 // Keep & share → "Export for Hugging Face": the zip the page downloads holds exactly the files that
 // exportHuggingFace (what `rlvr export --format hf` writes) makes from the same run's checkpoint, and
-// transformers.js loads the unzipped folder. Alone: `node e2e/run.mjs e2e/hf-export.e2e.mjs`.
+// transformers.js loads the unzipped folder. Alone: `npx playwright test e2e/hf-export.spec.mjs`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { after, before, test } from 'node:test';
-import { importTs, launchBrowser, openPage, screenshot, withPageDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { importTs, openPage, screenshot, withPageDiagnostics } from './lib.mjs';
 
-/** The smallest real run (as in reliability.e2e.mjs): a fresh nano model, one step. */
+/** The smallest real run (as in reliability.spec.mjs): a fresh nano model, one step. */
 const NANO = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
 
 let browser;
-before(async () => (browser = await launchBrowser()));
-after(async () => browser?.close());
+test.beforeAll(({ browser: b }) => {
+  browser = b;
+});
 
 const filesUnder = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)).map((g) => join(f, g)) : [f]));
 
-test('Export for Hugging Face downloads the same files as the CLI, and transformers.js loads them', { timeout: 180_000 }, async (t) => {
+test('Export for Hugging Face downloads the same files as the CLI, and transformers.js loads them', async ({}, testInfo) => {
+  test.setTimeout(180_000);
   const p = await openPage(browser, `/?${NANO}`);
   try {
-    await withPageDiagnostics(t, p, 'hf-export', async () => {
+    await withPageDiagnostics(testInfo, p, 'hf-export', async () => {
       const { page } = p;
       await page.click('[data-testid="start"]');
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 150_000, polling: 250 });

@@ -1,20 +1,20 @@
 // Reliability and safety in the browser (docs/reliability.md), on the production build served by `vite preview`.
 //
-// In the main e2e run (`npm run test:e2e` runs every e2e/*.e2e.mjs), a few minutes in all:
+// In the main e2e run (`npm run test:e2e` runs every e2e/*.spec.mjs), a few minutes in all:
 //   CSP, offline, non-finite steps, storage full / unavailable (the worker-kill resume test is long-only)
 //   with identical metrics, bad links and files.
 // Only with RLVR_RELIABILITY_LONG=1 (`npm run test:reliability`):
 //   a 300-step soak on WASM, and a lost WebGPU device (SwiftShader) falling back to WASM.
 //
-// Alone: `node e2e/run.mjs e2e/reliability.e2e.mjs` (RLVR_RELIABILITY_LONG=1 for the long ones).
+// Alone: `npx playwright test e2e/reliability.spec.mjs` (RLVR_RELIABILITY_LONG=1 for the long ones).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { launchBrowser, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, note, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
-const long = LONG ? {} : { skip: 'long: npm run test:reliability (RLVR_RELIABILITY_LONG=1)' };
+const LONG_ONLY = 'long: npm run test:reliability (RLVR_RELIABILITY_LONG=1)';
 
 /** The smallest real run: a fresh nano model, 2 prompts x 2 completions of at most 8 tokens, no held-out eval. */
 const NANO = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
@@ -27,13 +27,14 @@ let browser;
 let origin = '';
 const results = {};
 
-before(async () => {
+// --expose-gc: the soak collects garbage in the worker before reading its heap.
+test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'] } });
+
+test.beforeAll(async ({ browser: b }) => {
   origin = await serverUrl();
-  // --expose-gc: the soak collects garbage in the worker before reading its heap.
-  browser = await launchBrowser(['--js-flags=--expose-gc']);
+  browser = b;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'reliability-e2e.json'), JSON.stringify(results, null, 2));
 });
@@ -86,10 +87,11 @@ function listenForCsp() {
 }
 const cspConsole = (p) => p.consoleMessages.filter((m) => /Content[- ]Security[- ]Policy|Refused to/i.test(m.text));
 
-test('CSP without unsafe-eval on every file; the app trains a step under it and reports no violation', { timeout: 180_000 }, async (t) => {
+test('CSP without unsafe-eval on every file; the app trains a step under it and reports no violation', async ({}, testInfo) => {
+  test.setTimeout(180_000);
   const p = await open(`/?${NANO}`, { init: [listenForCsp] });
   try {
-    await withDiagnostics(t, p, 'reliability-csp', async () => {
+    await withDiagnostics(testInfo, p, 'reliability-csp', async () => {
       const { page } = p;
       const csp = p.response.headers()['content-security-policy'];
       assert.ok(csp, 'the page is served with a Content-Security-Policy header');
@@ -137,17 +139,18 @@ test('CSP without unsafe-eval on every file; the app trains a step under it and 
       const after = await worker.evaluate(() => self.__rlvrTest.cspViolations());
       assert.ok(after.some((v) => v.startsWith('script-src')), `the worker's own listener sees a violation: ${after}`);
       results.csp = { policy: csp };
-      t.diagnostic(`CSP: ${csp}`);
+      note(testInfo, `CSP: ${csp}`);
     });
   } finally {
     await p.close();
   }
 });
 
-test('offline: no request leaves the app during load, training, checkpoint download and exports', { timeout: 240_000 }, async (t) => {
+test('offline: no request leaves the app during load, training, checkpoint download and exports', async ({}, testInfo) => {
+  test.setTimeout(240_000);
   const p = await open(`/?${NANO}&steps=3&rollout_history_steps=3`, { init: [listenForCsp] });
   try {
-    await withDiagnostics(t, p, 'reliability-offline', async () => {
+    await withDiagnostics(testInfo, p, 'reliability-offline', async () => {
       const { page } = p;
       await page.click('[data-testid="start"]');
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 200_000, polling: 250 });
@@ -181,17 +184,18 @@ test('offline: no request leaves the app during load, training, checkpoint downl
       await other.goto('https://example.invalid/navigation').catch(() => undefined);
       await other.close();
       assert.deepEqual(p.blocked, ['https://example.invalid/navigation']);
-      t.diagnostic(`downloads: ${downloads.join(', ')}; nothing requested outside ${origin}`);
+      note(testInfo, `downloads: ${downloads.join(', ')}; nothing requested outside ${origin}`);
     });
   } finally {
     await p.close();
   }
 });
 
-test('non-finite steps: each is shown; three in a row pause the run with an explanation and fixes', { timeout: 240_000 }, async (t) => {
+test('non-finite steps: each is shown; three in a row pause the run with an explanation and fixes', async ({}, testInfo) => {
+  test.setTimeout(240_000);
   const p = await open(`/?${NANO}&steps=40&learning_rate=0.002`);
   try {
-    await withDiagnostics(t, p, 'reliability-nonfinite', async () => {
+    await withDiagnostics(testInfo, p, 'reliability-nonfinite', async () => {
       const { page } = p;
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(() => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused', undefined, { timeout: 150_000 });
@@ -249,10 +253,11 @@ for (const [name, fault, expected] of [
   ['storage full (QuotaExceededError)', quotaExceeded, /storage is full/],
   ['storage unavailable (private mode)', noIndexedDb, /unavailable here, e\.g\. in a private window/],
 ]) {
-  test(`${name}: the run continues and the page says autosave is off`, { timeout: 200_000 }, async (t) => {
+  test(`${name}: the run continues and the page says autosave is off`, async ({}, testInfo) => {
+    test.setTimeout(200_000);
     const p = await open(`/?${NANO}&steps=3`, { init: [fault] });
     try {
-      await withDiagnostics(t, p, `reliability-${name.split(' ')[1]}`, async () => {
+      await withDiagnostics(testInfo, p, `reliability-${name.split(' ')[1]}`, async () => {
         const { page } = p;
         await page.evaluate(() => window.__rlvr.setAutosaveEvery(1));
         await page.click('[data-testid="start"]');
@@ -275,10 +280,12 @@ for (const [name, fault, expected] of [
 }
 
 // Long suite only: whether the kill lands after the last autosave depends on timing on a busy machine.
-test('a worker killed mid-step: a clear message, resume from the autosave, identical metrics to the uninterrupted run', { timeout: 300_000, ...long }, async (t) => {
+test('a worker killed mid-step: a clear message, resume from the autosave, identical metrics to the uninterrupted run', async ({}, testInfo) => {
+  test.skip(!LONG, LONG_ONLY);
+  test.setTimeout(300_000);
   const p = await open(`/?${NANO}&steps=2000&learning_rate=0.003`);
   try {
-    await withDiagnostics(t, p, 'reliability-kill', async () => {
+    await withDiagnostics(testInfo, p, 'reliability-kill', async () => {
       const { page } = p;
       await page.evaluate(() => window.__rlvr.setAutosaveEvery(8));
       await page.click('[data-testid="start"]');
@@ -319,19 +326,20 @@ test('a worker killed mid-step: a clear message, resume from the autosave, ident
       const resumed = (await state(page)).metrics.slice(K, K + compare);
       assert.deepEqual(resumed.map(strip), original.slice(K, K + compare).map(strip), `steps ${K + 1}..${K + compare} after the resume equal the uninterrupted run's`);
       results.kill = { autosaveEvery: 8, killedAtStep: atKill.run.step, resumedFrom: K, comparedSteps: compare };
-      t.diagnostic(`killed during step ${atKill.run.step + 1}; resumed from the autosave at step ${K}; the next ${compare} steps matched the uninterrupted run exactly (${Object.keys(strip(resumed[0])).length} metrics each)`);
+      note(testInfo, `killed during step ${atKill.run.step + 1}; resumed from the autosave at step ${K}; the next ${compare} steps matched the uninterrupted run exactly (${Object.keys(strip(resumed[0])).length} metrics each)`);
     });
   } finally {
     await p.close();
   }
 });
 
-test('bad input from links and files: clear messages, the current run untouched', { timeout: 200_000 }, async (t) => {
+test('bad input from links and files: clear messages, the current run untouched', async ({}, testInfo) => {
+  test.setTimeout(200_000);
   // A very long link (12 KB; servers refuse request lines over ~16 KB before the app sees them).
   const junk = Array.from({ length: 1200 }, (_, i) => `k${i}=1`).join('&');
   const p1 = await open(`/?${junk}`);
   try {
-    await withDiagnostics(t, p1, 'reliability-long-url', async () => {
+    await withDiagnostics(testInfo, p1, 'reliability-long-url', async () => {
       const notes = await text(p1.page, 'url-notes');
       assert.match(notes, /characters long \(at most 8,192\): it was ignored/);
       assert.equal(await p1.page.isDisabled('[data-testid="start"]'), false, 'the defaults are usable');
@@ -342,7 +350,7 @@ test('bad input from links and files: clear messages, the current run untouched'
   // Bad values in a link: an unknown preset and key are named; out-of-range values are inline errors.
   const p2 = await open(`/?${NANO}&preset=ppo-xl&learning_rat=1&num_generations=1&temperature=hot`);
   try {
-    await withDiagnostics(t, p2, 'reliability-bad-link', async () => {
+    await withDiagnostics(testInfo, p2, 'reliability-bad-link', async () => {
       const { page } = p2;
       const notes = await text(page, 'url-notes');
       assert.match(notes, /unknown preset "ppo-xl"/);
@@ -356,7 +364,7 @@ test('bad input from links and files: clear messages, the current run untouched'
   // Files, with a run in progress.
   const p3 = await open(`/?${NANO}`);
   try {
-    await withDiagnostics(t, p3, 'reliability-bad-files', async () => {
+    await withDiagnostics(testInfo, p3, 'reliability-bad-files', async () => {
       const { page } = p3;
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(() => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused', undefined, { timeout: 150_000 });
@@ -400,10 +408,12 @@ test('bad input from links and files: clear messages, the current run untouched'
   }
 });
 
-test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout history stay bounded, metrics every step`, { ...long, timeout: 900_000 }, async (t) => {
+test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout history stay bounded, metrics every step`, async ({}, testInfo) => {
+  test.skip(!LONG, LONG_ONLY);
+  test.setTimeout(900_000);
   const p = await open(`/?${NANO}&steps=${SOAK_STEPS}&rollout_history_steps=10`);
   try {
-    await withDiagnostics(t, p, 'reliability-soak', async () => {
+    await withDiagnostics(testInfo, p, 'reliability-soak', async () => {
       const { page } = p;
       await page.evaluate(() => window.__rlvr.setAutosaveEvery(50)); // autosave in the loop, as a person's run has
       // The worker's heap through CDP (Runtime.getHeapUsage after HeapProfiler.collectGarbage).
@@ -443,7 +453,7 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
       }
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 60_000 });
       const s = await state(page);
-      for (const r of rows) t.diagnostic(JSON.stringify(r));
+      for (const r of rows) note(testInfo, JSON.stringify(r));
       results.soak = rows;
       assert.equal(s.metrics.length, SOAK_STEPS, 'metrics for every step');
       assert.deepEqual(s.metrics.map((m) => m.step), Array.from({ length: SOAK_STEPS }, (_, i) => i));
@@ -461,7 +471,7 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
       await cdp.send('HeapProfiler.collectGarbage');
       const withCharts = (await cdp.send('Runtime.getHeapUsage')).usedSize / 2 ** 20;
       results.soakPageHeapWithChartsMB = +withCharts.toFixed(2);
-      t.diagnostic(`page heap with the charts of ${SOAK_STEPS} steps drawn: ${withCharts.toFixed(1)} MB (without: ${rows.at(-1).pageHeapMB} MB)`);
+      note(testInfo, `page heap with the charts of ${SOAK_STEPS} steps drawn: ${withCharts.toFixed(1)} MB (without: ${rows.at(-1).pageHeapMB} MB)`);
       assert.ok(withCharts - rows.at(-1).pageHeapMB < 40, `the charts of ${SOAK_STEPS} steps take ${(withCharts - rows.at(-1).pageHeapMB).toFixed(1)} MB (bound 40 MB)`);
       assert.deepEqual(p.pageErrors, []);
     });
@@ -470,10 +480,12 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
   }
 });
 
-test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, live GPU tensors constant`, { ...long, timeout: 1_500_000 }, async (t) => {
+test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, live GPU tensors constant`, async ({}, testInfo) => {
+  test.skip(!LONG, LONG_ONLY);
+  test.setTimeout(1_500_000);
   const p = await open(`/?backend=webgpu&${NANO}&steps=${WEBGPU_SOAK_STEPS}&rollout_history_steps=10`);
   try {
-    await withDiagnostics(t, p, 'reliability-webgpu-soak', async () => {
+    await withDiagnostics(testInfo, p, 'reliability-webgpu-soak', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-share"]');
       await page.click('[data-testid="step-once"]');
@@ -492,7 +504,7 @@ test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, l
       const s = await state(page);
       const perStep = (Date.now() - t0) / 1000 / (WEBGPU_SOAK_STEPS - 1);
       results.webgpuSoak = { steps: WEBGPU_SOAK_STEPS, steady, end: end.liveTensors, maxMidStep: Math.max(...samples), secondsPerStep: +perStep.toFixed(2) };
-      t.diagnostic(JSON.stringify(results.webgpuSoak));
+      note(testInfo, JSON.stringify(results.webgpuSoak));
       assert.equal(s.metrics.length, WEBGPU_SOAK_STEPS);
       assert.ok(s.metrics.every((m) => Number.isFinite(m.loss)));
       assert.equal(end.liveTensors, steady, `live GPU tensors: ${steady} after step 1, ${end.liveTensors} after step ${WEBGPU_SOAK_STEPS}`);
@@ -504,10 +516,12 @@ test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, l
   }
 });
 
-test('WebGPU device lost (simulated by destroying the device): falls back to WASM from the last autosave, with a message', { ...long, timeout: 900_000 }, async (t) => {
+test('WebGPU device lost (simulated by destroying the device): falls back to WASM from the last autosave, with a message', async ({}, testInfo) => {
+  test.skip(!LONG, LONG_ONLY);
+  test.setTimeout(900_000);
   const p = await open(`/?backend=webgpu&${NANO}`);
   try {
-    await withDiagnostics(t, p, 'reliability-device-lost', async () => {
+    await withDiagnostics(testInfo, p, 'reliability-device-lost', async () => {
       const { page } = p;
       await page.click('[data-testid="step-once"]');
       // The autosave can land before the step's event (events are batched): wait for both.
@@ -528,7 +542,7 @@ test('WebGPU device lost (simulated by destroying the device): falls back to WAS
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(() => window.__rlvr.state().metrics.length === 2, undefined, { timeout: 120_000 });
       await screenshot(page, 'reliability-device-lost');
-      t.diagnostic('device destroyed after step 1 on WebGPU; resumed on WASM at step 1 and trained step 2');
+      note(testInfo, 'device destroyed after step 1 on WebGPU; resumed on WASM at step 1 and trained step 2');
     });
   } finally {
     await p.close();

@@ -6,16 +6,13 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, RESULTS_DIR, ROOT, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { openPage, RESULTS_DIR, ROOT, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 /** @type {import('playwright-core').Browser} */
 let browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
+test.beforeAll(({ browser: b }) => {
+  browser = b;
 });
 
 /** A small, fast run: 2 prompts × 4 completions per step, no held-out evaluation. */
@@ -33,10 +30,11 @@ async function shot(page, selector, name) {
 const PROMPTS = ['1+2=', '3+4=', '5+1=', '2+6=', '7+2='];
 const DATASET = PROMPTS.map((p) => JSON.stringify({ prompt: p, answer: String(Number(p[0]) + Number(p[2])) })).join('\n') + '\n';
 
-test('Try the policy: a typed prompt gets the base and the current policy\'s completions with per-token probabilities (WASM)', { timeout: 180_000 }, async (t) => {
+test('Try the policy: a typed prompt gets the base and the current policy\'s completions with per-token probabilities (WASM)', async ({}, testInfo) => {
+  test.setTimeout(180_000);
   const p = await openPage(browser, `/?${FAST}&task=arithmetic`, { viewport: { width: 1280, height: 900 } });
   try {
-    await withDiagnostics(t, p, 'newcomer-try', async () => {
+    await withDiagnostics(testInfo, p, 'newcomer-try', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-try"]');
       await page.waitForSelector('[data-testid="try-prompt"]');
@@ -73,10 +71,11 @@ test('Try the policy: a typed prompt gets the base and the current policy\'s com
   }
 });
 
-test('Your data: a JSONL file imported in the page trains 3 steps, and the rollouts show its prompts', { timeout: 240_000 }, async (t) => {
+test('Your data: a JSONL file imported in the page trains 3 steps, and the rollouts show its prompts', async ({}, testInfo) => {
+  test.setTimeout(240_000);
   const p = await openPage(browser, `/?${FAST}&steps=3`, { viewport: { width: 1280, height: 900 } });
   try {
-    await withDiagnostics(t, p, 'newcomer-dataset', async () => {
+    await withDiagnostics(testInfo, p, 'newcomer-dataset', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-data"]');
       await page.setInputFiles('[data-testid="dataset-file"]', { name: 'sums.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(DATASET) });
@@ -104,10 +103,11 @@ test('Your data: a JSONL file imported in the page trains 3 steps, and the rollo
   }
 });
 
-test('Your data: a bad line is reported with its line number; a file with no good line changes nothing', { timeout: 60_000 }, async (t) => {
+test('Your data: a bad line is reported with its line number; a file with no good line changes nothing', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const p = await openPage(browser, `/?${FAST}`);
   try {
-    await withDiagnostics(t, p, 'newcomer-dataset-errors', async () => {
+    await withDiagnostics(testInfo, p, 'newcomer-dataset-errors', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-data"]');
       const text = ['{"prompt": "1+1=", "answer": "2"}', '{"prompt": "2+2=", "answer": }', '{"answer": "3"}', '{"prompt": "4+4=", "answer": 8}'].join('\n');
@@ -130,10 +130,11 @@ test('Your data: a bad line is reported with its line number; a file with no goo
   }
 });
 
-test("Compare: B's overrides are checked as typed (every error, by field), and the runs end with a held-out pass@1 verdict", { timeout: 240_000 }, async (t) => {
+test("Compare: B's overrides are checked as typed (every error, by field), and the runs end with a held-out pass@1 verdict", async ({}, testInfo) => {
+  test.setTimeout(240_000);
   const p = await openPage(browser, '/?backend=wasm&task=arithmetic&prompts_per_step=2&num_generations=4&eval_every=2&eval_prompts=4');
   try {
-    await withDiagnostics(t, p, 'newcomer-compare', async () => {
+    await withDiagnostics(testInfo, p, 'newcomer-compare', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-compare"]');
       await page.fill('[data-testid="compare-edits-b"]', 'learning_rat=0.1, num_generations=1\ntemperature=hot');

@@ -1,5 +1,5 @@
 // Guided experiments end to end, on the production build served by `vite preview`
-// (e2e/run.mjs starts it; alone: `node --test e2e/lessons.e2e.mjs` starts its own).
+// (playwright.config.ts's webServer starts it; alone: `npx vite build && npx playwright test e2e/lessons.spec.mjs`).
 //
 // The gallery shows every lesson with its claim and measured outcome (public/lessons/measured.json,
 // or "not measured yet"); each of the lessons opens from its card and its runs start in Compare with
@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { importTs, launchBrowser, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
 
 const { lessons } = await importTs('src/rl/lessons.ts');
 const { getPreset } = await importTs('src/rl/presets.ts');
@@ -29,11 +29,10 @@ const shots = [];
 const pageErrors = [];
 const externalRequests = [];
 
-before(async () => {
-  browser = await launchBrowser();
+test.beforeAll(({ browser: b }) => {
+  browser = b;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'lessons-e2e.json'), JSON.stringify({ timings, screenshots: shots }, null, 2));
 });
@@ -80,8 +79,8 @@ function assertLessonConfigs(lesson, c, steps) {
 }
 
 /** withDiagnostics with the Compare runs' states in the failure report. */
-const withDiagnostics = (t, p, name, fn) =>
-  withPageDiagnostics(t, p, name, fn, async () => {
+const withDiagnostics = (testInfo, p, name, fn) =>
+  withPageDiagnostics(testInfo, p, name, fn, async () => {
     const c = await p.page.evaluate(() => window.__rlvr.state().compare).catch(() => null);
     return `compare: ${c ? SIDES.filter((s) => c[s]).map((s) => `${s}: ${c[s].state} step ${c[s].step} ${c[s].error ?? ''}`).join('; ') : '?'}`;
   });
@@ -112,12 +111,13 @@ async function assertFocusCharts(page, lesson) {
   assert.equal(await page.getAttribute('[data-testid="lesson-banner"]', 'data-lesson'), lesson.id);
 }
 
-test('the gallery shows every lesson: claim, text, what to look at, and its measured outcome or "not measured yet"', { timeout: 90_000 }, async (t) => {
+test('the gallery shows every lesson: claim, text, what to look at, and its measured outcome or "not measured yet"', async ({}, testInfo) => {
+  test.setTimeout(90_000);
   const p = await open('/');
   const measuredRequests = [];
   p.page.on('request', (r) => r.url().includes('measured.json') && measuredRequests.push(r.url()));
   try {
-    await withDiagnostics(t, p, 'lessons-gallery', async () => {
+    await withDiagnostics(testInfo, p, 'lessons-gallery', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-lessons"]');
       await page.waitForSelector('[data-testid="lessons-gallery"]');
@@ -140,7 +140,7 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
         }
         else assert.match(await page.textContent(`[data-testid="measured-${l.id}"]`), new RegExp(`Not measured yet.*rlvr lesson run ${l.id}`));
       }
-      t.diagnostic(`${lessons.length} lessons; measured: ${Object.keys(realMeasured).join(', ') || 'none yet'}`);
+      note(testInfo, `${lessons.length} lessons; measured: ${Object.keys(realMeasured).join(', ') || 'none yet'}`);
       const base = await serverUrl();
       assert.ok(measuredRequests.length >= 1 && measuredRequests.every((u) => u.startsWith(base)), `measured.json from the app's own origin: ${measuredRequests.join(', ')}`);
       assert.deepEqual(p.externalRequests, []);
@@ -200,7 +200,7 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
 });
 
 /** Opens one lesson from its card (steps per run already set to 1) and checks its runs start. */
-async function openFromGallery(t, page, lesson) {
+async function openFromGallery(testInfo, page, lesson) {
   const t0 = Date.now();
   await page.click('[data-testid="tab-lessons"]');
   await page.click(`[data-testid="lesson-open-${lesson.id}"]`);
@@ -221,17 +221,18 @@ async function openFromGallery(t, page, lesson) {
     assert.ok(c.diff.some(([k]) => k === 'loss_type'), 'the config differences list loss_type');
     await shot(page, 'lessons-compare');
     timings.lessons[lesson.id] = { firstStepSeconds: seconds, runs: lesson.runs.length };
-    t.diagnostic(`${lesson.id}: ${lesson.runs.length} runs initialised and one step each in ${seconds.toFixed(1)} s`);
+    note(testInfo, `${lesson.id}: ${lesson.runs.length} runs initialised and one step each in ${seconds.toFixed(1)} s`);
   } else {
     timings.lessons[lesson.id] = { startedSeconds: seconds, runs: lesson.runs.length, states: SIDES.slice(0, lesson.runs.length).map((s) => `${c[s].state}@${c[s].step}`) };
-    t.diagnostic(`${lesson.id}: ${lesson.runs.length} runs initialised and training in ${seconds.toFixed(1)} s`);
+    note(testInfo, `${lesson.id}: ${lesson.runs.length} runs initialised and training in ${seconds.toFixed(1)} s`);
   }
 }
 
-test('every lesson opens from its card and starts its runs with the lesson configs', { timeout: 330_000 }, async (t) => {
+test('every lesson opens from its card and starts its runs with the lesson configs', async ({}, testInfo) => {
+  test.setTimeout(330_000);
   const p = await open('/');
   try {
-    await withDiagnostics(t, p, 'lessons-open', async () => {
+    await withDiagnostics(testInfo, p, 'lessons-open', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-lessons"]');
       await page.fill('[data-testid="lesson-steps"]', '1');
@@ -241,10 +242,10 @@ test('every lesson opens from its card and starts its runs with the lesson confi
       const problems = [];
       for (const lesson of order) {
         try {
-          await openFromGallery(t, page, lesson);
+          await openFromGallery(testInfo, page, lesson);
         } catch (e) {
           problems.push(`${lesson.id}: ${e.message.split('\n')[0]}`);
-          t.diagnostic(`${lesson.id}: FAILED ${e.message.split('\n')[0]}`);
+          note(testInfo, `${lesson.id}: FAILED ${e.message.split('\n')[0]}`);
           await screenshot(page, `lessons-open-${lesson.id}-FAILED`).catch(() => undefined);
         }
       }
@@ -257,11 +258,12 @@ test('every lesson opens from its card and starts its runs with the lesson confi
   }
 });
 
-test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three runs', { timeout: 120_000 }, async (t) => {
+test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three runs', async ({}, testInfo) => {
+  test.setTimeout(120_000);
   const t0 = Date.now();
   const p = await open('/?lesson=noisy-verifiers&steps=1');
   try {
-    await withDiagnostics(t, p, 'lessons-url', async () => {
+    await withDiagnostics(testInfo, p, 'lessons-url', async () => {
       const { page } = p;
       const lesson = lessons.find((l) => l.id === 'noisy-verifiers');
       await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
@@ -278,7 +280,7 @@ test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three run
       await assertFocusCharts(page, lesson);
       assert.equal(await page.$('[data-testid="url-notes"]'), null, 'no complaints about the link');
       timings.url = { 'noisy-verifiers': { startedSeconds: (Date.now() - t0) / 1000 } };
-      t.diagnostic(`three runs initialised and training ${((Date.now() - t0) / 1000).toFixed(1)} s after navigation`);
+      note(testInfo, `three runs initialised and training ${((Date.now() - t0) / 1000).toFixed(1)} s after navigation`);
       await shot(page, 'lessons-url-three-runs');
       await page.click('text=Stop and free the workers');
     });
@@ -287,11 +289,12 @@ test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three run
   }
 });
 
-test("?lesson=sharpening opens with the lesson's own step budget and evaluates pass@k", { timeout: 120_000 }, async (t) => {
+test("?lesson=sharpening opens with the lesson's own step budget and evaluates pass@k", async ({}, testInfo) => {
+  test.setTimeout(120_000);
   const t0 = Date.now();
   const p = await open('/?lesson=sharpening');
   try {
-    await withDiagnostics(t, p, 'lessons-url-2', async () => {
+    await withDiagnostics(testInfo, p, 'lessons-url-2', async () => {
       const { page } = p;
       const lesson = lessons.find((l) => l.id === 'sharpening');
       const c = await waitForRuns(page, 2, { timeout: 100_000 });
@@ -314,7 +317,8 @@ test("?lesson=sharpening opens with the lesson's own step budget and evaluates p
   }
 });
 
-test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its runs with the lesson configs', { timeout: 300_000 }, async (t) => {
+test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its runs with the lesson configs', async ({}, testInfo) => {
+  test.setTimeout(300_000);
   const problems = [];
   for (const lesson of lessons) {
     const p = await open(`/?lesson=${lesson.id}&steps=1`);
@@ -324,7 +328,7 @@ test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its ru
       const c = await waitForRuns(page, lesson.runs.length, { timeout: 100_000 });
       assertLessonConfigs(lesson, c, 1);
       assert.deepEqual(p.pageErrors, []);
-      t.diagnostic(`${lesson.id}: ${lesson.runs.length} runs started from its URL`);
+      note(testInfo, `${lesson.id}: ${lesson.runs.length} runs started from its URL`);
     } catch (e) {
       problems.push(`${lesson.id}: ${e.message.split('\n')[0]}`);
       await screenshot(p.page, `lessons-url-${lesson.id}-FAILED`).catch(() => undefined);
@@ -335,10 +339,11 @@ test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its ru
   assert.deepEqual(problems, [], 'every lesson opens from its URL and its runs start');
 });
 
-test('an unknown lesson id lists the known ones and keeps the rest of the link', { timeout: 60_000 }, async (t) => {
+test('an unknown lesson id lists the known ones and keeps the rest of the link', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const p = await open('/?lesson=bogus&preset=dapo&steps=7');
   try {
-    await withDiagnostics(t, p, 'lessons-unknown', async () => {
+    await withDiagnostics(testInfo, p, 'lessons-unknown', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="lesson-notice"]', { timeout: 20_000 });
       const notice = await page.textContent('[data-testid="lesson-notice"]');
@@ -362,7 +367,7 @@ test('an unknown lesson id lists the known ones and keeps the rest of the link',
   }
 });
 
-test('no uncaught errors and nothing fetched from outside the app', () => {
+test('no uncaught errors and nothing fetched from outside the app', async () => {
   assert.deepEqual(pageErrors, []);
   assert.deepEqual(externalRequests, []);
 });

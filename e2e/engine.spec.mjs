@@ -1,14 +1,14 @@
 // Engine e2e: the tiny training graph on three runtimes, a WebGPU soak, CPU-placement and
-// threading checks. Runs in headless Debian Chromium against the built app (e2e/run.mjs starts the
-// server); alone: `node --test e2e/engine.e2e.mjs` (starts its own server, builds dist/ if missing).
+// threading checks. Runs in headless Debian Chromium against the built app (playwright.config.ts's
+// webServer starts it); alone: `npx vite build && npx playwright test e2e/engine.spec.mjs`.
 //
 // On a machine without a GPU, WebGPU is SwiftShader (software), forced with ?backend=webgpu: about
 // 100x slower than WASM, but the real WebGPU EP code path.
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { importTs, launchBrowser, openPage, RESULTS_DIR, screenshot, timed } from './lib.mjs';
+import { test } from '@playwright/test';
+import { importTs, note, openPage, RESULTS_DIR, screenshot, timed } from './lib.mjs';
 
 /**
  * Losses of the same graph from the same initial weights must agree step by step within this absolute
@@ -27,11 +27,10 @@ let browser;
 const losses = /** @type {Record<string, number[]>} */ ({});
 const timings = /** @type {Record<string, unknown>} */ ({});
 
-before(async () => {
-  browser = await launchBrowser();
+test.beforeAll(({ browser: b }) => {
+  browser = b;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'engine-e2e.json'), JSON.stringify({ losses, timings }, null, 2));
 });
@@ -40,7 +39,7 @@ after(async () => {
  * Opens the engine harness with `query`, waits for its worker to finish, screenshots the page and
  * returns the harness result plus the page's console. Fails with the harness's own error if any.
  */
-async function runHarness(t, query, { name, timeout }) {
+async function runHarness(testInfo, query, { name, timeout }) {
   const p = await openPage(browser, `/e2e/harness/engine.html?${query}`);
   try {
     await p.page.waitForFunction(() => window.__engine?.done === true, undefined, { timeout, polling: 500 });
@@ -53,7 +52,7 @@ async function runHarness(t, query, { name, timeout }) {
   } catch (e) {
     await screenshot(p.page, `engine-${name}-FAILED`).catch(() => undefined);
     const tail = p.consoleMessages.slice(-15).map((m) => `  [${m.type}] ${m.text.slice(0, 300)}`).join('\n');
-    t.diagnostic(`last console messages:\n${tail}`);
+    note(testInfo, `last console messages:\n${tail}`);
     throw e;
   } finally {
     await p.close();
@@ -68,9 +67,10 @@ function assertLearns(name, ls) {
 
 const round = (x, d = 2) => Number(x.toFixed(d));
 
-test('WASM EP: 20 training steps, multi-threaded (cross-origin isolated)', { timeout: 180_000 }, async (t) => {
-  const { value: r, seconds } = await timed(() => runHarness(t, `backend=wasm&steps=${STEPS}`, { name: 'wasm', timeout: 170_000 }));
-  t.diagnostic(`${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. WASM load + session ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`);
+test('WASM EP: 20 training steps, multi-threaded (cross-origin isolated)', async ({}, testInfo) => {
+  test.setTimeout(180_000);
+  const { value: r, seconds } = await timed(() => runHarness(testInfo, `backend=wasm&steps=${STEPS}`, { name: 'wasm', timeout: 170_000 }));
+  note(testInfo, `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. WASM load + session ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`);
   timings.wasm = { wallS: round(seconds), firstStepS: round(r.firstStepMs / 1000), msPerStep: round(median(r.stepMs.slice(1))) };
   assert.equal(r.backend.kind, 'wasm');
   assert.equal(r.backend.crossOriginIsolated, true, 'the server must send COOP same-origin + COEP require-corp');
@@ -83,9 +83,10 @@ test('WASM EP: 20 training steps, multi-threaded (cross-origin isolated)', { tim
   losses.wasm = r.losses;
 });
 
-test('WebGPU EP (SwiftShader adapter, forced): 20 training steps', { timeout: 300_000 }, async (t) => {
-  const { value: r, seconds } = await timed(() => runHarness(t, `backend=webgpu&steps=${STEPS}`, { name: 'webgpu', timeout: 290_000 }));
-  t.diagnostic(`${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. session + shader compilation ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`);
+test('WebGPU EP (SwiftShader adapter, forced): 20 training steps', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const { value: r, seconds } = await timed(() => runHarness(testInfo, `backend=webgpu&steps=${STEPS}`, { name: 'webgpu', timeout: 290_000 }));
+  note(testInfo, `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. session + shader compilation ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`);
   timings.webgpu = { wallS: round(seconds), firstStepS: round(r.firstStepMs / 1000), msPerStep: round(median(r.stepMs.slice(1))) };
   assert.equal(r.backend.kind, 'webgpu');
   assert.ok(r.adapter, 'select-backend found no adapter');
@@ -98,17 +99,18 @@ test('WebGPU EP (SwiftShader adapter, forced): 20 training steps', { timeout: 30
   losses.webgpu = r.losses;
 });
 
-test('onnxruntime-node: 20 training steps', { timeout: 120_000 }, async (t) => {
+test('onnxruntime-node: 20 training steps', async ({}, testInfo) => {
+  test.setTimeout(120_000);
   const { createNodeBackend } = await importTs('src/engine/backend-node.ts');
   const { runTinyTraining } = await importTs('src/model/tiny-training.ts');
   const { value: r, seconds } = await timed(() => runTinyTraining(createNodeBackend(), STEPS));
-  t.diagnostic(`onnxruntime-node CPU: ${seconds.toFixed(1)} s`);
+  note(testInfo, `onnxruntime-node CPU: ${seconds.toFixed(1)} s`);
   timings.node = { wallS: round(seconds) };
   assertLearns('node', r.losses);
   losses.node = r.losses;
 });
 
-test(`WASM, WebGPU and onnxruntime-node losses agree step by step (|diff| <= ${LOSS_TOLERANCE})`, (t) => {
+test(`WASM, WebGPU and onnxruntime-node losses agree step by step (|diff| <= ${LOSS_TOLERANCE})`, async ({}, testInfo) => {
   for (const k of ['wasm', 'webgpu', 'node']) assert.ok(losses[k], `no ${k} losses: its test failed`);
   const pairs = [
     ['wasm', 'node'],
@@ -120,7 +122,7 @@ test(`WASM, WebGPU and onnxruntime-node losses agree step by step (|diff| <= ${L
     const diffs = losses[a].map((x, i) => Math.abs(x - losses[b][i]));
     const max = Math.max(...diffs);
     report[`${a}-${b}`] = { maxAbsDiff: max, perStep: diffs };
-    t.diagnostic(`${a} vs ${b}: max |diff| ${max.toExponential(2)} (step ${diffs.indexOf(max) + 1})`);
+    note(testInfo, `${a} vs ${b}: max |diff| ${max.toExponential(2)} (step ${diffs.indexOf(max) + 1})`);
     for (const [i, d] of diffs.entries()) {
       assert.ok(d <= LOSS_TOLERANCE, `${a} vs ${b} at step ${i + 1}: ${losses[a][i]} vs ${losses[b][i]} (|diff| ${d} > ${LOSS_TOLERANCE})`);
     }
@@ -128,12 +130,13 @@ test(`WASM, WebGPU and onnxruntime-node losses agree step by step (|diff| <= ${L
   timings.agreement = report;
 });
 
-test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow`, { timeout: 600_000 }, async (t) => {
+test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow`, async ({}, testInfo) => {
+  test.setTimeout(600_000);
   const { value: r, seconds } = await timed(() =>
-    runHarness(t, `backend=webgpu&mode=soak&steps=${SOAK_STEPS}&every=${SOAK_EVERY}`, { name: 'webgpu-soak', timeout: 590_000 }),
+    runHarness(testInfo, `backend=webgpu&mode=soak&steps=${SOAK_STEPS}&every=${SOAK_EVERY}`, { name: 'webgpu-soak', timeout: 590_000 }),
   );
-  t.diagnostic(`soak: ${seconds.toFixed(1)} s wall, ${round(median(r.stepMs.slice(1)))} ms/step`);
-  for (const c of r.checkpoints) t.diagnostic(`  step ${c.step}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} bytes), loss ${c.loss.toFixed(4)}`);
+  note(testInfo, `soak: ${seconds.toFixed(1)} s wall, ${round(median(r.stepMs.slice(1)))} ms/step`);
+  for (const c of r.checkpoints) note(testInfo, `  step ${c.step}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} bytes), loss ${c.loss.toFixed(4)}`);
   timings.soak = { wallS: round(seconds), msPerStep: round(median(r.stepMs.slice(1))), checkpoints: r.checkpoints };
   assert.equal(r.losses.length, SOAK_STEPS);
   for (const [i, l] of r.losses.entries()) assert.ok(Number.isFinite(l), `loss at step ${i + 1} is ${l}`);
@@ -150,9 +153,10 @@ test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow
   assert.ok(r.losses.at(-1) < r.losses[0], 'the soak run must still be learning');
 });
 
-test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placement report)', { timeout: 300_000 }, async (t) => {
-  const { value: r, seconds } = await timed(() => runHarness(t, 'backend=webgpu&mode=placement&cpuOp=Det', { name: 'webgpu-placement', timeout: 290_000 }));
-  t.diagnostic(`placement: ${seconds.toFixed(1)} s wall`);
+test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placement report)', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const { value: r, seconds } = await timed(() => runHarness(testInfo, 'backend=webgpu&mode=placement&cpuOp=Det', { name: 'webgpu-placement', timeout: 290_000 }));
+  note(testInfo, `placement: ${seconds.toFixed(1)} s wall`);
   timings.placement = { wallS: round(seconds) };
 
   // The control proves the method: an op the WebGPU EP lacks must show up on CPUExecutionProvider.
@@ -167,7 +171,7 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
   const bad = [];
   for (const g of r.placements) {
     const eps = Object.entries(g.placement.eps).map(([ep, v]) => `${ep}: ${v.count}`).join(', ');
-    t.diagnostic(`${g.graph} (${g.nodeCount} nodes built): ${eps || 'no report'}${g.error ? ` ERROR ${g.error}` : ''}`);
+    note(testInfo, `${g.graph} (${g.nodeCount} nodes built): ${eps || 'no report'}${g.error ? ` ERROR ${g.error}` : ''}`);
     if (g.error) bad.push(`${g.graph}: session failed: ${g.error}`);
     else if (!g.placement.reported) bad.push(`${g.graph}: ORT printed no placement report`);
     else if (!g.placement.eps.WebGpuExecutionProvider) bad.push(`${g.graph}: nothing on WebGpuExecutionProvider`);
@@ -179,11 +183,12 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
 });
 
 for (const backend of ['wasm', 'webgpu']) {
-  test(`${backend === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader, forced)'}: KV-cache sampler log-probs equal the scoring graph within 1e-4`, { timeout: 300_000 }, async (t) => {
-    const r = await runHarness(t, `backend=${backend}&mode=parity`, { name: `parity-${backend}`, timeout: 290_000 });
+  test(`${backend === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader, forced)'}: KV-cache sampler log-probs equal the scoring graph within 1e-4`, async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const r = await runHarness(testInfo, `backend=${backend}&mode=parity`, { name: `parity-${backend}`, timeout: 290_000 });
     assert.equal(r.backend.kind, backend);
     const p = r.parity;
-    t.diagnostic(`${backend}: ${p.rows} rows, ${p.tokens} sampled tokens; max |Δ logp| ${p.maxLogpDiff.toExponential(2)}, max |Δ entropy| ${p.maxEntropyDiff.toExponential(2)}`);
+    note(testInfo, `${backend}: ${p.rows} rows, ${p.tokens} sampled tokens; max |Δ logp| ${p.maxLogpDiff.toExponential(2)}, max |Δ entropy| ${p.maxEntropyDiff.toExponential(2)}`);
     assert.ok(p.tokens > p.rows * 5, `the sampler must produce real completions (${p.tokens} tokens)`);
     assert.ok(p.maxLogpDiff < 1e-4, `sampler vs scorer log-probs differ by ${p.maxLogpDiff}`);
     assert.ok(p.maxEntropyDiff < 1e-4, `sampler vs scorer entropies differ by ${p.maxEntropyDiff}`);
@@ -191,9 +196,10 @@ for (const backend of ['wasm', 'webgpu']) {
   });
 }
 
-test('automatic choice: no hardware adapter -> WASM, with the reason recorded', { timeout: 120_000 }, async (t) => {
-  const r = await runHarness(t, 'steps=1', { name: 'auto-choice', timeout: 110_000 });
-  t.diagnostic(`chose ${r.backend.description}: ${r.backend.reason}`);
+test('automatic choice: no hardware adapter -> WASM, with the reason recorded', async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const r = await runHarness(testInfo, 'steps=1', { name: 'auto-choice', timeout: 110_000 });
+  note(testInfo, `chose ${r.backend.description}: ${r.backend.reason}`);
   if (r.adapter && !r.adapter.software) {
     assert.equal(r.backend.kind, 'webgpu', 'a hardware adapter must be used');
   } else {

@@ -4,33 +4,31 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, RESULTS_DIR, screenshot, waitForPage, withPageDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { note, openPage, RESULTS_DIR, screenshot, waitForPage, withPageDiagnostics } from './lib.mjs';
 
 const SMALL_RUN = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&difficulty.digits=1&difficulty.ops=%2B';
 const STEPS = 2;
 
 /** @type {import('playwright-core').Browser} */
 let browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
+test.beforeAll(({ browser: b }) => {
+  browser = b;
 });
 
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
 
-test('?bench=1 opens the panel; a software-only adapter is named and not measured unless forced', { timeout: 60_000 }, async (t) => {
+test('?bench=1 opens the panel; a software-only adapter is named and not measured unless forced', async ({}, testInfo) => {
+  test.setTimeout(60_000);
   const p = await openPage(browser, `/?bench=1&${SMALL_RUN}`);
   try {
-    await withPageDiagnostics(t, p, 'bench-unforced', async () => {
+    await withPageDiagnostics(testInfo, p, 'bench-unforced', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="bench-panel"]', { timeout: 20_000 });
       assert.equal(await page.getAttribute('[data-testid="tab-bench"]', 'aria-selected'), 'true');
       await waitForPage(page, () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'), { timeout: 20_000 });
       const adapter = await text(page, 'bench-adapter');
-      t.diagnostic(`adapter line: ${adapter}`);
+      note(testInfo, `adapter line: ${adapter}`);
       assert.match(adapter, /swiftshader/i, 'headless Chromium offers SwiftShader');
       assert.match(adapter, /software adapter/);
       assert.match(adapter, /\?backend=webgpu/, 'says how to measure it anyway');
@@ -46,10 +44,11 @@ test('?bench=1 opens the panel; a software-only adapter is named and not measure
   }
 });
 
-test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSON download', { timeout: 240_000 }, async (t) => {
+test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSON download', async ({}, testInfo) => {
+  test.setTimeout(240_000);
   const p = await openPage(browser, `/?bench=1&bench_steps=${STEPS}&backend=webgpu&${SMALL_RUN}`);
   try {
-    await withPageDiagnostics(t, p, 'bench-run', async () => {
+    await withPageDiagnostics(testInfo, p, 'bench-run', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="bench-panel"]', { timeout: 20_000 });
       await waitForPage(page, () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'), { timeout: 20_000 });
@@ -71,9 +70,9 @@ test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSO
       await page.waitForSelector('[data-testid="bench-result"], [data-testid="bench-error"]', { timeout: 200_000 });
       const err = await page.$('[data-testid="bench-error"]');
       if (err) assert.fail(`the benchmark failed: ${await err.textContent()}`);
-      t.diagnostic(`benchmark of ${STEPS} steps on each backend in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      note(testInfo, `benchmark of ${STEPS} steps on each backend in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
       const progress = await page.evaluate(() => [...window.__benchProgress]);
-      t.diagnostic(`progress lines: ${progress.join(' | ')}`);
+      note(testInfo, `progress lines: ${progress.join(' | ')}`);
       for (const line of ['WASM: loading the model', 'WASM: warm-up step 1 of 1', `WASM: step 1 of ${STEPS}`, `WASM: step ${STEPS} of ${STEPS}`, `WebGPU: step ${STEPS} of ${STEPS}`]) {
         assert.ok(progress.includes(line), `progress shows "${line}"`);
       }
@@ -91,7 +90,7 @@ test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSO
       assert.ok(Math.abs(ratio - sps.webgpu / sps.wasm) <= 0.01 * ratio, 'ratio = WebGPU steps/s ÷ WASM steps/s');
       assert.match(await text(page, 'bench-ratio'), /WebGPU\/WASM: [\d.]+×/);
       assert.match(await text(page, 'bench-adapter'), /swiftshader/i);
-      t.diagnostic(`WASM ${sps.wasm} steps/s, WebGPU (SwiftShader) ${sps.webgpu} steps/s, ratio ${ratio}`);
+      note(testInfo, `WASM ${sps.wasm} steps/s, WebGPU (SwiftShader) ${sps.webgpu} steps/s, ratio ${ratio}`);
       await screenshot(page, 'bench-panel');
 
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="bench-download"]')]);

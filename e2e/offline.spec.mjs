@@ -4,15 +4,15 @@
 // (src/pwa/service-worker.ts) must make the page cross-origin isolated after one reload, cache the
 // whole build, and keep the app training with the network gone.
 //
-// Needs dist/ (`npx vite build`); run with `node e2e/run.mjs e2e/offline.e2e.mjs`. Self-contained:
-// it starts and stops its own server and ignores the runner's.
+// Needs dist/ (`npx vite build`); run with `npx playwright test e2e/offline.spec.mjs`. Self-contained:
+// it starts and stops its own python3 server and ignores playwright.config.ts's webServer.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { freePort, importTs, launchBrowser, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { test } from '@playwright/test';
+import { freePort, importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
 /** The build to serve; E2E_DIST points at another (e.g. one built with BASE_PATH=/rlvr/). */
 const DIST = process.env.E2E_DIST ? resolve(process.env.E2E_DIST) : join(ROOT, 'dist');
@@ -106,15 +106,14 @@ function watchFailures(context) {
   return { failures, cancelledByReload, reloaded: () => (reloaded = true) };
 }
 
-before(async () => {
+test.beforeAll(async ({ browser: b }) => {
   if (!existsSync(join(DIST, 'index.html')) || !existsSync(join(DIST, 'sw.js'))) throw new Error('dist/ (with sw.js) is missing: run `npx vite build` first');
   served = mkdtempSync(join(tmpdir(), 'rlvr-static-'));
   cpSync(DIST, join(served, SUB), { recursive: true });
   server = await startStaticServer(served);
-  browser = await launchBrowser();
+  browser = b;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   await server?.close();
   if (served) rmSync(served, { recursive: true, force: true });
 });
@@ -126,19 +125,20 @@ test('the static server sends no isolation headers (the premise)', async () => {
   assert.match(await res.text(), /<link rel="manifest" href="[^"]*manifest\.webmanifest"/);
 });
 
-test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps, then offline: reload and 3 more', { timeout: 600_000 }, async (t) => {
+test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps, then offline: reload and 3 more', async ({}, testInfo) => {
+  test.setTimeout(600_000);
   const { listPrecache } = await importTs('scripts/vite-deploy.ts');
   const precache = listPrecache(DIST);
   const p = await openPage(browser, `/${SUB}/${QUERY}`, { base: server.origin, serviceWorkers: 'allow' });
   const { failures, cancelledByReload, reloaded } = watchFailures(p.context);
   const { page, context } = p;
   try {
-    await withPageDiagnostics(t, p, 'offline-static', async () => {
+    await withPageDiagnostics(testInfo, p, 'offline-static', async () => {
       // The worker installs (caching the whole build), the page reloads once and comes back isolated.
       await until(page, () => globalThis.crossOriginIsolated === true && navigator.serviceWorker.controller !== null && !!window.__rlvr, undefined, { timeout: 120_000, what: 'cross-origin isolation through the service worker' });
       reloaded();
       const nav = await page.evaluate(() => ({ type: performance.getEntriesByType('navigation')[0]?.type, url: location.href }));
-      t.diagnostic(`isolated at ${nav.url} after a ${nav.type}${cancelledByReload.length ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load` : ''}`);
+      note(testInfo, `isolated at ${nav.url} after a ${nav.type}${cancelledByReload.length ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load` : ''}`);
       assert.equal(nav.type, 'reload', 'the page reloads itself once to come under the service worker');
       assert.equal(new URL(nav.url).pathname, `/${SUB}/`);
       assert.equal(await page.$('[data-testid="isolation-note"]'), null, 'no single-thread note once isolated');
@@ -171,7 +171,7 @@ test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps,
       const cores = await page.evaluate(() => navigator.hardwareConcurrency);
       assert.equal(s.run.backend.threads, Math.max(1, Math.min(4, cores)), 'ONNX Runtime gets its full thread count');
       assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 3$/);
-      t.diagnostic(`online: ${s.run.backend.description}; 3 steps, rewards ${s.metrics.map((m) => m.reward.toFixed(3)).join(', ')}`);
+      note(testInfo, `online: ${s.run.backend.description}; 3 steps, rewards ${s.metrics.map((m) => m.reward.toFixed(3)).join(', ')}`);
       await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 3, undefined, { timeout: 60_000 });
 
       // Network gone: the reload is served from the cache, still isolated, and the run trains on.
@@ -187,7 +187,7 @@ test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps,
       assert.ok(s.metrics.every((m) => Number.isFinite(m.loss)), 'every step has a finite loss');
       assert.equal(s.run.backend.crossOriginIsolated, true);
       assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 6$/);
-      t.diagnostic(`offline: ${s.run.backend.description}; steps 4-6, rewards ${s.metrics.slice(3).map((m) => m.reward.toFixed(3)).join(', ')}`);
+      note(testInfo, `offline: ${s.run.backend.description}; steps 4-6, rewards ${s.metrics.slice(3).map((m) => m.reward.toFixed(3)).join(', ')}`);
       await screenshot(page, 'offline-trained');
 
       assert.deepEqual(failures, [], 'no request failed, online or offline');
@@ -199,16 +199,17 @@ test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps,
   }
 });
 
-test('without the service worker the status bar says it runs on one WASM thread, and it trains', { timeout: 300_000 }, async (t) => {
+test('without the service worker the status bar says it runs on one WASM thread, and it trains', async ({}, testInfo) => {
+  test.setTimeout(300_000);
   const p = await openPage(browser, `/${SUB}/${QUERY}`, { base: server.origin, serviceWorkers: 'block' });
   const { page } = p;
   try {
-    await withPageDiagnostics(t, p, 'offline-no-sw', async () => {
+    await withPageDiagnostics(testInfo, p, 'offline-no-sw', async () => {
       await page.waitForSelector('[data-testid="isolation-note"]', { timeout: 30_000 });
       assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), false);
-      const note = await page.textContent('[data-testid="isolation-note"]');
-      t.diagnostic(`status bar: ${note}`);
-      assert.match(note, /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/);
+      const isolationNote = await page.textContent('[data-testid="isolation-note"]');
+      note(testInfo, `status bar: ${isolationNote}`);
+      assert.match(isolationNote, /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/);
       await stepOnce(page);
       const s = await page.evaluate(() => window.__rlvr.state());
       assert.equal(s.run.backend.threads, 1);

@@ -1,0 +1,76 @@
+/** The state one `rlvr bench` run shares between its phases (bench/cli.ts runs them in order). */
+import type { RunConfig } from '../src/rl/config.ts';
+import type { BrowserBench } from './browser/driver.ts';
+import type { BrowserEngine, Engine, PresetCtx } from './engines.ts';
+import type { CheckResult, Metric, PresetSetup, Sample } from './presets.ts';
+import type { TorchPeer } from './torch.ts';
+
+/** The flags, read and checked (bench/cli.ts). */
+export interface BenchOptions {
+  quick: boolean;
+  presets: ('tiny' | 'small')[];
+  engines: Set<string>;
+  threadList: number[];
+  reps: number;
+  gpuReps: number;
+  gpuRows: number;
+  /** Seconds after which no round is added (Infinity: none). */
+  budget: number;
+  outFile: string;
+  wantProfile: boolean;
+  noProfile: boolean;
+}
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memory_gib: number;
+  load_average_start: number[];
+  load_average_end: number[];
+  load_average_1min_median_during_run: number;
+}
+
+export interface Bench {
+  argv: string[];
+  opts: BenchOptions;
+  /** performance.now() at the start: the time budget counts from here. */
+  t0: number;
+  elapsed(): number;
+  /** Progress on stderr (stdout carries the markdown table). */
+  log(s: string): void;
+  machine: Machine;
+  /** 1-minute load averages sampled during the run. */
+  loads: number[];
+  /** What was left out, and why (time budget, --quick). */
+  skipped: string[];
+  /** PyTorch peers by thread count. */
+  peers: Map<number, TorchPeer>;
+  browser: BrowserBench | null;
+  browserInfo: Record<string, unknown>;
+  wasmThreads: number;
+  torchInfo: Record<string, unknown>;
+  /** torch uses an optimised BLAS; ratios against a slow one would flatter us. */
+  blasOk: boolean;
+  /** The preset whose CPU engines are timing now (the engines read its batch). */
+  ctxRef: { current: PresetCtx | null };
+  runs: PresetRun[];
+}
+
+export interface PresetRun {
+  id: 'tiny' | 'small';
+  pi: number;
+  setup: PresetSetup;
+  config: RunConfig;
+  params: number;
+  rows: number;
+  threadsHere: number[];
+  ctx: PresetCtx;
+  check: CheckResult | null;
+  engines: Engine[];
+  samples: Map<string, Record<Metric, Sample[]>>;
+  firstRun: Record<string, number>;
+  browserChecks: Record<string, number>;
+  gpu: boolean;
+  /** The WebGPU engine's load and warm-up (compiles shaders), started early so it overlaps the next preset's untimed set-up. */
+  gpuWarm?: Promise<BrowserEngine>;
+}

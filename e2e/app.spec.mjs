@@ -1,0 +1,464 @@
+// The playground UI end to end, on the production build served by `vite preview`
+// (playwright.config.ts's webServer starts it; alone: `npx vite build && npx playwright test e2e/app.spec.mjs`).
+//
+// One page trains the default run on WASM and is then inspected view by view (rollouts and token
+// colouring against the trainer's records, the objective panel, pass@k, an invalid knob, a failed
+// checkpoint load, reload-and-restore, exports, compare); fresh contexts open a shared URL and the
+// forced-WebGPU (SwiftShader) path with a fresh nano model. Screenshots of each view go to test-results/.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import { note, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
+
+/** First screen target on the preview build; E2E_FIRST_SCREEN_MS overrides it on a loaded machine. */
+const FIRST_SCREEN_MS = Number(process.env.E2E_FIRST_SCREEN_MS ?? 2000);
+const DEFAULT_STEPS = 6;
+
+/** @type {import('playwright-core').Browser} */
+let browser;
+/** The page that trains the default run; later tests inspect it. */
+let main = null;
+const timings = {};
+const shots = [];
+
+/** Full-page screenshot from the top (the header is sticky), or just the viewport. */
+async function shot(page, name, { fullPage = true } = {}) {
+  shots.push(`${name}.png`);
+  if (fullPage) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    return screenshot(page, name);
+  }
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+test.beforeAll(({ browser: b }) => {
+  browser = b;
+});
+test.afterAll(async () => {
+  await main?.close().catch(() => undefined);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, 'app-e2e.json'), JSON.stringify({ timings, screenshots: shots }, null, 2));
+});
+
+const state = (page) => page.evaluate(() => window.__rlvr.state());
+const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
+
+
+test('first screen appears within 2 s on the preview build', async ({}, testInfo) => {
+  const p = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
+  try {
+    await p.page.waitForSelector('[data-testid="start"]', { timeout: 10_000 });
+    // Start waits for the shipped checkpoints' defaults (no run from placeholder values).
+    await p.page.waitForSelector('[data-testid="start"]:not([disabled])', { timeout: 10_000 });
+    const ms = await waitForPage(p.page, () => window.__rlvrFirstScreen, { timeout: 10_000 });
+    const nav = await p.page.evaluate(() => {
+      const n = performance.getEntriesByType('navigation')[0];
+      return { domContentLoaded: n.domContentLoadedEventEnd, load: n.loadEventEnd };
+    });
+    const fcp = await p.page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null);
+    timings.firstScreenMs = Math.round(ms);
+    timings.firstContentfulPaintMs = fcp === null ? null : Math.round(fcp);
+    note(testInfo, `first screen (app mounted) ${Math.round(ms)} ms after navigation start; first contentful paint ${fcp === null ? '?' : Math.round(fcp)} ms; DOMContentLoaded ${Math.round(nav.domContentLoaded)} ms`);
+    assert.ok(ms < FIRST_SCREEN_MS, `first screen took ${Math.round(ms)} ms (target < ${FIRST_SCREEN_MS} ms)`);
+    assert.match(await text(p.page, 'step-count'), /^Step 0$/);
+    assert.equal(await p.page.isDisabled('[data-testid="start"]'), false, 'Start is enabled with the default setup');
+    assert.deepEqual(p.externalRequests, [], 'the app must not fetch anything from outside (offline)');
+    // Keyboard: the view tabs follow the arrow keys.
+    await p.page.focus('[data-testid="tab-charts"]');
+    await p.page.keyboard.press('ArrowRight');
+    assert.equal(await p.page.getAttribute('[data-testid="tab-rollouts"]', 'aria-selected'), 'true');
+    assert.equal(await p.page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'tab-rollouts');
+    await p.page.keyboard.press('ArrowLeft');
+    assert.equal(await p.page.getAttribute('[data-testid="tab-charts"]', 'aria-selected'), 'true');
+    await shot(p.page, 'app-first-screen');
+  } finally {
+    await p.close();
+  }
+});
+
+// One page trains the default run; the tests after it inspect that page, so they run in order and
+// stop at the first failure (the rest are reported as skipped, not as failures of their own).
+test.describe('the page that trained the default run', () => {
+  test.describe.configure({ mode: 'serial' });
+
+  test(`default run on WASM: ${DEFAULT_STEPS} steps of metrics reach the charts`, async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    main = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-default-run', async () => {
+      await page.click('[data-testid="start"]');
+      const t0 = Date.now();
+      await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1, { timeout: 120_000 });
+      const tFirst = Date.now();
+      await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, DEFAULT_STEPS, { timeout: 240_000, polling: 250 });
+      const tLast = Date.now();
+      const s = await state(page);
+      const steps = s.metrics.length;
+      // Steps/minute over steps 2..N (steady state: no model loading, no first-step compilation, no eval).
+      const spm = ((steps - 1) * 60_000) / (tLast - tFirst);
+      timings.wasm = { firstStepSeconds: (tFirst - t0) / 1000, stepsPerMinute: Number(spm.toFixed(2)), statusBarStepsPerMinute: Number(s.run.stepsPerMinute.toFixed(2)), secondsPerStep: Number(((tLast - tFirst) / 1000 / (steps - 1)).toFixed(2)), backend: s.run.backend };
+      note(testInfo, `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} s (model load, graph compile, held-out eval); then ${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`);
+      assert.equal(s.run.backend.kind, 'wasm', 'with only a software WebGPU adapter the app picks WASM by itself');
+      assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
+      assert.match(s.run.backend.reason, /software/);
+      // The charts show every step.
+      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) >= n, DEFAULT_STEPS, { timeout: 10_000 });
+      for (const id of ['reward', 'accuracy', 'entropy', 'grad_norm', 'zero_std', 'length', 'throughput']) {
+        const points = Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points'));
+        assert.ok(points >= DEFAULT_STEPS, `chart ${id} has ${points} points`);
+        assert.ok(await page.$(`[data-testid="chart-${id}"] .recharts-line path`), `chart ${id} draws a line`);
+      }
+      // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why instead.
+      for (const id of ['kl', 'clip', 'ratio', 'ess']) {
+        assert.ok(Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points')) >= DEFAULT_STEPS, `chart ${id} has the steps`);
+        assert.ok(await page.$(`[data-testid="chart-${id}-constant"]`), `chart ${id} explains why it is constant`);
+      }
+      assert.ok(Number(await page.getAttribute('[data-testid="chart-eval"]', 'data-points')) >= 1, 'the held-out pass@k chart has the step-0 evaluation');
+      assert.match(await text(page, 'step-count'), /^Step \d+$/);
+      assert.ok(Number((await text(page, 'step-count')).slice(5)) >= DEFAULT_STEPS);
+      assert.match(await text(page, 'backend'), /WASM, \d+ threads/);
+      await page.click('[data-testid="pause"]');
+      await waitForPage(page, () => ['paused', 'done'].includes(window.__rlvr.state().run.state), { timeout: 60_000 });
+      await shot(page, 'app-charts');
+      assert.deepEqual(main.pageErrors, []);
+      assert.deepEqual(main.externalRequests, []);
+    });
+  });
+
+  /** Which record field each colour channel must carry. */
+  const CHANNEL_FIELDS = {
+    advantage: (r) => r.advantage,
+    logp: (r, i) => r.newLogp[i],
+    ratio: (r, i) => r.ratio[i],
+    clipped: (r, i) => r.clipped[i] ?? '',
+    entropy: (r, i) => r.entropy[i],
+    kl: (r, i) => r.kl[i],
+    loss: (r, i) => r.lossContribution[i],
+  };
+
+  test("a rollout's token colouring carries the trainer's numbers; the objective panel matches the loss", async ({}, testInfo) => {
+    test.setTimeout(120_000);
+    assert.ok(main, 'needs the default run');
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-rollouts', async () => {
+      await page.click('[data-testid="tab-rollouts"]');
+      await page.waitForSelector('[data-testid="groups-table"]', { timeout: 30_000 });
+      const step = Number(await page.getAttribute('[data-testid="inspector"]', 'data-step'));
+      // The worker's own record of that step, fetched through the page.
+      const records = await page.evaluate(async (s) => (await window.__rlvr.getRollouts(s)).records, step);
+      const rec = records.find((r) => r.advantage !== 0 && r.tokens.length >= 4) ?? records[0];
+      await page.click(`[data-testid="open-rollout-${rec.group}-${rec.index}"]`);
+      await page.waitForSelector('[data-testid="token-view"]');
+      const rows = await page.$$eval('[data-testid="rollout-row"]', (els) => els.length);
+      assert.equal(rows, records.length, 'one table row per completion');
+      for (const [channel, field] of Object.entries(CHANNEL_FIELDS)) {
+        await page.selectOption('[data-testid="channel"]', channel);
+        const tokens = await page.$$eval('[data-testid="token"]', (els) =>
+          els.map((e) => ({ i: Number(e.dataset.index), channel: e.dataset.channel, value: e.dataset.value, bg: getComputedStyle(e).backgroundColor })),
+        );
+        assert.equal(tokens.length, rec.tokens.length, `${channel}: one element per completion token`);
+        for (const tok of tokens) {
+          assert.equal(tok.channel, channel);
+          const want = field(rec, tok.i);
+          // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses Object.is).
+          if (typeof want === 'number') assert.equal(Number(tok.value) + 0, want + 0, `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`);
+          else assert.equal(tok.value, want, `${channel}, token ${tok.i}`);
+          const transparent = tok.bg === 'rgba(0, 0, 0, 0)' || tok.bg === 'transparent';
+          if (channel === 'clipped') assert.equal(transparent, want === '', `clipped token ${tok.i} is coloured iff it was clipped`);
+          else if (channel !== 'advantage' || rec.advantage !== 0) assert.ok(!transparent, `${channel}, token ${tok.i} has a colour`);
+        }
+        if (channel === 'logp') assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
+      }
+      note(testInfo, `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
+      await page.selectOption('[data-testid="channel"]', 'ratio');
+      // Hover shows exact numbers; a click selects the token and fills the objective in.
+      const k = Math.min(2, rec.tokens.length - 1);
+      await page.hover(`[data-testid="token"][data-index="${k}"]`);
+      const detail = await text(page, 'token-detail');
+      assert.match(detail, new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
+      assert.match(await page.getAttribute(`[data-testid="token"][data-index="${k}"]`, 'title'), new RegExp(`ratio ${String(rec.ratio[k]).replace('.', '\\.')}`));
+      await shot(page, 'app-rollouts');
+      await page.click(`[data-testid="token"][data-index="${k}"]`);
+      await page.waitForSelector('[data-testid="objective-panel"]');
+      assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'the graph\'s weight × token loss equals the loss contribution it summed');
+      assert.match(await text(page, 'obj-ratio'), new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
+      assert.match(await text(page, 'objective-formula'), /clip\(ratio, 1 − ε, 1 \+ ε_high\)/);
+      await page.evaluate(() => document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }));
+      await shot(page, 'app-objective', { fullPage: false });
+    });
+  });
+
+  test('an invalid knob shows an inline error and disables training', async ({}, testInfo) => {
+    test.setTimeout(60_000);
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-invalid', async () => {
+      await page.fill('[data-testid="field-num_generations"]', '-3');
+      await page.waitForSelector('[data-testid="error-num_generations"]');
+      assert.match(await text(page, 'error-num_generations'), />= 2/);
+      assert.equal(await page.getAttribute('[data-testid="field-num_generations"]', 'aria-invalid'), 'true');
+      await page.fill('[data-testid="knob-m"]', '0');
+      await page.waitForSelector('[data-testid="error-difficulty.m"]');
+      assert.match(await text(page, 'error-difficulty.m'), /\bm\b/);
+      assert.equal(await page.isDisabled('[data-testid="start"]'), true, 'Start is disabled while a value is invalid');
+      assert.equal(await page.isDisabled('[data-testid="step-once"]'), true);
+      assert.match(await text(page, 'invalid-note'), /Fix 2 invalid settings/);
+      await shot(page, 'app-invalid', { fullPage: false });
+      await page.fill('[data-testid="field-num_generations"]', '8');
+      await page.fill('[data-testid="knob-m"]', '6');
+      await page.waitForSelector('[data-testid="error-num_generations"]', { state: 'detached' });
+      assert.equal(await page.isDisabled('[data-testid="start"]'), false);
+      assert.equal(new URL(page.url()).search, '', 'values back at their defaults leave the URL clean');
+    });
+  });
+
+  test('pass@k explorer: base vs current for k = 1..64', async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-passk', async () => {
+      await page.click('[data-testid="tab-passk"]');
+      const t0 = Date.now();
+      await page.click('[data-testid="run-passk"]');
+      await page.waitForSelector('[data-testid="passk-chart"]', { timeout: 280_000 });
+      const c = (await state(page)).passk.curve;
+      timings.passkSeconds = (Date.now() - t0) / 1000;
+      assert.equal(c.ks.length, 64);
+      assert.equal(Object.keys(c.base).length, 64);
+      assert.ok(c.base['64'] >= c.base['1'] && c.current['64'] >= c.current['1'], 'pass@k grows with k');
+      note(testInfo, `pass@k in ${timings.passkSeconds.toFixed(0)} s: base pass@1 ${c.base['1'].toFixed(3)} pass@64 ${c.base['64'].toFixed(3)}; current pass@1 ${c.current['1'].toFixed(3)} pass@64 ${c.current['64'].toFixed(3)}`);
+      await shot(page, 'app-passk');
+    });
+  });
+
+  test('a checkpoint that does not fit shows a clear error and leaves the model untouched', async ({}, testInfo) => {
+    test.setTimeout(60_000);
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-checkpoint-error', async () => {
+      await page.click('[data-testid="tab-share"]');
+      const before = await state(page);
+      const manifest = await page.evaluate(async () => (await fetch('checkpoints/arithmetic-tiny/manifest.json')).text());
+      await page.setInputFiles('[data-testid="load-checkpoint"]', [
+        { name: 'manifest.json', mimeType: 'application/json', buffer: Buffer.from(manifest) },
+        { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from([16, 0, 0, 0, 0, 0, 0, 0, ...Buffer.from('{"x":1}         ')]) },
+      ]);
+      await page.waitForSelector('[data-testid="error-banner"]', { timeout: 30_000 });
+      assert.equal(await page.getAttribute('[data-testid="error-banner"]', 'data-kind'), 'checkpoint');
+      assert.match(await text(page, 'error-message'), /unchanged/);
+      const afterState = await state(page);
+      assert.equal(afterState.run.step, before.run.step, 'the run is where it was');
+      assert.equal(afterState.metrics.length, before.metrics.length);
+      assert.equal((await page.evaluate(() => window.__rlvr.status())).step, before.run.step, 'the worker still has the same model and step');
+      await shot(page, 'app-checkpoint-error');
+      await page.click('[data-testid="dismiss-error"]');
+    });
+  });
+
+  test('exports: metrics CSV and JSONL, rollouts JSONL', async ({}, testInfo) => {
+    test.setTimeout(60_000);
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-share', async () => {
+      const read = async (testid) => {
+        const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid="${testid}"]`)]);
+        const stream = await dl.createReadStream();
+        const chunks = [];
+        for await (const c of stream) chunks.push(c);
+        return { name: dl.suggestedFilename(), body: Buffer.concat(chunks).toString('utf8') };
+      };
+      const steps = (await state(page)).metrics.length;
+      const csv = await read('export-csv');
+      assert.equal(csv.name, 'metrics.csv');
+      const lines = csv.body.trim().split('\n');
+      const evals = (await state(page)).evals;
+      assert.equal(lines.length, steps + 1 + (evals.some((e) => e.step === 0) ? 1 : 0), 'a header, row 0 (the base evaluation, when measured), one row per step');
+      assert.match(lines[0], /^step,/);
+      assert.ok(lines[0].includes('frac_reward_zero_std') && lines[0].includes('clip_ratio/high_mean'));
+      const jsonl = await read('export-jsonl');
+      const objs = jsonl.body.trim().split('\n').map((l) => JSON.parse(l));
+      assert.equal(objs[0].step, 0, 'the first line is the base policy evaluation (step 0), as rlvr train writes it');
+      assert.equal(objs[1].step, 1, 'the first update is step 1');
+      const roll = await read('export-rollouts');
+      const recs = roll.body.trim().split('\n').map((l) => JSON.parse(l));
+      assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio) && Array.isArray(recs[0].objective));
+      assert.ok(recs[0].step >= 1, 'rollouts carry the update they fed (the first is step 1)');
+      await shot(page, 'app-share');
+    });
+  });
+
+  test('reload restores the run (config, metrics, weights) from IndexedDB', async ({}, testInfo) => {
+    test.setTimeout(120_000);
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-restored', async () => {
+      const before = await state(page);
+      await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, before.run.step, { timeout: 60_000 });
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForFunction((n) => window.__rlvr?.state().run.step === n && window.__rlvr.state().run.state === 'paused', before.run.step, { timeout: 60_000, polling: 250 });
+      const after = await state(page);
+      assert.equal(after.metrics.length, before.metrics.length);
+      assert.deepEqual(after.metrics.map((m) => m.reward), before.metrics.map((m) => m.reward));
+      assert.deepEqual(after.run.config, before.run.config);
+      assert.equal(await text(page, 'step-count'), `Step ${before.run.step}`);
+      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n, before.metrics.length);
+      // And it trains on from there.
+      await page.click('[data-testid="step-once"]');
+      await page.waitForFunction((n) => window.__rlvr.state().metrics.length === n + 1, before.metrics.length, { timeout: 60_000 });
+      assert.equal(await text(page, 'step-count'), `Step ${before.run.step + 1}`);
+      await shot(page, 'app-restored');
+      note(testInfo, `restored at step ${before.run.step} and took one more step`);
+    });
+  });
+
+  test('compare: two configs side by side on the same seed', async ({}, testInfo) => {
+    test.setTimeout(420_000);
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-compare', async () => {
+      await page.click('[data-testid="tab-compare"]');
+      await page.selectOption('[data-testid="compare-preset-b"]', 'dr_grpo');
+      await page.fill('#compare-steps', '2');
+      await page.click('[data-testid="compare-start"]');
+      await page.waitForFunction(() => {
+        const c = window.__rlvr.state().compare;
+        return c.a.metrics.length >= 2 && c.b.metrics.length >= 2;
+      }, undefined, { timeout: 400_000, polling: 500 });
+      const c = (await state(page)).compare;
+      assert.ok(c.diff.some(([k]) => k === 'loss_type'), 'the config difference lists loss_type');
+      assert.ok(c.diff.some(([k]) => k === 'scale_rewards'));
+      assert.equal(c.a.config.seed, c.b.config.seed);
+      assert.ok(await page.$('[data-testid="compare-chart-reward"] .recharts-line path'));
+      await shot(page, 'app-compare');
+    });
+  });
+
+  test('a crashed worker shows a message with a way forward, and restarts from the last autosave', async ({}, testInfo) => {
+    test.setTimeout(120_000);
+    const { page } = main;
+    await withDiagnostics(testInfo, main, 'app-crash', async () => {
+      await page.click('text=Stop and free the workers');
+      const step = (await state(page)).run.step;
+      await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, step, { timeout: 60_000 });
+      const worker = page.workers().find((w) => w.url().includes('trainer.worker'));
+      assert.ok(worker, 'the trainer worker is running');
+      await worker.evaluate(() => {
+        setTimeout(() => {
+          throw new Error('simulated crash (e2e)');
+        }, 0);
+      });
+      await page.waitForSelector('[data-testid="error-banner"][data-kind="crash"]', { timeout: 30_000 });
+      assert.match(await text(page, 'error-message'), /simulated crash/);
+      assert.equal((await state(page)).run.state, 'crashed');
+      await shot(page, 'app-crash', { fullPage: false });
+      await page.click('[data-testid="restart-autosave"]');
+      await page.waitForFunction((n) => window.__rlvr.state().run.step === n && window.__rlvr.state().run.state === 'paused', step, { timeout: 60_000, polling: 250 });
+      assert.equal(await page.$('[data-testid="error-banner"]'), null, 'the message goes away once the run is back');
+      note(testInfo, `worker restarted and resumed from its autosave at step ${step}`);
+    });
+  });
+
+  test('light and dark, 1280×720 and tablet width', async () => {
+    test.setTimeout(60_000);
+    const { page } = main;
+    await page.click('[data-testid="tab-charts"]');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'app-charts-dark');
+    const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    assert.notEqual(bg, 'rgb(247, 247, 249)', 'dark scheme applies');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 820, height: 1180 });
+    await page.waitForTimeout(300);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 1, `no horizontal scrolling at tablet width (overflow ${overflow}px)`);
+    await shot(page, 'app-tablet');
+    await page.setViewportSize({ width: 1280, height: 720 });
+  });
+
+  test('no uncaught errors and nothing fetched from outside the app', async () => {
+    assert.deepEqual(main.pageErrors, []);
+    assert.deepEqual(main.externalRequests, []);
+    await serverUrl();
+  });
+});
+
+test('a shared URL opens its config', async ({}, testInfo) => {
+  test.setTimeout(60_000);
+  const p = await openPage(browser, '/?v=1&preset=dapo&learning_rate=0.0005&difficulty.m=7&steps=50&bogus=1', { viewport: { width: 1280, height: 720 } });
+  try {
+    await withDiagnostics(testInfo, p, 'app-shared-url', async () => {
+      const { page } = p;
+      await page.waitForSelector('[data-testid="preset"]');
+      assert.equal(await page.inputValue('[data-testid="preset"]'), 'dapo');
+      assert.equal(await page.inputValue('[data-testid="field-learning_rate"]'), '0.0005');
+      assert.equal(await page.inputValue('[data-testid="knob-m"]'), '7');
+      assert.equal(await page.inputValue('[data-testid="step-budget"]'), '50');
+      assert.match(await text(page, 'preset-explanation'), /clip-higher/);
+      await page.click('summary');
+      assert.equal(await page.inputValue('[data-testid="field-epsilon_high"]'), '0.28', "the preset's values show in the form");
+      assert.match(await text(page, 'url-notes'), /unknown setting "bogus"/);
+      assert.equal(await page.isDisabled('[data-testid="start"]'), false);
+      await shot(page, 'app-shared-url');
+    });
+  } finally {
+    await p.close();
+  }
+});
+
+test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async ({}, testInfo) => {
+  test.setTimeout(600_000);
+  const q = 'task=arithmetic&backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 720 } });
+  try {
+    await withDiagnostics(testInfo, p, 'app-webgpu', async () => {
+      const { page } = p;
+      const t0 = Date.now();
+      await page.click('[data-testid="step-once"]');
+      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error, undefined, { timeout: 580_000, polling: 1000 });
+      const s = await state(page);
+      assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
+      timings.webgpu = { firstStepSeconds: (Date.now() - t0) / 1000, backend: s.run.backend, model: s.run.model.name };
+      note(testInfo, `${s.run.backend.description} (${s.run.backend.reason}): first step in ${timings.webgpu.firstStepSeconds.toFixed(0)} s`);
+      assert.equal(s.run.backend.kind, 'webgpu');
+      assert.match(await text(page, 'backend'), /WebGPU/);
+      assert.equal(s.run.model.parameters < 50_000, true, 'the nano model');
+      assert.equal(await text(page, 'step-count'), 'Step 1');
+      assert.ok(Number.isFinite(s.metrics[0].loss));
+      // A step budget of 1 (steps=1 in the URL): the progress bar is full and the run is done.
+      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 10_000 });
+      assert.equal(await page.getAttribute('[data-testid="progress"]', 'value'), '1');
+      await shot(page, 'app-webgpu');
+    });
+  } finally {
+    await p.close();
+  }
+});
+
+test('SFT warm start in the browser: a fresh nano model learns the format, then RL steps from it', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const q = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
+  try {
+    await withDiagnostics(testInfo, p, 'app-warm-start', async () => {
+      const { page } = p;
+      await page.fill('[data-testid="warm-start-steps"]', '80');
+      await page.click('[data-testid="warm-start-run"]');
+      await page.waitForSelector('[data-testid="warm-start-result"]', { timeout: 280_000 });
+      const s = await state(page);
+      assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
+      const r = s.warmStart.result;
+      note(testInfo, `warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`);
+      assert.equal(r.steps, 80);
+      assert.ok(r.lastLoss < r.firstLoss * 0.6, `SFT loss must fall: ${r.firstLoss} -> ${r.lastLoss}`);
+      assert.match(await text(page, 'warm-start-result'), /80 SFT steps/);
+      // RL starts from the warm-started weights; the warm start is refused once RL has begun.
+      await page.click('[data-testid="step-once"]');
+      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error, undefined, { timeout: 120_000, polling: 500 });
+      const after = await state(page);
+      assert.equal(after.error, null, after.error && `${after.error.title}: ${after.error.message}`);
+      assert.ok(Number.isFinite(after.metrics[0].loss));
+      assert.equal(await page.isDisabled('[data-testid="warm-start-run"]'), true);
+      await shot(page, 'app-warm-start');
+    });
+  } finally {
+    await p.close();
+  }
+});

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from '@playwright/test';
+// Debian's Chromium and its flags live in one place, shared with bench/browser/driver.ts and scripts/measure-demo.mjs.
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/lib.mjs';
+
+/**
+ * The e2e suite (`npm run test:e2e` = `vite build && playwright test`).
+ *
+ * The tests drive Debian's Chromium (`executablePath`): Playwright's own browser downloads cannot work
+ * here, so `npx playwright install` is never needed. `webServer` serves the production build through
+ * `vite preview`, which sends COOP/COEP (multi-threaded WASM) and the app's CSP (vite.config.ts);
+ * E2E_SERVER=dev runs the dev server instead (no build needed). One worker: Chromium with SwiftShader
+ * saturates this machine's 2 cores, and the timings the tests print mean more on an idle worker.
+ *
+ *   npx playwright test                              every e2e/*.spec.mjs
+ *   npx playwright test e2e/engine.spec.mjs          one file
+ *   npx playwright test -g placement                 tests whose title matches
+ *   RLVR_RELIABILITY_LONG=1 npx playwright test e2e/reliability.spec.mjs   with the long soaks
+ *
+ * Screenshots and result files go to test-results/ (the tests write them there by name); traces of
+ * failed tests go to test-results/playwright/ (open with `npx playwright show-trace <zip>`).
+ */
+const root = dirname(fileURLToPath(import.meta.url));
+// One port per checkout, so two worktrees can run their suites side by side; E2E_PORT overrides it.
+const port = Number(process.env.E2E_PORT || 4300 + (createHash('sha1').update(root).digest().readUInt16BE(0) % 600));
+const baseURL = `http://127.0.0.1:${port}`;
+const dev = process.env.E2E_SERVER === 'dev';
+// e2e/lib.mjs's openPage/serverUrl read the server from here (workers inherit the runner's environment).
+process.env.E2E_BASE_URL = baseURL;
+
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '*.spec.mjs',
+  outputDir: 'test-results/playwright',
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  // Each test sets its own budget (test.setTimeout) from what it trains; this covers the rest.
+  timeout: 120_000,
+  expect: { timeout: 30_000 },
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e-report.json' }]],
+  use: {
+    baseURL,
+    // Traces of failed tests (actions, console, network, sources), without the screencast and DOM
+    // snapshots: recording those on pages that redraw charts every step starves the training worker on
+    // two busy cores (measured here: with them the pass@k test's worker missed its 120 s watchdog twice;
+    // without them it finished in 50-80 s). Each test saves its own screenshots, -FAILED ones included.
+    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: false, sources: true },
+    screenshot: 'only-on-failure',
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
+  },
+  webServer: {
+    command: dev ? `node node_modules/vite/bin/vite.js --host 127.0.0.1 --port ${port} --strictPort` : `node node_modules/vite/bin/vite.js preview --host 127.0.0.1 --port ${port} --strictPort`,
+    url: baseURL,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});

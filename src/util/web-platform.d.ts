@@ -1,0 +1,29 @@
+/**
+ * The few web-platform globals that Node and browsers both provide and that the DOM-free layers
+ * (src/util, engine, tasks, model, rl, bench/core.ts) use. Their tsconfigs leave out the DOM lib, so
+ * a DOM name (document, window, HTMLElement...) there is a compile error; these are declared here,
+ * with only the members those layers use, instead.
+ */
+
+declare class URL {
+  constructor(url: string, base?: string | URL);
+  readonly href: string;
+}
+
+declare class URLSearchParams {
+  constructor(init?: string);
+  get(name: string): string | null;
+}
+
+declare class TextEncoder {
+  encode(input?: string): Uint8Array;
+}
+
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean });
+  decode(input?: ArrayBufferView | ArrayBuffer): string;
+}
+
+declare function structuredClone<T>(value: T): T;
+
+declare const performance: { now(): number };
