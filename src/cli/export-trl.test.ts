@@ -1,27 +1,15 @@
 // rlvr export --format trl from the command line: the config is resolved as rlvr train resolves it
 // (file with its preset, --preset, --set), the difficulty falls back to the base checkpoint's, and
 // bad input is refused with a message naming it.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rlvr } from './rlvr-process.ts';
 
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-export-trl-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function rlvr(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('node', ['scripts/rlvr.mjs', ...args], { cwd: root });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('rlvr export --format trl', () => {
   it('writes the project for --task/--preset/--set, at the shipped checkpoint’s difficulty', async () => {

@@ -1,24 +1,12 @@
 // `rlvr train --dataset FILE.jsonl`: the custom task from the command line, with the page's checks.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { rlvr } from './rlvr-process.ts';
 import { describe, expect, it } from 'vitest';
 
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-train-dataset-'));
 
-async function rlvr(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('node', ['scripts/rlvr.mjs', ...args], { cwd: root });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('rlvr train --dataset', () => {
   it('trains on the file\'s lines, reporting bad lines as FILE:LINE', { timeout: 120_000 }, async () => {

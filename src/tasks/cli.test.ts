@@ -1,24 +1,12 @@
 // The command-line contract: sample -> verify round trip at full reward, exit codes and messages.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { rlvr } from '../cli/rlvr-process.ts';
 import { describe, expect, it } from 'vitest';
 
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-cli-'));
 
-async function rlvr(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('node', ['scripts/rlvr.mjs', ...args], { cwd: root });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('rlvr CLI', () => {
   it('lists the families as JSON', async () => {
