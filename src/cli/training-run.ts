@@ -52,14 +52,16 @@ export function userConfigPatch(opts: UserConfigSources): Partial<RunConfig> {
   return patch as Partial<RunConfig>;
 }
 
-/** The run config `rlvr train` would use: the user's choices over the base checkpoint's recipe. */
-export function resolveRunConfig(opts: UserConfigSources & { model?: string }): RunConfig {
-  return resolveOverBase(userConfigPatch(opts), opts.model);
+/** The base checkpoint the user's choices start from (`model`, else the task's shipped one), and the run config over its recipe. */
+function resolveBase(user: Partial<RunConfig>, model?: string) {
+  const path = model ?? shippedFor(user.task ?? resolveOverRecipe(user, null).task);
+  const checkpoint = readCheckpoint(path);
+  return { path, checkpoint, config: resolveOverRecipe(user, checkpoint.manifest) };
 }
 
+/** The run config `rlvr train` would use: the user's choices over the base checkpoint's recipe. */
 export function resolveOverBase(user: Partial<RunConfig>, model?: string): RunConfig {
-  const path = model ?? shippedFor(user.task ?? resolveOverRecipe(user, null).task);
-  return resolveOverRecipe(user, readCheckpoint(path).manifest);
+  return resolveBase(user, model).config;
 }
 
 export interface TrainingRunOptions {
@@ -89,9 +91,7 @@ export interface TrainingRunResult {
 
 /** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */
 export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunResult> {
-  const path = o.modelPath ?? shippedFor(o.user.task ?? resolveOverRecipe(o.user, null).task);
-  const base = readCheckpoint(path);
-  const config = resolveOverRecipe(o.user, base.manifest);
+  const { path, checkpoint: base, config } = resolveBase(o.user, o.modelPath);
   const run = await TrainingRun.create(o.backend, base, config);
   try {
     mkdirSync(o.out, { recursive: true });
