@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,32 @@ import { shippedFor } from '../shipped.ts';
 import type { Command } from './command.ts';
 
 export const measuredPath = resolve(dirname(fileURLToPath(import.meta.url)), '../../../public/lessons/measured.json');
+
+/** Finished seeds are kept here, so a lesson resumes and its seeds can run in parallel processes. */
+const seedCacheDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../runs/lessons');
+
+type SeedResult = { runs: MeasuredRun[]; base?: Record<string, number> };
+
+/** The cache key covers everything that decides a seed's numbers: the runs, the measures, the steps and the base checkpoint. */
+function seedCachePath(lesson: Lesson, steps: number, seed: number): string {
+  const key = createHash('sha256')
+    .update(JSON.stringify({ task: lesson.task, runs: lesson.runs, measures: lesson.measures, steps, base: shippedFor(lesson.task) }))
+    .digest('hex')
+    .slice(0, 12);
+  return resolve(seedCacheDir, lesson.id, `${key}-steps${steps}-seed${seed}.json`);
+}
+
+async function cachedSeed(lesson: Lesson, steps: number, seed: number): Promise<SeedResult> {
+  const path = seedCachePath(lesson, steps, seed);
+  if (existsSync(path)) {
+    process.stderr.write(`${lesson.id}: seed ${seed} already measured (${path}), reusing it\n`);
+    return JSON.parse(readFileSync(path, 'utf8')) as SeedResult;
+  }
+  const r = await runSeed(lesson, steps, seed);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(r) + '\n');
+  return r;
+}
 
 export function readMeasured(): Record<string, MeasuredLesson> {
   return existsSync(measuredPath) ? (JSON.parse(readFileSync(measuredPath, 'utf8')) as Record<string, MeasuredLesson>) : {};
@@ -37,7 +64,7 @@ export const lessonsCommand: Command = {
   },
 };
 
-async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<{ runs: MeasuredRun[]; base?: Record<string, number> }> {
+async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<SeedResult> {
   const out: MeasuredRun[] = [];
   const manifestPath = shippedFor(lesson.task);
   let basePassAtK: Record<string, number> | undefined;
@@ -79,7 +106,7 @@ const meanOf = (maps: (Record<string, number> | undefined)[]): Record<string, nu
 async function runLesson(lesson: Lesson, steps: number, seeds: number[]): Promise<MeasuredLesson> {
   const perSeed: { seed: number; runs: MeasuredRun[]; base_pass_at_k?: Record<string, number> }[] = [];
   for (const seed of seeds) {
-    const r = await runSeed(lesson, steps, seed);
+    const r = await cachedSeed(lesson, steps, seed);
     perSeed.push({ seed, runs: r.runs, ...(r.base ? { base_pass_at_k: r.base } : {}) });
   }
   const out: MeasuredRun[] = lesson.runs.map((run, i) => {
@@ -111,7 +138,7 @@ async function runLesson(lesson: Lesson, steps: number, seeds: number[]): Promis
 export const lessonCommand: Command = {
   name: 'lesson',
   summary: 'run one guided experiment headlessly and record its measured outcome',
-  help: 'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).',
+  help: 'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).\n  Each finished seed is kept under runs/lessons/ID/ and reused by later runs of the same lesson setup, so an interrupted run resumes and seeds can run in separate processes (e.g. --seed 2 in one, --seed 3 in another, then --seeds 1,2,3 to record the mean).',
   async run(argv) {
     const a = parseArgs(argv);
     checkKnownFlags(a, ['steps', 'seed', 'seeds']);
