@@ -5,10 +5,16 @@ import { OrtBackend, type OrtModule } from './backend.ts';
  * The headless backend (CLI, tests, benchmarks): onnxruntime-node on the CPU. Threads default to
  * RLVR_THREADS, else ONNX Runtime's choice (all cores); set RLVR_THREADS=1 when running one job per core.
  */
-export function createNodeBackend(threads = Number(process.env.RLVR_THREADS ?? 0) || 0): OrtBackend {
+export function createNodeBackend(threads = threadsFromEnv()): OrtBackend {
   return new OrtBackend(ort as unknown as OrtModule, 'node', 'onnxruntime-node CPU', 'Node.js: onnxruntime-node', {
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
     intraOpNumThreads: threads,
   });
+}
+
+/** The engine layer compiles without Node's types, so the environment is reached through globalThis. */
+function threadsFromEnv(): number {
+  const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env;
+  return Number(env?.RLVR_THREADS ?? 0) || 0;
 }
