@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
@@ -11,7 +11,7 @@ import { resolveWithRecipe } from '../../rl/recipe.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
 import { loadPolicy } from '../checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';
-import { shippedFor } from '../shipped.ts';
+import { checkpointsDir, shippedFor } from '../shipped.ts';
 import type { Command } from './command.ts';
 
 export const measuredPath = resolve(dirname(fileURLToPath(import.meta.url)), '../../../public/lessons/measured.json');
@@ -21,10 +21,12 @@ const seedCacheDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../
 
 type SeedResult = { runs: MeasuredRun[]; base?: Record<string, number> };
 
-/** The cache key covers everything that decides a seed's numbers: the runs, the measures, the steps and the base checkpoint. */
+/** The cache key covers what decides a seed's numbers: the runs, the measures, the steps, the base checkpoint and its recipe. */
 function seedCachePath(lesson: Lesson, steps: number, seed: number): string {
+  const basePath = shippedFor(lesson.task);
+  const base = { checkpoint: relative(checkpointsDir, basePath), recipe: (JSON.parse(readFileSync(basePath, 'utf8')) as { recipe?: unknown }).recipe ?? null };
   const key = createHash('sha256')
-    .update(JSON.stringify({ task: lesson.task, runs: lesson.runs, measures: lesson.measures, steps, base: shippedFor(lesson.task) }))
+    .update(JSON.stringify({ task: lesson.task, runs: lesson.runs, measures: lesson.measures, steps, base }))
     .digest('hex')
     .slice(0, 12);
   return resolve(seedCacheDir, lesson.id, `${key}-steps${steps}-seed${seed}.json`);
