@@ -9,10 +9,10 @@ import { CheckpointError, loadWeights, validateManifest, type Manifest } from '.
 import { modelPresets } from '../src/model/config.ts';
 import { parameterCount } from '../src/model/transformer.ts';
 import { ConfigError, validateConfig, type RunConfig } from '../src/rl/config.ts';
-import { loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
+import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { freshBase, loadBase, resolveRunConfig, TrainingRun, type RunBase } from '../src/rl/run.ts';
-import type { BackendInfo, CheckpointSource, InitRequest, InitResult, RunSnapshot, SavedCheckpoint } from './protocol.ts';
+import type { BackendInfo, CheckpointSource, InitRequest, InitResult, ObjectiveSettings, RunSnapshot, SavedCheckpoint } from './protocol.ts';
 
 /** A base plus where it came from (kept in snapshots, named in saved manifests). */
 export interface SourcedBase extends RunBase {
@@ -50,27 +50,53 @@ export async function loadSource(src: CheckpointSource, config: RunConfig, fetch
 /** Where a run's base came from. */
 export type Origin = Pick<SourcedBase, 'source' | 'id'>;
 
-/** A new run for an init request: restored from its snapshot, or over the requested base checkpoint. */
+/** An opened run with what the session keeps beside it. */
+export interface OpenedRun {
+  run: TrainingRun;
+  origin: Origin;
+  /** The request to repeat for a reset: the restore dropped, the dataset kept. */
+  request: InitRequest;
+  /** The custom task's dataset (null for the generated families). */
+  dataset: LoadedDataset | null;
+}
+
 /**
- * `check` sees the base's manifest and the resolved config before any graph is built (a dataset's
- * prompts are checked against the context there, so its error names the line).
+ * A new run for an init request: restored from its snapshot, or over the requested base checkpoint.
+ * A custom-task run's dataset is bound first and its prompts checked against the base's context
+ * before any graph is built, so the error names the line.
  */
-export async function openRun(
-  req: InitRequest,
-  backend: Backend,
-  fetchBytes: (url: string) => Promise<Uint8Array>,
-  check: (manifest: Manifest, config: RunConfig) => void = () => undefined,
-): Promise<{ run: TrainingRun; origin: Origin }> {
+export async function openRun(req: InitRequest, backend: Backend, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<OpenedRun> {
+  const payload = req.restore ? req.restore.dataset : req.dataset;
+  const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? bindDataset(payload) : null;
+  const check = (manifest: Manifest, config: RunConfig) => {
+    if (dataset) checkPromptsFit(dataset.dataset, manifest.model.contextLength, config.max_completion_length);
+  };
+  const request = { ...req, restore: undefined, ...(payload ? { dataset: payload } : {}) };
   if (req.restore) {
     check(req.restore.base.manifest, req.restore.config);
-    return { run: await TrainingRun.restore(backend, req.restore), origin: { source: req.restore.base.source, id: req.restore.base.id } };
+    return { run: await TrainingRun.restore(backend, req.restore), origin: { source: req.restore.base.source, id: req.restore.base.id }, request, dataset };
   }
   // Validate the config before downloading anything; the recipe applies once the manifest is known.
   validateConfig(req.config);
   const base = await loadSource(req.checkpoint, resolveRunConfig(req.config, null), fetchBytes);
   const config = resolveRunConfig(req.config, base.manifest);
   check(base.manifest, config);
-  return { run: await TrainingRun.create(backend, base, config), origin: { source: base.source, id: base.id } };
+  return { run: await TrainingRun.create(backend, base, config), origin: { source: base.source, id: base.id }, request, dataset };
+}
+
+/** The loaded run plus what only the session needs: where its base came from and inspection caches. */
+export interface SessionRun extends Origin {
+  request: InitRequest;
+  run: TrainingRun;
+  /** The objective settings each kept step ran with (settings can change live between steps). */
+  settings: Map<number, ObjectiveSettings>;
+  passkBaseCache: Map<string, Record<string, number>>;
+  /** The custom task's dataset (null for the generated families). */
+  dataset: LoadedDataset | null;
+}
+
+export function sessionRun(o: OpenedRun): SessionRun {
+  return { request: o.request, run: o.run, ...o.origin, settings: new Map(), passkBaseCache: new Map(), dataset: o.dataset };
 }
 
 export function initResult(run: TrainingRun, backend: BackendInfo, initSeconds: number): InitResult {
@@ -113,7 +139,7 @@ export function uploadSource(bytes: Uint8Array, manifestJson: unknown, name: str
 }
 
 /** Checks a custom task's dataset and makes it the custom family of this worker. */
-export function bindDataset(payload: InitRequest['dataset']): LoadedDataset {
+function bindDataset(payload: InitRequest['dataset']): LoadedDataset {
   if (!payload) throw new ConfigError('task', 'the custom task trains on a JSONL dataset: import one first');
   const loaded = loadTrainingDataset(payload);
   bindCustomFamily(loaded.family);

@@ -57,3 +57,27 @@ export function stepsPerMinute(ends: number[]): number {
   const spm = 60_000 / gaps[Math.floor(gaps.length / 2)]!;
   return Number.isFinite(spm) ? spm : 0;
 }
+
+/** The loop's pace: when recent steps ended (the last 8) and how long the last one took. */
+export class StepClock {
+  private ends: number[] = [];
+  lastStepSeconds = 0;
+
+  /** A new stretch of running: earlier gaps (a pause) do not count. */
+  restart(): void {
+    this.ends = [];
+  }
+
+  stepEnded(seconds: number): void {
+    this.lastStepSeconds = seconds;
+  }
+
+  loopStepEnded(): void {
+    this.ends.push(performance.now());
+    if (this.ends.length > 8) this.ends.shift();
+  }
+
+  perMinute(): number {
+    return stepsPerMinute(this.ends);
+  }
+}

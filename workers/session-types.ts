@@ -47,6 +47,22 @@ export class SessionError extends Error {}
 
 export const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** TEST ONLY: the next `steps` steps run with a NaN reward weight (see TrainingSession.debugInjectNonFinite). */
+export class NaNRewardInjector {
+  private left = 0;
+
+  arm(steps: number): void {
+    if (!Number.isInteger(steps) || steps < 0) throw new SessionError(`steps must be an integer >= 0, got ${steps}`);
+    this.left = steps;
+  }
+
+  step(trainer: Trainer): Promise<StepResult> {
+    if (this.left <= 0) return trainer.trainStep();
+    this.left--;
+    return trainStepWithNaNReward(trainer);
+  }
+}
+
 /** TEST ONLY: one training step with a NaN reward weight, as a buggy reward function would produce (see debugInjectNonFinite). */
 export async function trainStepWithNaNReward(trainer: Trainer): Promise<StepResult> {
   const clean = trainer.config;

@@ -4,61 +4,48 @@
  * state machine, the command queue and event batching; the run itself (config, base, evaluation
  * schedule, manifests, snapshots) is src/rl/run.ts, the same pipeline `rlvr train` uses.
  *
- * Every use of the policy goes through `exclusive`, so at most one engine operation is in flight
- * (WebGPU sessions reject overlapping runs; the trainer's state is not re-entrant either).
+ * Every use of the policy goes through one EngineQueue (engine-queue.ts): at most one engine
+ * operation is in flight.
  */
 import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backend.ts';
 import { ConfigError, type RunConfig } from '../src/rl/config.ts';
-import type { TrainingRun } from '../src/rl/run.ts';
 import type { StepMetrics, StepResult } from '../src/rl/trainer.ts';
-import { backendInfo, bindDataset, initResult, openRun, savedCheckpoint, snapshotOf, uploadSource, type Origin } from './open-run.ts';
-import { EventBatcher, stepsPerMinute } from './session-events.ts';
+import { backendInfo, initResult, openRun, savedCheckpoint, sessionRun, snapshotOf, uploadSource, type SessionRun } from './open-run.ts';
+import { EventBatcher, StepClock } from './session-events.ts';
 import { memoryProbeOf, passKCurve, settingsOf, stepRollouts, type MemoryProbe } from './inspection.ts';
-import type { EvalPoint, InitRequest, InitResult, ObjectiveSettings, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SessionEvent, SessionStatus, StepRollouts, UpdateResult } from './protocol.ts';
+import type { EvalPoint, InitRequest, InitResult, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SessionEvent, SessionStatus, StepRollouts, TryRequest, TryResult, UpdateResult } from './protocol.ts';
 import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
 import { watchedStep } from './progress-hooks.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
-import { checkPromptsFit, type LoadedDataset } from '../src/tasks/dataset-load.ts';
-import type { TryRequest, TryResult } from './protocol.ts';
 import { tryPromptOn } from './try-prompt-run.ts';
 
-import { message, NON_FINITE_LIMIT, nonFiniteMessage, SessionError, stepEvent, trainStepWithNaNReward, type SessionBackend, type SessionDeps } from './session-types.ts';
+import { EngineQueue } from './engine-queue.ts';
+import { message, NaNRewardInjector, NON_FINITE_LIMIT, nonFiniteMessage, SessionError, stepEvent, type SessionBackend, type SessionDeps } from './session-types.ts';
 
 export { PASSK_N } from './inspection.ts';
 export { NON_FINITE_LIMIT, nonFiniteMessage, SessionError, type SessionBackend, type SessionDeps } from './session-types.ts';
 
-/** The loaded run plus what only the session needs: where its base came from and inspection caches. */
-interface Current {
-  request: InitRequest;
-  run: TrainingRun;
-  source: Origin['source'];
-  id: string;
-  /** The objective settings each kept step ran with (settings can change live between steps). */
-  settings: Map<number, ObjectiveSettings>;
-  passkBaseCache: Map<string, Record<string, number>>;
-  /** The custom task's dataset (null for the generated families). */
-  dataset: LoadedDataset | null;
-}
-
 export class TrainingSession {
   private backend: SessionBackend | null = null;
   private backendForced: WebBackendKind | null | undefined = undefined;
-  private cur: Current | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  private cur: SessionRun | null = null;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private state: RunState = 'idle';
   private activity = '';
   private stepBudget = 0;
-  private stepEnds: number[] = [];
-  private lastStepSeconds = 0;
-  private lost = false;
-  /** TEST ONLY: steps left whose reward weights are replaced by NaN (see debugInjectNonFinite). */
-  private poisonSteps = 0;
+  private readonly clock = new StepClock();
+  /** TEST ONLY (see debugInjectNonFinite). */
+  private readonly poison = new NaNRewardInjector();
   private readonly events: EventBatcher;
+  /** Every use of the policy goes through here: at most one engine operation is in flight. */
+  private readonly engine: EngineQueue;
 
   constructor(private readonly deps: SessionDeps) {
     this.events = new EventBatcher(deps.flushMs ?? 100);
+    this.engine = new EngineQueue(() => {
+      if (this.backend && deps.afterEngineUse) deps.afterEngineUse(this.backend);
+    });
   }
 
   // ---- events -----------------------------------------------------------------------------------
@@ -92,30 +79,14 @@ export class TrainingSession {
       state: this.state,
       step: this.cur?.run.step ?? 0,
       stepBudget: this.stepBudget,
-      stepsPerMinute: stepsPerMinute(this.stepEnds),
-      lastStepSeconds: this.lastStepSeconds,
+      stepsPerMinute: this.clock.perMinute(),
+      lastStepSeconds: this.clock.lastStepSeconds,
       rolloutSteps: this.rolloutSteps(),
       activity: this.activity,
     };
   }
 
-  // ---- the command queue ------------------------------------------------------------------------
-
-  /** Runs `fn` after every earlier engine operation has finished: one op in flight, ever. */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(async () => {
-      if (this.lost) throw new SessionError('the WebGPU device was lost: restart the worker (the page does this and resumes on WASM)');
-      try {
-        return await fn();
-      } finally {
-        if (this.backend && this.deps.afterEngineUse) this.deps.afterEngineUse(this.backend);
-      }
-    });
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
-  private need(): Current {
+  private need(): SessionRun {
     if (!this.cur) throw new SessionError('no model is loaded: call init first');
     return this.cur;
   }
@@ -139,21 +110,18 @@ export class TrainingSession {
     const prevState = this.state;
     this.setState('loading', 'loading the model');
     try {
-      const result = await this.exclusive(async () => {
+      const result = await this.engine.run(async () => {
         const backend = await this.ensureBackend(req.backend);
-        // A custom-task run draws from its dataset, checked here as the page checked it (on failure,
-        // init's catch binds the running run's dataset again).
-        const payload = req.restore ? req.restore.dataset : req.dataset;
-        const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? bindDataset(payload) : null;
-        const { run, origin } = await openRun(req, backend, this.deps.fetchBytes, (manifest, config) => {
-          if (dataset) checkPromptsFit(dataset.dataset, manifest.model.contextLength, config.max_completion_length);
-        });
+        // A custom-task run binds its dataset as the worker's custom family (on failure, the catch
+        // below binds the running run's dataset again).
+        const opened = await openRun(req, backend, this.deps.fetchBytes);
         // Only now is the new run complete: replace the old one.
         const old = this.cur;
-        this.cur = { request: { ...req, restore: undefined, ...(payload ? { dataset: payload } : {}) }, run, ...origin, settings: new Map(), passkBaseCache: new Map(), dataset };
+        this.cur = sessionRun(opened);
+        const run = opened.run;
         if (old) await old.run.dispose().catch(() => undefined);
         this.stepBudget = req.restore?.stepBudget ?? req.stepBudget ?? 0;
-        this.stepEnds = [];
+        this.clock.restart();
         return initResult(run, backendInfo(backend), (performance.now() - t0) / 1000);
       });
       this.setState(this.cur!.run.step > 0 ? 'paused' : 'ready', '');
@@ -171,7 +139,7 @@ export class TrainingSession {
     checkWarmStart(opts, cur.run.step);
     await this.pause();
     const prev = this.state;
-    return this.exclusive(async () => {
+    return this.engine.run(async () => {
       this.setState('loading', 'SFT warm start');
       try {
         const r = await warmStartRun(cur.run, opts, (done, total) => this.emit({ type: 'progress', what: 'warm-start', done, total }));
@@ -210,7 +178,7 @@ export class TrainingSession {
       return;
     }
     this.running = true;
-    this.stepEnds = [];
+    this.clock.restart();
     this.setState('running', 'starting');
     this.loopDone = this.loop();
   }
@@ -221,20 +189,19 @@ export class TrainingSession {
       while (this.running) {
         const cur = this.need();
         if (this.budgetReached()) break;
-        await this.exclusive(() => this.advance());
-        this.stepEnds.push(performance.now());
-        if (this.stepEnds.length > 8) this.stepEnds.shift();
+        await this.engine.run(() => this.advance());
+        this.clock.loopStepEnded();
         if (cur.run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) this.running = false;
         this.emit({ type: 'status', status: this.status() });
         await yieldNow();
       }
       const done = this.budgetReached();
       this.running = false;
-      if (this.lost) return;
+      if (this.engine.lost) return;
       this.setState(done ? 'done' : 'paused', done ? `step budget of ${this.stepBudget} reached` : '');
     } catch (e) {
       this.running = false;
-      if (this.lost) return; // already reported as a lost device
+      if (this.engine.lost) return; // already reported as a lost device
       this.emit({ type: 'error', fatal: false, message: `training step failed: ${message(e)}` });
       this.setState(this.cur ? 'paused' : 'error', '');
     }
@@ -250,7 +217,7 @@ export class TrainingSession {
     const watch = watchedStep(run, next, (e) => this.emit(e), (a) => this.setActivity(a));
     let r: StepResult;
     try {
-      ({ result: r } = await run.advance(this.stepBudget, watch.hooks, () => watch.step(() => this.trainStepMaybePoisoned(run))));
+      ({ result: r } = await run.advance(this.stepBudget, watch.hooks, () => watch.step(() => this.poison.step(run.trainer))));
     } finally {
       watch.stop();
     }
@@ -259,7 +226,7 @@ export class TrainingSession {
     }
     for (const s of [...cur.settings.keys()]) if (!run.trainer.history.get(s) && s !== r.metrics.step) cur.settings.delete(s);
     this.emit(stepEvent(r, run.config.num_generations));
-    this.lastStepSeconds = (performance.now() - t0) / 1000;
+    this.clock.stepEnded((performance.now() - t0) / 1000);
     this.activity = '';
     return r;
   }
@@ -270,14 +237,7 @@ export class TrainingSession {
    * the loss and the gradient are non-finite and the trainer must skip them. Nothing else uses it.
    */
   debugInjectNonFinite(steps: number): void {
-    if (!Number.isInteger(steps) || steps < 0) throw new SessionError(`steps must be an integer >= 0, got ${steps}`);
-    this.poisonSteps = steps;
-  }
-
-  private async trainStepMaybePoisoned(run: TrainingRun): Promise<StepResult> {
-    if (this.poisonSteps <= 0) return run.trainer.trainStep();
-    this.poisonSteps--;
-    return trainStepWithNaNReward(run.trainer);
+    this.poison.arm(steps);
   }
 
   /** Memory probes for the soak tests (see memoryProbeOf). */
@@ -291,8 +251,8 @@ export class TrainingSession {
    * read any more, so no snapshot is possible here.
    */
   deviceLost(reason: string): void {
-    if (this.lost) return;
-    this.lost = true;
+    if (this.engine.lost) return;
+    this.engine.lost = true;
     this.running = false;
     this.emit({ type: 'error', fatal: true, code: 'device-lost', message: `the WebGPU device was lost (${reason}); its weights cannot be read back` });
     this.setState('error', 'WebGPU device lost');
@@ -314,7 +274,7 @@ export class TrainingSession {
     this.need();
     this.setState('running', 'one step');
     try {
-      const r = await this.exclusive(() => this.advance());
+      const r = await this.engine.run(() => this.advance());
       this.setState(this.budgetReached() ? 'done' : 'paused', '');
       return r.metrics;
     } catch (e) {
@@ -326,12 +286,12 @@ export class TrainingSession {
   /** Stops training and frees the model (device memory included). A new `init` starts over. */
   async stop(): Promise<void> {
     await this.pause();
-    await this.exclusive(async () => {
+    await this.engine.run(async () => {
       const old = this.cur;
       this.cur = null;
       if (old) await old.run.dispose();
     });
-    this.stepEnds = [];
+    this.clock.restart();
     this.setState('idle', '');
   }
 
@@ -346,7 +306,7 @@ export class TrainingSession {
    */
   async updateConfig(patch: Partial<RunConfig>): Promise<UpdateResult> {
     const cur = this.need();
-    return this.exclusive(async () => {
+    return this.engine.run(async () => {
       try {
         const changed = cur.run.trainer.updateConfig(patch);
         return { ok: true as const, changed, config: cur.run.config };
@@ -378,7 +338,7 @@ export class TrainingSession {
   /** Held-out pass@k for k = 1..64, base policy vs current, on the same prompts (base cached per setting). */
   async evaluatePassAtK(opts: { n?: number; prompts?: number } = {}): Promise<PassKCurve> {
     const cur = this.need();
-    return this.exclusive(async () => {
+    return this.engine.run(async () => {
       const prev = this.activity;
       try {
         return await passKCurve(cur.run, cur.passkBaseCache, opts, {
@@ -396,7 +356,7 @@ export class TrainingSession {
   /** The current weights as safetensors, with a manifest in the shipped checkpoints' format. */
   async saveCheckpoint(): Promise<SavedCheckpoint> {
     const cur = this.need();
-    return this.exclusive(() => savedCheckpoint(cur.run, cur));
+    return this.engine.run(() => savedCheckpoint(cur.run, cur));
   }
 
   /**
@@ -412,7 +372,7 @@ export class TrainingSession {
   /** Everything needed to resume this run later (weights, AdamW moments, counters, metrics). */
   async snapshot(): Promise<RunSnapshot> {
     const cur = this.need();
-    return this.exclusive(async () => ({ ...(await snapshotOf(cur.run, cur, this.stepBudget)), ...(cur.request.dataset ? { dataset: cur.request.dataset } : {}) }));
+    return this.engine.run(async () => ({ ...(await snapshotOf(cur.run, cur, this.stepBudget)), ...(cur.request.dataset ? { dataset: cur.request.dataset } : {}) }));
   }
 
   // ---- try the policy, datasets -------------------------------------------------------------------
@@ -421,7 +381,7 @@ export class TrainingSession {
   async tryPrompt(req: TryRequest): Promise<TryResult> {
     const cur = this.need();
     const run = cur.run;
-    return this.exclusive(() =>
+    return this.engine.run(() =>
       tryPromptOn({ policy: run.policy, baseWeights: run.base.weights, config: run.config, difficulty: run.trainer.difficulty, step: run.trainer.step, dataset: cur.dataset }, req),
     );
   }

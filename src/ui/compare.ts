@@ -9,7 +9,7 @@ import { compactHistory } from './chart-data.ts';
 import { draftPatch } from './config-form.ts';
 import { checkOverrides, passAt1Verdict, type HeldOut } from './compare-check.ts';
 import { useDataset } from './dataset-import.ts';
-import { checkpointSource } from './controller.ts';
+import { checkpointSource } from './setup-state.ts';
 import { getState, patch, type CompareSide } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 

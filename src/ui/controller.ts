@@ -1,42 +1,21 @@
 /**
  * Actions: everything the page asks the trainer worker to do, and how the streamed events land in
- * the store. Components call these; they never talk to the worker themselves.
+ * the store. Components call these; they never talk to the worker themselves. The worker itself is
+ * held by worker-link.ts, saving is autosave.ts, and the page's start-up is boot.ts.
  */
-import { validateManifest } from '../model/checkpoint.ts';
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { InitResult, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
+import { autosave, setRunId } from './autosave.ts';
 import { compactHistory } from './chart-data.ts';
-import { adoptDataset, useDataset } from './dataset-import.ts';
-import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
-import { clearRun, loadRun, markTabOwner, newRunId, saveRun, tabOwns, type SavedRun } from './persist.ts';
-import { getState, initialRun, patch, setState, useApp, type AppError, type ShippedCheckpoint } from './store.ts';
-import { capNotes, guardSearch } from './url-guard.ts';
-import { experimentKey, searchToSetup, setupToSearch, type UrlSetup } from './url-state.ts';
-import { TrainerClient } from './worker-client.ts';
-import { Watchdog } from './watchdog.ts';
+import { adoptDataset } from './dataset-import.ts';
+import { notices, setNotices } from './notices.ts';
+import { clearRun, loadRun, type SavedRun } from './persist.ts';
+import { getState, hasRun, initialRun, patch, setState, type AppError } from './store.ts';
+import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
+import type { UrlSetup } from './url-state.ts';
+import { client, connectWorker, dropWorker, liveClient } from './worker-link.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-/** Default autosave interval in steps (and whenever training pauses or ends); configurable in Keep & share. */
-export { DEFAULT_AUTOSAVE_EVERY as AUTOSAVE_EVERY } from './notices.ts';
-const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
-
-let main: TrainerClient | null = null;
-const watchdog = new Watchdog();
-
-export function client(): TrainerClient {
-  if (!main || main.dead) {
-    main = new TrainerClient('trainer', onEvents, onCrash);
-    watchdog.start(() => main, declareDead);
-  }
-  return main;
-}
-
-function declareDead(c: TrainerClient, why: string): void {
-  c.terminate();
-  if (main === c) main = null;
-  saving = false; // an autosave waiting on the dead worker will never finish
-  onCrash(why);
-}
 
 export function showError(kind: AppError['kind'], title: string, e: unknown): void {
   setState({ error: { kind, title, message: message(e) } });
@@ -101,19 +80,13 @@ function onCrash(msg: string): void {
   });
 }
 
+connectWorker({ onEvents, onCrash });
+
 // ---- setup (queries in setup-state.ts) ----------------------------------------------------------
 
-export { checkpointSource, defaultCheckpointFor, draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, modelContextLength, recipeKnobs, selectedManifest, selectedCheckpoint, updateSetup } from './setup-state.ts';
-import { draftValidation, effectiveDraftConfig, initRequest, measuredDifficulty, selectedCheckpoint, updateSetup } from './setup-state.ts';
 
 /** Which base checkpoint the current run was built from (changing it needs a reset). */
 let runSourceKey: string | null = null;
-
-/** The current run's id, saved with its autosave (see persist.ts: a tab restores its own run without asking). */
-let runId: string | null = null;
-
-/** The experiment a setup describes, as compared between the address bar and the autosave. */
-const setupKey = (setup: UrlSetup) => experimentKey(setupToSearch(setup));
 
 function sourceKey(s = getState()): string {
   if (s.setup.model) return `fresh:${s.setup.model}`;
@@ -143,7 +116,7 @@ export async function initRun(): Promise<boolean> {
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
     applyInit(await client().call((a) => a.init(initRequest())));
-    runId = newRunId();
+    setRunId();
     setState({ error: null });
     return true;
   } catch (e) {
@@ -154,11 +127,6 @@ export async function initRun(): Promise<boolean> {
     return false;
   }
 }
-
-export const hasRun = () => {
-  const s = getState().run;
-  return s.config !== null && s.state !== 'idle' && s.state !== 'crashed' && s.state !== 'loading';
-};
 
 /** Runs a button's action once at a time: a second click while the first is unanswered does nothing. */
 async function busyWhile(what: string, fn: () => Promise<void>): Promise<void> {
@@ -225,10 +193,9 @@ export async function warmStart(steps: number): Promise<void> {
  */
 export async function reset(): Promise<void> {
   try {
-    if (main && !main.dead) await main.call((a) => a.stop());
+    await liveClient()?.call((a) => a.stop());
   } catch {
-    main?.terminate();
-    main = null;
+    dropWorker();
   }
   const kept = getState().autosave;
   runSourceKey = null;
@@ -290,57 +257,9 @@ async function syncLiveConfig(): Promise<void> {
   void autosave();
 }
 
-function scheduleSync(): void {
+export function scheduleSync(): void {
   if (syncTimer) clearTimeout(syncTimer);
   syncTimer = setTimeout(() => void syncLiveConfig(), 300);
-}
-
-// ---- persistence --------------------------------------------------------------------------------
-
-let saving = false;
-/** A save was asked for while one was in progress: save again when it ends (the later state wins). */
-let saveAgain = false;
-
-/**
- * Saves the run to IndexedDB. If the browser refuses (storage full, or no storage in a private
- * window) autosave turns itself off and says so; training goes on. `force` (Save now, Try again)
- * saves even when it is off, and turns it back on if that works.
- */
-export async function autosave(force = false): Promise<void> {
-  if (!hasRun() || !main || main.dead) return;
-  if (notices().autosaveOff && !force) return;
-  if (saving) {
-    saveAgain = true;
-    return;
-  }
-  saving = true;
-  saveAgain = false;
-  const c = main;
-  try {
-    let snapshot;
-    try {
-      snapshot = await c.call((a) => a.snapshot());
-    } catch (e) {
-      console.warn('autosave: no snapshot from the worker:', message(e));
-      return;
-    }
-    const setup = getState().setup;
-    runId ??= newRunId();
-    await saveRun({ snapshot, setup, experiment: setupKey(setup), runId });
-    markTabOwner(runId);
-    setState({ autosave: { at: snapshot.savedAt, step: snapshot.trainer.step }, savedRun: null });
-    if (notices().autosaveOff) setNotices({ autosaveOff: null });
-  } catch (e) {
-    setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${getState().autosave ? ` (step ${getState().autosave!.step})` : ''}. Download a checkpoint to keep the weights.` });
-  } finally {
-    saving = false;
-    if (saveAgain) void autosave(force);
-  }
-}
-
-/** Sets how often the run is autosaved (steps; 0 = only when training pauses or ends). */
-export function setAutosaveInterval(n: number): void {
-  setAutosaveEvery(n);
 }
 
 /**
@@ -348,7 +267,7 @@ export function setAutosaveInterval(n: number): void {
  * tab's own newer setup after a reload or a crash): the URL is rewritten from it, and knobs that differ
  * from the saved run's config are applied live (or flagged for a new run) as edits always are.
  */
-async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Promise<void> {
+export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Promise<void> {
   const backend = getState().setup.backend;
   if (saved.snapshot.dataset) {
     try {
@@ -362,7 +281,7 @@ async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Pro
   try {
     const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
     applyInit(r);
-    runId = saved.runId ?? newRunId();
+    setRunId(saved.runId);
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
     await syncLiveConfig();
   } catch (e) {
@@ -376,10 +295,7 @@ async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Pro
  * last autosave (or starts over on WASM when there is none), and says which.
  */
 async function fallbackToWasm(reason: string): Promise<void> {
-  const old = main;
-  main = null;
-  old?.terminate();
-  saving = false;
+  dropWorker();
   updateSetup((s) => ({ ...s, backend: 'wasm' }));
   const saved = await loadRun().catch(() => undefined);
   if (saved) {
@@ -393,8 +309,7 @@ async function fallbackToWasm(reason: string): Promise<void> {
 
 /** Restart after a crash: a new worker, resumed from the last autosave if there is one. */
 export async function restartFromAutosave(): Promise<void> {
-  main?.terminate();
-  main = null;
+  dropWorker();
   setState({ error: null });
   const saved = await loadRun().catch(() => undefined);
   if (saved) await restoreSaved(saved, getState().setup);
@@ -435,71 +350,3 @@ export async function runPassK(): Promise<void> {
   }
 }
 
-// ---- boot ---------------------------------------------------------------------------------------
-
-async function loadCheckpointIndex(): Promise<void> {
-  let entries: { id: string; manifest: string; tasks?: string[] }[];
-  try {
-    const res = await fetch(new URL('checkpoints/index.json', document.baseURI));
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    entries = await res.json();
-  } catch {
-    entries = [{ id: DEFAULT_CHECKPOINT, manifest: `checkpoints/${DEFAULT_CHECKPOINT}/manifest.json` }];
-  }
-  const list: ShippedCheckpoint[] = await Promise.all(
-    entries.map(async (e) => {
-      try {
-        const res = await fetch(new URL(e.manifest, document.baseURI));
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
-        return { id: e.id, manifestPath: e.manifest, tasks: e.tasks, manifest: validateManifest(await res.json()) };
-      } catch (err) {
-        return { id: e.id, manifestPath: e.manifest, tasks: e.tasks, manifest: null, error: message(err) };
-      }
-    }),
-  );
-  setState({ checkpoints: list });
-}
-
-/** Reads the URL, the shipped checkpoints and any saved run; keeps the URL in sync from then on. */
-export async function boot(): Promise<void> {
-  const guarded = guardSearch(location.search);
-  const parsed = searchToSetup(guarded.search);
-  setState({ setup: parsed.setup, urlNotes: capNotes(guarded.note ? [guarded.note, ...parsed.notes] : parsed.notes) });
-  // The address bar always shows the setup (share link = what runs = what is autosaved).
-  useApp.subscribe((s, prev) => {
-    if (s.setup === prev.setup) return;
-    const q = setupToSearch(s.setup);
-    if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
-    if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
-  });
-  await loadCheckpointIndex();
-  setState({ booted: true });
-  let saved: SavedRun | undefined;
-  try {
-    saved = await loadRun();
-  } catch (e) {
-    setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.` });
-  }
-  if (!saved) return;
-  const own = tabOwns(saved.runId);
-  const matches = !parsed.hasExperiment || own || saved.experiment === setupKey(parsed.setup) || saved.experiment === experimentKey(location.search);
-  // Your own tab: the address bar is the newest statement of the experiment (it may be ahead of the autosave).
-  if (matches) await restoreSaved(saved, own && parsed.hasExperiment ? parsed.setup : saved.setup);
-  else setState({ savedRun: { step: saved.snapshot.trainer.step, savedAt: saved.snapshot.savedAt, matches } });
-}
-
-/** Debug and test hook: the page's state and the worker's rollout records (e2e/app.spec.mjs reads these). */
-export function exposeTestHook(): void {
-  (window as unknown as { __rlvr: unknown }).__rlvr = {
-    state: () => getState(),
-    notices: () => notices(),
-    /** Tests: autosave every n steps; the watchdog's timeout (ms) for a worker that stopped answering. */
-    setAutosaveEvery: (n: number) => setAutosaveEvery(n),
-    setWatchdogMs: (ms: number) => {
-      watchdog.setTimeout(ms);
-      if (main) watchdog.start(() => main, declareDead);
-    },
-    getRollouts: (step: number) => client().call((a) => a.getRollouts(step)),
-    status: () => client().call((a) => a.status()),
-  };
-}

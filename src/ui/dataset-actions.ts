@@ -1,5 +1,7 @@
 /** Training on the imported dataset: the setup switches to the custom task, and a new run starts when there is none. */
-import { hasRun, start, updateSetup } from './controller.ts';
+import { start } from './controller.ts';
+import { updateSetup } from './setup-state.ts';
+import { hasRun } from './store.ts';
 import { useDataset } from './dataset-import.ts';
 
 /** What happened, for the panel: 'started', or why not. */

@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
-import { boot, exposeTestHook } from './controller.ts';
+import { boot, exposeTestHook } from './boot.ts';
 import { initGuide } from './components/guide/Guide.tsx';
 import { openLessonFromUrl } from './lessons.ts';
 import { startOfflineSupport } from './offline-state.ts';

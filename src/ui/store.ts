@@ -169,3 +169,9 @@ export const getState = useApp.getState;
 export function patch<K extends keyof AppState>(key: K, value: Partial<AppState[K]>): void {
   useApp.setState((s) => ({ [key]: { ...(s[key] as object), ...(value as object) } }) as Partial<AppState>);
 }
+
+/** A run exists and can take commands (not idle, loading or crashed). */
+export function hasRun(): boolean {
+  const r = getState().run;
+  return r.config !== null && r.state !== 'idle' && r.state !== 'crashed' && r.state !== 'loading';
+}

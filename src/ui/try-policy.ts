@@ -7,7 +7,10 @@ import type { TryResult } from '../../workers/protocol.ts';
 import { heldOutSeed } from '../rl/evaluate.ts';
 import { encodeTryPrompt } from '../rl/try-prompt.ts';
 import { safeFamily } from './config-form.ts';
-import { client, effectiveDraftConfig, hasRun, initRun } from './controller.ts';
+import { initRun } from './controller.ts';
+import { effectiveDraftConfig } from './setup-state.ts';
+import { hasRun } from './store.ts';
+import { client } from './worker-link.ts';
 import { useDataset } from './dataset-import.ts';
 import { getState } from './store.ts';
 

@@ -1,4 +1,6 @@
-import { autosave, discardSaved, dismissError, reset, restartFromAutosave, restoreOffered, updateSetup } from '../controller.ts';
+import { autosave } from '../autosave.ts';
+import { discardSaved, dismissError, reset, restartFromAutosave, restoreOffered } from '../controller.ts';
+import { updateSetup } from '../setup-state.ts';
 import { setNotices, useNotices } from '../notices.ts';
 import { setState, useApp } from '../store.ts';
 

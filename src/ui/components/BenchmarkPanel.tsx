@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { draftValidation, initRequest } from '../controller.ts';
+import { draftValidation, initRequest } from '../setup-state.ts';
 import { download } from '../exporters.ts';
 import { getState, useApp } from '../store.ts';
 import { adapterLine, buildReport, WARMUP_STEPS, type BackendRun, type BenchKind, type DeviceBenchReport } from '../bench-report.ts';

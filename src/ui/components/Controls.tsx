@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { draftValidation, pause, reset, start, stepOnce } from '../controller.ts';
+import { pause, reset, start, stepOnce } from '../controller.ts';
+import { draftValidation } from '../setup-state.ts';
 import { setState, useApp } from '../store.ts';
 
 /** Opens the field's section (Advanced is a <details>) and moves the focus to it. */

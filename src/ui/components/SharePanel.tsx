@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { autosave, discardSaved, setAutosaveInterval } from '../controller.ts';
+import { autosave, setAutosaveInterval } from '../autosave.ts';
+import { discardSaved } from '../controller.ts';
 import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, uploadCheckpoint } from '../files.ts';
 import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';

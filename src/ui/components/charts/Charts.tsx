@@ -2,7 +2,7 @@ import { useDeferredValue, useMemo } from 'react';
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
-import { effectiveDraftConfig } from '../../controller.ts';
+import { effectiveDraftConfig } from '../../setup-state.ts';
 import { latestSummary } from '../../chart-data.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { chartSpecs, type ChartSpec } from './specs.ts';

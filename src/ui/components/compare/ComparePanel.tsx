@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { presets } from '../../../rl/presets.ts';
 import { checkB, compareVerdict, evaluateBoth, pauseCompare, startCompare, stopCompare } from '../../compare.ts';
-import { draftValidation } from '../../controller.ts';
+import { draftValidation } from '../../setup-state.ts';
 import { chartRows } from '../../chart-data.ts';
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { patch, useApp, type CompareSide } from '../../store.ts';

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { effectiveDraftConfig } from '../../controller.ts';
+import { effectiveDraftConfig } from '../../setup-state.ts';
 import { safeFamily } from '../../config-form.ts';
 import { setState, useApp } from '../../store.ts';
 

@@ -1,7 +1,7 @@
 import type { Manifest } from '../../../model/checkpoint.ts';
 import { recipeFor } from '../../../rl/recipe.ts';
 import { modelPresets } from '../../../model/config.ts';
-import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../controller.ts';
+import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../setup-state.ts';
 import { uploadCheckpoint } from '../../files.ts';
 import { useApp } from '../../store.ts';
 

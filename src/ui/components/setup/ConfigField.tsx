@@ -1,5 +1,5 @@
 import { baseValue, fieldSpec, parseText, toText } from '../../config-form.ts';
-import { draftValidation, recipeKnobs, updateSetup } from '../../controller.ts';
+import { draftValidation, recipeKnobs, updateSetup } from '../../setup-state.ts';
 import { useApp } from '../../store.ts';
 
 /** One config field: label, input, one-line help, its paper, and its validation error inline. */

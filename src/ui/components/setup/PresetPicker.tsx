@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { presets } from '../../../rl/presets.ts';
 import { choosePreset, safePreset, type PresetChange } from '../../config-form.ts';
-import { updateSetup } from '../../controller.ts';
+import { updateSetup } from '../../setup-state.ts';
 import { useApp } from '../../store.ts';
 
 /**

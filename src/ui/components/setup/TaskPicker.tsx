@@ -1,5 +1,5 @@
 import { parseKnob, pickableTasks, safeFamily } from '../../config-form.ts';
-import { draftValidation, measuredDifficulty, updateSetup } from '../../controller.ts';
+import { draftValidation, measuredDifficulty, updateSetup } from '../../setup-state.ts';
 import { useApp } from '../../store.ts';
 
 /** Task family and its difficulty knobs (starting from the difficulty the checkpoint was measured at). */
