@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
 
-const { lessons } = await importTs('src/rl/lessons.ts');
+const { lessons, perSeedVerdicts } = await importTs('src/rl/lessons.ts');
 const { getPreset } = await importTs('src/rl/presets.ts');
 
 /** What the build serves (copied from public/ at build time); absent until someone runs `rlvr lesson run`. */
@@ -137,6 +137,9 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
           const verdict = l.verdict(m);
           assert.equal(await page.getAttribute(`[data-testid="measured-verdict-${l.id}"]`, 'data-shows'), String(verdict.shows));
           assert.ok((await page.textContent(`[data-testid="measured-verdict-${l.id}"]`)).includes(verdict.text), `${l.id}: verdict text`);
+          // Several seeds: each seed's own verdict is listed beside the verdict on the mean.
+          const seeds = perSeedVerdicts(l, m);
+          assert.equal(await page.$$eval(`[data-testid="measured-per-seed-${l.id}"] li`, (els) => els.map((e) => e.getAttribute("data-shows"))), seeds.map((x) => String(x.verdict.shows)), `${l.id}: per-seed verdicts`);
         }
         else assert.match(await page.textContent(`[data-testid="measured-${l.id}"]`), new RegExp(`Not measured yet.*rlvr lesson run ${l.id}`));
       }

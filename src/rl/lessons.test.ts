@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getLesson, lessons, type MeasuredLesson, type MeasuredRun } from './lessons.ts';
+import { getLesson, lessons, perSeedVerdicts, type MeasuredLesson, type MeasuredRun } from './lessons.ts';
 
 const measured = (id: string, runs: MeasuredRun[], base?: Record<string, number>): MeasuredLesson => ({ id, steps: 60, seed: 1, date: '2026-11-21', runs, summary: '', ...(base ? { base_pass_at_k: base } : {}) });
 const run = (label: string, values: Record<string, number>, final?: Record<string, number>): MeasuredRun => ({ label, values, ...(final ? { final_pass_at_k: final } : {}) });
@@ -21,6 +21,25 @@ describe('lesson verdicts follow the measured numbers', () => {
     const no = l.verdict(measured(l.id, [run('GRPO', { [key]: 21.6 }), run('Dr. GRPO', { [key]: 22.3 })]));
     expect(no.shows).toBe(false);
     expect(no.text).toMatch(/21\.6 vs 22\.3/);
+  });
+
+  it('per seed: the rule is applied to each seed alone, while the recorded verdict is the one on the mean', () => {
+    const l = getLesson('reward-hacking');
+    const seedRuns = (obs: number, acc: number) => [run('strict', { 'accuracy/observed': 0.5, accuracy: 0.5 }), run('leaky', { 'accuracy/observed': obs, accuracy: acc })];
+    // Seeds 1 and 2 hack (gap 0.9), seed 3 does not (gap 0.05); the mean gap is 0.62, so the mean shows.
+    const per_seed = [
+      { seed: 1, runs: seedRuns(0.95, 0.05) },
+      { seed: 2, runs: seedRuns(0.95, 0.05) },
+      { seed: 3, runs: seedRuns(0.6, 0.55) },
+    ];
+    const m: MeasuredLesson = { ...measured(l.id, seedRuns((0.95 + 0.95 + 0.6) / 3, (0.05 + 0.05 + 0.55) / 3)), seeds: [1, 2, 3], per_seed };
+    expect(l.verdict(m).shows).toBe(true);
+    expect(perSeedVerdicts(l, m).map((x) => [x.seed, x.verdict.shows])).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+    ]);
+    expect(perSeedVerdicts(l, measured(l.id, seedRuns(0.95, 0.05)))).toEqual([]);
   });
 
   it('reward hacking: shows when the leaky verifier reports far more than the strict one', () => {

@@ -272,6 +272,11 @@ export function getLesson(id: string): Lesson {
   return l;
 }
 
+/** The verdict rule applied to each seed alone; the recorded verdict is the rule on the mean over seeds. */
+export function perSeedVerdicts(lesson: Lesson, m: MeasuredLesson): { seed: number; verdict: Verdict }[] {
+  return (m.per_seed ?? []).map((p) => ({ seed: p.seed, verdict: lesson.verdict({ ...m, runs: p.runs, base_pass_at_k: p.base_pass_at_k, per_seed: undefined }) }));
+}
+
 export interface MeasuredRun {
   label: string;
   values: Record<string, number>;

@@ -4,7 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
-import { getLesson, lessons, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
+import { getLesson, lessons, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
 import { getPreset } from '../../rl/presets.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveWithRecipe } from '../../rl/recipe.ts';
@@ -51,17 +51,17 @@ export function readMeasured(): Record<string, MeasuredLesson> {
 export const lessonsCommand: Command = {
   name: 'lessons',
   summary: 'list the guided experiments with their configs and measured outcomes',
-  help: 'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, runs (preset + config), and the outcome measured by "rlvr lesson run ID" (or null if never run).',
+  help: 'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, runs (preset + config), the outcome measured by "rlvr lesson run ID" (or null if never run), its verdict (the rule on the mean over seeds) and verdict_per_seed (the rule on each seed alone).',
   async run(argv) {
     const a = parseArgs(argv, ['json']);
     checkKnownFlags(a, ['json']);
     const measured = readMeasured();
-    const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null, verdict: measured[l.id] ? l.verdict(measured[l.id]!) : null }));
+    const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null, verdict: measured[l.id] ? l.verdict(measured[l.id]!) : null, verdict_per_seed: measured[l.id] ? perSeedVerdicts(l, measured[l.id]!) : [] }));
     if (flag(a, 'json')) {
       process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
       return 0;
     }
-    for (const r of rows) process.stdout.write(`${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n${r.verdict ? `${''.padEnd(22)} ${r.verdict.text}\n` : ''}`);
+    for (const r of rows) process.stdout.write(`${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n${r.verdict ? `${''.padEnd(22)} ${r.verdict.text}\n` : ''}${r.verdict_per_seed.length ? `${''.padEnd(22)} per seed: ${r.verdict_per_seed.map((p) => `seed ${p.seed} ${p.verdict.shows ? 'shows' : 'does not show'}`).join(', ')}\n` : ''}`);
     return 0;
   },
 };

@@ -1,4 +1,4 @@
-import type { Lesson, MeasuredLesson } from '../../../rl/lessons.ts';
+import { perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../rl/lessons.ts';
 import { fmtMeasured } from '../../lesson-plan.ts';
 
 const maxK = (p: Record<string, number> | undefined) => Math.max(0, ...Object.keys(p ?? {}).map(Number).filter(Number.isFinite));
@@ -26,6 +26,7 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
     );
   }
   const verdict = lesson.verdict(measured);
+  const seeds = perSeedVerdicts(lesson, measured);
   const columns = lesson.measures.filter((m) => m.metric !== 'eval');
   const evalK = lesson.measures.some((m) => m.metric === 'eval') ? Math.max(maxK(measured.base_pass_at_k), ...measured.runs.map((r) => maxK(r.final_pass_at_k))) : 0;
   const ks = evalK > 1 ? [1, evalK] : evalK === 1 ? [1] : [];
@@ -38,6 +39,20 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
       <p className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`} data-testid={`measured-verdict-${lesson.id}`} data-shows={verdict.shows}>
         <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdict.text}
       </p>
+      {seeds.length > 0 && (
+        <details className="lesson-per-seed" data-testid={`measured-per-seed-${lesson.id}`}>
+          <summary>
+            Per seed: the effect shows on {seeds.filter((x) => x.verdict.shows).length} of {seeds.length}
+          </summary>
+          <ul>
+            {seeds.map((x) => (
+              <li key={x.seed} data-shows={x.verdict.shows}>
+                seed {x.seed}: {x.verdict.text}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       <table className="lesson-numbers" data-testid={`measured-table-${lesson.id}`}>
         <caption>
           measured {measured.date} with <code>rlvr lesson run {lesson.id}</code>: {measured.seeds && measured.seeds.length > 1 ? `mean over seeds ${measured.seeds.join(', ')}` : `seed ${measured.seed}`}, {measured.steps} steps per run
