@@ -139,7 +139,7 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
           assert.ok((await page.textContent(`[data-testid="measured-verdict-${l.id}"]`)).includes(verdict.text), `${l.id}: verdict text`);
           // Several seeds: each seed's own verdict is listed beside the verdict on the mean.
           const seeds = perSeedVerdicts(l, m);
-          assert.equal(await page.$$eval(`[data-testid="measured-per-seed-${l.id}"] li`, (els) => els.map((e) => e.getAttribute("data-shows"))), seeds.map((x) => String(x.verdict.shows)), `${l.id}: per-seed verdicts`);
+          assert.deepEqual(await page.$$eval(`[data-testid="measured-per-seed-${l.id}"] li`, (els) => els.map((e) => e.getAttribute("data-shows"))), seeds.map((x) => String(x.verdict.shows)), `${l.id}: per-seed verdicts`);
         }
         else assert.match(await page.textContent(`[data-testid="measured-${l.id}"]`), new RegExp(`Not measured yet.*rlvr lesson run ${l.id}`));
       }
