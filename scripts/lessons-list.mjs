@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Writes the README's list of measured lessons from `rlvr lessons --json` (public/lessons/measured.json
+// and each lesson's fixed verdict rule), between <!-- lessons:start --> and <!-- lessons:end -->.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const rows = JSON.parse(execFileSync(process.execPath, [join(root, 'scripts/rlvr.mjs'), 'lessons', '--json'], { cwd: root, encoding: 'utf8' }));
+const lines = rows.map((l) => {
+  const m = l.measured;
+  if (!m) return `- **${l.id}**: not measured yet (\`npx rlvr lesson run ${l.id} --seeds 1,2,3\`).`;
+  const seeds = m.seeds?.length > 1 ? `seeds ${m.seeds.join(', ')}, means` : `seed ${m.seed}`;
+  const perSeed = l.verdict_per_seed.length ? ` Per seed, the effect shows on ${l.verdict_per_seed.filter((p) => p.verdict.shows).length} of ${l.verdict_per_seed.length}.` : '';
+  const measured = m.summary.replace(/^[^:]*:\s*/, '');
+  return `- **${l.id}** (${seeds}, ${m.steps} steps on ${l.task}; effect ${l.verdict.shows ? 'shows' : 'does not show'}): ${l.verdict.text}${perSeed} Measured: ${measured}${measured.endsWith(".") ? "" : "."}`;
+});
+const shown = rows.filter((l) => l.verdict?.shows).length;
+const block = [`${shown} of ${rows.length} lessons show their effect on the mean over their seeds.`, '', ...lines].join('\n');
+const readme = join(root, 'README.md');
+const text = readFileSync(readme, 'utf8');
+const re = /<!-- lessons:start -->[\s\S]*<!-- lessons:end -->/;
+if (!re.test(text)) throw new Error('README.md has no <!-- lessons:start --> … <!-- lessons:end --> markers');
+writeFileSync(readme, text.replace(re, `<!-- lessons:start -->\n${block}\n<!-- lessons:end -->`));
+process.stdout.write(`README.md: ${rows.length} lessons, ${shown} show their effect\n`);
