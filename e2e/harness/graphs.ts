@@ -3,7 +3,7 @@
 import { compile, type CompiledGraph } from '../../src/engine/compile.ts';
 import { Graph } from '../../src/engine/graph.ts';
 import { defaultAdamW } from '../../src/engine/optimizer.ts';
-import { buildDecodeGraph, buildScoreGraph, buildSftGraph } from '../../src/model/graphs.ts';
+import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, buildSftGraph } from '../../src/model/graphs.ts';
 import { buildRlGraph } from '../../src/rl/objective.ts';
 import { buildTinyTraining, tinyTrainingModel } from '../../src/model/tiny-training.ts';
 
@@ -12,6 +12,7 @@ const c = tinyTrainingModel;
 export const appGraphs: Record<string, () => CompiledGraph> = {
   'tiny-training': () => compile(buildTinyTraining(c).graph),
   score: () => compile(buildScoreGraph(c, 2, c.contextLength)),
+  prefill: () => compile(buildPrefillGraph(c, 2, c.contextLength >> 1, c.contextLength)),
   'decode (device cache)': () => compile(buildDecodeGraph(c, 2, c.contextLength, true)),
   'decode (host cache)': () => compile(buildDecodeGraph(c, 2, c.contextLength, false)),
   sft: () => compile(buildSftGraph(c, 2, c.contextLength, defaultAdamW)),

@@ -2,7 +2,7 @@ import { gradients } from '../engine/autodiff.ts';
 import { Graph, type Tensor } from '../engine/graph.ts';
 import { adamw, type AdamWConfig } from '../engine/optimizer.ts';
 import type { ModelConfig } from './config.ts';
-import { decodeStep, declareParams, forward, paramSpecs, type Params } from './transformer.ts';
+import { decodeStep, declareParams, forward, paramSpecs, prefill, type Params } from './transformer.ts';
 
 /** Inputs shared by every whole-sequence graph: the packed batch (see layout.ts). */
 export interface SequenceInputs {
@@ -64,6 +64,25 @@ export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, dev
   for (let l = 0; l < c.nLayers; l++) {
     g.output(deviceCache ? out.kCache[l]! : out.kNew[l]!, `new.k${l}`);
     g.output(deviceCache ? out.vCache[l]! : out.vNew[l]!, `new.v${l}`);
+  }
+  return g;
+}
+
+/**
+ * The prompt pass before decoding: the left-padded prompts [rows, promptLen] in one run, giving the
+ * first token's logits and the whole KV caches (prompt columns filled) that the decode graph takes.
+ */
+export function buildPrefillGraph(c: ModelConfig, rows: number, promptLen: number, tmax: number): Graph {
+  const g = new Graph();
+  const p = declareParams(g, c);
+  const tokens = g.input('tokens', 'int64', [rows, promptLen]);
+  const positions = g.input('positions', 'int64', [rows, promptLen]);
+  const keyBias = g.input('key_bias', 'float32', [rows, promptLen]);
+  const out = prefill(g, c, p, tokens, positions, keyBias, tmax);
+  g.output(out.logits, 'logits');
+  for (let l = 0; l < c.nLayers; l++) {
+    g.output(out.kCache[l]!, `cache.k${l}`);
+    g.output(out.vCache[l]!, `cache.v${l}`);
   }
   return g;
 }

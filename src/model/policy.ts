@@ -3,7 +3,7 @@ import { compile } from '../engine/compile.ts';
 import type { Graph } from '../engine/graph.ts';
 import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
-import { buildDecodeGraph, buildScoreGraph } from './graphs.ts';
+import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph } from './graphs.ts';
 import { leftPad, pack, predictingColumn, totalLen, type Layout, type PackedBatch } from './layout.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
@@ -152,7 +152,10 @@ export class Policy {
     return s;
   }
 
-  /** Generates one completion per prompt row in a single batch with the KV-cache decode graph. */
+  /**
+   * Generates one completion per prompt row in a single batch: one prefill run over the left-padded
+   * prompts fills the KV caches and gives the first token, then the decode graph adds one token per run.
+   */
   async sample(prompts: number[][], sp: SamplingParams, maxNewTokens: number, rng: Rng): Promise<Completion[]> {
     const { promptLen, completionLen } = this.layout;
     const rows = prompts.length;
@@ -161,45 +164,66 @@ export class Policy {
     const c = this.config;
     const dh = c.dModel / c.nHeads;
     const cacheNames = Array.from({ length: c.nLayers }, (_, l) => [`k${l}`, `v${l}`]).flat();
-    // On the GPU the caches stay device-resident; on CPU backends the host keeps them and the graph
-    // returns only the new column (copying whole caches in and out every step dominated the time).
+    // On the GPU the caches stay device-resident; on CPU backends the host keeps them and the decode
+    // graph returns only the new column (copying whole caches in and out every step dominated the time).
     const deviceCache = this.backend.kind === 'webgpu';
+    if (maxNew <= 0) return prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: true }));
+    const prefillSession = await this.session(`prefill:${rows}x${promptLen}x${tmax}`, () => buildPrefillGraph(c, rows, promptLen, tmax), deviceCache ? cacheNames.map((n) => 'cache.' + n) : []);
     const session = await this.session(`decode:${rows}x${tmax}:${deviceCache}`, () => buildDecodeGraph(c, rows, tmax, deviceCache), deviceCache ? cacheNames.map((n) => 'new.' + n) : []);
     const pads = prompts.map((p) => leftPad(this.layout, p));
-    const kShape = [rows, c.nHeads, dh, tmax];
-    const vShape = [rows, c.nHeads, tmax, dh];
+    const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
+    const done = new Array<boolean>(rows).fill(false);
+    const scratch = new Float64Array(2 * c.vocabSize);
+    const draw = async (logitsTensor: DeviceTensor, produced: number) => {
+      const logits = (await this.backend.read(logitsTensor)) as Float32Array;
+      this.backend.dispose(logitsTensor);
+      for (let r = 0; r < rows; r++) {
+        if (done[r]) continue;
+        const d = drawToken(logits, r * c.vocabSize, c.vocabSize, sp, rng, scratch);
+        const o = out[r]!;
+        o.tokens.push(d.token);
+        o.logp.push(d.logp);
+        o.entropy.push(d.entropy);
+        if (d.token === EOS) done[r] = true;
+      }
+      this.onDecode?.(produced, maxNew);
+    };
+
+    const prompt = this.promptFeeds(prompts, pads);
+    const pre = await prefillSession.run({ ...this.params, ...prompt });
     const host: Record<string, Float32Array> = {};
     const cache: Record<string, DeviceTensor> = {};
     for (const n of cacheNames) {
-      host[n] = new Float32Array(rows * c.nHeads * tmax * dh);
-      cache[n] = this.backend.tensor('float32', host[n]!, n.startsWith('k') ? kShape : vShape);
+      const t = pre['cache.' + n]!;
+      if (deviceCache) cache[n] = t;
+      else {
+        host[n] = ((await this.backend.read(t)) as Float32Array).slice(); // a copy: the host cache outlives the output
+        cache[n] = this.backend.tensor('float32', host[n]!, n.startsWith('k') ? [rows, c.nHeads, dh, tmax] : [rows, c.nHeads, tmax, dh]);
+        this.backend.dispose(t);
+      }
     }
-    const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
-    const done = new Array<boolean>(rows).fill(false);
     const tok = new BigInt64Array(rows);
     const pos = new BigInt64Array(rows);
-    const keyBias = new Float32Array(rows * tmax);
-    const scratch = new Float64Array(c.vocabSize);
-    const start = Math.min(...pads);
-    const last = promptLen - 1 + maxNew - 1; // the step whose logits give the last allowed token
+    // Keys visible to column s: the prompt's real columns and every completion column before s.
+    const keyBias = new Float32Array(rows * tmax).fill(MASKED);
+    for (let r = 0; r < rows; r++) keyBias.fill(0, r * tmax + pads[r]!, r * tmax + promptLen);
     try {
-      for (let s = start; s <= last; s++) {
+      await draw(pre['logits']!, 1);
+      // Column s holds completion token s - promptLen; its logits give the next one.
+      for (let s = promptLen; s < promptLen + maxNew - 1 && !done.every(Boolean); s++) {
         for (let r = 0; r < rows; r++) {
-          const k = s - pads[r]!;
-          const i = s - promptLen; // completion index of the token at this column, if any
-          tok[r] = BigInt(s < promptLen ? (k >= 0 ? prompts[r]![k]! : PAD) : (out[r]!.tokens[i] ?? PAD));
-          pos[r] = BigInt(Math.max(0, k));
-          for (let col = 0; col < tmax; col++) keyBias[r * tmax + col] = col >= pads[r]! && col < s ? 0 : MASKED;
+          tok[r] = BigInt(out[r]!.tokens[s - promptLen] ?? PAD);
+          pos[r] = BigInt(s - pads[r]!);
+          keyBias[r * tmax + s - 1] = 0;
         }
-        const feeds: Record<string, DeviceTensor> = {
+        const res = await session.run({
           ...this.params,
           ...cache,
           tok: this.backend.tensor('int64', tok, [rows]),
           pos: this.backend.tensor('int64', pos, [rows]),
           step: this.backend.tensor('int64', BigInt64Array.of(BigInt(s)), []),
           key_bias: this.backend.tensor('float32', keyBias, [rows, tmax]),
-        };
-        const res = await session.run(feeds);
+        });
         for (const n of cacheNames) {
           if (deviceCache) {
             this.backend.dispose(cache[n]!);
@@ -213,27 +237,34 @@ export class Policy {
             for (let d = 0; d < dh; d++) h[isK ? (rh * dh + d) * tmax + s : (rh * tmax + s) * dh + d] = col[rh * dh + d]!;
           this.backend.dispose(res['new.' + n]!);
         }
-        if (s >= promptLen - 1) {
-          const logits = (await this.backend.read(res['logits']!)) as Float32Array;
-          for (let r = 0; r < rows; r++) {
-            if (done[r]) continue;
-            const d = drawToken(logits, r * c.vocabSize, c.vocabSize, sp, rng, scratch);
-            const o = out[r]!;
-            o.tokens.push(d.token);
-            o.logp.push(d.logp);
-            o.entropy.push(d.entropy);
-            if (d.token === EOS) done[r] = true;
-          }
-        }
-        this.backend.dispose(res['logits']!);
-        if (s >= promptLen - 1) this.onDecode?.(s - promptLen + 2, maxNew);
-        if (done.every(Boolean)) break;
+        await draw(res['logits']!, s - promptLen + 2);
       }
     } finally {
       if (deviceCache) for (const n of cacheNames) this.backend.dispose(cache[n]!);
     }
-    for (let r = 0; r < rows; r++) out[r]!.truncated = !done[r];
+    for (let r = 0; r < rows; r++) out[r]!.truncated = out[r]!.tokens[out[r]!.tokens.length - 1] !== EOS;
     return out;
+  }
+
+  /** The left-padded prompts as the prefill graph's inputs (pad columns masked, positions from 0 at each prompt's start). */
+  private promptFeeds(prompts: number[][], pads: number[]): Record<string, DeviceTensor> {
+    const { promptLen } = this.layout;
+    const rows = prompts.length;
+    const tokens = new BigInt64Array(rows * promptLen);
+    const positions = new BigInt64Array(rows * promptLen);
+    const keyBias = new Float32Array(rows * promptLen);
+    for (let r = 0; r < rows; r++)
+      for (let col = 0; col < promptLen; col++) {
+        const k = col - pads[r]!;
+        tokens[r * promptLen + col] = BigInt(k >= 0 ? prompts[r]![k]! : PAD);
+        positions[r * promptLen + col] = BigInt(Math.max(0, k));
+        keyBias[r * promptLen + col] = k >= 0 ? 0 : MASKED;
+      }
+    return {
+      tokens: this.backend.tensor('int64', tokens, [rows, promptLen]),
+      positions: this.backend.tensor('int64', positions, [rows, promptLen]),
+      key_bias: this.backend.tensor('float32', keyBias, [rows, promptLen]),
+    };
   }
 
   packedFeeds(b: PackedBatch, invTemperature: number): Record<string, DeviceTensor> {

@@ -114,22 +114,57 @@ function head(g: Graph, p: Params, x: Tensor): Tensor {
   return g.matmul(n, g.transpose(p['wte']!, [1, 0]));
 }
 
+/** The causal mask of a T-column sequence plus its key bias, as [B,1,T,T]. */
+function causalBias(g: Graph, keyBias: Tensor): Tensor {
+  const [b, t] = keyBias.shape as [number, number];
+  const causal: number[] = [];
+  for (let i = 0; i < t; i++) for (let j = 0; j < t; j++) causal.push(j <= i ? 0 : MASKED);
+  return g.add(g.constant(causal, [1, 1, t, t]), g.reshape(keyBias, [b, 1, 1, t]));
+}
+
+/** The blocks over a whole sequence, before the final LayerNorm; `kv` sees each layer's keys and values ([B,H,T,dh]). */
+function blocks(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor, kv?: (k: Tensor, v: Tensor) => void): Tensor {
+  const bias = causalBias(g, keyBias);
+  let x = g.add(g.gather(p['wte']!, tokens), g.gather(p['wpe']!, positions));
+  for (let l = 0; l < c.nLayers; l++) {
+    const [q, k, v] = qkv(g, c, p, l, x);
+    kv?.(k, v);
+    x = g.add(x, attend(g, c, p, l, q, k, v, bias));
+    x = mlp(g, p, l, x);
+  }
+  return x;
+}
+
 /**
  * Whole-sequence forward pass. tokens, positions: [B,T] int64; keyBias: [B,T] float, 0 for real
  * tokens and MASKED for padding. Returns logits [B,T,V].
  */
 export function forward(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor): Tensor {
+  return head(g, p, blocks(g, c, p, tokens, positions, keyBias));
+}
+
+export interface PrefillOut {
+  logits: Tensor; // [B,V]: the next-token logits after the last prompt column
+  kCache: Tensor[]; // per layer [B,H,dh,Tmax]: the prompt's keys in columns 0..T-1, zeros after
+  vCache: Tensor[]; // per layer [B,H,Tmax,dh]
+}
+
+/**
+ * The whole (left-padded) prompt in one pass: the KV caches decodeStep continues from, and the logits
+ * of the first completion token. One run instead of one decode step per prompt column.
+ */
+export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor, tmax: number): PrefillOut {
   const [b, t] = tokens.shape as [number, number];
-  const causal: number[] = [];
-  for (let i = 0; i < t; i++) for (let j = 0; j < t; j++) causal.push(j <= i ? 0 : MASKED);
-  const bias = g.add(g.constant(causal, [1, 1, t, t]), g.reshape(keyBias, [b, 1, 1, t]));
-  let x = g.add(g.gather(p['wte']!, tokens), g.gather(p['wpe']!, positions));
-  for (let l = 0; l < c.nLayers; l++) {
-    const [q, k, v] = qkv(g, c, p, l, x);
-    x = g.add(x, attend(g, c, p, l, q, k, v, bias));
-    x = mlp(g, p, l, x);
-  }
-  return head(g, p, x);
+  const h = c.nHeads;
+  const dh = c.dModel / h;
+  const zeros = (shape: number[]) => g.expand(g.constant([0], [1, 1, 1, 1]), shape);
+  const out: PrefillOut = { logits: tokens, kCache: [], vCache: [] };
+  const x = blocks(g, c, p, tokens, positions, keyBias, (k, v) => {
+    out.kCache.push(g.concat([g.transpose(k, [0, 1, 3, 2]), zeros([b, h, dh, tmax - t])], 3));
+    out.vCache.push(g.concat([v, zeros([b, h, tmax - t, dh])], 2));
+  });
+  out.logits = g.reshape(head(g, p, g.slice(x, [t - 1], [t], [1])), [b, c.vocabSize]);
+  return out;
 }
 
 export interface DecodeIO {
