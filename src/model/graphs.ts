@@ -56,7 +56,7 @@ export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, dev
     positions: g.input('pos', 'int64', [rows]),
     step: g.input('step', 'int64', []),
     keyBias: g.input('key_bias', 'float32', [rows, tmax]),
-    kCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`k${l}`, 'float32', [rows, c.nHeads, dh, tmax])),
+    kCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`k${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
     vCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`v${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
   };
   const out = decodeStep(g, c, p, io);

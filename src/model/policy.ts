@@ -198,7 +198,7 @@ export class Policy {
       if (deviceCache) cache[n] = t;
       else {
         host[n] = ((await this.backend.read(t)) as Float32Array).slice(); // a copy: the host cache outlives the output
-        cache[n] = this.backend.tensor('float32', host[n]!, n.startsWith('k') ? [rows, c.nHeads, dh, tmax] : [rows, c.nHeads, tmax, dh]);
+        cache[n] = this.backend.tensor('float32', host[n]!, [rows, c.nHeads, tmax, dh]);
         this.backend.dispose(t);
       }
     }
@@ -230,11 +230,9 @@ export class Policy {
             cache[n] = res['new.' + n]!;
             continue;
           }
-          const col = (await this.backend.read(res['new.' + n]!)) as Float32Array;
+          const row = (await this.backend.read(res['new.' + n]!)) as Float32Array;
           const h = host[n]!;
-          const isK = n.startsWith('k');
-          for (let rh = 0; rh < rows * c.nHeads; rh++)
-            for (let d = 0; d < dh; d++) h[isK ? (rh * dh + d) * tmax + s : (rh * tmax + s) * dh + d] = col[rh * dh + d]!;
+          for (let rh = 0; rh < rows * c.nHeads; rh++) h.set(row.subarray(rh * dh, rh * dh + dh), (rh * tmax + s) * dh);
           this.backend.dispose(res['new.' + n]!);
         }
         await draw(res['logits']!, s - promptLen + 2);

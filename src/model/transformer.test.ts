@@ -72,13 +72,13 @@ describe('incremental decoding equals the whole-sequence forward pass (float64)'
       positions: gd.input('pos', 'int64', [B]),
       step: gd.input('step', 'int64', []),
       keyBias: gd.input('kb', 'float32', [B, tmax]),
-      kCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`k${l}`, 'float32', [B, cfg.nHeads, dh, tmax])),
+      kCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`k${l}`, 'float32', [B, cfg.nHeads, tmax, dh])),
       vCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`v${l}`, 'float32', [B, cfg.nHeads, tmax, dh])),
     };
     const out = decodeStep(gd, cfg, pd, io);
     const cache: Record<string, NDArray> = {};
     for (let l = 0; l < cfg.nLayers; l++) {
-      cache[`k${l}`] = nd([B, cfg.nHeads, dh, tmax]);
+      cache[`k${l}`] = nd([B, cfg.nHeads, tmax, dh]);
       cache[`v${l}`] = nd([B, cfg.nHeads, tmax, dh]);
     }
     for (let j = 0; j < T; j++) {

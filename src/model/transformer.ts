@@ -145,7 +145,7 @@ export function forward(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, pos
 
 export interface PrefillOut {
   logits: Tensor; // [B,V]: the next-token logits after the last prompt column
-  kCache: Tensor[]; // per layer [B,H,dh,Tmax]: the prompt's keys in columns 0..T-1, zeros after
+  kCache: Tensor[]; // per layer [B,H,Tmax,dh]: the prompt's keys in rows 0..T-1, zeros after
   vCache: Tensor[]; // per layer [B,H,Tmax,dh]
 }
 
@@ -160,7 +160,7 @@ export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, pos
   const zeros = (shape: number[]) => g.expand(g.constant([0], [1, 1, 1, 1]), shape);
   const out: PrefillOut = { logits: tokens, kCache: [], vCache: [] };
   const x = blocks(g, c, p, tokens, positions, keyBias, (k, v) => {
-    out.kCache.push(g.concat([g.transpose(k, [0, 1, 3, 2]), zeros([b, h, dh, tmax - t])], 3));
+    out.kCache.push(g.concat([k, zeros([b, h, tmax - t, dh])], 2));
     out.vCache.push(g.concat([v, zeros([b, h, tmax - t, dh])], 2));
   });
   out.logits = g.reshape(head(g, p, g.slice(x, [t - 1], [t], [1])), [b, c.vocabSize]);
@@ -172,7 +172,7 @@ export interface DecodeIO {
   positions: Tensor; // [B] int64, its position id
   step: Tensor; // [] int64, the KV-cache column written this step
   keyBias: Tensor; // [B, Tmax] float: 0 for cached keys before `step` that are not padding, MASKED otherwise
-  kCache: Tensor[]; // per layer [B,H,dh,Tmax]: keys stored transposed, so q·K needs no transpose
+  kCache: Tensor[]; // per layer [B,H,Tmax,dh], like the values: the host writes a new column contiguously
   vCache: Tensor[]; // per layer [B,H,Tmax,dh]
 }
 
@@ -180,7 +180,7 @@ export interface DecodeOut {
   logits: Tensor; // [B,V]
   kCache: Tensor[]; // updated caches (same shapes as the inputs)
   vCache: Tensor[];
-  kNew: Tensor[]; // this step's key column [B,H,dh,1] and value row [B,H,1,dh], per layer
+  kNew: Tensor[]; // this step's key and value rows [B,H,1,dh], per layer
   vNew: Tensor[];
 }
 
@@ -195,26 +195,23 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
   const tmax = io.keyBias.shape[1]!;
   const dh = c.dModel / c.nHeads;
   const hit = g.oneHot(io.step, tmax);
-  const writeK = g.reshape(hit, [1, 1, 1, tmax]);
-  const writeV = g.reshape(hit, [1, 1, tmax, 1]);
-  const keepK = g.sub(1, writeK);
-  const keepV = g.sub(1, writeV);
+  const write = g.reshape(hit, [1, 1, tmax, 1]);
+  const keep = g.sub(1, write);
   const bias = g.reshape(io.keyBias, [b, 1, 1, tmax]);
   let x = g.reshape(g.add(g.gather(p['wte']!, io.tokens), g.gather(p['wpe']!, io.positions)), [b, 1, c.dModel]);
   const out: DecodeOut = { logits: x, kCache: [], vCache: [], kNew: [], vNew: [] };
   for (let l = 0; l < c.nLayers; l++) {
     const [q, k, v] = qkv(g, c, p, l, x);
-    const kCol = g.reshape(k, [b, c.nHeads, dh, 1]);
     // Attend to the cache (columns before `step`) and to this token separately, then join the two
     // score blocks: the cache is only read, never rewritten, on the critical path (a Where over the
     // whole cache cost more than the rest of the step on the CPU).
-    const cacheScores = g.add(g.matmul(q, io.kCache[l]!), bias); // [B,H,1,Tmax]
+    const cacheScores = g.add(g.matmul(q, g.transpose(io.kCache[l]!, [0, 1, 3, 2])), bias); // [B,H,1,Tmax]
     const selfScore = g.reduceSum(g.mul(q, k), [-1], true); // [B,H,1,1]
     const probs = g.softmax(g.concat([cacheScores, selfScore], -1), -1);
     const ctx = g.add(g.matmul(g.slice(probs, [0], [tmax], [3]), io.vCache[l]!), g.mul(g.slice(probs, [tmax], [tmax + 1], [3]), v));
-    out.kCache.push(g.add(g.mul(kCol, writeK), g.mul(io.kCache[l]!, keepK)));
-    out.vCache.push(g.add(g.mul(v, writeV), g.mul(io.vCache[l]!, keepV)));
-    out.kNew.push(kCol);
+    out.kCache.push(g.add(g.mul(k, write), g.mul(io.kCache[l]!, keep)));
+    out.vCache.push(g.add(g.mul(v, write), g.mul(io.vCache[l]!, keep)));
+    out.kNew.push(k);
     out.vNew.push(v);
     const merged = g.reshape(ctx, [b, 1, c.dModel]);
     x = g.add(x, g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!));
