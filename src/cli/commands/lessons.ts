@@ -22,7 +22,7 @@ const seedCacheDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../
 type SeedResult = { runs: MeasuredRun[]; base?: Record<string, number> };
 
 /** The cache key covers what decides a seed's numbers: the runs, the measures, the steps, the base checkpoint and its recipe. */
-function seedCachePath(lesson: Lesson, steps: number, seed: number): string {
+export function seedCachePath(lesson: Lesson, steps: number, seed: number): string {
   const basePath = shippedFor(lesson.task);
   const base = { checkpoint: relative(checkpointsDir, basePath), recipe: (JSON.parse(readFileSync(basePath, 'utf8')) as { recipe?: unknown }).recipe ?? null };
   const key = createHash('sha256')
