@@ -75,6 +75,15 @@ function recipeText(m: Manifest | null, task: string): string {
   const { difficulty: _d, ...knobs } = recipeFor(m, task);
   const set = Object.entries(knobs).map(([k, v]) => `${k} = ${JSON.stringify(v)}`);
   const g = m.rl_gain;
-  const gain = g ? ` ${g.preset === 'grpo' ? 'GRPO' : g.preset} raises held-out pass@1 from ${g.pass_at_1_before.toFixed(2)} to ${g.pass_at_1_after.toFixed(2)} in ${g.steps} steps (${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'}, lowest ${g.pass_at_1_after_min.toFixed(2)}).` : '';
+  let gain = '';
+  if (g) {
+    const who = g.preset === 'grpo' ? 'GRPO' : g.preset;
+    const seeds = `${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'}, lowest ${g.pass_at_1_after_min.toFixed(2)}`;
+    const [before, after] = [g.pass_at_1_before.toFixed(2), g.pass_at_1_after.toFixed(2)];
+    gain =
+      g.pass_at_1_after - g.pass_at_1_before >= 0.01
+        ? ` ${who} raises held-out pass@1 from ${before} to ${after} in ${g.steps} steps (${seeds}).`
+        : ` ${who} does not raise held-out pass@1 here: ${before} before, ${after} after ${g.steps} steps (${seeds}).`;
+  }
   return `${set.length ? ` Its recipe also sets ${set.join(', ')}.` : ''}${gain}`;
 }
