@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../src/cli/args.ts';
 import { loadBrowser, runCpuPreset } from './cpu-phase.ts';
 import { BENCH, dpkgVersion, METRICS, TOLERANCE, WORK, type Metric } from './presets.ts';
+import { writeReadmeBlock } from '../src/cli/readme-block.ts';
 import { summarise, writeResults } from './report.ts';
 import type { Bench, BenchOptions } from './session.ts';
 import { ensureTorch, TorchPeer } from './torch.ts';
@@ -37,12 +38,13 @@ prints no ratio otherwise. Writes bench/results.json and prints a markdown table
   --budget S         stop adding rounds (and skip WebGPU) when S seconds are used (default: none; --quick 170)
   --profile          profile onnxruntime-node per op (ORT enableProfiling); also done, outside --quick,
                      when a target is missed; --no-profile never
-  --out FILE         results file (default bench/results.json)`;
+  --out FILE         results file (default bench/results.json)
+  --readme           also write the report into README.md (between <!-- bench:start --> and <!-- bench:end -->)`;
 
 /** The flags of `rlvr bench`, checked; throws UsageError naming the bad one. */
 export function parseBenchOptions(argv: string[]): BenchOptions {
-  const a = parseArgs(argv, ['quick', 'profile', 'no-profile']);
-  checkKnownFlags(a, ['quick', 'presets', 'engines', 'threads', 'reps', 'webgpu-reps', 'webgpu-rows', 'budget', 'profile', 'no-profile', 'out']);
+  const a = parseArgs(argv, ['quick', 'profile', 'no-profile', 'readme']);
+  checkKnownFlags(a, ['quick', 'presets', 'engines', 'threads', 'reps', 'webgpu-reps', 'webgpu-rows', 'budget', 'profile', 'no-profile', 'out', 'readme']);
   const quick = flag(a, 'quick') === 'true';
   const list = (name: string, fallback: string) =>
     (flag(a, name) ?? fallback)
@@ -65,7 +67,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   const budget = budgetFlag !== undefined ? Number(budgetFlag) : quick ? 170 : Infinity;
   if (!(budget > 0)) throw new UsageError('--budget must be a positive number of seconds');
   const outFile = resolve(flag(a, 'out') ?? join(BENCH, 'results.json'));
-  return { quick, presets, engines, threadList, reps, gpuReps, gpuRows, budget, outFile, wantProfile: flag(a, 'profile') === 'true', noProfile: flag(a, 'no-profile') === 'true' };
+  return { quick, presets, engines, threadList, reps, gpuReps, gpuRows, budget, outFile, wantProfile: flag(a, 'profile') === 'true', noProfile: flag(a, 'no-profile') === 'true', readme: flag(a, 'readme') === 'true' };
 }
 
 /** Runs the benchmark; prints the markdown report on stdout (progress on stderr) and returns the exit code. */
@@ -117,7 +119,9 @@ export async function runBench(argv: string[]): Promise<number> {
     for (const [pi, presetId] of opts.presets.entries()) await runCpuPreset(b, pi, presetId);
     await runWebGpu(b);
     const summary = await summarise(b);
-    process.stdout.write(writeResults(b, summary));
+    const report = writeResults(b, summary);
+    process.stdout.write(report);
+    if (opts.readme) log(`README.md: speed table ${writeReadmeBlock('bench', report) ? 'written' : 'unchanged'}`);
     return 0;
   } finally {
     process.off('SIGINT', onSignal);

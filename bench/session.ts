@@ -19,6 +19,8 @@ export interface BenchOptions {
   outFile: string;
   wantProfile: boolean;
   noProfile: boolean;
+  /** Write the report into README.md's bench block. */
+  readme: boolean;
 }
 
 export interface Machine {

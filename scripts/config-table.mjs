@@ -8,17 +8,15 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { configTableMarkdown } = await import(new URL('../src/rl/config-doc.ts', import.meta.url).href);
-const file = new URL('../README.md', import.meta.url);
-const readme = readFileSync(file, 'utf8');
-const START = '<!-- config-fields:start -->';
-const END = '<!-- config-fields:end -->';
-const a = readme.indexOf(START);
-const b = readme.indexOf(END);
-if (a < 0 || b < a) {
-  console.error(`README.md has no ${START} … ${END} markers`);
+const { readmePath, withReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
+const readme = readFileSync(readmePath, 'utf8');
+let next;
+try {
+  next = withReadmeBlock(readme, 'config-fields', configTableMarkdown());
+} catch (e) {
+  console.error(e.message);
   process.exit(1);
 }
-const next = `${readme.slice(0, a + START.length)}\n${configTableMarkdown()}\n${readme.slice(b)}`;
 if (process.argv.includes('--check')) {
   if (next !== readme) {
     console.error('README.md config field table is out of date: run node scripts/config-table.mjs');
@@ -26,6 +24,6 @@ if (process.argv.includes('--check')) {
   }
   console.log('README.md config field table is up to date');
 } else {
-  writeFileSync(file, next);
+  writeFileSync(readmePath, next);
   console.log(`README.md: config field table written (${configTableMarkdown().split('\n').length - 2} rows)`);
 }

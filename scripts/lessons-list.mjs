@@ -2,8 +2,8 @@
 // Writes the README's list of measured lessons from `rlvr lessons --json` (public/lessons/measured.json
 // and each lesson's fixed verdict rule), between <!-- lessons:start --> and <!-- lessons:end -->.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { register } from 'tsx/esm/api';
 
 const root = new URL('..', import.meta.url).pathname;
 const rows = JSON.parse(execFileSync(process.execPath, [join(root, 'scripts/rlvr.mjs'), 'lessons', '--json'], { cwd: root, encoding: 'utf8' }));
@@ -17,9 +17,7 @@ const lines = rows.map((l) => {
 });
 const shown = rows.filter((l) => l.verdict?.shows).length;
 const block = [`${shown} of ${rows.length} lessons show their effect on the mean over their seeds.`, '', ...lines].join('\n');
-const readme = join(root, 'README.md');
-const text = readFileSync(readme, 'utf8');
-const re = /<!-- lessons:start -->[\s\S]*<!-- lessons:end -->/;
-if (!re.test(text)) throw new Error('README.md has no <!-- lessons:start --> … <!-- lessons:end --> markers');
-writeFileSync(readme, text.replace(re, `<!-- lessons:start -->\n${block}\n<!-- lessons:end -->`));
+register();
+const { writeReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
+writeReadmeBlock('lessons', block);
 process.stdout.write(`README.md: ${rows.length} lessons, ${shown} show their effect\n`);

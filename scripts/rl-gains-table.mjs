@@ -2,8 +2,9 @@
 // Writes the README's "RL on every family" table from the recipe sweeps (docs/sweeps/recipes/TASK/results.jsonl,
 // made by scripts/measure-recipes.sh) and the shipped manifests' recipes. Families not measured yet
 // are listed as such. The table sits between the markers <!-- rl-gains:start --> and <!-- rl-gains:end -->.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { register } from 'tsx/esm/api';
 
 const root = new URL('..', import.meta.url).pathname;
 const ckptDir = join(root, 'public/checkpoints');
@@ -42,15 +43,7 @@ const table = [
   '|---|---|---|---|---|---|---|---|',
   ...rows,
 ].join('\n');
-const readme = join(root, 'README.md');
-const text = readFileSync(readme, 'utf8');
-const start = '<!-- rl-gains:start -->';
-const end = '<!-- rl-gains:end -->';
-const a = text.indexOf(start);
-const b = text.indexOf(end);
-if (a < 0 || b < a) {
-  console.error(`README.md has no ${start} … ${end} markers`);
-  process.exit(1);
-}
-writeFileSync(readme, text.slice(0, a + start.length) + '\n' + table + '\n' + text.slice(b));
+register();
+const { writeReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
+writeReadmeBlock('rl-gains', table);
 console.log(table);
