@@ -179,10 +179,11 @@ export const lessons: Lesson[] = [
       const psr = m.runs[0]?.final_pass_at_k;
       const nsr = m.runs[1]?.final_pass_at_k;
       const nsrEverywhere = Object.keys(m.base_pass_at_k ?? {}).every((k) => (nsr?.[k] ?? -1) >= (m.base_pass_at_k?.[k] ?? 0) - 0.005);
-      const psrSharpens = pk(psr, 1) > b1 + 0.01 && pk(psr, kMax) <= bK;
+      const psrUp = pk(psr, 1) > b1 + 0.01;
+      const psrSharpens = psrUp && pk(psr, kMax) <= bK;
       const parts = [
         `pass@1 / pass@${kMax}: base ${f3(b1)} / ${f3(bK)}, PSR ${f3(pk(psr, 1))} / ${f3(pk(psr, kMax))}, NSR ${f3(pk(nsr, 1))} / ${f3(pk(nsr, kMax))}`,
-        psrSharpens ? 'PSR sharpened (pass@1 up, large k not)' : 'PSR did not raise pass@1',
+        psrSharpens ? 'PSR sharpened (pass@1 up, large k not)' : psrUp ? `PSR raised pass@${kMax} too, so it taught something new rather than sharpening` : 'PSR did not raise pass@1',
         nsrEverywhere ? 'NSR was at least as good as the base at every k, as the paper reports' : 'NSR did not improve every k, unlike the paper',
       ];
       return { shows: psrSharpens && nsrEverywhere, text: `${psrSharpens && nsrEverywhere ? 'Shows' : 'Does not reproduce at this length'}: ${parts.join('; ')}.` };
