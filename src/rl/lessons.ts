@@ -52,8 +52,11 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const sat = 'sat';
 /** Two clauses beyond the default SAT level: the base's pass@1 is about 0.03 (pass@8 about 0.2). */
 const hardSat = { n: 5, k: 3, m: 8, ratio: 0 };
-/** Five variables, ten clauses: the base solves under 1% (pass@8 about 0.06), so a run trained there directly sees almost no signal. */
-const hardestSat = { n: 5, k: 3, m: 10, ratio: 0 };
+/**
+ * Five variables, nine clauses: the base solves 1% (pass@8 0.08), so a run trained there directly sees
+ * almost no signal. The prompt takes 88 of the tiny model's 128 positions, so completions get 40.
+ */
+const hardestSat = { n: 5, k: 3, m: 9, ratio: 0 };
 
 export const lessons: Lesson[] = [
   {
@@ -242,13 +245,13 @@ export const lessons: Lesson[] = [
     title: 'Easy to hard: SAT with a SATURN-style ladder',
     paper: 'SATURN',
     claim: 'A curriculum "from easy to hard" with "a principled mechanism to control difficulty transitions"; pass@3 "+14.0 and +28.1" for 1.5B/7B.',
-    text: 'The target is SAT with 5 variables and 10 clauses, where the base solves under 1%. Train on it directly, or on the ladder that starts easy and advances when windowed pass@1 passes a threshold (and steps back when it collapses); both are judged on held-out problems at the target.',
+    text: 'The target is SAT with 5 variables and 9 clauses, where the base solves 1%. Train on it directly, or on the ladder that starts easy and advances when windowed pass@1 passes a threshold (and steps back when it collapses); both are judged on held-out problems at the target.',
     lookAt: ['accuracy', 'difficulty'],
     task: sat,
     steps: 150,
     runs: [
-      { label: 'fixed', preset: 'grpo', config: { difficulty: hardestSat } },
-      { label: 'ladder', preset: 'grpo', config: { difficulty: hardestSat, curriculum: 'ladder', ladder_window: 5, ladder_advance_at: 0.6, ladder_step_back_at: 0.1 } },
+      { label: 'fixed', preset: 'grpo', config: { difficulty: hardestSat, max_completion_length: 40 } },
+      { label: 'ladder', preset: 'grpo', config: { difficulty: hardestSat, max_completion_length: 40, curriculum: 'ladder', ladder_window: 5, ladder_advance_at: 0.6, ladder_step_back_at: 0.1 } },
     ],
     measures: [
       { description: 'batch accuracy, last 20 steps (at the current level)', metric: 'accuracy', window: 20 },
