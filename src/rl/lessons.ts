@@ -52,6 +52,8 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const sat = 'sat';
 /** Two clauses beyond the default SAT level: the base's pass@1 is about 0.03 (pass@8 about 0.2). */
 const hardSat = { n: 5, k: 3, m: 8, ratio: 0 };
+/** Five clauses: the hardest level sat-tiny's SFT saw (base pass@1 0.54, pass@16 1.0), where RL can only sharpen. */
+const trainedSat = { n: 5, k: 3, m: 5, ratio: 0 };
 /**
  * Five variables, nine clauses: the base solves 1% (pass@8 0.08), so a run trained there directly sees
  * almost no signal. The prompt takes 88 of the tiny model's 128 positions, so completions get 40.
@@ -165,13 +167,13 @@ export const lessons: Lesson[] = [
     title: 'Sharpening or new ability? pass@k, PSR and NSR',
     paper: 'Does RL Really Incentivize Reasoning Capacity Beyond the Base Model?; The Surprising Effectiveness of Negative Reinforcement',
     claim: 'RL wins at k = 1 but base models "can achieve a comparable or even higher pass@k" at large k; NSR alone "consistently improves performance over the base model across the entire Pass@k spectrum", PSR alone improves Pass@1 but degrades higher k.',
-    text: 'Compare pass@k for k = 1..16 of the base policy and of policies trained with positive samples only (PSR) and negative samples only (NSR).',
+    text: 'At the level the checkpoint was trained on (SAT with 5 clauses), compare pass@k for k = 1..16 of the base policy and of policies trained with positive samples only (PSR) and negative samples only (NSR). One clause beyond it, RL teaches something new and pass@16 rises too.',
     lookAt: ['eval'],
     task: sat,
     steps: 150,
     runs: [
-      { label: 'PSR only', preset: 'psr_only', config: {} },
-      { label: 'NSR only', preset: 'nsr_only', config: {} },
+      { label: 'PSR only', preset: 'psr_only', config: { difficulty: trainedSat } },
+      { label: 'NSR only', preset: 'nsr_only', config: { difficulty: trainedSat } },
     ],
     measures: [{ description: 'held-out pass@1 and pass@16 at the end (base in the same table)', metric: 'eval', window: 1 }],
     verdict: (m) => {
