@@ -62,7 +62,7 @@ export class Trainer {
     this.history = new RolloutHistory(config.rollout_history_steps);
     this.curriculum =
       config.curriculum === 'ladder'
-        ? new DifficultyLadder(this.fittingLevels(), { window: config.ladder_window, advanceAt: config.ladder_advance_at, stepBackAt: config.ladder_step_back_at, startLevel: 0 })
+        ? new DifficultyLadder(this.fittingLevels(), { window: config.ladder_window, advanceAt: config.ladder_advance_at, stepBackAt: config.ladder_step_back_at, startLevel: this.ladderStart() })
         : new FixedDifficulty({ ...this.family.defaultDifficulty, ...config.difficulty });
   }
 
@@ -76,6 +76,13 @@ export class Trainer {
     const fit = fittingLevels(this.config, this.family.levels, this.policy.config.contextLength);
     if (!fit.length) throw new Error(noLevelFits(this.config, this.policy.config.contextLength));
     return fit;
+  }
+
+  /** ladder_start, checked against the levels that fit (a ConfigError names the field and the range). */
+  private ladderStart(): number {
+    const n = this.fittingLevels().length;
+    if (this.config.ladder_start >= n) throw new ConfigError('ladder_start', `must be below ${n}: the "${this.config.task}" ladder has ${n} level${n === 1 ? '' : 's'} that fit the model's context`);
+    return this.config.ladder_start;
   }
 
   static async create(policy: Policy, config: RunConfig): Promise<Trainer> {

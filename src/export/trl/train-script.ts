@@ -54,6 +54,7 @@ function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['hints', 'no TRL field: prefixing part of the reference to prompts whose group all failed needs a custom generation step'],
     ['hint_fraction', 'no TRL field (hints)'],
     ['curriculum', c.curriculum === 'fixed' ? 'fixed: prompts.jsonl is at one difficulty' : 'no TRL field: nearest is prompts.jsonl files per level, concatenated easy to hard, with shuffle_dataset=False'],
+    ['ladder_start', 'no TRL field (curriculum)'],
     ['ladder_window', 'no TRL field (curriculum)'],
     ['ladder_advance_at', 'no TRL field (curriculum)'],
     ['ladder_step_back_at', 'no TRL field (curriculum)'],
