@@ -240,7 +240,7 @@ export class Policy {
     } finally {
       if (deviceCache) for (const n of cacheNames) this.backend.dispose(cache[n]!);
     }
-    for (let r = 0; r < rows; r++) out[r]!.truncated = out[r]!.tokens[out[r]!.tokens.length - 1] !== EOS;
+    for (let r = 0; r < rows; r++) out[r]!.truncated = !done[r];
     return out;
   }
 
