@@ -56,7 +56,14 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(yes.shows).toBe(true);
     const no = l.verdict(measured(l.id, [run('PSR', {}, { '1': 0.529, '16': 1 }), run('NSR', {}, { '1': 0.465, '16': 0.938 })], base));
     expect(no.shows).toBe(false);
-    expect(no.text).toMatch(/NSR did not improve every k/);
+    expect(no.text).toMatch(/PSR raised pass@16 too/);
+    // NSR 15 points below the base at pass@1: far beyond one standard error over 32 prompts (0.088 at 0.5).
+    const below = l.verdict(measured(l.id, [run('PSR', {}, { '1': 0.6, '16': 0.9 }), run('NSR', {}, { '1': 0.35, '16': 0.97 })], base));
+    expect(below.shows).toBe(false);
+    expect(below.text).toMatch(/NSR fell below the base at some k by more than the evaluation noise/);
+    // Half a point below a base of 0.985 is within the noise (one standard error there is 0.021).
+    const near = l.verdict(measured(l.id, [run('PSR', {}, { '1': 0.6, '16': 0.97 }), run('NSR', {}, { '1': 0.55, '16': 0.98 })], { '1': 0.5, '16': 0.985 }));
+    expect(near.shows).toBe(true);
   });
 
   it('noisy verifiers: learning survives when 40% noise stays within 0.05 of clean', () => {

@@ -4,7 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
-import { getLesson, lessons, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
+import { getLesson, LESSON_EVAL_PROMPTS, lessons, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
 import { getPreset } from '../../rl/presets.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveWithRecipe } from '../../rl/recipe.ts';
@@ -75,7 +75,7 @@ async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<See
     const config = resolveWithRecipe({ ...getPreset(run.preset).config, ...run.config, task: lesson.task, seed, eval_every: 0 }, manifest);
     const trainer = await Trainer.create(policy, config);
     // Held-out pass@k at the run's target difficulty (for a ladder: the hard level it climbs toward, not the level it reached).
-    const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: config.difficulty, prompts: 32, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });
+    const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: config.difficulty, prompts: LESSON_EVAL_PROMPTS, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });
     if (lesson.measures.some((m) => m.metric === 'eval') && !basePassAtK) basePassAtK = (await evalOnce(16)).pass_at_k;
     const bar = new ProgressBar(`${lesson.id}: ${run.label}`, steps);
     const history: Record<string, number>[] = [];
