@@ -92,13 +92,13 @@ export const lessons: Lesson[] = [
     title: 'Length and normalisation: GRPO vs Dr. GRPO',
     paper: 'Understanding R1-Zero-Like Training (Dr. GRPO)',
     claim: 'Dr. GRPO removes the per-sequence length normalisation and the std scaling that bias GRPO toward long wrong answers.',
-    text: "GRPO divides each completion's loss by its own length, so a long wrong answer is penalised less per token than a short one. Dr. GRPO divides by a constant instead. Watch the length of the wrong answers.",
+    text: "GRPO divides each completion's loss by its own length, so a long wrong answer is penalised less per token than a short one. Dr. GRPO divides by a constant instead. Completions may run to 64 tokens here (a SAT answer needs about 20), so there is room to grow. Watch the length of the wrong answers.",
     lookAt: ['completions/mean_length_wrong', 'completions/mean_length', 'accuracy'],
     task: sat,
     steps: 150,
     runs: [
-      { label: 'GRPO', preset: 'grpo', config: {} },
-      { label: 'Dr. GRPO', preset: 'dr_grpo', config: {} },
+      { label: 'GRPO', preset: 'grpo', config: { max_completion_length: 64 } },
+      { label: 'Dr. GRPO', preset: 'dr_grpo', config: { max_completion_length: 64 } },
     ],
     measures: [{ description: 'mean length of wrong completions (tokens), last 20 steps', metric: 'completions/mean_length_wrong', window: 20 }],
     verdict: (m) => {
