@@ -271,7 +271,7 @@ export const lessons: Lesson[] = [
       if (!Number.isFinite(ladder)) return { shows: false, text: 'Not measured at the hard level: run the lesson again to get the held-out evaluation.' };
       return ladder > fixed + 0.03
         ? { shows: true, text: `Shows: training on the ladder transferred to the hard level better than training on it directly (${nums}).` }
-        : { shows: false, text: `No advantage for the ladder at the hard level in this run (${nums}). Training at the hard level directly finds its rare successes, while the ladder's easier levels teach shorter reasoning (one literal per clause) that does not carry over to more clauses.` };
+        : { shows: false, text: `No advantage for the ladder at the hard level in this run (${nums}). Training at the hard level directly finds its rare successes, while the ladder's easier levels (one reasoning literal per clause, so shorter traces) likely teach a length that does not carry over to more clauses.` };
     },
   },
 ];
