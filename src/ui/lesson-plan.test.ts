@@ -38,7 +38,7 @@ describe('lesson runs', () => {
 
   it('a draft edit list holds only what differs from the preset', () => {
     const l = lessons.find((x) => x.id === 'length-normalisation')!;
-    expect(lessonDraft(l, l.runs[1]!).edits).toEqual({ seed: '1', eval_every: '0' });
+    expect(lessonDraft(l, l.runs[1]!).edits).toEqual({ seed: '1', eval_every: '0', max_completion_length: '64' });
   });
 });
 
