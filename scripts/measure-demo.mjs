@@ -124,7 +124,7 @@ process.exit(process.exitCode ?? 0);
 /** The README's demo paragraph: the curve against wall time, when +20 points was reached, and where the time went. */
 function demoMarkdown(r) {
   const b = r.backend;
-  const head = `**The default demo in the browser** (\`npm run bench:demo\`: the built app in headless Chromium on ${b ? `${b.description ?? b.kind}${b.threads && !/thread/.test(b.description ?? '') ? ` with ${b.threads} threads` : ''}` : 'the default backend'}, default task (${r.task}) and preset, Start pressed; the app's own held-out evaluation of ${r.eval?.prompts} prompts × ${r.eval?.samples} samples every ${r.eval?.every} steps, read from the page; ${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cpu}, ${r.machine.cores} cores, load average ${r.machine.load_average_start.toFixed(1)} at the start):`;
+  const head = `**The default demo in the browser** (\`npm run bench:demo\`: the built app in headless Chromium on ${b ? (b.description ?? b.kind) : 'the default backend'}, default task (${r.task}) and preset, Start pressed; the app's own held-out evaluation of ${r.eval?.prompts} prompts × ${r.eval?.samples} samples every ${r.eval?.every} steps, read from the page; ${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cpu}, ${r.machine.cores} cores, load average ${r.machine.load_average_start.toFixed(1)} at the start):`;
   const cells = (f) => r.curve.map(f).join(' | ');
   const table = [
     `| wall time since Start | ${cells((c) => `${c.seconds.toFixed(0)} s`)} |`,
