@@ -8,7 +8,7 @@
  */
 import type { Backend, DeviceTensor } from '../src/engine/backend.ts';
 import type { ModelConfig } from '../src/model/config.ts';
-import { pack, predictingColumn, totalLen, type Layout } from '../src/model/layout.ts';
+import { fitCompletions, pack, predictingColumn, totalLen, type Layout } from '../src/model/layout.ts';
 import { Policy, type Weights } from '../src/model/policy.ts';
 import { encode } from '../src/model/tokenizer.ts';
 import { tokenizerSpec } from '../src/model/tokenizer.ts';
@@ -68,9 +68,11 @@ export interface UpdateBatch {
  * sampling-time ones shifted by a seeded ±0.3, so the ratio moves away from 1 and both clip branches
  * are exercised by the correctness check. Neither changes the amount of work.
  */
-export function makeUpdateBatch(layout: Layout, config: RunConfig, prompts: number[][], completions: { tokens: number[]; logp: number[] }[], seed = 7): UpdateBatch {
+export function makeUpdateBatch(runLayout: Layout, config: RunConfig, prompts: number[][], completions: { tokens: number[]; logp: number[] }[], seed = 7): UpdateBatch {
   const rng = new Rng(seed);
   const rows = prompts.length;
+  // The grid the trainer would update on: completion columns fitted to the batch, for every engine.
+  const layout = fitCompletions(runLayout, completions.map((c) => c.tokens));
   const len = totalLen(layout);
   const G = config.num_generations;
   const comps = completions.map((c) => c.tokens.slice(0, layout.completionLen));

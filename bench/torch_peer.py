@@ -302,13 +302,16 @@ def whole_step(st, s, spec, gen):
     rewards = torch.tensor([verify(decode(c['tokens'], spec), s['answers'][r // G]) for r, c in enumerate(comps)]).view(P, G)
     adv = (rewards - rewards.mean(1, keepdim=True)) / (rewards.std(1, keepdim=True) + 1e-4)
     t2 = time.perf_counter()
-    tokens, positions, key_bias, targets = pack(rows, [c['tokens'] for c in comps], s['promptLen'], s['completionLen'])
+    # the trainer's fitted grid (layout.ts fitCompletions): completion columns up to the longest, in multiples of 8
+    longest = max(1, max(min(len(c['tokens']), s['completionLen']) for c in comps))
+    fitted = min(s['completionLen'], -(-longest // 8) * 8)
+    tokens, positions, key_bias, targets = pack(rows, [c['tokens'] for c in comps], s['promptLen'], fitted)
     R, L = tokens.shape
     old = torch.zeros(R, L)
     A = torch.zeros(R, L)
     w = torch.zeros(R, L)
     for r, c in enumerate(comps):
-        n = min(len(c['tokens']), s['completionLen'])
+        n = min(len(c['tokens']), fitted)
         c0 = s['promptLen'] - 1
         old[r, c0:c0 + n] = torch.tensor(c['logp'][:n])
         A[r, c0:c0 + n] = adv[r // G, r % G]

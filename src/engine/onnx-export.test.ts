@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createNodeBackend } from './backend-node.ts';
-import { FeedError } from './backend.ts';
+import { FeedError, type DeviceTensor } from './backend.ts';
 import { compile } from './compile.ts';
 import { Graph, GraphError } from './graph.ts';
 import { adamw } from './optimizer.ts';
@@ -52,10 +52,10 @@ describe('ONNX export runs in onnxruntime-node and matches the float64 reference
     const step = g.input('step', 'float32', []);
     const lr = g.input('lr', 'float32', []);
     const cfg = { beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, maxGradNorm: 1.0 };
-    const o = adamw(g, { params: [p], m: [m], v: [v] }, [gr], step, lr, cfg);
+    const o = adamw(g, { params: [p], m, v }, [gr], step, lr, cfg);
     g.output(o.params[0]!, 'p2');
-    g.output(o.m[0]!, 'm2');
-    g.output(o.v[0]!, 'v2');
+    g.output(o.m, 'm2');
+    g.output(o.v, 'v2');
     g.output(o.gradNorm, 'norm');
     const session = await backend.createSession(compile(g));
     const P = [0.5, -1, 2];
@@ -90,6 +90,65 @@ describe('ONNX export runs in onnxruntime-node and matches the float64 reference
     expect(Array.from((await backend.read(bad['m2']!)) as Float32Array)).toEqual(Array.from(Float32Array.from(M)));
     const inf = await run([Infinity, 0, 0]);
     expect(Array.from((await backend.read(inf['v2']!)) as Float32Array)).toEqual(Array.from(Float32Array.from(V)));
+  });
+
+  it('AdamW over several parameters: one global norm, flat moments in parameter order, shapes kept', async () => {
+    const g = new Graph();
+    const shapes = [[2, 3], [4], [1, 2, 2]];
+    const total = shapes.reduce((n, s) => n + s.reduce((a, b) => a * b, 1), 0);
+    const ps = shapes.map((s, i) => g.input(`p${i}`, 'float32', s));
+    const gs = shapes.map((s, i) => g.input(`g${i}`, 'float32', s));
+    const m = g.input('m', 'float32', [total]);
+    const v = g.input('v', 'float32', [total]);
+    const step = g.input('step', 'float32', []);
+    const lr = g.input('lr', 'float32', []);
+    const cfg = { beta1: 0.8, beta2: 0.95, eps: 1e-8, weightDecay: 0.05, maxGradNorm: 0.5 };
+    const o = adamw(g, { params: ps, m, v }, gs, step, lr, cfg);
+    o.params.forEach((t, i) => {
+      expect(t.shape).toEqual(shapes[i]);
+      g.output(t, `p${i}.new`);
+    });
+    g.output(o.m, 'm.new');
+    const session = await backend.createSession(compile(g));
+    const rng = new Rng(4);
+    const vals = (n: number, scale: number) => Array.from({ length: n }, () => (rng.next() - 0.5) * scale);
+    const P = shapes.map((s) => vals(s.reduce((a, b) => a * b, 1), 2));
+    const G = shapes.map((s) => vals(s.reduce((a, b) => a * b, 1), 3));
+    const M = vals(total, 0.2);
+    const V = vals(total, 0.1).map(Math.abs);
+    const feeds: Record<string, DeviceTensor> = {
+      m: backend.tensor('float32', M, [total]),
+      v: backend.tensor('float32', V, [total]),
+      step: backend.tensor('float32', [2], []),
+      lr: backend.tensor('float32', [0.03], []),
+    };
+    shapes.forEach((s, i) => {
+      feeds[`p${i}`] = backend.tensor('float32', P[i]!, s);
+      feeds[`g${i}`] = backend.tensor('float32', G[i]!, s);
+    });
+    const out = await session.run(feeds);
+    // float64 by hand, parameter by parameter, with the norm over all of them
+    const f32 = (a: number[]) => Array.from(Float32Array.from(a));
+    const flatG = G.flatMap(f32);
+    const norm = Math.sqrt(flatG.reduce((a, x) => a + x * x, 0));
+    const clip = Math.min(cfg.maxGradNorm / (norm + 1e-6), 1);
+    const m32 = f32(M);
+    const v32 = f32(V);
+    let k = 0;
+    for (let i = 0; i < shapes.length; i++) {
+      const got = await backend.read(out[`p${i}.new`]!);
+      f32(P[i]!).forEach((pj, j) => {
+        const gj = flatG[k]! * clip;
+        const mj = cfg.beta1 * m32[k]! + (1 - cfg.beta1) * gj;
+        const vj = cfg.beta2 * v32[k]! + (1 - cfg.beta2) * gj * gj;
+        const upd = mj / (1 - cfg.beta1 ** 2) / (Math.sqrt(vj / (1 - cfg.beta2 ** 2)) + cfg.eps);
+        expect(Math.abs((got[j] as number) - (pj * (1 - 0.03 * cfg.weightDecay) - 0.03 * upd))).toBeLessThan(1e-6);
+        k++;
+      });
+    }
+    const mNew = (await backend.read(out['m.new']!)) as Float32Array;
+    expect(mNew.length).toBe(total);
+    mNew.forEach((x, j) => expect(Math.abs(x - (cfg.beta1 * m32[j]! + (1 - cfg.beta1) * flatG[j]! * clip))).toBeLessThan(1e-6));
   });
 
   it('the tiny training graph learns on onnxruntime-node (20 steps)', async () => {

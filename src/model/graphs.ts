@@ -1,6 +1,6 @@
 import { gradients } from '../engine/autodiff.ts';
 import { Graph, type Tensor } from '../engine/graph.ts';
-import { adamw, type AdamWConfig } from '../engine/optimizer.ts';
+import { adamw, flatLength, type AdamWConfig } from '../engine/optimizer.ts';
 import type { ModelConfig } from './config.ts';
 import { decodeStep, declareParams, forward, paramSpecs, prefill, type Params } from './transformer.ts';
 
@@ -96,11 +96,16 @@ export interface TrainState {
   finish(loss: Tensor, cfg: AdamWConfig): void;
 }
 
+/** Names of the flat AdamW moment inputs (the updated ones are 'new.' + name): see optimizer.ts. */
+export const MOMENTS = ['adam.m', 'adam.v'] as const;
+
 export function trainState(g: Graph, c: ModelConfig): TrainState {
   const p = declareParams(g, c);
-  const m = declareParams(g, c, 'm.');
-  const v = declareParams(g, c, 'v.');
-  const names = paramSpecs(c).map((s) => s.name);
+  const specs = paramSpecs(c);
+  const total = flatLength(specs.map((s) => s.shape));
+  const m = g.input(MOMENTS[0], 'float32', [total]);
+  const v = g.input(MOMENTS[1], 'float32', [total]);
+  const names = specs.map((s) => s.name);
   const step = g.input('step', 'float32', []);
   const lr = g.input('lr', 'float32', []);
   return {
@@ -110,15 +115,13 @@ export function trainState(g: Graph, c: ModelConfig): TrainState {
     lr,
     finish(loss, cfg) {
       const grads = gradients(g, loss, names.map((n) => p[n]!));
-      const upd = adamw(g, { params: names.map((n) => p[n]!), m: names.map((n) => m[n]!), v: names.map((n) => v[n]!) }, grads, step, lr, cfg, loss);
+      const upd = adamw(g, { params: names.map((n) => p[n]!), m, v }, grads, step, lr, cfg, loss);
       g.output(loss, 'loss');
       g.output(upd.gradNorm, 'grad_norm');
       g.output(upd.applied, 'applied');
-      names.forEach((n, i) => {
-        g.output(upd.params[i]!, 'new.' + n);
-        g.output(upd.m[i]!, 'new.m.' + n);
-        g.output(upd.v[i]!, 'new.v.' + n);
-      });
+      names.forEach((n, i) => g.output(upd.params[i]!, 'new.' + n));
+      g.output(upd.m, 'new.' + MOMENTS[0]);
+      g.output(upd.v, 'new.' + MOMENTS[1]);
     },
   };
 }

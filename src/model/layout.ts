@@ -30,6 +30,21 @@ export function leftPad(l: Layout, prompt: number[]): number {
   return l.promptLen - prompt.length;
 }
 
+/** Completion columns of a fitted grid come in multiples of this, so a run compiles only a few shapes. */
+export const COMPLETION_BUCKET = 8;
+
+/**
+ * The grid a batch needs: the layout's prompt columns and only as many completion columns as its
+ * longest completion, rounded up to COMPLETION_BUCKET. Every forward and backward cost grows with the
+ * grid's length (attention with its square), and completions usually stop well before the cap, so
+ * scoring and training on the fitted grid skips columns that are padding in every row. Exact: no
+ * token of any row is dropped.
+ */
+export function fitCompletions(l: Layout, completions: number[][]): Layout {
+  const longest = completions.reduce((m, c) => Math.max(m, Math.min(c.length, l.completionLen)), 1);
+  return { promptLen: l.promptLen, completionLen: Math.min(l.completionLen, Math.ceil(longest / COMPLETION_BUCKET) * COMPLETION_BUCKET) };
+}
+
 /** Packs prompts and completions (completion tokens may end with EOS; they are truncated to completionLen). */
 export function pack(l: Layout, prompts: number[][], completions: number[][]): PackedBatch {
   const rows = prompts.length;

@@ -1,10 +1,12 @@
 import type { Backend, DeviceTensor, Session } from '../engine/backend.ts';
 import { compile } from '../engine/compile.ts';
 import type { Graph } from '../engine/graph.ts';
+import { flatLength } from '../engine/optimizer.ts';
+import { size } from '../engine/shape.ts';
 import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
-import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph } from './graphs.ts';
-import { leftPad, pack, predictingColumn, totalLen, type Layout, type PackedBatch } from './layout.ts';
+import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
+import { fitCompletions, leftPad, pack, predictingColumn, totalLen, type Layout, type PackedBatch } from './layout.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
 import { MASKED, paramSpecs } from './transformer.ts';
@@ -53,6 +55,7 @@ export function checkWeights(c: ModelConfig, w: Weights): void {
  */
 export class Policy {
   private params: Record<string, DeviceTensor> = {};
+  /** The AdamW moments, each one flat vector over all parameters (optimizer.ts). */
   private moments: Record<string, DeviceTensor> = {};
   private ref: Record<string, DeviceTensor> | null = null;
   private sessions = new Map<string, Promise<Session>>();
@@ -91,16 +94,22 @@ export class Policy {
       checkWeights(this.config, opt.m);
       checkWeights(this.config, opt.v);
     }
-    const shapes = new Map(paramSpecs(this.config).map((s) => [s.name, s.shape]));
+    const specs = paramSpecs(this.config);
     const old = [...Object.values(this.params), ...Object.values(this.moments)];
     this.params = {};
-    this.moments = {};
-    for (const [name, shape] of shapes) {
-      this.params[name] = this.backend.tensor('float32', w.get(name)!, shape);
-      const n = w.get(name)!.length;
-      this.moments['m.' + name] = this.backend.tensor('float32', opt ? opt.m.get(name)! : new Float32Array(n), shape);
-      this.moments['v.' + name] = this.backend.tensor('float32', opt ? opt.v.get(name)! : new Float32Array(n), shape);
-    }
+    for (const s of specs) this.params[s.name] = this.backend.tensor('float32', w.get(s.name)!, s.shape);
+    const total = flatLength(specs.map((s) => s.shape));
+    const flat = (moment: Weights | undefined) => {
+      const a = new Float32Array(total);
+      let offset = 0;
+      for (const s of specs) {
+        const x = moment?.get(s.name);
+        if (x) a.set(x, offset);
+        offset += size(s.shape);
+      }
+      return this.backend.tensor('float32', a, [total]);
+    };
+    this.moments = { [MOMENTS[0]]: flat(opt?.m), [MOMENTS[1]]: flat(opt?.v) };
     this.adamStep = opt?.step ?? 0;
     old.forEach((t) => this.backend.dispose(t));
   }
@@ -112,13 +121,18 @@ export class Policy {
   }
 
   async getOptimizerState(): Promise<OptimizerState> {
-    const m: Weights = new Map();
-    const v: Weights = new Map();
-    for (const n of this.names) {
-      m.set(n, Float32Array.from((await this.backend.read(this.moments['m.' + n]!)) as Float32Array));
-      v.set(n, Float32Array.from((await this.backend.read(this.moments['v.' + n]!)) as Float32Array));
-    }
-    return { step: this.adamStep, m, v };
+    const split = async (name: string): Promise<Weights> => {
+      const flat = (await this.backend.read(this.moments[name]!)) as Float32Array;
+      const out: Weights = new Map();
+      let offset = 0;
+      for (const s of paramSpecs(this.config)) {
+        const n = size(s.shape);
+        out.set(s.name, flat.slice(offset, offset + n));
+        offset += n;
+      }
+      return out;
+    };
+    return { step: this.adamStep, m: await split(MOMENTS[0]), v: await split(MOMENTS[1]) };
   }
 
   /** Freezes a copy of the current weights as the reference policy (KL anchor; ProRL resets). */
@@ -277,7 +291,8 @@ export class Policy {
 
   /** Per-token log-probs and entropies of given completions under the current (or reference) weights. */
   async score(prompts: number[][], completions: number[][], temperature = 1, which: 'policy' | 'reference' = 'policy'): Promise<TokenScores> {
-    const b = pack(this.layout, prompts, completions);
+    const layout = fitCompletions(this.layout, completions);
+    const b = pack(layout, prompts, completions);
     const weights = which === 'reference' ? this.ref : this.params;
     if (!weights) throw new Error('score: no reference policy has been set');
     const session = await this.session(`score:${b.rows}x${b.len}`, () => buildScoreGraph(this.config, b.rows, b.len));
@@ -287,8 +302,8 @@ export class Policy {
     Object.values(res).forEach((t) => this.backend.dispose(t));
     const out: TokenScores = { logp: [], entropy: [] };
     completions.forEach((comp, r) => {
-      const n = Math.min(comp.length, this.layout.completionLen);
-      const cols = Array.from({ length: n }, (_, i) => r * b.len + predictingColumn(this.layout, i));
+      const n = Math.min(comp.length, layout.completionLen);
+      const cols = Array.from({ length: n }, (_, i) => r * b.len + predictingColumn(layout, i));
       out.logp.push(cols.map((c) => logp[c]!));
       out.entropy.push(cols.map((c) => ent[c]!));
     });
@@ -301,7 +316,7 @@ export class Policy {
    * other output. A skipped (non-finite) step leaves weights, moments and the step count unchanged.
    */
   async train(key: string, build: () => Graph, feeds: Record<string, DeviceTensor>, lr: number): Promise<TrainResult> {
-    const resident = this.names.flatMap((n) => ['new.' + n, 'new.m.' + n, 'new.v.' + n]);
+    const resident = [...this.names, ...MOMENTS].map((n) => 'new.' + n);
     const session = await this.session(key, build, resident);
     const res = await session.run({
       ...this.params,
@@ -319,10 +334,10 @@ export class Policy {
     for (const n of this.names) {
       this.backend.dispose(this.params[n]!);
       this.params[n] = res['new.' + n]!;
-      for (const mv of ['m.', 'v.']) {
-        this.backend.dispose(this.moments[mv + n]!);
-        this.moments[mv + n] = res['new.' + mv + n]!;
-      }
+    }
+    for (const n of MOMENTS) {
+      this.backend.dispose(this.moments[n]!);
+      this.moments[n] = res['new.' + n]!;
     }
     const applied = values['applied']![0]! > 0.5;
     if (applied) this.adamStep++;

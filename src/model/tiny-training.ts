@@ -2,7 +2,7 @@ import type { Backend, DeviceTensor } from '../engine/backend.ts';
 import { gradients } from '../engine/autodiff.ts';
 import { compile } from '../engine/compile.ts';
 import { Graph } from '../engine/graph.ts';
-import { adamw, defaultAdamW } from '../engine/optimizer.ts';
+import { adamw, defaultAdamW, flatLength } from '../engine/optimizer.ts';
 import { Rng } from '../util/rng.ts';
 import type { ModelConfig } from './config.ts';
 import { declareParams, forward, initParams, paramSpecs } from './transformer.ts';
@@ -20,8 +20,9 @@ export function buildTinyTraining(c: ModelConfig = tinyTrainingModel) {
   const g = new Graph();
   const t = c.contextLength;
   const p = declareParams(g, c);
-  const m = declareParams(g, c, 'm.');
-  const v = declareParams(g, c, 'v.');
+  const total = flatLength(paramSpecs(c).map((s) => s.shape));
+  const m = g.input('adam.m', 'float32', [total]);
+  const v = g.input('adam.v', 'float32', [total]);
   const step = g.input('step', 'float32', []);
   const lr = g.input('lr', 'float32', []);
   const tokens = g.input('tokens', 'int64', [BATCH, t]);
@@ -33,15 +34,13 @@ export function buildTinyTraining(c: ModelConfig = tinyTrainingModel) {
   const loss = g.neg(g.meanAll(logp));
   const names = paramSpecs(c).map((s) => s.name);
   const grads = gradients(g, loss, names.map((n) => p[n]!));
-  const upd = adamw(g, { params: names.map((n) => p[n]!), m: names.map((n) => m[n]!), v: names.map((n) => v[n]!) }, grads, step, lr, defaultAdamW, loss);
+  const upd = adamw(g, { params: names.map((n) => p[n]!), m, v }, grads, step, lr, defaultAdamW, loss);
   g.output(loss, 'loss');
   g.output(upd.gradNorm, 'grad_norm');
-  names.forEach((n, i) => {
-    g.output(upd.params[i]!, 'new.' + n);
-    g.output(upd.m[i]!, 'new.m.' + n);
-    g.output(upd.v[i]!, 'new.v.' + n);
-  });
-  return { graph: g, names };
+  names.forEach((n, i) => g.output(upd.params[i]!, 'new.' + n));
+  g.output(upd.m, 'new.adam.m');
+  g.output(upd.v, 'new.adam.v');
+  return { graph: g, names: [...names, 'adam.m', 'adam.v'], total };
 }
 
 export interface TinyTrainingResult {
@@ -52,18 +51,15 @@ export interface TinyTrainingResult {
 
 export async function runTinyTraining(backend: Backend, steps: number, onStep?: (i: number, loss: number) => void): Promise<TinyTrainingResult> {
   const c = tinyTrainingModel;
-  const { graph, names } = buildTinyTraining(c);
+  const { graph, names, total } = buildTinyTraining(c);
   const compiled = compile(graph);
-  const resident = names.flatMap((n) => ['new.' + n, 'new.m.' + n, 'new.v.' + n]);
+  const resident = names.map((n) => 'new.' + n);
   const session = await backend.createSession(compiled, { deviceOutputs: resident, label: 'tiny-training' });
 
   const init = initParams(c, 1234);
   const state: Record<string, DeviceTensor> = {};
-  for (const s of paramSpecs(c)) {
-    state[s.name] = backend.tensor('float32', init.get(s.name)!, s.shape);
-    state['m.' + s.name] = backend.tensor('float32', new Float32Array(init.get(s.name)!.length), s.shape);
-    state['v.' + s.name] = backend.tensor('float32', new Float32Array(init.get(s.name)!.length), s.shape);
-  }
+  for (const s of paramSpecs(c)) state[s.name] = backend.tensor('float32', init.get(s.name)!, s.shape);
+  for (const n of ['adam.m', 'adam.v']) state[n] = backend.tensor('float32', new Float32Array(total), [total]);
   // A fixed batch of short "sentences" with padding at the end of two rows.
   const rng = new Rng(99);
   const t = c.contextLength;

@@ -1,5 +1,5 @@
 import type { DeviceTensor } from '../engine/backend.ts';
-import { totalLen, predictingColumn, pack, type Layout } from '../model/layout.ts';
+import { fitCompletions, totalLen, predictingColumn, pack, type Layout } from '../model/layout.ts';
 import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -189,7 +189,7 @@ export class Trainer {
     const upd = await this.update(flat, advantages, masks, refLogp, learningRate);
     const tEnd = performance.now();
     const step = this.step + 1;
-    const { records, tallies } = buildRecords(step, c, this.policy.layout, flat, advantages, masks, refLogp, upd.lastPass);
+    const { records, tallies } = buildRecords(step, c, upd.layout, flat, advantages, masks, refLogp, upd.lastPass);
     const metrics = stepMetrics(step, c, flat, tallies, { ...collected, ...upd, learningRate }, { start: tStart, sampled: tSampled, verifyMs: collected.verifyMs, updateStart: tUpdateStart, end: tEnd });
     this.nonFiniteStreak = upd.skipped ? this.nonFiniteStreak + 1 : 0;
     this.curriculum.record(this.step, flat.filter((s) => s.trueCorrect).length, flat.length);
@@ -236,11 +236,14 @@ export class Trainer {
     return (await this.policy.score(flat.map((s) => s.prompt), flat.map((s) => s.tokens), c.temperature, 'reference')).logp;
   }
 
-  /** μ epochs × minibatches of the RL graph; returns the per-token outputs of the last pass over each minibatch. */
-  private async update(flat: Sampled[], advantages: number[][], masks: TokenMasks, refLogp: number[][] | null, lr: number): Promise<{ lastPass: PassOutputs; losses: number[]; gradNorms: number[]; skipped: boolean }> {
+  /**
+   * μ epochs × minibatches of the RL graph on the step's fitted grid (layout.ts fitCompletions);
+   * returns that grid and the per-token outputs of the last pass over each minibatch.
+   */
+  private async update(flat: Sampled[], advantages: number[][], masks: TokenMasks, refLogp: number[][] | null, lr: number): Promise<{ layout: Layout; lastPass: PassOutputs; losses: number[]; gradNorms: number[]; skipped: boolean }> {
     const c = this.config;
     const G = c.num_generations;
-    const layout = this.policy.layout;
+    const layout = fitCompletions(this.policy.layout, flat.map((s) => s.tokens));
     const len = totalLen(layout);
     const M = c.minibatches;
     const mbRows = flat.length / M;
@@ -288,7 +291,7 @@ export class Trainer {
         lastPass[mb] = res.values;
       }
     }
-    return { lastPass, losses, gradNorms, skipped };
+    return { layout, lastPass, losses, gradNorms, skipped };
   }
 
   /** Held-out pass@k for k = 1..num_generations (unbiased), on a fixed prompt set at the current difficulty. */

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { createNodeBackend } from '../engine/backend-node.ts';
+import type { DeviceTensor } from '../engine/backend.ts';
+import { modelPresets } from '../model/config.ts';
+import { fitCompletions, pack, predictingColumn, totalLen, type Layout } from '../model/layout.ts';
+import { Policy } from '../model/policy.ts';
+import { initParams } from '../model/transformer.ts';
+import { Rng } from '../util/rng.ts';
+import { buildRlGraph } from './objective.ts';
+
+const cfg = modelPresets.nano;
+const runLayout: Layout = { promptLen: 8, completionLen: 24 };
+
+describe('fitCompletions', () => {
+  it('keeps the prompt columns and rounds the longest completion up to a multiple of 8, never past the cap', () => {
+    expect(fitCompletions(runLayout, [[1, 2], [1, 2, 3, 4, 5, 6, 7, 8, 9]])).toEqual({ promptLen: 8, completionLen: 16 });
+    expect(fitCompletions(runLayout, [[1, 2, 3, 4, 5, 6, 7, 8]])).toEqual({ promptLen: 8, completionLen: 8 });
+    expect(fitCompletions(runLayout, [[]])).toEqual({ promptLen: 8, completionLen: 8 });
+    expect(fitCompletions(runLayout, [new Array(40).fill(3)])).toEqual({ promptLen: 8, completionLen: 24 });
+    expect(fitCompletions({ promptLen: 8, completionLen: 20 }, [new Array(19).fill(3)])).toEqual({ promptLen: 8, completionLen: 20 });
+  });
+});
+
+/** One GRPO update of a fresh policy on the given grid; returns the scalar outputs, the per-token log-probs and the new weights. */
+async function updateOn(layout: Layout, prompts: number[][], completions: number[][]) {
+  const be = createNodeBackend(1);
+  const policy = await Policy.create(be, cfg, layout, initParams(cfg, 11));
+  const rows = prompts.length;
+  const len = totalLen(layout);
+  const rng = new Rng(5);
+  const grid = (fill: (r: number, i: number) => number) => {
+    const a = new Float32Array(rows * len);
+    completions.forEach((c, r) => c.forEach((_, i) => (a[r * len + predictingColumn(layout, i)] = fill(r, i))));
+    return be.tensor('float32', a, [rows, len]);
+  };
+  const old = completions.map((c) => c.map(() => -1 - rng.next()));
+  const adv = completions.map(() => rng.next() - 0.5);
+  const feeds: Record<string, DeviceTensor> = {
+    ...policy.packedFeeds(pack(layout, prompts, completions), 1),
+    old_logp: grid((r, i) => old[r]![i]!),
+    ref_logp: grid((r, i) => old[r]![i]!),
+    advantages: grid((r) => adv[r]!),
+    weights: grid((r) => 1 / (completions[r]!.length * rows)),
+    mask: grid(() => 1),
+    seq_len: be.tensor('float32', completions.map((c) => c.length), [rows, 1]),
+    clip_low: be.tensor('float32', [0.8], []),
+    clip_high: be.tensor('float32', [1.2], []),
+    delta: be.tensor('float32', [1e9], []),
+    beta: be.tensor('float32', [0.04], []),
+    entropy_coef: be.tensor('float32', [0], []),
+    sequence_level: be.tensor('bool', [0], []),
+    use_k3: be.tensor('bool', [1], []),
+  };
+  const adam = { beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+  const res = await policy.train('rl', () => buildRlGraph(cfg, rows, len, adam), feeds, 1e-3);
+  const logp = completions.map((c, r) => c.map((_, i) => res.values['logp']![r * len + predictingColumn(layout, i)]!));
+  const weights = await policy.getWeights();
+  await policy.dispose();
+  return { loss: res.loss, gradNorm: res.gradNorm, logp, weights };
+}
+
+describe('the fitted grid', () => {
+  it('gives the same update as the full grid: loss, grad norm, per-token log-probs and new weights', async () => {
+    const rng = new Rng(3);
+    const tokens = (n: number) => Array.from({ length: n }, () => 5 + Math.floor(rng.next() * 20));
+    const prompts = [3, 8, 5, 6].map(tokens);
+    const completions = [4, 11, 1, 7].map(tokens);
+    const fitted = fitCompletions(runLayout, completions);
+    expect(totalLen(fitted)).toBeLessThan(totalLen(runLayout));
+    const full = await updateOn(runLayout, prompts, completions);
+    const fit = await updateOn(fitted, prompts, completions);
+    expect(Math.abs(fit.loss - full.loss)).toBeLessThan(1e-6);
+    expect(Math.abs(fit.gradNorm - full.gradNorm)).toBeLessThan(1e-5 * full.gradNorm);
+    fit.logp.forEach((row, r) => row.forEach((v, i) => expect(Math.abs(v - full.logp[r]![i]!)).toBeLessThan(1e-5)));
+    let worst = 0;
+    for (const [name, w] of full.weights) {
+      const v = fit.weights.get(name)!;
+      for (let i = 0; i < w.length; i++) worst = Math.max(worst, Math.abs(v[i]! - w[i]!));
+    }
+    expect(worst).toBeLessThan(1e-6);
+  }, 60_000);
+});
