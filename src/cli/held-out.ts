@@ -14,6 +14,7 @@ export interface HeldOutOptions {
   n: number;
   ks: number[];
   seed: number;
+  /** Sampling temperature; default: the checkpoint's recipe's (recipeTemperature). */
   temperature?: number;
   maxNewTokens?: number;
   onProgress?: (done: number, total: number) => void;
@@ -23,6 +24,13 @@ export interface HeldOut {
   manifest: Manifest;
   difficulty: Record<string, number | string>;
   pass_at_k: Record<string, number>;
+  temperature: number;
+}
+
+/** The sampling temperature a checkpoint's recipe trains and measures at (1 when it sets none). */
+export function recipeTemperature(m: Manifest): number {
+  const t = m.recipe?.temperature;
+  return typeof t === 'number' ? t : 1;
 }
 
 export async function heldOutPassAtK(manifestPath: string, backend: Backend, o: HeldOutOptions): Promise<HeldOut> {
@@ -31,6 +39,7 @@ export async function heldOutPassAtK(manifestPath: string, backend: Backend, o: 
     const difficulty = { ...getTaskFamily(o.task).defaultDifficulty, ...(recommendedDifficulty(manifest, o.task) ?? {}), ...(o.difficulty ?? {}) };
     const needed = layoutFor([{ task: o.task, difficulty }]);
     policy.setLayout({ promptLen: Math.max(needed.promptLen, manifest.layout.promptLen), completionLen: manifest.layout.completionLen });
+    const temperature = o.temperature ?? recipeTemperature(manifest);
     const r = await evaluatePassAtK(policy, {
       task: o.task,
       difficulty,
@@ -38,11 +47,11 @@ export async function heldOutPassAtK(manifestPath: string, backend: Backend, o: 
       n: o.n,
       ks: o.ks,
       seed: o.seed,
-      sampling: { temperature: o.temperature ?? 1, topK: 0, topP: 1 },
+      sampling: { temperature, topK: 0, topP: 1 },
       maxNewTokens: o.maxNewTokens ?? manifest.layout.completionLen,
       onProgress: o.onProgress,
     });
-    return { manifest, difficulty, pass_at_k: r.pass_at_k };
+    return { manifest, difficulty, pass_at_k: r.pass_at_k, temperature };
   } finally {
     await policy.dispose();
   }

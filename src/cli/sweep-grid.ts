@@ -67,6 +67,8 @@ export interface SweepRow {
   steps: number;
   difficulty: Record<string, number | string>;
   eval: { prompts: number; n: number; seed: number };
+  /** The sampling temperature of the run and of both held-out evaluations (absent in older rows: 1). */
+  temperature?: number;
   pass_at_1_before: number;
   pass_at_8_before: number;
   pass_at_1_after: number;
@@ -132,10 +134,12 @@ const signed = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
 
 export function markdownTable(rows: SweepRow[], title: string): string {
   const head = rows[0];
+  const temps = [...new Set(rows.map((r) => r.temperature ?? 1))];
+  const at = temps.length === 1 ? `at temperature ${temps[0]}` : "at each cell's sampling temperature";
   const lines = [
     `## ${title}`,
     '',
-    head ? `Task \`${head.task}\`, preset \`${head.preset}\`, ${head.steps} steps; held-out pass@k on ${head.eval.prompts} prompts × ${head.eval.n} samples (eval seed ${head.eval.seed}), difficulty \`${JSON.stringify(head.difficulty)}\`. Gains in points of pass@1.` : 'No finished cells yet.',
+    head ? `Task \`${head.task}\`, preset \`${head.preset}\`, ${head.steps} steps; held-out pass@k on ${head.eval.prompts} prompts × ${head.eval.n} samples (eval seed ${head.eval.seed}) ${at}, difficulty \`${JSON.stringify(head.difficulty)}\`. Gains in points of pass@1.` : 'No finished cells yet.',
     '',
     '| grid point | seeds | pass@1 before | pass@1 after (mean / min) | gain (mean / min) | pass@8 before → after (mean) | wall time (mean) |',
     '|---|---|---|---|---|---|---|',

@@ -7,11 +7,12 @@ import { backendFromFlags } from '../backend-flag.ts';
 
 const help = `rlvr eval --model MANIFEST --task T [--difficulty JSON] --prompts P --n N --k 1,2,4,8 --seed S
   Samples n completions for each of P held-out prompts (instance seeds 0..P-1) and prints one JSON
-  object: {task, prompts, n, pass_at_k: {k: unbiased estimate}, difficulty, model}.
+  object: {task, prompts, n, pass_at_k: {k: unbiased estimate}, difficulty, temperature, model}.
   --difficulty JSON  knobs to override; the others are the checkpoint's recorded RL difficulty for the
                      task (its recipe, else where its pass@k was measured), then the family's defaults
   --prompts P (64)  --n N (16)  --k (1,8)  --seed S (0)
-  --temperature X (1)  --max-new-tokens N (the checkpoint's completion length)`;
+  --temperature X    default: the checkpoint's recipe temperature (the one its RL gain is measured at), else 1
+  --max-new-tokens N (the checkpoint's completion length)`;
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -35,6 +36,8 @@ export const evalCommand: Command = {
     const ks = (flag(a, 'k') ?? '1,8').split(',').map(Number);
     if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > n)) throw new UsageError(`--k values must be integers between 1 and --n (${n})`);
     const prompts = intFlag(a, 'prompts', 64);
+    const temperature = a.flags.has('temperature') ? Number(flag(a, 'temperature')) : undefined;
+    if (temperature !== undefined && !(temperature > 0)) throw new UsageError(`--temperature must be a number above 0, got ${flag(a, 'temperature')}`);
     const bar = new ProgressBar('eval', prompts * n);
     const r = await heldOutPassAtK(requireFlag(a, 'model'), backendFromFlags(a), {
       task,
@@ -43,11 +46,11 @@ export const evalCommand: Command = {
       n,
       ks,
       seed: intFlag(a, 'seed', 0),
-      temperature: Number(flag(a, 'temperature') ?? 1),
+      temperature,
       maxNewTokens: a.flags.has('max-new-tokens') ? intFlag(a, 'max-new-tokens') : undefined,
       onProgress: (done, total) => bar.update(done, `of ${total} samples`),
     });
-    process.stdout.write(JSON.stringify({ task, prompts, n, pass_at_k: r.pass_at_k, difficulty: r.difficulty, model: r.manifest.name }) + '\n');
+    process.stdout.write(JSON.stringify({ task, prompts, n, pass_at_k: r.pass_at_k, difficulty: r.difficulty, temperature: r.temperature, model: r.manifest.name }) + '\n');
     return 0;
   },
 };

@@ -114,8 +114,9 @@ export const sweepCommand: Command = {
           command: `${title} (cell ${cell.id})`,
           onStep: (s, _t, status) => bar.update(done + s, `${label}: ${status}`),
         });
-        const key = JSON.stringify([r.base.path, r.config.difficulty, evalSpec]);
-        const heldOut = (path: string) => heldOutPassAtK(path, backend, { task, difficulty: r.config.difficulty, ...evalSpec, ks: [1, 8] });
+        // Measured at the temperature the cell samples at, before and after.
+        const key = JSON.stringify([r.base.path, r.config.difficulty, r.config.temperature, evalSpec]);
+        const heldOut = (path: string) => heldOutPassAtK(path, backend, { task, difficulty: r.config.difficulty, temperature: r.config.temperature, ...evalSpec, ks: [1, 8] });
         bar.update(done + steps, `${label}: held-out evaluation`);
         if (!baseEvals.has(key)) baseEvals.set(key, (await heldOut(r.base.path)).pass_at_k);
         const before = baseEvals.get(key)!;
@@ -130,6 +131,7 @@ export const sweepCommand: Command = {
           steps,
           difficulty: r.config.difficulty,
           eval: evalSpec,
+          temperature: r.config.temperature,
           pass_at_1_before: before['1']!,
           pass_at_8_before: before['8']!,
           pass_at_1_after: after['1']!,
