@@ -192,8 +192,11 @@ export class TrainingRun {
     const last = this.evals[this.evals.length - 1];
     const { rl_gain: _gain, ...inherited } = this.base.manifest;
     const difficulty = this.trainer.difficulty;
+    // Held-out evaluations of this checkpoint default to the temperature the run sampled at.
+    const sampledAt = (inherited.recipe?.temperature ?? 1) !== c.temperature ? { recipe: { ...inherited.recipe, temperature: c.temperature } } : {};
     return {
       ...inherited,
+      ...sampledAt,
       name,
       layout: this.policy.layout,
       tasks: [{ task: c.task, difficulty, pass_at_k: last?.pass_at_k ?? {}, eval: { prompts: c.eval_prompts, n: c.num_generations, seed: c.seed } }],
