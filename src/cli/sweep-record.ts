@@ -13,6 +13,7 @@ export function gainOf(rows: SweepRow[], preset: string, steps: number): RlGain 
     steps,
     seeds: rs.map((r) => r.seed),
     eval: rs[0]!.eval,
+    temperature: rs[0]!.temperature ?? 1,
     pass_at_1_before: rs[0]!.pass_at_1_before,
     pass_at_1_after: mean((r) => r.pass_at_1_after),
     pass_at_1_after_min: Math.min(...rs.map((r) => r.pass_at_1_after)),

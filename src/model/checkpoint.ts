@@ -38,6 +38,8 @@ export interface RlGain {
   steps: number;
   seeds: number[];
   eval: { prompts: number; n: number; seed: number };
+  /** Sampling temperature of the runs and of the held-out evaluations (absent in older records: 1). */
+  temperature?: number;
   pass_at_1_before: number;
   /** Mean over seeds. */
   pass_at_1_after: number;

@@ -80,10 +80,11 @@ function recipeText(m: Manifest | null, task: string): string {
     const who = g.preset === 'grpo' ? 'GRPO' : g.preset;
     const seeds = `${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'}, lowest ${g.pass_at_1_after_min.toFixed(2)}`;
     const [before, after] = [g.pass_at_1_before.toFixed(2), g.pass_at_1_after.toFixed(2)];
+    const at = (g.temperature ?? 1) !== 1 ? ` (sampling at temperature ${g.temperature})` : '';
     gain =
       g.pass_at_1_after - g.pass_at_1_before >= 0.01
-        ? ` ${who} raises held-out pass@1 from ${before} to ${after} in ${g.steps} steps (${seeds}).`
-        : ` ${who} does not raise held-out pass@1 here: ${before} before, ${after} after ${g.steps} steps (${seeds}).`;
+        ? ` ${who} raises held-out pass@1${at} from ${before} to ${after} in ${g.steps} steps (${seeds}).`
+        : ` ${who} does not raise held-out pass@1${at} here: ${before} before, ${after} after ${g.steps} steps (${seeds}).`;
   }
   return `${set.length ? ` Its recipe also sets ${set.join(', ')}.` : ''}${gain}`;
 }
