@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../src/cli/args.ts';
 import { loadBrowser, runCpuPreset } from './cpu-phase.ts';
+import { MLP_GEMM, ortGemmGflops } from './gemm.ts';
 import { BENCH, dpkgVersion, METRICS, TOLERANCE, WORK, type Metric } from './presets.ts';
 import { writeReadmeBlock } from '../src/cli/readme-block.ts';
 import { summarise, writeResults } from './report.ts';
@@ -96,6 +97,7 @@ export async function runBench(argv: string[]): Promise<number> {
     browserInfo: {},
     wasmThreads: 0,
     torchInfo: {},
+    gemm: [],
     blasOk: true,
     ctxRef: { current: null },
     runs: [],
@@ -115,6 +117,7 @@ export async function runBench(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     await startPeers(b);
+    await measureGemm(b);
     await startBrowser(b);
     for (const [pi, presetId] of opts.presets.entries()) await runCpuPreset(b, pi, presetId);
     await runWebGpu(b);
@@ -160,6 +163,18 @@ async function startPeers(b: Bench): Promise<void> {
         `PyTorch peer: torch.get_num_threads() = ${String(init.threads)}; libblas.so.3 -> ${inst.blasAlternative}; 512x512 matmul ${blas.gflops_512.toFixed(1)} GFLOP/s ${blasOk ? '(> 20: optimised BLAS, OpenBLAS)' : '(< 20: NOT an optimised BLAS; ratios against it would flatter us, so none are printed)'}`,
       );
     }
+  }
+}
+
+/** The matmul kernels themselves, ours against the peer's, at each thread count (gemm.ts). */
+async function measureGemm(b: Bench): Promise<void> {
+  const { m, k, n } = MLP_GEMM;
+  for (const t of b.opts.threadList) {
+    const mlas = await ortGemmGflops(t);
+    const peer = b.peers.get(t);
+    const openblas = peer ? ((await peer.call({ cmd: 'gemm' })).gflops as number) : null;
+    b.gemm.push({ threads: t, mlas, openblas });
+    b.log(`matmul [${m},${k}]x[${k},${n}], ${t} thread${t === 1 ? '' : 's'}: onnxruntime-node (MLAS) ${mlas.toFixed(0)} GFLOP/s${openblas === null ? '' : `, PyTorch (OpenBLAS) ${openblas.toFixed(0)} GFLOP/s`}`);
   }
 }
 

@@ -338,6 +338,18 @@ def blas_check():
     return {'gflops_512': 2 * 512 ** 3 * n / dt / 1e9, 'build': blas[:60] + '...' if blas else ''}
 
 
+def mlp_gemm(m=4096, k=256, n=1024):
+    """GFLOP/s of one [m,k] x [k,n] matmul: the small model's MLP on a 64 x 64 update grid (bench/gemm.ts times ours)."""
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    for _ in range(3):
+        a @ b
+    reps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < 0.5:
+        a @ b
+        reps += 1
+    return 2 * m * k * n * reps / (time.perf_counter() - t0) / 1e9
+
+
 # --------------------------------------------------------------------------------------------- main
 
 def handle(peer, cmd):
@@ -346,6 +358,8 @@ def handle(peer, cmd):
         torch.set_num_threads(cmd['threads'])
         return {'torch': torch.__version__, 'python': sys.version.split()[0], 'threads': torch.get_num_threads(),
                 'interop_threads': torch.get_num_interop_threads(), 'blas': blas_check()}
+    if c == 'gemm':
+        return {'gflops': mlp_gemm()}
     if c == 'load':
         peer.models[cmd['id']] = setup_model(cmd)
         return {'parameters': sum(p.numel() for p in peer.models[cmd['id']]['model'].parameters())}
