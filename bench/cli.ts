@@ -8,7 +8,8 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../src/cli/args.ts';
 import { loadBrowser, runCpuPreset } from './cpu-phase.ts';
-import { MLP_GEMM, ortGemmGflops } from './gemm.ts';
+import { createNodeBackend } from '../src/engine/backend-node.ts';
+import { gemmGflops, MLP_GEMM } from './gemm.ts';
 import { BENCH, dpkgVersion, METRICS, TOLERANCE, WORK, type Metric } from './presets.ts';
 import { writeReadmeBlock } from '../src/cli/readme-block.ts';
 import { summarise, writeResults } from './report.ts';
@@ -117,8 +118,8 @@ export async function runBench(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     await startPeers(b);
-    await measureGemm(b);
     await startBrowser(b);
+    await measureGemm(b);
     for (const [pi, presetId] of opts.presets.entries()) await runCpuPreset(b, pi, presetId);
     await runWebGpu(b);
     const summary = await summarise(b);
@@ -166,15 +167,17 @@ async function startPeers(b: Bench): Promise<void> {
   }
 }
 
-/** The matmul kernels themselves, ours against the peer's, at each thread count (gemm.ts). */
+/** The matmul kernels themselves at each thread count: ours (Node, and the browser's WASM at its threads) and the peer's (gemm.ts). */
 async function measureGemm(b: Bench): Promise<void> {
   const { m, k, n } = MLP_GEMM;
   for (const t of b.opts.threadList) {
-    const mlas = await ortGemmGflops(t);
+    const mlas = await gemmGflops(createNodeBackend(t));
     const peer = b.peers.get(t);
     const openblas = peer ? ((await peer.call({ cmd: 'gemm' })).gflops as number) : null;
-    b.gemm.push({ threads: t, mlas, openblas });
-    b.log(`matmul [${m},${k}]x[${k},${n}], ${t} thread${t === 1 ? '' : 's'}: onnxruntime-node (MLAS) ${mlas.toFixed(0)} GFLOP/s${openblas === null ? '' : `, PyTorch (OpenBLAS) ${openblas.toFixed(0)} GFLOP/s`}`);
+    const wasm = b.browser && b.opts.engines.has('wasm') && t === b.wasmThreads ? ((await b.browser.call('wasm', { cmd: 'gemm' })).gflops as number) : null;
+    b.gemm.push({ threads: t, mlas, openblas, wasm });
+    const also = [openblas === null ? '' : `, PyTorch (OpenBLAS) ${openblas.toFixed(0)}`, wasm === null ? '' : `, browser WASM ${wasm.toFixed(0)}`].join('');
+    b.log(`matmul [${m},${k}]x[${k},${n}], ${t} thread${t === 1 ? '' : 's'}, GFLOP/s: onnxruntime-node (MLAS) ${mlas.toFixed(0)}${also}`);
   }
 }
 

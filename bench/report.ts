@@ -170,8 +170,11 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
     `${machine.cpu}, ${machine.cores} cores, shared with other jobs: load average ${la[0]!.toFixed(1)} at the start, median ${machine.load_average_1min_median_during_run.toFixed(1)} during the run. Node ${process.version}, onnxruntime-node ${version('onnxruntime-node')}, onnxruntime-web ${version('onnxruntime-web')}${browserInfo.chromium ? `, Chromium ${String(browserInfo.chromium)}` : ''}${torchInfo.torch ? `; torch ${String(torchInfo.torch)} (${String(torchInfo.debian_package)}), OpenBLAS ${String(torchInfo.openblas)}: 512×512 matmul ${(torchInfo.matmul_512_gflops as number).toFixed(0)} GFLOP/s, torch.get_num_threads() = ${String(torchInfo.threads)}` : ''}.`,
   );
   if (b.gemm.length) {
-    const per = b.gemm.map((x) => `${x.threads} thread${x.threads === 1 ? '' : 's'}: ${x.mlas.toFixed(0)}${x.openblas === null ? '' : ` vs ${x.openblas.toFixed(0)} (${(x.mlas / x.openblas).toFixed(2)}×)`}`);
-    md.push(`The matmul kernels alone (\`bench/gemm.ts\`: one [4096×256]·[256×1024] matmul, the small model's MLP on this grid), GFLOP/s of onnxruntime-node (MLAS) vs PyTorch (OpenBLAS): ${per.join('; ')}. Most of an update is such matmuls, so this ratio bounds what graph-level changes can gain at that thread count.`);
+    const per = b.gemm.map(
+      (x) =>
+        `${x.threads} thread${x.threads === 1 ? '' : 's'}: ${x.mlas.toFixed(0)}${x.openblas === null ? '' : ` vs ${x.openblas.toFixed(0)} (ours ${(x.mlas / x.openblas).toFixed(2)}×)`}${x.wasm === null ? '' : `; browser WASM ${x.wasm.toFixed(0)} (Node ${(x.mlas / x.wasm).toFixed(2)}× WASM)`}`,
+    );
+    md.push(`The matmul kernels alone (\`bench/gemm.ts\`: one [4096×256]·[256×1024] matmul, the small model's MLP on this grid), GFLOP/s of onnxruntime-node (MLAS) vs PyTorch (OpenBLAS): ${per.join('; ')}. Most of an update is such matmuls, so these ratios bound what graph-level changes can gain at each thread count.`);
   }
   md.push(`Median (min–max) over up to ${reps} alternating rounds; 64 rows = 8 prompts × 8 completions (arithmetic, 48-token cap). Sampling: rows × decode positions per second; update: completion tokens per second; step: seconds.`);
   md.push('');

@@ -51,8 +51,8 @@ export interface Bench {
   browserInfo: Record<string, unknown>;
   wasmThreads: number;
   torchInfo: Record<string, unknown>;
-  /** GFLOP/s of one MLP-shaped matmul per thread count: ours (MLAS) and the peer's (OpenBLAS, null without a peer). See gemm.ts. */
-  gemm: { threads: number; mlas: number; openblas: number | null }[];
+  /** GFLOP/s of one MLP-shaped matmul per thread count: ours on Node (MLAS), the peer's (OpenBLAS), the browser's WASM (at its thread count); null when not run. See gemm.ts. */
+  gemm: { threads: number; mlas: number; openblas: number | null; wasm: number | null }[];
   /** torch uses an optimised BLAS; ratios against a slow one would flatter us. */
   blasOk: boolean;
   /** The preset whose CPU engines are timing now (the engines read its batch). */

@@ -4,6 +4,7 @@
 import { createWebBackend, type WebBackend } from '../../src/engine/backend-web.ts';
 import { readSafetensors } from '../../src/model/safetensors.ts';
 import { BenchRunner } from '../core.ts';
+import { gemmGflops } from '../gemm.ts';
 import type { BenchReply, BenchRequest } from './protocol.ts';
 
 let backend: WebBackend | null = null;
@@ -47,6 +48,9 @@ async function handle(req: BenchRequest): Promise<Record<string, unknown>> {
     }
     case 'step':
       return { ...(await runner(req.preset).step()) };
+    case 'gemm':
+      if (!backend) throw new Error('init first');
+      return { gflops: await gemmGflops(backend) };
     case 'dispose':
       await runners.get(req.preset)?.dispose();
       runners.delete(req.preset);

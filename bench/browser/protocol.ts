@@ -11,6 +11,7 @@ export type BenchRequest =
   | { cmd: 'check'; preset: string }
   | { cmd: 'update'; preset: string }
   | { cmd: 'step'; preset: string }
-  | { cmd: 'dispose'; preset: string };
+  | { cmd: 'dispose'; preset: string }
+  | { cmd: 'gemm' };
 
 export type BenchReply = { ok: true; [k: string]: unknown } | { ok: false; error: string };
