@@ -28,14 +28,21 @@ export function gradients(graph: Graph, loss: Tensor, wrt: Tensor[], seed?: Tens
       return t.dtype === 'float32' && dependsOnWrt.has(t.id);
     };
     if (!node.inputs.some((_, k) => wants(k))) continue;
+    const accumulate = (t: Tensor, dx: Tensor) => {
+      const prev = grads.get(t.id);
+      grads.set(t.id, prev ? graph.add(prev, dx) : dx);
+    };
+    const custom = graph.customGradients.get(node.outputs[0]!.id);
+    if (custom) {
+      // The hand-written rule replaces the chain rule through every op between x and y.
+      if (custom.x.dtype === 'float32' && dependsOnWrt.has(custom.x.id)) accumulate(custom.x, custom.rule(dy));
+      continue;
+    }
     const rule = gradRules[node.op];
     if (!rule) throw new GraphError(`gradients: no gradient rule for op ${node.op}`);
     const dxs = rule(graph, node, dy, wants);
     dxs.forEach((dx, k) => {
-      if (!dx || !wants(k)) return;
-      const t = node.inputs[k]!;
-      const prev = grads.get(t.id);
-      grads.set(t.id, prev ? graph.add(prev, dx) : dx);
+      if (dx && wants(k)) accumulate(node.inputs[k]!, dx);
     });
   }
   return wrt.map((t) => grads.get(t.id) ?? graph.expand(graph.scalar(0), [...t.shape]));

@@ -168,6 +168,20 @@ describe('gradient rules (float64 central differences)', () => {
     });
   }
 
+  it('a hand-written gradient (withGradient) replaces the chain rule, and a wrong one is caught', () => {
+    const rng = new Rng(5);
+    const x = [inp(rng, 'x', [3, 4])];
+    // y = x·tanh(x), written with a detour the chain rule would differentiate too
+    const build = (rule: (g: Graph, x: Tensor, t: Tensor, dy: Tensor) => Tensor) => (g: Graph, [a]: Tensor[]) => {
+      const t = g.tanh(a!);
+      return g.withGradient(g.mul(a!, t), a!, (dy) => rule(g, a!, t, dy));
+    };
+    const right = gradCheck(x, build((g, a, t, dy) => g.mul(dy, g.add(t, g.mul(a, g.sub(1, g.mul(t, t)))))));
+    expect(right.maxRelError, right.worst).toBeLessThan(TOL);
+    const wrong = gradCheck(x, build((g, _a, t, dy) => g.mul(dy, t)));
+    expect(wrong.maxRelError).toBeGreaterThan(1e-2);
+  });
+
   it('catches a wrong rule (the check can fail)', () => {
     const saved = gradRules.Tanh!;
     gradRules.Tanh = (g, n, dy) => [g.mul(dy, n.outputs[0]!)];

@@ -33,6 +33,8 @@ export class Graph {
   readonly inputs: Tensor[] = [];
   readonly outputs: Tensor[] = [];
   readonly constants: Constant[] = [];
+  /** Gradients given by hand (withGradient), by the id of the tensor they differentiate. */
+  readonly customGradients = new Map<number, { x: Tensor; rule: (dy: Tensor) => Tensor }>();
   private nextId = 0;
   private names = new Set<string>();
 
@@ -78,6 +80,18 @@ export class Graph {
 
   scalar(v: number): Tensor {
     return this.constant(v, []);
+  }
+
+  /**
+   * Declares y = f(x) differentiable by a hand-written rule, dL/dx = rule(dL/dy), instead of the chain
+   * rule through the ops that computed y (autodiff.ts does not look inside). For element-wise
+   * functions whose derivative has a shorter form than its chain rule; check it with gradcheck.ts.
+   */
+  withGradient(y: Tensor, x: Tensor, rule: (dy: Tensor) => Tensor): Tensor {
+    this.own(y, 'withGradient');
+    this.own(x, 'withGradient');
+    this.customGradients.set(y.id, { x, rule });
+    return y;
   }
 
   private own(t: Tensor, op: string): void {

@@ -74,8 +74,18 @@ export function declareParams(g: Graph, c: ModelConfig, prefix = ''): Params {
 /** Large negative additive bias for masked attention keys (finite, so softmax never sees -Inf - -Inf). */
 export const MASKED = -1e9;
 
+/** ln(1/√(2π)): the normal density's constant, folded into its exponent. */
+const LN_INV_SQRT_2PI = -0.5 * Math.log(2 * Math.PI);
+
+/**
+ * Exact GELU, x·Φ(x) with Φ(x) = (1 + erf(x/√2)) / 2. Its derivative Φ(x) + x·φ(x), with
+ * φ(x) = exp(ln(1/√(2π)) - (x/√2)²), reuses Φ and x/√2 from the forward pass: six element-wise passes
+ * over the MLP's widest activation instead of the chain rule's eleven.
+ */
 function gelu(g: Graph, x: Tensor): Tensor {
-  return g.mul(g.mul(x, 0.5), g.add(g.erf(g.mul(x, Math.SQRT1_2)), 1));
+  const u = g.mul(x, Math.SQRT1_2);
+  const phi = g.add(g.mul(g.erf(u), 0.5), 0.5);
+  return g.withGradient(g.mul(x, phi), x, (dy) => g.mul(dy, g.add(phi, g.mul(x, g.exp(g.sub(LN_INV_SQRT_2PI, g.mul(u, u)))))));
 }
 
 function mlp(g: Graph, p: Params, l: number, x: Tensor): Tensor {
@@ -124,7 +134,10 @@ function causalBias(g: Graph, keyBias: Tensor): Tensor {
 
 /** The blocks over a whole sequence, before the final LayerNorm; `kv` sees each layer's keys and values ([B,H,T,dh]). */
 function blocks(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor, kv?: (k: Tensor, v: Tensor) => void): Tensor {
-  const bias = causalBias(g, keyBias);
+  const [b, t] = keyBias.shape as [number, number];
+  // Expanded over the heads once: a same-shape Add in every layer is several times faster on the CPU
+  // than one that broadcasts over the head axis.
+  const bias = g.expand(causalBias(g, keyBias), [b, c.nHeads, t, t]);
   let x = g.add(g.gather(p['wte']!, tokens), g.gather(p['wpe']!, positions));
   for (let l = 0; l < c.nLayers; l++) {
     const [q, k, v] = qkv(g, c, p, l, x);
