@@ -246,7 +246,8 @@ export class Policy {
           }
           const row = (await this.backend.read(res['new.' + n]!)) as Float32Array;
           const h = host[n]!;
-          for (let rh = 0; rh < rows * c.nHeads; rh++) h.set(row.subarray(rh * dh, rh * dh + dh), (rh * tmax + s) * dh);
+          // A plain loop, not set(subarray()): a view per (row, head) per step was most of the JS time and garbage.
+          for (let rh = 0, src = 0; rh < rows * c.nHeads; rh++) for (let j = 0, dst = (rh * tmax + s) * dh; j < dh; j++) h[dst + j] = row[src++]!;
           this.backend.dispose(res['new.' + n]!);
         }
         await draw(res['logits']!, s - promptLen + 2);
