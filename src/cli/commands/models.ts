@@ -22,10 +22,11 @@ export const modelsCommand: Command = {
       process.stdout.write('no shipped checkpoints found\n');
       return 0;
     }
-    const lines = ['| checkpoint | task | parameters | RL difficulty | pass@1 | pass@8 | GRPO gain | manifest |', '|---|---|---|---|---|---|---|---|'];
+    const lines = ['| checkpoint | task | parameters | RL difficulty | pass@1 (temperature 1) | pass@8 | GRPO gain with the recipe | manifest |', '|---|---|---|---|---|---|---|---|'];
     for (const r of rows) {
       const g = r.rl_gain;
-      const gain = g ? `${g.pass_at_1_before.toFixed(2)} → ${g.pass_at_1_after.toFixed(2)} in ${g.steps} steps (${g.seeds.length} seeds)` : 'not measured';
+      const at = g && (g.temperature ?? 1) !== 1 ? ` at temperature ${g.temperature}` : '';
+      const gain = g ? `${g.pass_at_1_before.toFixed(2)} → ${g.pass_at_1_after.toFixed(2)} in ${g.steps} steps (${g.seeds.length} seeds)${at}` : 'not measured';
       lines.push(`| ${r.name} | ${r.task} | ${r.parameters} | ${JSON.stringify(r.difficulty)} | ${(r.pass_at_k['1'] ?? NaN).toFixed(3)} | ${(r.pass_at_k['8'] ?? NaN).toFixed(3)} | ${gain} | ${r.manifest} |`);
     }
     process.stdout.write(lines.join('\n') + '\n');
