@@ -41,7 +41,7 @@ for (const dir of readdirSync(ckptDir, { withFileTypes: true }).filter((d) => d.
   }
 }
 const table = [
-  '| family | checkpoint | recipe (difficulty, knobs) | pass@1 before → after (mean, range) | pass@8 before → after | gain, points (mean, min) | ≥ 15 on every seed | seeds; wall time per run |',
+  '| family | checkpoint | recipe (difficulty, knobs) | pass@1 before → after (mean, range), at the recipe\'s temperature | pass@8 before → after | gain, points (mean, min) | ≥ 15 on every seed | seeds; wall time per run |',
   '|---|---|---|---|---|---|---|---|',
   ...rows,
 ].join('\n');
