@@ -324,30 +324,27 @@ def whole_step(st, s, spec, gen):
             'sampled_tokens': sum(len(c['tokens']) for c in comps), 'accuracy': float(rewards.mean())}
 
 
-def blas_check():
-    a, b = torch.randn(512, 512), torch.randn(512, 512)
-    for _ in range(3):
-        a @ b
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < 0.3:
-        a @ b
-        n += 1
-    dt = time.perf_counter() - t0
-    cfg = torch.__config__.show()
-    blas = next((l.strip() for l in cfg.splitlines() if 'BLAS_INFO' in l), '')
-    return {'gflops_512': 2 * 512 ** 3 * n / dt / 1e9, 'build': blas[:60] + '...' if blas else ''}
-
-
-def mlp_gemm(m=4096, k=256, n=1024):
-    """GFLOP/s of one [m,k] x [k,n] matmul: the small model's MLP on a 64 x 64 update grid (bench/gemm.ts times ours)."""
+def matmul_gflops(m, k, n, seconds):
+    """GFLOP/s of repeated [m,k] x [k,n] matmuls over about `seconds`, after three warm-up products."""
     a, b = torch.randn(m, k), torch.randn(k, n)
     for _ in range(3):
         a @ b
     reps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < 0.5:
+    while time.perf_counter() - t0 < seconds:
         a @ b
         reps += 1
     return 2 * m * k * n * reps / (time.perf_counter() - t0) / 1e9
+
+
+def blas_check():
+    cfg = torch.__config__.show()
+    blas = next((l.strip() for l in cfg.splitlines() if 'BLAS_INFO' in l), '')
+    return {'gflops_512': matmul_gflops(512, 512, 512, 0.3), 'build': blas[:60] + '...' if blas else ''}
+
+
+def mlp_gemm():
+    """The small model's MLP on a 64 x 64 update grid, [4096,256] x [256,1024] (bench/gemm.ts times ours)."""
+    return matmul_gflops(4096, 256, 1024, 0.5)
 
 
 # --------------------------------------------------------------------------------------------- main
