@@ -49,9 +49,12 @@ export function checkWeights(c: ModelConfig, w: Weights): void {
   for (const k of w.keys()) if (!paramSpecs(c).some((s) => s.name === k)) throw new Error(`weights: unexpected tensor "${k}" for this model`);
 }
 
+/** Compiled sessions kept per kind (see Policy.session): enough for a step's grid and the previous one. */
+export const SESSIONS_PER_KIND = 2;
+
 /**
  * The policy on a backend: parameters (and AdamW moments) live on the device; graphs are compiled
- * once per batch shape and cached, since shapes are static.
+ * once per batch shape (shapes are static) and the recently used ones are kept.
  */
 export class Policy {
   private params: Record<string, DeviceTensor> = {};
@@ -156,14 +159,34 @@ export class Policy {
     return this.ref !== null;
   }
 
+  /**
+   * The compiled session for `key`, built on first use. Each session holds its own memory arena, and
+   * fitted grids (layout.ts fitCompletions) give one graph a few shapes, so only the most recently used
+   * SESSIONS_PER_KIND sessions of each kind (the key's part before the first ':') are kept.
+   */
   session(key: string, build: () => Graph, deviceOutputs: string[] = []): Promise<Session> {
     let s = this.sessions.get(key);
-    if (!s) {
-      s = this.backend.createSession(compile(build()), { deviceOutputs, label: key });
+    if (s) {
+      this.sessions.delete(key); // Map order is use order: re-insert as the most recent
       this.sessions.set(key, s);
-      s.catch(() => this.sessions.delete(key));
+      return s;
+    }
+    s = this.backend.createSession(compile(build()), { deviceOutputs, label: key });
+    this.sessions.set(key, s);
+    s.catch(() => this.sessions.delete(key));
+    const kind = (k: string) => k.slice(0, k.indexOf(':') + 1 || k.length);
+    const sameKind = [...this.sessions.keys()].filter((k) => kind(k) === kind(key));
+    for (const old of sameKind.slice(0, Math.max(0, sameKind.length - SESSIONS_PER_KIND))) {
+      const evicted = this.sessions.get(old)!;
+      this.sessions.delete(old);
+      void evicted.then((x) => x.release(), () => undefined);
     }
     return s;
+  }
+
+  /** Keys of the compiled sessions kept, least recently used first. */
+  get compiledSessions(): string[] {
+    return [...this.sessions.keys()];
   }
 
   /**

@@ -3,7 +3,7 @@ import { createNodeBackend } from '../engine/backend-node.ts';
 import type { DeviceTensor } from '../engine/backend.ts';
 import { modelPresets } from '../model/config.ts';
 import { fitCompletions, pack, predictingColumn, totalLen, type Layout } from '../model/layout.ts';
-import { Policy } from '../model/policy.ts';
+import { Policy, SESSIONS_PER_KIND } from '../model/policy.ts';
 import { initParams } from '../model/transformer.ts';
 import { Rng } from '../util/rng.ts';
 import { buildRlGraph } from './objective.ts';
@@ -79,4 +79,21 @@ describe('the fitted grid', () => {
     }
     expect(worst).toBeLessThan(1e-6);
   }, 60_000);
+});
+
+describe('compiled sessions', () => {
+  it('a policy keeps only the most recently used sessions of each kind, and a dropped one compiles again', async () => {
+    const policy = await Policy.create(createNodeBackend(1), cfg, runLayout, initParams(cfg, 2));
+    const prompts = [[5, 6, 7]];
+    const scoreOf = async (n: number) => (await policy.score(prompts, [Array.from({ length: n }, (_, i) => 5 + (i % 9))])).logp[0]!;
+    const first = await scoreOf(3); // grid 8 + 8
+    await scoreOf(12); // 8 + 16
+    await scoreOf(20); // 8 + 24: the 8 + 8 session is dropped
+    const scores = policy.compiledSessions.filter((k) => k.startsWith('score:'));
+    expect(scores).toEqual(['score:1x24', 'score:1x32']);
+    expect(scores.length).toBe(SESSIONS_PER_KIND);
+    expect(await scoreOf(3)).toEqual(first);
+    expect(policy.compiledSessions.filter((k) => k.startsWith('score:'))).toEqual(['score:1x32', 'score:1x16']);
+    await policy.dispose();
+  });
 });
