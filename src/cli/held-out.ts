@@ -1,6 +1,6 @@
 /** Held-out pass@k of a checkpoint file, as `rlvr eval` and `rlvr sweep` measure it. */
 import type { Backend } from '../engine/backend.ts';
-import { recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
+import { recipeTemperature, recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
 import { layoutFor } from '../model/task-layout.ts';
 import { evaluatePassAtK } from '../rl/evaluate.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -25,12 +25,6 @@ export interface HeldOut {
   difficulty: Record<string, number | string>;
   pass_at_k: Record<string, number>;
   temperature: number;
-}
-
-/** The sampling temperature a checkpoint's recipe trains and measures at (1 when it sets none). */
-export function recipeTemperature(m: Manifest): number {
-  const t = m.recipe?.temperature;
-  return typeof t === 'number' ? t : 1;
 }
 
 export async function heldOutPassAtK(manifestPath: string, backend: Backend, o: HeldOutOptions): Promise<HeldOut> {

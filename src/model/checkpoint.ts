@@ -56,6 +56,12 @@ export function recommendedDifficulty(m: Manifest, task: string): Record<string,
   return m.recipe?.difficulty ?? measured.difficulty;
 }
 
+/** The sampling temperature a checkpoint's recipe trains and measures at (1 when it sets none). */
+export function recipeTemperature(m: Manifest): number {
+  const t = m.recipe?.temperature;
+  return typeof t === 'number' ? t : 1;
+}
+
 export class CheckpointError extends Error {}
 
 export function validateManifest(m: unknown): Manifest {

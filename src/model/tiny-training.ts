@@ -1,11 +1,11 @@
 import type { Backend, DeviceTensor } from '../engine/backend.ts';
-import { gradients } from '../engine/autodiff.ts';
 import { compile } from '../engine/compile.ts';
 import { Graph } from '../engine/graph.ts';
-import { adamw, defaultAdamW, flatLength } from '../engine/optimizer.ts';
+import { defaultAdamW, flatLength } from '../engine/optimizer.ts';
 import { Rng } from '../util/rng.ts';
 import type { ModelConfig } from './config.ts';
-import { declareParams, forward, initParams, paramSpecs } from './transformer.ts';
+import { MOMENTS, trainState } from './graphs.ts';
+import { forward, initParams, paramSpecs } from './transformer.ts';
 
 /**
  * The engine's end-to-end check, shared by Node tests and the browser harness: a tiny transformer
@@ -19,28 +19,15 @@ const LR = 3e-3;
 export function buildTinyTraining(c: ModelConfig = tinyTrainingModel) {
   const g = new Graph();
   const t = c.contextLength;
-  const p = declareParams(g, c);
-  const total = flatLength(paramSpecs(c).map((s) => s.shape));
-  const m = g.input('adam.m', 'float32', [total]);
-  const v = g.input('adam.v', 'float32', [total]);
-  const step = g.input('step', 'float32', []);
-  const lr = g.input('lr', 'float32', []);
+  const st = trainState(g, c);
   const tokens = g.input('tokens', 'int64', [BATCH, t]);
   const positions = g.input('positions', 'int64', [BATCH, t]);
   const keyBias = g.input('key_bias', 'float32', [BATCH, t]);
   const targets = g.input('targets', 'int64', [BATCH, t, 1]);
-  const logits = forward(g, c, p, tokens, positions, keyBias);
-  const logp = g.gatherElements(g.logSoftmax(logits, -1), targets, 2);
-  const loss = g.neg(g.meanAll(logp));
-  const names = paramSpecs(c).map((s) => s.name);
-  const grads = gradients(g, loss, names.map((n) => p[n]!));
-  const upd = adamw(g, { params: names.map((n) => p[n]!), m, v }, grads, step, lr, defaultAdamW, loss);
-  g.output(loss, 'loss');
-  g.output(upd.gradNorm, 'grad_norm');
-  names.forEach((n, i) => g.output(upd.params[i]!, 'new.' + n));
-  g.output(upd.m, 'new.adam.m');
-  g.output(upd.v, 'new.adam.v');
-  return { graph: g, names: [...names, 'adam.m', 'adam.v'], total };
+  const logits = forward(g, c, st.p, tokens, positions, keyBias);
+  const loss = g.neg(g.meanAll(g.gatherElements(g.logSoftmax(logits, -1), targets, 2)));
+  st.finish(loss, defaultAdamW);
+  return { graph: g, names: [...st.names, ...MOMENTS] };
 }
 
 export interface TinyTrainingResult {
@@ -51,7 +38,7 @@ export interface TinyTrainingResult {
 
 export async function runTinyTraining(backend: Backend, steps: number, onStep?: (i: number, loss: number) => void): Promise<TinyTrainingResult> {
   const c = tinyTrainingModel;
-  const { graph, names, total } = buildTinyTraining(c);
+  const { graph, names } = buildTinyTraining(c);
   const compiled = compile(graph);
   const resident = names.map((n) => 'new.' + n);
   const session = await backend.createSession(compiled, { deviceOutputs: resident, label: 'tiny-training' });
@@ -59,7 +46,8 @@ export async function runTinyTraining(backend: Backend, steps: number, onStep?: 
   const init = initParams(c, 1234);
   const state: Record<string, DeviceTensor> = {};
   for (const s of paramSpecs(c)) state[s.name] = backend.tensor('float32', init.get(s.name)!, s.shape);
-  for (const n of ['adam.m', 'adam.v']) state[n] = backend.tensor('float32', new Float32Array(total), [total]);
+  const total = flatLength(paramSpecs(c).map((s) => s.shape));
+  for (const n of MOMENTS) state[n] = backend.tensor('float32', new Float32Array(total), [total]);
   // A fixed batch of short "sentences" with padding at the end of two rows.
   const rng = new Rng(99);
   const t = c.contextLength;
@@ -93,8 +81,7 @@ export async function runTinyTraining(backend: Backend, steps: number, onStep?: 
       backend.dispose(state[key]!);
       state[key] = out['new.' + key]!;
     }
-    backend.dispose(out['loss']!);
-    backend.dispose(out['grad_norm']!);
+    for (const [k, tns] of Object.entries(out)) if (!k.startsWith('new.')) backend.dispose(tns);
   }
   for (const tns of Object.values(state)) backend.dispose(tns);
   await session.release();

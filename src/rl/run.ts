@@ -13,7 +13,7 @@
  * right after it all carry the same number.
  */
 import type { Backend } from '../engine/backend.ts';
-import { loadWeights, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { loadWeights, recipeTemperature, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../model/checkpoint.ts';
 import { modelPresets, type ModelPresetId } from '../model/config.ts';
 import { Policy, type Weights } from '../model/policy.ts';
 import { layoutFor } from '../model/task-layout.ts';
@@ -193,7 +193,7 @@ export class TrainingRun {
     const { rl_gain: _gain, ...inherited } = this.base.manifest;
     const difficulty = this.trainer.difficulty;
     // Held-out evaluations of this checkpoint default to the temperature the run sampled at.
-    const sampledAt = (inherited.recipe?.temperature ?? 1) !== c.temperature ? { recipe: { ...inherited.recipe, temperature: c.temperature } } : {};
+    const sampledAt = recipeTemperature(this.base.manifest) !== c.temperature ? { recipe: { ...inherited.recipe, temperature: c.temperature } } : {};
     return {
       ...inherited,
       ...sampledAt,
