@@ -80,6 +80,17 @@ describe('countdown', () => {
     expect(countdown.verify(inst, wrap('-3+6+6')).reason).toMatch(/unary/);
   });
 
+  it('gives partial credit for legal expressions by how close they land, none for illegal ones', () => {
+    const inst: TaskInstance = { task: 'countdown', seed: 0, difficulty: {}, prompt: '', reference: '', answer: '', data: { numbers: [2, 3, 4, 6], target: 9 } };
+    const partial = (answer: string) => countdown.verify(inst, wrap(answer)).components.partial;
+    expect(partial('3/2*6')).toBe(1);
+    expect(partial('3*2+6')).toBeCloseTo(1 - 3 / 9, 12); // 12
+    expect(partial('6/4')).toBeCloseTo(1 - 7.5 / 9, 12); // 3/2
+    expect(partial('6*4*3')).toBe(0); // 72: more than twice the target
+    expect(partial('6/4*6')).toBeUndefined(); // 6 used twice: no credit at all
+    expect(partial('9')).toBeUndefined(); // not a given number
+  });
+
   it('rejects the reference with one digit changed (1500 seeds)', () => {
     let changed = 0;
     for (let seed = 0; seed < 1500; seed++) {

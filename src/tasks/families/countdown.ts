@@ -5,7 +5,7 @@
  * The strict verifier rejects numbers that are not in the question (a bug once reported against Reasoning Gym's countdown verifier).
  */
 import type { Rng } from '../../util/rng.ts';
-import { evalExpr, exprToString, parseExpr, rat, ratEquals, ratToString, type Expr } from '../expr.ts';
+import { evalExpr, exprToString, parseExpr, rat, ratEquals, ratToString, type Expr, type Rational } from '../expr.ts';
 import { formatCompletion } from '../format.ts';
 import { checkSeed, defaultsOf, isIntArray, isRecord, num, parseInstanceWith, resolveDifficulty, rngFor } from '../knobs.ts';
 import type { Difficulty, KnobSpec, TaskFamily, TaskInstance } from '../types.ts';
@@ -170,8 +170,18 @@ function checkAnswer(inst: TaskInstance, answer: string, enforceNumbers: boolean
   }
   const value = evalExpr(parsed.expr);
   if (!value.ok) return wrong(value.error);
-  if (!ratEquals(value.value, rat(BigInt(target)))) return wrong(`evaluates to ${ratToString(value.value)}, not ${target}`);
-  return ok(enforceNumbers ? 'correct' : 'reaches the target (number use not checked)');
+  if (!ratEquals(value.value, rat(BigInt(target)))) return wrong(`evaluates to ${ratToString(value.value)}, not ${target}`, closeness(value.value, target));
+  return ok(enforceNumbers ? 'correct' : 'reaches the target (number use not checked)', 1);
+}
+
+/**
+ * Partial credit for a legal expression that misses: 1 − |value − target| / target, floored at 0. An
+ * answer that names numbers it was not given, or cannot be evaluated, earns none, so the credit rewards
+ * getting closer by the rules, not writing the target down.
+ */
+function closeness(value: Rational, target: number): number {
+  const v = Number(value.n) / Number(value.d);
+  return Math.max(0, 1 - Math.abs(v - target) / target);
 }
 
 function parseInstance(value: unknown): TaskInstance {
