@@ -135,7 +135,11 @@ def check_countdown(data, answer, enforce_numbers):
         value = eval_expr(tree)
     except ExprError:
         return False, None
-    return value == Fraction(target), None
+    if value == Fraction(target):
+        return True, 1
+    # Partial credit for a legal miss, computed as countdown.ts does (float64 value, then the distance).
+    v = float(value.numerator) / float(value.denominator)
+    return False, max(0.0, 1 - abs(v - target) / target)
 
 
 def verify(data, completion, leaky=False):
