@@ -42,7 +42,31 @@ export const COMPLETION_BUCKET = 8;
  */
 export function fitCompletions(l: Layout, completions: number[][]): Layout {
   const longest = completions.reduce((m, c) => Math.max(m, Math.min(c.length, l.completionLen)), 1);
-  return { promptLen: l.promptLen, completionLen: Math.min(l.completionLen, Math.ceil(longest / COMPLETION_BUCKET) * COMPLETION_BUCKET) };
+  return { promptLen: l.promptLen, completionLen: bucketed(l, longest) };
+}
+
+const bucketed = (l: Layout, columns: number) => Math.min(l.completionLen, Math.ceil(columns / COMPLETION_BUCKET) * COMPLETION_BUCKET);
+
+/** A compiled grid is reused for a batch that needs a shorter one while it is at most this much longer (whole rows). */
+export const GRID_REUSE_SLACK = 1.25;
+
+/**
+ * The grid to run a batch on, given which grids already have a compiled session: the fitted grid
+ * (fitCompletions) if compiled, else the shortest compiled grid at most GRID_REUSE_SLACK times as long,
+ * else the fitted grid (to be compiled). A new grid costs far more than a few padding columns: its
+ * session is compiled and its first runs allocate fresh memory for every intermediate tensor (seconds
+ * for a 512-row update), so a run whose longest completion wanders across buckets would otherwise
+ * keep rebuilding grids that the session cache (Policy.session) has just evicted.
+ */
+export function chooseGrid(l: Layout, completions: number[][], compiled: (grid: Layout) => boolean): Layout {
+  const fitted = fitCompletions(l, completions);
+  const longest = totalLen(fitted) * GRID_REUSE_SLACK;
+  for (let c = fitted.completionLen; l.promptLen + c <= longest; c = bucketed(l, c + COMPLETION_BUCKET)) {
+    const grid = { promptLen: l.promptLen, completionLen: c };
+    if (compiled(grid)) return grid;
+    if (c === l.completionLen) break;
+  }
+  return fitted;
 }
 
 /** Packs prompts and completions (completion tokens may end with EOS; they are truncated to completionLen). */

@@ -6,7 +6,7 @@ import { size } from '../engine/shape.ts';
 import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
-import { fitCompletions, leftPad, pack, predictingColumn, totalLen, type Layout, type PackedBatch } from './layout.ts';
+import { chooseGrid, leftPad, pack, predictingColumn, totalLen, type Layout, type PackedBatch } from './layout.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
 import { MASKED, paramSpecs } from './transformer.ts';
@@ -161,7 +161,7 @@ export class Policy {
 
   /**
    * The compiled session for `key`, built on first use. Each session holds its own memory arena, and
-   * fitted grids (layout.ts fitCompletions) give one graph a few shapes, so only the most recently used
+   * fitted grids (layout.ts chooseGrid) give one graph a few shapes, so only the most recently used
    * SESSIONS_PER_KIND sessions of each kind (the key's part before the first ':') are kept.
    */
   session(key: string, build: () => Graph, deviceOutputs: string[] = []): Promise<Session> {
@@ -182,6 +182,11 @@ export class Policy {
       void evicted.then((x) => x.release(), () => undefined);
     }
     return s;
+  }
+
+  /** Whether a session for `key` is compiled (or being compiled) and kept. */
+  hasSession(key: string): boolean {
+    return this.sessions.has(key);
   }
 
   /** Keys of the compiled sessions kept, least recently used first. */
@@ -315,11 +320,12 @@ export class Policy {
 
   /** Per-token log-probs and entropies of given completions under the current (or reference) weights. */
   async score(prompts: number[][], completions: number[][], temperature = 1, which: 'policy' | 'reference' = 'policy'): Promise<TokenScores> {
-    const layout = fitCompletions(this.layout, completions);
+    const key = (l: Layout) => `score:${completions.length}x${totalLen(l)}`;
+    const layout = chooseGrid(this.layout, completions, (l) => this.hasSession(key(l)));
     const b = pack(layout, prompts, completions);
     const weights = which === 'reference' ? this.ref : this.params;
     if (!weights) throw new Error('score: no reference policy has been set');
-    const session = await this.session(`score:${b.rows}x${b.len}`, () => buildScoreGraph(this.config, b.rows, b.len));
+    const session = await this.session(key(layout), () => buildScoreGraph(this.config, b.rows, b.len));
     const res = await session.run({ ...weights, ...this.packedFeeds(b, 1 / temperature) });
     const logp = (await this.backend.read(res['logp']!)) as Float32Array;
     const ent = (await this.backend.read(res['entropy']!)) as Float32Array;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
 import type { DeviceTensor } from '../engine/backend.ts';
 import { modelPresets } from '../model/config.ts';
-import { fitCompletions, pack, predictingColumn, totalLen, type Layout } from '../model/layout.ts';
+import { chooseGrid, fitCompletions, pack, predictingColumn, totalLen, type Layout } from '../model/layout.ts';
 import { Policy, SESSIONS_PER_KIND } from '../model/policy.ts';
 import { initParams } from '../model/transformer.ts';
 import { Rng } from '../util/rng.ts';
@@ -18,6 +18,42 @@ describe('fitCompletions', () => {
     expect(fitCompletions(runLayout, [[]])).toEqual({ promptLen: 8, completionLen: 8 });
     expect(fitCompletions(runLayout, [new Array(40).fill(3)])).toEqual({ promptLen: 8, completionLen: 24 });
     expect(fitCompletions({ promptLen: 8, completionLen: 20 }, [new Array(19).fill(3)])).toEqual({ promptLen: 8, completionLen: 20 });
+  });
+});
+
+describe('chooseGrid', () => {
+  const layout: Layout = { promptLen: 16, completionLen: 48 };
+  const comps = (n: number) => [new Array(n).fill(3)];
+  const compiledAt = (...cols: number[]) => (l: Layout) => l.promptLen === 16 && cols.includes(l.completionLen);
+  it('takes the fitted grid when nothing longer within the slack is compiled', () => {
+    expect(chooseGrid(layout, comps(20), compiledAt())).toEqual({ promptLen: 16, completionLen: 24 });
+    // 16 + 48 = 64 rows columns > 1.25 × (16 + 24) = 50: too much padding to reuse
+    expect(chooseGrid(layout, comps(20), compiledAt(48))).toEqual({ promptLen: 16, completionLen: 24 });
+  });
+  it('prefers the fitted grid, then the shortest compiled grid within the slack', () => {
+    expect(chooseGrid(layout, comps(30), compiledAt(32, 40))).toEqual({ promptLen: 16, completionLen: 32 });
+    expect(chooseGrid(layout, comps(30), compiledAt(40, 48))).toEqual({ promptLen: 16, completionLen: 40 });
+    // 16 + 48 = 64 <= 1.25 × (16 + 40) = 70
+    expect(chooseGrid(layout, comps(33), compiledAt(48))).toEqual({ promptLen: 16, completionLen: 48 });
+  });
+  it('never goes past the layout, whose cap need not be a multiple of 8', () => {
+    const odd: Layout = { promptLen: 16, completionLen: 44 };
+    expect(chooseGrid(odd, comps(35), compiledAt(44))).toEqual({ promptLen: 16, completionLen: 44 });
+    expect(chooseGrid(odd, comps(35), compiledAt(48))).toEqual({ promptLen: 16, completionLen: 40 });
+  });
+  it('settles a run whose longest completion wanders over three buckets on two compiled grids', () => {
+    const compilesOver = (pick: (n: number, kept: number[]) => number) => {
+      const kept: number[] = []; // completion columns of the kept sessions, least recently used first
+      let compiles = 0;
+      for (const n of [30, 38, 46, 30, 38, 30, 46, 30, 38, 30, 46, 30]) {
+        const c = pick(n, kept);
+        if (!kept.includes(c)) compiles++;
+        kept.splice(0, kept.length, ...kept.filter((k) => k !== c).slice(-(SESSIONS_PER_KIND - 1)), c);
+      }
+      return compiles;
+    };
+    expect(compilesOver((n, kept) => chooseGrid(layout, comps(n), (l) => kept.includes(l.completionLen)).completionLen)).toBe(3);
+    expect(compilesOver((n) => fitCompletions(layout, comps(n)).completionLen)).toBe(8);
   });
 });
 

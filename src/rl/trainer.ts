@@ -1,5 +1,5 @@
 import type { DeviceTensor } from '../engine/backend.ts';
-import { fitCompletions, totalLen, predictingColumn, pack, type Layout } from '../model/layout.ts';
+import { chooseGrid, totalLen, predictingColumn, pack, type Layout } from '../model/layout.ts';
 import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -237,16 +237,17 @@ export class Trainer {
   }
 
   /**
-   * μ epochs × minibatches of the RL graph on the step's fitted grid (layout.ts fitCompletions);
+   * μ epochs × minibatches of the RL graph on the step's fitted grid (layout.ts chooseGrid);
    * returns that grid and the per-token outputs of the last pass over each minibatch.
    */
   private async update(flat: Sampled[], advantages: number[][], masks: TokenMasks, refLogp: number[][] | null, lr: number): Promise<{ layout: Layout; lastPass: PassOutputs; losses: number[]; gradNorms: number[]; skipped: boolean }> {
     const c = this.config;
     const G = c.num_generations;
-    const layout = fitCompletions(this.policy.layout, flat.map((s) => s.tokens));
-    const len = totalLen(layout);
     const M = c.minibatches;
     const mbRows = flat.length / M;
+    const key = (l: Layout) => `rl:${mbRows}x${totalLen(l)}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+    const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
+    const len = totalLen(layout);
     const grid = (fill: (r: number, i: number) => number, r0: number) => {
       const a = new Float32Array(mbRows * len);
       for (let r = 0; r < mbRows; r++) {
@@ -260,7 +261,6 @@ export class Trainer {
     const gradNorms: number[] = [];
     let skipped = false;
     const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
-    const key = `rl:${mbRows}x${len}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     for (let it = 0; it < c.num_iterations; it++) {
       for (let mb = 0; mb < M; mb++) {
         const r0 = mb * mbRows;
@@ -284,7 +284,7 @@ export class Trainer {
           sequence_level: be.tensor('bool', [c.importance_sampling_level === 'sequence' ? 1 : 0], []),
           use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
         };
-        const res = await this.policy.train(key, () => buildRlGraph(this.policy.config, mbRows, len, adam), feeds, lr);
+        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, len, adam), feeds, lr);
         if (!res.applied) skipped = true;
         losses.push(res.loss);
         gradNorms.push(res.gradNorm);
