@@ -11,10 +11,13 @@ const evalJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)
 describe('rlvr eval defaults', () => {
   it('a trained checkpoint is measured at the difficulty and temperature its run used', { timeout: 120_000 }, async () => {
     const out = join(dir, 'run');
-    const t = await rlvr('train', '--task', 'arithmetic', '--steps', '1', '--seed', '1', '--out', out, '--set', 'temperature=0.6', '--set', 'prompts_per_step=2', '--set', 'num_generations=4', '--set', 'eval_every=0', '--threads', '1');
+    const t = await rlvr('train', '--task', 'arithmetic', '--steps', '1', '--seed', '1', '--out', out, '--set', 'temperature=0.6', '--set', 'difficulty.digits=2', '--set', 'prompts_per_step=2', '--set', 'num_generations=4', '--set', 'eval_every=0', '--threads', '1');
     expect(t.code).toBe(0);
-    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { recipe: { temperature: number }; tasks: { difficulty: Record<string, unknown> }[] };
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { recipe: { temperature: number; difficulty: Record<string, unknown> }; tasks: { difficulty: Record<string, unknown> }[] };
     expect(manifest.recipe.temperature).toBe(0.6);
+    // not the base recipe's 3 digits: the run's own difficulty
+    expect(manifest.tasks[0]!.difficulty.digits).toBe(2);
+    expect(manifest.recipe.difficulty).toEqual(manifest.tasks[0]!.difficulty);
     const e = await rlvr('eval', '--model', join(out, 'manifest.json'), '--task', 'arithmetic', '--prompts', '2', '--n', '2', '--k', '1', '--threads', '1');
     expect(e.code).toBe(0);
     const r = evalJson(e.stdout);

@@ -192,11 +192,12 @@ export class TrainingRun {
     const last = this.evals[this.evals.length - 1];
     const { rl_gain: _gain, ...inherited } = this.base.manifest;
     const difficulty = this.trainer.difficulty;
-    // Held-out evaluations of this checkpoint default to the temperature the run sampled at.
-    const sampledAt = recipeTemperature(this.base.manifest) !== c.temperature ? { recipe: { ...inherited.recipe, temperature: c.temperature } } : {};
+    // Held-out evaluations of this checkpoint (and RL from it) default to the difficulty and the
+    // temperature its run trained at, not the base recipe's when the run set its own.
+    const sampledAt = recipeTemperature(this.base.manifest) !== c.temperature ? { temperature: c.temperature } : {};
     return {
       ...inherited,
-      ...sampledAt,
+      recipe: { ...inherited.recipe, difficulty, ...sampledAt },
       name,
       layout: this.policy.layout,
       tasks: [{ task: c.task, difficulty, pass_at_k: last?.pass_at_k ?? {}, eval: { prompts: c.eval_prompts, n: c.num_generations, seed: c.seed } }],
