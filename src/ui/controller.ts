@@ -66,6 +66,7 @@ function onEvents(events: SessionEvent[]): void {
   }
   setState({ metrics: compactHistory(metrics), evals, summaries, histogram, run, error });
   if (autosaveDue) void autosave();
+  if (syncOwed && hasRun()) scheduleSync();
 }
 
 function onCrash(msg: string): void {
@@ -227,9 +228,17 @@ export async function setStepBudget(n: number): Promise<void> {
 let syncTimer: ReturnType<typeof setTimeout> | null = null;
 
 /** Sends the draft's changes that can apply between steps; lists those that need a reset. */
+/**
+ * Set when a sync found a config but no ready run: a restored run has its config before the worker's
+ * status says it is paused, and the setup it was restored under (this tab's URL, which may be ahead of
+ * the autosave) must still be applied live once it is.
+ */
+let syncOwed = false;
+
 async function syncLiveConfig(): Promise<void> {
   const s = getState();
   const running = s.run.config;
+  syncOwed = !!running && !hasRun();
   if (!running || !hasRun()) return;
   const next = effectiveDraftConfig(s);
   if (!next) return;
