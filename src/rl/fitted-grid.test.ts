@@ -27,7 +27,7 @@ describe('chooseGrid', () => {
   const compiledAt = (...cols: number[]) => (l: Layout) => l.promptLen === 16 && cols.includes(l.completionLen);
   it('takes the fitted grid when nothing longer within the slack is compiled', () => {
     expect(chooseGrid(layout, comps(20), compiledAt())).toEqual({ promptLen: 16, completionLen: 24 });
-    // 16 + 48 = 64 rows columns > 1.25 × (16 + 24) = 50: too much padding to reuse
+    // 16 + 48 = 64 columns > 1.25 × (16 + 24) = 50: too much padding to reuse
     expect(chooseGrid(layout, comps(20), compiledAt(48))).toEqual({ promptLen: 16, completionLen: 24 });
   });
   it('prefers the fitted grid, then the shortest compiled grid within the slack', () => {

@@ -66,7 +66,10 @@ function onEvents(events: SessionEvent[]): void {
   }
   setState({ metrics: compactHistory(metrics), evals, summaries, histogram, run, error });
   if (autosaveDue) void autosave();
-  if (syncOwed && hasRun()) scheduleSync();
+  if (syncOwed && hasRun()) {
+    syncOwed = false;
+    scheduleSync();
+  }
 }
 
 function onCrash(msg: string): void {
@@ -227,7 +230,6 @@ export async function setStepBudget(n: number): Promise<void> {
 
 let syncTimer: ReturnType<typeof setTimeout> | null = null;
 
-/** Sends the draft's changes that can apply between steps; lists those that need a reset. */
 /**
  * Set when a sync found a config but no ready run: a restored run has its config before the worker's
  * status says it is paused, and the setup it was restored under (this tab's URL, which may be ahead of
@@ -235,6 +237,7 @@ let syncTimer: ReturnType<typeof setTimeout> | null = null;
  */
 let syncOwed = false;
 
+/** Sends the draft's changes that can apply between steps; lists those that need a reset. */
 async function syncLiveConfig(): Promise<void> {
   const s = getState();
   const running = s.run.config;
