@@ -45,7 +45,8 @@ export function buildScoreGraph(c: ModelConfig, rows: number, len: number): Grap
 
 /**
  * The incremental decode graph. `deviceCache`: outputs the whole updated caches (kept on the GPU);
- * otherwise only this step's new key/value columns (the host writes them into its cache).
+ * otherwise only this step's new key/value columns, all in one output `new.kv` [2·layers·rows, heads,
+ * 1, dh] ordered k0, v0, k1, v1, … (the host writes them into its cache).
  */
 export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, deviceCache: boolean): Graph {
   const g = new Graph();
@@ -61,24 +62,28 @@ export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, dev
   };
   const out = decodeStep(g, c, p, io);
   g.output(out.logits, 'logits');
-  for (let l = 0; l < c.nLayers; l++) {
-    g.output(deviceCache ? out.kCache[l]! : out.kNew[l]!, `new.k${l}`);
-    g.output(deviceCache ? out.vCache[l]! : out.vNew[l]!, `new.v${l}`);
-  }
+  if (deviceCache) {
+    for (let l = 0; l < c.nLayers; l++) {
+      g.output(out.kCache[l]!, `new.k${l}`);
+      g.output(out.vCache[l]!, `new.v${l}`);
+    }
+  } else g.output(g.concat(out.kNew.flatMap((k, l) => [k, out.vNew[l]!]), 0), 'new.kv'); // one read per step instead of 2 × layers
   return g;
 }
 
 /**
- * The prompt pass before decoding: the left-padded prompts [rows, promptLen] in one run, giving the
- * first token's logits and the whole KV caches (prompt columns filled) that the decode graph takes.
+ * The prompt pass before decoding: the `distinct` left-padded prompts [distinct, promptLen] in one run,
+ * and `row_of` [rows] saying which prompt each sampled row continues; gives each row's first-token
+ * logits and whole KV caches (prompt columns filled) that the decode graph takes.
  */
-export function buildPrefillGraph(c: ModelConfig, rows: number, promptLen: number, tmax: number): Graph {
+export function buildPrefillGraph(c: ModelConfig, distinct: number, rows: number, promptLen: number, tmax: number): Graph {
   const g = new Graph();
   const p = declareParams(g, c);
-  const tokens = g.input('tokens', 'int64', [rows, promptLen]);
-  const positions = g.input('positions', 'int64', [rows, promptLen]);
-  const keyBias = g.input('key_bias', 'float32', [rows, promptLen]);
-  const out = prefill(g, c, p, tokens, positions, keyBias, tmax);
+  const tokens = g.input('tokens', 'int64', [distinct, promptLen]);
+  const positions = g.input('positions', 'int64', [distinct, promptLen]);
+  const keyBias = g.input('key_bias', 'float32', [distinct, promptLen]);
+  const rowOf = g.input('row_of', 'int64', [rows]);
+  const out = prefill(g, c, p, tokens, positions, keyBias, tmax, rowOf);
   g.output(out.logits, 'logits');
   for (let l = 0; l < c.nLayers; l++) {
     g.output(out.kCache[l]!, `cache.k${l}`);

@@ -15,6 +15,8 @@ export interface Parity {
   maxEntropyDiff: number;
   /** Sampling with the same seed twice gave the same tokens. */
   reproducible: boolean;
+  /** Keys of the sessions the policy compiled (the prompt pass runs once per distinct prompt). */
+  sessions: string[];
 }
 
 /**
@@ -28,7 +30,7 @@ export async function samplerScorerParity(backend: Backend): Promise<Parity> {
   try {
     await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 2 } }], steps: 5, batchSize: 8, lr: 3e-3, warmupSteps: 1, seed: 1 });
     const prompts = ['12+34=', '7*8=', 'sat 3: 1 2|-1 3', 'asc: 5 3 9 1'].map(encode);
-    const rows = [...prompts, ...prompts];
+    const rows = [...prompts, ...prompts]; // each prompt twice, not adjacent: the prompt pass maps rows to distinct prompts
     const sp = { temperature: 0.8, topK: 0, topP: 1 };
     const comps = await policy.sample(rows, sp, 30, new Rng(3));
     const scores = await policy.score(rows, comps.map((c) => c.tokens), 0.8);
@@ -38,7 +40,7 @@ export async function samplerScorerParity(backend: Backend): Promise<Parity> {
     comps.forEach((c, r) => c.entropy.forEach((h, i) => (maxEntropyDiff = Math.max(maxEntropyDiff, Math.abs(h - scores.entropy[r]![i]!)))));
     const again = await policy.sample(rows, sp, 30, new Rng(3));
     const reproducible = JSON.stringify(again.map((c) => c.tokens)) === JSON.stringify(comps.map((c) => c.tokens));
-    return { rows: rows.length, tokens: comps.reduce((a, c) => a + c.tokens.length, 0), longest: Math.max(...comps.map((c) => c.tokens.length)), maxLogpDiff, maxEntropyDiff, reproducible };
+    return { sessions: policy.compiledSessions, rows: rows.length, tokens: comps.reduce((a, c) => a + c.tokens.length, 0), longest: Math.max(...comps.map((c) => c.tokens.length)), maxLogpDiff, maxEntropyDiff, reproducible };
   } finally {
     await policy.dispose();
   }

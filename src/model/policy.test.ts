@@ -17,5 +17,7 @@ describe.each(backends)('policy on %s', (_name, makeBackend) => {
     expect(Math.max(p.maxLogpDiff, p.maxEntropyDiff)).toBeLessThan(1e-4);
     // Same seed, same samples.
     expect(p.reproducible).toBe(true);
+    // 8 rows, 4 distinct prompts: one prompt pass over the 4.
+    expect(p.sessions.filter((k) => k.startsWith('prefill:'))).toEqual(['prefill:4>8x24x64']);
   });
 });

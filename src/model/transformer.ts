@@ -164,19 +164,23 @@ export interface PrefillOut {
 
 /**
  * The whole (left-padded) prompt in one pass: the KV caches decodeStep continues from, and the logits
- * of the first completion token. One run instead of one decode step per prompt column.
+ * of the first completion token. One run instead of one decode step per prompt column. With `rowOf`
+ * ([B] int64), `tokens` holds only distinct prompts and output row r is prompt rowOf[r]'s: a GRPO
+ * batch repeats each prompt G times, and the prompt pass need not.
  */
-export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor, tmax: number): PrefillOut {
-  const [b, t] = tokens.shape as [number, number];
+export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor, tmax: number, rowOf?: Tensor): PrefillOut {
+  const t = tokens.shape[1]!;
+  const b = rowOf ? rowOf.shape[0]! : tokens.shape[0]!;
   const h = c.nHeads;
   const dh = c.dModel / h;
+  const rows = (x: Tensor) => (rowOf ? g.gather(x, rowOf, 0) : x);
   const zeros = (shape: number[]) => g.expand(g.constant([0], [1, 1, 1, 1]), shape);
   const out: PrefillOut = { logits: tokens, kCache: [], vCache: [] };
   const x = blocks(g, c, p, tokens, positions, keyBias, (k, v) => {
-    out.kCache.push(g.concat([k, zeros([b, h, tmax - t, dh])], 2));
-    out.vCache.push(g.concat([v, zeros([b, h, tmax - t, dh])], 2));
+    out.kCache.push(g.concat([rows(k), zeros([b, h, tmax - t, dh])], 2));
+    out.vCache.push(g.concat([rows(v), zeros([b, h, tmax - t, dh])], 2));
   });
-  out.logits = g.reshape(head(g, p, g.slice(x, [t - 1], [t], [1])), [b, c.vocabSize]);
+  out.logits = rows(g.reshape(head(g, p, g.slice(x, [t - 1], [t], [1])), [tokens.shape[0]!, c.vocabSize]));
   return out;
 }
 
