@@ -7,6 +7,7 @@ import { gradRules } from './gradients.ts';
  * loss (default 1); the loss may be any float tensor when a seed of its shape is given.
  */
 export function gradients(graph: Graph, loss: Tensor, wrt: Tensor[], seed?: Tensor): Tensor[] {
+  if (graph.forwardOnly) throw new GraphError('gradients: this graph was built forward-only (its ops are laid out for inference)');
   if (loss.dtype !== 'float32') throw new GraphError(`gradients: loss "${loss.name}" must be float32`);
   if (!seed && loss.shape.length !== 0) throw new GraphError(`gradients: loss "${loss.name}" must be a scalar (shape [${loss.shape}]) or come with a seed`);
 

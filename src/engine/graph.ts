@@ -38,6 +38,16 @@ export class Graph {
   private nextId = 0;
   private names = new Set<string>();
 
+  /**
+   * `forwardOnly`: the graph is never differentiated (sampling, scoring), so builders may emit the op
+   * patterns ONNX Runtime fuses into single kernels instead of keeping intermediates a gradient reuses.
+   */
+  constructor(readonly opts: { forwardOnly?: boolean } = {}) {}
+
+  get forwardOnly(): boolean {
+    return this.opts.forwardOnly === true;
+  }
+
   private newTensor(dtype: DType, shape: Shape, name?: string): Tensor {
     const id = this.nextId++;
     let n = name ?? `t${id}`;

@@ -34,7 +34,7 @@ export function tokenStats(g: Graph, c: ModelConfig, p: Params, s: SequenceInput
 }
 
 export function buildScoreGraph(c: ModelConfig, rows: number, len: number): Graph {
-  const g = new Graph();
+  const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
   const s = sequenceInputs(g, rows, len);
   const { logp, entropy } = tokenStats(g, c, p, s);
@@ -49,7 +49,7 @@ export function buildScoreGraph(c: ModelConfig, rows: number, len: number): Grap
  * 1, dh] ordered k0, v0, k1, v1, … (the host writes them into its cache).
  */
 export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, deviceCache: boolean): Graph {
-  const g = new Graph();
+  const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
   const dh = c.dModel / c.nHeads;
   const io = {
@@ -77,7 +77,7 @@ export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, dev
  * logits and whole KV caches (prompt columns filled) that the decode graph takes.
  */
 export function buildPrefillGraph(c: ModelConfig, distinct: number, rows: number, promptLen: number, tmax: number): Graph {
-  const g = new Graph();
+  const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
   const tokens = g.input('tokens', 'int64', [distinct, promptLen]);
   const positions = g.input('positions', 'int64', [distinct, promptLen]);

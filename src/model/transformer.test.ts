@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { gradients } from '../engine/autodiff.ts';
 import { gradCheck, type CheckInput } from '../engine/gradcheck.ts';
 import { Graph } from '../engine/graph.ts';
 import { evaluate, nd, type NDArray } from '../engine/reference.ts';
@@ -63,7 +64,9 @@ describe('incremental decoding equals the whole-sequence forward pass (float64)'
     const bias = rows.flatMap((r, b) => r.map((_, j) => (j < pads[b]! ? MASKED : 0)));
     const full = evaluate(gf, { ...feedsParams, tokens: nd([B, T], rows.flat()), positions: nd([B, T], posIds), key_bias: nd([B, T], bias) })[0]!;
 
-    const gd = new Graph();
+    // Forward-only, as the app builds it: its GELU is laid out for ONNX Runtime's fusion, and must
+    // agree with the differentiable layout of the whole-sequence graph.
+    const gd = new Graph({ forwardOnly: true });
     const pd: Params = {};
     for (const s of paramSpecs(cfg)) pd[s.name] = gd.input(s.name, 'float32', s.shape);
     const dh = cfg.dModel / cfg.nHeads;
@@ -97,5 +100,13 @@ describe('incremental decoding equals the whole-sequence forward pass (float64)'
         }
       }
     }
+  });
+});
+
+describe('forward-only graphs', () => {
+  it('refuse to be differentiated', () => {
+    const g = new Graph({ forwardOnly: true });
+    const x = g.input('x', 'float32', [2]);
+    expect(() => gradients(g, g.reduceSum(g.mul(x, x), [0], false), [x])).toThrow(/forward-only/);
   });
 });

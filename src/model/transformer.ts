@@ -83,6 +83,9 @@ const LN_INV_SQRT_2PI = -0.5 * Math.log(2 * Math.PI);
  * over the MLP's widest activation instead of the chain rule's eleven.
  */
 function gelu(g: Graph, x: Tensor): Tensor {
+  // ONNX Runtime's GeluFusion turns exactly this pattern into one Gelu kernel (four element-wise
+  // ops fewer per layer); it cannot fire in a training graph, where the backward pass reads Φ and u.
+  if (g.forwardOnly) return g.mul(g.mul(x, 0.5), g.add(g.erf(g.div(x, Math.SQRT2)), 1));
   const u = g.mul(x, Math.SQRT1_2);
   const phi = g.add(g.mul(g.erf(u), 0.5), 0.5);
   return g.withGradient(g.mul(x, phi), x, (dy) => g.mul(dy, g.add(phi, g.mul(x, g.exp(g.sub(LN_INV_SQRT_2PI, g.mul(u, u)))))));
