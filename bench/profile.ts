@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { OrtBackend, type OrtModule } from '../src/engine/backend.ts';
+import { nodeSessionOptions } from '../src/engine/backend-node.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import { BenchRunner, type UpdateBatch } from './core.ts';
 import { WORK, type PresetSetup } from './presets.ts';
@@ -28,9 +29,7 @@ export async function profileNode(setup: PresetSetup, config: RunConfig, threads
   for (const what of ['sampling', 'update'] as const) {
     const prefix = join(dir, `${setup.id}-${what}`);
     const backend = new OrtBackend(ort as unknown as OrtModule, 'node', 'onnxruntime-node CPU (profiling)', 'bench --profile', {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: 'all',
-      intraOpNumThreads: threads,
+      ...nodeSessionOptions(threads),
       enableProfiling: true,
       profileFilePrefix: prefix,
     });

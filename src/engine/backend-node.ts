@@ -6,9 +6,14 @@ import { OrtBackend, type OrtModule } from './backend.ts';
  * RLVR_THREADS, else ONNX Runtime's choice (all cores); set RLVR_THREADS=1 when running one job per core.
  */
 export function createNodeBackend(threads = threadsFromEnv()): OrtBackend {
-  return new OrtBackend(ort as unknown as OrtModule, 'node', 'onnxruntime-node CPU', 'Node.js: onnxruntime-node', {
+  return new OrtBackend(ort as unknown as OrtModule, 'node', 'onnxruntime-node CPU', 'Node.js: onnxruntime-node', nodeSessionOptions(threads));
+}
+
+/** The session options of every onnxruntime-node session (the bench's profiler adds its own on top). */
+export function nodeSessionOptions(threads: number) {
+  return {
     executionProviders: ['cpu'],
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: 'all' as const,
     intraOpNumThreads: threads,
     // With memory patterns ONNX Runtime plans one block for a session's intermediates after its first
     // run and allocates it on the second, so every new session paid for two runs' worth of fresh memory
@@ -16,7 +21,7 @@ export function createNodeBackend(threads = threadsFromEnv()): OrtBackend {
     // first runs of a 512-row update are one slow run instead of two, and peak memory is lower
     // (countdown recipe, 8 steps: 2.6 GB instead of 3.3 GB).
     enableMemPattern: false,
-  });
+  };
 }
 
 /** The engine layer compiles without Node's types, so the environment is reached through globalThis. */

@@ -218,10 +218,16 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
   const write = g.reshape(hit, [1, 1, tmax, 1]);
   const keep = g.sub(1, write);
   const bias = g.reshape(io.keyBias, [b, 1, 1, tmax]);
-  let x = g.reshape(g.add(g.gather(p['wte']!, io.tokens), g.gather(p['wpe']!, io.positions)), [b, 1, c.dModel]);
+  // One column per row, so activations stay [B,D]: 2-D MatMul+Add become Gemm without the reshapes
+  // ONNX Runtime wraps around 3-D ones, and [B,D] -> [B,H,1,dh] is a plain reshape, no transpose
+  // (per-node overhead is most of a decode run).
+  let x = g.add(g.gather(p['wte']!, io.tokens), g.gather(p['wpe']!, io.positions));
   const out: DecodeOut = { logits: x, kCache: [], vCache: [], kNew: [], vNew: [] };
   for (let l = 0; l < c.nLayers; l++) {
-    const [q, k, v] = qkv(g, c, p, l, x);
+    const pre = `h${l}.attn.`;
+    const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
+    const proj = (w: string) => g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, c.nHeads, 1, dh]);
+    const [q, k, v] = [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
     // Attend to the cache (columns before `step`) and to this token separately, then join the two
     // score blocks: the cache is only read, never rewritten, on the critical path (a Where over the
     // whole cache cost more than the rest of the step on the CPU).
@@ -233,10 +239,10 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
     out.vCache.push(g.add(g.mul(v, write), g.mul(io.vCache[l]!, keep)));
     out.kNew.push(k);
     out.vNew.push(v);
-    const merged = g.reshape(ctx, [b, 1, c.dModel]);
+    const merged = g.reshape(ctx, [b, c.dModel]);
     x = g.add(x, g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!));
     x = mlp(g, p, l, x);
   }
-  out.logits = g.reshape(head(g, p, x), [b, c.vocabSize]);
+  out.logits = head(g, p, x);
   return out;
 }
