@@ -8,7 +8,7 @@
  */
 import type { Backend, DeviceTensor } from '../src/engine/backend.ts';
 import type { ModelConfig } from '../src/model/config.ts';
-import { fitCompletions, pack, predictingColumn, totalLen, type Layout } from '../src/model/layout.ts';
+import { fitCompletions, pack, predictingColumn, splitShared, totalLen, type Layout, type SharedBatch } from '../src/model/layout.ts';
 import { Policy, type Weights } from '../src/model/policy.ts';
 import { encode } from '../src/model/tokenizer.ts';
 import { tokenizerSpec } from '../src/model/tokenizer.ts';
@@ -124,30 +124,24 @@ export function makeUpdateBatch(runLayout: Layout, config: RunConfig, prompts: n
 /** The batch as typed arrays, converted once (outside the timed region, as the trainer's pack() is cheap). */
 interface PreparedBatch {
   b: UpdateBatch;
-  tokens: BigInt64Array;
-  positions: BigInt64Array;
-  targets: BigInt64Array;
-  keyBias: Float32Array;
   old: Float32Array;
   adv: Float32Array;
   weights: Float32Array;
   mask: Float32Array;
   seqLen: Float32Array;
+  shared: SharedBatch;
 }
 
 function prepare(b: UpdateBatch): PreparedBatch {
   const i64 = (a: number[]) => BigInt64Array.from(a, (v) => BigInt(v));
   return {
     b,
-    tokens: i64(b.tokens),
-    positions: i64(b.positions),
-    targets: i64(b.targets),
-    keyBias: Float32Array.from(b.key_bias),
     old: Float32Array.from(b.old_logp),
     adv: Float32Array.from(b.advantages),
     weights: Float32Array.from(b.weights),
     mask: Float32Array.from(b.mask),
     seqLen: Float32Array.from(b.seq_len),
+    shared: splitShared({ rows: b.rows, len: b.len, tokens: i64(b.tokens), positions: i64(b.positions), keyBias: Float32Array.from(b.key_bias), targets: i64(b.targets) }, b.promptLen, b.prompts),
   };
 }
 
@@ -241,7 +235,7 @@ export class BenchRunner {
     const c = this.config;
     const b = this.prepared!.b;
     // The trainer's session key, so the update benchmark and trainStep share one compiled graph.
-    return `rl:${b.rows}x${b.len}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+    return `rl:${b.rows}x${b.len}:u${this.prepared!.shared.distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
   }
 
   /** One GRPO update on the fixed batch, feeds built the way Trainer.trainStep builds them. */
@@ -255,11 +249,7 @@ export class BenchRunner {
     const shape = [b.rows, b.len];
     const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, shape);
     const feeds: Record<string, DeviceTensor> = {
-      tokens: be.tensor('int64', p.tokens, shape),
-      positions: be.tensor('int64', p.positions, shape),
-      key_bias: f32(p.keyBias),
-      targets: be.tensor('int64', p.targets, [b.rows, b.len, 1]),
-      inv_temperature: be.tensor('float32', [b.inv_temperature], []),
+      ...this.policy.sharedFeeds(p.shared, b.inv_temperature),
       old_logp: f32(p.old),
       ref_logp: f32(p.old),
       advantages: f32(p.adv),
@@ -275,7 +265,7 @@ export class BenchRunner {
       use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
     };
     const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
-    const res = await this.policy.train(this.rlKey(), () => buildRlGraph(this.policy.config, b.rows, b.len, adam), feeds, b.lr);
+    const res = await this.policy.train(this.rlKey(), () => buildRlGraph(this.policy.config, b.rows, p.shared.distinct, b.promptLen, b.len, adam), feeds, b.lr);
     const ms = performance.now() - t0;
     return { ms, loss: res.loss, gradNorm: res.gradNorm, tokens: b.tokens_counted, values: res.values };
   }

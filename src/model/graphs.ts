@@ -2,7 +2,7 @@ import { gradients } from '../engine/autodiff.ts';
 import { Graph, type Tensor } from '../engine/graph.ts';
 import { adamw, flatLength, type AdamWConfig } from '../engine/optimizer.ts';
 import type { ModelConfig } from './config.ts';
-import { decodeStep, declareParams, forward, paramSpecs, prefill, type Params } from './transformer.ts';
+import { completionHidden, decodeStep, declareParams, forward, head, paramSpecs, prefill, type Params, type SharedSequence } from './transformer.ts';
 
 /** Inputs shared by every whole-sequence graph: the packed batch (see layout.ts). */
 export interface SequenceInputs {
@@ -33,13 +33,56 @@ export function tokenStats(g: Graph, c: ModelConfig, p: Params, s: SequenceInput
   return { logp, entropy };
 }
 
-export function buildScoreGraph(c: ModelConfig, rows: number, len: number): Graph {
+/** Inputs of the graphs that pass each distinct prompt once: a split grid (layout.ts splitShared). */
+export interface SharedInputs {
+  seq: SharedSequence;
+  targets: Tensor; // [rows, C, 1]
+  invTemperature: Tensor;
+  promptLen: number;
+  len: number;
+}
+
+export function sharedInputs(g: Graph, rows: number, distinct: number, promptLen: number, len: number): SharedInputs {
+  const cl = len - promptLen;
+  return {
+    seq: {
+      promptTokens: g.input('prompt_tokens', 'int64', [distinct, promptLen]),
+      promptPositions: g.input('prompt_positions', 'int64', [distinct, promptLen]),
+      promptKeyBias: g.input('prompt_key_bias', 'float32', [distinct, promptLen]),
+      rowOf: g.input('row_of', 'int64', [rows]),
+      tokens: g.input('tokens', 'int64', [rows, cl]),
+      positions: g.input('positions', 'int64', [rows, cl]),
+      keyBias: g.input('key_bias', 'float32', [rows, cl]),
+    },
+    targets: g.input('targets', 'int64', [rows, cl, 1]),
+    invTemperature: g.input('inv_temperature', 'float32', []),
+    promptLen,
+    len,
+  };
+}
+
+/**
+ * Log-prob and entropy of each completion token, on the grid [rows, len] the objective's inputs use
+ * (column promptLen - 1 + i holds completion token i; the other columns are 0): logits only where a
+ * completion token is predicted, each distinct prompt passed once (completionHidden).
+ */
+export function completionStats(g: Graph, c: ModelConfig, p: Params, s: SharedInputs): { logp: Tensor; entropy: Tensor } {
+  const [rows, cl] = s.seq.tokens.shape as [number, number];
+  const logprobs = g.logSoftmax(g.mul(head(g, p, completionHidden(g, c, p, s.seq)), s.invTemperature), -1);
+  const zeros = (n: number) => g.expand(g.constant([0], [1, 1]), [rows, n]);
+  const onGrid = (x: Tensor) => g.concat([...(s.promptLen > 1 ? [zeros(s.promptLen - 1)] : []), x, zeros(1)], 1);
+  return {
+    logp: onGrid(g.reshape(g.gatherElements(logprobs, s.targets, 2), [rows, cl])),
+    entropy: onGrid(g.neg(g.reduceSum(g.mul(g.exp(logprobs), logprobs), [-1], false))),
+  };
+}
+
+export function buildScoreGraph(c: ModelConfig, rows: number, distinct: number, promptLen: number, len: number): Graph {
   const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
-  const s = sequenceInputs(g, rows, len);
-  const { logp, entropy } = tokenStats(g, c, p, s);
+  const { logp, entropy } = completionStats(g, c, p, sharedInputs(g, rows, distinct, promptLen, len));
   g.output(logp, 'logp');
-  g.output(entropy!, 'entropy');
+  g.output(entropy, 'entropy');
   return g;
 }
 

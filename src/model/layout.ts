@@ -98,6 +98,72 @@ export function pack(l: Layout, prompts: number[][], completions: number[][]): P
   return { rows, len, tokens, positions, keyBias, targets, completionMask };
 }
 
+/**
+ * A packed grid split for graphs that pass each distinct prompt once (transformer.ts completionHidden):
+ * the distinct prompts' columns [distinct, promptLen], which one each row continues, and every row's
+ * completion columns [rows, len - promptLen] with their targets (entry i = completion token i).
+ */
+export interface SharedBatch {
+  rows: number;
+  distinct: number; // prompt rows in the graph: the distinct prompts, padded up to `slots`
+  promptLen: number;
+  len: number;
+  rowOf: BigInt64Array; // [rows]
+  promptTokens: BigInt64Array; // [distinct, promptLen]
+  promptPositions: BigInt64Array;
+  promptKeyBias: Float32Array;
+  tokens: BigInt64Array; // [rows, len - promptLen]
+  positions: BigInt64Array;
+  keyBias: Float32Array;
+  targets: BigInt64Array; // [rows, len - promptLen, 1]
+}
+
+/**
+ * Splits a packed grid (pack) whose rows continue `prompts`. Rows with the same prompt share one
+ * prompt row. `slots` pads the distinct prompts to at least that many (repeating one; no row points at
+ * a pad) so that a run whose batches hold the same number of groups keeps one graph shape.
+ */
+export function splitShared(b: Pick<PackedBatch, 'rows' | 'len' | 'tokens' | 'positions' | 'keyBias' | 'targets'>, promptLen: number, prompts: number[][], slots = 0): SharedBatch {
+  const { rows, len } = b;
+  const cl = len - promptLen;
+  if (prompts.length !== rows) throw new Error(`splitShared: ${prompts.length} prompts for ${rows} rows`);
+  if (promptLen < 1 || cl < 1) throw new Error(`splitShared: a grid of ${len} columns cannot split at prompt length ${promptLen}`);
+  const index = new Map<string, number>();
+  const first: number[] = [];
+  const rowOf = new BigInt64Array(rows);
+  prompts.forEach((p, r) => {
+    const key = p.join(',');
+    let u = index.get(key);
+    if (u === undefined) {
+      index.set(key, (u = first.length));
+      first.push(r);
+    }
+    rowOf[r] = BigInt(u);
+  });
+  const distinct = first.length;
+  while (first.length < slots) first.push(first[first.length - 1]!);
+  const u = first.length;
+  const promptTokens = new BigInt64Array(u * promptLen);
+  const promptPositions = new BigInt64Array(u * promptLen);
+  const promptKeyBias = new Float32Array(u * promptLen);
+  first.forEach((r, i) => {
+    promptTokens.set(b.tokens.subarray(r * len, r * len + promptLen), i * promptLen);
+    promptPositions.set(b.positions.subarray(r * len, r * len + promptLen), i * promptLen);
+    promptKeyBias.set(b.keyBias.subarray(r * len, r * len + promptLen), i * promptLen);
+  });
+  const tokens = new BigInt64Array(rows * cl);
+  const positions = new BigInt64Array(rows * cl);
+  const keyBias = new Float32Array(rows * cl);
+  const targets = new BigInt64Array(rows * cl);
+  for (let r = 0; r < rows; r++) {
+    tokens.set(b.tokens.subarray(r * len + promptLen, (r + 1) * len), r * cl);
+    positions.set(b.positions.subarray(r * len + promptLen, (r + 1) * len), r * cl);
+    keyBias.set(b.keyBias.subarray(r * len + promptLen, (r + 1) * len), r * cl);
+    targets.set(b.targets.subarray(r * len + promptLen - 1, (r + 1) * len - 1), r * cl);
+  }
+  return { rows, distinct: u, promptLen, len, rowOf, promptTokens, promptPositions, promptKeyBias, tokens, positions, keyBias, targets };
+}
+
 /** Column of the grid that predicts completion token i (the token before it). */
 export const predictingColumn = (l: Layout, i: number) => l.promptLen - 1 + i;
 

@@ -6,7 +6,7 @@ import { size } from '../engine/shape.ts';
 import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
-import { chooseGrid, leftPad, pack, predictingColumn, totalLen, type Layout, type PackedBatch } from './layout.ts';
+import { chooseGrid, leftPad, pack, predictingColumn, splitShared, totalLen, type Layout, type PackedBatch, type SharedBatch } from './layout.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
 import { MASKED, paramSpecs } from './transformer.ts';
@@ -325,15 +325,33 @@ export class Policy {
     };
   }
 
+  /** A split grid (layout.ts splitShared) as the inputs of the graphs that pass each distinct prompt once. */
+  sharedFeeds(b: SharedBatch, invTemperature: number): Record<string, DeviceTensor> {
+    const cl = b.len - b.promptLen;
+    const be = this.backend;
+    return {
+      prompt_tokens: be.tensor('int64', b.promptTokens, [b.distinct, b.promptLen]),
+      prompt_positions: be.tensor('int64', b.promptPositions, [b.distinct, b.promptLen]),
+      prompt_key_bias: be.tensor('float32', b.promptKeyBias, [b.distinct, b.promptLen]),
+      row_of: be.tensor('int64', b.rowOf, [b.rows]),
+      tokens: be.tensor('int64', b.tokens, [b.rows, cl]),
+      positions: be.tensor('int64', b.positions, [b.rows, cl]),
+      key_bias: be.tensor('float32', b.keyBias, [b.rows, cl]),
+      targets: be.tensor('int64', b.targets, [b.rows, cl, 1]),
+      inv_temperature: be.tensor('float32', [invTemperature], []),
+    };
+  }
+
   /** Per-token log-probs and entropies of given completions under the current (or reference) weights. */
   async score(prompts: number[][], completions: number[][], temperature = 1, which: 'policy' | 'reference' = 'policy'): Promise<TokenScores> {
-    const key = (l: Layout) => `score:${completions.length}x${totalLen(l)}`;
+    const distinct = new Set(prompts.map((p) => p.join(','))).size;
+    const key = (l: Layout) => `score:${completions.length}x${totalLen(l)}:u${distinct}`;
     const layout = chooseGrid(this.layout, completions, (l) => this.hasSession(key(l)));
     const b = pack(layout, prompts, completions);
     const weights = which === 'reference' ? this.ref : this.params;
     if (!weights) throw new Error('score: no reference policy has been set');
-    const session = await this.session(key(layout), () => buildScoreGraph(this.config, b.rows, b.len));
-    const res = await session.run({ ...weights, ...this.packedFeeds(b, 1 / temperature) });
+    const session = await this.session(key(layout), () => buildScoreGraph(this.config, b.rows, distinct, layout.promptLen, b.len));
+    const res = await session.run({ ...weights, ...this.sharedFeeds(splitShared(b, layout.promptLen, prompts), 1 / temperature) });
     const logp = (await this.backend.read(res['logp']!)) as Float32Array;
     const ent = (await this.backend.read(res['entropy']!)) as Float32Array;
     Object.values(res).forEach((t) => this.backend.dispose(t));

@@ -122,7 +122,7 @@ function attend(g: Graph, c: ModelConfig, p: Params, l: number, q: Tensor, k: Te
   return g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!);
 }
 
-function head(g: Graph, p: Params, x: Tensor): Tensor {
+export function head(g: Graph, p: Params, x: Tensor): Tensor {
   const n = g.layerNorm(x, p['lnf.g']!, p['lnf.b']!);
   return g.matmul(n, g.transpose(p['wte']!, [1, 0]));
 }
@@ -149,6 +149,50 @@ function blocks(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: 
     x = mlp(g, p, l, x);
   }
   return x;
+}
+
+/** A grid whose rows share prompts (see layout.ts splitShared), as the graph's inputs. */
+export interface SharedSequence {
+  promptTokens: Tensor; // [U,P] int64: the distinct left-padded prompts
+  promptPositions: Tensor; // [U,P] int64
+  promptKeyBias: Tensor; // [U,P] float
+  rowOf: Tensor; // [B] int64: the distinct prompt each row continues
+  tokens: Tensor; // [B,C] int64: each row's completion columns
+  positions: Tensor; // [B,C] int64
+  keyBias: Tensor; // [B,C] float
+}
+
+/**
+ * The hidden states that predict each row's completion tokens, [B,C,D] (entry i predicts completion
+ * token i: the last prompt column, then completion columns 0..C-2), computed with each distinct prompt
+ * passed once. The U prompts run as their own sequences; each row's completion attends to its prompt's
+ * keys and values (gathered by rowOf) and causally to its own columns, so the result equals the whole
+ * grid's forward pass at those columns, gradients included (the gather's gradient sums each prompt's
+ * share over its rows). A GRPO batch repeats each prompt G times, so this skips most of the prompt work.
+ */
+export function completionHidden(g: Graph, c: ModelConfig, p: Params, s: SharedSequence): Tensor {
+  const [u, pl] = s.promptTokens.shape as [number, number];
+  const [b, cl] = s.tokens.shape as [number, number];
+  const h = c.nHeads;
+  const promptBias = g.expand(causalBias(g, s.promptKeyBias), [u, h, pl, pl]);
+  const causal: number[] = [];
+  for (let i = 0; i < cl; i++) for (let j = 0; j < cl; j++) causal.push(j <= i ? 0 : MASKED);
+  const ownBias = g.add(g.constant(causal, [1, 1, cl, cl]), g.reshape(s.keyBias, [b, 1, 1, cl]));
+  const seenPrompt = g.expand(g.reshape(g.gather(s.promptKeyBias, s.rowOf), [b, 1, 1, pl]), [b, 1, cl, pl]);
+  const completionBias = g.expand(g.concat([seenPrompt, ownBias], 3), [b, h, cl, pl + cl]);
+  const embed = (tok: Tensor, pos: Tensor) => g.add(g.gather(p['wte']!, tok), g.gather(p['wpe']!, pos));
+  let xp = embed(s.promptTokens, s.promptPositions);
+  let xc = embed(s.tokens, s.positions);
+  for (let l = 0; l < c.nLayers; l++) {
+    const [qp, kp, vp] = qkv(g, c, p, l, xp);
+    const [qc, kc, vc] = qkv(g, c, p, l, xc);
+    const keys = g.concat([g.gather(kp, s.rowOf), kc], 2);
+    const values = g.concat([g.gather(vp, s.rowOf), vc], 2);
+    xp = mlp(g, p, l, g.add(xp, attend(g, c, p, l, qp, kp, vp, promptBias)));
+    xc = mlp(g, p, l, g.add(xc, attend(g, c, p, l, qc, keys, values, completionBias)));
+  }
+  const lastPrompt = g.gather(g.slice(xp, [pl - 1], [pl], [1]), s.rowOf); // [B,1,D]
+  return cl === 1 ? lastPrompt : g.concat([lastPrompt, g.slice(xc, [0], [cl - 1], [1])], 1);
 }
 
 /**

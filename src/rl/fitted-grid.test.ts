@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
 import type { DeviceTensor } from '../engine/backend.ts';
 import { modelPresets } from '../model/config.ts';
-import { chooseGrid, fitCompletions, pack, predictingColumn, totalLen, type Layout } from '../model/layout.ts';
+import { chooseGrid, fitCompletions, pack, predictingColumn, splitShared, totalLen, type Layout } from '../model/layout.ts';
 import { Policy, SESSIONS_PER_KIND } from '../model/policy.ts';
 import { initParams } from '../model/transformer.ts';
 import { Rng } from '../util/rng.ts';
@@ -72,7 +72,7 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
   const old = completions.map((c) => c.map(() => -1 - rng.next()));
   const adv = completions.map(() => rng.next() - 0.5);
   const feeds: Record<string, DeviceTensor> = {
-    ...policy.packedFeeds(pack(layout, prompts, completions), 1),
+    ...policy.sharedFeeds(splitShared(pack(layout, prompts, completions), layout.promptLen, prompts), 1),
     old_logp: grid((r, i) => old[r]![i]!),
     ref_logp: grid((r, i) => old[r]![i]!),
     advantages: grid((r) => adv[r]!),
@@ -88,7 +88,8 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
     use_k3: be.tensor('bool', [1], []),
   };
   const adam = { beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
-  const res = await policy.train('rl', () => buildRlGraph(cfg, rows, len, adam), feeds, 1e-3);
+  const distinct = new Set(prompts.map((p) => p.join(','))).size;
+  const res = await policy.train('rl', () => buildRlGraph(cfg, rows, distinct, layout.promptLen, len, adam), feeds, 1e-3);
   const logp = completions.map((c, r) => c.map((_, i) => res.values['logp']![r * len + predictingColumn(layout, i)]!));
   const weights = await policy.getWeights();
   await policy.dispose();
@@ -126,10 +127,10 @@ describe('compiled sessions', () => {
     await scoreOf(12); // 8 + 16
     await scoreOf(20); // 8 + 24: the 8 + 8 session is dropped
     const scores = policy.compiledSessions.filter((k) => k.startsWith('score:'));
-    expect(scores).toEqual(['score:1x24', 'score:1x32']);
+    expect(scores).toEqual(['score:1x24:u1', 'score:1x32:u1']);
     expect(scores.length).toBe(SESSIONS_PER_KIND);
     expect(await scoreOf(3)).toEqual(first);
-    expect(policy.compiledSessions.filter((k) => k.startsWith('score:'))).toEqual(['score:1x32', 'score:1x16']);
+    expect(policy.compiledSessions.filter((k) => k.startsWith('score:'))).toEqual(['score:1x32:u1', 'score:1x16:u1']);
     await policy.dispose();
   });
 });

@@ -1,7 +1,7 @@
 import { Graph, type Tensor } from '../engine/graph.ts';
 import type { AdamWConfig } from '../engine/optimizer.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { sequenceInputs, tokenStats, trainState } from '../model/graphs.ts';
+import { completionStats, sharedInputs, trainState } from '../model/graphs.ts';
 
 /** Per-token inputs of the clipped policy-gradient objective, all [rows, len] unless noted. */
 export interface ObjectiveInputs {
@@ -80,13 +80,12 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
   };
 }
 
-/** The whole RL update as one graph: forward, objective, backward, AdamW. */
-export function buildRlGraph(c: ModelConfig, rows: number, len: number, adam: AdamWConfig): Graph {
+/** The whole RL update as one graph: forward (each distinct prompt once), objective, backward, AdamW. */
+export function buildRlGraph(c: ModelConfig, rows: number, distinct: number, promptLen: number, len: number, adam: AdamWConfig): Graph {
   const g = new Graph();
   const st = trainState(g, c);
-  const s = sequenceInputs(g, rows, len);
-  const { logp, entropy } = tokenStats(g, c, st.p, s, true);
-  const o = policyObjective(g, objectiveInputs(g, rows, len, logp, entropy!));
+  const { logp, entropy } = completionStats(g, c, st.p, sharedInputs(g, rows, distinct, promptLen, len));
+  const o = policyObjective(g, objectiveInputs(g, rows, len, logp, entropy));
   g.output(logp, 'logp');
   g.output(entropy!, 'entropy');
   g.output(o.ratio, 'ratio');

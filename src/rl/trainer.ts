@@ -1,5 +1,5 @@
 import type { DeviceTensor } from '../engine/backend.ts';
-import { chooseGrid, totalLen, predictingColumn, pack, type Layout } from '../model/layout.ts';
+import { chooseGrid, totalLen, predictingColumn, pack, splitShared, type Layout } from '../model/layout.ts';
 import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -245,7 +245,10 @@ export class Trainer {
     const G = c.num_generations;
     const M = c.minibatches;
     const mbRows = flat.length / M;
-    const key = (l: Layout) => `rl:${mbRows}x${totalLen(l)}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+    // Prompt slots per minibatch: its groups (distinct prompts are padded up to this, one graph shape per run).
+    const slots = Math.ceil(mbRows / G);
+    const distinct = Math.max(slots, ...Array.from({ length: M }, (_, mb) => new Set(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt.join(','))).size));
+    const key = (l: Layout) => `rl:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
     const len = totalLen(layout);
     const grid = (fill: (r: number, i: number) => number, r0: number) => {
@@ -269,7 +272,7 @@ export class Trainer {
         const be = this.policy.backend;
         const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, [mbRows, len]);
         const feeds: Record<string, DeviceTensor> = {
-          ...this.policy.packedFeeds(packed, 1 / c.temperature),
+          ...this.policy.sharedFeeds(splitShared(packed, layout.promptLen, rowsHere.map((s) => s.prompt), distinct), 1 / c.temperature),
           old_logp: f32(grid((r, i) => flat[r]!.oldLogp[i]!, r0)),
           ref_logp: f32(grid((r, i) => (refLogp ? refLogp[r]![i]! : flat[r]!.oldLogp[i]!), r0)),
           advantages: f32(grid((r) => advantages[Math.floor(r / G)]![r % G]!, r0)),
@@ -284,7 +287,7 @@ export class Trainer {
           sequence_level: be.tensor('bool', [c.importance_sampling_level === 'sequence' ? 1 : 0], []),
           use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
         };
-        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, len, adam), feeds, lr);
+        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam), feeds, lr);
         if (!res.applied) skipped = true;
         losses.push(res.loss);
         gradNorms.push(res.gradNorm);
