@@ -125,10 +125,16 @@ process.exit(process.exitCode ?? 0);
 function demoMarkdown(r) {
   const b = r.backend;
   const head = `**The default demo in the browser** (\`npm run bench:demo\`: the built app in headless Chromium on ${b ? (b.description ?? b.kind) : 'the default backend'}, default task (${r.task}) and preset, Start pressed; the app's own held-out evaluation of ${r.eval?.prompts} prompts × ${r.eval?.samples} samples every ${r.eval?.every} steps, read from the page; ${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cpu}, ${r.machine.cores} cores, load average ${r.machine.load_average_start.toFixed(1)} at the start):`;
-  const cells = (f) => r.curve.map(f).join(' | ');
+  // At most 16 columns: the first evaluations up to the one that reached the target, then evenly
+  // spaced ones to the last (a fast run evaluates hundreds of times; every point is in the JSON).
+  const upTo = r.reached_at ? r.curve.findIndex((c) => c.step === r.reached_at.step) + 1 : 1;
+  const rest = r.curve.slice(upTo);
+  const room = Math.max(1, 16 - upTo);
+  const shown = [...r.curve.slice(0, upTo), ...rest.filter((_, i) => rest.length <= room || (i + 1) % Math.ceil(rest.length / room) === 0 || i === rest.length - 1)].slice(0, 16);
+  const cells = (f) => shown.map(f).join(' | ');
   const table = [
     `| wall time since Start | ${cells((c) => `${c.seconds.toFixed(0)} s`)} |`,
-    `|---|${r.curve.map(() => '---').join('|')}|`,
+    `|---|${shown.map(() => '---').join('|')}|`,
     `| step | ${cells((c) => c.step)} |`,
     `| held-out pass@1 | ${cells((c) => (r.reached_at && c.step === r.reached_at.step ? `**${c.pass1.toFixed(3)}**` : c.pass1.toFixed(3)))} |`,
   ];
@@ -137,5 +143,6 @@ function demoMarkdown(r) {
     : `+${r.target_points} points was not reached (best ${r.best.pass1?.toFixed(3)} at step ${r.best.step}, base ${r.base_pass1?.toFixed(3)}); the goal is ${GOAL_SECONDS} s.`;
   const p = r.profile;
   const prof = `Profile: ${p.seconds_per_step} s per step (sampling ${p.sampling_s} s, update ${p.update_s} s, verifying ${p.verify_s} s over ${p.steps} steps); ${p.outside_steps_s} s of the run went to start-up and the held-out evaluations.`;
-  return [head, '', ...table, '', `${verdict} ${prof}`].join('\n');
+  const note = shown.length < r.curve.length ? ` The table shows ${shown.length} of the ${r.curve.length} evaluations; all are in \`bench/demo-results.json\`.` : '';
+  return [head, '', ...table, '', `${verdict} ${prof}${note}`].join('\n');
 }
