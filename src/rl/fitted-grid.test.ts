@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
 import type { DeviceTensor } from '../engine/backend.ts';
+import { Graph } from '../engine/graph.ts';
 import { modelPresets } from '../model/config.ts';
+import { sequenceInputs, tokenStats, trainState } from '../model/graphs.ts';
 import { chooseGrid, fitCompletions, pack, predictingColumn, splitShared, totalLen, type Layout } from '../model/layout.ts';
 import { Policy, SESSIONS_PER_KIND } from '../model/policy.ts';
 import { initParams } from '../model/transformer.ts';
 import { Rng } from '../util/rng.ts';
-import { buildRlGraph } from './objective.ts';
+import { buildRlGraph, objectiveInputs, policyObjective } from './objective.ts';
 
 const cfg = modelPresets.nano;
 const runLayout: Layout = { promptLen: 8, completionLen: 24 };
@@ -57,8 +59,27 @@ describe('chooseGrid', () => {
   });
 });
 
-/** One GRPO update of a fresh policy on the given grid; returns the scalar outputs, the per-token log-probs and the new weights. */
-async function updateOn(layout: Layout, prompts: number[][], completions: number[][]) {
+const adam = { beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+
+/** The RL update as it was before prompts were shared: every row runs the whole grid (the reference). */
+function buildWholeGridRlGraph(rows: number, len: number): Graph {
+  const g = new Graph();
+  const st = trainState(g, cfg);
+  const s = sequenceInputs(g, rows, len);
+  const { logp, entropy } = tokenStats(g, cfg, st.p, s, true);
+  const o = policyObjective(g, objectiveInputs(g, rows, len, logp, entropy!));
+  g.output(logp, 'logp');
+  g.output(entropy!, 'entropy');
+  st.finish(o.loss, adam);
+  return g;
+}
+
+/**
+ * One GRPO update of a fresh policy on the given grid, by the app's graph (each distinct prompt once,
+ * padded to `slots`) or the whole-grid reference; returns the scalar outputs, the per-token log-probs
+ * and entropies, and the new weights.
+ */
+async function updateOn(layout: Layout, prompts: number[][], completions: number[][], graph: { slots: number } | 'whole grid' = { slots: 0 }) {
   const be = createNodeBackend(1);
   const policy = await Policy.create(be, cfg, layout, initParams(cfg, 11));
   const rows = prompts.length;
@@ -71,10 +92,12 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
   };
   const old = completions.map((c) => c.map(() => -1 - rng.next()));
   const adv = completions.map(() => rng.next() - 0.5);
+  const packed = pack(layout, prompts, completions);
+  const split = splitShared(packed, layout.promptLen, prompts, graph === 'whole grid' ? 0 : graph.slots);
   const feeds: Record<string, DeviceTensor> = {
-    ...policy.sharedFeeds(splitShared(pack(layout, prompts, completions), layout.promptLen, prompts), 1),
+    ...(graph === 'whole grid' ? policy.packedFeeds(packed, 1 / 0.9) : policy.sharedFeeds(split, 1 / 0.9)),
     old_logp: grid((r, i) => old[r]![i]!),
-    ref_logp: grid((r, i) => old[r]![i]!),
+    ref_logp: grid((r, i) => old[r]![i]! - 0.1),
     advantages: grid((r) => adv[r]!),
     weights: grid((r) => 1 / (completions[r]!.length * rows)),
     mask: grid(() => 1),
@@ -83,17 +106,29 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
     clip_high: be.tensor('float32', [1.2], []),
     delta: be.tensor('float32', [1e9], []),
     beta: be.tensor('float32', [0.04], []),
-    entropy_coef: be.tensor('float32', [0], []),
+    entropy_coef: be.tensor('float32', [0.01], []),
     sequence_level: be.tensor('bool', [0], []),
     use_k3: be.tensor('bool', [1], []),
   };
-  const adam = { beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
-  const distinct = new Set(prompts.map((p) => p.join(','))).size;
-  const res = await policy.train('rl', () => buildRlGraph(cfg, rows, distinct, layout.promptLen, len, adam), feeds, 1e-3);
-  const logp = completions.map((c, r) => c.map((_, i) => res.values['logp']![r * len + predictingColumn(layout, i)]!));
+  const build = () => (graph === 'whole grid' ? buildWholeGridRlGraph(rows, len) : buildRlGraph(cfg, rows, split.distinct, layout.promptLen, len, adam));
+  const res = await policy.train('rl', build, feeds, 1e-3);
+  const at = (name: string) => completions.map((c, r) => c.map((_, i) => res.values[name]![r * len + predictingColumn(layout, i)]!));
   const weights = await policy.getWeights();
   await policy.dispose();
-  return { loss: res.loss, gradNorm: res.gradNorm, logp, weights };
+  return { loss: res.loss, gradNorm: res.gradNorm, logp: at('logp'), entropy: at('entropy'), weights, distinct: split.distinct };
+}
+
+function expectSameUpdate(a: Awaited<ReturnType<typeof updateOn>>, b: Awaited<ReturnType<typeof updateOn>>): void {
+  expect(Math.abs(a.loss - b.loss)).toBeLessThan(1e-6);
+  expect(Math.abs(a.gradNorm - b.gradNorm)).toBeLessThan(1e-5 * b.gradNorm);
+  a.logp.forEach((row, r) => row.forEach((v, i) => expect(Math.abs(v - b.logp[r]![i]!)).toBeLessThan(1e-5)));
+  a.entropy.forEach((row, r) => row.forEach((v, i) => expect(Math.abs(v - b.entropy[r]![i]!)).toBeLessThan(1e-5)));
+  let worst = 0;
+  for (const [name, w] of b.weights) {
+    const v = a.weights.get(name)!;
+    for (let i = 0; i < w.length; i++) worst = Math.max(worst, Math.abs(v[i]! - w[i]!));
+  }
+  expect(worst).toBeLessThan(1e-6);
 }
 
 describe('the fitted grid', () => {
@@ -104,18 +139,33 @@ describe('the fitted grid', () => {
     const completions = [4, 11, 1, 7].map(tokens);
     const fitted = fitCompletions(runLayout, completions);
     expect(totalLen(fitted)).toBeLessThan(totalLen(runLayout));
-    const full = await updateOn(runLayout, prompts, completions);
-    const fit = await updateOn(fitted, prompts, completions);
-    expect(Math.abs(fit.loss - full.loss)).toBeLessThan(1e-6);
-    expect(Math.abs(fit.gradNorm - full.gradNorm)).toBeLessThan(1e-5 * full.gradNorm);
-    fit.logp.forEach((row, r) => row.forEach((v, i) => expect(Math.abs(v - full.logp[r]![i]!)).toBeLessThan(1e-5)));
-    let worst = 0;
-    for (const [name, w] of full.weights) {
-      const v = fit.weights.get(name)!;
-      for (let i = 0; i < w.length; i++) worst = Math.max(worst, Math.abs(v[i]! - w[i]!));
-    }
-    expect(worst).toBeLessThan(1e-6);
+    expectSameUpdate(await updateOn(fitted, prompts, completions), await updateOn(runLayout, prompts, completions));
   }, 60_000);
+});
+
+describe('an update that passes each distinct prompt once', () => {
+  it('equals the whole-grid update: loss, grad norm, per-token log-probs and entropies, new weights', async () => {
+    const layout: Layout = { promptLen: 12, completionLen: 16 };
+    const rng = new Rng(3);
+    const tokens = (n: number) => Array.from({ length: n }, () => 5 + Math.floor(rng.next() * 20));
+    const distinctPrompts = [3, 12, 7].map(tokens);
+    // 3 prompts × 3 rows, interleaved; completions from 1 token to the full 16 columns.
+    const prompts = [0, 1, 2, 0, 1, 2, 2, 1, 0].map((i) => distinctPrompts[i]!);
+    const completions = [1, 16, 5, 9, 2, 12, 7, 16, 3].map(tokens);
+    const whole = await updateOn(layout, prompts, completions, 'whole grid');
+    for (const slots of [0, 5]) {
+      const shared = await updateOn(layout, prompts, completions, { slots });
+      expect(shared.distinct).toBe(Math.max(3, slots));
+      expectSameUpdate(shared, whole);
+    }
+  }, 60_000);
+
+  it('splitShared names a bad split', () => {
+    const layout: Layout = { promptLen: 12, completionLen: 16 };
+    const b = pack(layout, [[5, 6]], [[7]]);
+    expect(() => splitShared(b, layout.promptLen, [[5, 6], [5, 6]])).toThrow(/2 prompts for 1 rows/);
+    expect(() => splitShared(b, totalLen(layout), [[5, 6]])).toThrow(/cannot split/);
+  });
 });
 
 describe('compiled sessions', () => {
