@@ -99,6 +99,26 @@ export function pack(l: Layout, prompts: number[][], completions: number[][]): P
 }
 
 /**
+ * Which rows share a prompt: `first[u]` is the first row with distinct prompt u, `rowOf[r]` the
+ * distinct prompt of row r. A GRPO batch repeats each prompt G times; the prompt passes of sampling,
+ * scoring and the update run once per distinct prompt.
+ */
+export function promptGroups(prompts: number[][]): { rowOf: number[]; first: number[] } {
+  const index = new Map<string, number>();
+  const first: number[] = [];
+  const rowOf = prompts.map((p, r) => {
+    const key = p.join(',');
+    let u = index.get(key);
+    if (u === undefined) {
+      index.set(key, (u = first.length));
+      first.push(r);
+    }
+    return u;
+  });
+  return { rowOf, first };
+}
+
+/**
  * A packed grid split for graphs that pass each distinct prompt once (transformer.ts completionHidden):
  * the distinct prompts' columns [distinct, promptLen], which one each row continues, and every row's
  * completion columns [rows, len - promptLen] with their targets (entry i = completion token i).
@@ -128,19 +148,9 @@ export function splitShared(b: Pick<PackedBatch, 'rows' | 'len' | 'tokens' | 'po
   const cl = len - promptLen;
   if (prompts.length !== rows) throw new Error(`splitShared: ${prompts.length} prompts for ${rows} rows`);
   if (promptLen < 1 || cl < 1) throw new Error(`splitShared: a grid of ${len} columns cannot split at prompt length ${promptLen}`);
-  const index = new Map<string, number>();
-  const first: number[] = [];
-  const rowOf = new BigInt64Array(rows);
-  prompts.forEach((p, r) => {
-    const key = p.join(',');
-    let u = index.get(key);
-    if (u === undefined) {
-      index.set(key, (u = first.length));
-      first.push(r);
-    }
-    rowOf[r] = BigInt(u);
-  });
-  const distinct = first.length;
+  const groups = promptGroups(prompts);
+  const rowOf = BigInt64Array.from(groups.rowOf, BigInt);
+  const first = [...groups.first];
   while (first.length < slots) first.push(first[first.length - 1]!);
   const u = first.length;
   const promptTokens = new BigInt64Array(u * promptLen);

@@ -6,7 +6,7 @@ import { size } from '../engine/shape.ts';
 import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
-import { chooseGrid, leftPad, pack, predictingColumn, splitShared, totalLen, type Layout, type PackedBatch, type SharedBatch } from './layout.ts';
+import { chooseGrid, leftPad, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout, type PackedBatch, type SharedBatch } from './layout.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
 import { MASKED, paramSpecs } from './transformer.ts';
@@ -210,15 +210,8 @@ export class Policy {
     // graph returns only the new column (copying whole caches in and out every step dominated the time).
     const deviceCache = this.backend.kind === 'webgpu';
     if (maxNew <= 0) return prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: true }));
-    // The prompt pass runs once per distinct prompt (a GRPO batch holds each prompt G times).
-    const distinctIndex = new Map<string, number>();
-    const rowOf = prompts.map((p) => {
-      const key = p.join(',');
-      let i = distinctIndex.get(key);
-      if (i === undefined) distinctIndex.set(key, (i = distinctIndex.size));
-      return i;
-    });
-    const distinct = [...distinctIndex.keys()].map((_, i) => prompts[rowOf.indexOf(i)]!);
+    const { rowOf, first } = promptGroups(prompts);
+    const distinct = first.map((r) => prompts[r]!);
     const prefillSession = await this.session(`prefill:${distinct.length}>${rows}x${promptLen}x${tmax}`, () => buildPrefillGraph(c, distinct.length, rows, promptLen, tmax), deviceCache ? cacheNames.map((n) => 'cache.' + n) : []);
     const session = await this.session(`decode:${rows}x${tmax}:${deviceCache}`, () => buildDecodeGraph(c, rows, tmax, deviceCache), deviceCache ? cacheNames.map((n) => 'new.' + n) : []);
     const pads = prompts.map((p) => leftPad(this.layout, p));
@@ -344,7 +337,7 @@ export class Policy {
 
   /** Per-token log-probs and entropies of given completions under the current (or reference) weights. */
   async score(prompts: number[][], completions: number[][], temperature = 1, which: 'policy' | 'reference' = 'policy'): Promise<TokenScores> {
-    const distinct = new Set(prompts.map((p) => p.join(','))).size;
+    const distinct = promptGroups(prompts).first.length;
     const key = (l: Layout) => `score:${completions.length}x${totalLen(l)}:u${distinct}`;
     const layout = chooseGrid(this.layout, completions, (l) => this.hasSession(key(l)));
     const b = pack(layout, prompts, completions);

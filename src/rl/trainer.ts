@@ -1,5 +1,5 @@
 import type { DeviceTensor } from '../engine/backend.ts';
-import { chooseGrid, totalLen, predictingColumn, pack, splitShared, type Layout } from '../model/layout.ts';
+import { chooseGrid, totalLen, predictingColumn, pack, promptGroups, splitShared, type Layout } from '../model/layout.ts';
 import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -247,7 +247,7 @@ export class Trainer {
     const mbRows = flat.length / M;
     // Prompt slots per minibatch: its groups (distinct prompts are padded up to this, one graph shape per run).
     const slots = Math.ceil(mbRows / G);
-    const distinct = Math.max(slots, ...Array.from({ length: M }, (_, mb) => new Set(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt.join(','))).size));
+    const distinct = Math.max(slots, ...Array.from({ length: M }, (_, mb) => promptGroups(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt)).first.length));
     const key = (l: Layout) => `rl:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
     const len = totalLen(layout);
