@@ -51,8 +51,11 @@ function checkFeeds(label: string, inputs: Signature[], feeds: Record<string, De
       throw new FeedError(`${label}: input "${s.name}" must have shape ${fmt(s.shape)}, got ${fmt(t.dims)}`);
     }
   }
-  for (const name of Object.keys(feeds)) {
-    if (!inputs.some((s) => s.name === name)) throw new FeedError(`${label}: unexpected input "${name}" (expected: ${inputs.map((s) => s.name).join(', ')})`);
+  // Every input is present, so a feed count above the input count means an unexpected name.
+  if (Object.keys(feeds).length !== inputs.length) {
+    const expected = new Set(inputs.map((s) => s.name));
+    const name = Object.keys(feeds).find((n) => !expected.has(n))!;
+    throw new FeedError(`${label}: unexpected input "${name}" (expected: ${inputs.map((s) => s.name).join(', ')})`);
   }
 }
 

@@ -185,5 +185,6 @@ describe('bad input fails with a clear message', () => {
     await expect(s.run({ tokens: backend.tensor('float32', [1, 2], [2]) })).rejects.toThrow('demo: input "tokens" must be int64, got float32');
     await expect(s.run({ tokens: backend.tensor('int64', [1, 2, 3], [3]) })).rejects.toThrow('input "tokens" must have shape [2], got [3]');
     await expect(s.run({})).rejects.toThrow('missing input "tokens"');
+    await expect(s.run({ tokens: backend.tensor('int64', [1, 2], [2]), extra: backend.tensor('int64', [1], [1]) })).rejects.toThrow('unexpected input "extra"');
   });
 });
