@@ -12,9 +12,9 @@ const c = tinyTrainingModel;
 export const appGraphs: Record<string, () => CompiledGraph> = {
   'tiny-training': () => compile(buildTinyTraining(c).graph),
   score: () => compile(buildScoreGraph(c, 2, 1, c.contextLength >> 1, c.contextLength)),
-  prefill: () => compile(buildPrefillGraph(c, 1, 2, c.contextLength >> 1, c.contextLength)),
-  'decode (device cache)': () => compile(buildDecodeGraph(c, 2, c.contextLength, true)),
-  'decode (host cache)': () => compile(buildDecodeGraph(c, 2, c.contextLength, false)),
+  prefill: () => compile(buildPrefillGraph(c, 1, c.contextLength >> 1)),
+  'decode (device cache)': () => compile(buildDecodeGraph(c, 1, 2, c.contextLength >> 1, c.contextLength >> 1, true)),
+  'decode (host cache)': () => compile(buildDecodeGraph(c, 1, 2, c.contextLength >> 1, c.contextLength >> 1, false)),
   sft: () => compile(buildSftGraph(c, 2, c.contextLength, defaultAdamW)),
   'rl update': () => compile(buildRlGraph(c, 2, 1, c.contextLength >> 1, c.contextLength, defaultAdamW)),
 };

@@ -87,21 +87,26 @@ export function buildScoreGraph(c: ModelConfig, rows: number, distinct: number, 
 }
 
 /**
- * The incremental decode graph. `deviceCache`: outputs the whole updated caches (kept on the GPU);
- * otherwise only this step's new key/value columns, all in one output `new.kv` [2·layers·rows, heads,
- * 1, dh] ordered k0, v0, k1, v1, … (the host writes them into its cache).
+ * The incremental decode graph for `rows` rows continuing `distinct` prompts in equal groups (row r
+ * continues prompt ⌊r / G⌋). `deviceCache`: outputs the whole updated completion caches (kept on the
+ * GPU); otherwise only this step's new key/value columns, all in one output `new.kv` [2·layers·rows,
+ * heads, 1, dh] ordered k0, v0, k1, v1, … (the host writes them into its cache).
  */
-export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, deviceCache: boolean): Graph {
+export function buildDecodeGraph(c: ModelConfig, distinct: number, rows: number, promptLen: number, completionLen: number, deviceCache: boolean): Graph {
   const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
   const dh = c.dModel / c.nHeads;
+  const perLayer = (name: string, n: number, len: number) => Array.from({ length: c.nLayers }, (_, l) => g.input(`${name}${l}`, 'float32', [n, c.nHeads, len, dh]));
   const io = {
     tokens: g.input('tok', 'int64', [rows]),
     positions: g.input('pos', 'int64', [rows]),
     step: g.input('step', 'int64', []),
-    keyBias: g.input('key_bias', 'float32', [rows, tmax]),
-    kCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`k${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
-    vCache: Array.from({ length: c.nLayers }, (_, l) => g.input(`v${l}`, 'float32', [rows, c.nHeads, tmax, dh])),
+    promptBias: g.input('prompt_bias', 'float32', [distinct, promptLen]),
+    keyBias: g.input('key_bias', 'float32', [rows, completionLen]),
+    promptK: perLayer('pk', distinct, promptLen),
+    promptV: perLayer('pv', distinct, promptLen),
+    kCache: perLayer('k', rows, completionLen),
+    vCache: perLayer('v', rows, completionLen),
   };
   const out = decodeStep(g, c, p, io);
   g.output(out.logits, 'logits');
@@ -116,17 +121,16 @@ export function buildDecodeGraph(c: ModelConfig, rows: number, tmax: number, dev
 
 /**
  * The prompt pass before decoding: the `distinct` left-padded prompts [distinct, promptLen] in one run,
- * and `row_of` [rows] saying which prompt each sampled row continues; gives each row's first-token
- * logits and whole KV caches (prompt columns filled) that the decode graph takes.
+ * giving their first-token logits [distinct, V] and their keys and values (the decode graph's prompt
+ * caches, `cache.k{l}` / `cache.v{l}` [distinct, heads, promptLen, dh]).
  */
-export function buildPrefillGraph(c: ModelConfig, distinct: number, rows: number, promptLen: number, tmax: number): Graph {
+export function buildPrefillGraph(c: ModelConfig, distinct: number, promptLen: number): Graph {
   const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
   const tokens = g.input('tokens', 'int64', [distinct, promptLen]);
   const positions = g.input('positions', 'int64', [distinct, promptLen]);
   const keyBias = g.input('key_bias', 'float32', [distinct, promptLen]);
-  const rowOf = g.input('row_of', 'int64', [rows]);
-  const out = prefill(g, c, p, tokens, positions, keyBias, tmax, rowOf);
+  const out = prefill(g, c, p, tokens, positions, keyBias);
   g.output(out.logits, 'logits');
   for (let l = 0; l < c.nLayers; l++) {
     g.output(out.kCache[l]!, `cache.k${l}`);

@@ -21,7 +21,8 @@ export interface Parity {
 
 /**
  * The KV-cache sampler's per-token log-probs and entropies against the full-recompute scoring graph,
- * on one backend: a briefly trained nano policy (so the distributions are not flat), 8 rows.
+ * on one backend: a briefly trained nano policy (so the distributions are not flat), 8 rows laid out
+ * two ways.
  * Shared by the Node unit test and the browser harness, so every backend runs the same check.
  */
 export async function samplerScorerParity(backend: Backend): Promise<Parity> {
@@ -30,17 +31,26 @@ export async function samplerScorerParity(backend: Backend): Promise<Parity> {
   try {
     await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 2 } }], steps: 5, batchSize: 8, lr: 3e-3, warmupSteps: 1, seed: 1 });
     const prompts = ['12+34=', '7*8=', 'sat 3: 1 2|-1 3', 'asc: 5 3 9 1'].map(encode);
-    const rows = [...prompts, ...prompts]; // each prompt twice, not adjacent: the prompt pass maps rows to distinct prompts
     const sp = { temperature: 0.8, topK: 0, topP: 1 };
-    const comps = await policy.sample(rows, sp, 30, new Rng(3));
-    const scores = await policy.score(rows, comps.map((c) => c.tokens), 0.8);
     let maxLogpDiff = 0;
     let maxEntropyDiff = 0;
-    comps.forEach((c, r) => c.logp.forEach((lp, i) => (maxLogpDiff = Math.max(maxLogpDiff, Math.abs(lp - scores.logp[r]![i]!)))));
-    comps.forEach((c, r) => c.entropy.forEach((h, i) => (maxEntropyDiff = Math.max(maxEntropyDiff, Math.abs(h - scores.entropy[r]![i]!)))));
-    const again = await policy.sample(rows, sp, 30, new Rng(3));
-    const reproducible = JSON.stringify(again.map((c) => c.tokens)) === JSON.stringify(comps.map((c) => c.tokens));
-    return { sessions: policy.compiledSessions, rows: rows.length, tokens: comps.reduce((a, c) => a + c.tokens.length, 0), longest: Math.max(...comps.map((c) => c.tokens.length)), maxLogpDiff, maxEntropyDiff, reproducible };
+    let reproducible = true;
+    let tokens = 0;
+    let longest = 0;
+    // Each prompt twice, interleaved (every row its own prompt pass) and in groups (one pass per prompt,
+    // its keys and values read once per group, as in a GRPO batch).
+    const layouts = [[...prompts, ...prompts], prompts.flatMap((p) => [p, p])];
+    for (const rows of layouts) {
+      const comps = await policy.sample(rows, sp, 30, new Rng(3));
+      const scores = await policy.score(rows, comps.map((c) => c.tokens), 0.8);
+      comps.forEach((c, r) => c.logp.forEach((lp, i) => (maxLogpDiff = Math.max(maxLogpDiff, Math.abs(lp - scores.logp[r]![i]!)))));
+      comps.forEach((c, r) => c.entropy.forEach((h, i) => (maxEntropyDiff = Math.max(maxEntropyDiff, Math.abs(h - scores.entropy[r]![i]!)))));
+      const again = await policy.sample(rows, sp, 30, new Rng(3));
+      reproducible &&= JSON.stringify(again.map((c) => c.tokens)) === JSON.stringify(comps.map((c) => c.tokens));
+      tokens += comps.reduce((a, c) => a + c.tokens.length, 0);
+      longest = Math.max(longest, ...comps.map((c) => c.tokens.length));
+    }
+    return { sessions: policy.compiledSessions, rows: layouts[0]!.length, tokens, longest, maxLogpDiff, maxEntropyDiff, reproducible };
   } finally {
     await policy.dispose();
   }

@@ -195,35 +195,41 @@ export class Policy {
   }
 
   /**
-   * Generates one completion per prompt row in a single batch: one prefill run over the left-padded
-   * prompts fills the KV caches and gives the first token, then the decode graph adds one token per run.
+   * Generates one completion per prompt row in a single batch: one prefill run over the prompts gives
+   * their keys and values and the first token, then the decode graph adds one token per run. When the
+   * rows come in equal groups of the same prompt (a GRPO batch: row r continues prompt ⌊r / G⌋), the
+   * prompt is passed, and its keys and values kept and read, once per group.
    */
   async sample(prompts: number[][], sp: SamplingParams, maxNewTokens: number, rng: Rng): Promise<Completion[]> {
     const { promptLen, completionLen } = this.layout;
     const rows = prompts.length;
-    const tmax = totalLen(this.layout);
     const maxNew = Math.min(maxNewTokens, completionLen);
     const c = this.config;
     const dh = c.dModel / c.nHeads;
     const cacheNames = Array.from({ length: c.nLayers }, (_, l) => [`k${l}`, `v${l}`]).flat();
-    // On the GPU the caches stay device-resident; on CPU backends the host keeps them and the decode
-    // graph returns only the new column (copying whole caches in and out every step dominated the time).
+    // On the GPU the completion caches stay device-resident; on CPU backends the host keeps them and the
+    // decode graph returns only the new column (copying whole caches in and out every step dominated the time).
     const deviceCache = this.backend.kind === 'webgpu';
     if (maxNew <= 0) return prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: true }));
     const { rowOf, first } = promptGroups(prompts);
-    const distinct = first.map((r) => prompts[r]!);
-    const prefillSession = await this.session(`prefill:${distinct.length}>${rows}x${promptLen}x${tmax}`, () => buildPrefillGraph(c, distinct.length, rows, promptLen, tmax), deviceCache ? cacheNames.map((n) => 'cache.' + n) : []);
-    const session = await this.session(`decode:${rows}x${tmax}:${deviceCache}`, () => buildDecodeGraph(c, rows, tmax, deviceCache), deviceCache ? cacheNames.map((n) => 'new.' + n) : []);
+    const group = rows / first.length;
+    const grouped = Number.isInteger(group) && rowOf.every((u, r) => u === Math.floor(r / group));
+    const promptRows = grouped ? first.map((r) => prompts[r]!) : prompts;
+    const u = promptRows.length;
+    const G = rows / u;
+    const prefillSession = await this.session(`prefill:${u}x${promptLen}`, () => buildPrefillGraph(c, u, promptLen), deviceCache ? cacheNames.map((n) => 'cache.' + n) : []);
+    const session = await this.session(`decode:${u}>${rows}x${promptLen}+${completionLen}:${deviceCache}`, () => buildDecodeGraph(c, u, rows, promptLen, completionLen, deviceCache), deviceCache ? cacheNames.map((n) => 'new.' + n) : []);
     const pads = prompts.map((p) => leftPad(this.layout, p));
     const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
     const done = new Array<boolean>(rows).fill(false);
     const scratch = new Float64Array(2 * c.vocabSize);
-    const draw = async (logitsTensor: DeviceTensor, produced: number) => {
+    // `perPrompt`: the logits hold one row per prompt (the prefill's), shared by its group.
+    const draw = async (logitsTensor: DeviceTensor, produced: number, perPrompt: boolean) => {
       const logits = (await this.backend.read(logitsTensor)) as Float32Array;
       this.backend.dispose(logitsTensor);
       for (let r = 0; r < rows; r++) {
         if (done[r]) continue;
-        const d = drawToken(logits, r * c.vocabSize, c.vocabSize, sp, rng, scratch);
+        const d = drawToken(logits, (perPrompt ? Math.floor(r / G) : r) * c.vocabSize, c.vocabSize, sp, rng, scratch);
         const o = out[r]!;
         o.tokens.push(d.token);
         o.logp.push(d.logp);
@@ -233,40 +239,38 @@ export class Policy {
       this.onDecode?.(produced, maxNew);
     };
 
-    const prompt = this.promptFeeds(distinct, distinct.map((p) => leftPad(this.layout, p)));
-    const pre = await prefillSession.run({ ...this.params, ...prompt, row_of: this.backend.tensor('int64', rowOf, [rows]) });
+    const prompt = this.promptFeeds(promptRows, promptRows.map((p) => leftPad(this.layout, p)));
+    const pre = await prefillSession.run({ ...this.params, ...prompt });
+    const promptCaches: Record<string, DeviceTensor> = {};
+    for (const n of cacheNames) promptCaches['p' + n] = pre['cache.' + n]!;
     const host: Record<string, Float32Array> = {};
     const cache: Record<string, DeviceTensor> = {};
     for (const n of cacheNames) {
-      const t = pre['cache.' + n]!;
-      if (deviceCache) cache[n] = t;
-      else {
-        host[n] = ((await this.backend.read(t)) as Float32Array).slice(); // a copy: the host cache outlives the output
-        cache[n] = this.backend.tensor('float32', host[n]!, [rows, c.nHeads, tmax, dh]);
-        this.backend.dispose(t);
-      }
+      host[n] = new Float32Array(rows * c.nHeads * completionLen * dh);
+      cache[n] = this.backend.tensor('float32', host[n]!, [rows, c.nHeads, completionLen, dh]);
     }
     const tok = new BigInt64Array(rows);
     const pos = new BigInt64Array(rows);
-    // Keys visible to column s: the prompt's real columns and every completion column before s.
-    const keyBias = new Float32Array(rows * tmax).fill(MASKED);
-    for (let r = 0; r < rows; r++) keyBias.fill(0, r * tmax + pads[r]!, r * tmax + promptLen);
+    // Completion columns visible to column j: every one before it (the token itself is scored apart).
+    const keyBias = new Float32Array(rows * completionLen).fill(MASKED);
     try {
-      await draw(pre['logits']!, 1);
-      // Column s holds completion token s - promptLen; its logits give the next one.
-      for (let s = promptLen; s < promptLen + maxNew - 1 && !done.every(Boolean); s++) {
+      await draw(pre['logits']!, 1, true);
+      // Completion column j holds completion token j; its logits give the next one.
+      for (let j = 0; j < maxNew - 1 && !done.every(Boolean); j++) {
         for (let r = 0; r < rows; r++) {
-          tok[r] = BigInt(out[r]!.tokens[s - promptLen] ?? PAD);
-          pos[r] = BigInt(s - pads[r]!);
-          keyBias[r * tmax + s - 1] = 0;
+          tok[r] = BigInt(out[r]!.tokens[j] ?? PAD);
+          pos[r] = BigInt(promptLen + j - pads[r]!);
+          if (j > 0) keyBias[r * completionLen + j - 1] = 0;
         }
         const res = await session.run({
           ...this.params,
+          ...promptCaches,
           ...cache,
           tok: this.backend.tensor('int64', tok, [rows]),
           pos: this.backend.tensor('int64', pos, [rows]),
-          step: this.backend.tensor('int64', BigInt64Array.of(BigInt(s)), []),
-          key_bias: this.backend.tensor('float32', keyBias, [rows, tmax]),
+          step: this.backend.tensor('int64', BigInt64Array.of(BigInt(j)), []),
+          prompt_bias: prompt['key_bias']!,
+          key_bias: this.backend.tensor('float32', keyBias, [rows, completionLen]),
         });
         if (deviceCache) {
           for (const n of cacheNames) {
@@ -275,13 +279,13 @@ export class Policy {
           }
         } else {
           const cols = (await this.backend.read(res['new.kv']!)) as Float32Array;
-          cacheNames.forEach((n, i) => writeColumn(host[n]!, cols, i * rows * c.nHeads * dh, rows * c.nHeads, tmax, s, dh));
+          cacheNames.forEach((n, i) => writeColumn(host[n]!, cols, i * rows * c.nHeads * dh, rows * c.nHeads, completionLen, j, dh));
           this.backend.dispose(res['new.kv']!);
         }
-        await draw(res['logits']!, s - promptLen + 2);
+        await draw(res['logits']!, j + 2, false);
       }
     } finally {
-      if (deviceCache) for (const n of cacheNames) this.backend.dispose(cache[n]!);
+      for (const t of [...Object.values(promptCaches), ...Object.values(cache)]) this.backend.dispose(t);
     }
     for (let r = 0; r < rows; r++) out[r]!.truncated = !done[r];
     return out;

@@ -5,7 +5,7 @@ import { Graph } from '../engine/graph.ts';
 import { evaluate, nd, type NDArray } from '../engine/reference.ts';
 import { Rng } from '../util/rng.ts';
 import type { ModelConfig } from './config.ts';
-import { decodeStep, forward, initParams, MASKED, paramSpecs, type Params } from './transformer.ts';
+import { decodeStep, forward, initParams, MASKED, paramSpecs, prefill, type Params } from './transformer.ts';
 
 const cfg: ModelConfig = { vocabSize: 7, contextLength: 5, dModel: 8, nLayers: 2, nHeads: 2, dFF: 8 };
 const B = 2;
@@ -40,66 +40,100 @@ describe('whole-model gradient check (float64 central differences)', () => {
   });
 });
 
-describe('incremental decoding equals the whole-sequence forward pass (float64)', () => {
-  it('KV-cache logits match forward logits at every position, with left padding', () => {
-    const init = initParams(cfg, 3);
-    const tmax = cfg.contextLength;
-    // Row 0: 4 real tokens; row 1: one left pad then 3 real tokens (positions shifted).
-    const rows = [
-      [1, 4, 2, 6],
-      [0, 3, 5, 2],
-    ];
-    const pads = [0, 1];
-    const feedsParams: Record<string, NDArray> = {};
-    for (const s of paramSpecs(cfg)) feedsParams[s.name] = nd(s.shape, init.get(s.name)!);
+/**
+ * Prefill over the first P columns, then decode the remaining C, against the whole-sequence forward
+ * pass (float64). `promptOf[b]` is row b's prompt among the prefill's rows; rows continue their
+ * prompts in equal groups, as Policy.sample lays them out.
+ */
+function checkDecode(rows: number[][], pads: number[], promptRows: number[]): void {
+  const P = 2;
+  const C = T - P;
+  const u = promptRows.length;
+  const group = B / u;
+  const init = initParams(cfg, 3);
+  const feedsParams: Record<string, NDArray> = {};
+  for (const s of paramSpecs(cfg)) feedsParams[s.name] = nd(s.shape, init.get(s.name)!);
+  const params = (g: Graph) => {
+    const p: Params = {};
+    for (const s of paramSpecs(cfg)) p[s.name] = g.input(s.name, 'float32', s.shape);
+    return p;
+  };
+  const posOf = (b: number, col: number) => Math.max(0, col - pads[b]!);
+  const biasOf = (b: number, col: number) => (col < pads[b]! ? MASKED : 0);
 
-    const gf = new Graph();
-    const pf: Params = {};
-    for (const s of paramSpecs(cfg)) pf[s.name] = gf.input(s.name, 'float32', s.shape);
-    const tok = gf.input('tokens', 'int64', [B, T]);
-    const pos = gf.input('positions', 'int64', [B, T]);
-    const kb = gf.input('key_bias', 'float32', [B, T]);
-    gf.output(forward(gf, cfg, pf, tok, pos, kb), 'logits');
-    const posIds = rows.flatMap((r, b) => r.map((_, j) => Math.max(0, j - pads[b]!)));
-    const bias = rows.flatMap((r, b) => r.map((_, j) => (j < pads[b]! ? MASKED : 0)));
-    const full = evaluate(gf, { ...feedsParams, tokens: nd([B, T], rows.flat()), positions: nd([B, T], posIds), key_bias: nd([B, T], bias) })[0]!;
+  const gf = new Graph();
+  const pf = params(gf);
+  gf.output(forward(gf, cfg, pf, gf.input('tokens', 'int64', [B, T]), gf.input('positions', 'int64', [B, T]), gf.input('key_bias', 'float32', [B, T])), 'logits');
+  const cols = (f: (b: number, col: number) => number, n = B, from = 0, len = T) => Array.from({ length: n }, (_, b) => Array.from({ length: len }, (_, j) => f(b, from + j))).flat();
+  const full = evaluate(gf, { ...feedsParams, tokens: nd([B, T], rows.flat()), positions: nd([B, T], cols(posOf)), key_bias: nd([B, T], cols(biasOf)) })[0]!;
+  const expectLogits = (got: ArrayLike<number>, gotRow: number, b: number, col: number) => {
+    for (let v = 0; v < cfg.vocabSize; v++) expect(Math.abs(got[gotRow * cfg.vocabSize + v]! - full.data[(b * T + col) * cfg.vocabSize + v]!)).toBeLessThan(1e-9);
+  };
 
-    // Forward-only, as the app builds it: its GELU is laid out for ONNX Runtime's fusion, and must
-    // agree with the differentiable layout of the whole-sequence graph.
-    const gd = new Graph({ forwardOnly: true });
-    const pd: Params = {};
-    for (const s of paramSpecs(cfg)) pd[s.name] = gd.input(s.name, 'float32', s.shape);
-    const dh = cfg.dModel / cfg.nHeads;
-    const io = {
-      tokens: gd.input('tok', 'int64', [B]),
-      positions: gd.input('pos', 'int64', [B]),
-      step: gd.input('step', 'int64', []),
-      keyBias: gd.input('kb', 'float32', [B, tmax]),
-      kCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`k${l}`, 'float32', [B, cfg.nHeads, tmax, dh])),
-      vCache: Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`v${l}`, 'float32', [B, cfg.nHeads, tmax, dh])),
-    };
-    const out = decodeStep(gd, cfg, pd, io);
-    const cache: Record<string, NDArray> = {};
+  // Forward-only, as the app builds them: their GELU is laid out for ONNX Runtime's fusion, and must
+  // agree with the differentiable layout of the whole-sequence graph.
+  const gp = new Graph({ forwardOnly: true });
+  const pre = prefill(gp, cfg, params(gp), gp.input('tokens', 'int64', [u, P]), gp.input('positions', 'int64', [u, P]), gp.input('key_bias', 'float32', [u, P]));
+  const pb = (i: number, col: number) => biasOf(promptRows[i]!, col);
+  const promptFeeds = { tokens: nd([u, P], promptRows.flatMap((b) => rows[b]!.slice(0, P))), positions: nd([u, P], cols((i, col) => posOf(promptRows[i]!, col), u, 0, P)), key_bias: nd([u, P], cols(pb, u, 0, P)) };
+  const p = evaluate(gp, { ...feedsParams, ...promptFeeds }, [pre.logits, ...pre.kCache, ...pre.vCache]);
+  for (let b = 0; b < B; b++) expectLogits(p[0]!.data, Math.floor(b / group), b, P - 1);
+
+  const gd = new Graph({ forwardOnly: true });
+  const dh = cfg.dModel / cfg.nHeads;
+  const layers = (name: string, n: number, len: number) => Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`${name}${l}`, 'float32', [n, cfg.nHeads, len, dh]));
+  const io = {
+    tokens: gd.input('tok', 'int64', [B]),
+    positions: gd.input('pos', 'int64', [B]),
+    step: gd.input('step', 'int64', []),
+    promptBias: gd.input('pb', 'float32', [u, P]),
+    keyBias: gd.input('kb', 'float32', [B, C]),
+    promptK: layers('pk', u, P),
+    promptV: layers('pv', u, P),
+    kCache: layers('k', B, C),
+    vCache: layers('v', B, C),
+  };
+  const out = decodeStep(gd, cfg, params(gd), io);
+  const cache: Record<string, NDArray> = {};
+  for (let l = 0; l < cfg.nLayers; l++) {
+    cache[`pk${l}`] = p[1 + l]!;
+    cache[`pv${l}`] = p[1 + cfg.nLayers + l]!;
+    cache[`k${l}`] = nd([B, cfg.nHeads, C, dh]);
+    cache[`v${l}`] = nd([B, cfg.nHeads, C, dh]);
+  }
+  for (let j = 0; j < C; j++) {
+    const kb = cols((_, c) => (c < j ? 0 : MASKED), B, 0, C);
+    const res = evaluate(gd, { ...feedsParams, ...cache, tok: nd([B], rows.map((r) => r[P + j]!)), pos: nd([B], rows.map((_, b) => posOf(b, P + j))), step: nd([], [j]), pb: promptFeeds.key_bias, kb: nd([B, C], kb) }, [out.logits, ...out.kCache, ...out.vCache]);
     for (let l = 0; l < cfg.nLayers; l++) {
-      cache[`k${l}`] = nd([B, cfg.nHeads, tmax, dh]);
-      cache[`v${l}`] = nd([B, cfg.nHeads, tmax, dh]);
+      cache[`k${l}`] = res[1 + l]!;
+      cache[`v${l}`] = res[1 + cfg.nLayers + l]!;
     }
-    for (let j = 0; j < T; j++) {
-      const kbStep = rows.flatMap((_, b) => Array.from({ length: tmax }, (_, c) => (c < j && c >= pads[b]! ? 0 : MASKED)));
-      const res = evaluate(gd, { ...feedsParams, ...cache, tok: nd([B], rows.map((r) => r[j]!)), pos: nd([B], rows.map((_, b) => Math.max(0, j - pads[b]!))), step: nd([], [j]), kb: nd([B, tmax], kbStep) }, [out.logits, ...out.kCache, ...out.vCache]);
-      for (let l = 0; l < cfg.nLayers; l++) {
-        cache[`k${l}`] = res[1 + l]!;
-        cache[`v${l}`] = res[1 + cfg.nLayers + l]!;
-      }
-      for (let b = 0; b < B; b++) {
-        if (j < pads[b]!) continue;
-        for (let v = 0; v < cfg.vocabSize; v++) {
-          const a = res[0]!.data[b * cfg.vocabSize + v]!;
-          const e = full.data[(b * T + j) * cfg.vocabSize + v]!;
-          expect(Math.abs(a - e)).toBeLessThan(1e-9);
-        }
-      }
-    }
+    for (let b = 0; b < B; b++) expectLogits(res[0]!.data, b, b, P + j);
+  }
+}
+
+describe('incremental decoding equals the whole-sequence forward pass (float64)', () => {
+  it('prefill then KV-cache decoding give the forward logits at every completion position, with left padding', () => {
+    // Row 0: 4 real tokens; row 1: one left pad then 3 real tokens (positions shifted).
+    checkDecode(
+      [
+        [1, 4, 2, 6],
+        [0, 3, 5, 2],
+      ],
+      [0, 1],
+      [0, 1],
+    );
+  });
+
+  it('rows that continue one prompt read its keys and values once (a group of 2)', () => {
+    checkDecode(
+      [
+        [1, 4, 2, 6],
+        [1, 4, 5, 3],
+      ],
+      [0, 0],
+      [0],
+    );
   });
 });
 

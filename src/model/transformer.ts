@@ -204,64 +204,70 @@ export function forward(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, pos
 }
 
 export interface PrefillOut {
-  logits: Tensor; // [B,V]: the next-token logits after the last prompt column
-  kCache: Tensor[]; // per layer [B,H,Tmax,dh]: the prompt's keys in rows 0..T-1, zeros after
-  vCache: Tensor[]; // per layer [B,H,Tmax,dh]
+  logits: Tensor; // [U,V]: the next-token logits after the last prompt column
+  kCache: Tensor[]; // per layer [U,H,P,dh]: the prompt's keys
+  vCache: Tensor[]; // per layer [U,H,P,dh]
 }
 
 /**
- * The whole (left-padded) prompt in one pass: the KV caches decodeStep continues from, and the logits
- * of the first completion token. One run instead of one decode step per prompt column. With `rowOf`
- * ([B] int64), `tokens` holds only distinct prompts and output row r is prompt rowOf[r]'s: a GRPO
- * batch repeats each prompt G times, and the prompt pass need not.
+ * The whole (left-padded) prompts in one pass: their keys and values, which decodeStep reads as its
+ * prompt caches, and the logits of the first completion token. One run instead of one decode step per
+ * prompt column, and one row per distinct prompt (a GRPO batch repeats each prompt G times).
  */
-export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor, tmax: number, rowOf?: Tensor): PrefillOut {
-  const t = tokens.shape[1]!;
-  const b = rowOf ? rowOf.shape[0]! : tokens.shape[0]!;
-  const h = c.nHeads;
-  const dh = c.dModel / h;
-  const rows = (x: Tensor) => (rowOf ? g.gather(x, rowOf, 0) : x);
-  const zeros = (shape: number[]) => g.expand(g.constant([0], [1, 1, 1, 1]), shape);
+export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor): PrefillOut {
+  const [u, t] = tokens.shape as [number, number];
   const out: PrefillOut = { logits: tokens, kCache: [], vCache: [] };
   const x = blocks(g, c, p, tokens, positions, keyBias, (k, v) => {
-    out.kCache.push(g.concat([rows(k), zeros([b, h, tmax - t, dh])], 2));
-    out.vCache.push(g.concat([rows(v), zeros([b, h, tmax - t, dh])], 2));
+    out.kCache.push(k);
+    out.vCache.push(v);
   });
-  out.logits = rows(g.reshape(head(g, p, g.slice(x, [t - 1], [t], [1])), [tokens.shape[0]!, c.vocabSize]));
+  out.logits = g.reshape(head(g, p, g.slice(x, [t - 1], [t], [1])), [u, c.vocabSize]);
   return out;
 }
 
 export interface DecodeIO {
-  tokens: Tensor; // [B] int64, the token at column `step`
+  tokens: Tensor; // [B] int64, the token at completion column `step`
   positions: Tensor; // [B] int64, its position id
-  step: Tensor; // [] int64, the KV-cache column written this step
-  keyBias: Tensor; // [B, Tmax] float: 0 for cached keys before `step` that are not padding, MASKED otherwise
-  kCache: Tensor[]; // per layer [B,H,Tmax,dh], like the values: the host writes a new column contiguously
-  vCache: Tensor[]; // per layer [B,H,Tmax,dh]
+  step: Tensor; // [] int64, the completion-cache column written this step
+  promptBias: Tensor; // [U,P] float: 0 for prompt tokens, MASKED for left padding
+  keyBias: Tensor; // [B,C] float: 0 for completion columns before `step`, MASKED otherwise
+  promptK: Tensor[]; // per layer [U,H,P,dh]: prefill's keys; rows u·G … u·G+G−1 continue prompt u (G = B/U)
+  promptV: Tensor[];
+  kCache: Tensor[]; // per layer [B,H,C,dh]: the completion's keys so far (the host writes a new column contiguously)
+  vCache: Tensor[];
 }
 
 export interface DecodeOut {
   logits: Tensor; // [B,V]
-  kCache: Tensor[]; // updated caches (same shapes as the inputs)
+  kCache: Tensor[]; // updated completion caches (same shapes as the inputs)
   vCache: Tensor[];
   kNew: Tensor[]; // this step's key and value rows [B,H,1,dh], per layer
   vNew: Tensor[];
 }
 
 /**
- * One incremental decode step over a static, pre-allocated KV cache: the new key/value is written at
- * column `step` with a Where on a one-hot mask (no ScatterND on WebGPU), so shapes never change.
- * Callers on the GPU keep the updated caches on the device; callers on the CPU read only the new
- * column and write it into their host cache, which avoids copying whole caches every step.
+ * One incremental decode step. Each row attends to its prompt's keys and values (one copy per
+ * distinct prompt, read by the G rows that continue it as one [G × P] matmul), to its completion cache
+ * (static, pre-allocated; the new key/value is written at column `step` with a Where on a one-hot mask,
+ * no ScatterND on WebGPU, so shapes never change) and to this token itself. Callers on the GPU keep the
+ * updated caches on the device; callers on the CPU read only the new column and write it into their
+ * host cache, which avoids copying whole caches every step.
  */
 export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): DecodeOut {
   const [b] = io.tokens.shape as [number];
-  const tmax = io.keyBias.shape[1]!;
-  const dh = c.dModel / c.nHeads;
-  const hit = g.oneHot(io.step, tmax);
-  const write = g.reshape(hit, [1, 1, tmax, 1]);
+  const [u, pl] = io.promptBias.shape as [number, number];
+  const cl = io.keyBias.shape[1]!;
+  const h = c.nHeads;
+  const dh = c.dModel / h;
+  const group = b / u;
+  if (!Number.isInteger(group)) throw new Error(`decodeStep: ${b} rows cannot continue ${u} prompts in equal groups`);
+  const write = g.reshape(g.oneHot(io.step, cl), [1, 1, cl, 1]);
   const keep = g.sub(1, write);
-  const bias = g.reshape(io.keyBias, [b, 1, 1, tmax]);
+  const bias = g.reshape(io.keyBias, [b, 1, 1, cl]);
+  const promptBias = g.reshape(io.promptBias, [u, 1, 1, pl]);
+  // [B,H,1,n] <-> [U,H,G,n]: a prompt's G rows as one matrix (row r = u·G + i).
+  const toGroups = (t: Tensor, n: number) => g.transpose(g.reshape(t, [u, group, h, n]), [0, 2, 1, 3]);
+  const fromGroups = (t: Tensor, n: number) => g.reshape(g.transpose(t, [0, 2, 1, 3]), [b, h, 1, n]);
   // One column per row, so activations stay [B,D]: 2-D MatMul+Add become Gemm without the reshapes
   // ONNX Runtime wraps around 3-D ones, and [B,D] -> [B,H,1,dh] is a plain reshape, no transpose
   // (per-node overhead is most of a decode run).
@@ -270,15 +276,17 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
   for (let l = 0; l < c.nLayers; l++) {
     const pre = `h${l}.attn.`;
     const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
-    const proj = (w: string) => g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, c.nHeads, 1, dh]);
+    const proj = (w: string) => g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, h, 1, dh]);
     const [q, k, v] = [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
-    // Attend to the cache (columns before `step`) and to this token separately, then join the two
-    // score blocks: the cache is only read, never rewritten, on the critical path (a Where over the
-    // whole cache cost more than the rest of the step on the CPU).
-    const cacheScores = g.add(g.matmul(q, g.transpose(io.kCache[l]!, [0, 1, 3, 2])), bias); // [B,H,1,Tmax]
+    // Score the prompt, the completion cache and this token separately, then join the score blocks:
+    // the caches are only read, never rewritten, on the critical path.
+    const promptScores = fromGroups(g.add(g.matmul(toGroups(q, dh), g.transpose(io.promptK[l]!, [0, 1, 3, 2])), promptBias), pl); // [B,H,1,P]
+    const cacheScores = g.add(g.matmul(q, g.transpose(io.kCache[l]!, [0, 1, 3, 2])), bias); // [B,H,1,C]
     const selfScore = g.reduceSum(g.mul(q, k), [-1], true); // [B,H,1,1]
-    const probs = g.softmax(g.concat([cacheScores, selfScore], -1), -1);
-    const ctx = g.add(g.matmul(g.slice(probs, [0], [tmax], [3]), io.vCache[l]!), g.mul(g.slice(probs, [tmax], [tmax + 1], [3]), v));
+    const probs = g.softmax(g.concat([promptScores, cacheScores, selfScore], -1), -1);
+    const promptCtx = fromGroups(g.matmul(toGroups(g.slice(probs, [0], [pl], [3]), pl), io.promptV[l]!), dh);
+    const cacheCtx = g.matmul(g.slice(probs, [pl], [pl + cl], [3]), io.vCache[l]!);
+    const ctx = g.add(g.add(promptCtx, cacheCtx), g.mul(g.slice(probs, [pl + cl], [pl + cl + 1], [3]), v));
     out.kCache.push(g.add(g.mul(k, write), g.mul(io.kCache[l]!, keep)));
     out.vCache.push(g.add(g.mul(v, write), g.mul(io.vCache[l]!, keep)));
     out.kNew.push(k);
