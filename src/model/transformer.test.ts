@@ -5,7 +5,8 @@ import { Graph } from '../engine/graph.ts';
 import { evaluate, nd, type NDArray } from '../engine/reference.ts';
 import { Rng } from '../util/rng.ts';
 import type { ModelConfig } from './config.ts';
-import { decodeStep, forward, initParams, MASKED, paramSpecs, prefill, type Params } from './transformer.ts';
+import { buildDecodeGraph, buildPrefillGraph } from './graphs.ts';
+import { forward, initParams, MASKED, paramSpecs, type Params } from './transformer.ts';
 
 const cfg: ModelConfig = { vocabSize: 7, contextLength: 5, dModel: 8, nLayers: 2, nHeads: 2, dFF: 8 };
 const B = 2;
@@ -70,43 +71,28 @@ function checkDecode(rows: number[][], pads: number[], promptRows: number[]): vo
     for (let v = 0; v < cfg.vocabSize; v++) expect(Math.abs(got[gotRow * cfg.vocabSize + v]! - full.data[(b * T + col) * cfg.vocabSize + v]!)).toBeLessThan(1e-9);
   };
 
-  // Forward-only, as the app builds them: their GELU is laid out for ONNX Runtime's fusion, and must
-  // agree with the differentiable layout of the whole-sequence graph.
-  const gp = new Graph({ forwardOnly: true });
-  const pre = prefill(gp, cfg, params(gp), gp.input('tokens', 'int64', [u, P]), gp.input('positions', 'int64', [u, P]), gp.input('key_bias', 'float32', [u, P]));
+  // The app's own graphs (forward-only: their GELU is laid out for ONNX Runtime's fusion, and must
+  // agree with the differentiable layout of the whole-sequence graph).
   const pb = (i: number, col: number) => biasOf(promptRows[i]!, col);
-  const promptFeeds = { tokens: nd([u, P], promptRows.flatMap((b) => rows[b]!.slice(0, P))), positions: nd([u, P], cols((i, col) => posOf(promptRows[i]!, col), u, 0, P)), key_bias: nd([u, P], cols(pb, u, 0, P)) };
-  const p = evaluate(gp, { ...feedsParams, ...promptFeeds }, [pre.logits, ...pre.kCache, ...pre.vCache]);
-  for (let b = 0; b < B; b++) expectLogits(p[0]!.data, Math.floor(b / group), b, P - 1);
+  const promptBias = nd([u, P], cols(pb, u, 0, P));
+  const pre = evaluate(buildPrefillGraph(cfg, u, P), { ...feedsParams, tokens: nd([u, P], promptRows.flatMap((b) => rows[b]!.slice(0, P))), positions: nd([u, P], cols((i, col) => posOf(promptRows[i]!, col), u, 0, P)), key_bias: promptBias });
+  for (let b = 0; b < B; b++) expectLogits(pre[0]!.data, Math.floor(b / group), b, P - 1);
 
-  const gd = new Graph({ forwardOnly: true });
+  const gd = buildDecodeGraph(cfg, u, B, P, C, true);
   const dh = cfg.dModel / cfg.nHeads;
-  const layers = (name: string, n: number, len: number) => Array.from({ length: cfg.nLayers }, (_, l) => gd.input(`${name}${l}`, 'float32', [n, cfg.nHeads, len, dh]));
-  const io = {
-    tokens: gd.input('tok', 'int64', [B]),
-    positions: gd.input('pos', 'int64', [B]),
-    step: gd.input('step', 'int64', []),
-    promptBias: gd.input('pb', 'float32', [u, P]),
-    keyBias: gd.input('kb', 'float32', [B, C]),
-    promptK: layers('pk', u, P),
-    promptV: layers('pv', u, P),
-    kCache: layers('k', B, C),
-    vCache: layers('v', B, C),
-  };
-  const out = decodeStep(gd, cfg, params(gd), io);
   const cache: Record<string, NDArray> = {};
   for (let l = 0; l < cfg.nLayers; l++) {
-    cache[`pk${l}`] = p[1 + l]!;
-    cache[`pv${l}`] = p[1 + cfg.nLayers + l]!;
+    cache[`pk${l}`] = pre[1 + 2 * l]!;
+    cache[`pv${l}`] = pre[2 + 2 * l]!;
     cache[`k${l}`] = nd([B, cfg.nHeads, C, dh]);
     cache[`v${l}`] = nd([B, cfg.nHeads, C, dh]);
   }
   for (let j = 0; j < C; j++) {
     const kb = cols((_, c) => (c < j ? 0 : MASKED), B, 0, C);
-    const res = evaluate(gd, { ...feedsParams, ...cache, tok: nd([B], rows.map((r) => r[P + j]!)), pos: nd([B], rows.map((_, b) => posOf(b, P + j))), step: nd([], [j]), pb: promptFeeds.key_bias, kb: nd([B, C], kb) }, [out.logits, ...out.kCache, ...out.vCache]);
+    const res = evaluate(gd, { ...feedsParams, ...cache, tok: nd([B], rows.map((r) => r[P + j]!)), pos: nd([B], rows.map((_, b) => posOf(b, P + j))), step: nd([], [j]), prompt_bias: promptBias, key_bias: nd([B, C], kb) });
     for (let l = 0; l < cfg.nLayers; l++) {
-      cache[`k${l}`] = res[1 + l]!;
-      cache[`v${l}`] = res[1 + cfg.nLayers + l]!;
+      cache[`k${l}`] = res[1 + 2 * l]!;
+      cache[`v${l}`] = res[2 + 2 * l]!;
     }
     for (let b = 0; b < B; b++) expectLogits(res[0]!.data, b, b, P + j);
   }
