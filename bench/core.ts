@@ -8,7 +8,7 @@
  */
 import type { Backend, DeviceTensor } from '../src/engine/backend.ts';
 import type { ModelConfig } from '../src/model/config.ts';
-import { fitCompletions, pack, predictingColumn, splitShared, totalLen, type Layout, type SharedBatch } from '../src/model/layout.ts';
+import { fitCompletions, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout, type SharedBatch } from '../src/model/layout.ts';
 import { Policy, type Weights } from '../src/model/policy.ts';
 import { encode } from '../src/model/tokenizer.ts';
 import { tokenizerSpec } from '../src/model/tokenizer.ts';
@@ -141,7 +141,7 @@ function prepare(b: UpdateBatch): PreparedBatch {
     weights: Float32Array.from(b.weights),
     mask: Float32Array.from(b.mask),
     seqLen: Float32Array.from(b.seq_len),
-    shared: splitShared({ rows: b.rows, len: b.len, tokens: i64(b.tokens), positions: i64(b.positions), keyBias: Float32Array.from(b.key_bias), targets: i64(b.targets) }, b.promptLen, b.prompts),
+    shared: splitShared({ rows: b.rows, len: b.len, tokens: i64(b.tokens), positions: i64(b.positions), keyBias: Float32Array.from(b.key_bias), targets: i64(b.targets) }, b.promptLen, promptGroups(b.prompts)),
   };
 }
 

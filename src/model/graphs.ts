@@ -39,7 +39,6 @@ export interface SharedInputs {
   targets: Tensor; // [rows, C, 1]
   invTemperature: Tensor;
   promptLen: number;
-  len: number;
 }
 
 export function sharedInputs(g: Graph, rows: number, distinct: number, promptLen: number, len: number): SharedInputs {
@@ -57,7 +56,6 @@ export function sharedInputs(g: Graph, rows: number, distinct: number, promptLen
     targets: g.input('targets', 'int64', [rows, cl, 1]),
     invTemperature: g.input('inv_temperature', 'float32', []),
     promptLen,
-    len,
   };
 }
 

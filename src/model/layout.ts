@@ -103,7 +103,12 @@ export function pack(l: Layout, prompts: number[][], completions: number[][]): P
  * distinct prompt of row r. A GRPO batch repeats each prompt G times; the prompt passes of sampling,
  * scoring and the update run once per distinct prompt.
  */
-export function promptGroups(prompts: number[][]): { rowOf: number[]; first: number[] } {
+export interface PromptGroups {
+  rowOf: number[];
+  first: number[];
+}
+
+export function promptGroups(prompts: number[][]): PromptGroups {
   const index = new Map<string, number>();
   const first: number[] = [];
   const rowOf = prompts.map((p, r) => {
@@ -139,16 +144,15 @@ export interface SharedBatch {
 }
 
 /**
- * Splits a packed grid (pack) whose rows continue `prompts`. Rows with the same prompt share one
- * prompt row. `slots` pads the distinct prompts to at least that many (repeating one; no row points at
+ * Splits a packed grid (pack) whose rows' prompts are grouped by `groups` (promptGroups). Rows with
+ * the same prompt share one prompt row. `slots` pads the distinct prompts to at least that many (repeating one; no row points at
  * a pad) so that a run whose batches hold the same number of groups keeps one graph shape.
  */
-export function splitShared(b: Pick<PackedBatch, 'rows' | 'len' | 'tokens' | 'positions' | 'keyBias' | 'targets'>, promptLen: number, prompts: number[][], slots = 0): SharedBatch {
+export function splitShared(b: Pick<PackedBatch, 'rows' | 'len' | 'tokens' | 'positions' | 'keyBias' | 'targets'>, promptLen: number, groups: PromptGroups, slots = 0): SharedBatch {
   const { rows, len } = b;
   const cl = len - promptLen;
-  if (prompts.length !== rows) throw new Error(`splitShared: ${prompts.length} prompts for ${rows} rows`);
+  if (groups.rowOf.length !== rows) throw new Error(`splitShared: ${groups.rowOf.length} prompts for ${rows} rows`);
   if (promptLen < 1 || cl < 1) throw new Error(`splitShared: a grid of ${len} columns cannot split at prompt length ${promptLen}`);
-  const groups = promptGroups(prompts);
   const rowOf = BigInt64Array.from(groups.rowOf, BigInt);
   const first = [...groups.first];
   while (first.length < slots) first.push(first[first.length - 1]!);

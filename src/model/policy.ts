@@ -341,14 +341,15 @@ export class Policy {
 
   /** Per-token log-probs and entropies of given completions under the current (or reference) weights. */
   async score(prompts: number[][], completions: number[][], temperature = 1, which: 'policy' | 'reference' = 'policy'): Promise<TokenScores> {
-    const distinct = promptGroups(prompts).first.length;
+    const groups = promptGroups(prompts);
+    const distinct = groups.first.length;
     const key = (l: Layout) => `score:${completions.length}x${totalLen(l)}:u${distinct}`;
     const layout = chooseGrid(this.layout, completions, (l) => this.hasSession(key(l)));
     const b = pack(layout, prompts, completions);
     const weights = which === 'reference' ? this.ref : this.params;
     if (!weights) throw new Error('score: no reference policy has been set');
     const session = await this.session(key(layout), () => buildScoreGraph(this.config, b.rows, distinct, layout.promptLen, b.len));
-    const res = await session.run({ ...weights, ...this.sharedFeeds(splitShared(b, layout.promptLen, prompts), 1 / temperature) });
+    const res = await session.run({ ...weights, ...this.sharedFeeds(splitShared(b, layout.promptLen, groups), 1 / temperature) });
     const logp = (await this.backend.read(res['logp']!)) as Float32Array;
     const ent = (await this.backend.read(res['entropy']!)) as Float32Array;
     Object.values(res).forEach((t) => this.backend.dispose(t));

@@ -175,9 +175,7 @@ export function completionHidden(g: Graph, c: ModelConfig, p: Params, s: SharedS
   const [b, cl] = s.tokens.shape as [number, number];
   const h = c.nHeads;
   const promptBias = g.expand(causalBias(g, s.promptKeyBias), [u, h, pl, pl]);
-  const causal: number[] = [];
-  for (let i = 0; i < cl; i++) for (let j = 0; j < cl; j++) causal.push(j <= i ? 0 : MASKED);
-  const ownBias = g.add(g.constant(causal, [1, 1, cl, cl]), g.reshape(s.keyBias, [b, 1, 1, cl]));
+  const ownBias = causalBias(g, s.keyBias); // [B,1,C,C]
   const seenPrompt = g.expand(g.reshape(g.gather(s.promptKeyBias, s.rowOf), [b, 1, 1, pl]), [b, 1, cl, pl]);
   const completionBias = g.expand(g.concat([seenPrompt, ownBias], 3), [b, h, cl, pl + cl]);
   const embed = (tok: Tensor, pos: Tensor) => g.add(g.gather(p['wte']!, tok), g.gather(p['wpe']!, pos));

@@ -4,7 +4,7 @@ import type { DeviceTensor } from '../engine/backend.ts';
 import { Graph } from '../engine/graph.ts';
 import { modelPresets } from '../model/config.ts';
 import { sequenceInputs, tokenStats, trainState } from '../model/graphs.ts';
-import { chooseGrid, fitCompletions, pack, predictingColumn, splitShared, totalLen, type Layout } from '../model/layout.ts';
+import { chooseGrid, fitCompletions, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout } from '../model/layout.ts';
 import { Policy, SESSIONS_PER_KIND } from '../model/policy.ts';
 import { initParams } from '../model/transformer.ts';
 import { Rng } from '../util/rng.ts';
@@ -93,7 +93,7 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
   const old = completions.map((c) => c.map(() => -1 - rng.next()));
   const adv = completions.map(() => rng.next() - 0.5);
   const packed = pack(layout, prompts, completions);
-  const split = splitShared(packed, layout.promptLen, prompts, graph === 'whole grid' ? 0 : graph.slots);
+  const split = splitShared(packed, layout.promptLen, promptGroups(prompts), graph === 'whole grid' ? 0 : graph.slots);
   const feeds: Record<string, DeviceTensor> = {
     ...(graph === 'whole grid' ? policy.packedFeeds(packed, 1 / 0.9) : policy.sharedFeeds(split, 1 / 0.9)),
     old_logp: grid((r, i) => old[r]![i]!),
@@ -163,8 +163,8 @@ describe('an update that passes each distinct prompt once', () => {
   it('splitShared names a bad split', () => {
     const layout: Layout = { promptLen: 12, completionLen: 16 };
     const b = pack(layout, [[5, 6]], [[7]]);
-    expect(() => splitShared(b, layout.promptLen, [[5, 6], [5, 6]])).toThrow(/2 prompts for 1 rows/);
-    expect(() => splitShared(b, totalLen(layout), [[5, 6]])).toThrow(/cannot split/);
+    expect(() => splitShared(b, layout.promptLen, promptGroups([[5, 6], [5, 6]]))).toThrow(/2 prompts for 1 rows/);
+    expect(() => splitShared(b, totalLen(layout), promptGroups([[5, 6]]))).toThrow(/cannot split/);
   });
 });
 

@@ -246,8 +246,9 @@ export class Trainer {
     const M = c.minibatches;
     const mbRows = flat.length / M;
     // Prompt slots per minibatch: its groups (distinct prompts are padded up to this, one graph shape per run).
-    const slots = Math.ceil(mbRows / G);
-    const distinct = Math.max(slots, ...Array.from({ length: M }, (_, mb) => promptGroups(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt)).first.length));
+    const minibatch = Array.from({ length: M }, (_, mb) => flat.slice(mb * mbRows, (mb + 1) * mbRows));
+    const groups = minibatch.map((rows) => promptGroups(rows.map((s) => s.prompt)));
+    const distinct = Math.max(Math.ceil(mbRows / G), ...groups.map((x) => x.first.length));
     const key = (l: Layout) => `rl:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
     const len = totalLen(layout);
@@ -264,30 +265,32 @@ export class Trainer {
     const gradNorms: number[] = [];
     let skipped = false;
     const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
+    // The minibatches' inputs are the same in every pass over the batch: built once.
+    const be = this.policy.backend;
+    const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, [mbRows, len]);
+    const feeds = minibatch.map((rowsHere, mb): Record<string, DeviceTensor> => {
+      const r0 = mb * mbRows;
+      const packed = pack(layout, rowsHere.map((s) => s.prompt), rowsHere.map((s) => s.tokens));
+      return {
+        ...this.policy.sharedFeeds(splitShared(packed, layout.promptLen, groups[mb]!, distinct), 1 / c.temperature),
+        old_logp: f32(grid((r, i) => flat[r]!.oldLogp[i]!, r0)),
+        ref_logp: f32(grid((r, i) => (refLogp ? refLogp[r]![i]! : flat[r]!.oldLogp[i]!), r0)),
+        advantages: f32(grid((r) => advantages[Math.floor(r / G)]![r % G]!, r0)),
+        weights: f32(grid((r, i) => masks.weights[r]![i]!, r0)),
+        mask: f32(grid((r, i) => masks.seqMask[r]![i]!, r0)),
+        seq_len: be.tensor('float32', rowsHere.map((_, k) => Math.max(1, masks.seqMask[r0 + k]!.reduce((a, b) => a + b, 0))), [mbRows, 1]),
+        clip_low: be.tensor('float32', [1 - c.epsilon], []),
+        clip_high: be.tensor('float32', [1 + c.epsilon_high], []),
+        delta: be.tensor('float32', [c.delta ?? HUGE], []),
+        beta: be.tensor('float32', [c.beta], []),
+        entropy_coef: be.tensor('float32', [c.entropy_coef], []),
+        sequence_level: be.tensor('bool', [c.importance_sampling_level === 'sequence' ? 1 : 0], []),
+        use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
+      };
+    });
     for (let it = 0; it < c.num_iterations; it++) {
       for (let mb = 0; mb < M; mb++) {
-        const r0 = mb * mbRows;
-        const rowsHere = flat.slice(r0, r0 + mbRows);
-        const packed = pack(layout, rowsHere.map((s) => s.prompt), rowsHere.map((s) => s.tokens));
-        const be = this.policy.backend;
-        const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, [mbRows, len]);
-        const feeds: Record<string, DeviceTensor> = {
-          ...this.policy.sharedFeeds(splitShared(packed, layout.promptLen, rowsHere.map((s) => s.prompt), distinct), 1 / c.temperature),
-          old_logp: f32(grid((r, i) => flat[r]!.oldLogp[i]!, r0)),
-          ref_logp: f32(grid((r, i) => (refLogp ? refLogp[r]![i]! : flat[r]!.oldLogp[i]!), r0)),
-          advantages: f32(grid((r) => advantages[Math.floor(r / G)]![r % G]!, r0)),
-          weights: f32(grid((r, i) => masks.weights[r]![i]!, r0)),
-          mask: f32(grid((r, i) => masks.seqMask[r]![i]!, r0)),
-          seq_len: be.tensor('float32', rowsHere.map((_, k) => Math.max(1, masks.seqMask[r0 + k]!.reduce((a, b) => a + b, 0))), [mbRows, 1]),
-          clip_low: be.tensor('float32', [1 - c.epsilon], []),
-          clip_high: be.tensor('float32', [1 + c.epsilon_high], []),
-          delta: be.tensor('float32', [c.delta ?? HUGE], []),
-          beta: be.tensor('float32', [c.beta], []),
-          entropy_coef: be.tensor('float32', [c.entropy_coef], []),
-          sequence_level: be.tensor('bool', [c.importance_sampling_level === 'sequence' ? 1 : 0], []),
-          use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
-        };
-        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam), feeds, lr);
+        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam), feeds[mb]!, lr);
         if (!res.applied) skipped = true;
         losses.push(res.loss);
         gradNorms.push(res.gradNorm);
