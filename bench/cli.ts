@@ -21,7 +21,7 @@ Measures one GRPO step at the default batch size (on arithmetic, P=8 prompts x G
 48-token cap) on onnxruntime-node, on Chromium's WASM and WebGPU EPs (headless; bench/browser/), and
 on a PyTorch eager CPU peer (bench/torch_peer.py: Debian's python3-torch with OpenBLAS, installed with
 apt-get when missing) with the same weights from the same safetensors file and the same inputs, runs
-of the engines alternating:
+of the engines alternating (the engines of one thread count together, one thread count after the other):
   sampling  tokens/s generating the 64 completions with the KV cache
   update    tokens/s of one GRPO update (scoring + loss + backward + AdamW) on a fixed batch
   step      seconds per GRPO step (sample + verify + update)

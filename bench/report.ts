@@ -176,7 +176,7 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
     );
     md.push(`The matmul kernels alone (\`bench/gemm.ts\`: one [4096×256]·[256×1024] matmul, the small model's MLP on this grid), GFLOP/s of onnxruntime-node (MLAS) vs PyTorch (OpenBLAS): ${per.join('; ')}. Most of an update is such matmuls, so these ratios bound what graph-level changes can gain at each thread count.`);
   }
-  md.push(`Median (min–max) over up to ${reps} alternating rounds; 64 rows = 8 prompts × 8 completions (arithmetic, 48-token cap). Sampling: rows × decode positions per second; update: completion tokens per second; step: seconds.`);
+  md.push(`Median (min–max) over up to ${reps} alternating rounds (the engines of one thread count take their rounds together, 2 threads first); 64 rows = 8 prompts × 8 completions (arithmetic, 48-token cap). Sampling: rows × decode positions per second; update: completion tokens per second; step: seconds.`);
   md.push('');
   md.push('| preset | engine | sampling tok/s | update tok/s | step s |');
   md.push('|---|---|---|---|---|');
