@@ -3,10 +3,12 @@ import { OrtBackend, type OrtModule } from './backend.ts';
 
 /**
  * The headless backend (CLI, tests, benchmarks): onnxruntime-node on the CPU. Threads default to
- * RLVR_THREADS, else ONNX Runtime's choice (all cores); set RLVR_THREADS=1 when running one job per core.
+ * RLVR_THREADS, else ONNX Runtime's choice (all cores) for the update and one thread for sampling
+ * (SessionOptions.smallOps); set RLVR_THREADS=1 when running one job per core.
  */
 export function createNodeBackend(threads = threadsFromEnv()): OrtBackend {
-  return new OrtBackend(ort as unknown as OrtModule, 'node', 'onnxruntime-node CPU', 'Node.js: onnxruntime-node', nodeSessionOptions(threads));
+  const what = threads ? `${threads} thread${threads === 1 ? '' : 's'}` : 'all cores, sampling on one';
+  return new OrtBackend(ort as unknown as OrtModule, 'node', `onnxruntime-node CPU (${what})`, 'Node.js: onnxruntime-node', nodeSessionOptions(threads));
 }
 
 /** The session options of every onnxruntime-node session (the bench's profiler adds its own on top). */

@@ -26,7 +26,8 @@ Supervised warm start on reference solutions (RL from a random model gets no rew
   --steps N (2000)  --batch N (32)  --lr X (0.002)  --seed S (1)
   --eval-prompts P (64)  --eval-n N (16)  --eval-every N (0 = only at the end)
   --backend node|wasm      onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
-  --threads N              intra-op threads (default: all cores on node, 1 on wasm)`;
+  --threads N              intra-op threads (default: RLVR_THREADS, else on node all cores for the
+                           update and one for sampling; 1 on wasm)`;
 
 function json(s: string | undefined, name: string): unknown {
   if (s === undefined) return undefined;

@@ -27,7 +27,8 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
                      recommended knobs, see rlvr models) applies to every field you do not set
   --rollouts all|last|none  which steps' rollouts to write (default all)
   --backend node|wasm  onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
-  --threads N        intra-op threads (default: all cores on node, 1 on wasm)
+  --threads N        intra-op threads (default: RLVR_THREADS, else on node all cores for the
+                     update and one for sampling; 1 on wasm)
 
 ${setFlagHelp()}`;
 
