@@ -60,10 +60,18 @@ export async function summarise(b: Bench): Promise<Summary> {
       const p = best('torch', m);
       return ratioOK && n && p ? r3(m === 'step' ? p / n : n / p) : null;
     };
-    const bestVsBest = { update_vs_pytorch: bb('update'), sampling_vs_pytorch: bb('sampling'), step_vs_pytorch: bb('step') };
     const head = String(threadsHere[0]);
-    const nodeWasm = statsOf(`node@${wasmThreads}`) ?? statsOf(`node@${head}`);
+    // The browser's WASM step against Node at the WASM EP's thread count, and against Node's best.
+    const wasmAt = statsOf(`node@${wasmThreads}`) ? String(wasmThreads) : head;
+    const nodeWasm = statsOf(`node@${wasmAt}`);
     const wasmS = statsOf('wasm');
+    const bestNodeStep = best('node', 'step');
+    const bestVsBest = {
+      update_vs_pytorch: bb('update'),
+      sampling_vs_pytorch: bb('sampling'),
+      step_vs_pytorch: bb('step'),
+      browser_wasm_step_vs_node: r3(wasmS?.step && bestNodeStep ? wasmS.step.median / bestNodeStep : null),
+    };
     const ratios = {
       ...byThreads[head],
       browser_wasm_step_vs_node: r3(wasmS?.step && nodeWasm?.step ? wasmS.step.median / nodeWasm.step.median : null),
@@ -96,10 +104,10 @@ export async function summarise(b: Bench): Promise<Summary> {
       const b = byThreads[String(t)]!;
       const isHead = String(t) === head;
       ratioRows.push(
-        `| ${presetId} | ${t} | ${fr(b.update_vs_pytorch, meetsPyTorch)} | ${fr(b.sampling_vs_pytorch, meetsPyTorch)} | ${fr(b.step_vs_pytorch)} | ${isHead ? fr(ratios.browser_wasm_step_vs_node, meetsWasm) : ''} | ${isHead && check ? `${check.max_abs_logp_diff.toExponential(1)}, ${check.abs_loss_diff.toExponential(1)} ${check.ok ? 'OK' : 'FAILED'}` : ''} |`,
+        `| ${presetId} | ${t} | ${fr(b.update_vs_pytorch, meetsPyTorch)} | ${fr(b.sampling_vs_pytorch, meetsPyTorch)} | ${fr(b.step_vs_pytorch)} | ${String(t) === wasmAt && wasmS ? fr(ratios.browser_wasm_step_vs_node, meetsWasm) : ''} | ${isHead && check ? `${check.max_abs_logp_diff.toExponential(1)}, ${check.abs_loss_diff.toExponential(1)} ${check.ok ? 'OK' : 'FAILED'}` : ''} |`,
       );
     }
-    if (threadsHere.length > 1) ratioRows.push(`| ${presetId} | best vs best | ${fr(bestVsBest.update_vs_pytorch, meetsPyTorch)} | ${fr(bestVsBest.sampling_vs_pytorch, meetsPyTorch)} | ${fr(bestVsBest.step_vs_pytorch)} | | |`);
+    if (threadsHere.length > 1) ratioRows.push(`| ${presetId} | best vs best | ${fr(bestVsBest.update_vs_pytorch, meetsPyTorch)} | ${fr(bestVsBest.sampling_vs_pytorch, meetsPyTorch)} | ${fr(bestVsBest.step_vs_pytorch)} | ${wasmS ? fr(bestVsBest.browser_wasm_step_vs_node, meetsWasm) : ''} | |`);
     if (withheld) ratioRows.push(`| ${presetId} | no PyTorch ratios: ${withheld} | | | | | |`);
 
     const below = (x: number | null | undefined) => x !== null && x !== undefined && !meetsPyTorch(x);
@@ -155,7 +163,7 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
     // Headline: the default CPU preset (tiny), node and PyTorch on the first --threads value (2 = the cores).
     ratios: headline.ratios,
     ratios_best_vs_best: headline.ratios_best_vs_best,
-    targets: { update_vs_pytorch: `>= ${TARGETS.vsPyTorch} at each thread count and best vs best`, sampling_vs_pytorch: `>= ${TARGETS.vsPyTorch} at each thread count and best vs best`, browser_wasm_step_vs_node: `<= ${TARGETS.wasmVsNode}` },
+    targets: { update_vs_pytorch: `>= ${TARGETS.vsPyTorch} at each thread count and best vs best`, sampling_vs_pytorch: `>= ${TARGETS.vsPyTorch} at each thread count and best vs best`, browser_wasm_step_vs_node: `<= ${TARGETS.wasmVsNode} against Node at the WASM EP's thread count (ratios_best_vs_best: against Node's best step)` },
     presets: results,
     profile: allProfiles,
     gemm_gflops: b.gemm,
