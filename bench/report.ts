@@ -158,7 +158,7 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
       update:
         'one GRPO update (loss_type grpo, token-level ratio, clip 0.2, AdamW lr 1e-4, betas 0.9/0.999, eps 1e-8, weight decay 0, global grad-norm clip 1.0) on a fixed batch: our sampled completions, synthetic seeded rewards, old log-probs shifted by a seeded ±0.3. Ours: Policy.train with buildRlGraph (one ONNX graph: forward with each of the 8 distinct prompts passed once and logits only where a completion token is predicted, objective, backward, AdamW); PyTorch: nn.Module forward over the whole 64-row grid, as a plain GRPO implementation does, log_softmax/gather, clipped objective, backward, clip_grad_norm_, torch.optim.AdamW.',
       step: 'ours: Trainer.trainStep (sample + the TypeScript verifier + reward shaping + advantages + update + metrics and rollout records). PyTorch: the same prompts, sample (EOS stops a row) + a trivial Python verifier (exact match of the <answer> tag) + group advantages + update.',
-      alternation: 'every CPU engine (node@threads, torch@threads, WASM) once per metric per round, order reversed every other round; WebGPU after the CPU engines',
+      alternation: 'one thread count at a time (2 threads first): every CPU engine of that count (node, torch, WASM) once per metric per round, order reversed every other round; WebGPU after the CPU engines',
     },
     // Headline: the default CPU preset (tiny), node and PyTorch on the first --threads value (2 = the cores).
     ratios: headline.ratios,

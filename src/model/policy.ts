@@ -1,4 +1,4 @@
-import type { Backend, DeviceTensor, Session } from '../engine/backend.ts';
+import type { Backend, DeviceTensor, Session, SessionOptions } from '../engine/backend.ts';
 import { compile } from '../engine/compile.ts';
 import type { Graph } from '../engine/graph.ts';
 import { flatLength } from '../engine/optimizer.ts';
@@ -164,14 +164,14 @@ export class Policy {
    * fitted grids (layout.ts chooseGrid) give one graph a few shapes, so only the most recently used
    * SESSIONS_PER_KIND sessions of each kind (the key's part before the first ':') are kept.
    */
-  session(key: string, build: () => Graph, deviceOutputs: string[] = [], smallOps = false): Promise<Session> {
+  session(key: string, build: () => Graph, opts: Omit<SessionOptions, 'label'> = {}): Promise<Session> {
     let s = this.sessions.get(key);
     if (s) {
       this.sessions.delete(key); // Map order is use order: re-insert as the most recent
       this.sessions.set(key, s);
       return s;
     }
-    s = this.backend.createSession(compile(build()), { deviceOutputs, label: key, smallOps });
+    s = this.backend.createSession(compile(build()), { ...opts, label: key });
     this.sessions.set(key, s);
     s.catch(() => this.sessions.delete(key));
     const kind = (k: string) => k.slice(0, k.indexOf(':') + 1 || k.length);
@@ -217,8 +217,8 @@ export class Policy {
     const promptRows = grouped ? first.map((r) => prompts[r]!) : prompts;
     const u = promptRows.length;
     const G = rows / u;
-    const prefillSession = await this.session(`prefill:${u}x${promptLen}`, () => buildPrefillGraph(c, u, promptLen), deviceCache ? cacheNames.map((n) => 'cache.' + n) : [], true);
-    const session = await this.session(`decode:${u}>${rows}x${promptLen}+${completionLen}:${deviceCache}`, () => buildDecodeGraph(c, u, rows, promptLen, completionLen, deviceCache), deviceCache ? cacheNames.map((n) => 'new.' + n) : [], true);
+    const prefillSession = await this.session(`prefill:${u}x${promptLen}`, () => buildPrefillGraph(c, u, promptLen), { deviceOutputs: deviceCache ? cacheNames.map((n) => 'cache.' + n) : [], smallOps: true });
+    const session = await this.session(`decode:${u}>${rows}x${promptLen}+${completionLen}:${deviceCache}`, () => buildDecodeGraph(c, u, rows, promptLen, completionLen, deviceCache), { deviceOutputs: deviceCache ? cacheNames.map((n) => 'new.' + n) : [], smallOps: true });
     const pads = prompts.map((p) => leftPad(this.layout, p));
     const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
     const done = new Array<boolean>(rows).fill(false);
@@ -370,7 +370,7 @@ export class Policy {
    */
   async train(key: string, build: () => Graph, feeds: Record<string, DeviceTensor>, lr: number): Promise<TrainResult> {
     const resident = [...this.names, ...MOMENTS].map((n) => 'new.' + n);
-    const session = await this.session(key, build, resident);
+    const session = await this.session(key, build, { deviceOutputs: resident });
     const res = await session.run({
       ...this.params,
       ...this.moments,
