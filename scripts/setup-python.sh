@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Makes the Python environment the TRL tests need: .venv-py/ with torch (CPU), transformers, trl,
+# accelerate and datasets, installed only from this machine's local wheel indexes and folders, read from
+# `pip config` at run time (the default index is unreachable here and would only make pip wait).
+#
+#   bash scripts/setup-python.sh        prints the venv's python on its last line, or exits 3 when the
+#                                       wheels are not there (the tests then say so loudly and skip)
+#
+# Re-running is cheap: an existing venv that already imports everything is kept.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+venv=".venv-py"
+py="$venv/bin/python"
+packages=(torch transformers trl accelerate datasets safetensors)
+
+if [ -x "$py" ] && "$py" -c 'import torch, transformers, trl, accelerate, datasets, safetensors' 2>/dev/null; then
+  echo "python: $venv ready ($("$py" -c 'import trl, torch, transformers; print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")'))" >&2
+  echo "$py"
+  exit 0
+fi
+
+host_py=$(command -v python3 || true)
+if [ -z "$host_py" ]; then
+  echo "python: NO python3 on this machine; the TRL tests cannot run" >&2
+  exit 3
+fi
+
+# The local wheel locations, as pip is configured on this machine (never written into the repo).
+extra=$(pip config get global.extra-index-url 2>/dev/null || true)
+links=$(pip config get global.find-links 2>/dev/null || true)
+if [ -z "$extra$links" ]; then
+  echo "python: NO local wheel index or folder in 'pip config list'; the TRL tests cannot run" >&2
+  exit 3
+fi
+args=(--no-input --disable-pip-version-check)
+first=1
+for url in $extra; do
+  if [ $first = 1 ]; then args+=(--index-url "$url"); first=0; else args+=(--extra-index-url "$url"); fi
+done
+for dir in $links; do args+=(--find-links "$dir"); done
+
+echo "python: creating $venv from the local wheels (about 100 s)..." >&2
+rm -rf "$venv"
+"$host_py" -m venv "$venv" || { echo "python: NO venv module; the TRL tests cannot run" >&2; exit 3; }
+if ! "$py" -m pip install -q "${args[@]}" "${packages[@]}" >&2; then
+  echo "python: the local wheels for ${packages[*]} are MISSING or broken; the TRL tests cannot run" >&2
+  exit 3
+fi
+"$py" -c 'import trl, torch, transformers; print(f"python: trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' >&2
+echo "$py"
