@@ -272,11 +272,12 @@ test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three run
       await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
       const c = await waitForRuns(page, 3, { timeout: 100_000 });
       assertLessonConfigs(lesson, c, 1);
-      assert.equal(c.c.config.noise_p_fn, 0.4);
+      assert.equal(c.c.config.noise_p_fn, 0.2);
+      assert.equal(c.c.config.prompts_per_step, 22);
       assert.deepEqual(
-        c.diff.map(([k]) => k),
-        ['noise_p_fn', 'noise_p_fp'],
-        'the three runs differ only in the noise',
+        c.diff.map(([k]) => k).sort(),
+        ['noise_p_fn', 'noise_p_fp', 'prompts_per_step'],
+        'the three runs differ only in the noise and, for the compensated run, the prompts per step',
       );
       assert.equal(await page.$$eval('[data-testid="compare-diff"] thead th', (els) => els.length), 4, 'field, A, B, C');
       assert.equal(new URL(page.url()).search, '?lesson=noisy-verifiers&steps=1');

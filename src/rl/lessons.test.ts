@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getLesson, lessons, perSeedVerdicts, type MeasuredLesson, type MeasuredRun } from './lessons.ts';
+import { formatMeasured, getLesson, lessons, measureKey, perSeedVerdicts, type MeasuredLesson, type MeasuredRun } from './lessons.ts';
 
 const measured = (id: string, runs: MeasuredRun[], base?: Record<string, number>): MeasuredLesson => ({ id, steps: 60, seed: 1, date: '2026-11-21', runs, summary: '', ...(base ? { base_pass_at_k: base } : {}) });
 const run = (label: string, values: Record<string, number>, final?: Record<string, number>): MeasuredRun => ({ label, values, ...(final ? { final_pass_at_k: final } : {}) });
@@ -66,10 +66,58 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(near.shows).toBe(true);
   });
 
-  it('noisy verifiers: learning survives when 40% noise stays within 0.05 of clean', () => {
+  it('noisy verifiers: shows when (1 − 2p)^−2 more prompts recover three quarters of the clean held-out gain, more than without them', () => {
     const l = getLesson('noisy-verifiers');
-    const m = (a40: number) => measured(l.id, [run('clean', { accuracy: 0.6 }), run('20%', { accuracy: 0.58 }), run('40%', { accuracy: a40 })]);
-    expect(l.verdict(m(0.57)).shows).toBe(true);
-    expect(l.verdict(m(0.4)).shows).toBe(false);
+    expect(l.runs.map((r) => r.config.prompts_per_step ?? 8)).toEqual([8, 8, 22]);
+    const base = { '1': 0.3, '16': 0.8 };
+    const m = (clean: number, n20: number, n20x: number) => measured(l.id, [run('clean', {}, { '1': clean }), run('20%', {}, { '1': n20 }), run('20% x', {}, { '1': n20x })], base);
+    expect(l.verdict(m(0.6, 0.45, 0.55)).shows).toBe(true); // recovers 83% of +0.30, against 50%
+    expect(l.verdict(m(0.6, 0.45, 0.5)).shows).toBe(false); // 67%: below three quarters
+    expect(l.verdict(m(0.6, 0.58, 0.55)).shows).toBe(false); // the extra samples did not help
+    expect(l.verdict(m(0.32, 0.3, 0.33)).text).toMatch(/clean run did not learn/);
+  });
+
+  it('zero loss: shows when μ = 1, β = 0 keeps |loss| at 0 while the policy learns, and β > 0 or μ > 1 move it', () => {
+    const l = getLesson('zero-loss');
+    expect(l.measures.find((x) => x.metric === 'loss')?.abs).toBe(true);
+    const m = (l0: number, l1: number, l2: number, grad: number, final: number) =>
+      measured(l.id, [run('a', { '|loss|': l0, grad_norm: grad }, { '1': final }), run('b', { '|loss|': l1, grad_norm: 1 }), run('c', { '|loss|': l2, grad_norm: 1 })], { '1': 0.3 });
+    expect(l.verdict(m(2e-8, 1e-3, 1.5e-3, 1.1, 0.5)).shows).toBe(true);
+    expect(l.verdict(m(2e-3, 1e-3, 1.5e-3, 1.1, 0.5)).shows).toBe(false); // the loss was not 0
+    expect(l.verdict(m(2e-8, 1e-3, 1.5e-3, 1.1, 0.32)).shows).toBe(false); // no learning
+    expect(l.verdict(m(2e-8, 1e-7, 1.5e-3, 1.1, 0.5)).shows).toBe(false); // β did not move the loss
+    expect(l.verdict(m(2e-8, 1e-3, 1.5e-3, 1.1, 0.5)).text).toMatch(/2\.0e-8/);
+  });
+
+  it('no signal: shows when the hard level leaves ≥ 30% of groups silent and a larger group or an easier level cut that share', () => {
+    const l = getLesson('no-signal');
+    expect(l.runs.length).toBeLessThanOrEqual(3); // the page compares at most three runs
+    const m = (z8: number, z16: number, zEasy: number) => measured(l.id, [run('8', { frac_reward_zero_std: z8, accuracy: 0.1 }), run('16', { frac_reward_zero_std: z16, accuracy: 0.1 }), run('easy', { frac_reward_zero_std: zEasy, accuracy: 0.5 })]);
+    expect(l.verdict(m(0.75, 0.6, 0.25)).shows).toBe(true);
+    expect(l.verdict(m(0.2, 0.1, 0.05)).shows).toBe(false);
+    expect(l.verdict(m(0.75, 0.73, 0.25)).shows).toBe(false);
+    expect(l.verdict(m(0.75, 0.6, 0.7)).shows).toBe(false);
+  });
+
+  it('forking tokens: shows when both runs learn and the top-20% run is within the noise of full training', () => {
+    const l = getLesson('forking-tokens');
+    expect(l.runs[1]?.config.top_entropy_quantile).toBe(0.2);
+    const m = (all: number, top: number) => measured(l.id, [run('all', { accuracy: 0.5 }, { '1': all }), run('top', { accuracy: 0.5 }, { '1': top })], { '1': 0.3 });
+    expect(l.verdict(m(0.6, 0.58)).shows).toBe(true);
+    expect(l.verdict(m(0.6, 0.4)).shows).toBe(false);
+    expect(l.verdict(m(0.6, 0.33)).shows).toBe(false);
+  });
+
+  it('a measure of |x| is recorded under its own key, and tiny numbers print in exponent form', () => {
+    expect(measureKey({ description: '', metric: 'loss', window: 5, abs: true })).toBe('|loss|');
+    expect(measureKey({ description: '', metric: 'loss', window: 5 })).toBe('loss');
+    expect(formatMeasured(2.3e-8)).toBe('2.3e-8');
+    expect(formatMeasured(0)).toBe('0.000');
+    expect(formatMeasured(0.5)).toBe('0.500');
+    expect(formatMeasured(24.46)).toBe('24.5');
+  });
+
+  it('every lesson compares at most three runs (the page shows A, B, C)', () => {
+    for (const l of lessons) expect(l.runs.length, l.id).toBeLessThanOrEqual(3);
   });
 });

@@ -31,7 +31,7 @@ describe('lesson runs', () => {
 
   it('labels the runs A, B, C with the lesson labels; at most three', () => {
     const noisy = lessons.find((l) => l.id === 'noisy-verifiers')!;
-    expect(lessonRunPlans(noisy).map((p) => p.label)).toEqual(['A: clean', 'B: 20% flipped', 'C: 40% flipped']);
+    expect(lessonRunPlans(noisy).map((p) => p.label)).toEqual(['A: clean', 'B: 20% flipped', 'C: 20% flipped, 22 prompts per step']);
     const many = { ...noisy, runs: [...noisy.runs, ...noisy.runs] };
     expect(lessonRunPlans(many)).toHaveLength(3);
   });

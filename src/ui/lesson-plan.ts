@@ -144,10 +144,7 @@ export function parseMeasured(json: unknown): { measured: Record<string, Measure
 }
 
 /** A measured number as the lesson card shows it (as the CLI's summary formats it). */
-export function fmtMeasured(x: number | undefined): string {
-  if (x === undefined || !Number.isFinite(x)) return '—';
-  return Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3);
-}
+export { formatMeasured as fmtMeasured } from '../rl/lessons.ts';
 
 // ---- what to look at ----------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
-import { getLesson, LESSON_EVAL_PROMPTS, lessons, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
+import { formatMeasured, getLesson, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
 import { getPreset } from '../../rl/presets.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveWithRecipe } from '../../rl/recipe.ts';
@@ -88,7 +88,7 @@ async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<See
     for (const m of lesson.measures) {
       if (m.metric === 'eval') continue;
       const tail = history.slice(-Math.min(m.window, history.length));
-      values[m.metric] = tail.reduce((acc, h) => acc + (h[m.metric] ?? 0), 0) / tail.length;
+      values[measureKey(m)] = tail.reduce((acc, h) => acc + (m.abs ? Math.abs(h[m.metric] ?? 0) : (h[m.metric] ?? 0)), 0) / tail.length;
     }
     const measured: MeasuredRun = { label: run.label, values };
     if (lesson.measures.some((m) => m.metric === 'eval')) measured.final_pass_at_k = (await evalOnce(16)).pass_at_k;
@@ -118,11 +118,11 @@ async function runLesson(lesson: Lesson, steps: number, seeds: number[]): Promis
   });
   const basePassAtK = meanOf(perSeed.map((p) => p.base_pass_at_k));
   const seed = seeds[0]!;
-  const fmt = (x: number) => (Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3));
+  const fmt = formatMeasured;
   const parts = lesson.measures.map((m) =>
     m.metric === 'eval'
       ? `held-out pass@1 / pass@16: base ${fmt(basePassAtK?.['1'] ?? NaN)} / ${fmt(basePassAtK?.['16'] ?? NaN)}; ` + out.map((r) => `${r.label} ${fmt(r.final_pass_at_k?.['1'] ?? NaN)} / ${fmt(r.final_pass_at_k?.['16'] ?? NaN)}`).join('; ')
-      : `${m.description}: ` + out.map((r) => `${r.label} ${fmt(r.values[m.metric] ?? NaN)}`).join(', '),
+      : `${m.description}: ` + out.map((r) => `${r.label} ${fmt(r.values[measureKey(m)] ?? NaN)}`).join(', '),
   );
   const on = seeds.length > 1 ? `mean over seeds ${seeds.join(', ')}` : `on seed ${seed}`;
   return {

@@ -1,4 +1,4 @@
-import { perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../rl/lessons.ts';
+import { measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../rl/lessons.ts';
 import { fmtMeasured } from '../../lesson-plan.ts';
 
 const maxK = (p: Record<string, number> | undefined) => Math.max(0, ...Object.keys(p ?? {}).map(Number).filter(Number.isFinite));
@@ -61,7 +61,7 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
           <tr>
             <th scope="col">run</th>
             {columns.map((m) => (
-              <th scope="col" key={m.metric} title={m.metric}>
+              <th scope="col" key={measureKey(m)} title={measureKey(m)}>
                 {m.description}
               </th>
             ))}
@@ -77,7 +77,7 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
             <tr>
               <th scope="row">base policy</th>
               {columns.map((m) => (
-                <td key={m.metric}>—</td>
+                <td key={measureKey(m)}>—</td>
               ))}
               {ks.map((k) => (
                 <td key={k} className="num">
@@ -90,8 +90,8 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
             <tr key={r.label}>
               <th scope="row">{r.label}</th>
               {columns.map((m) => (
-                <td key={m.metric} className="num">
-                  {fmtMeasured(r.values[m.metric])}
+                <td key={measureKey(m)} className="num">
+                  {fmtMeasured(r.values[measureKey(m)])}
                 </td>
               ))}
               {ks.map((k) => (
