@@ -130,6 +130,16 @@ describe('rlvr import --format hf', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("writes the weights only inside --out, whatever name config.json's manifest gives them", async () => {
+    const dir = await edited('weights-path', (d) => editJson(join(d, 'config.json'), (c) => ((c.rlvr_playground as { manifest: Manifest }).manifest.weights = '../outside.safetensors')));
+    const out = join(tmp, 'weights-path-back');
+    const r = await rlvr('import', '--format', 'hf', dir, '--out', out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).weights).toBe('model.safetensors');
+    expect(existsSync(join(out, 'model.safetensors'))).toBe(true);
+    expect(existsSync(join(tmp, 'outside.safetensors'))).toBe(false);
+  });
+
   it('refuses bad flags and keeps an existing checkpoint in --out', async () => {
     const dir = await exportHf('sort');
     expect((await rlvr('import', '--format', 'gguf', dir, '--out', join(tmp, 'x'))).stderr).toMatch(/--format must be hf, got "gguf"/);

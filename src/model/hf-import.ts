@@ -221,7 +221,11 @@ export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}):
   }
   const layout = layoutOf(cfg, model, embedded);
   const fingerprint = weightsFingerprint(model, weights);
-  if (embedded && pg.weights_fingerprint === fingerprint) return { manifest: embedded, weights, unchanged: true };
+  if (embedded && pg.weights_fingerprint === fingerprint) {
+    // The weights file is written beside the manifest under this name: a plain file name only.
+    const safe = /^[\w.+-]+\.safetensors$/.test(embedded.weights) && !embedded.weights.startsWith('.');
+    return { manifest: safe ? embedded : { ...embedded, weights: 'model.safetensors' }, weights, unchanged: true };
+  }
 
   const baseName = embedded?.name ?? (typeof pg.checkpoint === 'string' ? pg.checkpoint : 'hf-import');
   const taskIds = embedded?.tasks.map((t) => t.task) ?? (Array.isArray(pg.tasks) ? pg.tasks.filter((t): t is string => typeof t === 'string') : []);

@@ -36,7 +36,7 @@ export const importCommand: Command = {
     if (a.positional.length !== 1) throw new UsageError(`give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`);
     const dir = resolve(a.positional[0]!);
     if (!existsSync(dir)) throw new UsageError(`${dir} does not exist`);
-    if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder; give the folder that holds config.json and model.safetensors`);
+    if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder; give the folder that holds config.json and model.safetensors (unzip a zip first; the page's Import Hugging Face reads zips)`);
     const out = resolve(requireFlag(a, 'out'));
     if (existsSync(join(out, 'manifest.json'))) throw new Error(`--out ${out} already holds a checkpoint (manifest.json); choose another folder, nothing was written`);
     let result;
