@@ -13,6 +13,13 @@ venv=".venv-py"
 py="$venv/bin/python"
 packages=(torch transformers trl accelerate datasets safetensors)
 
+# Test files run in parallel and several call this; in a fresh clone one builds the venv while the
+# others wait for it, instead of deleting it under each other.
+if command -v flock >/dev/null; then
+  exec 9>"$venv.lock"
+  flock 9
+fi
+
 if [ -x "$py" ] && "$py" -c 'import torch, transformers, trl, accelerate, datasets, safetensors' 2>/dev/null; then
   echo "python: $venv ready ($("$py" -c 'import trl, torch, transformers; print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")'))" >&2
   echo "$py"

@@ -1,10 +1,13 @@
 import type { Manifest } from './checkpoint.ts';
+import type { ModelConfig } from './config.ts';
 import { buildHfOnnx } from './hf-onnx.ts';
 import { toHfTensors } from './hf-tensors.ts';
 import { hfTokenizerConfig, hfTokenizerJson } from './hf-tokenizer.ts';
 import type { Weights } from './policy.ts';
 import { writeSafetensors } from './safetensors.ts';
 import { EOS, PAD } from './tokenizer.ts';
+import { paramSpecs } from './transformer.ts';
+import { crc32 } from '../util/zip.ts';
 
 /**
  * A checkpoint as a Hugging Face GPT-2 folder. Our transformer (transformer.ts) is GPT-2's
@@ -16,7 +19,30 @@ import { EOS, PAD } from './tokenizer.ts';
 /** LayerNormalization's epsilon in our graphs (the default of Graph.layerNorm in src/engine/graph.ts). */
 export const LAYER_NORM_EPSILON = 1e-5;
 
-export function hfConfig(m: Manifest): Record<string, unknown> {
+/**
+ * CRC-32 of the weights' float32 bytes, tensor after tensor in paramSpecs order, as 8 hex digits.
+ * The export records it so the import (hf-import.ts) can tell the very weights it exported from
+ * weights trained elsewhere (a check against accidental change, not a signature).
+ */
+export function weightsFingerprint(c: ModelConfig, w: Weights): string {
+  const specs = paramSpecs(c);
+  const total = specs.reduce((n, s) => n + w.get(s.name)!.byteLength, 0);
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const s of specs) {
+    const d = w.get(s.name)!;
+    all.set(new Uint8Array(d.buffer, d.byteOffset, d.byteLength), at);
+    at += d.byteLength;
+  }
+  return crc32(all).toString(16).padStart(8, '0');
+}
+
+/**
+ * config.json. `rlvr_playground` carries what the import needs to give back the same checkpoint:
+ * the whole manifest and the fingerprint of the exported weights (transformers keeps unknown config
+ * keys through from_pretrained / save_pretrained, so a model TRL trained from the export has them too).
+ */
+export function hfConfig(m: Manifest, weights_fingerprint?: string): Record<string, unknown> {
   const c = m.model;
   return {
     architectures: ['GPT2LMHeadModel'],
@@ -45,7 +71,7 @@ export function hfConfig(m: Manifest): Record<string, unknown> {
     reorder_and_upcast_attn: false,
     use_cache: true,
     torch_dtype: 'float32',
-    rlvr_playground: { checkpoint: m.name, tasks: m.tasks.map((t) => t.task), layout: m.layout },
+    rlvr_playground: { checkpoint: m.name, tasks: m.tasks.map((t) => t.task), layout: m.layout, ...(weights_fingerprint ? { weights_fingerprint } : {}), manifest: m },
   };
 }
 
@@ -76,7 +102,7 @@ const json = (o: unknown) => new TextEncoder().encode(JSON.stringify(o, null, 2)
 export function exportHuggingFace(m: Manifest, w: Weights, opts: HfExportOptions = {}): HfFiles {
   const tensors = toHfTensors(m.model, w);
   const files: HfFiles = new Map();
-  files.set('config.json', json(hfConfig(m)));
+  files.set('config.json', json(hfConfig(m, weightsFingerprint(m.model, w))));
   files.set('generation_config.json', json(hfGenerationConfig(m)));
   files.set('model.safetensors', writeSafetensors(tensors, { format: 'pt' }));
   files.set('tokenizer.json', json(hfTokenizerJson()));

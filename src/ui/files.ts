@@ -2,7 +2,9 @@
  * Files in and out of the page: checkpoints (ours and the Hugging Face export), config files,
  * metrics and rollouts. Each action reports a bad file by name and leaves the current run as it was.
  */
-import { loadWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { loadWeights, saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { importHuggingFace, type HfFolder } from '../model/hf-import.ts';
+import { unzip } from './unzip.ts';
 import type { RolloutRecord } from '../../workers/protocol.ts';
 import { exportHuggingFace } from '../model/hf-export.ts';
 import { zipStore } from '../util/zip.ts';
@@ -12,7 +14,7 @@ import { applyInit, initRun, showError } from './controller.ts';
 import { hasRun } from './store.ts';
 import { client } from './worker-link.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
-import { checkImportSize } from './import-limits.ts';
+import { checkImportSize, IMPORT_LIMITS } from './import-limits.ts';
 import { measuredDifficulty, updateSetup } from './setup-state.ts';
 import { getState, patch, setState } from './store.ts';
 
@@ -57,22 +59,71 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
       throw new Error(`${mf.name} is not valid JSON`);
     }
     const manifest: Manifest = validateManifest(json);
-    const bytes = new Uint8Array(await wf.arrayBuffer());
-    const name = wf.name.replace(/\.safetensors$/, '');
-    if (hasRun()) {
-      const keep = bytes.slice(); // the worker call transfers nothing, but keep our own copy for the next reset
-      const r = await client().call((a) => a.loadCheckpoint(bytes, manifest, name));
-      setState({ uploaded: { name, manifest, bytes: keep } });
-      updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
-      applyInit(r);
-    } else {
-      // Checked in the worker when the run starts; keep it as the setup's checkpoint meanwhile.
-      setState({ uploaded: { name, manifest, bytes } });
-      updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
-    }
-    setState({ error: null });
+    await useCheckpoint(wf.name.replace(/\.safetensors$/, ''), manifest, new Uint8Array(await wf.arrayBuffer()));
   } catch (e) {
     showError('checkpoint', 'Could not load the checkpoint', `${message(e)}. The current model is unchanged.`);
+  }
+}
+
+/** Makes a checkpoint the setup's (and, with a run, the run's) model, as Load checkpoint does. */
+async function useCheckpoint(name: string, manifest: Manifest, bytes: Uint8Array): Promise<void> {
+  if (hasRun()) {
+    const keep = bytes.slice(); // the worker call transfers nothing, but keep our own copy for the next reset
+    const r = await client().call((a) => a.loadCheckpoint(bytes, manifest, name));
+    setState({ uploaded: { name, manifest, bytes: keep } });
+    updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
+    applyInit(r);
+  } else {
+    // Checked in the worker when the run starts; keep it as the setup's checkpoint meanwhile.
+    setState({ uploaded: { name, manifest, bytes } });
+    updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
+  }
+  setState({ error: null });
+}
+
+/** A file chosen in a folder picker carries its path; a plain file only its name. */
+const pathOf = (f: File) => (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name;
+
+/**
+ * The files of a Hugging Face folder, relative to the folder that holds config.json (the shallowest
+ * one): from a zip (as Export for Hugging Face downloads it, or zipped by hand) or from a folder.
+ */
+async function hfFolderOf(files: File[]): Promise<{ folder: HfFolder; source: string }> {
+  let all = new Map<string, Uint8Array>();
+  let source: string;
+  const zip = files.length === 1 && files[0]!.name.toLowerCase().endsWith('.zip') ? files[0]! : null;
+  if (zip) {
+    checkImportSize('checkpoint', zip.name, zip.size);
+    all = await unzip(new Uint8Array(await zip.arrayBuffer()), IMPORT_LIMITS.checkpoint);
+    source = zip.name;
+  } else {
+    // Only what the import reads: the weights and the JSON files (a folder may hold onnx/, checkpoints, ...).
+    const wanted = files.filter((f) => /(^|\/)[^/]+\.(json|safetensors)$/.test(pathOf(f)) && !/(^|\/)checkpoint-\d+\//.test(pathOf(f)));
+    for (const f of wanted) checkImportSize(f.name.endsWith('.json') ? 'manifest' : 'checkpoint', pathOf(f), f.size);
+    for (const f of wanted) all.set(pathOf(f), new Uint8Array(await f.arrayBuffer()));
+    source = pathOf(files[0]!).split('/')[0] || files[0]!.name;
+  }
+  const configs = [...all.keys()].filter((p) => p === 'config.json' || p.endsWith('/config.json')).sort((a, b) => a.split('/').length - b.split('/').length);
+  if (!configs.length) throw new Error(`${source} has no config.json: choose the Hugging Face folder (or its zip) that rlvr export --format hf or TRL wrote`);
+  const dir = configs[0]!.slice(0, -'config.json'.length);
+  const folder: HfFolder = new Map();
+  for (const [p, data] of all) if (p.startsWith(dir) && !p.slice(dir.length).includes('/')) folder.set(p.slice(dir.length), data);
+  return { folder, source };
+}
+
+/**
+ * Imports a Hugging Face GPT-2 folder or zip (rlvr import --format hf in the page): the playground
+ * checkpoint it holds becomes the model, as Load checkpoint does. A folder the playground cannot run
+ * is refused with the reason and the current model stays.
+ */
+export async function importHuggingFaceFiles(files: File[]): Promise<void> {
+  try {
+    if (!files.length) return;
+    const { folder, source } = await hfFolderOf(files);
+    const { manifest, weights } = importHuggingFace(folder, { source });
+    await useCheckpoint(manifest.name, manifest, saveWeights(manifest.model, weights, { name: manifest.name }));
+  } catch (e) {
+    showError('checkpoint', 'Could not import the Hugging Face model', `${message(e)}. The current model is unchanged.`);
   }
 }
 

@@ -9,7 +9,8 @@ import { trainCommand } from './train.ts';
 import { sweepCommand } from './sweep.ts';
 import { benchCommand } from './bench.ts';
 import { exportCommand } from './export.ts';
+import { importCommand } from './import.ts';
 import { lessonCommand, lessonsCommand } from './lessons.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, lessonsCommand, lessonCommand, benchCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, lessonsCommand, lessonCommand, benchCommand];

@@ -36,7 +36,14 @@ Written by \`rlvr export --format trl\` from an rlvr playground run config.
    \`accelerate launch --use_deepspeed --zero_stage 2 train_grpo.py --model ./hf\` (or a DeepSpeed
    config via \`accelerate config\`).
 
-3. The trained model is a transformers checkpoint in \`grpo-out/\`.
+   On CPUs only, \`accelerate launch --cpu --num_processes 2\` starts one process (several need
+   mpirun); \`ACCELERATE_USE_CPU=true accelerate launch --multi_gpu --num_processes 2 train_grpo.py …\`
+   starts two that train together over gloo. \`--log_completions\` writes every step's prompts,
+   completions and rewards to \`grpo-out/completions/\`.
+
+3. The trained model is a transformers checkpoint in \`grpo-out/\`. Back in the playground folder,
+   \`npx rlvr import --format hf grpo-out --out runs/from-trl\` makes it a playground checkpoint
+   (\`rlvr eval --model runs/from-trl/manifest.json\`, or Keep & share → Import Hugging Face in the page).
 
 Check the reward functions on their own (no packages needed):
 

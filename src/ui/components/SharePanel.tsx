@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { autosave, setAutosaveInterval } from '../autosave.ts';
 import { discardSaved } from '../controller.ts';
-import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, uploadCheckpoint } from '../files.ts';
+import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, importHuggingFaceFiles, uploadCheckpoint } from '../files.ts';
 import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';
 
@@ -86,6 +86,39 @@ export default function SharePanel() {
             />
           </label>
         </div>
+        <div className="row">
+          <label className="file-button">
+            Import Hugging Face (zip)…
+            <input
+              type="file"
+              accept=".zip,application/zip"
+              data-testid="import-hf-zip"
+              onChange={(e) => {
+                const files = [...(e.target.files ?? [])];
+                e.target.value = '';
+                if (files.length) void importHuggingFaceFiles(files);
+              }}
+            />
+          </label>
+          <label className="file-button">
+            Import Hugging Face (folder)…
+            <input
+              type="file"
+              multiple
+              {...{ webkitdirectory: '' }}
+              data-testid="import-hf-folder"
+              onChange={(e) => {
+                const files = [...(e.target.files ?? [])];
+                e.target.value = '';
+                if (files.length) void importHuggingFaceFiles(files);
+              }}
+            />
+          </label>
+        </div>
+        <p className="help">
+          Import Hugging Face reads a GPT-2 folder with the playground's tokenizer, or its zip: what Export for Hugging Face (or <code>rlvr export --format hf</code>) wrote, or what TRL saved after training from it
+          (<code>rlvr import --format hf</code> does the same on the command line). It becomes the model, as Load checkpoint does; a model with another vocabulary or shape is refused with the reason.
+        </p>
         <p className="help">Export for Hugging Face downloads one zip: a GPT-2 folder (config.json, model.safetensors, tokenizer, generation config) that transformers' GPT2LMHeadModel loads, plus onnx/model.onnx for transformers.js.</p>
         <p className="help">Loading replaces the model and starts a fresh run from it with the current settings; a file that does not fit leaves the current model as it is.</p>
       </section>

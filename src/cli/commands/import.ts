@@ -1,0 +1,55 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { HfImportError, importHuggingFace, type HfFolder } from '../../model/hf-import.ts';
+import { checkKnownFlags, flag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { writeCheckpoint } from '../checkpoint-files.ts';
+import type { Command } from './command.ts';
+
+const help = `rlvr import --format hf DIR --out OUTDIR [--name NAME]
+  Turns a Hugging Face GPT-2 folder with the playground's tokenizer into a playground checkpoint:
+  OUTDIR/manifest.json and OUTDIR/model.safetensors, which rlvr eval --model, rlvr train --model and
+  the page's "Load checkpoint" take. DIR is what rlvr export --format hf wrote, or what TRL saved after
+  training from it (train_grpo.py's --output_dir). Importing an unchanged export gives back the exported
+  checkpoint bit for bit; other weights get a manifest that names where they came from, without the
+  base's held-out figures. A model with another vocabulary, tokenizer or shape is refused, saying which.
+  --name NAME   the checkpoint's name when the weights were trained elsewhere (default "<base>+hf")`;
+
+/** The folder's top-level files (the ones the import reads are all at the top). */
+function readFolder(dir: string): HfFolder {
+  const files: HfFolder = new Map();
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isFile() && (name.endsWith('.json') || name.endsWith('.safetensors') || name.endsWith('.bin'))) files.set(name, new Uint8Array(readFileSync(path)));
+  }
+  return files;
+}
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'import a Hugging Face GPT-2 folder (rlvr export --format hf, or trained from it by TRL) as a playground checkpoint (--format hf)',
+  help,
+  async run(argv) {
+    const a = parseArgs(argv);
+    checkKnownFlags(a, ['format', 'out', 'name']);
+    const format = requireFlag(a, 'format');
+    if (format !== 'hf') throw new UsageError(`--format must be hf, got "${format}"`);
+    if (a.positional.length !== 1) throw new UsageError(`give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`);
+    const dir = resolve(a.positional[0]!);
+    if (!existsSync(dir)) throw new UsageError(`${dir} does not exist`);
+    if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder; give the folder that holds config.json and model.safetensors (unzip a zip first; the page's Import Hugging Face reads zips)`);
+    const out = resolve(requireFlag(a, 'out'));
+    if (existsSync(join(out, 'manifest.json'))) throw new Error(`--out ${out} already holds a checkpoint (manifest.json); choose another folder, nothing was written`);
+    let result;
+    try {
+      result = importHuggingFace(readFolder(dir), { name: flag(a, 'name'), source: relative(process.cwd(), dir) || basename(dir) });
+    } catch (e) {
+      if (e instanceof HfImportError) throw new Error(`cannot import ${dir}: ${e.message}`);
+      throw e;
+    }
+    writeCheckpoint(out, result.manifest, result.weights);
+    process.stdout.write(
+      JSON.stringify({ out, manifest: join(out, 'manifest.json'), format: 'hf', model: result.manifest.name, unchanged: result.unchanged, parameters: result.manifest.parameters, tasks: result.manifest.tasks.map((t) => t.task) }) + '\n',
+    );
+    return 0;
+  },
+};
