@@ -120,8 +120,15 @@ export interface ObjectiveSettings {
   epsilon: number;
   epsilon_high: number;
   delta: number | null;
+  sapo_temperature_pos: number;
+  sapo_temperature_neg: number;
+  vespo_k_pos: number;
+  vespo_lambda_pos: number;
+  vespo_k_neg: number;
+  vespo_lambda_neg: number;
   beta: number;
   kl_estimator: RunConfig['kl_estimator'];
+  use_bias_correction_kl: boolean;
   entropy_coef: number;
   max_completion_length: number;
   minibatches: number;

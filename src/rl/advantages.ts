@@ -38,10 +38,12 @@ export function computeAdvantages(rewards: number[][], correct: boolean[][], c: 
 }
 
 /**
- * Per-token aggregation weights: the loss is sum over tokens of weight × token loss.
- * grpo: mean over each sequence's tokens, then over sequences; bnpo: mean over the minibatch's tokens;
- * dapo: mean over all tokens of the whole generation batch; dr_grpo: sum divided by
- * (sequences × max_completion_length), a constant.
+ * Per-token aggregation weights: the loss is sum over tokens of weight × token loss. As TRL 1.13's
+ * GRPOTrainer._compute_loss aggregates each loss_type:
+ * grpo, sapo (and gmpo, as veRL's geo_mean): mean over each sequence's tokens, then over sequences;
+ * bnpo: mean over the minibatch's tokens; dapo, cispo, vespo: mean over all tokens of the whole
+ * generation batch; dr_grpo: sum divided by (sequences × max_completion_length), a constant;
+ * luspo: sum over each sequence's tokens, mean over sequences (a sequence weighs by its length).
  */
 export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_type'], maxCompletionLength: number, batchTokens: number): number[][] {
   const n = masks.length;
@@ -52,13 +54,19 @@ export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_
       if (!v) return 0;
       switch (lossType) {
         case 'grpo':
+        case 'sapo':
+        case 'gmpo':
           return 1 / (Math.max(1, len) * n);
         case 'bnpo':
           return 1 / Math.max(1, tokens);
         case 'dapo':
+        case 'cispo':
+        case 'vespo':
           return 1 / Math.max(1, batchTokens);
         case 'dr_grpo':
           return 1 / (n * maxCompletionLength);
+        case 'luspo':
+          return 1 / n;
       }
     });
   });

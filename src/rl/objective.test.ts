@@ -133,6 +133,7 @@ function buildObjective(lt: LossType, level: 'token' | 'sequence', scale: ScaleR
     entropy_coef: { shape: [], data: [0] },
     sequence_level: { shape: [], data: [level === 'sequence' ? 1 : 0], dtype: 'bool' },
     use_k3: { shape: [], data: [1], dtype: 'bool' },
+    use_bias_correction_kl: { shape: [], data: [0], dtype: 'bool' },
   };
   return { g, feeds };
 }

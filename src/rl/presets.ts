@@ -43,6 +43,46 @@ export const presets: Preset[] = [
     config: { importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 4e-4, loss_type: 'grpo' },
   },
   {
+    id: 'cispo',
+    title: 'CISPO',
+    paper: 'MiniMax-M1 (MiniMax, 2025); ScaleRL: The Art of Scaling RL Compute for LLMs (2025)',
+    explanation:
+      'Clipped IS-weight Policy Optimization: instead of clipping the objective (which silences a token once its ratio leaves the range), clip the importance weight itself and keep every token in the gradient: the loss is −sg(min(ratio, ε_max))·A·logp, the weight detached, averaged over all tokens of the batch. Rare tokens that PPO-style clipping would drop keep contributing. TRL takes ε_max from epsilon_high and recommends 5, as ScaleRL does.',
+    config: { loss_type: 'cispo', epsilon_high: 5 },
+  },
+  {
+    id: 'sapo',
+    title: 'SAPO',
+    paper: 'Soft Adaptive Policy Optimization (Gao et al., 2025)',
+    explanation:
+      'Replaces the hard clip with a smooth gate: each token counts sigmoid(τ·(ratio − 1))·4/τ times its advantage, so its gradient fades as the ratio moves away from 1 instead of dropping to zero at a clip edge. Tokens with negative advantage get a slightly higher temperature (1.05 against 1.0), fading faster. Token losses are averaged per sequence, then over sequences, as in GRPO.',
+    config: { loss_type: 'sapo', sapo_temperature_pos: 1, sapo_temperature_neg: 1.05 },
+  },
+  {
+    id: 'luspo',
+    title: 'LUSPO',
+    paper: 'Length-Unbiased Sequence Policy Optimization (2026)',
+    explanation:
+      'GSPO with the length bias removed: GSPO has a length bias causing "response length collapse" (LUSPO). LUSPO keeps the sequence-level ratio and its tight clip but sums each sequence’s token losses instead of averaging them, so a sequence weighs by its length; then it averages over sequences.',
+    config: { loss_type: 'luspo', importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 4e-4 },
+  },
+  {
+    id: 'vespo',
+    title: 'VESPO',
+    paper: 'Variational Sequence-Level Soft Policy Optimization (2026)',
+    explanation:
+      'No clip at all: every token of a completion is weighted by one detached gamma function of the completion’s importance ratio w (the product of its token ratios), φ(w) = exp(λ + k·log w − λ·w), which is 1 at w = 1 and falls off on both sides — k sets how fast for w < 1, λ for w > 1, with separate values for positive and negative advantages. Averaged over all tokens of the batch.',
+    config: { loss_type: 'vespo', importance_sampling_level: 'token' },
+  },
+  {
+    id: 'gmpo',
+    title: 'GMPO',
+    paper: 'Geometric-Mean Policy Optimization (Zhao et al., 2025)',
+    explanation:
+      'Optimises the geometric mean of the token ratios of a completion instead of their arithmetic mean: one outlier token ratio moves a geometric mean far less, so updates are steadier and a wider clip range can be used — the token log-ratios are clipped to [−0.4, 0.4]. As in veRL (loss_mode geo_mean); TRL has no such loss_type.',
+    config: { loss_type: 'gmpo', epsilon: 0.4, epsilon_high: 0.4 },
+  },
+  {
     id: 'lite_ppo',
     title: 'Lite PPO',
     paper: 'Tricks or Traps? A Deep Dive into RL for LLM Reasoning (Liu et al., 2025)',

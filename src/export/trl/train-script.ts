@@ -21,21 +21,44 @@ export const trlFields = [
   'weight_decay',
   'max_grad_norm',
   'num_iterations',
-  'loss_type',
   'scale_rewards',
   'epsilon',
   'epsilon_high',
   'delta',
+  'sapo_temperature_pos',
+  'sapo_temperature_neg',
+  'vespo_k_pos',
+  'vespo_lambda_pos',
+  'vespo_k_neg',
+  'vespo_lambda_neg',
   'importance_sampling_level',
   'beta',
+  'use_bias_correction_kl',
   'mask_truncated_completions',
   'top_entropy_quantile',
   'seed',
 ] as const satisfies readonly (keyof RunConfig)[];
 
-/** What approximates each field TRL's GRPOConfig lacks (or takes in another form). */
-function untranslated(c: RunConfig): [keyof RunConfig, string][] {
+/** The loss_type values TRL 1.13's GRPOConfig accepts (its `loss_type` field). */
+export const trlLossTypes = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo'] as const satisfies readonly RunConfig['loss_type'][];
+
+/**
+ * loss_type as GRPOConfig takes it: the same name where TRL has the objective; otherwise the nearest
+ * TRL objective, with a comment that says plainly TRL lacks ours.
+ */
+export function trlLossType(c: RunConfig): { value: string; comment: string } {
+  if ((trlLossTypes as readonly string[]).includes(c.loss_type)) return { value: c.loss_type, comment: '' };
+  return { value: 'grpo', comment: `TRL 1.13 has no loss_type "${c.loss_type}" (veRL's geo_mean, GMPO): "grpo" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio` };
+}
+
+/**
+ * What approximates each field TRL's GRPOConfig lacks (or takes in another form): every config field
+ * is either in trlFields, or loss_type, or here (src/export/trl/trl-mapping.test.ts holds that).
+ */
+export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
   return [
+    ['version', 'the config format version: nothing to carry'],
+    ['task', 'mapped: prompts.jsonl and rewards.py are this task family'],
     ['prompts_per_step', 'mapped: generation_batch_size = prompts_per_step × num_generations (above)'],
     ['minibatches', 'mapped: each generation batch feeds `minibatches` optimizer steps (per_device_train_batch_size above)'],
     ['warmup_steps', 'mapped: our steps × optimizer steps per step, with lr_scheduler_type="constant_with_warmup" (TRL\'s first step has lr 0, ours lr/warmup_steps)'],
@@ -131,6 +154,7 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     kw('max_steps', 'args.steps * optimizer_steps_per_step', `${optimizerSteps} optimizer step(s) per playground step`),
     kw('warmup_steps', 'WARMUP_STEPS * optimizer_steps_per_step'),
     kw('lr_scheduler_type', '"constant_with_warmup"', 'the playground keeps the learning rate constant after warm-up'),
+    kw('loss_type', pyValue(trlLossType(c).value), trlLossType(c).comment),
     ...trlFields.map((f) => kw(f, pyValue(c[f]))),
     kw('reward_weights', 'rewards.TRL_REWARD_WEIGHTS', `correctness, format, partial${c.overlong_penalty ? ', overlong' : ''}: ${JSON.stringify(c.reward_weights)}`),
     ...(c.ref_reset_every > 0
