@@ -6,7 +6,7 @@ describe('run config validation', () => {
   it('accepts the defaults and every preset', () => {
     expect(validateConfig({})).toEqual(defaultConfig);
     for (const p of presets) expect(() => validateConfig(p.config)).not.toThrow();
-    expect(presets.map((p) => p.id)).toEqual(['grpo', 'dr_grpo', 'dapo', 'gspo', 'cispo', 'sapo', 'luspo', 'vespo', 'gmpo', 'lite_ppo', 'rloo', 'w_reinforce', 'psr_only', 'nsr_only']);
+    expect(presets.map((p) => p.id)).toEqual(['grpo', 'dr_grpo', 'dapo', 'gspo', 'cispo', 'sapo', 'luspo', 'vespo', 'gmpo', 'reinforce_pp', 'reinforce_pp_baseline', 'lite_ppo', 'rloo', 'w_reinforce', 'psr_only', 'nsr_only']);
   });
 
   it.each([

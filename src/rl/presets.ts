@@ -83,6 +83,22 @@ export const presets: Preset[] = [
     config: { loss_type: 'gmpo', epsilon: 0.4, epsilon_high: 0.4 },
   },
   {
+    id: 'reinforce_pp',
+    title: 'REINFORCE++',
+    paper: 'REINFORCE++: An Efficient RLHF Algorithm with Robustness to Both Prompt and Reward Models (Hu, 2025)',
+    explanation:
+      'No group baseline at all: each completion’s reward is normalised against the whole batch (mean and std over every completion token, so a long completion counts more), as veRL’s reinforce_plus_plus does, and the PPO clip keeps the update near the sampling policy. Groups whose completions all got the same reward still teach here, against the batch. (The paper also puts a KL penalty into the reward; the playground keeps KL as the loss term beta.)',
+    config: { advantage_estimator: 'reinforce_plus_plus', loss_type: 'dapo' },
+  },
+  {
+    id: 'reinforce_pp_baseline',
+    title: 'REINFORCE++-baseline',
+    paper: 'REINFORCE++: An Efficient RLHF Algorithm with Robustness to Both Prompt and Reward Models (Hu, 2025)',
+    explanation:
+      'REINFORCE++ with the group mean subtracted first (a per-prompt baseline, as GRPO), then whitened over the whole batch’s tokens instead of divided by each group’s std — so prompts the model nearly always gets right or wrong are not blown up by a tiny std. veRL’s reinforce_plus_plus_baseline.',
+    config: { advantage_estimator: 'reinforce_plus_plus_baseline', loss_type: 'dapo' },
+  },
+  {
     id: 'lite_ppo',
     title: 'Lite PPO',
     paper: 'Tricks or Traps? A Deep Dive into RL for LLM Reasoning (Liu et al., 2025)',

@@ -179,8 +179,10 @@ export class Trainer {
     const tSampled = performance.now();
     const { groups } = collected;
     const flat = groups.flat();
-    const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c);
     const masks = this.tokenMasks(flat);
+    const G = c.num_generations;
+    const tokens = groups.map((g, gi) => g.map((_, i) => masks.seqMask[gi * G + i]!.reduce((x, y) => x + y, 0)));
+    const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c, tokens);
     const refLogp = await this.referenceLogp(flat);
     const tUpdateStart = performance.now();
     const learningRate = this.learningRate();

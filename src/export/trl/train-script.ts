@@ -55,6 +55,19 @@ export function trlLossType(c: RunConfig): { value: string; comment: string } {
  * What approximates each field TRL's GRPOConfig lacks (or takes in another form): every config field
  * is either in trlFields, or loss_type, or here (src/export/trl/trl-mapping.test.ts holds that).
  */
+function advantageNote(c: RunConfig): string {
+  switch (c.advantage_estimator) {
+    case 'grpo':
+      return "TRL's GRPO advantage (reward minus group mean, scaled per scale_rewards)";
+    case 'rloo':
+      return "no GRPOConfig field: TRL's RLOOTrainer uses the leave-one-out baseline";
+    case 'signed':
+      return 'no TRL field: nearest is a ±1 correctness reward (REWARD_WEIGHTS correctness 2, format 0, minus 1) with scale_rewards="none"';
+    default:
+      return `no TRL field: REINFORCE++${c.advantage_estimator === 'reinforce_plus_plus_baseline' ? '-baseline' : ''} is veRL's algorithm.adv_estimator=${c.advantage_estimator}; nearest in TRL is scale_rewards="batch"${c.advantage_estimator === 'reinforce_plus_plus' ? ' (TRL always subtracts the group mean)' : ''}`;
+  }
+}
+
 export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
   return [
     ['version', 'the config format version: nothing to carry'],
@@ -66,7 +79,7 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['leaky_verifier', 'mapped: rewards.LEAKY'],
     ['overlong_penalty', c.overlong_penalty ? 'mapped: rewards.overlong_reward (DAPO soft punishment, weight 1); TRL also has trl.rewards.get_soft_overlong_punishment' : 'off; rewards.overlong_reward would add it'],
     ['overlong_cache_length', 'mapped: rewards.OVERLONG["cache_length"]'],
-    ['advantage_estimator', c.advantage_estimator === 'grpo' ? "TRL's GRPO advantage (reward minus group mean, scaled per scale_rewards)" : c.advantage_estimator === 'rloo' ? 'no GRPOConfig field: TRL\'s RLOOTrainer uses the leave-one-out baseline' : 'no TRL field: nearest is a ±1 correctness reward (REWARD_WEIGHTS correctness 2, format 0, minus 1) with scale_rewards="none"'],
+    ['advantage_estimator', advantageNote(c)],
     ['kl_estimator', c.kl_estimator === 'k3' ? "TRL's KL term is the k3 estimator (as here)" : "no TRL field: TRL's KL term is always k3"],
     ['ref_reset_every', c.ref_reset_every > 0 ? 'mapped: sync_ref_model=True, ref_model_mixup_alpha=1.0 (a copy), ref_model_sync_steps above' : 'never; sync_ref_model=True with ref_model_mixup_alpha=1.0 would reset the reference'],
     ['entropy_coef', 'no TRL field: an entropy bonus needs a GRPOTrainer subclass that subtracts coef × entropy in compute_loss'],
