@@ -126,6 +126,11 @@ export interface ObjectiveSettings {
   vespo_lambda_pos: number;
   vespo_k_neg: number;
   vespo_lambda_neg: number;
+  clip_cov_ratio: number;
+  clip_cov_lb: number;
+  clip_cov_ub: number;
+  kl_cov_ratio: number;
+  ppo_kl_coef: number;
   beta: number;
   kl_estimator: RunConfig['kl_estimator'];
   use_bias_correction_kl: boolean;

@@ -77,7 +77,8 @@ function whitenOverTokens(values: number[][], tokens: number[][]): number[][] {
  * Per-token aggregation weights: the loss is sum over tokens of weight × token loss. As TRL 1.13's
  * GRPOTrainer._compute_loss aggregates each loss_type:
  * grpo, sapo (and gmpo, as veRL's geo_mean): mean over each sequence's tokens, then over sequences;
- * bnpo: mean over the minibatch's tokens; dapo, cispo, vespo: mean over all tokens of the whole
+ * bnpo: mean over the minibatch's tokens; dapo, cispo, vespo (and clip_cov, kl_cov, as veRL's
+ * token-mean): mean over all tokens of the whole
  * generation batch; dr_grpo: sum divided by (sequences × max_completion_length), a constant;
  * luspo: sum over each sequence's tokens, mean over sequences (a sequence weighs by its length).
  */
@@ -98,6 +99,8 @@ export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_
         case 'dapo':
         case 'cispo':
         case 'vespo':
+        case 'clip_cov':
+        case 'kl_cov':
           return 1 / Math.max(1, batchTokens);
         case 'dr_grpo':
           return 1 / (n * maxCompletionLength);

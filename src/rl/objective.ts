@@ -14,13 +14,15 @@ const formScalars: Record<ObjectiveForm, readonly string[]> = {
   sapo: ['sapo_temperature_pos', 'sapo_temperature_neg'],
   vespo: ['vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg'],
   gmpo: ['log_clip_low', 'log_clip_high'],
+  clip_cov: ['clip_low', 'clip_high'],
+  kl_cov: ['ppo_kl_coef'],
 };
 
 /** A cap that never binds (delta off). */
 export const HUGE = 1e30;
 
 /** The values of the form's scalar inputs under a config (what the trainer and the tests feed). */
-export function objectiveScalars(c: Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>): Record<string, number> {
+export function objectiveScalars(c: Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'ppo_kl_coef' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>): Record<string, number> {
   const all: Record<string, number> = {
     clip_low: 1 - c.epsilon,
     clip_high: 1 + c.epsilon_high,
@@ -36,6 +38,7 @@ export function objectiveScalars(c: Pick<RunConfig, 'loss_type' | 'epsilon' | 'e
     // GMPO clips the token log-ratio to [-epsilon, epsilon_high].
     log_clip_low: -c.epsilon,
     log_clip_high: c.epsilon_high,
+    ppo_kl_coef: c.ppo_kl_coef,
   };
   return Object.fromEntries(formScalars[objectiveForm(c.loss_type)].map((k) => [k, all[k]!]));
 }
@@ -58,6 +61,8 @@ export interface ObjectiveInputs {
   biasCorrectionKl: Tensor; // [] bool: the KL term times the importance ratio (TRL's use_bias_correction_kl)
   /** [] the form's knobs, named as in formScalars. */
   knobs: Record<string, Tensor>;
+  /** [rows, len] clip_cov / kl_cov only: 1 on the tokens covSelection (cov-select.ts) picked. */
+  covSelect?: Tensor;
 }
 
 /**
@@ -88,6 +93,8 @@ const LOG_FLOAT32_MAX = Math.log(3.4028234663852886e38);
  *                   (k, lambda) = A >= 0 ? (k_pos, lambda_pos) : (k_neg, lambda_neg)
  *            gmpo:  A · exp(mean over the sequence of l'),  l' = sgn(A)·min(sgn(A)·l, sgn(A)·clamp(l, -eps, eps_high)),
  *                   l = clamp(logp - old, ±20); ratio is that geometric mean
+ *            clip_cov: the clip's obj · (1 - picked)          (no delta)
+ *            kl_cov:   ratio · A - picked · ppo_kl_coef · |logp - old|
  *   kl     = exp(ref - logp) - (ref - logp) - 1  (k3)   or   logp - ref  (k1)
  *   token  = -obj + beta · kl · (use_bias_correction_kl ? ratio : 1) - entropy_coef · entropy
  *   loss   = sum(weight · token)
@@ -99,6 +106,10 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
     const t = x.knobs[name];
     if (!t) throw new Error(`objective form ${x.form}: missing the scalar input "${name}"`);
     return t;
+  };
+  const picked = () => {
+    if (!x.covSelect) throw new Error(`objective form ${x.form}: missing the per-token input "cov_select"`);
+    return x.covSelect;
   };
   const seqMean = (t: Tensor) => g.expand(g.div(g.reduceSum(g.mul(t, x.mask), [1], true), x.seqLen), shape);
   const logRatio = g.sub(x.logp, x.oldLogp);
@@ -141,6 +152,16 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
       obj = g.mul(ratio, x.advantages);
       break;
     }
+    case 'clip_cov': {
+      const clipped = g.mul(g.minimum(g.maximum(ratio, k('clip_low')), k('clip_high')), x.advantages);
+      obj = g.mul(g.minimum(g.mul(ratio, x.advantages), clipped), g.sub(1, picked()));
+      break;
+    }
+    case 'kl_cov': {
+      const absLogRatio = g.where(g.less(logRatio, 0), g.neg(logRatio), logRatio);
+      obj = g.sub(g.mul(ratio, x.advantages), g.mul(g.mul(picked(), k('ppo_kl_coef')), absLogRatio));
+      break;
+    }
   }
   const d = g.sub(x.refLogp, x.logp);
   const kl = g.where(x.useK3, g.sub(g.sub(g.exp(d), d), 1), g.neg(d));
@@ -169,6 +190,7 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
     useK3: g.input('use_k3', 'bool', []),
     biasCorrectionKl: g.input('use_bias_correction_kl', 'bool', []),
     knobs: Object.fromEntries(formScalars[form].map((name) => [name, s(name)])),
+    ...(form === 'clip_cov' || form === 'kl_cov' ? { covSelect: f('cov_select') } : {}),
   };
 }
 

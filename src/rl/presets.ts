@@ -83,6 +83,22 @@ export const presets: Preset[] = [
     config: { loss_type: 'gmpo', epsilon: 0.4, epsilon_high: 0.4 },
   },
   {
+    id: 'clip_cov',
+    title: 'Clip-Cov',
+    paper: 'The Entropy Mechanism of Reinforcement Learning for Reasoning Language Models (Cui et al., 2025)',
+    explanation:
+      'Entropy collapses because a few tokens whose log-probability and advantage covary strongly dominate the update. Clip-Cov drops the loss and gradient of a small random share of tokens whose covariance (A − mean A)·(logp − mean logp) lies between clip_cov_lb and clip_cov_ub, and keeps the clipped objective for the rest (token-level mean, as veRL). veRL’s default share, 2e-4, is for batches of millions of tokens; on the playground’s ~1,000-token batch that is one token, so this preset drops 2%.',
+    config: { loss_type: 'clip_cov', clip_cov_ratio: 0.02, clip_cov_lb: 1, clip_cov_ub: 5 },
+  },
+  {
+    id: 'kl_cov',
+    title: 'KL-Cov',
+    paper: 'The Entropy Mechanism of Reinforcement Learning for Reasoning Language Models (Cui et al., 2025)',
+    explanation:
+      'The same diagnosis as Clip-Cov, a softer cure: no clip at all, but the tokens of largest covariance (A − mean A)·(logp − mean logp) get a penalty ppo_kl_coef·|logp − old| that holds them near the sampling policy (token-level mean, as veRL). veRL’s default share is 2e-4 of the tokens; on the playground’s ~1,000-token batch this preset penalises 1%.',
+    config: { loss_type: 'kl_cov', kl_cov_ratio: 0.01, ppo_kl_coef: 1 },
+  },
+  {
     id: 'reinforce_pp',
     title: 'REINFORCE++',
     paper: 'REINFORCE++: An Efficient RLHF Algorithm with Robustness to Both Prompt and Reward Models (Hu, 2025)',

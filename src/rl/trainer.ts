@@ -10,6 +10,8 @@ import { ConfigError, configFields, restartFields, validateConfig, type RunConfi
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
+import { covSelection } from './cov-select.ts';
+import { Rng } from '../util/rng.ts';
 import { buildRlGraph, objectiveForm, objectiveScalars } from './objective.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
 import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type TokenMasks } from './step-records.ts';
@@ -271,6 +273,11 @@ export class Trainer {
     const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, [mbRows, len]);
     const feeds = minibatch.map((rowsHere, mb): Record<string, DeviceTensor> => {
       const r0 = mb * mbRows;
+      // Clip-Cov / KL-Cov: the tokens treated apart, picked once per step from the sampling-time log-probs
+      const covSelect =
+        form === 'clip_cov' || form === 'kl_cov'
+          ? covSelection(c, rowsHere.map((s, k) => ({ advantage: advantages[Math.floor((r0 + k) / G)]![(r0 + k) % G]!, logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), Rng.derive(c.seed, 'cov-select', this.step, mb))
+          : null;
       const packed = pack(layout, rowsHere.map((s) => s.prompt), rowsHere.map((s) => s.tokens));
       return {
         ...this.policy.sharedFeeds(splitShared(packed, layout.promptLen, groups[mb]!, distinct), 1 / c.temperature),
@@ -286,6 +293,7 @@ export class Trainer {
         sequence_level: be.tensor('bool', [c.importance_sampling_level === 'sequence' ? 1 : 0], []),
         use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
         use_bias_correction_kl: be.tensor('bool', [c.use_bias_correction_kl ? 1 : 0], []),
+        ...(covSelect ? { cov_select: f32(grid((r, i) => covSelect[r - r0]![i]!, r0)) } : {}),
       };
     });
     for (let it = 0; it < c.num_iterations; it++) {

@@ -48,7 +48,12 @@ export const trlLossTypes = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo',
  */
 export function trlLossType(c: RunConfig): { value: string; comment: string } {
   if ((trlLossTypes as readonly string[]).includes(c.loss_type)) return { value: c.loss_type, comment: '' };
-  return { value: 'grpo', comment: `TRL 1.13 has no loss_type "${c.loss_type}" (veRL's geo_mean, GMPO): "grpo" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio` };
+  const nearest: Record<string, string> = {
+    gmpo: `(veRL's geo_mean, GMPO): "grpo" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio`,
+    clip_cov: `(veRL's clip_cov, Clip-Cov): "dapo", its clipped token-mean objective without the dropped tokens, is the nearest`,
+    kl_cov: `(veRL's kl_cov, KL-Cov): "dapo" is the nearest; the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass`,
+  };
+  return { value: c.loss_type === 'gmpo' ? 'grpo' : 'dapo', comment: `TRL 1.13 has no loss_type "${c.loss_type}" ${nearest[c.loss_type] ?? ''}`.trim() };
 }
 
 /**
@@ -82,6 +87,11 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['advantage_estimator', advantageNote(c)],
     ['kl_estimator', c.kl_estimator === 'k3' ? "TRL's KL term is the k3 estimator (as here)" : "no TRL field: TRL's KL term is always k3"],
     ['ref_reset_every', c.ref_reset_every > 0 ? 'mapped: sync_ref_model=True, ref_model_mixup_alpha=1.0 (a copy), ref_model_sync_steps above' : 'never; sync_ref_model=True with ref_model_mixup_alpha=1.0 would reset the reference'],
+    ['clip_cov_ratio', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_ratio)"],
+    ['clip_cov_lb', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_lb)"],
+    ['clip_cov_ub', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_ub)"],
+    ['kl_cov_ratio', "no TRL field (loss_type kl_cov, veRL's policy_loss.kl_cov_ratio)"],
+    ['ppo_kl_coef', "no TRL field (loss_type kl_cov, veRL's policy_loss.ppo_kl_coef)"],
     ['entropy_coef', 'no TRL field: an entropy bonus needs a GRPOTrainer subclass that subtracts coef × entropy in compute_loss'],
     ['positive_weight', 'no TRL field: scale positive advantages in a GRPOTrainer subclass (PSR/NSR, W-REINFORCE)'],
     ['negative_weight', 'no TRL field: scale negative advantages in a GRPOTrainer subclass'],

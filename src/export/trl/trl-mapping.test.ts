@@ -57,7 +57,7 @@ describe('the TRL export maps every config field or says why not', () => {
       if ((trlLossTypes as readonly string[]).includes(lt)) expect(m).toEqual({ value: lt, comment: '' });
       else {
         expect(m.comment).toMatch(new RegExp(`^TRL 1\\.13 has no loss_type "${lt}"`));
-        expect(trainScriptSource({ ...defaultConfig, loss_type: lt as RunConfig['loss_type'] }, {})).toContain(`loss_type="grpo",  # TRL 1.13 has no loss_type "${lt}"`);
+        expect(trainScriptSource({ ...defaultConfig, loss_type: lt as RunConfig['loss_type'] }, {})).toContain(`loss_type="${m.value}",  # TRL 1.13 has no loss_type "${lt}"`);
       }
     }
   });

@@ -12,6 +12,8 @@ const aggregation: Record<ObjectiveSettings['loss_type'], string> = {
   luspo: 'luspo: 1 / N — summed over the sequence’s tokens (a sequence weighs by its length), mean over sequences',
   vespo: 'vespo: 1 / (tokens in the whole batch) — token-level, as dapo',
   gmpo: 'gmpo: 1 / (|oᵢ| · N) — one term per sequence, mean over sequences',
+  clip_cov: 'clip_cov: 1 / (tokens in the whole batch) — token-level, as dapo',
+  kl_cov: 'kl_cov: 1 / (tokens in the whole batch) — token-level, as dapo',
 };
 
 /** The ratio and obj lines of the formula, per objective form (src/rl/objective.ts policyObjective). */
@@ -29,6 +31,10 @@ function formulaLines(s: ObjectiveSettings): string {
       return `${ratio}\nobj    = sg(φ) · A · logp,  φ = exp(λ + k · log w − λ · w),  log w = Σ over the sequence of (logp − old)\n         (VESPO: k, λ = the _pos knobs if A ≥ 0 else the _neg ones; sg = no gradient through φ)`;
     case 'gmpo':
       return `ratio  = exp(mean over the sequence of l′),  l′ = logp − old clipped to [−ε, ε_high] on the side A pushes\nobj    = ratio · A   (GMPO: the geometric mean of the clipped token ratios)`;
+    case 'clip_cov':
+      return `${ratio}\nobj    = min(ratio · A, clip(ratio, 1 − ε, 1 + ε_high) · A) · (1 − picked)\n         (Clip-Cov: a few tokens with (A − mean A)·(logp − mean logp) in (lb, ub) are picked at random and dropped)`;
+    case 'kl_cov':
+      return `${ratio}\nobj    = ratio · A − picked · ppo_kl_coef · |logp − old|\n         (KL-Cov: the tokens of largest (A − mean A)·(logp − mean logp) are picked; no clip)`;
   }
 }
 
@@ -45,6 +51,10 @@ function knobLine(s: ObjectiveSettings): string {
       return `no hard clip; A ≥ 0: k = ${num(s.vespo_k_pos, 4)}, λ = ${num(s.vespo_lambda_pos, 4)}; A < 0: k = ${num(s.vespo_k_neg, 4)}, λ = ${num(s.vespo_lambda_neg, 4)}`;
     case 'gmpo':
       return `token log-ratio clipped to [${num(-s.epsilon, 4)}, ${num(s.epsilon_high, 4)}]`;
+    case 'clip_cov':
+      return `[${num(1 - s.epsilon, 4)}, ${num(1 + s.epsilon_high, 4)}]; picked: ${num(s.clip_cov_ratio, 4)} of the tokens (at least 1) with covariance in (${s.clip_cov_lb}, ${s.clip_cov_ub})`;
+    case 'kl_cov':
+      return `no clip; picked: ${num(s.kl_cov_ratio, 4)} of the tokens (at least 1), penalty ppo_kl_coef = ${num(s.ppo_kl_coef, 4)}`;
   }
 }
 
@@ -96,7 +106,7 @@ loss   = Σ weight · token`}
             </td>
           </tr>
           <tr>
-            <th scope="row">{form === 'clip' || form === 'gmpo' ? 'clip range' : 'knobs'}</th>
+            <th scope="row">{form === 'clip' || form === 'gmpo' || form === 'clip_cov' ? 'clip range' : 'knobs'}</th>
             <td data-testid="obj-clipped">{knobLine(s)}</td>
           </tr>
           <tr>
@@ -107,7 +117,7 @@ loss   = Σ weight · token`}
             <th scope="row">obj</th>
             <td data-testid="obj-obj">
               {num(obj, 6)}
-              {r.clipped[i] ? clippedNote : form === 'clip' || form === 'gmpo' ? ' — the unclipped branch' : ''}
+              {r.clipped[i] ? clippedNote : form === 'clip' || form === 'gmpo' || form === 'clip_cov' ? ' — the unclipped branch' : ''}
             </td>
           </tr>
           <tr>
