@@ -71,6 +71,8 @@ describe('the TRL export maps every config field or says why not', () => {
     const trl = JSON.parse(r.stdout) as { version: string; fields: string[]; doc: string };
     expect(trl.version).toMatch(/^1\.13\./);
     for (const f of mapped) expect(trl.fields, f).toContain(f);
+    // an unmapped field that TRL also has must say how it differs, never "no TRL field"
+    for (const [k, reason] of untranslated(defaultConfig)) if (trl.fields.includes(k)) expect(reason, k).not.toMatch(/no TRL field|no GRPOConfig field/);
     for (const lt of trlLossTypes) expect(trl.doc, lt).toContain(`- \`"${lt}"\``);
   });
 });
