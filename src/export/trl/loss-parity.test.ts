@@ -63,6 +63,7 @@ const oldLogp = mask.map((m) => m.map(() => f32(-0.2 - 2 * rng.next())));
 // log-ratios within ±0.5: ratios in [0.61, 1.65], both sides of every clip range below
 const logp = oldLogp.map((row) => row.map((o) => f32(o + (rng.next() - 0.5))));
 const refLogp = oldLogp.map((row) => row.map((o) => f32(o + 0.6 * (rng.next() - 0.5))));
+const entropy = mask.map((m) => m.map(() => f32(0.2 + 1.5 * rng.next())));
 
 interface Case {
   label: string;
@@ -73,6 +74,7 @@ interface Case {
   delta: number | null;
   beta: number;
   use_bias_correction_kl: boolean;
+  entropy_coef: number;
   sapo_temperature_pos: number;
   sapo_temperature_neg: number;
   vespo_k_pos: number;
@@ -89,6 +91,7 @@ function cases(): Case[] {
     delta: null,
     beta: 0.04,
     use_bias_correction_kl: true, // TRL's default
+    entropy_coef: 0,
     sapo_temperature_pos: defaultConfig.sapo_temperature_pos,
     sapo_temperature_neg: defaultConfig.sapo_temperature_neg,
     vespo_k_pos: defaultConfig.vespo_k_pos,
@@ -107,6 +110,9 @@ function cases(): Case[] {
   out.push({ ...base, label: 'delta = 1.3 (two-sided clip)', loss_type: 'grpo', importance_sampling_level: 'token', delta: 1.3 });
   out.push({ ...base, label: 'use_bias_correction_kl = False', loss_type: 'grpo', importance_sampling_level: 'token', use_bias_correction_kl: false });
   out.push({ ...base, label: 'use_bias_correction_kl = False', loss_type: 'grpo', importance_sampling_level: 'sequence', use_bias_correction_kl: false });
+  // TRL's entropy bonus is coef × the token mean of the entropy whatever the loss_type; ours weighs each
+  // token's entropy as its loss: the same where the loss is a token mean over the batch
+  for (const lt of ['bnpo', 'dapo', 'cispo', 'vespo'] as const) out.push({ ...base, label: 'entropy_coef = 0.01', loss_type: lt, importance_sampling_level: 'token', entropy_coef: 0.01, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
   out.push({ ...base, label: 'beta = 0 (no KL term)', loss_type: 'dapo', importance_sampling_level: 'token', beta: 0 });
   out.push({ ...base, label: 'sapo_temperature_pos = 2, _neg = 0.5', loss_type: 'sapo', importance_sampling_level: 'token', sapo_temperature_pos: 2, sapo_temperature_neg: 0.5 });
   out.push({ ...base, label: 'vespo k = 1.5 / 2.5, lambda = 4 / 1', loss_type: 'vespo', importance_sampling_level: 'token', vespo_k_pos: 1.5, vespo_lambda_pos: 4, vespo_k_neg: 2.5, vespo_lambda_neg: 1 });
@@ -136,7 +142,7 @@ function ourGraph(k: Case): { g: Graph; feeds: Record<string, { shape: number[];
   const grid = (a: number[][]) => ({ shape: [ROWS, LEN], data: a.flat() });
   const feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> = {
     logp: grid(logp),
-    entropy: grid(mask.map((m) => m.map(() => 0.5))),
+    entropy: grid(entropy),
     old_logp: grid(oldLogp),
     ref_logp: grid(refLogp),
     advantages: grid(mask.map((m, r) => m.map(() => ADVANTAGES[r]!))),
@@ -144,7 +150,7 @@ function ourGraph(k: Case): { g: Graph; feeds: Record<string, { shape: number[];
     mask: grid(mask),
     seq_len: { shape: [ROWS, 1], data: LENGTHS.map((n) => Math.max(1, n)) },
     beta: { shape: [], data: [k.beta] },
-    entropy_coef: { shape: [], data: [0] },
+    entropy_coef: { shape: [], data: [k.entropy_coef] },
     sequence_level: { shape: [], data: [k.importance_sampling_level === 'sequence' ? 1 : 0], dtype: 'bool' },
     use_k3: { shape: [], data: [1], dtype: 'bool' },
     use_bias_correction_kl: { shape: [], data: [k.use_bias_correction_kl ? 1 : 0], dtype: 'bool' },
@@ -165,9 +171,12 @@ async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>): Pro
   for (const [name, v] of Object.entries(feeds)) t[name] = backend.tensor(v.dtype ?? 'float32', v.data, v.shape);
   const out = await session.run(t);
   const read = async (name: string) => (await backend.read(out[name]!)) as Float32Array;
+  // TRL keeps the entropy bonus out of per_token_loss (it subtracts it from the aggregated loss): add
+  // ours back before comparing the per-token terms
+  const withoutEntropy = (t: number[][]) => t.map((row, r) => row.map((v, i) => v + k.entropy_coef * entropy[r]![i]!));
   return {
-    f64: { loss: loss64!.data[0]!, perToken: rows(token64!.data), grad: rows(grad64!.data) },
-    f32: { loss: (await read('loss'))[0]!, perToken: rows(await read('token_loss')), grad: rows(await read('dlogp')) },
+    f64: { loss: loss64!.data[0]!, perToken: withoutEntropy(rows(token64!.data)), grad: rows(grad64!.data) },
+    f32: { loss: (await read('loss'))[0]!, perToken: withoutEntropy(rows(await read('token_loss'))), grad: rows(await read('dlogp')) },
   };
 }
 
@@ -227,7 +236,7 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
   it('TRL runs its own loss code on the batch', () => {
     const batchPath = join(dir, 'batch.json');
     const outPath = join(dir, 'trl.json');
-    writeFileSync(batchPath, JSON.stringify({ tmp: join(dir, 'trl-out'), logp, old_logp: oldLogp, ref_logp: refLogp, mask, advantages: ADVANTAGES, cases: all.map(({ label: _label, ...k }) => k) }));
+    writeFileSync(batchPath, JSON.stringify({ tmp: join(dir, 'trl-out'), logp, old_logp: oldLogp, ref_logp: refLogp, entropy, mask, advantages: ADVANTAGES, cases: all.map(({ label: _label, ...k }) => k) }));
     const r = spawnSync(PYTHON, [SCRIPT, batchPath, outPath], { encoding: 'utf8', env: { ...process.env, CUDA_VISIBLE_DEVICES: '' } });
     expect(r.status, `${SCRIPT} failed:\n${r.stderr}`).toBe(0);
     trl = JSON.parse(readFileSync(outPath, 'utf8'));

@@ -22,7 +22,7 @@ import trl
 
 # The knobs a case may set, all GRPOConfig fields of the same name.
 KNOBS = (
-    "loss_type", "importance_sampling_level", "epsilon", "epsilon_high", "delta", "beta", "use_bias_correction_kl",
+    "loss_type", "importance_sampling_level", "epsilon", "epsilon_high", "delta", "beta", "use_bias_correction_kl", "entropy_coef",
     "sapo_temperature_pos", "sapo_temperature_neg",
     "vespo_k_pos", "vespo_lambda_pos", "vespo_k_neg", "vespo_lambda_neg",
     "max_completion_length",
@@ -51,7 +51,9 @@ def trainer_for(case, out_dir):
     t.vllm_importance_sampling_correction = False
     t.use_liger_kernel = False
     t.aux_loss_enabled = False
-    t._entropy_bonus_enabled = False
+    t.entropy_coef = args.entropy_coef
+    t.use_adaptive_entropy = args.use_adaptive_entropy
+    t._entropy_bonus_enabled = t.entropy_coef != 0.0 or t.use_adaptive_entropy
     t.current_gradient_accumulation_steps = 1
     t._metrics = {"train": defaultdict(list), "eval": defaultdict(list)}
     return t
@@ -73,8 +75,10 @@ def run_case(case, batch, dtype, out_dir):
         "num_items_in_batch": mask.sum(),
     }
 
+    entropy = torch.tensor(batch["entropy"], dtype=dtype)
+
     def fixed_logps(self, model, *a, **kw):
-        return logp, torch.zeros_like(logp), None
+        return logp, entropy, None
 
     t._get_per_token_logps_and_entropies = types.MethodType(fixed_logps, t)
 
