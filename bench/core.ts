@@ -263,6 +263,7 @@ export class BenchRunner {
       entropy_coef: be.tensor('float32', [c.entropy_coef], []),
       sequence_level: be.tensor('bool', [0], []),
       use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
+      use_bias_correction_kl: be.tensor('bool', [c.use_bias_correction_kl ? 1 : 0], []),
     };
     const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
     const res = await this.policy.train(this.rlKey(), () => buildRlGraph(this.policy.config, b.rows, p.shared.distinct, b.promptLen, b.len, adam), feeds, b.lr);

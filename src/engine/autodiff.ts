@@ -36,7 +36,8 @@ export function gradients(graph: Graph, loss: Tensor, wrt: Tensor[], seed?: Tens
     const custom = graph.customGradients.get(node.outputs[0]!.id);
     if (custom) {
       // The hand-written rule replaces the chain rule through every op between x and y.
-      if (custom.x.dtype === 'float32' && dependsOnWrt.has(custom.x.id)) accumulate(custom.x, custom.rule(dy));
+      // A null rule (stopGradient) ends the path here.
+      if (custom.rule && custom.x.dtype === 'float32' && dependsOnWrt.has(custom.x.id)) accumulate(custom.x, custom.rule(dy));
       continue;
     }
     const rule = gradRules[node.op];

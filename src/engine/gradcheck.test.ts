@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { gradCheck, type CheckInput } from './gradcheck.ts';
 import { gradRules } from './gradients.ts';
 import { opDefs } from './ops.ts';
-import type { Graph, Tensor } from './graph.ts';
+import { gradients } from './autodiff.ts';
+import { Graph, type Tensor } from './graph.ts';
+import { evaluate, nd } from './reference.ts';
 import { Rng } from '../util/rng.ts';
 
 /** Tolerance: |autodiff - central difference| / max(1, |central difference|), float64, h = 1e-5. */
@@ -180,6 +182,20 @@ describe('gradient rules (float64 central differences)', () => {
     expect(right.maxRelError, right.worst).toBeLessThan(TOL);
     const wrong = gradCheck(x, build((g, _a, t, dy) => g.mul(dy, t)));
     expect(wrong.maxRelError).toBeGreaterThan(1e-2);
+  });
+
+  it('stopGradient passes the value forward and no gradient back (torch .detach())', () => {
+    const g = new Graph();
+    const x = g.input('x', 'float32', [3]);
+    // y = sum(x · sg(exp(x))): dy/dx = exp(x), not exp(x)·(1 + x)
+    const y = g.sumAll(g.mul(x, g.stopGradient(g.exp(x))));
+    const [dx] = gradients(g, y, [x]);
+    g.output(y, 'y');
+    g.output(dx!, 'dx');
+    const xs = [-0.5, 0.25, 1.5];
+    const [val, grad] = evaluate(g, { x: nd([3], xs) });
+    expect(val!.data[0]).toBeCloseTo(xs.reduce((a, v) => a + v * Math.exp(v), 0), 12);
+    xs.forEach((v, i) => expect(grad!.data[i]).toBeCloseTo(Math.exp(v), 12));
   });
 
   it('catches a wrong rule (the check can fail)', () => {

@@ -34,7 +34,8 @@ export class Graph {
   readonly outputs: Tensor[] = [];
   readonly constants: Constant[] = [];
   /** Gradients given by hand (withGradient), by the id of the tensor they differentiate. */
-  readonly customGradients = new Map<number, { x: Tensor; rule: (dy: Tensor) => Tensor }>();
+  /** Hand-written gradient rules (withGradient); a null rule stops the gradient (stopGradient). */
+  readonly customGradients = new Map<number, { x: Tensor; rule: ((dy: Tensor) => Tensor) | null }>();
   private nextId = 0;
   private names = new Set<string>();
 
@@ -101,6 +102,17 @@ export class Graph {
     this.own(y, 'withGradient');
     this.own(x, 'withGradient');
     this.customGradients.set(y.id, { x, rule });
+    return y;
+  }
+
+  /**
+   * y = x in the forward pass, but no gradient flows from y back to x: torch's `.detach()`. Used where
+   * an objective multiplies by a weight it must not differentiate (CISPO's clipped ratio, VESPO's
+   * gamma weight).
+   */
+  stopGradient(x: Tensor): Tensor {
+    const y = this.identity(x);
+    this.customGradients.set(y.id, { x, rule: null });
     return y;
   }
 

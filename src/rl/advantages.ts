@@ -6,26 +6,45 @@ import { isZeroVariance } from './metrics.ts';
  * - grpo: r - mean(group); rloo: r - mean(others in group); signed: +1 if correct, -1 if not (PSR/NSR).
  * - scale_rewards: divide by the group std ('group'), the batch std ('batch'), or not ('none').
  *   Std is the unbiased one (as torch.std), with 1e-4 added as TRL does.
+ * - reinforce_plus_plus / reinforce_plus_plus_baseline (veRL's REINFORCE++ and its baseline variant):
+ *   r, or r - mean(group), whitened over every completion token of the batch (a completion weighs by
+ *   its `tokens`): (x - mean) / sqrt(unbiased var + 1e-8), as veRL's masked_whiten. They replace
+ *   scale_rewards, which they ignore.
  * - positive/negative weights multiply positive/negative advantages.
  */
-export function computeAdvantages(rewards: number[][], correct: boolean[][], c: Pick<RunConfig, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'>): number[][] {
+export function computeAdvantages(
+  rewards: number[][],
+  correct: boolean[][],
+  c: Pick<RunConfig, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'>,
+  /** tokens[g][i]: completion tokens that count for the loss (REINFORCE++'s token-weighted whitening). */
+  tokens?: number[][],
+): number[][] {
   const std = (xs: number[]) => {
     if (xs.length < 2) return 0;
     const m = xs.reduce((a, b) => a + b, 0) / xs.length;
     return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
   };
+  const est = c.advantage_estimator;
+  const reinforcePP = est === 'reinforce_plus_plus' || est === 'reinforce_plus_plus_baseline';
   let adv = rewards.map((group, gi) => {
     const n = group.length;
     // A group whose rewards are all equal carries no signal: exactly 0, not rounding noise / 1e-4.
-    if (c.advantage_estimator !== 'signed' && isZeroVariance(group)) return group.map(() => 0);
+    // (REINFORCE++ without a baseline compares against the whole batch, so it keeps such groups.)
+    if (est !== 'signed' && est !== 'reinforce_plus_plus' && isZeroVariance(group)) return group.map(() => 0);
     const sum = group.reduce((a, b) => a + b, 0);
     return group.map((r, i) => {
-      if (c.advantage_estimator === 'signed') return correct[gi]![i] ? 1 : -1;
-      if (c.advantage_estimator === 'rloo') return n > 1 ? r - (sum - r) / (n - 1) : 0;
+      if (est === 'signed') return correct[gi]![i] ? 1 : -1;
+      if (est === 'rloo') return n > 1 ? r - (sum - r) / (n - 1) : 0;
+      if (est === 'reinforce_plus_plus') return r;
+      // veRL's baseline variant takes no mean from a group of one
+      if (est === 'reinforce_plus_plus_baseline') return n > 1 ? r - sum / n : r;
       return r - sum / n;
     });
   });
-  if (c.scale_rewards === 'group') {
+  if (reinforcePP) {
+    if (!tokens) throw new Error(`advantage_estimator ${est} needs each completion's token count`);
+    adv = whitenOverTokens(adv, tokens);
+  } else if (c.scale_rewards === 'group') {
     adv = adv.map((a, gi) => {
       const s = std(rewards[gi]!);
       return a.map((x) => x / (s + 1e-4));
@@ -38,10 +57,30 @@ export function computeAdvantages(rewards: number[][], correct: boolean[][], c: 
 }
 
 /**
- * Per-token aggregation weights: the loss is sum over tokens of weight × token loss.
- * grpo: mean over each sequence's tokens, then over sequences; bnpo: mean over the minibatch's tokens;
- * dapo: mean over all tokens of the whole generation batch; dr_grpo: sum divided by
- * (sequences × max_completion_length), a constant.
+ * veRL's masked_whiten of a sequence-constant value: mean and unbiased variance over all counted
+ * tokens (a completion of n tokens counts n times), then (x - mean) / sqrt(var + 1e-8). Fewer than
+ * two tokens: no spread to whiten by, all 0.
+ */
+function whitenOverTokens(values: number[][], tokens: number[][]): number[][] {
+  let count = 0;
+  let sum = 0;
+  values.forEach((g, gi) => g.forEach((x, i) => ((count += tokens[gi]![i]!), (sum += tokens[gi]![i]! * x))));
+  if (count < 2) return values.map((g) => g.map(() => 0));
+  const mean = sum / count;
+  let sq = 0;
+  values.forEach((g, gi) => g.forEach((x, i) => (sq += tokens[gi]![i]! * (x - mean) ** 2)));
+  const variance = (sq / count) * (count / (count - 1));
+  return values.map((g, gi) => g.map((x, i) => (tokens[gi]![i]! > 0 ? (x - mean) / Math.sqrt(variance + 1e-8) : 0)));
+}
+
+/**
+ * Per-token aggregation weights: the loss is sum over tokens of weight × token loss. As TRL 1.13's
+ * GRPOTrainer._compute_loss aggregates each loss_type:
+ * grpo, sapo (and gmpo, as veRL's geo_mean): mean over each sequence's tokens, then over sequences;
+ * bnpo: mean over the minibatch's tokens; dapo, cispo, vespo (and clip_cov, kl_cov, as veRL's
+ * token-mean): mean over all tokens of the whole
+ * generation batch; dr_grpo: sum divided by (sequences × max_completion_length), a constant;
+ * luspo: sum over each sequence's tokens, mean over sequences (a sequence weighs by its length).
  */
 export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_type'], maxCompletionLength: number, batchTokens: number): number[][] {
   const n = masks.length;
@@ -52,13 +91,21 @@ export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_
       if (!v) return 0;
       switch (lossType) {
         case 'grpo':
+        case 'sapo':
+        case 'gmpo':
           return 1 / (Math.max(1, len) * n);
         case 'bnpo':
           return 1 / Math.max(1, tokens);
         case 'dapo':
+        case 'cispo':
+        case 'vespo':
+        case 'clip_cov':
+        case 'kl_cov':
           return 1 / Math.max(1, batchTokens);
         case 'dr_grpo':
           return 1 / (n * maxCompletionLength);
+        case 'luspo':
+          return 1 / n;
       }
     });
   });

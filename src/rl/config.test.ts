@@ -6,13 +6,13 @@ describe('run config validation', () => {
   it('accepts the defaults and every preset', () => {
     expect(validateConfig({})).toEqual(defaultConfig);
     for (const p of presets) expect(() => validateConfig(p.config)).not.toThrow();
-    expect(presets.map((p) => p.id)).toEqual(['grpo', 'dr_grpo', 'dapo', 'gspo', 'lite_ppo', 'rloo', 'w_reinforce', 'psr_only', 'nsr_only']);
+    expect(presets.map((p) => p.id)).toEqual(['grpo', 'dr_grpo', 'dapo', 'gspo', 'cispo', 'sapo', 'luspo', 'vespo', 'gmpo', 'clip_cov', 'kl_cov', 'reinforce_pp', 'reinforce_pp_baseline', 'lite_ppo', 'rloo', 'w_reinforce', 'psr_only', 'nsr_only']);
   });
 
   it.each([
     [{ num_generations: -4 }, /^num_generations: must be >= 2, got -4/],
     [{ epsilon: 0.3, epsilon_high: 0.2 }, /^epsilon_high: must be >= epsilon \(0\.3\)/],
-    [{ loss_type: 'ppo' }, /^loss_type: must be one of grpo \| bnpo \| dr_grpo \| dapo, got "ppo"/],
+    [{ loss_type: 'ppo' }, /^loss_type: must be one of grpo \| bnpo \| dr_grpo \| dapo \| cispo \| sapo \| luspo \| vespo \| gmpo \| clip_cov \| kl_cov, got "ppo"/],
     [{ learning_rat: 0.1 }, /^learning_rat: unknown field/],
     [{ temperature: 0 }, /^temperature: must be > 0/],
     [{ minibatches: 3 }, /^minibatches: must divide prompts_per_step × num_generations \(64\)/],

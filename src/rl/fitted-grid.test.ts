@@ -109,6 +109,7 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
     entropy_coef: be.tensor('float32', [0.01], []),
     sequence_level: be.tensor('bool', [0], []),
     use_k3: be.tensor('bool', [1], []),
+    use_bias_correction_kl: be.tensor('bool', [0], []),
   };
   const build = () => (graph === 'whole grid' ? buildWholeGridRlGraph(rows, len) : buildRlGraph(cfg, rows, split.distinct, layout.promptLen, len, adam));
   const res = await policy.train('rl', build, feeds, 1e-3);

@@ -43,6 +43,78 @@ export const presets: Preset[] = [
     config: { importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 4e-4, loss_type: 'grpo' },
   },
   {
+    id: 'cispo',
+    title: 'CISPO',
+    paper: 'MiniMax-M1 (MiniMax, 2025); ScaleRL: The Art of Scaling RL Compute for LLMs (2025)',
+    explanation:
+      'Clipped IS-weight Policy Optimization: instead of clipping the objective (which silences a token once its ratio leaves the range), clip the importance weight itself and keep every token in the gradient: the loss is −sg(min(ratio, ε_max))·A·logp, the weight detached, averaged over all tokens of the batch. Rare tokens that PPO-style clipping would drop keep contributing. TRL takes ε_max from epsilon_high and recommends 5, as ScaleRL does.',
+    config: { loss_type: 'cispo', epsilon_high: 5 },
+  },
+  {
+    id: 'sapo',
+    title: 'SAPO',
+    paper: 'Soft Adaptive Policy Optimization (Gao et al., 2025)',
+    explanation:
+      'Replaces the hard clip with a smooth gate: each token counts sigmoid(τ·(ratio − 1))·4/τ times its advantage, so its gradient fades as the ratio moves away from 1 instead of dropping to zero at a clip edge. Tokens with negative advantage get a slightly higher temperature (1.05 against 1.0), fading faster. Token losses are averaged per sequence, then over sequences, as in GRPO.',
+    config: { loss_type: 'sapo', sapo_temperature_pos: 1, sapo_temperature_neg: 1.05 },
+  },
+  {
+    id: 'luspo',
+    title: 'LUSPO',
+    paper: 'Length-Unbiased Sequence Policy Optimization (2026)',
+    explanation:
+      'GSPO with the length bias removed: GSPO has a length bias causing "response length collapse" (LUSPO). LUSPO keeps the sequence-level ratio and its tight clip but sums each sequence’s token losses instead of averaging them, so a sequence weighs by its length; then it averages over sequences.',
+    config: { loss_type: 'luspo', importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 4e-4 },
+  },
+  {
+    id: 'vespo',
+    title: 'VESPO',
+    paper: 'Variational Sequence-Level Soft Policy Optimization (2026)',
+    explanation:
+      'No clip at all: every token of a completion is weighted by one detached gamma function of the completion’s importance ratio w (the product of its token ratios), φ(w) = exp(λ + k·log w − λ·w), which is 1 at w = 1 and falls off on both sides — k sets how fast for w < 1, λ for w > 1, with separate values for positive and negative advantages. Averaged over all tokens of the batch.',
+    config: { loss_type: 'vespo', importance_sampling_level: 'token' },
+  },
+  {
+    id: 'gmpo',
+    title: 'GMPO',
+    paper: 'Geometric-Mean Policy Optimization (Zhao et al., 2025)',
+    explanation:
+      'Optimises the geometric mean of the token ratios of a completion instead of their arithmetic mean: one outlier token ratio moves a geometric mean far less, so updates are steadier and a wider clip range can be used — the token log-ratios are clipped to [−0.4, 0.4]. As in veRL (loss_mode geo_mean); TRL has no such loss_type.',
+    config: { loss_type: 'gmpo', epsilon: 0.4, epsilon_high: 0.4 },
+  },
+  {
+    id: 'clip_cov',
+    title: 'Clip-Cov',
+    paper: 'The Entropy Mechanism of Reinforcement Learning for Reasoning Language Models (Cui et al., 2025)',
+    explanation:
+      'Entropy collapses because a few tokens whose log-probability and advantage covary strongly dominate the update. Clip-Cov drops the loss and gradient of a small random share of tokens whose covariance (A − mean A)·(logp − mean logp) lies between clip_cov_lb and clip_cov_ub, and keeps the clipped objective for the rest (token-level mean, as veRL). veRL’s default share, 2e-4, is for batches of millions of tokens; on the playground’s ~1,000-token batch that is one token, so this preset drops 2%.',
+    config: { loss_type: 'clip_cov', clip_cov_ratio: 0.02, clip_cov_lb: 1, clip_cov_ub: 5 },
+  },
+  {
+    id: 'kl_cov',
+    title: 'KL-Cov',
+    paper: 'The Entropy Mechanism of Reinforcement Learning for Reasoning Language Models (Cui et al., 2025)',
+    explanation:
+      'The same diagnosis as Clip-Cov, a softer cure: no clip at all, but the tokens of largest covariance (A − mean A)·(logp − mean logp) get a penalty ppo_kl_coef·|logp − old| that holds them near the sampling policy (token-level mean, as veRL). veRL’s default share is 2e-4 of the tokens; on the playground’s ~1,000-token batch this preset penalises 1%.',
+    config: { loss_type: 'kl_cov', kl_cov_ratio: 0.01, ppo_kl_coef: 1 },
+  },
+  {
+    id: 'reinforce_pp',
+    title: 'REINFORCE++',
+    paper: 'REINFORCE++: An Efficient RLHF Algorithm with Robustness to Both Prompt and Reward Models (Hu, 2025)',
+    explanation:
+      'No group baseline at all: each completion’s reward is normalised against the whole batch (mean and std over every completion token, so a long completion counts more), as veRL’s reinforce_plus_plus does, and the PPO clip keeps the update near the sampling policy. Groups whose completions all got the same reward still teach here, against the batch. (The paper also puts a KL penalty into the reward; the playground keeps KL as the loss term beta.)',
+    config: { advantage_estimator: 'reinforce_plus_plus', loss_type: 'dapo' },
+  },
+  {
+    id: 'reinforce_pp_baseline',
+    title: 'REINFORCE++-baseline',
+    paper: 'REINFORCE++: An Efficient RLHF Algorithm with Robustness to Both Prompt and Reward Models (Hu, 2025)',
+    explanation:
+      'REINFORCE++ with the group mean subtracted first (a per-prompt baseline, as GRPO), then whitened over the whole batch’s tokens instead of divided by each group’s std — so prompts the model nearly always gets right or wrong are not blown up by a tiny std. veRL’s reinforce_plus_plus_baseline.',
+    config: { advantage_estimator: 'reinforce_plus_plus_baseline', loss_type: 'dapo' },
+  },
+  {
     id: 'lite_ppo',
     title: 'Lite PPO',
     paper: 'Tricks or Traps? A Deep Dive into RL for LLM Reasoning (Liu et al., 2025)',

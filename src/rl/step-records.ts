@@ -7,6 +7,7 @@ import { decode, tokenText } from '../model/tokenizer.ts';
 import type { Sampled } from './collect.ts';
 import type { RunConfig } from './config.ts';
 import { mean, std } from './metrics.ts';
+import { clipSide } from './objective-form.ts';
 import type { RolloutRecord } from './rollout.ts';
 
 export type StepMetrics = Record<string, number> & { step: number };
@@ -82,8 +83,9 @@ export function buildRecords(
     };
     for (let i = 0; i < n; i++) {
       const ratio = at('ratio', r, i);
-      const lo = ratio < 1 - c.epsilon && A < 0;
-      const hi = ratio > 1 + c.epsilon_high && A > 0;
+      const side = clipSide(c, ratio, at('logp', r, i) - s.oldLogp[i]!, A);
+      const lo = side === 'low';
+      const hi = side === 'high';
       const trained = masks.trainMask[r]![i]! > 0;
       rec.newLogp.push(at('logp', r, i));
       rec.ratio.push(ratio);

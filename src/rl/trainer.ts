@@ -10,7 +10,9 @@ import { ConfigError, configFields, restartFields, validateConfig, type RunConfi
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
-import { buildRlGraph } from './objective.ts';
+import { covSelection } from './cov-select.ts';
+import { Rng } from '../util/rng.ts';
+import { buildRlGraph, objectiveForm, objectiveScalars } from './objective.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
 import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type TokenMasks } from './step-records.ts';
 
@@ -33,8 +35,6 @@ export interface StepResult {
   /** Groups of the trained batch whose rewards were all equal (isZeroVariance). */
   zeroVarianceGroups: number;
 }
-
-const HUGE = 1e30;
 
 /** Instance seeds for training prompts: far from the held-out evaluation seeds (0..P-1). */
 export const trainSeed = (runSeed: number, n: number) => 10_000_000 + (runSeed % 1000) * 1_000_000 + n;
@@ -181,8 +181,10 @@ export class Trainer {
     const tSampled = performance.now();
     const { groups } = collected;
     const flat = groups.flat();
-    const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c);
     const masks = this.tokenMasks(flat);
+    const G = c.num_generations;
+    const tokens = groups.map((g, gi) => g.map((_, i) => masks.seqMask[gi * G + i]!.reduce((x, y) => x + y, 0)));
+    const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c, tokens);
     const refLogp = await this.referenceLogp(flat);
     const tUpdateStart = performance.now();
     const learningRate = this.learningRate();
@@ -249,7 +251,8 @@ export class Trainer {
     const minibatch = Array.from({ length: M }, (_, mb) => flat.slice(mb * mbRows, (mb + 1) * mbRows));
     const groups = minibatch.map((rows) => promptGroups(rows.map((s) => s.prompt)));
     const distinct = Math.max(Math.ceil(mbRows / G), ...groups.map((x) => x.first.length));
-    const key = (l: Layout) => `rl:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+    const form = objectiveForm(c.loss_type);
+    const key = (l: Layout) => `rl:${form}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
     const len = totalLen(layout);
     const grid = (fill: (r: number, i: number) => number, r0: number) => {
@@ -270,6 +273,11 @@ export class Trainer {
     const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, [mbRows, len]);
     const feeds = minibatch.map((rowsHere, mb): Record<string, DeviceTensor> => {
       const r0 = mb * mbRows;
+      // Clip-Cov / KL-Cov: the tokens treated apart, picked once per step from the sampling-time log-probs
+      const covSelect =
+        form === 'clip_cov' || form === 'kl_cov'
+          ? covSelection(c, rowsHere.map((s, k) => ({ advantage: advantages[Math.floor((r0 + k) / G)]![(r0 + k) % G]!, logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), Rng.derive(c.seed, 'cov-select', this.step, mb))
+          : null;
       const packed = pack(layout, rowsHere.map((s) => s.prompt), rowsHere.map((s) => s.tokens));
       return {
         ...this.policy.sharedFeeds(splitShared(packed, layout.promptLen, groups[mb]!, distinct), 1 / c.temperature),
@@ -279,18 +287,18 @@ export class Trainer {
         weights: f32(grid((r, i) => masks.weights[r]![i]!, r0)),
         mask: f32(grid((r, i) => masks.seqMask[r]![i]!, r0)),
         seq_len: be.tensor('float32', rowsHere.map((_, k) => Math.max(1, masks.seqMask[r0 + k]!.reduce((a, b) => a + b, 0))), [mbRows, 1]),
-        clip_low: be.tensor('float32', [1 - c.epsilon], []),
-        clip_high: be.tensor('float32', [1 + c.epsilon_high], []),
-        delta: be.tensor('float32', [c.delta ?? HUGE], []),
+        ...Object.fromEntries(Object.entries(objectiveScalars(c)).map(([k, v]) => [k, be.tensor('float32', [v], [])])),
         beta: be.tensor('float32', [c.beta], []),
         entropy_coef: be.tensor('float32', [c.entropy_coef], []),
         sequence_level: be.tensor('bool', [c.importance_sampling_level === 'sequence' ? 1 : 0], []),
         use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
+        use_bias_correction_kl: be.tensor('bool', [c.use_bias_correction_kl ? 1 : 0], []),
+        ...(covSelect ? { cov_select: f32(grid((r, i) => covSelect[r - r0]![i]!, r0)) } : {}),
       };
     });
     for (let it = 0; it < c.num_iterations; it++) {
       for (let mb = 0; mb < M; mb++) {
-        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam), feeds[mb]!, lr);
+        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam, form), feeds[mb]!, lr);
         if (!res.applied) skipped = true;
         losses.push(res.loss);
         gradNorms.push(res.gradNorm);

@@ -6,6 +6,7 @@ import { bindCustomFamily } from '../../tasks/registry.ts';
 import { shippedManifests } from '../shipped.ts';
 import { ConfigError } from '../../rl/config.ts';
 import { setFlagHelp } from '../../rl/config-doc.ts';
+import { presets } from '../../rl/presets.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
 import { ProgressBar } from '../progress.ts';
 import { runTraining, userConfigPatch } from '../training-run.ts';
@@ -16,7 +17,7 @@ const help = `rlvr train --task T --preset P --steps N --seed S --out DIR [flags
 Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
   metrics.jsonl (one line per step, numbered by updates done: line {"step":0,"eval":…} is the base's
   held-out pass@k, the first update is step 1), rollouts.jsonl, config.json, model.safetensors, manifest.json
-  --preset P         grpo | dr_grpo | dapo | gspo | lite_ppo | rloo | w_reinforce | psr_only | nsr_only
+  --preset P         ${presets.map((p) => p.id).join(' | ')}
   --set key=value    override any config field (repeatable; dotted keys for nested fields, e.g. difficulty.digits=2)
   --config FILE      a config file (the playground's format: config fields, optionally "preset"; applied
                      after the preset, before --set; --preset must agree with the file's preset)

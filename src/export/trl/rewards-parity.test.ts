@@ -182,7 +182,7 @@ describe.each(portedFamilies.map((f) => [f]))('TRL export: %s', (task) => {
     expect(new Set(rows.map((r) => r.seed)).size).toBe(40);
     const script = readFileSync(join(dir, 'train_grpo.py'), 'utf8');
     for (const line of ['num_generations=8,', 'learning_rate=0.0001,', 'loss_type="grpo",', 'scale_rewards="group",', 'epsilon_high=0.2,', 'delta=None,', 'seed=3,', 'generation_batch_size=batch,']) expect(script).toContain(line);
-    expect(script).toMatch(/#\s+entropy_coef = 0: no TRL field/);
+    expect(script).toMatch(/#\s+entropy_coef = 0: not passed: TRL 1\.13's entropy_coef/);
   });
 
   it(`gives the same rewards and components as the TypeScript verifier on ${PER_FAMILY} completions, strict and leaky`, () => {

@@ -21,21 +21,62 @@ export const trlFields = [
   'weight_decay',
   'max_grad_norm',
   'num_iterations',
-  'loss_type',
   'scale_rewards',
   'epsilon',
   'epsilon_high',
   'delta',
+  'sapo_temperature_pos',
+  'sapo_temperature_neg',
+  'vespo_k_pos',
+  'vespo_lambda_pos',
+  'vespo_k_neg',
+  'vespo_lambda_neg',
   'importance_sampling_level',
   'beta',
+  'use_bias_correction_kl',
   'mask_truncated_completions',
   'top_entropy_quantile',
   'seed',
 ] as const satisfies readonly (keyof RunConfig)[];
 
-/** What approximates each field TRL's GRPOConfig lacks (or takes in another form). */
-function untranslated(c: RunConfig): [keyof RunConfig, string][] {
+/** The loss_type values TRL 1.13's GRPOConfig accepts (its `loss_type` field). */
+export const trlLossTypes = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo'] as const satisfies readonly RunConfig['loss_type'][];
+
+/**
+ * loss_type as GRPOConfig takes it: the same name where TRL has the objective; otherwise the nearest
+ * TRL objective, with a comment that says plainly TRL lacks ours.
+ */
+export function trlLossType(c: RunConfig): { value: string; comment: string } {
+  if ((trlLossTypes as readonly string[]).includes(c.loss_type)) return { value: c.loss_type, comment: '' };
+  const nearest: Record<string, string> = {
+    gmpo: `(veRL's geo_mean, GMPO): "grpo" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio`,
+    clip_cov: `(veRL's clip_cov, Clip-Cov): "dapo", its clipped token-mean objective without the dropped tokens, is the nearest`,
+    kl_cov: `(veRL's kl_cov, KL-Cov): "dapo" is the nearest; the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass`,
+  };
+  return { value: c.loss_type === 'gmpo' ? 'grpo' : 'dapo', comment: `TRL 1.13 has no loss_type "${c.loss_type}" ${nearest[c.loss_type] ?? ''}`.trim() };
+}
+
+/**
+ * What approximates each field TRL's GRPOConfig lacks (or takes in another form): every config field
+ * is either in trlFields, or loss_type, or here (src/export/trl/trl-mapping.test.ts holds that).
+ */
+function advantageNote(c: RunConfig): string {
+  switch (c.advantage_estimator) {
+    case 'grpo':
+      return "TRL's GRPO advantage (reward minus group mean, scaled per scale_rewards)";
+    case 'rloo':
+      return "no GRPOConfig field: TRL's RLOOTrainer uses the leave-one-out baseline";
+    case 'signed':
+      return 'no TRL field: nearest is a ±1 correctness reward (REWARD_WEIGHTS correctness 2, format 0, minus 1) with scale_rewards="none"';
+    default:
+      return `no TRL field: REINFORCE++${c.advantage_estimator === 'reinforce_plus_plus_baseline' ? '-baseline' : ''} is veRL's algorithm.adv_estimator=${c.advantage_estimator}; nearest in TRL is scale_rewards="batch"${c.advantage_estimator === 'reinforce_plus_plus' ? ' (TRL always subtracts the group mean)' : ''}`;
+  }
+}
+
+export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
   return [
+    ['version', 'the config format version: nothing to carry'],
+    ['task', 'mapped: prompts.jsonl and rewards.py are this task family'],
     ['prompts_per_step', 'mapped: generation_batch_size = prompts_per_step × num_generations (above)'],
     ['minibatches', 'mapped: each generation batch feeds `minibatches` optimizer steps (per_device_train_batch_size above)'],
     ['warmup_steps', 'mapped: our steps × optimizer steps per step, with lr_scheduler_type="constant_with_warmup" (TRL\'s first step has lr 0, ours lr/warmup_steps)'],
@@ -43,10 +84,15 @@ function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['leaky_verifier', 'mapped: rewards.LEAKY'],
     ['overlong_penalty', c.overlong_penalty ? 'mapped: rewards.overlong_reward (DAPO soft punishment, weight 1); TRL also has trl.rewards.get_soft_overlong_punishment' : 'off; rewards.overlong_reward would add it'],
     ['overlong_cache_length', 'mapped: rewards.OVERLONG["cache_length"]'],
-    ['advantage_estimator', c.advantage_estimator === 'grpo' ? "TRL's GRPO advantage (reward minus group mean, scaled per scale_rewards)" : c.advantage_estimator === 'rloo' ? 'no GRPOConfig field: TRL\'s RLOOTrainer uses the leave-one-out baseline' : 'no TRL field: nearest is a ±1 correctness reward (REWARD_WEIGHTS correctness 2, format 0, minus 1) with scale_rewards="none"'],
+    ['advantage_estimator', advantageNote(c)],
     ['kl_estimator', c.kl_estimator === 'k3' ? "TRL's KL term is the k3 estimator (as here)" : "no TRL field: TRL's KL term is always k3"],
     ['ref_reset_every', c.ref_reset_every > 0 ? 'mapped: sync_ref_model=True, ref_model_mixup_alpha=1.0 (a copy), ref_model_sync_steps above' : 'never; sync_ref_model=True with ref_model_mixup_alpha=1.0 would reset the reference'],
-    ['entropy_coef', 'no TRL field: an entropy bonus needs a GRPOTrainer subclass that subtracts coef × entropy in compute_loss'],
+    ['clip_cov_ratio', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_ratio)"],
+    ['clip_cov_lb', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_lb)"],
+    ['clip_cov_ub', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_ub)"],
+    ['kl_cov_ratio', "no TRL field (loss_type kl_cov, veRL's policy_loss.kl_cov_ratio)"],
+    ['ppo_kl_coef', "no TRL field (loss_type kl_cov, veRL's policy_loss.ppo_kl_coef)"],
+    ['entropy_coef', "not passed: TRL 1.13's entropy_coef subtracts coef × the token mean of the entropy whatever the loss_type, ours weighs each token's entropy as its loss (the same for bnpo, and for dapo, cispo, vespo, clip_cov and kl_cov with one minibatch: set entropy_coef there by hand)"],
     ['positive_weight', 'no TRL field: scale positive advantages in a GRPOTrainer subclass (PSR/NSR, W-REINFORCE)'],
     ['negative_weight', 'no TRL field: scale negative advantages in a GRPOTrainer subclass'],
     ['dynamic_sampling', 'no TRL field: nearest is more num_generations, so fewer groups have zero reward variance'],
@@ -132,6 +178,7 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     kw('max_steps', 'args.steps * optimizer_steps_per_step', `${optimizerSteps} optimizer step(s) per playground step`),
     kw('warmup_steps', 'WARMUP_STEPS * optimizer_steps_per_step'),
     kw('lr_scheduler_type', '"constant_with_warmup"', 'the playground keeps the learning rate constant after warm-up'),
+    kw('loss_type', pyValue(trlLossType(c).value), trlLossType(c).comment),
     ...trlFields.map((f) => kw(f, pyValue(c[f]))),
     kw('reward_weights', 'rewards.TRL_REWARD_WEIGHTS', `correctness, format, partial${c.overlong_penalty ? ', overlong' : ''}: ${JSON.stringify(c.reward_weights)}`),
     ...(c.ref_reset_every > 0
