@@ -117,6 +117,16 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(formatMeasured(24.46)).toBe('24.5');
   });
 
+  it('CISPO vs clipping: shows when the clip acts and CISPO learns at least as well, within the noise', () => {
+    const l = getLesson('cispo-vs-clip');
+    expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'cispo']);
+    const m = (silenced: number, grpo: number, cispo: number) => measured(l.id, [run('grpo', { 'clip_ratio/region_mean': silenced, entropy: 0.4 }, { '1': grpo }), run('cispo', { 'clip_ratio/region_mean': 0, entropy: 0.5 }, { '1': cispo })], { '1': 0.3 });
+    expect(l.verdict(m(0.05, 0.6, 0.6)).shows).toBe(true);
+    expect(l.verdict(m(0.005, 0.6, 0.6)).text).toMatch(/clip barely acted/);
+    expect(l.verdict(m(0.05, 0.6, 0.45)).shows).toBe(false);
+    expect(l.verdict(m(0.05, 0.33, 0.34)).shows).toBe(false);
+  });
+
   it('every lesson compares at most three runs (the page shows A, B, C)', () => {
     for (const l of lessons) expect(l.runs.length, l.id).toBeLessThanOrEqual(3);
   });

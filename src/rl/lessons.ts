@@ -398,6 +398,39 @@ export const lessons: Lesson[] = [
         : { shows: false, text: bothLearn ? `Does not show: the top-20% run fell behind full training by more than the evaluation noise (${nums}).` : `Does not show: not both runs learned at this scale (${nums}).` };
     },
   },
+  {
+    id: 'cispo-vs-clip',
+    title: 'CISPO vs clipping: clipped tokens keep a gradient',
+    paper: 'MiniMax-M1 (CISPO); ScaleRL: The Art of Scaling RL Compute for LLMs',
+    claim: 'MiniMax-M1 clips the importance-sampling weight instead of the token update, so every token keeps its gradient; ScaleRL adopts CISPO as its loss.',
+    text: "Under PPO-style clipping, a token whose ratio has left [1 − ε, 1 + ε] on the side its advantage pushes gets no gradient at all: it is silenced for the rest of the batch. CISPO caps the ratio as a detached weight (here at ε_max = 5) and keeps −weight · A · log π for every token, so rare tokens that move fast keep learning. Both runs make four passes over four minibatches per batch, so ratios leave 1 far enough for the clip to act. Compare the share of tokens the clip silences under GRPO, entropy, and held-out pass@1.",
+    lookAt: ['clip_ratio/region_mean', 'entropy', 'eval'],
+    task: sat,
+    steps: 150,
+    runs: [
+      { label: 'GRPO (clipped objective)', preset: 'grpo', config: { num_iterations: 4, minibatches: 4, learning_rate: 2e-4 } },
+      { label: 'CISPO (clipped weight)', preset: 'cispo', config: { num_iterations: 4, minibatches: 4, learning_rate: 2e-4 } },
+    ],
+    measures: [
+      { description: 'fraction of tokens outside the clip range', metric: 'clip_ratio/region_mean', window: 150 },
+      { description: 'mean token entropy, last 20 steps', metric: 'entropy', window: 20 },
+      { description: 'held-out pass@1 and pass@16 at the end (base in the same table)', metric: 'eval', window: 1 },
+    ],
+    // Shows when GRPO's clip silences at least 1% of tokens (so the two objectives differ at all) and
+    // CISPO, which keeps those tokens, ends no more than max(0.03, one standard error) below GRPO's
+    // held-out pass@1 while learning at least 5 points over the base.
+    verdict: (m) => {
+      const base = pk(m.base_pass_at_k, 1);
+      const grpo = pk(m.runs[0]?.final_pass_at_k, 1);
+      const cispo = pk(m.runs[1]?.final_pass_at_k, 1);
+      const silenced = v(m, 0, 'clip_ratio/region_mean');
+      const nums = `GRPO's clip silenced ${pct(silenced)} of tokens; held-out pass@1 base ${f3(base)}, GRPO ${f3(grpo)}, CISPO ${f3(cispo)}; entropy GRPO ${f3(v(m, 0, 'entropy'))}, CISPO ${f3(v(m, 1, 'entropy'))}`;
+      if (silenced < 0.01) return { shows: false, text: `Does not show: the clip barely acted, so the objectives hardly differ here (${nums}).` };
+      return cispo > base + 0.05 && cispo >= grpo - Math.max(0.03, passKNoise(grpo))
+        ? { shows: true, text: `Shows: CISPO kept the tokens the clip silenced and learned at least as well (${nums}).` }
+        : { shows: false, text: `Does not show: CISPO fell behind the clipped objective or did not learn (${nums}).` };
+    },
+  },
 ];
 
 export function getLesson(id: string): Lesson {
