@@ -13,6 +13,7 @@ import { hasRun } from './store.ts';
 import { client } from './worker-link.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { checkImportSize } from './import-limits.ts';
+import { readUtf8File } from './text-import.ts';
 import { measuredDifficulty, updateSetup } from './setup-state.ts';
 import { getState, patch, setState } from './store.ts';
 
@@ -50,9 +51,10 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
     if (!mf || !wf) throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
     checkImportSize('manifest', mf.name, mf.size);
     checkImportSize('checkpoint', wf.name, wf.size);
+    const text = await readUtf8File(mf);
     let json: unknown;
     try {
-      json = JSON.parse(await mf.text());
+      json = JSON.parse(text);
     } catch {
       throw new Error(`${mf.name} is not valid JSON`);
     }
@@ -84,7 +86,7 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
 export async function importConfigFile(file: File): Promise<boolean> {
   try {
     checkImportSize('config', file.name, file.size);
-    const draft = parseConfigFile(await file.text(), file.name);
+    const draft = parseConfigFile(await readUtf8File(file), file.name);
     updateSetup((s) => ({ ...s, draft }));
     setState({ error: null, urlNotes: [`settings loaded from ${file.name}`] });
     return true;

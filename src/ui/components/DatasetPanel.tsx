@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { VERIFIER_KINDS, type VerifierKind } from '../../tasks/dataset.ts';
-import { trainOnDataset } from '../dataset-actions.ts';
+import { datasetTrainLabel, runTrainsOnDataset, trainOnDataset } from '../dataset-actions.ts';
 import { importDatasetFile, setVerifier, useDataset } from '../dataset-import.ts';
 import { IMPORT_LIMITS, formatBytes } from '../import-limits.ts';
 import { useApp } from '../store.ts';
@@ -14,7 +14,8 @@ const VERIFIER_HELP: Record<VerifierKind, string> = {
 /** Your own data: import a JSONL file of {"prompt", "answer"} lines, see what was read, train on it. */
 export default function DatasetPanel() {
   const d = useDataset();
-  const task = useApp((s) => s.setup.draft.task);
+  const steps = useApp((s) => s.run.step);
+  const runExists = useApp((s) => s.run.config !== null && s.run.state !== 'idle' && s.run.state !== 'crashed' && s.run.state !== 'loading');
   const [kind, setKind] = useState<VerifierKind>(d.summary?.verifier ?? 'exact');
   const [note, setNote] = useState<string | null>(null);
   const s = d.summary;
@@ -104,7 +105,7 @@ export default function DatasetPanel() {
             </tbody>
           </table>
           <button type="button" className="primary" data-testid="dataset-train" onClick={() => void trainOnDataset().then((m) => setNote(m === 'started' ? null : m))}>
-            {task === 'custom' ? 'Train on this dataset' : 'Use for training (task: your own data)'}
+            {datasetTrainLabel(steps, runTrainsOnDataset(d), runExists)}
           </button>
           {note && <p className="note">{note}</p>}
         </section>
