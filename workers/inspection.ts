@@ -27,6 +27,8 @@ export function settingsOf(c: RunConfig): ObjectiveSettings {
     num_iterations: c.num_iterations,
     scale_rewards: c.scale_rewards,
     advantage_estimator: c.advantage_estimator,
+    positive_weight: c.positive_weight,
+    negative_weight: c.negative_weight,
   };
 }
 

@@ -128,6 +128,8 @@ export interface ObjectiveSettings {
   num_iterations: number;
   scale_rewards: RunConfig['scale_rewards'];
   advantage_estimator: RunConfig['advantage_estimator'];
+  positive_weight: number;
+  negative_weight: number;
 }
 
 /** A rollout record as the inspector shows it: it already carries the graph's per-token objective terms. */
