@@ -307,6 +307,32 @@ test('Train on this dataset trains, also after Try the policy loaded a 0-step ru
       const prompts = (await page.evaluate((s) => window.__rlvr.getRollouts(s), run.step)).records.map((r) => r.prompt);
       for (const q of prompts) assert.ok(DATASET.includes(JSON.stringify(q)), `rollout prompt ${q} is from the file`);
       note(testInfo, `trained on the dataset to step ${run.step}`);
+
+      // The dataset travels: the link names it, Save config embeds it.
+      await page.click('[data-testid="tab-share"]');
+      const link = new URL(await page.inputValue('[data-testid="share-url"]'));
+      assert.equal(link.searchParams.get('task'), 'custom');
+      assert.equal(link.searchParams.get('dataset'), 'sums.jsonl', `the share link names the dataset: ${link.search}`);
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="save-config"]')]);
+      const saved = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+      assert.equal(saved.task, 'custom');
+      assert.deepEqual(saved.dataset, { name: 'sums.jsonl', verifier: { kind: 'exact' }, text: DATASET }, 'the saved config embeds the dataset');
+      // Someone else opens the link: the Your data tab asks for that file; loading the saved config brings it.
+      const other = await openPage(browser, `${link.pathname}${link.search}`);
+      try {
+        const q = other.page;
+        await q.click('[data-testid="tab-data"]');
+        await q.waitForSelector('[data-testid="dataset-wanted"]', { timeout: 30_000 });
+        assert.match(await q.textContent('[data-testid="dataset-wanted"]'), /trains on sums\.jsonl/);
+        await q.click('[data-testid="tab-share"]');
+        await q.setInputFiles('[data-testid="load-config"]', { name: 'rlvr-config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saved)) });
+        await q.click('[data-testid="tab-data"]');
+        await q.waitForSelector('[data-testid="dataset-summary"][data-records="4"]', { timeout: 10_000 });
+        assert.equal(await q.$('[data-testid="dataset-wanted"]'), null);
+        assert.equal(await q.inputValue('[data-testid="task"]'), 'custom');
+      } finally {
+        await other.close();
+      }
     });
   } finally {
     await p.close();

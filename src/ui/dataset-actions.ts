@@ -23,8 +23,10 @@ export function datasetTrainLabel(steps: number, sameRun: boolean, runExists: bo
 /** What happened, for the panel: 'started', or why not. */
 export async function trainOnDataset(): Promise<string> {
   if (!useDataset.getState().payload) return 'import a JSONL file first';
-  updateSetup((s) => ({ ...s, draft: { ...s.draft, task: 'custom', knobs: {} } }));
+  const name = useDataset.getState().payload!.name;
+  updateSetup((s) => ({ ...s, draft: { ...s.draft, task: 'custom', knobs: {} }, dataset: name }));
   if (hasRun() && !runTrainsOnDataset()) await reset();
   await start();
-  return hasRun() ? 'started' : 'the run could not start (see the message above)';
+  // start() reports its own failures in the error banner; the run may still be loading here.
+  return getState().error ? 'the run could not start (see the message above)' : 'started';
 }

@@ -19,8 +19,16 @@ export default function DatasetPanel() {
   const [kind, setKind] = useState<VerifierKind>(d.summary?.verifier ?? 'exact');
   const [note, setNote] = useState<string | null>(null);
   const s = d.summary;
+  // A link (or config) that names a dataset this tab has not imported: say which file to import.
+  const wanted = useApp((st) => (st.setup.draft.task === 'custom' ? (st.setup.dataset ?? null) : null));
   return (
     <div className="dataset">
+      {wanted && d.payload?.name !== wanted && (
+        <p className="banner warn" role="status" data-testid="dataset-wanted">
+          This experiment trains on <strong>{wanted}</strong>. A link carries the dataset&apos;s name, not its lines: import {wanted} below{d.payload ? ` (now loaded: ${d.payload.name})` : ''}. Save config (Keep &amp; share)
+          embeds the lines in the file it downloads.
+        </p>
+      )}
       <p>
         One JSON object per line: <code>{'{"prompt": "2+2=", "answer": "4"}'}</code>, optionally with <code>"pattern"</code> for the regex verifier. The same format and
         checks as <code>rlvr sample --task custom --dataset FILE.jsonl</code> (docs/tasks.md), plus the model's: printable ASCII only, and prompts that fit its context.
