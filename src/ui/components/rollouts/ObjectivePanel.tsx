@@ -90,8 +90,8 @@ loss   = Σ weight · token`}
           </tr>
           <tr>
             <th scope="row">advantage A</th>
-            <td data-testid="obj-advantage">
-              {num(A, 6)}
+            <td>
+              <span data-testid="obj-advantage">{num(A, 6)}</span>
               <AdvantageFromRewards r={r} s={s} all={all} />
             </td>
           </tr>
