@@ -39,6 +39,9 @@ export function settingsOf(c: RunConfig): ObjectiveSettings {
     num_iterations: c.num_iterations,
     scale_rewards: c.scale_rewards,
     advantage_estimator: c.advantage_estimator,
+    positive_weight: c.positive_weight,
+    negative_weight: c.negative_weight,
+    mask_truncated_completions: c.mask_truncated_completions,
   };
 }
 

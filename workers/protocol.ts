@@ -140,6 +140,10 @@ export interface ObjectiveSettings {
   num_iterations: number;
   scale_rewards: RunConfig['scale_rewards'];
   advantage_estimator: RunConfig['advantage_estimator'];
+  positive_weight: number;
+  negative_weight: number;
+  /** Whether truncated completions were left out of the loss (and of REINFORCE++'s token whitening). */
+  mask_truncated_completions: boolean;
 }
 
 /** A rollout record as the inspector shows it: it already carries the graph's per-token objective terms. */

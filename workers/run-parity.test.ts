@@ -23,9 +23,9 @@ describe('one run pipeline: CLI path and worker session agree', () => {
     const out = mkdtempSync(join(tmpdir(), 'rlvr-parity-'));
     try {
       const cli = await runTraining({ user, modelPath: manifestPath, steps: STEPS, out, rollouts: 'all', backend: createNodeBackend(1), label: 'grpo', command: 'parity test' });
-      const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { step: number; eval?: Record<string, number> });
-      const cliMetrics = lines.filter((l) => 'reward' in l).map(({ eval: _e, difficulty: _d, advantage_histogram: _h, ...m }) => timeless(m));
-      const cliEvals = lines.filter((l) => l.eval).map((l) => ({ step: l.step, pass_at_k: l.eval }));
+      const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { step: number; eval?: Record<string, number>; eval_pass1_se?: number });
+      const cliMetrics = lines.filter((l) => 'reward' in l).map(({ eval: _e, eval_pass1_se: _s, difficulty: _d, advantage_histogram: _h, ...m }) => timeless(m));
+      const cliEvals = lines.filter((l) => l.eval).map((l) => ({ step: l.step, pass_at_k: l.eval, pass1_se: l.eval_pass1_se }));
       const rollouts = readFileSync(join(out, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number });
 
       const events: SessionEvent[] = [];

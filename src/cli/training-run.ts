@@ -10,7 +10,7 @@ import type { Manifest } from '../model/checkpoint.ts';
 import { applyAssignments, ConfigError, type RunConfig } from '../rl/config.ts';
 import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
-import { resolveRunConfig as resolveOverRecipe, TrainingRun } from '../rl/run.ts';
+import { resolveRunConfig as resolveOverRecipe, TrainingRun, type EvalPoint } from '../rl/run.ts';
 import { shippedFor } from './shipped.ts';
 
 export interface UserConfigSources {
@@ -89,6 +89,9 @@ export interface TrainingRunResult {
   wall_time: number;
 }
 
+/** An evaluation's standard error of pass@1 as metrics.jsonl carries it (src/ui/exporters.ts writes the same key). */
+const seField = (e: EvalPoint) => (e.pass1_se === undefined ? {} : { eval_pass1_se: e.pass1_se });
+
 /** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */
 export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunResult> {
   const { path, checkpoint: base, config } = resolveBase(o.user, o.modelPath);
@@ -106,10 +109,10 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
       const { result: r, evals } = await run.advance(o.steps);
       const step = r.metrics.step;
       // An evaluation before this update (the base's, at step 0) gets its own line.
-      for (const e of evals) if (e.step < step) appendFileSync(metricsPath, JSON.stringify({ step: e.step, eval: e.pass_at_k, wall_time: seconds() }) + '\n');
+      for (const e of evals) if (e.step < step) appendFileSync(metricsPath, JSON.stringify({ step: e.step, eval: e.pass_at_k, ...seField(e), wall_time: seconds() }) + '\n');
       const line: Record<string, unknown> = { ...r.metrics, difficulty: r.difficulty, advantage_histogram: r.advantageHistogram };
       const after = evals.find((e) => e.step === step);
-      if (after) line.eval = after.pass_at_k;
+      if (after) Object.assign(line, { eval: after.pass_at_k, ...seField(after) });
       line.wall_time = seconds();
       appendFileSync(metricsPath, JSON.stringify(line) + '\n');
       if (o.rollouts === 'all' || (o.rollouts === 'last' && step === o.steps)) appendFileSync(rolloutsPath, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');

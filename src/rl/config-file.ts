@@ -4,13 +4,35 @@
  * optional "preset" id: the file's fields lie over the preset's values, which lie over the defaults.
  * Everything is checked before anything is used: invalid JSON (with its position), a non-object, an
  * unknown preset or task, unknown fields and out-of-range values each give one message naming the
- * file and what is wrong.
+ * file and what is wrong. A custom-task config may carry its dataset under "dataset" (ConfigDataset):
+ * embedded as its JSONL text, or, when too large to embed, named with a note saying so.
  */
 import { ConfigError, defaultConfig, validateConfig, type RunConfig } from './config.ts';
 import { getPreset, presets } from './presets.ts';
 import { taskIds } from '../tasks/registry.ts';
+import { VERIFIER_KINDS, type CustomVerifierSpec } from '../tasks/dataset.ts';
 
 export class ConfigFileError extends Error {}
+
+/** The custom task's dataset in a config file: its JSONL `text` when embedded, else only its name and a `note`. */
+export interface ConfigDataset {
+  name: string;
+  verifier: CustomVerifierSpec;
+  text?: string;
+  note?: string;
+}
+
+function parseDatasetEntry(v: unknown, name: string): ConfigDataset {
+  const o = v as Record<string, unknown>;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigFileError(`${name}: "dataset" must be an object {"name", "verifier", "text"}`);
+  if (typeof o.name !== 'string' || !o.name) throw new ConfigFileError(`${name}: "dataset" needs a "name" (the JSONL file's name)`);
+  const ver = o.verifier as Record<string, unknown> | undefined;
+  if (!ver || typeof ver !== 'object' || !VERIFIER_KINDS.includes(ver.kind as CustomVerifierSpec['kind'])) throw new ConfigFileError(`${name}: "dataset.verifier.kind" must be one of ${VERIFIER_KINDS.join(', ')}`);
+  if (ver.tolerance !== undefined && !(typeof ver.tolerance === 'number' && ver.tolerance >= 0)) throw new ConfigFileError(`${name}: "dataset.verifier.tolerance" must be a number >= 0`);
+  if (o.text !== undefined && typeof o.text !== 'string') throw new ConfigFileError(`${name}: "dataset.text" must be the JSONL file's text`);
+  const verifier: CustomVerifierSpec = { kind: ver.kind as CustomVerifierSpec['kind'], ...(ver.tolerance === undefined ? {} : { tolerance: ver.tolerance as number }) };
+  return { name: o.name, verifier, ...(typeof o.text === 'string' ? { text: o.text } : {}), ...(typeof o.note === 'string' ? { note: o.note } : {}) };
+}
 
 export interface ConfigFile {
   /** The file's "preset", when it names one. */
@@ -19,6 +41,8 @@ export interface ConfigFile {
   fields: Record<string, unknown>;
   /** defaults ← preset ← fields, validated. */
   config: RunConfig;
+  /** The custom task's dataset, when the file carries one. */
+  dataset?: ConfigDataset;
 }
 
 /** Parses and validates a config file's text; throws ConfigFileError naming the file and the problem. */
@@ -32,7 +56,7 @@ export function parseRunConfigFile(text: string, name = 'the config file'): Conf
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigFileError(`${name} must hold one JSON object of config fields, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`);
   }
-  const { preset, ...fields } = raw as Record<string, unknown>;
+  const { preset, dataset: datasetEntry, ...fields } = raw as Record<string, unknown>;
   if (preset !== undefined && (typeof preset !== 'string' || !presets.some((p) => p.id === preset))) {
     throw new ConfigFileError(`${name}: unknown preset ${JSON.stringify(preset)} (known: ${presets.map((p) => p.id).join(', ')})`);
   }
@@ -44,7 +68,9 @@ export function parseRunConfigFile(text: string, name = 'the config file'): Conf
     throw new ConfigFileError(`${name}: ${e instanceof ConfigError ? e.message : String(e)}`);
   }
   if (!taskIds.includes(config.task)) throw new ConfigFileError(`${name}: unknown task "${config.task}" (known: ${taskIds.join(', ')})`);
-  return preset === undefined ? { fields, config } : { preset: preset as string, fields, config };
+  const dataset = datasetEntry === undefined ? undefined : parseDatasetEntry(datasetEntry, name);
+  if (dataset && config.task !== 'custom') throw new ConfigFileError(`${name}: "dataset" is for the custom task, but the file's task is "${config.task}"`);
+  return { ...(preset === undefined ? {} : { preset: preset as string }), fields, config, ...(dataset ? { dataset } : {}) };
 }
 
 /** A config file's text: the preset id (when there is one) and every field of the config. */

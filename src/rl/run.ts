@@ -19,6 +19,7 @@ import { Policy, type Weights } from '../model/policy.ts';
 import { layoutFor } from '../model/task-layout.ts';
 import { initParams, parameterCount } from '../model/transformer.ts';
 import { validateConfig, type RunConfig } from './config.ts';
+import { passAt1StandardError } from './passk.ts';
 import { resolveWithRecipe } from './recipe.ts';
 import { Trainer, type StepMetrics, type StepResult, type TrainerState } from './trainer.ts';
 
@@ -27,6 +28,8 @@ export interface EvalPoint {
   /** Updates done when it was measured (0 = the base policy). */
   step: number;
   pass_at_k: Record<string, number>;
+  /** Standard error of pass_at_k['1'] over the held-out prompts (passAt1StandardError); absent in runs saved before it was recorded. */
+  pass1_se?: number;
 }
 
 /** The weights a run starts from, with their manifest. */
@@ -155,7 +158,8 @@ export class TrainingRun {
   /** Held-out pass@k of the policy now, recorded at the current step. */
   async evaluate(onProgress?: (done: number, total: number) => void): Promise<EvalPoint> {
     const res = await this.trainer.evaluate(undefined, undefined, onProgress);
-    const point: EvalPoint = { step: this.trainer.step, pass_at_k: res.pass_at_k };
+    const se = passAt1StandardError(res.correct, res.n);
+    const point: EvalPoint = { step: this.trainer.step, pass_at_k: res.pass_at_k, ...(Number.isFinite(se) ? { pass1_se: se } : {}) };
     this.evals.push(point);
     return point;
   }

@@ -60,6 +60,8 @@ function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
 export function App() {
   const view = useApp((s) => s.view);
   const booted = useApp((s) => s.booted);
+  // Once a run exists, the narrow layout puts the views (the charts) right under the controls.
+  const started = useApp((s) => s.run.state !== 'idle');
   // Read once: the URL is rewritten when the setup changes, and that drops the bench keys.
   const [bench] = useState(() => benchFromUrl(location.search));
   useEffect(() => {
@@ -67,7 +69,7 @@ export function App() {
     (window as unknown as { __rlvrFirstScreen?: number }).__rlvrFirstScreen ??= performance.now();
     if (bench.open) setState({ view: 'bench' });
   }, []);
-  // DOM order = tab order and the narrow layout's order: the controls come before the long setup form.
+  // DOM order = tab order and the narrow layout's order before a run (controls, guide, setup, views); once a run exists the narrow layout shows the views right under the controls (styles.css).
   return (
     <div className="app">
       <header className="app-header">
@@ -80,9 +82,11 @@ export function App() {
         <StatusBar />
       </header>
       <Banners />
-      <div className="layout">
+      <div className={`layout${started ? ' started' : ''}`} data-testid="layout">
         <div className="controls-area">
           <Controls />
+        </div>
+        <div className="guide-area">
           <Guide />
         </div>
         <aside className="setup" aria-label="Run setup">

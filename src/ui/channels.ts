@@ -48,22 +48,25 @@ export function channelScale(spec: ChannelSpec, records: InspectRollout[]): numb
 /** Background colour for a value (transparent when there is nothing to show). */
 export function colorFor(spec: ChannelSpec, v: number | string | null, scale: number): string {
   if (v === null || v === undefined) return 'transparent';
-  if (spec.kind === 'category') return v === 'low' ? 'hsla(215, 80%, 55%, 0.75)' : v === 'high' ? 'hsla(30, 95%, 55%, 0.8)' : 'transparent';
+  // The hues are CSS variables (--tok-*, styles.css), one lightness per theme, chosen so the theme's
+  // text keeps at least 4.5:1 contrast on a chip at any strength (a light chip under dark text, a dark one under light text).
+  const c = (name: string, alpha: string) => `hsl(var(--tok-${name}) / ${alpha})`;
+  if (spec.kind === 'category') return v === 'low' ? c('down', '0.75') : v === 'high' ? c('up', '0.8') : 'transparent';
   if (typeof v !== 'number' || !Number.isFinite(v)) return 'transparent';
   const a = (t: number) => (0.08 + 0.72 * Math.min(1, Math.abs(t))).toFixed(3);
   switch (spec.kind) {
     case 'diverging': {
       const t = v / scale;
-      return t >= 0 ? `hsla(140, 60%, 42%, ${a(t)})` : `hsla(0, 75%, 52%, ${a(t)})`;
+      return t >= 0 ? c('pos', a(t)) : c('neg', a(t));
     }
     case 'ratio': {
       const t = Math.log(v) / scale;
-      return t >= 0 ? `hsla(30, 95%, 52%, ${a(t)})` : `hsla(215, 80%, 55%, ${a(t)})`;
+      return t >= 0 ? c('up', a(t)) : c('down', a(t));
     }
     case 'logp':
-      return `hsla(270, 60%, 50%, ${a(-v / scale)})`;
+      return c('logp', a(-v / scale));
     case 'sequential':
-      return `hsla(40, 95%, 48%, ${a(v / scale)})`;
+      return c('seq', a(v / scale));
   }
   return 'transparent';
 }

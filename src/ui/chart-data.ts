@@ -120,11 +120,15 @@ export function autoDomain(rows: Row[], keys: string[]): [number, number] | unde
   return [lo2, hi2];
 }
 
-/** "latest (step 12): total 0.4100, correctness 0.3800": what the chart shows, for screen readers and a glance. */
+/**
+ * "latest (step 12): total 0.4100, correctness 0.3800": what the chart shows, for screen readers and a glance.
+ * The step is the row's own number (updates done, docs/architecture.md "Step numbers"): the header's
+ * "Step N" and the CSV export's step column say the same.
+ */
 export function latestSummary(metrics: Record<string, number>[], series: Series[]): string {
   const last = metrics[metrics.length - 1];
   if (!last) return 'no steps yet';
   const parts = series.filter((s) => typeof last[s.key] === 'number').map((s) => `${s.label} ${fmt(last[s.key])}`);
-  return `latest (step ${(last.step ?? metrics.length - 1) + 1}): ${parts.join(', ') || 'no value'}`;
+  return `latest (step ${last.step ?? metrics.length}): ${parts.join(', ') || 'no value'}`;
 }
 

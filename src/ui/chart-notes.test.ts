@@ -41,10 +41,12 @@ describe('axes and summaries', () => {
 
   it('summarises the latest values of every series', () => {
     const metrics = [
-      { step: 0, reward: 0.1, 'rewards/correctness/mean': 0.05 },
-      { step: 1, reward: 0.41, 'rewards/correctness/mean': 0.375 },
+      { step: 1, reward: 0.1, 'rewards/correctness/mean': 0.05 },
+      { step: 2, reward: 0.41, 'rewards/correctness/mean': 0.375 },
     ];
     expect(latestSummary(metrics, [{ key: 'reward', label: 'total' }, { key: 'rewards/correctness/mean', label: 'correctness' }])).toBe('latest (step 2): total 0.4100, correctness 0.3750');
     expect(latestSummary([], [{ key: 'reward', label: 'total' }])).toBe('no steps yet');
+    // The row's own step number (updates done), never one more: the header and the CSV say the same.
+    expect(latestSummary([{ step: 7, reward: 0.5 }], [{ key: 'reward', label: 'total' }])).toBe('latest (step 7): total 0.5000');
   });
 });

@@ -7,7 +7,7 @@ import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { InitResult, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { autosave, setRunId } from './autosave.ts';
 import { compactHistory } from './chart-data.ts';
-import { adoptDataset } from './dataset-import.ts';
+import { adoptDataset, useDataset } from './dataset-import.ts';
 import { notices, setNotices } from './notices.ts';
 import { clearRun, loadRun, type SavedRun } from './persist.ts';
 import { getState, hasRun, initialRun, patch, setState, type AppError } from './store.ts';
@@ -119,7 +119,9 @@ export async function initRun(): Promise<boolean> {
   if (!v.config) return false;
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
-    applyInit(await client().call((a) => a.init(initRequest())));
+    const request = initRequest();
+    applyInit(await client().call((a) => a.init(request)));
+    useDataset.setState({ inRun: request.dataset ?? null });
     setRunId();
     setState({ error: null });
     return true;
@@ -293,6 +295,7 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
   try {
     const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
     applyInit(r);
+    useDataset.setState({ inRun: saved.snapshot.dataset ?? null });
     setRunId(saved.runId);
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
     await syncLiveConfig();

@@ -9,6 +9,7 @@ import { DatasetError, type DatasetLineError, type VerifierKind } from '../tasks
 import { loadTrainingDataset, type DatasetPayload } from '../tasks/dataset-load.ts';
 import { bindCustomFamily } from '../tasks/registry.ts';
 import { checkImportSize } from './import-limits.ts';
+import { readUtf8File } from './text-import.ts';
 
 export interface DatasetSummary {
   name: string;
@@ -29,9 +30,11 @@ export interface DatasetState {
   /** Why the last file was refused (the dataset in use, if any, is unchanged). */
   error: string | null;
   loading: boolean;
+  /** The dataset the current run was built with (set when a run is initialised or restored; null: none, or not a custom run). */
+  inRun: DatasetPayload | null;
 }
 
-export const useDataset = create<DatasetState>()(() => ({ payload: null, summary: null, error: null, loading: false }));
+export const useDataset = create<DatasetState>()(() => ({ payload: null, summary: null, error: null, loading: false, inRun: null }));
 
 function summarise(p: DatasetPayload): DatasetSummary {
   const { dataset, family } = loadTrainingDataset(p);
@@ -58,7 +61,7 @@ export async function importDatasetFile(file: File, verifier: DatasetPayload['ve
   useDataset.setState({ loading: true, error: null });
   try {
     checkImportSize('dataset', file.name, file.size);
-    adoptDataset({ name: file.name, text: await file.text(), verifier });
+    adoptDataset({ name: file.name, text: await readUtf8File(file), verifier });
     return true;
   } catch (e) {
     const why = e instanceof DatasetError || e instanceof Error ? e.message : String(e);

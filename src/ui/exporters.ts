@@ -27,13 +27,13 @@ export function metricsCsv(metrics: StepMetrics[], evals: EvalPoint[]): string {
 
 /** One JSON object per step, the same shape `rlvr train` writes to metrics.jsonl (eval where measured). */
 export function metricsJsonl(metrics: StepMetrics[], evals: EvalPoint[]): string {
-  const evalAt = new Map(evals.map((e) => [e.step, e.pass_at_k]));
+  const evalAt = new Map(evals.map((e) => [e.step, { eval: e.pass_at_k, ...(e.pass1_se === undefined ? {} : { eval_pass1_se: e.pass1_se }) }]));
   const lines: string[] = [];
   const initial = evalAt.get(0);
-  if (initial) lines.push(JSON.stringify({ step: 0, eval: initial }));
+  if (initial) lines.push(JSON.stringify({ step: 0, ...initial }));
   for (const m of metrics) {
     const e = evalAt.get(m.step);
-    lines.push(JSON.stringify(e ? { ...m, eval: e } : m));
+    lines.push(JSON.stringify(e ? { ...m, ...e } : m));
   }
   return lines.join('\n') + '\n';
 }

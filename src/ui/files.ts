@@ -9,12 +9,15 @@ import type { RolloutRecord } from '../../workers/protocol.ts';
 import { exportHuggingFace } from '../model/hf-export.ts';
 import { zipStore } from '../util/zip.ts';
 import { parseConfigFile } from './config-file.ts';
+import { parseRunConfigFile } from '../rl/config-file.ts';
+import { adoptDataset, useDataset } from './dataset-import.ts';
 import { setupFileText } from './config-save.ts';
 import { applyInit, initRun, showError } from './controller.ts';
 import { hasRun } from './store.ts';
 import { client } from './worker-link.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { checkImportSize, IMPORT_LIMITS } from './import-limits.ts';
+import { readUtf8File } from './text-import.ts';
 import { measuredDifficulty, updateSetup } from './setup-state.ts';
 import { getState, patch, setState } from './store.ts';
 
@@ -52,9 +55,10 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
     if (!mf || !wf) throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
     checkImportSize('manifest', mf.name, mf.size);
     checkImportSize('checkpoint', wf.name, wf.size);
+    const text = await readUtf8File(mf);
     let json: unknown;
     try {
-      json = JSON.parse(await mf.text());
+      json = JSON.parse(text);
     } catch {
       throw new Error(`${mf.name} is not valid JSON`);
     }
@@ -133,13 +137,27 @@ export async function importHuggingFaceFiles(files: File[]): Promise<void> {
  * (knobs that apply live go to the running trainer, the rest wait for a reset).
  */
 export async function importConfigFile(file: File): Promise<boolean> {
+  // A custom-task config carries its dataset: it is adopted first (the draft is checked against it)
+  // and put back as it was if anything in the file is refused.
+  const kept = useDataset.getState();
   try {
     checkImportSize('config', file.name, file.size);
-    const draft = parseConfigFile(await file.text(), file.name);
-    updateSetup((s) => ({ ...s, draft }));
-    setState({ error: null, urlNotes: [`settings loaded from ${file.name}`] });
+    const text = await readUtf8File(file);
+    const carried = parseRunConfigFile(text, file.name).dataset;
+    if (carried && carried.text === undefined && kept.payload?.name !== carried.name) {
+      throw new Error(`${file.name} trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import ${carried.name} on the Your data tab first, then load this config`);
+    }
+    if (carried?.text !== undefined) adoptDataset({ name: carried.name, text: carried.text, verifier: carried.verifier });
+    const draft = parseConfigFile(text, file.name);
+    updateSetup((s) => ({ ...s, draft, dataset: carried?.name ?? null }));
+    const notes = [`settings loaded from ${file.name}`];
+    if (carried?.text !== undefined) notes.push(`its dataset ${carried.name} (embedded in the file) is now the one in use: see the Your data tab`);
+    else if (carried) notes.push(`it trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import that file on the Your data tab`);
+    setState({ error: null, urlNotes: notes });
     return true;
   } catch (e) {
+    useDataset.setState({ payload: kept.payload, summary: kept.summary });
+    if (kept.payload) adoptDataset(kept.payload);
     showError('other', 'Could not load the config file', `${message(e)}. Nothing was changed.`);
     return false;
   }
@@ -149,7 +167,7 @@ export async function importConfigFile(file: File): Promise<boolean> {
 export function downloadConfigFile(): boolean {
   const s = getState();
   try {
-    download(`rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`, setupFileText(s.setup.draft, measuredDifficulty(s)), 'application/json');
+    download(`rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`, setupFileText(s.setup.draft, measuredDifficulty(s), useDataset.getState().payload), 'application/json');
     return true;
   } catch (e) {
     showError('other', 'Could not save the config file', e);

@@ -4,7 +4,8 @@
  *
  *   ?v=1&preset=dapo&task=arithmetic&difficulty.digits=2&learning_rate=0.002&steps=200&backend=wasm
  *
- * Reserved keys: v, preset, task, checkpoint, model (a fresh randomly initialised model: nano | tiny |
+ * Reserved keys: v, preset, task, checkpoint, model, dataset (the name of the custom task's JSONL file: a link
+ * carries the name, not the lines, and the Your data tab asks for that file; Save config embeds the lines), (a fresh randomly initialised model: nano | tiny |
  * small), steps (step budget), backend (webgpu | wasm, read by select-backend), lesson (a guided experiment
  * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts), bench and bench_steps (the
  * Benchmark panel's, read by bench-report.ts; not part of the experiment). Every other key is a
@@ -34,6 +35,8 @@ export interface UrlSetup {
   backend: 'webgpu' | 'wasm' | null;
   /** The lesson this setup was opened from (the URL is then `?lesson=ID`); cleared when the setup is edited. */
   lesson?: string | null;
+  /** The custom task's dataset, by file name (the lines travel in a saved config, not in a link). */
+  dataset?: string | null;
 }
 
 export function emptySetup(): UrlSetup {
@@ -90,6 +93,7 @@ const params: Param[] = [
   choice('preset', () => presets.map((x) => x.id), (s) => s.draft.presetId, (s, v) => (s.draft.presetId = v), DEFAULT_PRESET, (raw) => `unknown preset "${raw}" (known: ${presets.map((x) => x.id).join(', ')}); using ${DEFAULT_PRESET}`),
   choice('task', () => taskFamilies.map((f) => f.id), (s) => s.draft.task, (s, v) => (s.draft.task = v), defaultConfig.task, (raw) => `unknown task "${raw}"; using ${defaultConfig.task}`),
   { key: 'checkpoint', write: (s) => (s.checkpoint ? [['checkpoint', s.checkpoint]] : []), read: (s, raw) => ((s.checkpoint = raw), null) },
+  { key: 'dataset', write: (s) => (s.draft.task === 'custom' && s.dataset ? [['dataset', s.dataset]] : []), read: (s, raw) => ((s.dataset = raw), null) },
   choice('model', () => Object.keys(modelPresets), (s) => s.model, (s, v) => (s.model = v), null, (raw) => `unknown model "${raw}" (known: ${Object.keys(modelPresets).join(', ')})`),
   {
     key: 'difficulty.',

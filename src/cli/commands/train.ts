@@ -5,6 +5,7 @@ import { loadTrainingDataset } from '../../tasks/dataset-load.ts';
 import { bindCustomFamily } from '../../tasks/registry.ts';
 import { shippedManifests } from '../shipped.ts';
 import { ConfigError } from '../../rl/config.ts';
+import { parseRunConfigFile } from '../../rl/config-file.ts';
 import { setFlagHelp } from '../../rl/config-doc.ts';
 import { presets } from '../../rl/presets.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
@@ -23,7 +24,8 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
                      after the preset, before --set; --preset must agree with the file's preset)
   --dataset FILE.jsonl  train on your own {"prompt", "answer"} lines (the custom task; bad lines are
                      reported as FILE:LINE: reason and skipped), judged by --verifier exact|numeric|regex
-                     (default exact) with --tolerance X for numeric; base checkpoint: the first shipped one
+                     (default exact) with --tolerance X for numeric; base checkpoint: the first shipped one.
+                     Without it, a --config file's embedded "dataset" (the playground's Save config) is used
   --model MANIFEST   base checkpoint (default: the shipped one for the task); its recipe (difficulty and
                      recommended knobs, see rlvr models) applies to every field you do not set
   --rollouts all|last|none  which steps' rollouts to write (default all)
@@ -53,7 +55,22 @@ export const trainCommand: Command = {
     }
     let modelPath = flag(a, 'model');
     const datasetPath = flag(a, 'dataset');
-    if (datasetPath) {
+    const configPath = flag(a, 'config');
+    const carried = !datasetPath && configPath ? parseRunConfigFile(await readFile(configPath, 'utf8'), configPath).dataset : undefined;
+    if (carried) {
+      if (flag(a, 'verifier') !== undefined || flag(a, 'tolerance') !== undefined) throw new UsageError(`--verifier and --tolerance are for --dataset; ${configPath}'s embedded dataset names its own verifier`);
+      if (carried.text === undefined) throw new UsageError(`${configPath} names the dataset ${carried.name} without embedding it${carried.note ? ` (${carried.note})` : ''}: give it with --dataset ${carried.name}`);
+      let loaded;
+      try {
+        loaded = loadTrainingDataset({ name: carried.name, text: carried.text, verifier: carried.verifier });
+      } catch (e) {
+        throw new UsageError(`${configPath}: the embedded dataset ${carried.name}: ${(e as Error).message}`);
+      }
+      for (const e of loaded.dataset.errors) process.stderr.write(`${configPath} (dataset ${carried.name}):${e.line}: ${e.reason}\n`);
+      bindCustomFamily(loaded.family);
+      user = { ...user, task: 'custom' };
+      modelPath ??= shippedManifests()[0]?.path;
+    } else if (datasetPath) {
       if ((user.task ?? 'custom') !== 'custom') throw new UsageError(`--dataset trains the custom task; the config says task "${user.task}"`);
       const kind = (flag(a, 'verifier') ?? 'exact') as VerifierKind;
       if (!VERIFIER_KINDS.includes(kind)) throw new UsageError(`--verifier must be one of ${VERIFIER_KINDS.join(', ')}`);

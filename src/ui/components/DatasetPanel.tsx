@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { VERIFIER_KINDS, type VerifierKind } from '../../tasks/dataset.ts';
-import { trainOnDataset } from '../dataset-actions.ts';
+import { datasetTrainLabel, runTrainsOnDataset, trainOnDataset } from '../dataset-actions.ts';
 import { importDatasetFile, setVerifier, useDataset } from '../dataset-import.ts';
 import { IMPORT_LIMITS, formatBytes } from '../import-limits.ts';
 import { useApp } from '../store.ts';
@@ -14,12 +14,21 @@ const VERIFIER_HELP: Record<VerifierKind, string> = {
 /** Your own data: import a JSONL file of {"prompt", "answer"} lines, see what was read, train on it. */
 export default function DatasetPanel() {
   const d = useDataset();
-  const task = useApp((s) => s.setup.draft.task);
+  const steps = useApp((s) => s.run.step);
+  const runExists = useApp((s) => s.run.config !== null && s.run.state !== 'idle' && s.run.state !== 'crashed' && s.run.state !== 'loading');
   const [kind, setKind] = useState<VerifierKind>(d.summary?.verifier ?? 'exact');
   const [note, setNote] = useState<string | null>(null);
   const s = d.summary;
+  // A link (or config) that names a dataset this tab has not imported: say which file to import.
+  const wanted = useApp((st) => (st.setup.draft.task === 'custom' ? (st.setup.dataset ?? null) : null));
   return (
     <div className="dataset">
+      {wanted && d.payload?.name !== wanted && (
+        <p className="banner warn" role="status" data-testid="dataset-wanted">
+          This experiment trains on <strong>{wanted}</strong>. A link carries the dataset&apos;s name, not its lines: import {wanted} below{d.payload ? ` (now loaded: ${d.payload.name})` : ''}. Save config (Keep &amp; share)
+          embeds the lines in the file it downloads.
+        </p>
+      )}
       <p>
         One JSON object per line: <code>{'{"prompt": "2+2=", "answer": "4"}'}</code>, optionally with <code>"pattern"</code> for the regex verifier. The same format and
         checks as <code>rlvr sample --task custom --dataset FILE.jsonl</code> (docs/tasks.md), plus the model's: printable ASCII only, and prompts that fit its context.
@@ -104,7 +113,7 @@ export default function DatasetPanel() {
             </tbody>
           </table>
           <button type="button" className="primary" data-testid="dataset-train" onClick={() => void trainOnDataset().then((m) => setNote(m === 'started' ? null : m))}>
-            {task === 'custom' ? 'Train on this dataset' : 'Use for training (task: your own data)'}
+            {datasetTrainLabel(steps, runTrainsOnDataset(d), runExists)}
           </button>
           {note && <p className="note">{note}</p>}
         </section>

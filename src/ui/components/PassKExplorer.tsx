@@ -1,5 +1,6 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { runPassK } from '../controller.ts';
+import { passkVerdict } from '../passk-caption.ts';
 import { useApp } from '../store.ts';
 
 const K_TICKS = [1, 2, 4, 8, 16, 32, 64];
@@ -14,7 +15,8 @@ export default function PassKExplorer() {
   const mine = passk.running && progress && progress.what.startsWith('passk') ? progress : null;
   const pct = mine && mine.total > 0 ? Math.round((100 * mine.done) / mine.total) : null;
   const rows = c ? c.ks.map((k) => ({ k, base: c.base[String(k)] ?? null, current: c.current[String(k)] ?? null })) : [];
-  const crossing = c ? c.ks.find((k) => (c.base[String(k)] ?? 0) > (c.current[String(k)] ?? 0) + 1e-9) : undefined;
+  // The verdict is read off the same numbers the chart plots (passk-caption.ts).
+  const verdict = c ? passkVerdict(c) : '';
   return (
     <div className="passk">
       <p>
@@ -48,9 +50,9 @@ export default function PassKExplorer() {
             <span className="chart-title">
               pass@k after {c.step} steps — {c.prompts} prompts × {c.n} samples ({c.seconds.toFixed(1)} s)
             </span>
-            <span className="help">
-              unbiased estimator 1 − C(n−c, k)/C(n, k), averaged over prompts
-              {crossing !== undefined ? `; the base policy is ahead from k = ${crossing}` : '; the current policy is ahead at every k'}
+            <span className="help">unbiased estimator 1 − C(n−c, k)/C(n, k), averaged over prompts</span>
+            <span className="help" data-testid="passk-verdict">
+              {verdict.charAt(0).toUpperCase() + verdict.slice(1)}.
             </span>
           </figcaption>
           <div role="img" aria-label={`pass@k for k = 1 to ${c.ks[c.ks.length - 1]}: base checkpoint pass@1 ${(c.base['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.base[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}; current policy pass@1 ${(c.current['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.current[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}`}>

@@ -7,6 +7,7 @@ import { useApp } from '../store.ts';
 
 function CopyLink() {
   const setup = useApp((s) => s.setup);
+  const dataset = setup.draft.task === 'custom' ? (setup.dataset ?? null) : null;
   const [url, setUrl] = useState(location.href);
   const [copied, setCopied] = useState(false);
   useEffect(() => setUrl(location.href), [setup]);
@@ -27,6 +28,11 @@ function CopyLink() {
           {copied ? 'Copied' : 'Copy'}
         </button>
       </div>
+      {dataset && (
+        <p className="help" data-testid="share-dataset-note">
+          The link names your dataset, {dataset}, but cannot hold its lines: whoever opens it imports {dataset} on the Your data tab. Save config below embeds the lines.
+        </p>
+      )}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { applyUpdate } from '../../pwa/register.ts';
 import { useOffline } from '../offline-state.ts';
+import { presets } from '../../rl/presets.ts';
 import { useApp, type RunView } from '../store.ts';
 
 function fmtDuration(s: number): string {
@@ -31,9 +32,13 @@ export function progressText(p: NonNullable<RunView['progress']>): string {
   return `${unit ? `${unit} ` : ''}${p.done}/${p.total} (${pct}%)`;
 }
 
-/** "Step N", what the worker is doing and how far, the backend (why: on demand), speed, and the step budget. */
+/** "Step N", what is training (task · preset), what the worker is doing and how far, the backend (why: on demand), speed, and the step budget. */
 export function StatusBar() {
   const run = useApp((s) => s.run);
+  // The run's own task once there is one (the setup may already name the next run's); the preset is the setup's, applied live to the run.
+  const task = useApp((s) => s.run.config?.task ?? s.setup.draft.task);
+  const presetId = useApp((s) => s.setup.draft.presetId);
+  const presetTitle = presets.find((x) => x.id === presetId)?.title ?? presetId;
   const busy = useApp((s) => s.busy);
   const booted = useApp((s) => s.booted);
   const budget = run.stepBudget;
@@ -41,7 +46,7 @@ export function StatusBar() {
   const eta = budget > 0 && run.stepsPerMinute > 0 && training ? ((budget - run.step) / run.stepsPerMinute) * 60 : NaN;
   const offline = useOffline();
   const b = run.backend;
-  const backendText = b ? (b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`) : 'backend chosen on first start';
+  const backendText = b ? `backend ${b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`}` : 'backend chosen on first start';
   const p = run.activity ? run.progress : null;
   const activity = run.activity || (busy ? `${busy}…` : !booted ? 'loading the shipped checkpoints…' : '');
   return (
@@ -51,6 +56,9 @@ export function StatusBar() {
       </span>
       <span className="step" data-testid="step-count">
         Step {run.step}
+      </span>
+      <span className="what" data-testid="status-what" data-task={task} data-preset={presetId}>
+        task <strong>{task}</strong> · preset <strong>{presetTitle}</strong>
       </span>
       {training && (
         <span data-testid="steps-per-minute">{run.stepsPerMinute > 0 ? `${run.stepsPerMinute.toFixed(1)} steps/min` : '— steps/min'}</span>

@@ -3,7 +3,7 @@ import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recha
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
 import { effectiveDraftConfig } from '../../setup-state.ts';
-import { latestSummary } from '../../chart-data.ts';
+import { latestSummary, type Row } from '../../chart-data.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { chartSpecs, type ChartSpec } from './specs.ts';
 
@@ -21,30 +21,35 @@ function SmoothingSlider() {
 /** Held-out pass@k over training: pass@1 and pass@G at each evaluation. */
 function EvalChart({ focus = false }: { focus?: boolean }) {
   const evals = useApp((s) => s.evals);
+  const config = useApp((s) => s.run.config);
   const ks = useMemo(() => {
     const all = new Set<string>();
     for (const e of evals) for (const k of Object.keys(e.pass_at_k)) all.add(k);
     const sorted = [...all].map(Number).sort((a, b) => a - b);
     return [...new Set([sorted[0], sorted[Math.floor(sorted.length / 2)], sorted[sorted.length - 1]])].filter((k): k is number => k !== undefined);
   }, [evals]);
-  const rows = evals.map((e) => ({ step: e.step, ...Object.fromEntries(ks.map((k) => [`pass@${k}`, e.pass_at_k[String(k)] ?? null])) }));
+  // pass@1 ± one standard error over the held-out prompts (passAt1StandardError in src/rl/passk.ts), shaded.
+  const rows = evals.map((e) => {
+    const p1 = e.pass_at_k['1'];
+    const band = p1 !== undefined && e.pass1_se !== undefined ? [Math.max(0, p1 - e.pass1_se), Math.min(1, p1 + e.pass1_se)] : null;
+    return { step: e.step, ...Object.fromEntries(ks.map((k) => [`pass@${k}`, e.pass_at_k[String(k)] ?? null])), 'pass@1 ± 1 SE': band };
+  });
   const series = ks.map((k) => ({ key: `pass@${k}`, label: `pass@${k}` }));
-  const summary = latestSummary(
-    rows.map((r) => ({ ...r, step: r.step - 1 })) as Record<string, number>[],
-    series,
-  ).replace('latest (step', 'latest (after step');
+  const last = evals[evals.length - 1];
+  const seText = last?.pass1_se !== undefined ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config?.num_generations ?? '?'} samples)` : '';
+  const summary = latestSummary(rows as unknown as Record<string, number>[], series) + seText;
   const running = useApp((s) => s.run.progress?.what === 'eval');
   return (
     <figure className={`chart${focus ? ' focus' : ''}`} data-testid="chart-eval" data-focus={focus ? 'true' : undefined} data-points={evals.length}>
       <figcaption>
         <span className="chart-title">Held-out pass@k</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
-        <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy)</span>
+        <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy); the band is pass@1 ± one standard error over the prompts</span>
         <span className="hint">⚠ pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
       </figcaption>
       {evals.length ? (
         <div role="img" aria-label={`Held-out pass@k: line chart over ${evals.length} evaluation${evals.length === 1 ? '' : 's'}; ${summary}`}>
-          <LinesChart rows={rows} series={series} yDomain={[0, 1]} />
+          <LinesChart rows={rows as unknown as Row[]} series={series} yDomain={[0, 1]} band={{ key: 'pass@1 ± 1 SE', label: 'pass@1 ± 1 SE' }} />
         </div>
       ) : (
         <div className="chart-empty">{running ? 'the first evaluation (step 0, the base policy) is running: see its progress at the top' : 'no evaluation yet'}</div>

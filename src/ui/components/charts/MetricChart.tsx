@@ -1,5 +1,5 @@
 import { memo, useMemo, useState } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunConfig } from '../../../rl/config.ts';
 import { autoDomain, chartRows, fmt, latestSummary, type Row, type Series } from '../../chart-data.ts';
 import { infoFor, type ChartSpec } from './specs.ts';
@@ -16,12 +16,18 @@ const tick = (v: number) => (Math.abs(v) >= 1000 ? compact.format(v) : String(Nu
 
 export type { Series } from '../../chart-data.ts';
 
-/** A line chart of rows (x = step) with a tooltip showing each value as measured and smoothed. */
-export const LinesChart = memo(function LinesChart({ rows, series, yDomain, height = 170 }: { rows: Row[]; series: Series[]; yDomain?: [number, number]; height?: number }) {
+/** A shaded range around a line: each row's `key` holds [low, high] (the held-out chart's ±1 standard error of pass@1). */
+export interface Band {
+  key: string;
+  label: string;
+}
+
+/** A line chart of rows (x = step) with a tooltip showing each value as measured and smoothed, and an optional shaded band. */
+export const LinesChart = memo(function LinesChart({ rows, series, yDomain, height = 170, band }: { rows: Row[]; series: Series[]; yDomain?: [number, number]; height?: number; band?: Band }) {
   const domain = yDomain ?? autoDomain(rows, series.map((s) => s.key));
   return (
     <ResponsiveContainer width="100%" height={height}>
-      <LineChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer={false}>
+      <ComposedChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer={false}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
         <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
         <YAxis domain={domain ?? ['auto', 'auto']} width={52} tick={{ fontSize: 11, fill: 'var(--muted)' }} tickFormatter={tick} stroke="var(--muted)" />
@@ -29,11 +35,13 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
           contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }}
           labelFormatter={(s) => `step ${s}`}
           formatter={(v, name, item) => {
+            if (Array.isArray(v)) return [`${fmt(v[0])} to ${fmt(v[1])}`, name];
             const raw = (item.payload as Row)[`${String(item.dataKey)}~raw`];
             return [raw !== undefined && raw !== null && raw !== v ? `${fmt(v)} (measured ${fmt(raw)})` : fmt(v), name];
           }}
         />
-        {series.length > 1 && <Legend wrapperStyle={{ fontSize: 11 }} />}
+        {(series.length > 1 || band) && <Legend wrapperStyle={{ fontSize: 11 }} />}
+        {band && <Area dataKey={band.key} name={band.label} stroke="none" fill="var(--c1)" fillOpacity={0.18} isAnimationActive={false} connectNulls legendType="square" />}
         {series.map((s, i) => (
           <Line
             key={s.key}
@@ -48,7 +56,7 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
             connectNulls
           />
         ))}
-      </LineChart>
+      </ComposedChart>
     </ResponsiveContainer>
   );
 });

@@ -1,7 +1,9 @@
 import { useMemo } from 'react';
-import { effectiveDraftConfig } from '../../setup-state.ts';
-import { safeFamily } from '../../config-form.ts';
-import { setState, useApp } from '../../store.ts';
+import { resolveWithRecipe } from '../../../rl/recipe.ts';
+import type { RunConfig } from '../../../rl/config.ts';
+import { draftValidation, selectedManifest } from '../../setup-state.ts';
+import { draftPatch, safeFamily } from '../../config-form.ts';
+import { getState, setState, useApp } from '../../store.ts';
 
 const KEY = 'rlvr-guide-dismissed';
 
@@ -25,21 +27,37 @@ export function closeGuide(): void {
   setState({ guideOpen: false });
 }
 
-/** One held-out prompt of the task as set up, with the completion that gets full reward. */
+/**
+ * One held-out prompt of the task as set up, with the completion that gets full reward. It depends only
+ * on the task and its difficulty (over the checkpoint's recipe), so another invalid field (a wrong
+ * num_generations in a link) does not hide it; when it cannot be made, the message names what is wrong.
+ */
+function exampleOf(): { example: ReturnType<NonNullable<ReturnType<typeof safeFamily>>['generate']> | null; why: string } {
+  const s = getState();
+  const d = s.setup.draft;
+  const family = safeFamily(d.task);
+  const bad = Object.entries(draftValidation(s).errors).filter(([k]) => k === 'task' || k === 'difficulty' || k.startsWith('difficulty.'));
+  const named = bad.map(([k, m]) => `${k}: ${m}`).join('; ');
+  if (!family) return { example: null, why: `fix the task first (${named || `unknown task "${d.task}"`})` };
+  try {
+    const c = resolveWithRecipe({ task: d.task, difficulty: draftPatch(d).difficulty as RunConfig['difficulty'] }, selectedManifest(s));
+    return { example: family.generate(0, c.difficulty), why: '' };
+  } catch (e) {
+    // A task whose instances need data the form does not hold (custom: the imported dataset), or a bad knob.
+    return { example: null, why: named ? `fix the difficulty first (${named})` : d.task === 'custom' ? 'import a dataset on the Your data tab to see its prompts' : (e as Error).message };
+  }
+}
+
 function Example() {
   const setup = useApp((s) => s.setup);
   const checkpoints = useApp((s) => s.checkpoints);
-  const example = useMemo(() => {
-    const c = effectiveDraftConfig();
-    const family = c ? safeFamily(c.task) : null;
-    if (!c || !family) return null;
-    try {
-      return family.generate(0, c.difficulty);
-    } catch {
-      return null; // a task whose instances need data the form does not hold (custom)
-    }
-  }, [setup, checkpoints]);
-  if (!example) return <p className="muted">(No example: fix the setup's task or difficulty first.)</p>;
+  const { example, why } = useMemo(exampleOf, [setup, checkpoints]);
+  if (!example)
+    return (
+      <p className="muted" data-testid="guide-no-example">
+        (No example: {why}.)
+      </p>
+    );
   return (
     <div className="guide-example" data-testid="guide-example">
       <p>

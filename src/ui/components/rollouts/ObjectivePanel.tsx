@@ -1,5 +1,6 @@
 import type { InspectRollout, ObjectiveSettings } from '../../../../workers/protocol.ts';
 import { objectiveForm } from '../../../rl/objective-form.ts';
+import { deriveAdvantage } from '../../advantage-derivation.ts';
 import { num } from '../../channels.ts';
 
 const aggregation: Record<ObjectiveSettings['loss_type'], string> = {
@@ -58,12 +59,40 @@ function knobLine(s: ObjectiveSettings): string {
   }
 }
 
+/** Where A comes from: the group's rewards, their mean and std, and the estimator's formula with the numbers (advantage-derivation.ts). */
+function AdvantageFromRewards({ r, s, all }: { r: InspectRollout; s: ObjectiveSettings; all: InspectRollout[] }) {
+  const d = deriveAdvantage(all, r, s);
+  return (
+    <div className="advantage-derivation" data-testid="obj-advantage-derivation" data-value={d.value} data-matches={d.matches}>
+      <p>
+        group {r.group}&apos;s rewards (G = {d.rewards.length}):{' '}
+        <span data-testid="obj-group-rewards">
+          {d.rewards.map((x, j) => (
+            <span key={j} className={j === d.self ? 'this-reward' : undefined}>
+              {j > 0 ? ', ' : ''}
+              {j === d.self ? <strong>{num(x, 4)}</strong> : num(x, 4)}
+            </span>
+          ))}
+        </span>{' '}
+        (this completion in bold); mean <span data-testid="obj-group-mean">{num(d.mean, 4)}</span>, std <span data-testid="obj-group-std">{num(d.std, 4)}</span>
+        {d.divisor?.kind === 'batch' && `, std of the step's batch ${num(d.divisor.std, 4)}`}
+      </p>
+      <pre className="formula" data-testid="obj-advantage-formula">
+        {d.formula}
+        {'\n'}
+        {d.substituted}
+      </pre>
+      <p className="small">{d.matches ? '✓ the advantage the update used' : `≠ the recorded ${num(r.advantage, 6)} (this step's groups may have been refilled or hinted)`}</p>
+    </div>
+  );
+}
+
 /**
  * The objective of src/rl/objective.ts for the selected token, filled with the numbers the update
  * graph itself output for it (ratio, obj, kl, token loss, contribution): nothing is recomputed here.
  * The last line checks weight × token loss against the contribution the graph summed into the loss.
  */
-export function ObjectivePanel({ r, i, s }: { r: InspectRollout; i: number; s: ObjectiveSettings }) {
+export function ObjectivePanel({ r, i, s, all }: { r: InspectRollout; i: number; s: ObjectiveSettings; all: InspectRollout[] }) {
   const ratio = r.ratio[i]!;
   const A = r.advantage;
   const kl = r.kl[i]!;
@@ -111,7 +140,10 @@ loss   = Σ weight · token`}
           </tr>
           <tr>
             <th scope="row">advantage A</th>
-            <td data-testid="obj-advantage">{num(A, 6)}</td>
+            <td>
+              <span data-testid="obj-advantage">{num(A, 6)}</span>
+              <AdvantageFromRewards r={r} s={s} all={all} />
+            </td>
           </tr>
           <tr>
             <th scope="row">obj</th>

@@ -41,7 +41,7 @@ export default function RolloutInspector() {
             <div className="rollout-detail">
               <TokenView r={rec} all={data.records} />
               {insp.token !== null && insp.token < rec.tokens.length ? (
-                <ObjectivePanel r={rec} i={insp.token} s={data.settings} />
+                <ObjectivePanel r={rec} i={insp.token} s={data.settings} all={data.records} />
               ) : (
                 <p className="muted">Select a token to see the objective with its numbers.</p>
               )}

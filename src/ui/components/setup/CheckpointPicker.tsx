@@ -36,15 +36,13 @@ export function CheckpointPicker() {
             </option>
           ))}
         </select>
-        <p className="help">
+        <p className="help" data-testid="checkpoint-note">
           {setup.model
             ? 'A randomly initialised model: it cannot solve anything yet, so rewards stay at zero. Useful for testing backends.'
             : current?.error
               ? `This checkpoint could not be read: ${current.error}`
               : measured
-                ? `Pretrained on ${task}; held-out pass@1 ${((measured.pass_at_k['1'] ?? 0) * 100).toFixed(0)}% at ${Object.entries(measured.difficulty)
-                    .map(([k, v]) => `${k}=${v}`)
-                    .join(', ')} (RL starts at that difficulty).${recipeText(current?.manifest ?? null, task)}`
+                ? measuredText(current!.manifest!, task)
                 : current?.manifest
                   ? `This checkpoint lists no figures for ${task}; expect little reward.`
                   : ''}
@@ -69,6 +67,25 @@ export function CheckpointPicker() {
   );
 }
 
+const knobText = (d: Record<string, unknown>) =>
+  Object.entries(d)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+
+/**
+ * Where the checkpoint was measured after pretraining, and where RL starts: the manifest's recipe
+ * difficulty (what the setup's difficulty knobs start from, recipeKnobs in setup-state.ts) when it
+ * differs from the pretraining measurement, so the note names the same numbers as the knobs.
+ */
+function measuredText(m: Manifest, task: string): string {
+  const measured = m.tasks.find((t) => t.task === task)!;
+  const rl = recipeFor(m, task).difficulty ?? {};
+  const same = Object.keys(rl).every((k) => String(rl[k]) === String(measured.difficulty[k]));
+  const pct = ((measured.pass_at_k['1'] ?? 0) * 100).toFixed(0);
+  const start = same ? ' (RL starts at that difficulty).' : `. RL starts at the recipe's difficulty, ${knobText(rl)} (the difficulty knobs below).`;
+  return `Pretrained on ${task}; held-out pass@1 ${pct}% at ${knobText(measured.difficulty)} after pretraining${start}${recipeText(m, task)}`;
+}
+
 /** What the checkpoint's recipe sets beyond the difficulty, and what GRPO measurably did with it (rlvr sweep --record-gain). */
 function recipeText(m: Manifest | null, task: string): string {
   if (!m) return '';
@@ -83,8 +100,8 @@ function recipeText(m: Manifest | null, task: string): string {
     const at = (g.temperature ?? 1) !== 1 ? ` (sampling at temperature ${g.temperature})` : '';
     gain =
       g.pass_at_1_after - g.pass_at_1_before >= 0.01
-        ? ` ${who} raises held-out pass@1${at} from ${before} to ${after} in ${g.steps} steps (${seeds}).`
-        : ` ${who} does not raise held-out pass@1${at} here: ${before} before, ${after} after ${g.steps} steps (${seeds}).`;
+        ? ` ${who} raises held-out pass@1${at} there from ${before} to ${after} in ${g.steps} steps (${seeds}).`
+        : ` ${who} does not raise held-out pass@1${at} there: ${before} before, ${after} after ${g.steps} steps (${seeds}).`;
   }
   return `${set.length ? ` Its recipe also sets ${set.join(', ')}.` : ''}${gain}`;
 }
