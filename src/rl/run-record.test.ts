@@ -39,6 +39,7 @@ beforeAll(async () => {
       version: RUN_RECORD_VERSION,
       config,
       provenance: { writer: 'rlvr train', command: 'run-record.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } },
+      config_changes: [],
       metric_keys: [],
       steps,
       evals: run.evals,
