@@ -130,7 +130,10 @@ describe('run record: bad input is refused with a message naming what is wrong',
   });
 
   it('truncated inside (a whole gzip stream whose binary section is cut)', async () => {
-    expect(await errorOf(rewrite(bytes, (h) => h, 4096))).toMatch(/truncated: .*(channel|checkpoint)/);
+    // The checkpoint's bytes come last: cutting the end cuts the checkpoint; without one, a channel.
+    expect(await errorOf(rewrite(bytes, (h) => h, 4096))).toMatch(/truncated: checkpoint 0 needs bytes up to/);
+    const noCheckpoint = await encodeRunRecord({ ...record, checkpoints: [] });
+    expect(await errorOf(rewrite(noCheckpoint, (h) => h, 64))).toMatch(/truncated: channel "\w+" needs bytes up to/);
   });
 
   it('not gzip (e.g. a metrics.jsonl picked by mistake)', async () => {
