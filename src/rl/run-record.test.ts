@@ -188,6 +188,14 @@ describe('run record: bad input is refused with a message naming what is wrong',
     expect(await errorOf(rewrite(bytes, (h) => h.replace(/"learning_rate":[^,}]+/, '"learning_rate":"NaN"')))).toMatch(/config: learning_rate: must be a number/);
   });
 
+  it('a live config change is kept, and one that makes the config invalid is refused by field', async () => {
+    const changed = await encodeRunRecord({ ...record, rollouts: [], checkpoints: [], config_changes: [{ step: 1, changed: { learning_rate: 5e-5 } }] });
+    const r = await decodeRunRecord(changed);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.record.config_changes).toEqual([{ step: 1, changed: { learning_rate: 5e-5 } }]);
+    expect(await errorOf(rewrite(changed, (h) => h.replace('"learning_rate":0.00005', '"learning_rate":-1')))).toMatch(/config_changes\[0\]\.changed: learning_rate: must be >= 0, got -1/);
+  });
+
   it('hostile: a field of the wrong type names its path', async () => {
     expect(await errorOf(rewrite(bytes, (h) => h.replace(/"steps":\[\{"step":1/, '"steps":[{"step":"1"')))).toMatch(/steps\[0\]\.step must be a whole number >= 0, got "1"/);
     expect(await errorOf(rewrite(bytes, (h) => h.replace(/"prompt":"/, '"prompt":7,"x":"')))).toMatch(/rollouts\[0\]\.records\[0\]\.prompt must be a string, got 7/);
