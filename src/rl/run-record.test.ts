@@ -127,6 +127,7 @@ describe('run record: round trip', () => {
 describe('run record: bad input is refused with a message naming what is wrong', () => {
   it('truncated file', async () => {
     expect(await errorOf(bytes.slice(0, Math.floor(bytes.length / 2)))).toMatch(/truncated/);
+    expect(await errorOf(bytes.slice(0, 10))).toMatch(/truncated/);
   });
 
   it('truncated inside (a whole gzip stream whose binary section is cut)', async () => {

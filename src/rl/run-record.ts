@@ -463,7 +463,7 @@ export async function readRunRecord(bytes: Uint8Array, limits: DecodeLimits = {}
   const maxBytes = limits.maxBytes ?? RUN_RECORD_MAX_BYTES;
   if (bytes.length >= maxBytes) throw new RunRecordError(`the file is ${mb(bytes.length)}; records of ${mb(maxBytes)} or more are refused`);
   if (bytes.length === 0) throw new RunRecordError('the file is empty');
-  if (bytes.length < 18 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new RunRecordError('it is not gzip-compressed (a run record starts with the gzip bytes 1f 8b)');
+  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new RunRecordError('it is not gzip-compressed (a run record starts with the gzip bytes 1f 8b)');
   let raw: Uint8Array;
   try {
     raw = await pipe(new DecompressionStream('gzip'), bytes, limits.maxUnpacked ?? RUN_RECORD_MAX_UNPACKED);
