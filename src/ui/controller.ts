@@ -9,6 +9,8 @@ import { autosave, setRunId } from './autosave.ts';
 import { compactHistory } from './chart-data.ts';
 import { adoptDataset } from './dataset-import.ts';
 import { notices, setNotices } from './notices.ts';
+import { isIsolationSettled, isolationSettled } from './offline-state.ts';
+import { forgetPress, rememberPress, type Press } from './pending-press.ts';
 import { clearRun, loadRun, type SavedRun } from './persist.ts';
 import { getState, hasRun, initialRun, patch, setState, type AppError } from './store.ts';
 import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
@@ -143,8 +145,23 @@ async function busyWhile(what: string, fn: () => Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * Waits, before a press acts, until the service worker will not reload the page for isolation; the
+ * press is remembered meanwhile (pending-press.ts) so that the reloaded page honours it. Nothing is
+ * loaded before that: work started now would be cut off by the reload.
+ */
+async function afterIsolation(press: Press, busy: string): Promise<void> {
+  if (isIsolationSettled()) return;
+  rememberPress(press);
+  setState({ busy: `${busy} once the page has finished its one-time offline setup (it reloads itself once)` });
+  await isolationSettled();
+  forgetPress();
+  setState({ busy });
+}
+
 export function start(): Promise<void> {
   return busyWhile('starting', async () => {
+    await afterIsolation('start', 'starting');
     if (!hasRun() && !(await initRun())) return;
     setNotices({ nonFinite: null });
     try {
@@ -166,6 +183,7 @@ export async function pause(): Promise<void> {
 
 export function stepOnce(): Promise<void> {
   return busyWhile('running one step', async () => {
+    await afterIsolation('step-once', 'running one step');
     if (!hasRun() && !(await initRun())) return;
     try {
       await client().call((a) => a.stepOnce());
