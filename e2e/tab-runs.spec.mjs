@@ -24,7 +24,7 @@ test.beforeAll(async ({ browser: b }) => {
 });
 
 const state = (page) => page.evaluate(() => window.__rlvr.state());
-const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
+const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`, { timeout: 30_000 });
 
 /** A tab of `context` (the service worker blocked, as e2e/lib.mjs openPage does), with its errors recorded. */
 async function tab(context, path) {
@@ -62,11 +62,11 @@ test('two tabs, two experiments: each reload restores its own run, and a new tab
   const b = await tab(context, `/?${ARITH}&steps=3`);
   try {
     await withPageDiagnostics(testInfo, a, 'tabs-two-experiments', async () => {
-      // Both train at the same time, as two students' tabs would.
+      // A trains 7 steps, then B 3: B's is the last save in this browser, as in the class where A's run was lost.
       await a.page.click('[data-testid="start"]');
+      await trained(a.page, 7);
       await b.page.click('[data-testid="start"]');
       await trained(b.page, 3);
-      await trained(a.page, 7);
       const beforeA = await state(a.page);
       const beforeB = await state(b.page);
 
