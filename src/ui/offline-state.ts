@@ -14,8 +14,12 @@ export const useOffline = create<OfflineState>()(() => ({
   updateReady: false,
 }));
 
-/** The longest a press waits for the service worker to settle before it goes ahead anyway. */
-const SETTLE_LIMIT_MS = 30_000;
+/**
+ * The longest a press waits for the service worker to settle before it goes ahead anyway (a failed
+ * install settles at once; this covers a worker that never answers). Long, as the first install
+ * downloads the whole build, checkpoints included, on a school's network.
+ */
+const SETTLE_LIMIT_MS = 300_000;
 let settled: Promise<void> = Promise.resolve();
 let settledNow = true;
 
