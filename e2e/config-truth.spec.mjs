@@ -88,7 +88,7 @@ test('a shared link, trained, paused, edited live and reloaded: URL, setup panel
       );
       const after = await state(page);
       assert.equal(await page.$('[data-testid="saved-run-banner"]'), null, 'reloading your own tab restores your run without the conflict banner');
-      assert.equal(after.savedRun, null);
+      assert.deepEqual(after.savedRuns, []);
       // Address bar = setup panel = restored run.
       assert.deepEqual(params(page), url, 'the URL after the reload is the URL before it');
       assert.equal(await page.inputValue('[data-testid="preset"]'), 'dapo');
@@ -114,9 +114,12 @@ test('restoring from a plain address rewrites the URL to the saved experiment', 
       const { page } = p;
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 1, undefined, { timeout: 120_000, polling: 250 });
-      // Another tab of this browser (no sessionStorage of its own) opens the bare address.
+      // Another tab of this browser (no sessionStorage of its own) opens the bare address: it is
+      // offered the saved run (src/ui/tabs.ts), and restoring it rewrites the address.
       const other = await p.context.newPage();
       await other.goto(new URL('/', page.url()).href, { waitUntil: 'load' });
+      await other.waitForSelector('[data-testid="saved-run-banner"]', { timeout: 30_000 });
+      await other.click('[data-testid="restore-saved-0"]');
       await other.waitForFunction(() => window.__rlvr?.state().run.step === 1 && window.__rlvr.state().run.state === 'paused', undefined, { timeout: 120_000, polling: 250 });
       const q = params(other);
       assert.equal(q.preset, 'gspo');

@@ -89,7 +89,18 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
   watch(r.waiting);
   r.addEventListener('updatefound', () => watch(r.installing));
 
-  await container.ready;
+  // A first install that fails (the network went away mid-download) leaves `ready` pending for
+  // good; the page must hear that no reload is coming (a press waits for it: src/ui/pending-press.ts).
+  const installing = r.installing;
+  const failedInstall = new Promise<'failed'>((ok) => {
+    if (!installing || container.controller) return;
+    installing.addEventListener('statechange', () => {
+      if (installing.state === 'redundant' && !r.active) ok('failed');
+    });
+  });
+  if ((await Promise.race([container.ready.then(() => 'ready' as const), failedInstall])) === 'failed') {
+    return set({ phase: 'failed', note: 'the service worker could not install (a file of the app failed to download), so the page is not isolated and not cached for offline use' });
+  }
   const store = session();
   if (isolatedNow()) {
     store?.removeItem(RELOAD_KEY);

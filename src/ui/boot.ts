@@ -1,11 +1,12 @@
 import { validateManifest } from '../model/checkpoint.ts';
-import { setupKey } from './autosave.ts';
+import { saveWhenLeaving, setupKey } from './autosave.ts';
 import { restoreSaved, scheduleSync } from './controller.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
-import { loadRun, tabOwns, type SavedRun } from './persist.ts';
-import { getState, setState, useApp, type ShippedCheckpoint } from './store.ts';
+import { listRuns, loadRun, restoredNote, type RunMeta } from './persist.ts';
+import { getState, setState, useApp, type SavedOffer, type ShippedCheckpoint } from './store.ts';
+import { announce, becomeNewTab, holdRun, joinTabs, openRuns, shownStep, tabRunId } from './tabs.ts';
 import { capNotes, guardSearch } from './url-guard.ts';
-import { experimentKey, searchToSetup, setupToSearch } from './url-state.ts';
+import { searchToSetup, setupToSearch } from './url-state.ts';
 import { client, setWatchdogMs } from './worker-link.ts';
 
 const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
@@ -34,8 +35,19 @@ async function loadCheckpointIndex(): Promise<void> {
   setState({ checkpoints: list });
 }
 
+/** boot() has finished: this tab's own run is restored, or the saved runs are offered. */
+let bootDone = false;
+
 /** Reads the URL, the shipped checkpoints and any saved run; keeps the URL in sync from then on. */
 export async function boot(): Promise<void> {
+  try {
+    await bootSteps();
+  } finally {
+    bootDone = true;
+  }
+}
+
+async function bootSteps(): Promise<void> {
   const guarded = guardSearch(location.search);
   const parsed = searchToSetup(guarded.search);
   setState({ setup: parsed.setup, urlNotes: capNotes(guarded.note ? [guarded.note, ...parsed.notes] : parsed.notes) });
@@ -48,18 +60,43 @@ export async function boot(): Promise<void> {
   });
   await loadCheckpointIndex();
   setState({ booted: true });
-  let saved: SavedRun | undefined;
+  saveWhenLeaving();
+  // The other tabs learn this tab's experiment and run state (Banners.tsx warns about a shared experiment).
+  joinTabs(() => {
+    const st = getState();
+    return { experiment: setupKey(st.setup), state: st.run.state, step: st.run.step, task: st.setup.draft.task };
+  });
+  useApp.subscribe((s, prev) => {
+    if (s.run.state !== prev.run.state || s.run.step !== prev.run.step || s.setup !== prev.setup) announce();
+  });
+  let runs: RunMeta[];
   try {
-    saved = await loadRun();
+    runs = await listRuns();
   } catch (e) {
     setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.` });
+    return;
   }
-  if (!saved) return;
-  const own = tabOwns(saved.runId);
-  const matches = !parsed.hasExperiment || own || saved.experiment === setupKey(parsed.setup) || saved.experiment === experimentKey(location.search);
-  // Your own tab: the address bar is the newest statement of the experiment (it may be ahead of the autosave).
-  if (matches) await restoreSaved(saved, own && parsed.hasExperiment ? parsed.setup : saved.setup);
-  else setState({ savedRun: { step: saved.snapshot.trainer.step, savedAt: saved.snapshot.savedAt, matches } });
+  // This tab's own run (a reload): restored without asking. The address bar is the newest statement
+  // of the experiment (it may be ahead of the autosave).
+  const own = tabRunId();
+  if (own && runs.some((r) => r.runId === own)) {
+    if (await holdRun(own, 3000)) {
+      const saved = await loadRun(own).catch(() => undefined);
+      if (saved) {
+        const shown = shownStep(own);
+        await restoreSaved(saved, parsed.hasExperiment ? parsed.setup : saved.setup);
+        if (getState().run.config) setNotices({ restored: restoredNote(saved.snapshot.trainer.step, saved.snapshot.savedAt, shown) });
+        return;
+      }
+    } else becomeNewTab(); // a duplicated tab: the original has this run open
+  }
+  // A new tab: the runs saved by other tabs are offered, never taken silently.
+  if (runs.length) setState({ savedRuns: await offers(runs, setupKey(parsed.setup), parsed.hasExperiment) });
+}
+
+async function offers(runs: RunMeta[], experiment: string, hasExperiment: boolean): Promise<SavedOffer[]> {
+  const open = await openRuns();
+  return runs.map((r) => ({ runId: r.runId, kind: 'other', task: r.task, step: r.step, savedAt: r.savedAt, openElsewhere: open.has(r.runId), sameExperiment: hasExperiment && r.experiment === experiment }));
 }
 
 /** Debug and test hook: the page's state and the worker's rollout records (e2e/app.spec.mjs reads these). */
@@ -67,6 +104,8 @@ export function exposeTestHook(): void {
   (window as unknown as { __rlvr: unknown }).__rlvr = {
     state: () => getState(),
     notices: () => notices(),
+    /** Start-up is over: the tab's own run restored (or failed to), or the saved runs offered. */
+    bootDone: () => bootDone,
     /** Tests: autosave every n steps; the watchdog's timeout (ms) for a worker that stopped answering. */
     setAutosaveEvery: (n: number) => setAutosaveEvery(n),
     setWatchdogMs,

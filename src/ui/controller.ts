@@ -5,11 +5,14 @@
  */
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { InitResult, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
-import { autosave, setRunId } from './autosave.ts';
+import { autosave, currentRunId, setRunId } from './autosave.ts';
 import { compactHistory } from './chart-data.ts';
 import { adoptDataset, useDataset } from './dataset-import.ts';
 import { notices, setNotices } from './notices.ts';
-import { clearRun, loadRun, type SavedRun } from './persist.ts';
+import { isIsolationSettled, isolationSettled } from './offline-state.ts';
+import { forgetPress, rememberPress, type Press } from './pending-press.ts';
+import { deleteRun, loadRun, restoredNote, type SavedRun } from './persist.ts';
+import { holdRun, recordShownStep } from './tabs.ts';
 import { getState, hasRun, initialRun, patch, setState, type AppError } from './store.ts';
 import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
 import type { UrlSetup } from './url-state.ts';
@@ -36,8 +39,10 @@ function onEvents(events: SessionEvent[]): void {
   let run = s.run;
   let error = s.error;
   let autosaveDue = false;
+  let shown: number | null = null;
   for (const e of events) {
     if (e.type === 'step') {
+      shown = e.metrics.step;
       if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics.push(e.metrics);
       summaries = [...summaries.slice(-199), e.summary];
       histogram = e.histogram;
@@ -65,6 +70,9 @@ function onEvents(events: SessionEvent[]): void {
     }
   }
   setState({ metrics: compactHistory(metrics), evals, summaries, histogram, run, error });
+  // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
+  const id = currentRunId();
+  if (shown !== null && id) recordShownStep(id, shown);
   if (autosaveDue) void autosave();
   if (syncOwed && hasRun()) {
     syncOwed = false;
@@ -123,7 +131,8 @@ export async function initRun(): Promise<boolean> {
     applyInit(await client().call((a) => a.init(request)));
     useDataset.setState({ inRun: request.dataset ?? null });
     setRunId();
-    setState({ error: null });
+    // A run of this tab's own: the offers of saved runs no longer apply to what is on the page.
+    setState({ error: null, savedRuns: [] });
     return true;
   } catch (e) {
     patch('run', { state: getState().run.config ? 'paused' : 'idle', activity: '' });
@@ -145,8 +154,23 @@ async function busyWhile(what: string, fn: () => Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * Waits, before a press acts, until the service worker will not reload the page for isolation; the
+ * press is remembered meanwhile (pending-press.ts) so that the reloaded page honours it. Nothing is
+ * loaded before that: work started now would be cut off by the reload.
+ */
+async function afterIsolation(press: Press, busy: string): Promise<void> {
+  if (isIsolationSettled()) return;
+  rememberPress(press);
+  setState({ busy: `${busy} once the page has finished its one-time offline setup (it reloads itself once)` });
+  await isolationSettled();
+  forgetPress();
+  setState({ busy });
+}
+
 export function start(): Promise<void> {
   return busyWhile('starting', async () => {
+    await afterIsolation('start', 'starting');
     if (!hasRun() && !(await initRun())) return;
     setNotices({ nonFinite: null });
     try {
@@ -168,6 +192,7 @@ export async function pause(): Promise<void> {
 
 export function stepOnce(): Promise<void> {
   return busyWhile('running one step', async () => {
+    await afterIsolation('step-once', 'running one step');
     if (!hasRun() && !(await initRun())) return;
     try {
       await client().call((a) => a.stepOnce());
@@ -194,8 +219,9 @@ export async function warmStart(steps: number): Promise<void> {
 }
 
 /**
- * Discards the run; the next Start builds a new one from the setup. The last autosave stays (a
- * reload, or Restore in the banner, brings it back) until the new run's first autosave replaces it.
+ * Discards the run; the next Start builds a new one from the setup, saved as a run of its own. The
+ * last autosave stays a saved run (Restore in the banner brings it back, and so does a reload before
+ * the new run's first autosave).
  */
 export async function reset(): Promise<void> {
   try {
@@ -204,8 +230,9 @@ export async function reset(): Promise<void> {
     dropWorker();
   }
   const kept = getState().autosave;
+  const keptId = currentRunId();
   runSourceKey = null;
-  setNotices({ skipped: null, nonFinite: null, fallback: null });
+  setNotices({ skipped: null, nonFinite: null, fallback: null, restored: null });
   patch('warmStart', { running: false, result: null });
   setState((s) => ({
     run: { ...initialRun, backend: s.run.backend },
@@ -216,7 +243,7 @@ export async function reset(): Promise<void> {
     pendingRestart: null,
     liveNote: null,
     error: null,
-    savedRun: kept ? { step: kept.step, savedAt: kept.at, matches: true } : null,
+    savedRuns: kept && keptId ? [{ runId: keptId, kind: 'reset', task: s.run.config?.task ?? s.setup.draft.task, step: kept.step, savedAt: kept.at, openElsewhere: false, sameExperiment: true }] : [],
     inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
     passk: { curve: null, running: false, error: null },
   }));
@@ -276,12 +303,16 @@ export function scheduleSync(): void {
   syncTimer = setTimeout(() => void syncLiveConfig(), 300);
 }
 
+/** The saved run whose restore failed last (the error banner's "Forget the saved run" deletes it). */
+let failedRestore: string | null = null;
+
 /**
  * Resumes a saved run. `setup` is the experiment to show (default: the one saved with the run; this
  * tab's own newer setup after a reload or a crash): the URL is rewritten from it, and knobs that differ
  * from the saved run's config are applied live (or flagged for a new run) as edits always are.
+ * `copy`: the run is open in another tab, so this tab goes on with it under a new id of its own.
  */
-export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup): Promise<void> {
+export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setup, copy = false): Promise<void> {
   const backend = getState().setup.backend;
   if (saved.snapshot.dataset) {
     try {
@@ -290,17 +321,19 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
       /* the worker reports it */
     }
   }
-  setState({ setup: { ...setup, backend }, savedRun: null });
+  setState({ setup: { ...setup, backend }, savedRuns: [] });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
     const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
     applyInit(r);
     useDataset.setState({ inRun: saved.snapshot.dataset ?? null });
-    setRunId(saved.runId);
+    setRunId(copy ? undefined : saved.runId);
+    failedRestore = null;
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
     await syncLiveConfig();
   } catch (e) {
     patch('run', { state: 'idle', activity: '' });
+    failedRestore = saved.runId ?? null;
     showError('restore', 'Could not restore the saved run', e);
   }
 }
@@ -312,7 +345,7 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
 async function fallbackToWasm(reason: string): Promise<void> {
   dropWorker();
   updateSetup((s) => ({ ...s, backend: 'wasm' }));
-  const saved = await loadRun().catch(() => undefined);
+  const saved = await ownSaved();
   if (saved) {
     await restoreSaved(saved, getState().setup);
     setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.` });
@@ -326,19 +359,47 @@ async function fallbackToWasm(reason: string): Promise<void> {
 export async function restartFromAutosave(): Promise<void> {
   dropWorker();
   setState({ error: null });
-  const saved = await loadRun().catch(() => undefined);
+  const saved = await ownSaved();
   if (saved) await restoreSaved(saved, getState().setup);
   else await reset();
 }
 
-export async function restoreOffered(): Promise<void> {
-  const saved = await loadRun().catch(() => undefined);
-  if (saved) await restoreSaved(saved);
+/** This tab's run as last autosaved (never another tab's). */
+async function ownSaved(): Promise<SavedRun | undefined> {
+  const id = currentRunId();
+  return id ? loadRun(id).catch(() => undefined) : undefined;
 }
 
-export async function discardSaved(): Promise<void> {
-  await clearRun().catch(() => undefined);
-  setState({ savedRun: null, autosave: null });
+const dropOffer = (runId: string) => setState((s) => ({ savedRuns: s.savedRuns.filter((o) => o.runId !== runId) }));
+
+/**
+ * Restores one offered saved run. A run open in another tab is copied: this tab saves it under a new
+ * id at once, and the other tab's record stays its own.
+ */
+export async function restoreOffered(runId: string): Promise<void> {
+  const saved = await loadRun(runId).catch(() => undefined);
+  if (!saved) {
+    dropOffer(runId);
+    showError('restore', 'Could not restore the saved run', new Error("it is no longer in this browser's storage (deleted from another tab?)"));
+    return;
+  }
+  const mine = await holdRun(runId);
+  await restoreSaved(saved, saved.setup, !mine);
+  if (!getState().run.config) return;
+  setNotices({ restored: restoredNote(saved.snapshot.trainer.step, saved.snapshot.savedAt, null, !mine) });
+  if (!mine) void autosave();
+}
+
+/**
+ * Forgets an offered saved run (default: the one whose restore failed). A run open in another tab is
+ * only taken off the offer: it is that tab's, and deleting it would lose its work.
+ */
+export async function discardSaved(runId: string | null = failedRestore): Promise<void> {
+  if (!runId) return;
+  const offer = getState().savedRuns.find((o) => o.runId === runId);
+  if (!offer?.openElsewhere) await deleteRun(runId).catch(() => undefined);
+  dropOffer(runId);
+  if (runId === currentRunId()) setState({ autosave: null });
 }
 
 // ---- inspector, pass@k --------------------------------------------------------------------------

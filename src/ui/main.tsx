@@ -6,6 +6,8 @@ import { boot, exposeTestHook } from './boot.ts';
 import { initGuide } from './components/guide/Guide.tsx';
 import { openLessonFromUrl } from './lessons.ts';
 import { startOfflineSupport } from './offline-state.ts';
+import { takePress } from './pending-press.ts';
+import { start, stepOnce } from './controller.ts';
 import { initTheme } from './theme.ts';
 import './styles.css';
 
@@ -21,4 +23,10 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 );
 // ?lesson=ID opens once the checkpoint index is known (it picks the lesson task's checkpoint).
-void boot().then(() => openLessonFromUrl());
+// A Start or Step once pressed before the service worker's isolation reload is honoured after it.
+void boot().then(() => {
+  openLessonFromUrl();
+  const press = takePress();
+  if (press === 'start') void start();
+  else if (press === 'step-once') void stepOnce();
+});

@@ -21,6 +21,8 @@ export interface Notices {
   nonFinite: { message: string; learningRate: number; maxGradNorm: number } | null;
   /** What happened after a lost WebGPU device (resumed on WASM from an autosave, or started over). */
   fallback: string | null;
+  /** What a reload (or Restore) brought back: the step, and the steps lost if the page had shown more (persist.ts restoredNote). */
+  restored: string | null;
 }
 
 function storedAutosaveEvery(): number {
@@ -33,7 +35,7 @@ function storedAutosaveEvery(): number {
   }
 }
 
-export const useNotices = create<Notices>()(() => ({ autosaveOff: null, autosaveEvery: storedAutosaveEvery(), skipped: null, nonFinite: null, fallback: null }));
+export const useNotices = create<Notices>()(() => ({ autosaveOff: null, autosaveEvery: storedAutosaveEvery(), skipped: null, nonFinite: null, fallback: null, restored: null }));
 
 export const notices = useNotices.getState;
 export const setNotices = useNotices.setState;

@@ -15,11 +15,40 @@ export const useOffline = create<OfflineState>()(() => ({
 }));
 
 /**
+ * The longest a press waits for the service worker to settle before it goes ahead anyway (a failed
+ * install settles at once; this covers a worker that never answers). Long, as the first install
+ * downloads the whole build, checkpoints included, on a school's network.
+ */
+const SETTLE_LIMIT_MS = 300_000;
+let settled: Promise<void> = Promise.resolve();
+let settledNow = true;
+
+/**
  * Production builds register sw.js (at the app's base, beside index.html). Not in dev: the dev
  * server sends COOP/COEP itself, and a cache would serve stale modules.
  */
 export function startOfflineSupport(): void {
   if (!import.meta.env.PROD) return;
   const url = new URL(`${import.meta.env.BASE_URL}sw.js`, document.baseURI).href;
-  void registerServiceWorker(url, (s) => useOffline.setState(s));
+  const registered = registerServiceWorker(url, (s) => useOffline.setState(s)).then(
+    () => undefined,
+    () => undefined,
+  );
+  if (isolated) return; // the service worker reloads only a page that is not isolated yet
+  // A worker that never activates (an install that fails offline) must not hold a press forever.
+  settledNow = false;
+  settled = Promise.race([registered, new Promise<void>((ok) => setTimeout(ok, SETTLE_LIMIT_MS))]).then(() => void (settledNow = true));
+}
+
+/**
+ * Resolves once the page will not reload itself for isolation (isolated already, or the service
+ * worker registered without needing a reload, or failed). Never resolves on a page that is about to
+ * reload: pending-press.ts carries a press across that reload.
+ */
+export function isolationSettled(): Promise<void> {
+  return settled;
+}
+
+export function isIsolationSettled(): boolean {
+  return settledNow;
 }

@@ -81,6 +81,18 @@ export interface LessonState {
   steps: number;
 }
 
+export interface SavedOffer {
+  runId: string;
+  kind: 'reset' | 'other';
+  task: string;
+  step: number;
+  savedAt: string;
+  /** Another tab has it open: restoring makes a copy. */
+  openElsewhere: boolean;
+  /** It is the experiment this tab's address names. */
+  sameExperiment: boolean;
+}
+
 export interface AppState {
   setup: UrlSetup;
   uploaded: { name: string; manifest: Manifest; bytes: Uint8Array } | null;
@@ -97,7 +109,11 @@ export interface AppState {
   liveNote: string | null;
 
   error: AppError | null;
-  savedRun: { step: number; savedAt: string; matches: boolean } | null;
+  /**
+   * Saved runs offered for restoring, the most recent first: this tab's own after a Reset ('reset'),
+   * or, in a tab with no run of its own, the runs other tabs saved in this browser ('other').
+   */
+  savedRuns: SavedOffer[];
   autosave: { at: string; step: number } | null;
 
   /** False until the shipped checkpoints are known (the setup shows its real defaults only then). */
@@ -148,7 +164,7 @@ export const useApp = create<AppState>()(() => ({
   pendingRestart: null,
   liveNote: null,
   error: null,
-  savedRun: null,
+  savedRuns: [],
   autosave: null,
   booted: false,
   busy: null,

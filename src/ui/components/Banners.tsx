@@ -1,8 +1,10 @@
-import { autosave } from '../autosave.ts';
+import { useState } from 'react';
+import { autosave, setupKey } from '../autosave.ts';
 import { discardSaved, dismissError, reset, restartFromAutosave, restoreOffered } from '../controller.ts';
 import { updateSetup } from '../setup-state.ts';
 import { setNotices, useNotices } from '../notices.ts';
 import { setState, useApp } from '../store.ts';
+import { useTabs } from '../tabs.ts';
 
 function ErrorBanner() {
   const error = useApp((s) => s.error);
@@ -52,19 +54,86 @@ function ErrorBanner() {
   );
 }
 
+const savedAtText = (iso: string) => new Date(iso).toLocaleString();
+
+/**
+ * Saved runs this tab may restore: its own after a Reset, or, in a tab with no run of its own, the
+ * runs other tabs saved (the most recent first). Nothing is restored without asking.
+ */
 function SavedRunBanner() {
-  const saved = useApp((s) => s.savedRun);
-  if (!saved) return null;
+  const offers = useApp((s) => s.savedRuns);
+  const [showAll, setShowAll] = useState(false);
+  if (!offers.length) return null;
+  if (offers[0]!.kind === 'reset') {
+    const o = offers[0]!;
+    return (
+      <div className="banner info" role="status" data-testid="saved-run-banner">
+        The run was reset. Its autosave (step {o.step}, saved {savedAtText(o.savedAt)}) is kept as a saved run.{' '}
+        <button type="button" data-testid="restore-saved-0" onClick={() => void restoreOffered(o.runId)}>
+          Restore the saved run
+        </button>{' '}
+        <button type="button" data-testid="forget-saved-0" onClick={() => void discardSaved(o.runId)}>
+          Forget it
+        </button>
+      </div>
+    );
+  }
+  const shown = showAll ? offers : offers.slice(0, MAX_OFFERS);
   return (
     <div className="banner info" role="status" data-testid="saved-run-banner">
-      {saved.matches
-        ? `The run was reset. Its autosave (step ${saved.step}, saved ${new Date(saved.savedAt).toLocaleString()}) is kept until the new run saves over it.`
-        : `This link opens a different experiment than the run saved in this browser (step ${saved.step}, saved ${new Date(saved.savedAt).toLocaleString()}).`}{' '}
-      <button type="button" onClick={() => void restoreOffered()}>
-        Restore the saved run
-      </button>{' '}
-      <button type="button" onClick={() => void discardSaved()}>
-        Forget it
+      <strong>Runs saved in this browser</strong> (the most recent first). This tab has no run of its own yet, so none was restored:
+      <ul>
+        {shown.map((o, i) => (
+          <li key={o.runId} data-testid={`saved-run-${i}`}>
+            {o.task}, step {o.step}, saved {savedAtText(o.savedAt)}
+            {o.sameExperiment ? ' (the experiment of this link)' : ''}
+            {o.openElsewhere ? ': open in another tab; restoring makes a copy for this tab' : ''}{' '}
+            <button type="button" data-testid={`restore-saved-${i}`} onClick={() => void restoreOffered(o.runId)}>
+              Restore
+            </button>{' '}
+            <button type="button" data-testid={`forget-saved-${i}`} onClick={() => void discardSaved(o.runId)}>
+              {o.openElsewhere ? 'Hide' : 'Forget it'}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {offers.length > shown.length && (
+        <button type="button" className="link" onClick={() => setShowAll(true)}>
+          Show {offers.length - shown.length} more
+        </button>
+      )}{' '}
+      <button type="button" onClick={() => setState({ savedRuns: [] })}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
+const MAX_OFFERS = 3;
+
+/** Another tab has this tab's experiment: both may be training it; each keeps its own saved run. */
+function OtherTabBanner() {
+  const experiment = useApp((s) => setupKey(s.setup));
+  const others = useTabs((t) => t.others).filter((o) => o.experiment === experiment && o.state !== 'idle');
+  if (!others.length) return null;
+  const states = others.map((o) => `${o.state === 'running' ? 'training' : o.state} at step ${o.step}`);
+  return (
+    <div className="banner warn" role="status" data-testid="other-tab-banner">
+      {others.length === 1 ? 'Another tab of this browser has this same experiment open: its run is ' : `${others.length} other tabs of this browser have this same experiment open: their runs are `}
+      {states.join('; ')}. Each tab saves its own run, so neither overwrites the other, but they share this computer&apos;s cores, so both train more slowly.
+    </div>
+  );
+}
+
+/** What a reload or Restore brought back, and the steps lost if the page had shown more than was saved. */
+function RestoredNotice() {
+  const text = useNotices((s) => s.restored);
+  if (!text) return null;
+  return (
+    <div className="banner info" role="status" data-testid="restored-notice">
+      <span data-testid="restored-message">{text}</span>{' '}
+      <button type="button" onClick={() => setNotices({ restored: null })}>
+        Dismiss
       </button>
     </div>
   );
@@ -168,6 +237,8 @@ export function Banners() {
       <FallbackBanner />
       <AutosaveOffBanner />
       <SkippedNotice />
+      <RestoredNotice />
+      <OtherTabBanner />
       <SavedRunBanner />
       <UrlNotes />
     </div>

@@ -34,7 +34,7 @@ function ConfirmReset({ onDone }: { onDone: () => void }) {
       <strong id="confirm-reset-title">Reset the run?</strong>{' '}
       <span id="confirm-reset-text">
         The model goes back to its base checkpoint, and {step === 1 ? 'the 1 step of training and its charts are' : `the ${step} steps of training and their charts are`} discarded.{' '}
-        {saved ? `The autosave of step ${saved.step} is kept until the new run saves over it (Restore brings it back).` : 'There is no autosave of this run.'}
+        {saved ? `The autosave of step ${saved.step} is kept as a saved run (Restore brings it back).` : 'There is no autosave of this run.'}
       </span>{' '}
       <button
         type="button"

@@ -1,0 +1,57 @@
+/**
+ * A Start or Step once pressed before the page is settled. On a static host's first visit the service
+ * worker (src/pwa/register.ts) reloads the page once to make it cross-origin isolated, a second or two
+ * after load; a press made before that reload is kept here (sessionStorage survives the tab's own
+ * reload, and no other tab sees it) and honoured by the reloaded page (main.tsx).
+ */
+
+export type Press = 'start' | 'step-once';
+
+const KEY = 'rlvr.pendingPress';
+/** A press older than this is stale (the reload it waited for never came); it is dropped, not replayed. */
+const MAX_AGE_MS = 120_000;
+
+function session(): Storage | null {
+  try {
+    return globalThis.sessionStorage ?? null;
+  } catch {
+    return null; // storage blocked: the press is honoured only if no reload comes
+  }
+}
+
+export function rememberPress(press: Press, now = Date.now()): void {
+  try {
+    session()?.setItem(KEY, JSON.stringify({ press, at: now }));
+  } catch {
+    /* not remembered */
+  }
+}
+
+/** Forgets a remembered press (it was honoured on this page). */
+export function forgetPress(): void {
+  try {
+    session()?.removeItem(KEY);
+  } catch {
+    /* nothing to forget */
+  }
+}
+
+/** The press a previous load of this tab left for this one, removed as it is read; null when none (or stale). */
+export function takePress(now = Date.now()): Press | null {
+  const s = session();
+  let raw: string | null = null;
+  try {
+    raw = s?.getItem(KEY) ?? null;
+  } catch {
+    return null;
+  }
+  if (raw === null) return null;
+  forgetPress();
+  try {
+    const v = JSON.parse(raw) as { press?: unknown; at?: unknown };
+    const fresh = typeof v.at === 'number' && now - v.at >= 0 && now - v.at <= MAX_AGE_MS;
+    return fresh && (v.press === 'start' || v.press === 'step-once') ? v.press : null;
+  } catch {
+    return null;
+  }
+}
