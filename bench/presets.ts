@@ -1,12 +1,12 @@
 /**
- * What `rlvr bench` measures with (bench/cli.ts): its paths, the presets' weights and task
+ * What `rlvr bench` measures with (src/cli/commands/bench.ts): its paths, the presets' weights and task
  * difficulty, one measurement and its statistics, and the shape of the check against PyTorch.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCheckpoint } from '../src/cli/checkpoint-files.ts';
+import { readCheckpoint } from '../src/node/checkpoint-files.ts';
 import { saveWeights } from '../src/model/checkpoint.ts';
 import { modelPresets, type ModelConfig } from '../src/model/config.ts';
 import type { Weights } from '../src/model/policy.ts';

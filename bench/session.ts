@@ -1,11 +1,11 @@
-/** The state one `rlvr bench` run shares between its phases (bench/cli.ts runs them in order). */
+/** The state one `rlvr bench` run shares between its phases (src/cli/commands/bench.ts runs them in order). */
 import type { RunConfig } from '../src/rl/config.ts';
 import type { BrowserBench } from './browser/driver.ts';
 import type { BrowserEngine, Engine, PresetCtx } from './engines.ts';
 import type { CheckResult, Metric, PresetSetup, Sample } from './presets.ts';
 import type { TorchPeer } from './torch.ts';
 
-/** The flags, read and checked (bench/cli.ts). */
+/** The flags, read and checked (src/cli/commands/bench.ts). */
 export interface BenchOptions {
   quick: boolean;
   presets: ('tiny' | 'small')[];

@@ -4,7 +4,7 @@ import { recipeTemperature, recommendedDifficulty, type Manifest } from '../mode
 import { layoutFor } from '../model/task-layout.ts';
 import { evaluatePassAtK } from '../rl/evaluate.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
-import { loadPolicy } from './checkpoint-files.ts';
+import { loadPolicy } from '../node/checkpoint-files.ts';
 
 export interface HeldOutOptions {
   task: string;

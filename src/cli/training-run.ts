@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Backend } from '../engine/backend.ts';
-import { readCheckpoint, writeCheckpoint } from './checkpoint-files.ts';
+import { readCheckpoint, writeCheckpoint } from '../node/checkpoint-files.ts';
 import type { Manifest } from '../model/checkpoint.ts';
 import { applyAssignments, ConfigError, type RunConfig } from '../rl/config.ts';
 import { parseRunConfigFile } from '../rl/config-file.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCheckpoint } from '../cli/checkpoint-files.ts';
+import { readCheckpoint } from '../node/checkpoint-files.ts';
 import { createNodeBackend } from '../engine/backend-node.ts';
 import { erf } from '../engine/reference.ts';
 import { getTaskFamily } from '../tasks/registry.ts';

@@ -2,7 +2,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { exportHuggingFace } from '../../model/hf-export.ts';
 import { checkKnownFlags, requireFlag, type ParsedArgs } from '../args.ts';
-import { readCheckpoint } from '../checkpoint-files.ts';
+import { readCheckpoint } from '../../node/checkpoint-files.ts';
 
 export const hfExportHelp = `rlvr export --format hf --model MANIFEST --out DIR
   A Hugging Face GPT-2 folder: config.json, generation_config.json, model.safetensors (GPT2LMHeadModel

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { exportInferenceModel } from '../../model/export-onnx.ts';
 import { totalLen } from '../../model/layout.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
-import { readCheckpoint } from '../checkpoint-files.ts';
+import { readCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
 import { hfExportHelp, runHfExport } from './export-hf.ts';
 import { runTrlExport, trlExportHelp } from './export-trl.ts';

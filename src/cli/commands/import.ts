@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { HfImportError, importHuggingFace, type HfFolder } from '../../model/hf-import.ts';
 import { checkKnownFlags, flag, parseArgs, requireFlag, UsageError } from '../args.ts';
-import { writeCheckpoint } from '../checkpoint-files.ts';
+import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
 
 const help = `rlvr import --format hf DIR --out OUTDIR [--name NAME]

@@ -10,7 +10,7 @@ import { Trainer } from '../../rl/trainer.ts';
 import { resolveWithRecipe } from '../../rl/recipe.ts';
 import { RUN_RECORD_EXTENSION, RunRecorder } from '../../rl/run-record.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
-import { loadPolicy } from '../checkpoint-files.ts';
+import { loadPolicy } from '../../node/checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';
 import { checkpointsDir, shippedFor } from '../shipped.ts';
 import type { Command } from './command.ts';

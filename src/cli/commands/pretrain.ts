@@ -9,7 +9,7 @@ import { initParams, parameterCount } from '../../model/transformer.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
-import { writeCheckpoint } from '../checkpoint-files.ts';
+import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import { checkpointsDir, writeShippedIndex } from '../shipped.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';

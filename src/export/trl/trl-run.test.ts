@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { readCheckpoint } from '../../cli/checkpoint-files.ts';
+import { readCheckpoint } from '../../node/checkpoint-files.ts';
 import { exportHuggingFace } from '../../model/hf-export.ts';
 import { readSafetensors } from '../../model/safetensors.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
