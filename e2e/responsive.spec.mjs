@@ -93,13 +93,17 @@ async function measureWhileTraining(page, { steps, timeout }) {
   );
   const c0 = await page.evaluate(() => window.__rlvr.state().compare);
   assert.equal(c0.a.error ?? c0.b.error, null, 'both runs started');
+  // The charts in view, as a teacher watching them would have them (only charts on screen redraw).
+  await page.locator('[data-testid^="compare-chart-"]').first().scrollIntoViewIfNeeded();
   const windowStart = await page.evaluate(() => (window.__windowStart = performance.now()));
   await page.waitForFunction((n) => {
     const c = window.__rlvr.state().compare;
     return [c.a, c.b].every((s) => s.metrics.length >= n) || [c.a, c.b].some((s) => s.error);
   }, steps, { timeout, polling: 250 });
   // The click goes in as input events at the button's place (no waiting for the page to settle first).
-  const box = await page.getByRole('button', { name: /^Pause (both|all)$/ }).boundingBox({ timeout: 60_000 });
+  const pause = page.getByRole('button', { name: /^Pause (both|all)$/ });
+  await pause.scrollIntoViewIfNeeded({ timeout: 60_000 });
+  const box = await pause.boundingBox({ timeout: 60_000 });
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.waitForFunction(() => window.__pauseShown !== undefined, undefined, { timeout: 120_000, polling: 100 });
   const pauseMs = Math.round(await page.evaluate(() => window.__pauseShown - window.__pauseClick));

@@ -188,6 +188,8 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
     patch('compare', { running: false });
     return;
   }
+  // The runs share the cores: each worker's thread pool gets its part, not all of them.
+  const threads = Math.max(1, Math.floor(Math.min(4, navigator.hardwareConcurrency || 1) / ids.length));
   const results = await Promise.all(
     ids.map(async (id, i) => {
       const c = new TrainerClient(
@@ -198,7 +200,7 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
       clients[id] = c;
       try {
         const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
-        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, ...(dataset ? { dataset } : {}) }));
+        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, threads, ...(dataset ? { dataset } : {}) }));
         if (gen === generation) updateSide(id, () => ({ config: r.config, parameters: r.model.parameters, backend: r.backend.kind }));
         return r.config;
       } catch (e) {
