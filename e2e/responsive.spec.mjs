@@ -102,7 +102,8 @@ async function measureWhileTraining(page, { steps, timeout }) {
   }, steps, { timeout, polling: 250 });
   // The click goes in as input events at the button's place (no waiting for the page to settle first).
   const pause = page.getByRole('button', { name: /^Pause (both|all)$/ });
-  await pause.scrollIntoViewIfNeeded({ timeout: 60_000 });
+  // In the middle of the window: at its top edge the sticky header would take the click.
+  await pause.evaluate((el) => el.scrollIntoView({ block: 'center' }), undefined, { timeout: 60_000 });
   const box = await pause.boundingBox({ timeout: 60_000 });
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.waitForFunction(() => window.__pauseShown !== undefined, undefined, { timeout: 120_000, polling: 100 });
