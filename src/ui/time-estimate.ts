@@ -101,8 +101,17 @@ export const UNKNOWN_TIME = 'time known after the first steps on this device';
 
 const KEY = 'rlvr-playground:pace';
 
+/** The browser's local storage; null where there is none or it is refused (Node, a locked-down browser). */
+function browserStorage(): Storage | null {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** The latest pace measured on this device (the one for `backend` when given and known). */
-export function loadPace(backend?: string | null, storage: Pick<Storage, 'getItem'> | null = globalThis.localStorage ?? null): Pace | null {
+export function loadPace(backend?: string | null, storage: Pick<Storage, 'getItem'> | null = browserStorage()): Pace | null {
   try {
     const all = JSON.parse(storage?.getItem(KEY) ?? 'null') as { latest?: string; byBackend?: Record<string, Pace> } | null;
     const p = all?.byBackend?.[backend ?? all.latest ?? ''] ?? null;
@@ -113,7 +122,7 @@ export function loadPace(backend?: string | null, storage: Pick<Storage, 'getIte
 }
 
 /** Keeps the pace for its backend (storage full or off: the estimate says "known after the first steps" next time). */
-export function savePace(p: Pace, storage: Pick<Storage, 'getItem' | 'setItem'> | null = globalThis.localStorage ?? null): void {
+export function savePace(p: Pace, storage: Pick<Storage, 'getItem' | 'setItem'> | null = browserStorage()): void {
   try {
     const all = (JSON.parse(storage?.getItem(KEY) ?? 'null') as { byBackend?: Record<string, Pace> } | null) ?? {};
     storage?.setItem(KEY, JSON.stringify({ latest: p.backend, byBackend: { ...all.byBackend, [p.backend]: p } }));
