@@ -106,15 +106,21 @@ test.describe('the page that trained the default run', () => {
       assert.equal(s.run.backend.kind, 'wasm', 'with only a software WebGPU adapter the app picks WASM by itself');
       assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
       assert.match(s.run.backend.reason, /software/);
-      // The charts show every step.
-      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) >= n, DEFAULT_STEPS, { timeout: 10_000 });
+      // The charts show every step. A chart off screen keeps its last picture until it is in view
+      // (src/ui/components/charts/render-budget.ts), so each is looked at in view.
+      const inView = async (id) => {
+        await page.locator(`[data-testid="chart-${id}"]`).scrollIntoViewIfNeeded();
+        await page.waitForFunction(([id, n]) => Number(document.querySelector(`[data-testid="chart-${id}"]`)?.getAttribute('data-points')) >= n, [id, DEFAULT_STEPS], { timeout: 10_000 });
+      };
       for (const id of ['reward', 'accuracy', 'entropy', 'grad_norm', 'zero_std', 'length', 'throughput']) {
+        await inView(id);
         const points = Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points'));
         assert.ok(points >= DEFAULT_STEPS, `chart ${id} has ${points} points`);
         assert.ok(await page.$(`[data-testid="chart-${id}"] .recharts-line path`), `chart ${id} draws a line`);
       }
       // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why instead.
       for (const id of ['kl', 'clip', 'ratio', 'ess']) {
+        await inView(id);
         assert.ok(Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points')) >= DEFAULT_STEPS, `chart ${id} has the steps`);
         assert.ok(await page.$(`[data-testid="chart-${id}-constant"]`), `chart ${id} explains why it is constant`);
       }
@@ -311,6 +317,7 @@ test.describe('the page that trained the default run', () => {
       assert.deepEqual(after.metrics.map((m) => m.reward), before.metrics.map((m) => m.reward));
       assert.deepEqual(after.run.config, before.run.config);
       assert.equal(await text(page, 'step-count'), `Step ${before.run.step}`);
+      await page.locator('[data-testid="chart-reward"]').scrollIntoViewIfNeeded();
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n, before.metrics.length);
       // And it trains on from there.
       await page.click('[data-testid="step-once"]');
@@ -337,7 +344,8 @@ test.describe('the page that trained the default run', () => {
       assert.ok(c.diff.some(([k]) => k === 'loss_type'), 'the config difference lists loss_type');
       assert.ok(c.diff.some(([k]) => k === 'scale_rewards'));
       assert.equal(c.a.config.seed, c.b.config.seed);
-      assert.ok(await page.$('[data-testid="compare-chart-reward"] .recharts-line path'));
+      await page.locator('[data-testid="compare-chart-reward"]').scrollIntoViewIfNeeded();
+      await page.waitForSelector('[data-testid="compare-chart-reward"] .recharts-line path', { state: 'attached', timeout: 10_000 });
       await shot(page, 'app-compare');
     });
   });

@@ -220,6 +220,7 @@ async function openFromGallery(testInfo, page, lesson) {
       assert.equal(m.step, 1, "the first update is step 1");
       for (const key of lesson.lookAt) assert.ok(Number.isFinite(m[key]), `${c[s].label}: ${key} = ${m[key]}`);
     }
+    await page.locator('[data-testid="compare-chart-completions/mean_length_wrong"]').scrollIntoViewIfNeeded(); // charts draw in view
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="compare-chart-completions/mean_length_wrong"]')?.getAttribute('data-points')) >= 1);
     assert.ok(c.diff.some(([k]) => k === 'loss_type'), 'the config differences list loss_type');
     await shot(page, 'lessons-compare');

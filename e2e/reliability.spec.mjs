@@ -467,6 +467,7 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
       assert.ok(pageGrowth < 2, `page heap grew ${pageGrowth.toFixed(2)} MB (bound 2 MB: the metrics history, ~1.5 KB/step, grows by design)`);
       // With the charts drawn: each chart draws at most 300 points (chart-data.ts), so this stops growing past 300 steps.
       await page.click('[data-testid="tab-charts"]');
+      await page.locator('[data-testid="chart-reward"]').scrollIntoViewIfNeeded(); // charts draw in view
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n, SOAK_STEPS, { timeout: 30_000 });
       await cdp.send('HeapProfiler.collectGarbage');
       const withCharts = (await cdp.send('Runtime.getHeapUsage')).usedSize / 2 ** 20;

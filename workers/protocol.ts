@@ -36,6 +36,11 @@ export interface InitRequest {
   restore?: RunSnapshot;
   /** The JSONL dataset of a `custom` task run (checked again in the worker). */
   dataset?: DatasetPayload;
+  /**
+   * WASM threads for this worker (default: the backend's own choice). Compare's workers split the
+   * cores between them: two workers each spinning a full-width thread pool would leave the page none.
+   */
+  threads?: number;
 }
 
 export interface BackendInfo {

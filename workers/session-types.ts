@@ -14,7 +14,7 @@ export type SessionBackend = Backend & {
 };
 
 export interface SessionDeps {
-  createBackend(forced: WebBackendKind | null): Promise<SessionBackend>;
+  createBackend(forced: WebBackendKind | null, threads?: number): Promise<SessionBackend>;
   fetchBytes(url: string): Promise<Uint8Array>;
   /** Macrotask yield between steps so incoming messages (pause, updateConfig) are handled. */
   yieldToEvents?: () => Promise<void>;

@@ -30,7 +30,7 @@ async function ortDevice(): Promise<GpuDeviceLike | null> {
 }
 
 const session: TrainingSession = new TrainingSession({
-  createBackend: (forced: WebBackendKind | null) => chooseBackend(forced),
+  createBackend: (forced: WebBackendKind | null, threads?: number) => chooseBackend(forced, threads ? { numThreads: threads } : {}),
   afterEngineUse(backend) {
     if (backend.kind !== 'webgpu') return;
     void ortDevice().then((device) => {

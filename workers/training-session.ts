@@ -93,9 +93,9 @@ export class TrainingSession {
 
   // ---- setup ------------------------------------------------------------------------------------
 
-  private async ensureBackend(forced: WebBackendKind | null): Promise<SessionBackend> {
+  private async ensureBackend(forced: WebBackendKind | null, threads?: number): Promise<SessionBackend> {
     if (this.backend && this.backendForced === forced) return this.backend;
-    this.backend = await this.deps.createBackend(forced);
+    this.backend = await this.deps.createBackend(forced, threads);
     this.backendForced = forced;
     return this.backend;
   }
@@ -111,7 +111,7 @@ export class TrainingSession {
     this.setState('loading', 'loading the model');
     try {
       const result = await this.engine.run(async () => {
-        const backend = await this.ensureBackend(req.backend);
+        const backend = await this.ensureBackend(req.backend, req.threads);
         // A custom-task run binds its dataset as the worker's custom family (on failure, the catch
         // below binds the running run's dataset again).
         const opened = await openRun(req, backend, this.deps.fetchBytes);

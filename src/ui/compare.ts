@@ -9,8 +9,11 @@ import { compactHistory } from './chart-data.ts';
 import { draftPatch } from './config-form.ts';
 import { checkOverrides, passAt1Verdict, type HeldOut } from './compare-check.ts';
 import { useDataset } from './dataset-import.ts';
-import { checkpointSource } from './setup-state.ts';
-import { getState, patch, type CompareSide } from './store.ts';
+import { checkpointSource, selectedManifest } from './setup-state.ts';
+import { forBackend, recordPace } from './pace.ts';
+import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from './time-estimate.ts';
+import { resolveWithRecipe } from '../rl/recipe.ts';
+import { getState, patch, type AppState, type CompareSide } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 
 type SideId = 'a' | 'b' | 'c';
@@ -39,27 +42,47 @@ export function compareSides(c = getState().compare): CompareSide[] {
   return c.c ? [c.a, c.b, c.c] : [c.a, c.b];
 }
 
+/** Sides whose Pause was pressed: until their worker says it stopped, a "running" status reads "pausing". */
+const pauseAsked = new Set<SideId>();
+
+/**
+ * One batch of a side's events. Its metrics and evaluations are copied only when a step or an
+ * evaluation arrived, and the store is touched only when something it shows changed: progress ticks
+ * (several a second per worker) leave the charts alone.
+ */
 function onEvents(id: SideId, events: SessionEvent[]): void {
-  updateSide(id, (s) => {
-    const metrics = [...s.metrics];
-    const evals = [...s.evals];
-    let state = s.state;
-    let step = s.step;
-    let error = s.error;
-    for (const e of events) {
-      if (e.type === 'step') metrics.push({ ...e.metrics, ...difficultyMetrics(e.difficulty) });
-      else if (e.type === 'eval') {
-        if (!evals.some((x) => x.step === e.point.step)) evals.push(e.point);
-      } else if (e.type === 'status') {
-        // A failed init leaves the worker idle: keep showing the error.
-        state = state === 'error' && e.status.state === 'idle' ? state : e.status.state;
-        step = e.status.step;
-      } else if (e.type === 'error') error = e.message;
-    }
-    return { metrics: compactHistory(metrics), evals, state, step, error };
-  });
+  const s = getState().compare[id];
+  if (!s) return;
+  const steps = events.filter((e): e is Extract<SessionEvent, { type: 'step' }> => e.type === 'step');
+  const newEvals = events.filter((e): e is Extract<SessionEvent, { type: 'eval' }> => e.type === 'eval').map((e) => e.point).filter((p, i, all) => !s.evals.some((x) => x.step === p.step) && all.findIndex((q) => q.step === p.step) === i);
+  let state = s.state;
+  let step = s.step;
+  let error = s.error;
+  let stepsPerMinute = s.stepsPerMinute ?? 0;
+  for (const e of events) {
+    if (e.type === 'status') {
+      // A failed init leaves the worker idle: keep showing the error.
+      state = state === 'error' && e.status.state === 'idle' ? state : e.status.state;
+      if (state === 'running' && pauseAsked.has(id)) state = 'pausing';
+      else if (state !== 'running') pauseAsked.delete(id);
+      step = e.status.step;
+      stepsPerMinute = e.status.stepsPerMinute;
+    } else if (e.type === 'error') error = e.message;
+  }
+  const next: Partial<CompareSide> = {};
+  if (steps.length) next.metrics = compactHistory([...s.metrics, ...steps.map((e) => ({ ...e.metrics, ...difficultyMetrics(e.difficulty) }))]);
+  if (newEvals.length) next.evals = [...s.evals, ...newEvals];
+  if (state !== s.state) next.state = state;
+  if (step !== s.step) next.step = step;
+  if (error !== s.error) next.error = error;
+  if (stepsPerMinute !== (s.stepsPerMinute ?? 0)) next.stepsPerMinute = stepsPerMinute;
+  if (Object.keys(next).length) updateSide(id, () => next);
+  if (steps.length) {
+    const side = getState().compare[id];
+    if (side) recordPace(side.metrics, side.config, side.parameters, side.backend, compareSides().length);
+  }
   const c = getState().compare;
-  if (c.running && compareSides(c).every((s) => finished(s.state))) patch('compare', { running: false });
+  if (c.running && compareSides(c).every((x) => finished(x.state))) patch('compare', { running: false });
 }
 
 /** B's overrides over the setup with preset B, every error at once (what the panel shows as they are typed). */
@@ -165,6 +188,8 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
     patch('compare', { running: false });
     return;
   }
+  // The runs share the cores: each worker's thread pool gets its part, not all of them.
+  const threads = Math.max(1, Math.floor(Math.min(4, navigator.hardwareConcurrency || 1) / ids.length));
   const results = await Promise.all(
     ids.map(async (id, i) => {
       const c = new TrainerClient(
@@ -175,8 +200,8 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
       clients[id] = c;
       try {
         const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
-        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, ...(dataset ? { dataset } : {}) }));
-        if (gen === generation) updateSide(id, () => ({ config: r.config }));
+        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, threads, ...(dataset ? { dataset } : {}) }));
+        if (gen === generation) updateSide(id, () => ({ config: r.config, parameters: r.model.parameters, backend: r.backend.kind }));
         return r.config;
       } catch (e) {
         if (gen === generation) updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
@@ -213,6 +238,13 @@ export async function startCompare(): Promise<void> {
 }
 
 export async function pauseCompare(): Promise<void> {
+  // Shown at once: a worker answers only between engine operations, and its run stops after the current step.
+  for (const id of SIDES) {
+    if (clients[id] && getState().compare[id]?.state === 'running') {
+      pauseAsked.add(id);
+      updateSide(id, () => ({ state: 'pausing' }));
+    }
+  }
   await Promise.all(SIDES.map((id) => clients[id]?.call((api) => api.pause()).catch(() => undefined)));
   patch('compare', { running: false });
 }
@@ -220,6 +252,7 @@ export async function pauseCompare(): Promise<void> {
 /** Ends the workers (their memory is freed). */
 export function stopCompare(keepMetrics = false): void {
   generation++;
+  pauseAsked.clear();
   for (const id of SIDES) {
     clients[id]?.terminate();
     delete clients[id];
@@ -230,3 +263,27 @@ export function stopCompare(keepMetrics = false): void {
     patch('compare', { a: { ...c.a, state: 'idle' }, b: { ...c.b, state: 'idle' }, c: c.c ? { ...c.c, state: 'idle' } : null });
   }
 }
+
+/** Compare's two runs: before "Run both", and the slowest run's time left while they train. */
+export function compareEstimate(s = getState()): string | null {
+  const c = s.compare;
+  const sides = c.c ? [c.a, c.b, c.c] : [c.a, c.b];
+  if (c.running && sides.every((x) => x.config)) {
+    const left = secondsLeft(sides.map((x) => ({ step: x.step, budget: c.steps, stepsPerMinute: x.stepsPerMinute ?? 0 })));
+    if (left !== null) return `${aboutMinutes(left)} left on this device (measured from their steps)`;
+    const pace = forBackend(s);
+    if (pace && sides.every((x) => x.parameters)) return `${aboutMinutes(trainingSeconds(pace, sides.map((x) => ({ config: x.config!, parameters: x.parameters!, steps: Math.max(0, c.steps - x.step) }))))} left on this device`;
+    return UNKNOWN_TIME;
+  }
+  const pace = forBackend(s);
+  const manifest = selectedManifest(s);
+  if (!pace || !manifest) return `${c.steps} steps each: ${UNKNOWN_TIME}`;
+  try {
+    const { a, b } = comparePatches();
+    const runs = [a, b].map((p) => ({ config: resolveWithRecipe(p as Partial<RunConfig>, manifest), parameters: manifest.parameters, steps: c.steps }));
+    return `${c.steps} steps each: ${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
+  } catch {
+    return null;
+  }
+}
+

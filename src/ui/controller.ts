@@ -10,6 +10,7 @@ import { compactHistory } from './chart-data.ts';
 import { adoptDataset, useDataset } from './dataset-import.ts';
 import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
+import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
 import { deleteRun, loadRun, restoredNote, type SavedRun } from './persist.ts';
 import { holdRun, recordShownStep } from './tabs.ts';
@@ -32,8 +33,9 @@ export function dismissError(): void {
 
 function onEvents(events: SessionEvent[]): void {
   const s = getState();
-  const metrics = [...s.metrics];
-  const evals = [...s.evals];
+  // Copied only when a step or an evaluation arrives: progress ticks and status leave the charts' data as it is.
+  let metrics = s.metrics;
+  let evals = s.evals;
   let summaries = s.summaries;
   let histogram = s.histogram;
   let run = s.run;
@@ -43,7 +45,7 @@ function onEvents(events: SessionEvent[]): void {
   for (const e of events) {
     if (e.type === 'step') {
       shown = e.metrics.step;
-      if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics.push(e.metrics);
+      if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics = [...metrics, e.metrics];
       summaries = [...summaries.slice(-199), e.summary];
       histogram = e.histogram;
       const every = notices().autosaveEvery;
@@ -52,13 +54,15 @@ function onEvents(events: SessionEvent[]): void {
       if (e.skipped) setNotices({ skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 } });
       else if (prev) setNotices({ skipped: null });
     } else if (e.type === 'eval') {
-      if (!evals.some((x) => x.step === e.point.step)) evals.push(e.point);
+      if (!evals.some((x) => x.step === e.point.step)) evals = [...evals, e.point];
     } else if (e.type === 'status') {
       const st = e.status;
       if ((run.state === 'running' || run.state === 'pausing') && (st.state === 'paused' || st.state === 'done')) autosaveDue = true;
       // A new activity starts its own count: the last one's "100%" must not linger on the next wait.
       const progress = st.activity && st.activity === run.activity ? run.progress : null;
-      run = { ...run, state: st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress };
+      // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
+      if (st.state !== 'running') pauseAsked = false;
+      run = { ...run, state: st.state === 'running' && pauseAsked ? 'pausing' : st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress };
     } else if (e.type === 'progress') {
       run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
     } else if (e.type === 'error') {
@@ -69,7 +73,8 @@ function onEvents(events: SessionEvent[]): void {
       else error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
     }
   }
-  setState({ metrics: compactHistory(metrics), evals, summaries, histogram, run, error });
+  setState({ metrics: metrics === s.metrics ? metrics : compactHistory(metrics), evals, summaries, histogram, run, error });
+  if (metrics !== s.metrics) recordPace(getState().metrics, run.config, run.model?.parameters, run.backend?.kind);
   // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
   const id = currentRunId();
   if (shown !== null && id) recordShownStep(id, shown);
@@ -182,7 +187,15 @@ export function start(): Promise<void> {
   });
 }
 
+/** Set by Pause until the worker reports the loop stopped: a worker answers only between engine operations. */
+let pauseAsked = false;
+
 export async function pause(): Promise<void> {
+  // Answered at once on the page; the run stops after its current step.
+  if (getState().run.state === 'running') {
+    pauseAsked = true;
+    patch('run', { state: 'pausing', activity: 'finishing the current step' });
+  }
   try {
     await client().call((a) => a.pause());
   } catch (e) {

@@ -18,6 +18,7 @@ import type {
   StepRollouts,
 } from '../../workers/protocol.ts';
 import { emptySetup, type UrlSetup } from './url-state.ts';
+import { loadPace, type Pace } from './time-estimate.ts';
 
 export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share' | 'bench' | 'try' | 'data';
 export type Channel = 'advantage' | 'logp' | 'ratio' | 'clipped' | 'entropy' | 'kl' | 'loss';
@@ -63,6 +64,11 @@ export interface CompareSide {
   state: string;
   step: number;
   error: string | null;
+  /** Its worker's pace over the recent steps (0 until two steps are done). */
+  stepsPerMinute?: number;
+  /** The model's parameters and the backend it trains on (known after init): the time estimate's scale. */
+  parameters?: number;
+  backend?: string;
   /** Held-out pass@1 measured on demand (Compare's "Evaluate both now"); null until then. */
   heldOut?: { passAt1: number; prompts: number; n: number; step: number } | null;
 }
@@ -132,6 +138,8 @@ export interface AppState {
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
   compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
   lesson: LessonState;
+  /** How fast this device trains (time-estimate.ts), from the latest measured steps; null until a run has one. */
+  pace: Pace | null;
 }
 
 export const initialRun: RunView = {
@@ -176,6 +184,7 @@ export const useApp = create<AppState>()(() => ({
   warmStart: { running: false, result: null },
   compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), c: null, diff: [] },
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
+  pace: loadPace(),
 }));
 
 export const setState = useApp.setState;

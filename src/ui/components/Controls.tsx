@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { pause, reset, start, stepOnce } from '../controller.ts';
 import { draftValidation } from '../setup-state.ts';
+import { mainRunEstimate } from '../pace.ts';
 import { setState, useApp } from '../store.ts';
 
 /** Opens the field's section (Advanced is a <details>) and moves the focus to it. */
@@ -66,6 +67,8 @@ export function Controls() {
   const action = useApp((s) => s.busy);
   const guideOpen = useApp((s) => s.guideOpen);
   const [confirming, setConfirming] = useState(false);
+  // "about N min": from this device's measured pace before Start, from the run's own steps while it trains.
+  const estimate = useApp((s) => mainRunEstimate(s));
   const busy = state === 'loading' || state === 'pausing' || action !== null || !booted;
   const running = state === 'running';
   const stepping = action === 'running one step';
@@ -86,6 +89,11 @@ export function Controls() {
       <button type="button" className="subtle" data-testid="guide-open" aria-pressed={guideOpen} onClick={() => setState({ guideOpen: !guideOpen })}>
         Guide
       </button>
+      {estimate && (
+        <span className="note muted" data-testid="time-estimate">
+          {estimate}
+        </span>
+      )}
       {confirming && <ConfirmReset onDone={() => setConfirming(false)} />}
       {action && (
         <span className="note muted" role="status" data-testid="busy-note">

@@ -1,5 +1,7 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { runPassK } from '../controller.ts';
+import { useEffect, useState } from 'react';
+import { passKEstimate } from '../pace.ts';
 import { passkVerdict } from '../passk-caption.ts';
 import { useApp } from '../store.ts';
 
@@ -11,6 +13,10 @@ export default function PassKExplorer() {
   const progress = useApp((s) => s.run.progress);
   const state = useApp((s) => s.run.state);
   const evalPrompts = useApp((s) => s.run.config?.eval_prompts);
+  // When this computation started: its own progress gives the time left.
+  const [startedAt, setStartedAt] = useState<number | null>(null);
+  useEffect(() => setStartedAt(passk.running ? performance.now() : null), [passk.running]);
+  const estimate = useApp((s) => passKEstimate(startedAt, performance.now(), s));
   const c = passk.curve;
   const mine = passk.running && progress && progress.what.startsWith('passk') ? progress : null;
   const pct = mine && mine.total > 0 ? Math.round((100 * mine.done) / mine.total) : null;
@@ -26,6 +32,12 @@ export default function PassKExplorer() {
       <button type="button" className="primary" data-testid="run-passk" aria-busy={passk.running} disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
         {passk.running ? `Computing…${pct === null ? '' : ` ${pct}%`}` : state === 'loading' ? 'Loading the model…' : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
       </button>
+      {estimate && (
+        <span className="muted small" data-testid="passk-estimate">
+          {' '}
+          {estimate}
+        </span>
+      )}
       {state === 'running' && !passk.running && <span className="muted small"> pause training first (runs share the model)</span>}
       {passk.running && (
         <p className="wait-line" role="status" data-testid="passk-progress">

@@ -5,6 +5,7 @@ import { setState, useApp } from '../../store.ts';
 import { effectiveDraftConfig } from '../../setup-state.ts';
 import { latestSummary, type Row } from '../../chart-data.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
+import { useBoundedRate } from './render-budget.ts';
 import { chartSpecs, type ChartSpec } from './specs.ts';
 import type { MetricKey, RewardComponentKey } from '../../../rl/metrics.ts';
 
@@ -93,7 +94,8 @@ function AdvantageHistogram() {
 
 export default function Charts() {
   const live = useApp((s) => s.metrics);
-  const metrics = useDeferredValue(live);
+  // New steps reach the charts at a bounded rate, rendered as interruptible work.
+  const metrics = useDeferredValue(useBoundedRate(live));
   const smoothing = useDeferredValue(useApp((s) => s.smoothing));
   // Reward components appear as the task reports them (correctness, format, partial, rlpr...).
   const componentKeys = useMemo(() => {

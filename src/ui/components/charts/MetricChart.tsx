@@ -1,8 +1,9 @@
-import { memo, useMemo, useState } from 'react';
+import { memo, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunConfig } from '../../../rl/config.ts';
 import { autoDomain, chartRows, fmt, latestSummary, type Row, type Series } from '../../chart-data.ts';
-import { infoFor, type ChartSpec } from './specs.ts';
+import { useChartData } from './render-budget.ts';
+import { constantNote, infoFor, type ChartSpec } from './specs.ts';
 
 /**
  * Okabe–Ito, the palette designed to stay distinct under the common colour-vision deficiencies
@@ -67,20 +68,25 @@ function seriesOf(spec: ChartSpec): Series[] {
   return spec.lines.map((l) => (l.key === 'accuracy' ? { ...l, width: 4 } : { ...l, dashed: true }));
 }
 
+const NO_ROWS: Record<string, number>[] = [];
+
 /** One metric panel: title, definition, what a bad value looks like, and the chart (or why it is flat). */
-export const MetricChart = memo(function MetricChart({ spec, metrics, smoothing, focus = false, config = null }: { spec: ChartSpec; metrics: Record<string, number>[]; smoothing: number; focus?: boolean; config?: RunConfig | null }) {
+export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoothing, focus = false, config = null }: { spec: ChartSpec; metrics: Record<string, number>[]; smoothing: number; focus?: boolean; config?: RunConfig | null }) {
+  // Off screen, the chart keeps what it drew: only the charts in view redraw as steps arrive.
+  const ref = useRef<HTMLElement>(null);
+  const metrics = useChartData(ref, live, NO_ROWS);
   const keys = spec.lines.map((l) => l.key);
   const rows = useMemo(() => chartRows(metrics, keys, smoothing), [metrics, keys.join('|'), smoothing]);
   const { definition, hint } = infoFor(spec);
   const [plotAnyway, setPlotAnyway] = useState(false);
-  const constant = config && spec.constantWhen ? spec.constantWhen(config) : null;
+  const constant = constantNote(spec, config);
   const series = seriesOf(spec);
   const last = metrics[metrics.length - 1];
   const noNoise = spec.id === 'accuracy' && config !== null && config.noise_p_fn === 0 && config.noise_p_fp === 0;
   const summary = latestSummary(metrics, series);
   const titleId = `chart-title-${spec.id}`;
   return (
-    <figure className={`chart${focus ? ' focus' : ''}${constant ? ' constant' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} data-constant={constant ? 'true' : undefined} aria-labelledby={titleId}>
+    <figure ref={ref} className={`chart${focus ? ' focus' : ''}${constant ? ' constant' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} data-constant={constant ? 'true' : undefined} aria-labelledby={titleId}>
       <figcaption>
         <span className="chart-title" id={titleId}>
           {spec.title}

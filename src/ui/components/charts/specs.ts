@@ -93,6 +93,16 @@ export const chartSpecs: ChartSpec[] = [
   },
 ];
 
+/** The Charts tab's spec that draws a metric (the first whose lines include it). */
+export function specOf(metric: string): ChartSpec | undefined {
+  return chartSpecs.find((s) => s.lines.some((l) => l.key === metric));
+}
+
+/** Why the chart cannot move under this config ("KL is off: ..."), or null: the one rule the Charts tab and Compare show. */
+export function constantNote(spec: ChartSpec | undefined, config: RunConfig | null | undefined): string | null {
+  return config && spec?.constantWhen ? spec.constantWhen(config) : null;
+}
+
 export function infoFor(spec: ChartSpec): { definition: string; hint: string } {
   const m = metricInfo.find((x) => x.name === spec.info);
   return { definition: spec.definition ?? m?.definition ?? '', hint: spec.hint ?? m?.hint ?? '' };

@@ -1,14 +1,16 @@
 import type { MetricKey } from '../../../rl/metrics.ts';
-import { useMemo } from 'react';
+import { memo, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { presets } from '../../../rl/presets.ts';
-import { checkB, compareVerdict, evaluateBoth, pauseCompare, startCompare, stopCompare } from '../../compare.ts';
+import { checkB, compareEstimate, compareVerdict, evaluateBoth, pauseCompare, startCompare, stopCompare } from '../../compare.ts';
 import { draftValidation } from '../../setup-state.ts';
 import { chartRows } from '../../chart-data.ts';
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { patch, useApp, type CompareSide } from '../../store.ts';
 import type { EvalPoint } from '../../../../workers/protocol.ts';
 import { LinesChart, type Series } from '../charts/MetricChart.tsx';
+import { useBoundedRate, useChartData } from '../charts/render-budget.ts';
+import { constantNote, specOf } from '../charts/specs.ts';
 
 const COMPARED: { key: MetricKey; title: string }[] = [
   { key: 'reward', title: 'Reward' },
@@ -36,9 +38,44 @@ function useSides(): CompareSide[] {
   return useMemo(() => (c ? [a, b, c] : [a, b]), [a, b, c]);
 }
 
-function Overlay({ metric, title, focus = false }: { metric: string; title: string; focus?: boolean }) {
+/**
+ * What the charts draw from: each side's label, config, metrics and evaluations, taken at a bounded
+ * rate and rendered as interruptible work. A side's state and step (several changes a second while
+ * its worker trains) do not reach the charts.
+ */
+function useChartSides(): ChartSide[] {
   const sides = useSides();
-  const smoothing = useApp((s) => s.smoothing);
+  const data = useMemo(() => sides.map(({ label, config, metrics, evals }) => ({ label, config, metrics, evals })), [sides]);
+  const stable = useStableList(data);
+  return useDeferredValue(useBoundedRate(stable));
+}
+
+type ChartSide = Pick<CompareSide, 'label' | 'config' | 'metrics' | 'evals'>;
+
+/** The same list object while every entry's fields are the same objects (so memoised charts skip). */
+function useStableList(list: ChartSide[]): ChartSide[] {
+  const prev = useRef(list);
+  const p = prev.current;
+  const same = p.length === list.length && p.every((x, i) => x.label === list[i]!.label && x.config === list[i]!.config && x.metrics === list[i]!.metrics && x.evals === list[i]!.evals);
+  if (!same) prev.current = list;
+  return prev.current;
+}
+
+/** The Charts tab's note for this metric under each side's config ("KL is off: ..."): one note when every side has it, else one per side. */
+function constantNotes(metric: string, sides: ChartSide[]): { all: string | null; some: string[] } {
+  const spec = specOf(metric);
+  const notes = sides.map((x) => constantNote(spec, x.config));
+  if (notes.length && notes.every((n) => n !== null && n === notes[0])) return { all: notes[0]!, some: [] };
+  return { all: null, some: notes.map((n, i) => (n ? `${SIDE_STYLE[i]!.key}: ${n}` : '')).filter(Boolean) };
+}
+
+const NO_SIDES: ChartSide[] = [];
+
+const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, focus = false }: { metric: string; title: string; sides: ChartSide[]; smoothing: number; focus?: boolean }) {
+  // Off screen, the chart keeps what it drew: only the charts in view redraw as steps arrive.
+  const ref = useRef<HTMLElement>(null);
+  const sides = useChartData(ref, live, NO_SIDES);
+  const [plotAnyway, setPlotAnyway] = useState(false);
   const rows = useMemo(() => {
     const byStep = new Map<number, Record<string, number | null>>();
     sides.forEach(({ metrics }, i) => {
@@ -47,9 +84,11 @@ function Overlay({ metric, title, focus = false }: { metric: string; title: stri
     });
     return [...byStep.values()].sort((x, y) => x.step! - y.step!) as ({ step: number } & Record<string, number | null>)[];
   }, [sides, metric, smoothing]);
-  const series: Series[] = sides.map((x, i) => ({ key: SIDE_STYLE[i]!.key, label: x.label || SIDE_STYLE[i]!.key, color: SIDE_STYLE[i]!.color, dashed: SIDE_STYLE[i]!.dashed }));
+  const series: Series[] = useMemo(() => sides.map((x, i) => ({ key: SIDE_STYLE[i]!.key, label: x.label || SIDE_STYLE[i]!.key, color: SIDE_STYLE[i]!.color, dashed: SIDE_STYLE[i]!.dashed })), [sides]);
+  const notes = useMemo(() => constantNotes(metric, sides), [metric, sides]);
+  const hideChart = notes.all !== null && !plotAnyway;
   return (
-    <figure className={`chart${focus ? ' focus' : ''}`} data-testid={`compare-chart-${metric}`} data-focus={focus ? 'true' : undefined} data-points={rows.length}>
+    <figure ref={ref} className={`chart${focus ? ' focus' : ''}${notes.all ? ' constant' : ''}`} data-testid={`compare-chart-${metric}`} data-focus={focus ? 'true' : undefined} data-points={rows.length} data-constant={notes.all ? 'true' : undefined}>
       <figcaption>
         <span className="chart-title">{title}</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
@@ -57,16 +96,32 @@ function Overlay({ metric, title, focus = false }: { metric: string; title: stri
           <code>{metric}</code>
         </span>
       </figcaption>
-      {rows.length ? <LinesChart rows={rows} series={series} /> : <div className="chart-empty">no steps yet</div>}
+      {notes.all && (
+        <p className="constant-note" data-testid={`compare-chart-${metric}-constant`}>
+          {notes.all}{' '}
+          {rows.length > 0 && (
+            <button type="button" className="link" aria-expanded={plotAnyway} onClick={() => setPlotAnyway(!plotAnyway)}>
+              {plotAnyway ? 'hide the values' : 'plot the values anyway'}
+            </button>
+          )}
+        </p>
+      )}
+      {notes.some.length > 0 && (
+        <ul className="constant-note" data-testid={`compare-chart-${metric}-constant`}>
+          {notes.some.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
+      {!hideChart && (rows.length ? <LinesChart rows={rows} series={series} /> : <div className="chart-empty">no steps yet</div>)}
     </figure>
   );
-}
+});
 
 const latestEval = (evals: EvalPoint[]) => evals.reduce<EvalPoint | null>((best, e) => (e.step > 0 && (!best || e.step > best.step) ? e : best), null);
 
 /** Held-out pass@k against k: the base policy (step-0 evaluation) and each run's latest evaluation. */
-function PassKOverlay({ focus }: { focus: boolean }) {
-  const sides = useSides();
+const PassKOverlay = memo(function PassKOverlay({ focus, sides }: { focus: boolean; sides: ChartSide[] }) {
   const base = sides.map((x) => x.evals.find((e) => e.step === 0)).find(Boolean) ?? null;
   const latest = sides.map((x) => latestEval(x.evals));
   const ks = [...new Set([base, ...latest].flatMap((e) => (e ? Object.keys(e.pass_at_k).map(Number) : [])))].sort((a, b) => a - b);
@@ -103,36 +158,38 @@ function PassKOverlay({ focus }: { focus: boolean }) {
       )}
     </figure>
   );
-}
+});
 
 /** The difficulty knobs over training (one chart per knob that moves; a fixed run stays flat). */
-function DifficultyOverlays({ focus }: { focus: boolean }) {
-  const sides = useSides();
+function DifficultyOverlays({ focus, sides, smoothing }: { focus: boolean; sides: ChartSide[]; smoothing: number }) {
   const knobs = useMemo(() => {
     const seen = new Map<string, Set<number>>();
     for (const x of sides) for (const m of x.metrics) for (const [k, v] of Object.entries(m)) if (k.startsWith('difficulty/')) (seen.get(k) ?? seen.set(k, new Set()).get(k)!).add(v);
     const moving = [...seen].filter(([, vs]) => vs.size > 1).map(([k]) => k);
     return moving.length ? moving : [...seen.keys()].slice(0, 1);
   }, [sides]);
-  if (!knobs.length) return <Overlay metric="difficulty" title={metricTitle('difficulty')} focus={focus} />;
+  if (!knobs.length) return <Overlay metric="difficulty" title={metricTitle('difficulty')} sides={sides} smoothing={smoothing} focus={focus} />;
   return (
     <>
       {knobs.map((k) => (
-        <Overlay key={k} metric={k} title={`Difficulty: ${k.slice('difficulty/'.length)}`} focus={focus} />
+        <Overlay key={k} metric={k} title={`Difficulty: ${k.slice('difficulty/'.length)}`} sides={sides} smoothing={smoothing} focus={focus} />
       ))}
     </>
   );
 }
 
-function FocusChart({ metric }: { metric: string }) {
-  if (metric === 'eval') return <PassKOverlay focus />;
-  if (metric === 'difficulty') return <DifficultyOverlays focus />;
-  return <Overlay metric={metric} title={COMPARED.find((m) => m.key === metric)?.title ?? metricTitle(metric)} focus />;
+function FocusChart({ metric, sides, smoothing }: { metric: string; sides: ChartSide[]; smoothing: number }) {
+  if (metric === 'eval') return <PassKOverlay focus sides={sides} />;
+  if (metric === 'difficulty') return <DifficultyOverlays focus sides={sides} smoothing={smoothing} />;
+  return <Overlay metric={metric} title={COMPARED.find((m) => m.key === metric)?.title ?? metricTitle(metric)} sides={sides} smoothing={smoothing} focus />;
 }
 
 /** Two configs on the same seed, side by side: overlaid charts and the list of differences. */
 export default function ComparePanel() {
   const c = useApp((s) => s.compare);
+  const chartSides = useChartSides();
+  const estimate = useApp((s) => compareEstimate(s));
+  const smoothing = useDeferredValue(useApp((s) => s.smoothing));
   const presetA = useApp((s) => s.setup.draft.presetId);
   const invalid = useApp((s) => Object.keys(draftValidation(s).errors).length > 0);
   const lesson = findLesson(useApp((s) => s.lesson.active));
@@ -194,6 +251,11 @@ export default function ComparePanel() {
         <button type="button" onClick={() => stopCompare()}>
           Stop and free the workers
         </button>
+        {estimate && (
+          <span className="note muted" data-testid="compare-estimate">
+            {estimate}
+          </span>
+        )}
         <span className="muted" data-testid="compare-status">
           {sides.map((s, i) => `${'ABC'[i]}: ${s.state} step ${s.step}`).join(' · ')}
         </span>
@@ -245,7 +307,7 @@ export default function ComparePanel() {
           </h3>
           <div className="charts-grid" data-testid="compare-focus-charts">
             {focus.map((m) => (
-              <FocusChart key={m} metric={m} />
+              <FocusChart key={m} metric={m} sides={chartSides} smoothing={smoothing} />
             ))}
           </div>
           <h3 className="focus-heading">The other charts</h3>
@@ -253,7 +315,7 @@ export default function ComparePanel() {
       )}
       <div className="charts-grid">
         {COMPARED.filter((m) => !focus.includes(m.key)).map((m) => (
-          <Overlay key={m.key} metric={m.key} title={m.title} />
+          <Overlay key={m.key} metric={m.key} title={m.title} sides={chartSides} smoothing={smoothing} />
         ))}
       </div>
     </div>

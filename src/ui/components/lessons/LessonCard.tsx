@@ -1,6 +1,8 @@
 import type { Lesson, MeasuredLesson } from '../../../rl/lessons.ts';
 import { MAX_LESSON_RUNS, metricTitle, SIDE_NAMES } from '../../lesson-plan.ts';
 import { openLesson } from '../../lessons.ts';
+import { lessonEstimate } from '../../pace.ts';
+import { useApp } from '../../store.ts';
 import { showChart } from '../../show-chart.ts';
 import { MeasuredOutcome } from './MeasuredOutcome.tsx';
 
@@ -14,6 +16,8 @@ export function LessonCard({ lesson, measured, active, steps, busy }: { lesson: 
   const n = lesson.runs.length;
   const shown = Math.min(n, MAX_LESSON_RUNS);
   const headingId = `lesson-title-${lesson.id}`;
+  // Its runs side by side, from this device's measured pace.
+  const estimate = useApp((s) => lessonEstimate(lesson, steps, s));
   return (
     <article className={`lesson-card${active ? ' active' : ''}`} data-testid={`lesson-${lesson.id}`} aria-labelledby={headingId}>
       <header>
@@ -65,6 +69,9 @@ export function LessonCard({ lesson, measured, active, steps, busy }: { lesson: 
         <a href={`?lesson=${encodeURIComponent(lesson.id)}`} className="small" data-testid={`lesson-link-${lesson.id}`} title="A link that opens this lesson and starts its runs">
           link to this lesson
         </a>
+        <span className="small muted" data-testid={`lesson-estimate-${lesson.id}`}>
+          {estimate}
+        </span>
         {active && <span className="badge">open</span>}
       </div>
     </article>

@@ -1,0 +1,82 @@
+/**
+ * Time estimates in the page: the pace measured from this device's steps (time-estimate.ts holds the
+ * arithmetic) and the "about N min" each long action shows before it starts and while it runs.
+ */
+import type { Lesson } from '../rl/lessons.ts';
+import { resolveWithRecipe } from '../rl/recipe.ts';
+import type { RunConfig, StepMetrics } from '../../workers/protocol.ts';
+import { lessonRunPlans } from './lesson-plan.ts';
+import { defaultCheckpointFor, effectiveDraftConfig, selectedManifest } from './setup-state.ts';
+import { getState, setState, type AppState } from './store.ts';
+import { aboutMinutes, paceOf, passKSeconds, secondsLeft, trainingSeconds, UNKNOWN_TIME, savePace, waitSecondsLeft } from './time-estimate.ts';
+
+/** Steps the pace is measured over: the latest few, without the first (it compiles the graphs). */
+const PACE_WINDOW = 8;
+
+/** Records the pace of a run's latest steps on this device; `parallel` runs shared it meanwhile. */
+export function recordPace(metrics: StepMetrics[], config: RunConfig | null, parameters: number | undefined, backend: string | undefined, parallel = 1): void {
+  if (!config || !parameters || !backend || !metrics.length) return;
+  const recent = (metrics.length > 1 ? metrics.slice(1) : metrics).slice(-PACE_WINDOW);
+  const pace = paceOf(
+    recent.map((m) => ({ samplingSeconds: m['time/sampling'] ?? NaN, updateSeconds: m['time/update'] ?? NaN })),
+    config,
+    parameters,
+    backend,
+    parallel,
+  );
+  if (!pace) return;
+  savePace(pace);
+  setState({ pace });
+}
+
+/** The stored pace, when it was measured on the backend the setup forces (any, when it forces none). */
+export const forBackend = (s: AppState) => (s.pace && (!s.setup.backend || s.pace.backend === s.setup.backend) ? s.pace : null);
+
+/** The main run (a recipe run included): its step budget's time before Start, what is left while it trains. */
+export function mainRunEstimate(s = getState()): string | null {
+  const r = s.run;
+  const budget = s.setup.stepBudget;
+  if (budget <= 0) return null;
+  const stepsLeft = Math.max(0, budget - r.step);
+  if (stepsLeft === 0) return null;
+  if (r.state === 'running' || r.state === 'pausing') {
+    const left = secondsLeft([{ step: r.step, budget, stepsPerMinute: r.stepsPerMinute }]);
+    if (left !== null) return `${aboutMinutes(left)} left on this device (measured from its steps)`;
+  }
+  const pace = forBackend(s);
+  const config = r.config ?? effectiveDraftConfig(s);
+  const parameters = r.model?.parameters ?? selectedManifest(s)?.parameters;
+  if (!pace || !config || !parameters) return `${stepsLeft} steps: ${UNKNOWN_TIME}`;
+  return `${stepsLeft} steps: ${aboutMinutes(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }]))} on this device`;
+}
+
+/** A lesson's runs, side by side, `steps` each (its own budget when 0), from its task's checkpoint. */
+export function lessonEstimate(lesson: Lesson, steps: number, s = getState()): string {
+  const n = steps > 0 ? steps : lesson.steps;
+  const pace = forBackend(s);
+  const manifest = s.checkpoints.find((c) => c.id === defaultCheckpointFor(lesson.task, s.checkpoints))?.manifest ?? null;
+  if (!pace || !manifest) return UNKNOWN_TIME;
+  try {
+    const runs = lessonRunPlans(lesson).map((p) => ({ config: resolveWithRecipe(p.patch as Partial<RunConfig>, manifest), parameters: manifest.parameters, steps: n }));
+    return `${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
+  } catch {
+    return UNKNOWN_TIME;
+  }
+}
+
+/** pass@k (base vs current): before pressing, from the pace; while it samples, from its own progress. */
+export function passKEstimate(startedAt: number | null, now: number, s = getState()): string | null {
+  const p = s.run.progress;
+  if (s.passk.running && startedAt !== null && p && p.what.startsWith('passk')) {
+    // The base policy's samples come first (when not cached), then the current policy's as many again.
+    const total = p.what === 'passk-base' ? p.total * 2 : p.total;
+    const left = waitSecondsLeft(p.done, total, (now - startedAt) / 1000);
+    if (left !== null) return `${aboutMinutes(left)} left`;
+  }
+  if (s.passk.running) return null;
+  const pace = forBackend(s);
+  const config = s.run.config ?? effectiveDraftConfig(s);
+  const parameters = s.run.model?.parameters ?? selectedManifest(s)?.parameters;
+  if (!pace || !config || !parameters) return UNKNOWN_TIME;
+  return `${aboutMinutes(passKSeconds(pace, config, parameters, !s.passk.curve))} on this device`;
+}
