@@ -5,6 +5,7 @@ import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { boot, exposeTestHook } from './boot.ts';
 import { initGuide } from './components/guide/Guide.tsx';
 import { openLessonFromUrl } from './lessons.ts';
+import { installRecordDrop, openRecordingFromUrl } from './recording.ts';
 import { startOfflineSupport } from './offline-state.ts';
 import { initTheme } from './theme.ts';
 import './styles.css';
@@ -13,6 +14,7 @@ initTheme();
 initGuide();
 exposeTestHook();
 startOfflineSupport();
+installRecordDrop();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <ErrorBoundary where="the page">
@@ -21,4 +23,5 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 );
 // ?lesson=ID opens once the checkpoint index is known (it picks the lesson task's checkpoint).
-void boot().then(() => openLessonFromUrl());
+// ?run=URL opens that run record as a recording (the live run, restored by boot, is left as it is).
+void boot().then(() => Promise.all([openLessonFromUrl(), openRecordingFromUrl()]));

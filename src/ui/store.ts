@@ -6,6 +6,7 @@
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
 import type { MeasuredLesson } from '../rl/lessons.ts';
+import type { RunRecord } from '../rl/run-record.ts';
 import type {
   BackendInfo,
   EvalPoint,
@@ -81,6 +82,32 @@ export interface LessonState {
   steps: number;
 }
 
+/**
+ * A recorded run open in the page (src/ui/recording.ts): the decoded record, the step the scrubber is
+ * at, and what the charts show up to that step (kept here so the selectors return stable arrays).
+ * Nothing here is the live run's: opening or closing a recording leaves `run`, `metrics`, `evals` and
+ * the autosave as they are.
+ */
+export interface RecordingState {
+  /** What was opened: a file name, a URL or a shipped record's title. */
+  name: string;
+  record: RunRecord;
+  /** What the reader kept but does not understand (metric keys this build does not chart). */
+  notes: string[];
+  /** The scrubbed step: updates done (0 = the base). */
+  step: number;
+  /** Every step the record has metrics for, ascending (the scrubber's stops). */
+  steps: number[];
+  /** Steps whose rollouts the record holds, ascending. */
+  rolloutSteps: number[];
+  /** The record's metrics and evaluations up to the scrubbed step (what the charts draw). */
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  histogram: { edges: number[]; counts: number[] } | null;
+  /** The page shows the recording (false: it shows the live run; the recording stays open). */
+  showing: boolean;
+}
+
 export interface AppState {
   setup: UrlSetup;
   uploaded: { name: string; manifest: Manifest; bytes: Uint8Array } | null;
@@ -116,6 +143,9 @@ export interface AppState {
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
   compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
   lesson: LessonState;
+  recording: RecordingState | null;
+  /** A record being read (what), or why the last one could not be opened. */
+  recordingLoad: { loading: string | null; error: string | null };
 }
 
 export const initialRun: RunView = {
@@ -160,6 +190,8 @@ export const useApp = create<AppState>()(() => ({
   warmStart: { running: false, result: null },
   compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), c: null, diff: [] },
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
+  recording: null,
+  recordingLoad: { loading: null, error: null },
 }));
 
 export const setState = useApp.setState;
