@@ -243,10 +243,11 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
     const live = (s) => ({ step: s.run.step, state: s.run.state, config: JSON.stringify(s.run.config), metrics: JSON.stringify(s.metrics), evals: JSON.stringify(s.evals), autosave: s.autosave });
     const savedBefore = await autosaved();
     assert.equal(savedBefore?.step, 1, 'the live run is autosaved');
-    // And a recording already open.
+    const before = await state(page);
+    // And a recording already open: opening it leaves the live run as it was.
     await pick(page, 'good.rlvr.gz', good);
     await page.waitForSelector('[data-testid="recording-banner"]');
-    const before = await state(page);
+    assert.deepEqual(live(await state(page)), live(before), 'opening a recording leaves the live run as it was');
 
     writeFileSync(huge, '');
     truncateSync(huge, 200 * 1024 * 1024);
