@@ -12,6 +12,7 @@ import { ConfigError, validateConfig, type RunConfig } from '../src/rl/config.ts
 import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { freshBase, loadBase, resolveRunConfig, TrainingRun, type RunBase } from '../src/rl/run.ts';
+import { RunRecorder } from '../src/rl/run-record.ts';
 import type { BackendInfo, CheckpointSource, InitRequest, InitResult, ObjectiveSettings, RunSnapshot, SavedCheckpoint } from './protocol.ts';
 
 /** A base plus where it came from (kept in snapshots, named in saved manifests). */
@@ -93,10 +94,30 @@ export interface SessionRun extends Origin {
   passkBaseCache: Map<string, Record<string, number>>;
   /** The custom task's dataset (null for the generated families). */
   dataset: LoadedDataset | null;
+  /** The run record Keep & share downloads (src/rl/run-record.ts, the writer `rlvr train --record` uses): fed every step. */
+  recorder: RunRecorder;
 }
 
 export function sessionRun(o: OpenedRun): SessionRun {
-  return { request: o.request, run: o.run, ...o.origin, settings: new Map(), passkBaseCache: new Map(), dataset: o.dataset };
+  return { request: o.request, run: o.run, ...o.origin, settings: new Map(), passkBaseCache: new Map(), dataset: o.dataset, recorder: recorderFor(o.run, o.origin) };
+}
+
+/** A run record for the session's run; a run resumed from an autosave brings its metrics and evaluations, not its earlier rollouts. */
+function recorderFor(run: TrainingRun, origin: Origin): RunRecorder {
+  const m = run.base.manifest;
+  const c = run.config;
+  const rec = new RunRecorder(c, {
+    writer: 'playground',
+    command: `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json --seed ${c.seed} repeats it headlessly`,
+    created: new Date().toISOString(),
+    base: { name: m.name, manifest: m },
+  });
+  if (run.step > 0) {
+    rec.addMetrics(run.metrics);
+    rec.update(c, `resumed from an autosave at step ${run.step}: steps up to ${run.step} have metrics but no rollouts`);
+  }
+  for (const e of run.evals) rec.addEval(e);
+  return rec;
 }
 
 export function initResult(run: TrainingRun, backend: BackendInfo, initSeconds: number): InitResult {

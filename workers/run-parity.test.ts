@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runTraining } from '../src/cli/training-run.ts';
 import { createNodeBackend } from '../src/engine/backend-node.ts';
+import { readRunRecord, type RunRecord } from '../src/rl/run-record.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { SessionEvent } from './protocol.ts';
 import { TrainingSession } from './training-session.ts';
@@ -22,7 +23,7 @@ describe('one run pipeline: CLI path and worker session agree', () => {
   it(`same config and seed: identical metrics for ${STEPS} steps and identical evaluations`, async () => {
     const out = mkdtempSync(join(tmpdir(), 'rlvr-parity-'));
     try {
-      const cli = await runTraining({ user, modelPath: manifestPath, steps: STEPS, out, rollouts: 'all', backend: createNodeBackend(1), label: 'grpo', command: 'parity test' });
+      const cli = await runTraining({ user, modelPath: manifestPath, steps: STEPS, out, rollouts: 'all', record: { path: join(out, 'run.rlvr.gz'), checkpointSteps: [] }, backend: createNodeBackend(1), label: 'grpo', command: 'parity test' });
       const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { step: number; eval?: Record<string, number> });
       const cliMetrics = lines.filter((l) => 'reward' in l).map(({ eval: _e, difficulty: _d, advantage_histogram: _h, ...m }) => timeless(m));
       const cliEvals = lines.filter((l) => l.eval).map((l) => ({ step: l.step, pass_at_k: l.eval }));
@@ -55,6 +56,15 @@ describe('one run pipeline: CLI path and worker session agree', () => {
       expect(saved.bytes.length).toBeGreaterThan(0);
       const cliManifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
       expect({ ...saved.manifest, name: '', training: { ...saved.manifest.training, command: '' } }).toEqual({ ...cliManifest, name: '', training: { ...cliManifest.training, command: '' } });
+
+      // One writer: the worker's run record (Keep & share) holds what `rlvr train --record` wrote, but for provenance and wall-clock times.
+      const cliRecord = (await readRunRecord(new Uint8Array(readFileSync(join(out, 'run.rlvr.gz'))))).record;
+      const sessionRecord = (await readRunRecord(await s.runRecord())).record;
+      const comparable = ({ provenance, steps, ...rest }: RunRecord) => ({ ...rest, base: provenance.base, steps: steps.map((x) => ({ ...x, metrics: timeless(x.metrics) })) });
+      expect(cliRecord.provenance.writer).toBe('rlvr train');
+      expect(sessionRecord.provenance.writer).toBe('playground');
+      expect(cliRecord.rollouts.map((r) => r.step)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
+      expect(comparable(sessionRecord)).toEqual(comparable(cliRecord));
       await s.stop();
     } finally {
       rmSync(out, { recursive: true, force: true });

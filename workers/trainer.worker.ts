@@ -67,6 +67,10 @@ const api = {
     const c = await session.saveCheckpoint();
     return Comlink.transfer(c, [c.bytes.buffer]);
   },
+  async runRecord(opts?: { weights?: boolean }) {
+    const bytes = await session.runRecord(opts);
+    return Comlink.transfer(bytes, [bytes.buffer]);
+  },
   loadCheckpoint: (bytes: Uint8Array, manifest: unknown, name?: string) => session.loadCheckpoint(bytes, manifest, name),
   tryPrompt: (req: TryRequest) => session.tryPrompt(req),
   async snapshot() {

@@ -144,6 +144,7 @@ export class TrainingSession {
       try {
         const r = await warmStartRun(cur.run, opts, (done, total) => this.emit({ type: 'progress', what: 'warm-start', done, total }));
         cur.id = `${cur.id}+sft${opts.steps}`;
+        cur.recorder.update(cur.run.config, `the base was warm-started with ${opts.steps} SFT steps before RL`);
         cur.passkBaseCache.clear();
         return r;
       } finally {
@@ -217,7 +218,10 @@ export class TrainingSession {
     const watch = watchedStep(run, next, (e) => this.emit(e), (a) => this.setActivity(a));
     let r: StepResult;
     try {
-      ({ result: r } = await run.advance(this.stepBudget, watch.hooks, () => watch.step(() => this.poison.step(run.trainer))));
+      let evals;
+      ({ result: r, evals } = await run.advance(this.stepBudget, watch.hooks, () => watch.step(() => this.poison.step(run.trainer))));
+      cur.recorder.addStep(r);
+      for (const e of evals) cur.recorder.addEval(e);
     } finally {
       watch.stop();
     }
@@ -309,6 +313,7 @@ export class TrainingSession {
     return this.engine.run(async () => {
       try {
         const changed = cur.run.trainer.updateConfig(patch);
+        if (changed.length) cur.recorder.configChanged(cur.run.step, cur.run.config, changed);
         return { ok: true as const, changed, config: cur.run.config };
       } catch (e) {
         return { ok: false as const, field: e instanceof ConfigError ? e.field : 'config', reason: message(e) };
@@ -367,6 +372,17 @@ export class TrainingSession {
     const prev = this.cur?.request;
     const checkpoint = uploadSource(bytes, manifestJson, name); // fails fast, before pausing anything
     return this.init({ config: prev?.config ?? this.cur?.run.config ?? {}, checkpoint, backend: prev?.backend ?? this.backendForced ?? null, stepBudget: this.stepBudget, ...(prev?.dataset ? { dataset: prev.dataset } : {}) });
+  }
+
+  /**
+   * The run as one run record (src/rl/run-record.ts; the file `rlvr train --record` writes): config,
+   * metrics, evaluations and every recorded step's rollouts; with `weights`, also the current weights.
+   */
+  async runRecord(opts: { weights?: boolean } = {}): Promise<Uint8Array> {
+    const cur = this.need();
+    if (!opts.weights) return cur.recorder.encode();
+    const saved = await this.engine.run(() => savedCheckpoint(cur.run, cur));
+    return cur.recorder.encode([{ step: cur.run.step, manifest: saved.manifest, safetensors: saved.bytes }]);
   }
 
   /** Everything needed to resume this run later (weights, AdamW moments, counters, metrics). */

@@ -23,7 +23,8 @@ beforeAll(async () => {
   const run = await TrainingRun.create(createNodeBackend(1), base, config);
   try {
     const rec = new RunRecorder(config, { writer: 'rlvr train', command: 'run-record.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } });
-    rec.addCheckpoint(0, base.manifest, await run.weightBytes('base'));
+    const baseBytes = await run.weightBytes('base');
+    rec.addCheckpoint(0, base.manifest, baseBytes);
     while (run.step < 3) {
       const { result, evals } = await run.advance(3);
       // A hostile prompt: kept as the exact string, never interpreted.
@@ -38,6 +39,7 @@ beforeAll(async () => {
       version: RUN_RECORD_VERSION,
       config,
       provenance: { writer: 'rlvr train', command: 'run-record.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } },
+      config_changes: [],
       metric_keys: [],
       steps,
       evals: run.evals,
@@ -46,7 +48,7 @@ beforeAll(async () => {
     };
     // The trainer's own rollouts of each step (the history keeps all 3).
     record.rollouts = [1, 2, 3].map((s) => ({ step: s, records: run.trainer.history.get(s)! }));
-    record.checkpoints = [{ step: 0, manifest: base.manifest, safetensors: await run.weightBytes('base') }];
+    record.checkpoints = [{ step: 0, manifest: base.manifest, safetensors: baseBytes }];
   } finally {
     await run.dispose();
   }
@@ -87,7 +89,8 @@ describe('run record: round trip', () => {
     expect(got.evals).toEqual(record.evals);
     expect(got.evals.map((e) => e.step)).toEqual([0, 2, 3]);
     expect(got.checkpoints).toHaveLength(1);
-    expect(got.checkpoints[0]!.safetensors).toEqual(record.checkpoints[0]!.safetensors);
+    // Byte arrays compared as one boolean (a diff of a megabyte of bytes would take forever to print).
+    expect(Buffer.compare(got.checkpoints[0]!.safetensors, record.checkpoints[0]!.safetensors)).toBe(0);
     expect(got.rollouts.map((x) => x.step)).toEqual([1, 2, 3]);
     const want = record.rollouts.flatMap((x) => x.records);
     const have = got.rollouts.flatMap((x) => x.records);
@@ -127,7 +130,10 @@ describe('run record: bad input is refused with a message naming what is wrong',
   });
 
   it('truncated inside (a whole gzip stream whose binary section is cut)', async () => {
-    expect(await errorOf(rewrite(bytes, (h) => h, 4096))).toMatch(/truncated: .*(channel|checkpoint)/);
+    // The checkpoint's bytes come last: cutting the end cuts the checkpoint; without one, a channel.
+    expect(await errorOf(rewrite(bytes, (h) => h, 4096))).toMatch(/truncated: checkpoint 0 needs bytes up to/);
+    const noCheckpoint = await encodeRunRecord({ ...record, checkpoints: [] });
+    expect(await errorOf(rewrite(noCheckpoint, (h) => h, 64))).toMatch(/truncated: channel "\w+" needs bytes up to/);
   });
 
   it('not gzip (e.g. a metrics.jsonl picked by mistake)', async () => {
@@ -178,7 +184,7 @@ describe('run record: bad input is refused with a message naming what is wrong',
   });
 
   it('hostile: NaN where a number must be finite (an evaluation, a config field) names the field', async () => {
-    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"pass_at_k":\{"1":[^,}]+/, '"pass_at_k":{"1":"NaN"')))).toMatch(/evals\[0\]\.pass_at_k\["1"\] must be a finite number, got "NaN"/);
+    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"evals":\[\{"step":0,"pass_at_k":\{"1":[^,}]+/, '"evals":[{"step":0,"pass_at_k":{"1":"NaN"')))).toMatch(/evals\[0\]\.pass_at_k\["1"\] must be a finite number, got "NaN"/);
     expect(await errorOf(rewrite(bytes, (h) => h.replace(/"learning_rate":[^,}]+/, '"learning_rate":"NaN"')))).toMatch(/config: learning_rate: must be a number/);
   });
 

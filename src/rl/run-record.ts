@@ -52,13 +52,13 @@ export interface RecordProvenance {
   writer: 'rlvr train' | 'rlvr lesson run' | 'playground';
   /** The command line (CLI) or what started the run (the page). */
   command: string;
-  /** ISO date and time the record was written. */
+  /** ISO date and time the recording started. */
   created: string;
   /** The base checkpoint the run started from. */
   base: { name: string; manifest: Manifest };
   /** `rlvr lesson run`: which lesson, arm and seed. */
   lesson?: { id: string; arm: string; seed: number };
-  /** The first step whose rollouts the record holds when earlier ones were not recorded (e.g. a run resumed from an autosave). */
+  /** What else a reader should know (a run resumed from an autosave has no rollouts for its earlier steps; an SFT warm start). */
   note?: string;
 }
 
@@ -78,10 +78,18 @@ export interface RecordedCheckpoint {
   safetensors: Uint8Array;
 }
 
+/** Knobs changed live between steps: `changed` is in force from update `step + 1` on. */
+export interface ConfigChange {
+  step: number;
+  changed: Partial<RunConfig>;
+}
+
 export interface RunRecord {
   format: typeof RUN_RECORD_FORMAT;
   version: number;
+  /** The resolved config the run started with. */
   config: RunConfig;
+  config_changes: ConfigChange[];
   provenance: RecordProvenance;
   /** The metric table's keys when it was written (src/rl/metrics.ts). */
   metric_keys: string[];
@@ -242,6 +250,7 @@ export class RunRecorder {
   private readonly evals: RecordedEval[] = [];
   private readonly packed: PackedStep[] = [];
   private readonly checkpoints: RecordedCheckpoint[] = [];
+  private readonly changes: ConfigChange[] = [];
 
   constructor(
     private config: RunConfig,
@@ -276,18 +285,23 @@ export class RunRecorder {
     this.checkpoints.push({ step, manifest, safetensors });
   }
 
-  /** The config now in force (a knob changed mid-run) and notes on provenance. */
+  /** A note on provenance (a resumed run, a warm start); `config` replaces the recorded one only before any step. */
   update(config: RunConfig, note?: string): void {
-    this.config = config;
-    if (note !== undefined) this.provenance = { ...this.provenance, note };
+    if (!this.steps.length) this.config = config;
+    if (note !== undefined) this.provenance = { ...this.provenance, note: this.provenance.note ? `${this.provenance.note}; ${note}` : note };
   }
 
-  /** The file's bytes (gzip). */
-  async encode(): Promise<Uint8Array> {
-    return gzip(this.payload());
+  /** Knobs changed between steps (live): the record keeps the config the run started with and each change. */
+  configChanged(afterStep: number, config: RunConfig, fields: string[]): void {
+    this.changes.push({ step: afterStep, changed: Object.fromEntries(fields.map((k) => [k, config[k as keyof RunConfig]])) as Partial<RunConfig> });
   }
 
-  private payload(): Uint8Array {
+  /** The file's bytes (gzip); `extra` checkpoints go into this file only (e.g. the current weights). */
+  async encode(extra: RecordedCheckpoint[] = []): Promise<Uint8Array> {
+    return gzip(this.payload(extra));
+  }
+
+  private payload(extra: RecordedCheckpoint[]): Uint8Array {
     // Binary section: each channel over every step, then checkpoints; offsets are bytes into the section.
     const parts: Uint8Array[] = [];
     let offset = 0;
@@ -320,13 +334,14 @@ export class RunRecorder {
       format: RUN_RECORD_FORMAT,
       version: RUN_RECORD_VERSION,
       config: this.config,
+      config_changes: this.changes,
       provenance: this.provenance,
       metric_keys: metricKeys,
       steps: this.steps.map((s) => ({ ...s, metrics: metricsOut(s.metrics) })),
       evals: this.evals,
       rollouts: this.packed.map((p) => ({ step: p.step, records: p.meta })),
       channels,
-      checkpoints: this.checkpoints.map((c) => ({ step: c.step, manifest: c.manifest, ...place(c.safetensors) })),
+      checkpoints: [...this.checkpoints, ...extra].map((c) => ({ step: c.step, manifest: c.manifest, ...place(c.safetensors) })),
     };
     const headerBytes = new TextEncoder().encode(JSON.stringify(header));
     const headPad = (4 - ((MAGIC.length + 4 + headerBytes.length) % 4)) % 4;
@@ -346,6 +361,7 @@ export class RunRecorder {
 /** The bytes of a record held in memory (the same writer: a recorder fed the record's parts). */
 export function encodeRunRecord(r: RunRecord): Promise<Uint8Array> {
   const rec = new RunRecorder(r.config, r.provenance);
+  for (const c of r.config_changes) rec.configChanged(c.step, { ...r.config, ...c.changed }, Object.keys(c.changed));
   const rolloutsAt = new Map(r.rollouts.map((x) => [x.step, x.records]));
   for (const s of r.steps) {
     const records = rolloutsAt.get(s.step);
@@ -515,6 +531,17 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
   } catch (e) {
     throw new RunRecordError(`config: ${(e as Error).message}`);
   }
+  let inForce = config;
+  const config_changes = list(o.config_changes, 'config_changes').map((v, i): ConfigChange => {
+    const c = obj(v, `config_changes[${i}]`);
+    const changed = obj(c.changed, `config_changes[${i}].changed`);
+    try {
+      inForce = validateConfig({ ...inForce, ...changed });
+    } catch (e) {
+      throw new RunRecordError(`config_changes[${i}].changed: ${(e as Error).message}`);
+    }
+    return { step: count(c.step, `config_changes[${i}].step`), changed: changed as Partial<RunConfig> };
+  });
   const p = obj(o.provenance, 'provenance');
   const writers = ['rlvr train', 'rlvr lesson run', 'playground'] as const;
   if (!writers.includes(p.writer as never)) bad('provenance.writer', writers.map((w) => `"${w}"`).join(' or '), p.writer);
@@ -656,5 +683,5 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     return { step: count(c.step, `${at}.step`), manifest, safetensors: blob.slice(off, off + len) };
   });
 
-  return { record: { format: RUN_RECORD_FORMAT, version, config, provenance, metric_keys, steps, evals, rollouts, checkpoints }, notes };
+  return { record: { format: RUN_RECORD_FORMAT, version, config, config_changes, provenance, metric_keys, steps, evals, rollouts, checkpoints }, notes };
 }

@@ -112,6 +112,20 @@ export function exportMetrics(kind: 'csv' | 'jsonl'): void {
   else download('metrics.jsonl', metricsJsonl(metrics, evals), 'application/jsonl');
 }
 
+/**
+ * The run as one run record (the file `rlvr train --record` writes): the worker wrote the bytes with
+ * the same writer (src/rl/run-record.ts); the page only downloads them.
+ */
+export async function exportRunRecord(weights = false): Promise<void> {
+  try {
+    const bytes = await client().call((a) => a.runRecord({ weights }));
+    const { run, setup } = getState();
+    download(`rlvr-${run.config?.task ?? setup.draft.task}-${setup.draft.presetId}-step${run.step}.rlvr.gz`, bytes, 'application/gzip');
+  } catch (e) {
+    showError('other', 'Could not save the run record', e);
+  }
+}
+
 export async function exportRollouts(): Promise<void> {
   try {
     const steps = await client().call((a) => a.rolloutSteps());

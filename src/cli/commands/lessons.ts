@@ -8,6 +8,7 @@ import { getLesson, LESSON_EVAL_PROMPTS, lessons, perSeedVerdicts, type Lesson, 
 import { getPreset } from '../../rl/presets.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveWithRecipe } from '../../rl/recipe.ts';
+import { RUN_RECORD_EXTENSION, RunRecorder } from '../../rl/run-record.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
 import { loadPolicy } from '../checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';
@@ -66,7 +67,16 @@ export const lessonsCommand: Command = {
   },
 };
 
-async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<SeedResult> {
+/** The run record of one arm (run) of a lesson on one seed: beside the seed's cached result, named by the arm. */
+export function lessonRecordPath(lesson: Lesson, steps: number, seed: number, label: string): string {
+  return seedCachePath(lesson, steps, seed).replace(/\.json$/, `-${label.replace(/[^\w.+=-]+/g, '_')}${RUN_RECORD_EXTENSION}`);
+}
+
+/**
+ * Every arm of the lesson on one seed, from the shipped base. Each arm's run is written as a run
+ * record (the writer `rlvr train --record` uses) to `recordPath(label)`.
+ */
+export async function runSeed(lesson: Lesson, steps: number, seed: number, recordPath = (label: string) => lessonRecordPath(lesson, steps, seed, label)): Promise<SeedResult> {
   const out: MeasuredRun[] = [];
   const manifestPath = shippedFor(lesson.task);
   let basePassAtK: Record<string, number> | undefined;
@@ -78,10 +88,19 @@ async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<See
     const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: config.difficulty, prompts: LESSON_EVAL_PROMPTS, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });
     if (lesson.measures.some((m) => m.metric === 'eval') && !basePassAtK) basePassAtK = (await evalOnce(16)).pass_at_k;
     const bar = new ProgressBar(`${lesson.id}: ${run.label}`, steps);
+    const recorder = new RunRecorder(config, {
+      writer: 'rlvr lesson run',
+      command: `rlvr lesson run ${lesson.id} --steps ${steps} --seed ${seed} (arm "${run.label}": preset ${run.preset})`,
+      created: new Date().toISOString(),
+      base: { name: manifest.name, manifest },
+      lesson: { id: lesson.id, arm: run.label, seed },
+    });
+    if (basePassAtK) recorder.addEval({ step: 0, pass_at_k: basePassAtK });
     const history: Record<string, number>[] = [];
     for (let s = 0; s < steps; s++) {
       const r = await trainer.trainStep();
       history.push(r.metrics);
+      recorder.addStep(r);
       bar.update(s + 1, `acc ${(r.metrics.accuracy ?? 0).toFixed(2)}`);
     }
     const values: Record<string, number> = {};
@@ -91,7 +110,14 @@ async function runSeed(lesson: Lesson, steps: number, seed: number): Promise<See
       values[m.metric] = tail.reduce((acc, h) => acc + (h[m.metric] ?? 0), 0) / tail.length;
     }
     const measured: MeasuredRun = { label: run.label, values };
-    if (lesson.measures.some((m) => m.metric === 'eval')) measured.final_pass_at_k = (await evalOnce(16)).pass_at_k;
+    if (lesson.measures.some((m) => m.metric === 'eval')) {
+      measured.final_pass_at_k = (await evalOnce(16)).pass_at_k;
+      recorder.addEval({ step: steps, pass_at_k: measured.final_pass_at_k });
+    }
+    const file = recordPath(run.label);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, await recorder.encode());
+    process.stderr.write(`${lesson.id}: run record of "${run.label}", seed ${seed}: ${file}\n`);
     out.push(measured);
     await policy.dispose();
   }
@@ -140,7 +166,7 @@ async function runLesson(lesson: Lesson, steps: number, seeds: number[]): Promis
 export const lessonCommand: Command = {
   name: 'lesson',
   summary: 'run one guided experiment headlessly and record its measured outcome',
-  help: 'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).\n  Each finished seed is kept under runs/lessons/ID/ and reused by later runs of the same lesson setup, so an interrupted run resumes and seeds can run in separate processes (e.g. --seed 2 in one, --seed 3 in another, then --seeds 1,2,3 to record the mean).',
+  help: 'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).\n  Each arm on each seed is also written as a run record (the file rlvr train --record writes) next to the cached seed result: runs/lessons/ID/KEY-stepsN-seedS-ARM.rlvr.gz.\n  Each finished seed is kept under runs/lessons/ID/ and reused by later runs of the same lesson setup, so an interrupted run resumes and seeds can run in separate processes (e.g. --seed 2 in one, --seed 3 in another, then --seeds 1,2,3 to record the mean).',
   async run(argv) {
     const a = parseArgs(argv);
     checkKnownFlags(a, ['steps', 'seed', 'seeds']);

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { autosave, setAutosaveInterval } from '../autosave.ts';
 import { discardSaved } from '../controller.ts';
-import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, importConfigFile, uploadCheckpoint } from '../files.ts';
+import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, exportRunRecord, importConfigFile, uploadCheckpoint } from '../files.ts';
 import { useNotices } from '../notices.ts';
 import { useApp } from '../store.ts';
 
@@ -102,6 +102,15 @@ export default function SharePanel() {
             Rollouts (JSONL)
           </button>
         </div>
+        <div className="row">
+          <button type="button" disabled={!hasRun} data-testid="export-record" onClick={() => void exportRunRecord(false)}>
+            Run record
+          </button>
+          <button type="button" disabled={!hasRun} data-testid="export-record-weights" onClick={() => void exportRunRecord(true)}>
+            Run record with weights
+          </button>
+        </div>
+        <p className="help">A run record is the whole run in one compressed file: config, every step’s metrics, the evaluations and every step’s rollouts down to single tokens (with weights: the current model too). It is the file <code>rlvr train --record FILE</code> writes.</p>
         <p className="help">Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as <code>rlvr train</code>’s <code>metrics.jsonl</code>. Rollouts cover the steps kept in full.</p>
       </section>
       <section>
