@@ -80,6 +80,8 @@ export interface LessonState {
   notice: string | null;
   /** Steps per run when opening a lesson from the gallery (0: each lesson's own). */
   steps: number;
+  /** The open lesson's runs were started ("Run it live"); false while it shows its recording. */
+  live?: boolean;
 }
 
 /**
