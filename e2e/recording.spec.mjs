@@ -350,3 +350,36 @@ test('?lesson=ID opens the lesson with its recording; "Run it live" then starts 
     await p.close();
   }
 });
+
+test('Compare shows a recording beside live runs on its task and seed', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const p = await open(`/?run=${encodeURIComponent(SHIPPED)}`);
+  const { page } = p;
+  try {
+    await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
+    await page.click('[data-testid="recording-compare"]');
+    await page.waitForSelector('[data-testid="compare-recorded"]');
+    let s = await state(page);
+    assert.equal(s.compare.c.state, 'recorded');
+    assert.equal(s.compare.c.metrics.length, 30);
+    assert.equal(s.setup.draft.task, 'sat', "the setup takes the recording's task");
+    assert.equal(s.setup.draft.edits.seed, '0', "and its seed");
+    await page.fill('#compare-steps', '1');
+    const t0 = Date.now();
+    await page.click('[data-testid="compare-start"]');
+    await page.waitForFunction(() => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].metrics.length >= 1), undefined, { timeout: 280_000, polling: 500 });
+    note(testInfo, `A and B trained a first step beside the recording in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    s = await state(page);
+    assert.equal(s.compare.c.state, 'recorded', 'the recording stays beside the live runs');
+    assert.equal(s.compare.a.config.seed, s.compare.c.config.seed, 'A runs on the recording seed');
+    assert.equal(s.compare.a.config.task, 'sat');
+    await page.waitForFunction(() => document.querySelector('[data-testid="compare-status"]')?.textContent?.includes('C: recorded step 30'));
+    assert.equal(await page.getAttribute('[data-testid="compare-chart-reward"]', 'data-points'), '30', 'the reward chart has the recording\'s 30 steps with the live step 1 among them');
+    assert.equal(await page.locator('[data-testid="compare-chart-reward"] .recharts-line').count(), 3, 'three lines: A, B and the recording');
+    assert.equal(s.run.state, 'idle', 'the main run was not started');
+    await screenshot(page, 'recording-compare');
+    await page.click('text=Stop and free the workers');
+  } finally {
+    await p.close();
+  }
+});

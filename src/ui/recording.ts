@@ -13,7 +13,8 @@
 import { RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../rl/run-record.ts';
 import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
-import { getState, patch, setState, type AppState, type RecordingState } from './store.ts';
+import { difficultyMetrics } from './compare.ts';
+import { getState, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
@@ -272,6 +273,38 @@ export function closeRecording(): void {
     const q = p.toString();
     history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
   }
+}
+
+/**
+ * Compare: the recording becomes side C (it does not train) and the page shows the Compare view,
+ * where "Run both" trains A and B live beside it for as many steps as the recording has. The setup
+ * (A, and B over it) takes the recording's task and seed, as opening a lesson sets the setup, so the
+ * live runs see the recording's prompts; the live main run itself is not touched.
+ */
+export function compareWithLive(): void {
+  const rec = getState().recording;
+  if (!rec) return;
+  const record = rec.record;
+  const last = rec.steps[rec.steps.length - 1] ?? 0;
+  const side: CompareSide = {
+    label: `C: recording ${rec.name}`,
+    config: record.config,
+    metrics: record.steps.map((s) => ({ ...s.metrics, ...difficultyMetrics(s.difficulty) })),
+    evals: record.evals,
+    state: 'recorded',
+    step: last,
+    error: null,
+  };
+  showLive();
+  setState((s) => ({
+    view: 'compare',
+    compare: { ...s.compare, c: side, steps: Math.max(1, record.steps.length) },
+    setup: {
+      ...s.setup,
+      checkpoint: s.setup.draft.task === record.config.task ? s.setup.checkpoint : null,
+      draft: { ...s.setup.draft, task: record.config.task, knobs: s.setup.draft.task === record.config.task ? s.setup.draft.knobs : {}, edits: { ...s.setup.draft.edits, seed: String(record.config.seed) } },
+    },
+  }));
 }
 
 export function dismissRecordingError(): void {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { closeRecording, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
+import { closeRecording, compareWithLive, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
 import { useApp } from '../../store.ts';
 
 /** Opens a recording: a file picker (drops anywhere on the page do the same) and the shipped list. */
@@ -119,6 +119,9 @@ export function RecordingBar() {
           ))}
           <Scrubber />
           <span className="actions inline">
+            <button type="button" onClick={compareWithLive} data-testid="recording-compare">
+              Compare with a live run
+            </button>
             <button type="button" onClick={showLive} data-testid="recording-show-live">
               Back to the live run
             </button>
