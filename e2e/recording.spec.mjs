@@ -383,3 +383,37 @@ test('Compare shows a recording beside live runs on its task and seed', async ({
     await p.close();
   }
 });
+
+test('"Continue training from here" starts a run from the weights recorded at that step, with the recording config', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const p = await open(`/?run=${encodeURIComponent(SHIPPED)}`);
+  const { page } = p;
+  try {
+    await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
+    const recorded = await page.evaluate(() => {
+      const r = window.__rlvr.state().recording.record;
+      return { checkpoint: r.checkpoints.map((c) => ({ step: c.step, name: c.manifest.name })), seed: r.config.seed, task: r.config.task, lr: r.config.learning_rate };
+    });
+    assert.deepEqual(recorded.checkpoint.map((c) => c.step), [30], 'the shipped record keeps the weights after step 30');
+    // Not offered where no weights were recorded.
+    await page.focus('[data-testid="recording-scrubber"]');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.locator('[data-testid="recording-continue"]').count(), 0);
+    await page.waitForSelector('[data-testid="recording-checkpoints"]');
+    await page.keyboard.press('End');
+    const t0 = Date.now();
+    await page.click('[data-testid="recording-continue"]');
+    await page.waitForFunction(() => window.__rlvr.state().run.step >= 1, undefined, { timeout: 280_000, polling: 500 });
+    note(testInfo, `the run from the recorded weights trained its first step in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await page.click('[data-testid="pause"]').catch(() => undefined);
+    const s = await state(page);
+    assert.equal(s.run.model.name, recorded.checkpoint[0].name, 'the run starts from the recorded weights');
+    assert.equal(s.run.config.task, recorded.task);
+    assert.equal(s.run.config.seed, recorded.seed);
+    assert.equal(s.run.config.learning_rate, recorded.lr);
+    assert.equal(s.recording.showing, false, 'the page shows the new live run');
+    await screenshot(page, 'recording-continue');
+  } finally {
+    await p.close();
+  }
+});

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { closeRecording, compareWithLive, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
+import { continueFromRecording } from '../../recording-continue.ts';
 import { useApp } from '../../store.ts';
 
 /** Opens a recording: a file picker (drops anywhere on the page do the same) and the shipped list. */
@@ -118,7 +119,17 @@ export function RecordingBar() {
             </p>
           ))}
           <Scrubber />
+          {rec.record.checkpoints.length > 0 && !rec.record.checkpoints.some((c) => c.step === rec.step) && (
+            <p className="muted small" data-testid="recording-checkpoints">
+              Weights were recorded after step{rec.record.checkpoints.length === 1 ? '' : 's'} {rec.record.checkpoints.map((c) => c.step).join(', ')}: move the scrubber there to continue training from them.
+            </p>
+          )}
           <span className="actions inline">
+            {rec.record.checkpoints.some((c) => c.step === rec.step) && (
+              <button type="button" className="primary" onClick={() => void continueFromRecording()} data-testid="recording-continue" title="A new run from the weights recorded at this step, with the recording's config">
+                Continue training from here
+              </button>
+            )}
             <button type="button" onClick={compareWithLive} data-testid="recording-compare">
               Compare with a live run
             </button>
