@@ -85,8 +85,9 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   const steps = opts.steps && opts.steps > 0 ? Math.floor(opts.steps) : lesson.steps;
   const forms = lessonForms(lesson, seed);
   // The main run and the lesson's workers would share the cores: pause it (it is kept, not reset).
+  // Showing the lesson's recording trains nothing, so the main run goes on then.
   const runState = getState().run.state;
-  if (runState === 'running' || runState === 'pausing') await pause();
+  if (opts.live && (runState === 'running' || runState === 'pausing')) await pause();
   appliedDraft = forms.draft;
   watchSetupEdits();
   setState((s) => ({
