@@ -6,7 +6,8 @@
 // checkpoint load, reload-and-restore, exports, compare); fresh contexts open a shared URL and the
 // forced-WebGPU (SwiftShader) path with a fresh nano model. Screenshots of each view go to test-results/.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { note, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
@@ -256,7 +257,7 @@ test.describe('the page that trained the default run', () => {
     });
   });
 
-  test('exports: metrics CSV and JSONL, rollouts JSONL', async ({}, testInfo) => {
+  test('exports: metrics CSV and JSONL, rollouts JSONL, the run record', async ({}, testInfo) => {
     test.setTimeout(60_000);
     const { page } = main;
     await withDiagnostics(testInfo, main, 'app-share', async () => {
@@ -283,7 +284,17 @@ test.describe('the page that trained the default run', () => {
       const recs = roll.body.trim().split('\n').map((l) => JSON.parse(l));
       assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio) && Array.isArray(recs[0].objective));
       assert.ok(recs[0].step >= 1, 'rollouts carry the update they fed (the first is step 1)');
-      await shot(page, 'app-share');
+      // Keep & share's run record: the bytes the worker wrote with the writer `rlvr train --record` uses (src/rl/run-record.ts).
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-record"]')]);
+      assert.match(dl.suggestedFilename(), /^rlvr-sat-.*-step\d+\.rlvr\.gz$/);
+      const raw = gunzipSync(readFileSync(await dl.path()));
+      assert.equal(raw.subarray(0, 16).toString('latin1'), 'rlvr-run-record\n');
+      const header = JSON.parse(raw.subarray(20, 20 + raw.readUInt32LE(16)).toString('utf8'));
+      assert.equal(header.format, 'rlvr-playground-run-record');
+      assert.equal(header.provenance.writer, 'playground');
+      const shown = (await state(page)).metrics.map((m) => m.step);
+      assert.deepEqual(header.steps.map((x) => x.step).slice(0, shown.length), shown, 'the record holds the steps the charts show');
+      assert.deepEqual(header.rollouts.map((x) => x.step), header.steps.map((x) => x.step), 'every step\'s rollouts are recorded');
     });
   });
 

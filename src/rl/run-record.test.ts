@@ -127,6 +127,7 @@ describe('run record: round trip', () => {
 describe('run record: bad input is refused with a message naming what is wrong', () => {
   it('truncated file', async () => {
     expect(await errorOf(bytes.slice(0, Math.floor(bytes.length / 2)))).toMatch(/truncated/);
+    expect(await errorOf(bytes.slice(0, 10))).toMatch(/truncated/);
   });
 
   it('truncated inside (a whole gzip stream whose binary section is cut)', async () => {
@@ -186,6 +187,14 @@ describe('run record: bad input is refused with a message naming what is wrong',
   it('hostile: NaN where a number must be finite (an evaluation, a config field) names the field', async () => {
     expect(await errorOf(rewrite(bytes, (h) => h.replace(/"evals":\[\{"step":0,"pass_at_k":\{"1":[^,}]+/, '"evals":[{"step":0,"pass_at_k":{"1":"NaN"')))).toMatch(/evals\[0\]\.pass_at_k\["1"\] must be a finite number, got "NaN"/);
     expect(await errorOf(rewrite(bytes, (h) => h.replace(/"learning_rate":[^,}]+/, '"learning_rate":"NaN"')))).toMatch(/config: learning_rate: must be a number/);
+  });
+
+  it('a live config change is kept, and one that makes the config invalid is refused by field', async () => {
+    const changed = await encodeRunRecord({ ...record, rollouts: [], checkpoints: [], config_changes: [{ step: 1, changed: { learning_rate: 5e-5 } }] });
+    const r = await decodeRunRecord(changed);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.record.config_changes).toEqual([{ step: 1, changed: { learning_rate: 5e-5 } }]);
+    expect(await errorOf(rewrite(changed, (h) => h.replace('"learning_rate":0.00005', '"learning_rate":-1')))).toMatch(/config_changes\[0\]\.changed: learning_rate: must be >= 0, got -1/);
   });
 
   it('hostile: a field of the wrong type names its path', async () => {

@@ -156,10 +156,14 @@ interface RolloutMeta {
 
 type Packed = { [K in ChannelName]: Uint8Array | Uint16Array | Float32Array };
 
-/** One step's rollouts, packed as they arrive (so a long run in the worker holds float32 arrays, not JS number arrays). */
+/**
+ * One step's rollouts, packed as they arrive: the strings and scalars as their JSON text, the
+ * per-token numbers as typed arrays, so a long run in the worker holds compact bytes, not objects.
+ */
 interface PackedStep {
   step: number;
-  meta: RolloutMeta[];
+  /** JSON text of the step's RolloutMeta list. */
+  meta: string;
   channels: Packed;
 }
 
@@ -234,7 +238,7 @@ function packStep(step: number, records: RolloutRecord[]): PackedStep {
       ref: !!r.refLogp,
     };
   });
-  return { step, meta, channels: ch };
+  return { step, meta: JSON.stringify(meta), channels: ch };
 }
 
 const metricsOut = (m: StepMetrics): Record<string, number | string> => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, finiteOrName(v)]));
@@ -339,11 +343,12 @@ export class RunRecorder {
       metric_keys: metricKeys,
       steps: this.steps.map((s) => ({ ...s, metrics: metricsOut(s.metrics) })),
       evals: this.evals,
-      rollouts: this.packed.map((p) => ({ step: p.step, records: p.meta })),
       channels,
       checkpoints: [...this.checkpoints, ...extra].map((c) => ({ step: c.step, manifest: c.manifest, ...place(c.safetensors) })),
     };
-    const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+    // The rollouts' JSON was written as each step arrived: spliced in as text.
+    const rollouts = this.packed.map((p) => `{"step":${p.step},"records":${p.meta}}`).join(',');
+    const headerBytes = new TextEncoder().encode(`${JSON.stringify(header).slice(0, -1)},"rollouts":[${rollouts}]}`);
     const headPad = (4 - ((MAGIC.length + 4 + headerBytes.length) % 4)) % 4;
     const out = new Uint8Array(MAGIC.length + 4 + headerBytes.length + headPad + offset);
     out.set(new TextEncoder().encode(MAGIC), 0);
@@ -458,7 +463,7 @@ export async function readRunRecord(bytes: Uint8Array, limits: DecodeLimits = {}
   const maxBytes = limits.maxBytes ?? RUN_RECORD_MAX_BYTES;
   if (bytes.length >= maxBytes) throw new RunRecordError(`the file is ${mb(bytes.length)}; records of ${mb(maxBytes)} or more are refused`);
   if (bytes.length === 0) throw new RunRecordError('the file is empty');
-  if (bytes.length < 18 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new RunRecordError('it is not gzip-compressed (a run record starts with the gzip bytes 1f 8b)');
+  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new RunRecordError('it is not gzip-compressed (a run record starts with the gzip bytes 1f 8b)');
   let raw: Uint8Array;
   try {
     raw = await pipe(new DecompressionStream('gzip'), bytes, limits.maxUnpacked ?? RUN_RECORD_MAX_UNPACKED);
@@ -532,7 +537,7 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     throw new RunRecordError(`config: ${(e as Error).message}`);
   }
   let inForce = config;
-  const config_changes = list(o.config_changes, 'config_changes').map((v, i): ConfigChange => {
+  const config_changes = (o.config_changes === undefined ? [] : list(o.config_changes, 'config_changes')).map((v, i): ConfigChange => {
     const c = obj(v, `config_changes[${i}]`);
     const changed = obj(c.changed, `config_changes[${i}].changed`);
     try {
