@@ -4,7 +4,8 @@
 // The gallery shows every lesson with its claim and measured outcome (public/lessons/measured.json,
 // or "not measured yet"); each of the lessons opens from its card and its runs start in Compare with
 // the lesson's configs (one-step budgets: one lesson is followed until every run has a first step, the
-// others until their workers are initialised and training); two lessons open from `?lesson=ID` and an
+// others until their workers are initialised and training, each after "Run it live"); two lessons open
+// from `?lesson=ID` (nothing starts before "Run it live" is pressed) and an
 // unknown id shows the known ones. Timings go to test-results/lessons-e2e.json.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -206,7 +207,7 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
 async function openFromGallery(testInfo, page, lesson) {
   const t0 = Date.now();
   await page.click('[data-testid="tab-lessons"]');
-  await page.click(`[data-testid="lesson-open-${lesson.id}"]`);
+  await page.click(`[data-testid="lesson-run-live-${lesson.id}"]`);
   await page.waitForSelector('[data-testid="view-compare"]');
   const full = lesson.id === FULL;
   const c = await waitForRuns(page, lesson.runs.length, { steps: full ? 1 : 0, timeout: full ? 240_000 : 90_000 });
@@ -262,7 +263,17 @@ test('every lesson opens from its card and starts its runs with the lesson confi
   }
 });
 
-test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three runs', async ({}, testInfo) => {
+/** A lesson link opens the lesson and starts nothing until "Run it live" is pressed. */
+async function runItLive(page, lessonId) {
+  await page.waitForSelector(`[data-testid="lesson-banner"][data-lesson="${lessonId}"]`, { timeout: 30_000 });
+  await page.waitForTimeout(2000);
+  const s = await page.evaluate(() => window.__rlvr.state());
+  assert.equal(s.run.state, 'idle', 'the main run did not start before the press');
+  assert.ok(!s.compare.running && s.compare.a.state === 'idle', 'no Compare run started before the press');
+  await page.click('[data-testid="lesson-run-live"]');
+}
+
+test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three runs when "Run it live" is pressed', async ({}, testInfo) => {
   test.setTimeout(120_000);
   const t0 = Date.now();
   const p = await open('/?lesson=noisy-verifiers&steps=1');
@@ -270,6 +281,7 @@ test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three run
     await withDiagnostics(testInfo, p, 'lessons-url', async () => {
       const { page } = p;
       const lesson = lessons.find((l) => l.id === 'noisy-verifiers');
+      await runItLive(page, lesson.id);
       await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
       const c = await waitForRuns(page, 3, { timeout: 100_000 });
       assertLessonConfigs(lesson, c, 1);
@@ -302,6 +314,7 @@ test("?lesson=sharpening opens with the lesson's own step budget and evaluates p
     await withDiagnostics(testInfo, p, 'lessons-url-2', async () => {
       const { page } = p;
       const lesson = lessons.find((l) => l.id === 'sharpening');
+      await runItLive(page, lesson.id);
       const c = await waitForRuns(page, 2, { timeout: 100_000 });
       assertLessonConfigs(lesson, c, lesson.steps);
       assert.ok(c.a.config.eval_every > 0, 'pass@k lessons evaluate held-out pass@k (step 0 = the base)');
@@ -329,6 +342,7 @@ test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its ru
     const p = await open(`/?lesson=${lesson.id}&steps=1`);
     try {
       const { page } = p;
+      await runItLive(page, lesson.id);
       await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
       const c = await waitForRuns(page, lesson.runs.length, { timeout: 100_000 });
       assertLessonConfigs(lesson, c, 1);

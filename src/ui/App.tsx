@@ -3,6 +3,7 @@ import { Banners } from './components/Banners.tsx';
 import { Controls } from './components/Controls.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { LessonBanner } from './components/lessons/LessonBanner.tsx';
+import { RecordingBar } from './components/recording/RecordingBar.tsx';
 import { SetupPanel } from './components/setup/SetupPanel.tsx';
 import { StatusBar } from './components/StatusBar.tsx';
 import { Tabs } from './components/Tabs.tsx';
@@ -21,6 +22,7 @@ const LessonsGallery = lazy(() => import('./components/lessons/LessonsGallery.ts
 const BenchmarkPanel = lazy(() => import('./components/BenchmarkPanel.tsx'));
 const TryPolicyPanel = lazy(() => import('./components/TryPolicyPanel.tsx'));
 const DatasetPanel = lazy(() => import('./components/DatasetPanel.tsx'));
+const RecordedPassK = lazy(() => import('./components/recording/RecordedPassK.tsx'));
 
 export const views: { id: View; label: string }[] = [
   { id: 'lessons', label: 'Lessons' },
@@ -35,13 +37,14 @@ export const views: { id: View; label: string }[] = [
 ];
 
 function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
+  const recording = useApp((s) => !!s.recording?.showing);
   switch (view) {
     case 'charts':
       return <Charts />;
     case 'rollouts':
       return <RolloutInspector />;
     case 'passk':
-      return <PassKExplorer />;
+      return recording ? <RecordedPassK /> : <PassKExplorer />;
     case 'compare':
       return <ComparePanel />;
     case 'share':
@@ -101,6 +104,7 @@ export function App() {
           </ErrorBoundary>
         </aside>
         <main className="main">
+          <RecordingBar />
           <LessonBanner />
           <Tabs views={views} />
           <section id={`view-${view}`} role="tabpanel" aria-labelledby={`tab-${view}`} className="view" data-testid={`view-${view}`}>

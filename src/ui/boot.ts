@@ -54,7 +54,9 @@ async function bootSteps(): Promise<void> {
   // The address bar always shows the setup (share link = what runs = what is autosaved).
   useApp.subscribe((s, prev) => {
     if (s.setup === prev.setup) return;
-    const q = setupToSearch(s.setup);
+    // `run` (an open recording's URL, recording.ts) stays while that recording is open.
+    const run = s.recording ? new URLSearchParams(location.search).get('run') : null;
+    const q = [setupToSearch(s.setup), run ? `run=${encodeURIComponent(run)}` : ''].filter(Boolean).join('&');
     if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });

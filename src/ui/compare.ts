@@ -1,7 +1,9 @@
 /**
  * Compare: two configs trained side by side in two worker instances, same seed, same checkpoint,
  * same prompts (the prompt stream depends only on the seed). B is the setup with another preset and
- * optional `key=value` overrides. A lesson with three configs adds a third run, C (runCompare).
+ * optional `key=value` overrides. A lesson with three configs adds a third run, C (runCompare); a
+ * recorded run shown beside the live ones takes C too (state 'recorded', recording.ts), and stays there
+ * while A and B run.
  */
 import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
@@ -82,7 +84,7 @@ function onEvents(id: SideId, events: SessionEvent[]): void {
     if (side) recordPace(side.metrics, side.config, side.parameters, side.backend, compareSides().length);
   }
   const c = getState().compare;
-  if (c.running && compareSides(c).every((x) => finished(x.state))) patch('compare', { running: false });
+  if (c.running && compareSides(c).every((x) => finished(x.state) || x.state === 'recorded')) patch('compare', { running: false });
 }
 
 /** B's overrides over the setup with preset B, every error at once (what the panel shows as they are typed). */
@@ -178,7 +180,8 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
     }
   });
   const fresh = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'loading', step: 0, error: null });
-  patch('compare', { running: true, diff: [], a: fresh(runs[0]?.label ?? 'A'), b: fresh(runs[1]?.label ?? 'B'), c: runs[2] ? fresh(runs[2].label) : null });
+  const recorded = s.compare.c?.state === 'recorded' ? s.compare.c : null;
+  patch('compare', { running: true, diff: [], a: fresh(runs[0]?.label ?? 'A'), b: fresh(runs[1]?.label ?? 'B'), c: runs[2] ? fresh(runs[2].label) : recorded });
   if (ids.length < 2) {
     patch('compare', { running: false, b: { ...getState().compare.b, state: 'error', error: 'Compare needs two configs' } });
     return;
@@ -214,7 +217,8 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
     patch('compare', { running: false });
     return;
   }
-  patch('compare', { diff: configDiffAll(results as RunConfig[]) });
+  const third = getState().compare.c;
+  patch('compare', { diff: configDiffAll([...(results as RunConfig[]), ...(third?.state === 'recorded' && third.config ? [third.config] : [])]) });
   await Promise.all(ids.map((id) => clients[id]?.call((api) => api.start()).catch((e: unknown) => updateSide(id, () => ({ state: 'error', error: (e as Error).message })))));
 }
 
@@ -260,7 +264,7 @@ export function stopCompare(keepMetrics = false): void {
   patch('compare', { running: false });
   if (!keepMetrics) {
     const c = getState().compare;
-    patch('compare', { a: { ...c.a, state: 'idle' }, b: { ...c.b, state: 'idle' }, c: c.c ? { ...c.c, state: 'idle' } : null });
+    patch('compare', { a: { ...c.a, state: 'idle' }, b: { ...c.b, state: 'idle' }, c: c.c ? { ...c.c, state: c.c.state === 'recorded' ? 'recorded' : 'idle' } : null });
   }
 }
 

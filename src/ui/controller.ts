@@ -18,6 +18,7 @@ import { getState, hasRun, initialRun, patch, setState, type AppError } from './
 import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
 import type { UrlSetup } from './url-state.ts';
 import { client, connectWorker, dropWorker, liveClient } from './worker-link.ts';
+import { scrubTo } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -418,6 +419,11 @@ export async function discardSaved(runId: string | null = failedRestore): Promis
 // ---- inspector, pass@k --------------------------------------------------------------------------
 
 export async function openStep(step: number): Promise<void> {
+  // A recording shown in the page: its own rollouts, at the scrubber (the worker is not asked).
+  if (getState().recording?.showing) {
+    scrubTo(step);
+    return;
+  }
   patch('inspector', { step, loading: true });
   try {
     const data = await client().call((a) => a.getRollouts(step));

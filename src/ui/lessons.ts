@@ -1,7 +1,8 @@
 /**
  * Guided experiments, the actions: read the measured outcomes, open a lesson (from the gallery or
- * `?lesson=ID`) and start its runs. A one-run lesson becomes the main run (Charts view); two or three
- * runs train side by side in the Compare view. The setup form (and Compare's B) show the lesson's
+ * `?lesson=ID`) with its shipped recording (public/records/, recorded by `rlvr lesson run`), and start
+ * its runs live only when the person presses "Run it live". A one-run lesson becomes the main run
+ * (Charts view); two or three runs train side by side in the Compare view. The setup form (and Compare's B) show the lesson's
  * configs, so the URL reads `?lesson=ID` until the person edits the setup.
  */
 import type { Lesson } from '../rl/lessons.ts';
@@ -11,6 +12,7 @@ import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, un
 import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
+import { loadShippedRecords, openShippedRecord, showLive } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -67,10 +69,12 @@ function watchSetupEdits(): void {
 }
 
 /**
- * Opens a lesson and starts its runs: one run as the main run, two or three side by side in Compare.
- * `steps` (> 0) replaces the lesson's step budget. False for an unknown id (the gallery says which exist).
+ * Opens a lesson: its setup, and its shipped recording when there is one (the arm first listed, on the
+ * seed its outcome was measured with). With `live` it also starts its runs: one run as the main run,
+ * two or three side by side in Compare. `steps` (> 0) replaces the lesson's step budget. False for an
+ * unknown id (the gallery says which exist).
  */
-export async function openLesson(id: string, opts: { steps?: number } = {}): Promise<boolean> {
+export async function openLesson(id: string, opts: { steps?: number; live?: boolean } = {}): Promise<boolean> {
   const lesson = findLesson(id);
   if (!lesson) {
     setState((s) => ({ view: 'lessons', lesson: { ...s.lesson, notice: unknownLessonMessage(id) } }));
@@ -81,14 +85,22 @@ export async function openLesson(id: string, opts: { steps?: number } = {}): Pro
   const steps = opts.steps && opts.steps > 0 ? Math.floor(opts.steps) : lesson.steps;
   const forms = lessonForms(lesson, seed);
   // The main run and the lesson's workers would share the cores: pause it (it is kept, not reset).
+  // Showing the lesson's recording trains nothing, so the main run goes on then.
   const runState = getState().run.state;
-  if (runState === 'running' || runState === 'pausing') await pause();
+  if (opts.live && (runState === 'running' || runState === 'pausing')) await pause();
   appliedDraft = forms.draft;
   watchSetupEdits();
   setState((s) => ({
     setup: { ...s.setup, draft: forms.draft, checkpoint: null, model: null, stepBudget: steps, lesson: lesson.id },
-    lesson: { ...s.lesson, active: lesson.id, notice: null },
+    lesson: { ...s.lesson, active: lesson.id, notice: null, live: !!opts.live },
   }));
+  if (!opts.live) {
+    const shipped = (await loadShippedRecords()).filter((r) => r.lesson?.id === lesson.id);
+    const pick = shipped.find((r) => r.lesson!.seed === seed) ?? shipped[0];
+    if (pick) await openShippedRecord(pick);
+    else setState({ view: 'lessons' });
+    return true;
+  }
   if (lesson.runs.length === 1) await startSingle();
   else await startSideBySide(lesson, seed, steps, forms.presetB, forms.editsB);
   return true;
@@ -105,6 +117,15 @@ async function startSideBySide(lesson: Lesson, seed: number, steps: number, pres
   patch('compare', { presetB, editsB, steps });
   setState({ view: 'compare' });
   await runCompare(lessonRunPlans(lesson, seed), steps);
+}
+
+/** "Run it live": trains the open lesson's runs (the page shows them instead of its recording). */
+export async function runLessonLive(): Promise<void> {
+  const id = getState().lesson.active;
+  if (!id) return;
+  showLive();
+  const budget = getState().setup.stepBudget;
+  await openLesson(id, { steps: budget > 0 ? budget : undefined, live: true });
 }
 
 /** Leaves the lesson: its runs keep going; the highlights and the lesson URL go. */

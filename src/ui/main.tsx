@@ -5,6 +5,7 @@ import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { boot, exposeTestHook } from './boot.ts';
 import { initGuide } from './components/guide/Guide.tsx';
 import { openLessonFromUrl } from './lessons.ts';
+import { installRecordDrop, openRecordingFromUrl } from './recording.ts';
 import { startOfflineSupport } from './offline-state.ts';
 import { takePress } from './pending-press.ts';
 import { start, stepOnce } from './controller.ts';
@@ -15,6 +16,7 @@ initTheme();
 initGuide();
 exposeTestHook();
 startOfflineSupport();
+installRecordDrop();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <ErrorBoundary where="the page">
@@ -24,9 +26,10 @@ createRoot(document.getElementById('root')!).render(
 );
 // ?lesson=ID opens once the checkpoint index is known (it picks the lesson task's checkpoint).
 // A Start or Step once pressed before the service worker's isolation reload is honoured after it.
+// ?run=URL opens that run record as a recording (the live run, restored by boot, is left as it is).
 void boot().then(() => {
-  openLessonFromUrl();
   const press = takePress();
   if (press === 'start') void start();
   else if (press === 'step-once') void stepOnce();
+  return Promise.all([openLessonFromUrl(), openRecordingFromUrl()]);
 });

@@ -6,6 +6,7 @@
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
 import type { MeasuredLesson } from '../rl/lessons.ts';
+import type { RunRecord } from '../rl/run-record.ts';
 import type {
   BackendInfo,
   EvalPoint,
@@ -85,6 +86,34 @@ export interface LessonState {
   notice: string | null;
   /** Steps per run when opening a lesson from the gallery (0: each lesson's own). */
   steps: number;
+  /** The open lesson's runs were started ("Run it live"); false while it shows its recording. */
+  live?: boolean;
+}
+
+/**
+ * A recorded run open in the page (src/ui/recording.ts): the decoded record, the step the scrubber is
+ * at, and what the charts show up to that step (kept here so the selectors return stable arrays).
+ * Nothing here is the live run's: opening or closing a recording leaves `run`, `metrics`, `evals` and
+ * the autosave as they are.
+ */
+export interface RecordingState {
+  /** What was opened: a file name, a URL or a shipped record's title. */
+  name: string;
+  record: RunRecord;
+  /** What the reader kept but does not understand (metric keys this build does not chart). */
+  notes: string[];
+  /** The scrubbed step: updates done (0 = the base). */
+  step: number;
+  /** Every step the record has metrics for, ascending (the scrubber's stops). */
+  steps: number[];
+  /** Steps whose rollouts the record holds, ascending. */
+  rolloutSteps: number[];
+  /** The record's metrics and evaluations up to the scrubbed step (what the charts draw). */
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  histogram: { edges: number[]; counts: number[] } | null;
+  /** The page shows the recording (false: it shows the live run; the recording stays open). */
+  showing: boolean;
 }
 
 export interface SavedOffer {
@@ -140,6 +169,9 @@ export interface AppState {
   lesson: LessonState;
   /** How fast this device trains (time-estimate.ts), from the latest measured steps; null until a run has one. */
   pace: Pace | null;
+  recording: RecordingState | null;
+  /** A record being read (what), or why the last one could not be opened. */
+  recordingLoad: { loading: string | null; error: string | null };
 }
 
 export const initialRun: RunView = {
@@ -185,6 +217,8 @@ export const useApp = create<AppState>()(() => ({
   compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), c: null, diff: [] },
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
   pace: loadPace(),
+  recording: null,
+  recordingLoad: { loading: null, error: null },
 }));
 
 export const setState = useApp.setState;

@@ -8,7 +8,8 @@
  * carries the name, not the lines, and the Your data tab asks for that file; Save config embeds the lines), (a fresh randomly initialised model: nano | tiny |
  * small), steps (step budget), backend (webgpu | wasm, read by select-backend), lesson (a guided experiment
  * by id: `?lesson=why-groups[&steps=N]` opens and starts it; see lesson-plan.ts), bench and bench_steps (the
- * Benchmark panel's, read by bench-report.ts; not part of the experiment). Every other key is a
+ * Benchmark panel's, read by bench-report.ts; not part of the experiment), run (a run record's URL, opened as a
+ * recording by recording.ts; not part of the experiment). Every other key is a
  * config field path (`reward_weights.format`, `difficulty.<knob>`); unknown keys are reported, not dropped silently.
  *
  * One table of parameters (`params` below) drives both directions: each entry writes itself from a
@@ -170,7 +171,8 @@ export function searchToSetup(search: string): ParsedUrl {
   let hasExperiment = false;
   for (const [key, raw] of p) {
     // The benchmark panel's own keys (bench-report.ts): not part of the experiment.
-    if (key === 'v' || key === 'bench' || key === 'bench_steps') continue;
+    // `run`: a recording to open (recording.ts), not part of the experiment either.
+    if (key === 'v' || key === 'bench' || key === 'bench_steps' || key === 'run') continue;
     if (key !== 'backend') hasExperiment = true;
     const param = paramFor(key);
     const note = param ? param.read(s, raw, key) : `unknown setting "${key}" in the link was ignored`;

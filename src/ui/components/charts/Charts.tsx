@@ -22,8 +22,8 @@ function SmoothingSlider() {
 
 /** Held-out pass@k over training: pass@1 and pass@G at each evaluation. */
 function EvalChart({ focus = false }: { focus?: boolean }) {
-  const evals = useApp((s) => s.evals);
-  const config = useApp((s) => s.run.config);
+  const evals = useApp((s) => (s.recording?.showing ? s.recording.evals : s.evals));
+  const config = useApp((s) => (s.recording?.showing ? s.recording.record.config : s.run.config));
   const ks = useMemo(() => {
     const all = new Set<string>();
     for (const e of evals) for (const k of Object.keys(e.pass_at_k)) all.add(k);
@@ -66,7 +66,7 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
 }
 
 function AdvantageHistogram() {
-  const h = useApp((s) => s.histogram);
+  const h = useApp((s) => (s.recording?.showing ? s.recording.histogram : s.histogram));
   if (!h) return null;
   const rows = h.counts.map((c, i) => ({ bin: `${h.edges[i]!.toFixed(1)}`, count: c }));
   const total = h.counts.reduce((a, b) => a + b, 0);
@@ -93,9 +93,12 @@ function AdvantageHistogram() {
 }
 
 export default function Charts() {
-  const live = useApp((s) => s.metrics);
-  // New steps reach the charts at a bounded rate, rendered as interruptible work.
-  const metrics = useDeferredValue(useBoundedRate(live));
+  // New steps of a live run reach the charts at a bounded rate, rendered as interruptible work. A
+  // recording shown in the page (src/ui/recording.ts) is drawn by the same charts, up to its scrubbed
+  // step, at once: the scrubber is the user's own hand, not a stream of events.
+  const live = useBoundedRate(useApp((s) => s.metrics));
+  const recorded = useApp((s) => (s.recording?.showing ? s.recording.metrics : null));
+  const metrics = useDeferredValue(recorded ?? live);
   const smoothing = useDeferredValue(useApp((s) => s.smoothing));
   // Reward components appear as the task reports them (correctness, format, partial, rlpr...).
   const componentKeys = useMemo(() => {
@@ -118,7 +121,7 @@ export default function Charts() {
   );
   const rest = specs.filter((s) => !focusSpecs.includes(s));
   // Which quantities cannot move: judged by the run's config, or the setup's before a run exists.
-  const runConfig = useApp((s) => s.run.config);
+  const runConfig = useApp((s) => (s.recording?.showing ? s.recording.record.config : s.run.config));
   const draft = useApp((s) => s.setup);
   const checkpoints = useApp((s) => s.checkpoints);
   const config = useMemo(() => runConfig ?? effectiveDraftConfig(), [runConfig, draft, checkpoints]);

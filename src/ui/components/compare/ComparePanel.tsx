@@ -207,11 +207,20 @@ export default function ComparePanel() {
       <p>
         Trains two runs at once, each in its own worker, from the same checkpoint and seed (so the same prompts): A is the setup on the left (preset <code>{presetA}</code>), B the same setup with another preset and your
         overrides. Both share this machine’s cores, so each runs at about half speed.
-        {c.c && (
+        {c.c && c.c.state !== 'recorded' && (
           <>
             {' '}
             <strong>C</strong> ({c.c.label}) is the lesson’s third run: it has no form here; “Run both” runs A and B only.
           </>
+        )}
+        {c.c?.state === 'recorded' && (
+          <span data-testid="compare-recorded">
+            {' '}
+            <strong>C</strong> is a recorded run ({c.c.label}, seed {c.c.config?.seed}): it does not train; “Run both” trains A and B beside it.{' '}
+            <button type="button" className="link" onClick={() => patch('compare', { c: null })}>
+              Remove it
+            </button>
+          </span>
         )}
       </p>
       <div className="row wrap">

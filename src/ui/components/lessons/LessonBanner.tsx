@@ -1,18 +1,27 @@
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
-import { closeLesson } from '../../lessons.ts';
+import { closeLesson, runLessonLive } from '../../lessons.ts';
 import { setState, useApp } from '../../store.ts';
 
 /** While a lesson is open: which one, where its runs are, what to look at. */
 export function LessonBanner() {
   const lesson = findLesson(useApp((s) => s.lesson.active));
   const view = useApp((s) => s.view);
+  const live = useApp((s) => !!s.lesson.live);
+  const recorded = useApp((s) => (s.recording?.showing && s.recording.record.provenance.lesson?.id === s.lesson.active ? s.recording.record.provenance.lesson : null));
   if (!lesson) return null;
   const single = lesson.runs.length === 1;
   const home = single ? 'charts' : 'compare';
   return (
     <div className="banner info lesson-banner" role="status" data-testid="lesson-banner" data-lesson={lesson.id}>
       <strong>Lesson: {lesson.title}.</strong>{' '}
-      {single ? 'It trains as the main run.' : `Its ${Math.min(lesson.runs.length, 3)} runs train side by side in Compare.`} Look at:{' '}
+      {live
+        ? single
+          ? 'It trains as the main run.'
+          : `Its ${Math.min(lesson.runs.length, 3)} runs train side by side in Compare.`
+        : recorded
+          ? `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
+          : 'No recording of it ships with this build; press Run it live to train it here.'}{' '}
+      Look at:{' '}
       {lesson.lookAt.map((m, i) => (
         <span key={m}>
           {i > 0 && ', '}
@@ -21,7 +30,12 @@ export function LessonBanner() {
       ))}
       .{' '}
       <span className="actions inline">
-        {view !== home && (
+        {!live && (
+          <button type="button" className="primary" onClick={() => void runLessonLive()} data-testid="lesson-run-live">
+            Run it live
+          </button>
+        )}
+        {live && view !== home && (
           <button type="button" onClick={() => setState({ view: home })} data-testid="lesson-show-charts">
             Show its charts
           </button>

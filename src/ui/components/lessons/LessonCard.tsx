@@ -64,9 +64,12 @@ export function LessonCard({ lesson, measured, active, steps, busy }: { lesson: 
       <MeasuredOutcome lesson={lesson} measured={measured} />
       <div className="row lesson-actions">
         <button type="button" className="primary" data-testid={`lesson-open-${lesson.id}`} disabled={busy} onClick={() => void openLesson(lesson.id, { steps })}>
-          {n === 1 ? 'Open and train' : `Open and run ${shown === 2 ? 'both' : `all ${shown}`}`}
+          Open
         </button>
-        <a href={`?lesson=${encodeURIComponent(lesson.id)}`} className="small" data-testid={`lesson-link-${lesson.id}`} title="A link that opens this lesson and starts its runs">
+        <button type="button" data-testid={`lesson-run-live-${lesson.id}`} disabled={busy} onClick={() => void openLesson(lesson.id, { steps, live: true })} title={n === 1 ? 'Train it here, now' : `Train ${shown === 2 ? 'both runs' : `all ${shown} runs`} side by side, now`}>
+          Run it live
+        </button>
+        <a href={`?lesson=${encodeURIComponent(lesson.id)}`} className="small" data-testid={`lesson-link-${lesson.id}`} title="A link that opens this lesson with its recording (its runs start when Run it live is pressed)">
           link to this lesson
         </a>
         <span className="small muted" data-testid={`lesson-estimate-${lesson.id}`}>

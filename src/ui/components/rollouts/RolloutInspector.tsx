@@ -7,13 +7,16 @@ import { TokenView } from './TokenView.tsx';
 
 /** Choose a step, see its groups, open a completion token by token, and the objective for a token. */
 export default function RolloutInspector() {
-  const steps = useApp((s) => s.run.rolloutSteps);
+  // A recording shown in the page feeds the same views from its record (src/ui/recording.ts).
+  const recorded = useApp((s) => !!s.recording?.showing);
+  const steps = useApp((s) => (s.recording?.showing ? s.recording.rolloutSteps : s.run.rolloutSteps));
   const insp = useApp((s) => s.inspector);
   const latest = steps[steps.length - 1];
   // Follow the latest step until the person picks one.
   useEffect(() => {
     if (latest !== undefined && (insp.step === null || (!steps.includes(insp.step) && !insp.loading))) void openStep(latest);
   }, [latest, insp.step, steps, insp.loading]);
+  if (!steps.length && recorded) return <p className="muted">This recording holds no rollouts (it was written without them): its charts and pass@k are all there is.</p>;
   if (!steps.length) return <p className="muted">No rollouts yet: start training (or press Step once) and the groups of each step appear here.</p>;
   const data = insp.data;
   const rec = data && insp.open ? data.records.find((r) => r.group === insp.open!.group && r.index === insp.open!.index) : undefined;
@@ -31,7 +34,9 @@ export default function RolloutInspector() {
         <button type="button" disabled={latest === undefined || insp.step === latest} onClick={() => latest !== undefined && void openStep(latest)}>
           Latest
         </button>
-        <span className="muted small">the last {steps.length} steps are kept in full (rollout_history_steps); older ones are summarised</span>
+        <span className="muted small">
+          {recorded ? `recorded rollouts of ${steps.length} step${steps.length === 1 ? '' : 's'}; the scrubber above moves through them` : `the last ${steps.length} steps are kept in full (rollout_history_steps); older ones are summarised`}
+        </span>
         {insp.loading && <span className="muted">loading…</span>}
       </div>
       {data && (

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Records the run records the playground ships (public/records/), and their list
+# (public/records/index.json, written by scripts/records-index.mjs). Resumable: a record that exists is
+# skipped (delete it to record it again).
+#
+#   bash scripts/record-lessons.sh              the short demo record and every lesson
+#   bash scripts/record-lessons.sh demo         only the demo record (~1 min)
+#   bash scripts/record-lessons.sh LESSON_ID    only that lesson (every arm, every seed)
+#
+# 1. The demo record: `rlvr train --record` of 30 steps of SAT with the GRPO defaults, seed 0, with the
+#    weights after step 30 (so the page can continue training from it).
+# 2. Every lesson: `rlvr lesson run ID --seed S` for each seed it is measured on (measured.json's seeds,
+#    else 1 2 3), which writes one record per arm beside its cached seed result (runs/lessons/ID/); the
+#    records are copied to public/records/lessons/ID/seed-S/ARM.rlvr.gz. Then
+#    `rlvr lesson run ID --seeds ...` reuses the cached seeds and writes measured.json, so the lesson's
+#    recorded numbers, its verdict and its records come from the same runs. A full lesson takes about an
+#    hour on a two-core machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RLVR="node scripts/rlvr.mjs"
+OUT=public/records
+mkdir -p "$OUT"
+only="${1:-all}"
+
+if [ "$only" = all ] || [ "$only" = demo ]; then
+  f="$OUT/sat-grpo-30.rlvr.gz"
+  if [ -e "$f" ]; then
+    echo "# $f exists: skipped"
+  else
+    $RLVR train --task sat --steps 30 --seed 0 --out runs/records/sat-grpo-30 --record "$f" --record-checkpoints 30
+  fi
+fi
+
+if [ "$only" != demo ]; then
+  # id<TAB>seeds (space-separated)<TAB>arm labels (|-separated), from the lesson table and measured.json.
+  node --input-type=module --import tsx -e '
+    const { lessons } = await import("./src/rl/lessons.ts");
+    const { readFileSync, existsSync } = await import("node:fs");
+    const measured = existsSync("public/lessons/measured.json") ? JSON.parse(readFileSync("public/lessons/measured.json", "utf8")) : {};
+    for (const l of lessons) console.log([l.id, (measured[l.id]?.seeds ?? [1, 2, 3]).join(" "), l.runs.map((r) => r.label).join("|")].join("\t"));
+  ' | while IFS=$'\t' read -r id seeds labels; do
+    if [ "$only" != all ] && [ "$only" != "$id" ]; then continue; fi
+    IFS='|' read -r -a arms <<<"$labels"
+    for seed in $seeds; do
+      dir="$OUT/lessons/$id/seed-$seed"
+      missing=0
+      for arm in "${arms[@]}"; do [ -e "$dir/$(echo "$arm" | sed 's/[^A-Za-z0-9_.+=-]\+/_/g').rlvr.gz" ] || missing=1; done
+      if [ $missing = 0 ]; then echo "# $dir: every arm recorded, skipped"; continue; fi
+      # A seed measured before runs were recorded has a cached result but no records: measure it again.
+      for cached in runs/lessons/"$id"/*-seed"$seed".json; do
+        [ -e "$cached" ] || continue
+        ls "${cached%.json}"-*.rlvr.gz >/dev/null 2>&1 || rm -f "$cached"
+      done
+      $RLVR lesson run "$id" --seed "$seed"
+      mkdir -p "$dir"
+      for arm in "${arms[@]}"; do
+        safe=$(echo "$arm" | sed 's/[^A-Za-z0-9_.+=-]\+/_/g')
+        src=$(ls -t runs/lessons/"$id"/*-seed"$seed"-"$safe".rlvr.gz | head -1)
+        cp "$src" "$dir/$safe.rlvr.gz"
+      done
+    done
+    # The mean over the seeds (each reused from its cache) into measured.json.
+    $RLVR lesson run "$id" --seeds "$(echo "$seeds" | tr ' ' ,)"
+  done
+fi
+
+node scripts/records-index.mjs

@@ -1,0 +1,355 @@
+/**
+ * Recorded runs in the page: open a run record (src/rl/run-record.ts) from a file (picker or
+ * drag-and-drop), from a URL (`?run=URL`, the page's own origin) or from the shipped list
+ * (public/records/index.json), and show it with the live run's own views: the charts draw the
+ * record's metrics, the rollout inspector and objective panel its rollouts, the pass@k view its
+ * held-out evaluations, all at the step the scrubber is at.
+ *
+ * Opening a record never touches the live run: the record is read and decoded in its own short-lived
+ * worker (workers/record-reader.worker.ts), not the trainer worker, and lands in the store's
+ * `recording` slice; `run`, `metrics`, `evals` and the autosave are left as they are. A bad file
+ * leaves whatever was open (the live run, an earlier recording) and says what is wrong with it.
+ */
+import { RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../rl/run-record.ts';
+import type { StepRollouts } from '../../workers/protocol.ts';
+import { settingsOf } from '../../workers/inspection.ts';
+import { difficultyMetrics } from './compare.ts';
+import { getState, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
+
+/** A shipped record (public/records/index.json). */
+export interface ShippedRecord {
+  /** Path under the app's base URL, e.g. records/sat-grpo-30.rlvr.gz. */
+  file: string;
+  title: string;
+  /** `rlvr lesson run` records: which lesson, arm and seed. */
+  lesson?: { id: string; arm: string; seed: number };
+}
+
+const appUrl = (path: string) => new URL(path, new URL(import.meta.env.BASE_URL || '/', location.href)).href;
+
+/** Each open gets a number; a slower earlier open that finishes later is dropped. */
+let opening = 0;
+
+function failed(name: string, why: string): void {
+  patch('recordingLoad', { loading: null, error: `Could not open ${name}: ${why}` });
+}
+
+const startReader = () => new Worker(new URL('../../workers/record-reader.worker.ts', import.meta.url), { type: 'module', name: 'record reader' });
+/** A reader started ahead (the opener is on screen), so an open does not wait for the worker's script. */
+let spareReader: Worker | null = null;
+
+export function prewarmRecordReader(): void {
+  spareReader ??= startReader();
+}
+
+/** Decodes in a worker of its own, ended when it answers: a huge or hostile file cannot hold the page. */
+export function decodeOffThread(bytes: ArrayBuffer): Promise<DecodeResult> {
+  return new Promise((ok) => {
+    const worker = spareReader ?? startReader();
+    spareReader = null;
+    const end = (r: DecodeResult) => {
+      worker.terminate();
+      ok(r);
+    };
+    worker.addEventListener('message', (e: MessageEvent<DecodeResult>) => end(e.data));
+    worker.addEventListener('error', (e) => {
+      e.preventDefault();
+      end({ ok: false, error: `the reader stopped: ${e.message || 'it ran out of memory or failed to load'}` });
+    });
+    worker.addEventListener('messageerror', () => end({ ok: false, error: 'the decoded record could not be passed to the page' }));
+    worker.postMessage(bytes, [bytes]);
+  });
+}
+
+async function openBytes(name: string, read: () => Promise<ArrayBuffer>, ticket: number): Promise<boolean> {
+  // Marks of the opening's phases (the e2e test reports them).
+  performance.mark('record-open');
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await read();
+    performance.mark('record-read');
+  } catch (e) {
+    if (ticket === opening) failed(name, message(e));
+    return false;
+  }
+  const r = await decodeOffThread(bytes);
+  performance.mark('record-decoded');
+  if (ticket !== opening) return false;
+  if (!r.ok) {
+    failed(name, r.error);
+    return false;
+  }
+  showRecord(name, r.record, r.notes);
+  performance.mark('record-shown');
+  return true;
+}
+
+function sizeRefusal(bytes: number): string {
+  return `not a readable run record: the file is ${mb(bytes)}; records of ${mb(RUN_RECORD_MAX_BYTES)} or more are refused`;
+}
+
+/** From the file picker or a drop. A file at or over the size limit is refused before it is read. */
+export async function openRecordFile(file: File): Promise<boolean> {
+  const ticket = ++opening;
+  if (file.size >= RUN_RECORD_MAX_BYTES) {
+    failed(file.name, sizeRefusal(file.size));
+    return false;
+  }
+  patch('recordingLoad', { loading: file.name, error: null });
+  return openBytes(file.name, () => file.arrayBuffer(), ticket);
+}
+
+/** Reads a response body, refusing it as soon as it reaches the size limit. */
+async function readCapped(res: Response): Promise<ArrayBuffer> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared >= RUN_RECORD_MAX_BYTES) throw new Error(sizeRefusal(declared));
+  if (!res.body) return res.arrayBuffer();
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total >= RUN_RECORD_MAX_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(sizeRefusal(total));
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out.buffer;
+}
+
+/** A record at a URL (relative URLs are read against the page). */
+export async function openRecordUrl(url: string, title?: string): Promise<boolean> {
+  const ticket = ++opening;
+  let href: URL;
+  try {
+    href = new URL(url, location.href);
+  } catch {
+    failed(JSON.stringify(url), 'it is not a URL');
+    return false;
+  }
+  const name = title ?? href.href;
+  if (href.protocol !== 'http:' && href.protocol !== 'https:') {
+    failed(name, `only http(s) addresses can be opened, not ${href.protocol}`);
+    return false;
+  }
+  patch('recordingLoad', { loading: name, error: null });
+  return openBytes(
+    name,
+    async () => {
+      let res: Response;
+      try {
+        res = await fetch(href.href, { cache: 'no-cache' });
+      } catch (e) {
+        const other = href.origin !== location.origin ? ` (this page may read only its own site, ${location.origin}: put the record beside the page)` : '';
+        throw new Error(`the download failed: ${message(e)}${other}`);
+      }
+      if (!res.ok) throw new Error(`the server answered HTTP ${res.status}${res.status === 404 ? ' (no such file)' : ''}`);
+      if (/text\/html/i.test(res.headers.get('content-type') ?? '')) throw new Error('the server answered with a web page, not a record (is the address right?)');
+      return readCapped(res);
+    },
+    ticket,
+  );
+}
+
+/** `?run=URL`: opens that record as a recording (after boot, so the live run's restore is not raced). */
+export async function openRecordingFromUrl(search = location.search): Promise<boolean> {
+  const url = new URLSearchParams(search).get('run');
+  if (url === null || url === '') return false;
+  return openRecordUrl(url);
+}
+
+// ---- the shown recording ------------------------------------------------------------------------
+
+/** The live inspector's state while a recording is shown (given back when the page shows the live run again). */
+let liveInspector: AppState['inspector'] | null = null;
+
+const ascending = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
+
+/** Puts a decoded record in the page (on the last step) and shows it. */
+export function showRecord(name: string, record: RunRecord, notes: string[] = []): void {
+  const steps = ascending([0, ...record.steps.map((s) => s.step), ...record.evals.map((e) => e.step)]);
+  const rec: RecordingState = {
+    name,
+    record,
+    notes,
+    step: steps[steps.length - 1] ?? 0,
+    steps,
+    rolloutSteps: ascending(record.rollouts.map((r) => r.step)),
+    metrics: [],
+    evals: [],
+    histogram: null,
+    showing: true,
+  };
+  if (!getState().recording?.showing) liveInspector = getState().inspector;
+  const view = getState().view;
+  setState({
+    recording: rec,
+    recordingLoad: { loading: null, error: null },
+    view: view === 'rollouts' || view === 'passk' || view === 'charts' ? view : 'charts',
+    inspector: { step: null, data: null, loading: false, open: null, token: null, channel: getState().inspector.channel },
+  });
+  scrubTo(rec.step);
+}
+
+/** A recorded step's rollouts in the inspector's shape (the settings are the record's config). */
+export function recordedStepRollouts(record: RunRecord, step: number): StepRollouts | null {
+  const r = record.rollouts.find((x) => x.step === step);
+  return r ? { step, settings: settingsOf(record.config), records: r.records } : null;
+}
+
+/** The nearest recorded rollout step at or before `step` (else the first one). */
+function rolloutStepFor(rec: RecordingState, step: number): number | null {
+  let best: number | null = rec.rolloutSteps[0] ?? null;
+  for (const s of rec.rolloutSteps) if (s <= step) best = s;
+  return best;
+}
+
+/** Moves the scrubber: the charts draw up to `step`, the inspector shows that step's rollouts. */
+export function scrubTo(step: number): void {
+  const rec = getState().recording;
+  if (!rec) return;
+  // The nearest stop at or below the asked step (steps without metrics are skipped).
+  let at = rec.steps[0] ?? 0;
+  for (const s of rec.steps) if (s <= step) at = s;
+  const metrics = rec.record.steps.filter((s) => s.step <= at).map((s) => s.metrics);
+  const evals = rec.record.evals.filter((e) => e.step <= at);
+  let histogram: RecordingState['histogram'] = null;
+  for (const s of rec.record.steps) if (s.step <= at && s.advantage_histogram) histogram = s.advantage_histogram;
+  const inspectStep = rolloutStepFor(rec, at);
+  const insp = getState().inspector;
+  const data = inspectStep === null ? null : recordedStepRollouts(rec.record, inspectStep);
+  // Keep the opened completion and token when the new step has them.
+  const open = insp.open && data?.records.some((r) => r.group === insp.open!.group && r.index === insp.open!.index) ? insp.open : null;
+  setState({
+    recording: { ...rec, step: at, metrics, evals, histogram },
+    inspector: { ...insp, step: inspectStep, data, loading: false, open, token: open ? insp.token : null },
+  });
+}
+
+/** One stop back or forward on the scrubber. */
+export function scrubBy(delta: -1 | 1): void {
+  const rec = getState().recording;
+  if (!rec) return;
+  const i = rec.steps.indexOf(rec.step);
+  const next = rec.steps[Math.min(rec.steps.length - 1, Math.max(0, i + delta))];
+  if (next !== undefined) scrubTo(next);
+}
+
+/** The page shows the live run again; the recording stays open (the banner can show it again). */
+export function showLive(): void {
+  const rec = getState().recording;
+  if (!rec?.showing) return;
+  setState({ recording: { ...rec, showing: false }, ...(liveInspector ? { inspector: liveInspector } : {}) });
+  liveInspector = null;
+}
+
+export function showRecording(): void {
+  const rec = getState().recording;
+  if (!rec || rec.showing) return;
+  liveInspector = getState().inspector;
+  setState({ recording: { ...rec, showing: true } });
+  scrubTo(rec.step);
+}
+
+export function closeRecording(): void {
+  showLive();
+  setState({ recording: null });
+  // The link no longer opens it.
+  const p = new URLSearchParams(location.search);
+  if (p.has('run')) {
+    p.delete('run');
+    const q = p.toString();
+    history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
+  }
+}
+
+/**
+ * Compare: the recording becomes side C (it does not train) and the page shows the Compare view,
+ * where "Run both" trains A and B live beside it for as many steps as the recording has. The setup
+ * (A, and B over it) takes the recording's task and seed, as opening a lesson sets the setup, so the
+ * live runs see the recording's prompts; the live main run itself is not touched.
+ */
+export function compareWithLive(): void {
+  const rec = getState().recording;
+  if (!rec) return;
+  const record = rec.record;
+  const last = rec.steps[rec.steps.length - 1] ?? 0;
+  const side: CompareSide = {
+    label: `C: recording ${rec.name}`,
+    config: record.config,
+    metrics: record.steps.map((s) => ({ ...s.metrics, ...difficultyMetrics(s.difficulty) })),
+    evals: record.evals,
+    state: 'recorded',
+    step: last,
+    error: null,
+  };
+  showLive();
+  setState((s) => ({
+    view: 'compare',
+    compare: { ...s.compare, c: side, steps: Math.max(1, record.steps.length) },
+    setup: {
+      ...s.setup,
+      checkpoint: s.setup.draft.task === record.config.task ? s.setup.checkpoint : null,
+      draft: { ...s.setup.draft, task: record.config.task, knobs: s.setup.draft.task === record.config.task ? s.setup.draft.knobs : {}, edits: { ...s.setup.draft.edits, seed: String(record.config.seed) } },
+    },
+  }));
+}
+
+export function dismissRecordingError(): void {
+  patch('recordingLoad', { error: null });
+}
+
+// ---- shipped records -----------------------------------------------------------------------------
+
+let shippedLoad: Promise<ShippedRecord[]> | null = null;
+
+/** public/records/index.json: the records the app ships (absent: none). */
+export function loadShippedRecords(): Promise<ShippedRecord[]> {
+  shippedLoad ??= (async () => {
+    try {
+      const res = await fetch(appUrl('records/index.json'), { headers: { accept: 'application/json' } });
+      if (!res.ok || !/json/i.test(res.headers.get('content-type') ?? '')) return [];
+      const json: unknown = await res.json();
+      const list = (json as { records?: unknown }).records;
+      if (!Array.isArray(list)) return [];
+      return list.filter((x): x is ShippedRecord => typeof x === 'object' && x !== null && typeof (x as ShippedRecord).file === 'string' && typeof (x as ShippedRecord).title === 'string');
+    } catch {
+      return [];
+    }
+  })();
+  return shippedLoad;
+}
+
+export function openShippedRecord(r: ShippedRecord): Promise<boolean> {
+  return openRecordUrl(appUrl(r.file), r.title);
+}
+
+/** Drag-and-drop anywhere on the page: a dropped file opens as a recording (installed once). */
+export function installRecordDrop(target: Window = window): void {
+  const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+  target.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer!.dropEffect = 'copy';
+  });
+  target.addEventListener('drop', (e) => {
+    if (!hasFiles(e)) return;
+    // A drop on a control of its own (a file input) is that control's.
+    if (e.target instanceof HTMLInputElement && e.target.type === 'file') return;
+    e.preventDefault();
+    const file = e.dataTransfer!.files[0];
+    if (file) void openRecordFile(file);
+  });
+}
