@@ -158,6 +158,14 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
   try {
     await withPageDiagnostics(testInfo, p, 'tabs-reload-mid-run', async () => {
       const { page } = p;
+      // What each of the worker's saves cost (workers/protocol.ts SaveCost), as the page hears of them: noted, not asserted.
+      await page.evaluate(() => {
+        window.__e2eSaves = [];
+        setInterval(() => {
+          const a = window.__rlvr.state().autosave;
+          if (a?.ms && window.__e2eSaves.at(-1)?.step !== a.step) window.__e2eSaves.push({ step: a.step, ...a.ms });
+        }, 10);
+      });
       await page.click('[data-testid="start"]');
       await page.waitForFunction(() => (window.__rlvr.state().autosave?.step ?? 0) >= 4, undefined, { timeout: 240_000 });
       const saved = (await state(page)).autosave;
@@ -166,6 +174,7 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
       await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 2, saved.step, { timeout: 120_000, polling: 20 });
       await page.evaluate(() => addEventListener('pagehide', () => sessionStorage.setItem('e2e.shownAtUnload', JSON.stringify({ step: window.__rlvr.state().metrics.at(-1)?.step ?? 0, state: window.__rlvr.state().run.state, autosave: window.__rlvr.state().autosave }))));
       const stepSeconds = (await state(page)).run.lastStepSeconds;
+      const saves = await page.evaluate(() => window.__e2eSaves);
       await page.reload({ waitUntil: 'load' });
       await page.waitForSelector('[data-testid="restored-notice"]', { timeout: 60_000 });
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused', undefined, { timeout: 60_000 });
@@ -173,6 +182,8 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
       const msg = await text(page, 'restored-message');
       const atUnload = JSON.parse(await page.evaluate(() => sessionStorage.getItem('e2e.shownAtUnload')));
       assert.equal(atUnload.state, 'running', 'reloaded mid-run');
+      const held = saves.map((x) => x.snapshot + x.put).sort((x, y) => x - y);
+      if (held.length) note(testInfo, `${held.length} saves seen up to step ${saves.at(-1).step}; training waited per save: median ${held[held.length >> 1].toFixed(1)} ms, max ${held.at(-1).toFixed(1)} ms (snapshot ${saves.map((x) => x.snapshot.toFixed(1)).join(' ')}; put ${saves.map((x) => x.put.toFixed(1)).join(' ')}); commit median ${saves.map((x) => x.commit).sort((x, y) => x - y)[saves.length >> 1].toFixed(0)} ms`);
       const shown = atUnload.step;
       const cost = atUnload.autosave?.ms;
       note(testInfo, `a step took ${stepSeconds.toFixed(2)} s; last save the page heard of before the reload: step ${atUnload.autosave?.step}${cost ? ` (snapshot ${cost.snapshot.toFixed(1)} ms, put ${cost.put.toFixed(1)} ms, commit ${cost.commit.toFixed(1)} ms)` : ''}; shown before the reload: step ${shown}; restored: step ${s.run.step}; message: ${msg}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../src/engine/backend-node.ts';
 import type { InitRequest, RunSnapshot, SaveTarget, SessionEvent } from './protocol.ts';
-import { RunSaver, SAVE_SHARE, SaveThrottle } from './run-saver.ts';
+import { MAX_UNCOMMITTED, RunSaver, SAVE_SHARE, SaveThrottle } from './run-saver.ts';
 import type { StoredRun } from './run-store.ts';
 import { TrainingSession } from './training-session.ts';
 
@@ -56,7 +56,7 @@ describe('SaveThrottle: saves hold the loop for at most SAVE_SHARE of its time',
 /** A snapshot of `step` (only the fields a saved record's listing reads). */
 const snap = (step: number): RunSnapshot => ({ trainer: { step }, savedAt: `2026-01-01T00:00:${String(step).padStart(2, '0')}Z`, config: { task: 'arithmetic' } }) as unknown as RunSnapshot;
 
-function saver(opts: { fail?: () => boolean; hold?: () => Promise<void> } = {}) {
+function saver(opts: { fail?: () => boolean; hold?: () => Promise<void>; commit?: () => Promise<void> } = {}) {
   let step = 0;
   let clock = 0;
   const written: Rec[] = [];
@@ -67,8 +67,10 @@ function saver(opts: { fail?: () => boolean; hold?: () => Promise<void> } = {}) 
       await opts.hold?.();
       return snap(at);
     },
-    write: async (r) => {
+    write: async (r, onQueued) => {
       if (opts.fail?.()) throw Object.assign(new Error('QuotaExceededError: the quota has been exceeded'), { name: 'QuotaExceededError' });
+      onQueued?.(0);
+      await opts.commit?.();
       written.push(r);
       return { putMs: 0 };
     },
@@ -128,6 +130,28 @@ describe('RunSaver: what the worker saves, when, and under which record', () => 
     release();
     expect((await a)?.step).toBe(3);
     expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([1, 3]);
+  });
+
+  it(`the next save may start while the last commits, but no more than ${MAX_UNCOMMITTED} wait for their commit`, async () => {
+    let release!: () => void;
+    let gate = new Promise<void>((ok) => (release = ok));
+    const w = saver({ commit: () => gate });
+    w.s.setTarget(target('r'));
+    for (let n = 1; n <= 4; n++) {
+      w.setStep(n);
+      w.s.afterStep(n);
+      await new Promise((ok) => setTimeout(ok, 0)); // the save hands its record over
+    }
+    const opened = gate;
+    gate = Promise.resolve();
+    release();
+    await opened;
+    await w.s.idle();
+    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([1, 2]); // 3 and 4 found two uncommitted
+    w.setStep(5);
+    w.s.afterStep(5);
+    await w.s.idle();
+    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([1, 2, 5]);
   });
 
   it('a save started under one run id stays under it when the page moves on to another run', async () => {

@@ -6,8 +6,9 @@
  *
  * When: after a step whose number is a multiple of the page's "autosave every N steps" (default 1),
  * if the throttle allows; and always when training pauses or ends, after one step, and when the page
- * asks (Save now, a setup change, `pagehide`). Never more than one save in flight; a save asked for
- * while one is in flight runs after it (the later state wins).
+ * asks (Save now, a setup change, `pagehide`). Never more than one save holding the loop, and at most
+ * MAX_UNCOMMITTED waiting for their commit; a save asked for while one is in flight runs after it
+ * (the later state wins).
  *
  * The throttle (SaveThrottle): a save holds the training loop while the weights are read back (the
  * snapshot, with the engine held) and while IndexedDB copies the record (a synchronous `put`); the
@@ -22,6 +23,12 @@ import type { StoredRun } from './run-store.ts';
 
 /** The most of the training loop's time automatic saves may hold it for. */
 export const SAVE_SHARE = 0.1;
+/**
+ * Automatic saves handed to IndexedDB but not yet committed, at most: the next one may start while the
+ * last commits (a commit's completion reaches the worker only after the step under way), but no more,
+ * so copies of the weights never pile up when storage is slower than training.
+ */
+export const MAX_UNCOMMITTED = 2;
 
 /** When the next automatic save may start (times in ms, from any monotonic clock). */
 export class SaveThrottle {
@@ -61,8 +68,11 @@ export class SaveThrottle {
 export interface SaverDeps {
   /** The run's snapshot, read with the engine held; null when there is no run (or no longer the one asked about). */
   snapshot(): Promise<RunSnapshot | null>;
-  /** Writes the record (workers/run-store.ts saveRun in the worker): resolves once committed, with the `put` time. */
-  write(run: StoredRun & { runId: string }): Promise<{ putMs: number }>;
+  /**
+   * Writes the record (workers/run-store.ts saveRun in the worker): resolves once committed, with the
+   * `put` time; calls `onQueued` once the record is handed over and its commit asked for.
+   */
+  write(run: StoredRun & { runId: string }, onQueued?: (putMs: number) => void): Promise<{ putMs: number }>;
   emit(e: SessionEvent): void;
   now?: () => number;
 }
@@ -82,6 +92,8 @@ export class RunSaver {
   private off = false;
   private readonly throttle: SaveThrottle;
   private inFlight: Promise<SavedInfo | null> | null = null;
+  /** Saves handed to storage and not yet committed (at most MAX_UNCOMMITTED: each holds a copy of the weights). */
+  private uncommitted = 0;
   /** A save asked for while one was in flight: it runs once that one ends. */
   private queued: Promise<SavedInfo | null> | null = null;
   private readonly now: () => number;
@@ -107,7 +119,7 @@ export class RunSaver {
   /** After a completed step: starts a save if this step is one to save and the throttle allows; never waits for it. */
   afterStep(step: number): void {
     if (!this.target || this.off || this.everySteps === 0 || step % this.everySteps !== 0) return;
-    if (this.queued || !this.throttle.due(this.now())) return;
+    if (this.queued || this.uncommitted >= MAX_UNCOMMITTED || !this.throttle.due(this.now())) return;
     void this.save(false);
   }
 
@@ -148,20 +160,34 @@ export class RunSaver {
 
   private async saveTo(target: SaveTarget, t0: number, force: boolean): Promise<SavedInfo | null> {
     let held = 0;
+    let released = false;
+    // The throttle's slot is free again once the loop is no longer held: the commit runs on its own.
+    const release = (ms: number) => {
+      if (released) return;
+      released = true;
+      this.throttle.ended(ms);
+    };
     try {
       const snapshot = await this.deps.snapshot().catch(() => null);
       const t1 = this.now();
       held = t1 - t0;
       if (!snapshot) return null; // no run (stopped or replaced meanwhile): nothing of this target to save
-      let putMs: number;
+      let putMs = 0;
+      this.uncommitted++;
       try {
-        ({ putMs } = await this.deps.write({ snapshot, setup: target.setup, experiment: target.experiment, runId: target.runId, tabId: target.tabId }));
+        const rec = { snapshot, setup: target.setup, experiment: target.experiment, runId: target.runId, tabId: target.tabId };
+        ({ putMs } = await this.deps.write(rec, (ms) => {
+          putMs = ms;
+          release(held + ms);
+        }));
       } catch (e) {
         this.off = true;
         const err = e as { name?: string; message?: string } | null;
         this.deps.emit({ type: 'save-failed', runId: target.runId, message: err?.message ?? String(e), name: err?.name ?? '' });
         if (force) throw e;
         return null;
+      } finally {
+        this.uncommitted--;
       }
       held += putMs;
       this.off = false;
@@ -169,7 +195,7 @@ export class RunSaver {
       this.deps.emit({ type: 'saved', ...info });
       return info;
     } finally {
-      this.throttle.ended(held);
+      release(held);
     }
   }
 }

@@ -45,45 +45,84 @@ export function metaOf(run: StoredRun & { runId: string }): RunMeta {
   return { runId: run.runId, tabId: run.tabId ?? null, experiment: run.experiment, task: run.snapshot.config.task, step: run.snapshot.trainer.step, savedAt: run.snapshot.savedAt };
 }
 
+/**
+ * One connection per page or worker, opened on first use and kept: opening the database for every
+ * save took a large part of each save's time under load. It is dropped (and opened again on next use)
+ * when it fails, closes, or another connection asks for a version change.
+ */
+let connection: Promise<IDBDatabase> | null = null;
+
 function open(): Promise<IDBDatabase> {
-  return new Promise((ok, fail) => {
+  connection ??= new Promise<IDBDatabase>((ok, fail) => {
     const req = indexedDB.open(DB, 1);
     req.onupgradeneeded = () => req.result.createObjectStore(STORE);
-    req.onsuccess = () => ok(req.result);
+    req.onsuccess = () => {
+      const db = req.result;
+      const drop = () => {
+        db.close();
+        connection = null;
+      };
+      db.onversionchange = drop;
+      db.onclose = () => (connection = null);
+      ok(db);
+    };
     req.onerror = () => fail(req.error ?? new Error('IndexedDB is unavailable'));
     req.onblocked = () => fail(new Error('IndexedDB is blocked by another tab'));
   });
+  const p = connection;
+  p.catch(() => {
+    if (connection === p) connection = null;
+  });
+  return p;
 }
 
 /** One transaction on the store; `fn` issues its requests and returns what to resolve with once it commits. */
-async function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => () => T): Promise<T> {
+async function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => () => T, durability: IDBTransactionDurability = 'default'): Promise<T> {
   const db = await open();
+  let t: IDBTransaction;
   try {
-    return await new Promise<T>((ok, fail) => {
-      const t = db.transaction(STORE, mode);
-      const result = fn(t.objectStore(STORE));
-      t.oncomplete = () => ok(result());
-      t.onerror = () => fail(t.error ?? new Error('IndexedDB transaction failed'));
-      t.onabort = () => fail(t.error ?? new Error('IndexedDB transaction aborted (storage full?)'));
-    });
-  } finally {
-    db.close();
+    t = db.transaction(STORE, mode, { durability });
+  } catch (e) {
+    connection = null; // closed under us: the next call opens it again
+    throw e;
   }
+  return new Promise<T>((ok, fail) => {
+    let result: () => T;
+    try {
+      result = fn(t.objectStore(STORE));
+    } catch (e) {
+      t.abort();
+      fail(e);
+      return;
+    }
+    t.oncomplete = () => ok(result());
+    t.onerror = () => fail(t.error ?? new Error('IndexedDB transaction failed'));
+    t.onabort = () => fail(t.error ?? new Error('IndexedDB transaction aborted (storage full?)'));
+  });
 }
 
 /**
  * Saves (or replaces) one run's record and its listing, in one transaction. Resolves, once committed,
  * with how long the two `put` calls held the calling thread (ms): they copy the record (its weights
- * included) synchronously, which in the worker is time the training loop waits.
+ * included) synchronously, which in the worker is time the training loop waits. `onQueued` is called
+ * as soon as the puts are issued and the commit asked for: transactions on the store commit in the
+ * order they were made, so a later save may be issued before this one has committed. The commit is
+ * 'relaxed' (no flush to disk before it completes): the record survives a reload, a closed tab and a
+ * crashed worker at once, and a save is made after every step anyway, while a flushed commit took
+ * about half a second per save on a busy machine, so the last committed save lagged several steps.
  */
-export function saveRun(run: StoredRun & { runId: string }): Promise<{ putMs: number }> {
+export function saveRun(run: StoredRun & { runId: string }, onQueued?: (putMs: number) => void): Promise<{ putMs: number }> {
   return tx('readwrite', (s) => {
     const t0 = performance.now();
     s.put(run, runKey(run.runId));
     s.put(metaOf(run), metaKey(run.runId));
+    // Commit now: left to auto-commit, the transaction would wait until this thread is free to see
+    // the puts succeed, which in the worker is after the training step under way.
+    s.transaction.commit?.();
     const putMs = performance.now() - t0;
+    onQueued?.(putMs);
     return () => ({ putMs });
-  });
+  }, 'relaxed');
 }
 
 export function loadRun<Setup = unknown>(runId: string): Promise<StoredRun<Setup> | undefined> {

@@ -32,7 +32,7 @@ export interface SessionDeps {
    * its run itself after steps and on pause (workers/run-saver.ts), under the target the page sets.
    * Left out, the session saves nothing by itself.
    */
-  writeRun?: (run: StoredRun & { runId: string }) => Promise<{ putMs: number }>;
+  writeRun?: (run: StoredRun & { runId: string }, onQueued?: (putMs: number) => void) => Promise<{ putMs: number }>;
 }
 
 /** Consecutive non-finite (skipped) steps after which the loop pauses itself. */
