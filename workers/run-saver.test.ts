@@ -137,7 +137,7 @@ describe('RunSaver: what the worker saves, when, and under which record', () => 
     let gate = new Promise<void>((ok) => (release = ok));
     const w = saver({ commit: () => gate });
     w.s.setTarget(target('r'));
-    for (let n = 1; n <= 4; n++) {
+    for (let n = 1; n <= MAX_UNCOMMITTED + 2; n++) {
       w.setStep(n);
       w.s.afterStep(n);
       await new Promise((ok) => setTimeout(ok, 0)); // the save hands its record over
@@ -147,11 +147,13 @@ describe('RunSaver: what the worker saves, when, and under which record', () => 
     release();
     await opened;
     await w.s.idle();
-    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([1, 2]); // 3 and 4 found two uncommitted
-    w.setStep(5);
-    w.s.afterStep(5);
+    const first = Array.from({ length: MAX_UNCOMMITTED }, (_, i) => i + 1);
+    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual(first); // the later steps found MAX_UNCOMMITTED uncommitted
+    const next = MAX_UNCOMMITTED + 3;
+    w.setStep(next);
+    w.s.afterStep(next);
     await w.s.idle();
-    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([1, 2, 5]);
+    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([...first, next]);
   });
 
   it('a save started under one run id stays under it when the page moves on to another run', async () => {

@@ -76,6 +76,15 @@ function open(): Promise<IDBDatabase> {
   return p;
 }
 
+/**
+ * Opens the connection ahead of the first save (the worker does when the page names its record): in a
+ * worker busy training, each step of opening waits for the step under way, so a first save that had
+ * to open it landed several steps late.
+ */
+export function openStore(): Promise<void> {
+  return open().then(() => undefined);
+}
+
 /** One transaction on the store; `fn` issues its requests and returns what to resolve with once it commits. */
 async function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => () => T, durability: IDBTransactionDurability = 'default'): Promise<T> {
   const db = await open();

@@ -7,7 +7,7 @@ import * as Comlink from 'comlink';
 import { chooseBackend } from '../src/engine/select-backend.ts';
 import type { WebBackendKind } from '../src/engine/select-backend.ts';
 import type { InitRequest, RunConfig, SaveTarget, SessionEvent, TryRequest } from './protocol.ts';
-import { saveRun } from './run-store.ts';
+import { openStore, saveRun } from './run-store.ts';
 import { TrainingSession } from './training-session.ts';
 
 /** CSP violations in this worker (the page's listener cannot see them): read by the e2e CSP test. */
@@ -76,7 +76,10 @@ const api = {
   },
   loadCheckpoint: (bytes: Uint8Array, manifest: unknown, name?: string) => session.loadCheckpoint(bytes, manifest, name),
   tryPrompt: (req: TryRequest) => session.tryPrompt(req),
-  saveTo: (target: SaveTarget | null, everySteps?: number) => session.saveTo(target, everySteps),
+  saveTo(target: SaveTarget | null, everySteps?: number) {
+    session.saveTo(target, everySteps);
+    if (target) void openStore().catch(() => undefined); // a failure is reported by the first save
+  },
   saveNow: (force?: boolean) => session.saveNow(force),
   async snapshot() {
     const s = await session.snapshot();
