@@ -43,7 +43,7 @@ test.afterAll(async () => {
  * A fresh context and page like lib.mjs's openPage, but with init scripts installed before the first
  * navigation (storage faults, CSP listeners) and every non-origin request blocked and recorded.
  */
-async function open(path, { init = [], viewport = { width: 1280, height: 800 } } = {}) {
+async function open(path, { init = [], workerInit = [], viewport = { width: 1280, height: 800 } } = {}) {
   // The service worker is blocked as in e2e/lib.mjs openPage: its cache would bypass the routes below.
   const context = await browser.newContext({ viewport, acceptDownloads: true, serviceWorkers: 'block' });
   const blocked = [];
@@ -65,6 +65,11 @@ async function open(path, { init = [], viewport = { width: 1280, height: 800 } }
   page.on('console', (m) => consoleMessages.push({ source: 'page', type: m.type(), text: m.text() }));
   page.on('pageerror', (e) => pageErrors.push(String(e?.stack ?? e)));
   page.on('worker', (w) => w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })));
+  // Init scripts do not reach workers: a fault the trainer worker must see too (it writes the saved run
+  // itself, workers/run-saver.ts) is injected as it starts, long before its first save (after a step).
+  page.on('worker', (w) => {
+    for (const fn of workerInit) void w.evaluate(fn).catch(() => undefined);
+  });
   const response = await page.goto(new URL(path, origin).href, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="start"]', { timeout: 30_000 });
   // The setup (and Start) appear once the shipped checkpoints' defaults are known.
@@ -242,7 +247,7 @@ function quotaExceeded() {
   };
 }
 function noIndexedDb() {
-  Object.defineProperty(window, 'indexedDB', {
+  Object.defineProperty(globalThis, 'indexedDB', {
     get() {
       throw new DOMException('IndexedDB is disabled in this private window (simulated).', 'SecurityError');
     },
@@ -255,7 +260,7 @@ for (const [name, fault, expected] of [
 ]) {
   test(`${name}: the run continues and the page says autosave is off`, async ({}, testInfo) => {
     test.setTimeout(200_000);
-    const p = await open(`/?${NANO}&steps=3`, { init: [fault] });
+    const p = await open(`/?${NANO}&steps=3`, { init: [fault], workerInit: [fault] });
     try {
       await withDiagnostics(testInfo, p, `reliability-${name.split(' ')[1]}`, async () => {
         const { page } = p;

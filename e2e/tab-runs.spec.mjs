@@ -149,23 +149,32 @@ test('two tabs on the same experiment are each told about the other, and neither
   }
 });
 
-test('a reload mid-training resumes at the last saved step and names exactly the steps it lost', async ({}, testInfo) => {
+test('a reload mid-training resumes at the last completed step (or one behind) and names exactly the steps it lost', async ({}, testInfo) => {
   test.setTimeout(600_000);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
-  // A long step budget: the reload lands mid-run.
+  // A long step budget: the reload lands mid-run. The autosave interval is the default (every step,
+  // throttled by the worker: workers/run-saver.ts).
   const p = await tab(context, `/?task=arithmetic&model=nano&prompts_per_step=4&num_generations=4&max_completion_length=16&eval_every=0&steps=200`);
   try {
     await withPageDiagnostics(testInfo, p, 'tabs-reload-mid-run', async () => {
       const { page } = p;
-      await page.evaluate(() => window.__rlvr.setAutosaveEvery(4));
+      // What each of the worker's saves cost (workers/protocol.ts SaveCost), as the page hears of them: noted, not asserted.
+      await page.evaluate(() => {
+        window.__e2eSaves = [];
+        setInterval(() => {
+          const a = window.__rlvr.state().autosave;
+          if (a?.ms && window.__e2eSaves.at(-1)?.step !== a.step) window.__e2eSaves.push({ step: a.step, ...a.ms });
+        }, 10);
+      });
       await page.click('[data-testid="start"]');
       await page.waitForFunction(() => (window.__rlvr.state().autosave?.step ?? 0) >= 4, undefined, { timeout: 240_000 });
-      const saved = (await state(page)).autosave.step;
+      const saved = (await state(page)).autosave;
       // Two steps past that save, reload while training goes on. The test notes, as the page goes away,
       // the last step the page showed: its own record, not the app's.
-      await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 2, saved, { timeout: 120_000, polling: 20 });
-      await page.evaluate(() => addEventListener('pagehide', () => sessionStorage.setItem('e2e.shownAtUnload', JSON.stringify({ step: window.__rlvr.state().metrics.at(-1)?.step ?? 0, state: window.__rlvr.state().run.state }))));
+      await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 2, saved.step, { timeout: 120_000, polling: 20 });
+      await page.evaluate(() => addEventListener('pagehide', () => sessionStorage.setItem('e2e.shownAtUnload', JSON.stringify({ step: window.__rlvr.state().metrics.at(-1)?.step ?? 0, state: window.__rlvr.state().run.state, autosave: window.__rlvr.state().autosave }))));
       const stepSeconds = (await state(page)).run.lastStepSeconds;
+      const saves = await page.evaluate(() => window.__e2eSaves);
       await page.reload({ waitUntil: 'load' });
       await page.waitForSelector('[data-testid="restored-notice"]', { timeout: 60_000 });
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused', undefined, { timeout: 60_000 });
@@ -173,12 +182,18 @@ test('a reload mid-training resumes at the last saved step and names exactly the
       const msg = await text(page, 'restored-message');
       const atUnload = JSON.parse(await page.evaluate(() => sessionStorage.getItem('e2e.shownAtUnload')));
       assert.equal(atUnload.state, 'running', 'reloaded mid-run');
+      const held = saves.map((x) => x.snapshot + x.put).sort((x, y) => x - y);
+      if (held.length) note(testInfo, `${held.length} saves seen up to step ${saves.at(-1).step}; training waited per save: median ${held[held.length >> 1].toFixed(1)} ms, max ${held.at(-1).toFixed(1)} ms (snapshot ${saves.map((x) => x.snapshot.toFixed(1)).join(' ')}; put ${saves.map((x) => x.put.toFixed(1)).join(' ')}); commit median ${saves.map((x) => x.commit).sort((x, y) => x - y)[saves.length >> 1].toFixed(0)} ms`);
       const shown = atUnload.step;
-      note(testInfo, `a step took ${stepSeconds.toFixed(2)} s; autosaved at step ${saved}, shown before the reload: step ${shown}; restored: step ${s.run.step}; message: ${msg}`);
-      assert.ok(s.run.step >= saved && s.run.step <= shown, `restored at a saved step between the last periodic save (${saved}) and the last shown (${shown})`);
+      const cost = atUnload.autosave?.ms;
+      note(testInfo, `a step took ${stepSeconds.toFixed(2)} s; last save the page heard of before the reload: step ${atUnload.autosave?.step}${cost ? ` (snapshot ${cost.snapshot.toFixed(1)} ms, put ${cost.put.toFixed(1)} ms, commit ${cost.commit.toFixed(1)} ms)` : ''}; shown before the reload: step ${shown}; restored: step ${s.run.step}; message: ${msg}`);
+      // The worker saves its last completed step itself; the page may show a step a little after the
+      // worker completed it (events are batched and the page may be busy drawing), so the restored step
+      // may also be ahead of the last one shown: then nothing shown was lost.
+      assert.ok(s.run.step >= shown - 1, `restored at the last step shown before the reload or one behind it (or later): shown ${shown}, restored ${s.run.step}`);
       assert.match(msg, new RegExp(`^Restored at step ${s.run.step} `));
       const lost = shown - s.run.step;
-      if (lost === 0) assert.doesNotMatch(msg, /lost/, 'nothing lost, nothing claimed lost');
+      if (lost <= 0) assert.doesNotMatch(msg, /lost/, 'nothing lost, nothing claimed lost');
       else assert.match(msg, new RegExp(`${lost} steps? (was|were) lost \\(steps? ${s.run.step + 1}${lost > 1 ? `–${shown}` : ''}\\)`), 'the message names exactly the steps lost');
       assert.equal(s.metrics.length, s.run.step, 'the charts hold the restored steps');
       await screenshot(page, 'tabs-reload-mid-run');

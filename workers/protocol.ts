@@ -109,7 +109,34 @@ export type SessionEvent =
   | { type: 'status'; status: SessionStatus }
   /** 'step': inside one training step; `phase` says which part (sampling tokens, scoring, update minibatches). */
   | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start' | 'step'; done: number; total: number; phase?: string }
-  | { type: 'error'; message: string; fatal: boolean; code?: SessionErrorCode };
+  | { type: 'error'; message: string; fatal: boolean; code?: SessionErrorCode }
+  /** The worker saved the run under `runId` (workers/run-saver.ts); `ms`: what the save cost. */
+  | { type: 'saved'; runId: string; step: number; savedAt: string; ms: SaveCost }
+  /** A save failed (storage full or unavailable): the worker saves no more by itself until a saveNow succeeds. */
+  | { type: 'save-failed'; runId: string; message: string; name: string };
+
+/**
+ * Where the worker saves its run (workers/run-store.ts): this tab's run id and tab, and the page's
+ * setup (src/ui/url-state.ts UrlSetup, opaque to the worker) with its experiment key. The page sets
+ * it at init and restore, and again when the setup changes; the worker writes no other record.
+ */
+export interface SaveTarget {
+  runId: string;
+  tabId: string;
+  setup: unknown;
+  experiment: string;
+}
+
+/**
+ * What one save cost (ms): `snapshot` reading the weights back with the engine held (training waits),
+ * `put` the synchronous copy of the record into IndexedDB (the worker's thread waits), `commit` until
+ * the write was on disk (training goes on meanwhile).
+ */
+export interface SaveCost {
+  snapshot: number;
+  put: number;
+  commit: number;
+}
 
 /**
  * Errors the page reacts to beyond showing them: 'non-finite' (the loop paused itself after

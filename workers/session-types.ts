@@ -1,4 +1,5 @@
 /** The session's dependencies and its fault vocabulary (kept apart so the session file holds only its machinery). */
+import type { StoredRun } from './run-store.ts';
 import type { Backend } from '../src/engine/backend.ts';
 import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backend.ts';
 import type { RunConfig } from '../src/rl/config.ts';
@@ -26,6 +27,12 @@ export interface SessionDeps {
    * `deviceLost`. Node has no device to lose and leaves this out.
    */
   afterEngineUse?: (backend: SessionBackend) => void;
+  /**
+   * Writes a saved run's record (workers/run-store.ts saveRun in the worker): with it the session saves
+   * its run itself after steps and on pause (workers/run-saver.ts), under the target the page sets.
+   * Left out, the session saves nothing by itself.
+   */
+  writeRun?: (run: StoredRun & { runId: string }, onQueued?: (putMs: number) => void) => Promise<{ putMs: number }>;
 }
 
 /** Consecutive non-finite (skipped) steps after which the loop pauses itself. */

@@ -6,7 +6,8 @@
 import * as Comlink from 'comlink';
 import { chooseBackend } from '../src/engine/select-backend.ts';
 import type { WebBackendKind } from '../src/engine/select-backend.ts';
-import type { InitRequest, RunConfig, SessionEvent, TryRequest } from './protocol.ts';
+import type { InitRequest, RunConfig, SaveTarget, SessionEvent, TryRequest } from './protocol.ts';
+import { openStore, saveRun } from './run-store.ts';
 import { TrainingSession } from './training-session.ts';
 
 /** CSP violations in this worker (the page's listener cannot see them): read by the e2e CSP test. */
@@ -44,6 +45,8 @@ const session: TrainingSession = new TrainingSession({
     if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
     return new Uint8Array(await res.arrayBuffer());
   },
+  // The worker writes its tab's saved run itself (workers/run-saver.ts): no round trip through the page.
+  writeRun: saveRun,
 });
 
 const api = {
@@ -73,6 +76,11 @@ const api = {
   },
   loadCheckpoint: (bytes: Uint8Array, manifest: unknown, name?: string) => session.loadCheckpoint(bytes, manifest, name),
   tryPrompt: (req: TryRequest) => session.tryPrompt(req),
+  saveTo(target: SaveTarget | null, everySteps?: number) {
+    session.saveTo(target, everySteps);
+    if (target) void openStore().catch(() => undefined); // a failure is reported by the first save
+  },
+  saveNow: (force?: boolean) => session.saveNow(force),
   async snapshot() {
     const s = await session.snapshot();
     return Comlink.transfer(s, [s.base.bytes.buffer, s.current.bytes.buffer, s.current.optimizer.m.buffer, s.current.optimizer.v.buffer]);

@@ -13,13 +13,14 @@ import type { StepMetrics, StepResult } from '../src/rl/trainer.ts';
 import { backendInfo, initResult, openRun, savedCheckpoint, sessionRun, snapshotOf, uploadSource, type SessionRun } from './open-run.ts';
 import { EventBatcher, StepClock } from './session-events.ts';
 import { memoryProbeOf, passKCurve, settingsOf, stepRollouts, type MemoryProbe } from './inspection.ts';
-import type { EvalPoint, InitRequest, InitResult, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SessionEvent, SessionStatus, StepRollouts, TryRequest, TryResult, UpdateResult } from './protocol.ts';
+import type { EvalPoint, InitRequest, InitResult, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SaveTarget, SessionEvent, SessionStatus, StepRollouts, TryRequest, TryResult, UpdateResult } from './protocol.ts';
 import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
 import { watchedStep } from './progress-hooks.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { tryPromptOn } from './try-prompt-run.ts';
 
 import { EngineQueue } from './engine-queue.ts';
+import { RunSaver, type SavedInfo } from './run-saver.ts';
 import { message, NaNRewardInjector, NON_FINITE_LIMIT, nonFiniteMessage, SessionError, stepEvent, type SessionBackend, type SessionDeps } from './session-types.ts';
 
 export { PASSK_N } from './inspection.ts';
@@ -40,12 +41,16 @@ export class TrainingSession {
   private readonly events: EventBatcher;
   /** Every use of the policy goes through here: at most one engine operation is in flight. */
   private readonly engine: EngineQueue;
+  /** Saves the run itself (workers/run-saver.ts) where the deps can write records; null in plain Node runs. */
+  private readonly saver: RunSaver | null;
 
   constructor(private readonly deps: SessionDeps) {
     this.events = new EventBatcher(deps.flushMs ?? 100);
     this.engine = new EngineQueue(() => {
       if (this.backend && deps.afterEngineUse) deps.afterEngineUse(this.backend);
     });
+    const write = deps.writeRun;
+    this.saver = write ? new RunSaver({ snapshot: () => this.snapshotForSave(), write, emit: (e) => this.emit(e) }) : null;
   }
 
   // ---- events -----------------------------------------------------------------------------------
@@ -118,6 +123,8 @@ export class TrainingSession {
         // Only now is the new run complete: replace the old one.
         const old = this.cur;
         this.cur = sessionRun(opened);
+        // A new run saves nowhere until the page names its record (saveTo): never under the old run's id.
+        this.saver?.setTarget(null);
         const run = opened.run;
         if (old) await old.run.dispose().catch(() => undefined);
         this.stepBudget = req.restore?.stepBudget ?? req.stepBudget ?? 0;
@@ -146,6 +153,7 @@ export class TrainingSession {
         cur.id = `${cur.id}+sft${opts.steps}`;
         cur.recorder.update(cur.run.config, `the base was warm-started with ${opts.steps} SFT steps before RL`);
         cur.passkBaseCache.clear();
+        void this.saver?.saveNow();
         return r;
       } finally {
         this.setState(prev === 'running' || prev === 'pausing' ? 'paused' : prev === 'loading' ? 'ready' : prev, '');
@@ -194,17 +202,21 @@ export class TrainingSession {
         this.clock.loopStepEnded();
         if (cur.run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) this.running = false;
         this.emit({ type: 'status', status: this.status() });
+        // Queued on the engine before the next step, so the snapshot is of the step just completed.
+        this.saver?.afterStep(cur.run.step);
         await yieldNow();
       }
       const done = this.budgetReached();
       this.running = false;
       if (this.engine.lost) return;
       this.setState(done ? 'done' : 'paused', done ? `step budget of ${this.stepBudget} reached` : '');
+      void this.saver?.saveNow();
     } catch (e) {
       this.running = false;
       if (this.engine.lost) return; // already reported as a lost device
       this.emit({ type: 'error', fatal: false, message: `training step failed: ${message(e)}` });
       this.setState(this.cur ? 'paused' : 'error', '');
+      if (this.cur) void this.saver?.saveNow();
     }
   }
 
@@ -280,6 +292,7 @@ export class TrainingSession {
     try {
       const r = await this.engine.run(() => this.advance());
       this.setState(this.budgetReached() ? 'done' : 'paused', '');
+      void this.saver?.saveNow();
       return r.metrics;
     } catch (e) {
       this.setState('paused', '');
@@ -290,6 +303,7 @@ export class TrainingSession {
   /** Stops training and frees the model (device memory included). A new `init` starts over. */
   async stop(): Promise<void> {
     await this.pause();
+    this.saver?.setTarget(null);
     await this.engine.run(async () => {
       const old = this.cur;
       this.cur = null;
@@ -388,7 +402,41 @@ export class TrainingSession {
   /** Everything needed to resume this run later (weights, AdamW moments, counters, metrics). */
   async snapshot(): Promise<RunSnapshot> {
     const cur = this.need();
-    return this.engine.run(async () => ({ ...(await snapshotOf(cur.run, cur, this.stepBudget)), ...(cur.request.dataset ? { dataset: cur.request.dataset } : {}) }));
+    return this.engine.run(() => this.snapshotOfRun(cur));
+  }
+
+  private async snapshotOfRun(cur: SessionRun): Promise<RunSnapshot> {
+    return { ...(await snapshotOf(cur.run, cur, this.stepBudget)), ...(cur.request.dataset ? { dataset: cur.request.dataset } : {}) };
+  }
+
+  /** The snapshot a save takes: of the run current when it was asked for, or null if that run is gone by the time the engine is free. */
+  private snapshotForSave(): Promise<RunSnapshot | null> {
+    const cur = this.cur;
+    if (!cur || this.engine.lost) return Promise.resolve(null);
+    return this.engine.run(async () => (this.cur === cur && !this.engine.lost ? this.snapshotOfRun(cur) : null));
+  }
+
+  // ---- saving the run (workers/run-saver.ts) ----------------------------------------------------
+
+  /**
+   * Where this run is saved from now on: this tab's run id, tab and setup (the page sends it at init and
+   * restore, and when the setup changes); `everySteps`: save after steps whose number is a multiple of
+   * it (0: only on pause, end and request). null: save nowhere.
+   */
+  saveTo(target: SaveTarget | null, everySteps?: number): void {
+    if (!this.saver) throw new SessionError('this session cannot save runs (no storage)');
+    if (target && !this.cur) throw new SessionError('no run to save: call init first');
+    this.saver.setTarget(target, everySteps);
+  }
+
+  /** Saves the run now (after a save in flight), under the target saveTo set; null if there is none. `force`: also after a failed save. */
+  saveNow(force = false): Promise<SavedInfo | null> {
+    return this.saver ? this.saver.saveNow(force) : Promise.resolve(null);
+  }
+
+  /** Resolves once no save is in flight (tests). */
+  savesIdle(): Promise<void> {
+    return this.saver?.idle() ?? Promise.resolve();
   }
 
   // ---- try the policy, datasets -------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { validateManifest } from '../model/checkpoint.ts';
-import { saveWhenLeaving, setupKey } from './autosave.ts';
+import { saveWhenLeaving, setAutosaveInterval, setupKey } from './autosave.ts';
 import { restoreSaved, scheduleSync } from './controller.ts';
-import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
+import { describeStorageError, notices, setNotices } from './notices.ts';
 import { listRuns, loadRun, restoredNote, type RunMeta } from './persist.ts';
 import { getState, setState, useApp, type SavedOffer, type ShippedCheckpoint } from './store.ts';
 import { announce, becomeNewTab, holdRun, joinTabs, openRuns, shownStep, tabRunId } from './tabs.ts';
@@ -109,7 +109,7 @@ export function exposeTestHook(): void {
     /** Start-up is over: the tab's own run restored (or failed to), or the saved runs offered. */
     bootDone: () => bootDone,
     /** Tests: autosave every n steps; the watchdog's timeout (ms) for a worker that stopped answering. */
-    setAutosaveEvery: (n: number) => setAutosaveEvery(n),
+    setAutosaveEvery: (n: number) => setAutosaveInterval(n),
     setWatchdogMs,
     getRollouts: (step: number) => client().call((a) => a.getRollouts(step)),
     status: () => client().call((a) => a.status()),

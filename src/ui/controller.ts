@@ -5,7 +5,7 @@
  */
 import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
 import type { InitResult, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
-import { autosave, currentRunId, setRunId } from './autosave.ts';
+import { autosave, currentRunId, saveFailed, savedByWorker, setRunId } from './autosave.ts';
 import { compactHistory } from './chart-data.ts';
 import { adoptDataset, useDataset } from './dataset-import.ts';
 import { notices, setNotices } from './notices.ts';
@@ -41,7 +41,6 @@ function onEvents(events: SessionEvent[]): void {
   let histogram = s.histogram;
   let run = s.run;
   let error = s.error;
-  let autosaveDue = false;
   let shown: number | null = null;
   for (const e of events) {
     if (e.type === 'step') {
@@ -49,8 +48,6 @@ function onEvents(events: SessionEvent[]): void {
       if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics = [...metrics, e.metrics];
       summaries = [...summaries.slice(-199), e.summary];
       histogram = e.histogram;
-      const every = notices().autosaveEvery;
-      if (every > 0 && e.metrics.step % every === 0) autosaveDue = true;
       const prev = notices().skipped;
       if (e.skipped) setNotices({ skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 } });
       else if (prev) setNotices({ skipped: null });
@@ -58,7 +55,6 @@ function onEvents(events: SessionEvent[]): void {
       if (!evals.some((x) => x.step === e.point.step)) evals = [...evals, e.point];
     } else if (e.type === 'status') {
       const st = e.status;
-      if ((run.state === 'running' || run.state === 'pausing') && (st.state === 'paused' || st.state === 'done')) autosaveDue = true;
       // A new activity starts its own count: the last one's "100%" must not linger on the next wait.
       const progress = st.activity && st.activity === run.activity ? run.progress : null;
       // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
@@ -66,7 +62,9 @@ function onEvents(events: SessionEvent[]): void {
       run = { ...run, state: st.state === 'running' && pauseAsked ? 'pausing' : st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress };
     } else if (e.type === 'progress') {
       run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
-    } else if (e.type === 'error') {
+    } else if (e.type === 'saved') savedByWorker(e);
+    else if (e.type === 'save-failed') saveFailed(Object.assign(new Error(e.message), { name: e.name }));
+    else if (e.type === 'error') {
       if (e.code === 'non-finite') {
         const c = s.run.config;
         setNotices({ nonFinite: { message: e.message, learningRate: c?.learning_rate ?? 0, maxGradNorm: c?.max_grad_norm ?? 0 } });
@@ -79,7 +77,6 @@ function onEvents(events: SessionEvent[]): void {
   // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
   const id = currentRunId();
   if (shown !== null && id) recordShownStep(id, shown);
-  if (autosaveDue) void autosave();
   if (syncOwed && hasRun()) {
     syncOwed = false;
     scheduleSync();
@@ -209,8 +206,7 @@ export function stepOnce(): Promise<void> {
     await afterIsolation('step-once', 'running one step');
     if (!hasRun() && !(await initRun())) return;
     try {
-      await client().call((a) => a.stepOnce());
-      void autosave();
+      await client().call((a) => a.stepOnce()); // the worker saves the step itself
     } catch (e) {
       showError('step', 'The step failed', e);
     }
@@ -224,8 +220,7 @@ export async function warmStart(steps: number): Promise<void> {
   try {
     const r = await client().call((a) => a.warmStart({ steps }));
     patch('warmStart', { running: false, result: { steps, firstLoss: r.losses[0] ?? NaN, lastLoss: r.losses[r.losses.length - 1] ?? NaN, seconds: r.seconds } });
-    setState({ evals: [] });
-    void autosave();
+    setState({ evals: [] }); // the worker saves the warm-started run itself
   } catch (e) {
     patch('warmStart', { running: false, result: null });
     showError('step', 'The warm start failed', e);

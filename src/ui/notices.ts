@@ -6,8 +6,11 @@
  */
 import { create } from 'zustand';
 
-/** Default: autosave every this many steps (and whenever training pauses or ends). */
-export const DEFAULT_AUTOSAVE_EVERY = 10;
+/**
+ * Default: autosave after every step (as the worker's throttle allows: workers/run-saver.ts), and
+ * whenever training pauses or ends.
+ */
+export const DEFAULT_AUTOSAVE_EVERY = 1;
 const AUTOSAVE_KEY = 'rlvr.autosaveEvery';
 
 export interface Notices {

@@ -15,6 +15,7 @@ import type {
   RolloutSummary,
   RunConfig,
   RunState,
+  SaveCost,
   StepMetrics,
   StepRollouts,
 } from '../../workers/protocol.ts';
@@ -149,7 +150,8 @@ export interface AppState {
    * or, in a tab with no run of its own, the runs other tabs saved in this browser ('other').
    */
   savedRuns: SavedOffer[];
-  autosave: { at: string; step: number } | null;
+  /** This tab's run as last saved; `ms`: what the worker's save cost (workers/protocol.ts SaveCost), absent for a restored one. */
+  autosave: { at: string; step: number; ms?: SaveCost } | null;
 
   /** False until the shipped checkpoints are known (the setup shows its real defaults only then). */
   booted: boolean;

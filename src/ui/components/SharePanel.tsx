@@ -156,7 +156,9 @@ export default function SharePanel() {
         <h3>Saved in this browser</h3>
         <p data-testid="autosave-status">
           {off ? 'Autosave is off (see the note above). ' : ''}
-          {saved ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}); a reload resumes from there.` : `Nothing saved yet: the run is saved ${every > 0 ? `every ${every} steps and ` : ''}whenever it pauses.`}
+          {saved
+            ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}${saved.ms ? `; training waited ${Math.round(saved.ms.snapshot + saved.ms.put)} ms for it` : ''}); a reload resumes from there.`
+            : `Nothing saved yet: the run is saved ${every === 1 ? 'after every step (at most a tenth of the training time) and ' : every > 1 ? `every ${every} steps and ` : ''}whenever it pauses.`}
         </p>
         <div className="field">
           <label htmlFor="autosave-every">Autosave every N steps (0: only when training pauses or ends)</label>
