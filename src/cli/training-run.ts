@@ -3,7 +3,7 @@
  * src/rl/run.ts (the same one the worker's session drives), with files in and out.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Backend } from '../engine/backend.ts';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-files.ts';
 import type { Manifest } from '../model/checkpoint.ts';
@@ -11,6 +11,7 @@ import { applyAssignments, ConfigError, type RunConfig } from '../rl/config.ts';
 import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
 import { resolveRunConfig as resolveOverRecipe, TrainingRun } from '../rl/run.ts';
+import { RunRecorder } from '../rl/run-record.ts';
 import { shippedFor } from './shipped.ts';
 
 export interface UserConfigSources {
@@ -71,6 +72,8 @@ export interface TrainingRunOptions {
   steps: number;
   out: string;
   rollouts: 'all' | 'last' | 'none';
+  /** Also write a run record (src/rl/run-record.ts) to `path`: every step's rollouts, and checkpoints after these step numbers (0 = the base). */
+  record?: { path: string; checkpointSteps: number[] };
   backend: Backend;
   /** Recorded in the manifest: the label after the base's name, and the command that made it. */
   label: string;
@@ -87,6 +90,8 @@ export interface TrainingRunResult {
   initial_pass_at_k: Record<string, number> | null;
   final_pass_at_k: Record<string, number> | null;
   wall_time: number;
+  /** The run record's path and size in bytes, when one was written. */
+  record?: { path: string; bytes: number };
 }
 
 /** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */
@@ -100,11 +105,22 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
     const rolloutsPath = join(o.out, 'rollouts.jsonl');
     writeFileSync(metricsPath, '');
     writeFileSync(rolloutsPath, '');
+    // The run record: the same writer the worker's Keep & share and `rlvr lesson run` use.
+    const recorder = o.record ? new RunRecorder(config, { writer: 'rlvr train', command: o.command, created: new Date().toISOString(), base: { name: base.manifest.name, manifest: base.manifest } }) : null;
+    const checkpointAt = async (step: number) => {
+      if (!recorder || !o.record!.checkpointSteps.includes(step)) return;
+      const name = step === 0 ? base.manifest.name : `${base.manifest.name}+${o.label}-step${step}`;
+      recorder.addCheckpoint(step, step === 0 ? base.manifest : run.trainedManifest(name, o.command), await run.weightBytes(name));
+    };
+    await checkpointAt(0);
     const t0 = performance.now();
     const seconds = () => (performance.now() - t0) / 1000;
     while (run.step < o.steps) {
       const { result: r, evals } = await run.advance(o.steps);
       const step = r.metrics.step;
+      recorder?.addStep(r);
+      for (const e of evals) recorder?.addEval(e);
+      await checkpointAt(step);
       // An evaluation before this update (the base's, at step 0) gets its own line.
       for (const e of evals) if (e.step < step) appendFileSync(metricsPath, JSON.stringify({ step: e.step, eval: e.pass_at_k, wall_time: seconds() }) + '\n');
       const line: Record<string, unknown> = { ...r.metrics, difficulty: r.difficulty, advantage_histogram: r.advantageHistogram };
@@ -118,8 +134,15 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
     }
     const manifest = run.trainedManifest(`${base.manifest.name}+${o.label}`, o.command);
     writeCheckpoint(o.out, manifest, await run.policy.getWeights());
+    let record: TrainingRunResult['record'];
+    if (recorder && o.record) {
+      const bytes = await recorder.encode();
+      mkdirSync(dirname(o.record.path), { recursive: true });
+      writeFileSync(o.record.path, bytes);
+      record = { path: o.record.path, bytes: bytes.length };
+    }
     const at = (step: number) => run.evals.find((e) => e.step === step)?.pass_at_k ?? null;
-    return { out: o.out, steps: o.steps, config, base: { path, manifest: base.manifest }, initial_pass_at_k: at(0), final_pass_at_k: at(o.steps), wall_time: seconds() };
+    return { out: o.out, steps: o.steps, config, base: { path, manifest: base.manifest }, initial_pass_at_k: at(0), final_pass_at_k: at(o.steps), wall_time: seconds(), ...(record ? { record } : {}) };
   } finally {
     await run.dispose();
   }

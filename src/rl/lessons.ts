@@ -1,4 +1,5 @@
 import type { RunConfig } from './config.ts';
+import type { MetricKey } from './metrics.ts';
 
 /**
  * Guided experiments: a lesson is a ready experiment (one or more configs run on the same seed), a
@@ -15,8 +16,8 @@ export interface LessonRun {
 export interface LessonMeasure {
   /** What the summary number is, per run. */
   description: string;
-  /** Metric averaged over the last `window` steps of each run (a metrics.jsonl key), or 'eval' for final held-out pass@k. */
-  metric: string;
+  /** Metric averaged over the last `window` steps of each run (a key of the metric table, src/rl/metrics.ts), or 'eval' for final held-out pass@k. */
+  metric: MetricKey | 'eval';
   window: number;
   /**
    * Average the magnitude |x| instead of x, recorded under the key `|metric|` (measureKey). For a
@@ -42,7 +43,8 @@ export interface Lesson {
   /** What the paper reported, quoted from docs (PAPERS.md). */
   claim: string;
   text: string;
-  lookAt: string[];
+  /** Charts to look at: metric keys, 'eval' (held-out pass@k) or 'difficulty'. */
+  lookAt: (MetricKey | 'eval' | 'difficulty')[];
   task: string;
   steps: number;
   runs: LessonRun[];

@@ -6,7 +6,7 @@ import { predictingColumn, type Layout } from '../model/layout.ts';
 import { decode, tokenText } from '../model/tokenizer.ts';
 import type { Sampled } from './collect.ts';
 import type { RunConfig } from './config.ts';
-import { mean, std } from './metrics.ts';
+import { mean, std, type MetricKey } from './metrics.ts';
 import type { RolloutRecord } from './rollout.ts';
 
 export type StepMetrics = Record<string, number> & { step: number };
@@ -138,8 +138,8 @@ export function stepMetrics(step: number, c: RunConfig, flat: Sampled[], t: Toke
   const sumR2 = r.reduce((a, b) => a + b * b, 0);
   const samplingS = (time.sampled - time.start - time.verifyMs) / 1000;
   const updateS = (time.end - time.updateStart) / 1000;
-  const metrics: StepMetrics = {
-    step,
+  // Typed by the metric table (src/rl/metrics.ts): a key missing here, or one the table lacks, does not compile.
+  const logged: Record<MetricKey, number> = {
     reward: mean(rewards),
     reward_std: std(rewards),
     accuracy: mean(flat.map((s) => (s.trueCorrect ? 1 : 0))),
@@ -173,6 +173,7 @@ export function stepMetrics(step: number, c: RunConfig, flat: Sampled[], t: Toke
     'tokens_per_second/sampling': n.sampledTokens / Math.max(1e-9, samplingS),
     'tokens_per_second/update': (lengths.reduce((a, b) => a + b, 0) * c.num_iterations) / Math.max(1e-9, updateS),
   };
+  const metrics: StepMetrics = { step, ...logged };
   for (const k of Object.keys(flat[0]!.components)) {
     const xs = flat.map((s) => s.components[k] ?? 0);
     metrics[`rewards/${k}/mean`] = mean(xs);

@@ -15,10 +15,11 @@ const evals = [
 describe('exports', () => {
   it('CSV: row 0 is the base evaluation, then one row per step with the evaluation measured after it', () => {
     const lines = metricsCsv(metrics, evals).trim().split('\n');
-    expect(lines[0]).toBe('step,clip_ratio/low_mean,extra,reward,eval/pass@1,eval/pass@8');
+    // Columns: step, the metric table's keys in its order (src/rl/metrics.ts), then other keys sorted.
+    expect(lines[0]).toBe('step,reward,clip_ratio/low_mean,extra,eval/pass@1,eval/pass@8');
     expect(lines[1]).toBe('0,,,,0.2,0.6');
-    expect(lines[2]).toBe('1,0,,0.5,,');
-    expect(lines[3]).toBe('2,0.1,2,0.75,0.3,0.7');
+    expect(lines[2]).toBe('1,0.5,0,,,');
+    expect(lines[3]).toBe('2,0.75,0.1,2,0.3,0.7');
     expect(lines).toHaveLength(4);
   });
 

@@ -1,9 +1,11 @@
 /** Metrics and rollouts as files: CSV, JSONL, and the browser download. */
 import type { EvalPoint, RolloutRecord, StepMetrics } from '../../workers/protocol.ts';
+import { metricKeys } from '../rl/metrics.ts';
 
 /**
- * One row per step; columns are the union of metric names (step first), plus held-out pass@k where
- * measured. Steps count updates done: row 0 holds only the base policy's evaluation, and an
+ * One row per step; columns are the union of metric names (step first, then the metric table's keys
+ * in its order, src/rl/metrics.ts, then any others such as reward components, sorted), plus held-out
+ * pass@k where measured. Steps count updates done: row 0 holds only the base policy's evaluation, and an
  * evaluation measured after update s sits on row s (the same convention as metrics.jsonl).
  */
 export function metricsCsv(metrics: StepMetrics[], evals: EvalPoint[]): string {
@@ -13,7 +15,8 @@ export function metricsCsv(metrics: StepMetrics[], evals: EvalPoint[]): string {
   const ks = new Set<string>();
   for (const e of evals) for (const k of Object.keys(e.pass_at_k)) ks.add(k);
   const evalCols = [...ks].sort((a, b) => Number(a) - Number(b));
-  const cols = ['step', ...[...keys].sort()];
+  const known = metricKeys.filter((k) => keys.has(k));
+  const cols = ['step', ...known, ...[...keys].filter((k) => !(known as string[]).includes(k)).sort()];
   const quote = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = [[...cols, ...evalCols.map((k) => `eval/pass@${k}`)].map(quote).join(',')];
   const initial = evalAt.get(0);

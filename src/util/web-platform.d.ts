@@ -27,3 +27,30 @@ declare class TextDecoder {
 declare function structuredClone<T>(value: T): T;
 
 declare const performance: { now(): number };
+
+/** The byte-stream halves of CompressionStream / DecompressionStream (src/rl/run-record.ts gzips run records with them). */
+interface ByteStreamReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+interface ByteStreamWriter {
+  write(chunk: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+  abort(reason?: unknown): Promise<void>;
+}
+interface ByteTransformStream {
+  readonly readable: { getReader(): ByteStreamReader };
+  readonly writable: { getWriter(): ByteStreamWriter };
+}
+
+declare class CompressionStream implements ByteTransformStream {
+  constructor(format: 'gzip' | 'deflate' | 'deflate-raw');
+  readonly readable: { getReader(): ByteStreamReader };
+  readonly writable: { getWriter(): ByteStreamWriter };
+}
+
+declare class DecompressionStream implements ByteTransformStream {
+  constructor(format: 'gzip' | 'deflate' | 'deflate-raw');
+  readonly readable: { getReader(): ByteStreamReader };
+  readonly writable: { getWriter(): ByteStreamWriter };
+}

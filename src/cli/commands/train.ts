@@ -26,6 +26,11 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
   --model MANIFEST   base checkpoint (default: the shipped one for the task); its recipe (difficulty and
                      recommended knobs, see rlvr models) applies to every field you do not set
   --rollouts all|last|none  which steps' rollouts to write (default all)
+  --record FILE      also write the whole run as one run record (gzip; open it in the playground with no
+                     training): the resolved config and base, every step's metrics, the evaluations and
+                     every step's rollouts with their per-token channels. Name it FILE.rlvr.gz
+  --record-checkpoints S,S,...  with --record: also keep the weights after these steps (0 = the base),
+                     e.g. 0,100,200 (each adds the model's safetensors to the record)
   --backend node|wasm  onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
   --threads N        intra-op threads (default: RLVR_THREADS, else on node all cores for the
                      update and one for sampling; 1 on wasm)
@@ -38,12 +43,13 @@ export const trainCommand: Command = {
   help,
   async run(argv) {
     const a = parseArgs(argv);
-    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend', 'dataset', 'verifier', 'tolerance']);
+    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend', 'dataset', 'verifier', 'tolerance', 'record', 'record-checkpoints']);
     const out = resolve(requireFlag(a, 'out'));
     const steps = intFlag(a, 'steps');
     if (steps < 1) throw new UsageError('--steps must be at least 1');
     const rollouts = flag(a, 'rollouts') ?? 'all';
     if (rollouts !== 'all' && rollouts !== 'last' && rollouts !== 'none') throw new UsageError('--rollouts must be all, last or none');
+    const record = recordFlags(flag(a, 'record'), flag(a, 'record-checkpoints'), steps);
     let user;
     try {
       user = userConfigPatch({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
@@ -78,12 +84,26 @@ export const trainCommand: Command = {
     const bar = new ProgressBar('train', steps);
     let r;
     try {
-      r = await runTraining({ user, modelPath, steps, out, rollouts, backend: backendFromFlags(a), label: flag(a, 'preset') ?? 'rl', command: `rlvr train ${argv.join(' ')}`, onStep: (done, _t, status) => bar.update(done, status) });
+      r = await runTraining({ user, modelPath, steps, out, rollouts, ...(record ? { record } : {}), backend: backendFromFlags(a), label: flag(a, 'preset') ?? 'rl', command: `rlvr train ${argv.join(' ')}`, onStep: (done, _t, status) => bar.update(done, status) });
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);
       throw e;
     }
-    process.stdout.write(JSON.stringify({ out, steps, initial_pass_at_k: r.initial_pass_at_k, final_pass_at_k: r.final_pass_at_k, wall_time: r.wall_time }) + '\n');
+    process.stdout.write(JSON.stringify({ out, steps, initial_pass_at_k: r.initial_pass_at_k, final_pass_at_k: r.final_pass_at_k, wall_time: r.wall_time, ...(r.record ? { record: r.record.path, record_bytes: r.record.bytes } : {}) }) + '\n');
     return 0;
   },
 };
+
+/** --record FILE and --record-checkpoints S,S,... (step numbers between 0 and --steps). */
+export function recordFlags(file: string | undefined, checkpoints: string | undefined, steps: number): { path: string; checkpointSteps: number[] } | null {
+  if (file === undefined) {
+    if (checkpoints !== undefined) throw new UsageError('--record-checkpoints needs --record FILE');
+    return null;
+  }
+  const checkpointSteps = (checkpoints ?? '')
+    .split(',')
+    .filter((x) => x.trim() !== '')
+    .map((x) => Number(x.trim()));
+  for (const s of checkpointSteps) if (!Number.isInteger(s) || s < 0 || s > steps) throw new UsageError(`--record-checkpoints: each step must be a whole number from 0 to --steps (${steps}), got "${checkpoints}"`);
+  return { path: resolve(file), checkpointSteps };
+}

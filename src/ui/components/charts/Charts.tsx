@@ -6,6 +6,7 @@ import { effectiveDraftConfig } from '../../setup-state.ts';
 import { latestSummary } from '../../chart-data.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { chartSpecs, type ChartSpec } from './specs.ts';
+import type { MetricKey, RewardComponentKey } from '../../../rl/metrics.ts';
 
 function SmoothingSlider() {
   const smoothing = useApp((s) => s.smoothing);
@@ -92,7 +93,7 @@ export default function Charts() {
   // Reward components appear as the task reports them (correctness, format, partial, rlpr...).
   const componentKeys = useMemo(() => {
     const last = metrics[metrics.length - 1] ?? {};
-    return Object.keys(last).filter((k) => /^rewards\/[^/]+\/mean$/.test(k));
+    return Object.keys(last).filter((k): k is RewardComponentKey => /^rewards\/[^/]+\/mean$/.test(k));
   }, [metrics.length > 0 ? Object.keys(metrics[metrics.length - 1]!).length : 0]);
   const specs: ChartSpec[] = useMemo(
     () => chartSpecs.map((s) => (s.id === 'reward' ? { ...s, lines: [...s.lines, ...componentKeys.map((k) => ({ key: k, label: k.split('/')[1]! }))] } : s)),
@@ -103,8 +104,8 @@ export default function Charts() {
   const focus = useMemo(() => (lesson && lesson.runs.length === 1 ? lesson.lookAt : []), [lesson]);
   const focusSpecs: ChartSpec[] = useMemo(
     () => [
-      ...specs.filter((s) => s.lines.some((l) => focus.includes(l.key))),
-      ...focus.filter((k) => k !== 'eval' && k !== 'difficulty' && !specs.some((s) => s.lines.some((l) => l.key === k))).map((k) => ({ id: `lesson-${k}`, title: metricTitle(k), lines: [{ key: k, label: k }], info: k })),
+      ...specs.filter((s) => s.lines.some((l) => (focus as readonly string[]).includes(l.key))),
+      ...focus.filter((k): k is MetricKey => k !== 'eval' && k !== 'difficulty' && !specs.some((s) => s.lines.some((l) => l.key === k))).map((k) => ({ id: `lesson-${k}`, title: metricTitle(k), lines: [{ key: k, label: k }], info: k })),
     ],
     [specs, focus],
   );

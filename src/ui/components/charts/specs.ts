@@ -1,13 +1,13 @@
 import type { RunConfig } from '../../../rl/config.ts';
-import { metricInfo } from '../../../rl/metrics.ts';
+import { metricInfo, type MetricKey, type RewardComponentKey } from '../../../rl/metrics.ts';
 
 export interface ChartSpec {
   id: string;
   title: string;
-  /** Metric keys (TRL's names where TRL logs the same quantity). */
-  lines: { key: string; label: string }[];
+  /** Metric keys from the metric table (src/rl/metrics.ts): an unknown key does not compile. */
+  lines: { key: MetricKey | RewardComponentKey; label: string }[];
   /** metricInfo entry whose definition and hint are shown. */
-  info?: string;
+  info?: MetricKey;
   definition?: string;
   hint?: string;
   yDomain?: [number, number];

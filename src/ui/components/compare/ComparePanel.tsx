@@ -1,3 +1,4 @@
+import type { MetricKey } from '../../../rl/metrics.ts';
 import { useMemo } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { presets } from '../../../rl/presets.ts';
@@ -9,7 +10,7 @@ import { patch, useApp, type CompareSide } from '../../store.ts';
 import type { EvalPoint } from '../../../../workers/protocol.ts';
 import { LinesChart, type Series } from '../charts/MetricChart.tsx';
 
-const COMPARED: { key: string; title: string }[] = [
+const COMPARED: { key: MetricKey; title: string }[] = [
   { key: 'reward', title: 'Reward' },
   { key: 'accuracy', title: 'Accuracy' },
   { key: 'entropy', title: 'Entropy' },
