@@ -256,7 +256,7 @@ async function checkRecord(py: string, out: string): Promise<RunRecord> {
     const ours = (await policy.score(first.map((r) => encode(r.prompt)), first.map((r) => r.tokens), record.config.temperature)).logp;
     let worst = 0;
     first.forEach((r, i) => r.oldLogp.forEach((x, j) => (worst = Math.max(worst, Math.abs(x - ours[i]![j]!)))));
-    expect(worst).toBeLessThan(1e-3);
+    expect(worst).toBeLessThan(1e-4); // 4e-6 measured
   } finally {
     await policy.dispose();
   }
