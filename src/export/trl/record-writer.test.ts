@@ -2,13 +2,15 @@
 // ours: a real 2-step run's steps and rollouts (μ = 2 and beta > 0, so every per-token channel,
 // the reference log-probs and clipping are there) written by the Python writer decode with
 // decodeRunRecord to exactly what RunRecorder's file of the same steps decodes to. Needs only the
-// machine's python3; without one the test prints a banner and is reported as skipped.
+// machine's python3; without one the test prints a banner and is reported as skipped. And the record
+// real TRL wrote, committed for the viewer's e2e, still decodes with this build's reader.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../../engine/backend-node.ts';
+import { decode } from '../../model/tokenizer.ts';
 import type { RunConfig } from '../../rl/config.ts';
 import { decodeRunRecord, RunRecorder, type RecordableStep, type RecordProvenance } from '../../rl/run-record.ts';
 import { loadBase, resolveRunConfig, TrainingRun } from '../../rl/run.ts';
@@ -73,4 +75,17 @@ describe('rlvr_record.py, the TRL export\'s run-record writer', () => {
     expect(fromPython.record).toEqual(fromOurs.record);
     expect(fromPython.record.rollouts.map((r) => r.records.length)).toEqual([8, 8]);
   }, 120_000);
+
+  it('the committed record real TRL wrote (e2e/fixtures, scripts/trl-record-fixture.sh) still decodes', async () => {
+    const r = await decodeRunRecord(new Uint8Array(readFileSync('e2e/fixtures/trl-arithmetic-2steps.rlvr.gz')));
+    if (!r.ok) throw new Error(r.error);
+    expect(r.notes).toEqual([]);
+    expect(r.record.provenance.writer).toBe('trl train_grpo.py');
+    expect(r.record.steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(r.record.rollouts.map((x) => x.records.length)).toEqual([8, 8]);
+    for (const x of r.record.rollouts.flatMap((s) => s.records)) {
+      expect(decode(x.tokens)).toBe(x.completion);
+      expect(x.oldLogp).toHaveLength(x.tokens.length);
+    }
+  });
 });
