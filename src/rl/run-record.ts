@@ -39,6 +39,8 @@ export const RUN_RECORD_MAX_UNPACKED = 1024 * 1024 * 1024;
 export const RUN_RECORD_EXTENSION = '.rlvr.gz';
 
 const MAGIC = 'rlvr-run-record\n';
+/** The bytes a record's gzip data starts with (the TRL export's Python writer uses the same). */
+export const RUN_RECORD_MAGIC = MAGIC;
 
 /** A held-out pass@k measurement (the same shape as src/rl/run.ts's EvalPoint). */
 export interface RecordedEval {
@@ -48,10 +50,14 @@ export interface RecordedEval {
   pass1_se?: number;
 }
 
+/** The programs that write run records. */
+export const recordWriters = ['rlvr train', 'rlvr lesson run', 'playground', 'trl train_grpo.py'] as const;
+export type RecordWriter = (typeof recordWriters)[number];
+
 /** Where a run came from. */
 export interface RecordProvenance {
-  /** Which writer made the file. */
-  writer: 'rlvr train' | 'rlvr lesson run' | 'playground';
+  /** Which writer made the file ('trl train_grpo.py': the script `rlvr export --format trl` writes, trained by TRL). */
+  writer: RecordWriter;
   /** The command line (CLI) or what started the run (the page). */
   command: string;
   /** ISO date and time the recording started. */
@@ -131,6 +137,10 @@ const channelType: Record<ChannelName, 'u16' | 'f32' | 'u8'> = {
   lossContribution: 'f32',
 };
 const channelNames = Object.keys(channelType) as ChannelName[];
+/** The channels in file order with their encodings (the TRL export's Python writer follows this list). */
+export const runRecordChannels: readonly (readonly [ChannelName, 'u16' | 'f32' | 'u8'])[] = channelNames.map((n) => [n, channelType[n]] as const);
+/** The channels with one value per scored token (the `m` of a rollout; refLogp too, when present). */
+export const runRecordScoredChannels: readonly ChannelName[] = [...scoredFloat, 'clipped', 'trained'];
 const clipCode = { low: 1, high: 2 } as const;
 
 /** A rollout's strings and scalars (what the header carries); its per-token numbers live in the binary section. */
@@ -550,8 +560,7 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     return { step: count(c.step, `config_changes[${i}].step`), changed: changed as Partial<RunConfig> };
   });
   const p = obj(o.provenance, 'provenance');
-  const writers = ['rlvr train', 'rlvr lesson run', 'playground'] as const;
-  if (!writers.includes(p.writer as never)) bad('provenance.writer', writers.map((w) => `"${w}"`).join(' or '), p.writer);
+  if (!recordWriters.includes(p.writer as never)) bad('provenance.writer', recordWriters.map((w) => `"${w}"`).join(' or '), p.writer);
   const base = obj(p.base, 'provenance.base');
   let baseManifest: Manifest;
   try {

@@ -11,6 +11,8 @@ Written by \`rlvr export --format trl\` from an rlvr playground run config.
 |---|---|
 | \`train_grpo.py\` | TRL's \`GRPOConfig\` and \`GRPOTrainer\` with the run's values; fields TRL lacks are listed as comments with what would approximate them |
 | \`rewards.py\` | the ${c.task} verifier ported from the playground's TypeScript (same rewards on every completion, tested), as TRL reward functions: correctness, format, partial${c.overlong_penalty ? ', overlong' : ''} with weights ${JSON.stringify(c.reward_weights)}; standard library only |
+| \`trl_record.py\`, \`rlvr_record.py\` | the run record: \`RecordingGRPOTrainer\` (TRL's \`GRPOTrainer\` plus a capture of each generation batch and a callback, TRL unchanged) and the writer of the playground's run-record format (standard library only) |
+| \`run_config.json\` | the playground run config this project was exported from (the run record carries it) |
 | \`prompts.jsonl\` | ${promptCount} training prompts from the playground's generator at difficulty \`${JSON.stringify(difficulty)}\`, in the order \`rlvr train --seed ${c.seed}\` draws them (never the held-out evaluation seeds 0..${c.eval_prompts - 1}); columns \`prompt\`, \`data\` (the instance, JSON text, read by rewards.py), \`answer\`, \`reference\`, \`seed\` |
 
 ## Run it on a GPU machine
@@ -40,6 +42,12 @@ Written by \`rlvr export --format trl\` from an rlvr playground run config.
    mpirun); \`ACCELERATE_USE_CPU=true accelerate launch --multi_gpu --num_processes 2 train_grpo.py …\`
    starts two that train together over gloo. \`--log_completions\` writes every step's prompts,
    completions and rewards to \`grpo-out/completions/\`.
+
+   Every run also writes its **run record**, \`grpo-out/run.rlvr.gz\` (\`--record FILE\` writes it elsewhere,
+   \`--no_record\` not at all): per step, the prompts, the completions (text and token ids), each reward
+   function's reward and the total, the advantages TRL trained on, the sampling policy's per-token
+   log-probs, and TRL's logged metrics that mean what the playground's do. It opens in the playground's
+   inspector. With several processes the main one writes it, with every process's completions.
 
 3. The trained model is a transformers checkpoint in \`grpo-out/\`. Back in the playground folder,
    \`npx rlvr import --format hf grpo-out --out runs/from-trl\` makes it a playground checkpoint

@@ -168,7 +168,7 @@ describe.each(portedFamilies.map((f) => [f]))('TRL export: %s', (task) => {
   const result = writeTrlExport(config, {}, dir, 40);
 
   it('writes files that python3 -m py_compile accepts, and prompts disjoint from the held-out seeds', () => {
-    expect(result.files).toEqual(['train_grpo.py', 'rewards.py', 'prompts.jsonl', 'README.md']);
+    expect(result.files).toEqual(['train_grpo.py', 'rewards.py', 'trl_record.py', 'rlvr_record.py', 'run_config.json', 'prompts.jsonl', 'README.md']);
     for (const f of result.files.filter((f) => f.endsWith('.py'))) runPython(['-m', 'py_compile', join(dir, f)], '', dir);
     const rows = readFileSync(join(dir, 'prompts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; data: string; seed: number; reference: string });
     expect(rows).toHaveLength(40);

@@ -6,6 +6,9 @@
 // rewards our TypeScript verifier gives the same text, and TRL's logged mean reward is their
 // weighted mean; the saved model loads in transformers. Then the way back: the trained folder
 // imports with `rlvr import --format hf` (its tensors exactly TRL's) and `rlvr eval` runs it.
+// Each run also wrote its run record (train_grpo.py's default --record, output_dir/run.rlvr.gz):
+// our reader decodes it, and it holds what TRL logged (completions, rewards, advantages, metrics),
+// token ids that decode to the completions, and the sampling log-probs our engine gives the same tokens.
 //
 // The Python side comes from scripts/setup-python.sh (.venv-py, from this machine's local wheels).
 // Where the wheels are missing it exits 3: these tests then print a banner and are reported as
@@ -18,8 +21,13 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { readCheckpoint } from '../../node/checkpoint-files.ts';
+import { createNodeBackend } from '../../engine/backend-node.ts';
 import { exportHuggingFace } from '../../model/hf-export.ts';
+import { Policy } from '../../model/policy.ts';
 import { readSafetensors } from '../../model/safetensors.ts';
+import { decode, encode, EOS, tokenText } from '../../model/tokenizer.ts';
+import { validateConfig } from '../../rl/config.ts';
+import { decodeRunRecord, type RunRecord } from '../../rl/run-record.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import type { Difficulty } from '../../tasks/types.ts';
 
@@ -41,6 +49,7 @@ let hf = '';
 let project = '';
 let difficulty: Difficulty;
 let rewardWeights: number[] = [];
+let twoProcessLog = '';
 
 /** Nothing reaches the network; caches and accelerate's config live in the test's folder. */
 function pyEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -106,6 +115,7 @@ interface Logged {
   correctness_reward: number;
   format_reward: number;
   partial_reward: number;
+  advantage: number;
 }
 
 /** TRL's completion logs and trainer state, read with the venv's pandas. */
@@ -178,6 +188,95 @@ async function checkRun(py: string, out: string, processes: number): Promise<voi
   expect(loaded).toEqual({ vocab_size: 102, generated: 8, rlvr_checkpoint: `${TASK}-tiny` });
 }
 
+/**
+ * The run record train_grpo.py wrote (output_dir/run.rlvr.gz), decoded by our reader, against what TRL
+ * logged in the same run and what our tokenizer, verifier and engine say of the same tokens.
+ */
+async function checkRecord(py: string, out: string): Promise<RunRecord> {
+  const file = join(out, 'run.rlvr.gz');
+  expect(existsSync(file), `train_grpo.py wrote no run record at ${file}`).toBe(true);
+  const decoded = await decodeRunRecord(new Uint8Array(readFileSync(file)));
+  if (!decoded.ok) throw new Error(decoded.error);
+  const { record, notes } = decoded;
+  expect(notes).toEqual([]); // every metric key it holds is one of ours
+  expect(record.provenance).toMatchObject({ writer: 'trl train_grpo.py', base: { name: `${TASK}-tiny` } });
+  expect(record.provenance.command).toMatch(/^train_grpo\.py --model .* --steps 2 /);
+  const baseManifest = JSON.parse(readFileSync(join(root, `public/checkpoints/${TASK}-tiny/manifest.json`), 'utf8'));
+  expect(record.provenance.base.manifest).toEqual(baseManifest);
+  // The config: the run config the project was exported from.
+  const exported = validateConfig(JSON.parse(readFileSync(join(project, 'run_config.json'), 'utf8')));
+  expect(record.config).toEqual(exported);
+  expect(record.config).toMatchObject({ task: TASK, prompts_per_step: 2, num_generations: 4, learning_rate: 0.001 });
+
+  const { logged, state } = await readRun(py, out);
+  expect(record.steps.map((s) => s.step)).toEqual([1, 2]);
+  expect(record.rollouts.map((r) => [r.step, r.records.length])).toEqual([[1, 8], [2, 8]]);
+  const fam = getTaskFamily(TASK);
+  const rows = readFileSync(join(project, 'prompts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; seed: number });
+  const seedOf = new Map(rows.map((r) => [r.prompt, r.seed]));
+  const w = rewardWeights.map(Math.fround); // TRL's reward_weights tensor is float32
+  for (const { step, records } of record.rollouts) {
+    const trl = logged.filter((l) => l.step === step);
+    expect(records).toHaveLength(trl.length);
+    records.forEach((r, i) => {
+      const at = `step ${step}, completion ${i}`;
+      const l = trl[i]!;
+      // TRL's completions table is in the gathered order the record keeps (groups of num_generations).
+      expect([r.group, r.index], at).toEqual([Math.floor(i / 4), i % 4]);
+      expect(r.prompt, at).toBe(l.prompt);
+      expect(r.completion, at).toBe(l.completion);
+      expect(r.advantage, at).toBe(l.advantage);
+      expect(r.components, at).toEqual({
+        correctness: Math.fround(w[0]! * l.correctness_reward),
+        format: Math.fround(w[1]! * l.format_reward),
+        partial: Math.fround(w[2]! * l.partial_reward),
+      });
+      expect(r.reward, at).toBeCloseTo(w[0]! * l.correctness_reward + w[1]! * l.format_reward + w[2]! * l.partial_reward, 6);
+      // Token ids in our tokenizer: they decode to the completion, EOS last (no completion was cut off at 64 tokens here).
+      expect(decode(r.tokens), at).toBe(r.completion);
+      expect(r.tokenText, at).toEqual(r.tokens.map(tokenText));
+      expect(r.tokens.at(-1), at).toBe(EOS);
+      expect(r.truncated, at).toBe(false);
+      // The sampling log-probs: one per token, finite, at most 0.
+      expect(r.oldLogp, at).toHaveLength(r.tokens.length);
+      for (const x of r.oldLogp) {
+        expect(Number.isFinite(x), at).toBe(true);
+        expect(x, at).toBeLessThanOrEqual(0);
+      }
+      expect(r.correct, at).toBe(fam.verify(fam.generate(seedOf.get(r.prompt)!, difficulty), r.completion).correct);
+    });
+    expect(records.every((r) => records[r.group * 4]!.prompt === r.prompt)).toBe(true);
+    expect(records.some((r) => r.oldLogp.some((x) => x < -0.01))).toBe(true); // not all zeros
+  }
+  // Step 1 was sampled from the base checkpoint: our engine gives its tokens the log-probs TRL's model did.
+  const ckpt = readCheckpoint(join(root, `public/checkpoints/${TASK}-tiny/manifest.json`));
+  const policy = await Policy.create(createNodeBackend(1), ckpt.manifest.model, ckpt.manifest.layout, ckpt.weights);
+  try {
+    const first = record.rollouts[0]!.records;
+    const ours = (await policy.score(first.map((r) => encode(r.prompt)), first.map((r) => r.tokens), record.config.temperature)).logp;
+    let worst = 0;
+    first.forEach((r, i) => r.oldLogp.forEach((x, j) => (worst = Math.max(worst, Math.abs(x - ours[i]![j]!)))));
+    expect(worst).toBeLessThan(1e-4); // 4e-6 measured
+  } finally {
+    await policy.dispose();
+  }
+  // The metrics TRL logged that mean what ours mean, under our keys.
+  const logs = state.log_history.filter((h) => 'reward' in h);
+  for (const s of record.steps) {
+    const h = logs.find((x) => x.step === s.step)!;
+    const m = s.metrics;
+    for (const k of ['reward', 'completions/mean_length', 'completions/max_length', 'completions/min_length', 'completions/clipped_ratio', 'entropy', 'clip_ratio/region_mean', 'grad_norm', 'loss', 'frac_reward_zero_std']) expect(m[k], `step ${s.step} ${k}`).toBe(h[k]);
+    expect(m['reward_std']).toBeCloseTo(h['reward_std']! * Math.sqrt(7 / 8), 12); // TRL's is the n − 1 one
+    expect(m['rewards/correctness/mean']).toBeCloseTo(rewardWeights[0]! * h['rewards/correctness_reward/mean']!, 6);
+    const recs = record.rollouts.find((r) => r.step === s.step)!.records;
+    expect(m['accuracy']).toBe(recs.filter((r) => r.correct).length / recs.length);
+    expect(m['reward']).toBeCloseTo(recs.reduce((a, r) => a + r.reward, 0) / recs.length, 6);
+    expect(m).not.toHaveProperty('learning_rate'); // TRL logs the next step's rate: not ours
+    expect(s.advantage_histogram!.counts.reduce((a, b) => a + b, 0)).toBe(8);
+  }
+  return record;
+}
+
 beforeAll(async () => {
   const r = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: root, encoding: 'utf8', timeout: 600_000 });
   if (r.status === 3) {
@@ -212,9 +311,20 @@ describe('the exported TRL project under real TRL (CPU)', () => {
     // (--multi_gpu) with ACCELERATE_USE_CPU=true starts two that train as one over gloo (MULTI_CPU).
     const accelerate = join(dirname(py), 'accelerate');
     const args = ['launch', '--multi_gpu', '--num_processes', '2', '--num_machines', '1', '--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort())];
-    await runLogged(accelerate, [...args, 'train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'], project, { ACCELERATE_USE_CPU: 'true' });
+    twoProcessLog = await runLogged(accelerate, [...args, 'train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'], project, { ACCELERATE_USE_CPU: 'true' });
     await checkRun(py, out, 2);
   }, RUN_TIMEOUT_MS + 60_000);
+
+  it('one process: the run record train_grpo.py wrote decodes, with TRL\'s completions, rewards, advantages and metrics, our token ids and sampling log-probs', async (ctx) => {
+    const py = needPython(ctx);
+    await checkRecord(py, join(tmp, 'out-1'));
+  }, 120_000);
+
+  it('two processes: the main process alone wrote the record, and it holds both processes\' completions', async (ctx) => {
+    const py = needPython(ctx);
+    expect(twoProcessLog.match(/^run record: .*run\.rlvr\.gz \(2 steps\)$/gm)).toHaveLength(1);
+    await checkRecord(py, join(tmp, 'out-2'));
+  }, 120_000);
 
   it('the way back: the TRL-trained folder imports (rlvr import --format hf) with TRL\'s tensors exactly, and rlvr eval runs it', async (ctx) => {
     needPython(ctx);
