@@ -193,6 +193,37 @@ test('?run=URL opens a record written by rlvr train --record; a dropped file ope
   }
 });
 
+test('a run record that the exported TRL project wrote under real TRL opens: its steps, completions, rewards and per-token view', async () => {
+  test.setTimeout(60_000);
+  // e2e/fixtures/trl-arithmetic-2steps.rlvr.gz: train_grpo.py (rlvr export --format trl) run for 2 steps
+  // by TRL 1.13 on CPU (scripts/trl-record-fixture.sh remakes it; src/export/trl/trl-run.test.ts checks
+  // such a record against what TRL logged).
+  const bytes = readFileSync(join(ROOT, 'e2e', 'fixtures', 'trl-arithmetic-2steps.rlvr.gz'));
+  const header = JSON.parse(unpack(bytes).text);
+  assert.equal(header.provenance.writer, 'trl train_grpo.py');
+  const first = header.rollouts[0].records[0];
+  const p = await open('/');
+  const { page } = p;
+  try {
+    await pick(page, 'trl-arithmetic-2steps.rlvr.gz', bytes);
+    await page.waitForSelector('[data-testid="recording-banner"]');
+    assert.match(await page.textContent('[data-testid="recording-banner"]'), /recorded run/i);
+    assert.match(await page.textContent('[data-testid="recording-step"]'), /of 2$/);
+    await page.focus('[data-testid="recording-scrubber"]');
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => /^step [01] of 2$/.test(document.querySelector('[data-testid="recording-step"]')?.textContent ?? ''));
+    if ((await page.textContent('[data-testid="recording-step"]')) === 'step 0 of 2') await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 2');
+    await openRollout(page);
+    assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '1');
+    const table = await page.textContent('[data-testid="groups-table"]');
+    assert.ok(table.includes(first.prompt), `TRL's prompt ${first.prompt} is listed`);
+    assert.ok((await page.locator('[data-testid="token"]').count()) > 0, "the completion's tokens are shown one by one");
+  } finally {
+    await p.close();
+  }
+});
+
 test('HTML in a recorded prompt is shown as text, never as markup', async () => {
   test.setTimeout(60_000);
   const html = '<img src=x onerror="window.__pwned=1"><b id="injected">bold</b>';
