@@ -23,13 +23,22 @@ import { getState, patch, setState } from './store.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/**
+ * The current policy as Save checkpoint names it: "<base>-step<N>" says which run and how far, and two
+ * downloads of one run do not collide. The Hugging Face export records this same manifest, so
+ * importing the export gives back exactly the checkpoint Save checkpoint writes.
+ */
+async function savedCheckpoint(): Promise<{ base: string; manifest: Manifest; bytes: Uint8Array }> {
+  const c = await client().call((a) => a.saveCheckpoint());
+  const base = `${c.manifest.name.replace(/\+rl\d+$/, '').replace(/[^\w.+-]+/g, '_')}-step${getState().run.step}`;
+  return { base, manifest: { ...c.manifest, weights: `${base}.safetensors` }, bytes: c.bytes };
+}
+
 export async function downloadCheckpoint(): Promise<void> {
   try {
-    const c = await client().call((a) => a.saveCheckpoint());
-    // "<base>-step<N>": says which run and how far, and two downloads of one run do not collide.
-    const base = `${c.manifest.name.replace(/\+rl\d+$/, '').replace(/[^\w.+-]+/g, '_')}-step${getState().run.step}`;
-    download(`${base}.safetensors`, c.bytes);
-    download(`${base}.manifest.json`, JSON.stringify({ ...c.manifest, weights: `${base}.safetensors` }, null, 2) + '\n', 'application/json');
+    const { base, manifest, bytes } = await savedCheckpoint();
+    download(`${base}.safetensors`, bytes);
+    download(`${base}.manifest.json`, JSON.stringify(manifest, null, 2) + '\n', 'application/json');
   } catch (e) {
     showError('checkpoint', 'Could not save the checkpoint', e);
   }
@@ -38,7 +47,7 @@ export async function downloadCheckpoint(): Promise<void> {
 /** The current policy as a Hugging Face GPT-2 folder in one zip: the files `rlvr export --format hf` writes. */
 export async function downloadHuggingFace(): Promise<void> {
   try {
-    const c = await client().call((a) => a.saveCheckpoint());
+    const c = await savedCheckpoint();
     const dir = `${c.manifest.name}-hf`;
     const files = exportHuggingFace(c.manifest, loadWeights(c.manifest, c.bytes));
     download(`${dir}.zip`, zipStore([...files].map(([name, data]) => ({ name: `${dir}/${name}`, data })), new Date()), 'application/zip');
