@@ -40,7 +40,7 @@ export interface Lesson {
   id: string;
   title: string;
   paper: string;
-  /** What the paper reported, quoted from docs (PAPERS.md). */
+  /** What the paper reported, quoted from its abstract. */
   claim: string;
   text: string;
   /** Charts to look at: metric keys, 'eval' (held-out pass@k) or 'difficulty'. */
