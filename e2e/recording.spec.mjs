@@ -262,7 +262,8 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
             const req = indexedDB.open('rlvr-playground', 1);
             req.onerror = () => fail(req.error);
             req.onsuccess = () => {
-              const get = req.result.transaction('runs').objectStore('runs').get('current');
+              // This tab's run is saved under run:ID, the id its sessionStorage names (src/ui/tabs.ts).
+              const get = req.result.transaction('runs').objectStore('runs').get(`run:${sessionStorage.getItem('rlvr.tabRun')}`);
               get.onsuccess = () => {
                 const v = get.result;
                 ok(v ? { step: v.snapshot.trainer.step, savedAt: v.snapshot.savedAt, metrics: v.snapshot.metrics?.length ?? null } : null);

@@ -166,6 +166,8 @@ test('a two-run lesson: the page keeps answering while both runs train (longest 
   try {
     await withPageDiagnostics(testInfo, p, 'responsive-lesson', async () => {
       const { page } = p;
+      // A lesson link trains nothing until "Run it live" (it opens the lesson's recording, if one ships).
+      await page.click('[data-testid="lesson-run-live"]', { timeout: 30_000 });
       await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
       const f = await measureWhileTraining(page, { steps: STEPS_BEFORE_PAUSE, timeout: 150_000 });
       report(testInfo, 'lesson', f);
