@@ -314,19 +314,25 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
   }
 });
 
-// No lesson's recording ships yet (a full lesson takes about an hour: scripts/record-lessons.sh records
-// them). The page's lesson path is checked with a stand-in served in place of the shipped list: the
-// demo record, labelled as why-groups' GRPO arm on seed 1 (the seed why-groups is measured with).
-const LESSON_FILE = 'records/lessons/why-groups/seed-1/GRPO.rlvr.gz';
-const lessonRecord = withHeader((h) => {
-  h.provenance.writer = 'rlvr lesson run';
-  h.provenance.lesson = { id: 'why-groups', arm: 'GRPO', seed: 1 };
-});
+// The shipped lesson records (scripts/record-lessons.sh: `rlvr lesson run`, every arm on every measured
+// seed, thinned by `rlvr record thin`), as the page's list names them. The lesson these tests open is the
+// first in the list with all of its arms on the seed its outcome was measured with.
+const shippedIndex = JSON.parse(readFileSync(join(ROOT, 'public/records/index.json'), 'utf8')).records;
+const measuredLessons = JSON.parse(readFileSync(join(ROOT, 'public/lessons/measured.json'), 'utf8'));
+const LESSON = (() => {
+  const byLesson = new Map();
+  for (const r of shippedIndex) if (r.lesson) (byLesson.get(r.lesson.id) ?? byLesson.set(r.lesson.id, []).get(r.lesson.id)).push(r);
+  for (const [id, records] of byLesson) {
+    const seed = measuredLessons[id]?.seed;
+    const arms = records.filter((r) => r.lesson.seed === seed);
+    const labels = measuredLessons[id]?.runs.map((x) => x.label) ?? [];
+    if (arms.length > 1 && labels.every((l) => arms.some((r) => r.lesson.arm === l))) return { id, seed, labels, measured: measuredLessons[id] };
+  }
+  return null;
+})();
 
-async function openWithLessonRecord(path) {
+async function openLessonPage(path) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
-  await context.route('**/records/index.json', (r) => r.fulfill({ contentType: 'application/json', body: JSON.stringify({ records: [{ file: LESSON_FILE, title: 'Lesson: why groups — GRPO, seed 1', lesson: { id: 'why-groups', arm: 'GRPO', seed: 1 } }] }) }));
-  await context.route(`**/${LESSON_FILE}`, (r) => r.fulfill({ contentType: 'application/gzip', body: lessonRecord }));
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -335,28 +341,54 @@ async function openWithLessonRecord(path) {
   return { page, errors, close: () => context.close() };
 }
 
-test('a lesson with a recording opens from the Lessons tab in under 2 s with its curves and trains nothing until "Run it live"', async ({}, testInfo) => {
+test('a lesson opens from the Lessons tab in under 2 s with every arm\'s recorded curves, its verdict and its rollouts, and trains nothing until "Run it live"', async ({}, testInfo) => {
   test.setTimeout(120_000);
-  const p = await openWithLessonRecord('/');
+  assert.ok(LESSON, 'public/records/index.json lists every arm of at least one lesson on its measured seed (scripts/record-lessons.sh)');
+  const p = await openLessonPage('/');
   const { page } = p;
   try {
     await page.click('[data-testid="tab-lessons"]');
-    await page.waitForSelector('[data-testid="lesson-open-why-groups"]');
+    await page.waitForSelector(`[data-testid="lesson-open-${LESSON.id}"]`);
     await page.waitForTimeout(2000); // the reader worker starts once the page has settled
     const t0 = Date.now();
-    await page.click('[data-testid="lesson-open-why-groups"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('30 steps') && document.querySelector('[data-testid="recording-banner"]'), undefined, { timeout: 10_000 });
+    await page.click(`[data-testid="lesson-open-${LESSON.id}"]`);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="recording-banner"]') && document.querySelector('[data-testid="compare-all-recorded"]') && Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) >= n,
+      LESSON.measured.steps,
+      { timeout: 10_000 },
+    );
     const seconds = (Date.now() - t0) / 1000;
     timings.lessonOpenSeconds = seconds;
-    note(testInfo, `the lesson opened from its card with its recorded curves in ${seconds.toFixed(2)} s`);
+    timings.lesson = LESSON.id;
+    note(testInfo, `lesson ${LESSON.id} opened from its card with the recorded curves of its ${LESSON.labels.length} arms in ${seconds.toFixed(2)} s`);
     assert.ok(seconds < 2, `opening took ${seconds} s (budget 2 s)`);
-    assert.match(await page.textContent('[data-testid="lesson-banner"]'), /Showing its recorded run \(GRPO, seed 1\)/);
-    assert.match(await page.textContent('[data-testid="recording-banner"]'), /Lesson why-groups, GRPO, seed 1/);
-    await page.waitForTimeout(1500);
     const s = await state(page);
-    assert.equal(s.run.state, 'idle', 'nothing trains before Run it live');
-    assert.equal(s.compare.a.state, 'idle');
+    const sides = [s.compare.a, s.compare.b, ...(s.compare.c ? [s.compare.c] : [])];
+    assert.deepEqual(sides.map((x) => x.label), LESSON.labels, 'Compare draws every arm, in the lesson\'s order');
+    for (const x of sides) {
+      assert.equal(x.state, 'recorded');
+      assert.equal(x.metrics.length, LESSON.measured.steps, `${x.label}: every recorded step`);
+      assert.equal(x.config.seed, LESSON.seed);
+    }
+    assert.equal(await page.locator('[data-testid="compare-chart-reward"] .recharts-line').count(), LESSON.labels.length, 'one line per arm');
+    assert.match(await page.textContent('[data-testid="lesson-banner"]'), new RegExp(`Showing its recorded runs \\(seed ${LESSON.seed}:`));
+    // The verdict is the one measured.json gives for the same runs.
+    const verdictText = await page.textContent('[data-testid="lesson-banner-verdict"]');
+    const shows = await page.getAttribute('[data-testid="lesson-banner-verdict"]', 'data-shows');
+    assert.ok(verdictText.startsWith(shows === 'true' ? 'The effect shows.' : 'The effect does not show here.'), verdictText);
+    assert.match(await page.textContent('[data-testid="recording-banner"]'), new RegExp(`Lesson ${LESSON.id}, ${LESSON.labels[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, seed ${LESSON.seed}`));
+    // Rollouts: the first arm's at the last recorded step, then the second arm's at the same step.
+    await page.click('[data-testid="tab-rollouts"]');
+    await page.waitForSelector('[data-testid="rollout-row"]', { timeout: 10_000 });
+    await page.click('[data-testid="lesson-arm-1"]');
+    await page.waitForFunction((arm) => window.__rlvr.state().recording?.record.provenance.lesson?.arm === arm, LESSON.labels[1]);
+    await page.waitForSelector('[data-testid="rollout-row"]', { timeout: 10_000 });
+    assert.equal((await state(page)).recording.record.provenance.lesson.seed, LESSON.seed);
+    await page.waitForTimeout(1500);
+    const after = await state(page);
+    assert.equal(after.run.state, 'idle', 'nothing trains before Run it live');
     assert.equal(await page.locator('[data-testid="lesson-run-live"]').count(), 1, 'the banner offers Run it live');
+    assert.equal(await page.isDisabled('[data-testid="compare-start"]'), true, 'Run both does not train recordings');
     await screenshot(page, 'recording-lesson');
     assert.deepEqual(p.errors, []);
   } finally {
@@ -366,17 +398,18 @@ test('a lesson with a recording opens from the Lessons tab in under 2 s with its
 
 test('?lesson=ID opens the lesson with its recording; "Run it live" then starts its runs', async ({}, testInfo) => {
   test.setTimeout(180_000);
-  const p = await openWithLessonRecord('/?lesson=why-groups&steps=1');
+  assert.ok(LESSON, 'a lesson ships with its recorded arms');
+  const p = await openLessonPage(`/?lesson=${LESSON.id}&steps=1`);
   const { page } = p;
   try {
     await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
-    assert.equal((await state(page)).recording.record.provenance.lesson.id, 'why-groups');
-    assert.equal((await state(page)).compare.a.state, 'idle', 'nothing started from the link');
+    assert.equal((await state(page)).recording.record.provenance.lesson.id, LESSON.id);
+    assert.equal((await state(page)).compare.a.state, 'recorded', 'nothing started from the link: Compare shows the recordings');
     await page.click('[data-testid="lesson-run-live"]');
     await page.waitForSelector('[data-testid="view-compare"]');
-    await page.waitForFunction(() => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].state !== 'idle'), undefined, { timeout: 120_000 });
+    await page.waitForFunction(() => ['a', 'b'].every((k) => !['idle', 'recorded'].includes(window.__rlvr.state().compare[k].state)), undefined, { timeout: 120_000 });
     assert.equal(await page.locator('[data-testid="recording-banner"]').count(), 0, 'the page shows the live runs, not the recording');
-    note(testInfo, 'Run it live started both runs of why-groups');
+    note(testInfo, `Run it live started the runs of ${LESSON.id}`);
     await page.click('text=Stop and free the workers');
   } finally {
     await p.close();

@@ -11,7 +11,10 @@
 #    weights after step 30 (so the page can continue training from it).
 # 2. Every lesson: `rlvr lesson run ID --seed S` for each seed it is measured on (measured.json's seeds,
 #    else 1 2 3), which writes one record per arm beside its cached seed result (runs/lessons/ID/); the
-#    records are copied to public/records/lessons/ID/seed-S/ARM.rlvr.gz. Then
+#    records are copied to public/records/lessons/ID/seed-S/ARM.rlvr.gz, thinned (`rlvr record thin`):
+#    the seed the lesson opens with (its first) keeps the rollouts of every 10th step, the other seeds
+#    every 50th; every step's metrics and the evaluations are kept (a 150-step arm with every rollout is
+#    about 3.6 MB; thinned, about 0.43 MB and 0.13 MB). Then
 #    `rlvr lesson run ID --seeds ...` reuses the cached seeds and writes measured.json, so the lesson's
 #    recorded numbers, its verdict and its records come from the same runs. A full lesson takes about an
 #    hour on a two-core machine.
@@ -41,7 +44,10 @@ if [ "$only" != demo ]; then
   ' | while IFS=$'\t' read -r id seeds labels; do
     if [ "$only" != all ] && [ "$only" != "$id" ]; then continue; fi
     IFS='|' read -r -a arms <<<"$labels"
+    first_seed=${seeds%% *}
     for seed in $seeds; do
+      every=50
+      [ "$seed" = "$first_seed" ] && every=10
       dir="$OUT/lessons/$id/seed-$seed"
       missing=0
       for arm in "${arms[@]}"; do [ -e "$dir/$(echo "$arm" | sed 's/[^A-Za-z0-9_.+=-]\+/_/g').rlvr.gz" ] || missing=1; done
@@ -56,7 +62,7 @@ if [ "$only" != demo ]; then
       for arm in "${arms[@]}"; do
         safe=$(echo "$arm" | sed 's/[^A-Za-z0-9_.+=-]\+/_/g')
         src=$(ls -t runs/lessons/"$id"/*-seed"$seed"-"$safe".rlvr.gz | head -1)
-        cp "$src" "$dir/$safe.rlvr.gz"
+        $RLVR record thin "$src" --out "$dir/$safe.rlvr.gz" --rollouts-every "$every" >/dev/null
       done
     done
     # The mean over the seeds (each reused from its cache) into measured.json.

@@ -702,3 +702,18 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
 
   return { record: { format: RUN_RECORD_FORMAT, version, config, config_changes, provenance, metric_keys, steps, evals, rollouts, checkpoints }, notes };
 }
+
+/**
+ * The same run with the rollouts of fewer steps: those of the first recorded step, every `every`-th
+ * recorded step after it, and the last (metrics, evaluations and checkpoints are all kept). The
+ * shipped lesson records are thinned so (scripts/record-lessons.sh): a 150-step arm with every
+ * rollout is about 3.6 MB. The provenance note says what was dropped, so the page can say it.
+ */
+export function thinRunRecord(r: RunRecord, every: number): RunRecord {
+  if (!Number.isInteger(every) || every < 1) throw new RangeError(`keep the rollouts of every N-th step: N must be a whole number of 1 or more, got ${every}`);
+  if (every === 1 || r.rollouts.length <= 2) return r;
+  const last = r.rollouts.length - 1;
+  const rollouts = r.rollouts.filter((_, i) => i % every === 0 || i === last);
+  const note = `rollouts kept for ${rollouts.length} of the ${r.rollouts.length} recorded steps (every ${every}th, and the last); every step's metrics are kept`;
+  return { ...r, rollouts, provenance: { ...r.provenance, note: r.provenance.note ? `${r.provenance.note}; ${note}` : note } };
+}

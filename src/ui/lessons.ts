@@ -12,7 +12,7 @@ import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, un
 import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
-import { loadShippedRecords, openShippedRecord, showLive } from './recording.ts';
+import { loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -69,8 +69,8 @@ function watchSetupEdits(): void {
 }
 
 /**
- * Opens a lesson: its setup, and its shipped recording when there is one (the arm first listed, on the
- * seed its outcome was measured with). With `live` it also starts its runs: one run as the main run,
+ * Opens a lesson: its setup, and its shipped recording when there is one: every arm on the seed its
+ * outcome was measured with, side by side in Compare (a one-run lesson: its record in the Charts tab). With `live` it also starts its runs: one run as the main run,
  * two or three side by side in Compare. `steps` (> 0) replaces the lesson's step budget. False for an
  * unknown id (the gallery says which exist).
  */
@@ -96,7 +96,14 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   }));
   if (!opts.live) {
     const shipped = (await loadShippedRecords()).filter((r) => r.lesson?.id === lesson.id);
-    const pick = shipped.find((r) => r.lesson!.seed === seed) ?? shipped[0];
+    // Every arm on the seed the outcome was measured with: Compare draws them all, as the live runs would be.
+    const onSeed = shipped.filter((r) => r.lesson!.seed === seed);
+    const arms = lesson.runs.slice(0, 3).map((run) => ({ label: run.label, record: onSeed.find((r) => r.lesson!.arm === run.label) }));
+    if (arms.length > 1 && arms.every((a) => a.record)) {
+      await openRecordedArms(arms as { label: string; record: ShippedRecord }[], `the recorded runs of lesson ${lesson.id} (seed ${seed})`);
+      return true;
+    }
+    const pick = onSeed[0] ?? shipped[0];
     if (pick) await openShippedRecord(pick);
     else setState({ view: 'lessons' });
     return true;

@@ -13,8 +13,8 @@
 import { RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../rl/run-record.ts';
 import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
-import { difficultyMetrics } from './compare.ts';
-import { getState, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
+import { configDiffAll, difficultyMetrics } from './compare.ts';
+import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
@@ -129,38 +129,43 @@ async function readCapped(res: Response): Promise<ArrayBuffer> {
   return out.buffer;
 }
 
-/** A record at a URL (relative URLs are read against the page). */
-export async function openRecordUrl(url: string, title?: string): Promise<boolean> {
-  const ticket = ++opening;
+/** An http(s) URL against the page, or why it cannot be read. */
+function recordHref(url: string): URL | string {
   let href: URL;
   try {
     href = new URL(url, location.href);
   } catch {
-    failed(JSON.stringify(url), 'it is not a URL');
+    return 'it is not a URL';
+  }
+  if (href.protocol !== 'http:' && href.protocol !== 'https:') return `only http(s) addresses can be opened, not ${href.protocol}`;
+  return href;
+}
+
+/** A record's bytes from a URL, refused with the reason (a failed download, an error page, too large). */
+async function download(href: URL): Promise<ArrayBuffer> {
+  let res: Response;
+  try {
+    res = await fetch(href.href, { cache: 'no-cache' });
+  } catch (e) {
+    const other = href.origin !== location.origin ? ` (this page may read only its own site, ${location.origin}: put the record beside the page)` : '';
+    throw new Error(`the download failed: ${message(e)}${other}`);
+  }
+  if (!res.ok) throw new Error(`the server answered HTTP ${res.status}${res.status === 404 ? ' (no such file)' : ''}`);
+  if (/text\/html/i.test(res.headers.get('content-type') ?? '')) throw new Error('the server answered with a web page, not a record (is the address right?)');
+  return readCapped(res);
+}
+
+/** A record at a URL (relative URLs are read against the page). */
+export async function openRecordUrl(url: string, title?: string): Promise<boolean> {
+  const ticket = ++opening;
+  const href = recordHref(url);
+  if (typeof href === 'string') {
+    failed(title ?? JSON.stringify(url), href);
     return false;
   }
   const name = title ?? href.href;
-  if (href.protocol !== 'http:' && href.protocol !== 'https:') {
-    failed(name, `only http(s) addresses can be opened, not ${href.protocol}`);
-    return false;
-  }
   patch('recordingLoad', { loading: name, error: null });
-  return openBytes(
-    name,
-    async () => {
-      let res: Response;
-      try {
-        res = await fetch(href.href, { cache: 'no-cache' });
-      } catch (e) {
-        const other = href.origin !== location.origin ? ` (this page may read only its own site, ${location.origin}: put the record beside the page)` : '';
-        throw new Error(`the download failed: ${message(e)}${other}`);
-      }
-      if (!res.ok) throw new Error(`the server answered HTTP ${res.status}${res.status === 404 ? ' (no such file)' : ''}`);
-      if (/text\/html/i.test(res.headers.get('content-type') ?? '')) throw new Error('the server answered with a web page, not a record (is the address right?)');
-      return readCapped(res);
-    },
-    ticket,
-  );
+  return openBytes(name, () => download(href), ticket);
 }
 
 /** `?run=URL`: opens that record as a recording (after boot, so the live run's restore is not raced). */
@@ -177,8 +182,8 @@ let liveInspector: AppState['inspector'] | null = null;
 
 const ascending = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
 
-/** Puts a decoded record in the page (on the last step) and shows it. */
-export function showRecord(name: string, record: RunRecord, notes: string[] = []): void {
+/** Puts a decoded record in the page (on the last step) and shows it (in `opts.view`, else a view that can show it). */
+export function showRecord(name: string, record: RunRecord, notes: string[] = [], opts: { arms?: RecordingState['arms']; view?: AppState['view'] } = {}): void {
   const steps = ascending([0, ...record.steps.map((s) => s.step), ...record.evals.map((e) => e.step)]);
   const rec: RecordingState = {
     name,
@@ -191,13 +196,14 @@ export function showRecord(name: string, record: RunRecord, notes: string[] = []
     evals: [],
     histogram: null,
     showing: true,
+    ...(opts.arms ? { arms: opts.arms } : {}),
   };
   if (!getState().recording?.showing) liveInspector = getState().inspector;
   const view = getState().view;
   setState({
     recording: rec,
     recordingLoad: { loading: null, error: null },
-    view: view === 'rollouts' || view === 'passk' || view === 'charts' ? view : 'charts',
+    view: opts.view ?? (view === 'rollouts' || view === 'passk' || view === 'charts' ? view : 'charts'),
     inspector: { step: null, data: null, loading: false, open: null, token: null, channel: getState().inspector.channel },
   });
   scrubTo(rec.step);
@@ -264,8 +270,11 @@ export function showRecording(): void {
 }
 
 export function closeRecording(): void {
+  const arms = !!getState().recording?.arms;
   showLive();
   setState({ recording: null });
+  // A lesson's recorded arms go with it (Compare would otherwise draw recordings no longer open).
+  if (arms && getState().compare.a.state === 'recorded') setState((s) => ({ compare: { ...s.compare, a: idleSide('A'), b: idleSide('B'), c: null, diff: [] } }));
   // The link no longer opens it.
   const p = new URLSearchParams(location.search);
   if (p.has('run')) {
@@ -273,6 +282,19 @@ export function closeRecording(): void {
     const q = p.toString();
     history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
   }
+}
+
+/** A recorded run as a Compare side: its curves and evaluations; it does not train. */
+export function recordedSide(label: string, record: RunRecord): CompareSide {
+  return {
+    label,
+    config: record.config,
+    metrics: record.steps.map((s) => ({ ...s.metrics, ...difficultyMetrics(s.difficulty) })),
+    evals: record.evals,
+    state: 'recorded',
+    step: record.steps[record.steps.length - 1]?.step ?? 0,
+    error: null,
+  };
 }
 
 /**
@@ -285,16 +307,7 @@ export function compareWithLive(): void {
   const rec = getState().recording;
   if (!rec) return;
   const record = rec.record;
-  const last = rec.steps[rec.steps.length - 1] ?? 0;
-  const side: CompareSide = {
-    label: `C: recording ${rec.name}`,
-    config: record.config,
-    metrics: record.steps.map((s) => ({ ...s.metrics, ...difficultyMetrics(s.difficulty) })),
-    evals: record.evals,
-    state: 'recorded',
-    step: last,
-    error: null,
-  };
+  const side = recordedSide(`C: recording ${rec.name}`, record);
   showLive();
   setState((s) => ({
     view: 'compare',
@@ -334,6 +347,58 @@ export function loadShippedRecords(): Promise<ShippedRecord[]> {
 
 export function openShippedRecord(r: ShippedRecord): Promise<boolean> {
   return openRecordUrl(appUrl(r.file), r.title);
+}
+
+/** The decoded records of the arms last opened together (what "inspect this arm" switches between). */
+let openedArms: { label: string; name: string; record: RunRecord; notes: string[] }[] = [];
+
+/**
+ * A lesson's recorded arms on one seed, opened together: every arm is read and decoded at once (each
+ * in its own reader), Compare draws them all as recorded sides (A, B and C; none trains), and the
+ * scrubber, rollout inspector and pass@k view show the first arm's record (`inspectArm` switches).
+ * Nothing opens unless every arm could be read; the error names the one that could not.
+ */
+export async function openRecordedArms(arms: { label: string; record: ShippedRecord }[], title: string): Promise<boolean> {
+  const ticket = ++opening;
+  patch('recordingLoad', { loading: title, error: null });
+  performance.mark('record-open');
+  const decoded = await Promise.all(
+    arms.map(async ({ label, record }) => {
+      const href = recordHref(appUrl(record.file));
+      if (typeof href === 'string') return { label, name: record.title, r: { ok: false, error: href } as DecodeResult };
+      try {
+        return { label, name: record.title, r: await decodeOffThread(await download(href)) };
+      } catch (e) {
+        return { label, name: record.title, r: { ok: false, error: message(e) } as DecodeResult };
+      }
+    }),
+  );
+  performance.mark('record-decoded');
+  if (ticket !== opening) return false;
+  const bad = decoded.find((d) => !d.r.ok);
+  if (bad && !bad.r.ok) {
+    failed(bad.name, bad.r.error);
+    return false;
+  }
+  openedArms = decoded.map((d) => (d.r.ok ? { label: d.label, name: d.name, record: d.r.record, notes: d.r.notes } : null!));
+  const first = openedArms[0]!;
+  const sides = openedArms.map((a) => recordedSide(a.label, a.record));
+  showRecord(first.name, first.record, first.notes, { arms: openedArms.map((a) => ({ label: a.label, name: a.name })), view: 'compare' });
+  setState((s) => ({
+    compare: { ...s.compare, running: false, a: sides[0]!, b: sides[1]!, c: sides[2] ?? null, steps: Math.max(1, first.record.steps.length), diff: configDiffAll(openedArms.map((a) => a.record.config)) },
+  }));
+  performance.mark('record-shown');
+  return true;
+}
+
+/** Shows another of the opened arms' records in the scrubber, inspector and pass@k view (at the same step). */
+export function inspectArm(label: string): void {
+  const rec = getState().recording;
+  const arm = openedArms.find((a) => a.label === label);
+  if (!rec?.arms || !arm || rec.name === arm.name) return;
+  const step = rec.step;
+  showRecord(arm.name, arm.record, arm.notes, { arms: rec.arms, view: getState().view });
+  scrubTo(step);
 }
 
 /** Drag-and-drop anywhere on the page: a dropped file opens as a recording (installed once). */

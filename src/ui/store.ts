@@ -115,6 +115,8 @@ export interface RecordingState {
   histogram: { edges: number[]; counts: number[] } | null;
   /** The page shows the recording (false: it shows the live run; the recording stays open). */
   showing: boolean;
+  /** A lesson's recorded arms, opened together (Compare draws them all; the inspector shows `name`'s). */
+  arms?: { label: string; name: string }[];
 }
 
 export interface SavedOffer {
@@ -191,7 +193,7 @@ export const initialRun: RunView = {
   progress: null,
 };
 
-const side = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'idle', step: 0, error: null });
+export const idleSide = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'idle', step: 0, error: null });
 
 export const useApp = create<AppState>()(() => ({
   setup: emptySetup(),
@@ -216,7 +218,7 @@ export const useApp = create<AppState>()(() => ({
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },
   passk: { curve: null, running: false, error: null },
   warmStart: { running: false, result: null },
-  compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: side('A'), b: side('B'), c: null, diff: [] },
+  compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: idleSide('A'), b: idleSide('B'), c: null, diff: [] },
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
   pace: loadPace(),
   recording: null,

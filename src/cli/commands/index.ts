@@ -11,6 +11,7 @@ import { benchCommand } from './bench.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
 import { lessonCommand, lessonsCommand } from './lessons.ts';
+import { recordCommand } from './record.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, lessonsCommand, lessonCommand, benchCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, lessonsCommand, lessonCommand, recordCommand, benchCommand];

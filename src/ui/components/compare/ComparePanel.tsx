@@ -202,8 +202,16 @@ export default function ComparePanel() {
   const patchError = patchErrors.length > 0;
   const verdict = compareVerdict(c);
   const haveWorkers = c.a.state !== 'idle' && c.b.state !== 'idle' && !c.a.error && !c.b.error && c.a.config !== null;
+  // A lesson's recorded arms: every side is a recording; "Run it live" (the lesson banner) trains them.
+  const allRecorded = c.a.state === 'recorded';
   return (
     <div className="compare">
+      {allRecorded && (
+        <p className="banner info" data-testid="compare-all-recorded">
+          <strong>Recorded runs</strong>: {sides.map((s, i) => `${'ABC'[i]} ${s.label}`).join(', ')}, seed {c.a.config?.seed}, {c.steps} steps each. Nothing trains here; the curves and the held-out evaluations are the recorded ones. Press <em>Run it live</em>{' '}
+          to train the same runs in this tab, or move the scrubber above to see any recorded step’s rollouts.
+        </p>
+      )}
       <p>
         Trains two runs at once, each in its own worker, from the same checkpoint and seed (so the same prompts): A is the setup on the left (preset <code>{presetA}</code>), B the same setup with another preset and your
         overrides. Both share this machine’s cores, so each runs at about half speed.
@@ -251,7 +259,7 @@ export default function ComparePanel() {
         </div>
       </div>
       <div className="row">
-        <button type="button" className="primary" data-testid="compare-start" disabled={c.running || invalid || patchError} onClick={() => void startCompare()}>
+        <button type="button" className="primary" data-testid="compare-start" disabled={c.running || invalid || patchError || allRecorded} title={allRecorded ? 'These are recordings: the lesson banner’s Run it live trains them' : undefined} onClick={() => void startCompare()}>
           Run both
         </button>
         <button type="button" disabled={!c.running} onClick={() => void pauseCompare()}>

@@ -1,5 +1,6 @@
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { closeLesson, runLessonLive } from '../../lessons.ts';
+import { inspectArm } from '../../recording.ts';
 import { setState, useApp } from '../../store.ts';
 
 /** While a lesson is open: which one, where its runs are, what to look at. */
@@ -8,7 +9,11 @@ export function LessonBanner() {
   const view = useApp((s) => s.view);
   const live = useApp((s) => !!s.lesson.live);
   const recorded = useApp((s) => (s.recording?.showing && s.recording.record.provenance.lesson?.id === s.lesson.active ? s.recording.record.provenance.lesson : null));
+  const arms = useApp((s) => (recorded ? (s.recording?.arms ?? null) : null));
+  const measured = useApp((s) => (lesson ? (s.lesson.measured?.[lesson.id] ?? null) : null));
   if (!lesson) return null;
+  // The verdict of the measurement these recordings come from (measured.json and the records are the same runs).
+  const verdict = !live && recorded && measured ? lesson.verdict(measured) : null;
   const single = lesson.runs.length === 1;
   const home = single ? 'charts' : 'compare';
   return (
@@ -19,8 +24,15 @@ export function LessonBanner() {
           ? 'It trains as the main run.'
           : `Its ${Math.min(lesson.runs.length, 3)} runs train side by side in Compare.`
         : recorded
-          ? `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
+          ? arms
+            ? `Showing its recorded runs (seed ${recorded.seed}: ${arms.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live.`
+            : `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
           : 'No recording of it ships with this build; press Run it live to train it here.'}{' '}
+      {verdict && (
+        <span className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`} data-testid="lesson-banner-verdict" data-shows={verdict.shows}>
+          <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdict.text}{' '}
+        </span>
+      )}
       Look at:{' '}
       {lesson.lookAt.map((m, i) => (
         <span key={m}>
@@ -29,6 +41,16 @@ export function LessonBanner() {
         </span>
       ))}
       .{' '}
+      {arms && recorded && (
+        <span className="actions inline" role="group" aria-label="Whose rollouts the inspector shows" data-testid="lesson-arms">
+          Rollouts of:{' '}
+          {arms.map((a, i) => (
+            <button key={a.label} type="button" aria-pressed={a.label === recorded.arm} onClick={() => inspectArm(a.label)} data-testid={`lesson-arm-${i}`}>
+              {'ABC'[i]}: {a.label}
+            </button>
+          ))}
+        </span>
+      )}{' '}
       <span className="actions inline">
         {!live && (
           <button type="button" className="primary" onClick={() => void runLessonLive()} data-testid="lesson-run-live">

@@ -130,9 +130,11 @@ export function RecordingBar() {
                 Continue training from here
               </button>
             )}
-            <button type="button" onClick={compareWithLive} data-testid="recording-compare">
-              Compare with a live run
-            </button>
+            {!rec.arms && (
+              <button type="button" onClick={compareWithLive} data-testid="recording-compare">
+                Compare with a live run
+              </button>
+            )}
             <button type="button" onClick={showLive} data-testid="recording-show-live">
               Back to the live run
             </button>

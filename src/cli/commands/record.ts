@@ -1,0 +1,73 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { encodeRunRecord, readRunRecord, thinRunRecord, type RunRecord } from '../../rl/run-record.ts';
+import { checkKnownFlags, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import type { Command } from './command.ts';
+
+const help = `rlvr record info FILE
+  Says what a run record (rlvr train --record, rlvr lesson run, the page's Keep & share, a TRL run) holds:
+  its writer, task, steps, which steps have rollouts, evaluations and checkpoints, as one JSON line.
+rlvr record thin FILE --out OUT --rollouts-every N
+  Writes the same run keeping the rollouts of every N-th recorded step (and the first and last); every
+  step's metrics, the evaluations and the checkpoints are kept. The shipped lesson records are thinned
+  so (scripts/record-lessons.sh).`;
+
+function read(path: string): Promise<{ record: RunRecord; notes: string[] }> {
+  try {
+    statSync(path);
+  } catch {
+    throw new UsageError(`${path} does not exist`);
+  }
+  return readRunRecord(new Uint8Array(readFileSync(path))).catch((e: unknown) => {
+    throw new Error(`cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  });
+}
+
+function summary(path: string, r: RunRecord, notes: string[]) {
+  return {
+    file: path,
+    bytes: statSync(path).size,
+    writer: r.provenance.writer,
+    command: r.provenance.command,
+    ...(r.provenance.lesson ? { lesson: r.provenance.lesson } : {}),
+    ...(r.provenance.note ? { note: r.provenance.note } : {}),
+    task: r.config.task,
+    seed: r.config.seed,
+    steps: r.steps.length,
+    rollout_steps: r.rollouts.map((x) => x.step),
+    rollouts: r.rollouts.reduce((a, x) => a + x.records.length, 0),
+    evals: r.evals.map((e) => e.step),
+    checkpoints: r.checkpoints.map((c) => c.step),
+    ...(notes.length ? { notes } : {}),
+  };
+}
+
+export const recordCommand: Command = {
+  name: 'record',
+  summary: 'inspect a run record (info) or keep fewer steps\u2019 rollouts in it (thin)',
+  help,
+  async run(argv) {
+    const a = parseArgs(argv);
+    const [verb, file, ...rest] = a.positional;
+    if (rest.length) throw new UsageError(`one record at a time, got also ${rest.map((x) => JSON.stringify(x)).join(' ')}`);
+    if (verb === 'info') {
+      checkKnownFlags(a, []);
+      if (!file) throw new UsageError('expected: rlvr record info FILE');
+      const { record, notes } = await read(file);
+      process.stdout.write(JSON.stringify(summary(file, record, notes)) + '\n');
+      return 0;
+    }
+    if (verb === 'thin') {
+      checkKnownFlags(a, ['out', 'rollouts-every']);
+      if (!file) throw new UsageError('expected: rlvr record thin FILE --out OUT --rollouts-every N');
+      const out = requireFlag(a, 'out');
+      const every = intFlag(a, 'rollouts-every');
+      if (every < 1) throw new UsageError(`--rollouts-every must be 1 or more, got ${every}`);
+      const { record } = await read(file);
+      writeFileSync(out, await encodeRunRecord(thinRunRecord(record, every)));
+      const after = await read(out);
+      process.stdout.write(JSON.stringify({ ...summary(out, after.record, after.notes), from: file, from_bytes: statSync(file).size }) + '\n');
+      return 0;
+    }
+    throw new UsageError('expected: rlvr record info FILE, or rlvr record thin FILE --out OUT --rollouts-every N');
+  },
+};
