@@ -388,7 +388,8 @@ test('a lesson opens from the Lessons tab in under 2 s with every arm\'s recorde
     const after = await state(page);
     assert.equal(after.run.state, 'idle', 'nothing trains before Run it live');
     assert.equal(await page.locator('[data-testid="lesson-run-live"]').count(), 1, 'the banner offers Run it live');
-    assert.equal(await page.isDisabled('[data-testid="compare-start"]'), true, 'Run both does not train recordings');
+    await page.click('[data-testid="tab-compare"]');
+    assert.equal(await page.isDisabled('[data-testid="compare-start"]', { timeout: 5000 }), true, 'Run both does not train recordings');
     await screenshot(page, 'recording-lesson');
     assert.deepEqual(p.errors, []);
   } finally {
