@@ -1,7 +1,7 @@
 import type { DeviceTensor } from '../engine/backend.ts';
 import { Graph, type Tensor } from '../engine/graph.ts';
-import type { DType } from '../engine/shape.ts';
 import type { AdamWConfig } from '../engine/optimizer.ts';
+import type { DType } from '../engine/shape.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { completionStats, sharedInputs, trainState } from '../model/graphs.ts';
 import { pack, predictingColumn, splitShared, totalLen, type Layout, type PromptGroups } from '../model/layout.ts';
@@ -48,9 +48,9 @@ export const HUGE = 1e30;
 
 type KnobConfig = Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'ppo_kl_coef' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>;
 
-/** The values of the form's scalar inputs under a config (what the trainer and the tests feed). */
-export function objectiveScalars(c: KnobConfig): { [K in ObjectiveKnobName]?: number } {
-  const all: Record<ObjectiveKnobName, number> = {
+/** Every knob's value under a config. */
+function knobValues(c: KnobConfig): Record<ObjectiveKnobName, number> {
+  return {
     clip_low: 1 - c.epsilon,
     clip_high: 1 + c.epsilon_high,
     delta: c.delta ?? HUGE,
@@ -67,8 +67,16 @@ export function objectiveScalars(c: KnobConfig): { [K in ObjectiveKnobName]?: nu
     log_clip_high: c.epsilon_high,
     ppo_kl_coef: c.ppo_kl_coef,
   };
+}
+
+/** The values of the form's scalar inputs under a config (what rlGraphFeeds and the tests feed). */
+export function objectiveScalars(c: KnobConfig): { [K in ObjectiveKnobName]?: number } {
+  const all = knobValues(c);
   return Object.fromEntries(formScalars[objectiveForm(c.loss_type)].map((k) => [k, all[k]]));
 }
+
+/** Clip-Cov and KL-Cov read the per-token input cov_select. */
+const readsCovSelect = (form: ObjectiveForm) => form === 'clip_cov' || form === 'kl_cov';
 
 /** Per-token inputs of the policy-gradient objective, all [rows, len] unless noted. */
 export interface ObjectiveInputs {
@@ -218,7 +226,7 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
     useK3: input('use_k3', 'bool', []),
     biasCorrectionKl: input('use_bias_correction_kl', 'bool', []),
     knobs: Object.fromEntries(formScalars[form].map((name) => [name, s(name)])),
-    ...(form === 'clip_cov' || form === 'kl_cov' ? { covSelect: f(covSelectInput) } : {}),
+    ...(readsCovSelect(form) ? { covSelect: f(covSelectInput) } : {}),
   };
 }
 
@@ -256,8 +264,9 @@ export interface Minibatch {
 /**
  * The feeds of the RL graph (buildRlGraph) for one minibatch of a step, all but what Policy.train adds
  * itself (weights, AdamW moments, step, lr): the forward's inputs (Policy.sharedFeeds) and the
- * objective's, each token's value in the column that predicts it (predictingColumn). The one place
- * the objective's inputs are filled: the trainer and the tests call it.
+ * objective's, each token's value in the column that predicts it (predictingColumn). The trainer's
+ * one builder of them; code that feeds a fixed batch of its own (bench/core.ts, fitted-grid.test.ts)
+ * types its objective feeds as ObjectiveFeeds.
  */
 export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c: RunConfig, batch: StepBatch, mb: Minibatch): Record<string, DeviceTensor> {
   const { rows: flat, masks, advantages, refLogp } = batch;
@@ -293,9 +302,9 @@ export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c:
     use_k3: flag(c.kl_estimator === 'k3'),
     use_bias_correction_kl: flag(c.use_bias_correction_kl),
   };
-  const knobs = objectiveScalars(c);
-  for (const name of formScalars[form]) feeds[name] = scalar(knobs[name]!);
-  if (form === 'clip_cov' || form === 'kl_cov') {
+  const knobs = knobValues(c);
+  for (const name of formScalars[form]) feeds[name] = scalar(knobs[name]);
+  if (readsCovSelect(form)) {
     // The tokens treated apart, picked once per step from the sampling-time log-probs.
     const rng = Rng.derive(c.seed, 'cov-select', batch.updatesDone, mb.index);
     const picked = covSelection(c, rowsHere.map((s, k) => ({ advantage: advantage(r0 + k), logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), rng);
