@@ -14,7 +14,7 @@ import { encode } from '../src/model/tokenizer.ts';
 import { tokenizerSpec } from '../src/model/tokenizer.ts';
 import { aggregationWeights, computeAdvantages } from '../src/rl/advantages.ts';
 import { defaultConfig, validateConfig, type RunConfig } from '../src/rl/config.ts';
-import { buildRlGraph } from '../src/rl/objective.ts';
+import { buildRlGraph, type ObjectiveFeeds } from '../src/rl/objective.ts';
 import { Trainer, trainSeed } from '../src/rl/trainer.ts';
 import { getTaskFamily } from '../src/tasks/registry.ts';
 import { Rng } from '../src/util/rng.ts';
@@ -248,8 +248,8 @@ export class BenchRunner {
     const t0 = performance.now();
     const shape = [b.rows, b.len];
     const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, shape);
-    const feeds: Record<string, DeviceTensor> = {
-      ...this.policy.sharedFeeds(p.shared, b.inv_temperature),
+    // Typed by the objective's input names (objective.ts): a name missing or misspelled does not compile.
+    const objective: ObjectiveFeeds<DeviceTensor> = {
       old_logp: f32(p.old),
       ref_logp: f32(p.old),
       advantages: f32(p.adv),
@@ -265,6 +265,7 @@ export class BenchRunner {
       use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
       use_bias_correction_kl: be.tensor('bool', [c.use_bias_correction_kl ? 1 : 0], []),
     };
+    const feeds = { ...this.policy.sharedFeeds(p.shared, b.inv_temperature), ...objective };
     const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
     const res = await this.policy.train(this.rlKey(), () => buildRlGraph(this.policy.config, b.rows, p.shared.distinct, b.promptLen, b.len, adam), feeds, b.lr);
     const ms = performance.now() - t0;

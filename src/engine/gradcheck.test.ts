@@ -153,6 +153,14 @@ const cases: Case[] = [
 
 describe('gradient rules (float64 central differences)', () => {
   it('every op in the registry has a gradient rule and a test case', () => {
+    // The compiler checks the table against the ops (gradRules is a GradRules = Record<OpName, GradRule>):
+    const { Tanh: _tanh, ...withoutTanh } = gradRules;
+    // @ts-expect-error a table without Tanh's rule does not compile
+    const missing: typeof gradRules = withoutTanh;
+    // @ts-expect-error nor does a rule for an op outside the table
+    const extra: typeof gradRules = { ...gradRules, ScatterND: () => [null] };
+    expect(Object.keys(missing)).not.toContain('Tanh');
+    expect(Object.keys(extra)).toContain('ScatterND');
     const ops = Object.keys(opDefs).sort();
     expect(Object.keys(gradRules).sort()).toEqual(ops);
     const tested = new Set(cases.map((c) => c.op));

@@ -1,4 +1,5 @@
 import type { Graph, Node, Tensor } from './graph.ts';
+import type { OpName } from './ops.ts';
 import { normAxis, size } from './shape.ts';
 
 /**
@@ -28,7 +29,10 @@ function swapLast(g: Graph, t: Tensor): Tensor {
   return g.transpose(t, perm);
 }
 
-export const gradRules: Record<string, GradRule> = {
+/** One rule per op of the table (ops.ts): an op without a rule, or a rule for no op, does not compile. */
+export type GradRules = Record<OpName, GradRule>;
+
+export const gradRules: GradRules = {
   Add: (g, n, dy) => [g.sumToShape(dy, n.inputs[0]!.shape), g.sumToShape(dy, n.inputs[1]!.shape)],
   Sub: (g, n, dy, w) => [g.sumToShape(dy, n.inputs[0]!.shape), w(1) ? g.sumToShape(g.neg(dy), n.inputs[1]!.shape) : null],
   Mul: (g, n, dy, w) => {

@@ -1,5 +1,5 @@
 import { broadcastShapes, fmt, type DType, type Shape } from './shape.ts';
-import { opDefs, type Attrs } from './ops.ts';
+import { opDefs, type Attrs, type OpDef, type OpName } from './ops.ts';
 
 /** A value in the graph: its dtype and static shape are known as soon as it is created. */
 export interface Tensor {
@@ -11,7 +11,7 @@ export interface Tensor {
 }
 
 export interface Node {
-  readonly op: string;
+  readonly op: OpName;
   readonly inputs: Tensor[];
   readonly outputs: Tensor[];
   readonly attrs: Attrs;
@@ -121,8 +121,9 @@ export class Graph {
   }
 
   /** Adds a node; the op's definition infers (and checks) the output types. */
-  op(op: string, inputs: Tensor[], attrs: Attrs = {}, outName?: string): Tensor[] {
-    const def = opDefs[op];
+  op(op: OpName, inputs: Tensor[], attrs: Attrs = {}, outName?: string): Tensor[] {
+    // Typed callers cannot name an op outside the table; this still guards plain JavaScript callers.
+    const def: OpDef | undefined = opDefs[op];
     if (!def) throw new GraphError(`unknown op "${op}" (known: ${Object.keys(opDefs).join(', ')})`);
     inputs.forEach((t) => this.own(t, op));
     let infos;
@@ -137,7 +138,7 @@ export class Graph {
     return outputs;
   }
 
-  private one(op: string, inputs: Tensor[], attrs: Attrs = {}): Tensor {
+  private one(op: OpName, inputs: Tensor[], attrs: Attrs = {}): Tensor {
     return this.op(op, inputs, attrs)[0]!;
   }
 

@@ -74,7 +74,12 @@ const reduce: OpDef = {
   },
 };
 
-export const opDefs: Record<string, OpDef> = {
+/**
+ * The op table: every op a graph may hold, by its ONNX name. `OpName` is its keys, and the other
+ * per-op tables (the gradient rules in gradients.ts, the float64 kernels in reference.ts) are typed
+ * by it, so an op added here without its rule or kernel does not compile.
+ */
+export const opDefs = {
   Add: binaryFloat,
   Sub: binaryFloat,
   Mul: binaryFloat,
@@ -240,4 +245,7 @@ export const opDefs: Record<string, OpDef> = {
   ReduceMean: reduce,
   ReduceMax: reduce,
   ReduceLogSumExp: reduce,
-};
+} satisfies Record<string, OpDef>;
+
+/** The name of an op in the table (opDefs). */
+export type OpName = keyof typeof opDefs;

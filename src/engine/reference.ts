@@ -1,5 +1,5 @@
 import type { Graph, Tensor } from './graph.ts';
-import type { Attrs } from './ops.ts';
+import type { Attrs, OpName } from './ops.ts';
 import { broadcastShapes, normAxis, size, strides, type Shape } from './shape.ts';
 
 /**
@@ -243,7 +243,8 @@ function gatherElementsLast(data: NDArray, indices: NDArray): NDArray {
 
 type Kernel = (x: NDArray[], attrs: Attrs) => NDArray;
 
-const kernels: Record<string, Kernel> = {
+/** One float64 kernel per op of the table (ops.ts): a missing kernel does not compile. */
+const kernels: Record<OpName, Kernel> = {
   Add: (x) => elementwise(x, (a, b) => a + b),
   Sub: (x) => elementwise(x, (a, b) => a - b),
   Mul: (x) => elementwise(x, (a, b) => a * b),

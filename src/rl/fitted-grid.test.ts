@@ -8,7 +8,7 @@ import { chooseGrid, fitCompletions, pack, predictingColumn, promptGroups, split
 import { Policy, SESSIONS_PER_KIND } from '../model/policy.ts';
 import { initParams } from '../model/transformer.ts';
 import { Rng } from '../util/rng.ts';
-import { buildRlGraph, objectiveInputs, policyObjective } from './objective.ts';
+import { buildRlGraph, objectiveInputs, policyObjective, type ObjectiveFeeds } from './objective.ts';
 
 const cfg = modelPresets.nano;
 const runLayout: Layout = { promptLen: 8, completionLen: 24 };
@@ -94,8 +94,7 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
   const adv = completions.map(() => rng.next() - 0.5);
   const packed = pack(layout, prompts, completions);
   const split = splitShared(packed, layout.promptLen, promptGroups(prompts), graph === 'whole grid' ? 0 : graph.slots);
-  const feeds: Record<string, DeviceTensor> = {
-    ...(graph === 'whole grid' ? policy.packedFeeds(packed, 1 / 0.9) : policy.sharedFeeds(split, 1 / 0.9)),
+  const objective: ObjectiveFeeds<DeviceTensor> = {
     old_logp: grid((r, i) => old[r]![i]!),
     ref_logp: grid((r, i) => old[r]![i]! - 0.1),
     advantages: grid((r) => adv[r]!),
@@ -111,6 +110,7 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
     use_k3: be.tensor('bool', [1], []),
     use_bias_correction_kl: be.tensor('bool', [0], []),
   };
+  const feeds = { ...(graph === 'whole grid' ? policy.packedFeeds(packed, 1 / 0.9) : policy.sharedFeeds(split, 1 / 0.9)), ...objective };
   const build = () => (graph === 'whole grid' ? buildWholeGridRlGraph(rows, len) : buildRlGraph(cfg, rows, split.distinct, layout.promptLen, len, adam));
   const res = await policy.train('rl', build, feeds, 1e-3);
   const at = (name: string) => completions.map((c, r) => c.map((_, i) => res.values[name]![r * len + predictingColumn(layout, i)]!));

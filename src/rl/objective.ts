@@ -1,14 +1,39 @@
+import type { DeviceTensor } from '../engine/backend.ts';
 import { Graph, type Tensor } from '../engine/graph.ts';
 import type { AdamWConfig } from '../engine/optimizer.ts';
+import type { DType } from '../engine/shape.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { completionStats, sharedInputs, trainState } from '../model/graphs.ts';
+import { pack, predictingColumn, splitShared, totalLen, type Layout, type PromptGroups } from '../model/layout.ts';
+import type { Policy } from '../model/policy.ts';
+import { Rng } from '../util/rng.ts';
 import type { RunConfig } from './config-fields.ts';
+import { covSelection } from './cov-select.ts';
 import { objectiveForm, type ObjectiveForm } from './objective-form.ts';
+import type { StepBatch } from './step-batch.ts';
 
 export { clipSide, objectiveForm, type ObjectiveForm } from './objective-form.ts';
 
+/**
+ * The objective's graph inputs, by name. `objectiveInputs` declares them and `rlGraphFeeds` fills
+ * them, both through these names (and `ObjectiveFeeds`), so a name either side misspells or leaves
+ * out does not compile; objective-feeds.test.ts checks the built feeds against the graph's inputs.
+ * Every form declares these:
+ */
+export const objectiveInputNames = ['old_logp', 'ref_logp', 'advantages', 'weights', 'mask', 'seq_len', 'beta', 'entropy_coef', 'sequence_level', 'use_k3', 'use_bias_correction_kl'] as const;
+/** The forms' scalar knobs (each form declares those formScalars lists for it). */
+export const objectiveKnobNames = ['clip_low', 'clip_high', 'delta', 'cispo_max', 'sapo_temperature_pos', 'sapo_temperature_neg', 'vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg', 'log_clip_low', 'log_clip_high', 'ppo_kl_coef'] as const;
+/** Clip-Cov / KL-Cov only: the tokens covSelection (cov-select.ts) picked. */
+export const covSelectInput = 'cov_select';
+
+export type ObjectiveInputName = (typeof objectiveInputNames)[number];
+export type ObjectiveKnobName = (typeof objectiveKnobNames)[number];
+
+/** The objective's feeds (of any value type: device tensors, the float64 reference's arrays). */
+export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & { [K in ObjectiveKnobName | typeof covSelectInput]?: T };
+
 /** The scalar graph inputs each form reads, by name; `objectiveScalars` fills them from the config. */
-const formScalars: Record<ObjectiveForm, readonly string[]> = {
+const formScalars: Record<ObjectiveForm, readonly ObjectiveKnobName[]> = {
   clip: ['clip_low', 'clip_high', 'delta'],
   cispo: ['cispo_max'],
   sapo: ['sapo_temperature_pos', 'sapo_temperature_neg'],
@@ -21,9 +46,11 @@ const formScalars: Record<ObjectiveForm, readonly string[]> = {
 /** A cap that never binds (delta off). */
 export const HUGE = 1e30;
 
-/** The values of the form's scalar inputs under a config (what the trainer and the tests feed). */
-export function objectiveScalars(c: Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'ppo_kl_coef' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>): Record<string, number> {
-  const all: Record<string, number> = {
+type KnobConfig = Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'ppo_kl_coef' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>;
+
+/** Every knob's value under a config. */
+function knobValues(c: KnobConfig): Record<ObjectiveKnobName, number> {
+  return {
     clip_low: 1 - c.epsilon,
     clip_high: 1 + c.epsilon_high,
     delta: c.delta ?? HUGE,
@@ -40,8 +67,16 @@ export function objectiveScalars(c: Pick<RunConfig, 'loss_type' | 'epsilon' | 'e
     log_clip_high: c.epsilon_high,
     ppo_kl_coef: c.ppo_kl_coef,
   };
-  return Object.fromEntries(formScalars[objectiveForm(c.loss_type)].map((k) => [k, all[k]!]));
 }
+
+/** The values of the form's scalar inputs under a config (what rlGraphFeeds and the tests feed). */
+export function objectiveScalars(c: KnobConfig): { [K in ObjectiveKnobName]?: number } {
+  const all = knobValues(c);
+  return Object.fromEntries(formScalars[objectiveForm(c.loss_type)].map((k) => [k, all[k]]));
+}
+
+/** Clip-Cov and KL-Cov read the per-token input cov_select. */
+const readsCovSelect = (form: ObjectiveForm) => form === 'clip_cov' || form === 'kl_cov';
 
 /** Per-token inputs of the policy-gradient objective, all [rows, len] unless noted. */
 export interface ObjectiveInputs {
@@ -60,7 +95,7 @@ export interface ObjectiveInputs {
   useK3: Tensor; // [] bool: k3 estimator, else k1
   biasCorrectionKl: Tensor; // [] bool: the KL term times the importance ratio (TRL's use_bias_correction_kl)
   /** [] the form's knobs, named as in formScalars. */
-  knobs: Record<string, Tensor>;
+  knobs: { [K in ObjectiveKnobName]?: Tensor };
   /** [rows, len] clip_cov / kl_cov only: 1 on the tokens covSelection (cov-select.ts) picked. */
   covSelect?: Tensor;
 }
@@ -102,7 +137,7 @@ const LOG_FLOAT32_MAX = Math.log(3.4028234663852886e38);
  */
 export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs {
   const shape = [...x.logp.shape];
-  const k = (name: string) => {
+  const k = (name: ObjectiveKnobName) => {
     const t = x.knobs[name];
     if (!t) throw new Error(`objective form ${x.form}: missing the scalar input "${name}"`);
     return t;
@@ -172,8 +207,9 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
 }
 
 export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tensor, entropy: Tensor, form: ObjectiveForm = 'clip'): ObjectiveInputs {
-  const f = (name: string) => g.input(name, 'float32', [rows, len]);
-  const s = (name: string) => g.input(name, 'float32', []);
+  const input = (name: keyof ObjectiveFeeds<Tensor>, dtype: DType, shape: number[]) => g.input(name, dtype, shape);
+  const f = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', [rows, len]);
+  const s = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', []);
   return {
     form,
     logp,
@@ -183,14 +219,14 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
     advantages: f('advantages'),
     weights: f('weights'),
     mask: f('mask'),
-    seqLen: g.input('seq_len', 'float32', [rows, 1]),
+    seqLen: input('seq_len', 'float32', [rows, 1]),
     beta: s('beta'),
     entropyCoef: s('entropy_coef'),
-    sequenceLevel: g.input('sequence_level', 'bool', []),
-    useK3: g.input('use_k3', 'bool', []),
-    biasCorrectionKl: g.input('use_bias_correction_kl', 'bool', []),
+    sequenceLevel: input('sequence_level', 'bool', []),
+    useK3: input('use_k3', 'bool', []),
+    biasCorrectionKl: input('use_bias_correction_kl', 'bool', []),
     knobs: Object.fromEntries(formScalars[form].map((name) => [name, s(name)])),
-    ...(form === 'clip_cov' || form === 'kl_cov' ? { covSelect: f('cov_select') } : {}),
+    ...(readsCovSelect(form) ? { covSelect: f(covSelectInput) } : {}),
   };
 }
 
@@ -209,4 +245,71 @@ export function buildRlGraph(c: ModelConfig, rows: number, distinct: number, pro
   g.output(o.contribution, 'loss_contribution');
   st.finish(o.loss, adam);
   return g;
+}
+
+/**
+ * One minibatch of a step's update: `rows` rows of the batch from row `first`, the `index`-th, on
+ * the step's fitted grid `layout`; `groups` are its prompts (promptGroups) and `slots` the graph's
+ * prompt slots (its distinct prompts, padded up to the same number in every minibatch).
+ */
+export interface Minibatch {
+  index: number;
+  first: number;
+  rows: number;
+  layout: Layout;
+  groups: PromptGroups;
+  slots: number;
+}
+
+/**
+ * The feeds of the RL graph (buildRlGraph) for one minibatch of a step, all but what Policy.train adds
+ * itself (weights, AdamW moments, step, lr): the forward's inputs (Policy.sharedFeeds) and the
+ * objective's, each token's value in the column that predicts it (predictingColumn). The trainer's
+ * one builder of them; code that feeds a fixed batch of its own (bench/core.ts, fitted-grid.test.ts)
+ * types its objective feeds as ObjectiveFeeds.
+ */
+export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c: RunConfig, batch: StepBatch, mb: Minibatch): Record<string, DeviceTensor> {
+  const { rows: flat, masks, advantages, refLogp } = batch;
+  const { first: r0, rows: mbRows, layout } = mb;
+  const G = c.num_generations;
+  const form = objectiveForm(c.loss_type);
+  const be = policy.backend;
+  const len = totalLen(layout);
+  const rowsHere = flat.slice(r0, r0 + mbRows);
+  const advantage = (r: number) => advantages[Math.floor(r / G)]![r % G]!;
+  // One [rows, len] grid: fill(r, i) for completion token i of batch row r, 0 elsewhere.
+  const grid = (fill: (r: number, i: number) => number): DeviceTensor => {
+    const a = new Float32Array(mbRows * len);
+    for (let r = 0; r < mbRows; r++) {
+      const s = flat[r0 + r]!;
+      for (let i = 0; i < s.tokens.length && i < layout.completionLen; i++) a[r * len + predictingColumn(layout, i)] = fill(r0 + r, i);
+    }
+    return be.tensor('float32', a, [mbRows, len]);
+  };
+  const scalar = (v: number) => be.tensor('float32', [v], []);
+  const flag = (on: boolean) => be.tensor('bool', [on ? 1 : 0], []);
+  const feeds: ObjectiveFeeds<DeviceTensor> = {
+    old_logp: grid((r, i) => flat[r]!.oldLogp[i]!),
+    // Without a KL term the reference is never read: the sampling-time log-probs stand in.
+    ref_logp: grid((r, i) => (refLogp ? refLogp[r]![i]! : flat[r]!.oldLogp[i]!)),
+    advantages: grid((r) => advantage(r)),
+    weights: grid((r, i) => masks.weights[r]![i]!),
+    mask: grid((r, i) => masks.seqMask[r]![i]!),
+    seq_len: be.tensor('float32', rowsHere.map((_, k) => Math.max(1, masks.seqMask[r0 + k]!.reduce((a, b) => a + b, 0))), [mbRows, 1]),
+    beta: scalar(c.beta),
+    entropy_coef: scalar(c.entropy_coef),
+    sequence_level: flag(c.importance_sampling_level === 'sequence'),
+    use_k3: flag(c.kl_estimator === 'k3'),
+    use_bias_correction_kl: flag(c.use_bias_correction_kl),
+  };
+  const knobs = knobValues(c);
+  for (const name of formScalars[form]) feeds[name] = scalar(knobs[name]);
+  if (readsCovSelect(form)) {
+    // The tokens treated apart, picked once per step from the sampling-time log-probs.
+    const rng = Rng.derive(c.seed, 'cov-select', batch.updatesDone, mb.index);
+    const picked = covSelection(c, rowsHere.map((s, k) => ({ advantage: advantage(r0 + k), logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), rng);
+    feeds.cov_select = grid((r, i) => picked[r - r0]![i]!);
+  }
+  const packed = pack(layout, rowsHere.map((s) => s.prompt), rowsHere.map((s) => s.tokens));
+  return { ...policy.sharedFeeds(splitShared(packed, layout.promptLen, mb.groups, mb.slots), 1 / c.temperature), ...feeds };
 }

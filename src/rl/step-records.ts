@@ -9,19 +9,18 @@ import type { RunConfig } from './config.ts';
 import { mean, std, type MetricKey } from './metrics.ts';
 import { clipSide } from './objective-form.ts';
 import type { RolloutRecord } from './rollout.ts';
+import type { StepBatch } from './step-batch.ts';
 
 export type StepMetrics = Record<string, number> & { step: number };
 
-/** Token masks over each completion: which tokens count for the sequence ratio, which are trained, their weights. */
-export interface TokenMasks {
-  seqMask: number[][];
-  trainMask: number[][];
-  /** Aggregation weight of each token (loss_type), per row. */
-  weights: number[][];
-}
-
 /** The graph's per-token outputs of the last optimisation pass, one map per minibatch, in the [rows, len] grid. */
 export type PassOutputs = Record<string, Float32Array>[];
+
+/** What the update's last pass left: the grid it ran on and its per-token outputs. */
+export interface UpdatePass {
+  layout: Layout;
+  lastPass: PassOutputs;
+}
 
 /** Token-level tallies the records collect for the metrics. */
 export interface TokenTallies {
@@ -33,16 +32,9 @@ export interface TokenTallies {
 }
 
 /** Rollout records of the step numbered `step` (updates done after it), and the token tallies. */
-export function buildRecords(
-  step: number,
-  c: RunConfig,
-  layout: Layout,
-  flat: Sampled[],
-  advantages: number[][],
-  masks: TokenMasks,
-  refLogp: number[][] | null,
-  lastPass: PassOutputs,
-): { records: RolloutRecord[]; tallies: TokenTallies } {
+export function buildRecords(step: number, c: RunConfig, batch: StepBatch, pass: UpdatePass): { records: RolloutRecord[]; tallies: TokenTallies } {
+  const { rows: flat, advantages, masks, refLogp } = batch;
+  const { layout, lastPass } = pass;
   const G = c.num_generations;
   const mbRows = flat.length / c.minibatches;
   const len = layout.promptLen + layout.completionLen;

@@ -1,5 +1,4 @@
-import type { DeviceTensor } from '../engine/backend.ts';
-import { chooseGrid, totalLen, predictingColumn, pack, promptGroups, splitShared, type Layout } from '../model/layout.ts';
+import { chooseGrid, totalLen, promptGroups, type Layout } from '../model/layout.ts';
 import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -10,11 +9,10 @@ import { ConfigError, configFields, restartFields, validateConfig, type RunConfi
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
-import { covSelection } from './cov-select.ts';
-import { Rng } from '../util/rng.ts';
-import { buildRlGraph, objectiveForm, objectiveScalars } from './objective.ts';
+import { buildRlGraph, objectiveForm, rlGraphFeeds } from './objective.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
-import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type TokenMasks } from './step-records.ts';
+import type { StepBatch, TokenMasks } from './step-batch.ts';
+import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type UpdatePass } from './step-records.ts';
 
 export type { StepMetrics };
 
@@ -180,21 +178,21 @@ export class Trainer {
     const collected = await collectGroups(this.collectContext(), difficulty);
     const tSampled = performance.now();
     const { groups } = collected;
-    const flat = groups.flat();
-    const masks = this.tokenMasks(flat);
+    const rows = groups.flat();
+    const masks = this.tokenMasks(rows);
     const G = c.num_generations;
     const tokens = groups.map((g, gi) => g.map((_, i) => masks.seqMask[gi * G + i]!.reduce((x, y) => x + y, 0)));
     const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c, tokens);
-    const refLogp = await this.referenceLogp(flat);
+    const batch: StepBatch = { updatesDone: this.step, rows, masks, advantages, refLogp: await this.referenceLogp(rows) };
     const tUpdateStart = performance.now();
     const learningRate = this.learningRate();
-    const upd = await this.update(flat, advantages, masks, refLogp, learningRate);
+    const upd = await this.update(batch, learningRate);
     const tEnd = performance.now();
     const step = this.step + 1;
-    const { records, tallies } = buildRecords(step, c, upd.layout, flat, advantages, masks, refLogp, upd.lastPass);
-    const metrics = stepMetrics(step, c, flat, tallies, { ...collected, ...upd, learningRate }, { start: tStart, sampled: tSampled, verifyMs: collected.verifyMs, updateStart: tUpdateStart, end: tEnd });
+    const { records, tallies } = buildRecords(step, c, batch, upd);
+    const metrics = stepMetrics(step, c, rows, tallies, { ...collected, ...upd, learningRate }, { start: tStart, sampled: tSampled, verifyMs: collected.verifyMs, updateStart: tUpdateStart, end: tEnd });
     this.nonFiniteStreak = upd.skipped ? this.nonFiniteStreak + 1 : 0;
-    this.curriculum.record(this.step, flat.filter((s) => s.trueCorrect).length, flat.length);
+    this.curriculum.record(this.step, rows.filter((s) => s.trueCorrect).length, rows.length);
     this.history.add(step, records);
     this.step = step;
     const zeroVarianceGroups = groups.filter((g) => isZeroVariance(g.map((s) => s.reward))).length;
@@ -239,63 +237,30 @@ export class Trainer {
   }
 
   /**
-   * μ epochs × minibatches of the RL graph on the step's fitted grid (layout.ts chooseGrid);
-   * returns that grid and the per-token outputs of the last pass over each minibatch.
+   * μ epochs × minibatches of the RL graph on the step's fitted grid (layout.ts chooseGrid), its feeds
+   * from rlGraphFeeds (objective.ts); returns that grid and the per-token outputs of the last pass
+   * over each minibatch.
    */
-  private async update(flat: Sampled[], advantages: number[][], masks: TokenMasks, refLogp: number[][] | null, lr: number): Promise<{ layout: Layout; lastPass: PassOutputs; losses: number[]; gradNorms: number[]; skipped: boolean }> {
+  private async update(batch: StepBatch, lr: number): Promise<UpdatePass & { losses: number[]; gradNorms: number[]; skipped: boolean }> {
     const c = this.config;
+    const flat = batch.rows;
     const G = c.num_generations;
     const M = c.minibatches;
     const mbRows = flat.length / M;
     // Prompt slots per minibatch: its groups (distinct prompts are padded up to this, one graph shape per run).
-    const minibatch = Array.from({ length: M }, (_, mb) => flat.slice(mb * mbRows, (mb + 1) * mbRows));
-    const groups = minibatch.map((rows) => promptGroups(rows.map((s) => s.prompt)));
+    const groups = Array.from({ length: M }, (_, mb) => promptGroups(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt)));
     const distinct = Math.max(Math.ceil(mbRows / G), ...groups.map((x) => x.first.length));
     const form = objectiveForm(c.loss_type);
     const key = (l: Layout) => `rl:${form}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
     const len = totalLen(layout);
-    const grid = (fill: (r: number, i: number) => number, r0: number) => {
-      const a = new Float32Array(mbRows * len);
-      for (let r = 0; r < mbRows; r++) {
-        const s = flat[r0 + r]!;
-        for (let i = 0; i < s.tokens.length && i < layout.completionLen; i++) a[r * len + predictingColumn(layout, i)] = fill(r0 + r, i);
-      }
-      return a;
-    };
     const lastPass: PassOutputs = new Array(M);
     const losses: number[] = [];
     const gradNorms: number[] = [];
     let skipped = false;
     const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
     // The minibatches' inputs are the same in every pass over the batch: built once.
-    const be = this.policy.backend;
-    const f32 = (a: Float32Array): DeviceTensor => be.tensor('float32', a, [mbRows, len]);
-    const feeds = minibatch.map((rowsHere, mb): Record<string, DeviceTensor> => {
-      const r0 = mb * mbRows;
-      // Clip-Cov / KL-Cov: the tokens treated apart, picked once per step from the sampling-time log-probs
-      const covSelect =
-        form === 'clip_cov' || form === 'kl_cov'
-          ? covSelection(c, rowsHere.map((s, k) => ({ advantage: advantages[Math.floor((r0 + k) / G)]![(r0 + k) % G]!, logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), Rng.derive(c.seed, 'cov-select', this.step, mb))
-          : null;
-      const packed = pack(layout, rowsHere.map((s) => s.prompt), rowsHere.map((s) => s.tokens));
-      return {
-        ...this.policy.sharedFeeds(splitShared(packed, layout.promptLen, groups[mb]!, distinct), 1 / c.temperature),
-        old_logp: f32(grid((r, i) => flat[r]!.oldLogp[i]!, r0)),
-        ref_logp: f32(grid((r, i) => (refLogp ? refLogp[r]![i]! : flat[r]!.oldLogp[i]!), r0)),
-        advantages: f32(grid((r) => advantages[Math.floor(r / G)]![r % G]!, r0)),
-        weights: f32(grid((r, i) => masks.weights[r]![i]!, r0)),
-        mask: f32(grid((r, i) => masks.seqMask[r]![i]!, r0)),
-        seq_len: be.tensor('float32', rowsHere.map((_, k) => Math.max(1, masks.seqMask[r0 + k]!.reduce((a, b) => a + b, 0))), [mbRows, 1]),
-        ...Object.fromEntries(Object.entries(objectiveScalars(c)).map(([k, v]) => [k, be.tensor('float32', [v], [])])),
-        beta: be.tensor('float32', [c.beta], []),
-        entropy_coef: be.tensor('float32', [c.entropy_coef], []),
-        sequence_level: be.tensor('bool', [c.importance_sampling_level === 'sequence' ? 1 : 0], []),
-        use_k3: be.tensor('bool', [c.kl_estimator === 'k3' ? 1 : 0], []),
-        use_bias_correction_kl: be.tensor('bool', [c.use_bias_correction_kl ? 1 : 0], []),
-        ...(covSelect ? { cov_select: f32(grid((r, i) => covSelect[r - r0]![i]!, r0)) } : {}),
-      };
-    });
+    const feeds = groups.map((g, mb) => rlGraphFeeds(this.policy, c, batch, { index: mb, first: mb * mbRows, rows: mbRows, layout, groups: g, slots: distinct }));
     for (let it = 0; it < c.num_iterations; it++) {
       for (let mb = 0; mb < M; mb++) {
         const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam, form), feeds[mb]!, lr);
