@@ -93,7 +93,8 @@ async function waitForRuns(page, n, { steps = 0, timeout }) {
       const c = window.__rlvr.state().compare;
       const sides = [c.a, c.b, c.c].slice(0, n);
       if (sides.some((s) => !s || s.state === 'error' || s.error)) return true; // fail fast, with the error in the assertion below
-      return sides.every((s) => s.config && (steps ? s.metrics.length >= steps : ['running', 'done'].includes(s.state) || s.metrics.length > 0));
+      // A lesson that ships its recording shows it in Compare until Run it live replaces it with live runs.
+      return sides.every((s) => s.config && s.state !== 'recorded' && (steps ? s.metrics.length >= steps : ['running', 'done'].includes(s.state) || s.metrics.length > 0));
     },
     [n, steps],
     { timeout, polling: 250 },

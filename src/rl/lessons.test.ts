@@ -119,9 +119,16 @@ describe('lesson verdicts follow the measured numbers', () => {
 
   it('CISPO vs clipping: shows when the clip acts and CISPO learns at least as well, within the noise', () => {
     const l = getLesson('cispo-vs-clip');
-    expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'cispo']);
-    const m = (silenced: number, grpo: number, cispo: number) => measured(l.id, [run('grpo', { 'clip_ratio/region_mean': silenced, entropy: 0.4 }, { '1': grpo }), run('cispo', { 'clip_ratio/region_mean': 0, entropy: 0.5 }, { '1': cispo })], { '1': 0.3 });
+    expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'cispo', 'cispo']);
+    // The same passes for the two judged runs; the third is the first staging's harder setting.
+    expect(l.runs[0]!.config).toEqual(l.runs[1]!.config);
+    expect(l.runs[2]!.config).toEqual({ num_iterations: 4, minibatches: 4, learning_rate: 2e-4 });
+    const m = (silenced: number, grpo: number, cispo: number, hard = 0) =>
+      measured(l.id, [run('grpo', { 'clip_ratio/region_mean': silenced, entropy: 0.4 }, { '1': grpo }), run('cispo', { 'clip_ratio/region_mean': 0, entropy: 0.5 }, { '1': cispo }), run('cispo hard', { 'clip_ratio/region_mean': 0, entropy: 0.1 }, { '1': hard })], { '1': 0.3 });
     expect(l.verdict(m(0.05, 0.6, 0.6)).shows).toBe(true);
+    // The third run is reported, not judged.
+    expect(l.verdict(m(0.05, 0.6, 0.6, 0.7)).shows).toBe(true);
+    expect(l.verdict(m(0.05, 0.6, 0.6, 0)).text).toMatch(/4 passes at 2× the step size ended at pass@1 0\.000/);
     expect(l.verdict(m(0.005, 0.6, 0.6)).text).toMatch(/clip barely acted/);
     expect(l.verdict(m(0.05, 0.6, 0.45)).shows).toBe(false);
     expect(l.verdict(m(0.05, 0.33, 0.34)).shows).toBe(false);

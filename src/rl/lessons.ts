@@ -405,13 +405,14 @@ export const lessons: Lesson[] = [
     title: 'CISPO vs clipping: clipped tokens keep a gradient',
     paper: 'MiniMax-M1 (CISPO); ScaleRL: The Art of Scaling RL Compute for LLMs',
     claim: 'MiniMax-M1 clips the importance-sampling weight instead of the token update, so every token keeps its gradient; ScaleRL adopts CISPO as its loss.',
-    text: "Under PPO-style clipping, a token whose ratio has left [1 − ε, 1 + ε] on the side its advantage pushes gets no gradient at all: it is silenced for the rest of the batch. CISPO caps the ratio as a detached weight (here at ε_max = 5) and keeps −weight · A · log π for every token, so rare tokens that move fast keep learning. Both runs make four passes over four minibatches per batch, so ratios leave 1 far enough for the clip to act. Compare the share of tokens the clip silences under GRPO, entropy, and held-out pass@1.",
+    text: "Under PPO-style clipping, a token whose ratio has left [1 − ε, 1 + ε] on the side its advantage pushes gets no gradient at all: it is silenced for the rest of the batch. CISPO caps the ratio as a detached weight (here at ε_max = 5) and keeps −weight · A · log π for every token, so rare tokens that move fast keep learning. The first two runs make two passes over two minibatches per batch, so ratios leave 1 far enough for the clip to act. Compare the share of tokens the clip silences under GRPO, entropy, and held-out pass@1. The third run is where this lesson was first staged: four passes over four minibatches at twice the step size. There, on seeds 1, 2 and 3, CISPO collapsed to empty answers within about 30 steps (held-out pass@1 0.000 on each) while GRPO learned (0.521, 0.461 and 0.691; base 0.229, 0.299 and 0.232): the clip that silences tokens is also a trust region, and CISPO's capped weight alone did not hold the policy near the one that sampled. Watch its reward fall.",
     lookAt: ['clip_ratio/region_mean', 'entropy', 'eval'],
     task: sat,
     steps: 150,
     runs: [
-      { label: 'GRPO (clipped objective)', preset: 'grpo', config: { num_iterations: 4, minibatches: 4, learning_rate: 2e-4 } },
-      { label: 'CISPO (clipped weight)', preset: 'cispo', config: { num_iterations: 4, minibatches: 4, learning_rate: 2e-4 } },
+      { label: 'GRPO (clipped objective)', preset: 'grpo', config: { num_iterations: 2, minibatches: 2 } },
+      { label: 'CISPO (clipped weight)', preset: 'cispo', config: { num_iterations: 2, minibatches: 2 } },
+      { label: 'CISPO, 4 passes at 2× the step size', preset: 'cispo', config: { num_iterations: 4, minibatches: 4, learning_rate: 2e-4 } },
     ],
     measures: [
       { description: 'fraction of tokens outside the clip range', metric: 'clip_ratio/region_mean', window: 150 },
@@ -420,13 +421,16 @@ export const lessons: Lesson[] = [
     ],
     // Shows when GRPO's clip silences at least 1% of tokens (so the two objectives differ at all) and
     // CISPO, which keeps those tokens, ends no more than max(0.03, one standard error) below GRPO's
-    // held-out pass@1 while learning at least 5 points over the base.
+    // held-out pass@1 while learning at least 5 points over the base. (The rule of the first staging,
+    // unchanged; it judges the first two runs. The third run is reported, not judged: its outcome on
+    // seeds 1, 2 and 3 was seen before this staging.)
     verdict: (m) => {
       const base = pk(m.base_pass_at_k, 1);
       const grpo = pk(m.runs[0]?.final_pass_at_k, 1);
       const cispo = pk(m.runs[1]?.final_pass_at_k, 1);
+      const hard = pk(m.runs[2]?.final_pass_at_k, 1);
       const silenced = v(m, 0, 'clip_ratio/region_mean');
-      const nums = `GRPO's clip silenced ${pct(silenced)} of tokens; held-out pass@1 base ${f3(base)}, GRPO ${f3(grpo)}, CISPO ${f3(cispo)}; entropy GRPO ${f3(v(m, 0, 'entropy'))}, CISPO ${f3(v(m, 1, 'entropy'))}`;
+      const nums = `GRPO's clip silenced ${pct(silenced)} of tokens; held-out pass@1 base ${f3(base)}, GRPO ${f3(grpo)}, CISPO ${f3(cispo)}; entropy GRPO ${f3(v(m, 0, 'entropy'))}, CISPO ${f3(v(m, 1, 'entropy'))}${Number.isFinite(hard) ? `; CISPO with 4 passes at 2× the step size ended at pass@1 ${f3(hard)}` : ''}`;
       if (silenced < 0.01) return { shows: false, text: `Does not show: the clip barely acted, so the objectives hardly differ here (${nums}).` };
       return cispo > base + 0.05 && cispo >= grpo - Math.max(0.03, passKNoise(grpo))
         ? { shows: true, text: `Shows: CISPO kept the tokens the clip silenced and learned at least as well (${nums}).` }
