@@ -5,10 +5,16 @@
 #
 #   bash scripts/record-lessons.sh              the short demo record and every lesson
 #   bash scripts/record-lessons.sh demo         only the demo record (~1 min)
+#   bash scripts/record-lessons.sh recipes [T…] each family's recipe run (or only those named; 5-20 min each)
 #   bash scripts/record-lessons.sh LESSON_ID    only that lesson (every arm, every seed)
 #
 # 1. The demo record: `rlvr train --record` of 30 steps of SAT with the GRPO defaults, seed 0, with the
 #    weights after step 30 (so the page can continue training from it).
+# 1b. Each family's recipe run: `rlvr train --task T --preset grpo --steps 200 --seed 2 --record`, the
+#    checkpoint's recipe and nothing else (the first seed of the README's recipe table,
+#    scripts/measure-recipes.sh), with the weights after step 200; shipped thinned to the rollouts of
+#    every 25th step (64 prompts a step make every step's rollouts about 8 times a lesson arm's) as
+#    public/records/recipes/T-grpo-200-seed2.rlvr.gz.
 # 2. Every lesson: `rlvr lesson run ID --seed S` for each seed it is measured on (measured.json's seeds,
 #    else 1 2 3), which writes one record per arm beside its cached seed result (runs/lessons/ID/); the
 #    records are copied to public/records/lessons/ID/seed-S/ARM.rlvr.gz, thinned (`rlvr record thin`):
@@ -32,6 +38,21 @@ if [ "$only" = all ] || [ "$only" = demo ]; then
   else
     $RLVR train --task sat --steps 30 --seed 0 --out runs/records/sat-grpo-30 --record "$f" --record-checkpoints 30
   fi
+fi
+
+if [ "$only" = recipes ]; then
+  shift
+  tasks=("$@"); [ ${#tasks[@]} -gt 0 ] || tasks=(sat sudoku arithmetic countdown chain sort)
+  mkdir -p "$OUT/recipes" runs/records
+  for t in "${tasks[@]}"; do
+    f="$OUT/recipes/$t-grpo-200-seed2.rlvr.gz"
+    if [ -e "$f" ]; then echo "# $f exists: skipped"; continue; fi
+    full="runs/records/recipe-$t-grpo-200-seed2.rlvr.gz"
+    [ -e "$full" ] || $RLVR train --task "$t" --preset grpo --steps 200 --seed 2 --out "runs/records/recipe-$t" --record "$full" --record-checkpoints 200
+    $RLVR record thin "$full" --out "$f" --rollouts-every 25 >/dev/null
+  done
+  node scripts/records-index.mjs
+  exit 0
 fi
 
 if [ "$only" != demo ]; then

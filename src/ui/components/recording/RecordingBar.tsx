@@ -3,6 +3,17 @@ import { closeRecording, compareWithLive, dismissRecordingError, loadShippedReco
 import { continueFromRecording } from '../../recording-continue.ts';
 import { useApp } from '../../store.ts';
 
+/** The shipped list in groups: the runs, then each lesson's records (every arm on every seed) under the lesson's name. */
+function shippedGroups(shipped: ShippedRecord[]): { label: string; items: { r: ShippedRecord; i: number }[] }[] {
+  const groups = new Map<string, { label: string; items: { r: ShippedRecord; i: number }[] }>();
+  shipped.forEach((r, i) => {
+    const key = r.lesson ? `lesson:${r.lesson.id}` : 'runs';
+    const label = r.lesson ? (r.title.split(' — ')[0] ?? r.title) : 'Training runs';
+    (groups.get(key) ?? groups.set(key, { label, items: [] }).get(key)!).items.push({ r, i });
+  });
+  return [...groups.values()];
+}
+
 /** Opens a recording: a file picker (drops anywhere on the page do the same) and the shipped list. */
 function RecordingOpener() {
   const [shipped, setShipped] = useState<ShippedRecord[]>([]);
@@ -42,10 +53,14 @@ function RecordingOpener() {
           }}
         >
           <option value="">Shipped recordings…</option>
-          {shipped.map((r, i) => (
-            <option key={r.file} value={i}>
-              {r.title}
-            </option>
+          {shippedGroups(shipped).map((g) => (
+            <optgroup key={g.label} label={g.label}>
+              {g.items.map(({ r, i }) => (
+                <option key={r.file} value={i}>
+                  {r.title}
+                </option>
+              ))}
+            </optgroup>
           ))}
         </select>
       )}
