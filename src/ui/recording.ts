@@ -38,21 +38,26 @@ function failed(name: string, why: string): void {
 }
 
 const startReader = () => new Worker(new URL('../../workers/record-reader.worker.ts', import.meta.url), { type: 'module', name: 'record reader' });
-/** A reader started ahead (the opener is on screen), so an open does not wait for the worker's script. */
-let spareReader: Worker | null = null;
+/**
+ * Readers started ahead (the opener is on screen), so an open does not wait for a worker's script: as
+ * many as a lesson opens at once (its arms, up to three, are decoded in parallel).
+ */
+const spareReaders: Worker[] = [];
+const SPARE_READERS = 3;
 
 export function prewarmRecordReader(): void {
-  spareReader ??= startReader();
+  while (spareReaders.length < SPARE_READERS) spareReaders.push(startReader());
 }
 
 /** Decodes in a worker of its own, ended when it answers: a huge or hostile file cannot hold the page. */
 export function decodeOffThread(bytes: ArrayBuffer): Promise<DecodeResult> {
   return new Promise((ok) => {
-    const worker = spareReader ?? startReader();
-    spareReader = null;
+    const worker = spareReaders.pop() ?? startReader();
     const end = (r: DecodeResult) => {
       worker.terminate();
       ok(r);
+      // Ready for the next open (another lesson, another arm) once this one has settled.
+      setTimeout(prewarmRecordReader, 2000);
     };
     worker.addEventListener('message', (e: MessageEvent<DecodeResult>) => end(e.data));
     worker.addEventListener('error', (e) => {
@@ -381,14 +386,50 @@ export async function openRecordedArms(arms: { label: string; record: ShippedRec
     return false;
   }
   openedArms = decoded.map((d) => (d.r.ok ? { label: d.label, name: d.name, record: d.r.record, notes: d.r.notes } : null!));
-  const first = openedArms[0]!;
-  const sides = openedArms.map((a) => recordedSide(a.label, a.record));
-  showRecord(first.name, first.record, first.notes, { arms: openedArms.map((a) => ({ label: a.label, name: a.name })), view: 'compare' });
-  setState((s) => ({
-    compare: { ...s.compare, running: false, a: sides[0]!, b: sides[1]!, c: sides[2] ?? null, steps: Math.max(1, first.record.steps.length), diff: configDiffAll(openedArms.map((a) => a.record.config)) },
-  }));
+  showArms(0);
   performance.mark('record-shown');
   return true;
+}
+
+/** Compare draws the opened recordings as its sides (none trains); the scrubber and inspector show arm `shown`'s. */
+function showArms(shown: number): void {
+  const arm = openedArms[shown]!;
+  const sides = openedArms.map((a) => recordedSide(a.label, a.record));
+  const longest = Math.max(1, ...openedArms.map((a) => a.record.steps.length));
+  showRecord(arm.name, arm.record, arm.notes, { arms: openedArms.map((a) => ({ label: a.label, name: a.name })), view: 'compare' });
+  setState((s) => ({
+    compare: { ...s.compare, running: false, a: sides[0]!, b: sides[1] ?? idleSide('B'), c: sides[2] ?? null, steps: longest, diff: sides.length > 1 ? configDiffAll(openedArms.map((a) => a.record.config)) : [] },
+  }));
+}
+
+/** How many recordings Compare can draw side by side (A, B, C). */
+export const MAX_COMPARED_RECORDINGS = 3;
+
+/**
+ * "Add to Compare": the shown recording joins the recordings Compare draws side by side (two
+ * recordings, or three; a lesson's arms count too). Live runs in Compare give way: its sides become
+ * the recordings. Refused, saying why, when three are there already or Compare is training.
+ */
+export function addRecordingToCompare(): void {
+  const rec = getState().recording;
+  if (!rec) return;
+  if (getState().compare.running) {
+    patch('recordingLoad', { loading: null, error: 'Compare is training: pause or stop its runs before putting recordings there (nothing was changed).' });
+    return;
+  }
+  // Recordings already drawn there stay only while Compare still shows them.
+  if (getState().compare.a.state !== 'recorded') openedArms = [];
+  if (openedArms.some((a) => a.name === rec.name)) {
+    setState({ view: 'compare' });
+    return;
+  }
+  if (openedArms.length >= MAX_COMPARED_RECORDINGS) {
+    patch('recordingLoad', { loading: null, error: `Compare already draws ${MAX_COMPARED_RECORDINGS} recordings (A, B and C): close the recording to start again (nothing was changed).` });
+    return;
+  }
+  const short = rec.name.replace(/^.*\//, '').replace(/\.rlvr\.gz$/, '');
+  openedArms = [...openedArms, { label: short, name: rec.name, record: rec.record, notes: rec.notes }];
+  showArms(openedArms.length - 1);
 }
 
 /** Shows another of the opened arms' records in the scrubber, inspector and pass@k view (at the same step). */
@@ -397,7 +438,8 @@ export function inspectArm(label: string): void {
   const arm = openedArms.find((a) => a.label === label);
   if (!rec?.arms || !arm || rec.name === arm.name) return;
   const step = rec.step;
-  showRecord(arm.name, arm.record, arm.notes, { arms: rec.arms, view: getState().view });
+  const view = getState().view;
+  showRecord(arm.name, arm.record, arm.notes, { arms: rec.arms, view });
   scrubTo(step);
 }
 

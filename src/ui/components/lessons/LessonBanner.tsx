@@ -1,6 +1,5 @@
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { closeLesson, runLessonLive } from '../../lessons.ts';
-import { inspectArm } from '../../recording.ts';
 import { setState, useApp } from '../../store.ts';
 
 /** While a lesson is open: which one, where its runs are, what to look at. */
@@ -41,16 +40,6 @@ export function LessonBanner() {
         </span>
       ))}
       .{' '}
-      {arms && recorded && (
-        <span className="actions inline" role="group" aria-label="Whose rollouts the inspector shows" data-testid="lesson-arms">
-          Rollouts of:{' '}
-          {arms.map((a, i) => (
-            <button key={a.label} type="button" aria-pressed={a.label === recorded.arm} onClick={() => inspectArm(a.label)} data-testid={`lesson-arm-${i}`}>
-              {'ABC'[i]}: {a.label}
-            </button>
-          ))}
-        </span>
-      )}{' '}
       <span className="actions inline">
         {!live && (
           <button type="button" className="primary" onClick={() => void runLessonLive()} data-testid="lesson-run-live">

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { closeRecording, compareWithLive, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
+import { addRecordingToCompare, closeRecording, compareWithLive, inspectArm, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
 import { continueFromRecording } from '../../recording-continue.ts';
 import { useApp } from '../../store.ts';
 
@@ -134,6 +134,16 @@ export function RecordingBar() {
             </p>
           ))}
           <Scrubber />
+          {rec.arms && (
+            <p className="actions inline" role="group" aria-label="Whose steps the scrubber, rollouts and pass@k show" data-testid="recording-arms">
+              Compare draws {rec.arms.length} recordings side by side. The scrubber, rollouts and pass@k show:{' '}
+              {rec.arms.map((a, i) => (
+                <button key={a.name} type="button" aria-pressed={a.name === rec.name} onClick={() => inspectArm(a.label)} data-testid={`recording-arm-${i}`}>
+                  {'ABC'[i]}: {a.label}
+                </button>
+              ))}
+            </p>
+          )}
           {rec.record.checkpoints.length > 0 && !rec.record.checkpoints.some((c) => c.step === rec.step) && (
             <p className="muted small" data-testid="recording-checkpoints">
               Weights were recorded after step{rec.record.checkpoints.length === 1 ? '' : 's'} {rec.record.checkpoints.map((c) => c.step).join(', ')}: move the scrubber there to continue training from them.
@@ -148,6 +158,11 @@ export function RecordingBar() {
             {!rec.arms && (
               <button type="button" onClick={compareWithLive} data-testid="recording-compare">
                 Compare with a live run
+              </button>
+            )}
+            {!rec.arms?.some((a) => a.name === rec.name) && (
+              <button type="button" onClick={addRecordingToCompare} data-testid="recording-add-compare" title="Draw this recording in Compare beside other recordings (up to three): open another and add it too">
+                Add to Compare
               </button>
             )}
             <button type="button" onClick={showLive} data-testid="recording-show-live">
