@@ -245,7 +245,7 @@ export const lessons: Lesson[] = [
       if (!(clean > 0.05)) return { shows: false, text: `The clean run did not learn enough to compare against (${nums}).` };
       const recovered = n20x / clean;
       return recovered >= 0.75 && n20x > n20
-        ? { shows: true, text: `Shows: with (1 − 2p)^−2 more samples per step, the 20%-noise run recovered ${pct(recovered)} of the clean gain, against ${pct(n20 / clean)} without them (${nums}).` }
+        ? { shows: true, text: `Shows: with (1 − 2p)^−2 times the samples per step, the 20%-noise run recovered ${pct(recovered)} of the clean gain, against ${pct(n20 / clean)} without them (${nums}).` }
         : { shows: false, text: `Does not show here: the compensated 20%-noise run recovered ${pct(recovered)} of the clean gain, against ${pct(n20 / clean)} without the extra samples (${nums}).` };
     },
   },
@@ -365,7 +365,7 @@ export const lessons: Lesson[] = [
       const shows = silent && z[1] <= z[0] - 0.05 && z[2] <= z[0] - 0.1;
       if (!silent) return { shows: false, text: `Does not show: too few silent groups at the hard level to study (${nums}).` };
       return shows
-        ? { shows: true, text: `Shows: most hard groups carried no signal; doubling the group or easing the level gave more of them one (${nums}).` }
+        ? { shows: true, text: `Shows: most hard groups carried no signal; doubling the group or easing the level gave more of them a signal (${nums}).` }
         : { shows: false, text: `Partly: the hard level left many groups silent, but a larger group or an easier level did not cut that share as expected (${nums}).` };
     },
   },
@@ -406,7 +406,7 @@ export const lessons: Lesson[] = [
     paper: 'MiniMax-M1 (CISPO); ScaleRL: The Art of Scaling RL Compute for LLMs',
     claim: 'MiniMax-M1 clips the importance-sampling weight (the ratio π/π_old: how much likelier a token is now than when it was sampled) instead of the token update, so every token keeps its gradient; ScaleRL adopts CISPO (clipped importance-sampling policy optimisation, from MiniMax-M1) as its loss.',
     text: "Each sampled batch is used for several updates, so the policy π (the model being trained) drifts from π_old, the model that sampled the batch; the ratio π/π_old measures that drift, token by token. Under PPO-style clipping (PPO, Proximal Policy Optimization, is the classic algorithm GRPO builds on; GRPO keeps its clip), a token whose ratio has left [1 − ε, 1 + ε] (ε is the clip width) on the side its advantage A pushes (A > 0: make the token likelier; A < 0: less likely) gets no gradient at all: it is silenced for the rest of the batch. CISPO caps the ratio as a detached weight (a plain number that no gradient flows through; here capped at ε_max = 5) and keeps −weight · A · log π (log π: the token's log-probability) for every token, so rare tokens that move fast keep learning. The first two runs make two passes over two minibatches (halves of the batch, one update each) per batch, so ratios leave 1 far enough for the clip to act. Compare the share of tokens the clip silences under GRPO (the Clip fraction chart), entropy (how unsure the model is when it picks a token), and held-out pass@1 (the share of unseen problems solved on the first try). The third run is where this lesson was first staged: four passes over four minibatches at twice the step size (the learning rate). There, on seeds 1, 2 and 3, CISPO collapsed to empty answers within about 30 steps (held-out pass@1 0.000 on each) while GRPO learned (0.521, 0.461 and 0.691; base 0.229, 0.299 and 0.232): the clip that silences tokens is also a trust region (a limit on how far one batch may move the policy), and CISPO's capped weight alone did not hold the policy near the one that sampled. Watch its reward fall in the Reward chart.",
-    lookAt: ['clip_ratio/region_mean', 'entropy', 'eval'],
+    lookAt: ['clip_ratio/region_mean', 'entropy', 'eval', 'reward'],
     task: sat,
     steps: 150,
     runs: [

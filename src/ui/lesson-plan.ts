@@ -149,6 +149,7 @@ export { formatMeasured as fmtMeasured } from '../rl/lessons.ts';
 // ---- what to look at ----------------------------------------------------------------------------
 
 const TITLES: Record<string, string> = {
+  loss: 'Loss',
   reward: 'Reward',
   accuracy: 'Accuracy (strict verifier)',
   'accuracy/observed': 'Accuracy as judged by the training verifier',
