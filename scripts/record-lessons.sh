@@ -13,14 +13,14 @@
 # 1b. Each family's recipe run: `rlvr train --task T --preset grpo --steps 200 --seed 2 --record`, the
 #    checkpoint's recipe and nothing else (the first seed of the README's recipe table,
 #    scripts/measure-recipes.sh), with the weights after step 200; shipped thinned to the rollouts of
-#    every 25th step (64 prompts a step make every step's rollouts about 8 times a lesson arm's) as
+#    every 50th step (64 prompts a step make every step's rollouts about 8 times a lesson arm's) as
 #    public/records/recipes/T-grpo-200-seed2.rlvr.gz.
 # 2. Every lesson: `rlvr lesson run ID --seed S` for each seed it is measured on (measured.json's seeds,
 #    else 1 2 3), which writes one record per arm beside its cached seed result (runs/lessons/ID/); the
 #    records are copied to public/records/lessons/ID/seed-S/ARM.rlvr.gz, thinned (`rlvr record thin`):
-#    the seed the lesson opens with (its first) keeps the rollouts of every 10th step, the other seeds
-#    every 50th; every step's metrics and the evaluations are kept (a 150-step arm with every rollout is
-#    about 3.6 MB; thinned, about 0.43 MB and 0.13 MB). Then
+#    the seed the lesson opens with (its first) keeps the rollouts of every 15th step, the other seeds
+#    those of the first and last step; every step's metrics and the evaluations are kept (a 150-step
+#    arm with every rollout is about 3.6 MB; thinned, about 0.3 MB and 0.08 MB). Then
 #    `rlvr lesson run ID --seeds ...` reuses the cached seeds and writes measured.json, so the lesson's
 #    recorded numbers, its verdict and its records come from the same runs. A full lesson takes about an
 #    hour on a two-core machine.
@@ -49,7 +49,7 @@ if [ "$only" = recipes ]; then
     if [ -e "$f" ]; then echo "# $f exists: skipped"; continue; fi
     full="runs/records/recipe-$t-grpo-200-seed2.rlvr.gz"
     [ -e "$full" ] || $RLVR train --task "$t" --preset grpo --steps 200 --seed 2 --out "runs/records/recipe-$t" --record "$full" --record-checkpoints 200
-    $RLVR record thin "$full" --out "$f" --rollouts-every 25 >/dev/null
+    $RLVR record thin "$full" --out "$f" --rollouts-every 50 >/dev/null
   done
   node scripts/records-index.mjs
   exit 0
@@ -67,8 +67,8 @@ if [ "$only" != demo ]; then
     IFS='|' read -r -a arms <<<"$labels"
     first_seed=${seeds%% *}
     for seed in $seeds; do
-      every=50
-      [ "$seed" = "$first_seed" ] && every=10
+      every=150
+      [ "$seed" = "$first_seed" ] && every=15
       dir="$OUT/lessons/$id/seed-$seed"
       missing=0
       for arm in "${arms[@]}"; do [ -e "$dir/$(echo "$arm" | sed 's/[^A-Za-z0-9_.+=-]\+/_/g').rlvr.gz" ] || missing=1; done
