@@ -25,8 +25,10 @@ export type CheckpointSource =
   | { kind: 'fresh'; model: ModelPresetId; seed: number };
 
 export interface InitRequest {
-  /** A config patch over the defaults (the UI merges the preset in); validated by the worker. */
+  /** The person's choices over the checkpoint's recipe (the page flattens preset, link or saved config, and edits into it); resolved and validated by the worker (`resolveInitConfig`, workers/open-run.ts). */
   config: Partial<RunConfig>;
+  /** The page's own starting values (appDefaults, src/ui/config-form.ts): under the checkpoint's recipe. */
+  appDefaults?: Partial<RunConfig>;
   checkpoint: CheckpointSource;
   /** `?backend=` forced choice, or null to let select-backend decide. */
   backend: WebBackendKind | null;

@@ -4,15 +4,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { userConfigPatch, type UserConfigSources } from '../cli/training-run.ts';
+import { userConfigInputs, type UserConfigSources } from '../cli/training-run.ts';
+import { resolveOrThrow } from './resolve-config.ts';
 
-/** What `rlvr train --config` reads from the file, before the base checkpoint's recipe fills what it leaves unset. */
-const resolveRunConfig = (o: UserConfigSources) => validateConfig(userConfigPatch(o));
+/** What `rlvr train --config` makes of the file with no checkpoint (no recipe), through the one resolver. */
+const resolveRunConfig = (o: UserConfigSources) => resolveOrThrow(userConfigInputs(o));
 import { parseConfigFile } from '../ui/config-file.ts';
 import { validateDraft } from '../ui/config-form.ts';
 import { defaultConfig, validateConfig } from './config.ts';
 import { configFileText, ConfigFileError, parseRunConfigFile } from './config-file.ts';
 import { getPreset } from './presets.ts';
+import { getTaskFamily } from '../tasks/registry.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-config-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +52,8 @@ describe('one config file format for the playground and rlvr train --config', ()
     const config = validateConfig({ ...getPreset('dapo').config, task: 'arithmetic', epsilon: 0.25, difficulty: { digits: 2 } });
     const back = parseRunConfigFile(configFileText(config, 'dapo'), 'saved.json');
     expect(back.preset).toBe('dapo');
-    expect(back.config).toEqual(config);
+    // The file resolves through the one resolver, which fills the difficulty from the family's defaults.
+    expect(back.config).toEqual({ ...config, difficulty: { ...getTaskFamily('arithmetic').defaultDifficulty, digits: 2 } });
   });
 
   it("rlvr train: the file's preset applies without --preset; the same --preset is fine; another is an error", () => {

@@ -1,5 +1,5 @@
 import type { Manifest } from '../../../model/checkpoint.ts';
-import { recipeFor } from '../../../rl/recipe.ts';
+import { recipeFor } from '../../../rl/resolve-config.ts';
 import { modelPresets } from '../../../model/config.ts';
 import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../setup-state.ts';
 import { uploadCheckpoint } from '../../files.ts';

@@ -1,24 +1,38 @@
-import { baseValue, fieldSpec, parseText, toText } from '../../config-form.ts';
-import { draftValidation, recipeKnobs, updateSetup } from '../../setup-state.ts';
+import { fieldSpec, parseText, toText, valueAt } from '../../config-form.ts';
+import { pageSourceText } from '../../../rl/resolve-config.ts';
+import { draftValidation, resolvedBase, resolvedDraft, updateSetup } from '../../setup-state.ts';
 import { useApp } from '../../store.ts';
+
+/** Drops a field's edit and where it came from: the field goes back to the layer beneath (preset, recipe, default). */
+function dropEdit(path: string) {
+  updateSetup((s) => {
+    const edits = { ...s.draft.edits };
+    delete edits[path];
+    const { [path]: _gone, ...origins } = s.draft.origins ?? {};
+    return { ...s, draft: { ...s.draft, edits, origins } };
+  });
+}
 
 /** One config field: label, input, one-line help, its paper, and its validation error inline. */
 export function ConfigField({ path }: { path: string }) {
   const spec = fieldSpec(path)!;
-  const presetId = useApp((s) => s.setup.draft.presetId);
   const edit = useApp((s) => s.setup.draft.edits[path]);
   const error = useApp((s) => draftValidation(s).errors[path]);
-  const recipeJson = useApp((s) => JSON.stringify(recipeKnobs(s)));
-  const recipe = JSON.parse(recipeJson) as ReturnType<typeof recipeKnobs>;
-  const value = edit ?? toText(baseValue(path, presetId, recipe));
+  // The value before the person's layers and where it comes from; then where the field's value comes from now.
+  const baseJson = useApp((s) => JSON.stringify(valueAt(resolvedBase(s).config, path) ?? null));
+  const baseSource = useApp((s) => pageSourceText(resolvedBase(s).source[path] ?? { kind: 'default' }));
+  const origin = useApp((s) => s.setup.draft.origins?.[path]);
+  const base = JSON.parse(baseJson) as unknown;
+  const value = edit ?? toText(base);
+  const source = edit === undefined ? baseSource : origin === 'link' ? 'from the link' : origin === 'saved config' ? 'saved config' : 'edited';
   const id = `f-${path.replace(/\W/g, '-')}`;
   const set = (v: string | boolean) =>
     updateSetup((s) => {
       const edits = { ...s.draft.edits };
-      const base = baseValue(path, s.draft.presetId, recipe);
+      const { [path]: _typed, ...origins } = s.draft.origins ?? {};
       if (JSON.stringify(parseText(spec.kind, v)) === JSON.stringify(base) && typeof v === typeof toText(base)) delete edits[path];
       else edits[path] = v;
-      return { ...s, draft: { ...s.draft, edits } };
+      return { ...s, draft: { ...s.draft, edits, origins } };
     });
   const describedBy = `${id}-help${error ? ` ${id}-err` : ''}`;
   let input;
@@ -67,6 +81,14 @@ export function ConfigField({ path }: { path: string }) {
         )}
       </label>
       {input}
+      <p className="field-source" data-testid={`source-${path}`}>
+        <span>{source}</span>
+        {edit !== undefined && (
+          <button type="button" className="linklike" onClick={() => dropEdit(path)} data-testid={`reset-${path}`} title={`Back to ${baseSource}: ${toText(base) === '' ? 'off' : String(toText(base))}`}>
+            reset to {baseSource.replace(/^recipe of .*/, 'recipe').replace(/^preset .*/, 'preset')}
+          </button>
+        )}
+      </p>
       <p id={`${id}-help`} className="help">
         {spec.help}
         {spec.paper && <span className="paper"> — {spec.paper}</span>}
