@@ -55,7 +55,7 @@ async function bootSteps(): Promise<void> {
   useApp.subscribe((s, prev) => {
     if (s.setup === prev.setup) return;
     // `run` (an open recording's URL, recording.ts) stays while that recording is open.
-    const run = s.recording ? new URLSearchParams(location.search).get('run') : null;
+    const run = s.recording ? searchToSetup(location.search).page.run : null;
     const q = [setupToSearch(s.setup), run ? `run=${encodeURIComponent(run)}` : ''].filter(Boolean).join('&');
     if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();

@@ -64,9 +64,18 @@ export const appDefaults: Partial<RunConfig> = { eval_prompts: 64 };
  * gives it: defaults ← app defaults ← the checkpoint's recipe ← preset.
  */
 export function baseValue(path: string, presetId: string, manifest: Manifest | null = null, task = defaultConfig.task): unknown {
-  const r = resolveConfig({ manifest, appDefaults, preset: presetId, layers: [{ source: { kind: 'edited' }, values: { task } }] });
-  return valueAt(r.config, path);
+  const key = JSON.stringify([presetId, task, manifest?.name ?? null]);
+  let base = baseMemo.get(key);
+  if (!base || base.manifest !== manifest) {
+    base = { manifest, config: resolveConfig({ manifest, appDefaults, preset: presetId, layers: [{ source: { kind: 'edited' }, values: { task } }] }).config };
+    if (baseMemo.size > 50) baseMemo.clear();
+    baseMemo.set(key, base);
+  }
+  return valueAt(base.config, path);
 }
+
+/** baseValue's resolved configs (the URL writer asks once per edited field). */
+const baseMemo = new Map<string, { manifest: Manifest | null; config: RunConfig }>();
 
 /** The value at a field path (`epsilon`, `reward_weights.format`, `difficulty.digits`). */
 export function valueAt(config: RunConfig, path: string): unknown {

@@ -15,6 +15,7 @@ import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
 import { difficultyMetrics } from './compare.ts';
 import { getState, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
+import { searchToSetup } from './url-state.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
@@ -165,8 +166,8 @@ export async function openRecordUrl(url: string, title?: string): Promise<boolea
 
 /** `?run=URL`: opens that record as a recording (after boot, so the live run's restore is not raced). */
 export async function openRecordingFromUrl(search = location.search): Promise<boolean> {
-  const url = new URLSearchParams(search).get('run');
-  if (url === null || url === '') return false;
+  const url = searchToSetup(search).page.run;
+  if (url === null) return false;
   return openRecordUrl(url);
 }
 

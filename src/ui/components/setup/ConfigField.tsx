@@ -1,6 +1,6 @@
 import { fieldSpec, parseText, toText, valueAt } from '../../config-form.ts';
-import { pageSourceText } from '../../../rl/resolve-config.ts';
-import { draftValidation, resolvedBase, resolvedDraft, updateSetup } from '../../setup-state.ts';
+import { draftValidation, resolvedBase, updateSetup } from '../../setup-state.ts';
+import { FieldSource } from './FieldSource.tsx';
 import { useApp } from '../../store.ts';
 
 /** Drops a field's edit and where it came from: the field goes back to the layer beneath (preset, recipe, default). */
@@ -20,11 +20,8 @@ export function ConfigField({ path }: { path: string }) {
   const error = useApp((s) => draftValidation(s).errors[path]);
   // The value before the person's layers and where it comes from; then where the field's value comes from now.
   const baseJson = useApp((s) => JSON.stringify(valueAt(resolvedBase(s).config, path) ?? null));
-  const baseSource = useApp((s) => pageSourceText(resolvedBase(s).source[path] ?? { kind: 'default' }));
-  const origin = useApp((s) => s.setup.draft.origins?.[path]);
   const base = JSON.parse(baseJson) as unknown;
   const value = edit ?? toText(base);
-  const source = edit === undefined ? baseSource : origin === 'link' ? 'from the link' : origin === 'saved config' ? 'saved config' : 'edited';
   const id = `f-${path.replace(/\W/g, '-')}`;
   const set = (v: string | boolean) =>
     updateSetup((s) => {
@@ -81,14 +78,7 @@ export function ConfigField({ path }: { path: string }) {
         )}
       </label>
       {input}
-      <p className="field-source" data-testid={`source-${path}`}>
-        <span>{source}</span>
-        {edit !== undefined && (
-          <button type="button" className="linklike" onClick={() => dropEdit(path)} data-testid={`reset-${path}`} title={`Back to ${baseSource}: ${toText(base) === '' ? 'off' : String(toText(base))}`}>
-            reset to {baseSource.replace(/^recipe of .*/, 'recipe').replace(/^preset .*/, 'preset')}
-          </button>
-        )}
-      </p>
+      <FieldSource path={path} edited={edit !== undefined} reset={() => dropEdit(path)} />
       <p id={`${id}-help`} className="help">
         {spec.help}
         {spec.paper && <span className="paper"> — {spec.paper}</span>}
