@@ -160,7 +160,8 @@ export function draftLayers(d: SetupDraft): ConfigLayer[] {
     // unknown: the validator reports it by name
     setPath(at(path), path, spec ? parseText(spec.kind, raw) : raw);
   }
-  if (d.task !== defaultConfig.task || d.origins?.task) at('task').task = d.task;
+  // The task is always the person's choice (the picker always holds one), from wherever it came.
+  at('task').task = d.task;
   const family = safeFamily(d.task);
   for (const [k, raw] of Object.entries(d.knobs)) {
     const layer = at(`difficulty.${k}`);
