@@ -74,17 +74,15 @@ export interface ResolvedConfig {
   errors: FieldError[];
 }
 
-/** The source in the command line's words (`rlvr train --explain-config`). */
+/** The source in the command line's words (`rlvr train --explain-config`): default, recipe of CHECKPOINT, preset P, config file, --set, flag --task, … */
 export function sourceText(s: Source): string {
   switch (s.kind) {
     case 'recipe':
       return `recipe of ${s.checkpoint}`;
     case 'preset':
       return `preset ${s.preset}`;
-    case 'config file':
-      return `config file ${s.file}`;
     case 'flag':
-      return s.flag;
+      return s.flag === '--set' ? '--set' : `flag ${s.flag}`;
     case 'lesson':
       return `lesson ${s.lesson}`;
     default:

@@ -30,8 +30,8 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
   --model MANIFEST   base checkpoint (default: the shipped one for the task); its recipe (difficulty and
                      recommended knobs, see rlvr models) applies to every field you do not set
   --explain-config   print every field of the resolved config, one line each: name, value (JSON) and where
-                     it came from (default, recipe of CHECKPOINT, preset P, config file FILE, --set, --task,
-                     --seed), then exit without training (--out and --steps are not needed)
+                     it came from (default, recipe of CHECKPOINT, preset P, config file, --set, flag --task,
+                     flag --seed), then exit without training (--out and --steps are not needed)
   --rollouts all|last|none  which steps' rollouts to write (default all)
   --record FILE      also write the whole run as one run record (gzip; open it in the playground with no
                      training): the resolved config and base, every step's metrics, the evaluations and
