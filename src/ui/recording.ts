@@ -15,7 +15,7 @@ import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
 import { difficultyMetrics } from './compare.ts';
 import { getState, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
-import { searchToSetup } from './url-state.ts';
+import { searchToSetup, setupToSearch } from './url-state.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
@@ -267,11 +267,9 @@ export function showRecording(): void {
 export function closeRecording(): void {
   showLive();
   setState({ recording: null });
-  // The link no longer opens it.
-  const p = new URLSearchParams(location.search);
-  if (p.has('run')) {
-    p.delete('run');
-    const q = p.toString();
+  // The link no longer opens it: the address bar shows the setup alone (as boot.ts writes it).
+  if (searchToSetup(location.search).page.run !== null) {
+    const q = setupToSearch(getState().setup);
     history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
   }
 }
