@@ -61,7 +61,7 @@ describe('every entry point resolves the same inputs to the same config and sour
     expect(sourceText(cli.source.epsilon_high!)).toBe('preset dapo');
     expect(sourceText(cli.source['difficulty.n']!)).toBe('recipe of sat-recipe');
     expect(sourceText(cli.source['difficulty.m']!)).toBe('--set');
-    expect(sourceText(cli.source.seed!)).toBe('--seed');
+    expect(sourceText(cli.source.seed!)).toBe('flag --seed');
     expect(sourceText(cli.source.top_k!)).toBe('default');
     expect(form.source.learning_rate).toEqual({ kind: 'edited' });
     expect(link.source.learning_rate).toEqual({ kind: 'link' });
