@@ -9,7 +9,7 @@
  *                     default difficulty;
  *   2. app default    the page's own starting values (`appDefaults` in src/ui/config-form.ts; the CLI
  *                     has none);
- *   3. recipe         the base checkpoint's recipe for the task (`recipeFor` in src/rl/recipe.ts),
+ *   3. recipe         the base checkpoint's recipe for the task (`recipeFor` below),
  *                     its difficulty included;
  *   4. preset         a preset's config (src/rl/presets.ts);
  *   5. what the person brought and changed, in the order given: a saved config or a link in the page,

@@ -6,7 +6,7 @@
 import { useDataset } from './dataset-import.ts';
 import { recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
 import { modelPresets } from '../model/config.ts';
-import { recipeFor, type ResolvedConfig } from '../rl/resolve-config.ts';
+import type { ResolvedConfig } from '../rl/resolve-config.ts';
 import type { RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest } from '../../workers/protocol.ts';
 import { appDefaults, draftPatch, resolveDraft, safeFamily, validateDraft, type SetupDraft } from './config-form.ts';
@@ -40,12 +40,6 @@ export function selectedManifest(s = getState()): Manifest | null {
 export function measuredDifficulty(s = getState()): Record<string, number | string> {
   const manifest = selectedManifest(s);
   return (manifest && recommendedDifficulty(manifest, s.setup.draft.task)) ?? {};
-}
-
-/** The selected checkpoint's recommended knobs for the selected task (`recipeFor`, src/rl/resolve-config.ts), without the difficulty. */
-export function recipeKnobs(s = getState()): Partial<RunConfig> {
-  const { difficulty: _d, ...knobs } = recipeFor(selectedManifest(s), s.setup.draft.task);
-  return knobs;
 }
 
 /** The context length of the model the run would start from (undefined until its manifest is known). */
