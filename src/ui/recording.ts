@@ -16,6 +16,7 @@ import { settingsOf } from '../../workers/inspection.ts';
 import { difficultyMetrics } from './compare.ts';
 import { getState, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
+import { selectedManifest } from './setup-state.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
@@ -269,7 +270,7 @@ export function closeRecording(): void {
   setState({ recording: null });
   // The link no longer opens it: the address bar shows the setup alone (as boot.ts writes it).
   if (searchToSetup(location.search).page.run !== null) {
-    const q = setupToSearch(getState().setup);
+    const q = setupToSearch(getState().setup, selectedManifest());
     history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
   }
 }

@@ -3,7 +3,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { experimentKey, searchToSetup, urlKeys } from './url-state.ts';
+import { validateManifest } from '../model/checkpoint.ts';
+import { resolveDraft } from './config-form.ts';
+import { emptySetup, experimentKey, searchToSetup, setupToSearch, urlKeys } from './url-state.ts';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -38,5 +40,16 @@ describe('the one table of URL keys', () => {
       .filter((p) => !p.endsWith(join('ui', 'url-state.ts')) && !p.endsWith(join('engine', 'select-backend.ts')))
       .filter((p) => /URLSearchParams\((location\.)?search\b|\.get\('(bench|lesson|run|backend)'\)/.test(readFileSync(p, 'utf8')));
     expect(readers).toEqual([]);
+  });
+
+  it("writes a value the person typed over the checkpoint's recipe, even where it equals the library default", () => {
+    const sortTiny = validateManifest(JSON.parse(readFileSync('public/checkpoints/sort-tiny/manifest.json', 'utf8')));
+    const setup = { ...emptySetup(), draft: { task: 'sort', presetId: 'grpo', edits: { prompts_per_step: '8' }, knobs: {} } };
+    // The recipe's 64 is what the form starts at; 8 is the person's (and the library default).
+    const q = setupToSearch(setup, sortTiny);
+    expect(new URLSearchParams(q).get('prompts_per_step')).toBe('8');
+    const back = resolveDraft(searchToSetup(q).setup.draft, sortTiny);
+    expect(back.config.prompts_per_step).toBe(8);
+    expect(back.source.prompts_per_step).toEqual({ kind: 'link' });
   });
 });

@@ -21,6 +21,7 @@
  * `origins[path] = 'link'` in the draft, so the form says "from the link" beside it until it is edited.
  */
 import { defaultConfig } from '../rl/config.ts';
+import type { Manifest } from '../model/checkpoint.ts';
 import { presets } from '../rl/presets.ts';
 import { modelPresets } from '../model/config.ts';
 import { lessons } from '../rl/lessons.ts';
@@ -60,7 +61,8 @@ interface Param {
   key: string;
   /** Experiment state (describes the run) or page state (how this page shows or runs it). */
   scope: 'experiment' | 'page';
-  write(s: UrlSetup): [string, string][];
+  /** `manifest`: the checkpoint the setup starts from, whose recipe the form's fields start at (null: not known). */
+  write(s: UrlSetup, manifest: Manifest | null): [string, string][];
   read(s: UrlSetup, raw: string, key: string, page: PageUrl): string | null;
 }
 
@@ -93,14 +95,14 @@ function choice(key: string, scope: Param['scope'], known: () => string[], get: 
   };
 }
 
-/** A config field from the table (src/rl/config-fields.ts): written when it differs from the preset's value. */
+/** A config field from the table (src/rl/config-fields.ts): written when it differs from the value the form starts it at (the resolver's, over the checkpoint's recipe when it is known). */
 function fieldParam(spec: FieldSpec): Param {
   return {
     key: spec.path,
     scope: 'experiment',
-    write: (s) => {
+    write: (s, manifest) => {
       const raw = s.draft.edits[spec.path];
-      if (raw === undefined || same(parseText(spec.kind, raw), baseValue(spec.path, s.draft.presetId))) return [];
+      if (raw === undefined || same(parseText(spec.kind, raw), baseValue(spec.path, s.draft.presetId, manifest, s.draft.task))) return [];
       return [[spec.path, String(raw)]];
     },
     read: (s, raw) => {
@@ -183,8 +185,8 @@ export const urlKeys: { key: string; scope: Param['scope'] }[] = params.map((p) 
 const paramFor = (key: string) => params.find((p) => p.key === key || (p.key.endsWith('.') && key.startsWith(p.key) && key.length > p.key.length));
 const pageParam = (key: string) => params.find((p) => p.key === key && p.scope === 'page')!;
 
-/** The query string for a setup (without `?`); empty when everything is default. */
-export function setupToSearch(s: UrlSetup): string {
+/** The query string for a setup (without `?`); empty when everything is default. `manifest`: the checkpoint it starts from (its recipe is part of the base an edit is compared with). */
+export function setupToSearch(s: UrlSetup, manifest: Manifest | null = null): string {
   const p = new URLSearchParams();
   const lesson = s.lesson ? lessons.find((l) => l.id === s.lesson) : undefined;
   if (lesson) {
@@ -192,13 +194,13 @@ export function setupToSearch(s: UrlSetup): string {
     p.set('lesson', lesson.id);
     if (s.stepBudget > 0 && s.stepBudget !== lesson.steps) p.set('steps', String(s.stepBudget));
   } else {
-    const body = params.filter((x) => x.scope === 'experiment').flatMap((x) => x.write(s));
+    const body = params.filter((x) => x.scope === 'experiment').flatMap((x) => x.write(s, manifest));
     if (body.length) {
       p.set('v', String(URL_VERSION));
       for (const [k, v] of body) p.append(k, v);
     }
   }
-  for (const [k, v] of pageParam('backend').write(s)) p.set(k, v);
+  for (const [k, v] of pageParam('backend').write(s, manifest)) p.set(k, v);
   return p.toString();
 }
 
