@@ -17,7 +17,7 @@ import { baseValue, fieldSpecs, parseText, resolveDraft, validateDraft, valueAt,
 import { initRequest } from './ui/setup-state.ts';
 import { setState } from './ui/store.ts';
 import { emptySetup, searchToSetup, setupToSearch } from './ui/url-state.ts';
-import { resolveInitConfig } from '../workers/open-run.ts';
+import { resolveInitRequest } from '../workers/open-run.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-entry-points-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +50,7 @@ describe('every entry point resolves the same inputs to the same config and sour
   const form = resolveDraft(draft, manifest);
   const link = resolveDraft(searchToSetup(setupToSearch({ ...emptySetup(), draft })).setup.draft, manifest);
   setState({ setup: { ...emptySetup(), draft, checkpoint: 'upload' }, uploaded: { name: 'sat-recipe', manifest, bytes: new Uint8Array() } });
-  const worker = resolveInitConfig(initRequest(), manifest);
+  const worker = resolveInitRequest(initRequest(), manifest);
 
   it('the recipe, the preset and the overrides each take their documented place', () => {
     expect(cli.errors).toEqual([]);
@@ -69,7 +69,7 @@ describe('every entry point resolves the same inputs to the same config and sour
 
   const doors: [string, () => unknown][] = [
     ['rlvr sweep (one cell)', () => sweep.config],
-    ['the worker (an init request from the form)', () => worker],
+    ['the worker (an init request from the form)', () => worker.config],
     ['the form', () => form.config],
     ['a share link, read back', () => link.config],
   ];
@@ -79,6 +79,7 @@ describe('every entry point resolves the same inputs to the same config and sour
 
   it.each([
     ['rlvr sweep (one cell)', sweep],
+    ['the worker (an init request from the form)', worker],
     ['the form', form],
     ['a share link, read back', link],
   ] as const)("%s gives rlvr train's sources", (_door, r) => {

@@ -9,7 +9,7 @@ import { CheckpointError, loadWeights, validateManifest, type Manifest } from '.
 import { modelPresets } from '../src/model/config.ts';
 import { parameterCount } from '../src/model/transformer.ts';
 import { ConfigError, type RunConfig } from '../src/rl/config.ts';
-import { resolveOrThrow } from '../src/rl/resolve-config.ts';
+import { resolveConfig, type ResolvedConfig } from '../src/rl/resolve-config.ts';
 import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { freshBase, loadBase, TrainingRun, type RunBase } from '../src/rl/run.ts';
@@ -55,13 +55,21 @@ async function loadSource(src: CheckpointSource, read: { manifestJson: unknown; 
 }
 
 /**
- * The config an init request runs with: the page's app defaults under the checkpoint's recipe, the
- * person's choices (req.config: preset, link or saved config, edits) over it, through the one
- * resolver (src/rl/resolve-config.ts). The boundary where the page's config enters the worker: it is
+ * An init request's config through the one resolver (src/rl/resolve-config.ts): the page's app
+ * defaults under the checkpoint's recipe, the preset over it, then the person's choices (req.config:
+ * link or saved config and edits). The boundary where the page's config enters the worker: it is
  * validated here, once.
  */
-export function resolveInitConfig(req: Pick<InitRequest, 'config' | 'appDefaults'>, manifest: Manifest | null): RunConfig {
-  return resolveOrThrow({ manifest, ...(req.appDefaults ? { appDefaults: req.appDefaults } : {}), layers: [{ source: { kind: 'edited' }, values: req.config as Record<string, unknown> }] });
+export function resolveInitRequest(req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>, manifest: Manifest | null): ResolvedConfig {
+  return resolveConfig({ manifest, ...(req.appDefaults ? { appDefaults: req.appDefaults } : {}), ...(req.preset ? { preset: req.preset } : {}), layers: [{ source: { kind: 'edited' }, values: req.config as Record<string, unknown> }] });
+}
+
+/** The config an init request runs with, or a ConfigError naming the first bad field. */
+export function resolveInitConfig(req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>, manifest: Manifest | null): RunConfig {
+  const r = resolveInitRequest(req, manifest);
+  const first = r.errors[0];
+  if (first) throw new ConfigError(first.field, first.message);
+  return r.config;
 }
 
 /** Where a run's base came from. */

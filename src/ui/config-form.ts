@@ -181,13 +181,23 @@ export function resolveDraft(d: SetupDraft, manifest: Manifest | null): Resolved
 }
 
 /**
- * The config patch the form sends to the worker, over the checkpoint's recipe: the preset's fields,
- * then the draft's layers (src/ui/setup-state.ts's initRequest sends the app defaults beside it, to
- * go under the recipe). Weights and knobs stay sparse: the resolver merges them part by part.
+ * The draft's own layers (link or saved config, then edits) as one patch: what the page sends the
+ * worker over the checkpoint's recipe and the preset (src/ui/setup-state.ts's initRequest sends the
+ * app defaults and the preset id beside it). Weights and knobs stay sparse: the resolver merges
+ * them part by part.
  */
+export function draftOverrides(d: SetupDraft): Record<string, unknown> {
+  return flatten({}, draftLayers(d));
+}
+
+/** The config patch the form describes, the preset's fields included (Compare's sides and lessons send it as one patch). */
 export function draftPatch(d: SetupDraft): Record<string, unknown> {
-  const patch: Record<string, unknown> = { ...(safePreset(d.presetId)?.config ?? {}) };
-  for (const layer of draftLayers(d)) {
+  return flatten({ ...(safePreset(d.presetId)?.config ?? {}) }, draftLayers(d));
+}
+
+/** Layers' sparse patches, later over earlier (weights and the difficulty part by part), for the wire to the worker, which resolves them. */
+function flatten(patch: Record<string, unknown>, layers: ConfigLayer[]): Record<string, unknown> {
+  for (const layer of layers) {
     for (const [k, v] of Object.entries(layer.values)) {
       if ((k === 'difficulty' || fieldTable[k as keyof RunConfig]?.kind === 'weights') && typeof v === 'object' && v !== null) patch[k] = { ...((patch[k] as object) ?? {}), ...v };
       else patch[k] = v;

@@ -9,7 +9,7 @@ import { modelPresets } from '../model/config.ts';
 import type { ResolvedConfig } from '../rl/resolve-config.ts';
 import type { RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest } from '../../workers/protocol.ts';
-import { appDefaults, draftPatch, resolveDraft, safeFamily, validateDraft, type SetupDraft } from './config-form.ts';
+import { appDefaults, draftOverrides, resolveDraft, safeFamily, validateDraft, type SetupDraft } from './config-form.ts';
 import { getState, setState, type ShippedCheckpoint } from './store.ts';
 import type { UrlSetup } from './url-state.ts';
 
@@ -110,5 +110,5 @@ export function checkpointSource(s = getState()): CheckpointSource {
 export function initRequest(s = getState()): InitRequest {
   // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
   const dataset = s.setup.draft.task === 'custom' ? useDataset.getState().payload : null;
-  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, appDefaults, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget, ...(dataset ? { dataset } : {}) };
+  return { config: draftOverrides(s.setup.draft) as Partial<RunConfig>, appDefaults, preset: s.setup.draft.presetId, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget, ...(dataset ? { dataset } : {}) };
 }
