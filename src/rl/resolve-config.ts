@@ -232,10 +232,11 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
     }
   }
   const c = config as unknown as RunConfig;
-  // Cross-field rules, over the merged config (a bad value dropped above shows the layer beneath): charged to the field the rule names.
+  // Cross-field rules, over the merged config (a bad value dropped above shows the layer beneath):
+  // charged to the field the rule names, whichever layer set the other field.
   for (const r of crossFieldRules) {
     const msg = r.check(c);
-    if (msg && !errors.some((x) => x.field === r.field)) errors.push({ field: r.field, message: blame(source[r.field] ?? fromDefault, msg) });
+    if (msg && !errors.some((x) => x.field === r.field)) errors.push({ field: r.field, message: msg });
   }
   // The difficulty: the family's defaults ← the recipe's ← the layers' knobs, checked by generating one instance.
   let family;
