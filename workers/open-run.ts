@@ -8,10 +8,11 @@ import type { SessionBackend } from './session-types.ts';
 import { CheckpointError, loadWeights, validateManifest, type Manifest } from '../src/model/checkpoint.ts';
 import { modelPresets } from '../src/model/config.ts';
 import { parameterCount } from '../src/model/transformer.ts';
-import { ConfigError, validateConfig, type RunConfig } from '../src/rl/config.ts';
+import { ConfigError, type RunConfig } from '../src/rl/config.ts';
+import { resolveConfig, type ResolvedConfig } from '../src/rl/resolve-config.ts';
 import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
-import { freshBase, loadBase, resolveRunConfig, TrainingRun, type RunBase } from '../src/rl/run.ts';
+import { freshBase, loadBase, TrainingRun, type RunBase } from '../src/rl/run.ts';
 import { RunRecorder } from '../src/rl/run-record.ts';
 import type { BackendInfo, CheckpointSource, InitRequest, InitResult, ObjectiveSettings, RunSnapshot, SavedCheckpoint } from './protocol.ts';
 
@@ -23,29 +24,52 @@ export interface SourcedBase extends RunBase {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** Loads a base; `config` gives the task and difficulty a fresh model's layout is sized for. */
-export async function loadSource(src: CheckpointSource, config: RunConfig, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<SourcedBase> {
-  if (src.kind === 'fresh') {
+/** The manifest a source names: given with an upload, fetched for a shipped checkpoint, none for a fresh model. */
+async function sourceManifest(src: CheckpointSource, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<{ manifestJson: unknown; manifest: Manifest } | null> {
+  if (src.kind === 'fresh') return null;
+  if (src.kind === 'upload') return { manifestJson: src.manifest, manifest: validateManifest(src.manifest) };
+  try {
+    const manifestJson: unknown = JSON.parse(new TextDecoder().decode(await fetchBytes(src.manifestUrl)));
+    return { manifestJson, manifest: validateManifest(manifestJson) };
+  } catch (e) {
+    throw new CheckpointError(`cannot load the manifest of checkpoint "${src.id}" (${src.manifestUrl}): ${message(e)}`);
+  }
+}
+
+/** Loads a base whose manifest is already read; `config` gives the task and difficulty a fresh model's layout is sized for. */
+async function loadSource(src: CheckpointSource, read: { manifestJson: unknown; manifest: Manifest } | null, config: RunConfig, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<SourcedBase> {
+  if (src.kind === 'fresh' || !read) {
+    if (src.kind !== 'fresh') throw new CheckpointError('no manifest');
     if (!(src.model in modelPresets)) throw new CheckpointError(`unknown model preset "${src.model}" (known: ${Object.keys(modelPresets).join(', ')})`);
     return { ...freshBase(src.model, src.seed, config.task, config.difficulty), source: 'fresh', id: `${src.model}:${src.seed}` };
   }
   if (src.kind === 'upload') return { ...loadBase(src.manifest, src.bytes), source: 'upload', id: src.name };
-  let manifestJson: unknown;
-  let weights: string;
-  try {
-    manifestJson = JSON.parse(new TextDecoder().decode(await fetchBytes(src.manifestUrl)));
-    weights = validateManifest(manifestJson).weights;
-  } catch (e) {
-    throw new CheckpointError(`cannot load the manifest of checkpoint "${src.id}" (${src.manifestUrl}): ${message(e)}`);
-  }
-  const weightsUrl = new URL(weights, src.manifestUrl).href;
+  const weightsUrl = new URL(read.manifest.weights, src.manifestUrl).href;
   let bytes: Uint8Array;
   try {
     bytes = await fetchBytes(weightsUrl);
   } catch (e) {
     throw new CheckpointError(`cannot download the weights of checkpoint "${src.id}" (${weightsUrl}): ${message(e)}`);
   }
-  return { ...loadBase(manifestJson, bytes), source: 'shipped', id: src.id };
+  return { ...loadBase(read.manifestJson, bytes), source: 'shipped', id: src.id };
+}
+
+/**
+ * An init request's config through the one resolver (src/rl/resolve-config.ts): the page's app
+ * defaults under the checkpoint's recipe, the preset over it, then the person's choices (req.config:
+ * link or saved config and edits). The boundary where the page's config enters the worker: it is
+ * validated here, once.
+ */
+export function resolveInitRequest(req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>, manifest: Manifest | null): ResolvedConfig {
+  return resolveConfig({ manifest, ...(req.appDefaults ? { appDefaults: req.appDefaults } : {}), ...(req.preset ? { preset: req.preset } : {}), layers: [{ source: { kind: 'edited' }, values: req.config as Record<string, unknown> }] });
+}
+
+/** The config an init request runs with, or a ConfigError naming the first bad field. */
+export function resolveInitConfig(req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>, manifest: Manifest | null): RunConfig {
+  const r = resolveInitRequest(req, manifest);
+  const first = r.errors[0];
+  if (first) throw new ConfigError(first.field, first.message);
+  return r.config;
 }
 
 /** Where a run's base came from. */
@@ -77,10 +101,10 @@ export async function openRun(req: InitRequest, backend: Backend, fetchBytes: (u
     check(req.restore.base.manifest, req.restore.config);
     return { run: await TrainingRun.restore(backend, req.restore), origin: { source: req.restore.base.source, id: req.restore.base.id }, request, dataset };
   }
-  // Validate the config before downloading anything; the recipe applies once the manifest is known.
-  validateConfig(req.config);
-  const base = await loadSource(req.checkpoint, resolveRunConfig(req.config, null), fetchBytes);
-  const config = resolveRunConfig(req.config, base.manifest);
+  // The manifest first (it is small): the config is resolved once over its recipe, before the weights are downloaded.
+  const read = await sourceManifest(req.checkpoint, fetchBytes);
+  const config = resolveInitConfig(req, read?.manifest ?? null);
+  const base = await loadSource(req.checkpoint, read, config, fetchBytes);
   check(base.manifest, config);
   return { run: await TrainingRun.create(backend, base, config), origin: { source: base.source, id: base.id }, request, dataset };
 }

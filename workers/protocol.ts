@@ -25,8 +25,12 @@ export type CheckpointSource =
   | { kind: 'fresh'; model: ModelPresetId; seed: number };
 
 export interface InitRequest {
-  /** A config patch over the defaults (the UI merges the preset in); validated by the worker. */
+  /** The person's choices over the checkpoint's recipe and the preset (the page flattens its link or saved config and edits into it: `draftOverrides`); resolved and validated by the worker (`resolveInitConfig`, workers/open-run.ts). */
   config: Partial<RunConfig>;
+  /** The page's own starting values (appDefaults, src/ui/config-form.ts): under the checkpoint's recipe. */
+  appDefaults?: Partial<RunConfig>;
+  /** A preset id: over the checkpoint's recipe, under `config`. */
+  preset?: string;
   checkpoint: CheckpointSource;
   /** `?backend=` forced choice, or null to let select-backend decide. */
   backend: WebBackendKind | null;

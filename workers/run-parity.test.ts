@@ -23,7 +23,7 @@ describe('one run pipeline: CLI path and worker session agree', () => {
   it(`same config and seed: identical metrics for ${STEPS} steps and identical evaluations`, async () => {
     const out = mkdtempSync(join(tmpdir(), 'rlvr-parity-'));
     try {
-      const cli = await runTraining({ user, modelPath: manifestPath, steps: STEPS, out, rollouts: 'all', record: { path: join(out, 'run.rlvr.gz'), checkpointSteps: [] }, backend: createNodeBackend(1), label: 'grpo', command: 'parity test' });
+      const cli = await runTraining({ user: { layers: [{ source: { kind: 'flag', flag: '--set' }, values: user }] }, modelPath: manifestPath, steps: STEPS, out, rollouts: 'all', record: { path: join(out, 'run.rlvr.gz'), checkpointSteps: [] }, backend: createNodeBackend(1), label: 'grpo', command: 'parity test' });
       const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { step: number; eval?: Record<string, number>; eval_pass1_se?: number });
       const cliMetrics = lines.filter((l) => 'reward' in l).map(({ eval: _e, eval_pass1_se: _s, difficulty: _d, advantage_histogram: _h, ...m }) => timeless(m));
       const cliEvals = lines.filter((l) => l.eval).map((l) => ({ step: l.step, pass_at_k: l.eval, pass1_se: l.eval_pass1_se }));

@@ -385,7 +385,7 @@ export class TrainingSession {
   async loadCheckpoint(bytes: Uint8Array, manifestJson: unknown, name = 'uploaded checkpoint'): Promise<InitResult> {
     const prev = this.cur?.request;
     const checkpoint = uploadSource(bytes, manifestJson, name); // fails fast, before pausing anything
-    return this.init({ config: prev?.config ?? this.cur?.run.config ?? {}, checkpoint, backend: prev?.backend ?? this.backendForced ?? null, stepBudget: this.stepBudget, ...(prev?.dataset ? { dataset: prev.dataset } : {}) });
+    return this.init({ config: prev?.config ?? this.cur?.run.config ?? {}, ...(prev?.appDefaults ? { appDefaults: prev.appDefaults } : {}), ...(prev?.preset ? { preset: prev.preset } : {}), checkpoint, backend: prev?.backend ?? this.backendForced ?? null, stepBudget: this.stepBudget, ...(prev?.dataset ? { dataset: prev.dataset } : {}) });
   }
 
   /**

@@ -7,10 +7,11 @@ import { dirname, join } from 'node:path';
 import type { Backend } from '../engine/backend.ts';
 import { readCheckpoint, writeCheckpoint } from '../node/checkpoint-files.ts';
 import type { Manifest } from '../model/checkpoint.ts';
-import { applyAssignments, ConfigError, type RunConfig } from '../rl/config.ts';
+import { ConfigError, parseAssignment, type RunConfig } from '../rl/config.ts';
 import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
-import { resolveRunConfig as resolveOverRecipe, TrainingRun, type EvalPoint } from '../rl/run.ts';
+import { resolveConfig, taskOf, type ConfigInputs, type ConfigLayer, type ResolvedConfig } from '../rl/resolve-config.ts';
+import { TrainingRun, type EvalPoint } from '../rl/run.ts';
 import { RunRecorder } from '../rl/run-record.ts';
 import { shippedFor } from './shipped.ts';
 
@@ -23,15 +24,31 @@ export interface UserConfigSources {
   seed?: number;
 }
 
+/** `key=value` assignments as one sparse layer: dotted keys (reward_weights.format, difficulty.digits) set only that part. */
+function assignmentLayer(assignments: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const a of assignments) {
+    const [key, value] = parseAssignment(a);
+    const parts = key.split('.');
+    let obj = out;
+    for (const p of parts.slice(0, -1)) {
+      if (typeof obj[p] !== 'object' || obj[p] === null) obj[p] = {};
+      obj = obj[p] as Record<string, unknown>;
+    }
+    obj[parts[parts.length - 1]!] = value;
+  }
+  return out;
+}
+
 /**
- * What the user chose: preset ← config file ← --set ← --task/--seed, as a partial config (no
- * defaults or recipe yet). The file is the playground's config file format (src/rl/config-file.ts);
- * its optional "preset" is used when --preset is not given, and a --preset that names another preset
- * is an error (the file's fields were written over its own preset).
+ * What the user chose, as the resolver's layers (src/rl/resolve-config.ts): the preset, then the
+ * config file, then --set, then --task/--seed. The file is the playground's config file format
+ * (src/rl/config-file.ts); its optional "preset" is used when --preset is not given, and a --preset
+ * that names another preset is an error (the file's fields were written over its own preset).
  */
-export function userConfigPatch(opts: UserConfigSources): Partial<RunConfig> {
+export function userConfigInputs(opts: UserConfigSources): ConfigInputs {
   let preset = opts.preset;
-  let fields: Record<string, unknown> = {};
+  const layers: ConfigLayer[] = [];
   if (opts.file) {
     let text: string;
     try {
@@ -44,29 +61,27 @@ export function userConfigPatch(opts: UserConfigSources): Partial<RunConfig> {
       throw new ConfigError('--preset', `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`);
     }
     preset = opts.preset ?? file.preset;
-    fields = file.fields;
+    layers.push({ source: { kind: 'config file', file: opts.file }, values: file.fields });
   }
-  let patch: Record<string, unknown> = preset ? { ...getPreset(preset).config } : {};
-  patch = applyAssignments({ ...patch, ...fields }, opts.sets);
-  if (opts.task) patch.task = opts.task;
-  if (opts.seed !== undefined) patch.seed = opts.seed;
-  return patch as Partial<RunConfig>;
+  if (opts.sets.length) layers.push({ source: { kind: 'flag', flag: '--set' }, values: assignmentLayer(opts.sets) });
+  if (opts.task) layers.push({ source: { kind: 'flag', flag: '--task' }, values: { task: opts.task } });
+  if (opts.seed !== undefined) layers.push({ source: { kind: 'flag', flag: '--seed' }, values: { seed: opts.seed } });
+  if (preset !== undefined) getPreset(preset); // an unknown preset is the user's error, named before any checkpoint is read
+  return { ...(preset === undefined ? {} : { preset }), layers };
 }
 
 /** The base checkpoint the user's choices start from (`model`, else the task's shipped one), and the run config over its recipe. */
-function resolveBase(user: Partial<RunConfig>, model?: string) {
-  const path = model ?? shippedFor(user.task ?? resolveOverRecipe(user, null).task);
+export function resolveOverBase(user: ConfigInputs, model?: string): { path: string; checkpoint: ReturnType<typeof readCheckpoint>; resolved: ResolvedConfig; config: RunConfig } {
+  const path = model ?? shippedFor(taskOf(user));
   const checkpoint = readCheckpoint(path);
-  return { path, checkpoint, config: resolveOverRecipe(user, checkpoint.manifest) };
-}
-
-/** The run config `rlvr train` would use: the user's choices over the base checkpoint's recipe. */
-export function resolveOverBase(user: Partial<RunConfig>, model?: string): RunConfig {
-  return resolveBase(user, model).config;
+  const resolved = resolveConfig({ ...user, manifest: checkpoint.manifest });
+  const first = resolved.errors[0];
+  if (first) throw new ConfigError(first.field, first.message);
+  return { path, checkpoint, resolved, config: resolved.config };
 }
 
 export interface TrainingRunOptions {
-  user: Partial<RunConfig>;
+  user: ConfigInputs;
   /** Base checkpoint manifest (default: the shipped one for the task). */
   modelPath?: string;
   steps: number;
@@ -99,7 +114,7 @@ const seField = (e: EvalPoint) => (e.pass1_se === undefined ? {} : { eval_pass1_
 
 /** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */
 export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunResult> {
-  const { path, checkpoint: base, config } = resolveBase(o.user, o.modelPath);
+  const { path, checkpoint: base, config } = resolveOverBase(o.user, o.modelPath);
   const run = await TrainingRun.create(o.backend, base, config);
   try {
     mkdirSync(o.out, { recursive: true });

@@ -4,15 +4,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { userConfigPatch, type UserConfigSources } from '../cli/training-run.ts';
+import { userConfigInputs, type UserConfigSources } from '../cli/training-run.ts';
+import { resolveOrThrow } from './resolve-config.ts';
 
-/** What `rlvr train --config` reads from the file, before the base checkpoint's recipe fills what it leaves unset. */
-const resolveRunConfig = (o: UserConfigSources) => validateConfig(userConfigPatch(o));
+/** What `rlvr train --config` makes of the file with no checkpoint (no recipe), through the one resolver. */
+const resolveCliConfig = (o: UserConfigSources) => resolveOrThrow(userConfigInputs(o));
 import { parseConfigFile } from '../ui/config-file.ts';
 import { validateDraft } from '../ui/config-form.ts';
 import { defaultConfig, validateConfig } from './config.ts';
 import { configFileText, ConfigFileError, parseRunConfigFile } from './config-file.ts';
 import { getPreset } from './presets.ts';
+import { getTaskFamily } from '../tasks/registry.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-config-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,7 +43,7 @@ describe('one config file format for the playground and rlvr train --config', ()
   ];
   it.each(files)('%s: both paths give the same RunConfig', (_what, file) => {
     const text = JSON.stringify(file, null, 2);
-    const cli = resolveRunConfig({ file: write('run.json', text), sets: [] });
+    const cli = resolveCliConfig({ file: write('run.json', text), sets: [] });
     expect(uiConfig(text)).toEqual(cli);
     expect(parseRunConfigFile(text).config).toEqual(cli);
   });
@@ -50,20 +52,21 @@ describe('one config file format for the playground and rlvr train --config', ()
     const config = validateConfig({ ...getPreset('dapo').config, task: 'arithmetic', epsilon: 0.25, difficulty: { digits: 2 } });
     const back = parseRunConfigFile(configFileText(config, 'dapo'), 'saved.json');
     expect(back.preset).toBe('dapo');
-    expect(back.config).toEqual(config);
+    // The file resolves through the one resolver, which fills the difficulty from the family's defaults.
+    expect(back.config).toEqual({ ...config, difficulty: { ...getTaskFamily('arithmetic').defaultDifficulty, digits: 2 } });
   });
 
   it("rlvr train: the file's preset applies without --preset; the same --preset is fine; another is an error", () => {
     const path = write('dapo.json', JSON.stringify({ preset: 'dapo', learning_rate: 0.0002 }));
-    const fromFile = resolveRunConfig({ file: path, sets: [] });
+    const fromFile = resolveCliConfig({ file: path, sets: [] });
     expect(fromFile.loss_type).toBe('dapo');
     expect(fromFile.epsilon_high).toBe(0.28);
     expect(fromFile.learning_rate).toBe(0.0002);
-    expect(resolveRunConfig({ file: path, preset: 'dapo', sets: [] })).toEqual(fromFile);
-    expect(() => resolveRunConfig({ file: path, preset: 'gspo', sets: [] })).toThrow(/--preset: gspo disagrees with "preset": "dapo" in .*dapo\.json; give one of them/);
+    expect(resolveCliConfig({ file: path, preset: 'dapo', sets: [] })).toEqual(fromFile);
+    expect(() => resolveCliConfig({ file: path, preset: 'gspo', sets: [] })).toThrow(/--preset: gspo disagrees with "preset": "dapo" in .*dapo\.json; give one of them/);
     // Without a preset in the file, --preset lies under the file's fields, as before.
     const plain = write('plain.json', JSON.stringify({ epsilon_high: 0.3 }));
-    expect(resolveRunConfig({ file: plain, preset: 'gspo', sets: ['seed=4'] })).toMatchObject({ importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 0.3, seed: 4 });
+    expect(resolveCliConfig({ file: plain, preset: 'gspo', sets: ['seed=4'] })).toMatchObject({ importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 0.3, seed: 4 });
   });
 
   const bad: [string, string, RegExp][] = [
@@ -76,7 +79,7 @@ describe('one config file format for the playground and rlvr train --config', ()
   ];
   it.each(bad)('both paths refuse %s with the same message', (_what, text, message) => {
     const path = write('bad.json', text);
-    expect(() => resolveRunConfig({ file: path, sets: [] })).toThrow(message);
+    expect(() => resolveCliConfig({ file: path, sets: [] })).toThrow(message);
     expect(() => parseConfigFile(text, 'bad.json')).toThrow(message);
     expect(() => parseRunConfigFile(text, 'bad.json')).toThrow(ConfigFileError);
   });

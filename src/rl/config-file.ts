@@ -7,8 +7,9 @@
  * file and what is wrong. A custom-task config may carry its dataset under "dataset" (ConfigDataset):
  * embedded as its JSONL text, or, when too large to embed, named with a note saying so.
  */
-import { ConfigError, defaultConfig, validateConfig, type RunConfig } from './config.ts';
-import { getPreset, presets } from './presets.ts';
+import type { RunConfig } from './config.ts';
+import { presets } from './presets.ts';
+import { resolveConfig } from './resolve-config.ts';
 import { taskIds } from '../tasks/registry.ts';
 import { VERIFIER_KINDS, type CustomVerifierSpec } from '../tasks/dataset.ts';
 
@@ -39,7 +40,7 @@ export interface ConfigFile {
   preset?: string;
   /** The RunConfig fields the file sets (everything but "preset"). */
   fields: Record<string, unknown>;
-  /** defaults ← preset ← fields, validated. */
+  /** defaults ← preset ← fields, resolved and validated by the one resolver (no checkpoint recipe: none is known here). */
   config: RunConfig;
   /** The custom task's dataset, when the file carries one. */
   dataset?: ConfigDataset;
@@ -60,14 +61,14 @@ export function parseRunConfigFile(text: string, name = 'the config file'): Conf
   if (preset !== undefined && (typeof preset !== 'string' || !presets.some((p) => p.id === preset))) {
     throw new ConfigFileError(`${name}: unknown preset ${JSON.stringify(preset)} (known: ${presets.map((p) => p.id).join(', ')})`);
   }
-  let config: RunConfig;
-  try {
-    // Cross-field rules are checked over the preset's values (DAPO's epsilon_high allows a larger epsilon).
-    config = validateConfig(fields, preset ? validateConfig(getPreset(preset as string).config) : defaultConfig);
-  } catch (e) {
-    throw new ConfigFileError(`${name}: ${e instanceof ConfigError ? e.message : String(e)}`);
-  }
-  if (!taskIds.includes(config.task)) throw new ConfigFileError(`${name}: unknown task "${config.task}" (known: ${taskIds.join(', ')})`);
+  if (typeof fields.task === 'string' && !taskIds.includes(fields.task)) throw new ConfigFileError(`${name}: unknown task "${fields.task}" (known: ${taskIds.join(', ')})`);
+  // The one resolver (src/rl/resolve-config.ts): the file's fields over its preset; cross-field rules
+  // are checked over the preset's values (DAPO's epsilon_high allows a larger epsilon).
+  const resolved = resolveConfig({ ...(preset === undefined ? {} : { preset: preset as string }), layers: [{ source: { kind: 'config file', file: name }, values: fields }] });
+  // A custom task's instances come from its dataset, bound later (from the file's "dataset" or --dataset): not checkable here.
+  const first = resolved.errors.find((e) => !(resolved.config.task === 'custom' && e.field === 'difficulty'));
+  if (first) throw new ConfigFileError(`${name}: ${first.field}: ${first.message}`);
+  const config = resolved.config;
   const dataset = datasetEntry === undefined ? undefined : parseDatasetEntry(datasetEntry, name);
   if (dataset && config.task !== 'custom') throw new ConfigFileError(`${name}: "dataset" is for the custom task, but the file's task is "${config.task}"`);
   return { ...(preset === undefined ? {} : { preset: preset as string }), fields, config, ...(dataset ? { dataset } : {}) };

@@ -21,7 +21,7 @@ export class ConfigError extends Error {
   }
 }
 
-function checkField(field: string, d: FieldDecl, v: unknown): void {
+export function checkField(field: string, d: FieldDecl, v: unknown): void {
   const bad = (msg: string) => {
     throw new ConfigError(field, msg);
   };

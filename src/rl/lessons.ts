@@ -1,4 +1,5 @@
 import type { RunConfig } from './config.ts';
+import type { ConfigInputs } from './resolve-config.ts';
 import type { MetricKey } from './metrics.ts';
 
 /**
@@ -11,6 +12,11 @@ export interface LessonRun {
   label: string;
   preset: string;
   config: Partial<RunConfig>;
+}
+
+/** One lesson run's config inputs for the resolver: its preset, then the run's config on the lesson's task, then `extra` (seed, evaluation) over it. */
+export function lessonRunInputs(lesson: Lesson, run: LessonRun, extra: Partial<RunConfig>): ConfigInputs {
+  return { preset: run.preset, layers: [{ source: { kind: 'lesson', lesson: lesson.id }, values: { ...run.config, task: lesson.task, ...extra } }] };
 }
 
 export interface LessonMeasure {

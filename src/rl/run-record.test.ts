@@ -5,8 +5,12 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
 import { decodeRunRecord, encodeRunRecord, RUN_RECORD_MAX_BYTES, RUN_RECORD_VERSION, RunRecorder, type RunRecord } from './run-record.ts';
-import { loadBase, resolveRunConfig, TrainingRun } from './run.ts';
+import { loadBase, TrainingRun } from './run.ts';
+import { resolveOrThrow } from './resolve-config.ts';
 import type { RolloutRecord } from './rollout.ts';
+
+/** The user's choices over the checkpoint's recipe, through the one resolver. */
+const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
 
 const dir = 'public/checkpoints/sat-tiny';
 const manifestJson = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8'));
@@ -19,7 +23,7 @@ let bytes: Uint8Array;
 /** A real 3-step run (μ = 2, so ratios move and clipping can happen), recorded by the writer. */
 beforeAll(async () => {
   const base = loadBase(manifestJson, weightBytes);
-  const config = resolveRunConfig({ task: 'sat', prompts_per_step: 2, num_generations: 4, max_completion_length: 24, num_iterations: 2, beta: 0.02, eval_every: 2, eval_prompts: 2, seed: 3 }, base.manifest);
+  const config = resolveUser({ task: 'sat', prompts_per_step: 2, num_generations: 4, max_completion_length: 24, num_iterations: 2, beta: 0.02, eval_every: 2, eval_prompts: 2, seed: 3 }, base.manifest);
   const run = await TrainingRun.create(createNodeBackend(1), base, config);
   try {
     const rec = new RunRecorder(config, { writer: 'rlvr train', command: 'run-record.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } });

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { evaluationDue, freshBase, loadBase, resolveRunConfig } from './run.ts';
+import { evaluationDue, freshBase, loadBase } from './run.ts';
+import { resolveOrThrow } from './resolve-config.ts';
+
+/** The user's choices over the checkpoint's recipe, through the one resolver. */
+const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
 
 describe('the run pipeline (src/rl/run.ts)', () => {
   it('one evaluation rule: step 0, every eval_every steps, the end of a budget; eval_every 0 never', () => {
@@ -21,8 +25,8 @@ describe('the run pipeline (src/rl/run.ts)', () => {
     expect(() => loadBase({ ...manifest, format: 'nope' }, bytes)).toThrow(/format/);
     expect(() => loadBase(manifest, bytes.slice(0, 100))).toThrow();
     // The checkpoint's recipe applies under the user's choices: its difficulty unless the user sets a knob.
-    expect(resolveRunConfig({ task: 'sat' }, base.manifest).difficulty).toMatchObject({ n: 5, m: 6 });
-    expect(resolveRunConfig({ task: 'sat', difficulty: { m: 4 } }, base.manifest).difficulty).toMatchObject({ n: 5, m: 4 });
+    expect(resolveUser({ task: 'sat' }, base.manifest).difficulty).toMatchObject({ n: 5, m: 6 });
+    expect(resolveUser({ task: 'sat', difficulty: { m: 4 } }, base.manifest).difficulty).toMatchObject({ n: 5, m: 4 });
   });
 
   it('a fresh base is sized for the task and says it was never trained', () => {

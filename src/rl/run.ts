@@ -1,7 +1,8 @@
 /**
  * One training run, the same pipeline for `rlvr train` (src/cli/training-run.ts) and the worker's
  * session (workers/training-session.ts). It does five things:
- *   1. resolve the run config: defaults ← the checkpoint's recipe ← the user (src/rl/recipe.ts);
+ *   1. resolve the run config: the layers of src/rl/resolve-config.ts (the one resolver; its comment
+ *      gives their order), over the base checkpoint's recipe;
  *   2. load the base from a manifest and weight bytes (no file system: the CLI reads files, the
  *      worker fetches them, both hand the bytes in);
  *   3. schedule held-out evaluations by one rule (evaluationDue);
@@ -20,7 +21,6 @@ import { layoutFor } from '../model/task-layout.ts';
 import { initParams, parameterCount } from '../model/transformer.ts';
 import { validateConfig, type RunConfig } from './config.ts';
 import { passAt1StandardError } from './passk.ts';
-import { resolveWithRecipe } from './recipe.ts';
 import { Trainer, type StepMetrics, type StepResult, type TrainerState } from './trainer.ts';
 
 /** A held-out pass@k measurement. */
@@ -36,11 +36,6 @@ export interface EvalPoint {
 export interface RunBase {
   manifest: Manifest;
   weights: Weights;
-}
-
-/** 1. The run config: defaults ← the checkpoint's recipe ← the user's choices. */
-export function resolveRunConfig(user: Partial<RunConfig>, manifest: Manifest | null): RunConfig {
-  return resolveWithRecipe(user, manifest);
 }
 
 /** 2. A base checkpoint from its manifest (parsed JSON, validated here) and its safetensors bytes. */

@@ -9,7 +9,8 @@ import { StatusBar } from './components/StatusBar.tsx';
 import { Tabs } from './components/Tabs.tsx';
 import { ThemeToggle } from './components/ThemeToggle.tsx';
 import { Guide } from './components/guide/Guide.tsx';
-import { benchFromUrl, type BenchUrl } from './bench-report.ts';
+import type { BenchUrl } from './bench-report.ts';
+import { searchToSetup } from './url-state.ts';
 import { setState, useApp, type View } from './store.ts';
 
 // Views below the fold load after the first screen (recharts is the heavy part).
@@ -66,7 +67,7 @@ export function App() {
   // Once a run exists, the narrow layout puts the views (the charts) right under the controls.
   const started = useApp((s) => s.run.state !== 'idle');
   // Read once: the URL is rewritten when the setup changes, and that drops the bench keys.
-  const [bench] = useState(() => benchFromUrl(location.search));
+  const [bench] = useState(() => searchToSetup(location.search).page.bench);
   useEffect(() => {
     // Time to the first screen (ms since navigation start), read by the e2e test.
     (window as unknown as { __rlvrFirstScreen?: number }).__rlvrFirstScreen ??= performance.now();

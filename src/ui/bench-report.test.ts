@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adapterLine, benchFromUrl, buildReport, DEFAULT_BENCH_STEPS, median, summarise, webgpuOverWasm, type BackendRun } from './bench-report.ts';
+import { searchToSetup } from './url-state.ts';
+import { adapterLine, buildReport, DEFAULT_BENCH_STEPS, median, summarise, webgpuOverWasm, type BackendRun } from './bench-report.ts';
 import { modelPresets } from '../model/config.ts';
 
 const run = (kind: 'wasm' | 'webgpu', secs: number[]): BackendRun => ({
@@ -61,9 +62,9 @@ describe('device benchmark report', () => {
   });
 
   it('reads ?bench=1 and ?bench_steps=N, naming a bad step count', () => {
-    expect(benchFromUrl('?bench=1&bench_steps=3')).toEqual({ open: true, steps: 3, note: null });
-    expect(benchFromUrl('?task=sat')).toEqual({ open: false, steps: DEFAULT_BENCH_STEPS, note: null });
-    const bad = benchFromUrl('?bench=1&bench_steps=0');
+    expect(searchToSetup('?bench=1&bench_steps=3').page.bench).toEqual({ open: true, steps: 3, note: null });
+    expect(searchToSetup('?task=sat').page.bench).toEqual({ open: false, steps: DEFAULT_BENCH_STEPS, note: null });
+    const bad = searchToSetup('?bench=1&bench_steps=0').page.bench;
     expect(bad.steps).toBe(DEFAULT_BENCH_STEPS);
     expect(bad.note).toMatch(/bench_steps=0 is not a whole number from 1 to 50/);
   });

@@ -135,22 +135,12 @@ export function buildReport(r: ReportInput): DeviceBenchReport {
   };
 }
 
-/** `?bench=1` opens the panel; `?bench_steps=N` sets the measured steps per backend. */
+/** `?bench=1` opens the panel; `?bench_steps=N` sets the measured steps per backend (read by src/ui/url-state.ts, the one table of URL keys). */
 export interface BenchUrl {
   open: boolean;
   steps: number;
   /** What was wrong with bench_steps, if anything. */
   note: string | null;
-}
-
-export function benchFromUrl(search: string): BenchUrl {
-  const p = new URLSearchParams(search);
-  const open = p.get('bench') === '1';
-  const raw = p.get('bench_steps');
-  if (raw === null) return { open, steps: DEFAULT_BENCH_STEPS, note: null };
-  const n = Number(raw);
-  if (Number.isInteger(n) && n >= 1 && n <= MAX_BENCH_STEPS) return { open, steps: n, note: null };
-  return { open, steps: DEFAULT_BENCH_STEPS, note: `bench_steps=${raw} is not a whole number from 1 to ${MAX_BENCH_STEPS}; measuring ${DEFAULT_BENCH_STEPS} steps` };
 }
 
 /** "NVIDIA ampere (NVIDIA GeForce RTX 3080)", plus "software" for SwiftShader and the like. */

@@ -7,6 +7,7 @@ import { getState, setState, useApp, type SavedOffer, type ShippedCheckpoint } f
 import { announce, becomeNewTab, holdRun, joinTabs, openRuns, shownStep, tabRunId } from './tabs.ts';
 import { capNotes, guardSearch } from './url-guard.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
+import { selectedManifest } from './setup-state.ts';
 import { client, setWatchdogMs } from './worker-link.ts';
 
 const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
@@ -55,8 +56,8 @@ async function bootSteps(): Promise<void> {
   useApp.subscribe((s, prev) => {
     if (s.setup === prev.setup) return;
     // `run` (an open recording's URL, recording.ts) stays while that recording is open.
-    const run = s.recording ? new URLSearchParams(location.search).get('run') : null;
-    const q = [setupToSearch(s.setup), run ? `run=${encodeURIComponent(run)}` : ''].filter(Boolean).join('&');
+    const run = s.recording ? searchToSetup(location.search).page.run : null;
+    const q = [setupToSearch(s.setup, selectedManifest(s)), run ? `run=${encodeURIComponent(run)}` : ''].filter(Boolean).join('&');
     if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });

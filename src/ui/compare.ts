@@ -8,13 +8,13 @@
 import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
-import { draftPatch } from './config-form.ts';
+import { appDefaults, draftPatch } from './config-form.ts';
 import { checkOverrides, passAt1Verdict, type HeldOut } from './compare-check.ts';
 import { useDataset } from './dataset-import.ts';
 import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
 import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from './time-estimate.ts';
-import { resolveWithRecipe } from '../rl/recipe.ts';
+import { resolveOrThrow } from '../rl/resolve-config.ts';
 import { getState, patch, type AppState, type CompareSide } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 
@@ -203,7 +203,7 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
       clients[id] = c;
       try {
         const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
-        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, threads, ...(dataset ? { dataset } : {}) }));
+        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, appDefaults, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, threads, ...(dataset ? { dataset } : {}) }));
         if (gen === generation) updateSide(id, () => ({ config: r.config, parameters: r.model.parameters, backend: r.backend.kind }));
         return r.config;
       } catch (e) {
@@ -284,7 +284,7 @@ export function compareEstimate(s = getState()): string | null {
   if (!pace || !manifest) return `${c.steps} steps each: ${UNKNOWN_TIME}`;
   try {
     const { a, b } = comparePatches();
-    const runs = [a, b].map((p) => ({ config: resolveWithRecipe(p as Partial<RunConfig>, manifest), parameters: manifest.parameters, steps: c.steps }));
+    const runs = [a, b].map((p) => ({ config: resolveOrThrow({ manifest, appDefaults, layers: [{ source: { kind: 'edited' }, values: p }] }), parameters: manifest.parameters, steps: c.steps }));
     return `${c.steps} steps each: ${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
   } catch {
     return null;

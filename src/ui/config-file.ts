@@ -32,7 +32,10 @@ export function parseConfigFile(text: string, name = 'the config file'): SetupDr
   }
   const knobs: Record<string, string> = {};
   for (const [k, v] of Object.entries((fields.difficulty as Record<string, unknown> | undefined) ?? {})) knobs[k] = String(v);
-  const draft: SetupDraft = { task: config.task, presetId: preset ?? DEFAULT_PRESET, edits, knobs };
+  // Every value the file gives is marked as the saved config's, so the form says "saved config" beside it until it is edited.
+  const origins: NonNullable<SetupDraft['origins']> = { task: 'saved config' };
+  for (const path of [...Object.keys(edits), ...Object.keys(knobs).map((k) => `difficulty.${k}`)]) origins[path] = 'saved config';
+  const draft: SetupDraft = { task: config.task, presetId: preset ?? DEFAULT_PRESET, edits, knobs, origins };
   const { errors } = validateDraft(draft);
   const list = Object.entries(errors);
   if (list.length) throw new ConfigFileError(`${name}: ${list.map(([k, m]) => `${k}: ${m}`).join('; ')}`);

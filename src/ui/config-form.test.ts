@@ -42,7 +42,8 @@ describe('config in the URL', () => {
     const back = searchToSetup(q);
     expect(back.notes).toEqual([]);
     expect(back.hasExperiment).toBe(true);
-    expect(back.setup.draft).toEqual({ task: 'sat', presetId: 'dapo', edits: { learning_rate: '0.002', mask_truncated_completions: true }, knobs: { m: '7' } });
+    // Each value read from the link is marked as such, so the form says "from the link" beside it.
+    expect(back.setup.draft).toEqual({ task: 'sat', presetId: 'dapo', edits: { learning_rate: '0.002', mask_truncated_completions: true }, knobs: { m: '7' }, origins: { 'difficulty.m': 'link', learning_rate: 'link', mask_truncated_completions: 'link' } });
     expect(experimentKey(q)).not.toContain('backend');
   });
 

@@ -3,9 +3,11 @@
  * parsed, and validation that collects every error (not just the first) keyed by field path.
  * Pure TypeScript (unit-tested in config-form.test.ts).
  */
-import { ConfigError, configFields, defaultConfig, fieldTable, validateConfig, type FieldDecl, type FieldGroup, type RunConfig } from '../rl/config.ts';
+import { configFields, defaultConfig, fieldTable, type FieldDecl, type FieldGroup, type RunConfig } from '../rl/config.ts';
 import { contextOverflow, fittingLevels, noLevelFits } from '../rl/context-fit.ts';
 import { getPreset } from '../rl/presets.ts';
+import type { Manifest } from '../model/checkpoint.ts';
+import { resolveConfig, type ConfigInputs, type ConfigLayer, type ResolvedConfig, type Source } from '../rl/resolve-config.ts';
 import { getTaskFamily, taskFamilies } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
 
@@ -57,13 +59,30 @@ export type Edits = Record<string, string | boolean>;
  */
 export const appDefaults: Partial<RunConfig> = { eval_prompts: 64 };
 
-/** The value a field has before the person's edits: defaults ← app defaults ← the checkpoint's recipe ← preset. */
-export function baseValue(path: string, presetId: string, recipe: Partial<RunConfig> = {}): unknown {
-  const preset = safePreset(presetId)?.config ?? {};
-  const merged = { ...defaultConfig, ...appDefaults, ...recipe, ...preset } as unknown as Record<string, unknown>;
+/**
+ * The value a field has before the person's edits, as the one resolver (src/rl/resolve-config.ts)
+ * gives it: defaults ← app defaults ← the checkpoint's recipe ← preset.
+ */
+export function baseValue(path: string, presetId: string, manifest: Manifest | null = null, task = defaultConfig.task): unknown {
+  const key = JSON.stringify([presetId, task, manifest?.name ?? null]);
+  let base = baseMemo.get(key);
+  if (!base || base.manifest !== manifest) {
+    base = { manifest, config: resolveConfig({ manifest, appDefaults, preset: presetId, layers: [{ source: { kind: 'edited' }, values: { task } }] }).config };
+    if (baseMemo.size > 50) baseMemo.clear();
+    baseMemo.set(key, base);
+  }
+  return valueAt(base.config, path);
+}
+
+/** baseValue's resolved configs (the URL writer asks once per edited field). */
+const baseMemo = new Map<string, { manifest: Manifest | null; config: RunConfig }>();
+
+/** The value at a field path (`epsilon`, `reward_weights.format`, `difficulty.digits`). */
+export function valueAt(config: RunConfig, path: string): unknown {
+  const c = config as unknown as Record<string, unknown>;
   const [head, part] = path.split('.', 2) as [string, string | undefined];
-  if (part !== undefined) return (merged[head] as Record<string, unknown> | undefined)?.[part];
-  return merged[path];
+  if (part !== undefined) return (c[head] as Record<string, unknown> | undefined)?.[part];
+  return c[path];
 }
 
 export function safePreset(id: string) {
@@ -103,36 +122,87 @@ export function parseKnob(family: TaskFamily, name: string, raw: string): number
   return raw;
 }
 
+/** Where an edit that the person has not changed since came from (absent: they typed it). */
+export type EditOrigin = 'link' | 'saved config';
+
 export interface SetupDraft {
   task: string;
   presetId: string;
   edits: Edits;
   /** Knob edits (text), over the checkpoint's measured difficulty. */
   knobs: Record<string, string>;
+  /** Paths (`epsilon`, `difficulty.digits`, `task`) whose value came from the link or a loaded config and is unchanged since. */
+  origins?: Record<string, EditOrigin>;
 }
 
-/** The config patch the form describes: preset ← parsed edits ← task and difficulty overrides. */
-export function draftPatch(d: SetupDraft): Record<string, unknown> {
-  const patch: Record<string, unknown> = { ...appDefaults, ...(safePreset(d.presetId)?.config ?? {}) };
+const originSource = (o: EditOrigin | undefined): Source => (o === 'link' ? { kind: 'link' } : o === 'saved config' ? { kind: 'saved config' } : { kind: 'edited' });
+
+/** Sets `path` (a field or `weights.part`) in a sparse patch. */
+function setPath(patch: Record<string, unknown>, path: string, v: unknown): void {
+  const [head, part] = path.split('.', 2) as [string, string | undefined];
+  if (part !== undefined) patch[head] = { ...((patch[head] as object) ?? {}), [part]: v };
+  else patch[path] = v;
+}
+
+/**
+ * The draft's layers above the preset, for the resolver: what came from the link, what came from a
+ * loaded config, then what the person edited (the task and knobs included), each a sparse patch.
+ */
+export function draftLayers(d: SetupDraft): ConfigLayer[] {
+  const by = new Map<EditOrigin | undefined, Record<string, unknown>>([
+    ['link', {}],
+    ['saved config', {}],
+    [undefined, {}],
+  ]);
+  const at = (path: string) => by.get(d.origins?.[path])!;
   for (const [path, raw] of Object.entries(d.edits)) {
     const spec = fieldSpec(path);
-    if (!spec) {
-      patch[path] = raw; // unknown: the validator reports it by name
-      continue;
-    }
-    const v = parseText(spec.kind, raw);
-    const [head, part] = path.split('.', 2) as [string, string | undefined];
-    if (part !== undefined) {
-      // A part of a nested field (reward_weights.format): over the field's default and the preset's parts.
-      const dflt = (defaultConfig as unknown as Record<string, object>)[head];
-      patch[head] = { ...dflt, ...((patch[head] as object) ?? {}), [part]: v };
-    } else patch[path] = v;
+    // unknown: the validator reports it by name
+    setPath(at(path), path, spec ? parseText(spec.kind, raw) : raw);
   }
-  if (d.task !== defaultConfig.task) patch.task = d.task;
+  // The task is always the person's choice (the picker always holds one), from wherever it came.
+  at('task').task = d.task;
   const family = safeFamily(d.task);
-  const diff: Record<string, number | string> = {};
-  for (const [k, raw] of Object.entries(d.knobs)) diff[k] = family ? parseKnob(family, k, raw) : raw;
-  if (Object.keys(diff).length) patch.difficulty = diff;
+  for (const [k, raw] of Object.entries(d.knobs)) {
+    const layer = at(`difficulty.${k}`);
+    layer.difficulty = { ...((layer.difficulty as object) ?? {}), [k]: family ? parseKnob(family, k, raw) : raw };
+  }
+  return [...by.entries()].filter(([, v]) => Object.keys(v).length).map(([o, values]) => ({ source: originSource(o), values }));
+}
+
+/** The resolver's inputs for the draft over a checkpoint: defaults ← app defaults ← recipe ← preset ← link or saved config ← edits. */
+export function draftInputs(d: SetupDraft, manifest: Manifest | null): ConfigInputs {
+  return { manifest, appDefaults, preset: d.presetId, layers: draftLayers(d) };
+}
+
+/** The draft resolved over a checkpoint: the config, each field's source and every error. */
+export function resolveDraft(d: SetupDraft, manifest: Manifest | null): ResolvedConfig {
+  return resolveConfig(draftInputs(d, manifest));
+}
+
+/**
+ * The draft's own layers (link or saved config, then edits) as one patch: what the page sends the
+ * worker over the checkpoint's recipe and the preset (src/ui/setup-state.ts's initRequest sends the
+ * app defaults and the preset id beside it). Weights and knobs stay sparse: the resolver merges
+ * them part by part.
+ */
+export function draftOverrides(d: SetupDraft): Record<string, unknown> {
+  return flatten({}, draftLayers(d));
+}
+
+/** The config patch the form describes, the preset's fields included (Compare's sides and lessons send it as one patch). */
+export function draftPatch(d: SetupDraft): Record<string, unknown> {
+  return flatten({ ...(safePreset(d.presetId)?.config ?? {}) }, draftLayers(d));
+}
+
+/** Layers' sparse patches, later over earlier (weights and the difficulty part by part), for the wire to the worker, which resolves them. */
+function flatten(patch: Record<string, unknown>, layers: ConfigLayer[]): Record<string, unknown> {
+  for (const layer of layers) {
+    for (const [k, v] of Object.entries(layer.values)) {
+      if ((k === 'difficulty' || fieldTable[k as keyof RunConfig]?.kind === 'weights') && typeof v === 'object' && v !== null) patch[k] = { ...((patch[k] as object) ?? {}), ...v };
+      else patch[k] = v;
+    }
+  }
   return patch;
 }
 
@@ -144,18 +214,9 @@ export function safeFamily(id: string): TaskFamily | null {
   }
 }
 
-function removePath(patch: Record<string, unknown>, path: string): boolean {
-  const [head, tail] = path.split('.', 2) as [string, string | undefined];
-  if (tail !== undefined && typeof patch[head] === 'object' && patch[head] !== null) {
-    const inner = { ...(patch[head] as Record<string, unknown>) };
-    if (!(tail in inner)) return false;
-    delete inner[tail];
-    patch[head] = inner;
-    return true;
-  }
-  if (!(head in patch)) return false;
-  delete patch[head];
-  return true;
+function withoutDifficulty(values: Record<string, unknown>): Record<string, unknown> {
+  const { difficulty: _d, ...rest } = values;
+  return rest;
 }
 
 /**
@@ -164,23 +225,11 @@ function removePath(patch: Record<string, unknown>, path: string): boolean {
  */
 export function validateDraft(d: SetupDraft, measured: Record<string, number | string> = {}, contextLength?: number): { config: RunConfig | null; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
-  const patch = draftPatch(d);
-  let config: RunConfig | null = null;
-  for (let guard = 0; guard < 100; guard++) {
-    try {
-      config = validateConfig(patch);
-      break;
-    } catch (e) {
-      if (!(e instanceof ConfigError)) {
-        errors.config = (e as Error).message;
-        break;
-      }
-      errors[e.field] = e.message.startsWith(`${e.field}: `) ? e.message.slice(e.field.length + 2) : e.message;
-      // Cross-field rules name a field that may be valid on its own; drop it and look for more.
-      // A cross-field rule may name a field the person did not set (epsilon_high < epsilon): stop there.
-      if (!removePath(patch, e.field)) break;
-    }
-  }
+  // Every field's error from the one resolver (src/rl/resolve-config.ts); the difficulty is checked
+  // below over the checkpoint's measured difficulty.
+  const resolved = resolveConfig({ appDefaults, preset: d.presetId, layers: draftLayers(d).map((l) => ({ ...l, values: withoutDifficulty(l.values) })) });
+  for (const e of resolved.errors) if (e.field !== 'difficulty' && !e.field.startsWith('difficulty.')) errors[e.field] ??= e.message;
+  let config: RunConfig | null = resolved.config;
   const family = safeFamily(d.task);
   if (!family) errors.task = `unknown task "${d.task}"`;
   else {
@@ -188,6 +237,7 @@ export function validateDraft(d: SetupDraft, measured: Record<string, number | s
     for (const [k, raw] of Object.entries(d.knobs)) knobs[k] = parseKnob(family, k, raw);
     const relevant = Object.fromEntries(Object.entries(measured).filter(([k]) => family.knobs.some((s) => s.name === k)));
     const difficulty = { ...family.defaultDifficulty, ...relevant, ...knobs };
+    if (config) config = { ...config, difficulty: { ...difficulty } };
     for (let guard = 0; guard < 20; guard++) {
       try {
         family.generate(0, difficulty);

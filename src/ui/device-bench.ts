@@ -51,7 +51,7 @@ export async function measureBackend(kind: BenchKind, request: InitRequest, step
   try {
     onProgress({ kind, phase: 'loading', done: 0, total: steps });
     // No held-out evaluation inside the timed steps, no step budget, nothing restored.
-    const init = await client.call((a) => a.init({ config: { ...request.config, eval_every: 0 }, checkpoint: request.checkpoint, backend: kind, stepBudget: 0 }));
+    const init = await client.call((a) => a.init({ config: { ...request.config, eval_every: 0 }, ...(request.appDefaults ? { appDefaults: request.appDefaults } : {}), ...(request.preset ? { preset: request.preset } : {}), checkpoint: request.checkpoint, backend: kind, stepBudget: 0 }));
     const step = async (): Promise<StepTiming> => {
       const t0 = performance.now();
       const m = await client.call((a) => a.stepOnce());

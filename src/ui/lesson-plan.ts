@@ -11,7 +11,7 @@
 import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
 import { lessons, type Lesson, type LessonRun, type MeasuredLesson } from '../rl/lessons.ts';
 import { getPreset } from '../rl/presets.ts';
-import { appDefaults, baseValue, draftPatch, toText, type Edits, type SetupDraft } from './config-form.ts';
+import { baseValue, draftPatch, toText, type Edits, type SetupDraft } from './config-form.ts';
 
 /** `rlvr lesson run`'s default --seed. */
 export const LESSON_SEED = 1;
@@ -36,8 +36,8 @@ export const usesEval = (l: Lesson): boolean => l.measures.some((m) => m.metric 
 
 /** The config patch one run of a lesson trains with (over the defaults; the worker resolves the difficulty). */
 export function lessonRunPatch(lesson: Lesson, run: LessonRun, seed = LESSON_SEED): Record<string, unknown> {
+  // The page's app defaults go under the checkpoint's recipe: the worker's init request carries them beside this patch.
   return {
-    ...appDefaults,
     ...getPreset(run.preset).config,
     seed,
     eval_every: usesEval(lesson) ? LESSON_EVAL_EVERY : 0,

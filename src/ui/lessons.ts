@@ -12,6 +12,7 @@ import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, un
 import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
+import { searchToSetup } from './url-state.ts';
 import { loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -144,16 +145,16 @@ export function dismissLessonNotice(): void {
   patch('lesson', { notice: null });
 }
 
-/** Keys a lesson link may carry besides the lesson (the lesson sets everything else). */
-const LESSON_LINK_KEYS = ['lesson', 'steps', 'backend', 'v'];
+/** Experiment keys a lesson link may carry (the lesson sets everything else; page-state keys such as backend are not the experiment's). */
+const LESSON_LINK_KEYS = ['lesson', 'steps'];
 
 /**
  * `?lesson=ID` (called once the page has booted: the checkpoint index is needed to pick the task's
  * checkpoint). An unknown id leaves the rest of the link applied and shows the known ids.
  */
 export async function openLessonFromUrl(search = location.search): Promise<void> {
-  const p = new URLSearchParams(guardSearch(search).search); // an over-long link is ignored whole, as boot does
-  const id = p.get('lesson');
+  const parsed = searchToSetup(guardSearch(search).search); // an over-long link is ignored whole, as boot does
+  const id = parsed.page.lesson;
   if (id === null) return;
   void loadMeasured();
   if (!findLesson(id)) {
@@ -161,7 +162,7 @@ export async function openLessonFromUrl(search = location.search): Promise<void>
     setState((s) => ({ view: 'lessons', lesson: { ...s.lesson, notice: unknownLessonMessage(id) } }));
     return;
   }
-  const ignored = [...new Set(p.keys())].filter((k) => !LESSON_LINK_KEYS.includes(k));
+  const ignored = [...new Set(parsed.experimentKeys)].filter((k) => !LESSON_LINK_KEYS.includes(k));
   if (ignored.length) setState((s) => ({ urlNotes: [...s.urlNotes, `a lesson link sets the whole experiment: ${ignored.join(', ')} not applied`] }));
   const budget = getState().setup.stepBudget;
   await openLesson(id, { steps: budget > 0 ? budget : undefined });

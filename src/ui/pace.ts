@@ -3,8 +3,9 @@
  * arithmetic) and the "about N min" each long action shows before it starts and while it runs.
  */
 import type { Lesson } from '../rl/lessons.ts';
-import { resolveWithRecipe } from '../rl/recipe.ts';
+import { resolveOrThrow } from '../rl/resolve-config.ts';
 import type { RunConfig, StepMetrics } from '../../workers/protocol.ts';
+import { appDefaults } from './config-form.ts';
 import { lessonRunPlans } from './lesson-plan.ts';
 import { defaultCheckpointFor, effectiveDraftConfig, selectedManifest } from './setup-state.ts';
 import { getState, setState, type AppState } from './store.ts';
@@ -57,7 +58,7 @@ export function lessonEstimate(lesson: Lesson, steps: number, s = getState()): s
   const manifest = s.checkpoints.find((c) => c.id === defaultCheckpointFor(lesson.task, s.checkpoints))?.manifest ?? null;
   if (!pace || !manifest) return UNKNOWN_TIME;
   try {
-    const runs = lessonRunPlans(lesson).map((p) => ({ config: resolveWithRecipe(p.patch as Partial<RunConfig>, manifest), parameters: manifest.parameters, steps: n }));
+    const runs = lessonRunPlans(lesson).map((p) => ({ config: resolveOrThrow({ manifest, appDefaults, layers: [{ source: { kind: 'lesson', lesson: lesson.id }, values: p.patch }] }), parameters: manifest.parameters, steps: n }));
     return `${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
   } catch {
     return UNKNOWN_TIME;

@@ -15,6 +15,8 @@ import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
 import { configDiffAll, difficultyMetrics } from './compare.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
+import { searchToSetup, setupToSearch } from './url-state.ts';
+import { selectedManifest } from './setup-state.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
@@ -175,8 +177,8 @@ export async function openRecordUrl(url: string, title?: string): Promise<boolea
 
 /** `?run=URL`: opens that record as a recording (after boot, so the live run's restore is not raced). */
 export async function openRecordingFromUrl(search = location.search): Promise<boolean> {
-  const url = new URLSearchParams(search).get('run');
-  if (url === null || url === '') return false;
+  const url = searchToSetup(search).page.run;
+  if (url === null) return false;
   return openRecordUrl(url);
 }
 
@@ -280,11 +282,9 @@ export function closeRecording(): void {
   setState({ recording: null });
   // A lesson's recorded arms go with it (Compare would otherwise draw recordings no longer open).
   if (arms && getState().compare.a.state === 'recorded') setState((s) => ({ compare: { ...s.compare, a: idleSide('A'), b: idleSide('B'), c: null, diff: [] } }));
-  // The link no longer opens it.
-  const p = new URLSearchParams(location.search);
-  if (p.has('run')) {
-    p.delete('run');
-    const q = p.toString();
+  // The link no longer opens it: the address bar shows the setup alone (as boot.ts writes it).
+  if (searchToSetup(location.search).page.run !== null) {
+    const q = setupToSearch(getState().setup, selectedManifest());
     history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
   }
 }

@@ -6,10 +6,10 @@
 import { useDataset } from './dataset-import.ts';
 import { recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
 import { modelPresets } from '../model/config.ts';
-import { recipeFor, resolveWithRecipe } from '../rl/recipe.ts';
+import type { ResolvedConfig } from '../rl/resolve-config.ts';
 import type { RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest } from '../../workers/protocol.ts';
-import { draftPatch, safeFamily, validateDraft } from './config-form.ts';
+import { appDefaults, draftOverrides, resolveDraft, safeFamily, validateDraft, type SetupDraft } from './config-form.ts';
 import { getState, setState, type ShippedCheckpoint } from './store.ts';
 import type { UrlSetup } from './url-state.ts';
 
@@ -42,12 +42,6 @@ export function measuredDifficulty(s = getState()): Record<string, number | stri
   return (manifest && recommendedDifficulty(manifest, s.setup.draft.task)) ?? {};
 }
 
-/** The selected checkpoint's recommended knobs for the selected task (src/rl/recipe.ts), without the difficulty: the fields' starting values under the preset. */
-export function recipeKnobs(s = getState()): Partial<RunConfig> {
-  const { difficulty: _d, ...knobs } = recipeFor(selectedManifest(s), s.setup.draft.task);
-  return knobs;
-}
-
 /** The context length of the model the run would start from (undefined until its manifest is known). */
 export function modelContextLength(s = getState()): number | undefined {
   if (s.setup.model) return modelPresets[s.setup.model as keyof typeof modelPresets]?.contextLength;
@@ -68,15 +62,36 @@ export function draftValidation(s = getState()): ReturnType<typeof validateDraft
   return result;
 }
 
+const resolveMemo = new Map<string, { draft: SetupDraft; manifest: Manifest | null; result: ResolvedConfig }>();
+
+function memoResolve(kind: string, draft: SetupDraft, manifest: Manifest | null): ResolvedConfig {
+  const hit = resolveMemo.get(kind);
+  if (hit && hit.draft === draft && hit.manifest === manifest) return hit.result;
+  const result = resolveDraft(draft, manifest);
+  resolveMemo.set(kind, { draft, manifest, result });
+  return result;
+}
+
+/** The draft over the selected checkpoint, through the one resolver: the config, each field's source and every error (memoised: each field reads it). */
+export function resolvedDraft(s = getState()): ResolvedConfig {
+  return memoResolve('draft', s.setup.draft, selectedManifest(s));
+}
+
+let baseDraft: { from: SetupDraft; draft: SetupDraft } | null = null;
+
+/** What the fields hold before the person's own layers (link, saved config, edits): defaults ← app defaults ← recipe ← preset. */
+export function resolvedBase(s = getState()): ResolvedConfig {
+  const d = s.setup.draft;
+  if (baseDraft?.from !== d) baseDraft = { from: d, draft: { task: d.task, presetId: d.presetId, edits: {}, knobs: {}, origins: {} } };
+  return memoResolve('base', baseDraft.draft, selectedManifest(s));
+}
+
 /** The config the draft would run with: the person's choices over the checkpoint's recipe, as the worker resolves it. */
 export function effectiveDraftConfig(s = getState()): RunConfig | null {
   const { config } = draftValidation(s);
   if (!config || !safeFamily(s.setup.draft.task)) return null;
-  try {
-    return resolveWithRecipe(draftPatch(s.setup.draft) as Partial<RunConfig>, selectedManifest(s));
-  } catch {
-    return null;
-  }
+  const r = resolvedDraft(s);
+  return r.errors.length ? null : r.config;
 }
 
 export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
@@ -95,5 +110,5 @@ export function checkpointSource(s = getState()): CheckpointSource {
 export function initRequest(s = getState()): InitRequest {
   // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
   const dataset = s.setup.draft.task === 'custom' ? useDataset.getState().payload : null;
-  return { config: draftPatch(s.setup.draft) as Partial<RunConfig>, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget, ...(dataset ? { dataset } : {}) };
+  return { config: draftOverrides(s.setup.draft) as Partial<RunConfig>, appDefaults, preset: s.setup.draft.presetId, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget, ...(dataset ? { dataset } : {}) };
 }

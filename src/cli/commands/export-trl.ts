@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { writeTrlExport } from '../../export/trl/export.ts';
 import { portedFamilies } from '../../export/trl/python-sources.ts';
-import { defaultConfig, type RunConfig } from '../../rl/config.ts';
+import type { RunConfig } from '../../rl/config.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
-import { resolveOverBase, userConfigPatch } from '../training-run.ts';
+import { resolveOverBase, userConfigInputs } from '../training-run.ts';
+import { taskOf } from '../../rl/resolve-config.ts';
 
 export const trlExportHelp = `rlvr export --format trl (--config FILE | --task T) [--preset P] [--set key=value …] --out DIR
   Writes a TRL (Hugging Face) GRPO project for the run config, resolved exactly as rlvr train resolves it:
@@ -21,12 +22,12 @@ export async function runTrlExport(argv: string[]): Promise<number> {
   if (!flag(a, 'config') && !flag(a, 'task')) throw new UsageError('rlvr export --format trl needs --config FILE or --task T');
   let config: RunConfig;
   try {
-    const user = userConfigPatch({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
-    const task = user.task ?? defaultConfig.task;
+    const user = userConfigInputs({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
+    const task = taskOf(user);
     if (!(portedFamilies as readonly string[]).includes(task)) {
       throw new UsageError(`the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${task}"`);
     }
-    config = resolveOverBase(user, flag(a, 'model'));
+    config = resolveOverBase(user, flag(a, 'model')).config;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

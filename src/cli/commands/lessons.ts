@@ -4,10 +4,9 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
-import { formatMeasured, getLesson, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
-import { getPreset } from '../../rl/presets.ts';
+import { formatMeasured, getLesson, lessonRunInputs, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
 import { Trainer } from '../../rl/trainer.ts';
-import { resolveWithRecipe } from '../../rl/recipe.ts';
+import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { RUN_RECORD_EXTENSION, RunRecorder } from '../../rl/run-record.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
 import { loadPolicy } from '../../node/checkpoint-files.ts';
@@ -82,7 +81,7 @@ export async function runSeed(lesson: Lesson, steps: number, seed: number, recor
   let basePassAtK: Record<string, number> | undefined;
   for (const run of lesson.runs) {
     const { manifest, policy } = await loadPolicy(manifestPath, createNodeBackend());
-    const config = resolveWithRecipe({ ...getPreset(run.preset).config, ...run.config, task: lesson.task, seed, eval_every: 0 }, manifest);
+    const config = resolveOrThrow({ ...lessonRunInputs(lesson, run, { seed, eval_every: 0 }), manifest });
     const trainer = await Trainer.create(policy, config);
     // Held-out pass@k at the run's target difficulty (for a ladder: the hard level it climbs toward, not the level it reached).
     const evalOnce = (n: number) => evaluatePassAtK(policy, { task: lesson.task, difficulty: config.difficulty, prompts: LESSON_EVAL_PROMPTS, n, ks: Array.from({ length: n }, (_, i) => i + 1), seed, batchRows: 64 });

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { recipeFor } from '../../rl/recipe.ts';
+import { recipeFor } from '../../rl/resolve-config.ts';
 import { checkKnownFlags, flag, parseArgs } from '../args.ts';
 import { shippedManifests } from '../shipped.ts';
 import type { Command } from './command.ts';

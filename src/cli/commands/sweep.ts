@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, type RunConfig } from '../../rl/config.ts';
+import { ConfigError } from '../../rl/config.ts';
+import type { ConfigInputs } from '../../rl/resolve-config.ts';
 import { getPreset } from '../../rl/presets.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
 import { backendFromFlags } from '../backend-flag.ts';
@@ -8,7 +9,7 @@ import { heldOutPassAtK } from '../held-out.ts';
 import { ProgressBar } from '../progress.ts';
 import { expandGrid, markdownTable, parseGridAxis, parseRows, parseSeeds, pendingCells, SweepError, type SweepCell, type SweepRow } from '../sweep-grid.ts';
 import { recordGain } from '../sweep-record.ts';
-import { runTraining, userConfigPatch } from '../training-run.ts';
+import { runTraining, userConfigInputs } from '../training-run.ts';
 import type { Command } from './command.ts';
 
 const help = `rlvr sweep --task T --preset P [--grid key=v1,v2 ...] [--seeds 1,2,3] --steps N --out DIR [flags]
@@ -51,6 +52,11 @@ function tryLock(path: string): boolean {
   return true;
 }
 
+/** One cell's config inputs: the sweep's preset, its fixed --set and the cell's grid values over them, --task and the cell's seed (as rlvr train takes them). */
+export function sweepCellInputs(o: { preset: string; sets: string[]; task: string; seed: number }): ConfigInputs {
+  return userConfigInputs(o);
+}
+
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: 'a grid of config values × seeds: train + held-out eval per cell, resumable, with a Markdown table',
@@ -78,9 +84,9 @@ export const sweepCommand: Command = {
     const modelPath = flag(a, 'model');
     const backend = backendFromFlags(a.flags.has('threads') ? a : { ...a, flags: new Map([...a.flags, ['threads', ['1']]]) });
     // Every cell's config must be valid before the first one trains for minutes.
-    const patches = new Map<string, Partial<RunConfig>>();
+    const patches = new Map<string, ConfigInputs>();
     try {
-      for (const c of cells) patches.set(c.id, userConfigPatch({ preset, sets: [...fixed, ...c.sets], task, seed: c.seed }));
+      for (const c of cells) patches.set(c.id, sweepCellInputs({ preset, sets: [...fixed, ...c.sets], task, seed: c.seed }));
     } catch (e) {
       throw new UsageError((e as Error).message);
     }

@@ -10,7 +10,8 @@ import { setFlagHelp } from '../../rl/config-doc.ts';
 import { presets } from '../../rl/presets.ts';
 import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
 import { ProgressBar } from '../progress.ts';
-import { runTraining, userConfigPatch } from '../training-run.ts';
+import { resolveOverBase, runTraining, userConfigInputs } from '../training-run.ts';
+import { explainRows, sourceText, taskOf, type ConfigInputs, type ConfigLayer, type Source } from '../../rl/resolve-config.ts';
 import type { Command } from './command.ts';
 import { backendFromFlags } from '../backend-flag.ts';
 
@@ -28,6 +29,9 @@ Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
                      Without it, a --config file's embedded "dataset" (the playground's Save config) is used
   --model MANIFEST   base checkpoint (default: the shipped one for the task); its recipe (difficulty and
                      recommended knobs, see rlvr models) applies to every field you do not set
+  --explain-config   print every field of the resolved config, one line each: name, value (JSON) and where
+                     it came from (default, recipe of CHECKPOINT, preset P, config file, --set, flag --task,
+                     flag --seed), then exit without training (--out and --steps are not needed)
   --rollouts all|last|none  which steps' rollouts to write (default all)
   --record FILE      also write the whole run as one run record (gzip; open it in the playground with no
                      training): the resolved config and base, every step's metrics, the evaluations and
@@ -45,17 +49,12 @@ export const trainCommand: Command = {
   summary: 'run GRPO-family RL headlessly (onnxruntime-node), writing metrics, rollouts and a checkpoint',
   help,
   async run(argv) {
-    const a = parseArgs(argv);
-    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend', 'dataset', 'verifier', 'tolerance', 'record', 'record-checkpoints']);
-    const out = resolve(requireFlag(a, 'out'));
-    const steps = intFlag(a, 'steps');
-    if (steps < 1) throw new UsageError('--steps must be at least 1');
-    const rollouts = flag(a, 'rollouts') ?? 'all';
-    if (rollouts !== 'all' && rollouts !== 'last' && rollouts !== 'none') throw new UsageError('--rollouts must be all, last or none');
-    const record = recordFlags(flag(a, 'record'), flag(a, 'record-checkpoints'), steps);
-    let user;
+    const a = parseArgs(argv, ['explain-config']);
+    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend', 'dataset', 'verifier', 'tolerance', 'record', 'record-checkpoints', 'explain-config']);
+    const explain = flag(a, 'explain-config') === 'true';
+    let user: ConfigInputs;
     try {
-      user = userConfigPatch({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
+      user = userConfigInputs({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -74,10 +73,11 @@ export const trainCommand: Command = {
       }
       for (const e of loaded.dataset.errors) process.stderr.write(`${configPath} (dataset ${carried.name}):${e.line}: ${e.reason}\n`);
       bindCustomFamily(loaded.family);
-      user = { ...user, task: 'custom' };
+      user = { ...user, layers: [...(user.layers ?? []), customTask('--config')] };
       modelPath ??= shippedManifests()[0]?.path;
     } else if (datasetPath) {
-      if ((user.task ?? 'custom') !== 'custom') throw new UsageError(`--dataset trains the custom task; the config says task "${user.task}"`);
+      const task = taskOf(user);
+      if (user.layers?.some((l) => 'task' in l.values) && task !== 'custom') throw new UsageError(`--dataset trains the custom task; the config says task "${task}"`);
       const kind = (flag(a, 'verifier') ?? 'exact') as VerifierKind;
       if (!VERIFIER_KINDS.includes(kind)) throw new UsageError(`--verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
       const tol = flag(a, 'tolerance');
@@ -91,14 +91,30 @@ export const trainCommand: Command = {
       }
       for (const e of loaded.dataset.errors) process.stderr.write(`${datasetPath}:${e.line}: ${e.reason}\n`);
       bindCustomFamily(loaded.family);
-      user = { ...user, task: 'custom' };
+      user = { ...user, layers: [...(user.layers ?? []), customTask('--dataset')] };
       // No checkpoint lists the custom task; the playground starts from the first shipped one too.
       modelPath ??= shippedManifests()[0]?.path;
-    } else if (user.task === 'custom') {
+    } else if (taskOf(user) === 'custom') {
       throw new UsageError('the custom task needs --dataset FILE.jsonl');
     } else if (flag(a, 'verifier') !== undefined || flag(a, 'tolerance') !== undefined) {
       throw new UsageError('--verifier and --tolerance are for --dataset');
     }
+    if (explain) {
+      let rows;
+      try {
+        rows = explainRows(resolveOverBase(user, modelPath).resolved);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      process.stdout.write(explainTable(rows));
+      return 0;
+    }
+    const out = resolve(requireFlag(a, 'out'));
+    const steps = intFlag(a, 'steps');
+    if (steps < 1) throw new UsageError('--steps must be at least 1');
+    const rollouts = flag(a, 'rollouts') ?? 'all';
+    if (rollouts !== 'all' && rollouts !== 'last' && rollouts !== 'none') throw new UsageError('--rollouts must be all, last or none');
+    const record = recordFlags(flag(a, 'record'), flag(a, 'record-checkpoints'), steps);
     const bar = new ProgressBar('train', steps);
     let r;
     try {
@@ -111,6 +127,19 @@ export const trainCommand: Command = {
     return 0;
   },
 };
+
+/** The custom task chosen by a dataset (`--dataset FILE`, or a config file's embedded one). */
+function customTask(flagName: string): ConfigLayer {
+  return { source: { kind: 'flag', flag: flagName }, values: { task: 'custom' } };
+}
+
+/** `rlvr train --explain-config`: one line per field, its value and its source in words, in columns. */
+export function explainTable(rows: { field: string; value: unknown; source: Source }[]): string {
+  const text = rows.map((r) => [r.field, JSON.stringify(r.value), sourceText(r.source)] as const);
+  const w0 = Math.max(...text.map((t) => t[0].length));
+  const w1 = Math.max(...text.map((t) => t[1].length));
+  return text.map(([f, v, s]) => `${f.padEnd(w0)}  ${v.padEnd(w1)}  ${s}`).join('\n') + '\n';
+}
 
 /** --record FILE and --record-checkpoints S,S,... (step numbers between 0 and --steps). */
 export function recordFlags(file: string | undefined, checkpoints: string | undefined, steps: number): { path: string; checkpointSteps: number[] } | null {

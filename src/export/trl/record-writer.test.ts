@@ -13,8 +13,12 @@ import { createNodeBackend } from '../../engine/backend-node.ts';
 import { decode } from '../../model/tokenizer.ts';
 import type { RunConfig } from '../../rl/config.ts';
 import { decodeRunRecord, RunRecorder, type RecordableStep, type RecordProvenance } from '../../rl/run-record.ts';
-import { loadBase, resolveRunConfig, TrainingRun } from '../../rl/run.ts';
+import { loadBase, TrainingRun } from '../../rl/run.ts';
+import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { recordWriterSource } from './record-file.ts';
+
+/** The user's choices over the checkpoint's recipe, through the one resolver. */
+const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-record-writer-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -27,7 +31,7 @@ const steps: RecordableStep[] = [];
 
 beforeAll(async () => {
   const base = loadBase(JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')), new Uint8Array(readFileSync(`${dir}/model.safetensors`)));
-  config = resolveRunConfig({ task: 'sat', prompts_per_step: 2, num_generations: 4, max_completion_length: 24, num_iterations: 2, beta: 0.02, eval_every: 0, seed: 5 }, base.manifest);
+  config = resolveUser({ task: 'sat', prompts_per_step: 2, num_generations: 4, max_completion_length: 24, num_iterations: 2, beta: 0.02, eval_every: 0, seed: 5 }, base.manifest);
   provenance = { writer: 'trl train_grpo.py', command: 'record-writer.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } };
   const run = await TrainingRun.create(createNodeBackend(1), base, config);
   try {

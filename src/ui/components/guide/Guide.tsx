@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
-import { resolveWithRecipe } from '../../../rl/recipe.ts';
 import type { RunConfig } from '../../../rl/config.ts';
 import { draftValidation, selectedManifest } from '../../setup-state.ts';
 import { draftPatch, safeFamily } from '../../config-form.ts';
+import { resolveOrThrow } from '../../../rl/resolve-config.ts';
 import { getState, setState, useApp } from '../../store.ts';
 
 const KEY = 'rlvr-guide-dismissed';
@@ -40,7 +40,7 @@ function exampleOf(): { example: ReturnType<NonNullable<ReturnType<typeof safeFa
   const named = bad.map(([k, m]) => `${k}: ${m}`).join('; ');
   if (!family) return { example: null, why: `fix the task first (${named || `unknown task "${d.task}"`})` };
   try {
-    const c = resolveWithRecipe({ task: d.task, difficulty: draftPatch(d).difficulty as RunConfig['difficulty'] }, selectedManifest(s));
+    const c = resolveOrThrow({ manifest: selectedManifest(s), layers: [{ source: { kind: 'edited' }, values: { task: d.task, difficulty: draftPatch(d).difficulty } }] });
     return { example: family.generate(0, c.difficulty), why: '' };
   } catch (e) {
     // A task whose instances need data the form does not hold (custom: the imported dataset), or a bad knob.

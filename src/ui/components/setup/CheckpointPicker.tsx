@@ -1,5 +1,5 @@
 import type { Manifest } from '../../../model/checkpoint.ts';
-import { recipeFor } from '../../../rl/recipe.ts';
+import { recipeFor } from '../../../rl/resolve-config.ts';
 import { modelPresets } from '../../../model/config.ts';
 import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../setup-state.ts';
 import { uploadCheckpoint } from '../../files.ts';
@@ -74,7 +74,7 @@ const knobText = (d: Record<string, unknown>) =>
 
 /**
  * Where the checkpoint was measured after pretraining, and where RL starts: the manifest's recipe
- * difficulty (what the setup's difficulty knobs start from, recipeKnobs in setup-state.ts) when it
+ * difficulty (what the setup's difficulty knobs start from, measuredDifficulty in setup-state.ts) when it
  * differs from the pretraining measurement, so the note names the same numbers as the knobs.
  */
 function measuredText(m: Manifest, task: string): string {

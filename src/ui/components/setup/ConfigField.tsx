@@ -1,24 +1,35 @@
-import { baseValue, fieldSpec, parseText, toText } from '../../config-form.ts';
-import { draftValidation, recipeKnobs, updateSetup } from '../../setup-state.ts';
+import { fieldSpec, parseText, toText, valueAt } from '../../config-form.ts';
+import { draftValidation, resolvedBase, updateSetup } from '../../setup-state.ts';
+import { FieldSource } from './FieldSource.tsx';
 import { useApp } from '../../store.ts';
+
+/** Drops a field's edit and where it came from: the field goes back to the layer beneath (preset, recipe, default). */
+function dropEdit(path: string) {
+  updateSetup((s) => {
+    const edits = { ...s.draft.edits };
+    delete edits[path];
+    const { [path]: _gone, ...origins } = s.draft.origins ?? {};
+    return { ...s, draft: { ...s.draft, edits, origins } };
+  });
+}
 
 /** One config field: label, input, one-line help, its paper, and its validation error inline. */
 export function ConfigField({ path }: { path: string }) {
   const spec = fieldSpec(path)!;
-  const presetId = useApp((s) => s.setup.draft.presetId);
   const edit = useApp((s) => s.setup.draft.edits[path]);
   const error = useApp((s) => draftValidation(s).errors[path]);
-  const recipeJson = useApp((s) => JSON.stringify(recipeKnobs(s)));
-  const recipe = JSON.parse(recipeJson) as ReturnType<typeof recipeKnobs>;
-  const value = edit ?? toText(baseValue(path, presetId, recipe));
+  // The value before the person's layers and where it comes from; then where the field's value comes from now.
+  const baseJson = useApp((s) => JSON.stringify(valueAt(resolvedBase(s).config, path) ?? null));
+  const base = JSON.parse(baseJson) as unknown;
+  const value = edit ?? toText(base);
   const id = `f-${path.replace(/\W/g, '-')}`;
   const set = (v: string | boolean) =>
     updateSetup((s) => {
       const edits = { ...s.draft.edits };
-      const base = baseValue(path, s.draft.presetId, recipe);
+      const { [path]: _typed, ...origins } = s.draft.origins ?? {};
       if (JSON.stringify(parseText(spec.kind, v)) === JSON.stringify(base) && typeof v === typeof toText(base)) delete edits[path];
       else edits[path] = v;
-      return { ...s, draft: { ...s.draft, edits } };
+      return { ...s, draft: { ...s.draft, edits, origins } };
     });
   const describedBy = `${id}-help${error ? ` ${id}-err` : ''}`;
   let input;
@@ -67,6 +78,7 @@ export function ConfigField({ path }: { path: string }) {
         )}
       </label>
       {input}
+      <FieldSource path={path} edited={edit !== undefined} reset={() => dropEdit(path)} />
       <p id={`${id}-help`} className="help">
         {spec.help}
         {spec.paper && <span className="paper"> — {spec.paper}</span>}

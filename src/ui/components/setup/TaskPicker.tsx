@@ -1,6 +1,21 @@
 import { parseKnob, pickableTasks, safeFamily } from '../../config-form.ts';
 import { draftValidation, measuredDifficulty, updateSetup } from '../../setup-state.ts';
 import { useApp } from '../../store.ts';
+import { FieldSource } from './FieldSource.tsx';
+
+/** Sets (or, at its base value, drops) one knob's text; a typed knob is the person's edit, no longer the link's or the saved config's. */
+function setKnob(name: string, text: string | null) {
+  updateSetup((s) => {
+    const next = { ...s.draft.knobs };
+    if (text === null) delete next[name];
+    else next[name] = text;
+    const { [`difficulty.${name}`]: _gone, ...origins } = s.draft.origins ?? {};
+    return { ...s, draft: { ...s.draft, knobs: next, origins } };
+  });
+}
+
+/** A picked task is the person's: the task's and the old knobs' origins go, the other fields' stay. */
+const ownOrigins = (o: Record<string, 'link' | 'saved config'> | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => k !== 'task' && !k.startsWith('difficulty.')));
 
 /** Task family and its difficulty knobs (starting from the difficulty the checkpoint was measured at). */
 export function TaskPicker() {
@@ -21,7 +36,7 @@ export function TaskPicker() {
           data-testid="task"
           onChange={(e) =>
             // A new task starts from its own shipped checkpoint (an uploaded or fresh model stays chosen).
-            updateSetup((s) => ({ ...s, checkpoint: s.checkpoint === 'upload' ? 'upload' : null, draft: { ...s.draft, task: e.target.value, knobs: {} } }))
+            updateSetup((s) => ({ ...s, checkpoint: s.checkpoint === 'upload' ? 'upload' : null, draft: { ...s.draft, task: e.target.value, knobs: {}, origins: ownOrigins(s.draft.origins) } }))
           }
         >
           {pickableTasks.map((f) => (
@@ -53,15 +68,9 @@ export function TaskPicker() {
               data-testid={`knob-${k.name}`}
               spellCheck={false}
               autoComplete="off"
-              onChange={(e) =>
-                updateSetup((s) => {
-                  const next = { ...s.draft.knobs };
-                  if (JSON.stringify(parseKnob(family, k.name, e.target.value)) === JSON.stringify(base)) delete next[k.name];
-                  else next[k.name] = e.target.value;
-                  return { ...s, draft: { ...s.draft, knobs: next } };
-                })
-              }
+              onChange={(e) => setKnob(k.name, JSON.stringify(parseKnob(family, k.name, e.target.value)) === JSON.stringify(base) ? null : e.target.value)}
             />
+            <FieldSource path={`difficulty.${k.name}`} edited={knobs[k.name] !== undefined} reset={() => setKnob(k.name, null)} />
             <p id={`${id}-help`} className="help">
               {k.description}
               {k.min !== undefined && ` (${k.min}–${k.max ?? '∞'})`}
