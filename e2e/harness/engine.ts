@@ -1,7 +1,7 @@
 // The harness page: parses the URL, runs the engine in a module worker, and exposes the outcome on
 // `window.__engine` for Playwright (e2e/engine.spec.mjs) and on screen for people.
 import type { HarnessRequest, HarnessResult, WorkerMessage } from './protocol.ts';
-import { backendFromUrl } from '../../src/engine/select-backend.ts';
+import type { WebBackendKind } from '../../src/engine/select-backend.ts';
 
 export interface EngineHarnessState {
   done: boolean;
@@ -18,10 +18,12 @@ declare global {
 }
 
 const params = new URLSearchParams(location.search);
+/** `?backend=webgpu|wasm`; anything else means "choose" (this harness page's own query, not the app's). */
+const forced = params.get('backend')?.trim().toLowerCase();
 const mode = (params.get('mode') ?? 'train') as HarnessRequest['mode'];
 const req: HarnessRequest = {
   mode,
-  backend: backendFromUrl(location.search),
+  backend: forced === 'webgpu' || forced === 'wasm' ? (forced as WebBackendKind) : null,
   steps: Number(params.get('steps') ?? (mode === 'soak' ? 300 : 20)),
   every: Number(params.get('every') ?? 50),
   cpuOp: params.get('cpuOp') ?? 'Det',

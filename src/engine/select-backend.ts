@@ -9,16 +9,11 @@ export { probeWebGpu, summariseAdapterInfo, type AdapterProbe, type AdapterSumma
  * A software adapter (SwiftShader, what headless Chromium offers on a machine without a GPU) is about
  * 100x slower than the WASM EP here, so it is used only when forced (`?backend=webgpu`).
  * Works in a page and in a Web Worker (only `navigator.gpu`, no DOM). This module does not load
- * ONNX Runtime until `chooseBackend` runs, so the UI can import `backendFromUrl` cheaply.
+ * ONNX Runtime until `chooseBackend` runs, so the UI can import it cheaply. (The page reads
+ * `?backend=` with every other URL key, in src/ui/url-state.ts.)
  */
 
 export type ForcedBackend = WebBackendKind | null | undefined;
-
-/** Reads `?backend=webgpu|wasm` from a query string (`location.search`); anything else means "choose". */
-export function backendFromUrl(search: string): WebBackendKind | null {
-  const v = new URLSearchParams(search).get('backend')?.trim().toLowerCase();
-  return v === 'webgpu' || v === 'wasm' ? v : null;
-}
 
 export interface BackendDecision {
   kind: WebBackendKind;
@@ -42,7 +37,7 @@ export function decideBackend(forced: ForcedBackend, probe: AdapterProbe): Backe
   return { kind: 'webgpu', reason: `WebGPU: hardware adapter ${name}`, adapter: a };
 }
 
-/** Chooses and creates the backend. `forced` comes from `backendFromUrl(location.search)` or a setting. */
+/** Chooses and creates the backend. `forced` comes from the page's `?backend=` (src/ui/url-state.ts) or a setting. */
 export async function chooseBackend(forced?: ForcedBackend, opts: Omit<WebBackendOptions, 'reason' | 'adapter'> = {}): Promise<WebBackend> {
   const probe = forced === 'wasm' ? { adapter: null } : await probeWebGpu();
   const d = decideBackend(forced, probe);

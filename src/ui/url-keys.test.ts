@@ -35,9 +35,8 @@ describe('the one table of URL keys', () => {
   });
 
   it('no other source file parses the query string', () => {
-    // backendFromUrl in src/engine/select-backend.ts has no caller left (the page reads backend here); it goes with the engine's next change.
     const readers = sources('src')
-      .filter((p) => !p.endsWith(join('ui', 'url-state.ts')) && !p.endsWith(join('engine', 'select-backend.ts')))
+      .filter((p) => !p.endsWith(join('ui', 'url-state.ts')))
       .filter((p) => /URLSearchParams\((location\.)?search\b|\.get\('(bench|lesson|run|backend)'\)/.test(readFileSync(p, 'utf8')));
     expect(readers).toEqual([]);
   });
