@@ -122,8 +122,8 @@ export function parseKnob(family: TaskFamily, name: string, raw: string): number
   return raw;
 }
 
-/** Where an edit that the person has not changed since came from (absent: they typed it). */
-export type EditOrigin = 'link' | 'saved config';
+/** Where an edit that the person has not changed since came from (absent: they typed it; `lesson:ID`: a lesson set it). */
+export type EditOrigin = 'link' | 'saved config' | `lesson:${string}`;
 
 export interface SetupDraft {
   task: string;
@@ -135,7 +135,8 @@ export interface SetupDraft {
   origins?: Record<string, EditOrigin>;
 }
 
-const originSource = (o: EditOrigin | undefined): Source => (o === 'link' ? { kind: 'link' } : o === 'saved config' ? { kind: 'saved config' } : { kind: 'edited' });
+const originSource = (o: EditOrigin | undefined): Source =>
+  o === 'link' ? { kind: 'link' } : o === 'saved config' ? { kind: 'saved config' } : o?.startsWith('lesson:') ? { kind: 'lesson', lesson: o.slice('lesson:'.length) } : { kind: 'edited' };
 
 /** Sets `path` (a field or `weights.part`) in a sparse patch. */
 function setPath(patch: Record<string, unknown>, path: string, v: unknown): void {
@@ -152,6 +153,7 @@ export function draftLayers(d: SetupDraft): ConfigLayer[] {
   const by = new Map<EditOrigin | undefined, Record<string, unknown>>([
     ['link', {}],
     ['saved config', {}],
+    ...[...new Set(Object.values(d.origins ?? {}))].filter((o) => o.startsWith('lesson:')).map((o): [EditOrigin, Record<string, unknown>] => [o, {}]),
     [undefined, {}],
   ]);
   const at = (path: string) => by.get(d.origins?.[path])!;

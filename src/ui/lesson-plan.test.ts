@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { applyAssignments, validateConfig } from '../rl/config.ts';
 import { lessons } from '../rl/lessons.ts';
 import { getPreset } from '../rl/presets.ts';
-import { draftPatch } from './config-form.ts';
+import { draftInputs, draftPatch } from './config-form.ts';
+import { pageSourceText, resolveConfig } from '../rl/resolve-config.ts';
+import { fieldSourceText } from './components/setup/FieldSource.tsx';
 import { expectedConfig, fmtMeasured, lessonDraft, lessonForms, lessonRunPatch, lessonRunPlans, LESSON_SEED, parseMeasured, unknownLessonMessage, usesEval } from './lesson-plan.ts';
 import { emptySetup, searchToSetup, setupToSearch } from './url-state.ts';
 
@@ -39,6 +41,20 @@ describe('lesson runs', () => {
   it('a draft edit list holds only what differs from the preset', () => {
     const l = lessons.find((x) => x.id === 'length-normalisation')!;
     expect(lessonDraft(l, l.runs[1]!).edits).toEqual({ seed: '1', eval_every: '0', max_completion_length: '64' });
+  });
+
+  it('each field a lesson set reads "lesson ID" as its source, in the resolver and beside the field, until the person edits it', () => {
+    const l = lessons.find((x) => x.id === 'no-signal')!;
+    const d = lessonDraft(l, l.runs[1]!);
+    expect(d.origins).toEqual(Object.fromEntries([...Object.keys(d.edits), ...Object.keys(d.knobs).map((k) => `difficulty.${k}`)].map((p) => [p, 'lesson:no-signal'])));
+    const r = resolveConfig(draftInputs(d, null));
+    expect(r.errors).toEqual([]);
+    expect(pageSourceText(r.source.num_generations!)).toBe('lesson no-signal');
+    expect(pageSourceText(r.source['difficulty.m']!)).toBe('lesson no-signal');
+    expect(fieldSourceText(d.origins!.num_generations, true, 'default')).toBe('lesson no-signal');
+    // Typed over: the person's own edit.
+    const { num_generations: _gone, ...rest } = d.origins!;
+    expect(pageSourceText(resolveConfig(draftInputs({ ...d, origins: rest }, null)).source.num_generations!)).toBe('edited');
   });
 });
 

@@ -11,7 +11,7 @@
 import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
 import { lessons, type Lesson, type LessonRun, type MeasuredLesson } from '../rl/lessons.ts';
 import { getPreset } from '../rl/presets.ts';
-import { baseValue, draftPatch, toText, type Edits, type SetupDraft } from './config-form.ts';
+import { baseValue, draftPatch, toText, type EditOrigin, type Edits, type SetupDraft } from './config-form.ts';
 
 /** `rlvr lesson run`'s default --seed. */
 export const LESSON_SEED = 1;
@@ -68,7 +68,10 @@ export function lessonDraft(lesson: Lesson, run: LessonRun, seed = LESSON_SEED):
     }
     if (!same(v, baseValue(k, run.preset))) edits[k] = toText(v);
   }
-  return { task: lesson.task, presetId: run.preset, edits, knobs };
+  // Each field the lesson set says so beside it ("lesson ID"), until the person changes it.
+  const origin: EditOrigin = `lesson:${lesson.id}`;
+  const origins = Object.fromEntries([...Object.keys(edits), ...Object.keys(knobs).map((k) => `difficulty.${k}`)].map((path) => [path, origin]));
+  return { task: lesson.task, presetId: run.preset, edits, knobs, origins };
 }
 
 const assignment = (key: string, v: unknown) => `${key}=${typeof v === 'string' ? v : JSON.stringify(v)}`;

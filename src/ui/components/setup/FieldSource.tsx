@@ -1,11 +1,12 @@
 import { pageSourceText } from '../../../rl/resolve-config.ts';
-import { toText, valueAt } from '../../config-form.ts';
+import { toText, valueAt, type EditOrigin } from '../../config-form.ts';
 import { resolvedBase } from '../../setup-state.ts';
 import { useApp } from '../../store.ts';
 
-/** Which layer a field's text comes from: the draft's own (link, saved config, edited) when it holds an edit, else the resolver's source of the base value. */
-export function fieldSourceText(origin: 'link' | 'saved config' | undefined, edited: boolean, baseSource: string): string {
+/** Which layer a field's text comes from: the draft's own (link, saved config, a lesson, edited) when it holds an edit, else the resolver's source of the base value. */
+export function fieldSourceText(origin: EditOrigin | undefined, edited: boolean, baseSource: string): string {
   if (!edited) return baseSource;
+  if (origin?.startsWith('lesson:')) return `lesson ${origin.slice('lesson:'.length)}`;
   return origin === 'link' ? 'from the link' : origin === 'saved config' ? 'saved config' : 'edited';
 }
 

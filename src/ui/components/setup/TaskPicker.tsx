@@ -1,4 +1,4 @@
-import { parseKnob, pickableTasks, safeFamily } from '../../config-form.ts';
+import { parseKnob, pickableTasks, safeFamily, type EditOrigin } from '../../config-form.ts';
 import { draftValidation, measuredDifficulty, updateSetup } from '../../setup-state.ts';
 import { useApp } from '../../store.ts';
 import { FieldSource } from './FieldSource.tsx';
@@ -15,7 +15,7 @@ function setKnob(name: string, text: string | null) {
 }
 
 /** A picked task is the person's: the task's and the old knobs' origins go, the other fields' stay. */
-const ownOrigins = (o: Record<string, 'link' | 'saved config'> | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => k !== 'task' && !k.startsWith('difficulty.')));
+const ownOrigins = (o: Record<string, EditOrigin> | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => k !== 'task' && !k.startsWith('difficulty.')));
 
 /** Task family and its difficulty knobs (starting from the difficulty the checkpoint was measured at). */
 export function TaskPicker() {
