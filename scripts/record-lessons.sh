@@ -48,7 +48,12 @@ if [ "$only" = recipes ]; then
     f="$OUT/recipes/$t-grpo-200-seed2.rlvr.gz"
     if [ -e "$f" ]; then echo "# $f exists: skipped"; continue; fi
     full="runs/records/recipe-$t-grpo-200-seed2.rlvr.gz"
-    [ -e "$full" ] || $RLVR train --task "$t" --preset grpo --steps 200 --seed 2 --out "runs/records/recipe-$t" --record "$full" --record-checkpoints 200
+    if [ ! -e "$full" ]; then
+      # Several of these may run at once (one family each): a family another one is recording is skipped.
+      if ! mkdir "runs/records/recipe-$t.lock" 2>/dev/null; then echo "# $t: another run is recording it, skipped"; continue; fi
+      $RLVR train --task "$t" --preset grpo --steps 200 --seed 2 --out "runs/records/recipe-$t" --record "$full" --record-checkpoints 200
+      rmdir "runs/records/recipe-$t.lock"
+    fi
     $RLVR record thin "$full" --out "$f" --rollouts-every 50 >/dev/null
   done
   node scripts/records-index.mjs
