@@ -489,6 +489,37 @@ test('two recordings side by side in Compare: a rlvr train record and a TRL run,
   }
 });
 
+test("each family's shipped recipe run opens with its 200 steps, its held-out evaluations and the weights after its last step", async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const recipes = shippedIndex.filter((r) => r.file.startsWith('records/recipes/'));
+  assert.deepEqual(recipes.map((r) => r.file.match(/recipes\/(\w+)-/)[1]).sort(), ['arithmetic', 'chain', 'countdown', 'sat', 'sort', 'sudoku'], 'a recipe run per family ships (scripts/record-lessons.sh recipes)');
+  const p = await open('/');
+  const { page } = p;
+  try {
+    const seen = [];
+    for (const r of recipes) {
+      const t0 = Date.now();
+      await page.selectOption('[data-testid="shipped-recordings"]', { label: r.title });
+      await page.waitForFunction((title) => window.__rlvr.state().recording?.name === title, r.title, { timeout: 20_000 });
+      const seconds = (Date.now() - t0) / 1000;
+      // A summary read in the page (the whole record is megabytes of rollouts).
+      const rec = await page.evaluate(() => {
+        const x = window.__rlvr.state().recording.record;
+        return { task: x.config.task, steps: x.steps.length, checkpoints: x.checkpoints.map((c) => c.step), evals: x.evals.map((e) => e.step), rollouts: x.rollouts.map((q) => q.step) };
+      });
+      assert.equal(rec.steps, 200, `${r.file}: 200 steps`);
+      assert.deepEqual(rec.checkpoints, [200], `${r.file}: the weights after step 200`);
+      assert.ok(rec.evals.includes(0) && rec.evals.includes(200), `${r.file}: held-out pass@k of the base and after training`);
+      assert.deepEqual(rec.rollouts, [1, 51, 101, 151, 200], `${r.file}: the rollouts of every 50th step and the last`);
+      await page.waitForSelector('[data-testid="recording-continue"]', { timeout: 10_000 }); // at the last step, where the weights are
+      seen.push(`${rec.task} ${seconds.toFixed(2)} s`);
+    }
+    note(testInfo, `opened: ${seen.join(', ')}`);
+  } finally {
+    await p.close();
+  }
+});
+
 test('"Continue training from here" starts a run from the weights recorded at that step, with the recording config', async ({}, testInfo) => {
   test.setTimeout(300_000);
   const p = await open(`/?run=${encodeURIComponent(SHIPPED)}`);
