@@ -423,6 +423,31 @@ test('?lesson=ID opens the lesson with its recording; "Run it live" then starts 
   }
 });
 
+test('"Run it live" pressed before the lesson\'s records have arrived: the records never replace the live runs', async ({}, testInfo) => {
+  test.setTimeout(180_000);
+  assert.ok(LESSON, 'a lesson ships with its recorded arms');
+  const p = await openLessonPage(`/?lesson=${LESSON.id}&steps=3`);
+  const { page } = p;
+  try {
+    // As soon as the banner offers it, before the records are read and decoded.
+    await page.click('[data-testid="lesson-run-live"]', { timeout: 30_000 });
+    await page.waitForFunction(() => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].state === 'running'), undefined, { timeout: 120_000 });
+    await page.waitForTimeout(3000); // longer than reading and decoding the records takes
+    const s = await page.evaluate(() => {
+      const c = window.__rlvr.state().compare;
+      return { running: c.running, states: [c.a.state, c.b.state], steps: c.steps, recording: window.__rlvr.state().recording?.showing ?? null };
+    });
+    assert.equal(s.running, true, 'Compare is still training');
+    assert.ok(s.states.every((x) => x !== 'recorded'), `live sides, not recordings: ${s.states}`);
+    assert.equal(s.steps, 3, "the link's step budget, not the recording's 150");
+    assert.notEqual(s.recording, true, 'the page shows the live runs');
+    note(testInfo, `sides ${s.states.join(', ')} 3 s after they started`);
+    await page.click('text=Stop and free the workers');
+  } finally {
+    await p.close();
+  }
+});
+
 test('Compare shows a recording beside live runs on its task and seed', async ({}, testInfo) => {
   test.setTimeout(300_000);
   const p = await open(`/?run=${encodeURIComponent(SHIPPED)}`);

@@ -13,7 +13,7 @@ import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
 import { searchToSetup } from './url-state.ts';
-import { loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
+import { cancelRecordOpen, loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -131,6 +131,8 @@ async function startSideBySide(lesson: Lesson, seed: number, steps: number, pres
 export async function runLessonLive(): Promise<void> {
   const id = getState().lesson.active;
   if (!id) return;
+  // The lesson's records may still be on their way: they must not land over the live runs.
+  cancelRecordOpen();
   showLive();
   const budget = getState().setup.stepBudget;
   await openLesson(id, { steps: budget > 0 ? budget : undefined, live: true });

@@ -379,7 +379,12 @@ export async function openRecordedArms(arms: { label: string; record: ShippedRec
     }),
   );
   performance.mark('record-decoded');
-  if (ticket !== opening) return false;
+  // Dropped when another open started meanwhile, or when Compare started training (Run it live pressed
+  // while the records were still being read): recordings never replace live runs.
+  if (ticket !== opening || getState().compare.running) {
+    if (ticket === opening) patch('recordingLoad', { loading: null, error: null });
+    return false;
+  }
   const bad = decoded.find((d) => !d.r.ok);
   if (bad && !bad.r.ok) {
     failed(bad.name, bad.r.error);
@@ -389,6 +394,12 @@ export async function openRecordedArms(arms: { label: string; record: ShippedRec
   showArms(0);
   performance.mark('record-shown');
   return true;
+}
+
+/** Drops an open still being read (its result is not shown): "Run it live" pressed before a lesson's records arrived. */
+export function cancelRecordOpen(): void {
+  opening++;
+  patch('recordingLoad', { loading: null, error: null });
 }
 
 /** Compare draws the opened recordings as its sides (none trains); the scrubber and inspector show arm `shown`'s. */
