@@ -408,24 +408,24 @@ function fromPlanes(planes: Uint8Array, width: number): Uint8Array {
 
 // ---- gzip ---------------------------------------------------------------------------------------
 
-async function pipe(stream: ByteTransformStream, input: Uint8Array, maxOut: number): Promise<Uint8Array> {
-  const writer = stream.writable.getWriter();
-  const writing = writer.write(input).then(() => writer.close());
-  writing.catch(() => undefined); // a failure shows on the reading side
-  const reader = stream.readable.getReader();
+/**
+ * Reads a byte stream to its end, refusing it (cancelled, `refuse(total)` thrown) as soon as it holds
+ * more than `limit` bytes: the reader's gzip cap here, a download's size cap in the page
+ * (src/ui/recording.ts).
+ */
+export async function readCapped(reader: ByteStreamReader, limit: number, refuse: (total: number) => Error): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     total += value.length;
-    if (total > maxOut) {
+    if (total > limit) {
       await reader.cancel().catch(() => undefined);
-      throw new RunRecordError(`it decompresses to more than ${mb(maxOut)}; refused`);
+      throw refuse(total);
     }
     chunks.push(value);
   }
-  await writing;
   const out = new Uint8Array(total);
   let at = 0;
   for (const c of chunks) {
@@ -435,9 +435,19 @@ async function pipe(stream: ByteTransformStream, input: Uint8Array, maxOut: numb
   return out;
 }
 
+async function pipe(stream: ByteTransformStream, input: Uint8Array, maxOut: number): Promise<Uint8Array> {
+  const writer = stream.writable.getWriter();
+  const writing = writer.write(input).then(() => writer.close());
+  writing.catch(() => undefined); // a failure shows on the reading side
+  const out = await readCapped(stream.readable.getReader(), maxOut, () => new RunRecordError(`it decompresses to more than ${mb(maxOut)}; refused`));
+  await writing;
+  return out;
+}
+
 const gzip = (bytes: Uint8Array) => pipe(new CompressionStream('gzip'), bytes, Number.MAX_SAFE_INTEGER);
 
-const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
+/** A byte count in megabytes, as the refusals word it. */
+export const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
 
 // ---- the reader ---------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@
  * `recording` slice; `run`, `metrics`, `evals` and the autosave are left as they are. A bad file
  * leaves whatever was open (the live run, an earlier recording) and says what is wrong with it.
  */
-import { RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../rl/run-record.ts';
+import { mb, readCapped, RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../rl/run-record.ts';
 import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
 import { configDiffAll, difficultyMetrics } from './compare.ts';
@@ -19,7 +19,6 @@ import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`;
 
 /** A shipped record (public/records/index.json). */
 export interface ShippedRecord {
@@ -110,30 +109,12 @@ export async function openRecordFile(file: File): Promise<boolean> {
 }
 
 /** Reads a response body, refusing it as soon as it reaches the size limit. */
-async function readCapped(res: Response): Promise<ArrayBuffer> {
+async function readResponseCapped(res: Response): Promise<ArrayBuffer> {
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared >= RUN_RECORD_MAX_BYTES) throw new Error(sizeRefusal(declared));
   if (!res.body) return res.arrayBuffer();
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total >= RUN_RECORD_MAX_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(sizeRefusal(total));
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out.buffer;
+  const bytes = await readCapped(res.body.getReader(), RUN_RECORD_MAX_BYTES - 1, (total) => new Error(sizeRefusal(total)));
+  return bytes.buffer as ArrayBuffer;
 }
 
 /** An http(s) URL against the page, or why it cannot be read. */
@@ -159,7 +140,7 @@ async function download(href: URL): Promise<ArrayBuffer> {
   }
   if (!res.ok) throw new Error(`the server answered HTTP ${res.status}${res.status === 404 ? ' (no such file)' : ''}`);
   if (/text\/html/i.test(res.headers.get('content-type') ?? '')) throw new Error('the server answered with a web page, not a record (is the address right?)');
-  return readCapped(res);
+  return readResponseCapped(res);
 }
 
 /** A record at a URL (relative URLs are read against the page). */
