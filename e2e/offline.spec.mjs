@@ -240,11 +240,20 @@ test('first visit on a plain static server: Start clicked at once, before the is
   const p = { page, context, consoleMessages: [], pageErrors: [], externalRequests: [], close: () => context.close() };
   page.on('console', (m) => p.consoleMessages.push({ source: 'page', type: m.type(), text: m.text() }));
   page.on('pageerror', (e) => p.pageErrors.push(String(e?.stack ?? e)));
+  // Where the time goes (printed, and kept in the diagnostics when it fails): the loads, the click, the end.
+  const t0 = Date.now();
+  const timeline = [];
+  const mark = (what) => timeline.push(`${((Date.now() - t0) / 1000).toFixed(1)} s ${what}`);
+  page.on('load', () => mark('page loaded'));
+  page.on('console', (m) => {
+    if (/press|isolat|service worker/i.test(m.text())) mark(`console: ${m.text().slice(0, 120)}`);
+  });
   await page.goto(`${server.origin}/${SUB}/${QUERY}&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&steps=2`, { waitUntil: 'load' });
   try {
     await withPageDiagnostics(testInfo, p, 'offline-first-click', async () => {
       // No waiting: the click goes in as soon as the button takes one, as a person's would.
       await page.click('[data-testid="start"]');
+      mark('Start clicked');
       const atClick = await page.evaluate(() => ({ nav: performance.getEntriesByType('navigation')[0]?.type, isolated: globalThis.crossOriginIsolated, controlled: navigator.serviceWorker.controller !== null })).catch((e) => ({ nav: `navigating (${e.message.split('\n')[0]})` }));
       note(testInfo, `at the click: ${JSON.stringify(atClick)}`);
       assert.equal(atClick.nav, 'navigate', 'the click landed on the first load, before the service worker reloaded the page');
@@ -252,7 +261,9 @@ test('first visit on a plain static server: Start clicked at once, before the is
       const done = await until(page, () => {
         const s = window.__rlvr?.state();
         return s && (s.error ? `error: ${s.error.title}: ${s.error.message}` : s.run.state === 'done' && s.metrics.length === 2 ? 'done' : false);
-      }, undefined, { timeout: 150_000, what: 'the press made before the reload to start training (2 steps)' });
+      }, undefined, { timeout: 240_000, what: 'the press made before the reload to start training (2 steps)' });
+      mark('trained 2 steps');
+      note(testInfo, `timeline: ${timeline.join('; ')}`);
       assert.equal(done, 'done');
       const after = await page.evaluate(() => ({ nav: performance.getEntriesByType('navigation')[0]?.type, isolated: globalThis.crossOriginIsolated, threads: window.__rlvr.state().run.backend.threads }));
       note(testInfo, `after: ${JSON.stringify(after)}`);
@@ -260,7 +271,7 @@ test('first visit on a plain static server: Start clicked at once, before the is
       assert.equal(after.isolated, true);
       assert.equal(await page.$('[data-testid="busy-note"]'), null, 'no "once the page has finished its one-time offline setup" note once the press is honoured');
       assert.deepEqual(p.pageErrors, []);
-    });
+    }, async () => `timeline: ${timeline.join('; ')}\npending press now: ${await page.evaluate(() => sessionStorage.getItem('rlvr.pendingPress')).catch((e) => e.message)}`);
   } finally {
     await p.close();
   }

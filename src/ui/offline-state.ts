@@ -4,6 +4,8 @@
  */
 import { create } from 'zustand';
 import { registerServiceWorker, type OfflineState } from '../pwa/register.ts';
+// A failed install settles at once; this limit covers a worker that never answers.
+import { PRESS_WAIT_LIMIT_MS } from './pending-press.ts';
 
 const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
 
@@ -14,12 +16,6 @@ export const useOffline = create<OfflineState>()(() => ({
   updateReady: false,
 }));
 
-/**
- * The longest a press waits for the service worker to settle before it goes ahead anyway (a failed
- * install settles at once; this covers a worker that never answers). Long, as the first install
- * downloads the whole build, checkpoints included, on a school's network.
- */
-const SETTLE_LIMIT_MS = 300_000;
 let settled: Promise<void> = Promise.resolve();
 let settledNow = true;
 
@@ -37,7 +33,7 @@ export function startOfflineSupport(): void {
   if (isolated) return; // the service worker reloads only a page that is not isolated yet
   // A worker that never activates (an install that fails offline) must not hold a press forever.
   settledNow = false;
-  settled = Promise.race([registered, new Promise<void>((ok) => setTimeout(ok, SETTLE_LIMIT_MS))]).then(() => void (settledNow = true));
+  settled = Promise.race([registered, new Promise<void>((ok) => setTimeout(ok, PRESS_WAIT_LIMIT_MS))]).then(() => void (settledNow = true));
 }
 
 /**

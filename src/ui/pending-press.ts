@@ -8,8 +8,18 @@
 export type Press = 'start' | 'step-once';
 
 const KEY = 'rlvr.pendingPress';
-/** A press older than this is stale (the reload it waited for never came); it is dropped, not replayed. */
-const MAX_AGE_MS = 120_000;
+/**
+ * The longest a press waits on the first page for the service worker to settle before it goes ahead
+ * anyway (offline-state.ts). Long, as the first install downloads the whole build, checkpoints and
+ * recordings included, on a school's network.
+ */
+export const PRESS_WAIT_LIMIT_MS = 300_000;
+/**
+ * A press older than this is stale (the reload it waited for never came); it is dropped, not replayed.
+ * It outlives the wait above: a press that waited the whole limit for a slow install is still the
+ * person's press when the reload finally comes (a 120 s limit dropped presses on a loaded machine).
+ */
+const MAX_AGE_MS = PRESS_WAIT_LIMIT_MS + 60_000;
 
 function session(): Storage | null {
   try {
