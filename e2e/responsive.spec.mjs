@@ -5,12 +5,13 @@
 // task over 50 ms. Once both runs are training, the test waits for several event batches with both
 // runs stepping (each run's first steps charted), clicks Pause and times how long the page takes to
 // show it. The goal is no main-thread task over 200 ms while training, and Pause answered (every run
-// shown pausing or paused) within 1 s. Pause is held to its 1 s. The 200 ms goal is not met on this
-// 2-core machine, where the two training workers take both cores and a single chart draw (React's
-// commit, recharts' layout) is stretched past it: the longest task is reported against 200 ms, and
-// asserted against FREEZE_GUARD_MS, which still catches the freeze this test was written for (before
-// the bounded chart updates the page stopped answering for minutes). RLVR_LONG_TASK_BUDGET_MS=200
-// holds a faster machine to the goal itself. The figures go to test-results/responsive-e2e.json.
+// shown pausing or paused) within 1 s. Pause is held to its 1 s. The longest task is reported against
+// the 200 ms goal (on this 2-core machine, idle: 67-85 ms since the charts mount before the first
+// step; 217-308 ms when the first steps' draw mounted them) and asserted against FREEZE_GUARD_MS,
+// 1 s: a loaded machine (two training workers already take both cores) stretches one draw past
+// 200 ms without a freeze, while the freeze this test was written for stopped the page for minutes.
+// RLVR_LONG_TASK_BUDGET_MS=200 holds a run to the goal itself. The figures go to
+// test-results/responsive-e2e.json.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import { note, openPage, RESULTS_DIR, screenshot, withPageDiagnostics } from './
 /** The goal (ms): what the figures are reported against. */
 const LONGEST_TASK_MS = 200;
 /** What the test asserts (ms): a freeze guard on this 2-core machine, or the goal where the environment asks for it. */
-const FREEZE_GUARD_MS = Number(process.env.RLVR_LONG_TASK_BUDGET_MS || 5000);
+const FREEZE_GUARD_MS = Number(process.env.RLVR_LONG_TASK_BUDGET_MS || 1000);
 const PAUSE_MS = 1000;
 /** Steps each run finishes before Pause is pressed: enough event batches with charts to draw. */
 const STEPS_BEFORE_PAUSE = 2;
@@ -149,6 +150,17 @@ test('Compare: the page keeps answering while both runs train (longest main-thre
       await page.click('[data-testid="tab-compare"]');
       await page.fill('#compare-steps', '20');
       await page.click('[data-testid="compare-start"]');
+      // The overlay charts are mounted (axes drawn) before the first step lands: the mount, the
+      // costliest draw, used to come with the first steps and was the longest task while training.
+      const first = await page.waitForFunction(() => {
+        const c = window.__rlvr.state().compare;
+        const charts = [...document.querySelectorAll('[data-testid^="compare-chart-"]:not([data-testid="compare-chart-eval"]):not([data-constant="true"])')];
+        if (charts.length && charts.every((el) => el.querySelector('.recharts-wrapper'))) return `mounted with ${charts.length} charts at steps A ${c.a.metrics.length} B ${c.b.metrics.length}`;
+        return [c.a, c.b].some((x) => x.metrics.length > 0) ? `a step landed first (A ${c.a.metrics.length}, B ${c.b.metrics.length}) with ${charts.filter((el) => el.querySelector('.recharts-wrapper')).length} of ${charts.length} charts mounted` : false;
+      }, undefined, { timeout: 150_000, polling: 50 });
+      const firstText = await first.jsonValue();
+      note(testInfo, `before the first step: ${firstText}`);
+      assert.match(firstText, /^mounted with \d+ charts at steps A 0 B 0$/, 'every overlay chart is mounted before the first step');
       const f = await measureWhileTraining(page, { steps: STEPS_BEFORE_PAUSE, timeout: 150_000 });
       report(testInfo, 'compare', f);
       await screenshot(page, 'responsive-compare');

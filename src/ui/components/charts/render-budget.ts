@@ -91,3 +91,13 @@ export function useChartData<T>(ref: RefObject<Element | null>, value: T, empty:
   }, [visible, value, shown]);
   return shown;
 }
+
+/**
+ * False until this chart's turn in the same queue, then true for good: a view of a dozen charts
+ * mounts them one per task (each recharts mount is tens of ms) instead of in one long task.
+ */
+export function useMountTurn(): boolean {
+  const [ready, setReady] = useState(false);
+  useEffect(() => (ready ? undefined : queueRedraw(() => setReady(true))), [ready]);
+  return ready;
+}

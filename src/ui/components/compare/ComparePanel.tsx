@@ -9,7 +9,7 @@ import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { patch, useApp, type CompareSide } from '../../store.ts';
 import type { EvalPoint } from '../../../../workers/protocol.ts';
 import { LinesChart, type Series } from '../charts/MetricChart.tsx';
-import { useBoundedRate, useChartData } from '../charts/render-budget.ts';
+import { useBoundedRate, useChartData, useMountTurn } from '../charts/render-budget.ts';
 import { constantNote, specOf } from '../charts/specs.ts';
 
 const COMPARED: { key: MetricKey; title: string }[] = [
@@ -75,6 +75,7 @@ const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, f
   // Off screen, the chart keeps what it drew: only the charts in view redraw as steps arrive.
   const ref = useRef<HTMLElement>(null);
   const sides = useChartData(ref, live, NO_SIDES);
+  const mounted = useMountTurn();
   const [plotAnyway, setPlotAnyway] = useState(false);
   const rows = useMemo(() => {
     const byStep = new Map<number, Record<string, number | null>>();
@@ -113,7 +114,12 @@ const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, f
           ))}
         </ul>
       )}
-      {!hideChart && (rows.length ? <LinesChart rows={rows} series={series} /> : <div className="chart-empty">no steps yet</div>)}
+      {/* The chart is mounted before the first step (axes only, on its turn): a recharts mount is
+          the costliest draw, and done before the runs train it does not land on a main thread that
+          two training workers already crowd (the first steps' draw measured 217-308 ms mounting,
+          about 100 ms updating; e2e/responsive.spec.mjs). */}
+      {!hideChart && !rows.length && <div className="chart-empty">no steps yet</div>}
+      {!hideChart && mounted && <LinesChart rows={rows} series={series} height={rows.length ? undefined : 1} />}
     </figure>
   );
 });
