@@ -29,9 +29,16 @@ function session(): Storage | null {
   }
 }
 
-export function rememberPress(press: Press, now = Date.now()): void {
+/**
+ * This document's load: a press is for the page that loads after it, never for the one that made it.
+ * (The page that made it takes presses when its own start-up ends, main.tsx; a press made before
+ * that, on a slow first load, was taken back by the same page and lost to the reload.)
+ */
+const THIS_LOAD = `${Math.round(globalThis.performance?.timeOrigin ?? 0)}-${Math.random().toString(36).slice(2)}`;
+
+export function rememberPress(press: Press, now = Date.now(), load = THIS_LOAD): void {
   try {
-    session()?.setItem(KEY, JSON.stringify({ press, at: now }));
+    session()?.setItem(KEY, JSON.stringify({ press, at: now, load }));
   } catch {
     /* not remembered */
   }
@@ -46,8 +53,11 @@ export function forgetPress(): void {
   }
 }
 
-/** The press a previous load of this tab left for this one, removed as it is read; null when none (or stale). */
-export function takePress(now = Date.now()): Press | null {
+/**
+ * The press a previous load of this tab left for this one, removed as it is read; null when none (or
+ * stale). A press this load made itself stays where it is: it waits for the reload.
+ */
+export function takePress(now = Date.now(), load = THIS_LOAD): Press | null {
   const s = session();
   let raw: string | null = null;
   try {
@@ -56,6 +66,11 @@ export function takePress(now = Date.now()): Press | null {
     return null;
   }
   if (raw === null) return null;
+  try {
+    if ((JSON.parse(raw) as { load?: unknown }).load === load) return null;
+  } catch {
+    /* not a press: dropped below */
+  }
   forgetPress();
   try {
     const v = JSON.parse(raw) as { press?: unknown; at?: unknown };
