@@ -53,6 +53,15 @@ export function forgetPress(): void {
   }
 }
 
+/** What rememberPress stored, or null when it is not JSON (dropped as no press). */
+function parseStored(raw: string): { press?: unknown; at?: unknown; load?: unknown } | null {
+  try {
+    return JSON.parse(raw) as { press?: unknown; at?: unknown; load?: unknown };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The press a previous load of this tab left for this one, removed as it is read; null when none (or
  * stale). A press this load made itself stays where it is: it waits for the reload.
@@ -66,17 +75,9 @@ export function takePress(now = Date.now(), load = THIS_LOAD): Press | null {
     return null;
   }
   if (raw === null) return null;
-  try {
-    if ((JSON.parse(raw) as { load?: unknown }).load === load) return null;
-  } catch {
-    /* not a press: dropped below */
-  }
+  const v = parseStored(raw);
+  if (v?.load === load) return null;
   forgetPress();
-  try {
-    const v = JSON.parse(raw) as { press?: unknown; at?: unknown };
-    const fresh = typeof v.at === 'number' && now - v.at >= 0 && now - v.at <= MAX_AGE_MS;
-    return fresh && (v.press === 'start' || v.press === 'step-once') ? v.press : null;
-  } catch {
-    return null;
-  }
+  const fresh = typeof v?.at === 'number' && now - v.at >= 0 && now - v.at <= MAX_AGE_MS;
+  return fresh && (v?.press === 'start' || v?.press === 'step-once') ? v.press : null;
 }
