@@ -140,13 +140,15 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
       check(/^backend WASM, \d+ threads?/.test(await text(page, 'backend')), `backend: ${await text(page, 'backend')}`);
 
       // The held-out chart: each evaluation carries its standard error, drawn as a band.
-      const evals = (await page.evaluate(() => window.__rlvr.state().evals)).map((e) => ({ step: e.step, se: e.pass1_se }));
+      const evals = (await page.evaluate(() => window.__rlvr.state().evals)).map((e) => ({ step: e.step, se: e.pass1_se, ks: Object.keys(e.pass_at_k) }));
       assert.deepEqual(evals.map((e) => e.step), [0, 2, 3]);
+      // The page's evaluation takes eval_samples (2) per prompt, not a group of num_generations (4): pass@1 and pass@2.
+      for (const e of evals) check(e.ks.join(',') === '1,2', `step ${e.step}: pass@k measured for k = ${e.ks.join(', ')}`);
       for (const e of evals) check(Number.isFinite(e.se) && e.se >= 0 && e.se <= 0.5, `step ${e.step}: standard error of pass@1 ${e.se}`);
       await page.click('[data-testid="tab-charts"]');
       await page.waitForSelector('[data-testid="chart-eval"]');
       check((await page.$('[data-testid="chart-eval"] .recharts-area-area')) !== null, 'the held-out chart draws no standard-error band');
-      check(/± [\d.]+ standard error over 4 prompts × 4 samples/.test(await text(page, 'chart-eval-summary')), `held-out summary: ${await text(page, 'chart-eval-summary')}`);
+      check(/± [\d.]+ standard error over 4 prompts × 2 samples/.test(await text(page, 'chart-eval-summary')), `held-out summary: ${await text(page, 'chart-eval-summary')}`);
       const lightCharts = await axeViolations(page);
 
       // The token panel: the advantage, derived from its group's rewards.

@@ -1,6 +1,6 @@
 // One config resolver (src/rl/resolve-config.ts): every entry point that builds a run config from the
 // same inputs gets the same config and the same sources. The inputs: a checkpoint whose recipe sets
-// several fields, eval_prompts among them (a field the page also starts at its own value), a preset,
+// several fields, eval_prompts and eval_samples among them (fields the page also starts at its own values), a preset,
 // and the same overrides given as --set / --seed, as form edits, and through a share link. Each
 // entry point is called through its real code path: the CLI's config building (rlvr train, rlvr
 // export --format trl), one rlvr sweep cell, the worker's resolution of an init request, the form
@@ -22,11 +22,11 @@ import { resolveInitRequest } from '../workers/open-run.ts';
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-entry-points-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// sat-tiny with a recipe that sets eval_prompts, temperature, prompts_per_step, a reward weight and the difficulty.
+// sat-tiny with a recipe that sets eval_prompts, eval_samples, temperature, prompts_per_step, a reward weight and the difficulty.
 const shipped = resolve('public/checkpoints/sat-tiny');
 const manifestJson = JSON.parse(readFileSync(join(shipped, 'manifest.json'), 'utf8')) as Record<string, unknown>;
 manifestJson.name = 'sat-recipe';
-manifestJson.recipe = { difficulty: { n: 5, k: 3, m: 6, ratio: 0 }, eval_prompts: 24, temperature: 0.7, prompts_per_step: 16, reward_weights: { partial: 0.3 } };
+manifestJson.recipe = { difficulty: { n: 5, k: 3, m: 6, ratio: 0 }, eval_prompts: 24, eval_samples: 4, temperature: 0.7, prompts_per_step: 16, reward_weights: { partial: 0.3 } };
 const manifestPath = join(dir, 'manifest.json');
 writeFileSync(manifestPath, JSON.stringify(manifestJson));
 copyFileSync(join(shipped, manifestJson.weights as string), join(dir, manifestJson.weights as string));

@@ -4,7 +4,7 @@
  * sit on one policy only while the call runs.
  */
 import type { Policy } from '../src/model/policy.ts';
-import type { RunConfig } from '../src/rl/config.ts';
+import { heldOutSamples, type RunConfig } from '../src/rl/config.ts';
 import type { AdvanceHooks, TrainingRun } from '../src/rl/run.ts';
 import type { SessionEvent } from './protocol.ts';
 
@@ -48,7 +48,7 @@ export function trackStepPhases(p: Policy, c: RunConfig, emitEvent: Emit): () =>
 export function trackEvalSamples(p: Policy, c: RunConfig, emitEvent: Emit): { onProgress: (done: number, total: number) => void; stop: () => void } {
   const batchRows = c.prompts_per_step * c.num_generations;
   let done = 0;
-  let total = c.eval_prompts * c.num_generations;
+  let total = c.eval_prompts * heldOutSamples(c);
   p.onDecode = (t, max) => emitEvent({ type: 'progress', what: 'eval', done: Math.min(total, done + Math.floor((batchRows * t) / max)), total });
   return {
     onProgress: (d, t) => {

@@ -119,3 +119,6 @@ export function applyAssignments(patch: Record<string, unknown>, assignments: st
 
 /** Fields that change the shapes of compiled graphs or the data stream: changing them needs a restart. */
 export const restartFields: (keyof RunConfig)[] = configFields.filter((k) => (fieldTable[k] as FieldDecl).restart === true);
+
+/** Samples per held-out prompt in a run's evaluations: eval_samples, or num_generations when it is 0. */
+export const heldOutSamples = (c: Pick<RunConfig, 'eval_samples' | 'num_generations'>): number => (c.eval_samples > 0 ? c.eval_samples : c.num_generations);

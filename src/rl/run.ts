@@ -19,7 +19,7 @@ import { modelPresets, type ModelPresetId } from '../model/config.ts';
 import { Policy, type Weights } from '../model/policy.ts';
 import { layoutFor } from '../model/task-layout.ts';
 import { initParams, parameterCount } from '../model/transformer.ts';
-import { validateConfig, type RunConfig } from './config.ts';
+import { heldOutSamples, validateConfig, type RunConfig } from './config.ts';
 import { passAt1StandardError } from './passk.ts';
 import { Trainer, type StepMetrics, type StepResult, type TrainerState } from './trainer.ts';
 
@@ -199,7 +199,7 @@ export class TrainingRun {
       recipe: { ...inherited.recipe, difficulty, ...sampledAt },
       name,
       layout: this.policy.layout,
-      tasks: [{ task: c.task, difficulty, pass_at_k: last?.pass_at_k ?? {}, eval: { prompts: c.eval_prompts, n: c.num_generations, seed: c.seed } }],
+      tasks: [{ task: c.task, difficulty, pass_at_k: last?.pass_at_k ?? {}, eval: { prompts: c.eval_prompts, n: heldOutSamples(c), seed: c.seed } }],
       training: { kind: 'rl', command, seed: c.seed, steps: this.trainer.step, trained_on: [{ task: c.task, difficulty }] },
       created: new Date().toISOString().slice(0, 10),
     };

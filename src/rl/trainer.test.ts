@@ -69,4 +69,16 @@ describe('trainer on onnxruntime-node', () => {
     expect(optAfter.step).toBe(optBefore.step);
     for (const [k, v] of optBefore.m) expect(Array.from(optAfter.m.get(k)!)).toEqual(Array.from(v));
   }, 120_000);
+
+  it('the held-out evaluation takes eval_samples samples per prompt, and num_generations when it is 0', async () => {
+    const policy = await warmPolicy();
+    const two = await Trainer.create(policy, validateConfig({ ...base, eval_prompts: 5, eval_samples: 2 }));
+    const r2 = await two.evaluate();
+    expect(r2.n).toBe(2);
+    expect(Object.keys(r2.pass_at_k)).toEqual(['1', '2']);
+    expect(r2.correct).toHaveLength(5);
+    expect(Math.max(...r2.correct)).toBeLessThanOrEqual(2);
+    const fromGroup = await Trainer.create(policy, validateConfig({ ...base, eval_prompts: 5 }));
+    expect((await fromGroup.evaluate()).n).toBe(base.num_generations);
+  }, 120_000);
 });

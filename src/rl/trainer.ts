@@ -5,7 +5,7 @@ import { getTaskFamily } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
 import { aggregationWeights, computeAdvantages } from './advantages.ts';
 import { collectGroups, type CollectContext, type Sampled } from './collect.ts';
-import { ConfigError, configFields, restartFields, validateConfig, type RunConfig } from './config.ts';
+import { ConfigError, configFields, heldOutSamples, restartFields, validateConfig, type RunConfig } from './config.ts';
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
@@ -273,8 +273,8 @@ export class Trainer {
     return { layout, lastPass, losses, gradNorms, skipped };
   }
 
-  /** Held-out pass@k for k = 1..num_generations (unbiased), on a fixed prompt set at the current difficulty. */
-  async evaluate(n = this.config.num_generations, ks?: number[], onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
+  /** Held-out pass@k for k = 1..n (unbiased; n: heldOutSamples, eval_samples or else num_generations), on a fixed prompt set at the current difficulty. */
+  async evaluate(n = heldOutSamples(this.config), ks?: number[], onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
     const c = this.config;
     const result = await evaluatePassAtK(this.policy, {
       task: c.task,

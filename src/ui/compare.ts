@@ -5,7 +5,7 @@
  * recorded run shown beside the live ones takes C too (state 'recorded', recording.ts), and stays there
  * while A and B run.
  */
-import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
+import { configFields, heldOutSamples, validateConfig, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
 import { appDefaults, draftPatch } from './config-form.ts';
@@ -105,7 +105,7 @@ export function comparePatches(): { a: Record<string, unknown>; b: Record<string
 export function heldOutOf(side: CompareSide): HeldOut | null {
   const c = side.config;
   const last = side.evals.filter((e) => e.step > 0 && e.pass_at_k['1'] !== undefined).sort((x, y) => y.step - x.step)[0];
-  const fromEval = c && last ? { label: side.label.split(':')[0]!, passAt1: last.pass_at_k['1']!, prompts: c.eval_prompts, n: c.num_generations, step: last.step } : null;
+  const fromEval = c && last ? { label: side.label.split(':')[0]!, passAt1: last.pass_at_k['1']!, prompts: c.eval_prompts, n: heldOutSamples(c), step: last.step } : null;
   const h = side.heldOut;
   if (h && (!fromEval || h.step >= fromEval.step)) return { label: side.label.split(':')[0]!, ...h };
   return fromEval;

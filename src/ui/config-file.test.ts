@@ -7,12 +7,12 @@ import { capNotes, guardSearch, MAX_SEARCH_CHARS } from './url-guard.ts';
 describe('parseConfigFile', () => {
   it('turns a valid file (the rlvr train --config format, plus an optional preset) into a draft', () => {
     const d = parseConfigFile(JSON.stringify({ preset: 'dapo', task: 'countdown', learning_rate: 0.0005, reward_weights: { format: 0.2 }, delta: null, difficulty: { count: 3 } }), 'run.json');
-    // eval_prompts, which the app starts at its own value, is pinned to the file's (the library default here).
+    // eval_prompts and eval_samples, which the app starts at its own values, are pinned to the file's (the library defaults here).
     // Every value from the file is marked as the saved config's (the form says "saved config" beside it).
     const saved = 'saved config';
-    expect(d).toEqual({ task: 'countdown', presetId: 'dapo', edits: { eval_prompts: '32', learning_rate: '0.0005', 'reward_weights.format': '0.2', delta: '' }, knobs: { count: '3' }, origins: { task: saved, eval_prompts: saved, learning_rate: saved, 'reward_weights.format': saved, delta: saved, 'difficulty.count': saved } });
-    expect(parseConfigFile('\ufeff{}')).toEqual({ task: 'sat', presetId: 'grpo', edits: { eval_prompts: '32' }, knobs: {}, origins: { task: saved, eval_prompts: saved } });
-    expect(parseConfigFile('{"eval_prompts": 8}').edits).toEqual({ eval_prompts: '8' });
+    expect(d).toEqual({ task: 'countdown', presetId: 'dapo', edits: { eval_prompts: '32', eval_samples: '0', learning_rate: '0.0005', 'reward_weights.format': '0.2', delta: '' }, knobs: { count: '3' }, origins: { task: saved, eval_prompts: saved, eval_samples: saved, learning_rate: saved, 'reward_weights.format': saved, delta: saved, 'difficulty.count': saved } });
+    expect(parseConfigFile('\ufeff{}')).toEqual({ task: 'sat', presetId: 'grpo', edits: { eval_prompts: '32', eval_samples: '0' }, knobs: {}, origins: { task: saved, eval_prompts: saved, eval_samples: saved } });
+    expect(parseConfigFile('{"eval_prompts": 8}').edits).toEqual({ eval_prompts: '8', eval_samples: '0' });
     // A value valid only over the preset's own values (DAPO's epsilon_high 0.28) is accepted with it.
     expect(parseConfigFile(JSON.stringify({ preset: 'dapo', epsilon: 0.25 })).edits.epsilon).toBe('0.25');
   });

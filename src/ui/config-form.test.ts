@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { baseValue, choosePreset, draftPatch, fieldSpecs, parseText, validateDraft } from './config-form.ts';
+import { appDefaults, baseValue, choosePreset, draftPatch, fieldSpecs, parseText, validateDraft } from './config-form.ts';
+import { passAt1StandardError } from '../rl/passk.ts';
 import { emptySetup, experimentKey, searchToSetup, setupToSearch } from './url-state.ts';
 import { configFields } from '../rl/config.ts';
 
@@ -25,6 +26,19 @@ describe('setup form', () => {
     expect(errors).toEqual({});
     expect(config).toMatchObject({ loss_type: 'dapo', epsilon_high: 0.28, delta: null, reward_weights: { correctness: 0.9, format: 0.2, partial: 0 } });
     expect(draftPatch({ task: 'arithmetic', presetId: 'grpo', edits: {}, knobs: { digits: '2' } }).difficulty).toEqual({ digits: 2 });
+  });
+});
+
+describe("the page's held-out evaluation", () => {
+  it('bounds one point\'s standard error of pass@1 at 0.04 whatever the pass rates (issue 30: a demo curve that can be believed)', () => {
+    const prompts = appDefaults.eval_prompts!;
+    const n = appDefaults.eval_samples!;
+    // The largest spread the per-prompt pass rates can have: half the prompts always solved, half never.
+    const worst = Array.from({ length: prompts }, (_, i) => (i % 2 ? n : 0));
+    expect(passAt1StandardError(worst, n)).toBeLessThanOrEqual(0.04);
+    // It stays a pass@k curve (k = 1, 2) and costs less sampling than the 64 prompts × 8 it replaced.
+    expect(n).toBeGreaterThanOrEqual(2);
+    expect(prompts * n).toBeLessThan(64 * 8);
   });
 });
 

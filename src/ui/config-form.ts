@@ -51,13 +51,17 @@ export type Edits = Record<string, string | boolean>;
 
 /**
  * The app's own starting values where they differ from the library defaults. The demo's held-out
- * evaluation is 64 prompts × num_generations (8) samples every 10 steps: large enough that one point's
- * standard error of pass@1 (passAt1StandardError in src/rl/passk.ts) stays at or under 0.04 at p ≈ 0.5,
- * SE² = (σ²_prompts + (0.25 − σ²_prompts) / n) / P ≤ 0.04² with the spread between prompts σ²_prompts
- * up to 0.075 (measured 0.025 on sat-tiny's base; 16 prompts gave SE ≈ 0.055, a curve that seemed to
- * un-learn). Presets and edits apply on top.
+ * evaluation is 160 prompts × 2 samples every 10 steps. One point's standard error of pass@1
+ * (passAt1StandardError in src/rl/passk.ts) is the spread of the per-prompt pass rates over √P; that
+ * spread is at most 0.5 (every prompt always or never solved, which training drives toward), so
+ * SE ≤ 0.5 / √(P − 1) = 0.0397 at P = 160, whatever the samples per prompt. The 64 prompts × 8 samples
+ * used before gave 0.028 at the base but up to 0.051 once the policy had sharpened
+ * (bench/demo-results.json, 2026-11-25); 160 × 8 would cost 2.5× the sampling, while 160 × 2 costs
+ * 0.75× of 64 × 8 (docs/sweeps.md, "The demo's evaluation"). Two samples still give pass@2; the Pass@k
+ * explorer measures large k. Lessons keep 64 × num_generations (lessonRunPatch in lesson-plan.ts).
+ * Presets and edits apply on top.
  */
-export const appDefaults: Partial<RunConfig> = { eval_prompts: 64 };
+export const appDefaults: Partial<RunConfig> = { eval_prompts: 160, eval_samples: 2 };
 
 /**
  * The value a field has before the person's edits, as the one resolver (src/rl/resolve-config.ts)

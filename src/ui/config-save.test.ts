@@ -29,7 +29,8 @@ describe('Save config', () => {
     expect(setupFileObject(drafts[1]!)).toEqual({
       preset: 'dapo',
       task: 'countdown',
-      eval_prompts: 64,
+      eval_prompts: 160,
+      eval_samples: 2,
       learning_rate: 0.0005,
       reward_weights: { format: 0.2 },
       delta: null,

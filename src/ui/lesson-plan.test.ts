@@ -17,6 +17,8 @@ describe('lesson runs', () => {
       for (const [k, v] of Object.entries(getPreset(run.preset).config)) if (!(k in run.config)) expect(c[k as keyof typeof c]).toEqual(v);
       for (const [k, v] of Object.entries(run.config)) expect(c[k as keyof typeof c]).toEqual(v);
       expect(c.eval_every > 0).toBe(usesEval(lesson));
+      // A lesson that evaluates keeps its own evaluation (64 prompts × num_generations), not the demo's 160 × 2.
+      if (usesEval(lesson)) expect({ eval_prompts: c.eval_prompts, eval_samples: c.eval_samples }).toEqual({ eval_prompts: 64, eval_samples: 0 });
     }
   });
 

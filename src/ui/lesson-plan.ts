@@ -17,6 +17,8 @@ import { baseValue, draftPatch, toText, type EditOrigin, type Edits, type SetupD
 export const LESSON_SEED = 1;
 /** Held-out pass@k every this many steps, for lessons measured by pass@k (step 0 = the base policy). */
 export const LESSON_EVAL_EVERY = 10;
+/** The held-out evaluation of a lesson run in the page: 64 prompts × num_generations samples (eval_samples 0). */
+export const LESSON_EVAL = { eval_prompts: 64, eval_samples: 0 } as const;
 /** Compare runs at most this many configs at once (A, B, C). */
 export const MAX_LESSON_RUNS = 3;
 export const SIDE_NAMES = ['A', 'B', 'C'] as const;
@@ -37,10 +39,13 @@ export const usesEval = (l: Lesson): boolean => l.measures.some((m) => m.metric 
 /** The config patch one run of a lesson trains with (over the defaults; the worker resolves the difficulty). */
 export function lessonRunPatch(lesson: Lesson, run: LessonRun, seed = LESSON_SEED): Record<string, unknown> {
   // The page's app defaults go under the checkpoint's recipe: the worker's init request carries them beside this patch.
+  // A lesson that evaluates keeps the evaluation it was designed and measured with (LESSON_EVAL), not the
+  // demo's 160 × 2: its held-out chart shows pass@k up to num_generations.
   return {
     ...getPreset(run.preset).config,
     seed,
     eval_every: usesEval(lesson) ? LESSON_EVAL_EVERY : 0,
+    ...(usesEval(lesson) ? LESSON_EVAL : {}),
     ...run.config,
     task: lesson.task,
   };

@@ -10,7 +10,7 @@
  * another's (a lesson's 64 prompts per step from a 2-prompt run), and runs side by side add up: they
  * share the device's cores. Once a run has steps of its own, its own steps/minute replace the pace.
  */
-import type { RunConfig } from '../rl/config.ts';
+import { heldOutSamples, type RunConfig } from '../rl/config.ts';
 
 /** Seconds per unit of work (one completion token slot through a model of one parameter). */
 export interface Pace {
@@ -23,7 +23,7 @@ export interface Pace {
 /** The samples of the held-out pass@k (workers/inspection.ts: 64 per prompt). */
 export const PASSK_SAMPLES = 64;
 
-type Work = Pick<RunConfig, 'prompts_per_step' | 'num_generations' | 'max_completion_length' | 'num_iterations' | 'eval_every' | 'eval_prompts'>;
+type Work = Pick<RunConfig, 'prompts_per_step' | 'num_generations' | 'max_completion_length' | 'num_iterations' | 'eval_every' | 'eval_prompts' | 'eval_samples'>;
 
 /** Token slots a step samples: prompts × generations × the completion cap. */
 const slots = (c: Work) => c.prompts_per_step * c.num_generations * c.max_completion_length;
@@ -57,7 +57,7 @@ export function paceOf(steps: MeasuredStep[], c: Work, parameters: number, backe
 /** Seconds of one training step of `c` on a model of `parameters`, evaluations included (averaged over eval_every). */
 export function stepSeconds(pace: Pace, c: Work, parameters: number): number {
   const units = slots(c) * parameters;
-  const evalSlots = c.eval_every > 0 ? (c.eval_prompts * c.num_generations * c.max_completion_length * parameters) / c.eval_every : 0;
+  const evalSlots = c.eval_every > 0 ? (c.eval_prompts * heldOutSamples(c) * c.max_completion_length * parameters) / c.eval_every : 0;
   return pace.sampling * (units + evalSlots) + pace.update * units * c.num_iterations;
 }
 

@@ -110,6 +110,7 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['rlpr_weight', 'no TRL field (reward_source)'],
     ['eval_every', 'nearest: eval_strategy="steps" and eval_steps, with an eval_dataset of held-out seeds 0..eval_prompts-1 (`rlvr sample`)'],
     ['eval_prompts', 'see eval_every'],
+    ['eval_samples', 'see eval_every (num_generations completions per held-out prompt in TRL)'],
     ['rollout_history_steps', 'nearest: log_completions=True'],
     ['difficulty', Object.keys(c.difficulty).length ? 'the prompts in prompts.jsonl were generated at this difficulty' : "none set: the base checkpoint's measured difficulty (below), as rlvr train uses"],
   ];

@@ -8,6 +8,7 @@ import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { useBoundedRate } from './render-budget.ts';
 import { chartSpecs, type ChartSpec } from './specs.ts';
 import type { MetricKey, RewardComponentKey } from '../../../rl/metrics.ts';
+import { heldOutSamples } from '../../../rl/config.ts';
 
 function SmoothingSlider() {
   const smoothing = useApp((s) => s.smoothing);
@@ -38,7 +39,7 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
   });
   const series = ks.map((k) => ({ key: `pass@${k}`, label: `pass@${k}` }));
   const last = evals[evals.length - 1];
-  const seText = last?.pass1_se !== undefined ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config?.num_generations ?? '?'} samples)` : '';
+  const seText = last?.pass1_se !== undefined ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config ? heldOutSamples(config) : '?'} samples)` : '';
   const summary = latestSummary(rows as unknown as Record<string, number>[], series) + seText;
   const running = useApp((s) => s.run.progress?.what === 'eval');
   return (
