@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Measures the default demo the way a visitor sees it (the README's "default demo in the browser" row): the built app in
 // headless Chromium on the WASM EP, default task and preset, Start pressed, and the trainer's own
-// periodic held-out evaluation (eval_prompts × num_generations, every eval_every steps) read from the
+// periodic held-out evaluation (eval_prompts × eval_samples, or × num_generations when it is 0, every eval_every steps) read from the
 // page as it arrives. Prints the curve against wall time since Start (with each point's standard error),
 // and when held-out pass@1 first stood 20 points above the base for three evaluations in a row (a
 // sustained gain, not one noisy point): the line
@@ -96,7 +96,7 @@ try {
     backend: backend && { kind: backend.kind, description: backend.description, threads: backend.threads },
     task: config?.task,
     difficulty: config?.difficulty,
-    eval: config && { prompts: config.eval_prompts, samples: config.num_generations, every: config.eval_every },
+    eval: config && { prompts: config.eval_prompts, samples: config.eval_samples > 0 ? config.eval_samples : config.num_generations, every: config.eval_every },
     seconds,
     ...(maxSteps > 0 ? { max_steps: maxSteps } : {}),
     base_pass1: base,
