@@ -35,6 +35,12 @@ export interface Collected {
   rounds: number;
   /** Groups of the first sampling round with zero reward variance (isZeroVariance). */
   zeroVarianceFirstRound: number;
+  /**
+   * Fraction of the first sampling round's completions the strict verifier judges correct: the
+   * policy's batch accuracy before dynamic sampling drops and refills groups (which biases the trained
+   * batch's accuracy toward groups that were neither all wrong nor all right).
+   */
+  accuracyFirstRound: number;
   hintedGroups: number;
   sampledTokens: number;
   /** Milliseconds spent verifying and sorting groups (the rest of the phase is sampling). */
@@ -133,7 +139,7 @@ export async function collectGroups(x: CollectContext, difficulty: Record<string
   const P = c.prompts_per_step;
   const groups: Sampled[][] = [];
   const dropped: Sampled[][] = [];
-  const out: Omit<Collected, 'groups'> = { rounds: 0, zeroVarianceFirstRound: 0, hintedGroups: 0, sampledTokens: 0, verifyMs: 0 };
+  const out: Omit<Collected, 'groups'> = { rounds: 0, zeroVarianceFirstRound: 0, accuracyFirstRound: 0, hintedGroups: 0, sampledTokens: 0, verifyMs: 0 };
   const maxRounds = c.dynamic_sampling ? 1 + c.max_refill_rounds : 1;
   while (groups.length < P && out.rounds < maxRounds) {
     const instances = Array.from({ length: P }, () => x.nextInstance(difficulty));
@@ -152,7 +158,11 @@ export async function collectGroups(x: CollectContext, difficulty: Record<string
     if (c.reward_source !== 'verifier') await probabilityRewards(x, batch);
     const tv = performance.now();
     const zero = batch.map((g) => isZeroVariance(g.map((s) => s.reward)));
-    if (out.rounds === 0) out.zeroVarianceFirstRound = zero.filter(Boolean).length;
+    if (out.rounds === 0) {
+      out.zeroVarianceFirstRound = zero.filter(Boolean).length;
+      const first = batch.flat();
+      out.accuracyFirstRound = first.filter((s) => s.trueCorrect).length / Math.max(1, first.length);
+    }
     batch.forEach((g, i) => (c.dynamic_sampling && zero[i] ? dropped : groups).push(g));
     out.verifyMs += performance.now() - tv;
     out.rounds++;

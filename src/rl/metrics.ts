@@ -11,6 +11,7 @@ export const metricTable = {
   reward_std: { definition: 'standard deviation of the total reward over the batch', hint: '0 → every advantage is 0, no gradient' },
   accuracy: { definition: 'fraction of batch completions the strict verifier judges correct (pass@1 on the batch, before any noise)', hint: 'falling while reward rises → reward hacking or a noisy verifier' },
   'accuracy/observed': { definition: 'fraction of batch completions judged correct by the verifier the trainer saw (after any noise)', hint: 'far from accuracy → the noisy verifier flips many verdicts' },
+  'accuracy/first_round': { definition: 'fraction of the first sampling round\'s completions the strict verifier judges correct (equals accuracy unless dynamic sampling drops and refills groups, which skews the trained batch)', hint: 'below accuracy → dynamic sampling is replacing all-wrong groups; compare runs on this, not on accuracy' },
   frac_reward_zero_std: { definition: 'fraction of groups (first sampling round) whose completions all got exactly the same reward', hint: 'near 1 → most groups carry no signal; try dynamic sampling or another difficulty' },
   'completions/mean_length': { definition: 'mean completion length in tokens', hint: 'steady growth of wrong answers is the length bias Dr. GRPO removes' },
   'completions/max_length': { definition: 'longest completion in the batch', hint: 'at the cap → truncation' },

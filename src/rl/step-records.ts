@@ -115,6 +115,7 @@ export interface StepTimes {
 export interface StepCounts {
   rounds: number;
   zeroVarianceFirstRound: number;
+  accuracyFirstRound: number;
   hintedGroups: number;
   sampledTokens: number;
   losses: number[];
@@ -138,6 +139,7 @@ export function stepMetrics(step: number, c: RunConfig, flat: Sampled[], t: Toke
     reward_std: std(rewards),
     accuracy: mean(flat.map((s) => (s.trueCorrect ? 1 : 0))),
     'accuracy/observed': mean(flat.map((s) => (s.verdict.correct ? 1 : 0))),
+    'accuracy/first_round': n.accuracyFirstRound,
     frac_reward_zero_std: n.zeroVarianceFirstRound / c.prompts_per_step,
     'completions/mean_length': mean(lengths),
     'completions/max_length': Math.max(...lengths),

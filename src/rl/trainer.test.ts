@@ -81,4 +81,16 @@ describe('trainer on onnxruntime-node', () => {
     const fromGroup = await Trainer.create(policy, validateConfig({ ...base, eval_prompts: 5 }));
     expect((await fromGroup.evaluate()).n).toBe(base.num_generations);
   }, 120_000);
+
+  it('accuracy/first_round is the first sampling round\'s accuracy: equal to accuracy without refills, logged with them', async () => {
+    const plain = await run(validateConfig({ ...base, seed: 4 }), 3);
+    for (const m of plain.metrics) expect(m['accuracy/first_round']).toBe(m.accuracy);
+    const refilled = await run(validateConfig({ ...base, seed: 4, dynamic_sampling: true, max_refill_rounds: 2 }), 3);
+    for (const m of refilled.metrics) {
+      expect(m['accuracy/first_round']).toBeGreaterThanOrEqual(0);
+      expect(m['accuracy/first_round']).toBeLessThanOrEqual(1);
+    }
+    // The first round is the same draw with or without refills (same seed, same weights before step 1).
+    expect(refilled.metrics[0]!['accuracy/first_round']).toBe(plain.metrics[0]!['accuracy/first_round']);
+  }, 120_000);
 });

@@ -23,7 +23,7 @@ const onPolicy = (what: string) => (c: RunConfig) =>
 
 export const chartSpecs: ChartSpec[] = [
   { id: 'reward', title: 'Reward', lines: [{ key: 'reward', label: 'total' }], info: 'reward' },
-  { id: 'accuracy', title: 'Accuracy (batch pass@1)', lines: [{ key: 'accuracy', label: 'true' }, { key: 'accuracy/observed', label: 'as judged' }], info: 'accuracy', yDomain: [0, 1] },
+  { id: 'accuracy', title: 'Accuracy (batch pass@1)', lines: [{ key: 'accuracy', label: 'true' }, { key: 'accuracy/observed', label: 'as judged' }, { key: 'accuracy/first_round', label: 'first round' }], info: 'accuracy', yDomain: [0, 1] },
   { id: 'reward_std', title: 'Reward std', lines: [{ key: 'reward_std', label: 'reward_std' }], info: 'reward_std' },
   { id: 'zero_std', title: 'Zero-variance groups', lines: [{ key: 'frac_reward_zero_std', label: 'fraction' }], info: 'frac_reward_zero_std', yDomain: [0, 1] },
   {
