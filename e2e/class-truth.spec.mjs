@@ -125,7 +125,13 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
       await page.click('[data-testid="tab-charts"]');
       const header = (await text(page, 'step-count')).trim();
       assert.equal(header, 'Step 3');
-      // Every chart's summary names the step the header names.
+      // Every chart's summary names the step the header names. Charts redraw at most once a second while
+      // data streams in (CHART_UPDATE_MS, src/ui/components/charts/render-budget.ts), so the last step may
+      // land up to a second after the header's: wait for that (at most 3 s), then read them.
+      const chartsCaughtUp = await page
+        .waitForFunction(() => [...document.querySelectorAll('[data-testid^="chart-"][data-testid$="-summary"]')].every((e) => !/latest \((after )?step \d+\)/.test(e.textContent) || /latest \((after )?step 3\)/.test(e.textContent)), undefined, { timeout: 3_000, polling: 100 })
+        .then(() => true, () => false);
+      note(testInfo, `chart summaries caught up with the header within 3 s: ${chartsCaughtUp}`);
       const summaries = await page.$$eval('[data-testid^="chart-"][data-testid$="-summary"]', (els) => els.map((e) => `${e.getAttribute('data-testid')}: ${e.textContent}`));
       assert.ok(summaries.length >= 4, `chart summaries: ${summaries.length}`);
       for (const s of summaries) check(/latest \((after )?step 3\)/.test(s), `header "${header}", but ${s}`);

@@ -159,8 +159,8 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
           seed: 1,
           date: '2025-01-02',
           runs: [
-            { label: 'GRPO', values: { frac_reward_zero_std: 0.4375, accuracy: 0.3125 } },
-            { label: 'GRPO + dynamic sampling', values: { frac_reward_zero_std: 0.41, accuracy: 0.36 } },
+            { label: 'GRPO', values: { frac_reward_zero_std: 0.4375, 'accuracy/first_round': 0.3125 } },
+            { label: 'GRPO + dynamic sampling', values: { frac_reward_zero_std: 0.41, 'accuracy/first_round': 0.36 } },
           ],
           summary: 'on seed 1, after 60 steps on sat: (fixture) share of groups with zero reward variance: GRPO 0.438, GRPO + dynamic sampling 0.410',
         },
