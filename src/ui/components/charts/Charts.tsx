@@ -21,7 +21,7 @@ function SmoothingSlider() {
   );
 }
 
-/** Held-out pass@k over training: pass@1 and pass@G at each evaluation. */
+/** Held-out pass@k over training: pass@1 up to pass@n at each evaluation (n samples per prompt: heldOutSamples in src/rl/config.ts). */
 function EvalChart({ focus = false }: { focus?: boolean }) {
   const evals = useApp((s) => (s.recording?.showing ? s.recording.evals : s.evals));
   const config = useApp((s) => (s.recording?.showing ? s.recording.record.config : s.run.config));
