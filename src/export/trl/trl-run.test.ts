@@ -310,8 +310,22 @@ describe('the exported TRL project under real TRL (CPU)', () => {
     // accelerate's --cpu launcher starts one process (several need mpirun); the torchrun launcher
     // (--multi_gpu) with ACCELERATE_USE_CPU=true starts two that train as one over gloo (MULTI_CPU).
     const accelerate = join(dirname(py), 'accelerate');
-    const args = ['launch', '--multi_gpu', '--num_processes', '2', '--num_machines', '1', '--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort())];
-    twoProcessLog = await runLogged(accelerate, [...args, 'train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'], project, { ACCELERATE_USE_CPU: 'true' });
+    const launch = async () => {
+      const args = ['launch', '--multi_gpu', '--num_processes', '2', '--num_machines', '1', '--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort())];
+      return runLogged(accelerate, [...args, 'train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'], project, { ACCELERATE_USE_CPU: 'true' });
+    };
+    try {
+      twoProcessLog = await launch();
+    } catch (e) {
+      // Seen in fresh-clone CI with the other test files loading both cores: after both processes had
+      // trained and saved, the second aborted at shutdown ("terminate called without an active
+      // exception", a C++ thread destroyed while joinable). One more launch, from scratch; any other
+      // failure, or the same one twice, fails the test.
+      if (!/terminate called without an active exception/.test(String(e))) throw e;
+      console.warn('two-process launch: a process aborted at shutdown after training; launching once more');
+      rmSync(out, { recursive: true, force: true });
+      twoProcessLog = await launch();
+    }
     await checkRun(py, out, 2);
   }, RUN_TIMEOUT_MS + 60_000);
 
