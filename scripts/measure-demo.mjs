@@ -36,6 +36,9 @@ const IN_A_ROW = 3;
 /** The goal: +20 points of held-out pass@1 within this many seconds of Start. */
 const GOAL_SECONDS = 30;
 
+register();
+const { heldOutSamples } = await import(new URL('../src/rl/config.ts', import.meta.url).href);
+
 const server = await startServer();
 const browser = await launchBrowser();
 const load0 = loadavg()[0];
@@ -96,7 +99,7 @@ try {
     backend: backend && { kind: backend.kind, description: backend.description, threads: backend.threads },
     task: config?.task,
     difficulty: config?.difficulty,
-    eval: config && { prompts: config.eval_prompts, samples: config.eval_samples > 0 ? config.eval_samples : config.num_generations, every: config.eval_every },
+    eval: config && { prompts: config.eval_prompts, samples: heldOutSamples(config), every: config.eval_every },
     seconds,
     ...(maxSteps > 0 ? { max_steps: maxSteps } : {}),
     base_pass1: base,
@@ -119,7 +122,6 @@ try {
       `${firstCrossing ? `first single evaluation at +${(100 * TARGET).toFixed(0)} points: ${firstCrossing.seconds.toFixed(0)} s (step ${firstCrossing.step}); ` : ''}largest standard error of one point: ${result.max_se.toFixed(3)}\n`,
   );
   if (toReadme) {
-    register();
     const { writeReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
     writeReadmeBlock('demo', demoMarkdown(result));
     process.stdout.write('README.md: demo curve written\n');

@@ -103,9 +103,9 @@ export const lessons: Lesson[] = [
       { description: 'share of groups with zero reward variance (first sampling round)', metric: 'frac_reward_zero_std', window: 150 },
       { description: 'accuracy of the first sampling round (before any refill), last 20 steps', metric: 'accuracy/first_round', window: 20 },
     ],
-    // The rule of the first staging, judged since session 14 on the first round's accuracy: the trained
-    // batch's accuracy (the metric before) counts dynamic sampling's refills, which replace all-wrong
-    // groups, so it rose under dynamic sampling whether or not the policy improved.
+    // The rule of the first staging, now judged on the first round's accuracy: the trained batch's
+    // accuracy (the metric it was judged on first) counts dynamic sampling's refills, which replace
+    // all-wrong groups, so it rose under dynamic sampling whether or not the policy improved.
     verdict: (m) => {
       const zero = v(m, 0, 'frac_reward_zero_std');
       const gain = v(m, 1, 'accuracy/first_round') - v(m, 0, 'accuracy/first_round');

@@ -30,7 +30,7 @@ describe('setup form', () => {
 });
 
 describe("the page's held-out evaluation", () => {
-  it('bounds one point\'s standard error of pass@1 at 0.04 whatever the pass rates (issue 30: a demo curve that can be believed)', () => {
+  it('bounds one point\'s standard error of pass@1 at 0.04 whatever the pass rates', () => {
     const prompts = appDefaults.eval_prompts!;
     const n = appDefaults.eval_samples!;
     // The largest spread the per-prompt pass rates can have: half the prompts always solved, half never.
