@@ -9,7 +9,7 @@ const root = new URL('..', import.meta.url).pathname;
 const rows = JSON.parse(execFileSync(process.execPath, [join(root, 'scripts/rlvr.mjs'), 'lessons', '--json'], { cwd: root, encoding: 'utf8' }));
 const lines = rows.map((l) => {
   const m = l.measured;
-  if (!m) return `- **${l.id}**: not measured yet (\`npx rlvr lesson run ${l.id} --seeds 1,2,3\`).`;
+  if (!m) return `- **${l.id}**: not measured yet (\`npx rlvr lesson run ${l.id} --seeds ${l.seeds.join(',')}\`).`;
   const seeds = m.seeds?.length > 1 ? `seeds ${m.seeds.join(', ')}, means` : `seed ${m.seed}`;
   const perSeed = l.verdict_per_seed.length ? ` Per seed, the effect shows on ${l.verdict_per_seed.filter((p) => p.verdict.shows).length} of ${l.verdict_per_seed.length}.` : '';
   const measured = m.summary.replace(/^[^:]*:\s*/, '');

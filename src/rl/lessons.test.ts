@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatMeasured, getLesson, lessons, measureKey, perSeedVerdicts, type MeasuredLesson, type MeasuredRun } from './lessons.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { formatMeasured, getLesson, lessons, lessonSeeds, measureKey, perSeedVerdicts, type MeasuredLesson, type MeasuredRun } from './lessons.ts';
 
 const measured = (id: string, runs: MeasuredRun[], base?: Record<string, number>): MeasuredLesson => ({ id, steps: 60, seed: 1, date: '2026-11-21', runs, summary: '', ...(base ? { base_pass_at_k: base } : {}) });
 const run = (label: string, values: Record<string, number>, final?: Record<string, number>): MeasuredRun => ({ label, values, ...(final ? { final_pass_at_k: final } : {}) });
@@ -136,5 +137,21 @@ describe('lesson verdicts follow the measured numbers', () => {
 
   it('every lesson compares at most three runs (the page shows A, B, C)', () => {
     for (const l of lessons) expect(l.runs.length, l.id).toBeLessThanOrEqual(3);
+  });
+
+  it('each shipped measurement is on exactly the seeds its lesson names, and each of those seeds is recorded', () => {
+    const measured = JSON.parse(readFileSync(new URL('../../public/lessons/measured.json', import.meta.url), 'utf8')) as Record<string, MeasuredLesson>;
+    for (const l of lessons) {
+      const m = measured[l.id];
+      if (!m) continue;
+      expect(m.seeds ?? [m.seed], l.id).toEqual([...lessonSeeds(l)]);
+      expect((m.per_seed ?? []).map((p) => p.seed), l.id).toEqual(lessonSeeds(l).length > 1 ? [...lessonSeeds(l)] : []);
+      for (const seed of lessonSeeds(l)) {
+        for (const r of l.runs) expect(existsSync(new URL(`../../public/records/lessons/${l.id}/seed-${seed}/${r.label.replace(/[^A-Za-z0-9_.+=-]+/g, '_')}.rlvr.gz`, import.meta.url)), `${l.id} seed ${seed} "${r.label}" recorded`).toBe(true);
+      }
+    }
+    // A lesson's seeds are fixed before its measurement: the CISPO pilot's seeds 5-7 are not among them.
+    expect(lessonSeeds(getLesson('cispo-vs-clip'))).toEqual([1, 2, 3, 8, 9, 10]);
+    expect(lessonSeeds(getLesson('why-groups'))).toEqual([1, 2, 3]);
   });
 });

@@ -4,7 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
-import { formatMeasured, getLesson, lessonRunInputs, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
+import { formatMeasured, getLesson, lessonRunInputs, lessonSeeds, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { RUN_RECORD_EXTENSION, RunRecorder } from '../../rl/run-record.ts';
@@ -51,12 +51,12 @@ export function readMeasured(): Record<string, MeasuredLesson> {
 export const lessonsCommand: Command = {
   name: 'lessons',
   summary: 'list the guided experiments with their configs and measured outcomes',
-  help: 'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, runs (preset + config), the outcome measured by "rlvr lesson run ID" (or null if never run), its verdict (the rule on the mean over seeds) and verdict_per_seed (the rule on each seed alone).',
+  help: 'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, seeds (the seeds its verdict is measured on), runs (preset + config), the outcome measured by "rlvr lesson run ID" (or null if never run), its verdict (the rule on the mean over seeds) and verdict_per_seed (the rule on each seed alone).',
   async run(argv) {
     const a = parseArgs(argv, ['json']);
     checkKnownFlags(a, ['json']);
     const measured = readMeasured();
-    const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null, verdict: measured[l.id] ? l.verdict(measured[l.id]!) : null, verdict_per_seed: measured[l.id] ? perSeedVerdicts(l, measured[l.id]!) : [] }));
+    const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, seeds: lessonSeeds(l), paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null, verdict: measured[l.id] ? l.verdict(measured[l.id]!) : null, verdict_per_seed: measured[l.id] ? perSeedVerdicts(l, measured[l.id]!) : [] }));
     if (flag(a, 'json')) {
       process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
       return 0;
