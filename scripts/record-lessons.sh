@@ -16,9 +16,10 @@
 #    every 50th step (64 prompts a step make every step's rollouts about 8 times a lesson arm's) as
 #    public/records/recipes/T-grpo-200-seed2.rlvr.gz.
 # 2. Every lesson: `rlvr lesson run ID --seed S` for each seed it is measured on (the lesson's
-#    seeds in src/rl/lessons.ts: 1 2 3 unless it names others), which writes one record per arm beside its cached seed result (runs/lessons/ID/); the
-#    records are copied to public/records/lessons/ID/seed-S/ARM.rlvr.gz, thinned (`rlvr record thin`):
-#    the seed the lesson opens with (its first) keeps the rollouts of every 15th step, the other seeds
+#    seeds in src/rl/lessons.ts: 1 2 3 unless it names others), which writes one record per arm
+#    beside its cached seed result (runs/lessons/ID/); the records are copied to
+#    public/records/lessons/ID/seed-S/ARM.rlvr.gz, thinned (`rlvr record thin`): the seed the
+#    lesson opens with (its first) keeps the rollouts of every 15th step, the other seeds
 #    those of the first and last step; every step's metrics and the evaluations are kept (a 150-step
 #    arm with every rollout is about 3.6 MB; thinned, about 0.3 MB and 0.08 MB). Then
 #    `rlvr lesson run ID --seeds ...` reuses the cached seeds and writes measured.json, so the lesson's

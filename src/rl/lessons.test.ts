@@ -141,13 +141,19 @@ describe('lesson verdicts follow the measured numbers', () => {
 
   it('each shipped measurement is on exactly the seeds its lesson names, and each of those seeds is recorded', () => {
     const measured = JSON.parse(readFileSync(new URL('../../public/lessons/measured.json', import.meta.url), 'utf8')) as Record<string, MeasuredLesson>;
+    // The shipped records as the page finds them: public/records/index.json (scripts/records-index.mjs).
+    const index = JSON.parse(readFileSync(new URL('../../public/records/index.json', import.meta.url), 'utf8')) as { records: { file: string; lesson?: { id: string; arm: string; seed: number } }[] };
+    const recorded = (id: string, arm: string, seed: number) => index.records.find((r) => r.lesson?.id === id && r.lesson.arm === arm && r.lesson.seed === seed);
     for (const l of lessons) {
       const m = measured[l.id];
       if (!m) continue;
       expect(m.seeds ?? [m.seed], l.id).toEqual([...lessonSeeds(l)]);
       expect((m.per_seed ?? []).map((p) => p.seed), l.id).toEqual(lessonSeeds(l).length > 1 ? [...lessonSeeds(l)] : []);
       for (const seed of lessonSeeds(l)) {
-        for (const r of l.runs) expect(existsSync(new URL(`../../public/records/lessons/${l.id}/seed-${seed}/${r.label.replace(/[^A-Za-z0-9_.+=-]+/g, '_')}.rlvr.gz`, import.meta.url)), `${l.id} seed ${seed} "${r.label}" recorded`).toBe(true);
+        for (const r of l.runs) {
+          const rec = recorded(l.id, r.label, seed);
+          expect(rec && existsSync(new URL(`../../public/${rec.file}`, import.meta.url)), `${l.id} seed ${seed} "${r.label}" recorded`).toBe(true);
+        }
       }
     }
     // A lesson's seeds are fixed before its measurement: the CISPO pilot's seeds 5-7 are not among them.

@@ -444,8 +444,8 @@ export const lessons: Lesson[] = [
     // Shows when GRPO's clip silences at least 1% of tokens (so the two objectives differ at all) and
     // CISPO, which keeps those tokens, ends no more than max(0.03, one standard error) below GRPO's
     // held-out pass@1 while learning at least 5 points over the base. (The rule of the first staging,
-    // unchanged, now on the mean of six seeds; it judges the first two runs. The third run is reported, not judged: its outcome on
-    // seeds 1, 2 and 3 was seen before this staging.)
+    // unchanged, now on the mean of six seeds; it judges the first two runs. The third run is
+    // reported, not judged: its outcome on seeds 1, 2 and 3 was seen before this staging.)
     verdict: (m) => {
       const base = pk(m.base_pass_at_k, 1);
       const grpo = pk(m.runs[0]?.final_pass_at_k, 1);
