@@ -15,15 +15,20 @@ const f2 = (x) => x.toFixed(2);
 const spread = (xs) => (xs.length > 1 ? ` (${f2(Math.min(...xs))}–${f2(Math.max(...xs))})` : '');
 
 const rows = [];
+// A family's measurement (docs/sweeps/recipes/TASK) belongs to its default checkpoint, the first that
+// lists it (as `rlvr train` and scripts/measure-recipes.sh pick); another checkpoint of the same
+// family keeps its own in docs/sweeps/recipes/CHECKPOINT (countdown-tiny beside countdown-mini).
+const defaultFor = new Map();
 for (const dir of readdirSync(ckptDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
   const mpath = join(ckptDir, dir, 'manifest.json');
   if (!existsSync(mpath)) continue;
   const m = JSON.parse(readFileSync(mpath, 'utf8'));
   for (const t of m.tasks) {
+    if (!defaultFor.has(t.task)) defaultFor.set(t.task, dir);
     const recipe = { ...(m.recipe ?? {}), difficulty: m.recipe?.difficulty ?? t.difficulty };
     const knobs = Object.entries(recipe).filter(([k]) => k !== 'difficulty').map(([k, v]) => `${k}=${JSON.stringify(v)}`);
     const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : ''}`;
-    const results = join(root, 'docs/sweeps/recipes', t.task, 'results.jsonl');
+    const results = join(root, 'docs/sweeps/recipes', defaultFor.get(t.task) === dir ? t.task : dir, 'results.jsonl');
     const rs = existsSync(results)
       ? readFileSync(results, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((r) => r.sets.length === 0 && r.steps === 200)
       : [];

@@ -11,12 +11,14 @@ export interface ModelConfig {
 }
 
 /**
- * Presets. `tiny` is the WASM default; `small` is meant for WebGPU; `nano` is the smallest, for
- * tests and the SwiftShader (software WebGPU) e2e path. The output head is tied to the token embedding.
+ * Presets. `tiny` is the WASM default; `mini` (twice tiny's width, about 4 times its parameters) is
+ * countdown's checkpoint, where tiny's RL gain stayed below +15 points (docs/sweeps.md); `small` is
+ * meant for WebGPU; `nano` is the smallest, for tests and the SwiftShader (software WebGPU) e2e path. The output head is tied to the token embedding.
  */
 export const modelPresets = {
   nano: { vocabSize: VOCAB_SIZE, contextLength: 128, dModel: 32, nLayers: 2, nHeads: 2, dFF: 64 },
   tiny: { vocabSize: VOCAB_SIZE, contextLength: 128, dModel: 64, nLayers: 4, nHeads: 4, dFF: 256 },
+  mini: { vocabSize: VOCAB_SIZE, contextLength: 128, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512 },
   small: { vocabSize: VOCAB_SIZE, contextLength: 192, dModel: 256, nLayers: 6, nHeads: 8, dFF: 1024 },
 } satisfies Record<string, ModelConfig>;
 

@@ -22,7 +22,7 @@ Supervised warm start on reference solutions (RL from a random model gets no rew
                            (default: the task at --difficulty)
   --difficulty JSON        training difficulty when --mix is not given
   --eval-difficulty JSON   RL difficulty the base pass@k is measured at (default: the family's default)
-  --model nano|tiny|small  model preset (default tiny)
+  --model nano|tiny|mini|small  model preset (default tiny)
   --steps N (2000)  --batch N (32)  --lr X (0.002)  --seed S (1)
   --eval-prompts P (64)  --eval-n N (16)  --eval-every N (0 = only at the end)
   --backend node|wasm      onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
