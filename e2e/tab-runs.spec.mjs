@@ -207,6 +207,68 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
   }
 });
 
+// The offline spec once waited 180 s for a step after its reload. The page shows a restored run's
+// steps as soon as the worker's init answers, while its run state, which comes from the worker's
+// batched status events, may still say idle or loading; a Step once pressed then found no run and
+// loaded a new one over the restored run (src/ui/controller.ts, ensureRun).
+test('a Step once pressed the moment a reload shows the restored steps trains that run, not a new one', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+  const p = await tab(context, `/?${ARITH}&steps=2`);
+  try {
+    await withPageDiagnostics(testInfo, p, 'tabs-press-during-restore', async () => {
+      const { page } = p;
+      await page.click('[data-testid="start"]');
+      await trained(page, 2);
+      const before = await state(page);
+      // On the reloaded page: the first time the state shows both restored steps, press Step once
+      // from inside that state change, before anything else runs.
+      await page.addInitScript(() => {
+        let hook;
+        Object.defineProperty(window, '__rlvr', {
+          configurable: true,
+          get: () => hook,
+          set: (h) => {
+            hook = h;
+            const off = h.subscribe((s) => {
+              if (s.run.step !== 2 || s.metrics.length !== 2) return;
+              off();
+              const button = document.querySelector('[data-testid="step-once"]');
+              window.__e2ePress = { state: s.run.state, button: button ? (button.disabled ? 'disabled' : 'enabled') : 'missing' };
+              button?.click();
+            });
+          },
+        });
+      });
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForFunction(() => window.__e2ePress, undefined, { timeout: 60_000 });
+      const press = await page.evaluate(() => window.__e2ePress);
+      note(testInfo, `pressed while the page said "${press.state}" (button ${press.button})`);
+      assert.equal(press.button, 'enabled', 'the press landed on the Step once button');
+      await page
+        .waitForFunction(() => {
+          const s = window.__rlvr.state();
+          return s.error || (!s.busy && ['paused', 'done'].includes(s.run.state) && s.metrics.length >= 1 && s.metrics.length !== 2);
+        }, undefined, { timeout: 120_000, polling: 100 })
+        .catch(async (e) => {
+          const now = await page.evaluate(() => {
+            const s = window.__rlvr.state();
+            return JSON.stringify({ state: s.run.state, activity: s.run.activity, step: s.run.step, metrics: s.metrics.length, busy: s.busy, error: s.error });
+          });
+          throw new Error(`no step after the press: ${now} (${e instanceof Error ? e.message : String(e)})`);
+        });
+      const s = await state(page);
+      assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
+      assert.equal(s.run.step, 3, `the press stepped the restored run to step 3 (page: step ${s.run.step}, ${s.metrics.length} steps charted)`);
+      assert.deepEqual(s.metrics.slice(0, 2).map((m) => m.reward), before.metrics.map((m) => m.reward), 'its first two steps are the restored ones');
+      assert.equal(s.metrics.length, 3);
+      assert.deepEqual(p.pageErrors, []);
+    });
+  } finally {
+    await context.close();
+  }
+});
+
 test("an earlier version's single-slot autosave is moved to its own record and still restores", async ({}, testInfo) => {
   test.setTimeout(300_000);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });

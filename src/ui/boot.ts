@@ -114,5 +114,7 @@ export function exposeTestHook(): void {
     setWatchdogMs,
     getRollouts: (step: number) => client().call((a) => a.getRollouts(step)),
     status: () => client().call((a) => a.status()),
+    /** Tests: called with the page's state on every change, synchronously (a press can land between two changes). */
+    subscribe: (fn: (s: ReturnType<typeof getState>) => void) => useApp.subscribe(fn),
   };
 }

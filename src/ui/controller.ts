@@ -124,6 +124,34 @@ export function applyInit(r: InitResult): void {
   }));
 }
 
+/**
+ * The run load in flight (initRun or restoreSaved), if any. A press that needs a run waits for it
+ * (ensureRun): the page shows a restored run's steps as soon as the worker's init answers, a status
+ * batch later than its state, and a Step once pressed in between must step that run, not load a new
+ * one over it.
+ */
+let loadInFlight: Promise<unknown> | null = null;
+
+function trackLoad<T>(p: Promise<T>): Promise<T> {
+  loadInFlight = p;
+  const clear = () => {
+    if (loadInFlight === p) loadInFlight = null;
+  };
+  p.then(clear, clear);
+  return p;
+}
+
+/** What the worker's state is once an init has answered (TrainingSession.init): paused with steps, else ready. */
+function afterLoad(r: InitResult): void {
+  patch('run', { state: r.step > 0 ? 'paused' : 'ready', activity: '' });
+}
+
+/** The run a press acts on: the one being loaded now, else the one there is, else a new one from the setup. False if none could be loaded. */
+export async function ensureRun(): Promise<boolean> {
+  while (loadInFlight) await loadInFlight.catch(() => undefined);
+  return hasRun() || (await initRun());
+}
+
 /** Loads the model and builds the trainer for the current setup. False if the setup is invalid or loading failed. */
 export async function initRun(): Promise<boolean> {
   const v = draftValidation();
@@ -131,7 +159,9 @@ export async function initRun(): Promise<boolean> {
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
     const request = initRequest();
-    applyInit(await client().call((a) => a.init(request)));
+    const r = await trackLoad(client().call((a) => a.init(request)));
+    applyInit(r);
+    afterLoad(r);
     useDataset.setState({ inRun: request.dataset ?? null });
     setRunId();
     // A run of this tab's own: the offers of saved runs no longer apply to what is on the page.
@@ -174,7 +204,7 @@ async function afterIsolation(press: Press, busy: string): Promise<void> {
 export function start(): Promise<void> {
   return busyWhile('starting', async () => {
     await afterIsolation('start', 'starting');
-    if (!hasRun() && !(await initRun())) return;
+    if (!(await ensureRun())) return;
     setNotices({ nonFinite: null });
     try {
       await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
@@ -204,7 +234,7 @@ export async function pause(): Promise<void> {
 export function stepOnce(): Promise<void> {
   return busyWhile('running one step', async () => {
     await afterIsolation('step-once', 'running one step');
-    if (!hasRun() && !(await initRun())) return;
+    if (!(await ensureRun())) return;
     try {
       await client().call((a) => a.stepOnce()); // the worker saves the step itself
     } catch (e) {
@@ -215,7 +245,7 @@ export function stepOnce(): Promise<void> {
 
 /** The optional SFT warm start before RL (see TrainingSession.warmStart); progress streams as 'warm-start'. */
 export async function warmStart(steps: number): Promise<void> {
-  if (!hasRun() && !(await initRun())) return;
+  if (!(await ensureRun())) return;
   patch('warmStart', { running: true, result: null });
   try {
     const r = await client().call((a) => a.warmStart({ steps }));
@@ -333,8 +363,9 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
   setState({ setup: { ...setup, backend }, savedRuns: [] });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
-    const r = await client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot }));
+    const r = await trackLoad(client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot })));
     applyInit(r);
+    afterLoad(r);
     useDataset.setState({ inRun: saved.snapshot.dataset ?? null });
     setRunId(copy ? undefined : saved.runId);
     failedRestore = null;
@@ -430,7 +461,7 @@ export async function openStep(step: number): Promise<void> {
 }
 
 export async function runPassK(): Promise<void> {
-  if (!hasRun() && !(await initRun())) return;
+  if (!(await ensureRun())) return;
   patch('passk', { running: true, error: null });
   try {
     const curve = await client().call((a) => a.evaluatePassAtK());

@@ -7,9 +7,8 @@ import type { TryResult } from '../../workers/protocol.ts';
 import { heldOutSeed } from '../rl/evaluate.ts';
 import { encodeTryPrompt } from '../rl/try-prompt.ts';
 import { safeFamily } from './config-form.ts';
-import { initRun } from './controller.ts';
+import { ensureRun } from './controller.ts';
 import { effectiveDraftConfig } from './setup-state.ts';
-import { hasRun } from './store.ts';
 import { client } from './worker-link.ts';
 import { useDataset } from './dataset-import.ts';
 import { getState } from './store.ts';
@@ -53,7 +52,7 @@ export async function tryPrompt(): Promise<void> {
   useTry.setState({ running: true, error: null });
   try {
     encodeTryPrompt(prompt, Infinity); // characters outside the vocabulary: say so before loading anything
-    if (!hasRun() && !(await initRun())) throw new Error('the run could not be loaded (see the message above)');
+    if (!(await ensureRun())) throw new Error('the run could not be loaded (see the message above)');
     const result = await client().call((a) => a.tryPrompt({ prompt, samples: t.samples, temperature: t.temperature, greedy: t.greedy }));
     useTry.setState({ result, running: false });
   } catch (e) {
