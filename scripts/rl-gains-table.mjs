@@ -31,6 +31,7 @@ for (const dir of readdirSync(ckptDir, { withFileTypes: true }).filter((d) => d.
     const results = join(root, 'docs/sweeps/recipes', defaultFor.get(t.task) === dir ? t.task : dir, 'results.jsonl');
     const rs = existsSync(results)
       ? readFileSync(results, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((r) => r.sets.length === 0 && r.steps === 200)
+        .sort((a, b) => a.seed - b.seed)
       : [];
     if (!rs.length) {
       rows.push(`| ${t.task} | ${m.name} | ${recipeText} | not measured yet | | | | |`);
