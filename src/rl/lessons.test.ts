@@ -156,8 +156,10 @@ describe('lesson verdicts follow the measured numbers', () => {
         }
       }
     }
-    // A lesson's seeds are fixed before its measurement: the CISPO pilot's seeds 5-7 are not among them.
+    // A lesson's seeds are fixed before its measurement: the CISPO pilot's seeds 5-7 and the
+    // why-groups pilots' seeds 4 and 5 are not among them.
     expect(lessonSeeds(getLesson('cispo-vs-clip'))).toEqual([1, 2, 3, 8, 9, 10]);
-    expect(lessonSeeds(getLesson('why-groups'))).toEqual([1, 2, 3]);
+    expect(lessonSeeds(getLesson('why-groups'))).toEqual([1, 2, 3, 8, 9, 10]);
+    expect(lessonSeeds(getLesson('no-signal'))).toEqual([1, 2, 3]);
   });
 });
