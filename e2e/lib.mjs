@@ -215,3 +215,15 @@ export async function withPageDiagnostics(testInfo, p, name, fn, extra) {
     throw e;
   }
 }
+
+/** What the page shows of its run, for a failure message. */
+export function pageRunState(page) {
+  return page
+    .evaluate(async () => {
+      const s = window.__rlvr.state();
+      // The worker's own view, unless it does not answer within 2 s.
+      const worker = await Promise.race([window.__rlvr.status().catch((e) => `error ${e}`), new Promise((ok) => setTimeout(() => ok('no answer in 2 s'), 2000))]);
+      return JSON.stringify({ state: s.run.state, activity: s.run.activity, step: s.run.step, metrics: s.metrics.length, busy: s.busy, booted: s.booted, error: s.error, autosave: s.autosave, worker });
+    })
+    .catch((e) => `(unreadable: ${e instanceof Error ? e.message : String(e)})`);
+}

@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { freePort, importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { freePort, importTs, note, openPage, pageRunState, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
 /** The build to serve; E2E_DIST points at another (e.g. one built with BASE_PATH=/rlvr/). */
 const DIST = process.env.E2E_DIST ? resolve(process.env.E2E_DIST) : join(ROOT, 'dist');
@@ -72,18 +72,6 @@ async function until(page, fn, arg, { timeout = 60_000, what = 'condition' } = {
     await sleep(250);
   }
   throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${String(last)})`);
-}
-
-/** What the page shows of its run, for a failure message. */
-function pageRunState(page) {
-  return page
-    .evaluate(async () => {
-      const s = window.__rlvr.state();
-      // The worker's own view, unless it does not answer within 2 s.
-      const worker = await Promise.race([window.__rlvr.status().catch((e) => `error ${e}`), new Promise((ok) => setTimeout(() => ok('no answer in 2 s'), 2000))]);
-      return JSON.stringify({ state: s.run.state, activity: s.run.activity, step: s.run.step, metrics: s.metrics.length, busy: s.busy, booted: s.booted, error: s.error, autosave: s.autosave, worker });
-    })
-    .catch((e) => `(unreadable: ${e instanceof Error ? e.message : String(e)})`);
 }
 
 /** Clicks "Step once" and waits for the metrics of that step. */

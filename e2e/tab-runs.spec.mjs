@@ -7,7 +7,7 @@
 // Alone: `npx vite build && npx playwright test e2e/tab-runs.spec.mjs`.
 import assert from 'node:assert/strict';
 import { test } from '@playwright/test';
-import { note, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
+import { note, pageRunState, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
 
 /** The smallest real runs: fresh nano models, no held-out evaluation. */
 const NANO = 'model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0';
@@ -251,11 +251,7 @@ test('a Step once pressed the moment a reload shows the restored steps trains th
           return s.error || (!s.busy && ['paused', 'done'].includes(s.run.state) && s.metrics.length >= 1 && s.metrics.length !== 2);
         }, undefined, { timeout: 120_000, polling: 100 })
         .catch(async (e) => {
-          const now = await page.evaluate(() => {
-            const s = window.__rlvr.state();
-            return JSON.stringify({ state: s.run.state, activity: s.run.activity, step: s.run.step, metrics: s.metrics.length, busy: s.busy, error: s.error });
-          });
-          throw new Error(`no step after the press: ${now} (${e instanceof Error ? e.message : String(e)})`);
+          throw new Error(`no step after the press: ${await pageRunState(page)} (${e instanceof Error ? e.message : String(e)})`);
         });
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);

@@ -13,7 +13,8 @@ export interface ModelConfig {
 /**
  * Presets. `tiny` is the WASM default; `mini` (twice tiny's width, about 4 times its parameters) is
  * countdown's checkpoint, where tiny's RL gain stayed below +15 points (docs/sweeps.md); `small` is
- * meant for WebGPU; `nano` is the smallest, for tests and the SwiftShader (software WebGPU) e2e path. The output head is tied to the token embedding.
+ * meant for WebGPU; `nano` is the smallest, for tests and the SwiftShader (software WebGPU) e2e
+ * path. The output head is tied to the token embedding.
  */
 export const modelPresets = {
   nano: { vocabSize: VOCAB_SIZE, contextLength: 128, dModel: 32, nLayers: 2, nHeads: 2, dFF: 64 },

@@ -141,8 +141,12 @@ function trackLoad<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
-/** What the worker's state is once an init has answered (TrainingSession.init): paused with steps, else ready. */
-function afterLoad(r: InitResult): void {
+/**
+ * A loaded run on the page: applyInit, and the run state the worker took when its init answered
+ * (TrainingSession.init: paused with steps, else ready), without waiting for its status event.
+ */
+function applyLoaded(r: InitResult): void {
+  applyInit(r);
   patch('run', { state: r.step > 0 ? 'paused' : 'ready', activity: '' });
 }
 
@@ -160,8 +164,7 @@ export async function initRun(): Promise<boolean> {
   try {
     const request = initRequest();
     const r = await trackLoad(client().call((a) => a.init(request)));
-    applyInit(r);
-    afterLoad(r);
+    applyLoaded(r);
     useDataset.setState({ inRun: request.dataset ?? null });
     setRunId();
     // A run of this tab's own: the offers of saved runs no longer apply to what is on the page.
@@ -364,8 +367,7 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
     const r = await trackLoad(client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot })));
-    applyInit(r);
-    afterLoad(r);
+    applyLoaded(r);
     useDataset.setState({ inRun: saved.snapshot.dataset ?? null });
     setRunId(copy ? undefined : saved.runId);
     failedRestore = null;
