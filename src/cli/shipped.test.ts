@@ -18,7 +18,7 @@ describe('shipped base checkpoints', () => {
     expect(index.map((e) => e.id)).toEqual(page.map((c) => c.id));
   });
 
-  // The goal for RL on every family: with its recipe, 200 steps of GRPO lift held-out pass@1
+  // The goal for RL on every family: with its recipe, 200 steps of GRPO lift held-out pass@1
   // at least 15 points on every measured seed (scripts/measure-recipes.sh writes rl_gain).
   it("each family's default checkpoint gains at least +15 points of held-out pass@1 on every seed with its recipe", () => {
     for (const task of families) {
