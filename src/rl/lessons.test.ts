@@ -50,21 +50,23 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(l.verdict(m(0.6, 0.55)).shows).toBe(false);
   });
 
-  it('sharpening: the NSR claim needs NSR at least as good as the base at every k', () => {
+  it('sharpening: shows when both raise pass@1, PSR falls below the base at some k, and NSR falls less far than PSR', () => {
     const l = getLesson('sharpening');
-    const base = { '1': 0.5, '16': 0.95 };
-    const yes = l.verdict(measured(l.id, [run('PSR', {}, { '1': 0.6, '16': 0.9 }), run('NSR', {}, { '1': 0.55, '16': 0.97 })], base));
+    expect(lessonSeeds(l)).toEqual([11, 12, 13]);
+    const base = { '1': 0.54, '4': 0.945, '8': 0.994, '16': 1 };
+    const m = (psr: Record<string, number>, nsr: Record<string, number>) => measured(l.id, [run('PSR', {}, psr), run('NSR', {}, nsr)], base);
+    // The mean of the first staging's seeds 1-3: PSR's largest dip 0.031 (k = 4 here 0.029), NSR's 0.017.
+    const yes = l.verdict(m({ '1': 0.609, '4': 0.916, '8': 0.976, '16': 1 }, { '1': 0.632, '4': 0.932, '8': 0.977, '16': 1 }));
     expect(yes.shows).toBe(true);
-    const no = l.verdict(measured(l.id, [run('PSR', {}, { '1': 0.529, '16': 1 }), run('NSR', {}, { '1': 0.465, '16': 0.938 })], base));
-    expect(no.shows).toBe(false);
-    expect(no.text).toMatch(/PSR raised pass@16 too/);
-    // NSR 15 points below the base at pass@1: far beyond one standard error over 32 prompts (0.088 at 0.5).
-    const below = l.verdict(measured(l.id, [run('PSR', {}, { '1': 0.6, '16': 0.9 }), run('NSR', {}, { '1': 0.35, '16': 0.97 })], base));
-    expect(below.shows).toBe(false);
-    expect(below.text).toMatch(/NSR fell below the base at some k by more than the evaluation noise/);
-    // Half a point below a base of 0.985 is within the noise (one standard error there is 0.021).
-    const near = l.verdict(measured(l.id, [run('PSR', {}, { '1': 0.6, '16': 0.97 }), run('NSR', {}, { '1': 0.55, '16': 0.98 })], { '1': 0.5, '16': 0.985 }));
-    expect(near.shows).toBe(true);
+    expect(yes.text).toMatch(/PSR 0\.029 \(at k = 4\), NSR 0\.017 \(at k = 8\)/);
+    // NSR dips further than PSR.
+    expect(l.verdict(m({ '1': 0.609, '4': 0.93, '8': 0.98, '16': 1 }, { '1': 0.632, '4': 0.91, '8': 0.97, '16': 1 })).shows).toBe(false);
+    // PSR at or above the base everywhere: no sharpening.
+    const noSharp = l.verdict(m({ '1': 0.609, '4': 0.956, '8': 0.996, '16': 1 }, { '1': 0.613, '4': 0.92, '8': 0.973, '16': 1 }));
+    expect(noSharp.shows).toBe(false);
+    expect(noSharp.text).toMatch(/no sharpening/);
+    // NSR did not raise pass@1 by 3 points.
+    expect(l.verdict(m({ '1': 0.609, '4': 0.916, '8': 0.976, '16': 1 }, { '1': 0.55, '4': 0.94, '8': 0.99, '16': 1 })).shows).toBe(false);
   });
 
   it('noisy verifiers: shows when (1 − 2p)^−2 more prompts recover three quarters of the clean held-out gain, more than without them', () => {
