@@ -97,6 +97,7 @@ export const fieldTable = {
   entropy_coef: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, help: 'entropy bonus: subtracts coef × entropy from each token loss' },
   mask_truncated_completions: { kind: 'bool', default: false, group: OBJ, trl: true, paper: 'DAPO (Yu et al., 2025)', help: 'exclude completions that hit the length cap from the loss' },
   top_entropy_quantile: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: OBJ, trl: true, paper: 'Beyond the 80/20 Rule (Wang et al., 2025)', help: 'train only on this top fraction of tokens by entropy (1 = all)' },
+  random_token_fraction: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: OBJ, paper: 'Beyond the 80/20 Rule (Wang et al., 2025)', help: 'train only on this fraction of tokens, drawn at random each step (1 = all): the control for top_entropy_quantile, as many tokens chosen without looking at their entropy' },
   positive_weight: { kind: 'num', default: 1, min: 0, max: 10, group: OBJ, paper: 'Zhu et al., 2025 (W-REINFORCE)', help: 'multiplier on positive advantages (PSR)' },
   negative_weight: { kind: 'num', default: 1, min: 0, max: 10, group: OBJ, paper: 'Zhu et al., 2025 (W-REINFORCE)', help: 'multiplier on negative advantages (NSR)' },
 
@@ -171,6 +172,7 @@ export const fieldDecl = (k: keyof RunConfig): FieldDecl => fieldTable[k];
  */
 export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c: RunConfig) => string | null }[] = [
   { field: 'epsilon_high', rule: '≥ epsilon', check: (c) => (c.epsilon_high < c.epsilon ? `must be >= epsilon (${c.epsilon}), got ${c.epsilon_high}` : null) },
+  { field: 'random_token_fraction', rule: 'top_entropy_quantile = 1', check: (c) => (c.random_token_fraction < 1 && c.top_entropy_quantile < 1 ? `cannot be set with top_entropy_quantile (${c.top_entropy_quantile}): choose tokens at random or by entropy, not both` : null) },
   { field: 'ladder_step_back_at', rule: '< ladder_advance_at', check: (c) => (c.ladder_step_back_at >= c.ladder_advance_at ? `must be below ladder_advance_at (${c.ladder_advance_at})` : null) },
   {
     field: 'minibatches',

@@ -12,6 +12,7 @@ describe('run config validation', () => {
   it.each([
     [{ num_generations: -4 }, /^num_generations: must be >= 2, got -4/],
     [{ epsilon: 0.3, epsilon_high: 0.2 }, /^epsilon_high: must be >= epsilon \(0\.3\)/],
+    [{ top_entropy_quantile: 0.2, random_token_fraction: 0.2 }, /^random_token_fraction: cannot be set with top_entropy_quantile \(0\.2\)/],
     [{ loss_type: 'ppo' }, /^loss_type: must be one of grpo \| bnpo \| dr_grpo \| dapo \| cispo \| sapo \| luspo \| vespo \| gmpo \| clip_cov \| kl_cov, got "ppo"/],
     [{ learning_rat: 0.1 }, /^learning_rat: unknown field/],
     [{ temperature: 0 }, /^temperature: must be > 0/],

@@ -102,13 +102,21 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(l.verdict(m(0.75, 0.6, 0.7)).shows).toBe(false);
   });
 
-  it('forking tokens: shows when both runs learn and the top-20% run is within the noise of full training', () => {
+  it('forking tokens: shows when full training learns, the top 20% keeps up with it, and a random 20% falls 5 points behind the top', () => {
     const l = getLesson('forking-tokens');
-    expect(l.runs[1]?.config.top_entropy_quantile).toBe(0.2);
-    const m = (all: number, top: number) => measured(l.id, [run('all', { accuracy: 0.5 }, { '1': all }), run('top', { accuracy: 0.5 }, { '1': top })], { '1': 0.3 });
-    expect(l.verdict(m(0.6, 0.58)).shows).toBe(true);
-    expect(l.verdict(m(0.6, 0.4)).shows).toBe(false);
-    expect(l.verdict(m(0.6, 0.33)).shows).toBe(false);
+    expect(l.task).toBe('sudoku');
+    expect(lessonSeeds(l)).toEqual([11, 12, 13]);
+    expect(l.runs.map((r) => [r.config.top_entropy_quantile, r.config.random_token_fraction])).toEqual([
+      [undefined, undefined],
+      [0.2, undefined],
+      [undefined, 0.2],
+    ]);
+    const m = (all: number, top: number, rand: number) => measured(l.id, [run('all', { accuracy: 0.5 }, { '1': all }), run('top', { accuracy: 0.5 }, { '1': top }), run('random', { accuracy: 0.5 }, { '1': rand })], { '1': 0.43 });
+    expect(l.verdict(m(0.6, 0.59, 0.47)).shows).toBe(true);
+    expect(l.verdict(m(0.6, 0.59, 0.47)).text).toMatch(/random 20% 0\.470/);
+    expect(l.verdict(m(0.6, 0.45, 0.4)).text).toMatch(/fell behind full training/); // 0.15 behind: beyond one standard error (0.087)
+    expect(l.verdict(m(0.6, 0.59, 0.56)).text).toMatch(/random fifth did about as well/);
+    expect(l.verdict(m(0.46, 0.5, 0.4)).text).toMatch(/full training did not learn/);
   });
 
   it('a measure of |x| is recorded under its own key, and tiny numbers print in exponent form', () => {

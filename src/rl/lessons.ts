@@ -410,30 +410,41 @@ export const lessons: Lesson[] = [
     title: 'High-entropy forking tokens: train on the top 20%',
     paper: 'Beyond the 80/20 Rule (Wang et al., 2025)',
     claim: 'Beyond the 80/20 Rule reports that updating only the ~20% of tokens with the highest entropy (the "forking" tokens where the reasoning branches) matches or beats updating all of them. A token\'s entropy measures how unsure the model was when it picked it: near 0 when one choice was almost certain, high when several were likely.',
-    text: 'Most tokens of a SAT answer are forced by the ones before them (format tags, separators); a few are real choices (which variable makes a clause true, which bit to write). The setting top_entropy_quantile = 0.2 masks the loss to the 20% of tokens with the highest entropy in each batch: only those tokens are trained, the other 80% get no gradient. Compare held-out pass@1 (the share of unseen problems solved on the first try) with full training, and in the Rollouts tab\'s token view see which tokens still carry an advantage (the score that pushes a token to be likelier or less likely).',
+    text: 'A sudoku answer here first lists cell assignments in a think block (a3=3 b1=3 …: row letter, column number, digit), then writes the whole grid. Most of its tokens are forced: the tags, the separators, the digits the puzzle already gives, and every cell whose digit follows from its row, column and box. A few are real choices: which empty cell to fill next, and a digit the model is unsure of. The setting top_entropy_quantile = 0.2 masks the loss to the 20% of tokens with the highest entropy in each batch: only those tokens are trained, the other 80% get no gradient. The third run trains as many tokens, 20%, drawn at random (random_token_fraction = 0.2): if the top fifth keeps up with full training and a random fifth does not, what matters is which tokens are trained, not how many. Compare held-out pass@1 (the share of unseen puzzles solved on the first try), and in the Rollouts tab\'s token view see which tokens still carry an advantage (the score that pushes a token to be likelier or less likely). This lesson was first staged on SAT, where the top fifth fell behind full training (held-out pass@1, mean of seeds 1 to 3: base 0.253, all tokens 0.578, top 20% 0.356) and a random fifth did as well as the top one (a pilot, seed 4: 0.465 against 0.445): in a SAT answer nearly every token of the witness list is a choice, so the highest-entropy fifth singles out little.',
     lookAt: ['accuracy', 'entropy', 'eval'],
-    task: sat,
+    task: 'sudoku',
     steps: 150,
+    // 16 prompts per step, not the recipe's 64 (a lesson arm stays near two minutes); the recipe's
+    // difficulty, temperature and completion cap otherwise.
     runs: [
-      { label: 'all tokens', preset: 'grpo', config: {} },
-      { label: 'top 20% entropy', preset: 'grpo', config: { top_entropy_quantile: 0.2 } },
+      { label: 'all tokens', preset: 'grpo', config: { prompts_per_step: 16 } },
+      { label: 'top 20% entropy', preset: 'grpo', config: { prompts_per_step: 16, top_entropy_quantile: 0.2 } },
+      { label: 'random 20%', preset: 'grpo', config: { prompts_per_step: 16, random_token_fraction: 0.2 } },
     ],
     measures: [
       { description: 'held-out pass@1 and pass@16 at the end (base in the same table)', metric: 'eval', window: 1 },
       { description: 'batch accuracy, last 20 steps', metric: 'accuracy', window: 20 },
     ],
-    // Shows when both runs gain at least 5 points of held-out pass@1 over the base, and the top-20% run
-    // ends no more than max(0.03, one standard error over the held-out prompts) below full training.
+    // Re-staged on sudoku with this rule before it was measured on seeds 11, 12 and 13 (never used for
+    // this lesson; pilots on seeds 4 and 5, docs/sweeps.md). Shows when full training gains at least 5
+    // points of held-out pass@1 over the base, the top-20% run ends no more than max(0.03, one standard
+    // error over the held-out prompts) below full training (the first staging's test), and the top-20%
+    // run ends more than 5 points above the random 20% (about one standard error of a three-seed mean).
+    seeds: [11, 12, 13],
     verdict: (m) => {
       const base = pk(m.base_pass_at_k, 1);
-      const all = pk(m.runs[0]?.final_pass_at_k, 1);
-      const top = pk(m.runs[1]?.final_pass_at_k, 1);
-      const nums = `held-out pass@1: base ${f3(base)}, all tokens ${f3(all)}, top 20% ${f3(top)}`;
-      const bothLearn = all > base + 0.05 && top > base + 0.05;
+      const [all, top, rand] = [0, 1, 2].map((i) => pk(m.runs[i]?.final_pass_at_k, 1)) as [number, number, number];
+      const nums = `held-out pass@1: base ${f3(base)}, all tokens ${f3(all)}, top 20% ${f3(top)}, random 20% ${f3(rand)}`;
+      if (!(all > base + 0.05)) return { shows: false, text: `Does not show: full training did not learn enough to compare against (${nums}).` };
       const matches = top >= all - Math.max(0.03, passKNoise(all));
-      return bothLearn && matches
-        ? { shows: true, text: `Shows: training on a fifth of the tokens kept up with training on all of them (${nums}).` }
-        : { shows: false, text: bothLearn ? `Does not show: the top-20% run fell behind full training by more than the evaluation noise (${nums}).` : `Does not show: not both runs learned at this scale (${nums}).` };
+      const beatsRandom = top > rand + 0.05;
+      if (matches && beatsRandom) return { shows: true, text: `Shows: training on the highest-entropy fifth of the tokens kept up with training on all of them, and a random fifth fell behind (${nums}).` };
+      return {
+        shows: false,
+        text: !matches
+          ? `Does not show: the top-20% run fell behind full training by more than the evaluation noise (${nums}).`
+          : `Does not show: the top fifth kept up with full training, but a random fifth did about as well, so the choice by entropy did not matter here (${nums}).`,
+      };
     },
   },
   {

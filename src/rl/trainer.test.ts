@@ -93,4 +93,27 @@ describe('trainer on onnxruntime-node', () => {
     // The first round is the same draw with or without refills (same seed, same weights before step 1).
     expect(refilled.metrics[0]!['accuracy/first_round']).toBe(plain.metrics[0]!['accuracy/first_round']);
   }, 120_000);
+
+  it('random_token_fraction trains as many tokens as top_entropy_quantile, drawn at random, reproducibly', async () => {
+    const trainedOf = (t: Trainer) => t.history.get(1)!.map((r) => r.trained);
+    const count = (m: boolean[][]) => m.flat().filter(Boolean).length;
+    const all = await run(validateConfig({ ...base, seed: 5 }), 1);
+    const top = await run(validateConfig({ ...base, seed: 5, top_entropy_quantile: 0.2 }), 1);
+    const rand = await run(validateConfig({ ...base, seed: 5, random_token_fraction: 0.2 }), 1);
+    const again = await run(validateConfig({ ...base, seed: 5, random_token_fraction: 0.2 }), 1);
+    const n = count(trainedOf(all.trainer));
+    expect(n).toBeGreaterThan(20);
+    // The same first batch under each (the mask changes the update, not the sampling before it).
+    expect(rand.trainer.history.get(1)!.map((r) => r.tokens)).toEqual(all.trainer.history.get(1)!.map((r) => r.tokens));
+    expect(count(trainedOf(rand.trainer))).toBe(Math.round(0.2 * n));
+    expect(Math.abs(count(trainedOf(top.trainer)) - Math.round(0.2 * n))).toBeLessThanOrEqual(2); // ties at the threshold
+    expect(trainedOf(again.trainer)).toEqual(trainedOf(rand.trainer));
+    // Drawn without looking at entropy: the random fifth is not the top fifth.
+    expect(trainedOf(rand.trainer)).not.toEqual(trainedOf(top.trainer));
+    const meanEntropy = (t: Trainer) => {
+      const picked = t.history.get(1)!.flatMap((r) => r.entropy.filter((_, i) => r.trained[i]));
+      return picked.reduce((a, b) => a + b, 0) / picked.length;
+    };
+    expect(meanEntropy(top.trainer)).toBeGreaterThan(meanEntropy(rand.trainer));
+  }, 120_000);
 });

@@ -9,6 +9,7 @@ import { ConfigError, configFields, heldOutSamples, restartFields, validateConfi
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
+import { Rng } from '../util/rng.ts';
 import { buildRlGraph, objectiveForm, rlGraphFeeds } from './objective.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
 import type { StepBatch, TokenMasks } from './step-batch.ts';
@@ -218,6 +219,18 @@ export class Trainer {
       const ents = flat.flatMap((s, r) => s.entropy.filter((_, i) => seqMask[r]![i])).sort((a, b) => a - b);
       const threshold = ents[Math.floor((1 - c.top_entropy_quantile) * (ents.length - 1))] ?? 0;
       trainMask = flat.map((s, r) => s.entropy.map((h, i) => (seqMask[r]![i] && h >= threshold ? 1 : 0)));
+    } else if (c.random_token_fraction < 1) {
+      // round(fraction × n) of the n unmasked tokens, drawn without replacement from a stream of this
+      // run's seed and step, so a run is reproducible and the count matches top_entropy_quantile's.
+      const slots = flat.flatMap((s, r) => s.tokens.map((_, i) => [r, i] as const).filter(([, i]) => seqMask[r]![i]));
+      const take = Math.max(1, Math.round(c.random_token_fraction * slots.length));
+      const rng = Rng.derive(c.seed, 'random-token-mask', this.step);
+      for (let i = 0; i < take && i < slots.length; i++) {
+        const j = i + Math.floor(rng.next() * (slots.length - i));
+        [slots[i], slots[j]] = [slots[j]!, slots[i]!];
+      }
+      trainMask = flat.map((s) => s.tokens.map(() => 0));
+      for (const [r, i] of slots.slice(0, take)) trainMask[r]![i] = 1;
     }
     const batchTokens = trainMask.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
     const mbRows = flat.length / c.minibatches;

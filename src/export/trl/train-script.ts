@@ -93,6 +93,7 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['kl_cov_ratio', "no TRL field (loss_type kl_cov, veRL's policy_loss.kl_cov_ratio)"],
     ['ppo_kl_coef', "no TRL field (loss_type kl_cov, veRL's policy_loss.ppo_kl_coef)"],
     ['entropy_coef', "not passed: TRL 1.13's entropy_coef subtracts coef × the token mean of the entropy whatever the loss_type, ours weighs each token's entropy as its loss (the same for bnpo, and for dapo, cispo, vespo, clip_cov and kl_cov with one minibatch: set entropy_coef there by hand)"],
+    ['random_token_fraction', c.random_token_fraction < 1 ? 'no TRL field: training a random subset of tokens needs a GRPOTrainer subclass that masks the per-token loss' : 'off (all tokens)'],
     ['positive_weight', 'no TRL field: scale positive advantages in a GRPOTrainer subclass (PSR/NSR, W-REINFORCE)'],
     ['negative_weight', 'no TRL field: scale negative advantages in a GRPOTrainer subclass'],
     ['dynamic_sampling', 'no TRL field: nearest is more num_generations, so fewer groups have zero reward variance'],
