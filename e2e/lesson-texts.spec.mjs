@@ -1,4 +1,4 @@
-// The five new or re-staged lessons as a newcomer reads them, in the production build's Lessons tab
+// The new or re-staged lessons as a newcomer reads them, in the production build's Lessons tab
 // (playwright.config.ts's webServer serves it; alone: `npx vite build && npx playwright test e2e/lesson-texts.spec.mjs`).
 //
 // For each lesson the card must show the paper's claim, the whole lesson text, one "look at" chip per
@@ -15,7 +15,7 @@ const { getLesson } = await importTs('src/rl/lessons.ts');
 const { metricTitle } = await importTs('src/ui/lesson-plan.ts');
 
 /** The lessons added or re-staged since the first gallery. */
-const NEW_LESSONS = ['zero-loss', 'no-signal', 'forking-tokens', 'cispo-vs-clip', 'noisy-verifiers'];
+const NEW_LESSONS = ['zero-loss', 'no-signal', 'forking-tokens', 'cispo-vs-clip', 'noisy-verifiers', 'sharpening'];
 
 /** What the build serves (copied from public/ at build time). */
 const measuredFile = join(ROOT, 'dist', 'lessons', 'measured.json');

@@ -119,6 +119,18 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(l.verdict(m(0.46, 0.5, 0.4)).text).toMatch(/full training did not learn/);
   });
 
+  it('easy to hard: the target is sudoku\'s hardest 4×4 level, the ladder climbs to it from 8 blanks, judged by the first staging\'s rule on six new seeds', () => {
+    const l = getLesson('easy-to-hard');
+    expect(l.task).toBe('sudoku');
+    expect(lessonSeeds(l)).toEqual([11, 12, 13, 14, 15, 16]);
+    expect(l.runs.map((r) => r.config.difficulty)).toEqual([{ size: 4, blanks: 10 }, { size: 4, blanks: 10 }]);
+    expect(l.runs[1]!.config).toMatchObject({ curriculum: 'ladder', ladder_start: 2 });
+    const m = (fixed: number, ladder: number) => measured(l.id, [run('fixed', { accuracy: 0.3 }, { '1': fixed }), run('ladder', { accuracy: 0.3 }, { '1': ladder })], { '1': 0 });
+    expect(l.verdict(m(0.2, 0.28)).shows).toBe(true);
+    expect(l.verdict(m(0.23, 0.227)).shows).toBe(false);
+    expect(l.verdict(m(0.2, 0.22)).shows).toBe(false); // within 0.03
+  });
+
   it('a measure of |x| is recorded under its own key, and tiny numbers print in exponent form', () => {
     expect(measureKey({ description: '', metric: 'loss', window: 5, abs: true })).toBe('|loss|');
     expect(measureKey({ description: '', metric: 'loss', window: 5 })).toBe('loss');
