@@ -143,7 +143,7 @@ export const lessons: Lesson[] = [
     title: 'Length and normalisation: GRPO vs Dr. GRPO',
     paper: 'Understanding R1-Zero-Like Training (Dr. GRPO)',
     claim: 'Dr. GRPO removes the per-sequence length normalisation and the std scaling that bias GRPO toward long wrong answers.',
-    text: "GRPO divides each completion's loss by its own length, so a long wrong answer is penalised less per token than a short one. Dr. GRPO divides by a constant instead. Completions may run to 64 tokens here (a SAT answer needs about 20), so there is room to grow. Watch the length of the wrong answers.",
+    text: "GRPO divides each completion's loss by its own length, so a long wrong answer is penalised less per token than a short one. Dr. GRPO divides by a constant instead. Completions may run to 64 tokens here (a SAT answer needs about 20), so there is room to grow. Watch the length of the wrong answers. What the pilots found: on sudoku, chain, arithmetic and countdown the wrong answers came out within 0.3 tokens of each other under both; at temperature 1.3 on SAT the constant divisor made them longer instead (seeds 4 and 5: 28.0 and 40.2 tokens against GRPO's 19.2 and 22.6, with Dr. GRPO's step per token matched to GRPO's). The bias acts through the choice of where to stop, and here an answer's end is all but certain once </answer> is written.",
     lookAt: ['completions/mean_length_wrong', 'completions/mean_length', 'accuracy'],
     task: sat,
     steps: 150,
