@@ -122,10 +122,11 @@ describe('lesson verdicts follow the measured numbers', () => {
   it('easy to hard: the target is sudoku\'s hardest 4×4 level, the ladder climbs to it from 8 blanks, judged by the first staging\'s rule on six new seeds', () => {
     const l = getLesson('easy-to-hard');
     expect(l.task).toBe('sudoku');
-    expect(lessonSeeds(l)).toEqual([17, 18, 19, 20, 21, 22]);
+    expect(lessonSeeds(l)).toEqual([23, 24, 25, 26, 27, 28]);
     expect(l.runs.map((r) => r.config.difficulty)).toEqual([{ size: 4, blanks: 10 }, { size: 4, blanks: 10 }]);
-    // The default 8 puzzles a step: at 16 direct training finds rare successes and catches up.
-    expect(l.runs.map((r) => r.config.prompts_per_step)).toEqual([undefined, undefined]);
+    // 8 puzzles a step, set in the lesson (unset, sudoku-tiny's recipe gives 64): at 16 direct
+    // training finds rare successes and catches up.
+    expect(l.runs.map((r) => r.config.prompts_per_step)).toEqual([8, 8]);
     expect(l.runs[1]!.config).toMatchObject({ curriculum: 'ladder', ladder_start: 2 });
     const m = (fixed: number, ladder: number) => measured(l.id, [run('fixed', { accuracy: 0.3 }, { '1': fixed }), run('ladder', { accuracy: 0.3 }, { '1': ladder })], { '1': 0 });
     expect(l.verdict(m(0.2, 0.28)).shows).toBe(true);
