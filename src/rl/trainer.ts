@@ -224,13 +224,8 @@ export class Trainer {
       // run's seed and step, so a run is reproducible and the count matches top_entropy_quantile's.
       const slots = flat.flatMap((s, r) => s.tokens.map((_, i) => [r, i] as const).filter(([, i]) => seqMask[r]![i]));
       const take = Math.max(1, Math.round(c.random_token_fraction * slots.length));
-      const rng = Rng.derive(c.seed, 'random-token-mask', this.step);
-      for (let i = 0; i < take && i < slots.length; i++) {
-        const j = i + Math.floor(rng.next() * (slots.length - i));
-        [slots[i], slots[j]] = [slots[j]!, slots[i]!];
-      }
       trainMask = flat.map((s) => s.tokens.map(() => 0));
-      for (const [r, i] of slots.slice(0, take)) trainMask[r]![i] = 1;
+      for (const [r, i] of Rng.derive(c.seed, 'random-token-mask', this.step).sample(slots, take)) trainMask[r]![i] = 1;
     }
     const batchTokens = trainMask.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
     const mbRows = flat.length / c.minibatches;

@@ -71,6 +71,19 @@ export class Rng {
     return items[Math.floor(this.next() * items.length)]!;
   }
 
+  /**
+   * k items drawn without replacement, in draw order: the first k steps of a forward Fisher–Yates
+   * (items is reordered in place), so drawing few of many costs k draws, not a whole shuffle.
+   */
+  sample<T>(items: T[], k: number): T[] {
+    const n = Math.min(k, items.length);
+    for (let i = 0; i < n; i++) {
+      const j = i + Math.floor(this.next() * (items.length - i));
+      [items[i], items[j]] = [items[j]!, items[i]!];
+    }
+    return items.slice(0, n);
+  }
+
   shuffle<T>(items: T[]): T[] {
     for (let i = items.length - 1; i > 0; i--) {
       const j = Math.floor(this.next() * (i + 1));
