@@ -15,13 +15,19 @@ describe('lesson verdicts follow the measured numbers', () => {
     }
   });
 
-  it('length normalisation: shows only when GRPO’s wrong answers are clearly longer', () => {
+  it('length normalisation: shows when GRPO pushes long wrong answers clearly less per token and Dr. GRPO alike; lengths are reported, not judged', () => {
     const l = getLesson('length-normalisation');
-    const key = 'completions/mean_length_wrong';
-    expect(l.verdict(measured(l.id, [run('GRPO', { [key]: 30 }), run('Dr. GRPO', { [key]: 20 })])).shows).toBe(true);
-    const no = l.verdict(measured(l.id, [run('GRPO', { [key]: 21.6 }), run('Dr. GRPO', { [key]: 22.3 })]));
-    expect(no.shows).toBe(false);
-    expect(no.text).toMatch(/21\.6 vs 22\.3/);
+    const push = 'length_bias/push_ratio';
+    const len = 'completions/mean_length_wrong';
+    const m = (g: number, d: number, lg = 22, ld = 22) => measured(l.id, [run('GRPO', { [push]: g, [len]: lg }), run('Dr. GRPO', { [push]: d, [len]: ld })]);
+    expect(l.verdict(m(0.82, 1.0)).shows).toBe(true);
+    expect(l.verdict(m(0.82, 1.0)).text).toMatch(/82\.0% as hard as its shortest, Dr\. GRPO 100\.0%/);
+    expect(l.verdict(m(0.82, 1.0)).text).toMatch(/did not make them longer/);
+    expect(l.verdict(m(0.82, 1.0, 30, 20)).text).not.toMatch(/did not make them longer/);
+    expect(l.verdict(m(0.95, 1.0)).shows).toBe(false);
+    // Dr. GRPO must push alike: a constant divisor that still favoured long answers shows nothing.
+    expect(l.verdict(m(0.7, 0.9)).shows).toBe(false);
+    expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'dr_grpo']);
   });
 
   it('per seed: the rule is applied to each seed alone, while the recorded verdict is the one on the mean', () => {
@@ -186,6 +192,7 @@ describe('lesson verdicts follow the measured numbers', () => {
     // A lesson's seeds are fixed before its measurement: no pilot's seeds are among them (the CISPO
     // re-staging's pilots ran on seeds 4 and 5; seeds up to 28 were used by earlier measurements).
     expect(lessonSeeds(getLesson('cispo-vs-clip'))).toEqual([29, 30, 31]);
+    expect(lessonSeeds(getLesson('length-normalisation'))).toEqual([32, 33, 34]);
     expect(lessonSeeds(getLesson('why-groups'))).toEqual([1, 2, 3, 8, 9, 10]);
     expect(lessonSeeds(getLesson('no-signal'))).toEqual([1, 2, 3]);
   });

@@ -143,21 +143,35 @@ export const lessons: Lesson[] = [
     title: 'Length and normalisation: GRPO vs Dr. GRPO',
     paper: 'Understanding R1-Zero-Like Training (Dr. GRPO)',
     claim: 'Dr. GRPO removes the per-sequence length normalisation and the std scaling that bias GRPO toward long wrong answers.',
-    text: "GRPO divides each answer's loss by its own length, so a long wrong answer is penalised less per token than a short one; over many steps that can make wrong answers grow. Dr. GRPO divides every answer's loss by the same constant instead, and also drops the std scaling (dividing each group's advantages by their standard deviation). Answers may run to 64 tokens here (a SAT answer needs about 20), so there is room to grow. Watch the length of the wrong answers; the result is in the box below. Earlier trials, not this result: on the five other task families, on SAT at higher temperatures, and from a less trained starting model whose answers vary more in length, no trial found wrong answers consistently longer under GRPO; the gap went either way from seed to seed. Why: the bias acts through where an answer stops, and in these tasks an answer ends, all but certainly, right after </answer>, so there is almost nothing for the bias to push. (The trials' numbers are in the project's docs/sweeps.md.)",
-    lookAt: ['completions/mean_length_wrong', 'completions/mean_length', 'accuracy'],
+    text: "GRPO divides each answer's loss by its own length. In a group, every wrong answer gets the same negative advantage, so a long wrong answer is pushed down less per token than a short one: its penalty is spread over more tokens. The Dr. GRPO paper reports that over long training this lets wrong answers grow. Dr. GRPO divides every answer's loss by the same constant instead, so each token of each wrong answer in a group is pushed down alike (it also drops the std scaling: dividing each group's advantages by their standard deviation). The Length bias chart shows, in each group, the push per token on its longest wrong answer over that on its shortest: 1 means alike, below 1 means the long answer gets off lighter. To see it on single tokens, open a step's rollouts, click a token of a long and of a short wrong answer in the same group, and compare their aggregation weight. The result is in the box below. What does not show at this scale: wrong answers do not grow under GRPO (the Response length chart's \"mean (wrong)\" line). Earlier trials on six task families, at higher temperatures and from a less trained model found the length gap going either way from seed to seed. Why: the bias acts through where an answer stops, and in these tasks an answer ends, all but certainly, right after </answer>, so there is almost nothing for it to push. (The trials' numbers are in the project's docs/sweeps.md.)",
+    lookAt: ['length_bias/push_ratio', 'completions/mean_length_wrong', 'accuracy'],
     task: sat,
     steps: 150,
+    // Re-staged (session 20): the verdict judges the bias in the update itself, which every step
+    // shows; the length of wrong answers, which no trial moved (docs/sweeps.md), is reported, not
+    // judged. Fresh seeds for the new measurement.
+    seeds: [32, 33, 34],
     runs: [
       { label: 'GRPO', preset: 'grpo', config: { max_completion_length: 64 } },
       { label: 'Dr. GRPO', preset: 'dr_grpo', config: { max_completion_length: 64 } },
     ],
-    measures: [{ description: 'mean length of wrong completions (tokens), last 20 steps', metric: 'completions/mean_length_wrong', window: 20 }],
+    measures: [
+      { description: 'per-token push on a group\'s longest wrong answer over its shortest\'s (1 = alike), all steps', metric: 'length_bias/push_ratio', window: 150 },
+      { description: 'mean length of wrong completions (tokens), last 20 steps', metric: 'completions/mean_length_wrong', window: 20 },
+    ],
+    // Shows (rule fixed before the measurement, on the mean of seeds 32-34) when GRPO pushes a group's
+    // longest wrong answer down at least 10% less per token than its shortest, relative to Dr. GRPO,
+    // and Dr. GRPO pushes them alike (within 5%).
     verdict: (m) => {
-      const grpo = v(m, 0, 'completions/mean_length_wrong');
-      const dr = v(m, 1, 'completions/mean_length_wrong');
-      return grpo > dr * 1.1
-        ? { shows: true, text: `Shows: GRPO's wrong answers were ${pct(grpo / dr - 1)} longer than Dr. GRPO's (${grpo.toFixed(1)} vs ${dr.toFixed(1)} tokens).` }
-        : { shows: false, text: `Does not show at this scale: wrong answers were about as long under both (${grpo.toFixed(1)} vs ${dr.toFixed(1)} tokens). The bias grows with long free-form reasoning; these completions are short and fixed in shape.` };
+      const grpo = v(m, 0, 'length_bias/push_ratio');
+      const dr = v(m, 1, 'length_bias/push_ratio');
+      const lg = v(m, 0, 'completions/mean_length_wrong');
+      const ld = v(m, 1, 'completions/mean_length_wrong');
+      const lengths = `wrong answers ended ${lg.toFixed(1)} tokens under GRPO and ${ld.toFixed(1)} under Dr. GRPO${lg > ld * 1.1 ? '' : ': at this scale the bias did not make them longer'}`;
+      const nums = `per token, GRPO pushed a group's longest wrong answer down ${pct(grpo)} as hard as its shortest, Dr. GRPO ${pct(dr)}; ${lengths}`;
+      return grpo <= 0.9 * dr && Math.abs(dr - 1) <= 0.05
+        ? { shows: true, text: `Shows: GRPO's per-answer divisor let long wrong answers off lighter, Dr. GRPO's constant one did not (${nums}).` }
+        : { shows: false, text: `Does not show: the per-token push did not differ as the rule asks (${nums}).` };
     },
   },
   {

@@ -18,6 +18,10 @@ export const metricTable = {
   'completions/min_length': { definition: 'shortest completion in the batch', hint: '' },
   'completions/clipped_ratio': { definition: 'fraction of completions cut off at max_completion_length', hint: 'high → raise the cap or use overlong shaping' },
   'completions/mean_length_wrong': { definition: 'mean length of the completions judged wrong (0 when none)', hint: 'growing → the length bias of per-sequence normalisation' },
+  'length_bias/push_ratio': {
+    definition: 'per-token push on the longest answer a group pushes down (negative advantage) over that on its shortest, averaged over the groups where they differ in length (1 when none does); the push on a token is |advantage| × its aggregation weight',
+    hint: 'below 1 → a long wrong answer is penalised less per token than a short one: the per-sequence normalisation Dr. GRPO removes (about 1 under dr_grpo and the token-mean losses)',
+  },
   entropy: { definition: 'mean per-token entropy of the current policy on its completions (nats)', hint: 'collapsing to 0 → the policy stops exploring (clip-higher helps)' },
   kl: { definition: 'mean per-token KL estimate to the reference policy', hint: 'growing fast → the policy drifts; raise beta or reset the reference' },
   'ratio/mean': { definition: 'mean importance ratio π/π_old over completion tokens', hint: 'far from 1 → strongly off-policy updates' },

@@ -29,6 +29,8 @@ export interface TokenTallies {
   clipHigh: number;
   entropies: number[];
   kls: number[];
+  /** Each completion the update pushes down (negative advantage): its group, length, and per-token push (|A| × mean aggregation weight of its weighted tokens). */
+  pushedDown: { group: number; length: number; push: number }[];
 }
 
 /** Rollout records of the step numbered `step` (updates done after it), and the token tallies. */
@@ -39,7 +41,7 @@ export function buildRecords(step: number, c: RunConfig, batch: StepBatch, pass:
   const mbRows = flat.length / c.minibatches;
   const len = layout.promptLen + layout.completionLen;
   const at = (name: string, r: number, i: number) => lastPass[Math.floor(r / mbRows)]![name]![(r % mbRows) * len + predictingColumn(layout, i)]!;
-  const t: TokenTallies = { ratios: [], clipLow: 0, clipHigh: 0, entropies: [], kls: [] };
+  const t: TokenTallies = { ratios: [], clipLow: 0, clipHigh: 0, entropies: [], kls: [], pushedDown: [] };
   const records = flat.map((s, r): RolloutRecord => {
     const A = advantages[Math.floor(r / G)]![r % G]!;
     const n = Math.min(s.tokens.length, layout.completionLen);
@@ -73,6 +75,8 @@ export function buildRecords(step: number, c: RunConfig, batch: StepBatch, pass:
       hinted: s.hint !== '',
       flipped: s.flipped,
     };
+    const weighted = rec.weight.filter((w) => w > 0);
+    if (A < 0 && weighted.length) t.pushedDown.push({ group: rec.group, length: s.tokens.length, push: (-A * weighted.reduce((a, b) => a + b, 0)) / weighted.length });
     for (let i = 0; i < n; i++) {
       const ratio = at('ratio', r, i);
       const side = clipSide(c, ratio, at('logp', r, i) - s.oldLogp[i]!, A);
@@ -101,6 +105,24 @@ export function buildRecords(step: number, c: RunConfig, batch: StepBatch, pass:
     return rec;
   });
   return { records, tallies: t };
+}
+
+/**
+ * 'length_bias/push_ratio': in each group, the per-token push on its longest pushed-down completion
+ * over that on its shortest, where their lengths differ; the mean over those groups, 1 when none.
+ * Under per-sequence normalisation (loss_type grpo) this is about shortest ÷ longest length; under
+ * a constant divisor (dr_grpo) or a token mean it is about 1.
+ */
+export function lengthBiasPushRatio(pushedDown: TokenTallies['pushedDown']): number {
+  const byGroup = new Map<number, TokenTallies['pushedDown']>();
+  for (const p of pushedDown) byGroup.set(p.group, [...(byGroup.get(p.group) ?? []), p]);
+  const ratios: number[] = [];
+  for (const g of byGroup.values()) {
+    const longest = g.reduce((a, b) => (b.length > a.length ? b : a));
+    const shortest = g.reduce((a, b) => (b.length < a.length ? b : a));
+    if (longest.length > shortest.length && shortest.push > 0) ratios.push(longest.push / shortest.push);
+  }
+  return ratios.length ? mean(ratios) : 1;
 }
 
 /** Wall-clock marks of the step's phases (performance.now() values). */
@@ -146,6 +168,7 @@ export function stepMetrics(step: number, c: RunConfig, flat: Sampled[], t: Toke
     'completions/min_length': Math.min(...lengths),
     'completions/clipped_ratio': mean(flat.map((s) => (s.truncated ? 1 : 0))),
     'completions/mean_length_wrong': mean(flat.filter((s) => !s.trueCorrect).map((s) => s.tokens.length)),
+    'length_bias/push_ratio': lengthBiasPushRatio(t.pushedDown),
     entropy: mean(t.entropies),
     kl: mean(t.kls),
     'ratio/mean': r.length ? sumR / r.length : 1,

@@ -116,4 +116,40 @@ describe('trainer on onnxruntime-node', () => {
     };
     expect(meanEntropy(top.trainer)).toBeGreaterThan(meanEntropy(rand.trainer));
   }, 120_000);
+
+  it('length_bias/push_ratio: GRPO pushes a long wrong answer down less per token than a short one in its group; Dr. GRPO alike', async () => {
+    // The ratio recomputed from the step's own rollout records: per group, the per-token push
+    // (|advantage| × aggregation weight) on its longest pushed-down completion over its shortest's.
+    const fromRecords = (t: Trainer, step: number) => {
+      const ratios: number[] = [];
+      const recs = t.history.get(step)!.filter((r) => r.advantage < 0);
+      for (const g of new Set(recs.map((r) => r.group))) {
+        const inGroup = recs.filter((r) => r.group === g).sort((a, b) => a.tokens.length - b.tokens.length);
+        const push = (r: (typeof recs)[number]) => -r.advantage * r.weight[0]!;
+        const [short, long] = [inGroup[0]!, inGroup[inGroup.length - 1]!];
+        if (long.tokens.length > short.tokens.length) ratios.push(push(long) / push(short));
+      }
+      return ratios;
+    };
+    const steps = 6;
+    // The warm nano policy answers every prompt wrong; a verifier that calls a wrong answer right half
+    // the time gives every group two reward values (and the pushed-down answers one advantage each).
+    const noisy = { ...base, seed: 4, noise_p_fp: 0.5 };
+    const grpo = await run(validateConfig({ ...noisy, loss_type: 'grpo' }), steps);
+    const dr = await run(validateConfig({ ...noisy, loss_type: 'dr_grpo', scale_rewards: 'none' }), steps);
+    let judged = 0;
+    for (let s = 1; s <= steps; s++) {
+      const g = fromRecords(grpo.trainer, s);
+      const d = fromRecords(dr.trainer, s);
+      const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 1);
+      expect(grpo.metrics[s - 1]!['length_bias/push_ratio']).toBeCloseTo(mean(g), 5);
+      expect(dr.metrics[s - 1]!['length_bias/push_ratio']).toBeCloseTo(mean(d), 5);
+      // Per-sequence normalisation: the push is |A| / length, so the longer answer gets less per token.
+      for (const x of g) expect(x).toBeLessThan(1);
+      // A constant divisor: answers with the same advantage get the same push per token.
+      for (const x of d) expect(x).toBeCloseTo(1, 5);
+      judged += g.length + d.length;
+    }
+    expect(judged).toBeGreaterThan(3);
+  }, 120_000);
 });

@@ -165,6 +165,7 @@ const TITLES: Record<string, string> = {
   sampling_rounds: 'Sampling rounds per step',
   'completions/mean_length': 'Response length',
   'completions/mean_length_wrong': 'Length of wrong answers',
+  'length_bias/push_ratio': 'Length bias (per-token push, longest ÷ shortest wrong answer)',
   entropy: 'Entropy',
   'clip_ratio/low_mean': 'Clip fraction (low)',
   'clip_ratio/high_mean': 'Clip fraction (high)',

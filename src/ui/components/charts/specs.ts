@@ -36,6 +36,13 @@ export const chartSpecs: ChartSpec[] = [
     ],
     info: 'completions/mean_length',
   },
+  {
+    id: 'length_bias',
+    title: 'Length bias (per-token push)',
+    lines: [{ key: 'length_bias/push_ratio', label: 'longest ÷ shortest wrong answer' }],
+    info: 'length_bias/push_ratio',
+    hint: 'in each group, how hard the update pushes down each token of its longest wrong answer, relative to its shortest: 1 = alike; below 1 = long wrong answers are penalised less per token',
+  },
   { id: 'truncated', title: 'Truncated completions', lines: [{ key: 'completions/clipped_ratio', label: 'fraction' }], info: 'completions/clipped_ratio', yDomain: [0, 1] },
   { id: 'entropy', title: 'Entropy', lines: [{ key: 'entropy', label: 'entropy' }], info: 'entropy' },
   {
