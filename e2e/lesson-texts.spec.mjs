@@ -15,7 +15,7 @@ const { getLesson } = await importTs('src/rl/lessons.ts');
 const { metricTitle } = await importTs('src/ui/lesson-plan.ts');
 
 /** The lessons added or re-staged since the first gallery. */
-const NEW_LESSONS = ['zero-loss', 'no-signal', 'forking-tokens', 'cispo-vs-clip', 'noisy-verifiers', 'sharpening', 'easy-to-hard'];
+const NEW_LESSONS = ['zero-loss', 'no-signal', 'forking-tokens', 'cispo-vs-clip', 'length-normalisation', 'noisy-verifiers', 'sharpening', 'easy-to-hard'];
 
 /** What the build serves (copied from public/ at build time). */
 const measuredFile = join(ROOT, 'dist', 'lessons', 'measured.json');

@@ -21,9 +21,10 @@ describe('lesson verdicts follow the measured numbers', () => {
     const len = 'completions/mean_length_wrong';
     const m = (g: number, d: number, lg = 22, ld = 22) => measured(l.id, [run('GRPO', { [push]: g, [len]: lg }), run('Dr. GRPO', { [push]: d, [len]: ld })]);
     expect(l.verdict(m(0.82, 1.0)).shows).toBe(true);
-    expect(l.verdict(m(0.82, 1.0)).text).toMatch(/82\.0% as hard as its shortest, Dr\. GRPO 100\.0%/);
-    expect(l.verdict(m(0.82, 1.0)).text).toMatch(/did not make them longer/);
-    expect(l.verdict(m(0.82, 1.0, 30, 20)).text).not.toMatch(/did not make them longer/);
+    expect(l.verdict(m(0.82, 1.0)).text).toMatch(/was 82\.0% of that on its shortest under GRPO, 100\.0% under Dr\. GRPO/);
+    expect(l.verdict(m(0.82, 1.0)).text).toMatch(/about as long under both/);
+    expect(l.verdict(m(0.82, 1.0, 30, 20)).text).toMatch(/longer under GRPO, as the paper reports/);
+    expect(l.verdict(m(0.82, 1.0, 21.3, 27.6)).text).toMatch(/longer under Dr\. GRPO, the opposite of the paper's direction/);
     expect(l.verdict(m(0.95, 1.0)).shows).toBe(false);
     // Dr. GRPO must push alike: a constant divisor that still favoured long answers shows nothing.
     expect(l.verdict(m(0.7, 0.9)).shows).toBe(false);
@@ -158,7 +159,9 @@ describe('lesson verdicts follow the measured numbers', () => {
     const m = (silenced: number, grpo: number, cispo: number) =>
       measured(l.id, [run('grpo', { 'clip_ratio/region_mean': silenced, entropy: 0.4 }, { '1': grpo }), run('cispo', { 'clip_ratio/region_mean': 0, entropy: 0.5 }, { '1': cispo })], { '1': 0.3 });
     expect(l.verdict(m(0.02, 0.65, 0)).shows).toBe(true);
+    expect(l.verdict(m(0.02, 0.65, 0)).text).toMatch(/CISPO, which keeps every token's gradient, collapsed below the base/);
     expect(l.verdict(m(0.02, 0.65, 0.55)).shows).toBe(true);
+    expect(l.verdict(m(0.02, 0.65, 0.55)).text).toMatch(/fell behind it/);
     // Within max(0.03, one standard error of pass@1 near 0.65, about 0.084) is keeping up.
     expect(l.verdict(m(0.02, 0.65, 0.6)).shows).toBe(false);
     expect(l.verdict(m(0.02, 0.65, 0.6)).text).toMatch(/CISPO kept up/);

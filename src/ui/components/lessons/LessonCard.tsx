@@ -1,4 +1,4 @@
-import type { Lesson, MeasuredLesson } from '../../../rl/lessons.ts';
+import { lessonSeeds, type Lesson, type MeasuredLesson } from '../../../rl/lessons.ts';
 import { MAX_LESSON_RUNS, metricTitle, SIDE_NAMES } from '../../lesson-plan.ts';
 import { openLesson } from '../../lessons.ts';
 import { lessonEstimate } from '../../pace.ts';
@@ -31,7 +31,7 @@ export function LessonCard({ lesson, measured, active, steps, busy }: { lesson: 
       <p className="lesson-text">{lesson.text}</p>
       <div className="lesson-runs">
         <h4>
-          The experiment: {n === 1 ? 'one run' : `${n} runs side by side`} on <code>{lesson.task}</code>, {steps > 0 ? steps : lesson.steps} steps each, same seed
+          The experiment: {n === 1 ? 'one run' : `${n} runs side by side`} on <code>{lesson.task}</code>, {steps > 0 ? steps : lesson.steps} steps each{n > 1 ? ', the runs sharing a seed' : ''}; the result below is measured on seeds {lessonSeeds(lesson).join(', ')}
         </h4>
         <ul>
           {lesson.runs.map((r, i) => (
