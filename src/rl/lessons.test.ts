@@ -153,7 +153,7 @@ describe('lesson verdicts follow the measured numbers', () => {
   it('CISPO vs clipping: shows when the clip acts, the clipped objective learns, and CISPO falls clearly behind it', () => {
     const l = getLesson('cispo-vs-clip');
     expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'cispo']);
-    // The same sixteen updates a batch for both runs: only the objective differs.
+    // The same sixteen updates a batch for both runs: only the loss (objective and averaging) differs.
     expect(l.runs[0]!.config).toEqual({ num_iterations: 4, minibatches: 4 });
     expect(l.runs[1]!.config).toEqual(l.runs[0]!.config);
     const m = (silenced: number, grpo: number, cispo: number) =>

@@ -167,7 +167,8 @@ export const lessons: Lesson[] = [
       const dr = v(m, 1, 'length_bias/push_ratio');
       const lg = v(m, 0, 'completions/mean_length_wrong');
       const ld = v(m, 1, 'completions/mean_length_wrong');
-      const lengthGap = lg > ld * 1.1 ? ', longer under GRPO, as the paper reports' : ld > lg * 1.1 ? ': longer under Dr. GRPO, the opposite of the paper\'s direction (at this scale the gap goes either way from seed to seed)' : ': about as long under both'
+      const lengthGap =
+        lg > ld * 1.1 ? ', longer under GRPO, as the paper reports' : ld > lg * 1.1 ? ": longer under Dr. GRPO, the opposite of the paper's direction (at this scale the gap goes either way from seed to seed)" : ': about as long under both';
       const lengths = `wrong answers ended ${lg.toFixed(1)} tokens long under GRPO and ${ld.toFixed(1)} under Dr. GRPO${lengthGap}`;
       const nums = `the per-token push on a group's longest wrong answer was ${pct(grpo)} of that on its shortest under GRPO, ${pct(dr)} under Dr. GRPO; ${lengths}`;
       return grpo <= 0.9 * dr && Math.abs(dr - 1) <= 0.05
