@@ -12,7 +12,7 @@ import { test } from '@playwright/test';
 import { importTs, note, openPage, RESULTS_DIR, ROOT, withPageDiagnostics } from './lib.mjs';
 
 const { getLesson } = await importTs('src/rl/lessons.ts');
-const { metricTitle } = await importTs('src/ui/lesson-plan.ts');
+const { metricTitle, verdictBody } = await importTs('src/ui/lesson-plan.ts');
 
 /** The lessons added or re-staged since the first gallery. */
 const NEW_LESSONS = ['zero-loss', 'no-signal', 'forking-tokens', 'cispo-vs-clip', 'length-normalisation', 'noisy-verifiers', 'sharpening', 'easy-to-hard'];
@@ -62,7 +62,7 @@ test('each new lesson card shows its claim, full text, what to look at, and its 
           const verdict = l.verdict(m);
           const shown = card.locator(`[data-testid="measured-verdict-${id}"]`);
           assert.equal(await shown.getAttribute('data-shows'), String(verdict.shows), `${id}: verdict`);
-          assert.ok(squash(await shown.textContent()).includes(squash(verdict.text)), `${id}: verdict text`);
+          assert.ok(squash(await shown.textContent()).includes(squash(verdictBody(verdict))), `${id}: verdict text`);
           assert.equal(await card.locator(`[data-testid="measured-table-${id}"] tbody tr`).count(), m.runs.length + (m.base_pass_at_k && l.measures.some((x) => x.metric === 'eval') ? 1 : 0), `${id}: a row per run (and the base)`);
         } else {
           assert.match(squash(await outcome.textContent()), new RegExp(`Not measured yet.*rlvr lesson run ${id}`), `${id}: says it is not measured yet`);

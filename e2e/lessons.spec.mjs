@@ -15,6 +15,7 @@ import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, wit
 
 const { lessons, perSeedVerdicts } = await importTs('src/rl/lessons.ts');
 const { getPreset } = await importTs('src/rl/presets.ts');
+const { verdictBody } = await importTs('src/ui/lesson-plan.ts');
 
 /** What the build serves (copied from public/ at build time); absent until someone runs `rlvr lesson run`. */
 const measuredFile = join(ROOT, 'dist', 'lessons', 'measured.json');
@@ -138,7 +139,9 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
           // The verdict is the lesson's fixed rule applied to the same numbers: the page cannot claim more than they show.
           const verdict = l.verdict(m);
           assert.equal(await page.getAttribute(`[data-testid="measured-verdict-${l.id}"]`, 'data-shows'), String(verdict.shows));
-          assert.ok((await page.textContent(`[data-testid="measured-verdict-${l.id}"]`)).includes(verdict.text), `${l.id}: verdict text`);
+          const shownVerdict = await page.textContent(`[data-testid="measured-verdict-${l.id}"]`);
+          assert.equal(shownVerdict, `${verdict.shows ? 'The effect shows.' : 'The effect does not show here.'} ${verdictBody(verdict)}`, `${l.id}: verdict, the headline once`);
+          assert.ok(!/^The effect shows\. Shows:/.test(shownVerdict), `${l.id}: the headline is not repeated`);
           // Several seeds: each seed's own verdict is listed beside the verdict on the mean.
           const seeds = perSeedVerdicts(l, m);
           assert.deepEqual(await page.$$eval(`[data-testid="measured-per-seed-${l.id}"] li`, (els) => els.map((e) => e.getAttribute("data-shows"))), seeds.map((x) => String(x.verdict.shows)), `${l.id}: per-seed verdicts`);

@@ -5,7 +5,7 @@ import { getPreset } from '../rl/presets.ts';
 import { draftInputs, draftPatch } from './config-form.ts';
 import { pageSourceText, resolveConfig } from '../rl/resolve-config.ts';
 import { fieldSourceText } from './components/setup/FieldSource.tsx';
-import { expectedConfig, fmtMeasured, lessonDraft, lessonForms, lessonRunPatch, lessonRunPlans, LESSON_SEED, parseMeasured, unknownLessonMessage, usesEval } from './lesson-plan.ts';
+import { expectedConfig, fmtMeasured, lessonDraft, lessonForms, lessonRunPatch, lessonRunPlans, LESSON_SEED, parseMeasured, unknownLessonMessage, usesEval, verdictBody } from './lesson-plan.ts';
 import { emptySetup, searchToSetup, setupToSearch } from './url-state.ts';
 
 describe('lesson runs', () => {
@@ -98,5 +98,14 @@ describe('measured outcomes', () => {
     expect(fmtMeasured(23.456)).toBe('23.5');
     expect(fmtMeasured(undefined)).toBe('—');
     expect(fmtMeasured(NaN)).toBe('—');
+  });
+});
+
+describe('verdict body', () => {
+  it('drops a leading "Shows: " that would repeat the headline "The effect shows.", and keeps every other text whole', () => {
+    expect(verdictBody({ shows: true, text: "Shows: the clipped objective learned (x)." })).toBe('The clipped objective learned (x).');
+    expect(verdictBody({ shows: true, text: "Shows: GRPO's divisor (x)." })).toBe("GRPO's divisor (x).");
+    expect(verdictBody({ shows: false, text: 'Does not show at this difficulty: none learned.' })).toBe('Does not show at this difficulty: none learned.');
+    expect(verdictBody({ shows: false, text: 'Shows: but judged not to.' })).toBe('Shows: but judged not to.');
   });
 });

@@ -9,7 +9,7 @@
  * outcome is pass@k.
  */
 import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
-import { lessons, type Lesson, type LessonRun, type MeasuredLesson } from '../rl/lessons.ts';
+import { lessons, type Lesson, type LessonRun, type MeasuredLesson, type Verdict } from '../rl/lessons.ts';
 import { getPreset } from '../rl/presets.ts';
 import { baseValue, draftPatch, toText, type EditOrigin, type Edits, type SetupDraft } from './config-form.ts';
 
@@ -179,6 +179,16 @@ const TITLES: Record<string, string> = {
   eval: 'Held-out pass@k',
   difficulty: 'Difficulty (curriculum level)',
 };
+
+/**
+ * A verdict's text as the card and the banner show it, under their headline "The effect shows.": a
+ * leading "Shows: " would only repeat that headline, so it is dropped. Every other text is shown
+ * whole ("Does not show at this difficulty: …" says more than the headline does).
+ */
+export function verdictBody(v: Verdict): string {
+  const rest = v.shows && v.text.startsWith('Shows: ') ? v.text.slice('Shows: '.length) : v.text;
+  return rest.charAt(0).toUpperCase() + rest.slice(1);
+}
 
 export function metricTitle(key: string): string {
   return TITLES[key] ?? key;

@@ -1,4 +1,4 @@
-import { findLesson, metricTitle } from '../../lesson-plan.ts';
+import { findLesson, metricTitle, verdictBody } from '../../lesson-plan.ts';
 import { closeLesson, runLessonLive } from '../../lessons.ts';
 import { setState, useApp } from '../../store.ts';
 
@@ -29,7 +29,7 @@ export function LessonBanner() {
           : 'No recording of it ships with this build; press Run it live to train it here.'}{' '}
       {verdict && (
         <span className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`} data-testid="lesson-banner-verdict" data-shows={verdict.shows}>
-          <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdict.text}{' '}
+          <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdictBody(verdict)}{' '}
         </span>
       )}
       Look at:{' '}

@@ -1,5 +1,5 @@
 import { measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../rl/lessons.ts';
-import { fmtMeasured } from '../../lesson-plan.ts';
+import { fmtMeasured, verdictBody } from '../../lesson-plan.ts';
 
 const maxK = (p: Record<string, number> | undefined) => Math.max(0, ...Object.keys(p ?? {}).map(Number).filter(Number.isFinite));
 
@@ -37,7 +37,7 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
         {measured.summary}
       </p>
       <p className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`} data-testid={`measured-verdict-${lesson.id}`} data-shows={verdict.shows}>
-        <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdict.text}
+        <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdictBody(verdict)}
       </p>
       {seeds.length > 0 && (
         <details className="lesson-per-seed" data-testid={`measured-per-seed-${lesson.id}`}>
