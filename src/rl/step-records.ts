@@ -115,7 +115,11 @@ export function buildRecords(step: number, c: RunConfig, batch: StepBatch, pass:
  */
 export function lengthBiasPushRatio(pushedDown: TokenTallies['pushedDown']): number {
   const byGroup = new Map<number, TokenTallies['pushedDown']>();
-  for (const p of pushedDown) byGroup.set(p.group, [...(byGroup.get(p.group) ?? []), p]);
+  for (const p of pushedDown) {
+    const g = byGroup.get(p.group);
+    if (g) g.push(p);
+    else byGroup.set(p.group, [p]);
+  }
   const ratios: number[] = [];
   for (const g of byGroup.values()) {
     const longest = g.reduce((a, b) => (b.length > a.length ? b : a));
