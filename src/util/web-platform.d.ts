@@ -54,3 +54,9 @@ declare class DecompressionStream implements ByteTransformStream {
   readonly readable: { getReader(): ByteStreamReader };
   readonly writable: { getWriter(): ByteStreamWriter };
 }
+
+/** Cancellation of long reads (src/runs): only what the readers use. */
+interface AbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
