@@ -1,4 +1,4 @@
-// The static deploy (README "Deploy"): dist/ served by a plain static server that sends no
+// The static deploy (docs/deploy.md): dist/ served by a plain static server that sends no
 // COOP/COEP or CSP headers (`python3 -m http.server`, as GitHub Pages would serve it), under a
 // sub-path (/rlvr/, as GitHub Pages serves a project). The app's service worker
 // (src/pwa/service-worker.ts) must make the page cross-origin isolated after one reload, cache the

@@ -11,7 +11,7 @@
 # 1. The demo record: `rlvr train --record` of 30 steps of SAT with the GRPO defaults, seed 0, with the
 #    weights after step 30 (so the page can continue training from it).
 # 1b. Each family's recipe run: `rlvr train --task T --preset grpo --steps 200 --seed 2 --record`, the
-#    checkpoint's recipe and nothing else (the first seed of the README's recipe table,
+#    checkpoint's recipe and nothing else (the first seed of docs/measured.md's recipe table,
 #    scripts/measure-recipes.sh), with the weights after step 200; shipped thinned to the rollouts of
 #    every 50th step (64 prompts a step make every step's rollouts about 8 times a lesson arm's) as
 #    public/records/recipes/T-grpo-200-seed2.rlvr.gz.
