@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { importTs, note, openPage, RESULTS_DIR, ROOT, withPageDiagnostics } from './lib.mjs';
 
-const { getLesson } = await importTs('src/rl/lessons.ts');
+const { getLesson } = await importTs('src/lessons/index.ts');
 const { metricTitle, verdictBody } = await importTs('src/ui/lesson-plan.ts');
 
 /** The lessons added or re-staged since the first gallery. */
