@@ -172,3 +172,36 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, real: string,
     stream.pipe(res);
   });
 }
+
+/** Listens on host:port; false when the port is taken; any other failure in a person's words. */
+function listenOnce(server: Server, host: string, port: number): Promise<boolean> {
+  return new Promise((ok, fail) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (err.code === 'EADDRINUSE') ok(false);
+      else if (err.code === 'EACCES') fail(new Error(`port ${port} on ${host} needs more privileges; choose one above 1023 with --port`));
+      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
+        fail(new Error(`cannot listen on --host ${host}: it is not an address of this machine`));
+      } else fail(new Error(`cannot listen on ${host}:${port} (${err.code ?? err.message})`));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      ok(true);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/**
+ * Listens on `port`, or when it is taken on the first free one of the `tryNext` after it; returns the
+ * port. Throws a message naming the ports when none is free.
+ */
+export async function listenForView(server: Server, host: string, port: number, tryNext: number): Promise<number> {
+  for (let p = port; p <= Math.min(port + tryNext, 65535); p++) {
+    if (await listenOnce(server, host, p)) return p;
+  }
+  const what = tryNext === 0 ? `port ${port} is in use` : `ports ${port}-${port + tryNext} are all in use`;
+  throw new Error(`${what} on ${host}; choose another with --port`);
+}
