@@ -12,7 +12,7 @@
 // starts and stops its own `rlvr view` and ignores playwright.config.ts's webServer.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,7 +72,8 @@ function rawGet(origin, path) {
 /** `rlvr view DIR --port P` as a child process; resolves with its URL and run count once it says it serves. */
 async function startView(dir) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['scripts/rlvr.mjs', 'view', dir, '--port', String(port)], { cwd: ROOT, stdio: 'pipe' });
+  const argv = ['scripts/rlvr.mjs', 'view', dir, '--port', String(port)];
+  const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   const exited = new Promise((ok) => child.once('exit', (code, signal) => ok({ code, signal })));
@@ -111,7 +112,9 @@ async function runsUntil(url, pred, what) {
 /** Whether the built page has the run viewer (its run list); the page checks wait for it. */
 const pageHasViewer = () => {
   const assets = join(ROOT, 'dist', 'assets');
-  return existsSync(assets) && readdirSync(assets).some((f) => f.endsWith('.js') && readFileSync(join(assets, f), 'utf8').includes('viewer-runs'));
+  if (!existsSync(assets)) return false;
+  const js = readdirSync(assets).filter((f) => f.endsWith('.js'));
+  return js.some((f) => readFileSync(join(assets, f), 'utf8').includes('viewer-runs'));
 };
 
 let tmp = '';
@@ -132,7 +135,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   const exit = await view?.stop();
-  if (exit) assert.deepEqual(exit, { code: 0, signal: null }, `rlvr view did not stop cleanly on SIGTERM: ${view?.stderr()}`);
+  if (exit) assert.deepEqual(exit, { code: 0, signal: null }, `rlvr view did not stop cleanly: ${view?.stderr()}`);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -150,11 +153,12 @@ test('rlvr view prints its line and lists the runs it found', async ({}, testInf
   assert.equal(await part.text(), '{"input": ');
 });
 
-test('a run written into the served folder while it serves appears, in runs.json and in the page', async ({ browser }, testInfo) => {
+const LIVE = 'a run written into the served folder while it serves appears, in runs.json and in the page';
+test(LIVE, async ({ browser }, testInfo) => {
   test.setTimeout(120_000);
   assert.ok(view);
   const viewer = pageHasViewer();
-  if (!viewer) note(testInfo, 'the page in dist/ has no run viewer yet: the page checks are skipped, runs.json checked');
+  if (!viewer) note(testInfo, 'the page in dist/ has no run viewer yet: only runs.json is checked, not the page');
   const p = await openPage(browser, '/', { base: view.url });
   await withPageDiagnostics(testInfo, p, 'view-live', async () => {
     const { page } = p;

@@ -33,7 +33,8 @@ export interface CatalogRun {
 /** Letters, digits, `.`, `_` and `-` are kept; anything else becomes `_` (a name is one URL path segment). */
 export const urlSafeName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || 'run';
 
-const signature = (files: readonly ServedFileEntry[]) => files.map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}`).join('\n');
+const signature = (files: readonly ServedFileEntry[]) =>
+  files.map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}`).join('\n');
 
 interface FolderState {
   signature: string;
@@ -78,7 +79,8 @@ export class RunCatalog {
         const only = isFile ? parts[parts.length - 1] : undefined;
         const runName = f.name || (segments.length ? segments[segments.length - 1]! : folder.name);
         const found: FoundRun = { path: only ?? '', name: runName, format: f.format };
-        located.push({ format: f.format, folder, segments, only, found, files: () => folder.runFiles(segments, runName, only) });
+        const files = () => folder.runFiles(segments, runName, only);
+        located.push({ format: f.format, folder, segments, only, found, files });
         parents.push(segments.length ? (segments[segments.length - 2] ?? folder.name) : folder.name);
       }
     }

@@ -24,12 +24,15 @@ interface Answer {
 }
 
 /** A request with `path` sent exactly as given (Node's http client does not normalize it). */
-function get(port: number, path: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-  return new Promise((ok, fail) => {
-    const req = request({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
+function get(port: number, path: string, opts: { method?: string; headers?: Record<string, string> } = {}) {
+  return new Promise<Answer>((ok, fail) => {
+    const options = { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers };
+    const req = request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
     });
     req.on('error', fail);
     req.end();
@@ -109,7 +112,11 @@ describe('rlvr view: what it serves', () => {
     const open = await get(port, '/runs/rollouts/file/1.jsonl', { headers: { Range: `bytes=${size - 3}-` } });
     expect([open.status, open.body]).toEqual([206, verlStep(1).slice(-3)]);
     const suffix = await get(port, '/runs/rollouts/file/1.jsonl', { headers: { Range: 'bytes=-4' } });
-    expect([suffix.status, suffix.headers['content-range'], suffix.body]).toEqual([206, `bytes ${size - 4}-${size - 1}/${size}`, verlStep(1).slice(-4)]);
+    expect([suffix.status, suffix.headers['content-range'], suffix.body]).toEqual([
+      206,
+      `bytes ${size - 4}-${size - 1}/${size}`,
+      verlStep(1).slice(-4),
+    ]);
     const beyond = await get(port, '/runs/rollouts/file/1.jsonl', { headers: { Range: `bytes=${size}-` } });
     expect([beyond.status, beyond.headers['content-range']]).toEqual([416, `bytes */${size}`]);
   });
@@ -140,7 +147,8 @@ describe('rlvr view: what it serves', () => {
 
   it('answers HEAD without a body and refuses every other method', async () => {
     const head = await get(port, '/runs/rollouts/file/2.jsonl', { method: 'HEAD' });
-    expect([head.status, head.headers['content-length'], head.body]).toEqual([200, String(Buffer.byteLength(verlStep(2))), '']);
+    const length = String(Buffer.byteLength(verlStep(2)));
+    expect([head.status, head.headers['content-length'], head.body]).toEqual([200, length, '']);
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       const r = await get(port, '/runs/rollouts/file/1.jsonl', { method });
       expect([method, r.status, r.headers.allow]).toEqual([method, 405, 'GET, HEAD']);
@@ -212,7 +220,8 @@ describe('rlvr view: nothing outside the served folders', () => {
 
 describe('rlvr view: names and ports', () => {
   it('names clashing runs after their parent folders, then by number, all URL-safe', () => {
-    expect(uniqueNames(['rollouts', 'rollouts', 'a b', 'x'], ['exp1', 'exp 2', 'p', 'q'])).toEqual(['exp1-rollouts', 'exp_2-rollouts', 'a_b', 'x']);
+    const names = uniqueNames(['rollouts', 'rollouts', 'a b', 'x'], ['exp1', 'exp 2', 'p', 'q']);
+    expect(names).toEqual(['exp1-rollouts', 'exp_2-rollouts', 'a_b', 'x']);
     expect(uniqueNames(['r', 'r'], ['p', 'p'])).toEqual(['p-r', 'p-r-2']);
     expect(uniqueNames(['..', '.hidden'], ['p', 'p'])).toEqual(['_', '_hidden']);
   });
@@ -221,9 +230,12 @@ describe('rlvr view: names and ports', () => {
     const blocker = createNetServer();
     await new Promise<void>((ok) => blocker.listen(0, '127.0.0.1', ok));
     const taken = (blocker.address() as AddressInfo).port;
-    const s = createViewServer({ catalog: new RunCatalog([], interimRunDetection), dist: await ServedFolder.open(tmp) });
+    const catalog = new RunCatalog([], interimRunDetection);
+    const s = createViewServer({ catalog, dist: await ServedFolder.open(tmp) });
     try {
-      await expect(listenForView(s, '127.0.0.1', taken, 0)).rejects.toThrow(`port ${taken} is in use on 127.0.0.1; choose another with --port`);
+      await expect(listenForView(s, '127.0.0.1', taken, 0)).rejects.toThrow(
+        `port ${taken} is in use on 127.0.0.1; choose another with --port`,
+      );
       const got = await listenForView(s, '127.0.0.1', taken, 20);
       expect(got).toBeGreaterThan(taken);
     } finally {

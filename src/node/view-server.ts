@@ -20,6 +20,8 @@ import { CSP, ISOLATION_HEADERS } from '../pwa/page-headers.ts';
 import type { RunCatalog } from './run-catalog.ts';
 import { safeSegments, type ServedFolder } from './served-folder.ts';
 
+const TEXT = 'text/plain; charset=utf-8';
+
 const CONTENT_TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
@@ -49,8 +51,11 @@ export interface ViewServerOptions {
   loopbackOnly?: boolean;
 }
 
-/** A single `bytes=` range of a file of `size` bytes: [start, end] inclusive, 'unsatisfiable', or null to send it all. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+/** One `bytes=` range of a file of `size` bytes: [start, end] inclusive, 'unsatisfiable', or null (send it all). */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/.exec(header);
   if (!m || (m[1] === '' && m[2] === '')) return null;
@@ -71,7 +76,7 @@ export function createViewServer(options: ViewServerOptions): Server {
   return createServer((req, res) => {
     handle(options, req, res).catch(() => {
       // Never a stack trace to the client: the error is the server's, and says nothing about the request.
-      if (!res.headersSent) send(res, req, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      if (!res.headersSent) send(res, req, 500, TEXT, 'internal error\n');
       else res.destroy();
     });
   });
@@ -96,13 +101,13 @@ const sendJson = (res: ServerResponse, req: IncomingMessage, value: unknown) => 
   res.setHeader('Cache-Control', 'no-store');
   send(res, req, 200, 'application/json; charset=utf-8', JSON.stringify(value));
 };
-const notFound = (res: ServerResponse, req: IncomingMessage) => send(res, req, 404, 'text/plain; charset=utf-8', 'not found\n');
-const forbidden = (res: ServerResponse, req: IncomingMessage) => send(res, req, 403, 'text/plain; charset=utf-8', 'forbidden\n');
+const notFound = (res: ServerResponse, req: IncomingMessage) => send(res, req, 404, TEXT, 'not found\n');
+const forbidden = (res: ServerResponse, req: IncomingMessage) => send(res, req, 403, TEXT, 'forbidden\n');
 
 async function handle(options: ViewServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
-    return send(res, req, 405, 'text/plain; charset=utf-8', 'only GET and HEAD\n');
+    return send(res, req, 405, TEXT, 'only GET and HEAD\n');
   }
   if (options.loopbackOnly && !LOOPBACK_HOSTS.test(req.headers.host ?? '')) return forbidden(res, req);
   // The raw path, not a parsed URL: WHATWG URL parsing would resolve `..` and `%2e%2e` before the check.
@@ -133,7 +138,9 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
   }
 
   const real = await options.dist.resolve(segments.length ? segments : ['index.html']);
-  if (real !== null) return sendFile(req, res, real, CONTENT_TYPES[extension(real) ?? ''] ?? 'application/octet-stream', 'no-cache');
+  if (real !== null) {
+    return sendFile(req, res, real, CONTENT_TYPES[extension(real) ?? ''] ?? 'application/octet-stream', 'no-cache');
+  }
   // A path that names a file (an extension) and is missing is a 404; any other is a view of the page.
   const last = segments[segments.length - 1] ?? '';
   if (extension(last) !== undefined) return notFound(res, req);
@@ -142,7 +149,13 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
   return sendFile(req, res, index, CONTENT_TYPES.html!, 'no-cache');
 }
 
-async function sendFile(req: IncomingMessage, res: ServerResponse, real: string, type: string, cache: string): Promise<void> {
+async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  real: string,
+  type: string,
+  cache: string,
+): Promise<void> {
   const { size } = await stat(real);
   const range = parseRange(req.headers.range, size);
   baseHeaders(res);
@@ -150,7 +163,7 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, real: string,
   res.setHeader('Cache-Control', cache);
   if (range === 'unsatisfiable') {
     res.setHeader('Content-Range', `bytes */${size}`);
-    return send(res, req, 416, 'text/plain; charset=utf-8', 'range not satisfiable\n');
+    return send(res, req, 416, TEXT, 'range not satisfiable\n');
   }
   const start = range?.start ?? 0;
   const end = range?.end ?? size - 1;
@@ -179,7 +192,9 @@ function listenOnce(server: Server, host: string, port: number): Promise<boolean
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
       if (err.code === 'EADDRINUSE') ok(false);
-      else if (err.code === 'EACCES') fail(new Error(`port ${port} on ${host} needs more privileges; choose one above 1023 with --port`));
+      else if (err.code === 'EACCES') {
+        fail(new Error(`port ${port} on ${host} needs more privileges; choose one above 1023 with --port`));
+      }
       else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
         fail(new Error(`cannot listen on --host ${host}: it is not an address of this machine`));
       } else fail(new Error(`cannot listen on ${host}:${port} (${err.code ?? err.message})`));

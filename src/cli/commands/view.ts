@@ -15,7 +15,8 @@ const PORTS_TRIED = 20;
 
 const distDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../dist');
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
