@@ -81,7 +81,7 @@ export function parsePythonJson(text: string): unknown {
     }
     for (const token of ['-Infinity', 'Infinity', 'NaN']) {
       if (text.startsWith(token, i)) {
-        out += `${text.slice(last, i)}"${nanMark}${token}"`;
+        out += `${text.slice(last, i)}"\\u0000rlvr-runs:${token}"`;
         i += token.length - 1;
         last = i + 1;
         break;

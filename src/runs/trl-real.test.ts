@@ -21,7 +21,11 @@ const execFileP = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-trl-real-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const out = join(tmp, 'grpo-out');
+// RLVR_TRL_RUN_DIR names a folder scripts/trl-run-fixture.sh already wrote (to rerun the comparison without
+// training again); by default TRL runs here, into a fresh folder.
+const reuse = process.env.RLVR_TRL_RUN_DIR;
+const out = reuse ? resolve(reuse) : join(tmp, 'grpo-out');
+const outName = out.slice(out.lastIndexOf('/') + 1);
 
 interface Dumped {
   files: Record<string, { columns: string[]; rows: Record<string, unknown>[]; groups: { prompt: string; size: number; mean: number; std: number }[] }>;
@@ -47,7 +51,7 @@ function need(ctx: TestContext): Dumped {
 
 beforeAll(async () => {
   try {
-    await execFileP('bash', [join(root, 'scripts/trl-run-fixture.sh'), out], { cwd: root, maxBuffer: 64 << 20, timeout: 420_000 });
+    if (!reuse) await execFileP('bash', [join(root, 'scripts/trl-run-fixture.sh'), out], { cwd: root, maxBuffer: 64 << 20, timeout: 420_000 });
   } catch (e) {
     const x = e as { code?: number; stderr?: string; message: string };
     if (x.code === 3) {
@@ -69,7 +73,7 @@ describe('a real TRL GRPOTrainer output_dir', () => {
     const files = nodeRunFiles(out);
     const found = await detectRuns(files);
     expect(found.problems).toEqual([]);
-    expect(found.runs).toEqual([{ path: '', name: 'grpo-out', format: 'trl' }]);
+    expect(found.runs).toEqual([{ path: '', name: outName, format: 'trl' }]);
     const run = await openRun(files, found.runs[0]!);
     expect(run.index.problems).toEqual([]);
     expect(run.index.rewardNames).toEqual(['correctness', 'has_tag']);
@@ -106,7 +110,7 @@ describe('a real TRL GRPOTrainer output_dir', () => {
   it("has the curves of the newest checkpoint's log_history, every numeric key", async (ctx) => {
     const d = need(ctx);
     expect(d.state).toBe('checkpoint-4/trainer_state.json');
-    const run = await openRun(nodeRunFiles(out), { path: '', name: 'grpo-out', format: 'trl' });
+    const run = await openRun(nodeRunFiles(out), { path: '', name: outName, format: 'trl' });
     const expected: MetricPoint[] = Object.entries(d.curves).map(([step, values]) => ({ step: Number(step), values }));
     expect(run.index.metrics).toEqual(expected);
     expect(run.index.metrics.map((m) => m.step)).toEqual([1, 2, 3, 4]);
