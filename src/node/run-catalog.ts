@@ -1,17 +1,17 @@
 /**
  * The runs under the folders `rlvr view` serves, found again whenever they are asked for, so a run
  * written into a served folder while it serves appears, and a growing run's new steps are counted.
- * Detection runs only when a folder's listing changed (a file added, removed, grown or touched) and a
- * run's steps are counted again only when its own files changed, so asking often is cheap.
+ * Runs are found again only when a folder's listing changed (a file added, removed, grown or touched),
+ * and an opened run is refreshed (the readers read only what is new) only when its own files changed,
+ * so asking often is cheap.
  */
-import type { FoundRun, RunFiles, RunFormat } from '../runs/types.ts';
+import type { FoundRun, OpenedRun, RunFiles, RunFormat, RunProblem } from '../runs/types.ts';
 import { ServedFolder, type ServedFileEntry } from './served-folder.ts';
 
-/** How runs are found and their steps counted: the readers of src/runs. */
-export interface RunDetection {
-  detectRuns(files: RunFiles): Promise<FoundRun[]>;
-  /** Steps with rollouts of a run whose files are `files` (`found.path` relative to them). */
-  countSteps(files: RunFiles, found: FoundRun): Promise<number>;
+/** How runs are found and opened: the readers of src/runs (src/runs/detect.ts), or a stand-in in tests. */
+export interface RunReaders {
+  detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
+  openRun(files: RunFiles, found: FoundRun): Promise<OpenedRun>;
 }
 
 /** A run as served: its URL name and where its files are. */
@@ -25,7 +25,7 @@ export interface CatalogRun {
   segments: string[];
   /** For a run that is one file (a record): that file's name in the run's folder. */
   only?: string;
-  /** The run as the readers see it through `files()`: path '' (a folder run) or `only`. */
+  /** The run as the readers see it through `files()` (its folder's files): path '' or, for a one-file run, `only`. */
   found: FoundRun;
   files(): RunFiles;
 }
@@ -39,18 +39,31 @@ const signature = (files: readonly ServedFileEntry[]) =>
 interface FolderState {
   signature: string;
   found: FoundRun[];
+  problems: RunProblem[];
   files: ServedFileEntry[];
+}
+
+/** An opened run, the signature of its files when its index was last read, and its step count then. */
+interface OpenState {
+  signature: string;
+  run: OpenedRun | null;
+  steps: number;
 }
 
 export class RunCatalog {
   private folderStates = new Map<ServedFolder, FolderState>();
-  private stepCounts = new Map<string, { signature: string; steps: number }>();
+  private opened = new Map<string, OpenState>();
   private pending: Promise<CatalogRun[]> | null = null;
 
   constructor(
     readonly folders: readonly ServedFolder[],
-    private readonly detection: RunDetection,
+    private readonly readers: RunReaders,
   ) {}
+
+  /** What the last look at each folder passed over or could not read (the readers' words). */
+  problems(): RunProblem[] {
+    return this.folders.flatMap((f) => this.folderStates.get(f)?.problems ?? []);
+  }
 
   /** The runs now; concurrent callers share one look. */
   runs(): Promise<CatalogRun[]> {
@@ -68,8 +81,8 @@ export class RunCatalog {
       const sig = signature(files);
       let state = this.folderStates.get(folder);
       if (!state || state.signature !== sig) {
-        const found = await this.detection.detectRuns(folder.runFiles([], folder.name));
-        state = { signature: sig, found, files };
+        const { runs: found, problems } = await this.readers.detectRuns(folder.runFiles([], folder.name));
+        state = { signature: sig, found, problems, files };
         this.folderStates.set(folder, state);
       }
       for (const f of state.found) {
@@ -77,7 +90,8 @@ export class RunCatalog {
         const isFile = state.files.some((e) => e.path === f.path);
         const segments = isFile ? parts.slice(0, -1) : parts;
         const only = isFile ? parts[parts.length - 1] : undefined;
-        const runName = f.name || (segments.length ? segments[segments.length - 1]! : folder.name);
+        // The readers name a run by its path under the folder; a URL name is its own folder's (or file's) name.
+        const runName = parts.length ? parts[parts.length - 1]! : folder.name;
         const found: FoundRun = { path: only ?? '', name: runName, format: f.format };
         const files = () => folder.runFiles(segments, runName, only);
         located.push({ format: f.format, folder, segments, only, found, files });
@@ -96,15 +110,22 @@ export class RunCatalog {
     const key = `${r.folder.root}\0${r.segments.join('/')}\0${r.only ?? ''}\0${r.format}`;
     const files = (await r.folder.list(r.segments)).filter((f) => r.only === undefined || f.path === r.only);
     const sig = signature(files);
-    const cached = this.stepCounts.get(key);
-    if (cached && cached.signature === sig) return cached.steps;
+    const state = this.opened.get(key);
+    if (state && state.signature === sig) return state.steps;
+    let run = state?.run ?? null;
     let steps = 0;
     try {
-      steps = await this.detection.countSteps(r.files(), r.found);
+      if (run) steps = (await run.refresh()).steps.length;
+      else {
+        run = await this.readers.openRun(r.files(), r.found);
+        steps = run.index.steps.length;
+      }
     } catch {
-      // A run that cannot be opened is still listed (with 0 steps): the page opens it and shows why.
+      // A run that cannot be opened is still listed (with 0 steps, tried again when its files change):
+      // the page opens it and shows why.
+      run = null;
     }
-    this.stepCounts.set(key, { signature: sig, steps });
+    this.opened.set(key, { signature: sig, run, steps });
     return steps;
   }
 }

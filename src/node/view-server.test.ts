@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSP } from '../pwa/page-headers.ts';
-import { interimRunDetection } from './interim-run-detection.ts';
+import { detectRuns, openRun } from '../runs/index.ts';
 import { RunCatalog, uniqueNames } from './run-catalog.ts';
 import { ServedFolder } from './served-folder.ts';
 import { createViewServer, listenForView } from './view-server.ts';
@@ -69,7 +69,7 @@ beforeAll(async () => {
   writeFileSync(join(dist, 'assets', 'app.js'), 'export {};');
   symlinkSync(tmp, join(dist, 'outside'));
 
-  const catalog = new RunCatalog([await ServedFolder.open(served)], interimRunDetection);
+  const catalog = new RunCatalog([await ServedFolder.open(served)], { detectRuns, openRun });
   server = createViewServer({ catalog, dist: await ServedFolder.open(dist), loopbackOnly: true });
   port = await listenForView(server, '127.0.0.1', 0, 0);
   port = (server.address() as AddressInfo).port;
@@ -230,7 +230,7 @@ describe('rlvr view: names and ports', () => {
     const blocker = createNetServer();
     await new Promise<void>((ok) => blocker.listen(0, '127.0.0.1', ok));
     const taken = (blocker.address() as AddressInfo).port;
-    const catalog = new RunCatalog([], interimRunDetection);
+    const catalog = new RunCatalog([], { detectRuns, openRun });
     const s = createViewServer({ catalog, dist: await ServedFolder.open(tmp) });
     try {
       await expect(listenForView(s, '127.0.0.1', taken, 0)).rejects.toThrow(

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { interimRunDetection } from '../../node/interim-run-detection.ts';
 import { RunCatalog } from '../../node/run-catalog.ts';
 import { ServedFolder, ServedFolderError } from '../../node/served-folder.ts';
 import { createViewServer, listenForView } from '../../node/view-server.ts';
+import { detectRuns, openRun } from '../../runs/index.ts';
 import { checkKnownFlags, flag, parseArgs, UsageError } from '../args.ts';
 import type { Command } from './command.ts';
 
@@ -66,7 +66,7 @@ export const viewCommand: Command = {
       );
       return 1;
     }
-    const catalog = new RunCatalog(folders, interimRunDetection);
+    const catalog = new RunCatalog(folders, { detectRuns, openRun });
     const loopback = isLoopback(host);
     const server = createViewServer({ catalog, dist: await ServedFolder.open(distDir), loopbackOnly: loopback });
 
@@ -94,6 +94,8 @@ export const viewCommand: Command = {
       server.close();
       throw err;
     }
+    // What the readers passed over (a folder with nothing recognisable, a file that is not a run), on stderr.
+    for (const p of catalog.problems()) process.stderr.write(`rlvr view: ${p.message}\n`);
     process.stdout.write(`serving ${runs.length} runs at http://${urlHost(host)}:${port}/\n`);
 
     await new Promise<void>((done) => {
