@@ -74,7 +74,7 @@ export class RunCatalog {
   }
 
   private async look(): Promise<CatalogRun[]> {
-    const located: Omit<CatalogRun, 'name' | 'steps'>[] = [];
+    const located: (Omit<CatalogRun, 'name' | 'steps'> & { listed: ServedFileEntry[] })[] = [];
     const parents: string[] = [];
     for (const folder of this.folders) {
       const files = await folder.list();
@@ -94,22 +94,24 @@ export class RunCatalog {
         const runName = parts.length ? parts[parts.length - 1]! : folder.name;
         const found: FoundRun = { path: only ?? '', name: runName, format: f.format };
         const files = () => folder.runFiles(segments, runName, only);
-        located.push({ format: f.format, folder, segments, only, found, files });
+        // The run's own files, from the folder's listing (one walk of the folder per look).
+        const prefix = segments.length ? `${segments.join('/')}/` : '';
+        const listed = state.files.filter((e) => (only === undefined ? e.path.startsWith(prefix) : e.path === f.path));
+        located.push({ format: f.format, folder, segments, only, found, files, listed });
         parents.push(segments.length ? (segments[segments.length - 2] ?? folder.name) : folder.name);
       }
     }
     const names = uniqueNames(located.map((r) => r.found.name), parents);
     const out: CatalogRun[] = [];
-    for (const [i, r] of located.entries()) {
-      out.push({ ...r, name: names[i]!, steps: await this.countSteps(r) });
+    for (const [i, { listed, ...r }] of located.entries()) {
+      out.push({ ...r, name: names[i]!, steps: await this.countSteps(r, listed) });
     }
     return out;
   }
 
-  private async countSteps(r: Omit<CatalogRun, 'name' | 'steps'>): Promise<number> {
+  private async countSteps(r: Omit<CatalogRun, 'name' | 'steps'>, listed: ServedFileEntry[]): Promise<number> {
     const key = `${r.folder.root}\0${r.segments.join('/')}\0${r.only ?? ''}\0${r.format}`;
-    const files = (await r.folder.list(r.segments)).filter((f) => r.only === undefined || f.path === r.only);
-    const sig = signature(files);
+    const sig = signature(listed);
     const state = this.opened.get(key);
     if (state && state.signature === sig) return state.steps;
     let run = state?.run ?? null;
