@@ -54,6 +54,7 @@ export class RunCatalog {
   private folderStates = new Map<ServedFolder, FolderState>();
   private opened = new Map<string, OpenState>();
   private pending: Promise<CatalogRun[]> | null = null;
+  private last: CatalogRun[] | null = null;
 
   constructor(
     readonly folders: readonly ServedFolder[],
@@ -67,10 +68,20 @@ export class RunCatalog {
 
   /** The runs now; concurrent callers share one look. */
   runs(): Promise<CatalogRun[]> {
-    this.pending ??= this.look().finally(() => {
-      this.pending = null;
-    });
+    this.pending ??= this.look()
+      .then((runs) => (this.last = runs))
+      .finally(() => {
+        this.pending = null;
+      });
     return this.pending;
+  }
+
+  /**
+   * The run of that name as last listed, looking again only when there is none: a run's files are
+   * read many times (a Range request each), and a look walks every served folder.
+   */
+  async named(name: string): Promise<CatalogRun | undefined> {
+    return this.last?.find((r) => r.name === name) ?? (await this.runs()).find((r) => r.name === name);
   }
 
   private async look(): Promise<CatalogRun[]> {

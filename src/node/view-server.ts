@@ -122,7 +122,7 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
     return sendJson(res, req, runs.map((r) => ({ name: r.name, format: r.format, steps: r.steps })));
   }
   if (segments[0] === 'runs') {
-    const run = (await options.catalog.runs()).find((r) => r.name === segments[1]);
+    const run = await options.catalog.named(segments[1] ?? '');
     if (!run) return notFound(res, req);
     if (segments.length === 3 && segments[2] === 'files.json') {
       const files = await run.files().list();
