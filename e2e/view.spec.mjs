@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { freePort, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
@@ -70,9 +70,9 @@ function rawGet(origin, path) {
 }
 
 /** `rlvr view DIR --port P` as a child process; resolves with its URL and run count once it says it serves. */
-async function startView(dir) {
+async function startView(dir, extra = []) {
   const port = await freePort();
-  const argv = ['scripts/rlvr.mjs', 'view', dir, '--port', String(port)];
+  const argv = ['scripts/rlvr.mjs', 'view', dir, '--port', String(port), ...extra];
   const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
@@ -207,4 +207,24 @@ test('nothing outside the served folder is served, however the path is spelled',
     assert.doesNotMatch(r.body, /Error|\bat \S+:\d+/, `${path} answered a stack trace`);
   }
   note(testInfo, answers.join('; '));
+});
+
+test('a host that is not loopback is served with a warning line on stderr', async ({}, testInfo) => {
+  // This machine's own network address (not 0.0.0.0: the test exposes only what it must).
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && !a.internal && a.family === 'IPv4')?.address;
+  test.skip(!address, 'this machine has no IPv4 address besides loopback');
+  const lan = await startView(served, ['--host', address]);
+  try {
+    assert.equal(lan.line, `serving ${lan.runs} runs at http://${address}:${lan.port}/`);
+    note(testInfo, `stderr: ${lan.stderr().trim()}`);
+    const warning = `rlvr view: warning: listening on ${address}, not loopback: the runs in ${served} are readable`;
+    assert.ok(lan.stderr().startsWith(warning), lan.stderr());
+    // Not bound to loopback, any Host is answered (a loopback-bound server refuses foreign Host names).
+    const runs = await (await fetch(new URL('runs.json', lan.url))).json();
+    assert.equal(runs.length, lan.runs);
+  } finally {
+    assert.deepEqual(await lan.stop(), { code: 0, signal: null });
+  }
 });
