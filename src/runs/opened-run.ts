@@ -77,7 +77,8 @@ export function missingSteps(steps: number[]): number[] {
   const missing: number[] = [];
   for (let i = 1; i < steps.length && missing.length < 1000; i++) {
     const d = steps[i]! - steps[i - 1]!;
-    if (d > stride && d % stride === 0) for (let s = steps[i - 1]! + stride; s < steps[i]! && missing.length < 1000; s += stride) missing.push(s);
+    if (d > stride && d % stride === 0)
+      for (let s = steps[i - 1]! + stride; s < steps[i]! && missing.length < 1000; s += stride) missing.push(s);
   }
   return missing;
 }
@@ -106,7 +107,8 @@ function passes(query: RunQuery, group: RunGroup, c: RunCompletion): boolean {
   if (query.advantageSign !== undefined) {
     const a = c.advantage;
     if (a === undefined || Number.isNaN(a)) return false;
-    if (query.advantageSign === 'positive' ? !(a > 0) : query.advantageSign === 'negative' ? !(a < 0) : a !== 0) return false;
+    if (query.advantageSign === 'positive' ? !(a > 0) : query.advantageSign === 'negative' ? !(a < 0) : a !== 0)
+      return false;
   }
   if (query.lengthMin !== undefined && c.length < query.lengthMin) return false;
   if (query.lengthMax !== undefined && c.length > query.lengthMax) return false;
@@ -125,7 +127,8 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
   const readProblems: RunProblem[] = [];
   async function readStep(step: number): Promise<RunStep> {
     if (!index.steps.includes(step)) {
-      const range = index.steps.length ? `it has steps ${index.steps[0]}..${index.steps[index.steps.length - 1]}` : 'it has no steps';
+      const shown = index.steps.length > 8 ? `${index.steps.slice(0, 8).join(', ')}, …` : index.steps.join(', ');
+      const range = index.steps.length ? `its steps are ${shown}` : 'it has no steps';
       throw new RunReadError(index.name, `${index.name}: there is no step ${step} (${range})`);
     }
     let rows: StepRows;
@@ -153,10 +156,20 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
       for (const g of s.groups) {
         for (const c of g.completions) {
           if (!passes(query, g, c)) continue;
-          if (match && !((where !== 'completion' && match(c.prompt)) || (where !== 'prompt' && match(c.completion)))) continue;
+          if (match && !((where !== 'completion' && match(c.prompt)) || (where !== 'prompt' && match(c.completion))))
+            continue;
           count++;
           if (hits.length < limit) {
-            hits.push({ step, group: g.index, row: c.row, prompt: c.prompt, completion: c.completion, reward: c.reward, advantage: c.advantage, length: c.length });
+            hits.push({
+              step,
+              group: g.index,
+              row: c.row,
+              prompt: c.prompt,
+              completion: c.completion,
+              reward: c.reward,
+              advantage: c.advantage,
+              length: c.length,
+            });
           }
         }
       }

@@ -28,7 +28,14 @@ const out = reuse ? resolve(reuse) : join(tmp, 'grpo-out');
 const outName = out.slice(out.lastIndexOf('/') + 1);
 
 interface Dumped {
-  files: Record<string, { columns: string[]; rows: Record<string, unknown>[]; groups: { prompt: string; size: number; mean: number; std: number }[] }>;
+  files: Record<
+    string,
+    {
+      columns: string[];
+      rows: Record<string, unknown>[];
+      groups: { prompt: string; size: number; mean: number; std: number }[];
+    }
+  >;
   curves: Record<string, Record<string, number>>;
   state: string | null;
 }
@@ -51,7 +58,12 @@ function need(ctx: TestContext): Dumped {
 
 beforeAll(async () => {
   try {
-    if (!reuse) await execFileP('bash', [join(root, 'scripts/trl-run-fixture.sh'), out], { cwd: root, maxBuffer: 64 << 20, timeout: 420_000 });
+    if (!reuse)
+      await execFileP('bash', [join(root, 'scripts/trl-run-fixture.sh'), out], {
+        cwd: root,
+        maxBuffer: 64 << 20,
+        timeout: 420_000,
+      });
   } catch (e) {
     const x = e as { code?: number; stderr?: string; message: string };
     if (x.code === 3) {
@@ -91,12 +103,18 @@ describe('a real TRL GRPOTrainer output_dir', () => {
       expect(read.map((c) => c.row)).toEqual(table.rows.map((_, i) => i));
       expect(read.map((c) => c.prompt)).toEqual(table.rows.map((r) => r.prompt));
       expect(read.map((c) => c.completion)).toEqual(table.rows.map((r) => r.completion));
-      expect(read.map((c) => c.rewards)).toEqual(table.rows.map((r) => ({ correctness: r.correctness, has_tag: r.has_tag })));
-      expect(read.map((c) => c.reward)).toEqual(table.rows.map((r) => (r.correctness as number) + (r.has_tag as number)));
+      expect(read.map((c) => c.rewards)).toEqual(
+        table.rows.map((r) => ({ correctness: r.correctness, has_tag: r.has_tag })),
+      );
+      expect(read.map((c) => c.reward)).toEqual(
+        table.rows.map((r) => (r.correctness as number) + (r.has_tag as number)),
+      );
       expect(read.map((c) => c.advantage)).toEqual(table.rows.map((r) => r.advantage));
       nonZeroAdvantages += read.filter((c) => c.advantage !== 0).length;
       // Groups: consecutive rows of one prompt, num_generations (4) each, with pandas' mean and std (ddof 1).
-      expect(step.groups.map((g) => ({ prompt: g.prompt, size: g.completions.length }))).toEqual(table.groups.map((g) => ({ prompt: g.prompt, size: g.size })));
+      expect(step.groups.map((g) => ({ prompt: g.prompt, size: g.completions.length }))).toEqual(
+        table.groups.map((g) => ({ prompt: g.prompt, size: g.size })),
+      );
       expect(step.groups.every((g) => g.completions.length === 4)).toBe(true);
       step.groups.forEach((g, i) => {
         expect(g.mean).toBeCloseTo(table.groups[i]!.mean, 12);
@@ -114,7 +132,9 @@ describe('a real TRL GRPOTrainer output_dir', () => {
     const expected: MetricPoint[] = Object.entries(d.curves).map(([step, values]) => ({ step: Number(step), values }));
     expect(run.index.metrics).toEqual(expected);
     expect(run.index.metrics.map((m) => m.step)).toEqual([1, 2, 3, 4]);
-    expect(Object.keys(run.index.metrics[0]!.values)).toEqual(expect.arrayContaining(['reward', 'reward_std', 'rewards/correctness/mean', 'entropy', 'loss']));
+    expect(Object.keys(run.index.metrics[0]!.values)).toEqual(
+      expect.arrayContaining(['reward', 'reward_std', 'rewards/correctness/mean', 'entropy', 'loss']),
+    );
   });
 
   it('while TRL is still writing: a cut-short parquet is a problem naming it, and refresh picks the step up once whole', async (ctx) => {
