@@ -154,7 +154,8 @@ describe('bad folders', () => {
     expect(found.problems).toEqual([
       {
         file: '1.jsonl',
-        message: "mixed holds two formats: TRL's completions/ and veRL's {step}.jsonl files; read as TRL, the veRL files (2) skipped. Open each in a folder of its own.",
+        message: "1.jsonl: mixed holds two formats, TRL's completions/ and veRL's {step}.jsonl files (2); read as TRL, the veRL " +
+          'files skipped. Open each in a folder of its own.',
       },
     ]);
   });

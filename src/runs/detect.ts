@@ -70,7 +70,9 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
       if (trlDirs.has(dir)) {
         problems.push({
           file: first.path,
-          message: `${runName(files, dir)} holds two formats: TRL's completions/ and veRL's {step}.jsonl files; read as TRL, the veRL files (${stepFiles.length}) skipped. Open each in a folder of its own.`,
+          message:
+            `${first.path}: ${runName(files, dir)} holds two formats, TRL's completions/ and veRL's {step}.jsonl files ` +
+            `(${stepFiles.length}); read as TRL, the veRL files skipped. Open each in a folder of its own.`,
         });
       } else runs.push({ path: dir, name: runName(files, dir), format: 'verl' });
     } else if (isDocumentedLine(line)) {

@@ -19,6 +19,8 @@ import type {
 
 export interface StepRows {
   rows: RunCompletion[];
+  /** Where the writer numbers its groups (a record): each row's group, so two groups of one prompt stay apart. */
+  groupOf?: number[];
   problems: RunProblem[];
 }
 
@@ -41,13 +43,14 @@ export function meanStd(values: number[]): { mean: number; std: number } {
 }
 
 /** Consecutive rows sharing a prompt form a group (TRL writes num_generations rows per prompt; veRL interleaves). */
-export function groupRows(rows: RunCompletion[]): RunGroup[] {
+export function groupRows(rows: RunCompletion[], groupOf?: number[]): RunGroup[] {
   const groups: RunGroup[] = [];
-  for (const row of rows) {
+  rows.forEach((row, i) => {
     const last = groups[groups.length - 1];
-    if (last && last.prompt === row.prompt) last.completions.push(row);
+    const same = last && last.prompt === row.prompt && (!groupOf || groupOf[i] === groupOf[i - 1]);
+    if (last && same) last.completions.push(row);
     else groups.push({ index: groups.length, prompt: row.prompt, completions: [row], mean: 0, std: 0 });
-  }
+  });
   for (const g of groups) Object.assign(g, meanStd(g.completions.map((c) => c.reward)));
   return groups;
 }
@@ -140,7 +143,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     }
     addProblems(readProblems, rows.problems);
     addProblems(index.problems, rows.problems);
-    return { step, groups: groupRows(rows.rows), problems: rows.problems };
+    return { step, groups: groupRows(rows.rows, rows.groupOf), problems: rows.problems };
   }
   async function search(query: RunQuery, options: RunSearchOptions = {}): Promise<RunSearchResult> {
     const match = textMatcher(query);

@@ -113,7 +113,7 @@ export function recordSource(files: RunFiles, path: string, name: string): RunSo
   async function readRows(step: number): Promise<StepRows> {
     const rows = (record?.rollouts ?? []).filter((r) => r.step === step).flatMap((r) => r.records);
     if (!rows.length) throw new RunReadError(path, `${path}: no rollouts for step ${step}`);
-    return { rows: rows.map(recordCompletion), problems: [] };
+    return { rows: rows.map(recordCompletion), groupOf: rows.map((r) => r.group), problems: [] };
   }
 
   return { index, readRows };
