@@ -15,14 +15,42 @@ import { verlDumpGenerations } from './verl-fixture.ts';
 const fixtures = join(import.meta.dirname, 'fixtures');
 const parquet = new Uint8Array(readFileSync(join(fixtures, 'trl-tiny', 'completions', 'completions_00001.parquet')));
 const state = new Uint8Array(readFileSync(join(fixtures, 'trl-tiny', 'checkpoint-2', 'trainer_state.json')));
-const record = new Uint8Array(readFileSync(resolve(import.meta.dirname, '..', '..', 'public', 'records', 'lessons', 'length-normalisation', 'seed-33', 'GRPO.rlvr.gz')));
+const record = new Uint8Array(
+  readFileSync(
+    resolve(
+      import.meta.dirname,
+      '..',
+      '..',
+      'public',
+      'records',
+      'lessons',
+      'length-normalisation',
+      'seed-33',
+      'GRPO.rlvr.gz',
+    ),
+  ),
+);
 const enc = new TextEncoder();
 const verl = enc.encode(
-  verlDumpGenerations({ step: 1, inputs: ['q1', 'q1', 'q2'], outputs: ['a', 'ü', 'c'], gts: ['a', 'a', 'c'], scores: [1, NaN, 0.5], rewardExtraInfos: { acc: [true, false, true] } }).text,
+  verlDumpGenerations({
+    step: 1,
+    inputs: ['q1', 'q1', 'q2'],
+    outputs: ['a', 'ü', 'c'],
+    gts: ['a', 'a', 'c'],
+    scores: [1, NaN, 0.5],
+    rewardExtraInfos: { acc: [true, false, true] },
+  }).text,
 );
 const documented = enc.encode(
   [
-    JSON.stringify({ step: 1, prompt: 'p', completion: 'a', rewards: { r: 1 }, advantage: 0.5, tokens: { text: ['a'], ids: [1], logprobs: [-1] } }),
+    JSON.stringify({
+      step: 1,
+      prompt: 'p',
+      completion: 'a',
+      rewards: { r: 1 },
+      advantage: 0.5,
+      tokens: { text: ['a'], ids: [1], logprobs: [-1] },
+    }),
     JSON.stringify({ step: 1, prompt: 'p', completion: 'b', rewards: { r: 0 }, advantage: -0.5, truncated: true }),
     JSON.stringify({ step: 2, prompt: [{ role: 'user', content: 'q' }], completion: 'c', rewards: { r: 1, s: null } }),
   ].join('\n'),
@@ -67,11 +95,13 @@ function namesItsFile(p: RunProblem): void {
 /** A valid file changed: bytes overwritten, cut short, or a slice inserted. */
 const mutated = (valid: Uint8Array) =>
   fc.oneof(
-    fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }).map((edits) => {
-      const b = valid.slice();
-      for (const [at, v] of edits) b[at] = v;
-      return b;
-    }),
+    fc
+      .array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 })
+      .map((edits) => {
+        const b = valid.slice();
+        for (const [at, v] of edits) b[at] = v;
+        return b;
+      }),
     fc.nat(valid.length).map((n) => valid.slice(0, n)),
     fc.tuple(fc.nat(valid.length), fc.uint8Array({ maxLength: 64 })).map(([at, ins]) => {
       const b = new Uint8Array(valid.length + ins.length);
@@ -96,7 +126,10 @@ describe('fuzzing the run readers', () => {
     it(`${path} mutated: no throw, every problem names its file`, async () => {
       await fc.assert(
         fc.asyncProperty(mutated(valid), async (bytes) => {
-          const files = memoryRunFiles('root', Object.fromEntries([...places.filter(([p]) => p !== path && !p.endsWith('.rlvr.gz')), [path, bytes]]));
+          const files = memoryRunFiles(
+            'root',
+            Object.fromEntries([...places.filter(([p]) => p !== path && !p.endsWith('.rlvr.gz')), [path, bytes]]),
+          );
           for (const p of await exercise(files)) namesItsFile(p);
         }),
         { numRuns: path.endsWith('.rlvr.gz') ? 25 : 80 },
@@ -105,7 +138,11 @@ describe('fuzzing the run readers', () => {
   }
 
   it('any query over a valid run: no throw but a named error for an invalid regular expression', async () => {
-    const run = await openRun(memoryRunFiles('root', { 'a.jsonl': documented }), { path: 'a.jsonl', name: 'a', format: 'jsonl' });
+    const run = await openRun(memoryRunFiles('root', { 'a.jsonl': documented }), {
+      path: 'a.jsonl',
+      name: 'a',
+      format: 'jsonl',
+    });
     const query = fc.record(
       {
         text: fc.string({ maxLength: 6 }),

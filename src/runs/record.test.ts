@@ -8,7 +8,16 @@ import { nodeRunFiles } from '../node/run-files.ts';
 import { decodeRunRecord } from '../rl/run-record.ts';
 import { detectRuns, openRun } from './detect.ts';
 
-const folder = resolve(import.meta.dirname, '..', '..', 'public', 'records', 'lessons', 'length-normalisation', 'seed-33');
+const folder = resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  'public',
+  'records',
+  'lessons',
+  'length-normalisation',
+  'seed-33',
+);
 
 describe('a run record', () => {
   it('opens with its rollouts, per-token channels and step metrics', async () => {
@@ -33,10 +42,20 @@ describe('a run record', () => {
     expect(rows.map((c) => c.reward)).toEqual(first.records.map((r) => r.reward));
     expect(rows.map((c) => c.advantage)).toEqual(first.records.map((r) => r.advantage));
     const r0 = first.records[0]!;
-    expect(rows[0]!.tokens).toMatchObject({ text: r0.tokenText, ids: r0.tokens, logprobs: r0.oldLogp, newLogprobs: r0.newLogp, ratio: r0.ratio, clipped: r0.clipped, entropy: r0.entropy });
+    expect(rows[0]!.tokens).toMatchObject({
+      text: r0.tokenText,
+      ids: r0.tokens,
+      logprobs: r0.oldLogp,
+      newLogprobs: r0.newLogp,
+      ratio: r0.ratio,
+      clipped: r0.clipped,
+      entropy: r0.entropy,
+    });
     expect(rows[0]).toMatchObject({ length: r0.tokens.length, lengthUnit: 'tokens', truncated: r0.truncated });
     // Groups: the record's groups, in order.
-    expect(step.groups.map((g) => g.completions.length)).toEqual([...new Set(first.records.map((r) => r.group))].map((g) => first.records.filter((r) => r.group === g).length));
+    expect(step.groups.map((g) => g.completions.length)).toEqual(
+      [...new Set(first.records.map((r) => r.group))].map((g) => first.records.filter((r) => r.group === g).length),
+    );
     const all = await run.search({});
     expect(all.count).toBe(record.rollouts.reduce((n, r) => n + r.records.length, 0));
   });

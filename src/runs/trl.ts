@@ -85,9 +85,14 @@ async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number):
   // A column chunk that names no column of the schema is a corrupt footer; hyparquet would read such a chunk
   // and leave its failure unobserved (an unhandled rejection), so the file is refused here instead.
   const names = new Set(out.columns);
-  const stray = metadata.row_groups.some((g) => g.columns.some((c) => !c.meta_data || !names.has(c.meta_data.path_in_schema[0] ?? '')));
+  const stray = metadata.row_groups.some((g) =>
+    g.columns.some((c) => !c.meta_data || !names.has(c.meta_data.path_in_schema[0] ?? '')),
+  );
   if (stray) {
-    out.problems.push({ file: entry.path, message: `${entry.path}: its footer is corrupt (a column chunk names no column of its schema); expected ${expected}` });
+    out.problems.push({
+      file: entry.path,
+      message: `${entry.path}: its footer is corrupt (a column chunk names no column of its schema); expected ${expected}`,
+    });
     return out;
   }
   out.metadata = metadata;
@@ -221,7 +226,10 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     const steps = [...byStep.keys()].sort((a, b) => a - b);
     for (const s of missingSteps(steps)) {
       const file = `completions/completions_${String(s).padStart(5, '0')}.parquet`;
-      problems.push({ file, message: `${file} is missing: no completions for step ${s}, between the steps before and after it` });
+      problems.push({
+        file,
+        message: `${file} is missing: no completions for step ${s}, between the steps before and after it`,
+      });
     }
     // Reward columns: the names TRL logged as rewards/<name>/mean, else every numeric column but step and advantage.
     const numeric = [...byStep.values()].flatMap((p) =>
