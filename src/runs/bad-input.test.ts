@@ -37,7 +37,7 @@ describe('bad TRL files', () => {
       {
         file: 'completions/completions_00002.parquet',
         message: expect.stringMatching(
-          /^completions\/completions_00002\.parquet: not a readable parquet file \(.+\); expected TRL's completions table/,
+          /^completions\/completions_00002\.parquet: not a readable parquet file \(.+\); expected TRL's completions/,
         ),
       },
     ]);
@@ -70,7 +70,8 @@ describe('bad TRL files', () => {
       {
         file: 'completions/completions_00004.parquet',
         message:
-          'completions/completions_00004.parquet: has no column "prompt" (it has step, question, completion, correctness, advantage); ' +
+          'completions/completions_00004.parquet: has no column "prompt" (it has step, question, completion, ' +
+          'correctness, advantage); ' +
           "expected TRL's completions table (columns step, prompt, completion, one per reward function, advantage)",
       },
     ]);
@@ -93,7 +94,8 @@ describe('bad TRL files', () => {
       {
         file: 'completions/completions_2.parquet',
         message:
-          'completions/completions_2.parquet: step 2 again (completions/completions_00002.parquet has it too); completions/completions_00002.parquet was read, this file skipped',
+          'completions/completions_2.parquet: step 2 again (completions/completions_00002.parquet has it too); ' +
+          'completions/completions_00002.parquet was read, this file skipped',
       },
     ]);
   });
@@ -129,7 +131,7 @@ describe('bad JSONL lines', () => {
         file: 'run.jsonl',
         line: 2,
         message: expect.stringMatching(
-          /^run\.jsonl line 2: not JSON \(.+\); expected one JSON object per line, got "\{\\"step\\": 1, \\"prompt\\": oops\}"$/,
+          /^run\.jsonl line 2: not JSON \(.+\); expected one JSON object per line, got "\{.+ oops\}"$/,
         ),
       },
       {
@@ -140,7 +142,9 @@ describe('bad JSONL lines', () => {
       {
         file: 'run.jsonl',
         line: 4,
-        message: `run.jsonl line 4: longer than ${MAX_LINE_BYTES / 1024 / 1024} MB, skipped; expected one completion per line`,
+        message:
+          `run.jsonl line 4: longer than ${MAX_LINE_BYTES / 1024 / 1024} MB, skipped; expected one ` +
+          `completion per line`,
       },
     ]);
     expect(largest).toBeLessThanOrEqual(1 << 20);
@@ -164,7 +168,8 @@ describe('bad JSONL lines', () => {
         file: 'r.jsonl',
         line: 4,
         message:
-          "r.jsonl line 4: step 1 again, after lines of step 2; a step's lines are expected together (read as part of step 1)",
+          "r.jsonl line 4: step 1 again, after lines of step 2; a step's lines are expected together (read as " +
+          'part of step 1)',
       },
     ]);
     const s1 = await run.readStep(1);
@@ -205,7 +210,7 @@ describe('bad veRL folders', () => {
     const run = await openRun(files, { path: '', name: 'v', format: 'verl' });
     expect(run.index.steps).toEqual([1, 2, 3, 4]);
     expect(run.index.problems).toEqual([
-      { file: '03.jsonl', message: '03.jsonl: step 3 again (3.jsonl has it too); 3.jsonl was read, this file skipped' },
+      { file: '03.jsonl', message: '03.jsonl: step 3 again (3.jsonl has it too); 3.jsonl was read, this one skipped' },
     ]);
     const s4 = await run.readStep(4);
     expect(s4.problems.map((p) => [p.file, p.line, p.message])).toEqual([
@@ -242,7 +247,8 @@ describe('bad folders', () => {
       {
         file: '1.jsonl',
         message:
-          "1.jsonl: mixed holds two formats, TRL's completions/ and veRL's {step}.jsonl files (2); read as TRL, the veRL " +
+          "1.jsonl: mixed holds two formats, TRL's completions/ and veRL's {step}.jsonl files (2); read as TRL, " +
+          'the veRL ' +
           'files skipped. Open each in a folder of its own.',
       },
     ]);
@@ -257,12 +263,13 @@ describe('bad folders', () => {
       {
         file: 'notes.jsonl',
         message:
-          "notes.jsonl: not a run: its first line has a; expected step, prompt, completion and rewards (docs/run-formats.md) or veRL's input and output",
+          'notes.jsonl: not a run: its first line has a; expected step, prompt, completion and rewards ' +
+          "(docs/run-formats.md) or veRL's input and output",
       },
       {
         file: 'stuff',
         message: expect.stringMatching(
-          /^stuff: no run found; looked for TRL's completions\/completions_\*\.parquet, veRL's \{step\}\.jsonl files, .*\*\.rlvr\.gz run records$/,
+          /^stuff: no run found; looked for TRL's completions\/completions_\*\.parquet, veRL's .*run records$/,
         ),
       },
     ]);

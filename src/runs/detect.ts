@@ -71,7 +71,8 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
         problems.push({
           file: first.path,
           message:
-            `${first.path}: ${runName(files, dir)} holds two formats, TRL's completions/ and veRL's {step}.jsonl files ` +
+            `${first.path}: ${runName(files, dir)} holds two formats, TRL's completions/ and veRL's ` +
+            `{step}.jsonl files ` +
             `(${stepFiles.length}); read as TRL, the veRL files skipped. Open each in a folder of its own.`,
         });
       } else runs.push({ path: dir, name: runName(files, dir), format: 'verl' });
@@ -80,7 +81,9 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
     } else if (line !== null || !problems.some((p) => p.file === first.path)) {
       problems.push({
         file: first.path,
-        message: `${first.path}: named like a veRL step file, but its first line has no "input" and "output" (nor the documented step, prompt, completion, rewards); skipped`,
+        message:
+          `${first.path}: named like a veRL step file, but its first line has no "input" and "output" ` +
+          `(nor the documented step, prompt, completion, rewards); skipped`,
       });
     }
   }
@@ -91,7 +94,9 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
         const other = trlDirs.has(dirOf(f.path)) ? 'TRL' : 'veRL';
         problems.push({
           file: f.path,
-          message: `${f.path}: a documented JSONL run in the same folder as a ${other} run; both are listed, as separate runs`,
+          message:
+            `${f.path}: a documented JSONL run in the same folder as a ${other} run; both are listed, as ` +
+            `separate runs`,
         });
       }
       runs.push({ path: f.path, name: runName(files, f.path), format: 'jsonl' });
@@ -99,7 +104,9 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
       const keys = line ? Object.keys(line).slice(0, 8).join(', ') : 'no JSON object';
       problems.push({
         file: f.path,
-        message: `${f.path}: not a run: its first line has ${keys}; expected step, prompt, completion and rewards (docs/run-formats.md) or veRL's input and output`,
+        message:
+          `${f.path}: not a run: its first line has ${keys}; expected step, prompt, completion and ` +
+          `rewards (docs/run-formats.md) or veRL's input and output`,
       });
     }
   }

@@ -119,7 +119,8 @@ export function asText(v: unknown): string {
     return v
       .map(
         (m) =>
-          `${String((m as Record<string, unknown>).role ?? 'message')}: ${asText((m as Record<string, unknown>).content)}`,
+          `${String((m as Record<string, unknown>).role ?? 'message')}: ` +
+          `${asText((m as Record<string, unknown>).content)}`,
       )
       .join('\n');
   }

@@ -136,7 +136,9 @@ export function jsonlSource(files: RunFiles, path: string, name: string): RunSou
               problems.push({
                 file: path,
                 line,
-                message: `${path} line ${line}: step ${step} again, after lines of step ${lastStep}; a step's lines are expected together (read as part of step ${step})`,
+                message:
+                  `${path} line ${line}: step ${step} again, after lines of step ${lastStep}; a step's ` +
+                  `lines are expected together (read as part of step ${step})`,
               });
             }
             list.push({ start, end, firstLine: line });
@@ -149,7 +151,8 @@ export function jsonlSource(files: RunFiles, path: string, name: string): RunSou
       scanned = { next: result.next, nextLine: result.nextLine, size: entry.size };
       if (result.pending) {
         notes.push(
-          `${path} line ${result.pending.line} is not complete yet (no newline, not whole JSON); it is read once the writer finishes it.`,
+          `${path} line ${result.pending.line} is not complete yet (no newline, not whole JSON); it is read ` +
+            `once the writer finishes it.`,
         );
       }
     }

@@ -11,6 +11,8 @@ import type { RunProblem, RunFiles } from './types.ts';
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const CHUNK_BYTES = 1 << 20;
 
+const oneCompletion = 'one completion per line';
+
 export interface ScannedLine {
   /** 1-based line number in the file. */
   line: number;
@@ -56,7 +58,9 @@ export function parseLine(path: string, line: number, bytes: Uint8Array): { valu
       problem: {
         file: path,
         line,
-        message: `${path} line ${line}: not JSON (${why(e)}); expected one JSON object per line, got ${JSON.stringify(shown)}`,
+        message:
+          `${path} line ${line}: not JSON (${why(e)}); expected one JSON object per line, got ` +
+          `${JSON.stringify(shown)}`,
       },
     };
   }
@@ -88,7 +92,7 @@ export async function scanJsonLines(
       onProblem({
         file: path,
         line,
-        message: `${path} line ${line}: longer than ${cap / (1024 * 1024)} MB, skipped; expected one completion per line`,
+        message: `${path} line ${line}: longer than ${cap / (1024 * 1024)} MB, skipped; expected ${oneCompletion}`,
       });
     } else if (length > 0 && !(length === 1 && last[0] === 13)) {
       const bytes = parts.length === 0 ? last : concat([...parts, last], length);

@@ -32,7 +32,7 @@ export interface RunSource {
   readRows(step: number): Promise<StepRows>;
 }
 
-/** Mean and sample (n − 1) std of the finite values; NaN rewards (a reward function that returned None) are left out. */
+/** Mean and sample (n − 1) std of the finite values; NaN rewards (every function returned None) are left out. */
 export function meanStd(values: number[]): { mean: number; std: number } {
   const xs = values.filter((v) => Number.isFinite(v));
   if (xs.length === 0) return { mean: Number.NaN, std: Number.NaN };

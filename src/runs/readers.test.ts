@@ -63,14 +63,15 @@ describe('veRL rollout_data_dir', () => {
       scores: [1],
       rewardExtraInfos: { acc: [true], pred: [null] },
     });
-    // json.dumps({'input': 'héllo\n"x"', 'output': 'o', 'score': 1.0, 'step': 3, 'acc': True, 'pred': None}, ensure_ascii=False)
+    // json.dumps({'input': 'héllo\n"x"', 'output': 'o', 'score': 1.0, 'step': 3, 'acc': True, 'pred': None},
+    //            ensure_ascii=False)
     expect(one).toEqual({
       name: '3.jsonl',
       text: '{"input": "héllo\\n\\"x\\"", "output": "o", "score": 1.0, "step": 3, "acc": true, "pred": null}\n',
     });
   });
 
-  it('opens with steps from the file names, groups of consecutive lines sharing input, score as the reward', async () => {
+  it('opens: steps from file names, groups of consecutive lines sharing input, score as the reward', async () => {
     const files = memoryRunFiles(
       'rollouts',
       Object.fromEntries([1, 2, 3].map((s) => verlStep(s, [1, 0, 0.5, NaN])).map((d) => [d.name, d.text])),
@@ -104,7 +105,7 @@ describe('veRL rollout_data_dir', () => {
     expect(step.groups[1]!.mean).toBe(0.5);
   });
 
-  it('a run still being written: refresh adds new step files, and a half-written line waits until complete', async () => {
+  it('a run being written: refresh adds new step files; a half-written line waits until complete', async () => {
     const s1 = verlStep(1);
     const files = memoryRunFiles('live', { [s1.name]: s1.text });
     const run = await openRun(files, { path: '', name: 'live', format: 'verl' });
@@ -170,35 +171,39 @@ describe('the documented JSONL', () => {
     expect(s2.groups[0]!.std).toBe(0);
   });
 
-  it('searches every step: text, regex, reward range, advantage sign, length, zero variance, truncated, exact prompt', async () => {
-    const run = await openRun(memoryRunFiles('r', { 'a.jsonl': lines.join('\n') }), {
-      path: 'a.jsonl',
-      name: 'a',
-      format: 'jsonl',
-    });
-    const rows = async (q: Parameters<typeof run.search>[0]) =>
-      (await run.search(q)).hits.map((h) => `${h.step}/${h.completion}`);
-    expect(await rows({ text: 'H' })).toEqual(['2/hello', '2/hey']);
-    expect(await rows({ text: 'p2', in: 'completion' })).toEqual([]);
-    expect(await rows({ text: 'p2', in: 'prompt' })).toEqual(['1/c']);
-    expect(await rows({ text: '^b+$', regex: true })).toEqual(['1/bb']);
-    expect(await rows({ rewardMin: 1.5 })).toEqual(['1/a', '2/hello', '2/hey']);
-    expect(await rows({ rewardMax: 0 })).toEqual(['1/c']);
-    expect(await rows({ advantageSign: 'negative' })).toEqual(['1/bb']);
-    expect(await rows({ advantageSign: 'zero' })).toEqual(['1/c']);
-    expect(await rows({ lengthMin: 2, lengthMax: 3 })).toEqual(
-      ['1/bb', '2/hello', '2/hey'].filter((x) => x !== '2/hello'),
-    );
-    expect(await rows({ zeroVarianceGroups: true })).toEqual(['1/c', '2/hello', '2/hey']);
-    expect(await rows({ truncated: true })).toEqual(['1/bb']);
-    expect(await rows({ prompt: 'p1' })).toEqual(['1/a', '1/bb']);
-    await expect(run.search({ text: '(', regex: true })).rejects.toThrow(/not a valid regular expression: \/\(\//);
-    const progress: number[] = [];
-    const r = await run.search({}, { limit: 2, onProgress: (p) => progress.push(p.done) });
-    expect(r).toMatchObject({ count: 5, stepsSearched: 2, cancelled: false });
-    expect(r.hits).toHaveLength(2);
-    expect(progress).toEqual([1, 2]);
-  });
+  it(
+    'searches every step: text, regex, reward range, advantage sign, length, zero variance, truncated, exact ' +
+      'prompt',
+    async () => {
+      const run = await openRun(memoryRunFiles('r', { 'a.jsonl': lines.join('\n') }), {
+        path: 'a.jsonl',
+        name: 'a',
+        format: 'jsonl',
+      });
+      const rows = async (q: Parameters<typeof run.search>[0]) =>
+        (await run.search(q)).hits.map((h) => `${h.step}/${h.completion}`);
+      expect(await rows({ text: 'H' })).toEqual(['2/hello', '2/hey']);
+      expect(await rows({ text: 'p2', in: 'completion' })).toEqual([]);
+      expect(await rows({ text: 'p2', in: 'prompt' })).toEqual(['1/c']);
+      expect(await rows({ text: '^b+$', regex: true })).toEqual(['1/bb']);
+      expect(await rows({ rewardMin: 1.5 })).toEqual(['1/a', '2/hello', '2/hey']);
+      expect(await rows({ rewardMax: 0 })).toEqual(['1/c']);
+      expect(await rows({ advantageSign: 'negative' })).toEqual(['1/bb']);
+      expect(await rows({ advantageSign: 'zero' })).toEqual(['1/c']);
+      expect(await rows({ lengthMin: 2, lengthMax: 3 })).toEqual(
+        ['1/bb', '2/hello', '2/hey'].filter((x) => x !== '2/hello'),
+      );
+      expect(await rows({ zeroVarianceGroups: true })).toEqual(['1/c', '2/hello', '2/hey']);
+      expect(await rows({ truncated: true })).toEqual(['1/bb']);
+      expect(await rows({ prompt: 'p1' })).toEqual(['1/a', '1/bb']);
+      await expect(run.search({ text: '(', regex: true })).rejects.toThrow(/not a valid regular expression: \/\(\//);
+      const progress: number[] = [];
+      const r = await run.search({}, { limit: 2, onProgress: (p) => progress.push(p.done) });
+      expect(r).toMatchObject({ count: 5, stepsSearched: 2, cancelled: false });
+      expect(r.hits).toHaveLength(2);
+      expect(progress).toEqual([1, 2]);
+    },
+  );
 
   it('search stops when its signal is aborted, between steps, and says so', async () => {
     const many = Array.from({ length: 20 }, (_, s) => documentedLine(s + 1, 'p', 'x', { r: 1 })).join('\n');
@@ -212,8 +217,10 @@ describe('the documented JSONL', () => {
     expect(r).toMatchObject({ cancelled: true, stepsSearched: 5, count: 5 });
   });
 
-  it('a file still being written: refresh scans on from the last complete line; a half-written line is only a note', async () => {
-    const files = memoryRunFiles('live', { 'run.jsonl': `${lines.slice(0, 3).join('\n')}\n${lines[3]!.slice(0, 20)}` });
+  it('a file being written: refresh reads on from the last whole line; a half-written line is a note', async () => {
+    const files = memoryRunFiles('live', {
+      'run.jsonl': `${lines.slice(0, 3).join('\n')}\n${lines[3]!.slice(0, 20)}`,
+    });
     const run = await openRun(files, { path: 'run.jsonl', name: 'live', format: 'jsonl' });
     expect(run.index.steps).toEqual([1]);
     expect(run.index.problems).toEqual([]);

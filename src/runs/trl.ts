@@ -66,7 +66,8 @@ async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number):
     const message =
       e instanceof RunReadError
         ? e.message
-        : `${entry.path}: not a readable parquet file (${why(e)}); expected ${expected}, ending in the parquet footer "PAR1" (a truncated file, or one still being written, lacks it)`;
+        : `${entry.path}: not a readable parquet file (${why(e)}); expected ${expected}, ending in the parquet ` +
+          `footer "PAR1" (a truncated file, or one still being written, lacks it)`;
     out.problems.push({ file: entry.path, message });
     return out;
   }
@@ -78,7 +79,9 @@ async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number):
   if (missing.length) {
     out.problems.push({
       file: entry.path,
-      message: `${entry.path}: has no column ${missing.map((m) => `"${m}"`).join(' or ')} (it has ${out.columns.join(', ') || 'none'}); expected ${expected}`,
+      message:
+        `${entry.path}: has no column ${missing.map((m) => `"${m}"`).join(' or ')} (it has ` +
+        `${out.columns.join(', ') || 'none'}); expected ${expected}`,
     });
     return out;
   }
@@ -91,7 +94,9 @@ async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number):
   if (stray) {
     out.problems.push({
       file: entry.path,
-      message: `${entry.path}: its footer is corrupt (a column chunk names no column of its schema); expected ${expected}`,
+      message:
+        `${entry.path}: its footer is corrupt (a column chunk names no column of its schema); expected ` +
+        `${expected}`,
     });
     return out;
   }
@@ -217,7 +222,9 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       if (other) {
         problems.push({
           file: p.path,
-          message: `${p.path}: step ${p.step} again (${other.path} has it too); ${other.path} was read, this file skipped`,
+          message:
+            `${p.path}: step ${p.step} again (${other.path} has it too); ${other.path} was read, this ` +
+            `file skipped`,
         });
         continue;
       }
@@ -238,7 +245,8 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     const logged = state?.rewardNames ?? [];
     rewardNames = logged.length ? logged.filter((n) => numeric.includes(n)) : [...new Set(numeric)];
     const notes = [
-      "The total reward is the plain sum of the reward columns: TRL's reward_weights are not saved in output_dir in a readable form; the advantage is TRL's own.",
+      "The total reward is the plain sum of the reward columns: TRL's reward_weights are not saved in " +
+        "output_dir in a readable form; the advantage is TRL's own.",
     ];
     if (!logged.length)
       notes.push('No trainer_state.json with rewards/<name>/mean: every numeric column is taken as a reward function.');
@@ -271,7 +279,9 @@ export function trlSource(files: RunFiles, name: string): RunSource {
         problems.push({
           file: p.path,
           row,
-          message: `${p.path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; expected text`,
+          message:
+            `${p.path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; ` +
+            'expected text',
         });
         return;
       }

@@ -47,7 +47,7 @@ export function verlSource(files: RunFiles, name: string): RunSource {
       if (other) {
         problems.push({
           file: f.path,
-          message: `${f.path}: step ${step} again (${other.path} has it too); ${other.path} was read, this file skipped`,
+          message: `${f.path}: step ${step} again (${other.path} has it too); ${other.path} was read, this one skipped`,
         });
         continue;
       }
@@ -89,7 +89,9 @@ export function verlSource(files: RunFiles, name: string): RunSource {
           problems.push({
             file: file.path,
             line,
-            message: `${file.path} line ${line}: expected an object with "input" and "output" text and a "score", as veRL writes`,
+            message:
+              `${file.path} line ${line}: expected an object with "input" and "output" text and a ` +
+              `"score", as veRL writes`,
           });
           return;
         }
@@ -97,7 +99,9 @@ export function verlSource(files: RunFiles, name: string): RunSource {
           problems.push({
             file: file.path,
             line,
-            message: `${file.path} line ${line}: its "step" is ${value.step} but the file is step ${step}; read as step ${step}`,
+            message:
+              `${file.path} line ${line}: its "step" is ${value.step} but the file is step ${step}; read ` +
+              `as step ${step}`,
           });
         }
         const rewards = rewardFields(value);
