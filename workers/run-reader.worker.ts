@@ -1,80 +1,55 @@
 /**
- * The run reader's worker: a thin Comlink shell over the run readers (src/runs), so indexing a folder of
- * gigabytes, reading a step and searching every step happen off the page's thread. The page names where
- * the files are (workers/run-files.ts RunFilesSpec); an opened run is then named by its id. A search runs
- * here and is cancelled by its id, since an AbortSignal cannot cross to a worker. Nothing here touches
- * the trainer worker or a live run.
+ * The run reader's worker: the readers of src/runs (TRL, veRL, the documented JSONL, records) run here,
+ * off the page's thread and apart from the trainer worker, so a huge or broken folder can neither hold
+ * the page nor touch a live run. The page (src/ui/viewer/run-sources.ts) starts one per folder or
+ * served run and talks to it through Comlink (workers/run-reader-protocol.ts).
  */
 import * as Comlink from 'comlink';
-import { detectRuns, openRun } from '../src/runs/detect.ts';
-import type {
-  FoundRun,
-  OpenedRun,
-  RunIndex,
-  RunProblem,
-  RunQuery,
-  RunSearchProgress,
-  RunSearchResult,
-  RunStep,
-} from '../src/runs/types.ts';
-import { runFilesFrom, type RunFilesSpec } from './run-files.ts';
+import { detectRuns, openRun } from '../src/runs/index.ts';
+import type { OpenedRun, RunSearchProgress, RunSearchResult } from '../src/runs/types.ts';
+import { runFilesOf } from './browser-run-files.ts';
+import type { RunReaderApi } from './run-reader-protocol.ts';
 
-const runs = new Map<number, OpenedRun>();
+const opened: OpenedRun[] = [];
 const searches = new Map<number, { abort: AbortController; result: Promise<RunSearchResult> }>();
-let nextId = 1;
+let searchIds = 0;
 
-function runOf(id: number): OpenedRun {
-  const run = runs.get(id);
-  if (!run) throw new Error(`run ${id} is not open in the run reader`);
+const runOf = (id: number) => {
+  const run = opened[id];
+  if (!run) throw new Error(`no run ${id} is open in this reader`);
   return run;
-}
+};
 
-const api = {
-  /** Every run under the folder, and what was passed over (each problem names its file). */
-  detect: (spec: RunFilesSpec): Promise<{ runs: FoundRun[]; problems: RunProblem[] }> => detectRuns(runFilesFrom(spec)),
-  /** The runs only (the problems are in `detect`). */
-  async detectRuns(spec: RunFilesSpec): Promise<FoundRun[]> {
-    return (await detectRuns(runFilesFrom(spec))).runs;
+const api: RunReaderApi = {
+  detectRuns: (spec) => detectRuns(runFilesOf(spec)),
+  async openRun(spec, found) {
+    const run = await openRun(runFilesOf(spec), found);
+    opened.push(run);
+    return { id: opened.length - 1, index: run.index };
   },
-  async openRun(spec: RunFilesSpec, found: FoundRun): Promise<{ id: number; index: RunIndex }> {
-    const run = await openRun(runFilesFrom(spec), found);
-    const id = nextId++;
-    runs.set(id, run);
-    return { id, index: run.index };
-  },
-  readStep: (id: number, step: number): Promise<RunStep> => runOf(id).readStep(step),
-  startSearch(
-    id: number,
-    query: RunQuery,
-    options: { limit?: number },
-    onProgress?: (p: RunSearchProgress) => void,
-  ): number {
+  readStep: (id, step) => runOf(id).readStep(step),
+  async startSearch(id, query, options, onProgress?: (p: RunSearchProgress) => void) {
+    const searchId = ++searchIds;
     const abort = new AbortController();
-    const searchId = nextId++;
-    const result = runOf(id).search(query, { ...options, signal: abort.signal, ...(onProgress ? { onProgress } : {}) });
-    result.catch(() => undefined); // seen by searchResult's caller
+    const result = runOf(id).search(query, { ...options, signal: abort.signal, onProgress });
+    // Kept until the page asks for it; a failure is the page's to report then, not an unhandled rejection.
+    result.catch(() => undefined);
     searches.set(searchId, { abort, result });
     return searchId;
   },
-  async searchResult(searchId: number): Promise<RunSearchResult> {
+  async searchResult(searchId) {
     const s = searches.get(searchId);
-    if (!s) throw new Error(`search ${searchId} is not known to the run reader`);
+    if (!s) throw new Error(`no search ${searchId} in this reader`);
     try {
       return await s.result;
     } finally {
       searches.delete(searchId);
     }
   },
-  cancelSearch(searchId: number): void {
+  cancelSearch(searchId) {
     searches.get(searchId)?.abort.abort();
   },
-  refresh: (id: number): Promise<RunIndex> => runOf(id).refresh(),
-  /** Forgets an opened run (its index and cached footers). */
-  close(id: number): void {
-    runs.delete(id);
-  },
+  refresh: (id) => runOf(id).refresh(),
 };
-
-export type RunReaderWorkerApi = typeof api;
 
 Comlink.expose(api);

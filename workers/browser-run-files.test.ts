@@ -1,4 +1,4 @@
-// The worker's two RunFiles: a picked folder's File objects (File.slice for ranges) and a run served over
+// The run reader worker's two RunFiles (workers/browser-run-files.ts): a picked folder's File objects (File.slice for ranges) and a run served over
 // HTTP the way `rlvr view` serves it (files.json, file/<path> with Range), here by a small Node server
 // that keeps that contract and counts what it was asked for. The readers open a real TRL run's parquet
 // files (src/runs/fixtures/README.md) and a veRL dump through each.
@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectRuns, openRun } from '../src/runs/detect.ts';
 import { verlDumpGenerations } from '../src/runs/verl-fixture.ts';
-import { httpRunFiles, pickedRunFiles } from './run-files.ts';
+import { givenRunFiles, httpRunFiles } from './browser-run-files.ts';
 
 const trlDir = join(import.meta.dirname, '..', 'src', 'runs', 'fixtures', 'trl-tiny');
 const walk = (dir: string): string[] =>
@@ -64,7 +64,7 @@ afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
 
 describe('the run reader worker RunFiles', () => {
   it('a picked folder: the readers open TRL and veRL runs from File objects', async () => {
-    const files = pickedRunFiles(
+    const files = givenRunFiles(
       'picked',
       [...contents].map(([path, b]) => ({
         path,
@@ -98,6 +98,6 @@ describe('the run reader worker RunFiles', () => {
       if (honour) expect(asked.filter((a) => a.endsWith('whole'))).toEqual(['checkpoint-2/trainer_state.json whole']);
     }
     honourRange = true;
-    await expect(httpRunFiles('all', base).read('nope.jsonl')).rejects.toThrow('HTTP 404');
+    await expect(httpRunFiles('all', base).read('nope.jsonl')).rejects.toThrow('rlvr view answered 404 for nope.jsonl');
   });
 });
