@@ -28,7 +28,9 @@ def main() -> None:
             if i == len(prompts) or prompts[i] != prompts[start]:
                 chunk = totals.iloc[start:i]
                 std = chunk.std(ddof=1) if len(chunk) > 1 else 0.0
-                groups.append({"prompt": prompts[start], "size": i - start, "mean": float(chunk.mean()), "std": float(std)})
+                groups.append(
+                    {"prompt": prompts[start], "size": i - start, "mean": float(chunk.mean()), "std": float(std)}
+                )
                 start = i
         files[os.path.relpath(path, outdir)] = {"columns": list(df.columns), "rows": rows, "groups": groups}
     states = glob.glob(os.path.join(outdir, "checkpoint-*", "trainer_state.json"))
@@ -43,7 +45,8 @@ def main() -> None:
                 for k, v in entry.items():
                     if k != "step" and isinstance(v, (int, float)) and not isinstance(v, bool):
                         values[k] = v
-    json.dump({"files": files, "curves": curves, "state": os.path.relpath(states[-1], outdir) if states else None}, sys.stdout)
+    state = os.path.relpath(states[-1], outdir) if states else None
+    json.dump({"files": files, "curves": curves, "state": state}, sys.stdout)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,13 @@
  *
  * Indexing reads only each parquet's footer (through range reads); a step's rows are read when asked.
  */
-import { parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+import {
+  parquetMetadataAsync,
+  parquetReadObjects,
+  parquetSchema,
+  type AsyncBuffer,
+  type FileMetaData,
+} from 'hyparquet';
 import { asText, isRecord, parsePythonJson, readRange, RunReadError, toNumber, utf8, why } from './files.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
 import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem } from './types.ts';
@@ -25,7 +31,8 @@ export function runFileBuffer(files: RunFiles, path: string, size: number): Asyn
     byteLength: size,
     async slice(start: number, end?: number): Promise<ArrayBuffer> {
       const bytes = await readRange(files, path, start, end ?? size);
-      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
+      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer)
+        return bytes.buffer;
       return bytes.slice().buffer;
     },
   };
@@ -43,21 +50,54 @@ interface ParquetFile {
 
 /** Reads a parquet file's footer and checks its columns; problems name the file. */
 async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number): Promise<ParquetFile> {
-  const out: ParquetFile = { path: entry.path, size: entry.size, step, metadata: null, columns: [], numeric: new Set(), problems: [] };
+  const out: ParquetFile = {
+    path: entry.path,
+    size: entry.size,
+    step,
+    metadata: null,
+    columns: [],
+    numeric: new Set(),
+    problems: [],
+  };
   let metadata: FileMetaData;
   try {
     metadata = await parquetMetadataAsync(runFileBuffer(files, entry.path, entry.size), { initialFetchSize: 1 << 16 });
   } catch (e) {
-    const message = e instanceof RunReadError ? e.message : `${entry.path}: not a readable parquet file (${why(e)}); expected ${expected}, ending in the parquet footer "PAR1" (a truncated file, or one still being written, lacks it)`;
+    const message =
+      e instanceof RunReadError
+        ? e.message
+        : `${entry.path}: not a readable parquet file (${why(e)}); expected ${expected}, ending in the parquet ` +
+          `footer "PAR1" (a truncated file, or one still being written, lacks it)`;
     out.problems.push({ file: entry.path, message });
     return out;
   }
   const top = parquetSchema(metadata).children;
   out.columns = top.map((c) => c.element.name);
-  for (const c of top) if (c.children.length === 0 && c.element.type && numericTypes.has(c.element.type)) out.numeric.add(c.element.name);
+  for (const c of top)
+    if (c.children.length === 0 && c.element.type && numericTypes.has(c.element.type)) out.numeric.add(c.element.name);
   const missing = ['prompt', 'completion'].filter((c) => !out.columns.includes(c));
   if (missing.length) {
-    out.problems.push({ file: entry.path, message: `${entry.path}: has no column ${missing.map((m) => `"${m}"`).join(' or ')} (it has ${out.columns.join(', ') || 'none'}); expected ${expected}` });
+    out.problems.push({
+      file: entry.path,
+      message:
+        `${entry.path}: has no column ${missing.map((m) => `"${m}"`).join(' or ')} (it has ` +
+        `${out.columns.join(', ') || 'none'}); expected ${expected}`,
+    });
+    return out;
+  }
+  // A column chunk that names no column of the schema is a corrupt footer; hyparquet would read such a chunk
+  // and leave its failure unobserved (an unhandled rejection), so the file is refused here instead.
+  const names = new Set(out.columns);
+  const stray = metadata.row_groups.some((g) =>
+    g.columns.some((c) => !c.meta_data || !names.has(c.meta_data.path_in_schema[0] ?? '')),
+  );
+  if (stray) {
+    out.problems.push({
+      file: entry.path,
+      message:
+        `${entry.path}: its footer is corrupt (a column chunk names no column of its schema); expected ` +
+        `${expected}`,
+    });
     return out;
   }
   out.metadata = metadata;
@@ -66,7 +106,10 @@ async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number):
   const stats = stepIndex >= 0 ? metadata.row_groups[0]?.columns[stepIndex]?.meta_data?.statistics : undefined;
   const min = toNumber(stats?.min_value);
   if (min !== undefined && min !== step) {
-    out.problems.push({ file: entry.path, message: `${entry.path}: its step column says ${min} but its name says step ${step}; read as step ${step}` });
+    out.problems.push({
+      file: entry.path,
+      message: `${entry.path}: its step column says ${min} but its name says step ${step}; read as step ${step}`,
+    });
   }
   return out;
 }
@@ -91,7 +134,11 @@ interface TrainerState {
   rewardNames: string[];
 }
 
-async function readTrainerState(files: RunFiles, entry: RunFileEntry, problems: RunProblem[]): Promise<TrainerState | null> {
+async function readTrainerState(
+  files: RunFiles,
+  entry: RunFileEntry,
+  problems: RunProblem[],
+): Promise<TrainerState | null> {
   let text: string | null;
   try {
     text = utf8(await readRange(files, entry.path));
@@ -104,11 +151,17 @@ async function readTrainerState(files: RunFiles, entry: RunFileEntry, problems: 
     if (text === null) throw new Error('it is not UTF-8 text');
     json = parsePythonJson(text);
   } catch (e) {
-    problems.push({ file: entry.path, message: `${entry.path}: not readable JSON (${why(e)}); expected TRL's trainer state with log_history` });
+    problems.push({
+      file: entry.path,
+      message: `${entry.path}: not readable JSON (${why(e)}); expected TRL's trainer state with log_history`,
+    });
     return null;
   }
   if (!isRecord(json) || !Array.isArray(json.log_history)) {
-    problems.push({ file: entry.path, message: `${entry.path}: has no log_history list; expected TRL's trainer state` });
+    problems.push({
+      file: entry.path,
+      message: `${entry.path}: has no log_history list; expected TRL's trainer state`,
+    });
     return null;
   }
   const points = logHistoryPoints(json.log_history);
@@ -136,8 +189,12 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     const problems: RunProblem[] = [];
     // The curves: the newest checkpoint's trainer_state.json, or the top-level one when it is newer.
     const states = listed.filter((f) => checkpointState.test(f.path) || f.path === 'trainer_state.json');
-    const newest = states.filter((f) => f.path !== 'trainer_state.json').sort((a, b) => Number(checkpointState.exec(b.path)![1]) - Number(checkpointState.exec(a.path)![1]));
-    const candidates = [newest[0], states.find((f) => f.path === 'trainer_state.json')].filter((f): f is RunFileEntry => f !== undefined);
+    const newest = states
+      .filter((f) => f.path !== 'trainer_state.json')
+      .sort((a, b) => Number(checkpointState.exec(b.path)![1]) - Number(checkpointState.exec(a.path)![1]));
+    const candidates = [newest[0], states.find((f) => f.path === 'trainer_state.json')].filter(
+      (f): f is RunFileEntry => f !== undefined,
+    );
     state = null;
     for (const c of candidates) {
       const key = `${c.path}\u0000${c.size}`;
@@ -163,23 +220,36 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       if (!p.metadata) continue;
       const other = byStep.get(p.step);
       if (other) {
-        problems.push({ file: p.path, message: `${p.path}: step ${p.step} again (${other.path} has it too); ${other.path} was read, this file skipped` });
+        problems.push({
+          file: p.path,
+          message:
+            `${p.path}: step ${p.step} again (${other.path} has it too); ${other.path} was read, this ` +
+            `file skipped`,
+        });
         continue;
       }
       byStep.set(p.step, p);
     }
     const steps = [...byStep.keys()].sort((a, b) => a - b);
     for (const s of missingSteps(steps)) {
-      problems.push({ file: `completions/completions_${String(s).padStart(5, '0')}.parquet`, message: `no completions for step ${s}: the file is missing between the steps before and after it` });
+      const file = `completions/completions_${String(s).padStart(5, '0')}.parquet`;
+      problems.push({
+        file,
+        message: `${file} is missing: no completions for step ${s}, between the steps before and after it`,
+      });
     }
     // Reward columns: the names TRL logged as rewards/<name>/mean, else every numeric column but step and advantage.
-    const numeric = [...byStep.values()].flatMap((p) => p.columns.filter((c) => p.numeric.has(c) && !coreColumns.has(c)));
+    const numeric = [...byStep.values()].flatMap((p) =>
+      p.columns.filter((c) => p.numeric.has(c) && !coreColumns.has(c)),
+    );
     const logged = state?.rewardNames ?? [];
     rewardNames = logged.length ? logged.filter((n) => numeric.includes(n)) : [...new Set(numeric)];
     const notes = [
-      'The total reward is the plain sum of the reward columns: TRL\'s reward_weights are not saved in output_dir in a readable form; the advantage is TRL\'s own.',
+      "The total reward is the plain sum of the reward columns: TRL's reward_weights are not saved in " +
+        "output_dir in a readable form; the advantage is TRL's own.",
     ];
-    if (!logged.length) notes.push('No trainer_state.json with rewards/<name>/mean: every numeric column is taken as a reward function.');
+    if (!logged.length)
+      notes.push('No trainer_state.json with rewards/<name>/mean: every numeric column is taken as a reward function.');
     return { name, format: 'trl', steps, metrics: state?.points ?? [], rewardNames, problems, notes };
   }
 
@@ -188,16 +258,31 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     if (!p?.metadata) throw new RunReadError(name, `${name}: no completions file for step ${step}`);
     let rows: Record<string, unknown>[];
     try {
-      rows = await parquetReadObjects({ file: runFileBuffer(files, p.path, p.size), metadata: p.metadata, rowFormat: 'object' });
+      rows = await parquetReadObjects({
+        file: runFileBuffer(files, p.path, p.size),
+        metadata: p.metadata,
+        rowFormat: 'object',
+      });
     } catch (e) {
-      throw e instanceof RunReadError ? e : new RunReadError(p.path, `${p.path}: its rows could not be read (${why(e)}); the file is truncated or corrupt`);
+      throw e instanceof RunReadError
+        ? e
+        : new RunReadError(
+            p.path,
+            `${p.path}: its rows could not be read (${why(e)}); the file is truncated or corrupt`,
+          );
     }
     const problems: RunProblem[] = [];
     const out: RunCompletion[] = [];
     const names = rewardNames.filter((n) => p.columns.includes(n));
     rows.forEach((r, row) => {
       if (typeof r.completion !== 'string' && !Array.isArray(r.completion)) {
-        problems.push({ file: p.path, row, message: `${p.path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; expected text` });
+        problems.push({
+          file: p.path,
+          row,
+          message:
+            `${p.path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; ` +
+            'expected text',
+        });
         return;
       }
       const rewards: Record<string, number> = {};
@@ -205,7 +290,8 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       const finite = Object.values(rewards).filter((v) => !Number.isNaN(v));
       const completion = asText(r.completion);
       const extra: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(r)) if (!coreColumns.has(k) && !names.includes(k)) extra[k] = typeof v === 'bigint' ? Number(v) : v;
+      for (const [k, v] of Object.entries(r))
+        if (!coreColumns.has(k) && !names.includes(k)) extra[k] = typeof v === 'bigint' ? Number(v) : v;
       const advantage = toNumber(r.advantage);
       out.push({
         row,
