@@ -8,10 +8,11 @@
  *   GET anything else                   the page from dist/, index.html for paths that name no file
  *
  * The last two are the readers' RunFiles (src/runs/types.ts) over HTTP, which the page's run reader
- * worker uses. Only GET and HEAD; every answer carries the headers `vite preview` sends (COOP/COEP
- * and the CSP, src/pwa/page-headers.ts) and the CORP the app's service worker adds (src/pwa/sw-core.ts). Paths are checked by ServedFolder (src/node/served-folder.ts): nothing
- * outside the served folders or dist/ is ever read. A run's files are sent as octet-stream with
- * nosniff, so an HTML file in a served folder can never run as a page of this origin.
+ * worker uses (workers/browser-run-files.ts). Only GET and HEAD; every answer carries the headers
+ * `vite preview` sends (COOP/COEP and the CSP, src/pwa/page-headers.ts) and the CORP the app's service
+ * worker adds (src/pwa/sw-core.ts). Paths are checked by ServedFolder (src/node/served-folder.ts):
+ * nothing outside the served folders or dist/ is ever read. A run's files are sent as octet-stream
+ * with nosniff, so an HTML file in a served folder can never run as a page of this origin.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
