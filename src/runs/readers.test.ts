@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRunFiles } from '../node/run-files.ts';
 import { detectRuns, openRun } from './detect.ts';
+import { groupRows } from './opened-run.ts';
 import { memoryRunFiles } from './memory-files.ts';
 import { pythonFloat, verlDumpGenerations } from './verl-fixture.ts';
 import type { RunFiles } from './types.ts';
@@ -292,5 +293,33 @@ describe('detectRuns over a root of many runs', () => {
     expect(bad.index.problems[0]!.file).toBe('exp-a/run.rlvr.gz');
     expect(bad.index.problems[0]!.message).toMatch(/^exp-a\/run\.rlvr\.gz: not a readable run record: /);
     expect(readFileSync(join(fixtures, 'README.md'), 'utf8')).toMatch(/trl-run-fixture\.sh/);
+  });
+});
+
+describe('groups', () => {
+  const row = (prompt: string, reward: number, i: number) => ({
+    row: i,
+    prompt,
+    completion: `c${i}`,
+    rewards: { r: reward },
+    reward,
+    length: 2,
+    lengthUnit: 'chars' as const,
+    extra: {},
+  });
+  it('a prompt sampled twice back to back is two groups of the usual size; numbered groups are kept as numbered', () => {
+    const prompts = ['a', 'a', 'b', 'b', 'b', 'b', 'c', 'c', 'd', 'd', 'd'];
+    const rows = prompts.map((p, i) => row(p, i % 2, i));
+    expect(groupRows(rows).map((g) => [g.prompt, g.completions.length])).toEqual([
+      ['a', 2],
+      ['b', 2],
+      ['b', 2],
+      ['c', 2],
+      ['d', 3],
+    ]);
+    expect(groupRows(rows).map((g) => g.index)).toEqual([0, 1, 2, 3, 4]);
+    const numbered = groupRows(rows, [0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 3]);
+    expect(numbered.map((g) => g.completions.length)).toEqual([2, 4, 2, 3]);
+    expect(groupRows(rows)[0]).toMatchObject({ mean: 0.5, std: Math.SQRT1_2 });
   });
 });
