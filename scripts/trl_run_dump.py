@@ -28,7 +28,8 @@ def main() -> None:
         for start in range(0, len(prompts), num_generations):
             chunk = totals.iloc[start : start + num_generations]
             std = chunk.std(ddof=1) if len(chunk) > 1 else 0.0
-            groups.append({"prompt": prompts[start], "size": len(chunk), "mean": float(chunk.mean()), "std": float(std)})
+            mean = float(chunk.mean())
+            groups.append({"prompt": prompts[start], "size": len(chunk), "mean": mean, "std": float(std)})
         files[os.path.relpath(path, outdir)] = {"columns": list(df.columns), "rows": rows, "groups": groups}
     states = glob.glob(os.path.join(outdir, "checkpoint-*", "trainer_state.json"))
     states.sort(key=lambda p: int(re.search(r"checkpoint-(\d+)", p).group(1)))

@@ -307,7 +307,7 @@ describe('groups', () => {
     lengthUnit: 'chars' as const,
     extra: {},
   });
-  it('a prompt sampled twice back to back is two groups of the usual size; numbered groups are kept as numbered', () => {
+  it('a prompt sampled twice back to back is two groups of the usual size; numbered groups stay', () => {
     const prompts = ['a', 'a', 'b', 'b', 'b', 'b', 'c', 'c', 'd', 'd', 'd'];
     const rows = prompts.map((p, i) => row(p, i % 2, i));
     expect(groupRows(rows).map((g) => [g.prompt, g.completions.length])).toEqual([
