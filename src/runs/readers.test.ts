@@ -265,6 +265,29 @@ describe('TRL output_dir (parquet files of a real TRL run)', () => {
   });
 });
 
+describe('TRL output_dir while TRL writes it', () => {
+  it("refresh adds a new step file and the newer checkpoint's curves", async () => {
+    const disk = nodeRunFiles(join(fixtures, 'trl-tiny'));
+    const all: Record<string, Uint8Array> = {};
+    for (const f of await disk.list()) all[f.path] = await disk.read(f.path);
+    const step3 = 'completions/completions_00003.parquet';
+    const state = 'checkpoint-2/trainer_state.json';
+    const files = memoryRunFiles(
+      'live',
+      Object.fromEntries(Object.entries(all).filter(([p]) => p !== step3 && p !== state)),
+    );
+    const run = await openRun(files, { path: '', name: 'live', format: 'trl' });
+    expect(run.index).toMatchObject({ steps: [1, 2], metrics: [] });
+    files.put(step3, all[step3]!);
+    files.put(state, all[state]!);
+    const again = await run.refresh();
+    expect(again.steps).toEqual([1, 2, 3]);
+    expect(again.metrics.map((m) => m.step)).toEqual([1, 2]);
+    expect(again.rewardNames).toEqual(['correctness', 'has_tag']);
+    expect((await run.readStep(3)).groups).toHaveLength(3);
+  });
+});
+
 describe('detectRuns over a root of many runs', () => {
   it('finds each run in its sub-folder, and a record file beside a TRL run as a run of its own', async () => {
     const disk = nodeRunFiles(join(fixtures, 'trl-tiny'));
