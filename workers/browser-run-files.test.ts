@@ -1,7 +1,8 @@
-// The run reader worker's two RunFiles (workers/browser-run-files.ts): a picked folder's File objects (File.slice for ranges) and a run served over
-// HTTP the way `rlvr view` serves it (files.json, file/<path> with Range), here by a small Node server
-// that keeps that contract and counts what it was asked for. The readers open a real TRL run's parquet
-// files (src/runs/fixtures/README.md) and a veRL dump through each.
+// The run reader worker's two RunFiles (workers/browser-run-files.ts): a picked folder's File objects
+// (File.slice for ranges) and a run served over HTTP the way `rlvr view` serves it (files.json,
+// file/<path> with Range), here by a small Node server that keeps that contract and counts what it was
+// asked for. The readers open a real TRL run's parquet files (src/runs/fixtures/README.md) and a veRL
+// dump through each.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join, relative } from 'node:path';
@@ -95,7 +96,13 @@ describe('the run reader worker RunFiles', () => {
       expect(rows).toHaveLength(12);
       const verl = await openRun(files, found.runs[1]!);
       expect((await verl.readStep(2)).groups[0]!.completions.map((c) => c.completion)).toEqual(['a', 'b']);
-      if (honour) expect(asked.filter((a) => a.endsWith('whole'))).toEqual(['checkpoint-2/trainer_state.json whole']);
+      // Whole files: the trainer state, and the one small parquet of the step read (footer and rows at once).
+      if (honour) {
+        expect(asked.filter((a) => a.endsWith('whole'))).toEqual([
+          'checkpoint-2/trainer_state.json whole',
+          'completions/completions_00002.parquet whole',
+        ]);
+      }
     }
     honourRange = true;
     await expect(httpRunFiles('all', base).read('nope.jsonl')).rejects.toThrow('rlvr view answered 404 for nope.jsonl');

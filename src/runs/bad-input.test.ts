@@ -28,19 +28,33 @@ const line = (step: number, completion: string) => JSON.stringify({ step, prompt
 const trl = { path: '', name: 'run', format: 'trl' } as const;
 
 describe('bad TRL files', () => {
-  it('a truncated parquet: named, its step left out, the other steps open', async () => {
+  const truncatedMessage = expect.stringMatching(
+    /^completions\/completions_0000\d\.parquet: not a readable parquet file \(.+\); expected TRL's completions/,
+  );
+
+  it('a truncated newest parquet (TRL may be writing it): named when the run opens, its step left out', async () => {
+    const whole = trlFile('completions_00003.parquet');
+    const files = memoryRunFiles('run', trlRun({ 'completions/completions_00003.parquet': whole.slice(0, 1000) }));
+    const run = await openRun(files, trl);
+    expect(run.index.steps).toEqual([1, 2]);
+    expect(run.index.problems).toEqual([{ file: 'completions/completions_00003.parquet', message: truncatedMessage }]);
+    expect((await run.readStep(2)).groups).toHaveLength(3);
+  });
+
+  it('a truncated parquet in the middle: named when its step is read; the step then leaves the index', async () => {
     const whole = trlFile('completions_00002.parquet');
     const files = memoryRunFiles('run', trlRun({ 'completions/completions_00002.parquet': whole.slice(0, 1000) }));
     const run = await openRun(files, trl);
-    expect(run.index.steps).toEqual([1, 3]);
-    expect(run.index.problems).toEqual([
-      {
-        file: 'completions/completions_00002.parquet',
-        message: expect.stringMatching(
-          /^completions\/completions_00002\.parquet: not a readable parquet file \(.+\); expected TRL's completions/,
-        ),
-      },
-    ]);
+    // Indexing reads the first and newest footers only (a run of thousands of steps opens at once).
+    expect(run.index.steps).toEqual([1, 2, 3]);
+    const step = await run.readStep(2);
+    expect(step).toEqual({
+      step: 2,
+      groups: [],
+      problems: [{ file: 'completions/completions_00002.parquet', message: truncatedMessage }],
+    });
+    expect(run.index.problems).toEqual(step.problems);
+    expect((await run.refresh()).steps).toEqual([1, 3]);
     expect((await run.readStep(3)).groups).toHaveLength(3);
   });
 

@@ -42,17 +42,42 @@ export function meanStd(values: number[]): { mean: number; std: number } {
   return { mean, std: Math.sqrt(ss / (xs.length - 1)) };
 }
 
-/** Consecutive rows sharing a prompt form a group (TRL writes num_generations rows per prompt; veRL interleaves). */
+/**
+ * Consecutive rows sharing a prompt form a group (TRL writes num_generations rows per prompt; veRL repeats
+ * each prompt rollout.n times, interleaved). Where the writer does not number its groups (`groupOf`), a run
+ * of one prompt that is a whole multiple (2 or more) of the usual group size is two groups of a prompt the
+ * dataset holds twice, sampled back to back, and is split so.
+ */
 export function groupRows(rows: RunCompletion[], groupOf?: number[]): RunGroup[] {
-  const groups: RunGroup[] = [];
+  const runs: RunCompletion[][] = [];
   rows.forEach((row, i) => {
-    const last = groups[groups.length - 1];
-    const same = last && last.prompt === row.prompt && (!groupOf || groupOf[i] === groupOf[i - 1]);
-    if (last && same) last.completions.push(row);
-    else groups.push({ index: groups.length, prompt: row.prompt, completions: [row], mean: 0, std: 0 });
+    const last = runs[runs.length - 1];
+    if (last && last[0]!.prompt === row.prompt && (!groupOf || groupOf[i] === groupOf[i - 1])) last.push(row);
+    else runs.push([row]);
   });
-  for (const g of groups) Object.assign(g, meanStd(g.completions.map((c) => c.reward)));
+  const size = groupOf ? 0 : usualSize(runs.map((r) => r.length));
+  const groups: RunGroup[] = [];
+  for (const run of runs) {
+    const parts = size > 0 && run.length > size && run.length % size === 0 ? run.length / size : 1;
+    for (let k = 0; k < parts; k++) {
+      const completions = run.slice((k * run.length) / parts, ((k + 1) * run.length) / parts);
+      groups.push({
+        index: groups.length,
+        prompt: run[0]!.prompt,
+        completions,
+        ...meanStd(completions.map((c) => c.reward)),
+      });
+    }
+  }
   return groups;
+}
+
+/** The most common run length, when at least half the runs have it (else 0: no usual size to split by). */
+function usualSize(lengths: number[]): number {
+  const counts = new Map<number, number>();
+  for (const n of lengths) counts.set(n, (counts.get(n) ?? 0) + 1);
+  const [size, count] = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0] ?? [0, 0];
+  return size > 1 && count * 2 >= lengths.length ? size : 0;
 }
 
 /** Adds problems not already listed (the same file, place and message). */

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRunFiles } from '../node/run-files.ts';
 import { detectRuns, openRun } from './detect.ts';
+import { parsePythonJson } from './files.ts';
+import { groupRows } from './opened-run.ts';
 import { memoryRunFiles } from './memory-files.ts';
 import { pythonFloat, verlDumpGenerations } from './verl-fixture.ts';
 import type { RunFiles } from './types.ts';
@@ -235,7 +237,7 @@ describe('the documented JSONL', () => {
 });
 
 describe('TRL output_dir (parquet files of a real TRL run)', () => {
-  it('opens with range reads: indexing reads only footers, a step its own rows', async () => {
+  it('opens with the first and newest footers read, a step with one read of its file', async () => {
     const disk = nodeRunFiles(join(fixtures, 'trl-tiny'));
     const reads: [string, number][] = [];
     const files: RunFiles = {
@@ -250,9 +252,14 @@ describe('TRL output_dir (parquet files of a real TRL run)', () => {
     const run = await openRun(files, { path: '', name: 'trl-tiny', format: 'trl' });
     expect(run.index).toMatchObject({ steps: [1, 2, 3], rewardNames: ['correctness', 'has_tag'], problems: [] });
     expect(run.index.metrics.map((m) => m.step)).toEqual([1, 2]);
-    // Each parquet file under 64 KiB is read whole by the footer read; nothing else of it yet.
-    expect(new Set(reads.filter(([p]) => p.endsWith('.parquet')).map(([p]) => p)).size).toBe(3);
+    const parquetReads = () => reads.filter(([p]) => p.endsWith('.parquet')).map(([p]) => p);
+    expect([...new Set(parquetReads())]).toEqual([
+      'completions/completions_00001.parquet',
+      'completions/completions_00003.parquet',
+    ]);
+    reads.length = 0;
     const step = await run.readStep(2);
+    expect(parquetReads()).toEqual(['completions/completions_00002.parquet']);
     expect(step.groups.map((g) => g.completions.length)).toEqual([4, 4, 4]);
     expect(step.groups[0]!.completions[0]).toMatchObject({
       prompt: expect.stringMatching(/^\d\+\d=$/),
@@ -261,6 +268,29 @@ describe('TRL output_dir (parquet files of a real TRL run)', () => {
     });
     const total = (await run.search({})).count;
     expect(total).toBe(36);
+  });
+});
+
+describe('TRL output_dir while TRL writes it', () => {
+  it("refresh adds a new step file and the newer checkpoint's curves", async () => {
+    const disk = nodeRunFiles(join(fixtures, 'trl-tiny'));
+    const all: Record<string, Uint8Array> = {};
+    for (const f of await disk.list()) all[f.path] = await disk.read(f.path);
+    const step3 = 'completions/completions_00003.parquet';
+    const state = 'checkpoint-2/trainer_state.json';
+    const files = memoryRunFiles(
+      'live',
+      Object.fromEntries(Object.entries(all).filter(([p]) => p !== step3 && p !== state)),
+    );
+    const run = await openRun(files, { path: '', name: 'live', format: 'trl' });
+    expect(run.index).toMatchObject({ steps: [1, 2], metrics: [] });
+    files.put(step3, all[step3]!);
+    files.put(state, all[state]!);
+    const again = await run.refresh();
+    expect(again.steps).toEqual([1, 2, 3]);
+    expect(again.metrics.map((m) => m.step)).toEqual([1, 2]);
+    expect(again.rewardNames).toEqual(['correctness', 'has_tag']);
+    expect((await run.readStep(3)).groups).toHaveLength(3);
   });
 });
 
@@ -292,5 +322,46 @@ describe('detectRuns over a root of many runs', () => {
     expect(bad.index.problems[0]!.file).toBe('exp-a/run.rlvr.gz');
     expect(bad.index.problems[0]!.message).toMatch(/^exp-a\/run\.rlvr\.gz: not a readable run record: /);
     expect(readFileSync(join(fixtures, 'README.md'), 'utf8')).toMatch(/trl-run-fixture\.sh/);
+  });
+});
+
+describe('groups', () => {
+  const row = (prompt: string, reward: number, i: number) => ({
+    row: i,
+    prompt,
+    completion: `c${i}`,
+    rewards: { r: reward },
+    reward,
+    length: 2,
+    lengthUnit: 'chars' as const,
+    extra: {},
+  });
+  it('a prompt sampled twice back to back is two groups of the usual size; numbered groups stay', () => {
+    const prompts = ['a', 'a', 'b', 'b', 'b', 'b', 'c', 'c', 'd', 'd', 'd'];
+    const rows = prompts.map((p, i) => row(p, i % 2, i));
+    expect(groupRows(rows).map((g) => [g.prompt, g.completions.length])).toEqual([
+      ['a', 2],
+      ['b', 2],
+      ['b', 2],
+      ['c', 2],
+      ['d', 3],
+    ]);
+    expect(groupRows(rows).map((g) => g.index)).toEqual([0, 1, 2, 3, 4]);
+    const numbered = groupRows(rows, [0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 3]);
+    expect(numbered.map((g) => g.completions.length)).toEqual([2, 4, 2, 3]);
+    expect(groupRows(rows)[0]).toMatchObject({ mean: 0.5, std: Math.SQRT1_2 });
+  });
+});
+
+describe('Python JSON', () => {
+  it('bare NaN and ±Infinity outside strings are numbers; inside strings they stay text', () => {
+    const v = parsePythonJson(
+      '{"a": NaN, "b": [Infinity, -Infinity], "s": "NaN Infinity \\" NaN", "n": 1.5}',
+    ) as Record<string, unknown>;
+    expect(v.a).toBeNaN();
+    expect(v.b).toEqual([Infinity, -Infinity]);
+    expect(v.s).toBe('NaN Infinity " NaN');
+    expect(v.n).toBe(1.5);
+    expect(() => parsePythonJson('{"a": NaNa}')).toThrow(SyntaxError);
   });
 });

@@ -122,6 +122,9 @@ describe('a real TRL GRPOTrainer output_dir', () => {
         step.groups.forEach((g, i) => {
           expect(g.mean).toBeCloseTo(table.groups[i]!.mean, 12);
           expect(g.std).toBeCloseTo(table.groups[i]!.std, 12);
+          // TRL's own advantage (scale_rewards "group", weights 1) is (reward - mean) / (std + 1e-4) in float32:
+          // the groups and total rewards read are the ones TRL computed it from.
+          for (const c of g.completions) expect(c.advantage!).toBeCloseTo((c.reward - g.mean) / (g.std + 1e-4), 4);
         });
       }
       // The rewards vary in this run, so the advantages are not all zero and a swapped column would show.

@@ -21,6 +21,8 @@ import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunP
 
 export const trlCompletionFile = /^completions\/completions_(\d+)\.parquet$/;
 const checkpointState = /^checkpoint-(\d+)\/trainer_state\.json$/;
+/** Step files up to this size are read in one request (TRL's are tens of kB). */
+const WHOLE_FILE_BYTES = 4 << 20;
 const coreColumns = new Set(['step', 'prompt', 'completion', 'advantage']);
 const numericTypes = new Set(['DOUBLE', 'FLOAT', 'INT32', 'INT64', 'BOOLEAN']);
 const expected = "TRL's completions table (columns step, prompt, completion, one per reward function, advantage)";
@@ -42,18 +44,38 @@ interface ParquetFile {
   path: string;
   size: number;
   step: number;
+  /** Whether its footer was read; until then only its name and size are known. */
+  read: boolean;
   metadata: FileMetaData | null;
   columns: string[];
   numeric: Set<string>;
   problems: RunProblem[];
 }
 
-/** Reads a parquet file's footer and checks its columns; problems name the file. */
-async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number): Promise<ParquetFile> {
+const unread = (entry: RunFileEntry, step: number): ParquetFile => ({
+  path: entry.path,
+  size: entry.size,
+  step,
+  read: false,
+  metadata: null,
+  columns: [],
+  numeric: new Set(),
+  problems: [],
+});
+
+/** An AsyncBuffer over bytes already read. */
+const bytesBuffer = (bytes: Uint8Array): AsyncBuffer => ({
+  byteLength: bytes.length,
+  slice: (start, end) => bytes.slice(start, end).buffer,
+});
+
+/** Reads a parquet file's footer (from `file`) and checks its columns; problems name the file. */
+async function indexParquet(entry: RunFileEntry, step: number, file: AsyncBuffer): Promise<ParquetFile> {
   const out: ParquetFile = {
     path: entry.path,
     size: entry.size,
     step,
+    read: true,
     metadata: null,
     columns: [],
     numeric: new Set(),
@@ -61,7 +83,7 @@ async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number):
   };
   let metadata: FileMetaData;
   try {
-    metadata = await parquetMetadataAsync(runFileBuffer(files, entry.path, entry.size), { initialFetchSize: 1 << 16 });
+    metadata = await parquetMetadataAsync(file, { initialFetchSize: 1 << 14, geoparquet: false });
   } catch (e) {
     const message =
       e instanceof RunReadError
@@ -206,18 +228,24 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       problems.push(...s.problems);
       if (s.state && (!state || s.state.globalStep > state.globalStep)) state = s.state;
     }
-    // The completions: a footer read for each parquet not seen before (or grown since).
-    const found = listed.filter((f) => trlCompletionFile.test(f.path)).sort((a, b) => a.path.localeCompare(b.path));
+    // The completions: known by name and size. Footers are read for the first and the newest file only (the
+    // columns, and whether the newest is whole yet: TRL may be writing it); the others' when their step is read.
+    const found = listed.filter((f) => trlCompletionFile.test(f.path));
+    const stepOf = (f: RunFileEntry) => Number(trlCompletionFile.exec(f.path)![1]);
+    found.sort((a, b) => stepOf(a) - stepOf(b) || a.path.localeCompare(b.path));
     for (const f of found) {
       const known = parquets.get(f.path);
-      if (known && known.size === f.size) continue;
-      parquets.set(f.path, await indexParquet(files, f, Number(trlCompletionFile.exec(f.path)![1])));
+      if (!known || known.size !== f.size) parquets.set(f.path, unread(f, stepOf(f)));
+    }
+    for (const f of new Set([found[0], found[found.length - 1]])) {
+      if (f && !parquets.get(f.path)!.read)
+        parquets.set(f.path, await indexParquet(f, stepOf(f), runFileBuffer(files, f.path, f.size)));
     }
     byStep = new Map();
     for (const f of found) {
       const p = parquets.get(f.path)!;
       problems.push(...p.problems);
-      if (!p.metadata) continue;
+      if (p.read && !p.metadata) continue;
       const other = byStep.get(p.step);
       if (other) {
         problems.push({
@@ -254,15 +282,21 @@ export function trlSource(files: RunFiles, name: string): RunSource {
   }
 
   async function readRows(step: number): Promise<StepRows> {
-    const p = byStep.get(step);
-    if (!p?.metadata) throw new RunReadError(name, `${name}: no completions file for step ${step}`);
+    let p = byStep.get(step);
+    if (!p) throw new RunReadError(name, `${name}: no completions file for step ${step}`);
+    // A small file (TRL's are tens of kB a step) is read in one request, footer and rows together.
+    const file =
+      p.size <= WHOLE_FILE_BYTES ? bytesBuffer(await readRange(files, p.path)) : runFileBuffer(files, p.path, p.size);
+    if (!p.read) {
+      p = await indexParquet(p, step, file);
+      parquets.set(p.path, p);
+      byStep.set(step, p);
+    }
+    if (!p.metadata) throw new RunReadError(p.path, p.problems[0]?.message ?? `${p.path}: not readable`);
+    const metadata = p.metadata;
     let rows: Record<string, unknown>[];
     try {
-      rows = await parquetReadObjects({
-        file: runFileBuffer(files, p.path, p.size),
-        metadata: p.metadata,
-        rowFormat: 'object',
-      });
+      rows = await parquetReadObjects({ file, metadata, rowFormat: 'object' });
     } catch (e) {
       throw e instanceof RunReadError
         ? e
@@ -271,16 +305,18 @@ export function trlSource(files: RunFiles, name: string): RunSource {
             `${p.path}: its rows could not be read (${why(e)}); the file is truncated or corrupt`,
           );
     }
-    const problems: RunProblem[] = [];
+    const path = p.path;
+    const columns = p.columns;
+    const problems: RunProblem[] = [...p.problems];
     const out: RunCompletion[] = [];
-    const names = rewardNames.filter((n) => p.columns.includes(n));
+    const names = rewardNames.filter((n) => columns.includes(n));
     rows.forEach((r, row) => {
       if (typeof r.completion !== 'string' && !Array.isArray(r.completion)) {
         problems.push({
-          file: p.path,
+          file: path,
           row,
           message:
-            `${p.path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; ` +
+            `${path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; ` +
             'expected text',
         });
         return;
