@@ -1,4 +1,5 @@
 import type { RunConfig } from './config.ts';
+import { lossTypes } from './loss-types.ts';
 import { isZeroVariance } from './metrics.ts';
 
 /**
@@ -74,37 +75,30 @@ function whitenOverTokens(values: number[][], tokens: number[][]): number[][] {
 }
 
 /**
- * Per-token aggregation weights: the loss is sum over tokens of weight × token loss. As TRL 1.13's
- * GRPOTrainer._compute_loss aggregates each loss_type:
- * grpo, sapo (and gmpo, as veRL's geo_mean): mean over each sequence's tokens, then over sequences;
- * bnpo: mean over the minibatch's tokens; dapo, cispo, vespo (and clip_cov, kl_cov, as veRL's
- * token-mean): mean over all tokens of the whole
- * generation batch; dr_grpo: sum divided by (sequences × max_completion_length), a constant;
- * luspo: sum over each sequence's tokens, mean over sequences (a sequence weighs by its length).
+ * Per-token aggregation weights: the loss is sum over tokens of weight × token loss, the loss type's
+ * aggregation (loss-types.ts) as TRL 1.13's GRPOTrainer._compute_loss applies it: sequence-mean
+ * 1 / (tokens of the sequence × sequences); minibatch-token-mean 1 / (tokens of the minibatch);
+ * batch-token-mean 1 / (tokens of the whole generation batch, `batchTokens`); constant
+ * 1 / (sequences × max_completion_length); sequence-sum 1 / sequences.
  */
 export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_type'], maxCompletionLength: number, batchTokens: number): number[][] {
   const n = masks.length;
   const tokens = masks.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
+  const aggregation = lossTypes[lossType].aggregation;
   return masks.map((m) => {
     const len = m.reduce((x, y) => x + y, 0);
     return m.map((v) => {
       if (!v) return 0;
-      switch (lossType) {
-        case 'grpo':
-        case 'sapo':
-        case 'gmpo':
+      switch (aggregation) {
+        case 'sequence-mean':
           return 1 / (Math.max(1, len) * n);
-        case 'bnpo':
+        case 'minibatch-token-mean':
           return 1 / Math.max(1, tokens);
-        case 'dapo':
-        case 'cispo':
-        case 'vespo':
-        case 'clip_cov':
-        case 'kl_cov':
+        case 'batch-token-mean':
           return 1 / Math.max(1, batchTokens);
-        case 'dr_grpo':
+        case 'constant':
           return 1 / (n * maxCompletionLength);
-        case 'luspo':
+        case 'sequence-sum':
           return 1 / n;
       }
     });

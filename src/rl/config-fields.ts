@@ -9,6 +9,8 @@
  * Adding a knob: add one entry here, then use it where it acts (trainer, objective, sampler…).
  */
 
+import { lossTypeHelp, lossTypeNames, lossTypePapers } from './loss-types.ts';
+
 export type FieldGroup = 'Run' | 'Sampling' | 'Optimisation' | 'Objective' | 'Data and reward' | 'Curriculum' | 'Evaluation and bookkeeping';
 
 interface Common {
@@ -64,15 +66,8 @@ export const fieldTable = {
   num_iterations: { kind: 'int', default: 1, min: 1, max: 16, group: OPT, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'μ: optimisation passes over each sampled batch (PPO epochs); >1 makes the ratio and clipping matter' },
   minibatches: { kind: 'int', default: 1, min: 1, max: 64, group: OPT, restart: true, help: 'optimizer steps per pass: the batch is split this many ways (more = more off-policy)' },
 
-  loss_type: {
-    kind: 'enum',
-    default: 'grpo',
-    values: ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo', 'gmpo', 'clip_cov', 'kl_cov'],
-    group: OBJ,
-    trl: true,
-    paper: 'DAPO; Dr. GRPO; MiniMax-M1 / ScaleRL (cispo); SAPO; LUSPO; VESPO; GMPO (Zhao et al., 2025); Clip-Cov / KL-Cov (Cui et al., 2025)',
-    help: 'the objective and how token losses are aggregated: grpo per-sequence mean; bnpo minibatch token mean; dapo batch token mean; dr_grpo constant divisor; cispo detached ratio capped at epsilon_high × A × logp (token mean); sapo soft sigmoid gate (per-sequence mean); luspo clipped, summed per sequence; vespo gamma-weighted sequence ratio (token mean); gmpo geometric mean of log-clipped token ratios; clip_cov / kl_cov clipped objective with the highest-covariance tokens dropped / KL-penalised (token mean) (gmpo, clip_cov, kl_cov: veRL, not in TRL)',
-  },
+  // Its choices, help and papers come from the loss-type table (loss-types.ts).
+  loss_type: { kind: 'enum', default: 'grpo', values: lossTypeNames, group: OBJ, trl: true, paper: lossTypePapers, help: lossTypeHelp },
   scale_rewards: { kind: 'enum', default: 'group', values: ['group', 'batch', 'none'], group: OBJ, trl: true, paper: 'Dr. GRPO; Lite PPO (Liu et al., 2025)', help: 'divide advantages by the group std, the batch std, or not at all' },
   advantage_estimator: { kind: 'enum', default: 'grpo', values: ['grpo', 'rloo', 'signed', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline'], group: OBJ, paper: 'RLOO (Ahmadian et al., 2024); Zhu et al., 2025; REINFORCE++ (Hu, 2025)', help: 'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR); reinforce_plus_plus (veRL): reward whitened over the batch’s tokens; reinforce_plus_plus_baseline: reward − group mean, then whitened (both ignore scale_rewards)' },
   epsilon: { kind: 'num', default: 0.2, min: 0, max: 1, group: OBJ, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'lower clip: the ratio is clipped at 1 − epsilon (gmpo: the log-ratio at −epsilon)' },

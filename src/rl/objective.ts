@@ -9,10 +9,10 @@ import type { Policy } from '../model/policy.ts';
 import { Rng } from '../util/rng.ts';
 import type { RunConfig } from './config-fields.ts';
 import { covSelection } from './cov-select.ts';
-import { objectiveForm, type ObjectiveForm } from './objective-form.ts';
+import { objectiveForm, objectiveForms, type ObjectiveForm, type ObjectiveKnobName } from './objective-form.ts';
 import type { StepBatch } from './step-batch.ts';
 
-export { clipSide, objectiveForm, type ObjectiveForm } from './objective-form.ts';
+export { clipSide, objectiveForm, objectiveKnobNames, type ObjectiveForm, type ObjectiveKnobName } from './objective-form.ts';
 
 /**
  * The objective's graph inputs, by name. `objectiveInputs` declares them and `rlGraphFeeds` fills
@@ -21,34 +21,20 @@ export { clipSide, objectiveForm, type ObjectiveForm } from './objective-form.ts
  * Every form declares these:
  */
 export const objectiveInputNames = ['old_logp', 'ref_logp', 'advantages', 'weights', 'mask', 'seq_len', 'beta', 'entropy_coef', 'sequence_level', 'use_k3', 'use_bias_correction_kl'] as const;
-/** The forms' scalar knobs (each form declares those formScalars lists for it). */
-export const objectiveKnobNames = ['clip_low', 'clip_high', 'delta', 'cispo_max', 'sapo_temperature_pos', 'sapo_temperature_neg', 'vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg', 'log_clip_low', 'log_clip_high', 'ppo_kl_coef'] as const;
 /** Clip-Cov / KL-Cov only: the tokens covSelection (cov-select.ts) picked. */
 export const covSelectInput = 'cov_select';
 
 export type ObjectiveInputName = (typeof objectiveInputNames)[number];
-export type ObjectiveKnobName = (typeof objectiveKnobNames)[number];
 
 /** The objective's feeds (of any value type: device tensors, the float64 reference's arrays). */
 export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & { [K in ObjectiveKnobName | typeof covSelectInput]?: T };
-
-/** The scalar graph inputs each form reads, by name; `objectiveScalars` fills them from the config. */
-const formScalars: Record<ObjectiveForm, readonly ObjectiveKnobName[]> = {
-  clip: ['clip_low', 'clip_high', 'delta'],
-  cispo: ['cispo_max'],
-  sapo: ['sapo_temperature_pos', 'sapo_temperature_neg'],
-  vespo: ['vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg'],
-  gmpo: ['log_clip_low', 'log_clip_high'],
-  clip_cov: ['clip_low', 'clip_high'],
-  kl_cov: ['ppo_kl_coef'],
-};
 
 /** A cap that never binds (delta off). */
 export const HUGE = 1e30;
 
 type KnobConfig = Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'ppo_kl_coef' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>;
 
-/** Every knob's value under a config. */
+/** Every knob's value under a config (objectiveForms in objective-form.ts says which each form reads). */
 function knobValues(c: KnobConfig): Record<ObjectiveKnobName, number> {
   return {
     clip_low: 1 - c.epsilon,
@@ -72,11 +58,8 @@ function knobValues(c: KnobConfig): Record<ObjectiveKnobName, number> {
 /** The values of the form's scalar inputs under a config (what rlGraphFeeds and the tests feed). */
 export function objectiveScalars(c: KnobConfig): { [K in ObjectiveKnobName]?: number } {
   const all = knobValues(c);
-  return Object.fromEntries(formScalars[objectiveForm(c.loss_type)].map((k) => [k, all[k]]));
+  return Object.fromEntries(objectiveForms[objectiveForm(c.loss_type)].knobs.map((k) => [k, all[k]]));
 }
-
-/** Clip-Cov and KL-Cov read the per-token input cov_select. */
-const readsCovSelect = (form: ObjectiveForm) => form === 'clip_cov' || form === 'kl_cov';
 
 /** Per-token inputs of the policy-gradient objective, all [rows, len] unless noted. */
 export interface ObjectiveInputs {
@@ -94,7 +77,7 @@ export interface ObjectiveInputs {
   sequenceLevel: Tensor; // [] bool: GSPO's sequence-level ratio
   useK3: Tensor; // [] bool: k3 estimator, else k1
   biasCorrectionKl: Tensor; // [] bool: the KL term times the importance ratio (TRL's use_bias_correction_kl)
-  /** [] the form's knobs, named as in formScalars. */
+  /** [] the form's knobs, named as in objectiveForms. */
   knobs: { [K in ObjectiveKnobName]?: Tensor };
   /** [rows, len] clip_cov / kl_cov only: 1 on the tokens covSelection (cov-select.ts) picked. */
   covSelect?: Tensor;
@@ -225,8 +208,8 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
     sequenceLevel: input('sequence_level', 'bool', []),
     useK3: input('use_k3', 'bool', []),
     biasCorrectionKl: input('use_bias_correction_kl', 'bool', []),
-    knobs: Object.fromEntries(formScalars[form].map((name) => [name, s(name)])),
-    ...(readsCovSelect(form) ? { covSelect: f(covSelectInput) } : {}),
+    knobs: Object.fromEntries(objectiveForms[form].knobs.map((name) => [name, s(name)])),
+    ...(objectiveForms[form].covSelect ? { covSelect: f(covSelectInput) } : {}),
   };
 }
 
@@ -303,8 +286,8 @@ export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c:
     use_bias_correction_kl: flag(c.use_bias_correction_kl),
   };
   const knobs = knobValues(c);
-  for (const name of formScalars[form]) feeds[name] = scalar(knobs[name]);
-  if (readsCovSelect(form)) {
+  for (const name of objectiveForms[form].knobs) feeds[name] = scalar(knobs[name]);
+  if (objectiveForms[form].covSelect) {
     // The tokens treated apart, picked once per step from the sampling-time log-probs.
     const rng = Rng.derive(c.seed, 'cov-select', batch.updatesDone, mb.index);
     const picked = covSelection(c, rowsHere.map((s, k) => ({ advantage: advantage(r0 + k), logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), rng);

@@ -23,6 +23,7 @@ import { Graph } from '../../engine/graph.ts';
 import { evaluate, nd, type NDArray } from '../../engine/reference.ts';
 import { aggregationWeights } from '../../rl/advantages.ts';
 import { defaultConfig, type RunConfig } from '../../rl/config.ts';
+import { trlLossTypeNames } from '../../rl/loss-types.ts';
 import { objectiveForm, objectiveInputs, objectiveScalars, policyObjective } from '../../rl/objective.ts';
 import { Rng } from '../../util/rng.ts';
 
@@ -32,8 +33,8 @@ const SCRIPT = join(ROOT, 'src/export/trl/python/loss_parity.py');
 export const PARITY_JSON = join(ROOT, 'docs/trl-loss-parity.json');
 const TOL = 1e-5;
 
-/** The loss types TRL 1.13's GRPOConfig accepts, and its importance-sampling levels. */
-const TRL_LOSS_TYPES = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo'] as const;
+/** The loss types TRL 1.13's GRPOConfig accepts (the loss-type table marks them), and its importance-sampling levels. */
+const TRL_LOSS_TYPES = trlLossTypeNames;
 const LEVELS = ['token', 'sequence'] as const;
 
 function trlVersion(): string | null {

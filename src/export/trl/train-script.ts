@@ -5,6 +5,7 @@
  * approximate it.
  */
 import type { RunConfig } from '../../rl/config.ts';
+import { lossTypeDecl, trlLossTypeNames } from '../../rl/loss-types.ts';
 import type { Difficulty } from '../../tasks/types.ts';
 import { pyValue } from './python-literal.ts';
 
@@ -39,21 +40,17 @@ export const trlFields = [
   'seed',
 ] as const satisfies readonly (keyof RunConfig)[];
 
-/** The loss_type values TRL 1.13's GRPOConfig accepts (its `loss_type` field). */
-export const trlLossTypes = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo'] as const satisfies readonly RunConfig['loss_type'][];
+/** The loss_type values TRL 1.13's GRPOConfig accepts (its `loss_type` field): those the loss-type table marks. */
+export const trlLossTypes = trlLossTypeNames;
 
 /**
  * loss_type as GRPOConfig takes it: the same name where TRL has the objective; otherwise the nearest
- * TRL objective, with a comment that says plainly TRL lacks ours.
+ * TRL objective the loss-type table names, with a comment that says plainly TRL lacks ours.
  */
 export function trlLossType(c: RunConfig): { value: string; comment: string } {
-  if ((trlLossTypes as readonly string[]).includes(c.loss_type)) return { value: c.loss_type, comment: '' };
-  const nearest: Record<string, string> = {
-    gmpo: `(veRL's geo_mean, GMPO): "grpo" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio`,
-    clip_cov: `(veRL's clip_cov, Clip-Cov): "dapo", its clipped token-mean objective without the dropped tokens, is the nearest`,
-    kl_cov: `(veRL's kl_cov, KL-Cov): "dapo" is the nearest; the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass`,
-  };
-  return { value: c.loss_type === 'gmpo' ? 'grpo' : 'dapo', comment: `TRL 1.13 has no loss_type "${c.loss_type}" ${nearest[c.loss_type] ?? ''}`.trim() };
+  const trl = lossTypeDecl(c.loss_type).trl;
+  if (trl === true) return { value: c.loss_type, comment: '' };
+  return { value: trl.nearest, comment: `TRL 1.13 has no loss_type "${c.loss_type}" ${trl.note}` };
 }
 
 /**
