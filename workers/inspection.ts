@@ -3,7 +3,7 @@
  * step's rollout records, and the pass@k explorer (base vs current policy, k = 1..64).
  */
 import type { Backend } from '../src/engine/backend.ts';
-import type { RunConfig } from '../src/rl/config.ts';
+import { samplingParams, type RunConfig } from '../src/rl/config.ts';
 import { evaluatePassAtK } from '../src/rl/evaluate.ts';
 import { objectiveSettings } from '../src/rl/objective-form.ts';
 import type { RolloutRecord } from '../src/rl/rollout.ts';
@@ -40,7 +40,7 @@ export async function passKCurve(run: TrainingRun, cache: Map<string, Record<str
     n,
     ks,
     seed: c.seed,
-    sampling: { temperature: c.temperature, topK: c.top_k, topP: c.top_p },
+    sampling: samplingParams(c),
     maxNewTokens: c.max_completion_length,
     batchRows: c.prompts_per_step * c.num_generations,
   };

@@ -55,6 +55,8 @@ export const fieldTable = {
   temperature: { kind: 'num', default: 1, min: 0, max: 10, exclusiveMin: true, group: SAMPLING, trl: true, help: 'sampling temperature (also used when scoring log-probs)' },
   top_p: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: SAMPLING, trl: true, help: 'nucleus sampling: keep the smallest set of tokens with this much probability' },
   top_k: { kind: 'int', default: 0, min: 0, max: 1000, group: SAMPLING, trl: true, help: 'keep only the k most likely tokens (0 = off)' },
+  min_p: { kind: 'num', default: 0, min: 0, max: 1, group: SAMPLING, trl: true, paper: 'Min-p sampling (Nguyen et al., 2024)', help: "keep only tokens at least min_p × the top token's probability (0 = off)" },
+  repetition_penalty: { kind: 'num', default: 1, min: 0, max: 10, exclusiveMin: true, group: SAMPLING, trl: true, paper: 'CTRL (Keskar et al., 2019)', help: 'divide the positive logits (multiply the negative ones) of tokens already in the prompt or completion by this before sampling (1 = off)' },
   max_completion_length: { kind: 'int', default: 48, min: 1, max: 512, group: SAMPLING, restart: true, trl: true, help: "cap on generated tokens; longer completions are truncated (prompt + this must fit the model's context)" },
 
   learning_rate: { kind: 'num', default: 1e-4, min: 0, max: 1, group: OPT, trl: true, help: 'AdamW step size' },

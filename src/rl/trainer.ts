@@ -13,6 +13,7 @@ import { Rng } from '../util/rng.ts';
 import { buildRlGraph, objectiveForm, rlGraphFeeds } from './objective.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
 import type { StepBatch, TokenMasks } from './step-batch.ts';
+import { samplingParams } from './config.ts';
 import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type UpdatePass } from './step-records.ts';
 
 export type { StepMetrics };
@@ -291,7 +292,7 @@ export class Trainer {
       n,
       ks: ks ?? Array.from({ length: n }, (_, i) => i + 1),
       seed: c.seed,
-      sampling: { temperature: c.temperature, topK: c.top_k, topP: c.top_p },
+      sampling: samplingParams(c),
       maxNewTokens: c.max_completion_length,
       batchRows: c.prompts_per_step * c.num_generations,
       onProgress,

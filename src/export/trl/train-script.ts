@@ -15,6 +15,8 @@ export const trlFields = [
   'temperature',
   'top_p',
   'top_k',
+  'min_p',
+  'repetition_penalty',
   'max_completion_length',
   'learning_rate',
   'adam_beta1',
