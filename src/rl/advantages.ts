@@ -16,10 +16,16 @@ import { isZeroVariance } from './metrics.ts';
 export function computeAdvantages(
   rewards: number[][],
   correct: boolean[][],
-  c: Pick<RunConfig, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'>,
+  c: Pick<RunConfig, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'> & Partial<Pick<RunConfig, 'multi_objective_aggregation'>>,
   /** tokens[g][i]: completion tokens that count for the loss (REINFORCE++'s token-weighted whitening). */
   tokens?: number[][],
+  /** Each reward function's value and weight: what normalize_then_sum combines. */
+  functions?: RewardFunctions,
 ): number[][] {
+  if (c.multi_objective_aggregation === 'normalize_then_sum') {
+    if (!functions) throw new Error('multi_objective_aggregation normalize_then_sum needs each reward function\'s values');
+    return weighSigns(normalizeThenSum(functions), c);
+  }
   const std = (xs: number[]) => {
     if (xs.length < 2) return 0;
     const m = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -54,7 +60,41 @@ export function computeAdvantages(
     const s = std(rewards.flat());
     adv = adv.map((a) => a.map((x) => x / (s + 1e-4)));
   }
+  return weighSigns(adv, c);
+}
+
+function weighSigns(adv: number[][], c: Pick<RunConfig, 'positive_weight' | 'negative_weight'>): number[][] {
   return adv.map((a) => a.map((x) => (x > 0 ? x * c.positive_weight : x < 0 ? x * c.negative_weight : x) + 0)); // + 0 turns -0 into 0; NaN stays NaN so the step is skipped
+}
+
+/** Reward functions apart: values[g][i][k] is function k's unweighted reward of completion i of group g. */
+export interface RewardFunctions {
+  weights: number[];
+  values: number[][][];
+}
+
+/**
+ * TRL 1.13's multi_objective_aggregation="normalize_then_sum" (GDPO): each function's rewards are
+ * normalised within the group, (x − mean) / (std + 1e-4), then weighted and summed, and the sums
+ * normalised over the whole batch the same way (std unbiased, as TRL's nanstd). scale_rewards does not
+ * apply. A group whose every function is constant sums to 0, which the batch normalisation moves off 0.
+ */
+export function normalizeThenSum(f: RewardFunctions): number[][] {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const std = (xs: number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, b) => a + (b - mean(xs)) ** 2, 0) / (xs.length - 1)));
+  const sums = f.values.map((group) => {
+    const z = f.weights.map((_, k) => {
+      const xs = group.map((v) => v[k]!);
+      const m = mean(xs);
+      const s = std(xs);
+      return xs.map((x) => (x - m) / (s + 1e-4));
+    });
+    return group.map((_, i) => f.weights.reduce((a, w, k) => a + w * z[k]![i]!, 0));
+  });
+  const all = sums.flat();
+  const m = mean(all);
+  const s = std(all);
+  return sums.map((g) => g.map((x) => (x - m) / (s + 1e-4)));
 }
 
 /**

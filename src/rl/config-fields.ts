@@ -70,6 +70,7 @@ export const fieldTable = {
 
   // Its choices, help and papers come from the loss-type table (loss-types.ts).
   loss_type: { kind: 'enum', default: 'grpo', values: lossTypeNames, group: OBJ, trl: true, paper: lossTypePapers, help: lossTypeHelp },
+  multi_objective_aggregation: { kind: 'enum', default: 'sum_then_normalize', values: ['sum_then_normalize', 'normalize_then_sum'], group: OBJ, trl: true, paper: 'GDPO: Group reward-Decoupled Normalization Policy Optimization (2026)', help: "sum_then_normalize: the weighted reward components are summed, then the advantage estimator and scale_rewards apply; normalize_then_sum (GDPO): each component (correctness, format, partial, overlong, length) is normalised within its group, then weighted, summed and normalised over the batch (advantage_estimator grpo only; scale_rewards does not apply)" },
   scale_rewards: { kind: 'enum', default: 'group', values: ['group', 'batch', 'none'], group: OBJ, trl: true, paper: 'Dr. GRPO; Lite PPO (Liu et al., 2025)', help: 'divide advantages by the group std, the batch std, or not at all' },
   advantage_estimator: { kind: 'enum', default: 'grpo', values: ['grpo', 'rloo', 'signed', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline'], group: OBJ, paper: 'RLOO (Ahmadian et al., 2024); Zhu et al., 2025; REINFORCE++ (Hu, 2025)', help: 'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR); reinforce_plus_plus (veRL): reward whitened over the batch’s tokens; reinforce_plus_plus_baseline: reward − group mean, then whitened (both ignore scale_rewards)' },
   epsilon: { kind: 'num', default: 0.2, min: 0, max: 1, group: OBJ, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'lower clip: the ratio is clipped at 1 − epsilon (gmpo: the log-ratio at −epsilon)' },
@@ -86,12 +87,18 @@ export const fieldTable = {
   clip_cov_ub: { kind: 'num', default: 5, min: -1000, max: 1000, group: OBJ, paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)', help: 'clip_cov: upper bound of the covariance a dropped token must stay below' },
   kl_cov_ratio: { kind: 'num', default: 0.0002, min: 0, max: 1, group: OBJ, paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)', help: 'kl_cov: fraction of tokens (at least 1), those of largest covariance, that get ppo_kl_coef · |logp − old| added to their loss' },
   ppo_kl_coef: { kind: 'num', default: 1, min: 0, max: 100, group: OBJ, paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)', help: 'kl_cov: weight of the |logp − old| penalty on the selected tokens' },
+  off_policy_mask_threshold: { kind: 'nullable-num', default: null, min: 0, group: OBJ, trl: true, paper: 'DeepSeek-V3.2 (2025)', help: "drop the policy term of a negative-advantage completion whose mean log(π_old / π) over its tokens exceeds this (TRL's off-policy sequence mask); empty = off" },
   importance_sampling_level: { kind: 'enum', default: 'token', values: ['token', 'sequence'], group: OBJ, trl: true, paper: 'GSPO (Zheng et al., 2025)', help: 'token: one ratio per token; sequence: one geometric-mean ratio per completion' },
   beta: { kind: 'num', default: 0, min: 0, max: 10, group: OBJ, trl: true, paper: 'GRPO (DeepSeekMath)', help: 'KL penalty to the reference policy (0 = no reference, no KL)' },
   use_bias_correction_kl: { kind: 'bool', default: false, group: OBJ, trl: true, paper: 'DeepSeek-V3.2 (2025)', help: "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 defaults to true" },
   kl_estimator: { kind: 'enum', default: 'k3', values: ['k1', 'k3'], group: OBJ, paper: 'Schulman, "Approximating KL divergence" (2020)', help: 'k3 = exp(ref−logp) − (ref−logp) − 1 (unbiased, ≥ 0); k1 = logp − ref' },
   ref_reset_every: { kind: 'int', default: 0, min: 0, max: 1e6, group: OBJ, paper: 'ProRL (Liu et al., 2025)', help: 'reset the reference policy to the current one every N steps (0 = never)' },
   entropy_coef: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, help: 'entropy bonus: subtracts coef × entropy from each token loss' },
+  use_adaptive_entropy: { kind: 'bool', default: false, group: OBJ, trl: true, help: "adapt entropy_coef each optimizer step (TRL's controller): up by entropy_coef_delta while the trained tokens' mean entropy is at or below entropy_target, down otherwise; applied only while at or below the target" },
+  entropy_coef_min: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, trl: true, help: 'use_adaptive_entropy: the lowest entropy_coef' },
+  entropy_coef_max: { kind: 'num', default: 1, min: -1, max: 1, group: OBJ, trl: true, help: 'use_adaptive_entropy: the highest entropy_coef' },
+  entropy_coef_delta: { kind: 'num', default: 0.005, min: 0, max: 1, group: OBJ, trl: true, help: 'use_adaptive_entropy: the step of entropy_coef per optimizer step' },
+  entropy_target: { kind: 'num', default: 0.2, min: 0, max: 100, group: OBJ, trl: true, help: 'use_adaptive_entropy: the mean token entropy (nats) the controller holds the policy above' },
   mask_truncated_completions: { kind: 'bool', default: false, group: OBJ, trl: true, paper: 'DAPO (Yu et al., 2025)', help: 'exclude completions that hit the length cap from the loss' },
   top_entropy_quantile: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: OBJ, trl: true, paper: 'Beyond the 80/20 Rule (Wang et al., 2025)', help: 'train only on this top fraction of tokens by entropy (1 = all)' },
   random_token_fraction: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: OBJ, paper: 'Beyond the 80/20 Rule (Wang et al., 2025)', help: 'train only on this fraction of tokens, drawn at random each step (1 = all): the control for top_entropy_quantile, as many tokens chosen without looking at their entropy' },
@@ -171,6 +178,14 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
   { field: 'epsilon_high', rule: '≥ epsilon', check: (c) => (c.epsilon_high < c.epsilon ? `must be >= epsilon (${c.epsilon}), got ${c.epsilon_high}` : null) },
   { field: 'random_token_fraction', rule: 'top_entropy_quantile = 1', check: (c) => (c.random_token_fraction < 1 && c.top_entropy_quantile < 1 ? `cannot be set with top_entropy_quantile (${c.top_entropy_quantile}): choose tokens at random or by entropy, not both` : null) },
   { field: 'ladder_step_back_at', rule: '< ladder_advance_at', check: (c) => (c.ladder_step_back_at >= c.ladder_advance_at ? `must be below ladder_advance_at (${c.ladder_advance_at})` : null) },
+  {
+    field: 'multi_objective_aggregation',
+    rule: 'normalize_then_sum needs advantage_estimator grpo and reward_source verifier',
+    check: (c) =>
+      c.multi_objective_aggregation === 'normalize_then_sum' && (c.advantage_estimator !== 'grpo' || c.reward_source !== 'verifier')
+        ? `normalize_then_sum needs advantage_estimator grpo and reward_source verifier (its reward functions apart), got ${c.advantage_estimator} and ${c.reward_source}`
+        : null,
+  },
   {
     field: 'minibatches',
     rule: 'divides prompts_per_step × num_generations',

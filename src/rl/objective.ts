@@ -23,11 +23,13 @@ export { clipSide, objectiveForm, objectiveKnobNames, type ObjectiveForm, type O
 export const objectiveInputNames = ['old_logp', 'ref_logp', 'advantages', 'weights', 'mask', 'seq_len', 'beta', 'entropy_coef', 'sequence_level', 'use_k3', 'use_bias_correction_kl'] as const;
 /** Clip-Cov / KL-Cov only: the tokens covSelection (cov-select.ts) picked. */
 export const covSelectInput = 'cov_select';
+/** With off_policy_mask_threshold set only: TRL's off-policy sequence mask threshold. */
+export const offPolicyInput = 'off_policy_mask_threshold';
 
 export type ObjectiveInputName = (typeof objectiveInputNames)[number];
 
 /** The objective's feeds (of any value type: device tensors, the float64 reference's arrays). */
-export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & { [K in ObjectiveKnobName | typeof covSelectInput]?: T };
+export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & { [K in ObjectiveKnobName | typeof covSelectInput | typeof offPolicyInput]?: T };
 
 /** A cap that never binds (delta off). */
 export const HUGE = 1e30;
@@ -81,7 +83,16 @@ export interface ObjectiveInputs {
   knobs: { [K in ObjectiveKnobName]?: Tensor };
   /** [rows, len] clip_cov / kl_cov only: 1 on the tokens covSelection (cov-select.ts) picked. */
   covSelect?: Tensor;
+  /** [] off_policy_mask_threshold set only: the sequence-mean KL above which a negative-advantage sequence is dropped. */
+  offPolicyThreshold?: Tensor;
 }
+
+/** What else a graph variant reads beyond its form: the off-policy sequence mask. */
+export interface ObjectiveOptions {
+  offPolicyMask?: boolean;
+}
+
+export const objectiveOptions = (c: Pick<RunConfig, 'off_policy_mask_threshold'>): ObjectiveOptions => ({ offPolicyMask: c.off_policy_mask_threshold !== null });
 
 /**
  * What the graph outputs per token, so nothing downstream recomputes the objective: the trainer
@@ -113,8 +124,10 @@ const LOG_FLOAT32_MAX = Math.log(3.4028234663852886e38);
  *                   l = clamp(logp - old, ±20); ratio is that geometric mean
  *            clip_cov: the clip's obj · (1 - picked)          (no delta)
  *            kl_cov:   ratio · A - picked · ppo_kl_coef · |logp - old|
+ *   keep   = A >= 0 or mean over the sequence of (old - sg(logp)) <= off_policy_mask_threshold
+ *            (1 without the threshold; TRL's get_off_policy_mask, DeepSeek-V3.2's off-policy sequence mask)
  *   kl     = exp(ref - logp) - (ref - logp) - 1  (k3)   or   logp - ref  (k1)
- *   token  = -obj + beta · kl · (use_bias_correction_kl ? ratio : 1) - entropy_coef · entropy
+ *   token  = -obj · keep + beta · kl · (use_bias_correction_kl ? ratio : 1) - entropy_coef · entropy
  *   loss   = sum(weight · token)
  * sg() stops the gradient (torch's detach), as TRL's code does for cispo and vespo.
  */
@@ -181,6 +194,12 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
       break;
     }
   }
+  if (x.offPolicyThreshold) {
+    const seqKl = seqMean(g.sub(x.oldLogp, g.stopGradient(x.logp)));
+    const positive = g.sub(1, g.cast(g.less(x.advantages, 0), 'float32'));
+    const near = g.sub(1, g.cast(g.greater(seqKl, x.offPolicyThreshold), 'float32'));
+    obj = g.mul(obj, g.maximum(positive, near));
+  }
   const d = g.sub(x.refLogp, x.logp);
   const kl = g.where(x.useK3, g.sub(g.sub(g.exp(d), d), 1), g.neg(d));
   const klTerm = g.where(x.biasCorrectionKl, g.mul(kl, coef), kl);
@@ -189,7 +208,7 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
   return { loss: g.sumAll(contribution), ratio, kl, objective: obj, tokenLoss: token, contribution };
 }
 
-export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tensor, entropy: Tensor, form: ObjectiveForm = 'clip'): ObjectiveInputs {
+export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tensor, entropy: Tensor, form: ObjectiveForm = 'clip', options: ObjectiveOptions = {}): ObjectiveInputs {
   const input = (name: keyof ObjectiveFeeds<Tensor>, dtype: DType, shape: number[]) => g.input(name, dtype, shape);
   const f = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', [rows, len]);
   const s = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', []);
@@ -210,15 +229,16 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
     biasCorrectionKl: input('use_bias_correction_kl', 'bool', []),
     knobs: Object.fromEntries(objectiveForms[form].knobs.map((name) => [name, s(name)])),
     ...(objectiveForms[form].covSelect ? { covSelect: f(covSelectInput) } : {}),
+    ...(options.offPolicyMask ? { offPolicyThreshold: s(offPolicyInput) } : {}),
   };
 }
 
 /** The whole RL update as one graph: forward (each distinct prompt once), objective, backward, AdamW. */
-export function buildRlGraph(c: ModelConfig, rows: number, distinct: number, promptLen: number, len: number, adam: AdamWConfig, form: ObjectiveForm = 'clip'): Graph {
+export function buildRlGraph(c: ModelConfig, rows: number, distinct: number, promptLen: number, len: number, adam: AdamWConfig, form: ObjectiveForm = 'clip', options: ObjectiveOptions = {}): Graph {
   const g = new Graph();
   const st = trainState(g, c);
   const { logp, entropy } = completionStats(g, c, st.p, sharedInputs(g, rows, distinct, promptLen, len));
-  const o = policyObjective(g, objectiveInputs(g, rows, len, logp, entropy, form));
+  const o = policyObjective(g, objectiveInputs(g, rows, len, logp, entropy, form, options));
   g.output(logp, 'logp');
   g.output(entropy!, 'entropy');
   g.output(o.ratio, 'ratio');
@@ -287,6 +307,7 @@ export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c:
   };
   const knobs = knobValues(c);
   for (const name of objectiveForms[form].knobs) feeds[name] = scalar(knobs[name]);
+  if (c.off_policy_mask_threshold !== null) feeds[offPolicyInput] = scalar(c.off_policy_mask_threshold);
   if (objectiveForms[form].covSelect) {
     // The tokens treated apart, picked once per step from the sampling-time log-probs.
     const rng = Rng.derive(c.seed, 'cov-select', batch.updatesDone, mb.index);

@@ -24,7 +24,8 @@ import { evaluate, nd, type NDArray } from '../../engine/reference.ts';
 import { aggregationWeights } from '../../rl/advantages.ts';
 import { defaultConfig, type RunConfig } from '../../rl/config.ts';
 import { trlLossTypeNames } from '../../rl/loss-types.ts';
-import { objectiveForm, objectiveInputs, objectiveScalars, policyObjective } from '../../rl/objective.ts';
+import { appliedEntropyCoef, initialEntropyControl, nextEntropyControl } from '../../rl/adaptive-entropy.ts';
+import { objectiveForm, objectiveInputs, objectiveOptions, objectiveScalars, offPolicyInput, policyObjective } from '../../rl/objective.ts';
 import { Rng } from '../../util/rng.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -86,6 +87,14 @@ interface Case {
   vespo_k_neg: number;
   vespo_lambda_neg: number;
   max_completion_length: number;
+  off_policy_mask_threshold: number | null;
+  use_adaptive_entropy?: boolean;
+  entropy_coef_min?: number;
+  entropy_coef_max?: number;
+  entropy_coef_delta?: number;
+  entropy_target?: number;
+  /** Adaptive entropy: one optimizer step per scale on the same trainer, the batch's entropies × the scale. */
+  entropy_scales?: number[];
 }
 
 function cases(): Case[] {
@@ -103,6 +112,7 @@ function cases(): Case[] {
     vespo_k_neg: defaultConfig.vespo_k_neg,
     vespo_lambda_neg: defaultConfig.vespo_lambda_neg,
     max_completion_length: 8,
+    off_policy_mask_threshold: null,
   };
   const out: Case[] = [];
   for (const lt of TRL_LOSS_TYPES) {
@@ -120,8 +130,21 @@ function cases(): Case[] {
   out.push({ ...base, label: 'beta = 0 (no KL term)', loss_type: 'dapo', importance_sampling_level: 'token', beta: 0 });
   out.push({ ...base, label: 'sapo_temperature_pos = 2, _neg = 0.5', loss_type: 'sapo', importance_sampling_level: 'token', sapo_temperature_pos: 2, sapo_temperature_neg: 0.5 });
   out.push({ ...base, label: 'vespo k = 1.5 / 2.5, lambda = 4 / 1', loss_type: 'vespo', importance_sampling_level: 'token', vespo_k_pos: 1.5, vespo_lambda_pos: 4, vespo_k_neg: 2.5, vespo_lambda_neg: 1 });
+  // the off-policy sequence mask drops some negative-advantage completions of this batch (checked below)
+  for (const [lt, level] of [['grpo', 'token'], ['dapo', 'sequence'], ['cispo', 'token'], ['sapo', 'token'], ['vespo', 'token']] as const) {
+    out.push({ ...base, label: `off_policy_mask_threshold = ${OFF_POLICY}`, loss_type: lt, importance_sampling_level: level, off_policy_mask_threshold: OFF_POLICY, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+  }
+  // TRL's adaptive entropy controller over seven optimizer steps: entropies (× 1 or × 1/8) above and
+  // below the target move the coefficient up and down, against both of its bounds; the bonus applies
+  // only after a step at or below the target. Token-mean aggregations, where the bonus is the same.
+  const adaptive = { use_adaptive_entropy: true, entropy_coef: 0.012, entropy_coef_min: 0.005, entropy_coef_max: 0.035, entropy_coef_delta: 0.01, entropy_target: 0.5, entropy_scales: [1, 1, 0.125, 0.125, 0.125, 0.125, 1] };
+  for (const lt of ['bnpo', 'dapo'] as const) out.push({ ...base, ...adaptive, label: 'use_adaptive_entropy, 7 optimizer steps', loss_type: lt, importance_sampling_level: 'token' });
   return out;
 }
+
+/** The off-policy mask threshold of the parity cases: between the batch's sequence-mean KLs. */
+const OFF_POLICY = 0.005;
+const seqKl = mask.map((m, r) => m.reduce((a, x, t) => a + x * (oldLogp[r]![t]! - logp[r]![t]!), 0) / Math.max(1, LENGTHS[r]!));
 
 interface Side {
   loss: number;
@@ -130,12 +153,12 @@ interface Side {
 }
 
 /** Our objective graph on the batch under one case: the loss, each token's loss and d loss / d logp. */
-function ourGraph(k: Case): { g: Graph; feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> } {
+function ourGraph(k: Case, entropyValues: number[][]): { g: Graph; feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> } {
   const g = new Graph();
   const lp = g.input('logp', 'float32', [ROWS, LEN]);
   const ent = g.input('entropy', 'float32', [ROWS, LEN]);
   const form = objectiveForm(k.loss_type);
-  const o = policyObjective(g, objectiveInputs(g, ROWS, LEN, lp, ent, form));
+  const o = policyObjective(g, objectiveInputs(g, ROWS, LEN, lp, ent, form, objectiveOptions(k)));
   const [dlogp] = gradients(g, o.loss, [lp]);
   g.output(o.loss, 'loss');
   g.output(o.tokenLoss, 'token_loss');
@@ -146,7 +169,7 @@ function ourGraph(k: Case): { g: Graph; feeds: Record<string, { shape: number[];
   const grid = (a: number[][]) => ({ shape: [ROWS, LEN], data: a.flat() });
   const feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> = {
     logp: grid(logp),
-    entropy: grid(entropy),
+    entropy: grid(entropyValues),
     old_logp: grid(oldLogp),
     ref_logp: grid(refLogp),
     advantages: grid(mask.map((m, r) => m.map(() => ADVANTAGES[r]!))),
@@ -160,13 +183,14 @@ function ourGraph(k: Case): { g: Graph; feeds: Record<string, { shape: number[];
     use_bias_correction_kl: { shape: [], data: [k.use_bias_correction_kl ? 1 : 0], dtype: 'bool' },
   };
   for (const [name, v] of Object.entries(objectiveScalars(c))) feeds[name] = { shape: [], data: [v] };
+  if (k.off_policy_mask_threshold !== null) feeds[offPolicyInput] = { shape: [], data: [k.off_policy_mask_threshold] };
   return { g, feeds };
 }
 
 const rows = (flat: ArrayLike<number>): number[][] => mask.map((_, r) => Array.from({ length: LEN }, (_, t) => Number(flat[r * LEN + t])));
 
-async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>): Promise<{ f32: Side; f64: Side }> {
-  const { g, feeds } = ourGraph(k);
+async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>, ent = entropy): Promise<{ f32: Side; f64: Side }> {
+  const { g, feeds } = ourGraph(k, ent);
   const ref: Record<string, NDArray> = {};
   for (const [name, v] of Object.entries(feeds)) ref[name] = nd(v.shape, v.data);
   const [loss64, token64, grad64] = evaluate(g, ref);
@@ -177,7 +201,7 @@ async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>): Pro
   const read = async (name: string) => (await backend.read(out[name]!)) as Float32Array;
   // TRL keeps the entropy bonus out of per_token_loss (it subtracts it from the aggregated loss): add
   // ours back before comparing the per-token terms
-  const withoutEntropy = (t: number[][]) => t.map((row, r) => row.map((v, i) => v + k.entropy_coef * entropy[r]![i]!));
+  const withoutEntropy = (t: number[][]) => t.map((row, r) => row.map((v, i) => v + k.entropy_coef * ent[r]![i]!));
   return {
     f64: { loss: loss64!.data[0]!, perToken: withoutEntropy(rows(token64!.data)), grad: rows(grad64!.data) },
     f32: { loss: (await read('loss'))[0]!, perToken: withoutEntropy(rows(await read('token_loss'))), grad: rows(await read('dlogp')) },
@@ -224,7 +248,9 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rlvr-loss-parity-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const all = cases();
-  let trl: { trl: string; torch: string; results: { float32: { loss: number; per_token_loss: number[][]; grad: number[][] }; float64: { loss: number; per_token_loss: number[][]; grad: number[][] } }[] } | null = null;
+  type TrlCall = { loss: number; per_token_loss: number[][]; grad: number[][]; entropy_coef_after?: number };
+  type TrlResult = TrlCall & { steps?: TrlCall[] };
+  let trl: { trl: string; torch: string; results: { float32: TrlResult; float64: TrlResult }[] } | null = null;
   const table: ParityRow[] = [];
 
   it('the batch exercises both clip sides, a one-token completion and a zero advantage', () => {
@@ -235,6 +261,12 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
     expect(ratios.some((x) => x > 1.02 && x < 1.1)).toBe(true); // and does not, elsewhere
     expect(LENGTHS).toContain(1);
     expect(ADVANTAGES).toContain(0);
+    // the off-policy mask drops a negative-advantage completion and keeps another, and one above the
+    // threshold has a positive advantage (kept)
+    const dropped = (r: number) => ADVANTAGES[r]! < 0 && seqKl[r]! > OFF_POLICY;
+    expect(ADVANTAGES.some((_, r) => dropped(r))).toBe(true);
+    expect(ADVANTAGES.some((a, r) => a < 0 && !dropped(r))).toBe(true);
+    expect(ADVANTAGES.some((a, r) => a > 0 && seqKl[r]! > OFF_POLICY)).toBe(true);
   });
 
   it('TRL runs its own loss code on the batch', () => {
@@ -246,7 +278,7 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
     trl = JSON.parse(readFileSync(outPath, 'utf8'));
     expect(trl!.trl).toMatch(/^1\.13\./);
     expect(trl!.results).toHaveLength(all.length);
-  });
+  }, 600_000); // TRL runs every case twice (float32, float64): minutes on a loaded machine
 
   const backend = createNodeBackend();
   all.forEach((k, i) => {
@@ -254,8 +286,34 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
       expect(trl, 'TRL did not run').not.toBeNull();
       const theirs = trl!.results[i]!;
       const side = (x: { loss: number; per_token_loss: number[][]; grad: number[][] }): Side => ({ loss: x.loss, perToken: x.per_token_loss, grad: x.grad });
-      const o = await ours(k, backend);
-      const row: ParityRow = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: compare(o.f32, side(theirs.float32)), float64: compare(o.f64, side(theirs.float64)) };
+      let row: ParityRow;
+      if (!k.entropy_scales) {
+        const o = await ours(k, backend);
+        row = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: compare(o.f32, side(theirs.float32)), float64: compare(o.f64, side(theirs.float64)) };
+      } else {
+        // each optimizer step: our controller's coefficient into our graph, then the step's entropy moves it
+        const knobs: RunConfig = { ...defaultConfig, ...k };
+        let control = initialEntropyControl(knobs);
+        const worst = (a: ParityRow['float32'], b: ParityRow['float32']) => ({ loss: Math.max(a.loss, b.loss), per_token: Math.max(a.per_token, b.per_token), grad: Math.max(a.grad, b.grad) });
+        let f32w = { loss: 0, per_token: 0, grad: 0 };
+        let f64w = { loss: 0, per_token: 0, grad: 0 };
+        const applied: number[] = [];
+        for (const [n, scale] of k.entropy_scales.entries()) {
+          const ent = entropy.map((row) => row.map((e) => f32(e * scale)));
+          applied.push(appliedEntropyCoef(control, knobs));
+          const o = await ours({ ...k, entropy_coef: applied[n]! }, backend, ent);
+          f32w = worst(f32w, compare(o.f32, side(theirs.float32.steps![n]!)));
+          f64w = worst(f64w, compare(o.f64, side(theirs.float64.steps![n]!)));
+          const tokens = mask.flat().reduce((a, b) => a + b, 0);
+          control = nextEntropyControl(control, ent.reduce((a, row, r) => a + row.reduce((x, e, t) => x + e * mask[r]![t]!, 0), 0) / tokens, knobs);
+          expect(control.coef, `step ${n + 1}: the coefficient after it`).toBeCloseTo(theirs.float64.steps![n]!.entropy_coef_after!, 12);
+        }
+        // the case did exercise the controller: no bonus at first, then bonuses that rose to the cap and fell
+        expect(applied[0]).toBe(0);
+        expect(Math.max(...applied)).toBeCloseTo(knobs.entropy_coef_max, 12);
+        expect(new Set(applied.map((x) => x.toFixed(6))).size).toBeGreaterThan(3);
+        row = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: f32w, float64: f64w };
+      }
       table.push(row);
       for (const prec of ['float32', 'float64'] as const) {
         for (const [what, d] of Object.entries(row[prec])) expect(d, `${prec} ${what}: ours vs TRL, max relative difference`).toBeLessThan(TOL);

@@ -25,7 +25,8 @@ KNOBS = (
     "loss_type", "importance_sampling_level", "epsilon", "epsilon_high", "delta", "beta", "use_bias_correction_kl", "entropy_coef",
     "sapo_temperature_pos", "sapo_temperature_neg",
     "vespo_k_pos", "vespo_lambda_pos", "vespo_k_neg", "vespo_lambda_neg",
-    "max_completion_length",
+    "max_completion_length", "off_policy_mask_threshold",
+    "use_adaptive_entropy", "entropy_coef_min", "entropy_coef_max", "entropy_coef_delta", "entropy_target",
 )
 
 
@@ -54,13 +55,28 @@ def trainer_for(case, out_dir):
     t.entropy_coef = args.entropy_coef
     t.use_adaptive_entropy = args.use_adaptive_entropy
     t._entropy_bonus_enabled = t.entropy_coef != 0.0 or t.use_adaptive_entropy
+    t._last_world_entropy = float("inf")
+    t._entropy_window_stats = None
     t.current_gradient_accumulation_steps = 1
     t._metrics = {"train": defaultdict(list), "eval": defaultdict(list)}
     return t
 
 
 def run_case(case, batch, dtype, out_dir):
+    """One _compute_loss call, or with "entropy_scales" one per scale on the same trainer (one optimizer
+    step each: the adaptive entropy controller carries over), the batch's entropies times the scale."""
     t = trainer_for(case, out_dir)
+    if "entropy_scales" not in case:
+        return run_call(t, batch, dtype, 1.0)
+    steps = []
+    for scale in case["entropy_scales"]:
+        step = run_call(t, batch, dtype, scale)
+        step["entropy_coef_after"] = float(t.entropy_coef)
+        steps.append(step)
+    return {"steps": steps}
+
+
+def run_call(t, batch, dtype, entropy_scale):
     logp = torch.tensor(batch["logp"], dtype=dtype).requires_grad_(True)
     mask = torch.tensor(batch["mask"], dtype=dtype)
     inputs = {
@@ -75,7 +91,7 @@ def run_case(case, batch, dtype, out_dir):
         "num_items_in_batch": mask.sum(),
     }
 
-    entropy = torch.tensor(batch["entropy"], dtype=dtype)
+    entropy = torch.tensor(batch["entropy"], dtype=dtype) * entropy_scale
 
     def fixed_logps(self, model, *a, **kw):
         return logp, entropy, None

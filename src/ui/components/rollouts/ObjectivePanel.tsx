@@ -67,7 +67,7 @@ export function ObjectivePanel({ r, i, s, all }: { r: InspectRollout; i: number;
       <pre className="formula" data-testid="objective-formula">
         {`${formulaLines(s)}
 kl     = ${s.kl_estimator === 'k3' ? 'exp(ref − logp) − (ref − logp) − 1   (k3)' : 'logp − ref   (k1)'}
-token  = −obj + β · kl${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy
+${s.off_policy_mask_threshold !== null ? `keep   = A ≥ 0 or mean over the sequence of (old − logp) ≤ ${s.off_policy_mask_threshold}   (off-policy sequence mask)\n` : ''}token  = −obj${s.off_policy_mask_threshold !== null ? ' · keep' : ''} + β · kl${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy
 loss   = Σ weight · token`}
       </pre>
       <table className="objective-numbers">
