@@ -144,3 +144,26 @@ export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_
     });
   });
 }
+
+/**
+ * The aggregation weights of a whole generation batch split into `minibatches` optimizer steps. With
+ * steps_per_generation 0, aggregationWeights per minibatch (batch-token-mean over the whole batch's
+ * tokens). With steps_per_generation S (a multiple of minibatches), as TRL 1.13 accumulates: the batch
+ * is split into S micro-batches, A = S / minibatches of them per optimizer step, each aggregated on its
+ * own and divided by A, except that batch-token-mean divides by the batch's tokens × A / S (TRL's
+ * num_items_in_batch rescaled to one accumulation window).
+ */
+export function batchWeights(trainMask: number[][], lossType: RunConfig['loss_type'], maxCompletionLength: number, minibatches: number, stepsPerGeneration: number): number[][] {
+  const batchTokens = trainMask.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
+  const parts = stepsPerGeneration > 0 ? stepsPerGeneration : minibatches;
+  const accumulation = stepsPerGeneration > 0 ? stepsPerGeneration / minibatches : 1;
+  const tokenMean = lossTypes[lossType].aggregation === 'batch-token-mean';
+  const normaliser = stepsPerGeneration > 0 ? (batchTokens * accumulation) / stepsPerGeneration : batchTokens;
+  const rows = trainMask.length / parts;
+  const weights: number[][] = [];
+  for (let j = 0; j < parts; j++) {
+    const w = aggregationWeights(trainMask.slice(j * rows, (j + 1) * rows), lossType, maxCompletionLength, normaliser);
+    weights.push(...(accumulation === 1 || tokenMean ? w : w.map((row) => row.map((x) => x / accumulation))));
+  }
+  return weights;
+}

@@ -67,10 +67,11 @@ export const fieldTable = {
   max_grad_norm: { kind: 'num', default: 1, min: 0, max: 1e6, group: OPT, trl: true, help: 'clip the global gradient norm to this (0 = no clipping)' },
   num_iterations: { kind: 'int', default: 1, min: 1, max: 16, group: OPT, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'μ: optimisation passes over each sampled batch (PPO epochs); >1 makes the ratio and clipping matter' },
   minibatches: { kind: 'int', default: 1, min: 1, max: 64, group: OPT, restart: true, help: 'optimizer steps per pass: the batch is split this many ways (more = more off-policy)' },
+  steps_per_generation: { kind: 'int', default: 0, min: 0, max: 256, group: OPT, trl: true, help: "TRL's steps_per_generation: the batch is split into this many micro-batches, minibatches optimizer steps each accumulating steps_per_generation / minibatches of them, each micro-batch's loss normalised as TRL does (dapo, cispo, vespo, clip_cov, kl_cov: by the batch's tokens × accumulation / steps_per_generation); 0 = one micro-batch per optimizer step, token means over the whole batch" },
 
   // Its choices, help and papers come from the loss-type table (loss-types.ts).
   loss_type: { kind: 'enum', default: 'grpo', values: lossTypeNames, group: OBJ, trl: true, paper: lossTypePapers, help: lossTypeHelp },
-  multi_objective_aggregation: { kind: 'enum', default: 'sum_then_normalize', values: ['sum_then_normalize', 'normalize_then_sum'], group: OBJ, trl: true, paper: 'GDPO: Group reward-Decoupled Normalization Policy Optimization (2026)', help: "sum_then_normalize: the weighted reward components are summed, then the advantage estimator and scale_rewards apply; normalize_then_sum (GDPO): each component (correctness, format, partial, overlong, length) is normalised within its group, then weighted, summed and normalised over the batch (advantage_estimator grpo only; scale_rewards does not apply)" },
+  multi_objective_aggregation: { kind: 'enum', default: 'sum_then_normalize', values: ['sum_then_normalize', 'normalize_then_sum'], group: OBJ, trl: true, paper: 'GDPO: Group reward-Decoupled Normalization Policy Optimization (2026)', help: "sum_then_normalize: the weighted reward components are summed, then the advantage estimator and scale_rewards apply; normalize_then_sum (GDPO): each component (correctness, format, partial, overlong) is normalised within its group, then weighted, summed and normalised over the batch (advantage_estimator grpo only; scale_rewards does not apply)" },
   scale_rewards: { kind: 'enum', default: 'group', values: ['group', 'batch', 'none'], group: OBJ, trl: true, paper: 'Dr. GRPO; Lite PPO (Liu et al., 2025)', help: 'divide advantages by the group std, the batch std, or not at all' },
   advantage_estimator: { kind: 'enum', default: 'grpo', values: ['grpo', 'rloo', 'signed', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline'], group: OBJ, paper: 'RLOO (Ahmadian et al., 2024); Zhu et al., 2025; REINFORCE++ (Hu, 2025)', help: 'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR); reinforce_plus_plus (veRL): reward whitened over the batch’s tokens; reinforce_plus_plus_baseline: reward − group mean, then whitened (both ignore scale_rewards)' },
   epsilon: { kind: 'num', default: 0.2, min: 0, max: 1, group: OBJ, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'lower clip: the ratio is clipped at 1 − epsilon (gmpo: the log-ratio at −epsilon)' },
@@ -184,6 +185,14 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
     check: (c) =>
       c.multi_objective_aggregation === 'normalize_then_sum' && (c.advantage_estimator !== 'grpo' || c.reward_source !== 'verifier')
         ? `normalize_then_sum needs advantage_estimator grpo and reward_source verifier (its reward functions apart), got ${c.advantage_estimator} and ${c.reward_source}`
+        : null,
+  },
+  {
+    field: 'steps_per_generation',
+    rule: '0, or a multiple of minibatches that divides prompts_per_step × num_generations',
+    check: (c) =>
+      c.steps_per_generation > 0 && (c.steps_per_generation % c.minibatches !== 0 || (c.prompts_per_step * c.num_generations) % c.steps_per_generation !== 0)
+        ? `must be 0 or a multiple of minibatches (${c.minibatches}) that divides prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ${c.steps_per_generation}`
         : null,
   },
   {

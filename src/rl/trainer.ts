@@ -3,7 +3,7 @@ import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
-import { aggregationWeights, computeAdvantages, type RewardFunctions } from './advantages.ts';
+import { batchWeights, computeAdvantages, type RewardFunctions } from './advantages.ts';
 import { collectGroups, type CollectContext, type Sampled } from './collect.ts';
 import { ConfigError, configFields, heldOutSamples, restartFields, validateConfig, type RunConfig } from './config.ts';
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
@@ -235,12 +235,7 @@ export class Trainer {
       trainMask = flat.map((s) => s.tokens.map(() => 0));
       for (const [r, i] of Rng.derive(c.seed, 'random-token-mask', this.step).sample(slots, take)) trainMask[r]![i] = 1;
     }
-    const batchTokens = trainMask.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
-    const mbRows = flat.length / c.minibatches;
-    const weights: number[][] = [];
-    for (let mb = 0; mb < c.minibatches; mb++) {
-      weights.push(...aggregationWeights(trainMask.slice(mb * mbRows, (mb + 1) * mbRows), c.loss_type, c.max_completion_length, batchTokens));
-    }
+    const weights = batchWeights(trainMask, c.loss_type, c.max_completion_length, c.minibatches, c.steps_per_generation);
     return { seqMask, trainMask, weights };
   }
 
@@ -332,17 +327,15 @@ function trainedEntropy(entropy: Float32Array, batch: StepBatch, first: number, 
 
 /**
  * The reward functions apart, for multi_objective_aggregation normalize_then_sum: correctness, format
- * and partial unweighted with their reward_weights, the overlong and length terms with weight 1 (as the
- * TRL export's reward functions, src/export/trl/rewards-file.ts).
+ * and partial unweighted with their reward_weights, the overlong penalty with weight 1 (the TRL export's
+ * reward functions, src/export/trl/rewards-file.ts).
  */
 function rewardFunctions(groups: Sampled[][], c: RunConfig): RewardFunctions | undefined {
   if (c.multi_objective_aggregation !== 'normalize_then_sum') return undefined;
   const fin = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : 0);
   const w = c.reward_weights;
   return {
-    weights: [w.correctness, w.format, w.partial, 1, 1],
-    values: groups.map((g) =>
-      g.map((s) => [fin(s.verdict.components.correctness), fin(s.verdict.components.format), fin(s.verdict.components.partial), fin(s.components.overlong), fin(s.components.length)]),
-    ),
+    weights: [w.correctness, w.format, w.partial, 1],
+    values: groups.map((g) => g.map((s) => [fin(s.verdict.components.correctness), fin(s.verdict.components.format), fin(s.verdict.components.partial), fin(s.components.overlong)])),
   };
 }

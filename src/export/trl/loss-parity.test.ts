@@ -21,7 +21,7 @@ import { createNodeBackend } from '../../engine/backend-node.ts';
 import { compile } from '../../engine/compile.ts';
 import { Graph } from '../../engine/graph.ts';
 import { evaluate, nd, type NDArray } from '../../engine/reference.ts';
-import { aggregationWeights } from '../../rl/advantages.ts';
+import { aggregationWeights, batchWeights, computeAdvantages } from '../../rl/advantages.ts';
 import { defaultConfig, type RunConfig } from '../../rl/config.ts';
 import { trlLossTypeNames } from '../../rl/loss-types.ts';
 import { appliedEntropyCoef, initialEntropyControl, nextEntropyControl } from '../../rl/adaptive-entropy.ts';
@@ -95,6 +95,33 @@ interface Case {
   entropy_target?: number;
   /** Adaptive entropy: one optimizer step per scale on the same trainer, the batch's entropies × the scale. */
   entropy_scales?: number[];
+  /** Advantages from reward functions apart: each side computes its own (TRL: its own code for them). */
+  rewards_per_func?: number[][];
+  function_weights?: number[];
+  multi_objective_aggregation?: RunConfig['multi_objective_aggregation'];
+  scale_rewards?: RunConfig['scale_rewards'];
+  num_generations?: number;
+  /** The batch in this many micro-batches, gradient_accumulation_steps of them per optimizer step. */
+  steps_per_generation?: number;
+  gradient_accumulation_steps?: number;
+}
+
+// Three reward functions (correctness, format, partial) on two groups of four; the second group's
+// correctness is constant, so normalising each function first differs from normalising the sum.
+const FUNCTION_WEIGHTS = [0.9, 0.1, 0.3];
+const REWARDS_PER_FUNC = [
+  [1, 1, 0.5], [0, 1, 0.25], [0, 0, 0], [1, 1, 1],
+  [1, 1, 0.8], [1, 0, 0.6], [1, 1, 0.9], [1, 1, 1],
+];
+
+/** Our advantages of a case with reward functions apart (computeAdvantages, as the trainer calls it). */
+function ourAdvantages(k: Case): number[] {
+  const G = k.num_generations!;
+  const groups = (xs: number[][]) => Array.from({ length: ROWS / G }, (_, g) => xs.slice(g * G, (g + 1) * G));
+  const values = groups(k.rewards_per_func!);
+  const sums = values.map((g) => g.map((v) => v.reduce((a, x, f) => a + x * k.function_weights![f]!, 0)));
+  const c = { ...defaultConfig, scale_rewards: k.scale_rewards!, multi_objective_aggregation: k.multi_objective_aggregation! };
+  return computeAdvantages(sums, sums.map((g) => g.map(() => false)), c, undefined, { weights: k.function_weights!, values }).flat();
 }
 
 function cases(): Case[] {
@@ -139,6 +166,17 @@ function cases(): Case[] {
   // only after a step at or below the target. Token-mean aggregations, where the bonus is the same.
   const adaptive = { use_adaptive_entropy: true, entropy_coef: 0.012, entropy_coef_min: 0.005, entropy_coef_max: 0.035, entropy_coef_delta: 0.01, entropy_target: 0.5, entropy_scales: [1, 1, 0.125, 0.125, 0.125, 0.125, 1] };
   for (const lt of ['bnpo', 'dapo'] as const) out.push({ ...base, ...adaptive, label: 'use_adaptive_entropy, 7 optimizer steps', loss_type: lt, importance_sampling_level: 'token' });
+  const functions = { rewards_per_func: REWARDS_PER_FUNC, function_weights: FUNCTION_WEIGHTS, num_generations: 4 };
+  for (const [agg, lt, level] of [['normalize_then_sum', 'grpo', 'token'], ['normalize_then_sum', 'dapo', 'sequence'], ['sum_then_normalize', 'grpo', 'token']] as const) {
+    const label = `multi_objective_aggregation = ${agg}${agg === 'normalize_then_sum' ? ' (GDPO)' : ', scale_rewards = group'}: advantages of 3 reward functions`;
+    out.push({ ...base, ...functions, label, loss_type: lt, importance_sampling_level: level, multi_objective_aggregation: agg, scale_rewards: 'group' });
+  }
+  // TRL's micro-batches (steps_per_generation) and gradient accumulation: each micro-batch's loss as
+  // TRL normalises it, summed (one optimizer step per gradient_accumulation_steps micro-batches)
+  for (const [lt, level, spg, ga] of [['bnpo', 'token', 2, 2], ['grpo', 'token', 2, 2], ['dapo', 'token', 4, 2], ['dr_grpo', 'token', 2, 2], ['luspo', 'sequence', 2, 1], ['cispo', 'token', 2, 1]] as const) {
+    const label = `steps_per_generation = ${spg}, gradient_accumulation_steps = ${ga} (minibatches = ${spg / ga})`;
+    out.push({ ...base, label, loss_type: lt, importance_sampling_level: level, steps_per_generation: spg, gradient_accumulation_steps: ga, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+  }
   return out;
 }
 
@@ -163,8 +201,11 @@ function ourGraph(k: Case, entropyValues: number[][]): { g: Graph; feeds: Record
   g.output(o.loss, 'loss');
   g.output(o.tokenLoss, 'token_loss');
   g.output(dlogp!, 'dlogp');
+  const advantagesOf = k.rewards_per_func ? ourAdvantages(k).map(f32) : ADVANTAGES;
   const tokens = mask.flat().reduce((a, b) => a + b, 0);
-  const weights = aggregationWeights(mask, k.loss_type, k.max_completion_length, tokens);
+  const weights = k.steps_per_generation
+    ? batchWeights(mask, k.loss_type, k.max_completion_length, k.steps_per_generation / k.gradient_accumulation_steps!, k.steps_per_generation)
+    : aggregationWeights(mask, k.loss_type, k.max_completion_length, tokens);
   const c: RunConfig = { ...defaultConfig, ...k };
   const grid = (a: number[][]) => ({ shape: [ROWS, LEN], data: a.flat() });
   const feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> = {
@@ -172,7 +213,7 @@ function ourGraph(k: Case, entropyValues: number[][]): { g: Graph; feeds: Record
     entropy: grid(entropyValues),
     old_logp: grid(oldLogp),
     ref_logp: grid(refLogp),
-    advantages: grid(mask.map((m, r) => m.map(() => ADVANTAGES[r]!))),
+    advantages: grid(mask.map((m, r) => m.map(() => advantagesOf[r]!))),
     weights: grid(weights),
     mask: grid(mask),
     seq_len: { shape: [ROWS, 1], data: LENGTHS.map((n) => Math.max(1, n)) },
@@ -287,6 +328,18 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
       const theirs = trl!.results[i]!;
       const side = (x: { loss: number; per_token_loss: number[][]; grad: number[][] }): Side => ({ loss: x.loss, perToken: x.per_token_loss, grad: x.grad });
       let row: ParityRow;
+      if (k.rewards_per_func) {
+        // the advantages themselves, in float64: ours (computeAdvantages) against TRL's code, within 1e-7
+        // (TRL's nanstd takes Bessel's correction count / (count − 1) of integer tensors: a float32 4/3)
+        const a = ourAdvantages(k);
+        const b = (theirs.float64 as TrlResult & { advantages: number[] }).advantages;
+        expect(Math.max(...a.map((x, r) => Math.abs(x - b[r]!)))).toBeLessThan(1e-7);
+        if (k.multi_objective_aggregation === 'normalize_then_sum') {
+          // GDPO moves the constant-correctness group's advantages off those of the summed rewards
+          const summed = ourAdvantages({ ...k, multi_objective_aggregation: 'sum_then_normalize' });
+          expect(Math.max(...a.map((x, r) => Math.abs(x - summed[r]!)))).toBeGreaterThan(0.1);
+        }
+      }
       if (!k.entropy_scales) {
         const o = await ours(k, backend);
         row = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: compare(o.f32, side(theirs.float32)), float64: compare(o.f64, side(theirs.float64)) };
