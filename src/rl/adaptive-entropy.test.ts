@@ -10,11 +10,27 @@ import { validateConfig } from './config.ts';
 import { Trainer } from './trainer.ts';
 
 const cfg = modelPresets.nano;
-const base = { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 4, num_generations: 4, max_completion_length: 12, minibatches: 2, seed: 4 };
+const base = {
+  task: 'arithmetic',
+  difficulty: { digits: 1, ops: '+' },
+  prompts_per_step: 4,
+  num_generations: 4,
+  max_completion_length: 12,
+  minibatches: 2,
+  seed: 4,
+};
 
 async function oneStep(patch: Record<string, unknown>) {
-  const policy = await Policy.create(createNodeBackend(1), cfg, { promptLen: 8, completionLen: 12 }, initParams(cfg, 7));
-  const trainer = await Trainer.create(policy, validateConfig({ ...base, use_adaptive_entropy: true, entropy_coef: 0.05, entropy_coef_delta: 0.01, ...patch }));
+  const policy = await Policy.create(
+    createNodeBackend(1),
+    cfg,
+    { promptLen: 8, completionLen: 12 },
+    initParams(cfg, 7),
+  );
+  const trainer = await Trainer.create(
+    policy,
+    validateConfig({ ...base, use_adaptive_entropy: true, entropy_coef: 0.05, entropy_coef_delta: 0.01, ...patch }),
+  );
   const r = await trainer.trainStep();
   // the second minibatch's rows: its last optimizer step, whose entropy the controller measured last
   const last = r.rollouts.slice(8);

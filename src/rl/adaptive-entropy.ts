@@ -14,9 +14,20 @@ export interface EntropyControl {
   lastEntropy: number | null;
 }
 
-type Knobs = Pick<RunConfig, 'entropy_coef' | 'use_adaptive_entropy' | 'entropy_coef_min' | 'entropy_coef_max' | 'entropy_coef_delta' | 'entropy_target'>;
+type Knobs = Pick<
+  RunConfig,
+  | 'entropy_coef'
+  | 'use_adaptive_entropy'
+  | 'entropy_coef_min'
+  | 'entropy_coef_max'
+  | 'entropy_coef_delta'
+  | 'entropy_target'
+>;
 
-export const initialEntropyControl = (c: Pick<RunConfig, 'entropy_coef'>): EntropyControl => ({ coef: c.entropy_coef, lastEntropy: null });
+export const initialEntropyControl = (c: Pick<RunConfig, 'entropy_coef'>): EntropyControl => ({
+  coef: c.entropy_coef,
+  lastEntropy: null,
+});
 
 /** The entropy coefficient an optimizer step applies. */
 export function appliedEntropyCoef(s: EntropyControl | null, c: Knobs): number {
@@ -26,6 +37,9 @@ export function appliedEntropyCoef(s: EntropyControl | null, c: Knobs): number {
 
 /** The controller after a step whose trained tokens had this mean entropy. */
 export function nextEntropyControl(s: EntropyControl, meanEntropy: number, c: Knobs): EntropyControl {
-  const coef = meanEntropy <= c.entropy_target ? Math.min(s.coef + c.entropy_coef_delta, c.entropy_coef_max) : Math.max(s.coef - c.entropy_coef_delta, c.entropy_coef_min);
+  const coef =
+    meanEntropy <= c.entropy_target
+      ? Math.min(s.coef + c.entropy_coef_delta, c.entropy_coef_max)
+      : Math.max(s.coef - c.entropy_coef_delta, c.entropy_coef_min);
   return { coef, lastEntropy: meanEntropy };
 }

@@ -54,7 +54,13 @@ export interface LossTypeDecl {
 }
 
 export const lossTypes = {
-  grpo: { form: 'clip', aggregation: 'sequence-mean', trl: true, help: 'per-sequence mean', paper: 'GRPO (DeepSeekMath)' },
+  grpo: {
+    form: 'clip',
+    aggregation: 'sequence-mean',
+    trl: true,
+    help: 'per-sequence mean',
+    paper: 'GRPO (DeepSeekMath)',
+  },
   bnpo: { form: 'clip', aggregation: 'minibatch-token-mean', trl: true, help: 'minibatch token mean' },
   dr_grpo: { form: 'clip', aggregation: 'constant', trl: true, help: 'constant divisor', paper: 'Dr. GRPO' },
   dapo: { form: 'clip', aggregation: 'batch-token-mean', trl: true, help: 'batch token mean', paper: 'DAPO' },
@@ -65,15 +71,28 @@ export const lossTypes = {
     help: 'detached ratio capped at epsilon_high × A × logp (token mean)',
     paper: 'MiniMax-M1 / ScaleRL (cispo)',
   },
-  sapo: { form: 'sapo', aggregation: 'sequence-mean', trl: true, help: 'soft sigmoid gate (per-sequence mean)', paper: 'SAPO' },
+  sapo: {
+    form: 'sapo',
+    aggregation: 'sequence-mean',
+    trl: true,
+    help: 'soft sigmoid gate (per-sequence mean)',
+    paper: 'SAPO',
+  },
   luspo: { form: 'clip', aggregation: 'sequence-sum', trl: true, help: 'clipped, summed per sequence', paper: 'LUSPO' },
-  vespo: { form: 'vespo', aggregation: 'batch-token-mean', trl: true, help: 'gamma-weighted sequence ratio (token mean)', paper: 'VESPO' },
+  vespo: {
+    form: 'vespo',
+    aggregation: 'batch-token-mean',
+    trl: true,
+    help: 'gamma-weighted sequence ratio (token mean)',
+    paper: 'VESPO',
+  },
   gmpo: {
     form: 'gmpo',
     aggregation: 'sequence-mean',
     trl: {
       nearest: 'grpo',
-      note: `(veRL's geo_mean, GMPO): "grpo" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio`,
+      note: `(veRL's geo_mean, GMPO): "grpon +
+        n" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio`,
     },
     help: 'geometric mean of log-clipped token ratios (veRL, not in TRL)',
     paper: 'GMPO (Zhao et al., 2025)',
@@ -81,7 +100,11 @@ export const lossTypes = {
   clip_cov: {
     form: 'clip_cov',
     aggregation: 'batch-token-mean',
-    trl: { nearest: 'dapo', note: `(veRL's clip_cov, Clip-Cov): "dapo", its clipped token-mean objective without the dropped tokens, is the nearest` },
+    trl: {
+      nearest: 'dapo',
+      note: `(veRL's clip_cov, Clip-Cov): "dapo",n +
+        n its clipped token-mean objective without the dropped tokens, is the nearest`,
+    },
     help: 'clipped objective with the highest-covariance tokens dropped (token mean; veRL, not in TRL)',
     paper: 'Clip-Cov / KL-Cov (Cui et al., 2025)',
   },
@@ -90,7 +113,8 @@ export const lossTypes = {
     aggregation: 'batch-token-mean',
     trl: {
       nearest: 'dapo',
-      note: `(veRL's kl_cov, KL-Cov): "dapo" is the nearest; the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass`,
+      note: `(veRL's kl_cov, KL-Cov): "dapo" is the nearest;n +
+        n the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass`,
     },
     help: 'unclipped objective with the highest-covariance tokens KL-penalised (token mean; veRL, not in TRL)',
     paper: 'Clip-Cov / KL-Cov (Cui et al., 2025)',
@@ -108,7 +132,11 @@ export const lossTypeDecl = (lt: LossTypeName): LossTypeDecl => lossTypes[lt];
 export const trlLossTypeNames = lossTypeNames.filter((lt) => lossTypeDecl(lt).trl === true);
 
 /** The loss_type field's help, one clause per loss type. */
-export const lossTypeHelp = `the objective and how token losses are aggregated: ${lossTypeNames.map((lt) => `${lt} ${lossTypes[lt].help}`).join('; ')}`;
+export const lossTypeHelp =
+  'the objective and how token losses are aggregated: ' +
+  lossTypeNames.map((lt) => `${lt} ${lossTypes[lt].help}`).join('; ');
 
 /** The papers behind the loss types, each once. */
-export const lossTypePapers = [...new Set(lossTypeNames.flatMap((lt) => (lossTypeDecl(lt).paper ? [lossTypeDecl(lt).paper!] : [])))].join('; ');
+export const lossTypePapers = [
+  ...new Set(lossTypeNames.flatMap((lt) => (lossTypeDecl(lt).paper ? [lossTypeDecl(lt).paper!] : []))),
+].join('; ');

@@ -18,23 +18,29 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const PYTHON = process.env.TRL_PYTHON ?? join(ROOT, '.venv-py/bin/python');
 
 function transformersVersion(): string | null {
-  if (!process.env.TRL_PYTHON) spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  if (!process.env.TRL_PYTHON)
+    spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
   if (!existsSync(PYTHON)) return null;
   const r = spawnSync(PYTHON, ['-c', 'import transformers; print(transformers.__version__)'], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
 }
 const version = transformersVersion();
-if (!version) console.warn(`\n${'!'.repeat(100)}\n!! SAMPLER PARITY SKIPPED: no Python with transformers at ${PYTHON} (bash scripts/setup-python.sh)\n${'!'.repeat(100)}\n`);
+if (!version)
+  console.warn(
+    `\n${'!'.repeat(100)}\n!! SAMPLER PARITY SKIPPED: no Python with transformers at ${PYTHON}` +
+      ` (bash scripts/setup-python.sh)\n${'!'.repeat(100)}\n`,
+  );
 
 // transformers' processors, applied as generate() orders them; prints the probabilities per case
 const SCRIPT = `
 import json, sys, torch
-from transformers.generation.logits_process import (LogitsProcessorList, MinPLogitsWarper, RepetitionPenaltyLogitsProcessor,
-    TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper)
+from transformers.generation.logits_process import (LogitsProcessorList, MinPLogitsWarper,
+    RepetitionPenaltyLogitsProcessor, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper)
 out = []
 for c in json.load(sys.stdin):
     procs = LogitsProcessorList()
-    if c["repetition_penalty"] != 1.0: procs.append(RepetitionPenaltyLogitsProcessor(penalty=float(c["repetition_penalty"])))
+    if c["repetition_penalty"] != 1.0:
+        procs.append(RepetitionPenaltyLogitsProcessor(penalty=float(c["repetition_penalty"])))
     if c["temperature"] != 1.0: procs.append(TemperatureLogitsWarper(c["temperature"]))
     if c["top_k"] != 0: procs.append(TopKLogitsWarper(top_k=c["top_k"]))
     if c["top_p"] < 1.0: procs.append(TopPLogitsWarper(top_p=c["top_p"]))
@@ -80,23 +86,42 @@ function cases(): Case[] {
 }
 
 describe('sampler min_p and repetition_penalty match transformers’ logits processors', () => {
-  it.skipIf(!version)(`${version ? '' : 'SKIPPED (no transformers): '}the same draw probabilities, in float64, within 1e-12`, () => {
-    const all = cases();
-    const r = spawnSync(PYTHON, ['-c', SCRIPT], { input: JSON.stringify(all), encoding: 'utf8', env: { ...process.env, CUDA_VISIBLE_DEVICES: '' } });
-    expect(r.status, r.stderr).toBe(0);
-    const theirs = JSON.parse(r.stdout) as number[][];
-    let worst = 0;
-    let truncated = 0;
-    all.forEach((c, i) => {
-      const sp: SamplingParams = { temperature: c.temperature, topK: c.top_k, topP: c.top_p, minP: c.min_p, repetitionPenalty: c.repetition_penalty };
-      const ours = processedProbs(c.logits, 0, c.logits.length, sp, new Set(c.seen));
-      ours.forEach((p, v) => (worst = Math.max(worst, Math.abs(p - theirs[i]![v]!))));
-      // the same tokens are removed (probability exactly 0 on both sides)
-      expect([...ours].map((p) => p === 0), `case ${i}: removed tokens`).toEqual(theirs[i]!.map((p) => p === 0));
-      if (ours.some((p) => p === 0)) truncated++;
-    });
-    console.log(`sampler parity: ${all.length} rows, max |ours − transformers| = ${worst.toExponential(2)}, ${truncated} rows with removed tokens`);
-    expect(worst).toBeLessThan(1e-12);
-    expect(truncated).toBeGreaterThan(all.length / 2); // min_p and top-k/top-p did remove tokens
-  });
+  it.skipIf(!version)(
+    `${version ? '' : 'SKIPPED (no transformers): '}the same draw probabilities, in float64, within 1e-12`,
+    () => {
+      const all = cases();
+      const r = spawnSync(PYTHON, ['-c', SCRIPT], {
+        input: JSON.stringify(all),
+        encoding: 'utf8',
+        env: { ...process.env, CUDA_VISIBLE_DEVICES: '' },
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const theirs = JSON.parse(r.stdout) as number[][];
+      let worst = 0;
+      let truncated = 0;
+      all.forEach((c, i) => {
+        const sp: SamplingParams = {
+          temperature: c.temperature,
+          topK: c.top_k,
+          topP: c.top_p,
+          minP: c.min_p,
+          repetitionPenalty: c.repetition_penalty,
+        };
+        const ours = processedProbs(c.logits, 0, c.logits.length, sp, new Set(c.seen));
+        ours.forEach((p, v) => (worst = Math.max(worst, Math.abs(p - theirs[i]![v]!))));
+        // the same tokens are removed (probability exactly 0 on both sides)
+        expect(
+          [...ours].map((p) => p === 0),
+          `case ${i}: removed tokens`,
+        ).toEqual(theirs[i]!.map((p) => p === 0));
+        if (ours.some((p) => p === 0)) truncated++;
+      });
+      console.log(
+        `sampler parity: ${all.length} rows, max |ours − transformers| = ${worst.toExponential(2)},` +
+          ` ${truncated} rows with removed tokens`,
+      );
+      expect(worst).toBeLessThan(1e-12);
+      expect(truncated).toBeGreaterThan(all.length / 2); // min_p and top-k/top-p did remove tokens
+    },
+  );
 });
