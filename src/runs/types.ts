@@ -1,0 +1,191 @@
+/**
+ * The one shape every opened run has in the viewer, whatever wrote it: TRL's `output_dir`
+ * (`completions/completions_*.parquet` and `trainer_state.json`), veRL's `trainer.rollout_data_dir`
+ * (`{global_step}.jsonl`), the documented JSONL (docs/run-formats.md) and the playground's own record
+ * (src/rl/run-record.ts).
+ *
+ * A reader indexes first and reads a step only when it is asked for, so a run of thousands of steps
+ * and gigabytes of text is never held whole: `openRun` returns the index (which steps exist, the
+ * logged curves, what was skipped), `readStep` reads one step's rows, `search` streams over every step.
+ * Files are reached only through `RunFiles`, so the same reader runs on a folder the page was given
+ * (a directory handle or dropped files), on a folder `rlvr view` serves over HTTP, and on Node's fs.
+ */
+
+/** The formats a run can be in; `rlvr view`'s `/runs.json` uses these words. */
+export const runFormats = ['trl', 'verl', 'jsonl', 'record'] as const;
+export type RunFormat = (typeof runFormats)[number];
+
+/** One file under the opened root. */
+export interface RunFileEntry {
+  /** '/'-separated, relative to the root, no leading '/'. */
+  path: string;
+  size: number;
+}
+
+/** Read-only access to a folder of files, wherever it lives. */
+export interface RunFiles {
+  /** A name for the root (the folder's own name), used in messages. */
+  readonly name: string;
+  /** Every file under the root (recursively). Called again to see files a live run has added since. */
+  list(): Promise<RunFileEntry[]>;
+  /** Bytes [start, end) of a file; the whole file when both are omitted. */
+  read(path: string, start?: number, end?: number): Promise<Uint8Array>;
+}
+
+/** Something a reader could not read: the run still opens, and the page lists these. */
+export interface RunProblem {
+  /** The file, relative to the root. */
+  file: string;
+  /** The line (JSONL, 1-based) or row (parquet, 0-based) where it was found, when there is one. */
+  line?: number;
+  row?: number;
+  /** What was wrong and what was expected, in words a person can act on. */
+  message: string;
+}
+
+/** A metric curve point, from TRL's `log_history`, a record's step metrics, or computed from rollouts. */
+export interface MetricPoint {
+  step: number;
+  values: Record<string, number>;
+}
+
+/** Per-token numbers, where the writer recorded tokens (the record, the recording trainer, JSONL `tokens`). */
+export interface TokenChannels {
+  /** Each token's text, in the model's own tokenizer. */
+  text: string[];
+  ids?: number[];
+  /** Sampling log-probs (the behaviour policy). */
+  logprobs?: number[];
+  /** The trained policy's log-probs, where recorded. */
+  newLogprobs?: number[];
+  refLogprobs?: number[];
+  entropy?: number[];
+  ratio?: number[];
+  /** 'low' | 'high' where the clipped side was taken. */
+  clipped?: ('low' | 'high' | null)[];
+}
+
+/** One completion in one step. */
+export interface RunCompletion {
+  /** Its position among the step's rows (0-based), as the file holds them. */
+  row: number;
+  prompt: string;
+  completion: string;
+  /** Each reward function's value, by name (TRL: one column per function; veRL: `score` and every reward field). */
+  rewards: Record<string, number>;
+  /** The total reward the advantage was computed from (TRL: the sum of the reward columns; veRL: `score`). */
+  reward: number;
+  /** As the writer logged it; absent where it did not. */
+  advantage?: number;
+  /** Tokens where recorded, else characters of the completion. */
+  length: number;
+  lengthUnit: 'tokens' | 'chars';
+  /** Whether the completion hit the length limit, where the writer says so. */
+  truncated?: boolean;
+  tokens?: TokenChannels;
+  /** Every other column or field, as read (a reward function's extra logs, veRL's `gts`). */
+  extra: Record<string, unknown>;
+}
+
+/** Consecutive completions of one prompt in one step (TRL: `num_generations` rows; veRL: lines sharing `input`). */
+export interface RunGroup {
+  /** 0-based position in the step. */
+  index: number;
+  prompt: string;
+  completions: RunCompletion[];
+  /** Mean and sample (n−1) standard deviation of the completions' total rewards. */
+  mean: number;
+  std: number;
+}
+
+export interface RunStep {
+  step: number;
+  groups: RunGroup[];
+  /** Rows of this step that could not be read. */
+  problems: RunProblem[];
+}
+
+/** What an opened run knows before any step is read. */
+export interface RunIndex {
+  name: string;
+  format: RunFormat;
+  /** Steps with rollouts, ascending. */
+  steps: number[];
+  /** The logged curves (TRL's `log_history`, a record's metrics), ascending by step; empty if none. */
+  metrics: MetricPoint[];
+  /** Reward function names seen, in first-seen order. */
+  rewardNames: string[];
+  /** What was skipped while indexing, each with its file and line or row. */
+  problems: RunProblem[];
+  /** The writer's words about the run (a record's provenance, TRL's model name), when known. */
+  notes: string[];
+}
+
+/** A filter over every step; unset fields do not filter. */
+export interface RunQuery {
+  /** Plain text (case-insensitive) or, when `regex` is set, a regular expression's source. */
+  text?: string;
+  regex?: boolean;
+  /** Where the text is looked for. */
+  in?: 'prompt' | 'completion' | 'both';
+  rewardMin?: number;
+  rewardMax?: number;
+  advantageSign?: 'positive' | 'negative' | 'zero';
+  lengthMin?: number;
+  lengthMax?: number;
+  /** Only completions in groups whose rewards all agree. */
+  zeroVarianceGroups?: boolean;
+  truncated?: boolean;
+  /** Only this exact prompt ("this prompt over training"). */
+  prompt?: string;
+}
+
+export interface RunSearchHit {
+  step: number;
+  group: number;
+  row: number;
+  prompt: string;
+  completion: string;
+  reward: number;
+  advantage?: number;
+  length: number;
+}
+
+export interface RunSearchProgress {
+  /** Steps searched so far, of `total`. */
+  done: number;
+  total: number;
+  hits: number;
+}
+
+export interface RunSearchOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: RunSearchProgress) => void;
+  /** Hits kept (the count goes on past it). */
+  limit?: number;
+}
+
+export interface RunSearchResult {
+  hits: RunSearchHit[];
+  /** Every match, including those past `limit`. */
+  count: number;
+  stepsSearched: number;
+  cancelled: boolean;
+}
+
+/** An opened run. */
+export interface OpenedRun {
+  readonly index: RunIndex;
+  readStep(step: number): Promise<RunStep>;
+  search(query: RunQuery, options?: RunSearchOptions): Promise<RunSearchResult>;
+  /** Lists the files again and adds steps and metrics a run still being written has added; returns the new index. */
+  refresh(): Promise<RunIndex>;
+}
+
+/** A run found under a root: its folder (relative, '' for the root itself) and format. */
+export interface FoundRun {
+  /** The folder relative to the root ('' when the root is the run), or the record file's path. */
+  path: string;
+  name: string;
+  format: RunFormat;
+}
