@@ -1,0 +1,246 @@
+// The run viewer ("Run viewer" tab, src/ui/components/viewer/) end to end on the production build
+// (alone: `npx vite build && npx playwright test e2e/viewer.spec.mjs`).
+//
+// (a) A real TRL 1.13 GRPOTrainer run (scripts/trl-run-fixture.sh: a random-init Qwen2 with a BPE
+//     tokenizer trained in the script, log_completions=True, reward functions `correctness` and
+//     `has_tag`) opens with "Open a run folder…"; every step's groups, completions, rewards and
+//     advantages equal what pandas reads from its completions/*.parquet, each group is sorted by
+//     reward with its mean and n−1 std, the advantage derived on screen equals the logged one, and the
+//     curves equal trainer_state.json's log_history.
+// (b) A veRL rollout dump written exactly as veRL's _dump_generations writes it (e2e/fixtures/verl-dump.py)
+//     opens, its lines grouped by input with their scores.
+// (c) Search over every step with Cancel, "This prompt over training", and two runs compared.
+// Where scripts/setup-python.sh finds no Python wheels (exit 3) the TRL test prints a banner and is skipped.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from '@playwright/test';
+import { note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+
+const tmp = mkdtempSync(join(tmpdir(), 'rlvr-viewer-e2e-'));
+const TRL_DIR = join(tmp, 'trl-run');
+const VERL_DIR = join(tmp, 'verl-dump');
+const VERL_B_DIR = join(tmp, 'verl-dump-b');
+/** pandas' view of the TRL run (e2e/fixtures/trl-expected.py), or why there is none. */
+let trl = null;
+let trlSkip = '';
+let verl;
+let verlB;
+
+const py = (python, args, opts = {}) => execFileSync(python, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28, ...opts });
+const close = (a, b) => a === b || (a !== null && b !== null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)));
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(() => {
+  verl = JSON.parse(py('python3', ['e2e/fixtures/verl-dump.py', VERL_DIR, '--steps', '4']));
+  verlB = JSON.parse(py('python3', ['e2e/fixtures/verl-dump.py', VERL_B_DIR, '--steps', '3', '--seed', '7']));
+});
+
+/** The real TRL run, made once for the tests that read it (only when one of them runs). */
+function makeTrlRun() {
+  const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  if (setup.status === 3) {
+    const bar = '!'.repeat(100);
+    const why = setup.stderr.trim().split('\n').pop();
+    console.error(`\n${bar}\n!!  SKIPPED: the real TRL run in e2e/viewer.spec.mjs; the Python wheels are missing:\n!!  ${why}\n${bar}\n`);
+    trlSkip = 'scripts/setup-python.sh: the Python wheels for TRL are missing';
+    return;
+  }
+  assert.equal(setup.status, 0, `scripts/setup-python.sh failed: ${setup.stderr}`);
+  const python = resolve(ROOT, setup.stdout.trim().split('\n').pop());
+  const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', WANDB_MODE: 'disabled', OMP_NUM_THREADS: '1' };
+  const t0 = Date.now();
+  execFileSync('bash', ['scripts/trl-run-fixture.sh', TRL_DIR], { cwd: ROOT, env, stdio: 'pipe', timeout: 420_000 });
+  console.log(`  # the TRL run took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  trl = JSON.parse(py(python, ['e2e/fixtures/trl-expected.py', TRL_DIR], { env }));
+}
+
+test.afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** The page with the run viewer's tab open and a folder opened through "Open a run folder…". */
+async function openFolder(p, dir) {
+  await p.page.getByRole('tab', { name: 'Run viewer' }).click();
+  await p.page.getByRole('button', { name: 'Open a run folder…' }).waitFor();
+  await p.page.setInputFiles('[data-testid="run-folder-input"]', dir);
+}
+
+/** Moves the scrubber to the step at `i` and waits for that step's rows. */
+async function showStep(page, steps, i) {
+  await page.locator('[data-testid="viewer-scrubber"]').fill(String(i));
+  await page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[i]}"]`);
+}
+
+/** The step's groups as the page shows them: prompt, stats, and each completion in the order shown. */
+const readGroups = (page) =>
+  page.$$eval('[data-testid="viewer-group"]', (groups) =>
+    groups.map((g) => ({
+      index: Number(g.getAttribute('data-group')),
+      mean: Number(g.getAttribute('data-mean')),
+      std: Number(g.getAttribute('data-std')),
+      prompt: g.querySelector('[data-testid="viewer-prompt"]').textContent,
+      rows: [...g.querySelectorAll('[data-testid="viewer-completion"]')].map((r) => ({
+        row: Number(r.getAttribute('data-row')),
+        completion: r.querySelector('[data-testid="viewer-completion-text"]').textContent,
+        reward: Number(r.getAttribute('data-reward')),
+        advantage: r.getAttribute('data-advantage') === '' ? null : Number(r.getAttribute('data-advantage')),
+        rewards: Object.fromEntries(
+          [...r.querySelectorAll('[data-reward-name]')].map((c) => [
+            c.getAttribute('data-reward-name'),
+            c.getAttribute('data-value') === '' ? null : Number(c.getAttribute('data-value')),
+          ]),
+        ),
+      })),
+    })),
+  );
+
+/** Consecutive rows sharing a prompt (TRL's num_generations rows; veRL's lines of one input). */
+function consecutiveGroups(rows, promptOf) {
+  const groups = [];
+  rows.forEach((r, i) => {
+    const last = groups[groups.length - 1];
+    if (last && promptOf(rows[last[0]]) === promptOf(r)) last.push(i);
+    else groups.push([i]);
+  });
+  return groups;
+}
+
+const sampleStd = (xs) => {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) : 0;
+};
+
+test.describe('a real TRL run', () => {
+  test.beforeAll(() => {
+    test.setTimeout(600_000);
+    makeTrlRun();
+  });
+
+test('(a) a real TRL run opens with "Open a run folder…": steps, groups, rewards, advantages and curves equal its files', async ({ browser }, testInfo) => {
+  test.skip(!trl, trlSkip);
+  test.setTimeout(180_000);
+  const p = await openPage(browser, '/');
+  await withPageDiagnostics(testInfo, p, 'viewer-trl', async () => {
+    await openFolder(p, TRL_DIR);
+    await p.page.waitForSelector('[data-testid="viewer-open"][data-format="trl"]');
+    const steps = trl.steps.map((s) => s.step);
+    await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[0]}"]`);
+    assert.equal(await p.page.locator('[data-testid="viewer-scrubber"]').getAttribute('max'), String(steps.length - 1));
+    let compared = 0;
+    for (let i = 0; i < steps.length; i++) {
+      const want = trl.steps[i];
+      if (i > 0) await showStep(p.page, steps, i);
+      const groups = await readGroups(p.page);
+      const expectGroups = consecutiveGroups(want.rows, (r) => r.prompt);
+      assert.deepEqual(
+        groups.map((g) => g.rows.map((r) => r.row).sort((a, b) => a - b)),
+        expectGroups,
+        `step ${want.step}: groups are the consecutive rows sharing a prompt`,
+      );
+      for (const g of groups) {
+        const rewards = g.rows.map((r) => r.reward);
+        assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a), `step ${want.step} group ${g.index}: sorted by reward`);
+        assert.ok(close(g.std, sampleStd(rewards)), `step ${want.step} group ${g.index}: n−1 std`);
+        for (const r of g.rows) {
+          const e = want.rows[r.row];
+          assert.equal(g.prompt, e.prompt);
+          assert.equal(r.completion, e.completion, `step ${want.step} row ${r.row}: completion`);
+          for (const n of trl.rewardNames) assert.ok(close(r.rewards[n], e.rewards[n]), `step ${want.step} row ${r.row}: ${n}`);
+          const total = trl.rewardNames.reduce((a, n) => a + (e.rewards[n] ?? 0), 0);
+          assert.ok(Math.abs(r.reward - total) < 1e-6, `step ${want.step} row ${r.row}: reward = the sum of the functions'`);
+          assert.ok(close(r.advantage, e.advantage), `step ${want.step} row ${r.row}: advantage ${r.advantage} vs ${e.advantage}`);
+          compared++;
+        }
+      }
+    }
+    note(testInfo, `${compared} completions over ${steps.length} steps equal the parquet's`);
+    // The advantage derived on screen from the group's rewards equals the logged one (TRL's scale_rewards="group").
+    await p.page.locator('[data-testid="viewer-scaling"]', { hasText: 'scale_rewards="group"' }).waitFor();
+    await p.page.locator('[data-testid="viewer-completion"]').first().click();
+    await p.page.locator('[data-testid="viewer-derivation"] .ok').waitFor();
+    // Curves: each one drawn holds log_history's values at its steps.
+    const curves = await p.page.$$eval('[data-testid="viewer-curve"]', (fs) =>
+      fs.map((f) => ({ key: f.getAttribute('data-key'), values: JSON.parse(f.getAttribute('data-values')) })),
+    );
+    assert.ok(curves.some((c) => c.key === 'reward'), `the reward curve is drawn (drawn: ${curves.map((c) => c.key)})`);
+    for (const c of curves) {
+      const logged = trl.logHistory.filter((h) => typeof h[c.key] === 'number').map((h) => [h.step, h[c.key]]);
+      assert.deepEqual(c.values, logged, `curve ${c.key} equals log_history`);
+    }
+    await screenshot(p.page, 'viewer-trl');
+  });
+  await p.close();
+});
+});
+
+test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by input with its scores', async ({ browser }, testInfo) => {
+  test.setTimeout(120_000);
+  const p = await openPage(browser, '/');
+  await withPageDiagnostics(testInfo, p, 'viewer-verl', async () => {
+    await openFolder(p, VERL_DIR);
+    await p.page.waitForSelector('[data-testid="viewer-open"][data-format="verl"]');
+    const steps = verl.steps.map((s) => s.step);
+    await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[0]}"]`);
+    for (let i = 0; i < steps.length; i++) {
+      const want = verl.steps[i];
+      if (i > 0) await showStep(p.page, steps, i);
+      const groups = await readGroups(p.page);
+      assert.deepEqual(
+        groups.map((g) => g.rows.map((r) => r.row).sort((a, b) => a - b)),
+        consecutiveGroups(want.rows, (r) => r.input),
+      );
+      for (const g of groups) {
+        for (const r of g.rows) {
+          const e = want.rows[r.row];
+          assert.equal(g.prompt, e.input);
+          assert.equal(r.completion, e.output);
+          assert.equal(r.reward, e.score, `step ${want.step} row ${r.row}: score`);
+        }
+      }
+    }
+    await screenshot(p.page, 'viewer-verl');
+  });
+  await p.close();
+});
+
+test('(c) this prompt over training, and two runs compared: the same prompt\'s completions side by side', async ({ browser }, testInfo) => {
+  test.setTimeout(120_000);
+  const p = await openPage(browser, '/');
+  await withPageDiagnostics(testInfo, p, 'viewer-prompt-compare', async () => {
+    await openFolder(p, VERL_DIR);
+    await p.page.waitForSelector('[data-testid="viewer-completion"][data-step="1"]');
+    await p.page.setInputFiles('[data-testid="run-folder-input"]', VERL_B_DIR);
+    // The second folder opens beside the first (and is shown); the first is opened again and compared with it.
+    await p.page.waitForSelector('[data-testid="viewer-open"][data-name="verl-dump-b"]');
+    await p.page.locator('[data-testid="viewer-run"][data-name="verl-dump"]').getByTestId('viewer-run-open').click();
+    await p.page.waitForSelector('[data-testid="viewer-open"][data-name="verl-dump"]');
+    await p.page.locator('[data-testid="viewer-run"][data-name="verl-dump-b"]').getByTestId('viewer-compare').check();
+    const prompt = verl.steps[0].rows[0].input;
+    await p.page.locator('[data-testid="viewer-group"]', { hasText: prompt }).getByTestId('viewer-follow').click();
+    const columns = p.page.locator('[data-testid="viewer-prompt-run"]');
+    await columns.nth(1).locator('[data-testid="viewer-prompt-count"]').waitFor();
+    await columns.nth(0).locator('[data-testid="viewer-prompt-count"]').waitFor();
+    for (const [i, dump] of [verl, verlB].entries()) {
+      const want = dump.steps
+        .map((s) => ({ step: s.step, rows: s.rows.filter((r) => r.input === prompt) }))
+        .filter((s) => s.rows.length);
+      const shown = await columns.nth(i).locator('[data-testid="viewer-prompt-step"]').evaluateAll((els) =>
+        els.map((el) => ({
+          step: Number(el.getAttribute('data-step')),
+          outputs: [...el.querySelectorAll('li pre')].map((x) => x.textContent).sort(),
+          rewards: [...el.querySelectorAll('li')].map((x) => Number(x.getAttribute('data-reward'))),
+        })),
+      );
+      assert.deepEqual(
+        shown.map((s) => ({ step: s.step, outputs: s.outputs })),
+        want.map((s) => ({ step: s.step, outputs: s.rows.map((r) => r.output).sort() })),
+        `run ${i}: every step where the prompt was sampled, with its completions`,
+      );
+      for (const s of shown) assert.deepEqual(s.rewards, [...s.rewards].sort((a, b) => b - a), 'best first');
+    }
+    await screenshot(p.page, 'viewer-prompt-compare');
+  });
+  await p.close();
+});
