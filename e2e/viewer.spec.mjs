@@ -29,7 +29,8 @@ let trlSkip = '';
 let verl;
 let verlB;
 
-const py = (python, args, opts = {}) => execFileSync(python, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28, ...opts });
+const py = (python, args, opts = {}) =>
+  execFileSync(python, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28, ...opts });
 const close = (a, b) => a === b || (a !== null && b !== null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)));
 
 test.describe.configure({ mode: 'serial' });
@@ -45,13 +46,22 @@ function makeTrlRun() {
   if (setup.status === 3) {
     const bar = '!'.repeat(100);
     const why = setup.stderr.trim().split('\n').pop();
-    console.error(`\n${bar}\n!!  SKIPPED: the real TRL run in e2e/viewer.spec.mjs; the Python wheels are missing:\n!!  ${why}\n${bar}\n`);
+    console.error(
+      `\n${bar}\n!!  SKIPPED: the real TRL run in e2e/viewer.spec.mjs; the Python wheels are missing:` +
+        `\n!!  ${why}\n${bar}\n`,
+    );
     trlSkip = 'scripts/setup-python.sh: the Python wheels for TRL are missing';
     return;
   }
   assert.equal(setup.status, 0, `scripts/setup-python.sh failed: ${setup.stderr}`);
   const python = resolve(ROOT, setup.stdout.trim().split('\n').pop());
-  const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', WANDB_MODE: 'disabled', OMP_NUM_THREADS: '1' };
+  const env = {
+    ...process.env,
+    HF_HUB_OFFLINE: '1',
+    TRANSFORMERS_OFFLINE: '1',
+    WANDB_MODE: 'disabled',
+    OMP_NUM_THREADS: '1',
+  };
   const t0 = Date.now();
   execFileSync('bash', ['scripts/trl-run-fixture.sh', TRL_DIR], { cwd: ROOT, env, stdio: 'pipe', timeout: 420_000 });
   console.log(`  # the TRL run took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -118,64 +128,85 @@ test.describe('a real TRL run', () => {
     makeTrlRun();
   });
 
-test('(a) a real TRL run opens with "Open a run folder…": steps, groups, rewards, advantages and curves equal its files', async ({ browser }, testInfo) => {
-  test.skip(!trl, trlSkip);
-  test.setTimeout(180_000);
-  const p = await openPage(browser, '/');
-  await withPageDiagnostics(testInfo, p, 'viewer-trl', async () => {
-    await openFolder(p, TRL_DIR);
-    await p.page.waitForSelector('[data-testid="viewer-open"][data-format="trl"]');
-    const steps = trl.steps.map((s) => s.step);
-    await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[0]}"]`);
-    assert.equal(await p.page.locator('[data-testid="viewer-scrubber"]').getAttribute('max'), String(steps.length - 1));
-    let compared = 0;
-    for (let i = 0; i < steps.length; i++) {
-      const want = trl.steps[i];
-      if (i > 0) await showStep(p.page, steps, i);
-      const groups = await readGroups(p.page);
-      const expectGroups = consecutiveGroups(want.rows, (r) => r.prompt);
-      assert.deepEqual(
-        groups.map((g) => g.rows.map((r) => r.row).sort((a, b) => a - b)),
-        expectGroups,
-        `step ${want.step}: groups are the consecutive rows sharing a prompt`,
+  test('(a) a real TRL run opens with "Open a run folder…": its steps, groups, rewards, advantages, curves', async ({
+    browser,
+  }, testInfo) => {
+    test.skip(!trl, trlSkip);
+    test.setTimeout(180_000);
+    const p = await openPage(browser, '/');
+    await withPageDiagnostics(testInfo, p, 'viewer-trl', async () => {
+      await openFolder(p, TRL_DIR);
+      await p.page.waitForSelector('[data-testid="viewer-open"][data-format="trl"]');
+      const steps = trl.steps.map((s) => s.step);
+      await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[0]}"]`);
+      assert.equal(
+        await p.page.locator('[data-testid="viewer-scrubber"]').getAttribute('max'),
+        String(steps.length - 1),
       );
-      for (const g of groups) {
-        const rewards = g.rows.map((r) => r.reward);
-        assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a), `step ${want.step} group ${g.index}: sorted by reward`);
-        assert.ok(close(g.std, sampleStd(rewards)), `step ${want.step} group ${g.index}: n−1 std`);
-        for (const r of g.rows) {
-          const e = want.rows[r.row];
-          assert.equal(g.prompt, e.prompt);
-          assert.equal(r.completion, e.completion, `step ${want.step} row ${r.row}: completion`);
-          for (const n of trl.rewardNames) assert.ok(close(r.rewards[n], e.rewards[n]), `step ${want.step} row ${r.row}: ${n}`);
-          const total = trl.rewardNames.reduce((a, n) => a + (e.rewards[n] ?? 0), 0);
-          assert.ok(Math.abs(r.reward - total) < 1e-6, `step ${want.step} row ${r.row}: reward = the sum of the functions'`);
-          assert.ok(close(r.advantage, e.advantage), `step ${want.step} row ${r.row}: advantage ${r.advantage} vs ${e.advantage}`);
-          compared++;
+      let compared = 0;
+      for (let i = 0; i < steps.length; i++) {
+        const want = trl.steps[i];
+        if (i > 0) await showStep(p.page, steps, i);
+        const groups = await readGroups(p.page);
+        const expectGroups = consecutiveGroups(want.rows, (r) => r.prompt);
+        assert.deepEqual(
+          groups.map((g) => g.rows.map((r) => r.row).sort((a, b) => a - b)),
+          expectGroups,
+          `step ${want.step}: groups are the consecutive rows sharing a prompt`,
+        );
+        for (const g of groups) {
+          const rewards = g.rows.map((r) => r.reward);
+          assert.deepEqual(
+            rewards,
+            [...rewards].sort((a, b) => b - a),
+            `step ${want.step} group ${g.index}: sorted by reward`,
+          );
+          assert.ok(close(g.std, sampleStd(rewards)), `step ${want.step} group ${g.index}: n−1 std`);
+          for (const r of g.rows) {
+            const e = want.rows[r.row];
+            assert.equal(g.prompt, e.prompt);
+            assert.equal(r.completion, e.completion, `step ${want.step} row ${r.row}: completion`);
+            for (const n of trl.rewardNames)
+              assert.ok(close(r.rewards[n], e.rewards[n]), `step ${want.step} row ${r.row}: ${n}`);
+            const total = trl.rewardNames.reduce((a, n) => a + (e.rewards[n] ?? 0), 0);
+            assert.ok(
+              Math.abs(r.reward - total) < 1e-6,
+              `step ${want.step} row ${r.row}: reward = the sum of the functions'`,
+            );
+            assert.ok(
+              close(r.advantage, e.advantage),
+              `step ${want.step} row ${r.row}: advantage ${r.advantage} vs ${e.advantage}`,
+            );
+            compared++;
+          }
         }
       }
-    }
-    note(testInfo, `${compared} completions over ${steps.length} steps equal the parquet's`);
-    // The advantage derived on screen from the group's rewards equals the logged one (TRL's scale_rewards="group").
-    await p.page.locator('[data-testid="viewer-scaling"]', { hasText: 'scale_rewards="group"' }).waitFor();
-    await p.page.locator('[data-testid="viewer-completion"]').first().click();
-    await p.page.locator('[data-testid="viewer-derivation"] .ok').waitFor();
-    // Curves: each one drawn holds log_history's values at its steps.
-    const curves = await p.page.$$eval('[data-testid="viewer-curve"]', (fs) =>
-      fs.map((f) => ({ key: f.getAttribute('data-key'), values: JSON.parse(f.getAttribute('data-values')) })),
-    );
-    assert.ok(curves.some((c) => c.key === 'reward'), `the reward curve is drawn (drawn: ${curves.map((c) => c.key)})`);
-    for (const c of curves) {
-      const logged = trl.logHistory.filter((h) => typeof h[c.key] === 'number').map((h) => [h.step, h[c.key]]);
-      assert.deepEqual(c.values, logged, `curve ${c.key} equals log_history`);
-    }
-    await screenshot(p.page, 'viewer-trl');
+      note(testInfo, `${compared} completions over ${steps.length} steps equal the parquet's`);
+      // The advantage derived on screen from the group's rewards equals the logged one (TRL's scale_rewards="group").
+      await p.page.locator('[data-testid="viewer-scaling"]', { hasText: 'scale_rewards="group"' }).waitFor();
+      await p.page.locator('[data-testid="viewer-completion"]').first().click();
+      await p.page.locator('[data-testid="viewer-derivation"] .ok').waitFor();
+      // Curves: each one drawn holds log_history's values at its steps.
+      const curves = await p.page.$$eval('[data-testid="viewer-curve"]', (fs) =>
+        fs.map((f) => ({ key: f.getAttribute('data-key'), values: JSON.parse(f.getAttribute('data-values')) })),
+      );
+      assert.ok(
+        curves.some((c) => c.key === 'reward'),
+        `the reward curve is drawn (drawn: ${curves.map((c) => c.key)})`,
+      );
+      for (const c of curves) {
+        const logged = trl.logHistory.filter((h) => typeof h[c.key] === 'number').map((h) => [h.step, h[c.key]]);
+        assert.deepEqual(c.values, logged, `curve ${c.key} equals log_history`);
+      }
+      await screenshot(p.page, 'viewer-trl');
+    });
+    await p.close();
   });
-  await p.close();
-});
 });
 
-test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by input with its scores', async ({ browser }, testInfo) => {
+test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by input with its scores', async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(120_000);
   const p = await openPage(browser, '/');
   await withPageDiagnostics(testInfo, p, 'viewer-verl', async () => {
@@ -205,7 +236,9 @@ test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by 
   await p.close();
 });
 
-test('(c) this prompt over training, and two runs compared: the same prompt\'s completions side by side', async ({ browser }, testInfo) => {
+test("(c) this prompt over training, and two runs compared: the same prompt's completions side by side", async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(120_000);
   const p = await openPage(browser, '/');
   await withPageDiagnostics(testInfo, p, 'viewer-prompt-compare', async () => {
@@ -226,19 +259,27 @@ test('(c) this prompt over training, and two runs compared: the same prompt\'s c
       const want = dump.steps
         .map((s) => ({ step: s.step, rows: s.rows.filter((r) => r.input === prompt) }))
         .filter((s) => s.rows.length);
-      const shown = await columns.nth(i).locator('[data-testid="viewer-prompt-step"]').evaluateAll((els) =>
-        els.map((el) => ({
-          step: Number(el.getAttribute('data-step')),
-          outputs: [...el.querySelectorAll('li pre')].map((x) => x.textContent).sort(),
-          rewards: [...el.querySelectorAll('li')].map((x) => Number(x.getAttribute('data-reward'))),
-        })),
-      );
+      const shown = await columns
+        .nth(i)
+        .locator('[data-testid="viewer-prompt-step"]')
+        .evaluateAll((els) =>
+          els.map((el) => ({
+            step: Number(el.getAttribute('data-step')),
+            outputs: [...el.querySelectorAll('li pre')].map((x) => x.textContent).sort(),
+            rewards: [...el.querySelectorAll('li')].map((x) => Number(x.getAttribute('data-reward'))),
+          })),
+        );
       assert.deepEqual(
         shown.map((s) => ({ step: s.step, outputs: s.outputs })),
         want.map((s) => ({ step: s.step, outputs: s.rows.map((r) => r.output).sort() })),
         `run ${i}: every step where the prompt was sampled, with its completions`,
       );
-      for (const s of shown) assert.deepEqual(s.rewards, [...s.rewards].sort((a, b) => b - a), 'best first');
+      for (const s of shown)
+        assert.deepEqual(
+          s.rewards,
+          [...s.rewards].sort((a, b) => b - a),
+          'best first',
+        );
     }
     await screenshot(p.page, 'viewer-prompt-compare');
   });

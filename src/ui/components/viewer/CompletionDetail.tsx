@@ -98,9 +98,8 @@ export function CompletionDetail({
     <div className="viewer-detail" data-testid="viewer-detail">
       <div className="derivation" data-testid="viewer-derivation">
         <p>
-          rewards of the group: [{d.rewards.map((r) => num(r, 3)).join(', ')}] · mean {num(d.mean)} · std{' '}
-          {num(d.std)}{' '}
-          (sample std, n−1)
+          {`rewards of the group: [${d.rewards.map((r) => num(r, 3)).join(', ')}] · mean ${num(d.mean)}`}
+          {` · std ${num(d.std)} (sample std, n−1)`}
         </p>
         <p>
           <code>{d.formula}</code>

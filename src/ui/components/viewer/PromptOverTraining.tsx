@@ -56,6 +56,57 @@ function Column({
   );
 }
 
+/** Compare: one row per step, the two runs' completions of the prompt side by side. */
+function SideBySide({ labels, searches }: { labels: string[]; searches: ViewerSearch[] }) {
+  const timelines = searches.map((x) => new Map(promptTimeline(x.result?.hits ?? []).map((s) => [s.step, s])));
+  const steps = [...new Set(timelines.flatMap((t) => [...t.keys()]))].sort((a, b) => a - b);
+  if (!steps.length) return null;
+  return (
+    <div className="table-wrap">
+      <table className="groups viewer-side-by-side" data-testid="viewer-side-by-side">
+        <thead>
+          <tr>
+            <th scope="col">Step</th>
+            {labels.map((l) => (
+              <th scope="col" key={l}>
+                {l}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {steps.map((step) => (
+            <tr key={step} data-step={step}>
+              <th scope="row">{step}</th>
+              {timelines.map((t, i) => {
+                const s = t.get(step);
+                return (
+                  <td key={labels[i]}>
+                    {s ? (
+                      <>
+                        <span className="muted small">mean reward {cell(s.mean)}</span>
+                        <ol>
+                          {s.hits.map((h) => (
+                            <li key={h.row}>
+                              <span className="muted small">reward {cell(h.reward)}</span> <pre>{h.completion}</pre>
+                            </li>
+                          ))}
+                        </ol>
+                      </>
+                    ) : (
+                      <span className="muted">not sampled</span>
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** Every step where one prompt was sampled, its completions and rewards side by side (and in the compared run). */
 export function PromptOverTraining() {
   const prompt = useApp((s) => s.viewer.prompt);
@@ -65,6 +116,7 @@ export function PromptOverTraining() {
   const compared = useApp((s) => s.viewer.compareWith);
   useApp((s) => s.viewer.runs);
   if (prompt === null) return null;
+  const labels = [runByKey(open)?.name ?? '', runByKey(compared)?.name ?? ''];
   return (
     <section className="viewer-prompt" aria-label="This prompt over training" data-testid="viewer-prompt-over-training">
       <h3>
@@ -75,9 +127,15 @@ export function PromptOverTraining() {
       </h3>
       <pre className="viewer-prompt-text">{prompt}</pre>
       <div className="viewer-prompt-columns">
-        <Column label={runByKey(open)?.name ?? ''} search={search} slot="promptSearch" />
-        {compared && <Column label={runByKey(compared)?.name ?? ''} search={other} slot="comparePromptSearch" />}
+        <Column label={labels[0]!} search={search} slot="promptSearch" />
+        {compared && <Column label={labels[1]!} search={other} slot="comparePromptSearch" />}
       </div>
+      {compared && (
+        <>
+          <h4>Side by side</h4>
+          <SideBySide labels={labels} searches={[search, other]} />
+        </>
+      )}
     </section>
   );
 }

@@ -99,12 +99,8 @@ export function SearchPanel() {
           zero-variance groups
         </label>
         <label>
-          <input
-            type="checkbox"
-            checked={form.truncated}
-            onChange={(e) => setForm({ truncated: e.target.checked })}
-          />{' '}
-          truncated
+          <input type="checkbox" checked={form.truncated} onChange={(e) => setForm({ truncated: e.target.checked })} />
+          {' truncated'}
         </label>
         <button type="submit" disabled={search.running} data-testid="viewer-search-run">
           Search every step
