@@ -13,7 +13,7 @@
 // Where scripts/setup-python.sh finds no Python wheels (exit 3) the TRL test prints a banner and is skipped.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
@@ -23,6 +23,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'rlvr-viewer-e2e-'));
 const TRL_DIR = join(tmp, 'trl-run');
 const VERL_DIR = join(tmp, 'verl-dump');
 const VERL_B_DIR = join(tmp, 'verl-dump-b');
+const BAD_DIR = join(tmp, 'bad-folder');
+const BROKEN_DIR = join(tmp, 'verl-broken');
 /** pandas' view of the TRL run (e2e/fixtures/trl-expected.py), or why there is none. */
 let trl = null;
 let trlSkip = '';
@@ -37,6 +39,13 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(() => {
   verl = JSON.parse(py('python3', ['e2e/fixtures/verl-dump.py', VERL_DIR, '--steps', '4']));
+  // A folder of nothing a reader knows, and a dump whose step 2 has a line that is not JSON.
+  mkdirSync(BAD_DIR, { recursive: true });
+  writeFileSync(join(BAD_DIR, 'notes.txt'), 'not a run\n');
+  py('python3', ['e2e/fixtures/verl-dump.py', BROKEN_DIR, '--steps', '3']);
+  const lines = readFileSync(join(BROKEN_DIR, '2.jsonl'), 'utf8').split('\n');
+  lines[2] = '{"input": "cut off';
+  writeFileSync(join(BROKEN_DIR, '2.jsonl'), lines.join('\n'));
   verlB = JSON.parse(py('python3', ['e2e/fixtures/verl-dump.py', VERL_B_DIR, '--steps', '3', '--seed', '7']));
 });
 
@@ -207,11 +216,38 @@ test.describe('a real TRL run', () => {
 test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by input with its scores', async ({
   browser,
 }, testInfo) => {
-  test.setTimeout(120_000);
+  test.setTimeout(300_000);
   const p = await openPage(browser, '/');
   await withPageDiagnostics(testInfo, p, 'viewer-verl', async () => {
-    await openFolder(p, VERL_DIR);
-    await p.page.waitForSelector('[data-testid="viewer-open"][data-format="verl"]');
+    // A live run with one step, autosaved: nothing the viewer opens may touch it.
+    const { page } = p;
+    await page.evaluate(() => window.__rlvr.setAutosaveEvery(1));
+    await page.click('[data-testid="step-once"]');
+    await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 1, undefined, {
+      timeout: 240_000,
+      polling: 500,
+    });
+    const live = () =>
+      page.evaluate(() => {
+        const s = window.__rlvr.state();
+        return JSON.stringify([s.run.step, s.run.state, s.run.config, s.metrics, s.evals, s.autosave]);
+      });
+    const before = await live();
+    // A folder with nothing recognisable says so; a dump with a broken line opens and lists it.
+    await openFolder(p, BAD_DIR);
+    const error = await page.locator('[data-testid="viewer-error"]').textContent();
+    note(testInfo, `nothing recognisable: "${error}"`);
+    assert.match(error, /bad-folder/);
+    await page.setInputFiles('[data-testid="run-folder-input"]', BROKEN_DIR);
+    await page.waitForSelector('[data-testid="viewer-open"][data-name="verl-broken"]');
+    await page.locator('[data-testid="viewer-problems"] summary').first().click();
+    const problem = await page.locator('[data-testid="viewer-problem"]').first().textContent();
+    note(testInfo, `a broken line: "${problem}"`);
+    assert.match(problem, /2\.jsonl.*line 3/);
+    assert.equal(await live(), before, 'the live run and its autosave are as they were');
+
+    await page.setInputFiles('[data-testid="run-folder-input"]', VERL_DIR);
+    await p.page.waitForSelector('[data-testid="viewer-open"][data-name="verl-dump"][data-format="verl"]');
     const steps = verl.steps.map((s) => s.step);
     await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[0]}"]`);
     for (let i = 0; i < steps.length; i++) {
