@@ -13,11 +13,11 @@
 // Where scripts/setup-python.sh finds no Python wheels (exit 3) the TRL test prints a banner and is skipped.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-viewer-e2e-'));
 const TRL_DIR = join(tmp, 'trl-run');
@@ -318,6 +318,44 @@ test("(c) this prompt over training, and two runs compared: the same prompt's co
         );
     }
     await screenshot(p.page, 'viewer-prompt-compare');
+  });
+  await p.close();
+});
+
+test('(d) a run record opens with its token heat map: each token and its sampling log-prob as recorded', async ({
+  browser,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const { decodeRunRecord } = await importTs('src/rl/run-record.ts');
+  const fixture = join(ROOT, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz');
+  const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
+  assert.ok(decoded.ok, decoded.error);
+  const dir = join(tmp, 'record-run');
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(fixture, join(dir, 'run.rlvr.gz'));
+  const first = decoded.record.rollouts[0];
+  const p = await openPage(browser, '/');
+  await withPageDiagnostics(testInfo, p, 'viewer-record', async () => {
+    await openFolder(p, dir);
+    await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
+    await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
+    await p.page.locator('[data-testid="viewer-completion"][data-row="0"]').click();
+    const tokens = await p.page
+      .locator('[data-testid="viewer-token"]')
+      .evaluateAll((els) =>
+        els.map((el) => ({
+          text: el.getAttribute('title').split('\n')[0],
+          logprob: Number(el.getAttribute('data-logprob')),
+        })),
+      );
+    const rec = first.records[0];
+    assert.equal(tokens.length, rec.tokenText.length, 'one chip per recorded token');
+    tokens.forEach((t, i) => {
+      assert.ok(t.text.startsWith(`token ${i}: ${JSON.stringify(rec.tokenText[i])}`), t.text);
+      assert.ok(Math.abs(t.logprob - rec.oldLogp[i]) < 1e-6, `token ${i}: log-prob ${t.logprob} vs ${rec.oldLogp[i]}`);
+    });
+    await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
+    await screenshot(p.page, 'viewer-record-tokens');
   });
   await p.close();
 });
