@@ -12,12 +12,12 @@
 // (c) Search over every step with Cancel, "This prompt over training", and two runs compared.
 // Where scripts/setup-python.sh finds no Python wheels (exit 3) the TRL test prints a banner and is skipped.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { freePort, importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-viewer-e2e-'));
 const TRL_DIR = join(tmp, 'trl-run');
@@ -340,14 +340,12 @@ test('(d) a run record opens with its token heat map: each token and its samplin
     await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
     await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
     await p.page.locator('[data-testid="viewer-completion"][data-row="0"]').click();
-    const tokens = await p.page
-      .locator('[data-testid="viewer-token"]')
-      .evaluateAll((els) =>
-        els.map((el) => ({
-          text: el.getAttribute('title').split('\n')[0],
-          logprob: Number(el.getAttribute('data-logprob')),
-        })),
-      );
+    const tokens = await p.page.locator('[data-testid="viewer-token"]').evaluateAll((els) =>
+      els.map((el) => ({
+        text: el.getAttribute('title').split('\n')[0],
+        logprob: Number(el.getAttribute('data-logprob')),
+      })),
+    );
     const rec = first.records[0];
     assert.equal(tokens.length, rec.tokenText.length, 'one chip per recorded token');
     tokens.forEach((t, i) => {
@@ -358,4 +356,80 @@ test('(d) a run record opens with its token heat map: each token and its samplin
     await screenshot(p.page, 'viewer-record-tokens');
   });
   await p.close();
+});
+
+/** `rlvr view DIR` on a free port; resolves once it prints its `serving N runs at URL` line. */
+async function startView(dir) {
+  const port = await freePort();
+  const child = spawn('node', ['scripts/rlvr.mjs', 'view', dir, '--port', String(port)], { cwd: ROOT, stdio: 'pipe' });
+  let out = '';
+  const url = await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`rlvr view did not say it was serving: ${out}`)), 60_000);
+    const read = (b) => {
+      out += b;
+      const m = /serving \d+ runs? at (http:\/\/\S+\/)/.exec(out);
+      if (m) clearTimeout(timer), ok(m[1]);
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('exit', (code) => fail(new Error(`rlvr view exited with ${code}: ${out}`)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+test('(e) served by rlvr view: a cold link opens a run at its step, Cancel stops a search, new steps appear live', async ({
+  browser,
+}, testInfo) => {
+  test.setTimeout(180_000);
+  const served = join(tmp, 'served');
+  const dump = join(served, 'verl-live');
+  const want = JSON.parse(py('python3', ['e2e/fixtures/verl-dump.py', dump, '--steps', '6']));
+  const view = await startView(served);
+  try {
+    const runs = await (await fetch(new URL('runs.json', view.url))).json();
+    const name = runs.find((r) => r.format === 'verl').name;
+    const p = await openPage(browser, `/?view=${encodeURIComponent(name)}&step=3`, { base: view.url });
+    await withPageDiagnostics(testInfo, p, 'viewer-served', async () => {
+      const { page, context } = p;
+      // The cold link: the run at step 3, its rows as the dump's.
+      await page.waitForSelector('[data-testid="viewer-completion"][data-step="3"]');
+      const groups = await readGroups(page);
+      assert.deepEqual(
+        groups.flatMap((g) => g.rows.map((r) => r.completion)).sort(),
+        want.steps[2].rows.map((r) => r.output).sort(),
+      );
+      const link = await page.locator('[data-testid="viewer-link"]').getAttribute('href');
+      assert.equal(new URL(link).searchParams.get('step'), '3');
+      assert.equal(new URL(link).searchParams.get('view'), name);
+      // A search held at step 5's file (the reader's request waits for the test) is cancelled there.
+      let held;
+      const reached = new Promise((ok) => {
+        context.route(/\/file\/5\.jsonl/, (route) => {
+          held = route;
+          ok();
+        });
+      });
+      await page.fill('[data-testid="viewer-search-text"]', 'answer');
+      await page.click('[data-testid="viewer-search-run"]');
+      await reached;
+      await page.waitForSelector('[data-testid="viewer-search-status"][data-running="true"]');
+      await page.click('[data-testid="viewer-search-cancel"]');
+      await held.continue();
+      await page.waitForSelector('[data-testid="viewer-search-status"][data-cancelled="true"]');
+      const status = await page.locator('[data-testid="viewer-search-status"]').textContent();
+      note(testInfo, `cancelled search: "${status}"`);
+      assert.match(status, /^Cancelled: \d+ completions match in [1-5] steps searched/);
+      await context.unroute(/\/file\/5\.jsonl/);
+      // The trainer writes step 7: it appears without a reload.
+      py('python3', ['e2e/fixtures/verl-dump.py', join(tmp, 'step7'), '--steps', '7']);
+      copyFileSync(join(tmp, 'step7', '7.jsonl'), join(dump, '7.jsonl'));
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="viewer-scrubber"]')?.getAttribute('max') === '6',
+      );
+      await screenshot(page, 'viewer-served');
+    });
+    await p.close();
+  } finally {
+    view.stop();
+  }
 });
