@@ -377,7 +377,7 @@ async function startView(dir) {
   return { url, stop: () => child.kill() };
 }
 
-test('(e) served by rlvr view: a cold link opens a run at its step, Cancel stops a search, new steps appear live', async ({
+test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stops a search, new steps appear', async ({
   browser,
 }, testInfo) => {
   test.setTimeout(180_000);
@@ -388,7 +388,9 @@ test('(e) served by rlvr view: a cold link opens a run at its step, Cancel stops
   try {
     const runs = await (await fetch(new URL('runs.json', view.url))).json();
     const name = runs.find((r) => r.format === 'verl').name;
-    const p = await openPage(browser, `/?view=${encodeURIComponent(name)}&step=3`, { base: view.url });
+    const prompt = want.steps[2].rows[0].input;
+    const coldLink = `/?view=${encodeURIComponent(name)}&step=3&prompt=${encodeURIComponent(prompt)}`;
+    const p = await openPage(browser, coldLink, { base: view.url });
     await withPageDiagnostics(testInfo, p, 'viewer-served', async () => {
       const { page, context } = p;
       // The cold link: the run at step 3, its rows as the dump's.
@@ -398,9 +400,25 @@ test('(e) served by rlvr view: a cold link opens a run at its step, Cancel stops
         groups.flatMap((g) => g.rows.map((r) => r.completion)).sort(),
         want.steps[2].rows.map((r) => r.output).sort(),
       );
-      const link = await page.locator('[data-testid="viewer-link"]').getAttribute('href');
-      assert.equal(new URL(link).searchParams.get('step'), '3');
-      assert.equal(new URL(link).searchParams.get('view'), name);
+      // The prompt the link names, followed over training: every step that sampled it.
+      await page.locator('[data-testid="viewer-prompt-count"]').waitFor();
+      const sampled = await page
+        .locator('[data-testid="viewer-prompt-step"]')
+        .evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-step'))));
+      assert.deepEqual(
+        sampled,
+        want.steps.filter((s) => s.rows.some((r) => r.input === prompt)).map((s) => s.step),
+      );
+      const link = new URL(await page.locator('[data-testid="viewer-link"]').getAttribute('href'));
+      assert.deepEqual(
+        [...link.searchParams],
+        [
+          ['view', name],
+          ['step', '3'],
+          ['prompt', prompt],
+        ],
+      );
+      assert.equal(page.url(), link.href, 'the address bar is the link');
       // A search held at step 5's file (the reader's request waits for the test) is cancelled there.
       let held;
       const reached = new Promise((ok) => {

@@ -113,7 +113,7 @@ const until = async (what: () => boolean) => {
 beforeEach(() => setState({ viewer: initialViewer }));
 
 describe("the run viewer's actions", () => {
-  it("opens a run at its first step (or the nearest to a link's); the scrubber moves over steps with rollouts", async () => {
+  it("opens a run at its first step (or the link's nearest); the scrubber moves over steps with rollouts", async () => {
     setState({ viewer: { ...initialViewer, runs: [entry('a', memoryRun('a', [2, 4, 8]))] } });
     await showRun('a');
     expect(v().open).toBe('a');

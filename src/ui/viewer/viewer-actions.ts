@@ -48,8 +48,9 @@ export async function openFolder(folder: PickedFolder): Promise<void> {
     });
     return;
   }
-  const added: ViewerRun[] = found.map((f) => ({
-    key: `folder:${folder.name}/${f.path}:${Date.now()}`,
+  const opened = viewer().runs.length;
+  const added: ViewerRun[] = found.map((f, i) => ({
+    key: `folder:${opened + i}:${folder.name}/${f.path}`,
     name: found.length > 1 || f.path ? `${folder.name}/${f.path || f.name}` : folder.name,
     format: f.format,
     origin: 'folder',
