@@ -13,6 +13,7 @@ import {
   showRun,
   showStep,
   stepBy,
+  viewerLink,
 } from './viewer-actions.ts';
 import { initialViewer, type ViewerRun } from './viewer-state.ts';
 
@@ -180,5 +181,15 @@ describe("the run viewer's actions", () => {
     // The live run's state is not the viewer's: nothing of it changed.
     expect(getState().run.state).toBe('idle');
     expect(getState().metrics).toEqual([]);
+  });
+
+  it('links to a run `rlvr view` serves, at its step and prompt; a folder opened in the page has no link', () => {
+    const served = { ...entry('server:trl run', memoryRun('trl run', [1, 3])), origin: 'server' as const };
+    const folder = entry('folder:0', memoryRun('mine', [1]));
+    const state = { ...initialViewer, runs: [served, folder], open: served.key, step: 3, prompt: 'What is 2+2?' };
+    expect(viewerLink(state, 'http://127.0.0.1:6006/?preset=dapo#x')).toBe(
+      'http://127.0.0.1:6006/?view=trl+run&step=3&prompt=What+is+2%2B2%3F',
+    );
+    expect(viewerLink({ ...state, open: folder.key }, 'http://127.0.0.1:6006/')).toBe(null);
   });
 });
