@@ -91,7 +91,12 @@ export default function RunViewer() {
           </button>
         </p>
       )}
-      {!hasRuns && !loading && (
+      {served && !hasRuns && (
+        <p className="muted" role="status">
+          rlvr view finds no run in the folders it serves yet; this list looks again every few seconds.
+        </p>
+      )}
+      {!hasRuns && !loading && !served && (
         <p className="muted">
           Open the folder a training run wrote, and see its steps as groups: each prompt's completions sorted by reward,
           every reward function, the advantage and where it comes from, the tokens where they were recorded, one prompt
