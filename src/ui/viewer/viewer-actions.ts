@@ -111,6 +111,21 @@ function mergeServed(listed: { name: string; format: ViewerRun['format']; steps:
   set({ runs });
 }
 
+/** Reads the index of a run `rlvr view` lists (its folder holds the one run; a record is a file in it). */
+async function openServedRun(run: ViewerRun): Promise<void> {
+  setRun(run.key, { loading: true, error: null });
+  const source = servedSource(run.name);
+  let found: FoundRun | undefined;
+  try {
+    found = (await source.detect())[0];
+  } catch (e) {
+    setRun(run.key, { loading: false, error: `Could not read ${run.name} from rlvr view: ${message(e)}` });
+    return;
+  }
+  if (!found) setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
+  else await openInto(run.key, source, found);
+}
+
 /** Opens a listed run (reading its index first when it is a served one not read yet) at a step. */
 export async function showRun(key: string, step: number | null = null, prompt: string | null = null): Promise<void> {
   let run = runByKey(key);
@@ -126,8 +141,7 @@ export async function showRun(key: string, step: number | null = null, prompt: s
     promptSearch: idleSearch,
   });
   if (!run.handle && run.origin === 'server' && !run.loading) {
-    setRun(key, { loading: true, error: null });
-    await openInto(key, servedSource(run.name), { path: '', name: run.name, format: run.format });
+    await openServedRun(run);
     run = runByKey(key);
   }
   if (!run?.index || viewer().open !== key) return;
@@ -232,10 +246,7 @@ export async function compareWith(key: string | null): Promise<void> {
   set({ compareWith: key, comparePromptSearch: idleSearch });
   const run = runByKey(key);
   if (!key || !run) return;
-  if (!run.handle && run.origin === 'server' && !run.loading) {
-    setRun(key, { loading: true });
-    await openInto(key, servedSource(run.name), { path: '', name: run.name, format: run.format });
-  }
+  if (!run.handle && run.origin === 'server' && !run.loading) await openServedRun(run);
   const prompt = viewer().prompt;
   if (prompt !== null && viewer().compareWith === key) await searchInto('comparePromptSearch', key, { prompt });
 }
