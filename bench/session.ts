@@ -19,7 +19,7 @@ export interface BenchOptions {
   outFile: string;
   wantProfile: boolean;
   noProfile: boolean;
-  /** Write the report into README.md's bench block. */
+  /** Write the report into docs/measured.md's bench block. */
   readme: boolean;
 }
 

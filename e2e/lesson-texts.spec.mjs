@@ -3,7 +3,7 @@
 //
 // For each lesson the card must show the paper's claim, the whole lesson text, one "look at" chip per
 // lookAt entry, and either the measured outcome with its verdict or "Not measured yet"; its card is saved
-// as test-results/lesson-card-<id>.png (the README's "Lessons, as a newcomer reads them" shows copies
+// as test-results/lesson-card-<id>.png (docs/lessons.md's "Lessons, as a newcomer reads them" shows copies
 // of these from docs/screenshots/).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { importTs, note, openPage, RESULTS_DIR, ROOT, withPageDiagnostics } from './lib.mjs';
 
-const { getLesson } = await importTs('src/rl/lessons.ts');
+const { getLesson } = await importTs('src/lessons/index.ts');
 const { metricTitle, verdictBody } = await importTs('src/ui/lesson-plan.ts');
 
 /** The lessons added or re-staged since the first gallery. */

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
 
-const { lessons, perSeedVerdicts } = await importTs('src/rl/lessons.ts');
+const { lessons, perSeedVerdicts } = await importTs('src/lessons/index.ts');
 const { getPreset } = await importTs('src/rl/presets.ts');
 const { verdictBody } = await importTs('src/ui/lesson-plan.ts');
 

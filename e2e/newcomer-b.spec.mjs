@@ -18,7 +18,7 @@ test.beforeAll(({ browser: b }) => {
 /** A small, fast run: 2 prompts × 4 completions per step, no held-out evaluation. */
 const FAST = 'backend=wasm&prompts_per_step=2&num_generations=4&eval_every=0';
 
-/** Screenshot of one element (the view), kept for the README when asked. */
+/** Screenshot of one element (the view), kept for the manual (docs/) when asked. */
 async function shot(page, selector, name) {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = join(RESULTS_DIR, `${name}.png`);

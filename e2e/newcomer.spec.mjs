@@ -2,7 +2,7 @@
 // far it is, Step once shows it is busy and does not queue clicks, Reset asks first and keeps the
 // autosave, charts that cannot move say why, the narrow layout shows Start without scrolling, the
 // guide and the theme toggle. Small configs keep it fast. Screenshots of the new panels go to
-// docs/screenshots/ (the README shows them).
+// docs/screenshots/ (the README and docs/using.md show them).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The static deploy (README "Deploy"): dist/ served by a plain static server that sends no
+// The static deploy (docs/deploy.md): dist/ served by a plain static server that sends no
 // COOP/COEP or CSP headers (`python3 -m http.server`, as GitHub Pages would serve it), under a
 // sub-path (/rlvr/, as GitHub Pages serves a project). The app's service worker
 // (src/pwa/service-worker.ts) must make the page cross-origin isolated after one reload, cache the
@@ -164,18 +164,38 @@ test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps,
       assert.equal(new URL(nav.url).pathname, `/${SUB}/`);
       assert.equal(await page.$('[data-testid="isolation-note"]'), null, 'no single-thread note once isolated');
 
-      // The worker cached every file of the build under this build's version.
-      const cached = await page.evaluate(async () => {
-        const names = (await caches.keys()).filter((n) => n.startsWith('rlvr-'));
-        const out = {};
-        for (const n of names) out[n] = (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname);
-        return out;
-      });
+      // The first visit cached the shell, ONNX Runtime and the first run's checkpoint under this build's
+      // version; anything else in the cache is a later file the page has already fetched.
+      const cachedNow = async () =>
+        page.evaluate(async () => {
+          const names = (await caches.keys()).filter((n) => n.startsWith('rlvr-'));
+          const out = {};
+          for (const n of names) out[n] = (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname);
+          return out;
+        });
+      const cached = await cachedNow();
+      const inCache = (f) => cached[`rlvr-${precache.version}`].includes(`/${SUB}/${f}`);
       assert.deepEqual(Object.keys(cached), [`rlvr-${precache.version}`]);
-      assert.deepEqual([...cached[`rlvr-${precache.version}`]].sort(), precache.files.map((f) => `/${SUB}/${f}`).sort());
+      assert.deepEqual(precache.files.filter((f) => !inCache(f)), [], 'every first-visit file is cached');
+      const later = new Set(precache.later.map((f) => `/${SUB}/${f.path}`));
+      const shell = new Set(precache.files.map((f) => `/${SUB}/${f}`));
+      assert.deepEqual(cached[`rlvr-${precache.version}`].filter((u) => !shell.has(u) && !later.has(u)), [], 'nothing outside the build is cached');
       for (const f of ['index.html', 'ort/ort-wasm-simd-threaded.asyncify.wasm', 'checkpoints/sat-tiny/model.safetensors', 'manifest.webmanifest', 'icons/icon-512.png']) {
-        assert.ok(precache.files.includes(f), `${f} is cached`);
+        assert.ok(precache.files.includes(f), `${f} is cached on the first visit`);
       }
+      const { bytesOf } = await importTs('scripts/vite-deploy.ts');
+      const shellBytes = bytesOf(DIST, precache.files);
+      const laterBytes = precache.later.reduce((a, f) => a + f.bytes, 0);
+      note(testInfo, `first visit caches ${precache.files.length} files, ${(shellBytes / 1e6).toFixed(1)} MB (the whole build: ${precache.files.length + precache.later.length} files, ${((shellBytes + laterBytes) / 1e6).toFixed(1)} MB)`);
+
+      // "Keep everything for offline use" states its size, then fetches the rest with progress.
+      const keep = page.locator('[data-testid="keep-offline"] button');
+      await keep.waitFor({ timeout: 30_000 });
+      assert.match(await keep.textContent(), /^Keep everything for offline use \(\d+\.\d MB\)$/);
+      await keep.click();
+      await page.waitForSelector('[data-testid="keep-offline"][data-state="kept"]', { timeout: 120_000 });
+      const all = (await cachedNow())[`rlvr-${precache.version}`];
+      assert.deepEqual([...later].filter((u) => !all.includes(u)), [], 'every later file is kept');
 
       // The web manifest (relative URLs: it works under any sub-path).
       const manifest = await page.evaluate(async () => (await fetch(document.querySelector('link[rel="manifest"]').href)).json());
@@ -211,6 +231,9 @@ test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps,
       assert.ok(s.metrics.every((m) => Number.isFinite(m.loss)), 'every step has a finite loss');
       assert.equal(s.run.backend.crossOriginIsolated, true);
       assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 6$/);
+      const record = precache.later.find((f) => f.path.startsWith('records/lessons/'));
+      const recordStatus = await page.evaluate(async (path) => (await fetch(path)).status, record.path);
+      assert.equal(recordStatus, 200, `${record.path}, kept before going offline, is served offline`);
       note(testInfo, `offline: ${s.run.backend.description}; steps 4-6, rewards ${s.metrics.slice(3).map((m) => m.reward.toFixed(3)).join(', ')}`);
       await screenshot(page, 'offline-trained');
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes the README's list of measured lessons from `rlvr lessons --json` (public/lessons/measured.json
+// Writes docs/lessons.md's list of measured lessons from `rlvr lessons --json` (public/lessons/measured.json
 // and each lesson's fixed verdict rule), between <!-- lessons:start --> and <!-- lessons:end -->.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -18,6 +18,6 @@ const lines = rows.map((l) => {
 const shown = rows.filter((l) => l.verdict?.shows).length;
 const block = [`${shown} of ${rows.length} lessons show their effect on the mean over their seeds.`, '', ...lines].join('\n');
 register();
-const { writeReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
-writeReadmeBlock('lessons', block);
-process.stdout.write(`README.md: ${rows.length} lessons, ${shown} show their effect\n`);
+const { writeDocBlock } = await import(new URL('../src/cli/doc-blocks.ts', import.meta.url).href);
+writeDocBlock('lessons', block);
+process.stdout.write(`docs/lessons.md: ${rows.length} lessons, ${shown} show their effect\n`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Measures the default demo the way a visitor sees it (the README's "default demo in the browser" row): the built app in
+// Measures the default demo the way a visitor sees it (docs/measured.md's "default demo in the browser" row): the built app in
 // headless Chromium on the WASM EP, default task and preset, Start pressed, and the trainer's own
 // periodic held-out evaluation (eval_prompts × eval_samples, or × num_generations when it is 0, every eval_every steps) read from the
 // page as it arrives. Prints the curve against wall time since Start (with each point's standard error),
@@ -9,7 +9,7 @@
 // where S and N are the step and time of the first of those three. Writes bench/demo-results.json.
 // Usage: node scripts/measure-demo.mjs [--seconds N] [--steps N] [--query 'key=value&...'] [--out FILE] [--readme]
 // --steps N stops once N steps are done (a short run, e.g. to check the script end to end). --readme
-// also writes the curve into README.md (between <!-- demo:start --> and <!-- demo:end -->). The process
+// also writes the curve into docs/measured.md (between <!-- demo:start --> and <!-- demo:end -->). The process
 // exits when the results are written (exit code 0; 1 on an error).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -122,9 +122,9 @@ try {
       `${firstCrossing ? `first single evaluation at +${(100 * TARGET).toFixed(0)} points: ${firstCrossing.seconds.toFixed(0)} s (step ${firstCrossing.step}); ` : ''}largest standard error of one point: ${result.max_se.toFixed(3)}\n`,
   );
   if (toReadme) {
-    const { writeReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
-    writeReadmeBlock('demo', demoMarkdown(result));
-    process.stdout.write('README.md: demo curve written\n');
+    const { writeDocBlock } = await import(new URL('../src/cli/doc-blocks.ts', import.meta.url).href);
+    writeDocBlock('demo', demoMarkdown(result));
+    process.stdout.write('docs/measured.md: demo curve written\n');
   }
   await p.close();
 } catch (e) {
@@ -151,7 +151,7 @@ function sustainedFrom(curve, base) {
   return null;
 }
 
-/** The README's demo paragraph: the curve against wall time, when +20 points was reached, and where the time went. */
+/** docs/measured.md's demo paragraph: the curve against wall time, when +20 points was reached, and where the time went. */
 function demoMarkdown(r) {
   const b = r.backend;
   const head = `**The default demo in the browser** (\`npm run bench:demo\`: the built app in headless Chromium on ${b ? (b.description ?? b.kind) : 'the default backend'}, default task (${r.task}) and preset, Start pressed; the app's own held-out evaluation of ${r.eval?.prompts} prompts × ${r.eval?.samples} samples every ${r.eval?.every} steps, read from the page; ${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cpu}, ${r.machine.cores} cores, load average ${r.machine.load_average_start.toFixed(1)} at the start):`;

@@ -2,7 +2,7 @@
 # Measures every shipped checkpoint's recipe: GRPO with the recipe and nothing else, 200 steps, on
 # seeds 2, 3 and 4 (the recipes were tuned on seed 1), each followed by a held-out evaluation of the
 # base and the trained model (64 prompts x 16 samples). Records rl_gain in each manifest and
-# regenerates the README's table (scripts/rl-gains-table.mjs). Resumable: rerun after a stop.
+# regenerates docs/measured.md's table (scripts/rl-gains-table.mjs). Resumable: rerun after a stop.
 # Usage: scripts/measure-recipes.sh [TASK...]   (default: all six families)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { register } from 'tsx/esm/api';
 
 register();
-const { readmePath, withReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
+const { docBlockPath, withDocBlock } = await import(new URL('../src/cli/doc-blocks.ts', import.meta.url).href);
+const readmePath = docBlockPath('trl-loss-parity');
 const data = JSON.parse(readFileSync(new URL('../docs/trl-loss-parity.json', import.meta.url), 'utf8'));
 
 const fmt = (x) => (x === 0 ? '0' : x.toExponential(1));
@@ -24,18 +25,18 @@ const body = lines.join('\n');
 const readme = readFileSync(readmePath, 'utf8');
 let next;
 try {
-  next = withReadmeBlock(readme, 'trl-loss-parity', body);
+  next = withDocBlock(readme, 'trl-loss-parity', body);
 } catch (e) {
   console.error(e.message);
   process.exit(1);
 }
 if (process.argv.includes('--check')) {
   if (next !== readme) {
-    console.error('README.md parity table is out of date: run node scripts/parity-table.mjs');
+    console.error('docs/parity.md parity table is out of date: run node scripts/parity-table.mjs');
     process.exit(1);
   }
-  console.log('README.md parity table is up to date');
+  console.log('docs/parity.md parity table is up to date');
 } else {
   writeFileSync(readmePath, next);
-  console.log(`README.md: parity table written (${data.rows.length} rows)`);
+  console.log(`docs/parity.md: parity table written (${data.rows.length} rows)`);
 }

@@ -11,12 +11,12 @@
 # 1. The demo record: `rlvr train --record` of 30 steps of SAT with the GRPO defaults, seed 0, with the
 #    weights after step 30 (so the page can continue training from it).
 # 1b. Each family's recipe run: `rlvr train --task T --preset grpo --steps 200 --seed 2 --record`, the
-#    checkpoint's recipe and nothing else (the first seed of the README's recipe table,
+#    checkpoint's recipe and nothing else (the first seed of docs/measured.md's recipe table,
 #    scripts/measure-recipes.sh), with the weights after step 200; shipped thinned to the rollouts of
 #    every 50th step (64 prompts a step make every step's rollouts about 8 times a lesson arm's) as
 #    public/records/recipes/T-grpo-200-seed2.rlvr.gz.
 # 2. Every lesson: `rlvr lesson run ID --seed S` for each seed it is measured on (the lesson's
-#    seeds in src/rl/lessons.ts: 1 2 3 unless it names others), which writes one record per arm
+#    seeds in src/lessons/: 1 2 3 unless it names others), which writes one record per arm
 #    beside its cached seed result (runs/lessons/ID/); the records are copied to
 #    public/records/lessons/ID/seed-S/ARM.rlvr.gz, thinned (`rlvr record thin`): the seed the
 #    lesson opens with (its first) keeps the rollouts of every 15th step, the other seeds
@@ -65,7 +65,7 @@ if [ "$only" != demo ]; then
   # id<TAB>seeds (space-separated)<TAB>arm labels (|-separated), from the lesson table (its seeds are
   # fixed there, with its rule, before it is measured).
   node --input-type=module --import tsx -e '
-    const { lessons, lessonSeeds } = await import("./src/rl/lessons.ts");
+    const { lessons, lessonSeeds } = await import("./src/lessons/index.ts");
     for (const l of lessons) console.log([l.id, lessonSeeds(l).join(" "), l.runs.map((r) => r.label).join("|")].join("\t"));
   ' | while IFS=$'\t' read -r id seeds labels; do
     if [ "$only" != all ] && [ "$only" != "$id" ]; then continue; fi

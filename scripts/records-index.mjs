@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { register } from 'tsx/esm/api';
 
 register();
-const { lessons } = await import(new URL('../src/rl/lessons.ts', import.meta.url).href);
+const { lessons } = await import(new URL('../src/lessons/index.ts', import.meta.url).href);
 const root = new URL('../public/', import.meta.url).pathname;
 const safe = (label) => label.replace(/[^\w.+=-]+/g, '_');
 const records = [];

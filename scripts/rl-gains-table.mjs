@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes the README's "RL on every family" table from the recipe sweeps (docs/sweeps/recipes/TASK/results.jsonl,
+// Writes docs/measured.md's "RL on every family" table from the recipe sweeps (docs/sweeps/recipes/TASK/results.jsonl,
 // made by scripts/measure-recipes.sh) and the shipped manifests' recipes. Families not measured yet
 // are listed as such. The table sits between the markers <!-- rl-gains:start --> and <!-- rl-gains:end -->;
 // the models table (<!-- models:start --> … <!-- models:end -->) is refreshed from `rlvr models` too.
@@ -52,8 +52,8 @@ const table = [
   ...rows,
 ].join('\n');
 register();
-const { writeReadmeBlock } = await import(new URL('../src/cli/readme-block.ts', import.meta.url).href);
-writeReadmeBlock('rl-gains', table);
+const { writeDocBlock } = await import(new URL('../src/cli/doc-blocks.ts', import.meta.url).href);
+writeDocBlock('rl-gains', table);
 // The models table (rlvr models) shows the same rl_gain per checkpoint.
-writeReadmeBlock('models', execFileSync(process.execPath, [join(root, 'scripts/rlvr.mjs'), 'models'], { cwd: root, encoding: 'utf8' }));
+writeDocBlock('models', execFileSync(process.execPath, [join(root, 'scripts/rlvr.mjs'), 'models'], { cwd: root, encoding: 'utf8' }));
 console.log(table);

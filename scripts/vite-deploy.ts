@@ -3,7 +3,7 @@
  * (src/pwa/service-worker.ts) with the list of files to cache for offline use. Used by vite.config.ts.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Plugin } from 'vite';
 import type { Precache } from '../src/pwa/sw-core.ts';
@@ -38,20 +38,59 @@ function walk(dir: string, prefix = ''): string[] {
 }
 
 /**
- * Every file of the build the app may load (paths relative to the build folder, sorted) and a version:
- * a hash over each path and its content, so any change to any file makes a new cache on the next deploy.
+ * The task of the run the page starts with (the `task` field's default in src/rl/config-fields.ts; a
+ * unit test keeps the two equal): its checkpoint is cached on the first visit, so Start works offline.
+ */
+export const FIRST_RUN_TASK = 'sat';
+
+/**
+ * What the first visit caches: everything but the recordings and the checkpoints other than the first
+ * run's (its manifest and weights: the first shipped checkpoint that lists FIRST_RUN_TASK, as the page
+ * picks it). Every checkpoint's manifest and the index stay: the setup lists them all.
+ */
+export function inShell(rel: string, firstCheckpoint: string | null): boolean {
+  if (rel.startsWith('records/')) return false;
+  const m = /^checkpoints\/([^/]+)\/(.+)$/.exec(rel);
+  if (!m) return true;
+  return m[2] === 'manifest.json' || m[1] === firstCheckpoint;
+}
+
+/** The first shipped checkpoint (in the build's checkpoints/index.json) that lists `task`, or null. */
+export function firstCheckpointFor(outDir: string, task: string): string | null {
+  try {
+    const index = JSON.parse(readFileSync(join(outDir, 'checkpoints/index.json'), 'utf8')) as { id: string; tasks?: string[] }[];
+    return index.find((c) => c.tasks?.includes(task))?.id ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Every file of the build the app may load (paths relative to the build folder, sorted), split into the
+ * shell cached on install and the rest cached on first use, and a version: a hash over each path and its
+ * content, so any change to any file makes a new cache on the next deploy.
  */
 export function listPrecache(outDir: string): Precache {
-  const files = walk(outDir)
+  const all = walk(outDir)
     .filter((f) => !NOT_CACHED.some((re) => re.test(f)))
     .sort();
-  if (!files.includes('index.html')) throw new Error(`${outDir} has no index.html: build the app before listing its files`);
-  const all = createHash('sha256');
-  for (const f of files) {
-    all.update(f).update('\0');
-    all.update(createHash('sha256').update(readFileSync(join(outDir, f))).digest());
+  if (!all.includes('index.html')) throw new Error(`${outDir} has no index.html: build the app before listing its files`);
+  const hash = createHash('sha256');
+  for (const f of all) {
+    hash.update(f).update('\0');
+    hash.update(createHash('sha256').update(readFileSync(join(outDir, f))).digest());
   }
-  return { version: all.digest('hex').slice(0, 16), files };
+  const first = firstCheckpointFor(outDir, FIRST_RUN_TASK);
+  return {
+    version: hash.digest('hex').slice(0, 16),
+    files: all.filter((f) => inShell(f, first)),
+    later: all.filter((f) => !inShell(f, first)).map((path) => ({ path, bytes: statSync(join(outDir, path)).size })),
+  };
+}
+
+/** Bytes of the given build files. */
+export function bytesOf(outDir: string, files: readonly string[]): number {
+  return files.reduce((a, f) => a + statSync(join(outDir, f)).size, 0);
 }
 
 /** Builds src/pwa/service-worker.ts into one classic script with the precache list and the CSP inlined. */
@@ -93,7 +132,12 @@ export function offlineServiceWorker(csp: string): Plugin {
       if (error) return;
       const precache = listPrecache(outDir);
       writeFileSync(join(outDir, SW_FILE), await buildServiceWorker(root, precache, csp));
-      this.info?.(`${SW_FILE}: ${precache.files.length} files cached for offline use, version ${precache.version}`);
+      const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+      const later = precache.later.reduce((a, f) => a + f.bytes, 0);
+      this.info?.(
+        `${SW_FILE}: the first visit caches ${precache.files.length} files (${mb(bytesOf(outDir, precache.files))}); ` +
+          `${precache.later.length} more (${mb(later)}) on first use or "Keep everything for offline use"; version ${precache.version}`,
+      );
     },
   };
 }

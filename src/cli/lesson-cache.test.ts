@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getLesson } from '../rl/lessons.ts';
+import { getLesson } from '../lessons/index.ts';
 import { seedCachePath } from './commands/lessons.ts';
 
 describe('rlvr lesson run: the per-seed cache', () => {

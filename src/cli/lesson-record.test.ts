@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getLesson } from '../rl/lessons.ts';
+import { getLesson } from '../lessons/index.ts';
 import { readRunRecord } from '../rl/run-record.ts';
 import { lessonRecordPath, runSeed, seedCachePath } from './commands/lessons.ts';
 

@@ -20,7 +20,7 @@ export interface SessionOptions {
   /**
    * The session runs many small ops per run (a decode step), where a thread pool's hand-offs cost
    * more than the extra threads give: a backend whose thread count was left automatic runs it on one
-   * thread. Measured with onnxruntime-node on two cores (README, "Measured"): sampling on one thread
+   * thread. Measured with onnxruntime-node on two cores (docs/measured.md): sampling on one thread
    * was 1.8-2.9x faster than on two for the tiny model and as fast for the small one.
    */
   smallOps?: boolean;

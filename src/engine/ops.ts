@@ -10,7 +10,7 @@ export interface TensorInfo {
 
 /**
  * What each op accepts and produces. Only ops that ONNX Runtime Web's WebGPU EP implements appear here
- * (README.md, "How training works without a training runtime"); anything else is rejected when the graph is built.
+ * (docs/training.md); anything else is rejected when the graph is built.
  */
 export interface OpDef {
   infer(inputs: TensorInfo[], attrs: Attrs): TensorInfo[];

@@ -5,6 +5,8 @@
  * function that receives each new state.
  */
 
+import type { OfflineReply } from './sw-core.ts';
+
 export type ServiceWorkerPhase =
   /** Dev server: it sends COOP/COEP itself; no worker, no offline cache. */
   | 'dev'
@@ -117,5 +119,26 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
     note: container.controller
       ? 'the service worker serves this page, but the browser did not grant cross-origin isolation'
       : 'the service worker is installed but does not control this page (a forced reload bypasses it): reload the page',
+  });
+}
+
+/**
+ * Asks the service worker that controls this page (`coverage` or `keep-everything`, see
+ * src/pwa/service-worker.ts); every reply goes to `onReply`, and the promise resolves with the last
+ * one: the coverage for a question, `kept` or `failed` for keeping. Null without a controlling worker.
+ */
+export function askServiceWorker(type: 'coverage' | 'keep-everything', onReply: (m: OfflineReply) => void = () => undefined): Promise<OfflineReply | null> {
+  const controller = (globalThis.navigator as Navigator | undefined)?.serviceWorker?.controller;
+  if (!controller) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (e: MessageEvent<OfflineReply>) => {
+      onReply(e.data);
+      if (type === 'coverage' || e.data.type !== 'coverage') {
+        channel.port1.close();
+        resolve(e.data);
+      }
+    };
+    controller.postMessage({ type }, [channel.port2]);
   });
 }

@@ -7,10 +7,21 @@
  * - Cross-origin isolation on hosts that send no headers (GitHub Pages, `python3 -m http.server`):
  *   every same-origin response the page and its workers get passes through here and gains
  *   COOP/COEP, so after one reload the page is isolated and ONNX Runtime runs several WASM threads.
- * - Offline: on install it caches every file of the build (app, ONNX Runtime's .wasm, the shipped
- *   checkpoints) under the build's content hash, and answers from that cache first.
+ * - Offline: on install it caches the app shell, ONNX Runtime's .wasm and the first run's checkpoint
+ *   under the build's content hash, and answers from that cache first. The rest of the build (the
+ *   recordings, the other checkpoints) is cached when first fetched, or all at once when the page asks
+ *   ("Keep everything for offline use": a `keep-everything` message), so a first visit stays light.
  */
-import { cacheKey, cacheName, checkPrecache, staleCaches, withIsolation } from './sw-core.ts';
+import {
+  cacheKey,
+  cacheName,
+  cachedOnFirstUse,
+  checkPrecache,
+  offlineCoverage,
+  staleCaches,
+  withIsolation,
+  type OfflineReply,
+} from './sw-core.ts';
 
 /** Injected by the build: { version, files }. */
 declare const __RLVR_PRECACHE__: unknown;
@@ -46,8 +57,47 @@ sw.addEventListener('activate', (event) => {
   );
 });
 
+/** The build's files the cache holds now, relative to the app's base. */
+async function cachedPaths(): Promise<Set<string>> {
+  const keys = await (await caches.open(CACHE)).keys();
+  return new Set(keys.map((r) => r.url).filter((u) => u.startsWith(base)).map((u) => u.slice(base.length)));
+}
+
+/** Fetches every build file the cache lacks, reporting after each; stops at the first failure, naming it. */
+async function keepEverything(reply: (m: OfflineReply) => void): Promise<void> {
+  const cache = await caches.open(CACHE);
+  const { missing, cachedBytes, totalBytes } = offlineCoverage(precache, await cachedPaths());
+  let done = cachedBytes;
+  reply({ type: 'coverage', cachedBytes: done, totalBytes });
+  for (const f of missing) {
+    const url = new URL(f.path, base).href;
+    const res = await fetch(new Request(url, { cache: 'no-cache' })).catch(() => null);
+    if (!res?.ok) {
+      reply({ type: 'failed', message: `${f.path} could not be downloaded (${res ? `HTTP ${res.status}` : 'no network'})` });
+      return;
+    }
+    await cache.put(url, res);
+    done += f.bytes;
+    reply({ type: 'coverage', cachedBytes: done, totalBytes });
+  }
+  reply({ type: 'kept', cachedBytes: done, totalBytes });
+}
+
 sw.addEventListener('message', (event) => {
-  if ((event.data as { type?: unknown } | null)?.type === 'skip-waiting') void sw.skipWaiting();
+  const type = (event.data as { type?: unknown } | null)?.type;
+  if (type === 'skip-waiting') void sw.skipWaiting();
+  const port = event.ports[0];
+  if (!port) return;
+  const reply = (m: OfflineReply) => port.postMessage(m);
+  if (type === 'coverage') {
+    event.waitUntil(
+      cachedPaths().then((c) => {
+        const { cachedBytes, totalBytes } = offlineCoverage(precache, c);
+        reply({ type: 'coverage', cachedBytes, totalBytes });
+      }),
+    );
+  }
+  if (type === 'keep-everything') event.waitUntil(keepEverything(reply));
 });
 
 sw.addEventListener('fetch', (event) => {
@@ -61,10 +111,14 @@ sw.addEventListener('fetch', (event) => {
 });
 
 async function answer(req: Request, key: string): Promise<Response> {
-  const hit = await (await caches.open(CACHE)).match(key);
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(key);
   if (hit) return withIsolation(hit, __RLVR_CSP__);
   try {
-    return withIsolation(await fetch(req), __RLVR_CSP__);
+    const res = await fetch(req);
+    // A recording or checkpoint fetched once stays for offline use (whole files only: not a range).
+    if (res.status === 200 && cachedOnFirstUse(precache, key.slice(base.length))) await cache.put(key, res.clone());
+    return withIsolation(res, __RLVR_CSP__);
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     return new Response(`${req.url} is not in the offline cache and the network failed (${why})`, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cacheKey, cacheName, checkPrecache, ISOLATION_HEADERS, staleCaches, withIsolation } from './sw-core.ts';
+import { cachedOnFirstUse, cacheKey, cacheName, checkPrecache, ISOLATION_HEADERS, offlineCoverage, staleCaches, withIsolation } from './sw-core.ts';
 
 const scope = 'https://example.github.io/rlvr/';
 
@@ -51,11 +51,35 @@ describe('caches and the precache list', () => {
     expect(staleCaches(['rlvr-abc123', 'rlvr-old', 'someone-else', 'rlvr-'], 'abc123')).toEqual(['rlvr-old', 'rlvr-']);
   });
   it('accepts what the build writes and names what is wrong otherwise', () => {
-    const ok = { version: '0123456789abcdef', files: ['index.html', 'ort/x.wasm'] };
+    const ok = { version: '0123456789abcdef', files: ['index.html', 'ort/x.wasm'], later: [{ path: 'records/a.rlvr.gz', bytes: 3 }] };
     expect(checkPrecache(ok)).toEqual(ok);
+    expect(checkPrecache({ version: '0123456789abcdef', files: ['index.html'] }).later).toEqual([]);
+    expect(() => checkPrecache({ ...ok, later: [{ path: '../x', bytes: 1 }] })).toThrow(/"later" must be/);
+    expect(() => checkPrecache({ ...ok, later: [{ path: 'x', bytes: -1 }] })).toThrow(/"later" must be/);
     expect(() => checkPrecache(null)).toThrow(/"version" must be a hex content hash/);
     expect(() => checkPrecache({ version: 'XYZ', files: [] })).toThrow(/"version"/);
     expect(() => checkPrecache({ version: '0123456789abcdef', files: ['/etc/passwd'] })).toThrow(/"files" must be relative paths/);
     expect(() => checkPrecache({ version: '0123456789abcdef', files: ['a/../../b'] })).toThrow(/"files"/);
+  });
+});
+
+describe('what is cached later, and how much is kept', () => {
+  const p = checkPrecache({
+    version: '0123456789abcdef',
+    files: ['index.html'],
+    later: [
+      { path: 'records/a.rlvr.gz', bytes: 300 },
+      { path: 'checkpoints/x/model.safetensors', bytes: 700 },
+    ],
+  });
+  it('caches on first use only the build\'s later files', () => {
+    expect(cachedOnFirstUse(p, 'records/a.rlvr.gz')).toBe(true);
+    expect(cachedOnFirstUse(p, 'index.html')).toBe(false);
+    expect(cachedOnFirstUse(p, 'runs.json')).toBe(false);
+  });
+  it('counts the kept bytes and lists what is missing', () => {
+    expect(offlineCoverage(p, new Set(['index.html']))).toEqual({ cachedBytes: 0, totalBytes: 1000, missing: p.later });
+    expect(offlineCoverage(p, new Set(['records/a.rlvr.gz']))).toEqual({ cachedBytes: 300, totalBytes: 1000, missing: [p.later[1]] });
+    expect(offlineCoverage(p, new Set(p.later.map((f) => f.path))).missing).toEqual([]);
   });
 });

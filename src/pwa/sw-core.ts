@@ -27,22 +27,57 @@ export function staleCaches(names: readonly string[], version: string): string[]
   return names.filter((n) => n.startsWith(CACHE_PREFIX) && n !== cacheName(version));
 }
 
+/** A build file cached on first use (or all at once, on request), with its size for the page to state. */
+export interface LaterFile {
+  path: string;
+  bytes: number;
+}
+
 /** The precache list the build writes into the service worker. */
 export interface Precache {
   /** Content hash over every file and its path: a new deploy gets a new cache. */
   version: string;
-  /** Paths relative to the service worker's folder (the app's base), e.g. `ort/x.wasm`. */
+  /**
+   * Cached on install, before anyone asks: the app shell, the ONNX Runtime build and the default
+   * run's checkpoint. Paths relative to the service worker's folder (the app's base), e.g. `ort/x.wasm`.
+   */
   files: string[];
+  /** The rest of the build (recordings, other checkpoints): cached when first fetched, or on "Keep everything". */
+  later: LaterFile[];
 }
+
+const relativeInside = (f: unknown): f is string => typeof f === 'string' && f.length > 0 && !f.startsWith('/') && !f.includes('..');
 
 /** Checks the list the build injected; a clear message when it is not what the build writes. */
 export function checkPrecache(p: unknown): Precache {
   const o = p as Partial<Precache> | null;
   if (!o || typeof o.version !== 'string' || !/^[0-9a-f]{8,64}$/.test(o.version)) throw new Error('precache list: "version" must be a hex content hash');
-  if (!Array.isArray(o.files) || !o.files.every((f) => typeof f === 'string' && f.length > 0 && !f.startsWith('/') && !f.includes('..'))) {
+  if (!Array.isArray(o.files) || !o.files.every(relativeInside)) {
     throw new Error('precache list: "files" must be relative paths inside the app folder');
   }
-  return { version: o.version, files: o.files };
+  const later = o.later ?? [];
+  if (!Array.isArray(later) || !later.every((f) => relativeInside(f?.path) && Number.isFinite(f.bytes) && f.bytes >= 0)) {
+    throw new Error('precache list: "later" must be {path, bytes} with relative paths inside the app folder');
+  }
+  return { version: o.version, files: o.files, later };
+}
+
+/** What the service worker answers on a page's MessagePort (src/pwa/register.ts asks). */
+export type OfflineReply =
+  | { type: 'coverage'; cachedBytes: number; totalBytes: number }
+  | { type: 'kept'; cachedBytes: number; totalBytes: number }
+  | { type: 'failed'; message: string };
+
+/** Whether a path (relative to the app's base, no query) is a file of this build that is cached on first use. */
+export function cachedOnFirstUse(precache: Precache, rel: string): boolean {
+  return precache.later.some((f) => f.path === rel);
+}
+
+/** How much of the build the cache holds, from the paths it holds (relative to the app's base). */
+export function offlineCoverage(precache: Precache, cached: ReadonlySet<string>): { cachedBytes: number; totalBytes: number; missing: LaterFile[] } {
+  const missing = precache.later.filter((f) => !cached.has(f.path));
+  const totalBytes = precache.later.reduce((a, f) => a + f.bytes, 0);
+  return { cachedBytes: totalBytes - missing.reduce((a, f) => a + f.bytes, 0), totalBytes, missing };
 }
 
 /**

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { basePath, buildServiceWorker, listPrecache } from '../../scripts/vite-deploy.ts';
+import { basePath, buildServiceWorker, FIRST_RUN_TASK, listPrecache } from '../../scripts/vite-deploy.ts';
+import { fieldTable } from '../rl/config-fields.ts';
 
 describe('basePath (BASE_PATH)', () => {
   it('is relative by default and takes an absolute sub-path', () => {
@@ -37,7 +38,7 @@ describe('listPrecache', () => {
     put('e2e/harness/engine.html', 'harness');
     put('sw.js', 'old worker');
     const first = listPrecache(dir);
-    expect(first.files).toEqual(['assets/a.js', 'assets/b.js', 'checkpoints/sat-tiny/model.safetensors', 'index.html', 'ort/x.wasm']);
+    expect([...first.files, ...first.later.map((f) => f.path)].sort()).toEqual(['assets/a.js', 'assets/b.js', 'checkpoints/sat-tiny/model.safetensors', 'index.html', 'ort/x.wasm']);
     expect(first.version).toMatch(/^[0-9a-f]{16}$/);
     // Same files: same version; any content change: a new one; the excluded files do not count.
     expect(listPrecache(dir).version).toBe(first.version);
@@ -45,6 +46,33 @@ describe('listPrecache', () => {
     expect(listPrecache(dir).version).toBe(first.version);
     put('checkpoints/sat-tiny/model.safetensors', 'w2');
     expect(listPrecache(dir).version).not.toBe(first.version);
+  });
+
+  it('caches on the first visit the shell, ONNX Runtime and the first run\'s checkpoint; the rest later, with sizes', () => {
+    put('checkpoints/index.json', JSON.stringify([{ id: 'arithmetic-tiny', tasks: ['arithmetic'] }, { id: 'sat-tiny', tasks: ['sat'] }]));
+    put('checkpoints/arithmetic-tiny/manifest.json', '{}');
+    put('checkpoints/arithmetic-tiny/model.safetensors', 'weights!');
+    put('checkpoints/sat-tiny/manifest.json', '{}');
+    put('records/lessons/why-groups/seed-1/GRPO.rlvr.gz', 'record');
+    const p = listPrecache(dir);
+    expect(p.files).toEqual([
+      'assets/a.js',
+      'assets/b.js',
+      'checkpoints/arithmetic-tiny/manifest.json',
+      'checkpoints/index.json',
+      'checkpoints/sat-tiny/manifest.json',
+      'checkpoints/sat-tiny/model.safetensors',
+      'index.html',
+      'ort/x.wasm',
+    ]);
+    expect(p.later).toEqual([
+      { path: 'checkpoints/arithmetic-tiny/model.safetensors', bytes: 8 },
+      { path: 'records/lessons/why-groups/seed-1/GRPO.rlvr.gz', bytes: 6 },
+    ]);
+  });
+
+  it('the first run\'s task is the config\'s default task', () => {
+    expect(FIRST_RUN_TASK).toBe(fieldTable.task.default);
   });
 
   it('refuses a folder without index.html', () => {
@@ -60,7 +88,7 @@ describe('listPrecache', () => {
 describe('buildServiceWorker', () => {
   it('bundles one classic script with the list and the CSP inlined', async () => {
     const root = resolve(__dirname, '../..');
-    const code = await buildServiceWorker(root, { version: 'feedfacecafebeef', files: ['index.html', 'ort/x.wasm'] }, "default-src 'self'");
+    const code = await buildServiceWorker(root, { version: 'feedfacecafebeef', files: ['index.html', 'ort/x.wasm'], later: [] }, "default-src 'self'");
     expect(code).toContain('feedfacecafebeef');
     expect(code).toContain('ort/x.wasm');
     expect(code).toContain("default-src 'self'");

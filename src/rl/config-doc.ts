@@ -1,6 +1,6 @@
 /**
  * The config field table in words, generated from src/rl/config-fields.ts: the `--set` section of
- * `rlvr train --help`, and the README's "Config fields" table (scripts/config-table.mjs writes it).
+ * `rlvr train --help`, and docs/config.md's field table (scripts/config-table.mjs writes it).
  */
 import { configFields, crossFieldRules, fieldTable, type FieldDecl } from './config-fields.ts';
 
@@ -51,7 +51,7 @@ export function setFlagHelp(): string {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
-/** The README's field table (Markdown). */
+/** docs/config.md's field table (Markdown). */
 export function configTableMarkdown(): string {
   const lines = ['| field | group | type and range | default | new run | TRL | what it does | paper |', '|---|---|---|---|---|---|---|---|'];
   for (const k of configFields) {

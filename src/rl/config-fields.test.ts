@@ -26,8 +26,8 @@ describe('the config field table', () => {
     }
   });
 
-  it('the README table and the --set help are generated from it (run node scripts/config-table.mjs)', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it("the manual's table (docs/config.md) and the --set help are generated from it (run node scripts/config-table.mjs)", () => {
+    const readme = readFileSync(new URL('../../docs/config.md', import.meta.url), 'utf8');
     const table = readme.slice(readme.indexOf('<!-- config-fields:start -->') + '<!-- config-fields:start -->'.length, readme.indexOf('<!-- config-fields:end -->')).trim();
     expect(table).toBe(configTableMarkdown());
     const help = setFlagHelp();

@@ -38,7 +38,7 @@ export type Source =
   | { kind: 'config file'; file: string }
   | { kind: 'saved config' }
   | { kind: 'link' }
-  /** A lesson's run (src/rl/lessons.ts). */
+  /** A lesson's run (src/lessons/). */
   | { kind: 'lesson'; lesson: string }
   /** `--set`, `--task`, `--seed`, … */
   | { kind: 'flag'; flag: string }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyAssignments, validateConfig } from '../rl/config.ts';
-import { lessons } from '../rl/lessons.ts';
+import { lessons } from '../lessons/index.ts';
 import { getPreset } from '../rl/presets.ts';
 import { draftInputs, draftPatch } from './config-form.ts';
 import { pageSourceText, resolveConfig } from '../rl/resolve-config.ts';

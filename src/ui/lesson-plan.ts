@@ -9,7 +9,7 @@
  * outcome is pass@k.
  */
 import { configFields, validateConfig, type RunConfig } from '../rl/config.ts';
-import { lessons, type Lesson, type LessonRun, type MeasuredLesson, type Verdict } from '../rl/lessons.ts';
+import { lessons, type Lesson, type LessonRun, type MeasuredLesson, type Verdict } from '../lessons/index.ts';
 import { getPreset } from '../rl/presets.ts';
 import { baseValue, draftPatch, toText, type EditOrigin, type Edits, type SetupDraft } from './config-form.ts';
 
@@ -152,7 +152,7 @@ export function parseMeasured(json: unknown): { measured: Record<string, Measure
 }
 
 /** A measured number as the lesson card shows it (as the CLI's summary formats it). */
-export { formatMeasured as fmtMeasured } from '../rl/lessons.ts';
+export { formatMeasured as fmtMeasured } from '../lessons/index.ts';
 
 // ---- what to look at ----------------------------------------------------------------------------
 

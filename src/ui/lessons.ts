@@ -5,7 +5,7 @@
  * (Charts view); two or three runs train side by side in the Compare view. The setup form (and Compare's B) show the lesson's
  * configs, so the URL reads `?lesson=ID` until the person edits the setup.
  */
-import type { Lesson } from '../rl/lessons.ts';
+import type { Lesson } from '../lessons/index.ts';
 import { runCompare, stopCompare } from './compare.ts';
 import { pause, reset, start } from './controller.ts';
 import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, unknownLessonMessage } from './lesson-plan.ts';

@@ -2,7 +2,7 @@
  * Time estimates in the page: the pace measured from this device's steps (time-estimate.ts holds the
  * arithmetic) and the "about N min" each long action shows before it starts and while it runs.
  */
-import type { Lesson } from '../rl/lessons.ts';
+import type { Lesson } from '../lessons/index.ts';
 import { resolveOrThrow } from '../rl/resolve-config.ts';
 import type { RunConfig, StepMetrics } from '../../workers/protocol.ts';
 import { appDefaults } from './config-form.ts';

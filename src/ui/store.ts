@@ -5,7 +5,7 @@
  */
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
-import type { MeasuredLesson } from '../rl/lessons.ts';
+import type { MeasuredLesson } from '../lessons/index.ts';
 import type { RunRecord } from '../rl/run-record.ts';
 import type {
   BackendInfo,

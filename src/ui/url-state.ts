@@ -26,7 +26,7 @@ import { defaultConfig } from '../rl/config.ts';
 import type { Manifest } from '../model/checkpoint.ts';
 import { presets } from '../rl/presets.ts';
 import { modelPresets } from '../model/config.ts';
-import { lessons } from '../rl/lessons.ts';
+import { lessons } from '../lessons/index.ts';
 import { taskFamilies } from '../tasks/registry.ts';
 import { baseValue, fieldSpecs, parseText, type FieldSpec, type SetupDraft } from './config-form.ts';
 import { DEFAULT_BENCH_STEPS, MAX_BENCH_STEPS, type BenchUrl } from './bench-report.ts';

@@ -12,7 +12,7 @@ import { loadBrowser, runCpuPreset } from '../../../bench/cpu-phase.ts';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { gemmGflops, MLP_GEMM } from '../../../bench/gemm.ts';
 import { BENCH, dpkgVersion, METRICS, TOLERANCE, WORK, type Metric } from '../../../bench/presets.ts';
-import { writeReadmeBlock } from '../readme-block.ts';
+import { writeDocBlock } from '../doc-blocks.ts';
 import { summarise, writeResults } from '../../../bench/report.ts';
 import type { Bench, BenchOptions } from '../../../bench/session.ts';
 import { ensureTorch, TorchPeer } from '../../../bench/torch.ts';
@@ -43,7 +43,7 @@ prints no ratio otherwise. Writes bench/results.json and prints a markdown table
   --profile          profile onnxruntime-node per op (ORT enableProfiling); also done, outside --quick,
                      when a target is missed; --no-profile never
   --out FILE         results file (default bench/results.json)
-  --readme           also write the report into README.md (between <!-- bench:start --> and <!-- bench:end -->)`;
+  --readme           also write the report into docs/measured.md (between <!-- bench:start --> and <!-- bench:end -->)`;
 
 /** The flags of `rlvr bench`, checked; throws UsageError naming the bad one. */
 export function parseBenchOptions(argv: string[]): BenchOptions {
@@ -127,7 +127,7 @@ export async function runBench(argv: string[]): Promise<number> {
     const summary = await summarise(b);
     const report = writeResults(b, summary);
     process.stdout.write(report);
-    if (opts.readme) log(`README.md: speed table ${writeReadmeBlock('bench', report) ? 'written' : 'unchanged'}`);
+    if (opts.readme) log(`docs/measured.md: speed table ${writeDocBlock('bench', report) ? 'written' : 'unchanged'}`);
     return 0;
   } finally {
     process.off('SIGINT', onSignal);

@@ -4,7 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
-import { formatMeasured, getLesson, lessonRunInputs, lessonSeeds, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../rl/lessons.ts';
+import { formatMeasured, getLesson, lessonRunInputs, lessonSeeds, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../lessons/index.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { RUN_RECORD_EXTENSION, RunRecorder } from '../../rl/run-record.ts';

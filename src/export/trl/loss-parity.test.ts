@@ -6,7 +6,7 @@
 // both importance-sampling levels. Compared: the loss, the per-token terms (TRL's per_token_loss on
 // the completion's tokens) and d loss / d log-probs (torch autograd against our graph's autodiff),
 // each within 1e-5 relative. The differences go to docs/trl-loss-parity.json, which
-// scripts/parity-table.mjs turns into the README's parity table.
+// scripts/parity-table.mjs turns into docs/parity.md's table.
 //
 // Without a Python that imports TRL 1.13 the test is skipped, loudly: a banner on stderr and a
 // skipped test whose name says why (bash scripts/setup-python.sh makes .venv-py).
@@ -262,7 +262,7 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
     });
   });
 
-  it('writes the differences for the README table (scripts/parity-table.mjs)', () => {
+  it("writes the differences for docs/parity.md's table (scripts/parity-table.mjs)", () => {
     expect(table).toHaveLength(all.length);
     writeFileSync(PARITY_JSON, JSON.stringify({ trl: trl!.trl, torch: trl!.torch, tolerance: TOL, rows: table }, null, 2) + '\n');
   });

@@ -1,5 +1,5 @@
 import { applyUpdate } from '../../pwa/register.ts';
-import { useOffline } from '../offline-state.ts';
+import { keepEverythingForOffline, useOffline } from '../offline-state.ts';
 import { presets } from '../../rl/presets.ts';
 import { useApp, type RunView } from '../store.ts';
 
@@ -77,6 +77,7 @@ export function StatusBar() {
           One WASM thread: this page is not cross-origin isolated{offline.note ? ` (${offline.note})` : ''}. Training works, only slower.
         </span>
       )}
+      <KeepForOffline />
       {offline.updateReady && (
         <span className="update-note" data-testid="update-ready">
           A new version is ready.{' '}
@@ -108,5 +109,36 @@ export function StatusBar() {
         )}
       </span>
     </div>
+  );
+}
+
+const mbText = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+
+/**
+ * The first visit caches only what the first run needs; this offers the rest (recordings, other
+ * checkpoints) at its stated size, for a class that will be offline.
+ */
+function KeepForOffline() {
+  const kept = useOffline((s) => s.kept);
+  if (kept.state === 'unknown' || kept.totalBytes === 0) return null;
+  const left = kept.totalBytes - kept.cachedBytes;
+  return (
+    <span className="keep-offline" data-testid="keep-offline" data-state={kept.state}>
+      {kept.state === 'kept' && 'Everything is kept for offline use.'}
+      {kept.state === 'keeping' && (
+        <>
+          Keeping everything for offline use… {mbText(kept.cachedBytes)} of {mbText(kept.totalBytes)}{' '}
+          <progress className="wait" max={kept.totalBytes} value={kept.cachedBytes} aria-hidden="true" />
+        </>
+      )}
+      {(kept.state === 'partial' || kept.state === 'failed') && (
+        <>
+          {kept.state === 'failed' && `Keeping stopped: ${kept.message}. `}
+          <button type="button" onClick={() => void keepEverythingForOffline()} title="Recordings of the lessons and runs, and every shipped checkpoint">
+            Keep everything for offline use ({mbText(left)})
+          </button>
+        </>
+      )}
+    </span>
   );
 }

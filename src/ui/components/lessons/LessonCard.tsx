@@ -1,4 +1,4 @@
-import { lessonSeeds, type Lesson, type MeasuredLesson } from '../../../rl/lessons.ts';
+import { lessonSeeds, type Lesson, type MeasuredLesson } from '../../../lessons/index.ts';
 import { MAX_LESSON_RUNS, metricTitle, SIDE_NAMES } from '../../lesson-plan.ts';
 import { openLesson } from '../../lessons.ts';
 import { lessonEstimate } from '../../pace.ts';

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { lessons } from '../../../rl/lessons.ts';
+import { lessons } from '../../../lessons/index.ts';
 import { dismissLessonNotice, loadMeasured } from '../../lessons.ts';
 import { patch, useApp } from '../../store.ts';
 import { LessonCard } from './LessonCard.tsx';

@@ -1,4 +1,4 @@
-import { measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../rl/lessons.ts';
+import { measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../lessons/index.ts';
 import { fmtMeasured, verdictBody } from '../../lesson-plan.ts';
 
 const maxK = (p: Record<string, number> | undefined) => Math.max(0, ...Object.keys(p ?? {}).map(Number).filter(Number.isFinite));

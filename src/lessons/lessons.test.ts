@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
-import { formatMeasured, getLesson, lessons, lessonSeeds, measureKey, perSeedVerdicts, type MeasuredLesson, type MeasuredRun } from './lessons.ts';
+import { formatMeasured, getLesson, lessons, lessonSeeds, measureKey, perSeedVerdicts, type MeasuredLesson, type MeasuredRun } from './index.ts';
 
 const measured = (id: string, runs: MeasuredRun[], base?: Record<string, number>): MeasuredLesson => ({ id, steps: 60, seed: 1, date: '2026-11-21', runs, summary: '', ...(base ? { base_pass_at_k: base } : {}) });
 const run = (label: string, values: Record<string, number>, final?: Record<string, number>): MeasuredRun => ({ label, values, ...(final ? { final_pass_at_k: final } : {}) });
