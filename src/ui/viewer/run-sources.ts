@@ -6,14 +6,23 @@
  * touches the trainer worker; this module only turns that worker's calls back into OpenedRun objects.
  */
 import * as Comlink from 'comlink';
-import type { FoundRun, OpenedRun, RunFormat, RunIndex, RunQuery, RunSearchOptions } from '../../runs/types.ts';
-import type { RunReaderApi, RunFilesSpec } from './run-reader-api.ts';
+import type {
+  FoundRun,
+  OpenedRun,
+  RunFormat,
+  RunIndex,
+  RunProblem,
+  RunQuery,
+  RunSearchOptions,
+} from '../../runs/types.ts';
+import type { RunReaderApi, RunFilesSpec } from '../../../workers/run-reader-protocol.ts';
 import type { PickedFolder } from './folder-files.ts';
 
 export interface RunSource {
   /** The folder's name, or the run's name on the server (for messages). */
   readonly label: string;
-  detect(): Promise<FoundRun[]>;
+  /** Every run under the root, and what was seen but not taken. */
+  detect(): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
   open(found: FoundRun): Promise<OpenedRun>;
 }
 

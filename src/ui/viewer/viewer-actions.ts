@@ -30,11 +30,13 @@ export const runByKey = (key: string | null) => viewer().runs.find((r) => r.key 
 /** Opens every run found in a folder the person picked or dropped; the first becomes the open one. */
 export async function openFolder(folder: PickedFolder): Promise<void> {
   setState({ view: 'viewer' });
-  set({ loading: `Reading the folder ${folder.name} (${folder.files.length} files)…`, error: null });
+  set({ loading: `Reading the folder ${folder.name} (${folder.files.length} files)…`, error: null, problems: [] });
   const source = folderSource(folder);
   let found: FoundRun[];
   try {
-    found = await source.detect();
+    const detected = await source.detect();
+    found = detected.runs;
+    set({ problems: detected.problems.map((p) => ({ ...p, file: `${folder.name}/${p.file}` })) });
   } catch (e) {
     set({ loading: null, error: `Could not read the folder ${folder.name}: ${message(e)}` });
     return;
@@ -117,7 +119,7 @@ async function openServedRun(run: ViewerRun): Promise<void> {
   const source = servedSource(run.name);
   let found: FoundRun | undefined;
   try {
-    found = (await source.detect())[0];
+    found = (await source.detect()).runs[0];
   } catch (e) {
     setRun(run.key, { loading: false, error: `Could not read ${run.name} from rlvr view: ${message(e)}` });
     return;

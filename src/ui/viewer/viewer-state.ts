@@ -6,7 +6,15 @@
  * `metrics` and the autosave as they are. Types and the initial value only: the actions that fill it
  * are in viewer-actions.ts.
  */
-import type { OpenedRun, RunFormat, RunIndex, RunSearchProgress, RunSearchResult, RunStep } from '../../runs/types.ts';
+import type {
+  OpenedRun,
+  RunFormat,
+  RunIndex,
+  RunProblem,
+  RunSearchProgress,
+  RunSearchResult,
+  RunStep,
+} from '../../runs/types.ts';
 import { emptySearchForm, type SearchForm } from './search-form.ts';
 
 /** One run the viewer lists. */
@@ -47,6 +55,8 @@ export interface ViewerState {
   /** What is being read ("Reading the folder my-run…"), or why the last open failed. */
   loading: string | null;
   error: string | null;
+  /** What the last folder opened held but no reader took (each with its file), shown under the runs. */
+  problems: RunProblem[];
   /** The open run's key. */
   open: string | null;
   step: number | null;
@@ -74,6 +84,7 @@ export const initialViewer: ViewerState = {
   served: false,
   loading: null,
   error: null,
+  problems: [],
   open: null,
   step: null,
   stepData: null,

@@ -72,6 +72,7 @@ export default function RunViewer() {
   const error = useApp((s) => s.viewer.error);
   const served = useApp((s) => s.viewer.served);
   const hasRuns = useApp((s) => s.viewer.runs.length > 0);
+  const problems = useApp((s) => s.viewer.problems);
   useEffect(() => {
     // While on screen: new runs and the steps a live run adds appear without a reload.
     const id = setInterval(() => {
@@ -104,6 +105,7 @@ export default function RunViewer() {
           on a GPU box the same way.
         </p>
       )}
+      <ProblemList problems={problems} what="in the folder" />
       <RunList />
       <OpenRunHeader />
       <RunCurves />
