@@ -17,10 +17,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { freePort, importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { freePort, importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-viewer-e2e-'));
-const TRL_DIR = join(tmp, 'trl-run');
+// RLVR_TRL_RUN_DIR names a folder scripts/trl-run-fixture.sh already wrote (as src/runs/trl-real.test.ts
+// takes it), so a suite that makes one real TRL run can share it; otherwise this file makes its own.
+const TRL_DIR = process.env.RLVR_TRL_RUN_DIR || join(tmp, 'trl-run');
 const VERL_DIR = join(tmp, 'verl-dump');
 const VERL_B_DIR = join(tmp, 'verl-dump-b');
 const BAD_DIR = join(tmp, 'bad-folder');
@@ -71,9 +73,11 @@ function makeTrlRun() {
     WANDB_MODE: 'disabled',
     OMP_NUM_THREADS: '1',
   };
-  const t0 = Date.now();
-  execFileSync('bash', ['scripts/trl-run-fixture.sh', TRL_DIR], { cwd: ROOT, env, stdio: 'pipe', timeout: 420_000 });
-  console.log(`  # the TRL run took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  if (!process.env.RLVR_TRL_RUN_DIR) {
+    const t0 = Date.now();
+    execFileSync('bash', ['scripts/trl-run-fixture.sh', TRL_DIR], { cwd: ROOT, env, stdio: 'pipe', timeout: 420_000 });
+    console.log(`  # the TRL run took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
   trl = JSON.parse(py(python, ['e2e/fixtures/trl-expected.py', TRL_DIR], { env }));
 }
 
@@ -352,6 +356,10 @@ test('(d) a run record opens with its token heat map: each token and its samplin
       assert.ok(t.text.startsWith(`token ${i}: ${JSON.stringify(rec.tokenText[i])}`), t.text);
       assert.ok(Math.abs(t.logprob - rec.oldLogp[i]) < 1e-6, `token ${i}: log-prob ${t.logprob} vs ${rec.oldLogp[i]}`);
     });
+    assert.equal(await p.page.locator('[data-testid="viewer-run"]').count(), 1, 'the record is listed');
+    await p.page
+      .locator('[data-testid="viewer-detail"]')
+      .screenshot({ path: join(RESULTS_DIR, 'viewer-record-tokens-logprob.png') });
     await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
     await screenshot(p.page, 'viewer-record-tokens');
   });
