@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { test } from '@playwright/test';
 import { freePort, importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
@@ -212,6 +212,22 @@ test.describe('a real TRL run', () => {
         assert.deepEqual(c.values, logged, `curve ${c.key} equals log_history`);
       }
       await screenshot(p.page, 'viewer-trl');
+      // Compare: another run's curves overlaid on this one's (a playground record, which logs `reward` too).
+      const recordDir = join(tmp, 'compare-record');
+      mkdirSync(recordDir, { recursive: true });
+      copyFileSync(join(ROOT, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz'), join(recordDir, 'other.rlvr.gz'));
+      await p.page.setInputFiles('[data-testid="run-folder-input"]', recordDir);
+      await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
+      await p.page
+        .locator(`[data-testid="viewer-run"][data-name="${basename(TRL_DIR)}"]`)
+        .getByTestId('viewer-run-open')
+        .click();
+      await p.page.waitForSelector(`[data-testid="viewer-open"][data-name="${basename(TRL_DIR)}"]`);
+      await p.page.locator('[data-testid="viewer-run"][data-format="record"]').getByTestId('viewer-compare').check();
+      const reward = p.page.locator('[data-testid="viewer-curve"][data-key="reward"]');
+      await reward.locator('.recharts-legend-item', { hasText: 'compare-record' }).waitFor();
+      assert.equal(await reward.locator('.recharts-line').count(), 2, 'both runs drawn on the reward curve');
+      await reward.screenshot({ path: join(RESULTS_DIR, 'viewer-compare-curve.png') });
     });
     await p.close();
   });

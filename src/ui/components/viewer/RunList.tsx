@@ -30,7 +30,13 @@ export function RunList() {
         </thead>
         <tbody>
           {runs.map((r) => (
-            <tr key={r.key} className={r.key === open ? 'selected' : ''} data-testid="viewer-run" data-name={r.name}>
+            <tr
+              key={r.key}
+              className={r.key === open ? 'selected' : ''}
+              data-testid="viewer-run"
+              data-name={r.name}
+              data-format={r.format}
+            >
               <td>
                 <button
                   type="button"
