@@ -41,7 +41,10 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
   try {
     listed = (await files.list()).filter((f) => !hidden(f.path));
   } catch (e) {
-    return { runs: [], problems: [{ file: files.name, message: `${files.name}: the folder could not be listed (${why(e)})` }] };
+    return {
+      runs: [],
+      problems: [{ file: files.name, message: `${files.name}: the folder could not be listed (${why(e)})` }],
+    };
   }
   const trlDirs = new Set<string>();
   const verlCandidates = new Map<string, RunFileEntry[]>();
@@ -58,20 +61,30 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
   const runs: FoundRun[] = [];
   for (const dir of [...trlDirs].sort()) runs.push({ path: dir, name: runName(files, dir), format: 'trl' });
   for (const [dir, stepFiles] of [...verlCandidates.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
-    stepFiles.sort((a, b) => Number(verlStepFile.exec(baseOf(a.path))![1]) - Number(verlStepFile.exec(baseOf(b.path))![1]));
+    stepFiles.sort(
+      (a, b) => Number(verlStepFile.exec(baseOf(a.path))![1]) - Number(verlStepFile.exec(baseOf(b.path))![1]),
+    );
     const first = stepFiles[0]!;
     const line = await peek(files, first, problems);
     if (isVerlLine(line)) {
       if (trlDirs.has(dir)) {
         problems.push({
           file: first.path,
-          message: `${runName(files, dir)} holds two formats: TRL's completions/ and veRL's {step}.jsonl files; read as TRL, the veRL files (${stepFiles.length}) skipped. Open each in a folder of its own.`,
+          message:
+            `${first.path}: ${runName(files, dir)} holds two formats, TRL's completions/ and veRL's ` +
+            `{step}.jsonl files ` +
+            `(${stepFiles.length}); read as TRL, the veRL files skipped. Open each in a folder of its own.`,
         });
       } else runs.push({ path: dir, name: runName(files, dir), format: 'verl' });
     } else if (isDocumentedLine(line)) {
       jsonlFiles.push(...stepFiles);
     } else if (line !== null || !problems.some((p) => p.file === first.path)) {
-      problems.push({ file: first.path, message: `${first.path}: named like a veRL step file, but its first line has no "input" and "output" (nor the documented step, prompt, completion, rewards); skipped` });
+      problems.push({
+        file: first.path,
+        message:
+          `${first.path}: named like a veRL step file, but its first line has no "input" and "output" ` +
+          `(nor the documented step, prompt, completion, rewards); skipped`,
+      });
     }
   }
   for (const f of jsonlFiles.sort((a, b) => a.path.localeCompare(b.path))) {
@@ -79,15 +92,26 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
     if (isDocumentedLine(line)) {
       if (trlDirs.has(dirOf(f.path)) || runs.some((r) => r.format === 'verl' && r.path === dirOf(f.path))) {
         const other = trlDirs.has(dirOf(f.path)) ? 'TRL' : 'veRL';
-        problems.push({ file: f.path, message: `${f.path}: a documented JSONL run in the same folder as a ${other} run; both are listed, as separate runs` });
+        problems.push({
+          file: f.path,
+          message:
+            `${f.path}: a documented JSONL run in the same folder as a ${other} run; both are listed, as ` +
+            `separate runs`,
+        });
       }
       runs.push({ path: f.path, name: runName(files, f.path), format: 'jsonl' });
     } else if (!problems.some((p) => p.file === f.path)) {
       const keys = line ? Object.keys(line).slice(0, 8).join(', ') : 'no JSON object';
-      problems.push({ file: f.path, message: `${f.path}: not a run: its first line has ${keys}; expected step, prompt, completion and rewards (docs/run-formats.md) or veRL's input and output` });
+      problems.push({
+        file: f.path,
+        message:
+          `${f.path}: not a run: its first line has ${keys}; expected step, prompt, completion and ` +
+          `rewards (docs/run-formats.md) or veRL's input and output`,
+      });
     }
   }
-  for (const f of records.sort((a, b) => a.path.localeCompare(b.path))) runs.push({ path: f.path, name: runName(files, f.path), format: 'record' });
+  for (const f of records.sort((a, b) => a.path.localeCompare(b.path)))
+    runs.push({ path: f.path, name: runName(files, f.path), format: 'record' });
   if (runs.length === 0) problems.push({ file: files.name, message: `${files.name}: no run found; ${looked}` });
   return { runs, problems };
 }

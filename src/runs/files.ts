@@ -12,7 +12,9 @@ export function subRunFiles(files: RunFiles, folder: string): RunFiles {
   return {
     name: clean.slice(clean.lastIndexOf('/') + 1),
     async list(): Promise<RunFileEntry[]> {
-      return (await files.list()).filter((f) => f.path.startsWith(prefix)).map((f) => ({ path: f.path.slice(prefix.length), size: f.size }));
+      return (await files.list())
+        .filter((f) => f.path.startsWith(prefix))
+        .map((f) => ({ path: f.path.slice(prefix.length), size: f.size }));
     },
     read: (path, start, end) => files.read(prefix + path, start, end),
   };
@@ -51,7 +53,11 @@ export function utf8(bytes: Uint8Array): string | null {
 }
 
 const nanMark = '\u0000rlvr-runs:';
-const pythonNumbers: Record<string, number> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, '-Infinity': Number.NEGATIVE_INFINITY };
+const pythonNumbers: Record<string, number> = {
+  NaN: Number.NaN,
+  Infinity: Number.POSITIVE_INFINITY,
+  '-Infinity': Number.NEGATIVE_INFINITY,
+};
 
 /**
  * JSON as Python's json.dumps writes it: also bare NaN, Infinity and -Infinity, which strict JSON lacks
@@ -94,7 +100,8 @@ export function parsePythonJson(text: string): unknown {
   );
 }
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A number from a JSON or parquet value (bigint, number, a numeric string like "NaN"), else undefined. */
 export function toNumber(v: unknown): number | undefined {
@@ -109,7 +116,13 @@ export function asText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === null || v === undefined) return '';
   if (Array.isArray(v) && v.every((m) => isRecord(m) && 'content' in m)) {
-    return v.map((m) => `${String((m as Record<string, unknown>).role ?? 'message')}: ${asText((m as Record<string, unknown>).content)}`).join('\n');
+    return v
+      .map(
+        (m) =>
+          `${String((m as Record<string, unknown>).role ?? 'message')}: ` +
+          `${asText((m as Record<string, unknown>).content)}`,
+      )
+      .join('\n');
   }
   if (Array.isArray(v) && v.every((p) => isRecord(p) && typeof p.text === 'string')) {
     return v.map((p) => (p as { text: string }).text).join('');

@@ -17,10 +17,22 @@ import type { RunCompletion, RunFiles, RunIndex, RunProblem, TokenChannels } fro
 export const isDocumentedLine = (v: Record<string, unknown> | null): boolean =>
   v !== null && 'step' in v && 'prompt' in v && 'completion' in v && 'rewards' in v;
 
-const known = new Set(['step', 'prompt', 'completion', 'rewards', 'reward', 'advantage', 'truncated', 'tokens', 'logprobs']);
-const expected = 'expected {"step": number, "prompt": text, "completion": text, "rewards": {name: number}} (docs/run-formats.md)';
+const known = new Set([
+  'step',
+  'prompt',
+  'completion',
+  'rewards',
+  'reward',
+  'advantage',
+  'truncated',
+  'tokens',
+  'logprobs',
+]);
+const expected =
+  'expected {"step": number, "prompt": text, "completion": text, "rewards": {name: number}} (docs/run-formats.md)';
 
-const numbers = (v: unknown): number[] | undefined => (Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : undefined);
+const numbers = (v: unknown): number[] | undefined =>
+  Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : undefined;
 
 /** The `tokens` field (a list of token texts, or {text, ids?, logprobs?}) and a top-level `logprobs`. */
 function tokenChannels(line: Record<string, unknown>): TokenChannels | undefined {
@@ -42,7 +54,11 @@ function tokenChannels(line: Record<string, unknown>): TokenChannels | undefined
 /** One documented line as a completion, or why it is not one. */
 export function documentedCompletion(path: string, line: number, row: number, v: unknown): RunCompletion | RunProblem {
   if (!isRecord(v)) return { file: path, line, message: `${path} line ${line}: not an object; ${expected}` };
-  const bad = (what: string): RunProblem => ({ file: path, line, message: `${path} line ${line}: ${what}; ${expected}` });
+  const bad = (what: string): RunProblem => ({
+    file: path,
+    line,
+    message: `${path} line ${line}: ${what}; ${expected}`,
+  });
   if (typeof v.completion !== 'string') return bad('"completion" is missing or not text');
   if (v.prompt === undefined) return bad('"prompt" is missing');
   if (!isRecord(v.rewards)) return bad('"rewards" is missing or not an object');
@@ -110,13 +126,20 @@ export function jsonlSource(files: RunFiles, path: string, name: string): RunSou
             problems.push({ file: path, line, message: `${path} line ${line}: no whole-number "step"; ${expected}` });
             return;
           }
-          if (isRecord(value) && isRecord(value.rewards)) for (const k of Object.keys(value.rewards)) if (!rewardNames.includes(k)) rewardNames.push(k);
+          if (isRecord(value) && isRecord(value.rewards))
+            for (const k of Object.keys(value.rewards)) if (!rewardNames.includes(k)) rewardNames.push(k);
           const list = ranges.get(step) ?? [];
           const last = list[list.length - 1];
           if (last && lastStep === step) last.end = end;
           else {
             if (list.length) {
-              problems.push({ file: path, line, message: `${path} line ${line}: step ${step} again, after lines of step ${lastStep}; a step's lines are expected together (read as part of step ${step})` });
+              problems.push({
+                file: path,
+                line,
+                message:
+                  `${path} line ${line}: step ${step} again, after lines of step ${lastStep}; a step's ` +
+                  `lines are expected together (read as part of step ${step})`,
+              });
             }
             list.push({ start, end, firstLine: line });
             ranges.set(step, list);
@@ -127,12 +150,16 @@ export function jsonlSource(files: RunFiles, path: string, name: string): RunSou
       );
       scanned = { next: result.next, nextLine: result.nextLine, size: entry.size };
       if (result.pending) {
-        notes.push(`${path} line ${result.pending.line} is not complete yet (no newline, not whole JSON); it is read once the writer finishes it.`);
+        notes.push(
+          `${path} line ${result.pending.line} is not complete yet (no newline, not whole JSON); it is read ` +
+            `once the writer finishes it.`,
+        );
       }
     }
     const steps = [...ranges.keys()].sort((a, b) => a - b);
     const all = [...problems];
-    for (const s of missingSteps(steps)) all.push({ file: path, message: `${path}: no lines for step ${s}, between the steps before and after it` });
+    for (const s of missingSteps(steps))
+      all.push({ file: path, message: `${path}: no lines for step ${s}, between the steps before and after it` });
     return { name, format: 'jsonl', steps, metrics: [], rewardNames, problems: all, notes };
   }
 

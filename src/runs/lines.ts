@@ -11,6 +11,8 @@ import type { RunProblem, RunFiles } from './types.ts';
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const CHUNK_BYTES = 1 << 20;
 
+const oneCompletion = 'one completion per line';
+
 export interface ScannedLine {
   /** 1-based line number in the file. */
   line: number;
@@ -40,12 +42,27 @@ export interface LineScanResult {
 /** Parses one line's bytes: the value, or a problem saying why not (not UTF-8, not JSON). */
 export function parseLine(path: string, line: number, bytes: Uint8Array): { value: unknown } | { problem: RunProblem } {
   const text = utf8(bytes);
-  if (text === null) return { problem: { file: path, line, message: `${path} line ${line}: not UTF-8 text; expected one JSON object per line in UTF-8` } };
+  if (text === null)
+    return {
+      problem: {
+        file: path,
+        line,
+        message: `${path} line ${line}: not UTF-8 text; expected one JSON object per line in UTF-8`,
+      },
+    };
   try {
     return { value: parsePythonJson(text) };
   } catch (e) {
     const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
-    return { problem: { file: path, line, message: `${path} line ${line}: not JSON (${why(e)}); expected one JSON object per line, got ${JSON.stringify(shown)}` } };
+    return {
+      problem: {
+        file: path,
+        line,
+        message:
+          `${path} line ${line}: not JSON (${why(e)}); expected one JSON object per line, got ` +
+          `${JSON.stringify(shown)}`,
+      },
+    };
   }
 }
 
@@ -72,7 +89,11 @@ export async function scanJsonLines(
   const finish = (end: number, last: Uint8Array) => {
     const length = partBytes + last.length;
     if (tooLong) {
-      onProblem({ file: path, line, message: `${path} line ${line}: longer than ${cap / (1024 * 1024)} MB, skipped; expected one completion per line` });
+      onProblem({
+        file: path,
+        line,
+        message: `${path} line ${line}: longer than ${cap / (1024 * 1024)} MB, skipped; expected ${oneCompletion}`,
+      });
     } else if (length > 0 && !(length === 1 && last[0] === 13)) {
       const bytes = parts.length === 0 ? last : concat([...parts, last], length);
       const r = parseLine(path, line, bytes[bytes.length - 1] === 13 ? bytes.subarray(0, bytes.length - 1) : bytes);
@@ -138,9 +159,15 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
 }
 
 /** The first line of a file (up to 1 MiB read), parsed, for detection; null when it is not a JSON object line. */
-export async function firstJsonLine(files: RunFiles, path: string, size: number): Promise<Record<string, unknown> | null> {
+export async function firstJsonLine(
+  files: RunFiles,
+  path: string,
+  size: number,
+): Promise<Record<string, unknown> | null> {
   const head = await readRange(files, path, 0, Math.min(size, 1 << 20));
   const nl = head.indexOf(10);
   const r = parseLine(path, 1, nl < 0 ? head : head.subarray(0, nl));
-  return 'value' in r && typeof r.value === 'object' && r.value !== null && !Array.isArray(r.value) ? (r.value as Record<string, unknown>) : null;
+  return 'value' in r && typeof r.value === 'object' && r.value !== null && !Array.isArray(r.value)
+    ? (r.value as Record<string, unknown>)
+    : null;
 }

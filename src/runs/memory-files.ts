@@ -4,7 +4,11 @@
  */
 import type { RunFiles } from './types.ts';
 
-export function memoryRunFiles(name: string, contents: Record<string, Uint8Array | string>, unreadable: string[] = []): RunFiles & {
+export function memoryRunFiles(
+  name: string,
+  contents: Record<string, Uint8Array | string>,
+  unreadable: string[] = [],
+): RunFiles & {
   /** Replaces or adds a file (a run still being written). */
   put(path: string, data: Uint8Array | string): void;
 } {
@@ -12,7 +16,8 @@ export function memoryRunFiles(name: string, contents: Record<string, Uint8Array
   const bytes = new Map(Object.entries(contents).map(([p, d]) => [p, typeof d === 'string' ? enc.encode(d) : d]));
   return {
     name,
-    list: async () => [...bytes.entries()].map(([path, b]) => ({ path, size: b.length })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    list: async () =>
+      [...bytes.entries()].map(([path, b]) => ({ path, size: b.length })).sort((a, b) => (a.path < b.path ? -1 : 1)),
     async read(path, start, end) {
       if (unreadable.includes(path)) throw new Error('permission denied');
       const b = bytes.get(path);

@@ -19,6 +19,8 @@ import type {
 
 export interface StepRows {
   rows: RunCompletion[];
+  /** Where the writer numbers its groups (a record): each row's group, so two groups of one prompt stay apart. */
+  groupOf?: number[];
   problems: RunProblem[];
 }
 
@@ -30,7 +32,7 @@ export interface RunSource {
   readRows(step: number): Promise<StepRows>;
 }
 
-/** Mean and sample (n − 1) std of the finite values; NaN rewards (a reward function that returned None) are left out. */
+/** Mean and sample (n − 1) std of the finite values; NaN rewards (every function returned None) are left out. */
 export function meanStd(values: number[]): { mean: number; std: number } {
   const xs = values.filter((v) => Number.isFinite(v));
   if (xs.length === 0) return { mean: Number.NaN, std: Number.NaN };
@@ -40,16 +42,42 @@ export function meanStd(values: number[]): { mean: number; std: number } {
   return { mean, std: Math.sqrt(ss / (xs.length - 1)) };
 }
 
-/** Consecutive rows sharing a prompt form a group (TRL writes num_generations rows per prompt; veRL interleaves). */
-export function groupRows(rows: RunCompletion[]): RunGroup[] {
+/**
+ * Consecutive rows sharing a prompt form a group (TRL writes num_generations rows per prompt; veRL repeats
+ * each prompt rollout.n times, interleaved). Where the writer does not number its groups (`groupOf`), a run
+ * of one prompt that is a whole multiple (2 or more) of the usual group size is two groups of a prompt the
+ * dataset holds twice, sampled back to back, and is split so.
+ */
+export function groupRows(rows: RunCompletion[], groupOf?: number[]): RunGroup[] {
+  const runs: RunCompletion[][] = [];
+  rows.forEach((row, i) => {
+    const last = runs[runs.length - 1];
+    if (last && last[0]!.prompt === row.prompt && (!groupOf || groupOf[i] === groupOf[i - 1])) last.push(row);
+    else runs.push([row]);
+  });
+  const size = groupOf ? 0 : usualSize(runs.map((r) => r.length));
   const groups: RunGroup[] = [];
-  for (const row of rows) {
-    const last = groups[groups.length - 1];
-    if (last && last.prompt === row.prompt) last.completions.push(row);
-    else groups.push({ index: groups.length, prompt: row.prompt, completions: [row], mean: 0, std: 0 });
+  for (const run of runs) {
+    const parts = size > 0 && run.length > size && run.length % size === 0 ? run.length / size : 1;
+    for (let k = 0; k < parts; k++) {
+      const completions = run.slice((k * run.length) / parts, ((k + 1) * run.length) / parts);
+      groups.push({
+        index: groups.length,
+        prompt: run[0]!.prompt,
+        completions,
+        ...meanStd(completions.map((c) => c.reward)),
+      });
+    }
   }
-  for (const g of groups) Object.assign(g, meanStd(g.completions.map((c) => c.reward)));
   return groups;
+}
+
+/** The most common run length, when at least half the runs have it (else 0: no usual size to split by). */
+function usualSize(lengths: number[]): number {
+  const counts = new Map<number, number>();
+  for (const n of lengths) counts.set(n, (counts.get(n) ?? 0) + 1);
+  const [size, count] = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0] ?? [0, 0];
+  return size > 1 && count * 2 >= lengths.length ? size : 0;
 }
 
 /** Adds problems not already listed (the same file, place and message). */
@@ -77,7 +105,8 @@ export function missingSteps(steps: number[]): number[] {
   const missing: number[] = [];
   for (let i = 1; i < steps.length && missing.length < 1000; i++) {
     const d = steps[i]! - steps[i - 1]!;
-    if (d > stride && d % stride === 0) for (let s = steps[i - 1]! + stride; s < steps[i]! && missing.length < 1000; s += stride) missing.push(s);
+    if (d > stride && d % stride === 0)
+      for (let s = steps[i - 1]! + stride; s < steps[i]! && missing.length < 1000; s += stride) missing.push(s);
   }
   return missing;
 }
@@ -106,7 +135,8 @@ function passes(query: RunQuery, group: RunGroup, c: RunCompletion): boolean {
   if (query.advantageSign !== undefined) {
     const a = c.advantage;
     if (a === undefined || Number.isNaN(a)) return false;
-    if (query.advantageSign === 'positive' ? !(a > 0) : query.advantageSign === 'negative' ? !(a < 0) : a !== 0) return false;
+    if (query.advantageSign === 'positive' ? !(a > 0) : query.advantageSign === 'negative' ? !(a < 0) : a !== 0)
+      return false;
   }
   if (query.lengthMin !== undefined && c.length < query.lengthMin) return false;
   if (query.lengthMax !== undefined && c.length > query.lengthMax) return false;
@@ -125,7 +155,8 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
   const readProblems: RunProblem[] = [];
   async function readStep(step: number): Promise<RunStep> {
     if (!index.steps.includes(step)) {
-      const range = index.steps.length ? `it has steps ${index.steps[0]}..${index.steps[index.steps.length - 1]}` : 'it has no steps';
+      const shown = index.steps.length > 8 ? `${index.steps.slice(0, 8).join(', ')}, …` : index.steps.join(', ');
+      const range = index.steps.length ? `its steps are ${shown}` : 'it has no steps';
       throw new RunReadError(index.name, `${index.name}: there is no step ${step} (${range})`);
     }
     let rows: StepRows;
@@ -137,7 +168,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     }
     addProblems(readProblems, rows.problems);
     addProblems(index.problems, rows.problems);
-    return { step, groups: groupRows(rows.rows), problems: rows.problems };
+    return { step, groups: groupRows(rows.rows, rows.groupOf), problems: rows.problems };
   }
   async function search(query: RunQuery, options: RunSearchOptions = {}): Promise<RunSearchResult> {
     const match = textMatcher(query);
@@ -153,10 +184,20 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
       for (const g of s.groups) {
         for (const c of g.completions) {
           if (!passes(query, g, c)) continue;
-          if (match && !((where !== 'completion' && match(c.prompt)) || (where !== 'prompt' && match(c.completion)))) continue;
+          if (match && !((where !== 'completion' && match(c.prompt)) || (where !== 'prompt' && match(c.completion))))
+            continue;
           count++;
           if (hits.length < limit) {
-            hits.push({ step, group: g.index, row: c.row, prompt: c.prompt, completion: c.completion, reward: c.reward, advantage: c.advantage, length: c.length });
+            hits.push({
+              step,
+              group: g.index,
+              row: c.row,
+              prompt: c.prompt,
+              completion: c.completion,
+              reward: c.reward,
+              advantage: c.advantage,
+              length: c.length,
+            });
           }
         }
       }

@@ -32,7 +32,15 @@ export function recordCompletion(r: RolloutRecord, row: number): RunCompletion {
       ratio: r.ratio,
       clipped: r.clipped,
     },
-    extra: { group: r.group, hint: r.hint, correct: r.correct, reason: r.reason, hinted: r.hinted, flipped: r.flipped, kl: r.kl },
+    extra: {
+      group: r.group,
+      hint: r.hint,
+      correct: r.correct,
+      reason: r.reason,
+      hinted: r.hinted,
+      flipped: r.flipped,
+      kl: r.kl,
+    },
   };
 }
 
@@ -79,21 +87,33 @@ export function recordSource(files: RunFiles, path: string, name: string): RunSo
     const steps: number[] = [];
     if (record) {
       const p = record.provenance;
-      notes.push(`Written by ${p.writer} (${p.command}) on ${p.created}, from ${p.base.name}.${p.note ? ` ${p.note}` : ''}`);
+      notes.push(
+        `Written by ${p.writer} (${p.command}) on ${p.created}, from ${p.base.name}.${p.note ? ` ${p.note}` : ''}`,
+      );
       for (const r of record.rollouts) {
         if (!steps.includes(r.step)) steps.push(r.step);
-        for (const rec of r.records) for (const k of Object.keys(rec.components).length ? Object.keys(rec.components) : ['reward']) if (!rewardNames.includes(k)) rewardNames.push(k);
+        for (const rec of r.records)
+          for (const k of Object.keys(rec.components).length ? Object.keys(rec.components) : ['reward'])
+            if (!rewardNames.includes(k)) rewardNames.push(k);
       }
       steps.sort((a, b) => a - b);
     }
-    result = { name, format: 'record', steps, metrics: record ? recordMetrics(record) : [], rewardNames, problems, notes };
+    result = {
+      name,
+      format: 'record',
+      steps,
+      metrics: record ? recordMetrics(record) : [],
+      rewardNames,
+      problems,
+      notes,
+    };
     return result;
   }
 
   async function readRows(step: number): Promise<StepRows> {
     const rows = (record?.rollouts ?? []).filter((r) => r.step === step).flatMap((r) => r.records);
     if (!rows.length) throw new RunReadError(path, `${path}: no rollouts for step ${step}`);
-    return { rows: rows.map(recordCompletion), problems: [] };
+    return { rows: rows.map(recordCompletion), groupOf: rows.map((r) => r.group), problems: [] };
   }
 
   return { index, readRows };

@@ -8,13 +8,21 @@
  *
  * Indexing reads only each parquet's footer (through range reads); a step's rows are read when asked.
  */
-import { parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+import {
+  parquetMetadataAsync,
+  parquetReadObjects,
+  parquetSchema,
+  type AsyncBuffer,
+  type FileMetaData,
+} from 'hyparquet';
 import { asText, isRecord, parsePythonJson, readRange, RunReadError, toNumber, utf8, why } from './files.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
 import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem } from './types.ts';
 
 export const trlCompletionFile = /^completions\/completions_(\d+)\.parquet$/;
 const checkpointState = /^checkpoint-(\d+)\/trainer_state\.json$/;
+/** Step files up to this size are read in one request (TRL's are tens of kB). */
+const WHOLE_FILE_BYTES = 4 << 20;
 const coreColumns = new Set(['step', 'prompt', 'completion', 'advantage']);
 const numericTypes = new Set(['DOUBLE', 'FLOAT', 'INT32', 'INT64', 'BOOLEAN']);
 const expected = "TRL's completions table (columns step, prompt, completion, one per reward function, advantage)";
@@ -25,7 +33,8 @@ export function runFileBuffer(files: RunFiles, path: string, size: number): Asyn
     byteLength: size,
     async slice(start: number, end?: number): Promise<ArrayBuffer> {
       const bytes = await readRange(files, path, start, end ?? size);
-      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
+      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer)
+        return bytes.buffer;
       return bytes.slice().buffer;
     },
   };
@@ -35,29 +44,82 @@ interface ParquetFile {
   path: string;
   size: number;
   step: number;
+  /** Whether its footer was read; until then only its name and size are known. */
+  read: boolean;
   metadata: FileMetaData | null;
   columns: string[];
   numeric: Set<string>;
   problems: RunProblem[];
 }
 
-/** Reads a parquet file's footer and checks its columns; problems name the file. */
-async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number): Promise<ParquetFile> {
-  const out: ParquetFile = { path: entry.path, size: entry.size, step, metadata: null, columns: [], numeric: new Set(), problems: [] };
+const unread = (entry: RunFileEntry, step: number): ParquetFile => ({
+  path: entry.path,
+  size: entry.size,
+  step,
+  read: false,
+  metadata: null,
+  columns: [],
+  numeric: new Set(),
+  problems: [],
+});
+
+/** An AsyncBuffer over bytes already read. */
+const bytesBuffer = (bytes: Uint8Array): AsyncBuffer => ({
+  byteLength: bytes.length,
+  slice: (start, end) => bytes.slice(start, end).buffer,
+});
+
+/** Reads a parquet file's footer (from `file`) and checks its columns; problems name the file. */
+async function indexParquet(entry: RunFileEntry, step: number, file: AsyncBuffer): Promise<ParquetFile> {
+  const out: ParquetFile = {
+    path: entry.path,
+    size: entry.size,
+    step,
+    read: true,
+    metadata: null,
+    columns: [],
+    numeric: new Set(),
+    problems: [],
+  };
   let metadata: FileMetaData;
   try {
-    metadata = await parquetMetadataAsync(runFileBuffer(files, entry.path, entry.size), { initialFetchSize: 1 << 16 });
+    metadata = await parquetMetadataAsync(file, { initialFetchSize: 1 << 14 });
   } catch (e) {
-    const message = e instanceof RunReadError ? e.message : `${entry.path}: not a readable parquet file (${why(e)}); expected ${expected}, ending in the parquet footer "PAR1" (a truncated file, or one still being written, lacks it)`;
+    const message =
+      e instanceof RunReadError
+        ? e.message
+        : `${entry.path}: not a readable parquet file (${why(e)}); expected ${expected}, ending in the parquet ` +
+          `footer "PAR1" (a truncated file, or one still being written, lacks it)`;
     out.problems.push({ file: entry.path, message });
     return out;
   }
   const top = parquetSchema(metadata).children;
   out.columns = top.map((c) => c.element.name);
-  for (const c of top) if (c.children.length === 0 && c.element.type && numericTypes.has(c.element.type)) out.numeric.add(c.element.name);
+  for (const c of top)
+    if (c.children.length === 0 && c.element.type && numericTypes.has(c.element.type)) out.numeric.add(c.element.name);
   const missing = ['prompt', 'completion'].filter((c) => !out.columns.includes(c));
   if (missing.length) {
-    out.problems.push({ file: entry.path, message: `${entry.path}: has no column ${missing.map((m) => `"${m}"`).join(' or ')} (it has ${out.columns.join(', ') || 'none'}); expected ${expected}` });
+    out.problems.push({
+      file: entry.path,
+      message:
+        `${entry.path}: has no column ${missing.map((m) => `"${m}"`).join(' or ')} (it has ` +
+        `${out.columns.join(', ') || 'none'}); expected ${expected}`,
+    });
+    return out;
+  }
+  // A column chunk that names no column of the schema is a corrupt footer; hyparquet would read such a chunk
+  // and leave its failure unobserved (an unhandled rejection), so the file is refused here instead.
+  const names = new Set(out.columns);
+  const stray = metadata.row_groups.some((g) =>
+    g.columns.some((c) => !c.meta_data || !names.has(c.meta_data.path_in_schema[0] ?? '')),
+  );
+  if (stray) {
+    out.problems.push({
+      file: entry.path,
+      message:
+        `${entry.path}: its footer is corrupt (a column chunk names no column of its schema); expected ` +
+        `${expected}`,
+    });
     return out;
   }
   out.metadata = metadata;
@@ -66,7 +128,10 @@ async function indexParquet(files: RunFiles, entry: RunFileEntry, step: number):
   const stats = stepIndex >= 0 ? metadata.row_groups[0]?.columns[stepIndex]?.meta_data?.statistics : undefined;
   const min = toNumber(stats?.min_value);
   if (min !== undefined && min !== step) {
-    out.problems.push({ file: entry.path, message: `${entry.path}: its step column says ${min} but its name says step ${step}; read as step ${step}` });
+    out.problems.push({
+      file: entry.path,
+      message: `${entry.path}: its step column says ${min} but its name says step ${step}; read as step ${step}`,
+    });
   }
   return out;
 }
@@ -91,7 +156,11 @@ interface TrainerState {
   rewardNames: string[];
 }
 
-async function readTrainerState(files: RunFiles, entry: RunFileEntry, problems: RunProblem[]): Promise<TrainerState | null> {
+async function readTrainerState(
+  files: RunFiles,
+  entry: RunFileEntry,
+  problems: RunProblem[],
+): Promise<TrainerState | null> {
   let text: string | null;
   try {
     text = utf8(await readRange(files, entry.path));
@@ -104,11 +173,17 @@ async function readTrainerState(files: RunFiles, entry: RunFileEntry, problems: 
     if (text === null) throw new Error('it is not UTF-8 text');
     json = parsePythonJson(text);
   } catch (e) {
-    problems.push({ file: entry.path, message: `${entry.path}: not readable JSON (${why(e)}); expected TRL's trainer state with log_history` });
+    problems.push({
+      file: entry.path,
+      message: `${entry.path}: not readable JSON (${why(e)}); expected TRL's trainer state with log_history`,
+    });
     return null;
   }
   if (!isRecord(json) || !Array.isArray(json.log_history)) {
-    problems.push({ file: entry.path, message: `${entry.path}: has no log_history list; expected TRL's trainer state` });
+    problems.push({
+      file: entry.path,
+      message: `${entry.path}: has no log_history list; expected TRL's trainer state`,
+    });
     return null;
   }
   const points = logHistoryPoints(json.log_history);
@@ -136,8 +211,12 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     const problems: RunProblem[] = [];
     // The curves: the newest checkpoint's trainer_state.json, or the top-level one when it is newer.
     const states = listed.filter((f) => checkpointState.test(f.path) || f.path === 'trainer_state.json');
-    const newest = states.filter((f) => f.path !== 'trainer_state.json').sort((a, b) => Number(checkpointState.exec(b.path)![1]) - Number(checkpointState.exec(a.path)![1]));
-    const candidates = [newest[0], states.find((f) => f.path === 'trainer_state.json')].filter((f): f is RunFileEntry => f !== undefined);
+    const newest = states
+      .filter((f) => f.path !== 'trainer_state.json')
+      .sort((a, b) => Number(checkpointState.exec(b.path)![1]) - Number(checkpointState.exec(a.path)![1]));
+    const candidates = [newest[0], states.find((f) => f.path === 'trainer_state.json')].filter(
+      (f): f is RunFileEntry => f !== undefined,
+    );
     state = null;
     for (const c of candidates) {
       const key = `${c.path}\u0000${c.size}`;
@@ -149,55 +228,97 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       problems.push(...s.problems);
       if (s.state && (!state || s.state.globalStep > state.globalStep)) state = s.state;
     }
-    // The completions: a footer read for each parquet not seen before (or grown since).
-    const found = listed.filter((f) => trlCompletionFile.test(f.path)).sort((a, b) => a.path.localeCompare(b.path));
+    // The completions: known by name and size. Footers are read for the first and the newest file only (the
+    // columns, and whether the newest is whole yet: TRL may be writing it); the others' when their step is read.
+    const found = listed.filter((f) => trlCompletionFile.test(f.path));
+    const stepOf = (f: RunFileEntry) => Number(trlCompletionFile.exec(f.path)![1]);
+    found.sort((a, b) => stepOf(a) - stepOf(b) || a.path.localeCompare(b.path));
     for (const f of found) {
       const known = parquets.get(f.path);
-      if (known && known.size === f.size) continue;
-      parquets.set(f.path, await indexParquet(files, f, Number(trlCompletionFile.exec(f.path)![1])));
+      if (!known || known.size !== f.size) parquets.set(f.path, unread(f, stepOf(f)));
+    }
+    for (const f of new Set([found[0], found[found.length - 1]])) {
+      if (f && !parquets.get(f.path)!.read)
+        parquets.set(f.path, await indexParquet(f, stepOf(f), runFileBuffer(files, f.path, f.size)));
     }
     byStep = new Map();
     for (const f of found) {
       const p = parquets.get(f.path)!;
       problems.push(...p.problems);
-      if (!p.metadata) continue;
+      if (p.read && !p.metadata) continue;
       const other = byStep.get(p.step);
       if (other) {
-        problems.push({ file: p.path, message: `${p.path}: step ${p.step} again (${other.path} has it too); ${other.path} was read, this file skipped` });
+        problems.push({
+          file: p.path,
+          message:
+            `${p.path}: step ${p.step} again (${other.path} has it too); ${other.path} was read, this ` +
+            `file skipped`,
+        });
         continue;
       }
       byStep.set(p.step, p);
     }
     const steps = [...byStep.keys()].sort((a, b) => a - b);
     for (const s of missingSteps(steps)) {
-      problems.push({ file: `completions/completions_${String(s).padStart(5, '0')}.parquet`, message: `no completions for step ${s}: the file is missing between the steps before and after it` });
+      const file = `completions/completions_${String(s).padStart(5, '0')}.parquet`;
+      problems.push({
+        file,
+        message: `${file} is missing: no completions for step ${s}, between the steps before and after it`,
+      });
     }
     // Reward columns: the names TRL logged as rewards/<name>/mean, else every numeric column but step and advantage.
-    const numeric = [...byStep.values()].flatMap((p) => p.columns.filter((c) => p.numeric.has(c) && !coreColumns.has(c)));
+    const numeric = [...byStep.values()].flatMap((p) =>
+      p.columns.filter((c) => p.numeric.has(c) && !coreColumns.has(c)),
+    );
     const logged = state?.rewardNames ?? [];
     rewardNames = logged.length ? logged.filter((n) => numeric.includes(n)) : [...new Set(numeric)];
     const notes = [
-      'The total reward is the plain sum of the reward columns: TRL\'s reward_weights are not saved in output_dir in a readable form; the advantage is TRL\'s own.',
+      "The total reward is the plain sum of the reward columns: TRL's reward_weights are not saved in " +
+        "output_dir in a readable form; the advantage is TRL's own.",
     ];
-    if (!logged.length) notes.push('No trainer_state.json with rewards/<name>/mean: every numeric column is taken as a reward function.');
+    if (!logged.length)
+      notes.push('No trainer_state.json with rewards/<name>/mean: every numeric column is taken as a reward function.');
     return { name, format: 'trl', steps, metrics: state?.points ?? [], rewardNames, problems, notes };
   }
 
   async function readRows(step: number): Promise<StepRows> {
-    const p = byStep.get(step);
-    if (!p?.metadata) throw new RunReadError(name, `${name}: no completions file for step ${step}`);
+    let p = byStep.get(step);
+    if (!p) throw new RunReadError(name, `${name}: no completions file for step ${step}`);
+    // A small file (TRL's are tens of kB a step) is read in one request, footer and rows together.
+    const file =
+      p.size <= WHOLE_FILE_BYTES ? bytesBuffer(await readRange(files, p.path)) : runFileBuffer(files, p.path, p.size);
+    if (!p.read) {
+      p = await indexParquet(p, step, file);
+      parquets.set(p.path, p);
+      byStep.set(step, p);
+    }
+    if (!p.metadata) throw new RunReadError(p.path, p.problems[0]?.message ?? `${p.path}: not readable`);
+    const metadata = p.metadata;
     let rows: Record<string, unknown>[];
     try {
-      rows = await parquetReadObjects({ file: runFileBuffer(files, p.path, p.size), metadata: p.metadata, rowFormat: 'object' });
+      rows = await parquetReadObjects({ file, metadata, rowFormat: 'object' });
     } catch (e) {
-      throw e instanceof RunReadError ? e : new RunReadError(p.path, `${p.path}: its rows could not be read (${why(e)}); the file is truncated or corrupt`);
+      throw e instanceof RunReadError
+        ? e
+        : new RunReadError(
+            p.path,
+            `${p.path}: its rows could not be read (${why(e)}); the file is truncated or corrupt`,
+          );
     }
-    const problems: RunProblem[] = [];
+    const path = p.path;
+    const columns = p.columns;
+    const problems: RunProblem[] = [...p.problems];
     const out: RunCompletion[] = [];
-    const names = rewardNames.filter((n) => p.columns.includes(n));
+    const names = rewardNames.filter((n) => columns.includes(n));
     rows.forEach((r, row) => {
       if (typeof r.completion !== 'string' && !Array.isArray(r.completion)) {
-        problems.push({ file: p.path, row, message: `${p.path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; expected text` });
+        problems.push({
+          file: path,
+          row,
+          message:
+            `${path} row ${row}: the completion is ${r.completion === null ? 'null' : typeof r.completion}; ` +
+            'expected text',
+        });
         return;
       }
       const rewards: Record<string, number> = {};
@@ -205,7 +326,8 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       const finite = Object.values(rewards).filter((v) => !Number.isNaN(v));
       const completion = asText(r.completion);
       const extra: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(r)) if (!coreColumns.has(k) && !names.includes(k)) extra[k] = typeof v === 'bigint' ? Number(v) : v;
+      for (const [k, v] of Object.entries(r))
+        if (!coreColumns.has(k) && !names.includes(k)) extra[k] = typeof v === 'bigint' ? Number(v) : v;
       const advantage = toNumber(r.advantage);
       out.push({
         row,

@@ -58,6 +58,7 @@ export function verlDumpGenerations(g: VerlGenerations): { name: string; text: s
   base.push(['score', g.scores], ['step', Array.from({ length: n }, () => ({ int: g.step }))]);
   for (const [k, v] of Object.entries(g.rewardExtraInfos ?? {})) if (v.length === n) base.push([k, v]);
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) lines.push(`{${base.map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v[i]!)}`).join(', ')}}`);
+  for (let i = 0; i < n; i++)
+    lines.push(`{${base.map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v[i]!)}`).join(', ')}}`);
   return { name: `${g.step}.jsonl`, text: `${lines.join('\n')}\n` };
 }
