@@ -4,13 +4,19 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { basePath, offlineServiceWorker } from './scripts/vite-deploy.ts';
-import { CSP, ISOLATION_HEADERS } from './src/pwa/page-headers.ts';
+import { CSP } from './src/pwa/page-headers.ts';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const ortDist = resolve(root, 'node_modules/onnxruntime-web/dist');
 
-/** COOP/COEP (multi-threaded WASM), sent by the dev server, the preview server and the ORT files below. */
-const isolation = { ...ISOLATION_HEADERS };
+/**
+ * Cross-origin isolation: without it SharedArrayBuffer is unavailable and ONNX Runtime's WASM EP
+ * silently runs on one thread. Sent by the dev server, the preview server and the ORT files below.
+ */
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 
 /** The built app's Content-Security-Policy (src/pwa/page-headers.ts says what it allows and why). */
 export { CSP };

@@ -37,7 +37,8 @@ export function safeSegments(encodedPath: string): string[] | null {
   return out;
 }
 
-const isInside = (root: string, real: string) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+const isInside = (root: string, real: string) =>
+  real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
 
 export class ServedFolder {
   private constructor(
@@ -153,7 +154,9 @@ export class ServedFolder {
       list: async () => (await this.list(segments)).filter((f) => only === undefined || f.path === only),
       read: async (path, start, end) => {
         const rel = safeSegments(path.split('/').map(encodeURIComponent).join('/'));
-        if (rel === null || (only !== undefined && path !== only)) throw new Error(`${name}: ${path} is not in this run`);
+        if (rel === null || (only !== undefined && path !== only)) {
+          throw new Error(`${name}: ${path} is not in this run`);
+        }
         const bytes = await this.read([...segments, ...rel], start, end);
         if (bytes === null) throw new Error(`${name}: ${path} cannot be read`);
         return bytes;

@@ -8,17 +8,21 @@
  *   GET anything else                   the page from dist/, index.html for paths that name no file
  *
  * The last two are the readers' RunFiles (src/runs/types.ts) over HTTP, which the page's run reader
- * worker uses. Only GET and HEAD; every answer carries the headers `vite preview` sends
- * (src/pwa/page-headers.ts). Paths are checked by ServedFolder (src/node/served-folder.ts): nothing
- * outside the served folders or dist/ is ever read. A run's files are sent as octet-stream with
- * nosniff, so an HTML file in a served folder can never run as a page of this origin.
+ * worker uses (workers/browser-run-files.ts). Only GET and HEAD; every answer carries the headers
+ * `vite preview` sends (COOP/COEP and the CSP, src/pwa/page-headers.ts) and the CORP the app's service
+ * worker adds (src/pwa/sw-core.ts). Paths are checked by ServedFolder (src/node/served-folder.ts):
+ * nothing outside the served folders or dist/ is ever read. A run's files are sent as octet-stream
+ * with nosniff, so an HTML file in a served folder can never run as a page of this origin.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { CSP, ISOLATION_HEADERS } from '../pwa/page-headers.ts';
+import { CSP } from '../pwa/page-headers.ts';
+import { ISOLATION_HEADERS } from '../pwa/sw-core.ts';
 import type { RunCatalog } from './run-catalog.ts';
 import { safeSegments, type ServedFolder } from './served-folder.ts';
+
+const TEXT = 'text/plain; charset=utf-8';
 
 const CONTENT_TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -49,8 +53,11 @@ export interface ViewServerOptions {
   loopbackOnly?: boolean;
 }
 
-/** A single `bytes=` range of a file of `size` bytes: [start, end] inclusive, 'unsatisfiable', or null to send it all. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+/** One `bytes=` range of a file of `size` bytes: [start, end] inclusive, 'unsatisfiable', or null (send it all). */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/.exec(header);
   if (!m || (m[1] === '' && m[2] === '')) return null;
@@ -71,7 +78,7 @@ export function createViewServer(options: ViewServerOptions): Server {
   return createServer((req, res) => {
     handle(options, req, res).catch(() => {
       // Never a stack trace to the client: the error is the server's, and says nothing about the request.
-      if (!res.headersSent) send(res, req, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      if (!res.headersSent) send(res, req, 500, TEXT, 'internal error\n');
       else res.destroy();
     });
   });
@@ -96,13 +103,13 @@ const sendJson = (res: ServerResponse, req: IncomingMessage, value: unknown) => 
   res.setHeader('Cache-Control', 'no-store');
   send(res, req, 200, 'application/json; charset=utf-8', JSON.stringify(value));
 };
-const notFound = (res: ServerResponse, req: IncomingMessage) => send(res, req, 404, 'text/plain; charset=utf-8', 'not found\n');
-const forbidden = (res: ServerResponse, req: IncomingMessage) => send(res, req, 403, 'text/plain; charset=utf-8', 'forbidden\n');
+const notFound = (res: ServerResponse, req: IncomingMessage) => send(res, req, 404, TEXT, 'not found\n');
+const forbidden = (res: ServerResponse, req: IncomingMessage) => send(res, req, 403, TEXT, 'forbidden\n');
 
 async function handle(options: ViewServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
-    return send(res, req, 405, 'text/plain; charset=utf-8', 'only GET and HEAD\n');
+    return send(res, req, 405, TEXT, 'only GET and HEAD\n');
   }
   if (options.loopbackOnly && !LOOPBACK_HOSTS.test(req.headers.host ?? '')) return forbidden(res, req);
   // The raw path, not a parsed URL: WHATWG URL parsing would resolve `..` and `%2e%2e` before the check.
@@ -116,7 +123,7 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
     return sendJson(res, req, runs.map((r) => ({ name: r.name, format: r.format, steps: r.steps })));
   }
   if (segments[0] === 'runs') {
-    const run = (await options.catalog.runs()).find((r) => r.name === segments[1]);
+    const run = await options.catalog.named(segments[1] ?? '');
     if (!run) return notFound(res, req);
     if (segments.length === 3 && segments[2] === 'files.json') {
       const files = await run.files().list();
@@ -133,7 +140,9 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
   }
 
   const real = await options.dist.resolve(segments.length ? segments : ['index.html']);
-  if (real !== null) return sendFile(req, res, real, CONTENT_TYPES[extension(real) ?? ''] ?? 'application/octet-stream', 'no-cache');
+  if (real !== null) {
+    return sendFile(req, res, real, CONTENT_TYPES[extension(real) ?? ''] ?? 'application/octet-stream', 'no-cache');
+  }
   // A path that names a file (an extension) and is missing is a 404; any other is a view of the page.
   const last = segments[segments.length - 1] ?? '';
   if (extension(last) !== undefined) return notFound(res, req);
@@ -142,7 +151,13 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
   return sendFile(req, res, index, CONTENT_TYPES.html!, 'no-cache');
 }
 
-async function sendFile(req: IncomingMessage, res: ServerResponse, real: string, type: string, cache: string): Promise<void> {
+async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  real: string,
+  type: string,
+  cache: string,
+): Promise<void> {
   const { size } = await stat(real);
   const range = parseRange(req.headers.range, size);
   baseHeaders(res);
@@ -150,7 +165,7 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, real: string,
   res.setHeader('Cache-Control', cache);
   if (range === 'unsatisfiable') {
     res.setHeader('Content-Range', `bytes */${size}`);
-    return send(res, req, 416, 'text/plain; charset=utf-8', 'range not satisfiable\n');
+    return send(res, req, 416, TEXT, 'range not satisfiable\n');
   }
   const start = range?.start ?? 0;
   const end = range?.end ?? size - 1;
@@ -171,4 +186,39 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, real: string,
     });
     stream.pipe(res);
   });
+}
+
+/** Listens on host:port; false when the port is taken; any other failure in a person's words. */
+function listenOnce(server: Server, host: string, port: number): Promise<boolean> {
+  return new Promise((ok, fail) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (err.code === 'EADDRINUSE') ok(false);
+      else if (err.code === 'EACCES') {
+        fail(new Error(`port ${port} on ${host} needs more privileges; choose one above 1023 with --port`));
+      }
+      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
+        fail(new Error(`cannot listen on --host ${host}: it is not an address of this machine`));
+      } else fail(new Error(`cannot listen on ${host}:${port} (${err.code ?? err.message})`));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      ok(true);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/**
+ * Listens on `port`, or when it is taken on the first free one of the `tryNext` after it; returns the
+ * port. Throws a message naming the ports when none is free.
+ */
+export async function listenForView(server: Server, host: string, port: number, tryNext: number): Promise<number> {
+  for (let p = port; p <= Math.min(port + tryNext, 65535); p++) {
+    if (await listenOnce(server, host, p)) return p;
+  }
+  const what = tryNext === 0 ? `port ${port} is in use` : `ports ${port}-${port + tryNext} are all in use`;
+  throw new Error(`${what} on ${host}; choose another with --port`);
 }

@@ -1,16 +1,8 @@
 /**
- * The headers every file of the app is sent with, by `vite dev` / `vite preview` (vite.config.ts) and
- * by `rlvr view` (src/node/view-server.ts), so the page behaves the same behind either.
+ * The app's Content-Security-Policy, in one place for `vite preview` and the built index.html's
+ * <meta> (vite.config.ts) and for `rlvr view` (src/node/view-server.ts), so the page runs under the
+ * same policy behind either.
  */
-
-/**
- * Cross-origin isolation: without it SharedArrayBuffer is unavailable and ONNX Runtime's WASM EP
- * silently runs on one thread.
- */
-export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
-};
 
 /**
  * Content-Security-Policy of the built app: nothing but the app's own origin, no inline or

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Server } from 'node:http';
-import { interimRunDetection } from '../../node/interim-run-detection.ts';
 import { RunCatalog } from '../../node/run-catalog.ts';
 import { ServedFolder, ServedFolderError } from '../../node/served-folder.ts';
-import { createViewServer } from '../../node/view-server.ts';
+import { createViewServer, listenForView } from '../../node/view-server.ts';
+import { detectRuns, openRun } from '../../runs/index.ts';
 import { checkKnownFlags, flag, parseArgs, UsageError } from '../args.ts';
 import type { Command } from './command.ts';
 
@@ -16,28 +15,8 @@ const PORTS_TRIED = 20;
 
 const distDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../dist');
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-
-/** Listens on host:port; resolves false when the port is taken, and throws a person's words for any other failure. */
-function listen(server: Server, host: string, port: number): Promise<boolean> {
-  return new Promise((ok, fail) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      if (err.code === 'EADDRINUSE') ok(false);
-      else if (err.code === 'EACCES') fail(new Error(`port ${port} on ${host} needs more privileges; choose one above 1023 with --port`));
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
-        fail(new Error(`cannot listen on --host ${host}: it is not an address of this machine`));
-      } else fail(new Error(`cannot listen on ${host}:${port} (${err.code ?? err.message})`));
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      ok(true);
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
@@ -81,29 +60,42 @@ export const viewCommand: Command = {
       }
     }
     if (!existsSync(resolve(distDir, 'index.html'))) {
-      process.stderr.write(`rlvr view: the page is not built (${distDir}/index.html is missing): run \`npm run build\` first, then rlvr view again\n`);
+      process.stderr.write(
+        `rlvr view: the page is not built (${distDir}/index.html is missing): run \`npm run build\` first, ` +
+          'then rlvr view again\n',
+      );
       return 1;
     }
-    const catalog = new RunCatalog(folders, interimRunDetection);
+    const catalog = new RunCatalog(folders, { detectRuns, openRun });
     const loopback = isLoopback(host);
     const server = createViewServer({ catalog, dist: await ServedFolder.open(distDir), loopbackOnly: loopback });
 
-    const first = portFlag !== undefined ? Number(portFlag) : DEFAULT_VIEW_PORT;
-    const last = portFlag !== undefined ? first : first + PORTS_TRIED;
-    let port = first;
-    while (!(await listen(server, host, port))) {
-      if (port >= last) {
-        const what = portFlag !== undefined ? `port ${first} is in use` : `ports ${first}-${last} are all in use`;
-        process.stderr.write(`rlvr view: ${what} on ${host}; choose another with --port\n`);
-        return 1;
-      }
-      port++;
+    // A port given with --port is that port or an error; the default moves on to a free one.
+    const wanted = portFlag !== undefined ? Number(portFlag) : DEFAULT_VIEW_PORT;
+    let port: number;
+    try {
+      port = await listenForView(server, host, wanted, portFlag !== undefined ? 0 : PORTS_TRIED);
+    } catch (err) {
+      process.stderr.write(`rlvr view: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
     }
-    if (port !== first) process.stderr.write(`rlvr view: port ${first} is in use; using ${port}\n`);
+    if (port !== wanted) process.stderr.write(`rlvr view: port ${wanted} is in use; using ${port}\n`);
     if (!loopback) {
-      process.stderr.write(`rlvr view: warning: listening on ${host}, not loopback: the runs in ${folders.map((f) => f.given).join(', ')} are readable by anyone on the network who can reach this machine\n`);
+      const served = folders.map((f) => f.given).join(', ');
+      process.stderr.write(
+        `rlvr view: warning: listening on ${host}, not loopback: the runs in ${served} are readable by anyone ` +
+          'on the network who can reach this machine\n',
+      );
     }
-    const runs = await catalog.runs();
+    let runs;
+    try {
+      runs = await catalog.runs();
+    } catch (err) {
+      server.close();
+      throw err;
+    }
+    // What the readers passed over (a folder with nothing recognisable, a file that is not a run), on stderr.
+    for (const p of catalog.problems()) process.stderr.write(`rlvr view: ${p.message}\n`);
     process.stdout.write(`serving ${runs.length} runs at http://${urlHost(host)}:${port}/\n`);
 
     await new Promise<void>((done) => {
