@@ -59,7 +59,9 @@ async function bootSteps(): Promise<void> {
     // `run` (an open recording's URL, recording.ts) stays while that recording is open.
     const run = s.recording ? searchToSetup(location.search).page.run : null;
     // So do the run viewer's keys while a run `rlvr view` serves is open (src/ui/viewer/viewer-actions.ts).
-    const q = [setupToSearch(s.setup, selectedManifest(s)), run ? `run=${encodeURIComponent(run)}` : '', viewerPlace(s)].filter(Boolean).join('&');
+    const q = [setupToSearch(s.setup, selectedManifest(s)), run ? `run=${encodeURIComponent(run)}` : '', viewerPlace(s)]
+      .filter(Boolean)
+      .join('&');
     if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });

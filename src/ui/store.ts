@@ -23,7 +23,17 @@ import { emptySetup, type UrlSetup } from './url-state.ts';
 import { loadPace, type Pace } from './time-estimate.ts';
 import { initialViewer, type ViewerState } from './viewer/viewer-state.ts';
 
-export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share' | 'bench' | 'try' | 'data' | 'viewer';
+export type View =
+  | 'lessons'
+  | 'charts'
+  | 'rollouts'
+  | 'passk'
+  | 'compare'
+  | 'share'
+  | 'bench'
+  | 'try'
+  | 'data'
+  | 'viewer';
 export type Channel = 'advantage' | 'logp' | 'ratio' | 'clipped' | 'entropy' | 'kl' | 'loss';
 
 export interface ShippedCheckpoint {

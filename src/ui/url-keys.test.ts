@@ -47,7 +47,9 @@ describe('the one table of URL keys', () => {
     expect(r.page.viewer).toEqual({ name: 'trl/run 1', step: 12, prompt: 'What is 2+2?' });
     expect(searchToSetup(`?${viewerToSearch(r.page.viewer)}`).page.viewer).toEqual(r.page.viewer);
     expect(viewerToSearch({ name: null, step: 3, prompt: null })).toBe('');
-    expect(searchToSetup('?view=a&step=x').notes).toEqual(['step=x is not a step number; the run viewer opens the first step']);
+    expect(searchToSetup('?view=a&step=x').notes).toEqual([
+      'step=x is not a step number; the run viewer opens the first step',
+    ]);
   });
 
   it('no other source file parses the query string', () => {

@@ -198,7 +198,12 @@ const params: Param[] = [
   },
   { key: 'run', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.run = raw === '' ? null : raw), null) },
   // The run viewer's keys: written by viewerToSearch while a run that `rlvr view` serves is open, not from the setup.
-  { key: 'view', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.viewer.name = raw === '' ? null : raw), null) },
+  {
+    key: 'view',
+    scope: 'page',
+    write: () => [],
+    read: (_s, raw, _k, page) => ((page.viewer.name = raw === '' ? null : raw), null),
+  },
   {
     key: 'step',
     scope: 'page',

@@ -186,6 +186,12 @@ export const setCurves = (curves: string[]) => set({ curves });
 export const setForm = (form: Partial<SearchForm>) => set({ form: { ...viewer().form, ...form } });
 export const dismissError = () => set({ error: null });
 
+/** A folder that could not even be listed (a dropped folder the browser would not walk): said in the viewer. */
+export function folderFailed(error: string): void {
+  setState({ view: 'viewer' });
+  set({ loading: null, error });
+}
+
 type SearchSlot = 'search' | 'promptSearch' | 'comparePromptSearch';
 
 /** Runs a search over every step of a run into one of the slot's searches, with progress; cancellable. */
