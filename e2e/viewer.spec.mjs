@@ -263,7 +263,7 @@ test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by 
     await page.locator('[data-testid="viewer-problems"] summary').first().click();
     const problem = await page.locator('[data-testid="viewer-problem"]').first().textContent();
     note(testInfo, `a broken line: "${problem}"`);
-    assert.match(problem, /2\.jsonl.*line 3/);
+    assert.match(problem, /^2\.jsonl,? line 3: /);
     assert.equal(await live(), before, 'the live run and its autosave are as they were');
 
     await page.setInputFiles('[data-testid="run-folder-input"]', VERL_DIR);

@@ -14,7 +14,8 @@ export function ProblemList({ problems, what }: { problems: RunProblem[]; what: 
       <ul>
         {problems.map((p, i) => (
           <li key={i} data-testid="viewer-problem">
-            <code>{where(p)}</code>: {p.message}
+            {/* Readers' messages mostly name their file already; the place is added only where not. */}
+            {p.message.startsWith(p.file) ? p.message : `${where(p)}: ${p.message}`}
           </li>
         ))}
       </ul>
