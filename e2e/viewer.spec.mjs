@@ -9,15 +9,28 @@
 //     curves equal trainer_state.json's log_history.
 // (b) A veRL rollout dump written exactly as veRL's _dump_generations writes it (e2e/fixtures/verl-dump.py)
 //     opens, its lines grouped by input with their scores.
-// (c) Search over every step with Cancel, "This prompt over training", and two runs compared.
+// (c) "This prompt over training" in two runs compared, side by side (and (a) overlays two runs' curves).
+// (d) A run record's token heat map: each token and its sampling log-prob as recorded.
+// (e) Served by `rlvr view`: a cold link `/?view=NAME&step=S&prompt=P`, a search over every step
+//     cancelled while the reader waits on a step file the test holds, the link, a live run's new step.
 // Where scripts/setup-python.sh finds no Python wheels (exit 3) the TRL test prints a banner and is skipped.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from '@playwright/test';
-import { freePort, importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import {
+  close,
+  consecutiveGroups,
+  makeTrlRun,
+  openFolder,
+  py,
+  readGroups,
+  sampleStd,
+  showStep,
+  startView,
+} from './viewer-lib.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-viewer-e2e-'));
 // RLVR_TRL_RUN_DIR names a folder scripts/trl-run-fixture.sh already wrote (as src/runs/trl-real.test.ts
@@ -33,10 +46,6 @@ let trlSkip = '';
 let verl;
 let verlB;
 
-const py = (python, args, opts = {}) =>
-  execFileSync(python, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28, ...opts });
-const close = (a, b) => a === b || (a !== null && b !== null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)));
-
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(() => {
@@ -51,94 +60,12 @@ test.beforeAll(() => {
   verlB = JSON.parse(py('python3', ['e2e/fixtures/verl-dump.py', VERL_B_DIR, '--steps', '3', '--seed', '7']));
 });
 
-/** The real TRL run, made once for the tests that read it (only when one of them runs). */
-function makeTrlRun() {
-  const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
-  if (setup.status === 3) {
-    const bar = '!'.repeat(100);
-    const why = setup.stderr.trim().split('\n').pop();
-    console.error(
-      `\n${bar}\n!!  SKIPPED: the real TRL run in e2e/viewer.spec.mjs; the Python wheels are missing:` +
-        `\n!!  ${why}\n${bar}\n`,
-    );
-    trlSkip = 'scripts/setup-python.sh: the Python wheels for TRL are missing';
-    return;
-  }
-  assert.equal(setup.status, 0, `scripts/setup-python.sh failed: ${setup.stderr}`);
-  const python = resolve(ROOT, setup.stdout.trim().split('\n').pop());
-  const env = {
-    ...process.env,
-    HF_HUB_OFFLINE: '1',
-    TRANSFORMERS_OFFLINE: '1',
-    WANDB_MODE: 'disabled',
-    OMP_NUM_THREADS: '1',
-  };
-  if (!process.env.RLVR_TRL_RUN_DIR) {
-    const t0 = Date.now();
-    execFileSync('bash', ['scripts/trl-run-fixture.sh', TRL_DIR], { cwd: ROOT, env, stdio: 'pipe', timeout: 420_000 });
-    console.log(`  # the TRL run took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }
-  trl = JSON.parse(py(python, ['e2e/fixtures/trl-expected.py', TRL_DIR], { env }));
-}
-
 test.afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-/** The page with the run viewer's tab open and a folder opened through "Open a run folder…". */
-async function openFolder(p, dir) {
-  await p.page.getByRole('tab', { name: 'Run viewer' }).click();
-  await p.page.getByRole('button', { name: 'Open a run folder…' }).waitFor();
-  await p.page.setInputFiles('[data-testid="run-folder-input"]', dir);
-}
-
-/** Moves the scrubber to the step at `i` and waits for that step's rows. */
-async function showStep(page, steps, i) {
-  await page.locator('[data-testid="viewer-scrubber"]').fill(String(i));
-  await page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[i]}"]`);
-}
-
-/** The step's groups as the page shows them: prompt, stats, and each completion in the order shown. */
-const readGroups = (page) =>
-  page.$$eval('[data-testid="viewer-group"]', (groups) =>
-    groups.map((g) => ({
-      index: Number(g.getAttribute('data-group')),
-      mean: Number(g.getAttribute('data-mean')),
-      std: Number(g.getAttribute('data-std')),
-      prompt: g.querySelector('[data-testid="viewer-prompt"]').textContent,
-      rows: [...g.querySelectorAll('[data-testid="viewer-completion"]')].map((r) => ({
-        row: Number(r.getAttribute('data-row')),
-        completion: r.querySelector('[data-testid="viewer-completion-text"]').textContent,
-        reward: Number(r.getAttribute('data-reward')),
-        advantage: r.getAttribute('data-advantage') === '' ? null : Number(r.getAttribute('data-advantage')),
-        rewards: Object.fromEntries(
-          [...r.querySelectorAll('[data-reward-name]')].map((c) => [
-            c.getAttribute('data-reward-name'),
-            c.getAttribute('data-value') === '' ? null : Number(c.getAttribute('data-value')),
-          ]),
-        ),
-      })),
-    })),
-  );
-
-/** Consecutive rows sharing a prompt (TRL's num_generations rows; veRL's lines of one input). */
-function consecutiveGroups(rows, promptOf) {
-  const groups = [];
-  rows.forEach((r, i) => {
-    const last = groups[groups.length - 1];
-    if (last && promptOf(rows[last[0]]) === promptOf(r)) last.push(i);
-    else groups.push([i]);
-  });
-  return groups;
-}
-
-const sampleStd = (xs) => {
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) : 0;
-};
 
 test.describe('a real TRL run', () => {
   test.beforeAll(() => {
     test.setTimeout(600_000);
-    makeTrlRun();
+    ({ trl, skip: trlSkip = '' } = makeTrlRun(TRL_DIR, !!process.env.RLVR_TRL_RUN_DIR));
   });
 
   test('(a) a real TRL run opens with "Open a run folder…": its steps, groups, rewards, advantages, curves', async ({
@@ -381,25 +308,6 @@ test('(d) a run record opens with its token heat map: each token and its samplin
   });
   await p.close();
 });
-
-/** `rlvr view DIR` on a free port; resolves once it prints its `serving N runs at URL` line. */
-async function startView(dir) {
-  const port = await freePort();
-  const child = spawn('node', ['scripts/rlvr.mjs', 'view', dir, '--port', String(port)], { cwd: ROOT, stdio: 'pipe' });
-  let out = '';
-  const url = await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`rlvr view did not say it was serving: ${out}`)), 60_000);
-    const read = (b) => {
-      out += b;
-      const m = /serving \d+ runs? at (http:\/\/\S+\/)/.exec(out);
-      if (m) clearTimeout(timer), ok(m[1]);
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.on('exit', (code) => fail(new Error(`rlvr view exited with ${code}: ${out}`)));
-  });
-  return { url, stop: () => child.kill() };
-}
 
 test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stops a search, new steps appear', async ({
   browser,
