@@ -10,7 +10,12 @@ import type { RunFileEntry, RunFiles } from '../runs/types.ts';
 /** Rejects paths that would leave the root ('..', absolute, empty parts). */
 function inside(root: string, path: string): string {
   const parts = path.split('/');
-  if (path === '' || parts.some((p) => p === '' || p === '.' || p === '..') || path.includes('\\') || path.includes('\0')) {
+  if (
+    path === '' ||
+    parts.some((p) => p === '' || p === '.' || p === '..') ||
+    path.includes('\\') ||
+    path.includes('\0')
+  ) {
     throw new Error(`${path}: not a path inside ${root}`);
   }
   return join(root, ...parts);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRunFiles } from '../node/run-files.ts';
 import { detectRuns, openRun } from './detect.ts';
+import { parsePythonJson } from './files.ts';
 import { groupRows } from './opened-run.ts';
 import { memoryRunFiles } from './memory-files.ts';
 import { pythonFloat, verlDumpGenerations } from './verl-fixture.ts';
@@ -349,5 +350,18 @@ describe('groups', () => {
     const numbered = groupRows(rows, [0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 3]);
     expect(numbered.map((g) => g.completions.length)).toEqual([2, 4, 2, 3]);
     expect(groupRows(rows)[0]).toMatchObject({ mean: 0.5, std: Math.SQRT1_2 });
+  });
+});
+
+describe('Python JSON', () => {
+  it('bare NaN and ±Infinity outside strings are numbers; inside strings they stay text', () => {
+    const v = parsePythonJson(
+      '{"a": NaN, "b": [Infinity, -Infinity], "s": "NaN Infinity \\" NaN", "n": 1.5}',
+    ) as Record<string, unknown>;
+    expect(v.a).toBeNaN();
+    expect(v.b).toEqual([Infinity, -Infinity]);
+    expect(v.s).toBe('NaN Infinity " NaN');
+    expect(v.n).toBe(1.5);
+    expect(() => parsePythonJson('{"a": NaNa}')).toThrow(SyntaxError);
   });
 });

@@ -83,7 +83,7 @@ async function indexParquet(entry: RunFileEntry, step: number, file: AsyncBuffer
   };
   let metadata: FileMetaData;
   try {
-    metadata = await parquetMetadataAsync(file, { initialFetchSize: 1 << 14 });
+    metadata = await parquetMetadataAsync(file, { initialFetchSize: 1 << 14, geoparquet: false });
   } catch (e) {
     const message =
       e instanceof RunReadError
