@@ -192,6 +192,13 @@ test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by 
     note(testInfo, `a broken line: "${problem}"`);
     assert.match(problem, /^2\.jsonl,? line 3: /);
     assert.equal(await live(), before, 'the live run and its autosave are as they were');
+    // Not served by `rlvr view` (no mark in the page): runs.json was never asked for, so a static host
+    // sees no request for a file it does not have.
+    const asked = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.deepEqual(
+      asked.filter((u) => u.includes('runs.json')),
+      [],
+    );
 
     await page.setInputFiles('[data-testid="run-folder-input"]', VERL_DIR);
     await p.page.waitForSelector('[data-testid="viewer-open"][data-name="verl-dump"][data-format="verl"]');

@@ -91,10 +91,11 @@ export function servedSource(name: string): RunSource {
 }
 
 /**
- * The runs `rlvr view` serves, or null when the page is not served by it (a static host answers
- * runs.json with a 404 or with the page itself).
+ * The runs `rlvr view` serves, or null when the page is not served by it.
  */
 export async function listServedRuns(): Promise<ServedRun[] | null> {
+  // Only `rlvr view` marks the page (src/node/view-server.ts VIEW_MARK): elsewhere runs.json is not asked for.
+  if (!document.querySelector('meta[name="rlvr-view"]')) return null;
   let res: Response;
   try {
     res = await fetch(appUrl('runs.json'), { cache: 'no-store' });
