@@ -17,6 +17,8 @@ import { configDiffAll, difficultyMetrics } from './compare.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
+import { droppedDirectory, folderFromEntry } from './viewer/folder-files.ts';
+import { folderFailed, openFolder } from './viewer/viewer-actions.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -435,7 +437,10 @@ export function inspectArm(label: string): void {
   scrubTo(step);
 }
 
-/** Drag-and-drop anywhere on the page: a dropped file opens as a recording (installed once). */
+/**
+ * Drag-and-drop anywhere on the page: a dropped file opens as a recording, a dropped folder in the run
+ * viewer (installed once).
+ */
 export function installRecordDrop(target: Window = window): void {
   const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
   target.addEventListener('dragover', (e) => {
@@ -448,6 +453,13 @@ export function installRecordDrop(target: Window = window): void {
     // A drop on a control of its own (a file input) is that control's.
     if (e.target instanceof HTMLInputElement && e.target.type === 'file') return;
     e.preventDefault();
+    // A folder goes to the run viewer (every run found in it); a file is a recording.
+    const dir = droppedDirectory(e);
+    if (dir) {
+      const failed = (err: unknown) => folderFailed(`Could not read the dropped folder ${dir.name}: ${message(err)}`);
+      void folderFromEntry(dir).then(openFolder, failed);
+      return;
+    }
     const file = e.dataTransfer!.files[0];
     if (file) void openRecordFile(file);
   });
