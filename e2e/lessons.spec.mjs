@@ -270,7 +270,9 @@ test('every lesson opens from its card and starts its runs with the lesson confi
 /** A lesson link opens the lesson and starts nothing until "Run it live" is pressed. */
 async function runItLive(page, lessonId) {
   await page.waitForSelector(`[data-testid="lesson-banner"][data-lesson="${lessonId}"]`, { timeout: 30_000 });
-  await page.waitForTimeout(2000);
+  // The end of the link's opening: every lesson ships its recording, shown once read and decoded
+  // (src/ui/recording.ts marks 'record-shown'); a run the link started would be on the page by then.
+  await page.waitForFunction(() => performance.getEntriesByName('record-shown').length > 0, undefined, { timeout: 60_000, polling: 100 });
   const s = await page.evaluate(() => window.__rlvr.state());
   assert.equal(s.run.state, 'idle', 'the main run did not start before the press');
   // A lesson that ships its recording shows it in Compare (recorded sides); none trains before the press.

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, note, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
@@ -444,7 +444,8 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
       await page.click('[data-testid="start"]');
       await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1, undefined, { timeout: 150_000 });
       await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
-      await page.waitForTimeout(300);
+      // The trainer worker's target attaches asynchronously: wait for it before talking to it.
+      await expect.poll(() => targets.some((x) => x.targetInfo.url.includes('trainer.worker')), { timeout: 30_000, message: 'the trainer worker attached' }).toBe(true);
       const rows = [];
       const t0 = Date.now();
       for (let target = 50; target <= SOAK_STEPS; target += 50) {
@@ -504,6 +505,7 @@ test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, l
       const samples = [];
       while ((await state(page)).run.state !== 'done') {
         samples.push((await memory()).liveTensors); // mid-step: plus at most the KV caches or one update's outputs
+        // A sampling period (samples land at any phase of a step), not a wait for an event.
         await page.waitForTimeout(2000);
       }
       const end = await memory();
