@@ -133,7 +133,7 @@ test('a shipped recording opens (its time reported) with its curves, rollouts at
     timings.shippedOpenSeconds = seconds;
     timings.shippedOpenPhases = await page.evaluate(() => Object.fromEntries(['record-open', 'record-read', 'record-decoded', 'record-shown'].map((m) => [m, Math.round(performance.getEntriesByName(m)[0]?.startTime ?? -1)])));
     note(testInfo, `phases (ms since navigation): ${JSON.stringify(timings.shippedOpenPhases)}, charts drawn by ${drawnAt}`);
-    note(testInfo, `the shipped recording opened with its curves in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held by scripts/measure-page.mjs)`);
+    note(testInfo, `the shipped recording opened with its curves in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held to it by scripts/measure-page.mjs)`);
     const banner = await page.textContent('[data-testid="recording-banner"]');
     assert.match(banner, /recorded run/);
     assert.match(banner, /recording/);
@@ -389,7 +389,7 @@ test('a lesson opens from the Lessons tab (its time reported) with every arm\'s 
       return { decodedMs: Math.round(at('record-decoded') - at('record-open')), shownMs: Math.round(at('record-shown') - at('record-open')), sinceShownMs: Math.round(performance.now() - at('record-shown')) };
     });
     note(testInfo, `phases: ${JSON.stringify(timings.lessonOpenPhases)}`);
-    note(testInfo, `lesson ${LESSON.id} opened from its card with the recorded curves of its ${LESSON.labels.length} arms in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held by scripts/measure-page.mjs)`);
+    note(testInfo, `lesson ${LESSON.id} opened from its card with the recorded curves of its ${LESSON.labels.length} arms in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held to it by scripts/measure-page.mjs)`);
     const s = await state(page);
     const sides = [s.compare.a, s.compare.b, ...(s.compare.c ? [s.compare.c] : [])];
     assert.deepEqual(sides.map((x) => x.label), LESSON.labels, 'Compare draws every arm, in the lesson\'s order');
