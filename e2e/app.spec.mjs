@@ -228,13 +228,15 @@ test.describe('the page that trained the default run', () => {
   });
 
   test('pass@k explorer: base vs current for k = 1..64', async ({}, testInfo) => {
-    test.setTimeout(300_000);
+    // 32 held-out prompts × 64 samples, for the base policy and the current one: more than 280 s at
+    // load average 9-17 on this 2-core machine. The limit only catches a hang; the time is reported.
+    test.setTimeout(900_000);
     const { page } = main;
     await withDiagnostics(testInfo, main, 'app-passk', async () => {
       await page.click('[data-testid="tab-passk"]');
       const t0 = Date.now();
       await page.click('[data-testid="run-passk"]');
-      await page.waitForSelector('[data-testid="passk-chart"]', { timeout: 280_000 });
+      await page.waitForSelector('[data-testid="passk-chart"]', { timeout: 880_000 });
       const c = (await state(page)).passk.curve;
       timings.passkSeconds = (Date.now() - t0) / 1000;
       assert.equal(c.ks.length, 64);
