@@ -30,7 +30,7 @@ if (!Number.isInteger(runs) || runs < 1) {
 const GOALS = { firstScreenMs: 2000, shippedOpenSeconds: 2, lessonOpenSeconds: 2 };
 const WAIT = { timeout: 30_000 };
 
-/** The first lesson whose every measured arm ships as a record on its measured seed (as e2e/recording.spec.mjs picks it). */
+/** The first lesson with every measured arm recorded on its measured seed (as e2e/recording.spec.mjs picks it). */
 function recordedLesson() {
   const records = JSON.parse(readFileSync(join(ROOT, 'public/records/index.json'), 'utf8')).records;
   const measured = JSON.parse(readFileSync(join(ROOT, 'public/lessons/measured.json'), 'utf8'));
@@ -39,7 +39,8 @@ function recordedLesson() {
     const seed = measured[id]?.seed;
     const arms = records.filter((r) => r.lesson?.id === id && r.lesson.seed === seed);
     const labels = measured[id]?.runs.map((x) => x.label) ?? [];
-    if (arms.length > 1 && labels.every((l) => arms.some((r) => r.lesson.arm === l))) return { id, arms: labels.length, steps: measured[id].steps };
+    const complete = arms.length > 1 && labels.every((l) => arms.some((r) => r.lesson.arm === l));
+    if (complete) return { id, arms: labels.length, steps: measured[id].steps };
   }
   throw new Error('public/records/index.json lists no lesson with every arm recorded on its measured seed');
 }
@@ -49,7 +50,9 @@ async function readersReady(page, n) {
   const readers = () => page.workers().filter((w) => w.url().includes('record-reader'));
   const t0 = Date.now();
   while (readers().length < n) {
-    if (Date.now() - t0 > WAIT.timeout) throw new Error(`only ${readers().length} of ${n} record readers started in ${WAIT.timeout / 1000} s`);
+    if (Date.now() - t0 > WAIT.timeout) {
+      throw new Error(`only ${readers().length} of ${n} record readers started in ${WAIT.timeout / 1000} s`);
+    }
     await page.waitForEvent('worker', { timeout: WAIT.timeout }).catch(() => undefined);
   }
   await Promise.all(readers().map((w) => w.evaluate(() => true)));
@@ -71,11 +74,15 @@ async function shippedOpen(browser, base) {
   try {
     await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, WAIT);
     await page.click('[data-testid="tab-charts"]');
-    await page.waitForSelector('[data-testid="shipped-recordings"] option:nth-child(2)', { state: 'attached', ...WAIT });
+    const option = '[data-testid="shipped-recordings"] option:nth-child(2)';
+    await page.waitForSelector(option, { state: 'attached', ...WAIT });
     await readersReady(page, 1);
     const t0 = Date.now();
     await page.selectOption('[data-testid="shipped-recordings"]', { index: 1 });
-    await page.waitForFunction(() => document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('30 steps') && document.querySelector('[data-testid="chart-eval"]')?.getAttribute('data-points') === '4', undefined, WAIT);
+    const drawn = () =>
+      document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('30 steps') &&
+      document.querySelector('[data-testid="chart-eval"]')?.getAttribute('data-points') === '4';
+    await page.waitForFunction(drawn, undefined, WAIT);
     return (Date.now() - t0) / 1000;
   } finally {
     await p.context.close();
@@ -93,7 +100,9 @@ async function lessonOpen(browser, base, lesson) {
     const t0 = Date.now();
     await page.click(`[data-testid="lesson-open-${lesson.id}"]`);
     await page.waitForFunction(
-      (n) => document.querySelector('[data-testid="recording-banner"]') && Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) >= n,
+      (n) =>
+        document.querySelector('[data-testid="recording-banner"]') &&
+        Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) >= n,
       lesson.steps,
       WAIT,
     );
@@ -117,15 +126,26 @@ try {
     samples.shippedOpenSeconds.push(await shippedOpen(browser, server.url));
     samples.lessonOpenSeconds.push(await lessonOpen(browser, server.url, lesson));
   }
-  const figures = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, { median: median(xs), samples: xs, goal: GOALS[k], met: median(xs) <= GOALS[k] }]));
-  console.log(`# ${runs} run(s) each, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average ${loadStart.toFixed(1)} at the start; lesson ${lesson.id} (${lesson.arms} arms)`);
+  const figures = Object.fromEntries(
+    Object.entries(samples).map(([k, xs]) => [
+      k,
+      { median: median(xs), samples: xs, goal: GOALS[k], met: median(xs) <= GOALS[k] },
+    ]),
+  );
+  const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? '?', load_average_start: loadStart };
+  console.log(`# ${runs} run(s) each, ${machine.cores} cores (${machine.cpu})`);
+  console.log(`# load average ${loadStart.toFixed(1)} at the start`);
+  console.log(`# lesson ${lesson.id} (${lesson.arms} arms)`);
   for (const [k, f] of Object.entries(figures)) {
     const unit = k.endsWith('Ms') ? 'ms' : 's';
     const fmt = (x) => (unit === 'ms' ? `${Math.round(x)} ms` : `${x.toFixed(2)} s`);
-    console.log(`${k.padEnd(20)} ${fmt(f.median).padStart(9)}  goal ${fmt(f.goal)}  ${f.met ? 'met' : 'NOT MET'}  (samples ${f.samples.map(fmt).join(', ')})`);
+    const verdict = f.met ? 'met' : 'NOT MET';
+    const all = f.samples.map(fmt).join(', ');
+    console.log(`${k.padEnd(20)} ${fmt(f.median).padStart(9)}  goal ${fmt(f.goal)}  ${verdict}  (samples ${all})`);
     if (!f.met) exitCode = 1;
   }
-  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '?', load_average_start: loadStart }, lesson: lesson.id, figures }, null, 2)}\n`);
+  const result = { date: new Date().toISOString(), machine, lesson: lesson.id, figures };
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`# written to ${out}`);
 } catch (e) {
   console.error(`measure-page: ${e instanceof Error ? e.message : String(e)}`);
