@@ -92,15 +92,17 @@ test.describe('the page that trained the default run', () => {
   test.describe.configure({ mode: 'serial' });
 
   test(`default run on WASM: ${DEFAULT_STEPS} steps of metrics reach the charts`, async ({}, testInfo) => {
-    test.setTimeout(300_000);
+    // The first step (model load, compile, the step-0 evaluation) missed a 120 s wait at load average 15 on
+    // this 2-core machine (54 s at load 9): the limits only catch a hang; the times are reported.
+    test.setTimeout(900_000);
     main = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
     const { page } = main;
     await withDiagnostics(testInfo, main, 'app-default-run', async () => {
       await page.click('[data-testid="start"]');
       const t0 = Date.now();
-      await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1, { timeout: 120_000 });
+      await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1, { timeout: 400_000 });
       const tFirst = Date.now();
-      await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, DEFAULT_STEPS, { timeout: 240_000, polling: 250 });
+      await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, DEFAULT_STEPS, { timeout: 480_000, polling: 250 });
       const tLast = Date.now();
       const s = await state(page);
       const steps = s.metrics.length;
