@@ -238,7 +238,21 @@ test.describe('the page that trained the default run', () => {
       await page.click('[data-testid="tab-passk"]');
       const t0 = Date.now();
       await page.click('[data-testid="run-passk"]');
-      await page.waitForSelector('[data-testid="passk-chart"]', { timeout: 880_000 });
+      // The chart, or the page's error (a worker the watchdog gave up on, src/ui/watchdog.ts): fail with it at once.
+      const failure = () => {
+        const s = window.__rlvr.state();
+        return s.passk.error ?? (s.error?.kind === 'crash' ? s.error.message : null);
+      };
+      await page.waitForFunction(
+        () => {
+          const s = window.__rlvr.state();
+          return document.querySelector('[data-testid="passk-chart"]') || s.passk.error || s.error?.kind === 'crash';
+        },
+        undefined,
+        { timeout: 880_000, polling: 500 },
+      );
+      const failed = await page.evaluate(failure);
+      assert.equal(failed, null, `pass@k did not finish: ${failed}`);
       const c = (await state(page)).passk.curve;
       timings.passkSeconds = (Date.now() - t0) / 1000;
       assert.equal(c.ks.length, 64);
