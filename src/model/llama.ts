@@ -1,6 +1,6 @@
 import type { Graph, Tensor } from '../engine/graph.ts';
 import type { ModelConfig } from './config.ts';
-import type { ParamSpec, Params } from './transformer.ts';
+import type { ParamSpec, Params } from './param-spec.ts';
 
 /**
  * The pieces of transformers' LlamaForCausalLM (and Qwen2ForCausalLM, which adds q/k/v biases) that

@@ -1,6 +1,7 @@
 import type { Graph, Tensor } from '../engine/graph.ts';
 import { Rng } from '../util/rng.ts';
 import { isLlama, type ModelConfig } from './config.ts';
+import type { ParamSpec, Params } from './param-spec.ts';
 import { llamaAttnOut, llamaHead, llamaMlp, llamaParamSpecs, llamaQkv, ropeAt, type Rope } from './llama.ts';
 
 /**
@@ -9,11 +10,7 @@ import { llamaAttnOut, llamaHead, llamaMlp, llamaParamSpecs, llamaQkv, ropeAt, t
  * Written once against the graph builder; the same code builds the scoring/training graph (whole
  * sequences) and the incremental decode graph (one token per row, static KV cache).
  */
-export interface ParamSpec {
-  name: string;
-  shape: number[];
-  init: 'normal' | 'residual' | 'zeros' | 'ones';
-}
+export type { ParamSpec, Params };
 
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
   if (isLlama(c)) return llamaParamSpecs(c);
@@ -65,7 +62,6 @@ export function initParams(c: ModelConfig, seed: number): Map<string, Float32Arr
   return out;
 }
 
-export type Params = Record<string, Tensor>;
 
 export function declareParams(g: Graph, c: ModelConfig, prefix = ''): Params {
   const p: Params = {};
