@@ -13,7 +13,7 @@ export interface Manifest {
   weights: string; // file name relative to the manifest
   model: ModelConfig;
   layout: Layout;
-  tokenizer: TokenizerSpec;
+  tokenizer: TokenizerSpec | HfTokenizerSpec;
   /** Task ids this checkpoint is meant for, each with the RL difficulty its figures were measured at. */
   tasks: { task: string; difficulty: Record<string, number | string>; pass_at_k: Record<string, number>; eval: { prompts: number; n: number; seed: number } }[];
   /** What it was trained on and how to reproduce it. */
@@ -28,6 +28,17 @@ export interface Manifest {
   recipe?: Recipe;
   /** What the recipe measurably does: GRPO with it, `steps` steps, on each of `seeds` (rlvr sweep --record-gain). */
   rl_gain?: RlGain;
+}
+
+/**
+ * A Hugging Face tokenizer kept beside the manifest (an imported Llama or Qwen2 folder's), run by
+ * tokenizers.js (bpe-tokenizer.ts); file names are relative to the manifest.
+ */
+export interface HfTokenizerSpec {
+  kind: 'hf';
+  file: string;
+  config?: string;
+  chatTemplate?: string;
 }
 
 /** A partial run config (field names as in src/rl/config.ts); the model layer does not interpret it. */

@@ -4,6 +4,7 @@ import { LAYER_NORM_EPSILON, weightsFingerprint } from './hf-export.ts';
 import { hfTokenizerJson } from './hf-tokenizer.ts';
 import type { Layout } from './layout.ts';
 import { checkWeights, type Weights } from './policy.ts';
+import { importLlamaFolder, LLAMA_FAMILY, LlamaImportError } from './hf-import-llama.ts';
 import { readSafetensors } from './safetensors.ts';
 import { SPECIALS, tokenizerSpec, VOCAB_SIZE } from './tokenizer.ts';
 import { paramSpecs } from './transformer.ts';
@@ -39,6 +40,8 @@ export interface HfImportResult {
    * held-out figures that were measured on the base (pass@k, rl_gain), which no longer describe it.
    */
   unchanged: boolean;
+  /** Files to write beside the manifest (an imported Llama or Qwen2 folder's tokenizer files). */
+  files?: Map<string, Uint8Array>;
 }
 
 const text = (f: HfFolder, name: string) => new TextDecoder().decode(f.get(name)!);
@@ -58,7 +61,10 @@ function readJson(f: HfFolder, name: string, why: string): Record<string, unknow
 /** config.json's GPT-2 fields as our model config, refusing what our transformer would compute otherwise. */
 export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const where = 'config.json';
-  if (cfg.model_type !== 'gpt2') throw new HfImportError(`${where}: model_type is ${JSON.stringify(cfg.model_type)}; the import reads GPT-2 checkpoints ("gpt2") only`);
+  if (cfg.model_type !== 'gpt2') {
+    const archs = Array.isArray(cfg.architectures) ? ` (architectures ${JSON.stringify(cfg.architectures)})` : '';
+    throw new HfImportError(`${where}: model_type is ${JSON.stringify(cfg.model_type)}${archs}, an unsupported architecture; the import reads "gpt2" (the playground's own export), "llama" (LlamaForCausalLM) and "qwen2" (Qwen2ForCausalLM)`);
+  }
   const int = (k: string) => {
     const v = cfg[k];
     if (!Number.isInteger(v) || (v as number) <= 0) throw new HfImportError(`${where}: ${k} must be a positive integer, got ${JSON.stringify(v)}`);
@@ -201,6 +207,15 @@ function sameModel(a: ModelConfig, b: ModelConfig): boolean {
 /** A Hugging Face GPT-2 folder as a playground checkpoint: its manifest and weights. */
 export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}): HfImportResult {
   const cfg = readJson(folder, 'config.json', 'a Hugging Face model folder has one (the model\'s shape)');
+  if (typeof cfg.model_type === 'string' && cfg.model_type in LLAMA_FAMILY) {
+    try {
+      const r = importLlamaFolder(folder, cfg, opts);
+      return { manifest: r.manifest, weights: r.weights, unchanged: false, files: r.files };
+    } catch (e) {
+      if (e instanceof LlamaImportError) throw new HfImportError(e.message);
+      throw e;
+    }
+  }
   const model = modelConfigOf(cfg);
   checkTokenizer(readJson(folder, 'tokenizer.json', "the import needs it to check that the vocabulary is the playground's"));
   if (!folder.has('model.safetensors')) {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { HfImportError, importHuggingFace, type HfFolder } from '../../model/hf-import.ts';
 import { checkKnownFlags, flag, parseArgs, requireFlag, UsageError } from '../args.ts';
@@ -6,7 +6,13 @@ import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
 
 const help = `rlvr import --format hf DIR --out OUTDIR [--name NAME]
-  Turns a Hugging Face GPT-2 folder with the playground's tokenizer into a playground checkpoint:
+  Turns a Hugging Face folder into a playground checkpoint. Two kinds are read:
+  - LlamaForCausalLM and Qwen2ForCausalLM folders (config.json; model.safetensors, or its shards and
+    model.safetensors.index.json; tokenizer.json with a BPE model; tokenizer_config.json,
+    generation_config.json and chat_template.jinja when present, copied beside the manifest). A config
+    the engine cannot run (rope scaling, sliding window, mixture of experts, another activation, ...)
+    is refused naming the field; rlvr score --model takes the result.
+  - a GPT-2 folder with the playground's tokenizer, turned into a playground checkpoint:
   OUTDIR/manifest.json and OUTDIR/model.safetensors, which rlvr eval --model, rlvr train --model and
   the page's "Load checkpoint" take. DIR is what rlvr export --format hf wrote, or what TRL saved after
   training from it (train_grpo.py's --output_dir). Importing an unchanged export gives back the exported
@@ -19,14 +25,15 @@ function readFolder(dir: string): HfFolder {
   const files: HfFolder = new Map();
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isFile() && (name.endsWith('.json') || name.endsWith('.safetensors') || name.endsWith('.bin'))) files.set(name, new Uint8Array(readFileSync(path)));
+    const wanted = ['.json', '.safetensors', '.bin', '.jinja'].some((ext) => name.endsWith(ext));
+    if (statSync(path).isFile() && wanted) files.set(name, new Uint8Array(readFileSync(path)));
   }
   return files;
 }
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'import a Hugging Face GPT-2 folder (rlvr export --format hf, or trained from it by TRL) as a playground checkpoint (--format hf)',
+  summary: 'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf)',
   help,
   async run(argv) {
     const a = parseArgs(argv);
@@ -47,6 +54,7 @@ export const importCommand: Command = {
       throw e;
     }
     writeCheckpoint(out, result.manifest, result.weights);
+    for (const [name, bytes] of result.files ?? []) writeFileSync(join(out, name), bytes);
     process.stdout.write(
       JSON.stringify({ out, manifest: join(out, 'manifest.json'), format: 'hf', model: result.manifest.name, unchanged: result.unchanged, parameters: result.manifest.parameters, tasks: result.manifest.tasks.map((t) => t.task) }) + '\n',
     );
