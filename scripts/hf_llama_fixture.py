@@ -7,6 +7,7 @@ OUT gets: the model folder (save_pretrained: config.json, model.safetensors or i
 generation_config.json, tokenizer.json, tokenizer_config.json, chat_template.jinja) from a random
 initialisation, with a byte-level BPE tokenizer trained here by `tokenizers` on generated text; and
   lines.txt       text lines to score (Unicode, special tokens)
+  unigram-tokenizer.json  a Unigram tokenizer trained by `tokenizers` (a model type the import refuses)
   reference.json  per line: transformers' input_ids and each token's float32 log-prob (first: null);
                   the full float32 logits of the first lines; the chat template rendered by
                   apply_chat_template; and 1000 strings with the ids and decoded text of `tokenizers`.
@@ -142,6 +143,11 @@ def main() -> None:
                 logits_out.append({"ids": ids, "logits": logits.flatten().tolist()})
     strings = [random_text(rng, rng.randint(0, 60), True) for _ in range(1000)]
     strings_ref = [{"text": s, "ids": raw.encode(s).ids, "decoded": raw.decode(raw.encode(s).ids, skip_special_tokens=False)} for s in strings]
+    # A tokenizer of another model type (Unigram), for the import's refusal of tokenizers it does not run.
+    uni = Tokenizer(models.Unigram())
+    uni.pre_tokenizer = pre_tokenizers.Metaspace()
+    uni.train_from_iterator(strings, trainers.UnigramTrainer(vocab_size=800, special_tokens=SPECIALS, show_progress=False))
+    uni.save(os.path.join(a.out, "unigram-tokenizer.json"))
     chat = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "2+2? ünïcode 😀"}]
     ref = {
         "vocab_size": vocab,

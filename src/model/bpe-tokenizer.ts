@@ -62,8 +62,13 @@ export class BpeTokenizer {
     return this.tok.encode(text, { add_special_tokens: addSpecialTokens }).ids;
   }
 
+  /**
+   * The text of `ids`. Spaces before punctuation are removed only where tokenizer_config.json asks
+   * (clean_up_tokenization_spaces true), as transformers does; tokenizers.js would otherwise clean them.
+   */
   decode(ids: number[], skipSpecialTokens = false): string {
-    return this.tok.decode(ids, { skip_special_tokens: skipSpecialTokens });
+    if (ids.length === 0) return ''; // tokenizers.js refuses an empty list
+    return this.tok.decode(ids, { skip_special_tokens: skipSpecialTokens, clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces === true });
   }
 
   idOf(token: string): number | undefined {
