@@ -8,8 +8,9 @@ generation_config.json, tokenizer.json, tokenizer_config.json, chat_template.jin
 initialisation, with a byte-level BPE tokenizer trained here by `tokenizers` on generated text; and
   lines.txt       text lines to score (Unicode, special tokens)
   unigram-tokenizer.json  a Unigram tokenizer trained by `tokenizers` (a model type the import refuses)
+  logits.f32      transformers' float32 logits [T, V] of the first lines (3, or 1 at the 135M shape), little-endian
   reference.json  per line: transformers' input_ids and each token's float32 log-prob (first: null);
-                  the full float32 logits of the first lines; the chat template rendered by
+                  where the first lines' logits lie in logits.f32; the chat template rendered by
                   apply_chat_template; and 1000 strings with the ids and decoded text of `tokenizers`.
 Nothing is downloaded.
 """
@@ -130,6 +131,7 @@ def main() -> None:
         f.write("".join(line + "\n" for line in lines))
     scored = []
     logits_out = []
+    logit_rows = []
     with torch.no_grad():
         for i, line in enumerate(lines):
             ids = fast(line)["input_ids"]
@@ -139,8 +141,9 @@ def main() -> None:
             logits = model(torch.tensor([ids])).logits[0].float()
             lp = torch.log_softmax(logits, -1)
             scored.append({"ids": ids, "logprobs": [None] + [lp[t - 1, ids[t]].item() for t in range(1, len(ids))]})
-            if len(logits_out) < 3:
-                logits_out.append({"ids": ids, "logits": logits.flatten().tolist()})
+            if len(logits_out) < (3 if a.shape == "tiny" else 1):
+                logits_out.append({"ids": ids, "offset": sum(len(x["ids"]) for x in logits_out) * vocab})
+                logit_rows.append(logits.contiguous().numpy().astype("<f4").tobytes())
     strings = [random_text(rng, rng.randint(0, 60), True) for _ in range(1000)]
     strings_ref = [{"text": s, "ids": raw.encode(s).ids, "decoded": raw.decode(raw.encode(s).ids, skip_special_tokens=False)} for s in strings]
     # A tokenizer of another model type (Unigram), for the import's refusal of tokenizers it does not run.
@@ -156,6 +159,8 @@ def main() -> None:
         "strings": strings_ref,
         "chat": {"messages": chat, "text": fast.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)},
     }
+    with open(os.path.join(a.out, "logits.f32"), "wb") as f:
+        f.write(b"".join(logit_rows))
     with open(os.path.join(a.out, "reference.json"), "w", encoding="utf-8") as f:
         json.dump(ref, f, ensure_ascii=False)
 

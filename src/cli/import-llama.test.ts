@@ -29,7 +29,7 @@ const TOL = 1e-4;
 interface Reference {
   vocab_size: number;
   lines: { ids: number[]; logprobs: (number | null)[] }[];
-  logits: { ids: number[]; logits: number[] }[];
+  logits: { ids: number[]; offset: number }[]; // transformers' logits [T, V] at `offset` in logits.f32
   strings: { text: string; ids: number[]; decoded: string }[];
   chat: { messages: { role: string; content: string }[]; text: string };
 }
@@ -111,6 +111,11 @@ beforeAll(() => {
 const CASES = [
   { name: 'llama', what: 'Llama: GQA 6/2 heads, untied head, BOS added by the post-processor, 17 safetensors shards', args: ['--arch', 'llama', '--shard-size', '20KB'] },
   { name: 'qwen2', what: 'Qwen2: q/k/v biases, tied embeddings, Qwen2 pre-tokenizer with NFC, one model.safetensors', args: ['--arch', 'qwen2', '--tied'] },
+  {
+    name: 'smollm2-135m',
+    what: 'the SmolLM2-135M shape: hidden 576, 30 layers, 9/3 heads, intermediate 1536, vocab 49152, rope_theta 100000, tied',
+    args: ['--arch', 'llama', '--shape', 'smollm2-135m', '--tied'],
+  },
 ];
 
 describe.each(CASES)('a $name folder made by transformers', ({ name, what, args }) => {
@@ -144,10 +149,14 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
     const out = join(tmp, `${name}-ckpt-logits`);
     expect((await rlvr('import', '--format', 'hf', dir, '--out', out)).code).toBe(0);
     let maxDiff = 0;
-    for (const { ids, logits } of reference(dir).logits) {
+    const ref = reference(dir);
+    const bytes = readFileSync(join(dir, 'logits.f32'));
+    const all = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    expect(ref.logits.length).toBeGreaterThan(0);
+    for (const { ids, offset } of ref.logits) {
       const got = await engineLogits(join(out, 'manifest.json'), ids);
-      expect(got.length).toBe(logits.length);
-      logits.forEach((v, i) => (maxDiff = Math.max(maxDiff, Math.abs(got[i]! - v))));
+      expect(got.length).toBe(ids.length * ref.vocab_size);
+      got.forEach((v, i) => (maxDiff = Math.max(maxDiff, Math.abs(v - all[offset + i]!))));
     }
     process.stdout.write(`${name}: logits, max |diff| to transformers = ${maxDiff.toExponential(2)}\n`);
     expect(maxDiff).toBeLessThan(TOL);
@@ -198,6 +207,16 @@ const REFUSALS: { what: string; base: 'llama' | 'qwen2'; edit: Edit; message: Re
 ];
 
 describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot run, writing nothing', () => {
+  it('and an imported Llama is refused where the character-level path would misread it (the GPT-2 export)', async (ctx) => {
+    const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
+    const ckpt = join(tmp, 'llama-ckpt-guard');
+    expect((await rlvr('import', '--format', 'hf', dir, '--out', ckpt)).code).toBe(0);
+    const r = await rlvr('export', '--format', 'hf', '--model', join(ckpt, 'manifest.json'), '--out', join(tmp, 'never'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/is a Llama checkpoint with its own tokenizer \(tokenizer\.json\); rlvr export --format hf/);
+    expect(existsSync(join(tmp, 'never'))).toBe(false);
+  }, 600_000);
+
   it.for(REFUSALS)('$what', { timeout: 600_000 }, async ({ base, edit, message }, ctx) => {
     const py = needPython(ctx);
     const src = await fixture(py, base, CASES.find((c) => c.name === base)!.args);

@@ -75,6 +75,18 @@ export function recipeTemperature(m: Manifest): number {
 
 export class CheckpointError extends Error {}
 
+/**
+ * Refuses a checkpoint with its own (BPE) tokenizer where `what` runs the playground's character-level
+ * models only: the task prompts, verifiers and trainers still lay text out in characters (tokenizer.ts).
+ */
+export function requireCharTokenizer(m: Manifest, what: string): void {
+  if (m.tokenizer.kind !== 'char') {
+    throw new CheckpointError(
+      `${m.name} is a ${m.model.qkvBias ? 'Qwen2' : 'Llama'} checkpoint with its own tokenizer (tokenizer.json); ${what} runs the playground's character-level models only for now (rlvr score reads it)`,
+    );
+  }
+}
+
 export function validateManifest(m: unknown): Manifest {
   const o = m as Manifest;
   if (typeof o !== 'object' || o === null) throw new CheckpointError('manifest: not a JSON object');

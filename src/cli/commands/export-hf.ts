@@ -2,6 +2,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { exportHuggingFace } from '../../model/hf-export.ts';
 import { checkKnownFlags, requireFlag, type ParsedArgs } from '../args.ts';
+import { requireCharTokenizer } from '../../model/checkpoint.ts';
 import { readCheckpoint } from '../../node/checkpoint-files.ts';
 
 export const hfExportHelp = `rlvr export --format hf --model MANIFEST --out DIR
@@ -12,6 +13,7 @@ export const hfExportHelp = `rlvr export --format hf --model MANIFEST --out DIR
 export function runHfExport(a: ParsedArgs): number {
   checkKnownFlags(a, ['format', 'model', 'out']);
   const { manifest, weights } = readCheckpoint(resolve(requireFlag(a, 'model')));
+  requireCharTokenizer(manifest, 'rlvr export --format hf (the GPT-2 export)');
   const out = resolve(requireFlag(a, 'out'));
   let isFile = false;
   try {
