@@ -17,6 +17,7 @@ import { createNodeBackend } from '../engine/backend-node.ts';
 import { compile } from '../engine/compile.ts';
 import { Graph } from '../engine/graph.ts';
 import { BpeTokenizer } from '../model/bpe-tokenizer.ts';
+import { readSafetensors } from '../model/safetensors.ts';
 import { MASKED, declareParams, forward } from '../model/transformer.ts';
 import { readCheckpoint } from '../node/checkpoint-files.ts';
 
@@ -182,6 +183,31 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
     expect(firstDiff, firstDiff.join('\n')).toEqual([]);
     expect(tok.applyChatTemplate(ref.chat.messages, true)).toBe(ref.chat.text);
   }, 600_000);
+});
+
+describe('safetensors in the dtypes released models use', () => {
+  it('BF16 and F16 tensors written by torch read as the float32 values torch widens them to', async (ctx) => {
+    const py = needPython(ctx);
+    const file = join(tmp, 'halves.safetensors');
+    const script = [
+      'import json, sys, torch',
+      'from safetensors.torch import save_file',
+      'torch.manual_seed(0)',
+      'x = torch.cat([torch.randn(200) * 3, torch.tensor([0.0, -0.0, 1e-6, 6e-8, -65504.0, 70000.0, 1e-40])])',
+      't = {"b": x.to(torch.bfloat16).reshape(3, 69), "h": x.to(torch.float16).reshape(3, 69)}',
+      'save_file(t, sys.argv[1])',
+      'print(json.dumps({k: [repr(float(v)) for v in t[k].float().flatten()] for k in t}))',
+    ].join('\n');
+    const r = await run(py, ['-c', script, file], { cwd: root });
+    const want = JSON.parse(r.stdout) as Record<string, string[]>;
+    const { tensors } = readSafetensors(new Uint8Array(readFileSync(file)));
+    for (const k of ['b', 'h']) {
+      const t = tensors.get(k)!;
+      expect(t.shape).toEqual([3, 69]);
+      const expected = want[k]!.map((v) => (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v)));
+      expect(Array.from(t.data)).toEqual(expected);
+    }
+  }, 120_000);
 });
 
 type Edit = (dir: string) => void;
