@@ -67,8 +67,23 @@ const fixtures = new Map<string, Promise<string>>();
 function fixture(py: string, name: string, args: string[]): Promise<string> {
   if (!fixtures.has(name)) {
     const dir = join(tmp, name);
-    const env = { ...process.env, HF_HOME: join(tmp, 'hf-home'), HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', OMP_NUM_THREADS: '1', TOKENIZERS_PARALLELISM: 'false' };
-    fixtures.set(name, run(py, ['scripts/hf_llama_fixture.py', dir, ...args], { cwd: root, env, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 }).then(() => dir));
+    const env = {
+      ...process.env,
+      HF_HOME: join(tmp, 'hf-home'),
+      HF_HUB_OFFLINE: '1',
+      TRANSFORMERS_OFFLINE: '1',
+      OMP_NUM_THREADS: '1',
+      TOKENIZERS_PARALLELISM: 'false',
+    };
+    fixtures.set(
+      name,
+      run(py, ['scripts/hf_llama_fixture.py', dir, ...args], {
+        cwd: root,
+        env,
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 600_000,
+      }).then(() => dir),
+    );
   }
   return fixtures.get(name)!;
 }
@@ -82,10 +97,22 @@ async function engineLogits(manifestPath: string, ids: number[]): Promise<Float3
   const t = ids.length;
   const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
-  g.output(forward(g, c, p, g.input('tokens', 'int64', [1, t]), g.input('positions', 'int64', [1, t]), g.input('key_bias', 'float32', [1, t])), 'logits');
+  g.output(
+    forward(
+      g,
+      c,
+      p,
+      g.input('tokens', 'int64', [1, t]),
+      g.input('positions', 'int64', [1, t]),
+      g.input('key_bias', 'float32', [1, t]),
+    ),
+    'logits',
+  );
   const be = createNodeBackend(1);
   const session = await be.createSession(compile(g));
-  const feeds = Object.fromEntries([...weights].map(([n, w]) => [n, be.tensor('float32', w, g.inputs.find((x) => x.name === n)!.shape)]));
+  const feeds = Object.fromEntries(
+    [...weights].map(([n, w]) => [n, be.tensor('float32', w, g.inputs.find((x) => x.name === n)!.shape)]),
+  );
   const res = await session.run({
     ...feeds,
     tokens: be.tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, t]),
@@ -102,7 +129,11 @@ beforeAll(() => {
   const r = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: root, encoding: 'utf8', timeout: 600_000 });
   if (r.status === 3) {
     missing = r.stderr.trim().split('\n').pop() ?? 'scripts/setup-python.sh exited 3';
-    banner(['THE LLAMA/QWEN2 PARITY TESTS ARE SKIPPED: the Python wheels (torch, transformers, tokenizers) are missing.', missing, 'src/cli/import-llama.test.ts did NOT compare the engine with transformers.']);
+    banner([
+      'THE LLAMA/QWEN2 PARITY TESTS ARE SKIPPED: the Python wheels (torch, transformers, tokenizers) are missing.',
+      missing,
+      'src/cli/import-llama.test.ts did NOT compare the engine with transformers.',
+    ]);
     return;
   }
   if (r.status !== 0) throw new Error(`scripts/setup-python.sh failed (exit ${r.status ?? r.signal}):\n${r.stderr}`);
@@ -110,8 +141,16 @@ beforeAll(() => {
 }, 660_000);
 
 const CASES = [
-  { name: 'llama', what: 'Llama: GQA 6/2 heads, untied head, BOS added by the post-processor, 17 safetensors shards', args: ['--arch', 'llama', '--shard-size', '20KB'] },
-  { name: 'qwen2', what: 'Qwen2: q/k/v biases, tied embeddings, Qwen2 pre-tokenizer with NFC, one model.safetensors', args: ['--arch', 'qwen2', '--tied'] },
+  {
+    name: 'llama',
+    what: 'Llama: GQA 6/2 heads, untied head, BOS added by the post-processor, 17 safetensors shards',
+    args: ['--arch', 'llama', '--shard-size', '20KB'],
+  },
+  {
+    name: 'qwen2',
+    what: 'Qwen2: q/k/v biases, tied embeddings, Qwen2 pre-tokenizer with NFC, one model.safetensors',
+    args: ['--arch', 'qwen2', '--tied'],
+  },
   {
     name: 'smollm2-135m',
     what: 'the SmolLM2-135M shape: hidden 576, 30 layers, 9/3 heads, intermediate 1536, vocab 49152, rope_theta 100000, tied',
@@ -125,10 +164,20 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
     const out = join(tmp, `${name}-ckpt`);
     const imp = await rlvr('import', '--format', 'hf', dir, '--out', out);
     expect(imp.code, imp.stderr).toBe(0);
-    for (const f of ['manifest.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const f of [
+      'manifest.json',
+      'model.safetensors',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'chat_template.jinja',
+    ])
+      expect(existsSync(join(out, f)), f).toBe(true);
     const scored = await rlvr('score', '--model', join(out, 'manifest.json'), '--text-file', join(dir, 'lines.txt'));
     expect(scored.code, scored.stderr).toBe(0);
-    const got = scored.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ids: number[]; logprobs: (number | null)[] });
+    const got = scored.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ids: number[]; logprobs: (number | null)[] });
     const ref = reference(dir);
     expect(got).toHaveLength(ref.lines.length);
     let maxDiff = 0;
@@ -141,7 +190,9 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
         else maxDiff = Math.max(maxDiff, Math.abs(lp! - want));
       });
     });
-    process.stdout.write(`${name}: rlvr score log-probs, max |diff| to transformers = ${maxDiff.toExponential(2)} over ${got.length} lines\n`);
+    process.stdout.write(
+      `${name}: rlvr score log-probs, max |diff| to transformers = ${maxDiff.toExponential(2)} over ${got.length} lines\n`,
+    );
     expect(maxDiff).toBeLessThan(TOL);
   }, 600_000);
 
@@ -163,10 +214,17 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
     expect(maxDiff).toBeLessThan(TOL);
   }, 600_000);
 
-  it("tokenizes a thousand strings (Unicode, special tokens) as the real tokenizers does, and renders transformers' chat template", async (ctx) => {
+  const tokenizerTest =
+    'tokenizes a thousand strings (Unicode, special tokens) as the real tokenizers does, ' +
+    "and renders transformers' chat template";
+  it(tokenizerTest, async (ctx) => {
     const dir = await fixture(needPython(ctx), name, args);
     const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-    const tok = new BpeTokenizer(JSON.parse(read('tokenizer.json')), JSON.parse(read('tokenizer_config.json')), read('chat_template.jinja'));
+    const tok = new BpeTokenizer(
+      JSON.parse(read('tokenizer.json')),
+      JSON.parse(read('tokenizer_config.json')),
+      read('chat_template.jinja'),
+    );
     const ref = reference(dir);
     expect(ref.strings).toHaveLength(1000);
     expect(ref.strings.some((s) => s.text.includes('<|im_end|>'))).toBe(true);
@@ -177,7 +235,8 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
       const ids = tok.encode(s.text);
       const same = ids.length === s.ids.length && ids.every((x, i) => x === s.ids[i]) && tok.decode(ids) === s.decoded;
       if (same) agree++;
-      else if (firstDiff.length < 3) firstDiff.push(`${JSON.stringify(s.text)}: ours ${JSON.stringify(ids)}, tokenizers ${JSON.stringify(s.ids)}`);
+      else if (firstDiff.length < 3)
+        firstDiff.push(`${JSON.stringify(s.text)}: ours ${JSON.stringify(ids)}, tokenizers ${JSON.stringify(s.ids)}`);
     }
     process.stdout.write(`${name}: tokenizer agreement ${agree}/${ref.strings.length}\n`);
     expect(firstDiff, firstDiff.join('\n')).toEqual([]);
@@ -216,20 +275,82 @@ const editJson = (path: string, f: (o: Record<string, unknown>) => void) => {
   f(o);
   writeFileSync(path, JSON.stringify(o));
 };
-const config = (f: (o: Record<string, unknown>) => void): Edit => (d) => editJson(join(d, 'config.json'), f);
+const config =
+  (f: (o: Record<string, unknown>) => void): Edit =>
+  (d) =>
+    editJson(join(d, 'config.json'), f);
 
 const REFUSALS: { what: string; base: 'llama' | 'qwen2'; edit: Edit; message: RegExp }[] = [
-  { what: 'an unsupported architecture', base: 'llama', edit: config((o) => Object.assign(o, { model_type: 'gpt_neox', architectures: ['GPTNeoXForCausalLM'] })), message: /model_type is "gpt_neox".*unsupported architecture/ },
-  { what: 'a tokenizer model the import does not run (Unigram, trained by tokenizers)', base: 'llama', edit: (d) => cpSync(join(d, 'unigram-tokenizer.json'), join(d, 'tokenizer.json')), message: /tokenizer\.json: model\.type is "Unigram"; supported: BPE/ },
-  { what: 'shapes that do not match config.json', base: 'llama', edit: config((o) => (o.intermediate_size = 96)), message: /tensor "model\.layers\.0\.mlp\.gate_proj\.weight" has shape \[80,48\].*needs \[96,48\]/ },
-  { what: 'a truncated safetensors shard', base: 'llama', edit: (d) => truncateSync(join(d, 'model-00005-of-00017.safetensors'), statSync(join(d, 'model-00005-of-00017.safetensors')).size - 100), message: /model-00005-of-00017\.safetensors: the file is truncated/ },
-  { what: 'a shard the index names that is not there', base: 'llama', edit: (d) => rmSync(join(d, 'model-00003-of-00017.safetensors')), message: /shard "model-00003-of-00017\.safetensors" is not in the folder/ },
-  { what: 'rope scaling', base: 'llama', edit: config((o) => (o.rope_parameters = { rope_type: 'linear', factor: 2, rope_theta: 500 })), message: /rope_parameters\.rope_type is "linear"/ },
-  { what: 'rope_scaling (transformers 4 field)', base: 'llama', edit: config((o) => (o.rope_scaling = { rope_type: 'dynamic', factor: 2 })), message: /rope_scaling is .*dynamic/ },
-  { what: 'another activation', base: 'llama', edit: config((o) => (o.hidden_act = 'gelu')), message: /hidden_act is "gelu"/ },
-  { what: 'attention biases in a Llama', base: 'llama', edit: config((o) => (o.attention_bias = true)), message: /attention_bias is true; LlamaForCausalLM in the engine has no attention biases/ },
-  { what: 'mixture of experts', base: 'qwen2', edit: config((o) => (o.num_experts = 4)), message: /num_experts is 4; mixture-of-experts/ },
-  { what: 'a sliding window in use', base: 'qwen2', edit: config((o) => Object.assign(o, { use_sliding_window: true, sliding_window: 16 })), message: /use_sliding_window is true/ },
+  {
+    what: 'an unsupported architecture',
+    base: 'llama',
+    edit: config((o) => Object.assign(o, { model_type: 'gpt_neox', architectures: ['GPTNeoXForCausalLM'] })),
+    message: /model_type is "gpt_neox".*unsupported architecture/,
+  },
+  {
+    what: 'a tokenizer model the import does not run (Unigram, trained by tokenizers)',
+    base: 'llama',
+    edit: (d) => cpSync(join(d, 'unigram-tokenizer.json'), join(d, 'tokenizer.json')),
+    message: /tokenizer\.json: model\.type is "Unigram"; supported: BPE/,
+  },
+  {
+    what: 'shapes that do not match config.json',
+    base: 'llama',
+    edit: config((o) => (o.intermediate_size = 96)),
+    message: /tensor "model\.layers\.0\.mlp\.gate_proj\.weight" has shape \[80,48\].*needs \[96,48\]/,
+  },
+  {
+    what: 'a truncated safetensors shard',
+    base: 'llama',
+    edit: (d) =>
+      truncateSync(
+        join(d, 'model-00005-of-00017.safetensors'),
+        statSync(join(d, 'model-00005-of-00017.safetensors')).size - 100,
+      ),
+    message: /model-00005-of-00017\.safetensors: the file is truncated/,
+  },
+  {
+    what: 'a shard the index names that is not there',
+    base: 'llama',
+    edit: (d) => rmSync(join(d, 'model-00003-of-00017.safetensors')),
+    message: /shard "model-00003-of-00017\.safetensors" is not in the folder/,
+  },
+  {
+    what: 'rope scaling',
+    base: 'llama',
+    edit: config((o) => (o.rope_parameters = { rope_type: 'linear', factor: 2, rope_theta: 500 })),
+    message: /rope_parameters\.rope_type is "linear"/,
+  },
+  {
+    what: 'rope_scaling (transformers 4 field)',
+    base: 'llama',
+    edit: config((o) => (o.rope_scaling = { rope_type: 'dynamic', factor: 2 })),
+    message: /rope_scaling is .*dynamic/,
+  },
+  {
+    what: 'another activation',
+    base: 'llama',
+    edit: config((o) => (o.hidden_act = 'gelu')),
+    message: /hidden_act is "gelu"/,
+  },
+  {
+    what: 'attention biases in a Llama',
+    base: 'llama',
+    edit: config((o) => (o.attention_bias = true)),
+    message: /attention_bias is true; LlamaForCausalLM in the engine has no attention biases/,
+  },
+  {
+    what: 'mixture of experts',
+    base: 'qwen2',
+    edit: config((o) => (o.num_experts = 4)),
+    message: /num_experts is 4; mixture-of-experts/,
+  },
+  {
+    what: 'a sliding window in use',
+    base: 'qwen2',
+    edit: config((o) => Object.assign(o, { use_sliding_window: true, sliding_window: 16 })),
+    message: /use_sliding_window is true/,
+  },
 ];
 
 describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot run, writing nothing', () => {
@@ -237,9 +358,19 @@ describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot
     const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
     const ckpt = join(tmp, 'llama-ckpt-guard');
     expect((await rlvr('import', '--format', 'hf', dir, '--out', ckpt)).code).toBe(0);
-    const r = await rlvr('export', '--format', 'hf', '--model', join(ckpt, 'manifest.json'), '--out', join(tmp, 'never'));
+    const r = await rlvr(
+      'export',
+      '--format',
+      'hf',
+      '--model',
+      join(ckpt, 'manifest.json'),
+      '--out',
+      join(tmp, 'never'),
+    );
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/is a Llama checkpoint with its own tokenizer \(tokenizer\.json\); rlvr export --format hf/);
+    expect(r.stderr).toMatch(
+      /is a Llama checkpoint with its own tokenizer \(tokenizer\.json\); rlvr export --format hf/,
+    );
     expect(existsSync(join(tmp, 'never'))).toBe(false);
   }, 600_000);
 

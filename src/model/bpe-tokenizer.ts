@@ -9,7 +9,10 @@ import { Tokenizer } from '@huggingface/tokenizers';
  */
 export class BpeTokenizerError extends Error {}
 
-/** The tokenizer models the import accepts: BPE covers byte-level BPE (GPT-2, Llama 3, SmolLM2, Qwen2) and byte-fallback BPE (Llama 2). */
+/**
+ * The tokenizer models the import accepts: BPE covers byte-level BPE (GPT-2, Llama 3, SmolLM2, Qwen2)
+ * and byte-fallback BPE (Llama 2).
+ */
 export const SUPPORTED_TOKENIZER_MODELS = ['BPE'];
 
 export interface ChatMessage {
@@ -33,7 +36,9 @@ export class BpeTokenizer {
     const model = json.model as { type?: unknown } | undefined;
     const type = model?.type;
     if (typeof type !== 'string' || !SUPPORTED_TOKENIZER_MODELS.includes(type)) {
-      throw new BpeTokenizerError(`tokenizer.json: model.type is ${JSON.stringify(type ?? null)}; supported: ${SUPPORTED_TOKENIZER_MODELS.join(', ')}`);
+      throw new BpeTokenizerError(
+        `tokenizer.json: model.type is ${JSON.stringify(type ?? null)}; supported: ${SUPPORTED_TOKENIZER_MODELS.join(', ')}`,
+      );
     }
     try {
       this.tok = new Tokenizer(json, config);
@@ -43,7 +48,8 @@ export class BpeTokenizer {
     const special = (k: string): string | null => {
       const v = config[k];
       if (typeof v === 'string') return v;
-      if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
+      if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string')
+        return (v as { content: string }).content;
       return null;
     };
     this.bosToken = special('bos_token');
@@ -57,7 +63,10 @@ export class BpeTokenizer {
     }
   }
 
-  /** The ids of `text`, with the special tokens the tokenizer's post-processor adds (transformers' default) unless told otherwise. */
+  /**
+   * The ids of `text`, with the special tokens the tokenizer's post-processor adds (transformers'
+   * default) unless told otherwise.
+   */
   encode(text: string, addSpecialTokens = true): number[] {
     return this.tok.encode(text, { add_special_tokens: addSpecialTokens }).ids;
   }
@@ -68,7 +77,10 @@ export class BpeTokenizer {
    */
   decode(ids: number[], skipSpecialTokens = false): string {
     if (ids.length === 0) return ''; // tokenizers.js refuses an empty list
-    return this.tok.decode(ids, { skip_special_tokens: skipSpecialTokens, clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces === true });
+    return this.tok.decode(ids, {
+      skip_special_tokens: skipSpecialTokens,
+      clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces === true,
+    });
   }
 
   idOf(token: string): number | undefined {
@@ -88,7 +100,10 @@ export class BpeTokenizer {
 
   /** The conversation laid out by the folder's chat template (as transformers' apply_chat_template(tokenize=False)). */
   applyChatTemplate(messages: ChatMessage[], addGenerationPrompt = true): string {
-    if (!this.template) throw new BpeTokenizerError('this tokenizer has no chat template (tokenizer_config.json chat_template, chat_template.jinja)');
+    if (!this.template)
+      throw new BpeTokenizerError(
+        'this tokenizer has no chat template (tokenizer_config.json chat_template, chat_template.jinja)',
+      );
     return this.template.render({
       messages,
       add_generation_prompt: addGenerationPrompt,

@@ -27,14 +27,19 @@ const fail = (msg: string): never => {
 
 /** config.json as our model config; refuses any field whose value our Llama blocks do not compute. */
 export function llamaConfigOf(cfg: Record<string, unknown>): ModelConfig {
-  const family = LLAMA_FAMILY[cfg.model_type as string] ?? fail(`${W}: model_type ${JSON.stringify(cfg.model_type)} is not supported`);
+  const family =
+    LLAMA_FAMILY[cfg.model_type as string] ??
+    fail(`${W}: model_type ${JSON.stringify(cfg.model_type)} is not supported`);
   const archs = cfg.architectures;
   if (Array.isArray(archs) && archs.some((a) => a !== family.architecture)) {
-    fail(`${W}: architectures is ${JSON.stringify(archs)}; a ${cfg.model_type} folder is read as ${family.architecture} only`);
+    fail(
+      `${W}: architectures is ${JSON.stringify(archs)}; a ${cfg.model_type} folder is read as ${family.architecture} only`,
+    );
   }
   const int = (k: string) => {
     const v = cfg[k];
-    if (!Number.isInteger(v) || (v as number) <= 0) fail(`${W}: ${k} must be a positive integer, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v) || (v as number) <= 0)
+      fail(`${W}: ${k} must be a positive integer, got ${JSON.stringify(v)}`);
     return v as number;
   };
   const num = (k: string, fallback: number) => {
@@ -47,24 +52,45 @@ export function llamaConfigOf(cfg: Record<string, unknown>): ModelConfig {
   };
   const dModel = int('hidden_size');
   const nHeads = int('num_attention_heads');
-  const nKvHeads = cfg.num_key_value_heads === undefined || cfg.num_key_value_heads === null ? nHeads : int('num_key_value_heads');
+  const nKvHeads =
+    cfg.num_key_value_heads === undefined || cfg.num_key_value_heads === null ? nHeads : int('num_key_value_heads');
   if (dModel % nHeads) fail(`${W}: hidden_size (${dModel}) is not divisible by num_attention_heads (${nHeads})`);
-  if (nHeads % nKvHeads) fail(`${W}: num_attention_heads (${nHeads}) is not a multiple of num_key_value_heads (${nKvHeads})`);
-  refuse('head_dim', (v) => v === null || v === dModel / nHeads, `the engine's head size is hidden_size / num_attention_heads = ${dModel / nHeads}`);
+  if (nHeads % nKvHeads)
+    fail(`${W}: num_attention_heads (${nHeads}) is not a multiple of num_key_value_heads (${nKvHeads})`);
+  refuse(
+    'head_dim',
+    (v) => v === null || v === dModel / nHeads,
+    `the engine's head size is hidden_size / num_attention_heads = ${dModel / nHeads}`,
+  );
   refuse('hidden_act', (v) => v === 'silu', 'the engine\'s gated MLP uses SiLU ("silu")');
   // transformers 4 writes rope_theta and rope_scaling; transformers 5 writes rope_parameters.
   const rp = (cfg.rope_parameters ?? null) as Record<string, unknown> | null;
-  refuse('rope_scaling', (v) => v === null || (v as { rope_type?: unknown }).rope_type === 'default', 'the engine computes default rotary embeddings only (rope_scaling null)');
+  refuse(
+    'rope_scaling',
+    (v) => v === null || (v as { rope_type?: unknown }).rope_type === 'default',
+    'the engine computes default rotary embeddings only (rope_scaling null)',
+  );
   if (rp && rp.rope_type !== undefined && rp.rope_type !== 'default') {
-    fail(`${W}: rope_parameters.rope_type is ${JSON.stringify(rp.rope_type)}; the engine computes default rotary embeddings only`);
+    fail(
+      `${W}: rope_parameters.rope_type is ${JSON.stringify(rp.rope_type)}; the engine computes default rotary embeddings only`,
+    );
   }
   const ropeTheta = typeof rp?.rope_theta === 'number' ? rp.rope_theta : num('rope_theta', 10000);
-  refuse('attention_bias', (v) => v === false, `${family.architecture} in the engine has ${family.qkvBias ? 'biases on q, k and v only' : 'no attention biases'}`);
-  refuse('mlp_bias', (v) => v === false, 'the engine\'s gated MLP has no biases');
+  refuse(
+    'attention_bias',
+    (v) => v === false,
+    `${family.architecture} in the engine has ${family.qkvBias ? 'biases on q, k and v only' : 'no attention biases'}`,
+  );
+  refuse('mlp_bias', (v) => v === false, "the engine's gated MLP has no biases");
   refuse('pretraining_tp', (v) => v === 1, 'the engine computes the projections unsplit (pretraining_tp 1)');
   refuse('use_sliding_window', (v) => v === false, 'the engine attends to the whole context (no sliding window)');
-  refuse('layer_types', (v) => Array.isArray(v) && v.every((t) => t === 'full_attention'), 'the engine has full attention in every layer');
-  for (const k of ['num_experts', 'num_local_experts', 'n_routed_experts']) refuse(k, (v) => v === null || v === 0, 'mixture-of-experts layers are not supported');
+  refuse(
+    'layer_types',
+    (v) => Array.isArray(v) && v.every((t) => t === 'full_attention'),
+    'the engine has full attention in every layer',
+  );
+  for (const k of ['num_experts', 'num_local_experts', 'n_routed_experts'])
+    refuse(k, (v) => v === null || v === 0, 'mixture-of-experts layers are not supported');
   const tied = cfg.tie_word_embeddings ?? true;
   if (typeof tied !== 'boolean') fail(`${W}: tie_word_embeddings must be true or false, got ${JSON.stringify(tied)}`);
   const c: ModelConfig = {
@@ -99,7 +125,12 @@ export function readWeightFiles(folder: Map<string, Uint8Array>): Tensors {
   if (folder.has('model.safetensors')) return read('model.safetensors');
   const index = 'model.safetensors.index.json';
   if (!folder.has(index)) {
-    return fail(`model.safetensors is missing (and no ${index}): ${folder.has('pytorch_model.bin') ? 'only pytorch_model.bin is there; save with safe_serialization=True' : 'the weights file is not in the folder'}`);
+    return fail(
+      `model.safetensors is missing (and no ${index}): ` +
+        (folder.has('pytorch_model.bin')
+          ? 'only pytorch_model.bin is there; save with safe_serialization=True'
+          : 'the weights file is not in the folder'),
+    );
   }
   let map: unknown;
   try {
@@ -107,11 +138,13 @@ export function readWeightFiles(folder: Map<string, Uint8Array>): Tensors {
   } catch {
     fail(`${index} is not valid JSON`);
   }
-  if (typeof map !== 'object' || map === null || Array.isArray(map)) return fail(`${index}: no weight_map object (tensor name -> shard file)`);
+  if (typeof map !== 'object' || map === null || Array.isArray(map))
+    return fail(`${index}: no weight_map object (tensor name -> shard file)`);
   const out: Tensors = new Map();
   const shards = [...new Set(Object.values(map as Record<string, unknown>))];
   for (const shard of shards) {
-    if (typeof shard !== 'string' || !folder.has(shard)) fail(`${index}: shard ${JSON.stringify(shard)} is not in the folder`);
+    if (typeof shard !== 'string' || !folder.has(shard))
+      fail(`${index}: shard ${JSON.stringify(shard)} is not in the folder`);
     for (const [name, t] of read(shard as string)) out.set(name, t);
   }
   for (const [name, shard] of Object.entries(map as Record<string, string>)) {
@@ -132,9 +165,13 @@ function transposed(t: { shape: number[]; data: Float32Array }): Float32Array {
 export function llamaWeightsFrom(c: ModelConfig, tensors: Tensors): Weights {
   const used = new Set<string>();
   const get = (name: string, shape: number[]) => {
-    const t = tensors.get(name) ?? fail(`weights: tensor "${name}" is missing (a model of config.json's shape needs it)`);
+    const t =
+      tensors.get(name) ?? fail(`weights: tensor "${name}" is missing (a model of config.json's shape needs it)`);
     if (t.shape.length !== shape.length || t.shape.some((x, i) => x !== shape[i])) {
-      fail(`weights: tensor "${name}" has shape [${t.shape}], but config.json (hidden_size ${c.dModel}, intermediate_size ${c.dFF}, heads ${c.nHeads}/${c.nKvHeads} kv, vocab_size ${c.vocabSize}) needs [${shape}]`);
+      fail(
+        `weights: tensor "${name}" has shape [${t.shape}], but config.json (hidden_size ${c.dModel}, ` +
+          `intermediate_size ${c.dFF}, heads ${c.nHeads}/${c.nKvHeads} kv, vocab_size ${c.vocabSize}) needs [${shape}]`,
+      );
     }
     used.add(name);
     return t;
@@ -150,7 +187,9 @@ export function llamaWeightsFrom(c: ModelConfig, tensors: Tensors): Weights {
   else if (head) {
     const wte = w.get('wte')!;
     if (head.data.length !== wte.length || head.data.some((x, i) => !Object.is(x, wte[i]))) {
-      fail('weights: lm_head.weight differs from model.embed_tokens.weight, but config.json ties them (tie_word_embeddings true)');
+      fail(
+        'weights: lm_head.weight differs from model.embed_tokens.weight, but config.json ties them (tie_word_embeddings true)',
+      );
     }
     used.add('lm_head.weight');
   }
@@ -177,7 +216,11 @@ export function llamaWeightsFrom(c: ModelConfig, tensors: Tensors): Weights {
   // Older checkpoints save each layer's rotary inv_freq buffer: computed, not learned (llama.ts ropeTables).
   const isBuffer = (n: string) => /^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$/.test(n);
   for (const name of tensors.keys()) {
-    if (!used.has(name) && !isBuffer(name)) fail(`weights: unexpected tensor "${name}" (config.json's num_hidden_layers is ${c.nLayers}; the engine's ${c.qkvBias ? 'Qwen2' : 'Llama'} has no such weight)`);
+    if (!used.has(name) && !isBuffer(name))
+      fail(
+        `weights: unexpected tensor "${name}" (config.json's num_hidden_layers is ${c.nLayers}; ` +
+          `the engine's ${c.qkvBias ? 'Qwen2' : 'Llama'} has no such weight)`,
+      );
   }
   checkWeights(c, w);
   return w;
@@ -203,27 +246,50 @@ const json = (folder: Map<string, Uint8Array>, name: string, required: boolean):
 };
 
 /** The folder's tokenizer, refused when tokenizers.js cannot run it or it makes ids the model has no row for. */
-export function tokenizerOf(folder: Map<string, Uint8Array>, vocabSize: number): { tokenizer: BpeTokenizer; files: Map<string, Uint8Array>; spec: HfTokenizerSpec } {
+export function tokenizerOf(
+  folder: Map<string, Uint8Array>,
+  vocabSize: number,
+): { tokenizer: BpeTokenizer; files: Map<string, Uint8Array>; spec: HfTokenizerSpec } {
   const tj = json(folder, 'tokenizer.json', true)!;
   const tc = json(folder, 'tokenizer_config.json', false) ?? {};
-  const template = folder.has('chat_template.jinja') ? new TextDecoder().decode(folder.get('chat_template.jinja')!) : null;
+  const template = folder.has('chat_template.jinja')
+    ? new TextDecoder().decode(folder.get('chat_template.jinja')!)
+    : null;
   let tokenizer: BpeTokenizer;
   try {
     tokenizer = new BpeTokenizer(tj, tc, template);
   } catch (e) {
     return fail(e instanceof BpeTokenizerError ? e.message : `tokenizer.json: ${(e as Error).message}`);
   }
-  if (tokenizer.maxId >= vocabSize) fail(`tokenizer.json: it has token id ${tokenizer.maxId}, but config.json's vocab_size is ${vocabSize} (no embedding row for it)`);
+  if (tokenizer.maxId >= vocabSize)
+    fail(
+      `tokenizer.json: it has token id ${tokenizer.maxId}, but config.json's vocab_size is ${vocabSize} (no embedding row for it)`,
+    );
   const files = new Map<string, Uint8Array>();
-  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'chat_template.jinja', 'special_tokens_map.json']) {
+  for (const f of [
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'generation_config.json',
+    'chat_template.jinja',
+    'special_tokens_map.json',
+  ]) {
     if (folder.has(f)) files.set(f, folder.get(f)!);
   }
-  const spec: HfTokenizerSpec = { kind: 'hf', file: 'tokenizer.json', ...(folder.has('tokenizer_config.json') ? { config: 'tokenizer_config.json' } : {}), ...(template !== null ? { chatTemplate: 'chat_template.jinja' } : {}) };
+  const spec: HfTokenizerSpec = {
+    kind: 'hf',
+    file: 'tokenizer.json',
+    ...(folder.has('tokenizer_config.json') ? { config: 'tokenizer_config.json' } : {}),
+    ...(template !== null ? { chatTemplate: 'chat_template.jinja' } : {}),
+  };
   return { tokenizer, files, spec };
 }
 
 /** The whole import: config, tokenizer and weights all checked before the result exists. */
-export function importLlamaFolder(folder: Map<string, Uint8Array>, cfg: Record<string, unknown>, opts: { name?: string; source?: string; created?: string }): LlamaImport {
+export function importLlamaFolder(
+  folder: Map<string, Uint8Array>,
+  cfg: Record<string, unknown>,
+  opts: { name?: string; source?: string; created?: string },
+): LlamaImport {
   const model = llamaConfigOf(cfg);
   const { tokenizer, files, spec } = tokenizerOf(folder, model.vocabSize);
   const weights = llamaWeightsFrom(model, readWeightFiles(folder));
@@ -238,7 +304,13 @@ export function importLlamaFolder(folder: Map<string, Uint8Array>, cfg: Record<s
     layout: { promptLen: half, completionLen: half },
     tokenizer: spec,
     tasks: [],
-    training: { kind: 'pretrain', command: `imported from ${opts.source ?? 'a Hugging Face folder'} (rlvr import --format hf)`, seed: 0, steps: 0, trained_on: [] },
+    training: {
+      kind: 'pretrain',
+      command: `imported from ${opts.source ?? 'a Hugging Face folder'} (rlvr import --format hf)`,
+      seed: 0,
+      steps: 0,
+      trained_on: [],
+    },
     created: opts.created ?? new Date().toISOString().slice(0, 10),
     parameters: paramSpecs(model).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0),
   };

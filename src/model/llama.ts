@@ -18,7 +18,8 @@ export function llamaParamSpecs(c: ModelConfig): ParamSpec[] {
   if (c.tiedEmbeddings === false) specs.push({ name: 'lm_head', shape: [c.vocabSize, d], init: 'normal' });
   for (let l = 0; l < c.nLayers; l++) {
     const p = `h${l}.`;
-    const bias = (name: string, n: number): ParamSpec[] => (c.qkvBias ? [{ name: p + 'attn.' + name, shape: [n], init: 'zeros' }] : []);
+    const bias = (name: string, n: number): ParamSpec[] =>
+      c.qkvBias ? [{ name: p + 'attn.' + name, shape: [n], init: 'zeros' }] : [];
     specs.push(
       { name: p + 'ln1.g', shape: [d], init: 'ones' },
       { name: p + 'attn.wq', shape: [d, q], init: 'normal' },
@@ -69,7 +70,10 @@ export interface Rope {
 
 const tables = new WeakMap<Graph, { cos: Tensor; sin: Tensor }>();
 
-/** The rotary tables at `positions` ([B,T] or [B] int64) as [B,1,T,dh] ([B,1,1,dh] for [B]); one table constant per graph. */
+/**
+ * The rotary tables at `positions` ([B,T] or [B] int64) as [B,1,T,dh] ([B,1,1,dh] for [B]); one table
+ * constant per graph.
+ */
 export function ropeAt(g: Graph, c: ModelConfig, positions: Tensor): Rope {
   const dh = c.dModel / c.nHeads;
   let t = tables.get(g);
@@ -90,7 +94,14 @@ const eps = (c: ModelConfig) => c.normEps ?? LLAMA_DEFAULTS.normEps;
  * q and k, q scaled by 1/sqrt(dh), and the KV heads repeated to H (grouped-query attention) so the
  * attention and the KV caches downstream are the multi-head ones.
  */
-export function llamaQkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor, rope: Rope): [Tensor, Tensor, Tensor] {
+export function llamaQkv(
+  g: Graph,
+  c: ModelConfig,
+  p: Params,
+  l: number,
+  x: Tensor,
+  rope: Rope,
+): [Tensor, Tensor, Tensor] {
   const [b, t] = x.shape as [number, number, number];
   const h = c.nHeads;
   const kvh = c.nKvHeads ?? h;

@@ -23,7 +23,11 @@ function tokenizerOf(manifest: Manifest, manifestPath: string): (text: string) =
   if (t.kind === 'char') return encode;
   const dir = dirname(manifestPath);
   const readJson = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
-  const tok = new BpeTokenizer(readJson(t.file), t.config ? readJson(t.config) : {}, t.chatTemplate ? readFileSync(join(dir, t.chatTemplate), 'utf8') : null);
+  const tok = new BpeTokenizer(
+    readJson(t.file),
+    t.config ? readJson(t.config) : {},
+    t.chatTemplate ? readFileSync(join(dir, t.chatTemplate), 'utf8') : null,
+  );
   return (text) => tok.encode(text);
 }
 
@@ -56,7 +60,10 @@ export const scoreCommand: Command = {
       });
       const ctx = manifest.model.contextLength;
       ids.forEach((row, i) => {
-        if (row.length > ctx) throw new Error(`${file}:${i + 1}: ${row.length} tokens, but the model reads at most ${ctx} (its context length)`);
+        if (row.length > ctx)
+          throw new Error(
+            `${file}:${i + 1}: ${row.length} tokens, but the model reads at most ${ctx} (its context length)`,
+          );
       });
       const longest = ids.reduce((m, row) => Math.max(m, row.length), 2);
       // One prompt column (each line's first token) and the rest as the completion being scored.
@@ -64,7 +71,12 @@ export const scoreCommand: Command = {
       for (let start = 0; start < ids.length; start += BATCH) {
         const batch = ids.slice(start, start + BATCH);
         const scored = batch.filter((row) => row.length > 1);
-        const res = scored.length ? await policy.score(scored.map((r) => [r[0]!]), scored.map((r) => r.slice(1))) : { logp: [] };
+        const res = scored.length
+          ? await policy.score(
+              scored.map((r) => [r[0]!]),
+              scored.map((r) => r.slice(1)),
+            )
+          : { logp: [] };
         let k = 0;
         for (const row of batch) {
           const rest = row.length > 1 ? res.logp[k++]! : [];
