@@ -17,6 +17,7 @@ import { createNodeBackend } from '../engine/backend-node.ts';
 import { compile } from '../engine/compile.ts';
 import { Graph } from '../engine/graph.ts';
 import { BpeTokenizer } from '../model/bpe-tokenizer.ts';
+import { importHuggingFace } from '../model/hf-import.ts';
 import { readSafetensors } from '../model/safetensors.ts';
 import { MASKED, declareParams, forward } from '../model/transformer.ts';
 import { readCheckpoint } from '../node/checkpoint-files.ts';
@@ -372,6 +373,12 @@ describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot
       /is a Llama checkpoint with its own tokenizer \(tokenizer\.json\); rlvr export --format hf/,
     );
     expect(existsSync(join(tmp, 'never'))).toBe(false);
+  }, 600_000);
+
+  it("and the page's import (GPT-2 only) refuses a Llama folder, pointing to rlvr import", async (ctx) => {
+    const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
+    const folder = new Map([['config.json', new Uint8Array(readFileSync(join(dir, 'config.json')))]]);
+    expect(() => importHuggingFace(folder)).toThrow(/a Llama\/Qwen2 folder, which `rlvr import --format hf` reads/);
   }, 600_000);
 
   it.for(REFUSALS)('$what', { timeout: 600_000 }, async ({ base, edit, message }, ctx) => {

@@ -1,5 +1,6 @@
 import { BpeTokenizer, BpeTokenizerError } from './bpe-tokenizer.ts';
 import type { HfTokenizerSpec, Manifest } from './checkpoint.ts';
+import { HfImportError, importHuggingFace, type HfFolder, type HfImportOptions, type HfImportResult } from './hf-import.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { checkWeights, type Weights } from './policy.ts';
 import { readSafetensors } from './safetensors.ts';
@@ -315,4 +316,26 @@ export function importLlamaFolder(
     parameters: paramSpecs(model).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0),
   };
   return { manifest, weights, files, tokenizer };
+}
+
+/**
+ * `rlvr import --format hf`: a Llama or Qwen2 folder by this import, any other by the GPT-2 one
+ * (hf-import.ts). Every refusal is an HfImportError.
+ */
+export function importAnyHuggingFace(folder: HfFolder, opts: HfImportOptions = {}): HfImportResult {
+  let cfg: unknown;
+  try {
+    cfg = folder.has('config.json') ? JSON.parse(new TextDecoder().decode(folder.get('config.json')!)) : null;
+  } catch {
+    cfg = null; // the GPT-2 import reports it
+  }
+  const type = (cfg as { model_type?: unknown } | null)?.model_type;
+  if (typeof type !== 'string' || !(type in LLAMA_FAMILY)) return importHuggingFace(folder, opts);
+  try {
+    const r = importLlamaFolder(folder, cfg as Record<string, unknown>, opts);
+    return { manifest: r.manifest, weights: r.weights, unchanged: false, files: r.files };
+  } catch (e) {
+    if (e instanceof LlamaImportError) throw new HfImportError(e.message);
+    throw e;
+  }
 }

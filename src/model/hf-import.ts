@@ -4,7 +4,6 @@ import { LAYER_NORM_EPSILON, weightsFingerprint } from './hf-export.ts';
 import { hfTokenizerJson } from './hf-tokenizer.ts';
 import type { Layout } from './layout.ts';
 import { checkWeights, type Weights } from './policy.ts';
-import { importLlamaFolder, LLAMA_FAMILY, LlamaImportError } from './hf-import-llama.ts';
 import { readSafetensors } from './safetensors.ts';
 import { SPECIALS, tokenizerSpec, VOCAB_SIZE } from './tokenizer.ts';
 import { paramSpecs } from './transformer.ts';
@@ -61,6 +60,14 @@ function readJson(f: HfFolder, name: string, why: string): Record<string, unknow
 /** config.json's GPT-2 fields as our model config, refusing what our transformer would compute otherwise. */
 export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const where = 'config.json';
+  if (cfg.model_type === 'llama' || cfg.model_type === 'qwen2') {
+    // Read by hf-import-llama.ts (rlvr import --format hf); kept out of here so the page, which trains
+    // the GPT-2 models only, does not load a BPE tokenizer it cannot use.
+    throw new HfImportError(
+      `${where}: model_type is ${JSON.stringify(cfg.model_type)}: a Llama/Qwen2 folder, which \`rlvr import --format hf\` ` +
+        "reads (and `rlvr score` scores with); here only the playground's GPT-2 models run for now",
+    );
+  }
   if (cfg.model_type !== 'gpt2') {
     const archs = Array.isArray(cfg.architectures) ? ` (architectures ${JSON.stringify(cfg.architectures)})` : '';
     throw new HfImportError(`${where}: model_type is ${JSON.stringify(cfg.model_type)}${archs}, an unsupported architecture; the import reads "gpt2" (the playground's own export), "llama" (LlamaForCausalLM) and "qwen2" (Qwen2ForCausalLM)`);
@@ -207,15 +214,6 @@ function sameModel(a: ModelConfig, b: ModelConfig): boolean {
 /** A Hugging Face GPT-2 folder as a playground checkpoint: its manifest and weights. */
 export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}): HfImportResult {
   const cfg = readJson(folder, 'config.json', 'a Hugging Face model folder has one (the model\'s shape)');
-  if (typeof cfg.model_type === 'string' && cfg.model_type in LLAMA_FAMILY) {
-    try {
-      const r = importLlamaFolder(folder, cfg, opts);
-      return { manifest: r.manifest, weights: r.weights, unchanged: false, files: r.files };
-    } catch (e) {
-      if (e instanceof LlamaImportError) throw new HfImportError(e.message);
-      throw e;
-    }
-  }
   const model = modelConfigOf(cfg);
   checkTokenizer(readJson(folder, 'tokenizer.json', "the import needs it to check that the vocabulary is the playground's"));
   if (!folder.has('model.safetensors')) {

@@ -2,7 +2,7 @@
  * Files in and out of the page: checkpoints (ours and the Hugging Face export), config files,
  * metrics and rollouts. Each action reports a bad file by name and leaves the current run as it was.
  */
-import { loadWeights, requireCharTokenizer, saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { loadWeights, saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
 import { importHuggingFace, type HfFolder } from '../model/hf-import.ts';
 import { unzip } from './unzip.ts';
 import type { RolloutRecord } from '../../workers/protocol.ts';
@@ -134,7 +134,6 @@ export async function importHuggingFaceFiles(files: File[]): Promise<void> {
     if (!files.length) return;
     const { folder, source } = await hfFolderOf(files);
     const { manifest, weights } = importHuggingFace(folder, { source });
-    requireCharTokenizer(manifest, 'the page');
     await useCheckpoint(manifest.name, manifest, saveWeights(manifest.model, weights, { name: manifest.name }));
   } catch (e) {
     showError('checkpoint', 'Could not import the Hugging Face model', `${message(e)}. The current model is unchanged.`);

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { HfImportError, importHuggingFace, type HfFolder } from '../../model/hf-import.ts';
+import { HfImportError, type HfFolder } from '../../model/hf-import.ts';
+import { importAnyHuggingFace } from '../../model/hf-import-llama.ts';
 import { checkKnownFlags, flag, parseArgs, requireFlag, UsageError } from '../args.ts';
 import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
@@ -48,7 +49,7 @@ export const importCommand: Command = {
     if (existsSync(join(out, 'manifest.json'))) throw new Error(`--out ${out} already holds a checkpoint (manifest.json); choose another folder, nothing was written`);
     let result;
     try {
-      result = importHuggingFace(readFolder(dir), { name: flag(a, 'name'), source: relative(process.cwd(), dir) || basename(dir) });
+      result = importAnyHuggingFace(readFolder(dir), { name: flag(a, 'name'), source: relative(process.cwd(), dir) || basename(dir) });
     } catch (e) {
       if (e instanceof HfImportError) throw new Error(`cannot import ${dir}: ${e.message}`);
       throw e;
