@@ -8,7 +8,9 @@ import { llamaAttnOut, llamaHead, llamaMlp, llamaParamSpecs, llamaQkv, ropeAt, t
  * A decoder-only transformer: learned token and position embeddings, pre-LayerNorm blocks with causal
  * multi-head attention and a GELU MLP, a final LayerNorm and an output head tied to the token embedding.
  * Written once against the graph builder; the same code builds the scoring/training graph (whole
- * sequences) and the incremental decode graph (one token per row, static KV cache).
+ * sequences) and the incremental decode graph (one token per row, static KV cache). With
+ * `arch: 'llama'` the blocks are transformers' Llama/Qwen2 ones instead (llama.ts): the functions below
+ * choose per block, so the same graphs serve both.
  */
 export type { ParamSpec, Params };
 
