@@ -10,7 +10,7 @@ initialisation, with a byte-level BPE tokenizer trained here by `tokenizers` on 
   unigram-tokenizer.json  a Unigram tokenizer trained by `tokenizers` (a model type the import refuses)
   logits.f32      transformers' float32 logits [T, V] of the first lines (3, or 1 at the 135M shape), little-endian
   reference.json  per line: transformers' input_ids and each token's float32 log-prob (first: null);
-                  where the first lines' logits lie in logits.f32; the chat template rendered by
+                  where the first lines' logits lie in logits.f32; greedy generate() of 3 prompts; the chat template rendered by
                   apply_chat_template; and 1000 strings with the ids and decoded text of `tokenizers`.
 Nothing is downloaded.
 """
@@ -144,6 +144,17 @@ def main() -> None:
             if len(logits_out) < (3 if a.shape == "tiny" else 1):
                 logits_out.append({"ids": ids, "offset": sum(len(x["ids"]) for x in logits_out) * vocab})
                 logit_rows.append(logits.contiguous().numpy().astype("<f4").tobytes())
+    # Greedy generations, one prompt at a time (no padding on this side): the engine's batched
+    # KV-cache sampler, which left-pads the batch, must give the same tokens.
+    greedy = []
+    with torch.no_grad():
+        for line in lines:
+            ids = fast(line)["input_ids"]
+            if 2 <= len(ids) <= 24 and len(greedy) < 3:
+                out = model.generate(
+                    torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long), max_new_tokens=8, do_sample=False
+                )
+                greedy.append({"prompt": ids, "tokens": out[0, len(ids):].tolist()})
     strings = [random_text(rng, rng.randint(0, 60), True) for _ in range(1000)]
     strings_ref = [{"text": s, "ids": raw.encode(s).ids, "decoded": raw.decode(raw.encode(s).ids, skip_special_tokens=False)} for s in strings]
     # A tokenizer of another model type (Unigram), for the import's refusal of tokenizers it does not run.
@@ -156,6 +167,7 @@ def main() -> None:
         "vocab_size": vocab,
         "lines": scored,
         "logits": logits_out,
+        "greedy": greedy,
         "strings": strings_ref,
         "chat": {"messages": chat, "text": fast.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)},
     }

@@ -1,95 +1,28 @@
 // Llama and Qwen2 folders made by the real transformers and tokenizers (scripts/hf_llama_fixture.py:
 // random initialisation, a byte-level BPE tokenizer trained there), imported with `rlvr import --format
 // hf` and scored with `rlvr score` as a user runs them: the engine's logits and log-probs equal
-// transformers' (float32, within 1e-4), the tokens equal the real `tokenizers`' on a thousand strings,
-// and a folder the engine cannot run is refused naming the field, with nothing written.
+// transformers' (float32, within 1e-4), the batched KV-cache sampler's greedy continuations equal
+// generate()'s, and the tokens equal the real `tokenizers`' on a thousand strings (the refusals are in
+// import-llama-refusals.test.ts).
 //
 // The Python side comes from scripts/setup-python.sh (.venv-py, from this machine's local wheels).
 // Where the wheels are missing it exits 3: these tests then print a banner and are reported as
 // skipped, never passed.
-import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
 import { compile } from '../engine/compile.ts';
 import { Graph } from '../engine/graph.ts';
 import { BpeTokenizer } from '../model/bpe-tokenizer.ts';
-import { importHuggingFace } from '../model/hf-import.ts';
-import { readSafetensors } from '../model/safetensors.ts';
 import { MASKED, declareParams, forward } from '../model/transformer.ts';
-import { readCheckpoint } from '../node/checkpoint-files.ts';
+import { loadPolicy, readCheckpoint } from '../node/checkpoint-files.ts';
+import { Rng } from '../util/rng.ts';
+import { CASES, fixture, needPython, reference, rlvr, setupPython, tmp } from './llama-fixture.ts';
 
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '..', '..');
-const tmp = mkdtempSync(join(tmpdir(), 'rlvr-import-llama-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+beforeAll(setupPython, 660_000);
 const TOL = 1e-4;
-
-interface Reference {
-  vocab_size: number;
-  lines: { ids: number[]; logprobs: (number | null)[] }[];
-  logits: { ids: number[]; offset: number }[]; // transformers' logits [T, V] at `offset` in logits.f32
-  strings: { text: string; ids: number[]; decoded: string }[];
-  chat: { messages: { role: string; content: string }[]; text: string };
-}
-
-let python: string | null = null;
-let missing = '';
-
-function banner(lines: string[]): void {
-  const bar = '!'.repeat(100);
-  process.stderr.write(`\n${bar}\n${lines.map((l) => `!!  ${l}`).join('\n')}\n${bar}\n\n`);
-}
-
-function needPython(ctx: TestContext): string {
-  if (!python) {
-    banner([`SKIPPED: ${ctx.task.name}`, `the Llama/Qwen2 parity tests did not run: ${missing}`]);
-    ctx.skip();
-  }
-  return python!;
-}
-
-async function rlvr(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run('node', ['scripts/rlvr.mjs', ...args], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
-}
-
-const fixtures = new Map<string, Promise<string>>();
-
-/** The folder scripts/hf_llama_fixture.py writes for these arguments (made once per run). */
-function fixture(py: string, name: string, args: string[]): Promise<string> {
-  if (!fixtures.has(name)) {
-    const dir = join(tmp, name);
-    const env = {
-      ...process.env,
-      HF_HOME: join(tmp, 'hf-home'),
-      HF_HUB_OFFLINE: '1',
-      TRANSFORMERS_OFFLINE: '1',
-      OMP_NUM_THREADS: '1',
-      TOKENIZERS_PARALLELISM: 'false',
-    };
-    fixtures.set(
-      name,
-      run(py, ['scripts/hf_llama_fixture.py', dir, ...args], {
-        cwd: root,
-        env,
-        maxBuffer: 64 * 1024 * 1024,
-        timeout: 600_000,
-      }).then(() => dir),
-    );
-  }
-  return fixtures.get(name)!;
-}
-
-const reference = (dir: string) => JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
 
 /** The engine's logits [T, V] for one sequence, on onnxruntime-node, from the imported checkpoint. */
 async function engineLogits(manifestPath: string, ids: number[]): Promise<Float32Array> {
@@ -125,39 +58,6 @@ async function engineLogits(manifestPath: string, ids: number[]): Promise<Float3
   expect(MASKED).toBeLessThan(0);
   return out;
 }
-
-beforeAll(() => {
-  const r = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: root, encoding: 'utf8', timeout: 600_000 });
-  if (r.status === 3) {
-    missing = r.stderr.trim().split('\n').pop() ?? 'scripts/setup-python.sh exited 3';
-    banner([
-      'THE LLAMA/QWEN2 PARITY TESTS ARE SKIPPED: the Python wheels (torch, transformers, tokenizers) are missing.',
-      missing,
-      'src/cli/import-llama.test.ts did NOT compare the engine with transformers.',
-    ]);
-    return;
-  }
-  if (r.status !== 0) throw new Error(`scripts/setup-python.sh failed (exit ${r.status ?? r.signal}):\n${r.stderr}`);
-  python = resolve(root, r.stdout.trim().split('\n').pop()!);
-}, 660_000);
-
-const CASES = [
-  {
-    name: 'llama',
-    what: 'Llama: GQA 6/2 heads, untied head, BOS added by the post-processor, 17 safetensors shards',
-    args: ['--arch', 'llama', '--shard-size', '20KB'],
-  },
-  {
-    name: 'qwen2',
-    what: 'Qwen2: q/k/v biases, tied embeddings, Qwen2 pre-tokenizer with NFC, one model.safetensors',
-    args: ['--arch', 'qwen2', '--tied'],
-  },
-  {
-    name: 'smollm2-135m',
-    what: 'the SmolLM2-135M shape: hidden 576, 30 layers, 9/3 heads, intermediate 1536, vocab 49152, rope_theta 100000, tied',
-    args: ['--arch', 'llama', '--shape', 'smollm2-135m', '--tied'],
-  },
-];
 
 describe.each(CASES)('a $name folder made by transformers', ({ name, what, args }) => {
   it(`imports with rlvr import --format hf and rlvr score gives transformers' tokens and log-probs (${what})`, async (ctx) => {
@@ -215,6 +115,26 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
     expect(maxDiff).toBeLessThan(TOL);
   }, 600_000);
 
+  it("the batched KV-cache sampler, greedy, continues prompts as transformers' generate() does", async (ctx) => {
+    const dir = await fixture(needPython(ctx), name, args);
+    const out = join(tmp, `${name}-ckpt-sample`);
+    expect((await rlvr('import', '--format', 'hf', dir, '--out', out)).code).toBe(0);
+    const { greedy } = reference(dir);
+    expect(greedy.length).toBe(3);
+    const { policy } = await loadPolicy(join(out, 'manifest.json'), createNodeBackend(1));
+    try {
+      policy.setLayout({ promptLen: 24, completionLen: 8 });
+      const got = await policy.sample(greedy.map((g) => g.prompt), { temperature: 1, topK: 1, topP: 1 }, 8, new Rng(0));
+      greedy.forEach((g, i) => {
+        // Up to and including a stop token (the folder's eos), where the engine stops and generate() may not.
+        const stop = g.tokens.findIndex((t) => policy.stopTokens.has(t));
+        expect(got[i]!.tokens, `prompt ${i}`).toEqual(stop < 0 ? g.tokens : g.tokens.slice(0, stop + 1));
+      });
+    } finally {
+      await policy.dispose();
+    }
+  }, 600_000);
+
   const tokenizerTest =
     'tokenizes a thousand strings (Unicode, special tokens) as the real tokenizers does, ' +
     "and renders transformers' chat template";
@@ -243,154 +163,4 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
     expect(firstDiff, firstDiff.join('\n')).toEqual([]);
     expect(tok.applyChatTemplate(ref.chat.messages, true)).toBe(ref.chat.text);
   }, 600_000);
-});
-
-describe('safetensors in the dtypes released models use', () => {
-  it('BF16 and F16 tensors written by torch read as the float32 values torch widens them to', async (ctx) => {
-    const py = needPython(ctx);
-    const file = join(tmp, 'halves.safetensors');
-    const script = [
-      'import json, sys, torch',
-      'from safetensors.torch import save_file',
-      'torch.manual_seed(0)',
-      'x = torch.cat([torch.randn(200) * 3, torch.tensor([0.0, -0.0, 1e-6, 6e-8, -65504.0, 70000.0, 1e-40])])',
-      't = {"b": x.to(torch.bfloat16).reshape(3, 69), "h": x.to(torch.float16).reshape(3, 69)}',
-      'save_file(t, sys.argv[1])',
-      'print(json.dumps({k: [repr(float(v)) for v in t[k].float().flatten()] for k in t}))',
-    ].join('\n');
-    const r = await run(py, ['-c', script, file], { cwd: root });
-    const want = JSON.parse(r.stdout) as Record<string, string[]>;
-    const { tensors } = readSafetensors(new Uint8Array(readFileSync(file)));
-    for (const k of ['b', 'h']) {
-      const t = tensors.get(k)!;
-      expect(t.shape).toEqual([3, 69]);
-      const expected = want[k]!.map((v) => (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v)));
-      expect(Array.from(t.data)).toEqual(expected);
-    }
-  }, 120_000);
-});
-
-type Edit = (dir: string) => void;
-const editJson = (path: string, f: (o: Record<string, unknown>) => void) => {
-  const o = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  f(o);
-  writeFileSync(path, JSON.stringify(o));
-};
-const config =
-  (f: (o: Record<string, unknown>) => void): Edit =>
-  (d) =>
-    editJson(join(d, 'config.json'), f);
-
-const REFUSALS: { what: string; base: 'llama' | 'qwen2'; edit: Edit; message: RegExp }[] = [
-  {
-    what: 'an unsupported architecture',
-    base: 'llama',
-    edit: config((o) => Object.assign(o, { model_type: 'gpt_neox', architectures: ['GPTNeoXForCausalLM'] })),
-    message: /model_type is "gpt_neox".*unsupported architecture/,
-  },
-  {
-    what: 'a tokenizer model the import does not run (Unigram, trained by tokenizers)',
-    base: 'llama',
-    edit: (d) => cpSync(join(d, 'unigram-tokenizer.json'), join(d, 'tokenizer.json')),
-    message: /tokenizer\.json: model\.type is "Unigram"; supported: BPE/,
-  },
-  {
-    what: 'shapes that do not match config.json',
-    base: 'llama',
-    edit: config((o) => (o.intermediate_size = 96)),
-    message: /tensor "model\.layers\.0\.mlp\.gate_proj\.weight" has shape \[80,48\].*needs \[96,48\]/,
-  },
-  {
-    what: 'a truncated safetensors shard',
-    base: 'llama',
-    edit: (d) =>
-      truncateSync(
-        join(d, 'model-00005-of-00017.safetensors'),
-        statSync(join(d, 'model-00005-of-00017.safetensors')).size - 100,
-      ),
-    message: /model-00005-of-00017\.safetensors: the file is truncated/,
-  },
-  {
-    what: 'a shard the index names that is not there',
-    base: 'llama',
-    edit: (d) => rmSync(join(d, 'model-00003-of-00017.safetensors')),
-    message: /shard "model-00003-of-00017\.safetensors" is not in the folder/,
-  },
-  {
-    what: 'rope scaling',
-    base: 'llama',
-    edit: config((o) => (o.rope_parameters = { rope_type: 'linear', factor: 2, rope_theta: 500 })),
-    message: /rope_parameters\.rope_type is "linear"/,
-  },
-  {
-    what: 'rope_scaling (transformers 4 field)',
-    base: 'llama',
-    edit: config((o) => (o.rope_scaling = { rope_type: 'dynamic', factor: 2 })),
-    message: /rope_scaling is .*dynamic/,
-  },
-  {
-    what: 'another activation',
-    base: 'llama',
-    edit: config((o) => (o.hidden_act = 'gelu')),
-    message: /hidden_act is "gelu"/,
-  },
-  {
-    what: 'attention biases in a Llama',
-    base: 'llama',
-    edit: config((o) => (o.attention_bias = true)),
-    message: /attention_bias is true; LlamaForCausalLM in the engine has no attention biases/,
-  },
-  {
-    what: 'mixture of experts',
-    base: 'qwen2',
-    edit: config((o) => (o.num_experts = 4)),
-    message: /num_experts is 4; mixture-of-experts/,
-  },
-  {
-    what: 'a sliding window in use',
-    base: 'qwen2',
-    edit: config((o) => Object.assign(o, { use_sliding_window: true, sliding_window: 16 })),
-    message: /use_sliding_window is true/,
-  },
-];
-
-describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot run, writing nothing', () => {
-  it('and an imported Llama is refused where the character-level path would misread it (the GPT-2 export)', async (ctx) => {
-    const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
-    const ckpt = join(tmp, 'llama-ckpt-guard');
-    expect((await rlvr('import', '--format', 'hf', dir, '--out', ckpt)).code).toBe(0);
-    const r = await rlvr(
-      'export',
-      '--format',
-      'hf',
-      '--model',
-      join(ckpt, 'manifest.json'),
-      '--out',
-      join(tmp, 'never'),
-    );
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /is a Llama checkpoint with its own tokenizer \(tokenizer\.json\); rlvr export --format hf/,
-    );
-    expect(existsSync(join(tmp, 'never'))).toBe(false);
-  }, 600_000);
-
-  it("and the page's import (GPT-2 only) refuses a Llama folder, pointing to rlvr import", async (ctx) => {
-    const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
-    const folder = new Map([['config.json', new Uint8Array(readFileSync(join(dir, 'config.json')))]]);
-    expect(() => importHuggingFace(folder)).toThrow(/a Llama\/Qwen2 folder, which `rlvr import --format hf` reads/);
-  }, 600_000);
-
-  it.for(REFUSALS)('$what', { timeout: 600_000 }, async ({ base, edit, message }, ctx) => {
-    const py = needPython(ctx);
-    const src = await fixture(py, base, CASES.find((c) => c.name === base)!.args);
-    const dir = mkdtempSync(join(tmp, 'bad-'));
-    cpSync(src, dir, { recursive: true });
-    edit(dir);
-    const out = join(dir, 'out');
-    const r = await rlvr('import', '--format', 'hf', dir, '--out', out);
-    expect(r.code, r.stdout).toBe(1);
-    expect(r.stderr).toMatch(message);
-    expect(existsSync(out)).toBe(false);
-  });
 });

@@ -39,6 +39,8 @@ export interface HfTokenizerSpec {
   file: string;
   config?: string;
   chatTemplate?: string;
+  /** The ids that end a generation: generation_config.json's eos_token_id, else the tokenizer's eos_token. */
+  eosTokenIds: number[];
 }
 
 /** A partial run config (field names as in src/rl/config.ts); the model layer does not interpret it. */

@@ -246,6 +246,22 @@ const json = (folder: Map<string, Uint8Array>, name: string, required: boolean):
   }
 };
 
+/** generation_config.json's eos_token_id (one id or a list), else the tokenizer's eos_token; [] when neither names one. */
+function eosIds(gen: Record<string, unknown> | null, tokenizer: BpeTokenizer, vocabSize: number): number[] {
+  const v = gen?.eos_token_id;
+  const ids = typeof v === 'number' ? [v] : Array.isArray(v) ? v : [];
+  if (!ids.length && tokenizer.eosToken !== null) {
+    const id = tokenizer.idOf(tokenizer.eosToken);
+    if (id !== undefined) ids.push(id);
+  }
+  for (const id of ids) {
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize) {
+      fail(`generation_config.json: eos_token_id ${JSON.stringify(id)} is not a token id below vocab_size ${vocabSize}`);
+    }
+  }
+  return ids as number[];
+}
+
 /** The folder's tokenizer, refused when tokenizers.js cannot run it or it makes ids the model has no row for. */
 export function tokenizerOf(
   folder: Map<string, Uint8Array>,
@@ -281,6 +297,7 @@ export function tokenizerOf(
     file: 'tokenizer.json',
     ...(folder.has('tokenizer_config.json') ? { config: 'tokenizer_config.json' } : {}),
     ...(template !== null ? { chatTemplate: 'chat_template.jinja' } : {}),
+    eosTokenIds: eosIds(json(folder, 'generation_config.json', false), tokenizer, vocabSize),
   };
   return { tokenizer, files, spec };
 }
