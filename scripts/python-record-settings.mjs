@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { register } from 'tsx/esm/api';
 
 register();
-const { packageSettingsSource, pythonPackageDir } = await import(new URL('../src/export/trl/record-file.ts', import.meta.url).href);
+const recordFile = new URL('../src/export/trl/record-file.ts', import.meta.url).href;
+const { packageSettingsSource, pythonPackageDir } = await import(recordFile);
 const path = new URL('rlvr_playground/record_settings.py', pythonPackageDir);
 const want = packageSettingsSource();
 let have = '';
@@ -19,7 +20,7 @@ try {
 }
 if (process.argv.includes('--check')) {
   if (have !== want) {
-    console.error('python/rlvr_playground/record_settings.py is out of date: run node scripts/python-record-settings.mjs');
+    console.error('python/rlvr_playground/record_settings.py is out of date: node scripts/python-record-settings.mjs');
     process.exit(1);
   }
   console.log('python/rlvr_playground/record_settings.py is up to date');

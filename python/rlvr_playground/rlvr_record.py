@@ -17,6 +17,9 @@ import sys
 from .record_settings import *  # rlvr:strip
 
 _WIDTH = {"f32": 4, "u32": 4, "u16": 2, "u8": 1}
+_TYPECODE = {"f32": "f", "u32": "I", "u16": "H", "u8": "B"}
+assert array.array("I").itemsize == 4, "token ids need a 4-byte unsigned array type"
+
 _CLIP_CODE = {None: 0, "low": 1, "high": 2}
 
 
@@ -31,7 +34,7 @@ def finite_or_name(x):
 
 
 def _le_bytes(typecode, values):
-    a = array.array(typecode, values)
+    a = array.array(typecode, values)  # a copy, in the file's width (token ids: u32 or u16)
     if sys.byteorder == "big":
         a.byteswap()
     return a.tobytes()
@@ -68,7 +71,8 @@ class RunRecordWriter:
         self.provenance = provenance
         self.steps = []
         self.rollouts = []  # (step, [meta]) in record order
-        self.channels = {name: [] for name, _ in CHANNELS}
+        # Compact arrays, not lists of Python numbers: a long run's channels stay 1-4 bytes a value.
+        self.channels = {name: array.array(_TYPECODE["u32" if name == "tokens" else kind]) for name, kind in CHANNELS}
 
     def add_step(self, step, metrics, rollouts, advantage_histogram=None, difficulty=None):
         """A step's metrics (keys of src/rl/metrics.ts) and its rollouts (record order)."""
@@ -148,8 +152,7 @@ class RunRecordWriter:
             if name == "tokens" and max_token > 0xFFFF:
                 kind = "u32"
             width = _WIDTH[kind]
-            typecode = {"f32": "f", "u32": "I", "u16": "H"}.get(kind)
-            raw = _le_bytes(typecode, values) if typecode else bytes(values)
+            raw = _le_bytes(_TYPECODE[kind], values)
             channels[name] = {"type": kind, "count": len(values), "offset": offset, "length": len(raw)}
             parts.append(_planes(raw, width))
             offset += len(raw)

@@ -14,7 +14,8 @@ trainer adds three observations:
 - TRL's logged metrics (on_log), averaged over the logs each generation batch spans.
 
 A recorded step is one generation batch, numbered by TRL's global step when its updates are done (so
-step k's rollouts are those of TRL's completions_0000k.parquet in the usual setup). Under
+step k's rollouts are those of TRL's completions_0000k.parquet in the usual setup; where batches are
+generated more often than the optimizer steps, by the batch's number). Under
 `accelerate launch` every process keeps its own rows; they are gathered (in TRL's process order) to
 the main process, which alone writes the one file when training ends.
 """
@@ -30,7 +31,7 @@ from accelerate.utils import gather_object
 from transformers import TrainerCallback
 from trl import GRPOTrainer
 
-from .record_settings import TRL_CONFIG_FIELDS
+from .provenance import base_of, run_config
 from .rlvr_record import RunRecordWriter, advantage_histogram
 
 WRITER = "trl RecordingGRPOTrainer"
@@ -38,61 +39,9 @@ WRITER = "trl RecordingGRPOTrainer"
 # clip_ratio metrics count (grpo_trainer.py _compute_loss).
 CLIP_LOSSES = ("grpo", "bnpo", "dr_grpo", "dapo", "luspo")
 NAN = float("nan")
-SCORED = ("newLogp", "ratio", "entropy", "kl", "objective", "tokenLoss", "weight", "lossContribution", "clipped", "trained")
-
-
-def _fits(decl, v):
-    """Whether a TRL argument's value is one the playground's config field accepts (src/rl/config-fields.ts)."""
-    kind = decl["kind"]
-    if kind == "bool":
-        return isinstance(v, bool)
-    if kind == "enum":
-        return v in decl["values"]
-    if kind == "nullable-num":
-        return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= decl["min"])
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        return False
-    if kind == "int" and int(v) != v:
-        return False
-    low_ok = v > decl["min"] if decl["exclusive_min"] else v >= decl["min"]
-    return low_ok and v <= decl["max"]
-
-
-def run_config(args, num_generations):
-    """The playground config of a TRL run: the GRPOConfig fields the two share by name, where the value fits."""
-    config = {"task": "trl"}
-    for name, decl in TRL_CONFIG_FIELDS.items():
-        v = getattr(args, name, None)
-        if v is not None and _fits(decl, v):
-            config[name] = int(v) if decl["kind"] == "int" else v
-    per_step = args.generation_batch_size // num_generations
-    if 1 <= per_step <= 256:
-        config["prompts_per_step"] = per_step
-    if 0 <= args.seed < 2**31:
-        config["seed"] = int(args.seed)
-    return config
-
-
-def base_of(model, tokenizer):
-    """The record's base: a playground export's manifest (config.json's rlvr_playground), else the model as HF describes it."""
-    config = model.config
-    meta = getattr(config, "rlvr_playground", None)
-    if isinstance(meta, dict) and isinstance(meta.get("manifest"), dict):
-        return {"name": meta["manifest"].get("name", meta.get("checkpoint", "")), "manifest": meta["manifest"]}
-    architectures = getattr(config, "architectures", None) or [type(model).__name__]
-    name = getattr(config, "_name_or_path", "") or type(model).__name__
-    vocab = int(getattr(config, "vocab_size", 0) or model.get_input_embeddings().weight.shape[0])
-    where = getattr(tokenizer, "name_or_path", "") or ""
-    return {
-        "name": name,
-        "model": {
-            "architecture": architectures[0],
-            "model_type": getattr(config, "model_type", "") or "",
-            "vocab_size": vocab,
-            "tokenizer": f"{type(tokenizer).__name__} ({where})" if where else type(tokenizer).__name__,
-            "parameters": int(sum(p.numel() for p in model.parameters())),
-        },
-    }
+SCORED = (
+    "newLogp", "ratio", "entropy", "kl", "objective", "tokenLoss", "weight", "lossContribution", "clipped", "trained"
+)
 
 
 class RecordingGRPOTrainer(GRPOTrainer):
@@ -101,9 +50,12 @@ class RecordingGRPOTrainer(GRPOTrainer):
     record_path: the file to write (default: OUTPUT_DIR/run.rlvr.gz); None with record=False records nothing.
     correct_reward: the reward function (its name in TRL's logs) whose value > 0 marks a completion
       correct in the record (the playground's accuracy); default: the first reward function.
+    record_rollouts_every: keep the rollouts of every N-th generation batch (and the first); every
+      step's metrics are kept. The writer holds the kept rollouts until training ends (about 45 bytes
+      per completion token), so a long run of long completions keeps fewer.
     """
 
-    def __init__(self, *args, record_path=None, record=True, correct_reward=None, **kwargs):
+    def __init__(self, *args, record_path=None, record=True, correct_reward=None, record_rollouts_every=1, **kwargs):
         super().__init__(*args, **kwargs)
         self.record_path = None
         if not record:
@@ -111,8 +63,19 @@ class RecordingGRPOTrainer(GRPOTrainer):
         self.record_path = record_path or os.path.join(self.args.output_dir, "run.rlvr.gz")
         names = list(self.reward_func_names)
         if correct_reward is not None and correct_reward not in names:
-            raise ValueError(f"RecordingGRPOTrainer: correct_reward={correct_reward!r} is not a reward function (they are {names})")
+            raise ValueError(
+                f"RecordingGRPOTrainer: correct_reward={correct_reward!r} is not a reward function (they are {names})"
+            )
         self._record_correct = names.index(correct_reward) if correct_reward is not None else 0
+        if not isinstance(record_rollouts_every, int) or record_rollouts_every < 1:
+            raise ValueError(
+                f"RecordingGRPOTrainer: record_rollouts_every must be a whole number >= 1: {record_rollouts_every!r}"
+            )
+        self._record_every = record_rollouts_every
+        # Steps are TRL's global step after a batch's updates, unless several batches share an optimizer
+        # step (generation more often than the optimizer steps): then the batch's number.
+        generate_every = self.args.steps_per_generation * self.num_iterations
+        self._record_by_batch = generate_every < self.args.gradient_accumulation_steps
         self._record_batch = None  # the open generation batch: this process's rows
         self._record_batches = 0
         self._record_rewards = None
@@ -121,12 +84,13 @@ class RecordingGRPOTrainer(GRPOTrainer):
         if self.accelerator.is_main_process:
             argv = [os.path.basename(sys.argv[0])] + sys.argv[1:]
             procs = self.accelerator.num_processes
+            now = datetime.datetime.now(datetime.timezone.utc)
             self._record_writer = RunRecordWriter(
                 run_config(self.args, self.num_generations),
                 {
                     "writer": WRITER,
                     "command": " ".join(shlex.quote(a) for a in argv),
-                    "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                    "created": now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                     "base": base_of(self.model, self.processing_class),
                     "note": (
                         f"trained by TRL {trl.__version__} (GRPOTrainer, loss_type {self.loss_type}) on {procs} process"
@@ -151,7 +115,12 @@ class RecordingGRPOTrainer(GRPOTrainer):
             self._record_close()  # the previous batch's updates are done: collect it (every process)
         out = super()._generate_and_score_completions(inputs)
         if recording:
-            self._record_open(out)
+            if self._record_batches % self._record_every == 0:
+                self._record_open(out)
+            else:  # metrics only
+                self._record_batch = {"start": 0, "rows": None, "rewards": None}
+                self._record_batches += 1
+                self._record_rewards = None
         return out
 
     def _sampling_logps(self, out, lengths):
@@ -170,10 +139,14 @@ class RecordingGRPOTrainer(GRPOTrainer):
         with torch.no_grad():
             for a in range(0, input_ids.size(0), chunk):
                 logits = self.model(
-                    input_ids=input_ids[a : a + chunk], attention_mask=attention[a : a + chunk], position_ids=positions[a : a + chunk], use_cache=False
+                    input_ids=input_ids[a : a + chunk],
+                    attention_mask=attention[a : a + chunk],
+                    position_ids=positions[a : a + chunk],
+                    use_cache=False,
                 ).logits
                 logits = logits[:, -width - 1 : -1, :].float() / self.temperature
-                logps.append(torch.log_softmax(logits, dim=-1).gather(-1, completion_ids[a : a + chunk, :, None]).squeeze(-1))
+                picked = torch.log_softmax(logits, dim=-1).gather(-1, completion_ids[a : a + chunk, :, None])
+                logps.append(picked.squeeze(-1))
         return torch.cat(logps, dim=0)
 
     def _record_open(self, out):
@@ -257,8 +230,9 @@ class RecordingGRPOTrainer(GRPOTrainer):
         low = (coef_1 < 1 - self.epsilon_low) & (adv_t < 0)
         high = (coef_1 > 1 + self.epsilon_high) & (adv_t > 0)
         ref = inputs.get("ref_per_token_logps")
-        kl = torch.exp(ref - logps) - (ref - logps) - 1 if self.beta != 0.0 and ref is not None else torch.zeros_like(logps)
-        if self.beta != 0.0 and ref is not None and self.args.use_bias_correction_kl:
+        with_kl = self.beta != 0.0 and ref is not None
+        kl = torch.exp(ref - logps) - (ref - logps) - 1 if with_kl else torch.zeros_like(logps)
+        if with_kl and self.args.use_bias_correction_kl:
             kl = kl * coef_1
         if self.loss_type in CLIP_LOSSES:
             clipped_coef = torch.clamp(coef_1, 1 - self.epsilon_low, 1 + self.epsilon_high)
@@ -315,14 +289,17 @@ class RecordingGRPOTrainer(GRPOTrainer):
     # ---- gathering and writing -------------------------------------------------------------------
 
     def _record_close(self):
-        """Gathers the open batch's rows to the main process and adds the step there (collective: every process calls it)."""
+        """Gathers the open batch's rows to the main process, which adds the step (every process calls it)."""
         batch, self._record_batch = self._record_batch, None
         if batch is None:
             return
-        rows = gather_object(batch["rows"])  # process order = TRL's row order
+        # process order = TRL's row order; a batch whose rollouts are not kept has none on any process
+        rows = gather_object(batch["rows"]) if batch["rows"] is not None else []
         if self._record_writer is None:
             return
         rewards_per_func = batch["rewards"]
+        if rewards_per_func is None:
+            rewards_per_func = torch.zeros((0, len(self.reward_func_names)))
         weights = self.reward_weights.to(rewards_per_func.device)
         totals = (rewards_per_func * weights.unsqueeze(0)).nansum(dim=1).tolist()
         per_func = rewards_per_func.tolist()
@@ -347,10 +324,11 @@ class RecordingGRPOTrainer(GRPOTrainer):
                     "flipped": None,
                 }
             )
-        step = int(self.state.global_step)
+        step = self._record_batches if self._record_by_batch else int(self.state.global_step)
         logs = [l for b, l in self._record_logs if b == self._record_batches]
         self._record_logs = [(b, l) for b, l in self._record_logs if b != self._record_batches]
-        self._record_writer.add_step(step, self._step_metrics(logs), records, advantage_histogram([r["advantage"] for r in records]))
+        histogram = advantage_histogram([r["advantage"] for r in records]) if records else None
+        self._record_writer.add_step(step, self._step_metrics(logs), records, histogram)
 
     @staticmethod
     def _step_metrics(logs):
@@ -358,7 +336,8 @@ class RecordingGRPOTrainer(GRPOTrainer):
         sums = {}
         for l in logs:
             for k, v in l.items():
-                if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and k not in ("epoch", "step"):
+                number = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                if number and k not in ("epoch", "step"):
                     sums.setdefault(k, []).append(float(v))
         return {k: sum(v) / len(v) for k, v in sums.items()}
 

@@ -3,13 +3,14 @@
 // stays version 1; a version-2 file round-trips; a version-1 file cannot claim version-2 contents;
 // and the reader this repository shipped before version 2 (its src/rl/run-record.ts at the commit
 // that introduced the foreign readers' layer, read with git) refuses a version-2 file by its version.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ExecFileSyncOptionsWithStringEncoding } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateConfig } from './config.ts';
-import { decodeRunRecord, encodeRunRecord, RUN_RECORD_VERSION, type RecordProvenance, type RunRecord } from './run-record.ts';
+import { decodeRunRecord, encodeRunRecord, RUN_RECORD_VERSION } from './run-record.ts';
+import type { RecordProvenance, RunRecord } from './run-record.ts';
 import type { RolloutRecord } from './rollout.ts';
 
 const config = validateConfig({ task: 'trl', num_generations: 2, prompts_per_step: 1 });
@@ -17,7 +18,16 @@ const qwen: RecordProvenance = {
   writer: 'trl RecordingGRPOTrainer',
   command: 'train.py',
   created: '2026-01-01T00:00:00.000Z',
-  base: { name: 'Qwen/Qwen2.5-0.5B', model: { architecture: 'Qwen2ForCausalLM', model_type: 'qwen2', vocab_size: 151_936, tokenizer: 'Qwen2TokenizerFast (Qwen/Qwen2.5-0.5B)', parameters: 494_032_768 } },
+  base: {
+    name: 'Qwen/Qwen2.5-0.5B',
+    model: {
+      architecture: 'Qwen2ForCausalLM',
+      model_type: 'qwen2',
+      vocab_size: 151_936,
+      tokenizer: 'Qwen2TokenizerFast (Qwen/Qwen2.5-0.5B)',
+      parameters: 494_032_768,
+    },
+  },
 };
 
 function rollout(index: number, tokens: number[]): RolloutRecord {
@@ -77,7 +87,8 @@ function rewrite(b: Uint8Array, edit: (header: string) => string): Uint8Array {
   const hb = Buffer.from(header, 'utf8');
   const lenBuf = Buffer.alloc(4);
   lenBuf.writeUInt32LE(hb.length);
-  return new Uint8Array(gzipSync(Buffer.concat([raw.subarray(0, 16), lenBuf, hb, Buffer.alloc((4 - ((20 + hb.length) % 4)) % 4), rest])));
+  const pad = Buffer.alloc((4 - ((20 + hb.length) % 4)) % 4);
+  return new Uint8Array(gzipSync(Buffer.concat([raw.subarray(0, 16), lenBuf, hb, pad, rest])));
 }
 const headerOf = (b: Uint8Array) => {
   const raw = gunzipSync(b);
@@ -97,52 +108,64 @@ describe('run record version 2: any model', () => {
     if (!r.ok) throw new Error(r.error);
     expect(r.record.version).toBe(2);
     expect(r.record.provenance).toEqual(qwen);
-    expect(r.record.rollouts[0]!.records.map((x) => x.tokens)).toEqual([[151_643, 70_000, 3], [65_535, 65_536, 0xffffffff]]);
+    const ids = r.record.rollouts[0]!.records.map((x) => x.tokens);
+    expect(ids).toEqual([[151_643, 70_000, 3], [65_535, 65_536, 0xffffffff]]);
     expect(r.record.rollouts[0]!.records[0]).toEqual({ ...rollout(0, [151_643, 70_000, 3]) });
   });
 
-  it('a foreign base whose ids fit 16 bits is version 2 with u16 ids; a token id past 32 bits is refused by the writer', async () => {
+  it('a foreign base whose ids fit 16 bits: version 2, u16 ids; an id past 32 bits is refused', async () => {
     const bytes = await encodeRunRecord(foreign([[1, 2, 3]]));
     expect(headerOf(bytes)).toMatchObject({ version: 2, channels: { tokens: { type: 'u16' } } });
     const r = await decodeRunRecord(bytes);
     if (!r.ok) throw new Error(r.error);
     expect(r.record.rollouts[0]!.records[0]!.tokens).toEqual([1, 2, 3]);
-    await expect((async () => encodeRunRecord(foreign([[2 ** 32]])))()).rejects.toThrow(/token id 4294967296 is not a whole number that fits 32 bits/);
+    const tooWide = (async () => encodeRunRecord(foreign([[2 ** 32]])))();
+    await expect(tooWide).rejects.toThrow(/token id 4294967296 is not a whole number that fits 32 bits/);
   });
 
   it('a version-1 file cannot hold u32 ids, a foreign base or the new writer: each is refused by name', async () => {
     const bytes = await encodeRunRecord(foreign([[70_000]]));
-    const v1 = (edit: (h: string) => string = (h) => h) => rewrite(bytes, (h) => edit(h.replace('"version":2,', '"version":1,')));
+    const v1 = (edit = (h: string) => h) => rewrite(bytes, (h) => edit(h.replace('"version":2,', '"version":1,')));
     const error = async (b: Uint8Array) => {
       const r = await decodeRunRecord(b);
       return r.ok ? 'decoded' : r.error;
     };
-    expect(await error(v1())).toMatch(/provenance\.writer of a version-1 file must be "rlvr train" or .*, got "trl RecordingGRPOTrainer"/);
+    const writer = /provenance\.writer of a version-1 file must be "rlvr train" or .*, got "trl RecordingGRPOTrainer"/;
+    expect(await error(v1())).toMatch(writer);
     const asV1Writer = (h: string) => h.replace('"writer":"trl RecordingGRPOTrainer"', '"writer":"trl train_grpo.py"');
-    expect(await error(v1(asV1Writer))).toMatch(/provenance\.base\.manifest of a version-1 file must be a playground manifest/);
-    expect(await error(rewrite(bytes, (h) => h.replace('"type":"u32"', '"type":"u8"')))).toMatch(/channels\.tokens\.type must be "u16" or "u32", got "u8"/);
-    expect(await error(rewrite(bytes, (h) => h.replace('"vocab_size":151936', '"vocab_size":"big"')))).toMatch(/provenance\.base\.model\.vocab_size must be a whole number >= 0, got "big"/);
+    const manifest = /provenance\.base\.manifest of a version-1 file must be a playground manifest/;
+    expect(await error(v1(asV1Writer))).toMatch(manifest);
+    const u8 = rewrite(bytes, (h) => h.replace('"type":"u32"', '"type":"u8"'));
+    expect(await error(u8)).toMatch(/channels\.tokens\.type must be "u16" or "u32", got "u8"/);
+    const big = rewrite(bytes, (h) => h.replace('"vocab_size":151936', '"vocab_size":"big"'));
+    expect(await error(big)).toMatch(/provenance\.base\.model\.vocab_size must be a whole number >= 0, got "big"/);
   });
 
-  it('the reader before version 2 (git: febe9e8 src/rl/run-record.ts) refuses a version-2 file by its version, and reads what a playground run writes now', async (ctx) => {
+  const oldReader = 'the reader before version 2 (git: febe9e8) refuses version 2 by its version, reads our runs';
+  it(oldReader, async (ctx) => {
     let source: string;
     try {
-      source = execFileSync('git', ['show', 'febe9e8:src/rl/run-record.ts'], { cwd: import.meta.dirname, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const opts: ExecFileSyncOptionsWithStringEncoding = { cwd: import.meta.dirname, encoding: 'utf8', stdio: 'pipe' };
+      source = execFileSync('git', ['show', 'febe9e8:src/rl/run-record.ts'], opts);
     } catch {
-      process.stderr.write('\n!!!! SKIPPED: this checkout has no commit febe9e8 (a shallow clone?); the version-1 reader was NOT run\n\n');
+      process.stderr.write('\n!!!! SKIPPED: no commit febe9e8 (a shallow clone?); the old reader was NOT run\n\n');
       ctx.skip();
       return;
     }
     expect(source).toContain('export const RUN_RECORD_VERSION = 1;');
     mkdirSync(oldReaderDir, { recursive: true });
-    writeFileSync(join(oldReaderDir, 'run-record.ts'), source.replaceAll("from '../", "from '../../").replaceAll("from './", "from '../"));
+    // One folder deeper: its imports reach the same modules.
+    const moved = source.replaceAll("from '../", "from '../../").replaceAll("from './", "from '../");
+    writeFileSync(join(oldReaderDir, 'run-record.ts'), moved);
     const old = (await import(join(oldReaderDir, 'run-record.ts'))) as typeof import('./run-record.ts');
     const r = await old.decodeRunRecord(await encodeRunRecord(foreign([[70_000, 1]])));
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.error).toMatch(/it is format version 2, newer than this playground reads \(up to version 1\); open it with a newer playground/);
+    const refusal = /it is format version 2, newer than this playground reads \(up to version 1\); open it with/;
+    expect(!r.ok && r.error).toMatch(refusal);
     // A playground run's record (its base a manifest, its ids 16-bit) is still version 1, which the old reader opens.
     const manifest = JSON.parse(readFileSync('public/checkpoints/sat-tiny/manifest.json', 'utf8'));
-    const own: RunRecord = { ...foreign([[5, 6, 7]]), provenance: { ...qwen, writer: 'rlvr train', base: { name: 'sat-tiny', manifest } } };
+    const provenance: RecordProvenance = { ...qwen, writer: 'rlvr train', base: { name: 'sat-tiny', manifest } };
+    const own: RunRecord = { ...foreign([[5, 6, 7]]), provenance };
     const bytes = await encodeRunRecord(own);
     expect(headerOf(bytes).version).toBe(1);
     const o = await old.decodeRunRecord(bytes);

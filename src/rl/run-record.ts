@@ -60,7 +60,13 @@ export interface RecordedEval {
 }
 
 /** The programs that write run records. */
-export const recordWriters = ['rlvr train', 'rlvr lesson run', 'playground', 'trl train_grpo.py', 'trl RecordingGRPOTrainer'] as const;
+export const recordWriters = [
+  'rlvr train',
+  'rlvr lesson run',
+  'playground',
+  'trl train_grpo.py',
+  'trl RecordingGRPOTrainer',
+] as const;
 export type RecordWriter = (typeof recordWriters)[number];
 /** The writers a version-1 file may name (a reader of version 1 knows only these). */
 const version1Writers: readonly RecordWriter[] = ['rlvr train', 'rlvr lesson run', 'playground', 'trl train_grpo.py'];
@@ -80,7 +86,9 @@ export interface ForeignModel {
 }
 
 /** The base a run started from: a playground checkpoint (its manifest) or, from version 2, a model from elsewhere. */
-export type RecordBase = { name: string; manifest: Manifest; model?: never } | { name: string; model: ForeignModel; manifest?: never };
+export type RecordBase =
+  | { name: string; manifest: Manifest; model?: never }
+  | { name: string; model: ForeignModel; manifest?: never };
 
 /** Where a run came from. */
 export interface RecordProvenance {
@@ -255,7 +263,9 @@ function packStep(step: number, records: RolloutRecord[]): PackedStep {
     for (const k of [...scoredFloat, 'clipped', 'trained'] as const) if (r[k].length !== m) throw new Error(`run record: ${where}: ${k} has ${r[k].length} values, ratio ${m}`);
     if (r.refLogp && r.refLogp.length !== m) throw new Error(`run record: ${where}: refLogp has ${r.refLogp.length} values, ratio ${m}`);
     for (const id of r.tokens) {
-      if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) throw new Error(`run record: ${where}: token id ${id} is not a whole number that fits 32 bits`);
+      if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) {
+        throw new Error(`run record: ${where}: token id ${id} is not a whole number that fits 32 bits`);
+      }
       ch.tokens[t++] = id;
     }
     (ch.oldLogp as Float32Array).set(r.oldLogp, o);
@@ -380,7 +390,8 @@ export class RunRecorder {
     for (const name of channelNames) {
       const type: ChannelType = name === 'tokens' && maxTokenId > 0xffff ? 'u32' : channelType[name];
       // Token ids are packed as u32; a u16 file keeps their low halves.
-      const arrays = this.packed.map((p) => (name === 'tokens' && type === 'u16' ? Uint16Array.from(p.channels.tokens) : p.channels[name]));
+      const narrow = name === 'tokens' && type === 'u16';
+      const arrays = this.packed.map((p) => (narrow ? Uint16Array.from(p.channels.tokens) : p.channels[name]));
       const count = arrays.reduce((a, x) => a + x.length, 0);
       const width = widthOf(type);
       const raw = new Uint8Array(count * width);
@@ -597,7 +608,12 @@ function parseBase(v: unknown, version: number): RecordBase {
     if (version < 2) bad('provenance.base.manifest of a version-1 file', 'a playground manifest', base.manifest);
     const m = obj(base.model, 'provenance.base.model');
     const at = (k: string) => `provenance.base.model.${k}`;
-    const model: ForeignModel = { architecture: str(m.architecture, at('architecture')), model_type: str(m.model_type, at('model_type')), vocab_size: count(m.vocab_size, at('vocab_size')), tokenizer: str(m.tokenizer, at('tokenizer')) };
+    const model: ForeignModel = {
+      architecture: str(m.architecture, at('architecture')),
+      model_type: str(m.model_type, at('model_type')),
+      vocab_size: count(m.vocab_size, at('vocab_size')),
+      tokenizer: str(m.tokenizer, at('tokenizer')),
+    };
     if (m.parameters !== undefined) model.parameters = count(m.parameters, at('parameters'));
     return { name, model };
   }
@@ -635,8 +651,15 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
   });
   const p = obj(o.provenance, 'provenance');
   if (!recordWriters.includes(p.writer as never)) bad('provenance.writer', recordWriters.map((w) => `"${w}"`).join(' or '), p.writer);
-  if (version < 2 && !version1Writers.includes(p.writer as RecordWriter)) bad('provenance.writer of a version-1 file', version1Writers.map((w) => `"${w}"`).join(' or '), p.writer);
-  const provenance: RecordProvenance = { writer: p.writer as RecordProvenance['writer'], command: str(p.command, 'provenance.command'), created: str(p.created, 'provenance.created'), base: parseBase(p.base, version) };
+  if (version < 2 && !version1Writers.includes(p.writer as RecordWriter)) {
+    bad('provenance.writer of a version-1 file', version1Writers.map((w) => `"${w}"`).join(' or '), p.writer);
+  }
+  const provenance: RecordProvenance = {
+    writer: p.writer as RecordProvenance['writer'],
+    command: str(p.command, 'provenance.command'),
+    created: str(p.created, 'provenance.created'),
+    base: parseBase(p.base, version),
+  };
   if (p.lesson !== undefined) {
     const l = obj(p.lesson, 'provenance.lesson');
     provenance.lesson = { id: str(l.id, 'provenance.lesson.id'), arm: str(l.arm, 'provenance.lesson.arm'), seed: count(l.seed, 'provenance.lesson.seed') };
@@ -679,7 +702,10 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
   for (const name of channelNames) {
     const c = obj(chs[name], `channels.${name}`);
     const wide = name === 'tokens' && version >= 2 && c.type === 'u32';
-    if (c.type !== channelType[name] && !wide) bad(`channels.${name}.type`, `"${channelType[name]}"${name === 'tokens' && version >= 2 ? ' or "u32"' : ''}`, c.type);
+    if (c.type !== channelType[name] && !wide) {
+      const also = name === 'tokens' && version >= 2 ? ' or "u32"' : '';
+      bad(`channels.${name}.type`, `"${channelType[name]}"${also}`, c.type);
+    }
     const type: ChannelType = wide ? 'u32' : channelType[name];
     const n = count(c.count, `channels.${name}.count`);
     const off = count(c.offset, `channels.${name}.offset`);
@@ -688,7 +714,11 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     if (off + n * width > blob.length) throw new RunRecordError(`the file is truncated: channel "${name}" needs bytes up to ${off + n * width} of the binary section, which has ${blob.length}`);
     const bytes = blob.slice(off, off + n * width);
     const plain = width > 1 ? fromPlanes(bytes, width) : bytes;
-    data[name] = type === 'f32' ? new Float32Array(plain.buffer) : type === 'u32' ? new Uint32Array(plain.buffer) : type === 'u16' ? new Uint16Array(plain.buffer) : plain;
+    const { buffer } = plain;
+    if (type === 'f32') data[name] = new Float32Array(buffer);
+    else if (type === 'u32') data[name] = new Uint32Array(buffer);
+    else if (type === 'u16') data[name] = new Uint16Array(buffer);
+    else data[name] = plain;
   }
   const cursor = { tokens: 0, oldLogp: 0, refLogp: 0, scored: 0 };
   const take = (name: ChannelName, from: number, n: number): number[] => {

@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { fieldTable, type FieldDecl } from '../../rl/config.ts';
 import { metricKeys } from '../../rl/metrics.ts';
-import { RUN_RECORD_FORMAT, RUN_RECORD_MAGIC, RUN_RECORD_VERSION, runRecordChannels, runRecordScoredChannels, runRecordVersion1Writers } from '../../rl/run-record.ts';
+import { RUN_RECORD_FORMAT, RUN_RECORD_MAGIC, RUN_RECORD_VERSION } from '../../rl/run-record.ts';
+import { runRecordChannels, runRecordScoredChannels, runRecordVersion1Writers } from '../../rl/run-record.ts';
 import { pyValue } from './python-literal.ts';
 import { pythonSource } from './python-sources.ts';
 
@@ -51,7 +52,8 @@ export function recordSettingsSource(): string {
 
 /** python/rlvr_playground/record_settings.py as it must read. */
 export function packageSettingsSource(): string {
-  return ['# Written by scripts/python-record-settings.mjs from the TypeScript; do not edit.', recordSettingsSource(), ''].join('\n');
+  const note = '# Written by scripts/python-record-settings.mjs from the TypeScript; do not edit.';
+  return [note, recordSettingsSource(), ''].join('\n');
 }
 
 function packageSource(name: string): string {

@@ -83,16 +83,21 @@ describe('rlvr_record.py, the TRL export\'s run-record writer', () => {
     expect(fromPython.record.rollouts.map((r) => r.records.length)).toEqual([8, 8]);
   }, 120_000);
 
-  it('writes version 2 as RunRecorder does: token ids past 16 bits (u32) and a base model from elsewhere', async (ctx) => {
+  it('writes version 2 as RunRecorder does: token ids past 16 bits (u32), a base model from elsewhere', async (ctx) => {
     if (!python) {
-      process.stderr.write(`\n${'!'.repeat(100)}\n!!  SKIPPED: no python3 on this machine; rlvr_record.py's version 2 was NOT checked\n${'!'.repeat(100)}\n\n`);
+      const bar = '!'.repeat(100);
+      process.stderr.write(`\n${bar}\n!!  SKIPPED: no python3; rlvr_record.py's version 2 was NOT checked\n${bar}\n\n`);
       ctx.skip();
     }
     // The same steps as a run of a 151k-token model: ids moved past 16 bits, the base a Qwen2 model.
-    const wide = steps.map((s) => ({ ...s, rollouts: s.rollouts.map((r) => ({ ...r, tokens: r.tokens.map((t) => t + 151_000) })) }));
-    const qwen: RecordProvenance = { ...provenance, writer: 'trl RecordingGRPOTrainer', base: { name: 'Qwen/Qwen2.5-0.5B', model: { architecture: 'Qwen2ForCausalLM', model_type: 'qwen2', vocab_size: 151_936, tokenizer: 'Qwen2TokenizerFast' } } };
+    const shift = (r: RecordableStep['rollouts'][number]) => ({ ...r, tokens: r.tokens.map((t) => t + 151_000) });
+    const wide = steps.map((s) => ({ ...s, rollouts: s.rollouts.map(shift) }));
+    const model = { architecture: 'Qwen2ForCausalLM', model_type: 'qwen2', vocab_size: 151_936, tokenizer: 'Qwen2' };
+    const base = { name: 'Qwen/Qwen2.5-0.5B', model };
+    const qwen: RecordProvenance = { ...provenance, writer: 'trl RecordingGRPOTrainer', base };
     const file = join(tmp, 'python-v2.rlvr.gz');
-    execFileSync(python!, ['-c', driver, tmp, file], { input: pythonJson({ config, provenance: qwen, steps: wide }), maxBuffer: 64 * 1024 * 1024 });
+    const input = pythonJson({ config, provenance: qwen, steps: wide });
+    execFileSync(python!, ['-c', driver, tmp, file], { input, maxBuffer: 64 * 1024 * 1024 });
     const fromPython = await decodeRunRecord(new Uint8Array(readFileSync(file)));
     if (!fromPython.ok) throw new Error(fromPython.error);
     const rec = new RunRecorder(config, qwen);
@@ -104,8 +109,9 @@ describe('rlvr_record.py, the TRL export\'s run-record writer', () => {
     expect(fromPython.record.rollouts[0]!.records[0]!.tokens[0]).toBeGreaterThan(151_000);
   }, 120_000);
 
-  it('python/rlvr_playground/record_settings.py is what the TypeScript says (node scripts/python-record-settings.mjs writes it)', () => {
-    expect(readFileSync(new URL('rlvr_playground/record_settings.py', pythonPackageDir), 'utf8')).toBe(packageSettingsSource());
+  it('python/rlvr_playground/record_settings.py is what the TypeScript says (python-record-settings.mjs)', () => {
+    const file = new URL('rlvr_playground/record_settings.py', pythonPackageDir);
+    expect(readFileSync(file, 'utf8')).toBe(packageSettingsSource());
   });
 
   it('the committed record real TRL wrote (e2e/fixtures, scripts/trl-record-fixture.sh) still decodes', async () => {

@@ -11,7 +11,7 @@
 // The Python side comes from scripts/setup-python.sh (exit 3 without the wheels: a banner, and the
 // tests are reported as skipped, never passed).
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -53,15 +53,25 @@ function pyEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 function needPython(ctx: TestContext): string {
   if (!python) {
     const bar = '!'.repeat(100);
-    process.stderr.write(`\n${bar}\n!!  SKIPPED: ${ctx.task.name}\n!!  the recording trainer was NOT run under TRL: ${missing}\n${bar}\n\n`);
+    const why = `!!  the recording trainer was NOT run under TRL: ${missing}`;
+    process.stderr.write(`\n${bar}\n!!  SKIPPED: ${ctx.task.name}\n${why}\n${bar}\n\n`);
     ctx.skip();
   }
   return python!;
 }
 
-async function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<string> {
+interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Written to the command's stdin; its stdout alone is returned then. */
+  input?: string;
+}
+
+async function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<string> {
   try {
-    const p = execFileP(cmd, args, { cwd: opts.cwd ?? tmp, env: pyEnv(opts.env), maxBuffer: 256 * 1024 * 1024, timeout: RUN_TIMEOUT_MS });
+    const env = pyEnv(opts.env);
+    const limits = { maxBuffer: 256 * 1024 * 1024, timeout: RUN_TIMEOUT_MS };
+    const p = execFileP(cmd, args, { cwd: opts.cwd ?? tmp, env, ...limits });
     if (opts.input !== undefined) {
       p.child.stdin!.write(opts.input);
       p.child.stdin!.end();
@@ -70,7 +80,8 @@ async function run(cmd: string, args: string[], opts: { cwd?: string; env?: Node
     return r.stdout + (opts.input === undefined ? r.stderr : '');
   } catch (e) {
     const x = e as { code?: number; stdout?: string; stderr?: string; message: string };
-    throw new Error(`${cmd} ${args.join(' ')} failed (${x.code ?? x.message}):\n${(x.stdout ?? '') + (x.stderr ?? '')}`.slice(-12_000));
+    const output = (x.stdout ?? '') + (x.stderr ?? '');
+    throw new Error(`${cmd} ${args.join(' ')} failed (${x.code ?? x.message}):\n${output}`.slice(-12_000));
   }
 }
 
@@ -88,12 +99,18 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: root, encoding: 'utf8' });
   if (setup.status !== 0) {
-    missing = setup.status === 3 ? `the Python wheels are missing (scripts/setup-python.sh: ${setup.stderr.trim().split('\n').pop()})` : `scripts/setup-python.sh failed:\n${setup.stderr}`;
+    const last = setup.stderr.trim().split('\n').pop();
+    missing = setup.status === 3
+      ? `the Python wheels are missing (scripts/setup-python.sh: ${last})`
+      : `scripts/setup-python.sh failed:\n${setup.stderr}`;
     return;
   }
   python = resolve(root, setup.stdout.trim().split('\n').pop()!);
-  // Offline, with the environment's own setuptools: what python/README.md tells a user to run.
-  await run(python, ['-m', 'pip', 'install', '--quiet', '--no-build-isolation', '--no-index', '--no-deps', '--target', site, join(root, 'python')]);
+  // Offline, with the environment's own setuptools: what python/README.md tells a user to run. From a
+  // copy, so setuptools' build folders land in the test's folder, not the checkout.
+  cpSync(join(root, 'python'), join(tmp, 'python-src'), { recursive: true });
+  const offline = ['--no-build-isolation', '--no-index', '--no-deps'];
+  await run(python, ['-m', 'pip', 'install', '--quiet', ...offline, '--target', site, join(tmp, 'python-src')]);
   await run(python, [join(scripts, 'tiny_model.py'), model]);
 }, 300_000);
 
@@ -112,7 +129,8 @@ async function train(out: string, steps: number, iterations: number, processes: 
   }
   // accelerate's --cpu launcher starts one process; --multi_gpu with ACCELERATE_USE_CPU runs torchrun over gloo.
   const accelerate = join(dirname(python!), 'accelerate');
-  const args = ['launch', '--multi_gpu', '--num_processes', String(processes), '--num_machines', '1', '--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort())];
+  const args = ['launch', '--multi_gpu', '--num_processes', String(processes), '--num_machines', '1'];
+  args.push('--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort()));
   await run(accelerate, [...args, ...script], { env: { ACCELERATE_USE_CPU: 'true' } });
 }
 
@@ -136,11 +154,15 @@ const maxGap = (a: number[], b: number[]) => {
 };
 
 /** The checks both runs share; `newAt`/`oldAt`: the weights step of a record step's trained and sampling policy. */
-async function checkRun(out: string, record: RunRecord, perStep: number, newAt: (step: number) => number, oldAt: (step: number) => number): Promise<void> {
+type WeightsAt = (step: number) => number;
+
+async function checkRun(out: string, record: RunRecord, perStep: number, newAt: WeightsAt, oldAt: WeightsAt) {
   expect(record.version).toBe(2);
   expect(record.provenance.writer).toBe('trl RecordingGRPOTrainer');
-  expect(record.provenance.base.model).toMatchObject({ architecture: 'Qwen2ForCausalLM', model_type: 'qwen2', vocab_size: 70_000 });
-  const all = record.rollouts.flatMap((s) => s.records.map((r) => ({ r, at: [newAt(s.step), oldAt(s.step), newAt(s.step) + 1] })));
+  const qwen = { architecture: 'Qwen2ForCausalLM', model_type: 'qwen2', vocab_size: 70_000 };
+  expect(record.provenance.base.model).toMatchObject(qwen);
+  const at = (step: number) => [newAt(step), oldAt(step), newAt(step) + 1];
+  const all = record.rollouts.flatMap((s) => s.records.map((r) => ({ r, at: at(s.step) })));
   for (const s of record.rollouts) expect(s.records).toHaveLength(perStep);
   // Ids past 16 bits are there and survive (the format's u32 tokens).
   expect(Math.max(...all.flatMap(({ r }) => r.tokens))).toBeGreaterThan(0xffff);
@@ -155,7 +177,8 @@ async function checkRun(out: string, record: RunRecord, perStep: number, newAt: 
     expect(maxGap(r.newLogp, t.logps[String(at[0])]!), `${where}: trained policy's log-probs`).toBeLessThan(TOLERANCE);
     expect(maxGap(r.oldLogp, t.logps[String(at[1])]!), `${where}: sampling policy's log-probs`).toBeLessThan(TOLERANCE);
     // The comparison can tell weights apart: the next checkpoint's log-probs are elsewhere.
-    expect(maxGap(r.newLogp, t.logps[String(at[2])]!), `${where}: the next checkpoint`).toBeGreaterThan(100 * TOLERANCE);
+    const next = maxGap(r.newLogp, t.logps[String(at[2])]!);
+    expect(next, `${where}: the next checkpoint`).toBeGreaterThan(100 * TOLERANCE);
   });
 
   // Each step's rows are TRL's completions parquet rows of the same step, in order.
@@ -178,7 +201,9 @@ async function checkRun(out: string, record: RunRecord, perStep: number, newAt: 
     const logs = got.log_history.filter((h) => 'loss' in h && h.step! > after && h.step! <= st.step);
     expect(logs).toHaveLength(st.step - after);
     const metrics = st.metrics as unknown as Record<string, number>;
-    for (const key of ['reward', 'reward_std', 'rewards/digits/mean', 'rewards/has_tag/mean', 'grad_norm', 'entropy', 'loss']) {
+    const keys = ['reward', 'reward_std', 'rewards/digits/mean', 'rewards/has_tag/mean', 'grad_norm', 'entropy'];
+    keys.push('loss');
+    for (const key of keys) {
       const have = logs.filter((h) => key in h);
       expect(have.length, `step ${st.step}: ${key} logged`).toBeGreaterThan(0);
       const mean = have.reduce((a, h) => a + h[key]!, 0) / have.length;
@@ -188,7 +213,8 @@ async function checkRun(out: string, record: RunRecord, perStep: number, newAt: 
 }
 
 describe('rlvr_playground.RecordingGRPOTrainer: the run record of any causal LM TRL trains', () => {
-  it('one process: 3 steps; token ids and texts are the tokenizer\'s, log-probs transformers\', rewards and advantages TRL\'s', async (ctx) => {
+  const one = "one process: 3 steps; token ids and texts are the tokenizer's, log-probs transformers', rewards TRL's";
+  it(one, async (ctx) => {
     needPython(ctx);
     const out = join(tmp, 'one');
     const started = Date.now();
@@ -204,7 +230,8 @@ describe('rlvr_playground.RecordingGRPOTrainer: the run record of any causal LM 
     }
   }, 600_000);
 
-  it('two processes (accelerate launch): one record holds both processes\' rollouts; num_iterations = 2 moves the ratio', async (ctx) => {
+  const two = "two processes (accelerate launch): one record holds both processes' rollouts; num_iterations = 2";
+  it(two, async (ctx) => {
     needPython(ctx);
     const out = join(tmp, 'two');
     const started = Date.now();
@@ -218,11 +245,14 @@ describe('rlvr_playground.RecordingGRPOTrainer: the run record of any causal LM 
     // The recorded pass is the last: trained at the weights after step − 1 updates, sampled after step − 2.
     await checkRun(out, record, 12, (s) => s - 1, (s) => s - 2);
     const rollouts = record.rollouts.flatMap((s) => s.records);
-    expect(rollouts.map((r) => `${r.group}/${r.index}`).slice(0, 12)).toEqual([0, 1, 2].flatMap((g) => [0, 1, 2, 3].map((i) => `${g}/${i}`)));
+    const places = [0, 1, 2].flatMap((g) => [0, 1, 2, 3].map((i) => `${g}/${i}`));
+    expect(rollouts.map((r) => `${r.group}/${r.index}`).slice(0, 12)).toEqual(places);
     // The ratio is TRL's exp(new − old) with its old log-probs (the same weights as the sampling ones here).
-    for (const r of rollouts) expect(maxGap(r.ratio, r.newLogp.map((x, i) => Math.exp(x - r.oldLogp[i]!)))).toBeLessThan(1e-3);
+    for (const r of rollouts) {
+      expect(maxGap(r.ratio, r.newLogp.map((x, i) => Math.exp(x - r.oldLogp[i]!)))).toBeLessThan(1e-3);
+    }
     expect(rollouts.some((r) => r.ratio.some((x) => Math.abs(x - 1) > 1e-3))).toBe(true);
-    // The clipped side is where TRL's clip_ratio counts it: outside [1 − ε, 1 + ε_high] against the advantage's sign.
+    // The clipped side is where TRL's clip_ratio counts it: outside [1 − ε, 1 + ε_high], by the advantage's sign.
     for (const r of rollouts) {
       r.ratio.forEach((x, i) => {
         const want = x < 1 - 0.1 && r.advantage < 0 ? 'low' : x > 1 + 0.2 && r.advantage > 0 ? 'high' : null;

@@ -35,7 +35,8 @@ for r in job["rollouts"]:
     for step in r["at"]:
         with torch.no_grad():
             logits = model_at(step)(input_ids=ids).logits[0, len(prompt_ids) - 1 : -1].float()
-        logps[str(step)] = torch.log_softmax(logits, dim=-1).gather(-1, torch.tensor(r["tokens"])[:, None]).squeeze(-1).tolist()
+        picked = torch.log_softmax(logits, dim=-1).gather(-1, torch.tensor(r["tokens"])[:, None])
+        logps[str(step)] = picked.squeeze(-1).tolist()
     out.append(
         {
             "token_text": [tok.decode([t]) for t in r["tokens"]],
@@ -46,5 +47,7 @@ for r in job["rollouts"]:
 rows = []
 for f in sorted(glob.glob(os.path.join(job["out"], "completions", "completions_*.parquet"))):
     rows += pd.read_parquet(f).to_dict("records")
-states = sorted(glob.glob(os.path.join(job["out"], "checkpoint-*", "trainer_state.json")), key=lambda p: int(p.split("checkpoint-")[1].split(os.sep)[0]))
-print(json.dumps({"rollouts": out, "parquet": rows, "log_history": json.load(open(states[-1]))["log_history"], "vocab": len(tok)}))
+states = glob.glob(os.path.join(job["out"], "checkpoint-*", "trainer_state.json"))
+last = max(states, key=lambda p: int(p.split("checkpoint-")[1].split(os.sep)[0]))
+history = json.load(open(last))["log_history"]
+print(json.dumps({"rollouts": out, "parquet": rows, "log_history": history, "vocab": len(tok)}))

@@ -3,6 +3,7 @@ the rlvr_playground package would: `python train_recorded.py MODEL OUT STEPS NUM
 `accelerate launch`. Saves the weights after every step (OUT/checkpoint-N) and TRL's completions
 parquet (log_completions=True). Used by src/export/trl/recorder-run.test.ts.
 """
+import os
 import sys
 
 from datasets import Dataset
@@ -22,15 +23,11 @@ def has_tag(completions, **kwargs):
 
 
 def main(model_dir, out, steps, iterations):
-    import torch.distributed as dist
-
-    processes = dist.get_world_size() if dist.is_available() and dist.is_initialized() else None
     tok = AutoTokenizer.from_pretrained(model_dir)
     tok.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(model_dir)
-    prompts = [f"what is {a} plus {b}?" for a, b in [(3, 4), (12, 7), (25, 30), (1, 1), (9, 18), (33, 2), (5, 5), (17, 21)]]
-    import os
-
+    pairs = [(3, 4), (12, 7), (25, 30), (1, 1), (9, 18), (33, 2), (5, 5), (17, 21)]
+    prompts = [f"what is {a} plus {b}?" for a, b in pairs]
     procs = int(os.environ.get("WORLD_SIZE", "1"))
     per_device = 8 if procs == 1 else 6  # 2 groups of 4 on one process; 3 groups over two (one split between them)
     args = GRPOConfig(
