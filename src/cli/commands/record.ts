@@ -28,6 +28,8 @@ function summary(path: string, r: RunRecord, notes: string[]) {
     bytes: statSync(path).size,
     writer: r.provenance.writer,
     command: r.provenance.command,
+    version: r.version,
+    base: r.provenance.base.model ? { name: r.provenance.base.name, ...r.provenance.base.model } : { name: r.provenance.base.name },
     ...(r.provenance.lesson ? { lesson: r.provenance.lesson } : {}),
     ...(r.provenance.note ? { note: r.provenance.note } : {}),
     task: r.config.task,
