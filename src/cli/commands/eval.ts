@@ -5,14 +5,20 @@ import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
 import { backendFromFlags } from '../backend-flag.ts';
 
-const help = `rlvr eval --model MANIFEST --task T [--difficulty JSON] --prompts P --n N --k 1,2,4,8 --seed S
+const help = `rlvr eval --model MANIFEST --task T [--difficulty JSON] --prompts P --n N [--k 1,2,4,8] --seed S
   Samples n completions for each of P held-out prompts (instance seeds 0..P-1) and prints one JSON
   object: {task, prompts, n, pass_at_k: {k: unbiased estimate}, difficulty, temperature, model}.
   --difficulty JSON  knobs to override; the others are the checkpoint's recorded RL difficulty for the
                      task (its recipe, else where its pass@k was measured), then the family's defaults
-  --prompts P (64)  --n N (16)  --k (1,8)  --seed S (0)
+  --prompts P (64)  --n N (16)  --seed S (0)
+  --k LIST (1 and min(8, n): 1,8 at the default n, 1,4 at --n 4, 1 at --n 1)
   --temperature X    default: the checkpoint's recipe temperature (the one its RL gain is measured at), else 1
   --max-new-tokens N (the checkpoint's completion length)`;
+
+/** pass@k's default k list: 1 and 8, with 8 clipped to n so every n the sampler accepts has a valid default. */
+export function defaultKs(n: number): number[] {
+  return [...new Set([1, Math.min(8, n)])];
+}
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -33,7 +39,9 @@ export const evalCommand: Command = {
       }
     }
     const n = intFlag(a, 'n', 16);
-    const ks = (flag(a, 'k') ?? '1,8').split(',').map(Number);
+    if (n < 1) throw new UsageError(`--n must be at least 1, got ${n}`);
+    const kFlag = flag(a, 'k');
+    const ks = kFlag === undefined ? defaultKs(n) : kFlag.split(',').map(Number);
     if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > n)) throw new UsageError(`--k values must be integers between 1 and --n (${n})`);
     const prompts = intFlag(a, 'prompts', 64);
     const temperature = a.flags.has('temperature') ? Number(flag(a, 'temperature')) : undefined;
