@@ -167,6 +167,17 @@ export const configFields = Object.keys(fieldTable) as (keyof RunConfig)[];
 export const fieldDecl = (k: keyof RunConfig): FieldDecl => fieldTable[k];
 
 /**
+ * The one rule for what a running run cannot take between steps, so a new run is needed: the fields
+ * declared `restart: true` above (they change the compiled graphs, the prompt stream or the model), and
+ * the difficulty while a ladder curriculum sets it or while the task it belongs to changes too.
+ * `changed` is every field the edit changes.
+ */
+export function needsRestart(k: keyof RunConfig, running: Pick<RunConfig, 'curriculum'>, changed: readonly (keyof RunConfig)[]): boolean {
+  if ((fieldTable[k] as FieldDecl).restart === true) return true;
+  return k === 'difficulty' && (running.curriculum === 'ladder' || changed.includes('task'));
+}
+
+/**
  * Rules between fields, each charged to one field (the one the message names). Checked after every
  * field is valid on its own.
  */
