@@ -65,7 +65,7 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
     if (!mf || !wf) throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
     checkImportSize('manifest', mf.name, mf.size);
     checkImportSize('checkpoint', wf.name, wf.size);
-    const text = await readUtf8File(mf);
+    const text = await readUtf8File(mf, "a checkpoint's manifest.json");
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -158,7 +158,7 @@ export async function importConfigFile(file: File): Promise<boolean> {
   const kept = useDataset.getState();
   try {
     checkImportSize('config', file.name, file.size);
-    const text = await readUtf8File(file);
+    const text = await readUtf8File(file, 'a run config');
     const carried = parseRunConfigFile(text, file.name).dataset;
     if (carried && carried.text === undefined && kept.payload?.name !== carried.name) {
       throw new Error(`${file.name} trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import ${carried.name} on the Your data tab first, then load this config`);

@@ -19,10 +19,18 @@ rlvr record thin FILE --out OUT --rollouts-every N
 ${flagUsage(THIN_FLAGS)}`;
 
 function read(path: string): Promise<{ record: RunRecord; notes: string[] }> {
+  let isFolder: boolean;
   try {
-    statSync(path);
+    isFolder = statSync(path).isDirectory();
   } catch {
     throw new UsageError(`${path} does not exist`);
+  }
+  if (isFolder) {
+    throw new UsageError(
+      `${path} is a folder: give a run record file ` +
+        `(.rlvr.gz, as rlvr train --record or the page's Keep & share write it); ` +
+        `a TRL run folder opens in the page with "Open a run folder…"`,
+    );
   }
   return readRunRecord(new Uint8Array(readFileSync(path))).catch((e: unknown) => {
     throw new Error(`cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`);

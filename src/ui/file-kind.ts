@@ -1,0 +1,81 @@
+/**
+ * What a file is, from its content: so a file given to the wrong place is named for what it is and
+ * where it opens, instead of failing as a bad instance of what that place expected (a Parquet file as
+ * "not UTF-8", TRL's trainer_state.json as 80 unknown config fields). Pure TypeScript (file-kind.test.ts).
+ */
+
+export interface FileKind {
+  /** What the file is, as a phrase: "a Parquet file". */
+  what: string;
+  /** Where in the page it can be opened, or what to do with it. */
+  where: string;
+}
+
+const RUN_FOLDER =
+  'a TRL run folder (output_dir, or one of its checkpoint-N folders) opens with "Open a run folder…"';
+
+const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) => bytes[i] === b);
+
+/** Binary formats, by their magic bytes. */
+export function binaryKind(bytes: Uint8Array): FileKind | null {
+  // Parquet: "PAR1" at the start and the end (TRL's --log_completions writes completions/*.parquet).
+  if (startsWith(bytes, [0x50, 0x41, 0x52, 0x31])) {
+    return {
+      what: 'a Parquet file (binary table data, e.g. the completions TRL logs)',
+      where: `TRL's completions/*.parquet open as part of their run: ${RUN_FOLDER}`,
+    };
+  }
+  if (startsWith(bytes, [0x1f, 0x8b])) {
+    return {
+      what: 'a gzip file',
+      where: 'a run record (.rlvr.gz) opens with "Open a recorded run…"; other gzip files need unpacking first',
+    };
+  }
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
+    return {
+      what: 'a zip archive',
+      where: 'a zipped Hugging Face model folder opens with Import Hugging Face; other zips need unpacking first',
+    };
+  }
+  // safetensors: an 8-byte little-endian header length, then the JSON header.
+  if (bytes.length > 9 && bytes[8] === 0x7b && bytes[6] === 0 && bytes[7] === 0) {
+    return {
+      what: 'a safetensors weights file',
+      where: 'model weights load with Load checkpoint (with their manifest) or Import Hugging Face (with config.json)',
+    };
+  }
+  return null;
+}
+
+/** JSON files other tools write that are not ours, by their fields. */
+export function jsonKind(value: unknown): FileKind | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const o = value as Record<string, unknown>;
+  // transformers' TrainerState.save_to_json: global_step, log_history, best_metric, ...
+  if (Array.isArray(o.log_history) && 'global_step' in o) {
+    return {
+      what: "TRL's trainer_state.json (the training log transformers' Trainer writes beside a checkpoint)",
+      where: RUN_FOLDER,
+    };
+  }
+  if (o.model_type !== undefined && o.architectures !== undefined) {
+    return {
+      what: "a Hugging Face model's config.json",
+      where: 'a Hugging Face model folder opens with Import Hugging Face',
+    };
+  }
+  return null;
+}
+
+/** `NAME is WHAT, not EXPECTED: WHERE` for a file recognised as something else; null when not recognised. */
+export function wrongFileMessage(name: string, bytes: Uint8Array, expected: string): string | null {
+  let kind = binaryKind(bytes);
+  if (!kind && bytes[0] === 0x7b && bytes.length < 64 * 1024 * 1024) {
+    try {
+      kind = jsonKind(JSON.parse(new TextDecoder('utf-8').decode(bytes)));
+    } catch {
+      // not JSON: left to the reader that expected something else
+    }
+  }
+  return kind ? `${name} is ${kind.what}, not ${expected}: ${kind.where}` : null;
+}
