@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { binaryKind, jsonKind, wrongFileMessage } from './file-kind.ts';
+import { binaryKind, droppedFilesPlan, jsonKind, wrongFileMessage } from './file-kind.ts';
 import { readUtf8File } from './text-import.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -61,5 +61,29 @@ describe('a file given to the wrong place is named for what it is', () => {
     expect(await readUtf8File(text, 'a dataset')).toContain('"answer"');
     const latin1 = new File([new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a])], 'cafe.jsonl');
     expect(String(await readUtf8File(latin1, 'a dataset').catch((e: Error) => e))).toContain('Latin-1');
+  });
+});
+
+describe('several files dropped at once', () => {
+  it('the recorded run among them opens and each other file is reported, not only the first', () => {
+    const rec = new Uint8Array(readFileSync(join(root, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz')));
+    const state = new TextEncoder().encode(JSON.stringify({ global_step: 20, log_history: [{ loss: 0.1, step: 10 }] }));
+    const parquet = new Uint8Array([0x50, 0x41, 0x52, 0x31, 0, 0, 0x50, 0x41, 0x52, 0x31]);
+    const notes = new TextEncoder().encode('hello');
+    const plan = droppedFilesPlan([
+      { name: 'trainer_state.json', bytes: state },
+      { name: 'run.rlvr.gz', bytes: rec },
+      { name: 'completions.parquet', bytes: parquet },
+      { name: 'other.rlvr.gz', bytes: rec },
+      { name: 'notes.txt', bytes: notes },
+    ]);
+    expect(plan.open).toBe(1);
+    expect(plan.notes).toHaveLength(4);
+    expect(plan.notes[0]).toMatch(/^trainer_state\.json is TRL's trainer_state\.json/);
+    expect(plan.notes[1]).toMatch(/^completions\.parquet is a Parquet file/);
+    expect(plan.notes[2]).toMatch(/^other\.rlvr\.gz: not opened, one recorded run opens at a time/);
+    expect(plan.notes[3]).toBe('notes.txt is not a recorded run (.rlvr.gz), so it was not opened');
+    expect(droppedFilesPlan([{ name: 'a.parquet', bytes: parquet }, { name: 'b.txt', bytes: notes }]).open).toBeNull();
+    expect(droppedFilesPlan([{ name: 'only.txt', bytes: notes }])).toEqual({ open: 0, notes: [] });
   });
 });

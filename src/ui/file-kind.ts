@@ -79,3 +79,23 @@ export function wrongFileMessage(name: string, bytes: Uint8Array, expected: stri
   }
   return kind ? `${name} is ${kind.what}, not ${expected}: ${kind.where}` : null;
 }
+
+/** Files dropped on the page together: the one to open as a recording, and a line for each of the others. */
+export function droppedFilesPlan(files: readonly { name: string; bytes: Uint8Array }[]): {
+  open: number | null;
+  notes: string[];
+} {
+  // One file opens as a recording, which says why when it is not one.
+  if (files.length === 1) return { open: 0, notes: [] };
+  const open = files.findIndex((f) => binaryKind(f.bytes)?.what === 'a gzip file');
+  const notes: string[] = [];
+  files.forEach((f, i) => {
+    if (i === open) return;
+    const kind = wrongFileMessage(f.name, f.bytes, 'a recorded run');
+    if (binaryKind(f.bytes)?.what === 'a gzip file') {
+      const alone = 'drop it alone, or add it to Compare after opening it';
+      notes.push(`${f.name}: not opened, one recorded run opens at a time (${alone})`);
+    } else notes.push(kind ?? `${f.name} is not a recorded run (.rlvr.gz), so it was not opened`);
+  });
+  return { open: open >= 0 ? open : null, notes };
+}

@@ -17,6 +17,7 @@ import { configDiffAll, difficultyMetrics } from './compare.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
+import { droppedFilesPlan } from './file-kind.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -435,7 +436,28 @@ export function inspectArm(label: string): void {
   scrubTo(step);
 }
 
-/** Drag-and-drop anywhere on the page: a dropped file opens as a recording (installed once). */
+/** Bytes enough to tell what a dropped file is: all of a small one (a JSON file), the head of a large one. */
+const KIND_BYTES = 4 * 1024 * 1024;
+
+/** Files dropped at once: the recorded run among them opens, and each of the others is reported by what it is. */
+async function openDropped(files: File[]): Promise<void> {
+  if (!files.length) return;
+  const head = async (f: File) => new Uint8Array(await f.slice(0, KIND_BYTES).arrayBuffer());
+  const read = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await head(f) })));
+  const plan = droppedFilesPlan(read);
+  const opened = plan.open === null ? null : files[plan.open]!;
+  const ok = opened ? await openRecordFile(opened) : false;
+  if (!plan.notes.length) return;
+  // The opened file's own error (when it was not readable) first, then a line for each other file.
+  const first = !opened
+    ? `Dropped ${files.length} files; none is a recorded run (.rlvr.gz).`
+    : ok
+      ? `Opened ${opened.name}.`
+      : getState().recordingLoad.error;
+  patch('recordingLoad', { loading: null, error: [first, ...plan.notes].join(' · ') });
+}
+
+/** Drag-and-drop anywhere on the page: a dropped recording opens, other files are named (installed once). */
 export function installRecordDrop(target: Window = window): void {
   const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
   target.addEventListener('dragover', (e) => {
@@ -448,7 +470,6 @@ export function installRecordDrop(target: Window = window): void {
     // A drop on a control of its own (a file input) is that control's.
     if (e.target instanceof HTMLInputElement && e.target.type === 'file') return;
     e.preventDefault();
-    const file = e.dataTransfer!.files[0];
-    if (file) void openRecordFile(file);
+    void openDropped([...e.dataTransfer!.files]);
   });
 }
