@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { binaryKind, droppedFilesPlan, jsonKind, wrongFileMessage } from './file-kind.ts';
+import { binaryKind, droppedFilesPlan, jsonKind, wrongFileMessage } from '../util/file-kind.ts';
 import { readUtf8File } from './text-import.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -50,6 +50,13 @@ describe('a file given to the wrong place is named for what it is', () => {
     const err = await readUtf8File(file(join(tmp, 'trainer_state.json')), 'a run config').catch((e: Error) => e);
     expect(String(err)).toMatch(/trainer_state\.json is TRL's trainer_state\.json .*, not a run config: a TRL run folder .* opens with "Open a run folder…"/);
     expect(String(err)).not.toContain('unknown field');
+  });
+
+  it.skipIf(!made)('rlvr train --config trainer_state.json names the file too, with what to run instead', () => {
+    const r = spawnSync('node', ['scripts/rlvr.mjs', 'train', '--task', 'sat', '--config', join(tmp, 'trainer_state.json'), '--explain-config'], { cwd: root, encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/trainer_state\.json is TRL's trainer_state\.json .*, not a run config: its checkpoint folder imports with rlvr import --format hf DIR/);
+    expect(r.stderr).not.toContain('unknown field');
   });
 
   it('a run record (gzip) given as a dataset; a zip; text that is none of these reads as before', async () => {

@@ -17,7 +17,7 @@ import { configDiffAll, difficultyMetrics } from './compare.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
-import { droppedFilesPlan } from './file-kind.ts';
+import { droppedFilesPlan } from '../util/file-kind.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 

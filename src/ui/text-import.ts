@@ -4,7 +4,7 @@
  * refused as "not UTF-8", naming the line and the byte, instead of being decoded with replacement
  * characters and failing later as "not valid JSON". Pure TypeScript (text-import.test.ts).
  */
-import { wrongFileMessage } from './file-kind.ts';
+import { wrongFileMessage } from '../util/file-kind.ts';
 
 export class NotUtf8Error extends Error {}
 

@@ -9,8 +9,11 @@ export interface FileKind {
   what: string;
   /** Where in the page it can be opened, or what to do with it. */
   where: string;
+  /** The same for the rlvr command line. */
+  cli: string;
 }
 
+/** What the page offers for a TRL run folder (the menu item "Open a run folder…"). */
 const RUN_FOLDER =
   'a TRL run folder (output_dir, or one of its checkpoint-N folders) opens with "Open a run folder…"';
 
@@ -23,18 +26,21 @@ export function binaryKind(bytes: Uint8Array): FileKind | null {
     return {
       what: 'a Parquet file (binary table data, e.g. the completions TRL logs)',
       where: `TRL's completions/*.parquet open as part of their run: ${RUN_FOLDER}`,
+      cli: 'rlvr reads no Parquet; a TRL run writes its run record as output_dir/run.rlvr.gz (rlvr record info)',
     };
   }
   if (startsWith(bytes, [0x1f, 0x8b])) {
     return {
       what: 'a gzip file',
       where: 'a run record (.rlvr.gz) opens with "Open a recorded run…"; other gzip files need unpacking first',
+      cli: 'a run record (.rlvr.gz) is read by rlvr record info FILE',
     };
   }
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
     return {
       what: 'a zip archive',
       where: 'a zipped Hugging Face model folder opens with Import Hugging Face; other zips need unpacking first',
+      cli: 'unzip it first; a Hugging Face model folder imports with rlvr import --format hf DIR',
     };
   }
   // safetensors: an 8-byte little-endian header length, then the JSON header.
@@ -42,6 +48,7 @@ export function binaryKind(bytes: Uint8Array): FileKind | null {
     return {
       what: 'a safetensors weights file',
       where: 'model weights load with Load checkpoint (with their manifest) or Import Hugging Face (with config.json)',
+      cli: 'give the manifest.json beside it (--model), or import its folder with rlvr import --format hf DIR',
     };
   }
   return null;
@@ -56,19 +63,26 @@ export function jsonKind(value: unknown): FileKind | null {
     return {
       what: "TRL's trainer_state.json (the training log transformers' Trainer writes beside a checkpoint)",
       where: RUN_FOLDER,
+      cli: 'its checkpoint folder imports with rlvr import --format hf DIR',
     };
   }
   if (o.model_type !== undefined && o.architectures !== undefined) {
     return {
       what: "a Hugging Face model's config.json",
       where: 'a Hugging Face model folder opens with Import Hugging Face',
+      cli: 'its folder imports with rlvr import --format hf DIR',
     };
   }
   return null;
 }
 
 /** `NAME is WHAT, not EXPECTED: WHERE` for a file recognised as something else; null when not recognised. */
-export function wrongFileMessage(name: string, bytes: Uint8Array, expected: string): string | null {
+export function wrongFileMessage(
+  name: string,
+  bytes: Uint8Array,
+  expected: string,
+  place: 'page' | 'cli' = 'page',
+): string | null {
   let kind = binaryKind(bytes);
   if (!kind && bytes[0] === 0x7b && bytes.length < 64 * 1024 * 1024) {
     try {
@@ -77,7 +91,7 @@ export function wrongFileMessage(name: string, bytes: Uint8Array, expected: stri
       // not JSON: left to the reader that expected something else
     }
   }
-  return kind ? `${name} is ${kind.what}, not ${expected}: ${kind.where}` : null;
+  return kind ? `${name} is ${kind.what}, not ${expected}: ${place === 'cli' ? kind.cli : kind.where}` : null;
 }
 
 /** Files dropped on the page together: the one to open as a recording, and a line for each of the others. */
