@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { basePath, offlineServiceWorker } from './scripts/vite-deploy.ts';
+import { CSP } from './src/pwa/page-headers.ts';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const ortDist = resolve(root, 'node_modules/onnxruntime-web/dist');
@@ -17,27 +18,8 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
-/**
- * Content-Security-Policy of the built app (issue 9): nothing but the app's own origin, no inline or
- * string-evaluated script. ONNX Runtime compiles WebAssembly, which needs 'wasm-unsafe-eval' (never
- * 'unsafe-eval'); its WASM threads are module workers from the same origin ('self'). Sent as a header
- * by the preview server, on every file (page, trainer worker, ORT's pthread workers, whose CSP comes
- * from their own response), and as a <meta> in the built index.html for static hosts that cannot set
- * headers (a meta covers the page only). Not in dev: Vite's dev client injects inline scripts.
- * e2e/reliability.spec.mjs checks that the app trains under it with no violation.
- */
-export const CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "worker-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data: blob:",
-  "style-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'none'",
-].join('; ');
+/** The built app's Content-Security-Policy (src/pwa/page-headers.ts says what it allows and why). */
+export { CSP };
 
 /** Adds the CSP as a <meta> to the built HTML pages (build only). */
 function cspMeta(): Plugin {

@@ -10,6 +10,7 @@ import { startOfflineSupport } from './offline-state.ts';
 import { takePress } from './pending-press.ts';
 import { start, stepOnce } from './controller.ts';
 import { initTheme } from './theme.ts';
+import { openServed, syncViewerUrl } from './viewer/viewer-actions.ts';
 import './styles.css';
 
 initTheme();
@@ -17,6 +18,9 @@ initGuide();
 exposeTestHook();
 startOfflineSupport();
 installRecordDrop();
+syncViewerUrl();
+// Served by `rlvr view`: its runs are listed, and `?view=NAME&step=S` opens that run at that step.
+void openServed();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <ErrorBoundary where="the page">

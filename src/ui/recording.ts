@@ -18,6 +18,8 @@ import { getState, idleSide, patch, setState, type AppState, type CompareSide, t
 import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
 import { droppedFilesPlan } from '../util/file-kind.ts';
+import { droppedDirectory, folderFromEntry } from './viewer/folder-files.ts';
+import { folderFailed, openFolder } from './viewer/viewer-actions.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -457,7 +459,10 @@ async function openDropped(files: File[]): Promise<void> {
   patch('recordingLoad', { loading: null, error: [first, ...plan.notes].join(' · ') });
 }
 
-/** Drag-and-drop anywhere on the page: a dropped recording opens, other files are named (installed once). */
+/**
+ * Drag-and-drop anywhere on the page: a dropped folder opens in the run viewer; of dropped files, the
+ * recording opens and the others are named (installed once).
+ */
 export function installRecordDrop(target: Window = window): void {
   const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
   target.addEventListener('dragover', (e) => {
@@ -470,6 +475,13 @@ export function installRecordDrop(target: Window = window): void {
     // A drop on a control of its own (a file input) is that control's.
     if (e.target instanceof HTMLInputElement && e.target.type === 'file') return;
     e.preventDefault();
+    // A folder goes to the run viewer (every run found in it); a file is a recording.
+    const dir = droppedDirectory(e);
+    if (dir) {
+      const failed = (err: unknown) => folderFailed(`Could not read the dropped folder ${dir.name}: ${message(err)}`);
+      void folderFromEntry(dir).then(openFolder, failed);
+      return;
+    }
     void openDropped([...e.dataTransfer!.files]);
   });
 }

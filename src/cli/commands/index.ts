@@ -12,6 +12,7 @@ import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
 import { lessonCommand, lessonsCommand } from './lessons.ts';
 import { recordCommand } from './record.ts';
+import { viewCommand } from './view.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, lessonsCommand, lessonCommand, recordCommand, benchCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, lessonsCommand, lessonCommand, recordCommand, viewCommand, benchCommand];

@@ -1,0 +1,176 @@
+// Property-based tests of every reader (fast-check): arbitrary bytes, and valid files mutated (bytes
+// flipped, cut short, spliced), placed where each format is looked for. Nothing throws out of detectRuns,
+// openRun, readStep, search or refresh except openRun's documented RunReadError, and every problem names
+// a file that its message names too.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { detectRuns, openRun } from './detect.ts';
+import { RunReadError } from './files.ts';
+import { memoryRunFiles } from './memory-files.ts';
+import type { RunFiles, RunProblem } from './types.ts';
+import { verlDumpGenerations } from './verl-fixture.ts';
+
+const fixtures = join(import.meta.dirname, 'fixtures');
+const parquet = new Uint8Array(readFileSync(join(fixtures, 'trl-tiny', 'completions', 'completions_00001.parquet')));
+const state = new Uint8Array(readFileSync(join(fixtures, 'trl-tiny', 'checkpoint-2', 'trainer_state.json')));
+const record = new Uint8Array(
+  readFileSync(
+    resolve(
+      import.meta.dirname,
+      '..',
+      '..',
+      'public',
+      'records',
+      'lessons',
+      'length-normalisation',
+      'seed-33',
+      'GRPO.rlvr.gz',
+    ),
+  ),
+);
+const enc = new TextEncoder();
+const verl = enc.encode(
+  verlDumpGenerations({
+    step: 1,
+    inputs: ['q1', 'q1', 'q2'],
+    outputs: ['a', 'ü', 'c'],
+    gts: ['a', 'a', 'c'],
+    scores: [1, NaN, 0.5],
+    rewardExtraInfos: { acc: [true, false, true] },
+  }).text,
+);
+const documented = enc.encode(
+  [
+    JSON.stringify({
+      step: 1,
+      prompt: 'p',
+      completion: 'a',
+      rewards: { r: 1 },
+      advantage: 0.5,
+      tokens: { text: ['a'], ids: [1], logprobs: [-1] },
+    }),
+    JSON.stringify({ step: 1, prompt: 'p', completion: 'b', rewards: { r: 0 }, advantage: -0.5, truncated: true }),
+    JSON.stringify({ step: 2, prompt: [{ role: 'user', content: 'q' }], completion: 'c', rewards: { r: 1, s: null } }),
+  ].join('\n'),
+);
+
+/** Where each format is looked for, with a valid file for it. */
+const places: [string, Uint8Array][] = [
+  ['completions/completions_00001.parquet', parquet],
+  ['checkpoint-2/trainer_state.json', state],
+  ['verl/1.jsonl', verl],
+  ['runs/dump.jsonl', documented],
+  ['run.rlvr.gz', record],
+];
+
+/** Runs every entry point over a root; collects every problem; only documented errors may be thrown. */
+async function exercise(files: RunFiles): Promise<RunProblem[]> {
+  const { runs, problems } = await detectRuns(files);
+  const all = [...problems];
+  for (const found of runs) {
+    let run;
+    try {
+      run = await openRun(files, found);
+    } catch (e) {
+      if (!(e instanceof RunReadError)) throw e;
+      all.push({ file: e.file, message: e.message });
+      continue;
+    }
+    for (const s of run.index.steps) all.push(...(await run.readStep(s)).problems);
+    await run.search({ text: 'a' });
+    await run.search({ text: 'a|b', regex: true, rewardMin: 0, advantageSign: 'positive', zeroVarianceGroups: true });
+    all.push(...(await run.refresh()).problems);
+  }
+  return all;
+}
+
+function namesItsFile(p: RunProblem): void {
+  expect(typeof p.file).toBe('string');
+  expect(p.file.length).toBeGreaterThan(0);
+  expect(p.message).toContain(p.file);
+}
+
+/** A valid file changed: bytes overwritten, cut short, or a slice inserted. */
+const mutated = (valid: Uint8Array) =>
+  fc.oneof(
+    fc
+      .array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 })
+      .map((edits) => {
+        const b = valid.slice();
+        for (const [at, v] of edits) b[at] = v;
+        return b;
+      }),
+    fc.nat(valid.length).map((n) => valid.slice(0, n)),
+    fc.tuple(fc.nat(valid.length), fc.uint8Array({ maxLength: 64 })).map(([at, ins]) => {
+      const b = new Uint8Array(valid.length + ins.length);
+      b.set(valid.subarray(0, at));
+      b.set(ins, at);
+      b.set(valid.subarray(at), at + ins.length);
+      return b;
+    }),
+  );
+
+describe('fuzzing the run readers', () => {
+  for (const [path, valid] of places) {
+    it(`arbitrary bytes as ${path}: no throw, every problem names its file`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.uint8Array({ maxLength: 2048 }), async (bytes) => {
+          for (const p of await exercise(memoryRunFiles('root', { [path]: bytes }))) namesItsFile(p);
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it(`${path} mutated: no throw, every problem names its file`, async () => {
+      await fc.assert(
+        fc.asyncProperty(mutated(valid), async (bytes) => {
+          const files = memoryRunFiles(
+            'root',
+            Object.fromEntries([...places.filter(([p]) => p !== path && !p.endsWith('.rlvr.gz')), [path, bytes]]),
+          );
+          for (const p of await exercise(files)) namesItsFile(p);
+        }),
+        { numRuns: path.endsWith('.rlvr.gz') ? 25 : 80 },
+      );
+    }, 120_000);
+  }
+
+  it('any query over a valid run: no throw but a named error for an invalid regular expression', async () => {
+    const run = await openRun(memoryRunFiles('root', { 'a.jsonl': documented }), {
+      path: 'a.jsonl',
+      name: 'a',
+      format: 'jsonl',
+    });
+    const query = fc.record(
+      {
+        text: fc.string({ maxLength: 6 }),
+        regex: fc.boolean(),
+        in: fc.constantFrom('prompt' as const, 'completion' as const, 'both' as const),
+        rewardMin: fc.double(),
+        rewardMax: fc.double(),
+        advantageSign: fc.constantFrom('positive' as const, 'negative' as const, 'zero' as const),
+        lengthMin: fc.integer(),
+        lengthMax: fc.integer(),
+        zeroVarianceGroups: fc.boolean(),
+        truncated: fc.boolean(),
+        prompt: fc.string({ maxLength: 3 }),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(query, async (q) => {
+        try {
+          const r = await run.search(q);
+          expect(r.count).toBeGreaterThanOrEqual(r.hits.length);
+          expect(r.stepsSearched).toBe(2);
+        } catch (e) {
+          expect(q.regex).toBe(true);
+          expect((e as Error).message).toMatch(/^not a valid regular expression: /);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

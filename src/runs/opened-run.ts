@@ -1,0 +1,221 @@
+/**
+ * The part of an opened run that is the same for every format: a step's rows grouped (consecutive rows
+ * sharing a prompt), each group's mean and std, search over every step one step at a time, and refresh.
+ * A format's reader supplies only a RunSource: its index and one step's rows.
+ */
+import { RunReadError, why } from './files.ts';
+import type {
+  OpenedRun,
+  RunCompletion,
+  RunGroup,
+  RunIndex,
+  RunProblem,
+  RunQuery,
+  RunSearchHit,
+  RunSearchOptions,
+  RunSearchResult,
+  RunStep,
+} from './types.ts';
+
+export interface StepRows {
+  rows: RunCompletion[];
+  /** Where the writer numbers its groups (a record): each row's group, so two groups of one prompt stay apart. */
+  groupOf?: number[];
+  problems: RunProblem[];
+}
+
+/** What a format's reader provides. */
+export interface RunSource {
+  /** Reads (first call) or updates (later calls: files listed again, only what is new read) the index. */
+  index(): Promise<RunIndex>;
+  /** One step's rows in file order. Throws RunReadError when the step's file cannot be read at all. */
+  readRows(step: number): Promise<StepRows>;
+}
+
+/** Mean and sample (n − 1) std of the finite values; NaN rewards (every function returned None) are left out. */
+export function meanStd(values: number[]): { mean: number; std: number } {
+  const xs = values.filter((v) => Number.isFinite(v));
+  if (xs.length === 0) return { mean: Number.NaN, std: Number.NaN };
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  if (xs.length < 2) return { mean, std: 0 };
+  const ss = xs.reduce((a, b) => a + (b - mean) * (b - mean), 0);
+  return { mean, std: Math.sqrt(ss / (xs.length - 1)) };
+}
+
+/**
+ * Consecutive rows sharing a prompt form a group (TRL writes num_generations rows per prompt; veRL repeats
+ * each prompt rollout.n times, interleaved). Where the writer does not number its groups (`groupOf`), a run
+ * of one prompt that is a whole multiple (2 or more) of the usual group size is two groups of a prompt the
+ * dataset holds twice, sampled back to back, and is split so.
+ */
+export function groupRows(rows: RunCompletion[], groupOf?: number[]): RunGroup[] {
+  const runs: RunCompletion[][] = [];
+  rows.forEach((row, i) => {
+    const last = runs[runs.length - 1];
+    if (last && last[0]!.prompt === row.prompt && (!groupOf || groupOf[i] === groupOf[i - 1])) last.push(row);
+    else runs.push([row]);
+  });
+  const size = groupOf ? 0 : usualSize(runs.map((r) => r.length));
+  const groups: RunGroup[] = [];
+  for (const run of runs) {
+    const parts = size > 0 && run.length > size && run.length % size === 0 ? run.length / size : 1;
+    for (let k = 0; k < parts; k++) {
+      const completions = run.slice((k * run.length) / parts, ((k + 1) * run.length) / parts);
+      groups.push({
+        index: groups.length,
+        prompt: run[0]!.prompt,
+        completions,
+        ...meanStd(completions.map((c) => c.reward)),
+      });
+    }
+  }
+  return groups;
+}
+
+/** The most common run length, when at least half the runs have it (else 0: no usual size to split by). */
+function usualSize(lengths: number[]): number {
+  const counts = new Map<number, number>();
+  for (const n of lengths) counts.set(n, (counts.get(n) ?? 0) + 1);
+  const [size, count] = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0] ?? [0, 0];
+  return size > 1 && count * 2 >= lengths.length ? size : 0;
+}
+
+/** Adds problems not already listed (the same file, place and message). */
+export function addProblems(into: RunProblem[], found: RunProblem[]): void {
+  const seen = new Set(into.map(problemKey));
+  for (const p of found) {
+    if (!seen.has(problemKey(p))) {
+      seen.add(problemKey(p));
+      into.push(p);
+    }
+  }
+}
+const problemKey = (p: RunProblem) => `${p.file}\u0000${p.line ?? ''}\u0000${p.row ?? ''}\u0000${p.message}`;
+
+/** Notes missing steps where the steps are evenly spaced but for a few gaps (veRL 1, 2, 4: step 3 is missing). */
+export function missingSteps(steps: number[]): number[] {
+  if (steps.length < 3) return [];
+  const diffs = new Map<number, number>();
+  for (let i = 1; i < steps.length; i++) {
+    const d = steps[i]! - steps[i - 1]!;
+    diffs.set(d, (diffs.get(d) ?? 0) + 1);
+  }
+  const stride = [...diffs.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
+  if (stride <= 0) return [];
+  const missing: number[] = [];
+  for (let i = 1; i < steps.length && missing.length < 1000; i++) {
+    const d = steps[i]! - steps[i - 1]!;
+    if (d > stride && d % stride === 0)
+      for (let s = steps[i - 1]! + stride; s < steps[i]! && missing.length < 1000; s += stride) missing.push(s);
+  }
+  return missing;
+}
+
+/** A matcher for a query's text, or a thrown Error naming what is wrong with the regular expression. */
+function textMatcher(query: RunQuery): ((s: string) => boolean) | null {
+  if (query.text === undefined || query.text === '') return null;
+  if (query.regex) {
+    let re: RegExp;
+    try {
+      re = new RegExp(query.text, 'u');
+    } catch (e) {
+      throw new Error(`not a valid regular expression: /${query.text}/ (${why(e)})`);
+    }
+    return (s) => re.test(s);
+  }
+  const needle = query.text.toLowerCase();
+  return (s) => s.toLowerCase().includes(needle);
+}
+
+/** Whether one completion of a group passes every set field of the query (text is checked by the caller). */
+function passes(query: RunQuery, group: RunGroup, c: RunCompletion): boolean {
+  if (query.prompt !== undefined && c.prompt !== query.prompt) return false;
+  if (query.rewardMin !== undefined && !(c.reward >= query.rewardMin)) return false;
+  if (query.rewardMax !== undefined && !(c.reward <= query.rewardMax)) return false;
+  if (query.advantageSign !== undefined) {
+    const a = c.advantage;
+    if (a === undefined || Number.isNaN(a)) return false;
+    if (query.advantageSign === 'positive' ? !(a > 0) : query.advantageSign === 'negative' ? !(a < 0) : a !== 0)
+      return false;
+  }
+  if (query.lengthMin !== undefined && c.length < query.lengthMin) return false;
+  if (query.lengthMax !== undefined && c.length > query.lengthMax) return false;
+  if (query.truncated !== undefined && (c.truncated === true) !== query.truncated) return false;
+  if (query.zeroVarianceGroups) {
+    const first = group.completions[0]!.reward;
+    if (!group.completions.every((o) => Object.is(o.reward, first) || o.reward === first)) return false;
+  }
+  return true;
+}
+
+/** Wraps a source into an OpenedRun; the index object is the one the source keeps up to date. */
+export async function openSource(source: RunSource): Promise<OpenedRun> {
+  let index = await source.index();
+  // Problems found while reading steps stay listed after a refresh rebuilds the index.
+  const readProblems: RunProblem[] = [];
+  async function readStep(step: number): Promise<RunStep> {
+    if (!index.steps.includes(step)) {
+      const shown = index.steps.length > 8 ? `${index.steps.slice(0, 8).join(', ')}, …` : index.steps.join(', ');
+      const range = index.steps.length ? `its steps are ${shown}` : 'it has no steps';
+      throw new RunReadError(index.name, `${index.name}: there is no step ${step} (${range})`);
+    }
+    let rows: StepRows;
+    try {
+      rows = await source.readRows(step);
+    } catch (e) {
+      const file = e instanceof RunReadError ? e.file : index.name;
+      rows = { rows: [], problems: [{ file, message: why(e) }] };
+    }
+    addProblems(readProblems, rows.problems);
+    addProblems(index.problems, rows.problems);
+    return { step, groups: groupRows(rows.rows, rows.groupOf), problems: rows.problems };
+  }
+  async function search(query: RunQuery, options: RunSearchOptions = {}): Promise<RunSearchResult> {
+    const match = textMatcher(query);
+    const where = query.in ?? 'both';
+    const limit = options.limit ?? 1000;
+    const steps = [...index.steps];
+    const hits: RunSearchHit[] = [];
+    let count = 0;
+    let done = 0;
+    for (const step of steps) {
+      if (options.signal?.aborted) return { hits, count, stepsSearched: done, cancelled: true };
+      const s = await readStep(step);
+      for (const g of s.groups) {
+        for (const c of g.completions) {
+          if (!passes(query, g, c)) continue;
+          if (match && !((where !== 'completion' && match(c.prompt)) || (where !== 'prompt' && match(c.completion))))
+            continue;
+          count++;
+          if (hits.length < limit) {
+            hits.push({
+              step,
+              group: g.index,
+              row: c.row,
+              prompt: c.prompt,
+              completion: c.completion,
+              reward: c.reward,
+              advantage: c.advantage,
+              length: c.length,
+            });
+          }
+        }
+      }
+      done++;
+      options.onProgress?.({ done, total: steps.length, hits: count });
+    }
+    return { hits, count, stepsSearched: done, cancelled: false };
+  }
+  return {
+    get index() {
+      return index;
+    },
+    readStep,
+    search,
+    async refresh() {
+      index = await source.index();
+      addProblems(index.problems, readProblems);
+      return index;
+    },
+  };
+}

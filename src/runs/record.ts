@@ -1,0 +1,120 @@
+/**
+ * The playground's own run record (`*.rlvr.gz`, src/rl/run-record.ts) behind the same OpenedRun: its
+ * rollouts with every per-token channel, its step metrics and held-out evals as curves. A record is one
+ * gzip stream, so it is read whole (decodeRunRecord refuses files over its own cap).
+ */
+import type { RolloutRecord } from '../rl/rollout.ts';
+import { decodeRunRecord, type RunRecord } from '../rl/run-record.ts';
+import { readRange, RunReadError, why } from './files.ts';
+import type { RunSource, StepRows } from './opened-run.ts';
+import type { MetricPoint, RunCompletion, RunFiles, RunIndex, RunProblem } from './types.ts';
+
+/** A rollout of the record as a completion of the common shape. */
+export function recordCompletion(r: RolloutRecord, row: number): RunCompletion {
+  const rewards: Record<string, number> = Object.keys(r.components).length ? { ...r.components } : { reward: r.reward };
+  return {
+    row,
+    prompt: r.prompt,
+    completion: r.completion,
+    rewards,
+    reward: r.reward,
+    advantage: r.advantage,
+    length: r.tokens.length,
+    lengthUnit: 'tokens',
+    truncated: r.truncated,
+    tokens: {
+      text: r.tokenText,
+      ids: r.tokens,
+      logprobs: r.oldLogp,
+      newLogprobs: r.newLogp,
+      ...(r.refLogp ? { refLogprobs: r.refLogp } : {}),
+      entropy: r.entropy,
+      ratio: r.ratio,
+      clipped: r.clipped,
+    },
+    extra: {
+      group: r.group,
+      hint: r.hint,
+      correct: r.correct,
+      reason: r.reason,
+      hinted: r.hinted,
+      flipped: r.flipped,
+      kl: r.kl,
+    },
+  };
+}
+
+/** The record's step metrics and held-out pass@k as curve points, one per step. */
+export function recordMetrics(record: RunRecord): MetricPoint[] {
+  const byStep = new Map<number, Record<string, number>>();
+  for (const s of record.steps) {
+    const values = byStep.get(s.step) ?? {};
+    for (const [k, v] of Object.entries(s.metrics)) if (typeof v === 'number') values[k] = v;
+    byStep.set(s.step, values);
+  }
+  for (const e of record.evals) {
+    const values = byStep.get(e.step) ?? {};
+    for (const [k, v] of Object.entries(e.pass_at_k)) values[`pass@${k}`] = v;
+    byStep.set(e.step, values);
+  }
+  return [...byStep.entries()].sort((a, b) => a[0] - b[0]).map(([step, values]) => ({ step, values }));
+}
+
+/** The record reader over one file (`path` in `files`). */
+export function recordSource(files: RunFiles, path: string, name: string): RunSource {
+  let record: RunRecord | null = null;
+  let seenSize = -1;
+  let result: RunIndex | null = null;
+
+  async function index(): Promise<RunIndex> {
+    const entry = (await files.list()).find((f) => f.path === path);
+    if (!entry) throw new RunReadError(path, `${path}: the file is no longer there`);
+    if (result && entry.size === seenSize) return result;
+    seenSize = entry.size;
+    const problems: RunProblem[] = [];
+    const notes: string[] = [];
+    record = null;
+    try {
+      const decoded = await decodeRunRecord(await readRange(files, path));
+      if (decoded.ok) {
+        record = decoded.record;
+        notes.push(...decoded.notes);
+      } else problems.push({ file: path, message: `${path}: ${decoded.error}` });
+    } catch (e) {
+      problems.push({ file: path, message: e instanceof RunReadError ? e.message : `${path}: ${why(e)}` });
+    }
+    const rewardNames: string[] = [];
+    const steps: number[] = [];
+    if (record) {
+      const p = record.provenance;
+      notes.push(
+        `Written by ${p.writer} (${p.command}) on ${p.created}, from ${p.base.name}.${p.note ? ` ${p.note}` : ''}`,
+      );
+      for (const r of record.rollouts) {
+        if (!steps.includes(r.step)) steps.push(r.step);
+        for (const rec of r.records)
+          for (const k of Object.keys(rec.components).length ? Object.keys(rec.components) : ['reward'])
+            if (!rewardNames.includes(k)) rewardNames.push(k);
+      }
+      steps.sort((a, b) => a - b);
+    }
+    result = {
+      name,
+      format: 'record',
+      steps,
+      metrics: record ? recordMetrics(record) : [],
+      rewardNames,
+      problems,
+      notes,
+    };
+    return result;
+  }
+
+  async function readRows(step: number): Promise<StepRows> {
+    const rows = (record?.rollouts ?? []).filter((r) => r.step === step).flatMap((r) => r.records);
+    if (!rows.length) throw new RunReadError(path, `${path}: no rollouts for step ${step}`);
+    return { rows: rows.map(recordCompletion), groupOf: rows.map((r) => r.group), problems: [] };
+  }
+
+  return { index, readRows };
+}

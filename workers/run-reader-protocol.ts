@@ -1,0 +1,42 @@
+/**
+ * What the page asks of the run reader's worker (workers/run-reader.worker.ts) through Comlink: runs
+ * are found and opened from a description of where their files are (RunFilesSpec), and an opened run
+ * is then named by its id. A search runs in the worker and is cancelled by its id (an AbortSignal
+ * cannot cross to a worker); its progress comes back through a Comlink-proxied callback.
+ */
+import type {
+  FoundRun,
+  RunIndex,
+  RunProblem,
+  RunQuery,
+  RunSearchProgress,
+  RunSearchResult,
+  RunStep,
+} from '../src/runs/types.ts';
+
+/** One file of a folder given to the page, with its path under the folder. */
+export interface GivenFile {
+  path: string;
+  file: File;
+}
+
+/** Where a run's files are: a folder given to the page, or a run `rlvr view` serves under `base`. */
+export type RunFilesSpec =
+  | { kind: 'files'; name: string; files: GivenFile[] }
+  | { kind: 'http'; name: string; base: string };
+
+export interface RunReaderApi {
+  /** Every run under the root, and what was seen but not taken (a folder of nothing known says why). */
+  detectRuns(spec: RunFilesSpec): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
+  openRun(spec: RunFilesSpec, found: FoundRun): Promise<{ id: number; index: RunIndex }>;
+  readStep(id: number, step: number): Promise<RunStep>;
+  startSearch(
+    id: number,
+    query: RunQuery,
+    options: { limit?: number },
+    onProgress?: (p: RunSearchProgress) => void,
+  ): Promise<number>;
+  searchResult(searchId: number): Promise<RunSearchResult>;
+  cancelSearch(searchId: number): void;
+  refresh(id: number): Promise<RunIndex>;
+}

@@ -1,0 +1,55 @@
+/**
+ * The run reader's worker: the readers of src/runs (TRL, veRL, the documented JSONL, records) run here,
+ * off the page's thread and apart from the trainer worker, so a huge or broken folder can neither hold
+ * the page nor touch a live run. The page (src/ui/viewer/run-sources.ts) starts one per folder or
+ * served run and talks to it through Comlink (workers/run-reader-protocol.ts).
+ */
+import * as Comlink from 'comlink';
+import { detectRuns, openRun } from '../src/runs/index.ts';
+import type { OpenedRun, RunSearchProgress, RunSearchResult } from '../src/runs/types.ts';
+import { runFilesOf } from './browser-run-files.ts';
+import type { RunReaderApi } from './run-reader-protocol.ts';
+
+const opened: OpenedRun[] = [];
+const searches = new Map<number, { abort: AbortController; result: Promise<RunSearchResult> }>();
+let searchIds = 0;
+
+const runOf = (id: number) => {
+  const run = opened[id];
+  if (!run) throw new Error(`no run ${id} is open in this reader`);
+  return run;
+};
+
+const api: RunReaderApi = {
+  detectRuns: (spec) => detectRuns(runFilesOf(spec)),
+  async openRun(spec, found) {
+    const run = await openRun(runFilesOf(spec), found);
+    opened.push(run);
+    return { id: opened.length - 1, index: run.index };
+  },
+  readStep: (id, step) => runOf(id).readStep(step),
+  async startSearch(id, query, options, onProgress?: (p: RunSearchProgress) => void) {
+    const searchId = ++searchIds;
+    const abort = new AbortController();
+    const result = runOf(id).search(query, { ...options, signal: abort.signal, onProgress });
+    // Kept until the page asks for it; a failure is the page's to report then, not an unhandled rejection.
+    result.catch(() => undefined);
+    searches.set(searchId, { abort, result });
+    return searchId;
+  },
+  async searchResult(searchId) {
+    const s = searches.get(searchId);
+    if (!s) throw new Error(`no search ${searchId} in this reader`);
+    try {
+      return await s.result;
+    } finally {
+      searches.delete(searchId);
+    }
+  },
+  cancelSearch(searchId) {
+    searches.get(searchId)?.abort.abort();
+  },
+  refresh: (id) => runOf(id).refresh(),
+};
+
+Comlink.expose(api);
