@@ -201,6 +201,24 @@ test('?run=URL opens a record written by rlvr train --record; a dropped file ope
     }, b64);
     await page.waitForSelector('[data-testid="recording-banner"]');
     assert.match(await page.textContent('[data-testid="recording-banner"]'), /dropped\.rlvr\.gz/);
+
+    // Several files in one drop: the recorded run among them opens, and each other file is named.
+    await page.click('[data-testid="recording-close"]');
+    await page.evaluate((data) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      const state = JSON.stringify({ global_step: 20, log_history: [{ loss: 0.1, step: 10 }] });
+      dt.items.add(new File([state], 'trainer_state.json', { type: 'application/json' }));
+      dt.items.add(new File([bytes], 'second.rlvr.gz', { type: 'application/gzip' }));
+      dt.items.add(new File([new Uint8Array([0x50, 0x41, 0x52, 0x31, 0, 0x50, 0x41, 0x52, 0x31])], 'completions.parquet'));
+      document.querySelector('main').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, b64);
+    await page.waitForSelector('[data-testid="recording-error"]');
+    assert.match(await page.textContent('[data-testid="recording-banner"]'), /second\.rlvr\.gz/);
+    const said = await page.textContent('[data-testid="recording-error"]');
+    assert.match(said, /Opened second\.rlvr\.gz/);
+    assert.match(said, /trainer_state\.json is TRL's trainer_state\.json/);
+    assert.match(said, /completions\.parquet is a Parquet file/);
     note(testInfo, 'opened from ?run=URL and from a drop');
   } finally {
     await p.close();
@@ -233,6 +251,21 @@ test('a run record that the exported TRL project wrote under real TRL opens: its
     const table = await page.textContent('[data-testid="groups-table"]');
     assert.ok(table.includes(first.prompt), `TRL's prompt ${first.prompt} is listed`);
     assert.ok((await page.locator('[data-testid="token"]').count()) > 0, "the completion's tokens are shown one by one");
+    // The charts at step 2: TRL logs no length bias, so its chart has no caption value (never "undefined"),
+    // and a smoothed plot's caption says it is smoothed.
+    await page.focus('[data-testid="recording-scrubber"]');
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 2 of 2');
+    await page.click('[data-testid="tab-charts"]');
+    for (const id of ['length_bias', 'reward_std']) {
+      await page.locator(`[data-testid="chart-${id}"]`).scrollIntoViewIfNeeded();
+      await page.waitForSelector(`[data-testid="chart-${id}"][data-points="2"]`);
+      const caption = await page.textContent(`[data-testid="chart-${id}"] figcaption`);
+      const summary = (await page.$(`[data-testid="chart-${id}-summary"]`)) ? await page.textContent(`[data-testid="chart-${id}-summary"]`) : '';
+      assert.doesNotMatch(`${caption} ${summary}`, /undefined|NaN/, `chart ${id}: ${caption} / ${summary}`);
+    }
+    const smoothing = await page.evaluate(() => window.__rlvr.state().smoothing);
+    if (smoothing > 0) assert.match(await page.textContent('[data-testid="chart-reward_std-summary"]'), /smoothed with weight/);
   } finally {
     await p.close();
   }

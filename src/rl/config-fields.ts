@@ -63,7 +63,7 @@ export const fieldTable = {
   warmup_steps: { kind: 'int', default: 10, min: 0, max: 1e6, group: OPT, trl: true, help: 'linear learning-rate warm-up over the first N steps (a fresh Adam takes large, sign-like first steps)' },
   adam_beta1: { kind: 'num', default: 0.9, min: 0, max: 0.9999, group: OPT, trl: true, help: 'AdamW first-moment decay' },
   adam_beta2: { kind: 'num', default: 0.999, min: 0, max: 0.99999, group: OPT, trl: true, help: 'AdamW second-moment decay' },
-  weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW)' },
+  weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW); not on biases or LayerNorm, as in transformers' },
   max_grad_norm: { kind: 'num', default: 1, min: 0, max: 1e6, group: OPT, trl: true, help: 'clip the global gradient norm to this (0 = no clipping)' },
   num_iterations: { kind: 'int', default: 1, min: 1, max: 16, group: OPT, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'μ: optimisation passes over each sampled batch (PPO epochs); >1 makes the ratio and clipping matter' },
   minibatches: { kind: 'int', default: 1, min: 1, max: 64, group: OPT, restart: true, help: 'optimizer steps per pass: the batch is split this many ways (more = more off-policy)' },
@@ -170,6 +170,17 @@ export type RunConfig = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
 export const configFields = Object.keys(fieldTable) as (keyof RunConfig)[];
 
 export const fieldDecl = (k: keyof RunConfig): FieldDecl => fieldTable[k];
+
+/**
+ * The one rule for what a running run cannot take between steps, so a new run is needed: the fields
+ * declared `restart: true` above (they change the compiled graphs, the prompt stream or the model), and
+ * the difficulty while a ladder curriculum sets it or while the task it belongs to changes too.
+ * `changed` is every field the edit changes.
+ */
+export function needsRestart(k: keyof RunConfig, running: Pick<RunConfig, 'curriculum'>, changed: readonly (keyof RunConfig)[]): boolean {
+  if ((fieldTable[k] as FieldDecl).restart === true) return true;
+  return k === 'difficulty' && (running.curriculum === 'ladder' || changed.includes('task'));
+}
 
 /**
  * Rules between fields, each charged to one field (the one the message names). Checked after every

@@ -132,3 +132,44 @@ export function latestSummary(metrics: Record<string, number>[], series: Series[
   return `latest (step ${last.step ?? metrics.length}): ${parts.join(', ') || 'no value'}`;
 }
 
+
+/** The last row of the plot with a value for `key`: the value drawn there (smoothed) and the one measured. */
+function lastPlotted(rows: Row[], key: string): { step: number; drawn: number; measured: number | null } | null {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i]!;
+    const v = r[key];
+    if (typeof v === 'number' && Number.isFinite(v)) {
+      const raw = r[`${key}~raw`];
+      return { step: r.step, drawn: v, measured: typeof raw === 'number' && Number.isFinite(raw) ? raw : null };
+    }
+  }
+  return null;
+}
+
+/**
+ * A chart's caption value: the last value its plot draws for `key` (chartRows' rows), saying so when it
+ * is smoothed and giving the measured value beside it; null when the plot has no value for `key`
+ * (a record whose writer did not log the metric), so a caption never prints "undefined".
+ */
+export function plottedCaption(rows: Row[], key: string, smoothing: number): string | null {
+  const p = lastPlotted(rows, key);
+  if (!p) return null;
+  if (smoothing <= 0 || p.measured === null || fmt(p.measured) === fmt(p.drawn)) return fmt(p.drawn);
+  return `${fmt(p.drawn)} smoothed (step ${p.step} measured ${fmt(p.measured)})`;
+}
+
+/** The summary under a plot: the latest values it draws, as drawn (smoothed or not), and the measured ones beside. */
+export function plottedSummary(rows: Row[], series: Series[], smoothing: number): string {
+  if (!rows.length) return 'no steps yet';
+  const parts: string[] = [];
+  let step = 0;
+  for (const s of series) {
+    const p = lastPlotted(rows, s.key);
+    if (!p) continue;
+    step = Math.max(step, p.step);
+    const differs = smoothing > 0 && p.measured !== null && fmt(p.measured) !== fmt(p.drawn);
+    parts.push(`${s.label} ${fmt(p.drawn)}${differs ? ` (measured ${fmt(p.measured)})` : ''}`);
+  }
+  if (!parts.length) return 'no values for this chart: the run that wrote them did not log this metric';
+  return `latest (step ${step})${smoothing > 0 ? `, smoothed with weight ${smoothing}` : ''}: ${parts.join(', ')}`;
+}
