@@ -1,7 +1,7 @@
 import { memo, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunConfig } from '../../../rl/config.ts';
-import { autoDomain, chartRows, fmt, plottedCaption, plottedSummary, type Row, type Series } from '../../chart-data.ts';
+import { autoDomain, chartRows, fmt, latestSummary, type Row, type Series } from '../../chart-data.ts';
 import { chartWarnings } from '../../chart-warnings.ts';
 import { useChartData } from './render-budget.ts';
 import { constantNote, infoFor, type ChartSpec } from './specs.ts';
@@ -84,10 +84,9 @@ export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoo
   // The hint is a warning only while its condition holds over the data (chart-warnings.ts).
   const warning = useMemo(() => chartWarnings[spec.id]?.(metrics) ?? null, [spec.id, metrics]);
   const series = seriesOf(spec);
+  const last = metrics[metrics.length - 1];
   const noNoise = spec.id === 'accuracy' && config !== null && config.noise_p_fn === 0 && config.noise_p_fp === 0;
-  // The caption and summary say what the plot draws: smoothed values when smoothing is on, and so they say.
-  const summary = plottedSummary(rows, series, smoothing);
-  const caption = plottedCaption(rows, spec.lines[0]!.key, smoothing);
+  const summary = latestSummary(metrics, series);
   const titleId = `chart-title-${spec.id}`;
   return (
     <figure ref={ref} className={`chart${focus ? ' focus' : ''}${constant ? ' constant' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} data-constant={constant ? 'true' : undefined} aria-labelledby={titleId}>
@@ -96,7 +95,7 @@ export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoo
           {spec.title}
         </span>
         {focus && <span className="focus-tag">lesson: look here</span>}
-        {caption !== null && !constant && <span className="chart-last">{caption}</span>}
+        {last && !constant && <span className="chart-last">{fmt(last[spec.lines[0]!.key])}</span>}
         <span className="help">{definition}</span>
         {warning && !constant && (
           <span className="hint" data-testid={`chart-${spec.id}-warning`}>
