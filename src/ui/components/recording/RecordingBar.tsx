@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { addRecordingToCompare, closeRecording, compareWithLive, inspectArm, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
 import { continueFromRecording } from '../../recording-continue.ts';
 import { useApp } from '../../store.ts';
+import { searchToSetup } from '../../url-state.ts';
 
 /** The shipped list in groups: the runs, then each lesson's records (every arm on every seed) under the lesson's name. */
 function shippedGroups(shipped: ShippedRecord[]): { label: string; items: { r: ShippedRecord; i: number }[] }[] {
@@ -22,7 +23,7 @@ function RecordingOpener() {
     void loadShippedRecords().then(setShipped);
     // Once the page has settled: the next open then finds its reader running. Not for a run viewer link
     // (`?view=`): three workers starting would compete with the run's first view; an open starts its own.
-    if (new URLSearchParams(location.search).has('view')) return;
+    if (searchToSetup(location.search).page.viewer.name !== null) return;
     const t = setTimeout(prewarmRecordReader, 1500);
     return () => clearTimeout(t);
   }, []);
