@@ -5,7 +5,8 @@
  * (Charts view); two or three runs train side by side in the Compare view. The setup form (and Compare's B) show the lesson's
  * configs, so the URL reads `?lesson=ID` until the person edits the setup.
  */
-import type { Lesson } from '../lessons/index.ts';
+import { lessonSeeds, perSeedVerdicts, type Lesson } from '../lessons/index.ts';
+import { seedToShow, seedsSentence } from './lesson-seeds.ts';
 import { runCompare, stopCompare } from './compare.ts';
 import { pause, reset, start } from './controller.ts';
 import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, unknownLessonMessage } from './lesson-plan.ts';
@@ -97,9 +98,23 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   }));
   if (!opts.live) {
     const shipped = (await loadShippedRecords()).filter((r) => r.lesson?.id === lesson.id);
+    const runs = lesson.runs.slice(0, 3);
+    const armsOn = (s: number) => runs.map((run) => ({ label: run.label, record: shipped.find((r) => r.lesson!.seed === s && r.lesson!.arm === run.label) }));
+    const complete = (s: number) => armsOn(s).every((a) => a.record);
+    // The verdict judges the mean over the lesson's seeds: where every seed's records ship, Compare
+    // draws that mean (each seed faintly), and the scrubber shows a seed on which the effect shows.
+    const measured = getState().lesson.measured?.[lesson.id];
+    const seeds = measured?.seeds && measured.seeds.length > 1 ? measured.seeds : [...lessonSeeds(lesson)];
+    if (runs.length > 1 && seeds.length > 1 && seeds.every(complete)) {
+      const shown = seedToShow(measured ? perSeedVerdicts(lesson, measured) : [], seeds.includes(seed) ? seed : seeds[0]!);
+      const others = seeds.filter((s) => s !== shown.seed).map((s) => ({ seed: s, records: armsOn(s).map((a) => a.record!) }));
+      const over = { seeds, shownSeed: shown.seed, others, text: seedsSentence(seeds, shown) };
+      await openRecordedArms(armsOn(shown.seed) as { label: string; record: ShippedRecord }[], `the recorded runs of lesson ${lesson.id} (seeds ${seeds.join(', ')})`, over);
+      return true;
+    }
     // Every arm on the seed the outcome was measured with: Compare draws them all, as the live runs would be.
     const onSeed = shipped.filter((r) => r.lesson!.seed === seed);
-    const arms = lesson.runs.slice(0, 3).map((run) => ({ label: run.label, record: onSeed.find((r) => r.lesson!.arm === run.label) }));
+    const arms = armsOn(seed);
     if (arms.length > 1 && arms.every((a) => a.record)) {
       await openRecordedArms(arms as { label: string; record: ShippedRecord }[], `the recorded runs of lesson ${lesson.id} (seed ${seed})`);
       return true;

@@ -3,6 +3,7 @@
  * the setup form, the streamed metrics, and what each view has open. Actions that talk to the worker
  * live in controller.ts.
  */
+import type { SeedCurves } from './lesson-seeds.ts';
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
 import type { MeasuredLesson } from '../lessons/index.ts';
@@ -73,6 +74,8 @@ export interface CompareSide {
   backend?: string;
   /** Held-out pass@1 measured on demand (Compare's "Evaluate both now"); null until then. */
   heldOut?: { passAt1: number; prompts: number; n: number; step: number } | null;
+  /** A lesson's recorded arm over several seeds: `metrics` is their mean; each seed's own curves (drawn faintly). */
+  seeds?: SeedCurves[];
 }
 
 /** Guided experiments (ui/lessons.ts): the gallery's data and the lesson now open. */
@@ -169,7 +172,7 @@ export interface AppState {
   /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
   warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
-  compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
+  compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][]; overSeeds?: { seeds: number[]; shownSeed: number; text: string; pending?: boolean } | null };
   lesson: LessonState;
   /** How fast this device trains (time-estimate.ts), from the latest measured steps; null until a run has one. */
   pace: Pace | null;

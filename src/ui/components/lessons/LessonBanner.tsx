@@ -10,6 +10,7 @@ export function LessonBanner() {
   const recorded = useApp((s) => (s.recording?.showing && s.recording.record.provenance.lesson?.id === s.lesson.active ? s.recording.record.provenance.lesson : null));
   const arms = useApp((s) => (recorded ? (s.recording?.arms ?? null) : null));
   const measured = useApp((s) => (lesson ? (s.lesson.measured?.[lesson.id] ?? null) : null));
+  const overSeeds = useApp((s) => (recorded && s.compare.a.state === 'recorded' ? (s.compare.overSeeds ?? null) : null));
   if (!lesson) return null;
   // The verdict of the measurement these recordings come from (measured.json and the records are the same runs).
   const verdict = !live && recorded && measured ? lesson.verdict(measured) : null;
@@ -23,7 +24,9 @@ export function LessonBanner() {
           ? 'It trains as the main run.'
           : `Its ${Math.min(lesson.runs.length, 3)} runs train side by side in Compare.`
         : recorded
-          ? arms
+          ? overSeeds
+            ? `Showing its recorded runs (${arms?.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live. ${overSeeds.text}`
+            : arms
             ? `Showing its recorded runs (seed ${recorded.seed}: ${arms.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live.`
             : `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
           : 'No recording of it ships with this build; press Run it live to train it here.'}{' '}

@@ -1,0 +1,85 @@
+// What a teacher and a student trip on, end to end on the production build (alone:
+// `npx vite build && npx playwright test e2e/trips.spec.mjs`). Tests share one page where they can and
+// open the shipped recordings (public/records/) instead of training wherever the point is not training.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from '@playwright/test';
+import { importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+
+const measured = JSON.parse(readFileSync(join(ROOT, 'public/lessons/measured.json'), 'utf8'));
+/** @type {import('@playwright/test').Browser} */
+let browser;
+test.beforeAll(({ browser: b }) => {
+  browser = b;
+});
+
+const state = (page) => page.evaluate(() => window.__rlvr.state());
+const lastMean = (metrics, key, window) => {
+  const xs = metrics.slice(-window).map((m) => m[key]).filter((x) => typeof x === 'number');
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+};
+
+/** Opens `?lesson=ID` cold and waits until Compare draws its recorded arms. */
+async function openLessonCold(p, id) {
+  await p.page.goto(new URL(`/?lesson=${id}`, process.env.E2E_BASE_URL).href, { waitUntil: 'load' });
+  await p.page.waitForFunction(
+    (steps) => {
+      const s = window.__rlvr?.state();
+      const mean = s?.compare.overSeeds && !s.compare.overSeeds.pending;
+      return s?.booted && mean && s.compare.a.state === 'recorded' && s.compare.a.metrics.length >= steps && document.querySelector('[data-testid="lesson-banner-verdict"]');
+    },
+    measured[id].steps,
+    { timeout: 30_000 },
+  );
+}
+
+test('a lesson draws what its verdict judges: the mean over its seeds, each seed faint, rollouts of a seed it names', async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const { perSeedVerdicts, getLesson } = await importTs('src/lessons/index.ts');
+  const p = await openPage(browser, '/');
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-why-groups', async () => {
+      const m = measured['why-groups'];
+      const t0 = Date.now();
+      await openLessonCold(p, 'why-groups');
+      note(testInfo, `?lesson=why-groups opened with its ${m.seeds.length} seeds' records in ${((Date.now() - t0) / 1000).toFixed(1)} s (page load included)`);
+      const s = await state(p.page);
+      // The curves drawn are the ones the verdict judges: the banner's numbers come back from them.
+      const gain = lastMean(s.compare.b.metrics, 'accuracy/first_round', 20) - lastMean(s.compare.a.metrics, 'accuracy/first_round', 20);
+      const judged = m.runs[1].values['accuracy/first_round'] - m.runs[0].values['accuracy/first_round'];
+      note(testInfo, `drawn first-round accuracy gain ${gain.toFixed(3)}, the verdict's ${judged.toFixed(3)}`);
+      assert.ok(Math.abs(gain - judged) < 0.005, `the drawn curves give a gain of ${gain}, the verdict judged ${judged}`);
+      const zero = lastMean(s.compare.a.metrics, 'frac_reward_zero_std', 150);
+      assert.ok(Math.abs(zero - m.runs[0].values.frac_reward_zero_std) < 0.005, `drawn zero-variance share ${zero}`);
+      assert.equal(s.compare.a.seeds.length, m.seeds.length, 'each seed is drawn');
+      // One faint line per arm and seed (charts draw once in view, at a bounded rate: waited for).
+      await p.page.locator('[data-testid="compare-focus-charts"]').scrollIntoViewIfNeeded();
+      await p.page.waitForFunction((n) => Number(document.querySelector('[data-testid="compare-chart-accuracy"]')?.getAttribute('data-seed-lines')) === n, 2 * m.seeds.length, { timeout: 10_000 });
+      // The scrubber and rollouts show a seed on which the effect shows, and the banner names it.
+      const per = perSeedVerdicts(getLesson('why-groups'), m);
+      const shown = s.recording.record.provenance.lesson.seed;
+      assert.ok(per.find((x) => x.seed === shown).verdict.shows, `seed ${shown} shows the effect alone`);
+      const banner = await p.page.textContent('[data-testid="lesson-banner"]');
+      assert.match(banner, new RegExp(`mean over seeds ${m.seeds.join(', ')}`));
+      assert.match(banner, new RegExp(`shows on ${per.filter((x) => x.verdict.shows).length} of the ${m.seeds.length} seeds alone`));
+      assert.match(banner, new RegExp(`rollouts show seed ${shown}, one on which it shows`));
+      await p.page.locator('[data-testid="lesson-banner"]').scrollIntoViewIfNeeded();
+      note(testInfo, `screenshot: ${await screenshot(p.page, 'trips-why-groups-cold')}`);
+
+      // Sharpening shows on none of its seeds alone: the mean is drawn and the banner says so.
+      const sh = measured.sharpening;
+      await openLessonCold(p, 'sharpening');
+      const t = await state(p.page);
+      const lastEval = t.compare.a.evals.at(-1);
+      const judged1 = sh.runs[0].final_pass_at_k['1'];
+      assert.ok(Math.abs(lastEval.pass_at_k['1'] - judged1) < 0.005, `drawn final pass@1 ${lastEval.pass_at_k['1']}, measured mean ${judged1}`);
+      assert.match(await p.page.textContent('[data-testid="lesson-banner"]'), /shows on 0 of the 3 seeds alone/);
+      await p.page.locator('[data-testid="compare-focus-charts"]').scrollIntoViewIfNeeded();
+      await p.page.waitForFunction(() => Number(document.querySelector('[data-testid="compare-chart-eval"]')?.getAttribute('data-points')) > 0, undefined, { timeout: 10_000 });
+      note(testInfo, `screenshot: ${await screenshot(p.page, 'trips-sharpening-cold')}`);
+    });
+  } finally {
+    await p.close();
+  }
+});
