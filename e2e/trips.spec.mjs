@@ -83,3 +83,34 @@ test('a lesson draws what its verdict judges: the mean over its seeds, each seed
     await p.close();
   }
 });
+
+test('closing a lesson, or its recording, gives back the setup the person had before it, step budget text included', async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const p = await openPage(browser, '/?preset=dr_grpo&steps=12&learning_rate=0.0003');
+  const { page } = p;
+  const setupOf = () => page.evaluate(() => {
+    const s = window.__rlvr.state().setup;
+    return JSON.stringify({ draft: { task: s.draft.task, presetId: s.draft.presetId, edits: s.draft.edits, knobs: s.draft.knobs }, checkpoint: s.checkpoint, stepBudget: s.stepBudget });
+  });
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-lesson-close', async () => {
+      await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });
+      const before = await setupOf();
+      const estimate = await page.textContent('[data-testid="time-estimate"]');
+      assert.match(estimate, /^12 steps/, 'the status line names the setup\'s own budget');
+      for (const close of ['lesson-close', 'recording-close']) {
+        await page.click('[data-testid="tab-lessons"]');
+        await page.click('[data-testid="lesson-open-why-groups"]');
+        await page.waitForFunction(() => window.__rlvr.state().compare.a.state === 'recorded' && window.__rlvr.state().setup.stepBudget === 150, undefined, { timeout: 30_000 });
+        assert.notEqual(await setupOf(), before, 'the lesson put its setup in place');
+        await page.click(`[data-testid="${close}"]`);
+        await page.waitForFunction(() => !window.__rlvr.state().lesson.active, undefined, { timeout: 10_000 });
+        assert.equal(await setupOf(), before, `after ${close}: the setup from before the lesson`);
+        assert.equal(await page.textContent('[data-testid="time-estimate"]'), estimate, `after ${close}: the status line's step budget`);
+        assert.equal(await page.locator('[data-testid="recording-banner"]').count(), 0, 'the lesson\'s recording went with it');
+      }
+    });
+  } finally {
+    await p.close();
+  }
+});

@@ -13,8 +13,8 @@ import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, un
 import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
-import { searchToSetup } from './url-state.ts';
-import { cancelRecordOpen, loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
+import { searchToSetup, type UrlSetup } from './url-state.ts';
+import { cancelRecordOpen, closeRecording, loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -90,6 +90,8 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   // Showing the lesson's recording trains nothing, so the main run goes on then.
   const runState = getState().run.state;
   if (opts.live && (runState === 'running' || runState === 'pausing')) await pause();
+  // The setup the person had before any lesson: closing the lesson gives it back.
+  if (!getState().lesson.active) setupBeforeLesson = pickSetup(getState().setup);
   appliedDraft = forms.draft;
   watchSetupEdits();
   setState((s) => ({
@@ -153,9 +155,24 @@ export async function runLessonLive(): Promise<void> {
   await openLesson(id, { steps: budget > 0 ? budget : undefined, live: true });
 }
 
-/** Leaves the lesson: its runs keep going; the highlights and the lesson URL go. */
+/** The parts of the setup a lesson replaces. */
+type LessonSetup = Pick<UrlSetup, 'draft' | 'checkpoint' | 'model' | 'stepBudget'>;
+let setupBeforeLesson: LessonSetup | null = null;
+const pickSetup = ({ draft, checkpoint, model, stepBudget }: UrlSetup): LessonSetup => ({ draft, checkpoint, model, stepBudget });
+
+/**
+ * Leaves the lesson: its runs keep going; the highlights, the lesson URL and its recording go, and
+ * the setup is the one the person had before the lesson (its step budget included), unless they
+ * edited the lesson's setup since (their edits stay).
+ */
 export function closeLesson(): void {
-  setState((s) => ({ setup: { ...s.setup, lesson: null }, lesson: { ...s.lesson, active: null } }));
+  const id = getState().lesson.active;
+  const before = setupBeforeLesson;
+  setupBeforeLesson = null;
+  const untouched = getState().setup.draft === appliedDraft;
+  setState((s) => ({ setup: { ...s.setup, ...(before && untouched ? before : {}), lesson: null }, lesson: { ...s.lesson, active: null } }));
+  appliedDraft = null;
+  if (getState().recording?.record.provenance.lesson?.id === id) closeRecording();
 }
 
 export function dismissLessonNotice(): void {
@@ -183,4 +200,11 @@ export async function openLessonFromUrl(search = location.search): Promise<void>
   if (ignored.length) setState((s) => ({ urlNotes: [...s.urlNotes, `a lesson link sets the whole experiment: ${ignored.join(', ')} not applied`] }));
   const budget = getState().setup.stepBudget;
   await openLesson(id, { steps: budget > 0 ? budget : undefined });
+}
+
+/** "Close the recording": a lesson's recording closes with its lesson (which gives the setup back). */
+export function closeRecordingOrLesson(): void {
+  const s = getState();
+  if (s.lesson.active && s.recording?.record.provenance.lesson?.id === s.lesson.active) closeLesson();
+  else closeRecording();
 }
