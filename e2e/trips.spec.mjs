@@ -114,3 +114,40 @@ test('closing a lesson, or its recording, gives back the setup the person had be
     await p.close();
   }
 });
+
+test('text says what happens: Open shows recordings, the banner and verdict come into view, the header says "recording"', async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const p = await openPage(browser, '/');
+  const { page } = p;
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-open-texts', async () => {
+      await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });
+      await page.click('[data-testid="tab-lessons"]');
+      const intro = await page.textContent('.lessons-intro');
+      assert.doesNotMatch(intro, /Open\s+starts the runs/, 'Open does not start runs');
+      assert.match(intro, /Open\s+shows the lesson’s recorded runs/);
+      assert.match(intro, /nothing trains until you press Run it live/);
+      // A card low in the gallery, opened with the page scrolled to it.
+      const last = page.locator('[data-testid^="lesson-open-"]').last();
+      const id = (await last.getAttribute('data-testid')).slice('lesson-open-'.length);
+      await last.scrollIntoViewIfNeeded();
+      const scrolledTo = await page.evaluate(() => window.scrollY);
+      await last.click();
+      await page.waitForSelector('[data-testid="lesson-banner-verdict"]', { timeout: 30_000 });
+      // The banner and its verdict in view (the header is sticky: below it), whatever the scroll was.
+      await page.waitForFunction(() => {
+        const v = document.querySelector('[data-testid="lesson-banner-verdict"]').getBoundingClientRect();
+        const header = document.querySelector('[data-testid="status-bar"]')?.closest('header')?.getBoundingClientRect().bottom ?? 0;
+        return v.top >= header - 1 && v.bottom <= window.innerHeight;
+      }, undefined, { timeout: 5_000 });
+      note(testInfo, `lesson ${id} opened from a card with the page at scrollY ${scrolledTo}: banner and verdict in view`);
+      // The header over a recording says it is one.
+      const rec = await page.evaluate(() => window.__rlvr.state().recording);
+      assert.equal(await page.textContent('[data-testid="run-state"]'), 'recording (not training)');
+      assert.equal(await page.textContent('[data-testid="step-count"]'), `Recorded step ${rec.step} of ${rec.steps.at(-1)}`);
+      await screenshot(page, 'trips-open-texts');
+    });
+  } finally {
+    await p.close();
+  }
+});

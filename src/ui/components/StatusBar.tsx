@@ -35,6 +35,9 @@ export function progressText(p: NonNullable<RunView['progress']>): string {
 /** "Step N", what is training (task · preset), what the worker is doing and how far, the backend (why: on demand), speed, and the step budget. */
 export function StatusBar() {
   const run = useApp((s) => s.run);
+  const recStep = useApp((s) => (s.recording?.showing ? s.recording.step : null));
+  const recLast = useApp((s) => (s.recording?.showing ? (s.recording.steps[s.recording.steps.length - 1] ?? 0) : null));
+  const recording = recStep === null || recLast === null ? null : { step: recStep, last: recLast };
   // The run's own task once there is one (the setup may already name the next run's); the preset is the setup's, applied live to the run.
   const task = useApp((s) => s.run.config?.task ?? s.setup.draft.task);
   const presetId = useApp((s) => s.setup.draft.presetId);
@@ -51,11 +54,12 @@ export function StatusBar() {
   const activity = run.activity || (busy ? `${busy}…` : !booted ? 'loading the shipped checkpoints…' : '');
   return (
     <div className="status-bar" role="status" aria-live="polite" data-testid="status-bar">
-      <span className={`state state-${run.state}`} data-testid="run-state" data-state={run.state}>
-        {stateText[run.state] ?? run.state}
+      {/* Over a recording the header says so (the live run, if any, is kept as it is). */}
+      <span className={`state state-${recording ? 'recording' : run.state}`} data-testid="run-state" data-state={run.state} data-showing={recording ? 'recording' : 'live'}>
+        {recording ? 'recording (not training)' : (stateText[run.state] ?? run.state)}
       </span>
       <span className="step" data-testid="step-count">
-        Step {run.step}
+        {recording ? `Recorded step ${recording.step} of ${recording.last}` : `Step ${run.step}`}
       </span>
       <span className="what" data-testid="status-what" data-task={task} data-preset={presetId}>
         task <strong>{task}</strong> · preset <strong>{presetTitle}</strong>
