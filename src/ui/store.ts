@@ -4,6 +4,7 @@
  * live in controller.ts.
  */
 import type { SeedCurves } from './lesson-seeds.ts';
+import type { PassKWait } from './passk-progress.ts';
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
 import type { MeasuredLesson } from '../lessons/index.ts';
@@ -168,7 +169,7 @@ export interface AppState {
   view: View;
   smoothing: number;
   inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
-  passk: { curve: PassKCurve | null; running: boolean; error: string | null };
+  passk: { curve: PassKCurve | null; running: boolean; error: string | null; wait?: PassKWait | null; cancelled?: boolean };
   /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
   warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
