@@ -2,7 +2,9 @@
 // `npx vite build && npx playwright test e2e/trips.spec.mjs`). Tests share one page where they can and
 // open the shipped recordings (public/records/) instead of training wherever the point is not training.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { importTs, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
@@ -230,6 +232,39 @@ test('pass@k: one line from 0 to 100% over both phases, a measured estimate, a C
       assert.ok((await page.textContent('[data-testid="passk-error"]')).includes(banner), 'the panel gives the banner\'s message');
       assert.equal(await page.locator('[data-testid="passk-progress"]').count(), 0, 'no "Computing…" left behind');
       assert.equal(await page.evaluate(() => window.__rlvr.state().passk.running), false);
+    });
+  } finally {
+    await p.close();
+  }
+});
+
+test('Keep & share: "Export for TRL" downloads exactly the project `rlvr export --format trl` writes for the same config, and shows its README\'s commands', async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const p = await openPage(browser, '/?preset=dapo&task=countdown&learning_rate=0.0002&steps=7');
+  const { page } = p;
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-trl-export', async () => {
+      await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });
+      await page.click('[data-testid="tab-share"]');
+      const dir = mkdtempSync(join(tmpdir(), 'rlvr-trl-e2e-'));
+      const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByRole('button', { name: 'Export for TRL', exact: true }).click()]);
+      const zip = join(dir, dl.suggestedFilename());
+      await dl.saveAs(zip);
+      execFileSync('python3', ['-m', 'zipfile', '-e', zip, join(dir, 'page')]);
+      // The CLI on the config the page exported (the page's resolved run config, as run_config.json carries it).
+      execFileSync('node', ['scripts/rlvr.mjs', 'export', '--format', 'trl', '--config', join(dir, 'page', 'run_config.json'), '--out', join(dir, 'cli')], { cwd: ROOT, stdio: 'pipe' });
+      const pageFiles = readdirSync(join(dir, 'page')).sort();
+      const cliFiles = readdirSync(join(dir, 'cli')).sort();
+      assert.deepEqual(pageFiles, cliFiles, 'the same files');
+      for (const f of cliFiles) assert.equal(readFileSync(join(dir, 'page', f), 'utf8'), readFileSync(join(dir, 'cli', f), 'utf8'), `${f}: the same text`);
+      const config = JSON.parse(readFileSync(join(dir, 'page', 'run_config.json'), 'utf8'));
+      assert.equal(config.task, 'countdown');
+      assert.equal(config.learning_rate, 0.0002, 'the setup\'s own config');
+      note(testInfo, `Export for TRL: ${pageFiles.join(', ')}; identical to rlvr export --format trl on the same run_config.json`);
+      // The README's commands, in the page.
+      const shown = await page.textContent('[data-testid="trl-commands"]');
+      assert.match(shown, /accelerate launch train_grpo\.py --model \.\/hf --steps 200 --output_dir grpo-out/);
+      assert.match(shown, /npx rlvr export --format hf/);
     });
   } finally {
     await p.close();

@@ -6,7 +6,7 @@
 import { metricKeys } from '../../rl/metrics.ts';
 import { RUN_RECORD_FORMAT, RUN_RECORD_MAGIC, RUN_RECORD_VERSION, runRecordChannels, runRecordScoredChannels } from '../../rl/run-record.ts';
 import { pyValue } from './python-literal.ts';
-import { pythonSource } from './python-sources.ts';
+import { pythonSource } from './python-text.ts';
 
 /** The format's settings block: what the Python writer takes from src/rl/run-record.ts and src/rl/metrics.ts. */
 export function recordSettingsSource(): string {

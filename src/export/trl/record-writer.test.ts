@@ -16,6 +16,7 @@ import { decodeRunRecord, RunRecorder, type RecordableStep, type RecordProvenanc
 import { loadBase, TrainingRun } from '../../rl/run.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { recordWriterSource } from './record-file.ts';
+import './python-sources.ts'; // the Python sources, read from disk
 
 /** The user's choices over the checkpoint's recipe, through the one resolver. */
 const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });

@@ -1,0 +1,38 @@
+/**
+ * "Export for TRL" (Keep & share): the TRL project `rlvr export --format trl` writes for the same run
+ * config, as one zip, built in the page from the same code (src/export/trl/contents.ts, which needs
+ * neither the file system nor the DOM); the Python sources come bundled as text. Loaded on demand.
+ */
+import type { RunConfig } from '../rl/config.ts';
+import { trlExportContents, trlFiles, TRL_EXPORT_PROMPTS } from '../export/trl/contents.ts';
+import { portedFamilies, setPythonSources } from '../export/trl/python-text.ts';
+import { zipStore } from '../util/zip.ts';
+
+const bundled = import.meta.glob('../export/trl/python/*.py', { query: '?raw', import: 'default' }) as Record<string, () => Promise<string>>;
+
+async function loadPythonSources(): Promise<void> {
+  const byName = new Map<string, string>();
+  await Promise.all(Object.entries(bundled).map(async ([path, load]) => byName.set(path.replace(/^.*\/([^/]+)\.py$/, '$1'), await load())));
+  setPythonSources((name) => {
+    const text = byName.get(name);
+    if (text === undefined) throw new Error(`the TRL export has no python/${name}.py in this build`);
+    return text;
+  });
+}
+
+/** The README's shell commands, in order (what the page shows beside the download). */
+export function readmeCommands(readme: string): string[] {
+  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').map((l) => l.trim()).filter(Boolean).join('\n'));
+}
+
+/** The zip of the TRL project for `config` (its files at the top level, as the CLI writes them into --out), and its README. */
+export async function trlExportZip(config: RunConfig): Promise<{ bytes: Uint8Array; readme: string; name: string }> {
+  if (!(portedFamilies as readonly string[]).includes(config.task)) {
+    throw new Error(`the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${config.task}"`);
+  }
+  await loadPythonSources();
+  const { contents } = trlExportContents(config, config.difficulty, TRL_EXPORT_PROMPTS);
+  const enc = new TextEncoder();
+  const bytes = zipStore(trlFiles.map((f) => ({ name: f, data: enc.encode(contents[f]) })));
+  return { bytes, readme: contents['README.md'], name: `trl-${config.task}-seed${config.seed}.zip` };
+}
