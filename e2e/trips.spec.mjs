@@ -270,3 +270,58 @@ test('Keep & share: "Export for TRL" downloads exactly the project `rlvr export 
     await p.close();
   }
 });
+
+test('no small contradictions: a percentage from Start on, one numbering of held-out prompts, the std convention stated, TRL badges that say where a default differs', async ({}, testInfo) => {
+  test.setTimeout(240_000);
+  const p = await openPage(browser, '/?steps=1&eval_every=0');
+  const { page } = p;
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-contradictions', async () => {
+      await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });
+      // TRL badges: learning_rate's default is not TRL's (the field table's trlDefault); beta's is.
+      await page.locator('[data-testid="field-learning_rate"]').waitFor({ state: 'attached' });
+      assert.equal((await page.textContent('[data-testid="trl-badge-learning_rate"]')).trim(), 'TRL · default differs');
+      assert.match(await page.getAttribute('[data-testid="trl-badge-learning_rate"]', 'title'), /TRL's default is 0\.000001 and this playground's 0\.0001|TRL's default is 1e-6 and this playground's 0\.0001/);
+      assert.equal((await page.textContent('[data-testid="trl-badge-beta"]')).trim(), 'TRL');
+      // The guide names its example "held-out prompt 1".
+      assert.match(await page.textContent('body'), /held-out prompt 1: the evaluation uses it/);
+
+      // From the press of Start to the first step, whenever the header says what it waits for, it gives a percentage.
+      await page.evaluate(() => {
+        window.__header = [];
+        new MutationObserver(() => {
+          const a = document.querySelector('[data-testid="activity"]');
+          if (a && window.__rlvr.state().run.step < 1) window.__header.push({ text: a.textContent, pct: /\d+%/.test(document.querySelector('[data-testid="activity-progress"]')?.textContent ?? '') });
+        }).observe(document.querySelector('[data-testid="status-bar"]'), { subtree: true, childList: true, characterData: true });
+      });
+      await page.click('[data-testid="start"]');
+      await page.waitForFunction(() => window.__rlvr.state().run.step >= 1 && window.__rlvr.state().run.state !== 'running', undefined, { timeout: 180_000 });
+      const header = await page.evaluate(() => window.__header);
+      assert.ok(header.length > 0, 'the header said what it waited for');
+      const bare = header.filter((h) => !h.pct);
+      assert.deepEqual(bare, [], `header lines without a percentage: ${JSON.stringify(bare.slice(0, 3))}`);
+      note(testInfo, `the header's waits from Start to step 1: ${[...new Set(header.map((h) => h.text.replace(/\d+/g, 'N')))].slice(0, 6).join(' | ')}`);
+
+      // Try the policy on the guide's example: the same name.
+      await page.click('[data-testid="tab-try"]');
+      await page.click('[data-testid="try-run"]');
+      await page.waitForSelector('[data-testid="try-result"]', { timeout: 120_000 });
+      assert.match(await page.textContent('[data-testid="try-result"]'), /This is held-out prompt 1:/);
+
+      // The advantage derivation says which standard deviation it uses (on a shipped recording's step).
+      const r = await openPage(browser, '/?run=records/sat-grpo-30.rlvr.gz');
+      try {
+        await r.page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
+        await r.page.click('[data-testid="tab-rollouts"]');
+        await r.page.locator('[data-testid^="open-rollout-"]').first().click();
+        await r.page.locator('[data-testid="token"][data-index="0"]').first().click();
+        await r.page.waitForSelector('[data-testid="obj-advantage-derivation"]', { timeout: 10_000 });
+        assert.match(await r.page.textContent('[data-testid="obj-std-convention"]'), /divided by n − 1 = \d+ for this group, not by n, as torch\.std and TRL/);
+      } finally {
+        await r.close();
+      }
+    });
+  } finally {
+    await p.close();
+  }
+});

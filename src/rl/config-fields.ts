@@ -17,6 +17,11 @@ interface Common {
   paper?: string;
   /** TRL's GRPOConfig has a field of this name and meaning. */
   trl?: boolean;
+  /**
+   * TRL 1.13's GRPOConfig default, where it differs from this field's (the setup's TRL badge says so;
+   * src/export/trl/trl-mapping.test.ts checks every trl field's default against the installed TRL).
+   */
+  trlDefault?: number | string | boolean;
   /** Changing it changes compiled graph shapes or the prompt stream: it takes effect in a new run. */
   restart?: boolean;
   /** Set by its own control in the UI (task picker, knobs), not by the generic form. */
@@ -53,10 +58,10 @@ export const fieldTable = {
   temperature: { kind: 'num', default: 1, min: 0, max: 10, exclusiveMin: true, group: SAMPLING, trl: true, help: 'sampling temperature (also used when scoring log-probs)' },
   top_p: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: SAMPLING, trl: true, help: 'nucleus sampling: keep the smallest set of tokens with this much probability' },
   top_k: { kind: 'int', default: 0, min: 0, max: 1000, group: SAMPLING, trl: true, help: 'keep only the k most likely tokens (0 = off)' },
-  max_completion_length: { kind: 'int', default: 48, min: 1, max: 512, group: SAMPLING, restart: true, trl: true, help: "cap on generated tokens; longer completions are truncated (prompt + this must fit the model's context)" },
+  max_completion_length: { kind: 'int', default: 48, min: 1, max: 512, group: SAMPLING, restart: true, trl: true, trlDefault: 512, help: "cap on generated tokens; longer completions are truncated (prompt + this must fit the model's context)" },
 
-  learning_rate: { kind: 'num', default: 1e-4, min: 0, max: 1, group: OPT, trl: true, help: 'AdamW step size' },
-  warmup_steps: { kind: 'int', default: 10, min: 0, max: 1e6, group: OPT, trl: true, help: 'linear learning-rate warm-up over the first N steps (a fresh Adam takes large, sign-like first steps)' },
+  learning_rate: { kind: 'num', default: 1e-4, min: 0, max: 1, group: OPT, trl: true, trlDefault: 1e-6, help: 'AdamW step size' },
+  warmup_steps: { kind: 'int', default: 10, min: 0, max: 1e6, group: OPT, trl: true, trlDefault: 0, help: 'linear learning-rate warm-up over the first N steps (a fresh Adam takes large, sign-like first steps)' },
   adam_beta1: { kind: 'num', default: 0.9, min: 0, max: 0.9999, group: OPT, trl: true, help: 'AdamW first-moment decay' },
   adam_beta2: { kind: 'num', default: 0.999, min: 0, max: 0.99999, group: OPT, trl: true, help: 'AdamW second-moment decay' },
   weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW)' },
@@ -69,7 +74,7 @@ export const fieldTable = {
     default: 'grpo',
     values: ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo', 'gmpo', 'clip_cov', 'kl_cov'],
     group: OBJ,
-    trl: true,
+    trl: true, trlDefault: 'dapo',
     paper: 'DAPO; Dr. GRPO; MiniMax-M1 / ScaleRL (cispo); SAPO; LUSPO; VESPO; GMPO (Zhao et al., 2025); Clip-Cov / KL-Cov (Cui et al., 2025)',
     help: 'the objective and how token losses are aggregated: grpo per-sequence mean; bnpo minibatch token mean; dapo batch token mean; dr_grpo constant divisor; cispo detached ratio capped at epsilon_high × A × logp (token mean); sapo soft sigmoid gate (per-sequence mean); luspo clipped, summed per sequence; vespo gamma-weighted sequence ratio (token mean); gmpo geometric mean of log-clipped token ratios; clip_cov / kl_cov clipped objective with the highest-covariance tokens dropped / KL-penalised (token mean) (gmpo, clip_cov, kl_cov: veRL, not in TRL)',
   },
@@ -91,7 +96,7 @@ export const fieldTable = {
   ppo_kl_coef: { kind: 'num', default: 1, min: 0, max: 100, group: OBJ, paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)', help: 'kl_cov: weight of the |logp − old| penalty on the selected tokens' },
   importance_sampling_level: { kind: 'enum', default: 'token', values: ['token', 'sequence'], group: OBJ, trl: true, paper: 'GSPO (Zheng et al., 2025)', help: 'token: one ratio per token; sequence: one geometric-mean ratio per completion' },
   beta: { kind: 'num', default: 0, min: 0, max: 10, group: OBJ, trl: true, paper: 'GRPO (DeepSeekMath)', help: 'KL penalty to the reference policy (0 = no reference, no KL)' },
-  use_bias_correction_kl: { kind: 'bool', default: false, group: OBJ, trl: true, paper: 'DeepSeek-V3.2 (2025)', help: "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 defaults to true" },
+  use_bias_correction_kl: { kind: 'bool', default: false, group: OBJ, trl: true, trlDefault: true, paper: 'DeepSeek-V3.2 (2025)', help: "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 defaults to true" },
   kl_estimator: { kind: 'enum', default: 'k3', values: ['k1', 'k3'], group: OBJ, paper: 'Schulman, "Approximating KL divergence" (2020)', help: 'k3 = exp(ref−logp) − (ref−logp) − 1 (unbiased, ≥ 0); k1 = logp − ref' },
   ref_reset_every: { kind: 'int', default: 0, min: 0, max: 1e6, group: OBJ, paper: 'ProRL (Liu et al., 2025)', help: 'reset the reference policy to the current one every N steps (0 = never)' },
   entropy_coef: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, help: 'entropy bonus: subtracts coef × entropy from each token loss' },

@@ -52,6 +52,8 @@ export function StatusBar() {
   const backendText = b ? `backend ${b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`}` : 'backend chosen on first start';
   const p = run.activity ? run.progress : null;
   const activity = run.activity || (busy ? `${busy}…` : !booted ? 'loading the shipped checkpoints…' : '');
+  // Something pressed is under way (not a note such as "step budget reached"): it shows a percentage throughout.
+  const waiting = !!busy || run.state === 'loading' || run.state === 'running' || run.state === 'pausing';
   return (
     <div className="status-bar" role="status" aria-live="polite" data-testid="status-bar">
       {/* Over a recording the header says so (the live run, if any, is kept as it is). */}
@@ -93,10 +95,15 @@ export function StatusBar() {
       {activity && (
         <span className="activity" data-testid="activity" data-what={p?.what ?? ''}>
           {activity}
-          {p && p.total > 0 && (
+          {(waiting || (p && p.total > 0)) && ' — '}
+          {p && p.total > 0 ? (
             <>
-              {' — '}
               <progress className="wait" max={p.total} value={p.done} aria-hidden="true" /> <span data-testid="activity-progress">{progressText(p)}</span>
+            </>
+          ) : (
+            // Before the worker's first count (loading, compiling): a percentage from the press on, at 0.
+            waiting && <>
+              <progress className="wait" max={1} value={0} aria-hidden="true" /> <span data-testid="activity-progress">0%</span>
             </>
           )}
         </span>
