@@ -325,3 +325,28 @@ test('no small contradictions: a percentage from Start on, one numbering of held
     await p.close();
   }
 });
+
+test('the default run without a step budget has a time line, and the held-out chart says what its band means for a dip', async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const p = await openPage(browser, '/');
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-time-line', async () => {
+      await p.page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });
+      assert.equal(await p.page.evaluate(() => window.__rlvr.state().setup.stepBudget), 0, 'the default run has no step budget');
+      const line = await p.page.textContent('[data-testid="time-estimate"]', { timeout: 10_000 });
+      assert.match(line, /^no step budget/);
+      assert.match(line, /per step/);
+      note(testInfo, `before Start, without a step budget: "${line}"`);
+      // A recorded run's held-out chart: the band's note names the largest dip and whether it is noise.
+      await p.page.goto(new URL('/?run=records/recipes/sat-grpo-200-seed2.rlvr.gz', process.env.E2E_BASE_URL).href);
+      await p.page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
+      await p.page.click('[data-testid="tab-charts"]');
+      const noteText = await p.page.textContent('[data-testid="chart-eval-band-note"]', { timeout: 10_000 });
+      assert.match(noteText, /The band is pass@1 ± one standard error/);
+      assert.match(noteText, /The dip from step \d+ to \d+ \([\d.]+ → [\d.]+\) is (within|larger than) two standard errors/);
+      note(testInfo, `band note: ${noteText}`);
+    });
+  } finally {
+    await p.close();
+  }
+});
