@@ -350,3 +350,45 @@ test('the default run without a step budget has a time line, and the held-out ch
     await p.close();
   }
 });
+
+test('a reload brings back what was on screen: "Restored at step N" with Resume, rollouts that say they were not kept, the last pass@k result', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const p = await openPage(browser, '/?eval_every=0&eval_prompts=2&prompts_per_step=4&num_generations=4');
+  const { page } = p;
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-reload', async () => {
+      await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });
+      await page.click('[data-testid="start"]');
+      await page.waitForFunction(() => window.__rlvr.state().run.step >= 2, undefined, { timeout: 180_000 });
+      await page.click('[data-testid="pause"]');
+      await page.waitForFunction(() => { const s = window.__rlvr.state(); return s.run.state === 'paused' && s.autosave?.step === s.run.step; }, undefined, { timeout: 120_000 });
+      const step = await page.evaluate(() => window.__rlvr.state().run.step);
+      await page.click('[data-testid="tab-passk"]');
+      await page.click('[data-testid="run-passk"]');
+      await page.waitForFunction(() => { const s = window.__rlvr.state().passk; return !s.running && s.curve; }, undefined, { timeout: 180_000 });
+      const before = await page.evaluate(() => window.__rlvr.state().passk.curve);
+
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForFunction(() => window.__rlvr?.bootDone() && window.__rlvr.state().run.state !== 'loading', undefined, { timeout: 60_000 });
+      await page.waitForSelector('[data-testid="restored-notice"]', { timeout: 30_000 });
+      assert.match(await page.textContent('[data-testid="restored-message"]'), new RegExp(`^Restored at step ${step} `));
+      // The pass@k result is back, and says from when.
+      await page.click('[data-testid="tab-passk"]');
+      await page.waitForSelector('[data-testid="passk-chart"]', { timeout: 10_000 });
+      assert.equal(Number(await page.getAttribute('[data-testid="passk-chart"]', 'data-step')), step);
+      assert.deepEqual((await page.evaluate(() => window.__rlvr.state().passk.curve)).current, before.current);
+      assert.match(await page.textContent('[data-testid="passk-restored"]'), new RegExp(`computed at step ${step} before the page was reloaded`));
+      // Rollouts: not "No rollouts yet: start training" at step N.
+      await page.click('[data-testid="tab-rollouts"]');
+      const rollouts = await page.textContent('[data-testid="rollouts-not-kept"]', { timeout: 10_000 });
+      assert.match(rollouts, new RegExp(`at step ${step}, but the rollouts of steps 1–${step} were not kept`));
+      // Resume, from the restore message.
+      await page.click('[data-testid="restored-resume"]');
+      await page.waitForFunction(() => ['running', 'done'].includes(window.__rlvr.state().run.state), undefined, { timeout: 60_000 });
+      note(testInfo, `reloaded at step ${step}: "Restored at step ${step}", pass@k of step ${step} back, Resume trains on`);
+      await page.click('[data-testid="pause"]').catch(() => undefined);
+    });
+  } finally {
+    await p.close();
+  }
+});

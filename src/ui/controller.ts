@@ -12,7 +12,7 @@ import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
 import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
-import { deleteRun, loadRun, restoredNote, type SavedRun } from './persist.ts';
+import { deleteRun, forgetPassK, loadPassK, loadRun, restoredNote, savePassK, type SavedRun } from './persist.ts';
 import { holdRun, recordShownStep } from './tabs.ts';
 import { getState, hasRun, initialRun, patch, setState, type AppError } from './store.ts';
 import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
@@ -381,6 +381,9 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
     setRunId(copy ? undefined : saved.runId);
     failedRestore = null;
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
+    // The last pass@k result of this run, unless it was measured on steps the reload lost.
+    const kept = saved.runId ? loadPassK(saved.runId) : null;
+    if (kept && kept.step <= saved.snapshot.trainer.step) patch('passk', { curve: kept, restored: true });
     await syncLiveConfig();
   } catch (e) {
     patch('run', { state: 'idle', activity: '' });
@@ -448,7 +451,10 @@ export async function restoreOffered(runId: string): Promise<void> {
 export async function discardSaved(runId: string | null = failedRestore): Promise<void> {
   if (!runId) return;
   const offer = getState().savedRuns.find((o) => o.runId === runId);
-  if (!offer?.openElsewhere) await deleteRun(runId).catch(() => undefined);
+  if (!offer?.openElsewhere) {
+    await deleteRun(runId).catch(() => undefined);
+    forgetPassK(runId);
+  }
   dropOffer(runId);
   if (runId === currentRunId()) setState({ autosave: null });
 }
@@ -486,7 +492,10 @@ export async function runPassK(): Promise<void> {
   patch('passk', { running: true, error: null, wait: null, cancelled: false });
   try {
     const curve = await client().call((a) => a.evaluatePassAtK());
-    if (ticket === passkTicket) patch('passk', { curve, running: false, wait: null });
+    if (ticket === passkTicket) patch('passk', { curve, running: false, wait: null, restored: false });
+    // Kept with the run: a reload shows it again (restoreSaved).
+    const id = currentRunId();
+    if (id) savePassK(id, curve);
   } catch (e) {
     // A crash has already put its message in the panel (onCrash); a cancel its own state.
     if (ticket === passkTicket && getState().passk.running) patch('passk', { running: false, wait: null, error: message(e) });

@@ -169,7 +169,7 @@ export interface AppState {
   view: View;
   smoothing: number;
   inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
-  passk: { curve: PassKCurve | null; running: boolean; error: string | null; wait?: PassKWait | null; cancelled?: boolean };
+  passk: { curve: PassKCurve | null; running: boolean; error: string | null; wait?: PassKWait | null; cancelled?: boolean; restored?: boolean };
   /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
   warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */

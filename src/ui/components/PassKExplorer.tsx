@@ -69,6 +69,11 @@ export default function PassKExplorer() {
               pass@k after {c.step} steps — {c.prompts} prompts × {c.n} samples ({c.seconds.toFixed(1)} s)
             </span>
             <span className="help">unbiased estimator 1 − C(n−c, k)/C(n, k), averaged over prompts</span>
+            {passk.restored && (
+              <span className="help" data-testid="passk-restored">
+                computed at step {c.step} before the page was reloaded, and kept with the run
+              </span>
+            )}
             <span className="help" data-testid="passk-verdict">
               {verdict.charAt(0).toUpperCase() + verdict.slice(1)}.
             </span>
