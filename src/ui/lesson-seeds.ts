@@ -50,7 +50,9 @@ export function meanEvals(runs: EvalPoint[][]): EvalPoint[] {
 }
 
 /** An arm's curves from its records on every seed: the mean, and each seed's own. */
-export function armOverSeeds(records: { seed: number; record: RunRecord; metrics: StepMetrics[] }[]): { metrics: StepMetrics[]; evals: EvalPoint[]; seeds: SeedCurves[] } {
+export function armOverSeeds(
+  records: { seed: number; record: RunRecord; metrics: StepMetrics[] }[],
+): { metrics: StepMetrics[]; evals: EvalPoint[]; seeds: SeedCurves[] } {
   return {
     metrics: meanMetrics(records.map((r) => r.metrics)),
     evals: meanEvals(records.map((r) => r.record.evals)),
@@ -62,15 +64,24 @@ export function armOverSeeds(records: { seed: number; record: RunRecord; metrics
  * The seed whose rollouts a lesson shows: the first (in the lesson's order) on which the effect shows
  * alone, else `fallback` (the seed its outcome names). `showsOn` counts the seeds on which it shows.
  */
-export function seedToShow(perSeed: { seed: number; verdict: Verdict }[], fallback: number): { seed: number; shows: boolean; showsOn: number; of: number } {
+/** The seed shown, whether the effect shows on it alone, and on how many of how many seeds it does. */
+export interface ShownSeed {
+  seed: number;
+  shows: boolean;
+  showsOn: number;
+  of: number;
+}
+
+export function seedToShow(perSeed: { seed: number; verdict: Verdict }[], fallback: number): ShownSeed {
   const showing = perSeed.filter((x) => x.verdict.shows);
   const pick = showing[0];
   return { seed: pick ? pick.seed : fallback, shows: !!pick, showsOn: showing.length, of: perSeed.length };
 }
 
 /** The banner's sentence on what the curves and the rollouts are. */
-export function seedsSentence(seeds: readonly number[], shown: { seed: number; shows: boolean; showsOn: number; of: number }): string {
-  const curves = `The curves are the mean over seeds ${seeds.join(', ')} (what the verdict judges); each seed alone is a faint line.`;
+export function seedsSentence(seeds: readonly number[], shown: ShownSeed): string {
+  const curves = `The curves are the mean over seeds ${seeds.join(', ')} (what the verdict judges); `
+    + 'each seed alone is a faint line.';
   const tally = shown.of ? ` The effect shows on ${shown.showsOn} of the ${shown.of} seeds alone.` : '';
   const rollouts = shown.shows
     ? ` The scrubber and rollouts show seed ${shown.seed}, one on which it shows.`

@@ -10,17 +10,27 @@ export interface PassKWait {
   /** Whether the base policy is sampled too (not cached): two phases. */
   twoPhases: boolean;
   what: 'passk-base' | 'passk-current';
-  /** When (ms, performance.now()) and at what fraction the first sampled batch was reported: the rate is measured from there. */
+  /**
+   * When (ms, performance.now()) and at what fraction the first sampled batch was reported: the rate
+   * is measured from there.
+   */
   from: { t: number; fraction: number };
 }
 
-/** The wait after a progress report of `what` (done of total samples), given the wait so far (null: the first report). */
-export function passKWait(prev: PassKWait | null, what: 'passk-base' | 'passk-current', done: number, total: number, now: number): PassKWait {
+/** The wait after a progress report of `what` (done of total samples), given the wait so far (null: the first). */
+export function passKWait(
+  prev: PassKWait | null,
+  what: 'passk-base' | 'passk-current',
+  done: number,
+  total: number,
+  now: number,
+): PassKWait {
   const twoPhases = what === 'passk-base' || !!prev?.twoPhases;
   const part = total > 0 ? Math.min(1, done / total) : 0;
   const fraction = twoPhases ? (what === 'passk-base' ? part / 2 : 0.5 + part / 2) : part;
   // Never backwards: a late report of an earlier batch does not move the line back.
-  return { fraction: Math.max(prev?.fraction ?? 0, fraction), twoPhases, what, from: prev?.from ?? { t: now, fraction } };
+  const from = prev?.from ?? { t: now, fraction };
+  return { fraction: Math.max(prev?.fraction ?? 0, fraction), twoPhases, what, from };
 }
 
 /** Seconds left at the rate measured since the first batch; null until there is a rate. */

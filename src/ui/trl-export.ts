@@ -8,11 +8,14 @@ import { trlExportContents, trlFiles, TRL_EXPORT_PROMPTS } from '../export/trl/c
 import { portedFamilies, setPythonSources } from '../export/trl/python-text.ts';
 import { zipStore } from '../util/zip.ts';
 
-const bundled = import.meta.glob('../export/trl/python/*.py', { query: '?raw', import: 'default' }) as Record<string, () => Promise<string>>;
+type Load = () => Promise<string>;
+const bundled = import.meta.glob('../export/trl/python/*.py', { query: '?raw', import: 'default' });
 
 async function loadPythonSources(): Promise<void> {
   const byName = new Map<string, string>();
-  await Promise.all(Object.entries(bundled).map(async ([path, load]) => byName.set(path.replace(/^.*\/([^/]+)\.py$/, '$1'), await load())));
+  const nameOf = (path: string) => path.replace(/^.*\/([^/]+)\.py$/, '$1');
+  const named = Object.entries(bundled as Record<string, Load>).map(([path, load]) => [nameOf(path), load] as const);
+  await Promise.all(named.map(async ([name, load]) => byName.set(name, await load())));
   setPythonSources((name) => {
     const text = byName.get(name);
     if (text === undefined) throw new Error(`the TRL export has no python/${name}.py in this build`);
@@ -22,13 +25,15 @@ async function loadPythonSources(): Promise<void> {
 
 /** The README's shell commands, in order (what the page shows beside the download). */
 export function readmeCommands(readme: string): string[] {
-  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').map((l) => l.trim()).filter(Boolean).join('\n'));
+  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return blocks.map((b) => b.split('\n').map((l) => l.trim()).filter(Boolean).join('\n'));
 }
 
-/** The zip of the TRL project for `config` (its files at the top level, as the CLI writes them into --out), and its README. */
+/** The TRL project of `config` as a zip (its files at the top, as the CLI writes them into --out), and its README. */
 export async function trlExportZip(config: RunConfig): Promise<{ bytes: Uint8Array; readme: string; name: string }> {
   if (!(portedFamilies as readonly string[]).includes(config.task)) {
-    throw new Error(`the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${config.task}"`);
+    const which = portedFamilies.join(', ');
+    throw new Error(`the TRL export has reward functions for ${which}; not for task "${config.task}"`);
   }
   await loadPythonSources();
   const { contents } = trlExportContents(config, config.difficulty, TRL_EXPORT_PROMPTS);

@@ -10,15 +10,29 @@ import { readmeSource } from './readme-file.ts';
 import { rewardsSource } from './rewards-file.ts';
 import { trainScriptSource } from './train-script.ts';
 
-export const trlFiles = ['train_grpo.py', 'rewards.py', 'trl_record.py', 'rlvr_record.py', 'run_config.json', 'prompts.jsonl', 'README.md'] as const;
+export const trlFiles = [
+  'train_grpo.py',
+  'rewards.py',
+  'trl_record.py',
+  'rlvr_record.py',
+  'run_config.json',
+  'prompts.jsonl',
+  'README.md',
+] as const;
 export type TrlFile = (typeof trlFiles)[number];
 
 /** The CLI's default prompt count (`rlvr export --format trl --prompts`). */
 export const TRL_EXPORT_PROMPTS = 2000;
 
 /** `difficulty` is the run's (the config's, or the base checkpoint's measured one when the config has none). */
-export function trlExportContents(config: RunConfig, difficulty: Partial<Difficulty>, promptCount: number): { contents: Record<TrlFile, string>; prompts: number; difficulty: Difficulty } {
-  if (!Number.isInteger(promptCount) || promptCount < 1) throw new Error(`prompt count must be a positive integer, got ${promptCount}`);
+export function trlExportContents(
+  config: RunConfig,
+  difficulty: Partial<Difficulty>,
+  promptCount: number,
+): { contents: Record<TrlFile, string>; prompts: number; difficulty: Difficulty } {
+  if (!Number.isInteger(promptCount) || promptCount < 1) {
+    throw new Error(`prompt count must be a positive integer, got ${promptCount}`);
+  }
   const rewards = rewardsSource(config);
   const { rows, difficulty: resolved } = promptRows(config, difficulty, promptCount);
   const contents: Record<TrlFile, string> = {

@@ -16,6 +16,9 @@ export function setPythonSources(reader: (name: string) => string): void {
 }
 
 export function pythonSource(name: string): string {
-  if (!read) throw new Error(`the TRL export's Python sources are not loaded (python/${name}.py): import python-sources.ts in Node`);
+  if (!read) {
+    const why = 'import python-sources.ts in Node';
+    throw new Error(`the TRL export's Python sources are not loaded (python/${name}.py): ${why}`);
+  }
   return read(name);
 }
