@@ -116,7 +116,10 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
       await page.waitForSelector('[data-testid="preset"]', { timeout: 30_000 });
       check(/task sat · preset GRPO/.test((await maybeText('status-what')) ?? ''), `status bar before Start: ${await text(page, 'status-bar')}`);
       await page.selectOption('[data-testid="preset"]', 'dapo');
-      await page.waitForTimeout(300);
+      // The status bar follows the pick on the next render: wait for it (a wrong bar is reported below).
+      await page
+        .waitForFunction(() => /preset DAPO/.test(document.querySelector('[data-testid="status-what"]')?.textContent ?? ''), undefined, { timeout: 10_000 })
+        .catch(() => undefined);
       check(/preset DAPO/.test((await maybeText('status-what')) ?? ''), `status bar after picking DAPO: ${await text(page, 'status-bar')}`);
       await page.selectOption('[data-testid="preset"]', 'grpo');
 

@@ -238,7 +238,8 @@ async function openFromGallery(testInfo, page, lesson) {
 }
 
 test('every lesson opens from its card and starts its runs with the lesson configs', async ({}, testInfo) => {
-  test.setTimeout(330_000);
+  // 4.3 min at load average 15 on this 2-core machine; the limit only catches a hang.
+  test.setTimeout(600_000);
   const p = await open('/');
   try {
     await withDiagnostics(testInfo, p, 'lessons-open', async () => {
@@ -270,7 +271,9 @@ test('every lesson opens from its card and starts its runs with the lesson confi
 /** A lesson link opens the lesson and starts nothing until "Run it live" is pressed. */
 async function runItLive(page, lessonId) {
   await page.waitForSelector(`[data-testid="lesson-banner"][data-lesson="${lessonId}"]`, { timeout: 30_000 });
-  await page.waitForTimeout(2000);
+  // The end of the link's opening: every lesson ships its recording, shown once read and decoded
+  // (src/ui/recording.ts marks 'record-shown'); a run the link started would be on the page by then.
+  await page.waitForFunction(() => performance.getEntriesByName('record-shown').length > 0, undefined, { timeout: 60_000, polling: 100 });
   const s = await page.evaluate(() => window.__rlvr.state());
   assert.equal(s.run.state, 'idle', 'the main run did not start before the press');
   // A lesson that ships its recording shows it in Compare (recorded sides); none trains before the press.
@@ -341,9 +344,12 @@ test("?lesson=sharpening opens with the lesson's own step budget and evaluates p
 });
 
 test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its runs with the lesson configs', async ({}, testInfo) => {
-  test.setTimeout(300_000);
+  // 12 lessons of 2-3 runs each: 20 s a lesson on this 2-core machine, twice that when it is loaded
+  // (measured 17-39 s at load average 14); the limit only catches a hang.
+  test.setTimeout(900_000);
   const problems = [];
   for (const lesson of lessons) {
+    const t0 = Date.now();
     const p = await open(`/?lesson=${lesson.id}&steps=1`);
     try {
       const { page } = p;
@@ -352,7 +358,7 @@ test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its ru
       const c = await waitForRuns(page, lesson.runs.length, { timeout: 100_000 });
       assertLessonConfigs(lesson, c, 1);
       assert.deepEqual(p.pageErrors, []);
-      note(testInfo, `${lesson.id}: ${lesson.runs.length} runs started from its URL`);
+      note(testInfo, `${lesson.id}: ${lesson.runs.length} runs started from its URL in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     } catch (e) {
       problems.push(`${lesson.id}: ${e.message.split('\n')[0]}`);
       await screenshot(p.page, `lessons-url-${lesson.id}-FAILED`).catch(() => undefined);

@@ -146,10 +146,14 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
     await page.waitForFunction(() => /held-out pass@k/.test(document.querySelector('[data-testid="activity"]')?.textContent ?? '') && !!document.querySelector('[data-testid="activity-progress"]'), undefined, { timeout: 120_000, polling: 50 });
     await page.screenshot({ path: join(DOCS, 'status-eval-progress.png'), clip: { x: 0, y: 0, width: 1280, height: 120 } });
     await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1 && window.__rlvr.state().busy === null, { timeout: 240_000 });
-    await page.waitForTimeout(1500);
+    assert.equal((await state(page)).metrics.length, 1, 'the first click ran one step');
+    // A click kept while busy would run once the page is free again, ahead of any later press. So one
+    // more press, once the page is free, and its step: two steps in all, not three or four.
+    await page.click('[data-testid="step-once"]');
+    await waitForPage(page, () => window.__rlvr.state().metrics.length >= 2 && window.__rlvr.state().busy === null, { timeout: 120_000 });
     const s = await state(page);
-    assert.equal(s.metrics.length, 1, 'three clicks while busy ran exactly one step');
-    assert.equal(s.run.step, 1);
+    assert.equal(s.metrics.length, 2, 'the two clicks made while the first step ran were not kept: one more press, one more step');
+    assert.equal(s.run.step, 2);
     const texts = await seen(page);
     note(testInfo, `activity seen: ${texts.slice(0, 12).join(' | ')}`);
     const evalPct = texts.filter((x) => /held-out pass@k .*samples \d+\/\d+ \((\d+)%\)/.test(x));
@@ -162,22 +166,22 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
     assert.ok(!texts.some((x) => /step 1: .*\(100%\)$/.test(x) && !/tokens|minibatches/.test(x)), "the evaluation's 100% does not linger on the step");
 
     // The autosave after the step, then Reset: it asks, Cancel keeps the run.
-    await waitForPage(page, () => window.__rlvr.state().autosave?.step === 1, { timeout: 30_000 });
+    await waitForPage(page, () => window.__rlvr.state().autosave?.step === 2, { timeout: 30_000 });
     await page.click('[data-testid="reset"]');
     await page.waitForSelector('[data-testid="confirm-reset"]');
-    assert.match(await text(page, 'confirm-reset'), /autosave of step 1 is kept/);
+    assert.match(await text(page, 'confirm-reset'), /autosave of step 2 is kept/);
     await page.screenshot({ path: join(DOCS, 'reset-confirm.png'), clip: { x: 0, y: 0, width: 1280, height: 260 } });
     await page.click('[data-testid="confirm-reset-no"]');
-    assert.equal((await state(page)).run.step, 1, 'Cancel keeps the run');
+    assert.equal((await state(page)).run.step, 2, 'Cancel keeps the run');
     await page.click('[data-testid="reset"]');
     await page.click('[data-testid="confirm-reset-yes"]');
     await waitForPage(page, () => window.__rlvr.state().run.state === 'idle');
     assert.equal((await state(page)).run.step, 0);
     await page.waitForSelector('[data-testid="saved-run-banner"]');
-    assert.match(await text(page, 'saved-run-banner'), /step 1/);
+    assert.match(await text(page, 'saved-run-banner'), /step 2/);
     // The autosave is still in IndexedDB: a reload resumes it.
     await page.reload({ waitUntil: 'load' });
-    await waitForPage(page, () => window.__rlvr.state().run.step === 1 && window.__rlvr.state().metrics.length === 1, { timeout: 60_000 });
+    await waitForPage(page, () => window.__rlvr.state().run.step === 2 && window.__rlvr.state().metrics.length === 2, { timeout: 60_000 });
     assert.deepEqual(p.pageErrors, []);
   });
   await p.close();

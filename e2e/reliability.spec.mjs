@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, note, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
@@ -127,7 +127,13 @@ test('CSP without unsafe-eval on every file; the app trains a step under it and 
         el.textContent = 'window.__inlineRan = true';
         document.head.appendChild(el);
         setTimeout('window.__stringTimerRan = true', 0); // string code: needs 'unsafe-eval'
-        await new Promise((ok) => setTimeout(ok, 200));
+        // Timers of one delay run in the order they were set: had the string timer been let through, it
+        // would have run before this one.
+        await new Promise((ok) => setTimeout(ok, 0));
+        // The refusals are reported as securitypolicyviolation events, queued as tasks of their own.
+        for (const t0 = performance.now(); !window.__csp.some((v) => v.startsWith('script-src')) && performance.now() - t0 < 10_000; ) {
+          await new Promise((ok) => setTimeout(ok, 20));
+        }
         return { inline: window.__inlineRan === true, timer: window.__stringTimerRan === true, violations: window.__csp.slice() };
       });
       assert.equal(inline.inline, false, 'an inline script is blocked');
@@ -136,12 +142,18 @@ test('CSP without unsafe-eval on every file; the app trains a step under it and 
       const workerViolations = await worker.evaluate(() => self.__rlvrTest.cspViolations());
       const inWorker = await worker.evaluate(async () => {
         setTimeout('self.__evalRan = true', 0);
-        await new Promise((ok) => setTimeout(ok, 200));
+        await new Promise((ok) => setTimeout(ok, 0)); // after the string timer, had it been let through
         return self.__evalRan === true;
       });
       assert.equal(inWorker, false, 'string-evaluated code is blocked in the worker too');
       assert.ok(workerViolations.length === 0, `no CSP violation in the trainer worker during training: ${workerViolations}`);
-      const after = await worker.evaluate(() => self.__rlvrTest.cspViolations());
+      // The worker's listener hears of the refusal in a task of its own: wait for it (10 s at most).
+      const after = await worker.evaluate(async () => {
+        for (const t0 = performance.now(); !self.__rlvrTest.cspViolations().some((v) => v.startsWith('script-src')) && performance.now() - t0 < 10_000; ) {
+          await new Promise((ok) => setTimeout(ok, 20));
+        }
+        return self.__rlvrTest.cspViolations();
+      });
       assert.ok(after.some((v) => v.startsWith('script-src')), `the worker's own listener sees a violation: ${after}`);
       results.csp = { policy: csp };
       note(testInfo, `CSP: ${csp}`);
@@ -444,7 +456,8 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
       await page.click('[data-testid="start"]');
       await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1, undefined, { timeout: 150_000 });
       await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
-      await page.waitForTimeout(300);
+      // The trainer worker's target attaches asynchronously: wait for it before talking to it.
+      await expect.poll(() => targets.some((x) => x.targetInfo.url.includes('trainer.worker')), { timeout: 30_000, message: 'the trainer worker attached' }).toBe(true);
       const rows = [];
       const t0 = Date.now();
       for (let target = 50; target <= SOAK_STEPS; target += 50) {
@@ -504,6 +517,7 @@ test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, l
       const samples = [];
       while ((await state(page)).run.state !== 'done') {
         samples.push((await memory()).liveTensors); // mid-step: plus at most the KV caches or one update's outputs
+        // A sampling period (samples land at any phase of a step), not a wait for an event.
         await page.waitForTimeout(2000);
       }
       const end = await memory();

@@ -3,8 +3,9 @@
  * step's rollout records, and the pass@k explorer (base vs current policy, k = 1..64).
  */
 import type { Backend } from '../src/engine/backend.ts';
-import type { RunConfig } from '../src/rl/config.ts';
+import { samplingParams, type RunConfig } from '../src/rl/config.ts';
 import { evaluatePassAtK } from '../src/rl/evaluate.ts';
+import { objectiveSettings } from '../src/rl/objective-form.ts';
 import type { RolloutRecord } from '../src/rl/rollout.ts';
 import type { TrainingRun } from '../src/rl/run.ts';
 import type { ObjectiveSettings, PassKCurve, StepRollouts } from './protocol.ts';
@@ -12,38 +13,8 @@ import type { ObjectiveSettings, PassKCurve, StepRollouts } from './protocol.ts'
 /** The k range of the pass@k explorer. */
 export const PASSK_N = 64;
 
-export function settingsOf(c: RunConfig): ObjectiveSettings {
-  return {
-    loss_type: c.loss_type,
-    importance_sampling_level: c.importance_sampling_level,
-    epsilon: c.epsilon,
-    epsilon_high: c.epsilon_high,
-    delta: c.delta,
-    sapo_temperature_pos: c.sapo_temperature_pos,
-    sapo_temperature_neg: c.sapo_temperature_neg,
-    vespo_k_pos: c.vespo_k_pos,
-    vespo_lambda_pos: c.vespo_lambda_pos,
-    vespo_k_neg: c.vespo_k_neg,
-    vespo_lambda_neg: c.vespo_lambda_neg,
-    clip_cov_ratio: c.clip_cov_ratio,
-    clip_cov_lb: c.clip_cov_lb,
-    clip_cov_ub: c.clip_cov_ub,
-    kl_cov_ratio: c.kl_cov_ratio,
-    ppo_kl_coef: c.ppo_kl_coef,
-    beta: c.beta,
-    kl_estimator: c.kl_estimator,
-    use_bias_correction_kl: c.use_bias_correction_kl,
-    entropy_coef: c.entropy_coef,
-    max_completion_length: c.max_completion_length,
-    minibatches: c.minibatches,
-    num_iterations: c.num_iterations,
-    scale_rewards: c.scale_rewards,
-    advantage_estimator: c.advantage_estimator,
-    positive_weight: c.positive_weight,
-    negative_weight: c.negative_weight,
-    mask_truncated_completions: c.mask_truncated_completions,
-  };
-}
+/** The objective knobs of a config (every field ObjectiveSettings picks from RunConfig). */
+export const settingsOf = (c: RunConfig): ObjectiveSettings => objectiveSettings(c);
 
 /** A kept step's records (each carries the graph's per-token objective terms) with the settings it ran with. */
 export function stepRollouts(step: number, records: RolloutRecord[], settings: ObjectiveSettings): StepRollouts {
@@ -71,7 +42,7 @@ export async function passKCurve(run: TrainingRun, cache: Map<string, Record<str
     n,
     ks,
     seed: c.seed,
-    sampling: { temperature: c.temperature, topK: c.top_k, topP: c.top_p },
+    sampling: samplingParams(c),
     maxNewTokens: c.max_completion_length,
     batchRows: c.prompts_per_step * c.num_generations,
   };

@@ -7,6 +7,7 @@ import type { Manifest } from '../src/model/checkpoint.ts';
 import type { ModelConfig, ModelPresetId } from '../src/model/config.ts';
 import type { Layout } from '../src/model/layout.ts';
 import type { RunConfig } from '../src/rl/config.ts';
+import type { ObjectiveSettings } from '../src/rl/objective-form.ts';
 import type { RolloutRecord } from '../src/rl/rollout.ts';
 import type { EvalPoint, RunSnapshotCore } from '../src/rl/run.ts';
 import type { StepMetrics } from '../src/rl/trainer.ts';
@@ -149,38 +150,8 @@ export interface SaveCost {
  */
 export type SessionErrorCode = 'non-finite' | 'device-lost';
 
-/** The objective knobs in force when a step ran: what the objective panel fills the formula with. */
-export interface ObjectiveSettings {
-  loss_type: RunConfig['loss_type'];
-  importance_sampling_level: RunConfig['importance_sampling_level'];
-  epsilon: number;
-  epsilon_high: number;
-  delta: number | null;
-  sapo_temperature_pos: number;
-  sapo_temperature_neg: number;
-  vespo_k_pos: number;
-  vespo_lambda_pos: number;
-  vespo_k_neg: number;
-  vespo_lambda_neg: number;
-  clip_cov_ratio: number;
-  clip_cov_lb: number;
-  clip_cov_ub: number;
-  kl_cov_ratio: number;
-  ppo_kl_coef: number;
-  beta: number;
-  kl_estimator: RunConfig['kl_estimator'];
-  use_bias_correction_kl: boolean;
-  entropy_coef: number;
-  max_completion_length: number;
-  minibatches: number;
-  num_iterations: number;
-  scale_rewards: RunConfig['scale_rewards'];
-  advantage_estimator: RunConfig['advantage_estimator'];
-  positive_weight: number;
-  negative_weight: number;
-  /** Whether truncated completions were left out of the loss (and of REINFORCE++'s token whitening). */
-  mask_truncated_completions: boolean;
-}
+/** The objective knobs in force when a step ran (derived from RunConfig in src/rl/objective-form.ts). */
+export type { ObjectiveSettings };
 
 /** A rollout record as the inspector shows it: it already carries the graph's per-token objective terms. */
 export type InspectRollout = RolloutRecord;

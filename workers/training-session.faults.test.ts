@@ -224,7 +224,8 @@ describe('a lost WebGPU device', () => {
     s.deviceLost('simulated');
     s.deviceLost('again');
     await until(() => s.status().state === 'error');
-    await new Promise((ok) => setTimeout(ok, 50));
+    // The loop has ended (pause() resolves when it has): an error it would report later is emitted by now.
+    await s.pause();
     s.flush();
     const errs = events.filter((e) => e.type === 'error');
     expect(errs).toHaveLength(1);

@@ -223,13 +223,16 @@ export class Policy {
     const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
     const done = new Array<boolean>(rows).fill(false);
     const scratch = new Float64Array(2 * c.vocabSize);
+    // The repetition penalty reads each row's tokens so far, prompt included (as generate()'s input_ids).
+    const seen = (sp.repetitionPenalty ?? 1) !== 1 ? prompts.map((p) => new Set(p)) : null;
     // `perPrompt`: the logits hold one row per prompt (the prefill's), shared by its group.
     const draw = async (logitsTensor: DeviceTensor, produced: number, perPrompt: boolean) => {
       const logits = (await this.backend.read(logitsTensor)) as Float32Array;
       this.backend.dispose(logitsTensor);
       for (let r = 0; r < rows; r++) {
         if (done[r]) continue;
-        const d = drawToken(logits, (perPrompt ? Math.floor(r / G) : r) * c.vocabSize, c.vocabSize, sp, rng, scratch);
+        const d = drawToken(logits, (perPrompt ? Math.floor(r / G) : r) * c.vocabSize, c.vocabSize, sp, rng, scratch, seen?.[r]);
+        seen?.[r]!.add(d.token);
         const o = out[r]!;
         o.tokens.push(d.token);
         o.logp.push(d.logp);

@@ -52,3 +52,30 @@ describe('drawToken', () => {
     expect(() => drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1 }, new Rng(1), new Float64Array(vocab))).toThrow(/scratch holds 5 values, needs 10/);
   });
 });
+
+describe('drawToken with min_p and repetition_penalty', () => {
+  const draws = (sp: { minP?: number; repetitionPenalty?: number }, seen: Set<number>, n = 4000) => {
+    const rng = new Rng(3);
+    const scratch = new Float64Array(2 * vocab);
+    const counts = new Array<number>(vocab).fill(0);
+    for (let i = 0; i < n; i++) counts[drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1, ...sp }, rng, scratch, seen).token]!++;
+    return counts;
+  };
+
+  it('min_p keeps only tokens at least min_p × the top probability; the log-prob stays the full distribution’s', () => {
+    const p = probs(1);
+    const counts = draws({ minP: 0.3 }, new Set());
+    p.forEach((q, v) => (q < 0.3 * p[0]! ? expect(counts[v]).toBe(0) : expect(counts[v]).toBeGreaterThan(0)));
+    const d = drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1, minP: 0.3 }, new Rng(1), new Float64Array(2 * vocab));
+    expect(d.logp).toBeCloseTo(Math.log(p[d.token]!), 12);
+  });
+
+  it('a large repetition_penalty steers away from the seen tokens; the log-prob is the unpenalised one', () => {
+    // logit 2 → 2e-6 (about e^0 / (e^0 + e^1 + e^0.5 + e^0) = 0.19 instead of 0.52), logit -1 → -1e6 (never)
+    const counts = draws({ repetitionPenalty: 1e6 }, new Set([0, 3]));
+    expect(counts[3]).toBe(0);
+    expect(Math.abs(counts[0]! / 4000 - 1 / (2 + Math.E + Math.exp(0.5)))).toBeLessThan(0.03);
+    const d = drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1, repetitionPenalty: 1e6 }, new Rng(1), new Float64Array(2 * vocab), new Set([0]));
+    expect(d.logp).toBeCloseTo(Math.log(probs(1)[d.token]!), 12);
+  });
+});

@@ -6,6 +6,14 @@ export interface SamplingParams {
   topK: number;
   /** 1 disables nucleus sampling. */
   topP: number;
+  /** Keep only tokens of probability >= minP × the top token's (transformers' MinPLogitsWarper); 0 or absent = off. */
+  minP?: number;
+  /**
+   * Divides the positive logits (multiplies the negative ones) of every token already in the row,
+   * prompt and completion so far, before the temperature (transformers' RepetitionPenaltyLogitsProcessor);
+   * 1 or absent = off.
+   */
+  repetitionPenalty?: number;
 }
 
 export interface TokenDraw {
@@ -22,8 +30,9 @@ export interface TokenDraw {
  * scoring graph and the ratios in the loss. `scratch` holds at least 2 × vocab values (log-probs,
  * then probabilities): one exp per token, and nothing is allocated unless truncation is on.
  */
-export function drawToken(logits: ArrayLike<number>, offset: number, vocab: number, sp: SamplingParams, rng: Rng, scratch: Float64Array): TokenDraw {
+export function drawToken(logits: ArrayLike<number>, offset: number, vocab: number, sp: SamplingParams, rng: Rng, scratch: Float64Array, seen?: ReadonlySet<number>): TokenDraw {
   if (scratch.length < 2 * vocab) throw new Error(`drawToken: scratch holds ${scratch.length} values, needs ${2 * vocab}`);
+  if ((sp.minP ?? 0) > 0 || (sp.repetitionPenalty ?? 1) !== 1) return drawProcessed(logits, offset, vocab, sp, rng, seen ?? new Set());
   const inv = 1 / sp.temperature;
   let mx = -Infinity;
   for (let v = 0; v < vocab; v++) mx = Math.max(mx, logits[offset + v]! * inv);
@@ -84,4 +93,83 @@ function drawTruncated(vocab: number, sp: SamplingParams, rng: Rng, scratch: Flo
     }
   }
   return { token, logp: scratch[token]!, entropy };
+}
+
+/**
+ * The probabilities a draw uses under transformers' logits processors, in generate()'s order: the
+ * repetition penalty on the raw logits of the tokens in `seen`, then temperature, top-k, top-p and
+ * min-p, each on what the one before kept (0 for a removed token). sampling.test.ts checks them against
+ * transformers' own processors.
+ */
+export function processedProbs(logits: ArrayLike<number>, offset: number, vocab: number, sp: SamplingParams, seen: ReadonlySet<number>): Float64Array {
+  const inv = 1 / sp.temperature;
+  const penalty = sp.repetitionPenalty ?? 1;
+  const x = new Float64Array(vocab);
+  for (let v = 0; v < vocab; v++) {
+    const l = logits[offset + v]!;
+    x[v] = (seen.has(v) ? (l < 0 ? l * penalty : l / penalty) : l) * inv;
+  }
+  const q = softmax(x);
+  const order = Array.from({ length: vocab }, (_, v) => v).sort((a, b) => q[b]! - q[a]! || a - b);
+  let keep = sp.topK > 0 ? Math.min(sp.topK, vocab) : vocab;
+  if (sp.topP < 1) {
+    // the nucleus of what top-k kept, renormalised, as TopPLogitsWarper sees it after TopKLogitsWarper
+    let kept = 0;
+    for (let i = 0; i < keep; i++) kept += q[order[i]!]!;
+    let cum = 0;
+    for (let i = 0; i < keep; i++) {
+      cum += q[order[i]!]! / kept;
+      if (cum >= sp.topP) {
+        keep = i + 1;
+        break;
+      }
+    }
+  }
+  const minP = sp.minP ?? 0;
+  if (minP > 0) {
+    const floor = minP * q[order[0]!]!;
+    let i = 1;
+    while (i < keep && q[order[i]!]! >= floor) i++;
+    keep = i;
+  }
+  let mass = 0;
+  for (let i = 0; i < keep; i++) mass += q[order[i]!]!;
+  const out = new Float64Array(vocab);
+  for (let i = 0; i < keep; i++) out[order[i]!] = q[order[i]!]! / mass;
+  return out;
+}
+
+function softmax(x: Float64Array): Float64Array {
+  let mx = -Infinity;
+  for (const v of x) mx = Math.max(mx, v);
+  let sum = 0;
+  const out = new Float64Array(x.length);
+  for (let v = 0; v < x.length; v++) sum += out[v] = Math.exp(x[v]! - mx);
+  for (let v = 0; v < x.length; v++) out[v] = out[v]! / sum;
+  return out;
+}
+
+/**
+ * A draw from processedProbs. As TRL logs it, the reported log-prob and entropy stay those of the
+ * tempered distribution without the penalty or truncation (the scoring graph's, so the loss's ratios
+ * are unchanged).
+ */
+function drawProcessed(logits: ArrayLike<number>, offset: number, vocab: number, sp: SamplingParams, rng: Rng, seen: ReadonlySet<number>): TokenDraw {
+  const p = processedProbs(logits, offset, vocab, sp, seen);
+  const x = new Float64Array(vocab);
+  for (let v = 0; v < vocab; v++) x[v] = logits[offset + v]! / sp.temperature;
+  const tempered = softmax(x);
+  let entropy = 0;
+  for (const t of tempered) if (t > 0) entropy -= t * Math.log(t);
+  const order = Array.from({ length: vocab }, (_, v) => v).filter((v) => p[v]! > 0).sort((a, b) => p[b]! - p[a]! || a - b);
+  let u = rng.next();
+  let token = order[order.length - 1]!;
+  for (const v of order) {
+    u -= p[v]!;
+    if (u < 0) {
+      token = v;
+      break;
+    }
+  }
+  return { token, logp: Math.log(tempered[token]!), entropy };
 }

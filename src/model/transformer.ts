@@ -12,11 +12,21 @@ export interface ParamSpec {
   name: string;
   shape: number[];
   init: 'normal' | 'residual' | 'zeros' | 'ones';
+  /**
+   * Whether AdamW's weight decay applies: to the embeddings and weight matrices, not to biases or
+   * LayerNorm gains and shifts, as transformers' Trainer.get_decay_parameter_names chooses (it leaves out
+   * nn.LayerNorm modules and names containing "bias"), so a run here and its TRL export
+   * (src/export/trl) decay the same parameters.
+   */
+  decay: boolean;
 }
+
+/** Biases end in `.b` + suffix, LayerNorm parameters sit under `ln1.`, `ln2.`, `lnf.`. */
+const decays = (name: string) => !/(^|\.)ln(\d|f)\./.test(name) && !/\.b[a-z0-9]*$/.test(name);
 
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
   const d = c.dModel;
-  const specs: ParamSpec[] = [
+  const specs: Omit<ParamSpec, 'decay'>[] = [
     { name: 'wte', shape: [c.vocabSize, d], init: 'normal' },
     { name: 'wpe', shape: [c.contextLength, d], init: 'normal' },
   ];
@@ -42,7 +52,7 @@ export function paramSpecs(c: ModelConfig): ParamSpec[] {
     );
   }
   specs.push({ name: 'lnf.g', shape: [d], init: 'ones' }, { name: 'lnf.b', shape: [d], init: 'zeros' });
-  return specs;
+  return specs.map((s) => ({ ...s, decay: decays(s.name) }));
 }
 
 export function parameterCount(c: ModelConfig): number {

@@ -15,7 +15,7 @@
  * with nosniff, so an HTML file in a served folder can never run as a page of this origin.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CSP } from '../pwa/page-headers.ts';
 import { ISOLATION_HEADERS } from '../pwa/sw-core.ts';
@@ -139,7 +139,9 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
     return notFound(res, req);
   }
 
+  const page = segments.length === 0 || (segments.length === 1 && segments[0] === 'index.html');
   const real = await options.dist.resolve(segments.length ? segments : ['index.html']);
+  if (real !== null && page) return sendPage(req, res, real);
   if (real !== null) {
     return sendFile(req, res, real, CONTENT_TYPES[extension(real) ?? ''] ?? 'application/octet-stream', 'no-cache');
   }
@@ -148,7 +150,24 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
   if (extension(last) !== undefined) return notFound(res, req);
   const index = await options.dist.resolve(['index.html']);
   if (index === null) return notFound(res, req);
-  return sendFile(req, res, index, CONTENT_TYPES.html!, 'no-cache');
+  return sendPage(req, res, index);
+}
+
+/**
+ * Marks the page as served by `rlvr view`: only a page with it asks for runs.json (src/ui/viewer/
+ * run-sources.ts), so the page on a static host never requests a file that is not there.
+ */
+export const VIEW_MARK = '<meta name="rlvr-view" content="runs.json">';
+
+/** dist/index.html with VIEW_MARK at the start of its <head> (a page without one is sent as it is). */
+async function sendPage(req: IncomingMessage, res: ServerResponse, real: string): Promise<void> {
+  const html = (await readFile(real, 'utf8')).replace(/<head>/i, (head) => `${head}${VIEW_MARK}`);
+  baseHeaders(res);
+  res.setHeader('Cache-Control', 'no-cache');
+  res.statusCode = 200;
+  res.setHeader('Content-Type', CONTENT_TYPES.html!);
+  res.setHeader('Content-Length', String(Buffer.byteLength(html)));
+  res.end(req.method === 'HEAD' ? undefined : html);
 }
 
 async function sendFile(

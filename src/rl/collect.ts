@@ -9,7 +9,7 @@ import { applyNoise } from '../tasks/noisy.ts';
 import { shapeReward } from '../tasks/reward.ts';
 import type { TaskFamily, TaskInstance, Verdict } from '../tasks/types.ts';
 import { Rng } from '../util/rng.ts';
-import type { RunConfig } from './config.ts';
+import { samplingParams, type RunConfig } from './config.ts';
 import { isZeroVariance, mean } from './metrics.ts';
 
 /** One sampled, verified completion with its shaped reward. */
@@ -74,7 +74,7 @@ async function sampleGroups(x: CollectContext, instances: TaskInstance[], hints:
   const G = c.num_generations;
   const prompts = instances.map((inst, i) => encode(inst.prompt + hints[i]!));
   const rows = prompts.flatMap((p) => new Array<number[]>(G).fill(p));
-  const comps = await x.policy.sample(rows, { temperature: c.temperature, topK: c.top_k, topP: c.top_p }, c.max_completion_length, Rng.derive(c.seed, 'sample', x.step, round));
+  const comps = await x.policy.sample(rows, samplingParams(c), c.max_completion_length, Rng.derive(c.seed, 'sample', x.step, round));
   return instances.map((inst, gi) =>
     Array.from({ length: G }, (_, j) => {
       const r = gi * G + j;

@@ -9,6 +9,8 @@
  * Adding a knob: add one entry here, then use it where it acts (trainer, objective, sampler…).
  */
 
+import { lossTypeHelp, lossTypeNames, lossTypePapers } from './loss-types.ts';
+
 export type FieldGroup = 'Run' | 'Sampling' | 'Optimisation' | 'Objective' | 'Data and reward' | 'Curriculum' | 'Evaluation and bookkeeping';
 
 interface Common {
@@ -58,26 +60,23 @@ export const fieldTable = {
   temperature: { kind: 'num', default: 1, min: 0, max: 10, exclusiveMin: true, group: SAMPLING, trl: true, help: 'sampling temperature (also used when scoring log-probs)' },
   top_p: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: SAMPLING, trl: true, help: 'nucleus sampling: keep the smallest set of tokens with this much probability' },
   top_k: { kind: 'int', default: 0, min: 0, max: 1000, group: SAMPLING, trl: true, help: 'keep only the k most likely tokens (0 = off)' },
+  min_p: { kind: 'num', default: 0, min: 0, max: 1, group: SAMPLING, trl: true, paper: 'Min-p sampling (Nguyen et al., 2024)', help: "keep only tokens at least min_p × the top token's probability (0 = off)" },
+  repetition_penalty: { kind: 'num', default: 1, min: 0, max: 10, exclusiveMin: true, group: SAMPLING, trl: true, paper: 'CTRL (Keskar et al., 2019)', help: 'divide the positive logits (multiply the negative ones) of tokens already in the prompt or completion by this before sampling (1 = off)' },
   max_completion_length: { kind: 'int', default: 48, min: 1, max: 512, group: SAMPLING, restart: true, trl: true, trlDefault: 512, help: "cap on generated tokens; longer completions are truncated (prompt + this must fit the model's context)" },
 
   learning_rate: { kind: 'num', default: 1e-4, min: 0, max: 1, group: OPT, trl: true, trlDefault: 1e-6, help: 'AdamW step size' },
   warmup_steps: { kind: 'int', default: 10, min: 0, max: 1e6, group: OPT, trl: true, trlDefault: 0, help: 'linear learning-rate warm-up over the first N steps (a fresh Adam takes large, sign-like first steps)' },
   adam_beta1: { kind: 'num', default: 0.9, min: 0, max: 0.9999, group: OPT, trl: true, help: 'AdamW first-moment decay' },
   adam_beta2: { kind: 'num', default: 0.999, min: 0, max: 0.99999, group: OPT, trl: true, help: 'AdamW second-moment decay' },
-  weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW)' },
+  weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW); not on biases or LayerNorm, as in transformers' },
   max_grad_norm: { kind: 'num', default: 1, min: 0, max: 1e6, group: OPT, trl: true, help: 'clip the global gradient norm to this (0 = no clipping)' },
   num_iterations: { kind: 'int', default: 1, min: 1, max: 16, group: OPT, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'μ: optimisation passes over each sampled batch (PPO epochs); >1 makes the ratio and clipping matter' },
   minibatches: { kind: 'int', default: 1, min: 1, max: 64, group: OPT, restart: true, help: 'optimizer steps per pass: the batch is split this many ways (more = more off-policy)' },
+  steps_per_generation: { kind: 'int', default: 0, min: 0, max: 256, group: OPT, trl: true, help: "TRL's steps_per_generation: the batch is split into this many micro-batches, minibatches optimizer steps each accumulating steps_per_generation / minibatches of them, each micro-batch's loss normalised as TRL does (dapo, cispo, vespo, clip_cov, kl_cov: by the batch's tokens × accumulation / steps_per_generation); 0 = one micro-batch per optimizer step, token means over the whole batch" },
 
-  loss_type: {
-    kind: 'enum',
-    default: 'grpo',
-    values: ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo', 'gmpo', 'clip_cov', 'kl_cov'],
-    group: OBJ,
-    trl: true, trlDefault: 'dapo',
-    paper: 'DAPO; Dr. GRPO; MiniMax-M1 / ScaleRL (cispo); SAPO; LUSPO; VESPO; GMPO (Zhao et al., 2025); Clip-Cov / KL-Cov (Cui et al., 2025)',
-    help: 'the objective and how token losses are aggregated: grpo per-sequence mean; bnpo minibatch token mean; dapo batch token mean; dr_grpo constant divisor; cispo detached ratio capped at epsilon_high × A × logp (token mean); sapo soft sigmoid gate (per-sequence mean); luspo clipped, summed per sequence; vespo gamma-weighted sequence ratio (token mean); gmpo geometric mean of log-clipped token ratios; clip_cov / kl_cov clipped objective with the highest-covariance tokens dropped / KL-penalised (token mean) (gmpo, clip_cov, kl_cov: veRL, not in TRL)',
-  },
+  // Its choices, help and papers come from the loss-type table (loss-types.ts).
+  loss_type: { kind: 'enum', default: 'grpo', values: lossTypeNames, group: OBJ, trl: true, trlDefault: 'dapo', paper: lossTypePapers, help: lossTypeHelp },
+  multi_objective_aggregation: { kind: 'enum', default: 'sum_then_normalize', values: ['sum_then_normalize', 'normalize_then_sum'], group: OBJ, trl: true, paper: 'GDPO: Group reward-Decoupled Normalization Policy Optimization (2026)', help: "sum_then_normalize: the weighted reward components are summed, then the advantage estimator and scale_rewards apply; normalize_then_sum (GDPO): each component (correctness, format, partial, overlong) is normalised within its group, then weighted, summed and normalised over the batch (advantage_estimator grpo only; scale_rewards does not apply)" },
   scale_rewards: { kind: 'enum', default: 'group', values: ['group', 'batch', 'none'], group: OBJ, trl: true, paper: 'Dr. GRPO; Lite PPO (Liu et al., 2025)', help: 'divide advantages by the group std, the batch std, or not at all' },
   advantage_estimator: { kind: 'enum', default: 'grpo', values: ['grpo', 'rloo', 'signed', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline'], group: OBJ, paper: 'RLOO (Ahmadian et al., 2024); Zhu et al., 2025; REINFORCE++ (Hu, 2025)', help: 'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR); reinforce_plus_plus (veRL): reward whitened over the batch’s tokens; reinforce_plus_plus_baseline: reward − group mean, then whitened (both ignore scale_rewards)' },
   epsilon: { kind: 'num', default: 0.2, min: 0, max: 1, group: OBJ, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'lower clip: the ratio is clipped at 1 − epsilon (gmpo: the log-ratio at −epsilon)' },
@@ -94,12 +93,18 @@ export const fieldTable = {
   clip_cov_ub: { kind: 'num', default: 5, min: -1000, max: 1000, group: OBJ, paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)', help: 'clip_cov: upper bound of the covariance a dropped token must stay below' },
   kl_cov_ratio: { kind: 'num', default: 0.0002, min: 0, max: 1, group: OBJ, paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)', help: 'kl_cov: fraction of tokens (at least 1), those of largest covariance, that get ppo_kl_coef · |logp − old| added to their loss' },
   ppo_kl_coef: { kind: 'num', default: 1, min: 0, max: 100, group: OBJ, paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)', help: 'kl_cov: weight of the |logp − old| penalty on the selected tokens' },
+  off_policy_mask_threshold: { kind: 'nullable-num', default: null, min: 0, group: OBJ, trl: true, paper: 'DeepSeek-V3.2 (2025)', help: "drop the policy term of a negative-advantage completion whose mean log(π_old / π) over its tokens exceeds this (TRL's off-policy sequence mask); empty = off" },
   importance_sampling_level: { kind: 'enum', default: 'token', values: ['token', 'sequence'], group: OBJ, trl: true, paper: 'GSPO (Zheng et al., 2025)', help: 'token: one ratio per token; sequence: one geometric-mean ratio per completion' },
   beta: { kind: 'num', default: 0, min: 0, max: 10, group: OBJ, trl: true, paper: 'GRPO (DeepSeekMath)', help: 'KL penalty to the reference policy (0 = no reference, no KL)' },
   use_bias_correction_kl: { kind: 'bool', default: false, group: OBJ, trl: true, trlDefault: true, paper: 'DeepSeek-V3.2 (2025)', help: "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 defaults to true" },
   kl_estimator: { kind: 'enum', default: 'k3', values: ['k1', 'k3'], group: OBJ, paper: 'Schulman, "Approximating KL divergence" (2020)', help: 'k3 = exp(ref−logp) − (ref−logp) − 1 (unbiased, ≥ 0); k1 = logp − ref' },
   ref_reset_every: { kind: 'int', default: 0, min: 0, max: 1e6, group: OBJ, paper: 'ProRL (Liu et al., 2025)', help: 'reset the reference policy to the current one every N steps (0 = never)' },
   entropy_coef: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, help: 'entropy bonus: subtracts coef × entropy from each token loss' },
+  use_adaptive_entropy: { kind: 'bool', default: false, group: OBJ, trl: true, help: "adapt entropy_coef each optimizer step (TRL's controller): up by entropy_coef_delta while the trained tokens' mean entropy is at or below entropy_target, down otherwise; applied only while at or below the target" },
+  entropy_coef_min: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, trl: true, help: 'use_adaptive_entropy: the lowest entropy_coef' },
+  entropy_coef_max: { kind: 'num', default: 1, min: -1, max: 1, group: OBJ, trl: true, help: 'use_adaptive_entropy: the highest entropy_coef' },
+  entropy_coef_delta: { kind: 'num', default: 0.005, min: 0, max: 1, group: OBJ, trl: true, help: 'use_adaptive_entropy: the step of entropy_coef per optimizer step' },
+  entropy_target: { kind: 'num', default: 0.2, min: 0, max: 100, group: OBJ, trl: true, help: 'use_adaptive_entropy: the mean token entropy (nats) the controller holds the policy above' },
   mask_truncated_completions: { kind: 'bool', default: false, group: OBJ, trl: true, paper: 'DAPO (Yu et al., 2025)', help: 'exclude completions that hit the length cap from the loss' },
   top_entropy_quantile: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: OBJ, trl: true, paper: 'Beyond the 80/20 Rule (Wang et al., 2025)', help: 'train only on this top fraction of tokens by entropy (1 = all)' },
   random_token_fraction: { kind: 'num', default: 1, min: 0, max: 1, exclusiveMin: true, group: OBJ, paper: 'Beyond the 80/20 Rule (Wang et al., 2025)', help: 'train only on this fraction of tokens, drawn at random each step (1 = all): the control for top_entropy_quantile, as many tokens chosen without looking at their entropy' },
@@ -172,6 +177,17 @@ export const configFields = Object.keys(fieldTable) as (keyof RunConfig)[];
 export const fieldDecl = (k: keyof RunConfig): FieldDecl => fieldTable[k];
 
 /**
+ * The one rule for what a running run cannot take between steps, so a new run is needed: the fields
+ * declared `restart: true` above (they change the compiled graphs, the prompt stream or the model), and
+ * the difficulty while a ladder curriculum sets it or while the task it belongs to changes too.
+ * `changed` is every field the edit changes.
+ */
+export function needsRestart(k: keyof RunConfig, running: Pick<RunConfig, 'curriculum'>, changed: readonly (keyof RunConfig)[]): boolean {
+  if ((fieldTable[k] as FieldDecl).restart === true) return true;
+  return k === 'difficulty' && (running.curriculum === 'ladder' || changed.includes('task'));
+}
+
+/**
  * Rules between fields, each charged to one field (the one the message names). Checked after every
  * field is valid on its own.
  */
@@ -179,6 +195,22 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
   { field: 'epsilon_high', rule: '≥ epsilon', check: (c) => (c.epsilon_high < c.epsilon ? `must be >= epsilon (${c.epsilon}), got ${c.epsilon_high}` : null) },
   { field: 'random_token_fraction', rule: 'top_entropy_quantile = 1', check: (c) => (c.random_token_fraction < 1 && c.top_entropy_quantile < 1 ? `cannot be set with top_entropy_quantile (${c.top_entropy_quantile}): choose tokens at random or by entropy, not both` : null) },
   { field: 'ladder_step_back_at', rule: '< ladder_advance_at', check: (c) => (c.ladder_step_back_at >= c.ladder_advance_at ? `must be below ladder_advance_at (${c.ladder_advance_at})` : null) },
+  {
+    field: 'multi_objective_aggregation',
+    rule: 'normalize_then_sum needs advantage_estimator grpo and reward_source verifier',
+    check: (c) =>
+      c.multi_objective_aggregation === 'normalize_then_sum' && (c.advantage_estimator !== 'grpo' || c.reward_source !== 'verifier')
+        ? `normalize_then_sum needs advantage_estimator grpo and reward_source verifier (its reward functions apart), got ${c.advantage_estimator} and ${c.reward_source}`
+        : null,
+  },
+  {
+    field: 'steps_per_generation',
+    rule: '0, or a multiple of minibatches that divides prompts_per_step × num_generations',
+    check: (c) =>
+      c.steps_per_generation > 0 && (c.steps_per_generation % c.minibatches !== 0 || (c.prompts_per_step * c.num_generations) % c.steps_per_generation !== 0)
+        ? `must be 0 or a multiple of minibatches (${c.minibatches}) that divides prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ${c.steps_per_generation}`
+        : null,
+  },
   {
     field: 'minibatches',
     rule: 'divides prompts_per_step × num_generations',

@@ -2,6 +2,7 @@
  * The run config: its type, defaults and validation, all derived from the one table of fields in
  * config-fields.ts (names, types, ranges, help, restart flags).
  */
+import type { SamplingParams } from '../model/sampling.ts';
 import { configFields, crossFieldRules, fieldTable, type FieldDecl, type RunConfig } from './config-fields.ts';
 
 export { configFields, fieldTable, type FieldDecl, type FieldGroup, type RunConfig } from './config-fields.ts';
@@ -122,3 +123,12 @@ export const restartFields: (keyof RunConfig)[] = configFields.filter((k) => (fi
 
 /** Samples per held-out prompt in a run's evaluations: eval_samples, or num_generations when it is 0. */
 export const heldOutSamples = (c: Pick<RunConfig, 'eval_samples' | 'num_generations'>): number => (c.eval_samples > 0 ? c.eval_samples : c.num_generations);
+
+/** The sampler's parameters from a config (training, evaluation and the pass@k explorer draw alike). */
+export const samplingParams = (c: Pick<RunConfig, 'temperature' | 'top_k' | 'top_p' | 'min_p' | 'repetition_penalty'>): SamplingParams => ({
+  temperature: c.temperature,
+  topK: c.top_k,
+  topP: c.top_p,
+  minP: c.min_p,
+  repetitionPenalty: c.repetition_penalty,
+});

@@ -14,6 +14,7 @@
  */
 import type { RunConfig } from './config.ts';
 import { Rng } from '../util/rng.ts';
+import { objectiveForm } from './objective-form.ts';
 
 export interface CovRow {
   advantage: number;
@@ -38,16 +39,17 @@ export function tokenCovariance(rows: CovRow[]): number[][] {
   return rows.map((r) => r.mask.map((m, t) => (m ? (r.advantage - meanA) * (r.logp[t]! - meanL) : 0)));
 }
 
-/** 1 on the tokens the loss_type treats apart, 0 elsewhere (all 0 for other loss types). */
+/** 1 on the tokens the loss_type's form treats apart, 0 elsewhere (all 0 for other forms). */
 export function covSelection(c: Pick<RunConfig, 'loss_type' | 'clip_cov_ratio' | 'clip_cov_lb' | 'clip_cov_ub' | 'kl_cov_ratio'>, rows: CovRow[], rng: Rng): number[][] {
   const out = rows.map((r) => r.mask.map(() => 0));
-  if (c.loss_type !== 'clip_cov' && c.loss_type !== 'kl_cov') return out;
+  const form = objectiveForm(c.loss_type);
+  if (form !== 'clip_cov' && form !== 'kl_cov') return out;
   const cov = tokenCovariance(rows);
   const counted: { r: number; t: number; cov: number }[] = [];
   rows.forEach((row, r) => row.mask.forEach((m, t) => m && counted.push({ r, t, cov: cov[r]![t]! })));
   if (!counted.length) return out;
   let chosen: { r: number; t: number }[];
-  if (c.loss_type === 'clip_cov') {
+  if (form === 'clip_cov') {
     const k = Math.max(1, Math.floor(c.clip_cov_ratio * counted.length));
     const inBand = counted.filter((x) => x.cov > c.clip_cov_lb && x.cov < c.clip_cov_ub);
     chosen = rng.shuffle(inBand).slice(0, k);

@@ -16,7 +16,7 @@ import { Rng } from '../util/rng.ts';
 import type { Sampled } from './collect.ts';
 import { fieldTable, type RunConfig } from './config-fields.ts';
 import { defaultConfig } from './config.ts';
-import { buildRlGraph, objectiveForm, objectiveInputNames, rlGraphFeeds, type ObjectiveFeeds } from './objective.ts';
+import { buildRlGraph, objectiveForm, objectiveInputNames, objectiveOptions, rlGraphFeeds, type ObjectiveFeeds } from './objective.ts';
 import type { StepBatch } from './step-batch.ts';
 
 describe('ObjectiveFeeds (type-level: these lines only compile while the names are checked)', () => {
@@ -73,9 +73,13 @@ describe('rlGraphFeeds', () => {
     expect(forms.sort()).toEqual(['cispo', 'clip', 'clip_cov', 'gmpo', 'kl_cov', 'sapo', 'vespo']);
   });
 
-  for (const form of forms) {
-    it(`${form}: the feeds and what Policy.train adds are exactly the RL graph's inputs, with their dtypes and shapes`, async () => {
-      const c: RunConfig = { ...defaultConfig, task: 'sat', loss_type: lossTypes.find((lt) => objectiveForm(lt) === form)!, prompts_per_step: 4, num_generations: 4, minibatches: 2, beta: 0.04 };
+  // each form, and the clip form with the off-policy sequence mask (an input of its own)
+  const variants = [...forms.map((form) => ({ form, offPolicy: null })), { form: 'clip' as const, offPolicy: 0.01 }];
+  for (const { form, offPolicy } of variants) {
+    const name = `${form}${offPolicy === null ? '' : ' with off_policy_mask_threshold'}`;
+    it(`${name}: the feeds and what Policy.train adds are exactly the RL graph's inputs, with their dtypes and shapes`, async () => {
+      const loss_type = lossTypes.find((lt) => objectiveForm(lt) === form)!;
+      const c: RunConfig = { ...defaultConfig, task: 'sat', loss_type, prompts_per_step: 4, num_generations: 4, minibatches: 2, beta: 0.04, off_policy_mask_threshold: offPolicy };
       const be = createNodeBackend(1);
       const policy = await Policy.create(be, cfg, layout, initParams(cfg, 11));
       try {
@@ -84,7 +88,7 @@ describe('rlGraphFeeds', () => {
         const groups = promptGroups(batch.rows.slice(mbRows, 2 * mbRows).map((s) => s.prompt));
         const slots = Math.ceil(mbRows / c.num_generations);
         const feeds: Record<string, DeviceTensor> = rlGraphFeeds(policy, c, batch, { index: 1, first: mbRows, rows: mbRows, layout, groups, slots });
-        const graph = buildRlGraph(cfg, mbRows, slots, layout.promptLen, totalLen(layout), defaultAdamW, form);
+        const graph = buildRlGraph(cfg, mbRows, slots, layout.promptLen, totalLen(layout), defaultAdamW, form, objectiveOptions(c));
         // Policy.train feeds the weights, the AdamW moments, step and lr: the inputs trainState declares.
         const own = new Graph();
         trainState(own, cfg);

@@ -9,10 +9,10 @@ import type { Policy } from '../model/policy.ts';
 import { Rng } from '../util/rng.ts';
 import type { RunConfig } from './config-fields.ts';
 import { covSelection } from './cov-select.ts';
-import { objectiveForm, type ObjectiveForm } from './objective-form.ts';
+import { objectiveForm, objectiveForms, type ObjectiveForm, type ObjectiveKnobName } from './objective-form.ts';
 import type { StepBatch } from './step-batch.ts';
 
-export { clipSide, objectiveForm, type ObjectiveForm } from './objective-form.ts';
+export { clipSide, objectiveForm, objectiveKnobNames, type ObjectiveForm, type ObjectiveKnobName } from './objective-form.ts';
 
 /**
  * The objective's graph inputs, by name. `objectiveInputs` declares them and `rlGraphFeeds` fills
@@ -21,34 +21,22 @@ export { clipSide, objectiveForm, type ObjectiveForm } from './objective-form.ts
  * Every form declares these:
  */
 export const objectiveInputNames = ['old_logp', 'ref_logp', 'advantages', 'weights', 'mask', 'seq_len', 'beta', 'entropy_coef', 'sequence_level', 'use_k3', 'use_bias_correction_kl'] as const;
-/** The forms' scalar knobs (each form declares those formScalars lists for it). */
-export const objectiveKnobNames = ['clip_low', 'clip_high', 'delta', 'cispo_max', 'sapo_temperature_pos', 'sapo_temperature_neg', 'vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg', 'log_clip_low', 'log_clip_high', 'ppo_kl_coef'] as const;
 /** Clip-Cov / KL-Cov only: the tokens covSelection (cov-select.ts) picked. */
 export const covSelectInput = 'cov_select';
+/** With off_policy_mask_threshold set only: TRL's off-policy sequence mask threshold. */
+export const offPolicyInput = 'off_policy_mask_threshold';
 
 export type ObjectiveInputName = (typeof objectiveInputNames)[number];
-export type ObjectiveKnobName = (typeof objectiveKnobNames)[number];
 
 /** The objective's feeds (of any value type: device tensors, the float64 reference's arrays). */
-export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & { [K in ObjectiveKnobName | typeof covSelectInput]?: T };
-
-/** The scalar graph inputs each form reads, by name; `objectiveScalars` fills them from the config. */
-const formScalars: Record<ObjectiveForm, readonly ObjectiveKnobName[]> = {
-  clip: ['clip_low', 'clip_high', 'delta'],
-  cispo: ['cispo_max'],
-  sapo: ['sapo_temperature_pos', 'sapo_temperature_neg'],
-  vespo: ['vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg'],
-  gmpo: ['log_clip_low', 'log_clip_high'],
-  clip_cov: ['clip_low', 'clip_high'],
-  kl_cov: ['ppo_kl_coef'],
-};
+export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & { [K in ObjectiveKnobName | typeof covSelectInput | typeof offPolicyInput]?: T };
 
 /** A cap that never binds (delta off). */
 export const HUGE = 1e30;
 
 type KnobConfig = Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'ppo_kl_coef' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>;
 
-/** Every knob's value under a config. */
+/** Every knob's value under a config (objectiveForms in objective-form.ts says which each form reads). */
 function knobValues(c: KnobConfig): Record<ObjectiveKnobName, number> {
   return {
     clip_low: 1 - c.epsilon,
@@ -72,11 +60,8 @@ function knobValues(c: KnobConfig): Record<ObjectiveKnobName, number> {
 /** The values of the form's scalar inputs under a config (what rlGraphFeeds and the tests feed). */
 export function objectiveScalars(c: KnobConfig): { [K in ObjectiveKnobName]?: number } {
   const all = knobValues(c);
-  return Object.fromEntries(formScalars[objectiveForm(c.loss_type)].map((k) => [k, all[k]]));
+  return Object.fromEntries(objectiveForms[objectiveForm(c.loss_type)].knobs.map((k) => [k, all[k]]));
 }
-
-/** Clip-Cov and KL-Cov read the per-token input cov_select. */
-const readsCovSelect = (form: ObjectiveForm) => form === 'clip_cov' || form === 'kl_cov';
 
 /** Per-token inputs of the policy-gradient objective, all [rows, len] unless noted. */
 export interface ObjectiveInputs {
@@ -94,11 +79,20 @@ export interface ObjectiveInputs {
   sequenceLevel: Tensor; // [] bool: GSPO's sequence-level ratio
   useK3: Tensor; // [] bool: k3 estimator, else k1
   biasCorrectionKl: Tensor; // [] bool: the KL term times the importance ratio (TRL's use_bias_correction_kl)
-  /** [] the form's knobs, named as in formScalars. */
+  /** [] the form's knobs, named as in objectiveForms. */
   knobs: { [K in ObjectiveKnobName]?: Tensor };
   /** [rows, len] clip_cov / kl_cov only: 1 on the tokens covSelection (cov-select.ts) picked. */
   covSelect?: Tensor;
+  /** [] off_policy_mask_threshold set only: the sequence-mean KL above which a negative-advantage sequence is dropped. */
+  offPolicyThreshold?: Tensor;
 }
+
+/** What else a graph variant reads beyond its form: the off-policy sequence mask. */
+export interface ObjectiveOptions {
+  offPolicyMask?: boolean;
+}
+
+export const objectiveOptions = (c: Pick<RunConfig, 'off_policy_mask_threshold'>): ObjectiveOptions => ({ offPolicyMask: c.off_policy_mask_threshold !== null });
 
 /**
  * What the graph outputs per token, so nothing downstream recomputes the objective: the trainer
@@ -130,8 +124,10 @@ const LOG_FLOAT32_MAX = Math.log(3.4028234663852886e38);
  *                   l = clamp(logp - old, ±20); ratio is that geometric mean
  *            clip_cov: the clip's obj · (1 - picked)          (no delta)
  *            kl_cov:   ratio · A - picked · ppo_kl_coef · |logp - old|
+ *   keep   = A >= 0 or mean over the sequence of (old - sg(logp)) <= off_policy_mask_threshold
+ *            (1 without the threshold; TRL's get_off_policy_mask, DeepSeek-V3.2's off-policy sequence mask)
  *   kl     = exp(ref - logp) - (ref - logp) - 1  (k3)   or   logp - ref  (k1)
- *   token  = -obj + beta · kl · (use_bias_correction_kl ? ratio : 1) - entropy_coef · entropy
+ *   token  = -obj · keep + beta · kl · (use_bias_correction_kl ? ratio : 1) - entropy_coef · entropy
  *   loss   = sum(weight · token)
  * sg() stops the gradient (torch's detach), as TRL's code does for cispo and vespo.
  */
@@ -198,6 +194,12 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
       break;
     }
   }
+  if (x.offPolicyThreshold) {
+    const seqKl = seqMean(g.sub(x.oldLogp, g.stopGradient(x.logp)));
+    const positive = g.sub(1, g.cast(g.less(x.advantages, 0), 'float32'));
+    const near = g.sub(1, g.cast(g.greater(seqKl, x.offPolicyThreshold), 'float32'));
+    obj = g.mul(obj, g.maximum(positive, near));
+  }
   const d = g.sub(x.refLogp, x.logp);
   const kl = g.where(x.useK3, g.sub(g.sub(g.exp(d), d), 1), g.neg(d));
   const klTerm = g.where(x.biasCorrectionKl, g.mul(kl, coef), kl);
@@ -206,7 +208,7 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
   return { loss: g.sumAll(contribution), ratio, kl, objective: obj, tokenLoss: token, contribution };
 }
 
-export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tensor, entropy: Tensor, form: ObjectiveForm = 'clip'): ObjectiveInputs {
+export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tensor, entropy: Tensor, form: ObjectiveForm = 'clip', options: ObjectiveOptions = {}): ObjectiveInputs {
   const input = (name: keyof ObjectiveFeeds<Tensor>, dtype: DType, shape: number[]) => g.input(name, dtype, shape);
   const f = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', [rows, len]);
   const s = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', []);
@@ -225,17 +227,18 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
     sequenceLevel: input('sequence_level', 'bool', []),
     useK3: input('use_k3', 'bool', []),
     biasCorrectionKl: input('use_bias_correction_kl', 'bool', []),
-    knobs: Object.fromEntries(formScalars[form].map((name) => [name, s(name)])),
-    ...(readsCovSelect(form) ? { covSelect: f(covSelectInput) } : {}),
+    knobs: Object.fromEntries(objectiveForms[form].knobs.map((name) => [name, s(name)])),
+    ...(objectiveForms[form].covSelect ? { covSelect: f(covSelectInput) } : {}),
+    ...(options.offPolicyMask ? { offPolicyThreshold: s(offPolicyInput) } : {}),
   };
 }
 
 /** The whole RL update as one graph: forward (each distinct prompt once), objective, backward, AdamW. */
-export function buildRlGraph(c: ModelConfig, rows: number, distinct: number, promptLen: number, len: number, adam: AdamWConfig, form: ObjectiveForm = 'clip'): Graph {
+export function buildRlGraph(c: ModelConfig, rows: number, distinct: number, promptLen: number, len: number, adam: AdamWConfig, form: ObjectiveForm = 'clip', options: ObjectiveOptions = {}): Graph {
   const g = new Graph();
   const st = trainState(g, c);
   const { logp, entropy } = completionStats(g, c, st.p, sharedInputs(g, rows, distinct, promptLen, len));
-  const o = policyObjective(g, objectiveInputs(g, rows, len, logp, entropy, form));
+  const o = policyObjective(g, objectiveInputs(g, rows, len, logp, entropy, form, options));
   g.output(logp, 'logp');
   g.output(entropy!, 'entropy');
   g.output(o.ratio, 'ratio');
@@ -303,8 +306,9 @@ export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c:
     use_bias_correction_kl: flag(c.use_bias_correction_kl),
   };
   const knobs = knobValues(c);
-  for (const name of formScalars[form]) feeds[name] = scalar(knobs[name]);
-  if (readsCovSelect(form)) {
+  for (const name of objectiveForms[form].knobs) feeds[name] = scalar(knobs[name]);
+  if (c.off_policy_mask_threshold !== null) feeds[offPolicyInput] = scalar(c.off_policy_mask_threshold);
+  if (objectiveForms[form].covSelect) {
     // The tokens treated apart, picked once per step from the sampling-time log-probs.
     const rng = Rng.derive(c.seed, 'cov-select', batch.updatesDone, mb.index);
     const picked = covSelection(c, rowsHere.map((s, k) => ({ advantage: advantage(r0 + k), logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), rng);

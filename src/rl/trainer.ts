@@ -3,16 +3,20 @@ import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
-import { aggregationWeights, computeAdvantages } from './advantages.ts';
+import { batchWeights, computeAdvantages, type RewardFunctions } from './advantages.ts';
 import { collectGroups, type CollectContext, type Sampled } from './collect.ts';
-import { ConfigError, configFields, heldOutSamples, restartFields, validateConfig, type RunConfig } from './config.ts';
+import { ConfigError, heldOutSamples, type RunConfig } from './config.ts';
+import { resolveLiveEdit } from './resolve-config.ts';
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
 import { Rng } from '../util/rng.ts';
-import { buildRlGraph, objectiveForm, rlGraphFeeds } from './objective.ts';
+import { buildRlGraph, objectiveForm, objectiveOptions, rlGraphFeeds } from './objective.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
 import type { StepBatch, TokenMasks } from './step-batch.ts';
+import { samplingParams } from './config.ts';
+import { appliedEntropyCoef, initialEntropyControl, nextEntropyControl, type EntropyControl } from './adaptive-entropy.ts';
+import { predictingColumn } from '../model/layout.ts';
 import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type UpdatePass } from './step-records.ts';
 
 export type { StepMetrics };
@@ -23,6 +27,8 @@ export interface TrainerState {
   promptCounter: number;
   nonFiniteStreak?: number;
   ladder?: LadderState | null;
+  /** use_adaptive_entropy's controller (adaptive-entropy.ts), once it has run. */
+  entropyControl?: EntropyControl | null;
 }
 
 export interface StepResult {
@@ -48,6 +54,8 @@ export class Trainer {
   step = 0;
   promptCounter = 0;
   nonFiniteStreak = 0;
+  /** use_adaptive_entropy's controller; null until it first runs. */
+  entropyControl: EntropyControl | null = null;
   readonly history: RolloutHistory;
   readonly evals: { step: number; result: EvalResult }[] = [];
   private curriculum: Curriculum;
@@ -104,14 +112,17 @@ export class Trainer {
   }
 
   /**
-   * Changes knobs between steps. Fields that change graph shapes or the data stream (restartFields)
-   * are rejected with the reason; the returned list names what changed.
+   * Changes knobs between steps, the edit resolved by the one resolver (resolveLiveEdit): an invalid
+   * value, or a field that needs a new run (needsRestart), is rejected with the reason; the returned
+   * list names what changed.
    */
   updateConfig(patch: Partial<RunConfig>): string[] {
-    const next = validateConfig({ ...this.config, ...patch });
-    const changed = configFields.filter((k) => JSON.stringify(next[k]) !== JSON.stringify(this.config[k]));
-    const blocked = changed.filter((k) => restartFields.includes(k) || (k === 'difficulty' && this.config.curriculum === 'ladder'));
-    if (blocked.length) throw new ConfigError(blocked[0]!, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
+    const edit = resolveLiveEdit(this.config, patch as Record<string, unknown>);
+    const error = edit.errors[0];
+    if (error) throw new ConfigError(error.field, error.message);
+    const blocked = edit.restart[0];
+    if (blocked) throw new ConfigError(blocked, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
+    const { config: next, changed } = edit;
     if (changed.includes('hints') && next.hints && !this.config.hints) throw new ConfigError('hints', 'turning hints on needs a longer prompt grid; reset the run to change it');
     if (changed.includes('difficulty')) {
       const difficulty = { ...this.family.defaultDifficulty, ...next.difficulty };
@@ -144,7 +155,7 @@ export class Trainer {
    * (every random stream is derived from (seed, step, round), every prompt from promptCounter).
    */
   getState(): TrainerState {
-    return { step: this.step, promptCounter: this.promptCounter, nonFiniteStreak: this.nonFiniteStreak, ladder: this.ladderState() };
+    return { step: this.step, promptCounter: this.promptCounter, nonFiniteStreak: this.nonFiniteStreak, ladder: this.ladderState(), entropyControl: this.entropyControl };
   }
 
   /** Puts back what getState returned (validated first: a bad state changes nothing). */
@@ -165,6 +176,7 @@ export class Trainer {
     this.promptCounter = promptCounter;
     this.nonFiniteStreak = streak;
     if (ladder) this.curriculum = ladder;
+    this.entropyControl = s.entropyControl ? { coef: Number(s.entropyControl.coef), lastEntropy: s.entropyControl.lastEntropy === null ? null : Number(s.entropyControl.lastEntropy) } : null;
   }
 
   /**
@@ -183,7 +195,7 @@ export class Trainer {
     const masks = this.tokenMasks(rows);
     const G = c.num_generations;
     const tokens = groups.map((g, gi) => g.map((_, i) => masks.seqMask[gi * G + i]!.reduce((x, y) => x + y, 0)));
-    const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c, tokens);
+    const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c, tokens, rewardFunctions(groups, c));
     const batch: StepBatch = { updatesDone: this.step, rows, masks, advantages, refLogp: await this.referenceLogp(rows) };
     const tUpdateStart = performance.now();
     const learningRate = this.learningRate();
@@ -227,12 +239,7 @@ export class Trainer {
       trainMask = flat.map((s) => s.tokens.map(() => 0));
       for (const [r, i] of Rng.derive(c.seed, 'random-token-mask', this.step).sample(slots, take)) trainMask[r]![i] = 1;
     }
-    const batchTokens = trainMask.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
-    const mbRows = flat.length / c.minibatches;
-    const weights: number[][] = [];
-    for (let mb = 0; mb < c.minibatches; mb++) {
-      weights.push(...aggregationWeights(trainMask.slice(mb * mbRows, (mb + 1) * mbRows), c.loss_type, c.max_completion_length, batchTokens));
-    }
+    const weights = batchWeights(trainMask, c.loss_type, c.max_completion_length, c.minibatches, c.steps_per_generation);
     return { seqMask, trainMask, weights };
   }
 
@@ -259,7 +266,8 @@ export class Trainer {
     const groups = Array.from({ length: M }, (_, mb) => promptGroups(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt)));
     const distinct = Math.max(Math.ceil(mbRows / G), ...groups.map((x) => x.first.length));
     const form = objectiveForm(c.loss_type);
-    const key = (l: Layout) => `rl:${form}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+    const options = objectiveOptions(c);
+    const key = (l: Layout) => `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
     const len = totalLen(layout);
     const lastPass: PassOutputs = new Array(M);
@@ -271,7 +279,11 @@ export class Trainer {
     const feeds = groups.map((g, mb) => rlGraphFeeds(this.policy, c, batch, { index: mb, first: mb * mbRows, rows: mbRows, layout, groups: g, slots: distinct }));
     for (let it = 0; it < c.num_iterations; it++) {
       for (let mb = 0; mb < M; mb++) {
-        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam, form), feeds[mb]!, lr);
+        // use_adaptive_entropy: each optimizer step applies the controller's coefficient, then its tokens' entropy moves it
+        if (c.use_adaptive_entropy) this.entropyControl ??= initialEntropyControl(c);
+        const stepFeeds = c.use_adaptive_entropy ? { ...feeds[mb]!, entropy_coef: this.policy.backend.tensor('float32', [appliedEntropyCoef(this.entropyControl, c)], []) } : feeds[mb]!;
+        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam, form, options), stepFeeds, lr);
+        if (c.use_adaptive_entropy) this.entropyControl = nextEntropyControl(this.entropyControl!, trainedEntropy(res.values['entropy']!, batch, mb * mbRows, mbRows, layout), c);
         if (!res.applied) skipped = true;
         losses.push(res.loss);
         gradNorms.push(res.gradNorm);
@@ -291,7 +303,7 @@ export class Trainer {
       n,
       ks: ks ?? Array.from({ length: n }, (_, i) => i + 1),
       seed: c.seed,
-      sampling: { temperature: c.temperature, topK: c.top_k, topP: c.top_p },
+      sampling: samplingParams(c),
       maxNewTokens: c.max_completion_length,
       batchRows: c.prompts_per_step * c.num_generations,
       onProgress,
@@ -299,4 +311,35 @@ export class Trainer {
     this.evals.push({ step: this.step, result });
     return result;
   }
+}
+
+/** The mean entropy over a minibatch's trained tokens (trainMask), read from the graph's entropy output. */
+function trainedEntropy(entropy: Float32Array, batch: StepBatch, first: number, rows: number, layout: Layout): number {
+  const len = totalLen(layout);
+  let sum = 0;
+  let count = 0;
+  for (let k = 0; k < rows; k++) {
+    const m = batch.masks.trainMask[first + k]!;
+    for (let i = 0; i < m.length && i < layout.completionLen; i++) {
+      if (!m[i]) continue;
+      sum += entropy[k * len + predictingColumn(layout, i)]!;
+      count++;
+    }
+  }
+  return sum / Math.max(1, count);
+}
+
+/**
+ * The reward functions apart, for multi_objective_aggregation normalize_then_sum: correctness, format
+ * and partial unweighted with their reward_weights, the overlong penalty with weight 1 (the TRL export's
+ * reward functions, src/export/trl/rewards-file.ts).
+ */
+function rewardFunctions(groups: Sampled[][], c: RunConfig): RewardFunctions | undefined {
+  if (c.multi_objective_aggregation !== 'normalize_then_sum') return undefined;
+  const fin = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : 0);
+  const w = c.reward_weights;
+  return {
+    weights: [w.correctness, w.format, w.partial, 1],
+    values: groups.map((g) => g.map((s) => [fin(s.verdict.components.correctness), fin(s.verdict.components.format), fin(s.verdict.components.partial), fin(s.components.overlong)])),
+  };
 }

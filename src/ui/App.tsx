@@ -24,6 +24,7 @@ const BenchmarkPanel = lazy(() => import('./components/BenchmarkPanel.tsx'));
 const TryPolicyPanel = lazy(() => import('./components/TryPolicyPanel.tsx'));
 const DatasetPanel = lazy(() => import('./components/DatasetPanel.tsx'));
 const RecordedPassK = lazy(() => import('./components/recording/RecordedPassK.tsx'));
+const RunViewer = lazy(() => import('./components/viewer/RunViewer.tsx'));
 
 export const views: { id: View; label: string }[] = [
   { id: 'lessons', label: 'Lessons' },
@@ -33,6 +34,7 @@ export const views: { id: View; label: string }[] = [
   { id: 'try', label: 'Try the policy' },
   { id: 'data', label: 'Your data' },
   { id: 'compare', label: 'Compare' },
+  { id: 'viewer', label: 'Run viewer' },
   { id: 'share', label: 'Keep & share' },
   { id: 'bench', label: 'Benchmark this device' },
 ];
@@ -56,6 +58,8 @@ function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
       return <TryPolicyPanel />;
     case 'data':
       return <DatasetPanel />;
+    case 'viewer':
+      return <RunViewer />;
     case 'bench':
       return <BenchmarkPanel steps={bench.steps} note={bench.note} />;
   }

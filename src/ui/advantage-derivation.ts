@@ -34,7 +34,23 @@ function stdOf(xs: number[]): number {
   return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
 }
 
-export function deriveAdvantage(step: RolloutRecord[], rec: RolloutRecord, s: Pick<ObjectiveSettings, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'> & Partial<Pick<ObjectiveSettings, 'mask_truncated_completions'>>): AdvantageDerivation {
+/**
+ * What the derivation reads of a completion: the playground's own rollout records have it, and so does
+ * a completion of a run made elsewhere (src/ui/viewer/run-view-model.ts maps one onto it).
+ */
+export type DerivationRecord = Pick<
+  RolloutRecord,
+  'group' | 'index' | 'reward' | 'correct' | 'advantage' | 'truncated'
+> & {
+  tokens: { length: number };
+};
+
+export function deriveAdvantage(
+  step: DerivationRecord[],
+  rec: DerivationRecord,
+  s: Pick<ObjectiveSettings, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'> &
+    Partial<Pick<ObjectiveSettings, 'mask_truncated_completions'>>,
+): AdvantageDerivation {
   const groupIds = [...new Set(step.map((r) => r.group))].sort((a, b) => a - b);
   const groups = groupIds.map((g) => step.filter((r) => r.group === g).sort((a, b) => a.index - b.index));
   const gi = groupIds.indexOf(rec.group);

@@ -9,6 +9,7 @@ import { capNotes, guardSearch } from './url-guard.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
 import { client, setWatchdogMs } from './worker-link.ts';
+import { viewerPlace } from './viewer/viewer-actions.ts';
 
 const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -57,7 +58,10 @@ async function bootSteps(): Promise<void> {
     if (s.setup === prev.setup) return;
     // `run` (an open recording's URL, recording.ts) stays while that recording is open.
     const run = s.recording ? searchToSetup(location.search).page.run : null;
-    const q = [setupToSearch(s.setup, selectedManifest(s)), run ? `run=${encodeURIComponent(run)}` : ''].filter(Boolean).join('&');
+    // So do the run viewer's keys while a run `rlvr view` serves is open (src/ui/viewer/viewer-actions.ts).
+    const q = [setupToSearch(s.setup, selectedManifest(s)), run ? `run=${encodeURIComponent(run)}` : '', viewerPlace(s)]
+      .filter(Boolean)
+      .join('&');
     if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
     if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
   });

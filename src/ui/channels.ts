@@ -46,7 +46,7 @@ export function channelScale(spec: ChannelSpec, records: InspectRollout[]): numb
 }
 
 /** Background colour for a value (transparent when there is nothing to show). */
-export function colorFor(spec: ChannelSpec, v: number | string | null, scale: number): string {
+export function colorFor(spec: Pick<ChannelSpec, 'id' | 'kind'>, v: number | string | null, scale: number): string {
   if (v === null || v === undefined) return 'transparent';
   // The hues are CSS variables (--tok-*, styles.css), one lightness per theme, chosen so the theme's
   // text keeps at least 4.5:1 contrast on a chip at any strength (a light chip under dark text, a dark one under light text).

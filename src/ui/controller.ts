@@ -3,7 +3,8 @@
  * the store. Components call these; they never talk to the worker themselves. The worker itself is
  * held by worker-link.ts, saving is autosave.ts, and the page's start-up is boot.ts.
  */
-import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
+import type { RunConfig } from '../rl/config.ts';
+import { resolveLiveEdit } from '../rl/resolve-config.ts';
 import type { InitResult, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { autosave, currentRunId, saveFailed, savedByWorker, setRunId } from './autosave.ts';
 import { compactHistory } from './chart-data.ts';
@@ -325,11 +326,11 @@ async function syncLiveConfig(): Promise<void> {
   if (!running || !hasRun()) return;
   const next = effectiveDraftConfig(s);
   if (!next) return;
-  const differs = configFields.filter((k) => k !== 'version' && JSON.stringify(next[k]) !== JSON.stringify(running[k]));
-  const blocked: string[] = differs.filter((k) => restartFields.includes(k));
+  // The same resolution and restart rule the worker applies (Trainer.updateConfig): resolveLiveEdit.
+  const edit = resolveLiveEdit(running, next as unknown as Record<string, unknown>);
+  const blocked: string[] = [...edit.restart];
   if (runSourceKey && sourceKey(s) !== runSourceKey) blocked.push('base checkpoint');
-  // A difficulty belongs to its task: while a task change waits for a new run, its knobs wait too.
-  const live = differs.filter((k) => !restartFields.includes(k) && !(k === 'difficulty' && blocked.includes('task')));
+  const live = edit.live;
   let pending = blocked.length ? { field: blocked.join(', '), reason: 'takes effect in a new run (it changes the compiled graphs, the prompt stream or the model): press Reset, then Start' } : null;
   let note: string | null = s.liveNote;
   if (live.length) {

@@ -18,6 +18,9 @@ import { armOverSeeds } from './lesson-seeds.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
+import { droppedFilesPlan } from '../util/file-kind.ts';
+import { droppedDirectory, folderFromEntry } from './viewer/folder-files.ts';
+import { folderFailed, openFolder } from './viewer/viewer-actions.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -491,7 +494,31 @@ export function inspectArm(label: string): void {
   scrubTo(step);
 }
 
-/** Drag-and-drop anywhere on the page: a dropped file opens as a recording (installed once). */
+/** Bytes enough to tell what a dropped file is: all of a small one (a JSON file), the head of a large one. */
+const KIND_BYTES = 4 * 1024 * 1024;
+
+/** Files dropped at once: the recorded run among them opens, and each of the others is reported by what it is. */
+async function openDropped(files: File[]): Promise<void> {
+  if (!files.length) return;
+  const head = async (f: File) => new Uint8Array(await f.slice(0, KIND_BYTES).arrayBuffer());
+  const read = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await head(f) })));
+  const plan = droppedFilesPlan(read);
+  const opened = plan.open === null ? null : files[plan.open]!;
+  const ok = opened ? await openRecordFile(opened) : false;
+  if (!plan.notes.length) return;
+  // The opened file's own error (when it was not readable) first, then a line for each other file.
+  const first = !opened
+    ? `Dropped ${files.length} files; none is a recorded run (.rlvr.gz).`
+    : ok
+      ? `Opened ${opened.name}.`
+      : getState().recordingLoad.error;
+  patch('recordingLoad', { loading: null, error: [first, ...plan.notes].join(' · ') });
+}
+
+/**
+ * Drag-and-drop anywhere on the page: a dropped folder opens in the run viewer; of dropped files, the
+ * recording opens and the others are named (installed once).
+ */
 export function installRecordDrop(target: Window = window): void {
   const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
   target.addEventListener('dragover', (e) => {
@@ -504,7 +531,13 @@ export function installRecordDrop(target: Window = window): void {
     // A drop on a control of its own (a file input) is that control's.
     if (e.target instanceof HTMLInputElement && e.target.type === 'file') return;
     e.preventDefault();
-    const file = e.dataTransfer!.files[0];
-    if (file) void openRecordFile(file);
+    // A folder goes to the run viewer (every run found in it); a file is a recording.
+    const dir = droppedDirectory(e);
+    if (dir) {
+      const failed = (err: unknown) => folderFailed(`Could not read the dropped folder ${dir.name}: ${message(err)}`);
+      void folderFromEntry(dir).then(openFolder, failed);
+      return;
+    }
+    void openDropped([...e.dataTransfer!.files]);
   });
 }

@@ -23,8 +23,19 @@ import type {
 } from '../../workers/protocol.ts';
 import { emptySetup, type UrlSetup } from './url-state.ts';
 import { loadPace, type Pace } from './time-estimate.ts';
+import { initialViewer, type ViewerState } from './viewer/viewer-state.ts';
 
-export type View = 'lessons' | 'charts' | 'rollouts' | 'passk' | 'compare' | 'share' | 'bench' | 'try' | 'data';
+export type View =
+  | 'lessons'
+  | 'charts'
+  | 'rollouts'
+  | 'passk'
+  | 'compare'
+  | 'share'
+  | 'bench'
+  | 'try'
+  | 'data'
+  | 'viewer';
 export type Channel = 'advantage' | 'logp' | 'ratio' | 'clipped' | 'entropy' | 'kl' | 'loss';
 
 export interface ShippedCheckpoint {
@@ -180,6 +191,8 @@ export interface AppState {
   recording: RecordingState | null;
   /** A record being read (what), or why the last one could not be opened. */
   recordingLoad: { loading: string | null; error: string | null };
+  /** The run viewer: runs made elsewhere (TRL, veRL, JSONL) or records, opened from a folder or `rlvr view`. */
+  viewer: ViewerState;
 }
 
 export const initialRun: RunView = {
@@ -227,6 +240,7 @@ export const useApp = create<AppState>()(() => ({
   pace: loadPace(),
   recording: null,
   recordingLoad: { loading: null, error: null },
+  viewer: initialViewer,
 }));
 
 export const setState = useApp.setState;

@@ -9,11 +9,15 @@ import { portedFamilies, setPythonSources } from '../export/trl/python-text.ts';
 import { zipStore } from '../util/zip.ts';
 
 type Load = () => Promise<string>;
-const bundled = import.meta.glob('../export/trl/python/*.py', { query: '?raw', import: 'default' });
+const bundled = {
+  ...import.meta.glob('../export/trl/python/*.py', { query: '?raw', import: 'default' }),
+  ...import.meta.glob('../../python/rlvr_playground/*.py', { query: '?raw', import: 'default' }),
+};
 
 async function loadPythonSources(): Promise<void> {
   const byName = new Map<string, string>();
-  const nameOf = (path: string) => path.replace(/^.*\/([^/]+)\.py$/, '$1');
+  // python/rlvr_playground/<module>.py is `rlvr_playground/<module>`; src/export/trl/python/<name>.py is `<name>`.
+  const nameOf = (path: string) => path.replace(/^.*?(rlvr_playground\/)?([^/]+)\.py$/, '$1$2');
   const named = Object.entries(bundled as Record<string, Load>).map(([path, load]) => [nameOf(path), load] as const);
   await Promise.all(named.map(async ([name, load]) => byName.set(name, await load())));
   setPythonSources((name) => {

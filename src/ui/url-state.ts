@@ -13,7 +13,9 @@
  *               difficulty.<knob>, every config field path (`reward_weights.format`), steps (the step
  *               budget), lesson (a guided experiment by id: `?lesson=why-groups[&steps=N]`, lesson-plan.ts);
  *   page:       v (the link's version), backend (webgpu | wasm), bench and bench_steps (the Benchmark
- *               panel, bench-report.ts), run (a run record's URL, opened as a recording by recording.ts).
+ *               panel, bench-report.ts), run (a run record's URL, opened as a recording by recording.ts),
+ *               view, step and prompt (a run `rlvr view` serves, opened in the run viewer at that step and
+ *               prompt: src/ui/viewer/viewer-actions.ts).
  *
  * Unknown keys are reported, not dropped silently. Each entry writes itself from a setup and reads its
  * text back; the config fields' entries come from the config table (src/rl/config-fields.ts through
@@ -74,6 +76,24 @@ export interface PageUrl {
   run: string | null;
   /** `?lesson=ID` as given (known or not: the lesson gallery names an unknown one). */
   lesson: string | null;
+  /** `?view=NAME&step=S&prompt=P`: a run `rlvr view` serves, opened in the run viewer at that step and prompt. */
+  viewer: ViewerUrl;
+}
+
+/** The run viewer's place in a link (src/ui/viewer/viewer-actions.ts writes it while a served run is open). */
+export interface ViewerUrl {
+  name: string | null;
+  step: number | null;
+  prompt: string | null;
+}
+
+/** The query for the run viewer's place (without `?`): `view=NAME[&step=S][&prompt=P]`, empty with no run. */
+export function viewerToSearch(v: ViewerUrl): string {
+  if (!v.name) return '';
+  const p = new URLSearchParams({ view: v.name });
+  if (v.step !== null) p.set('step', String(v.step));
+  if (v.prompt !== null) p.set('prompt', v.prompt);
+  return p.toString();
 }
 
 const markLink = (s: UrlSetup, path: string) => (s.draft.origins = { ...(s.draft.origins ?? {}), [path]: 'link' });
@@ -177,6 +197,25 @@ const params: Param[] = [
     },
   },
   { key: 'run', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.run = raw === '' ? null : raw), null) },
+  // The run viewer's keys: written by viewerToSearch while a run that `rlvr view` serves is open, not from the setup.
+  {
+    key: 'view',
+    scope: 'page',
+    write: () => [],
+    read: (_s, raw, _k, page) => ((page.viewer.name = raw === '' ? null : raw), null),
+  },
+  {
+    key: 'step',
+    scope: 'page',
+    write: () => [],
+    read: (_s, raw, _k, page) => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0) return `step=${raw} is not a step number; the run viewer opens the first step`;
+      page.viewer.step = n;
+      return null;
+    },
+  },
+  { key: 'prompt', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.viewer.prompt = raw), null) },
 ];
 
 /** The table's keys with their scope (for docs and tests). */
@@ -227,7 +266,12 @@ export interface ParsedUrl {
 export function searchToSetup(search: string): ParsedUrl {
   const p = new URLSearchParams(search);
   const s = emptySetup();
-  const page: PageUrl = { bench: { open: false, steps: DEFAULT_BENCH_STEPS, note: null }, run: null, lesson: null };
+  const page: PageUrl = {
+    bench: { open: false, steps: DEFAULT_BENCH_STEPS, note: null },
+    run: null,
+    lesson: null,
+    viewer: { name: null, step: null, prompt: null },
+  };
   const notes: string[] = [];
   const v = p.get('v');
   if (v !== null && Number(v) > URL_VERSION) notes.push(`this link was made by a newer version (v=${v}); some settings may not apply`);

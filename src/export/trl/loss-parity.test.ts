@@ -21,9 +21,11 @@ import { createNodeBackend } from '../../engine/backend-node.ts';
 import { compile } from '../../engine/compile.ts';
 import { Graph } from '../../engine/graph.ts';
 import { evaluate, nd, type NDArray } from '../../engine/reference.ts';
-import { aggregationWeights } from '../../rl/advantages.ts';
+import { aggregationWeights, batchWeights, computeAdvantages } from '../../rl/advantages.ts';
 import { defaultConfig, type RunConfig } from '../../rl/config.ts';
-import { objectiveForm, objectiveInputs, objectiveScalars, policyObjective } from '../../rl/objective.ts';
+import { trlLossTypeNames } from '../../rl/loss-types.ts';
+import { appliedEntropyCoef, initialEntropyControl, nextEntropyControl } from '../../rl/adaptive-entropy.ts';
+import { objectiveForm, objectiveInputs, objectiveOptions, objectiveScalars, offPolicyInput, policyObjective } from '../../rl/objective.ts';
 import { Rng } from '../../util/rng.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -32,8 +34,8 @@ const SCRIPT = join(ROOT, 'src/export/trl/python/loss_parity.py');
 export const PARITY_JSON = join(ROOT, 'docs/trl-loss-parity.json');
 const TOL = 1e-5;
 
-/** The loss types TRL 1.13's GRPOConfig accepts, and its importance-sampling levels. */
-const TRL_LOSS_TYPES = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo'] as const;
+/** The loss types TRL 1.13's GRPOConfig accepts (the loss-type table marks them), and its importance-sampling levels. */
+const TRL_LOSS_TYPES = trlLossTypeNames;
 const LEVELS = ['token', 'sequence'] as const;
 
 function trlVersion(): string | null {
@@ -85,6 +87,41 @@ interface Case {
   vespo_k_neg: number;
   vespo_lambda_neg: number;
   max_completion_length: number;
+  off_policy_mask_threshold: number | null;
+  use_adaptive_entropy?: boolean;
+  entropy_coef_min?: number;
+  entropy_coef_max?: number;
+  entropy_coef_delta?: number;
+  entropy_target?: number;
+  /** Adaptive entropy: one optimizer step per scale on the same trainer, the batch's entropies × the scale. */
+  entropy_scales?: number[];
+  /** Advantages from reward functions apart: each side computes its own (TRL: its own code for them). */
+  rewards_per_func?: number[][];
+  function_weights?: number[];
+  multi_objective_aggregation?: RunConfig['multi_objective_aggregation'];
+  scale_rewards?: RunConfig['scale_rewards'];
+  num_generations?: number;
+  /** The batch in this many micro-batches, gradient_accumulation_steps of them per optimizer step. */
+  steps_per_generation?: number;
+  gradient_accumulation_steps?: number;
+}
+
+// Three reward functions (correctness, format, partial) on two groups of four; the second group's
+// correctness is constant, so normalising each function first differs from normalising the sum.
+const FUNCTION_WEIGHTS = [0.9, 0.1, 0.3];
+const REWARDS_PER_FUNC = [
+  [1, 1, 0.5], [0, 1, 0.25], [0, 0, 0], [1, 1, 1],
+  [1, 1, 0.8], [1, 0, 0.6], [1, 1, 0.9], [1, 1, 1],
+];
+
+/** Our advantages of a case with reward functions apart (computeAdvantages, as the trainer calls it). */
+function ourAdvantages(k: Case): number[] {
+  const G = k.num_generations!;
+  const groups = (xs: number[][]) => Array.from({ length: ROWS / G }, (_, g) => xs.slice(g * G, (g + 1) * G));
+  const values = groups(k.rewards_per_func!);
+  const sums = values.map((g) => g.map((v) => v.reduce((a, x, f) => a + x * k.function_weights![f]!, 0)));
+  const c = { ...defaultConfig, scale_rewards: k.scale_rewards!, multi_objective_aggregation: k.multi_objective_aggregation! };
+  return computeAdvantages(sums, sums.map((g) => g.map(() => false)), c, undefined, { weights: k.function_weights!, values }).flat();
 }
 
 function cases(): Case[] {
@@ -102,6 +139,7 @@ function cases(): Case[] {
     vespo_k_neg: defaultConfig.vespo_k_neg,
     vespo_lambda_neg: defaultConfig.vespo_lambda_neg,
     max_completion_length: 8,
+    off_policy_mask_threshold: null,
   };
   const out: Case[] = [];
   for (const lt of TRL_LOSS_TYPES) {
@@ -119,8 +157,32 @@ function cases(): Case[] {
   out.push({ ...base, label: 'beta = 0 (no KL term)', loss_type: 'dapo', importance_sampling_level: 'token', beta: 0 });
   out.push({ ...base, label: 'sapo_temperature_pos = 2, _neg = 0.5', loss_type: 'sapo', importance_sampling_level: 'token', sapo_temperature_pos: 2, sapo_temperature_neg: 0.5 });
   out.push({ ...base, label: 'vespo k = 1.5 / 2.5, lambda = 4 / 1', loss_type: 'vespo', importance_sampling_level: 'token', vespo_k_pos: 1.5, vespo_lambda_pos: 4, vespo_k_neg: 2.5, vespo_lambda_neg: 1 });
+  // the off-policy sequence mask drops some negative-advantage completions of this batch (checked below)
+  for (const [lt, level] of [['grpo', 'token'], ['dapo', 'sequence'], ['cispo', 'token'], ['sapo', 'token'], ['vespo', 'token']] as const) {
+    out.push({ ...base, label: `off_policy_mask_threshold = ${OFF_POLICY}`, loss_type: lt, importance_sampling_level: level, off_policy_mask_threshold: OFF_POLICY, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+  }
+  // TRL's adaptive entropy controller over seven optimizer steps: entropies (× 1 or × 1/8) above and
+  // below the target move the coefficient up and down, against both of its bounds; the bonus applies
+  // only after a step at or below the target. Token-mean aggregations, where the bonus is the same.
+  const adaptive = { use_adaptive_entropy: true, entropy_coef: 0.012, entropy_coef_min: 0.005, entropy_coef_max: 0.035, entropy_coef_delta: 0.01, entropy_target: 0.5, entropy_scales: [1, 1, 0.125, 0.125, 0.125, 0.125, 1] };
+  for (const lt of ['bnpo', 'dapo'] as const) out.push({ ...base, ...adaptive, label: 'use_adaptive_entropy, 7 optimizer steps', loss_type: lt, importance_sampling_level: 'token' });
+  const functions = { rewards_per_func: REWARDS_PER_FUNC, function_weights: FUNCTION_WEIGHTS, num_generations: 4 };
+  for (const [agg, lt, level] of [['normalize_then_sum', 'grpo', 'token'], ['normalize_then_sum', 'dapo', 'sequence'], ['sum_then_normalize', 'grpo', 'token']] as const) {
+    const label = `multi_objective_aggregation = ${agg}${agg === 'normalize_then_sum' ? ' (GDPO)' : ', scale_rewards = group'}: advantages of 3 reward functions`;
+    out.push({ ...base, ...functions, label, loss_type: lt, importance_sampling_level: level, multi_objective_aggregation: agg, scale_rewards: 'group' });
+  }
+  // TRL's micro-batches (steps_per_generation) and gradient accumulation: each micro-batch's loss as
+  // TRL normalises it, summed (one optimizer step per gradient_accumulation_steps micro-batches)
+  for (const [lt, level, spg, ga] of [['bnpo', 'token', 2, 2], ['grpo', 'token', 2, 2], ['dapo', 'token', 4, 2], ['dr_grpo', 'token', 2, 2], ['luspo', 'sequence', 2, 1], ['cispo', 'token', 2, 1]] as const) {
+    const label = `steps_per_generation = ${spg}, gradient_accumulation_steps = ${ga} (minibatches = ${spg / ga})`;
+    out.push({ ...base, label, loss_type: lt, importance_sampling_level: level, steps_per_generation: spg, gradient_accumulation_steps: ga, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+  }
   return out;
 }
+
+/** The off-policy mask threshold of the parity cases: between the batch's sequence-mean KLs. */
+const OFF_POLICY = 0.005;
+const seqKl = mask.map((m, r) => m.reduce((a, x, t) => a + x * (oldLogp[r]![t]! - logp[r]![t]!), 0) / Math.max(1, LENGTHS[r]!));
 
 interface Side {
   loss: number;
@@ -129,26 +191,29 @@ interface Side {
 }
 
 /** Our objective graph on the batch under one case: the loss, each token's loss and d loss / d logp. */
-function ourGraph(k: Case): { g: Graph; feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> } {
+function ourGraph(k: Case, entropyValues: number[][]): { g: Graph; feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> } {
   const g = new Graph();
   const lp = g.input('logp', 'float32', [ROWS, LEN]);
   const ent = g.input('entropy', 'float32', [ROWS, LEN]);
   const form = objectiveForm(k.loss_type);
-  const o = policyObjective(g, objectiveInputs(g, ROWS, LEN, lp, ent, form));
+  const o = policyObjective(g, objectiveInputs(g, ROWS, LEN, lp, ent, form, objectiveOptions(k)));
   const [dlogp] = gradients(g, o.loss, [lp]);
   g.output(o.loss, 'loss');
   g.output(o.tokenLoss, 'token_loss');
   g.output(dlogp!, 'dlogp');
+  const advantagesOf = k.rewards_per_func ? ourAdvantages(k).map(f32) : ADVANTAGES;
   const tokens = mask.flat().reduce((a, b) => a + b, 0);
-  const weights = aggregationWeights(mask, k.loss_type, k.max_completion_length, tokens);
+  const weights = k.steps_per_generation
+    ? batchWeights(mask, k.loss_type, k.max_completion_length, k.steps_per_generation / k.gradient_accumulation_steps!, k.steps_per_generation)
+    : aggregationWeights(mask, k.loss_type, k.max_completion_length, tokens);
   const c: RunConfig = { ...defaultConfig, ...k };
   const grid = (a: number[][]) => ({ shape: [ROWS, LEN], data: a.flat() });
   const feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> = {
     logp: grid(logp),
-    entropy: grid(entropy),
+    entropy: grid(entropyValues),
     old_logp: grid(oldLogp),
     ref_logp: grid(refLogp),
-    advantages: grid(mask.map((m, r) => m.map(() => ADVANTAGES[r]!))),
+    advantages: grid(mask.map((m, r) => m.map(() => advantagesOf[r]!))),
     weights: grid(weights),
     mask: grid(mask),
     seq_len: { shape: [ROWS, 1], data: LENGTHS.map((n) => Math.max(1, n)) },
@@ -159,13 +224,14 @@ function ourGraph(k: Case): { g: Graph; feeds: Record<string, { shape: number[];
     use_bias_correction_kl: { shape: [], data: [k.use_bias_correction_kl ? 1 : 0], dtype: 'bool' },
   };
   for (const [name, v] of Object.entries(objectiveScalars(c))) feeds[name] = { shape: [], data: [v] };
+  if (k.off_policy_mask_threshold !== null) feeds[offPolicyInput] = { shape: [], data: [k.off_policy_mask_threshold] };
   return { g, feeds };
 }
 
 const rows = (flat: ArrayLike<number>): number[][] => mask.map((_, r) => Array.from({ length: LEN }, (_, t) => Number(flat[r * LEN + t])));
 
-async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>): Promise<{ f32: Side; f64: Side }> {
-  const { g, feeds } = ourGraph(k);
+async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>, ent = entropy): Promise<{ f32: Side; f64: Side }> {
+  const { g, feeds } = ourGraph(k, ent);
   const ref: Record<string, NDArray> = {};
   for (const [name, v] of Object.entries(feeds)) ref[name] = nd(v.shape, v.data);
   const [loss64, token64, grad64] = evaluate(g, ref);
@@ -176,7 +242,7 @@ async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>): Pro
   const read = async (name: string) => (await backend.read(out[name]!)) as Float32Array;
   // TRL keeps the entropy bonus out of per_token_loss (it subtracts it from the aggregated loss): add
   // ours back before comparing the per-token terms
-  const withoutEntropy = (t: number[][]) => t.map((row, r) => row.map((v, i) => v + k.entropy_coef * entropy[r]![i]!));
+  const withoutEntropy = (t: number[][]) => t.map((row, r) => row.map((v, i) => v + k.entropy_coef * ent[r]![i]!));
   return {
     f64: { loss: loss64!.data[0]!, perToken: withoutEntropy(rows(token64!.data)), grad: rows(grad64!.data) },
     f32: { loss: (await read('loss'))[0]!, perToken: withoutEntropy(rows(await read('token_loss'))), grad: rows(await read('dlogp')) },
@@ -223,7 +289,9 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rlvr-loss-parity-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const all = cases();
-  let trl: { trl: string; torch: string; results: { float32: { loss: number; per_token_loss: number[][]; grad: number[][] }; float64: { loss: number; per_token_loss: number[][]; grad: number[][] } }[] } | null = null;
+  type TrlCall = { loss: number; per_token_loss: number[][]; grad: number[][]; entropy_coef_after?: number };
+  type TrlResult = TrlCall & { steps?: TrlCall[] };
+  let trl: { trl: string; torch: string; results: { float32: TrlResult; float64: TrlResult }[] } | null = null;
   const table: ParityRow[] = [];
 
   it('the batch exercises both clip sides, a one-token completion and a zero advantage', () => {
@@ -234,6 +302,12 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
     expect(ratios.some((x) => x > 1.02 && x < 1.1)).toBe(true); // and does not, elsewhere
     expect(LENGTHS).toContain(1);
     expect(ADVANTAGES).toContain(0);
+    // the off-policy mask drops a negative-advantage completion and keeps another, and one above the
+    // threshold has a positive advantage (kept)
+    const dropped = (r: number) => ADVANTAGES[r]! < 0 && seqKl[r]! > OFF_POLICY;
+    expect(ADVANTAGES.some((_, r) => dropped(r))).toBe(true);
+    expect(ADVANTAGES.some((a, r) => a < 0 && !dropped(r))).toBe(true);
+    expect(ADVANTAGES.some((a, r) => a > 0 && seqKl[r]! > OFF_POLICY)).toBe(true);
   });
 
   it('TRL runs its own loss code on the batch', () => {
@@ -245,7 +319,7 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
     trl = JSON.parse(readFileSync(outPath, 'utf8'));
     expect(trl!.trl).toMatch(/^1\.13\./);
     expect(trl!.results).toHaveLength(all.length);
-  });
+  }, 600_000); // TRL runs every case twice (float32, float64): minutes on a loaded machine
 
   const backend = createNodeBackend();
   all.forEach((k, i) => {
@@ -253,8 +327,46 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
       expect(trl, 'TRL did not run').not.toBeNull();
       const theirs = trl!.results[i]!;
       const side = (x: { loss: number; per_token_loss: number[][]; grad: number[][] }): Side => ({ loss: x.loss, perToken: x.per_token_loss, grad: x.grad });
-      const o = await ours(k, backend);
-      const row: ParityRow = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: compare(o.f32, side(theirs.float32)), float64: compare(o.f64, side(theirs.float64)) };
+      let row: ParityRow;
+      if (k.rewards_per_func) {
+        // the advantages themselves, in float64: ours (computeAdvantages) against TRL's code, within 1e-7
+        // (TRL's nanstd takes Bessel's correction count / (count − 1) of integer tensors: a float32 4/3)
+        const a = ourAdvantages(k);
+        const b = (theirs.float64 as TrlResult & { advantages: number[] }).advantages;
+        expect(Math.max(...a.map((x, r) => Math.abs(x - b[r]!)))).toBeLessThan(1e-7);
+        if (k.multi_objective_aggregation === 'normalize_then_sum') {
+          // GDPO moves the constant-correctness group's advantages off those of the summed rewards
+          const summed = ourAdvantages({ ...k, multi_objective_aggregation: 'sum_then_normalize' });
+          expect(Math.max(...a.map((x, r) => Math.abs(x - summed[r]!)))).toBeGreaterThan(0.1);
+        }
+      }
+      if (!k.entropy_scales) {
+        const o = await ours(k, backend);
+        row = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: compare(o.f32, side(theirs.float32)), float64: compare(o.f64, side(theirs.float64)) };
+      } else {
+        // each optimizer step: our controller's coefficient into our graph, then the step's entropy moves it
+        const knobs: RunConfig = { ...defaultConfig, ...k };
+        let control = initialEntropyControl(knobs);
+        const worst = (a: ParityRow['float32'], b: ParityRow['float32']) => ({ loss: Math.max(a.loss, b.loss), per_token: Math.max(a.per_token, b.per_token), grad: Math.max(a.grad, b.grad) });
+        let f32w = { loss: 0, per_token: 0, grad: 0 };
+        let f64w = { loss: 0, per_token: 0, grad: 0 };
+        const applied: number[] = [];
+        for (const [n, scale] of k.entropy_scales.entries()) {
+          const ent = entropy.map((row) => row.map((e) => f32(e * scale)));
+          applied.push(appliedEntropyCoef(control, knobs));
+          const o = await ours({ ...k, entropy_coef: applied[n]! }, backend, ent);
+          f32w = worst(f32w, compare(o.f32, side(theirs.float32.steps![n]!)));
+          f64w = worst(f64w, compare(o.f64, side(theirs.float64.steps![n]!)));
+          const tokens = mask.flat().reduce((a, b) => a + b, 0);
+          control = nextEntropyControl(control, ent.reduce((a, row, r) => a + row.reduce((x, e, t) => x + e * mask[r]![t]!, 0), 0) / tokens, knobs);
+          expect(control.coef, `step ${n + 1}: the coefficient after it`).toBeCloseTo(theirs.float64.steps![n]!.entropy_coef_after!, 12);
+        }
+        // the case did exercise the controller: no bonus at first, then bonuses that rose to the cap and fell
+        expect(applied[0]).toBe(0);
+        expect(Math.max(...applied)).toBeCloseTo(knobs.entropy_coef_max, 12);
+        expect(new Set(applied.map((x) => x.toFixed(6))).size).toBeGreaterThan(3);
+        row = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: f32w, float64: f64w };
+      }
       table.push(row);
       for (const prec of ['float32', 'float64'] as const) {
         for (const [what, d] of Object.entries(row[prec])) expect(d, `${prec} ${what}: ours vs TRL, max relative difference`).toBeLessThan(TOL);

@@ -10,4 +10,11 @@ export { portedFamilies, pythonSource } from './python-text.ts';
 
 export const pythonDir = fileURLToPath(new URL('./python/', import.meta.url));
 
-setPythonSources((name) => readFileSync(new URL(`./python/${name}.py`, import.meta.url), 'utf8'));
+/** The package's folder in the repository (what `pip install ./python` installs). */
+export const pythonPackageDir = new URL('../../../python/', import.meta.url);
+
+// `rlvr_playground/<module>` is the package's (python/ at the repository's root); any other name is
+// python/<name>.py here.
+const sourceUrl = (name: string) =>
+  name.startsWith('rlvr_playground/') ? new URL(`${name}.py`, pythonPackageDir) : new URL(`./python/${name}.py`, import.meta.url);
+setPythonSources((name) => readFileSync(sourceUrl(name), 'utf8'));

@@ -1,5 +1,6 @@
 /**
- * The Python sources of the TRL export (python/*.py) by name, from whoever can read them: in Node,
+ * The Python sources of the TRL export by name (python/<name>.py here, and `rlvr_playground/<module>`
+ * for the package's modules in the repository's python/), from whoever can read them: in Node,
  * python-sources.ts reads them from disk; in the page, src/ui/trl-export.ts loads them as bundled text.
  * The rest of the export (contents.ts and the files it writes) reads them through here, so it needs
  * neither the file system nor the DOM.

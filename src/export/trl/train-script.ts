@@ -5,6 +5,7 @@
  * approximate it.
  */
 import type { RunConfig } from '../../rl/config.ts';
+import { lossTypeDecl, trlLossTypeNames } from '../../rl/loss-types.ts';
 import type { Difficulty } from '../../tasks/types.ts';
 import { pyValue } from './python-literal.ts';
 
@@ -14,6 +15,8 @@ export const trlFields = [
   'temperature',
   'top_p',
   'top_k',
+  'min_p',
+  'repetition_penalty',
   'max_completion_length',
   'learning_rate',
   'adam_beta1',
@@ -22,6 +25,7 @@ export const trlFields = [
   'max_grad_norm',
   'num_iterations',
   'scale_rewards',
+  'multi_objective_aggregation',
   'epsilon',
   'epsilon_high',
   'delta',
@@ -34,26 +38,28 @@ export const trlFields = [
   'importance_sampling_level',
   'beta',
   'use_bias_correction_kl',
+  'off_policy_mask_threshold',
+  'use_adaptive_entropy',
+  'entropy_coef_min',
+  'entropy_coef_max',
+  'entropy_coef_delta',
+  'entropy_target',
   'mask_truncated_completions',
   'top_entropy_quantile',
   'seed',
 ] as const satisfies readonly (keyof RunConfig)[];
 
-/** The loss_type values TRL 1.13's GRPOConfig accepts (its `loss_type` field). */
-export const trlLossTypes = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'cispo', 'sapo', 'luspo', 'vespo'] as const satisfies readonly RunConfig['loss_type'][];
+/** The loss_type values TRL 1.13's GRPOConfig accepts (its `loss_type` field): those the loss-type table marks. */
+export const trlLossTypes = trlLossTypeNames;
 
 /**
  * loss_type as GRPOConfig takes it: the same name where TRL has the objective; otherwise the nearest
- * TRL objective, with a comment that says plainly TRL lacks ours.
+ * TRL objective the loss-type table names, with a comment that says plainly TRL lacks ours.
  */
 export function trlLossType(c: RunConfig): { value: string; comment: string } {
-  if ((trlLossTypes as readonly string[]).includes(c.loss_type)) return { value: c.loss_type, comment: '' };
-  const nearest: Record<string, string> = {
-    gmpo: `(veRL's geo_mean, GMPO): "grpo" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio`,
-    clip_cov: `(veRL's clip_cov, Clip-Cov): "dapo", its clipped token-mean objective without the dropped tokens, is the nearest`,
-    kl_cov: `(veRL's kl_cov, KL-Cov): "dapo" is the nearest; the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass`,
-  };
-  return { value: c.loss_type === 'gmpo' ? 'grpo' : 'dapo', comment: `TRL 1.13 has no loss_type "${c.loss_type}" ${nearest[c.loss_type] ?? ''}`.trim() };
+  const trl = lossTypeDecl(c.loss_type).trl;
+  if (trl === true) return { value: c.loss_type, comment: '' };
+  return { value: trl.nearest, comment: `TRL 1.13 has no loss_type "${c.loss_type}" ${trl.note}` };
 }
 
 /**
@@ -79,6 +85,7 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['task', 'mapped: prompts.jsonl and rewards.py are this task family'],
     ['prompts_per_step', 'mapped: generation_batch_size = prompts_per_step × num_generations (above)'],
     ['minibatches', 'mapped: each generation batch feeds `minibatches` optimizer steps (per_device_train_batch_size above)'],
+    ['steps_per_generation', c.steps_per_generation > 0 ? 'mapped: generation_batch_size // per_device_train_batch_size (above) is TRL\'s steps_per_generation, gradient_accumulation_steps = steps_per_generation // minibatches' : "mapped: 0 is TRL's steps_per_generation = minibatches (one micro-batch per optimizer step), except that TRL then divides dapo/cispo/vespo's token sum by the batch's tokens / minibatches, the playground by all of the batch's tokens (set steps_per_generation = minibatches for TRL's)"],
     ['warmup_steps', 'mapped: our steps × optimizer steps per step, with lr_scheduler_type="constant_with_warmup" (TRL\'s first step has lr 0, ours lr/warmup_steps)'],
     ['reward_weights', 'mapped: reward_weights=rewards.TRL_REWARD_WEIGHTS, one weight per reward function in rewards.REWARD_FUNCS'],
     ['leaky_verifier', 'mapped: rewards.LEAKY'],
@@ -146,6 +153,7 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     `PROMPTS_PER_STEP = ${c.prompts_per_step}`,
     `NUM_GENERATIONS = ${c.num_generations}`,
     `MINIBATCHES = ${c.minibatches}`,
+    `STEPS_PER_GENERATION = ${c.steps_per_generation || c.minibatches}`,
     `NUM_ITERATIONS = ${c.num_iterations}`,
     `WARMUP_STEPS = ${c.warmup_steps}`,
     `REF_RESET_EVERY = ${c.ref_reset_every}`,
@@ -168,20 +176,21 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     '    args = parser.parse_args()',
     '',
     '    # Batch shape. One playground step samples PROMPTS_PER_STEP × NUM_GENERATIONS completions',
-    '    # (TRL\'s generation_batch_size) and splits them into MINIBATCHES optimizer steps, so each',
-    '    # optimizer step sees batch // MINIBATCHES completions: per_device_train_batch_size × processes',
-    '    # (gradient_accumulation_steps 1). NUM_ITERATIONS (μ) reuses each generation batch, as here.',
+    '    # (TRL\'s generation_batch_size) and splits them into MINIBATCHES optimizer steps, each of',
+    '    # STEPS_PER_GENERATION // MINIBATCHES accumulated micro-batches (TRL\'s steps_per_generation is',
+    '    # generation_batch_size // (per_device_train_batch_size × processes)). NUM_ITERATIONS (μ) reuses',
+    '    # each generation batch, as here.',
     '    world = int(os.environ.get("WORLD_SIZE", "1"))',
     '    batch = PROMPTS_PER_STEP * NUM_GENERATIONS',
-    '    per_optimizer_step = batch // MINIBATCHES',
-    '    if per_optimizer_step % world:',
-    '        raise SystemExit(f"{per_optimizer_step} completions per optimizer step do not split over {world} processes")',
+    '    per_micro_batch = batch // STEPS_PER_GENERATION',
+    '    if per_micro_batch % world:',
+    '        raise SystemExit(f"{per_micro_batch} completions per micro-batch do not split over {world} processes")',
     '    optimizer_steps_per_step = MINIBATCHES * NUM_ITERATIONS',
     '',
     '    config = GRPOConfig(',
     kw('output_dir', 'args.output_dir'),
-    kw('per_device_train_batch_size', 'per_optimizer_step // world'),
-    kw('gradient_accumulation_steps', '1'),
+    kw('per_device_train_batch_size', 'per_micro_batch // world'),
+    kw('gradient_accumulation_steps', 'STEPS_PER_GENERATION // MINIBATCHES'),
     kw('generation_batch_size', 'batch'),
     kw('max_steps', 'args.steps * optimizer_steps_per_step', `${optimizerSteps} optimizer step(s) per playground step`),
     kw('warmup_steps', 'WARMUP_STEPS * optimizer_steps_per_step'),

@@ -4,6 +4,7 @@ import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
 import { effectiveDraftConfig } from '../../setup-state.ts';
 import { latestSummary, type Row } from '../../chart-data.ts';
+import { sharpeningWarning } from '../../chart-warnings.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { useBoundedRate } from './render-budget.ts';
 import { chartSpecs, type ChartSpec } from './specs.ts';
@@ -42,13 +43,20 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
   const seText = last?.pass1_se !== undefined ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config ? heldOutSamples(config) : '?'} samples)` : '';
   const summary = latestSummary(rows as unknown as Record<string, number>[], series) + seText;
   const running = useApp((s) => s.run.progress?.what === 'eval');
+  const sharpening = sharpeningWarning(evals);
   return (
     <figure className={`chart${focus ? ' focus' : ''}`} data-testid="chart-eval" data-focus={focus ? 'true' : undefined} data-points={evals.length}>
       <figcaption>
         <span className="chart-title">Held-out pass@k</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
         <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy); the band is pass@1 ± one standard error over the prompts</span>
-        <span className="hint">⚠ pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
+        {sharpening ? (
+          <span className="hint" data-testid="chart-eval-warning">
+            ⚠ {sharpening}
+          </span>
+        ) : (
+          <span className="help">pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
+        )}
       </figcaption>
       {evals.length ? (
         <div role="img" aria-label={`Held-out pass@k: line chart over ${evals.length} evaluation${evals.length === 1 ? '' : 's'}; ${summary}`}>

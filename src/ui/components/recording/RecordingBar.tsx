@@ -21,7 +21,9 @@ function RecordingOpener() {
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
     void loadShippedRecords().then(setShipped);
-    // Once the page has settled: the next open then finds its reader running.
+    // Once the page has settled: the next open then finds its reader running. Not for a run viewer link
+    // (`?view=`): three workers starting would compete with the run's first view; an open starts its own.
+    if (new URLSearchParams(location.search).has('view')) return;
     const t = setTimeout(prewarmRecordReader, 1500);
     return () => clearTimeout(t);
   }, []);

@@ -1,62 +1,14 @@
 import type { InspectRollout, ObjectiveSettings } from '../../../../workers/protocol.ts';
-import { objectiveForm } from '../../../rl/objective-form.ts';
+import { aggregationText, lossTypes } from '../../../rl/loss-types.ts';
+import { objectiveForm, objectiveForms } from '../../../rl/objective-form.ts';
 import { deriveAdvantage } from '../../advantage-derivation.ts';
 import { num } from '../../channels.ts';
 
-const aggregation: Record<ObjectiveSettings['loss_type'], string> = {
-  grpo: 'grpo: 1 / (|oᵢ| · N) — mean over the sequence’s tokens, then over the N sequences of the minibatch',
-  bnpo: 'bnpo: 1 / (tokens in the minibatch) — every token of the minibatch weighs the same',
-  dapo: 'dapo: 1 / (tokens in the whole batch) — token-level loss over the generation batch',
-  dr_grpo: 'dr_grpo: 1 / (N · max_completion_length) — a constant, no length normalisation',
-  cispo: 'cispo: 1 / (tokens in the whole batch) — token-level, as dapo',
-  sapo: 'sapo: 1 / (|oᵢ| · N) — mean over the sequence’s tokens, then over sequences, as grpo',
-  luspo: 'luspo: 1 / N — summed over the sequence’s tokens (a sequence weighs by its length), mean over sequences',
-  vespo: 'vespo: 1 / (tokens in the whole batch) — token-level, as dapo',
-  gmpo: 'gmpo: 1 / (|oᵢ| · N) — one term per sequence, mean over sequences',
-  clip_cov: 'clip_cov: 1 / (tokens in the whole batch) — token-level, as dapo',
-  kl_cov: 'kl_cov: 1 / (tokens in the whole batch) — token-level, as dapo',
-};
-
-/** The ratio and obj lines of the formula, per objective form (src/rl/objective.ts policyObjective). */
+/** The ratio line of the importance-sampling level, then the form's obj line (objective-form.ts). */
 function formulaLines(s: ObjectiveSettings): string {
   const seq = s.importance_sampling_level === 'sequence';
   const ratio = `ratio  = ${seq ? 'exp(mean over the sequence of (logp − old))   (sequence level, GSPO)' : 'exp(logp − old)   (token level)'}`;
-  switch (objectiveForm(s.loss_type)) {
-    case 'clip':
-      return `${ratio}\nobj    = min(min(ratio, δ) · A, clip(ratio, 1 − ε, 1 + ε_high) · A)`;
-    case 'cispo':
-      return `${ratio}\nobj    = sg(min(ratio, ε_max)) · A · logp   (CISPO: ε_max = epsilon_high; sg = no gradient through the weight)`;
-    case 'sapo':
-      return `${ratio}\nobj    = sigmoid(τ · (ratio − 1)) · 4 / τ · A   (SAPO: τ = τ_pos if A > 0 else τ_neg)`;
-    case 'vespo':
-      return `${ratio}\nobj    = sg(φ) · A · logp,  φ = exp(λ + k · log w − λ · w),  log w = Σ over the sequence of (logp − old)\n         (VESPO: k, λ = the _pos knobs if A ≥ 0 else the _neg ones; sg = no gradient through φ)`;
-    case 'gmpo':
-      return `ratio  = exp(mean over the sequence of l′),  l′ = logp − old clipped to [−ε, ε_high] on the side A pushes\nobj    = ratio · A   (GMPO: the geometric mean of the clipped token ratios)`;
-    case 'clip_cov':
-      return `${ratio}\nobj    = min(ratio · A, clip(ratio, 1 − ε, 1 + ε_high) · A) · (1 − picked)\n         (Clip-Cov: a few tokens with (A − mean A)·(logp − mean logp) in (lb, ub) are picked at random and dropped)`;
-    case 'kl_cov':
-      return `${ratio}\nobj    = ratio · A − picked · ppo_kl_coef · |logp − old|\n         (KL-Cov: the tokens of largest (A − mean A)·(logp − mean logp) are picked; no clip)`;
-  }
-}
-
-/** The knobs of the form, with their values. */
-function knobLine(s: ObjectiveSettings): string {
-  switch (objectiveForm(s.loss_type)) {
-    case 'clip':
-      return `[${num(1 - s.epsilon, 4)}, ${num(1 + s.epsilon_high, 4)}]${s.delta !== null ? ` · unclipped ratio capped at δ = ${s.delta}` : ''}`;
-    case 'cispo':
-      return `ratio capped at ε_max = epsilon_high = ${num(s.epsilon_high, 4)} (no lower bound)`;
-    case 'sapo':
-      return `no hard clip; τ_pos = ${num(s.sapo_temperature_pos, 4)}, τ_neg = ${num(s.sapo_temperature_neg, 4)}`;
-    case 'vespo':
-      return `no hard clip; A ≥ 0: k = ${num(s.vespo_k_pos, 4)}, λ = ${num(s.vespo_lambda_pos, 4)}; A < 0: k = ${num(s.vespo_k_neg, 4)}, λ = ${num(s.vespo_lambda_neg, 4)}`;
-    case 'gmpo':
-      return `token log-ratio clipped to [${num(-s.epsilon, 4)}, ${num(s.epsilon_high, 4)}]`;
-    case 'clip_cov':
-      return `[${num(1 - s.epsilon, 4)}, ${num(1 + s.epsilon_high, 4)}]; picked: ${num(s.clip_cov_ratio, 4)} of the tokens (at least 1) with covariance in (${s.clip_cov_lb}, ${s.clip_cov_ub})`;
-    case 'kl_cov':
-      return `no clip; picked: ${num(s.kl_cov_ratio, 4)} of the tokens (at least 1), penalty ppo_kl_coef = ${num(s.ppo_kl_coef, 4)}`;
-  }
+  return objectiveForms[objectiveForm(s.loss_type)].formula(ratio);
 }
 
 /** Where A comes from: the group's rewards, their mean and std, and the estimator's formula with the numbers (advantage-derivation.ts). */
@@ -109,9 +61,9 @@ export function ObjectivePanel({ r, i, s, all }: { r: InspectRollout; i: number;
   const agree = Math.abs(w * token - theirs) <= 1e-5 + 1e-3 * Math.abs(theirs);
   const ref = r.refLogp?.[i];
   const seq = s.importance_sampling_level === 'sequence';
-  const form = objectiveForm(s.loss_type);
-  const clippedNote =
-    form === 'cispo' ? ` — the ratio is above ε_max: its weight is ε_max (the token still gets a gradient)` : ` — the clipped branch (${r.clipped[i]}): this token gives no gradient`;
+  const formName = objectiveForm(s.loss_type);
+  const form = objectiveForms[formName];
+  const clippedNote = form.clippedNote ?? ` — the clipped branch (${r.clipped[i]}): this token gives no gradient`;
   return (
     <section className="objective" aria-label="Objective for the selected token" data-testid="objective-panel">
       <h3>
@@ -120,7 +72,7 @@ export function ObjectivePanel({ r, i, s, all }: { r: InspectRollout; i: number;
       <pre className="formula" data-testid="objective-formula">
         {`${formulaLines(s)}
 kl     = ${s.kl_estimator === 'k3' ? 'exp(ref − logp) − (ref − logp) − 1   (k3)' : 'logp − ref   (k1)'}
-token  = −obj + β · kl${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy
+${s.off_policy_mask_threshold !== null ? `keep   = A ≥ 0 or mean over the sequence of (old − logp) ≤ ${s.off_policy_mask_threshold}   (off-policy sequence mask)\n` : ''}token  = −obj${s.off_policy_mask_threshold !== null ? ' · keep' : ''} + β · kl${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy
 loss   = Σ weight · token`}
       </pre>
       <table className="objective-numbers">
@@ -136,12 +88,12 @@ loss   = Σ weight · token`}
             <th scope="row">ratio</th>
             <td data-testid="obj-ratio">
               {num(ratio, 6)}
-              {!seq && form !== 'gmpo' && ` = exp(${num(r.newLogp[i], 4)} − ${num(r.oldLogp[i], 4)})`}
+              {!seq && formName !== 'gmpo' && ` = exp(${num(r.newLogp[i], 4)} − ${num(r.oldLogp[i], 4)})`}
             </td>
           </tr>
           <tr>
-            <th scope="row">{form === 'clip' || form === 'gmpo' || form === 'clip_cov' ? 'clip range' : 'knobs'}</th>
-            <td data-testid="obj-clipped">{knobLine(s)}</td>
+            <th scope="row">{form.range ? 'clip range' : 'knobs'}</th>
+            <td data-testid="obj-clipped">{form.knobLine(s, num)}</td>
           </tr>
           <tr>
             <th scope="row">advantage A</th>
@@ -154,7 +106,7 @@ loss   = Σ weight · token`}
             <th scope="row">obj</th>
             <td data-testid="obj-obj">
               {num(obj, 6)}
-              {r.clipped[i] ? clippedNote : form === 'clip' || form === 'gmpo' || form === 'clip_cov' ? ' — the unclipped branch' : ''}
+              {r.clipped[i] ? clippedNote : form.range ? ' — the unclipped branch' : ''}
             </td>
           </tr>
           <tr>
@@ -177,7 +129,7 @@ loss   = Σ weight · token`}
           <tr>
             <th scope="row">aggregation weight</th>
             <td data-testid="obj-weight">
-              {num(w, 6)} — {aggregation[s.loss_type]}
+              {num(w, 6)} — {s.loss_type}: {aggregationText[lossTypes[s.loss_type].aggregation]}
               {!r.trained[i] && ' (this token is masked out of the loss)'}
             </td>
           </tr>

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// `npm run bench:viewer`: the run viewer on dumps of 10 MB, 100 MB and 1 GB, in TRL's parquet and veRL's
+// JSONL form (bench/viewer/make_dumps.py writes them as those frameworks' writers do), served by
+// `rlvr view` and opened in Debian's Chromium; beside it the peer a researcher would otherwise use,
+// pandas/pyarrow reading the same files in full (bench/viewer/pandas_peer.py). One line per size and
+// format:
+//   viewer SIZE FORMAT: first view X s, step switch Y ms, search Z s, memory M MB; pandas full read W s
+// and a JSON file, test-results/bench-viewer.json, with every figure and its budget.
+//
+// The figures:
+// - first view: a cold link (`/?view=NAME&step=S` in a fresh browser) until the step's completions are
+//   on screen; and from a click (the runs list, then the run) in the same way. The larger is printed.
+// - step switch: the scrubber moved to another step until its completions are on screen (median of 5).
+// - search: a text search over every step until it reports done.
+// - memory: the page's memory with its workers (performance.measureUserAgentSpecificMemory), the largest
+//   of its readings after the first view, the step switches and the search.
+//
+//   npm run bench:viewer                     10, 100 and 1000 MB (the dumps are kept in bench/.work/viewer/)
+//   BENCH_VIEWER_SIZES=10,100 npm run bench:viewer
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, ROOT } from '../e2e/lib.mjs';
+
+const SIZES = (process.env.BENCH_VIEWER_SIZES || '10,100,1000').split(',').map(Number);
+const WORK = join(ROOT, 'bench/.work/viewer');
+const BUDGET = { first_view_s: 2, step_switch_ms: 200, search_1gb_s: 10, memory_mb: 500 };
+
+function python() {
+  const out = execFileSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return join(ROOT, out.trim().split('\n').pop());
+}
+
+/** Starts `rlvr view DIR`; resolves with its address and the child once it prints its serving line. */
+async function serve(dir) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['scripts/rlvr.mjs', 'view', dir, '--port', String(port)], { cwd: ROOT });
+  let out = '';
+  const url = await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`rlvr view did not say it was serving: ${out}`)), 600_000);
+    const onData = (d) => {
+      out += d;
+      const m = /serving (\d+) runs? at (http:\/\/\S+\/)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[2]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => fail(new Error(`rlvr view exited with ${code}: ${out}`)));
+  });
+  return { url, child };
+}
+
+/**
+ * The page's memory, its workers included: performance.measureUserAgentSpecificMemory(), which needs a
+ * cross-origin isolated page (rlvr view sends COOP/COEP) and, with ForceEagerMeasureMemory, answers at once.
+ */
+async function pageMb(page) {
+  const bytes = await page.evaluate(async () => (await performance.measureUserAgentSpecificMemory()).bytes);
+  return bytes / 1e6;
+}
+
+const seconds = (t0) => (performance.now() - t0) / 1000;
+
+async function measure(url, name, steps) {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory'],
+  });
+  let peak = 0;
+  try {
+    const mid = steps[Math.floor(steps.length / 2)];
+    // A cold link, in a fresh context.
+    let ctx = await browser.newContext();
+    let page = await ctx.newPage();
+    let t0 = performance.now();
+    await page.goto(`${url}?view=${encodeURIComponent(name)}&step=${mid}`);
+    await page.waitForSelector(`[data-testid="viewer-completion"][data-step="${mid}"]`, { timeout: 120_000 });
+    const coldLink = seconds(t0);
+    peak = Math.max(peak, await pageMb(page));
+    await ctx.close();
+
+    // From a click: the runs list, then the run.
+    ctx = await browser.newContext();
+    page = await ctx.newPage();
+    await page.goto(url);
+    await page.getByRole('tab', { name: 'Run viewer' }).click();
+    const entry = page.locator(`[data-testid="viewer-run"][data-name="${name}"]`);
+    await entry.waitFor({ timeout: 120_000 });
+    t0 = performance.now();
+    await entry.locator('[data-testid="viewer-run-open"]').click();
+    await page.waitForSelector('[data-testid="viewer-completion"]', { timeout: 120_000 });
+    const fromClick = seconds(t0);
+
+    // Step switches, to steps spread over the run.
+    const switches = [];
+    const count = await page.locator('[data-testid="viewer-scrubber"]').getAttribute('max');
+    const last = Number(count);
+    for (let k = 1; k <= 5; k++) {
+      const i = Math.round((k / 6) * last);
+      t0 = performance.now();
+      await page.locator('[data-testid="viewer-scrubber"]').fill(String(i));
+      await page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[i]}"]`, { timeout: 60_000 });
+      switches.push(performance.now() - t0);
+    }
+    switches.sort((a, b) => a - b);
+    peak = Math.max(peak, await pageMb(page));
+
+    // A text search over every step.
+    await page.fill('[data-testid="viewer-search-text"]', 'satisfied');
+    t0 = performance.now();
+    await page.click('[data-testid="viewer-search-run"]');
+    await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', { timeout: 600_000 });
+    const search = seconds(t0);
+    const status = await page.locator('[data-testid="viewer-search-status"]').textContent();
+    peak = Math.max(peak, await pageMb(page));
+    await ctx.close();
+    return { cold_link_s: coldLink, click_s: fromClick, first_view_s: Math.max(coldLink, fromClick), step_switch_ms: switches[2], search_s: search, search_status: status, memory_mb: peak };
+  } finally {
+    await browser.close();
+  }
+}
+
+const py = python();
+mkdirSync(WORK, { recursive: true });
+const results = [];
+for (const size of SIZES) {
+  process.stderr.write(`bench:viewer: writing the ${size} MB dumps (kept in ${WORK})…\n`);
+  const dumps = JSON.parse(execFileSync(py, ['bench/viewer/make_dumps.py', WORK, String(size)], { cwd: ROOT, encoding: 'utf8' }));
+  for (const format of ['trl', 'verl']) {
+    const d = dumps[format];
+    const peer = JSON.parse(execFileSync(py, ['bench/viewer/pandas_peer.py', format, d.dir], { cwd: ROOT, encoding: 'utf8' }));
+    const { url, child } = await serve(d.dir);
+    try {
+      const runs = await (await fetch(`${url}runs.json`)).json();
+      const run = runs[0];
+      const steps = Array.from({ length: d.steps }, (_, i) => i + 1);
+      const m = await measure(url, run.name, steps);
+      const row = { size_mb: size, format, bytes: d.bytes, steps: d.steps, rows: d.rows, ...m, pandas_full_read_s: peer.seconds, pandas_peak_rss_mb: peer.peak_rss_mb };
+      results.push(row);
+      console.log(
+        `viewer ${size >= 1000 ? `${size / 1000} GB` : `${size} MB`} ${format}: first view ${m.first_view_s.toFixed(2)} s, ` +
+          `step switch ${m.step_switch_ms.toFixed(0)} ms, search ${m.search_s.toFixed(2)} s, memory ${m.memory_mb.toFixed(0)} MB; ` +
+          `pandas full read ${peer.seconds.toFixed(2)} s`,
+      );
+    } finally {
+      child.kill();
+    }
+  }
+}
+mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+writeFileSync(join(ROOT, 'test-results/bench-viewer.json'), `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`);

@@ -1,0 +1,24 @@
+import type { RunProblem } from '../../../runs/types.ts';
+
+const where = (p: RunProblem) =>
+  `${p.file}${p.line !== undefined ? `, line ${p.line}` : ''}${p.row !== undefined ? `, row ${p.row}` : ''}`;
+
+/** What a reader skipped (a file, a line, a row), folded away: the rest of the run opened. */
+export function ProblemList({ problems, what }: { problems: RunProblem[]; what: string }) {
+  if (!problems.length) return null;
+  return (
+    <details className="viewer-problems" data-testid="viewer-problems">
+      <summary>
+        {problems.length} problem{problems.length === 1 ? '' : 's'} {what}: skipped, the rest opened
+      </summary>
+      <ul>
+        {problems.map((p, i) => (
+          <li key={i} data-testid="viewer-problem">
+            {/* Readers' messages mostly name their file already; the place is added only where not. */}
+            {p.message.startsWith(p.file) ? p.message : `${where(p)}: ${p.message}`}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}

@@ -1,0 +1,107 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { MetricPoint } from '../../../runs/types.ts';
+import { downsample } from '../../chart-data.ts';
+import { useApp } from '../../store.ts';
+import { LinesChart } from '../charts/MetricChart.tsx';
+import { setCurves, runByKey } from '../../viewer/viewer-actions.ts';
+import { curveKeys, curvePoints, defaultCurves, overlayRows } from '../../viewer/run-view-model.ts';
+
+const NONE: MetricPoint[] = [];
+
+/** One logged metric over training, for the open run and (Compare) the other run overlaid. */
+function Curve({ k, runs, labels, draw }: { k: string; runs: MetricPoint[][]; labels: string[]; draw: boolean }) {
+  const rows = useMemo(() => overlayRows(runs, k), [runs, k]);
+  // Drawn from at most 300 points, bucket means, as the live charts are (src/ui/chart-data.ts): recharts
+  // over every step of a long run holds the page's thread for seconds. data-values keeps every point.
+  const drawn = useMemo(() => downsample(rows, 300), [rows]);
+  const series = labels.map((label, i) => ({ key: `s${i}`, label }));
+  return (
+    <figure
+      className="chart"
+      data-testid="viewer-curve"
+      data-key={k}
+      // The values as logged, [step, value], for the open run: what the chart draws, readable by a test.
+      data-values={JSON.stringify(curvePoints(runs[0]!, k))}
+    >
+      <figcaption>
+        <span className="chart-title">{k}</span>
+      </figcaption>
+      {rows.length && !draw ? (
+        <div className="chart-empty" style={{ height: 150 }}>
+          drawn once the step is shown
+        </div>
+      ) : rows.length ? (
+        <div role="img" aria-label={`${k}: line chart over ${rows.length} logged steps`}>
+          <LinesChart rows={drawn} series={series} height={150} />
+        </div>
+      ) : (
+        <div className="chart-empty">not logged</div>
+      )}
+    </figure>
+  );
+}
+
+/** The open run's logged curves (TRL's log_history, a record's metrics), chosen from every key the logs hold. */
+export function RunCurves() {
+  const open = useApp((s) => s.viewer.open);
+  const other = useApp((s) => s.viewer.compareWith);
+  const chosen = useApp((s) => s.viewer.curves);
+  // Drawing the charts (recharts, over every logged step) takes the page's thread for a second or more on a
+  // long run; while the first step is being read they wait, so its completions are on screen first. Once
+  // drawn they stay (a step switch does not redraw them). They are drawn a frame after the step is, not in the
+  // same commit, so the step's completions are painted before the charts' work begins.
+  const stepShown = useApp(
+    (s) =>
+      !s.viewer.stepLoading &&
+      (s.viewer.stepData !== null ||
+        s.viewer.stepError !== null ||
+        runByKey(s.viewer.open)?.index?.steps.length === 0),
+  );
+  const [draw, setDraw] = useState(false);
+  useEffect(() => {
+    if (draw || !stepShown) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setDraw(true), 0)));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [draw, stepShown]);
+  useApp((s) => s.viewer.runs);
+  const run = runByKey(open);
+  const otherRun = runByKey(other);
+  const metrics = run?.index?.metrics ?? NONE;
+  const otherMetrics = otherRun?.index?.metrics ?? null;
+  const keys = useMemo(() => curveKeys(metrics), [metrics]);
+  const shown = chosen ?? defaultCurves(metrics);
+  const runs = useMemo(() => (otherMetrics ? [metrics, otherMetrics] : [metrics]), [metrics, otherMetrics]);
+  if (!run?.index) return null;
+  if (!keys.length) return <p className="muted">This run logged no metrics over training (no trainer_state.json).</p>;
+  const labels = otherRun ? [run.name, otherRun.name] : [run.name];
+  return (
+    <section className="viewer-curves" aria-label="Curves">
+      <details className="viewer-curve-picker">
+        <summary>
+          Curves: {shown.length} of {keys.length} logged metrics
+        </summary>
+        <div className="viewer-curve-keys">
+          {keys.map((k) => (
+            <label key={k}>
+              <input
+                type="checkbox"
+                checked={shown.includes(k)}
+                onChange={(e) => setCurves(e.target.checked ? [...shown, k] : shown.filter((x) => x !== k))}
+              />{' '}
+              {k}
+            </label>
+          ))}
+        </div>
+      </details>
+      <div className="viewer-curve-grid">
+        {shown.map((k) => (
+          <Curve key={k} k={k} runs={runs} labels={labels} draw={draw} />
+        ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+import { useApp } from '../../store.ts';
+import { compareWith, showRun } from '../../viewer/viewer-actions.ts';
+import type { ViewerRun } from '../../viewer/viewer-state.ts';
+
+const stepsOf = (r: ViewerRun) => r.index?.steps.length ?? r.listedSteps;
+
+function status(r: ViewerRun): string {
+  if (r.error) return r.error;
+  if (r.loading) return 'opening…';
+  const n = stepsOf(r);
+  return n === undefined ? 'not opened yet' : `${n} step${n === 1 ? '' : 's'} with rollouts`;
+}
+
+/** The runs found (in the folders opened and on the server), the open one, and the one compared with it. */
+export function RunList() {
+  const runs = useApp((s) => s.viewer.runs);
+  const open = useApp((s) => s.viewer.open);
+  const other = useApp((s) => s.viewer.compareWith);
+  if (!runs.length) return null;
+  return (
+    <div className="viewer-runs">
+      <table className="viewer-run-list" data-testid="viewer-runs">
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Format</th>
+            <th scope="col">Steps</th>
+            <th scope="col">Compare</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr
+              key={r.key}
+              className={r.key === open ? 'selected' : ''}
+              data-testid="viewer-run"
+              data-name={r.name}
+              data-format={r.format}
+            >
+              <td>
+                <button
+                  type="button"
+                  className="link"
+                  aria-pressed={r.key === open}
+                  onClick={() => void showRun(r.key)}
+                  data-testid="viewer-run-open"
+                >
+                  {r.name}
+                </button>
+              </td>
+              <td>{r.format}</td>
+              <td className={r.error ? 'bad' : ''}>{status(r)}</td>
+              <td>
+                {r.key !== open && (
+                  <label>
+                    <input
+                      type="checkbox"
+                      checked={other === r.key}
+                      disabled={!open}
+                      onChange={(e) => void compareWith(e.target.checked ? r.key : null)}
+                      data-testid="viewer-compare"
+                    />{' '}
+                    compare with the open run
+                  </label>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
