@@ -84,8 +84,10 @@ describe('the TRL export maps every config field or says why not', () => {
     const rows: string[] = [];
     for (const [k, spec] of Object.entries(fieldTable) as [string, { trl?: boolean; trlDefault?: unknown; kind: string; default: unknown }][]) {
       if (!spec.trl || spec.kind === 'weights') continue;
-      // TRL's None for epsilon_high means "epsilon's value", which ours is by default.
-      const theirs = k === 'epsilon_high' && trlDefaults[k] === null ? trlDefaults.epsilon : trlDefaults[k];
+      // TRL's None where it means a value: epsilon_high = epsilon's value, min_p = off (0), and
+      // steps_per_generation = one generation per optimizer step (0 here).
+      const noneMeans: Record<string, unknown> = { epsilon_high: trlDefaults.epsilon, min_p: 0, steps_per_generation: 0 };
+      const theirs = trlDefaults[k] === null && k in noneMeans ? noneMeans[k] : trlDefaults[k];
       rows.push(`${k}: ours ${JSON.stringify(spec.default)}, TRL ${JSON.stringify(theirs)}, trlDefault ${JSON.stringify(spec.trlDefault)}`);
       if (spec.trlDefault === undefined) expect(theirs, rows.at(-1)).toEqual(spec.default);
       else {
