@@ -9,7 +9,8 @@ import { register } from 'tsx/esm/api';
 
 register();
 const recordFile = new URL('../src/export/trl/record-file.ts', import.meta.url).href;
-const { packageSettingsSource, pythonPackageDir } = await import(recordFile);
+const { packageSettingsSource } = await import(recordFile);
+const { pythonPackageDir } = await import(new URL('../src/export/trl/python-sources.ts', import.meta.url).href);
 const path = new URL('rlvr_playground/record_settings.py', pythonPackageDir);
 const want = packageSettingsSource();
 let have = '';

@@ -6,16 +6,13 @@
  * settings inlined, next to trl_record.py (GRPOTrainer's capture and the callback that writes the file).
  * The format's constants, channel list and metric keys come from the TypeScript, so the two cannot drift.
  */
-import { readFileSync } from 'node:fs';
 import { fieldTable, type FieldDecl } from '../../rl/config.ts';
 import { metricKeys } from '../../rl/metrics.ts';
 import { RUN_RECORD_FORMAT, RUN_RECORD_MAGIC, RUN_RECORD_VERSION } from '../../rl/run-record.ts';
 import { runRecordChannels, runRecordScoredChannels, runRecordVersion1Writers } from '../../rl/run-record.ts';
 import { pyValue } from './python-literal.ts';
-import { pythonSource } from './python-sources.ts';
+import { pythonSource } from './python-text.ts';
 
-/** The package's folder in the repository (what `pip install ./python` installs). */
-export const pythonPackageDir = new URL('../../../python/', import.meta.url);
 
 /** The config fields TRL's GRPOConfig shares by name, with what the playground accepts for each. */
 function trlConfigFields(): Record<string, Record<string, unknown>> {
@@ -56,8 +53,9 @@ export function packageSettingsSource(): string {
   return [note, recordSettingsSource(), ''].join('\n');
 }
 
+/** A module of the rlvr_playground package (python/rlvr_playground/), read through python-text.ts. */
 function packageSource(name: string): string {
-  return readFileSync(new URL(`rlvr_playground/${name}.py`, pythonPackageDir), 'utf8');
+  return pythonSource(`rlvr_playground/${name}`);
 }
 
 /** rlvr_record.py for the exported project: the package's writer with its settings import replaced by the settings. */

@@ -16,7 +16,8 @@ import type { RunConfig } from '../../rl/config.ts';
 import { decodeRunRecord, RunRecorder, type RecordableStep, type RecordProvenance } from '../../rl/run-record.ts';
 import { loadBase, TrainingRun } from '../../rl/run.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
-import { packageSettingsSource, pythonPackageDir, recordWriterSource } from './record-file.ts';
+import { packageSettingsSource, recordWriterSource } from './record-file.ts';
+import { pythonPackageDir } from './python-sources.ts'; // also: the Python sources, read from disk
 
 /** The user's choices over the checkpoint's recipe, through the one resolver. */
 const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });

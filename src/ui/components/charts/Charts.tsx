@@ -70,8 +70,34 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
           {summary}
         </p>
       )}
+      {evals.length > 1 && (
+        <p className="help" data-testid="chart-eval-band-note">
+          {bandNote(evals)}
+        </p>
+      )}
     </figure>
   );
+}
+
+/**
+ * What the band says about a dip: the largest fall of pass@1 between two evaluations, and whether it
+ * stays within their standard errors (two combined: a change that small is the held-out sample's noise).
+ */
+export function bandNote(evals: { step: number; pass_at_k: Record<string, number>; pass1_se?: number }[]): string {
+  const general = 'The band is pass@1 ± one standard error: measured again on other held-out prompts, pass@1 would land in it about two times in three.';
+  let dip: { from: (typeof evals)[number]; to: (typeof evals)[number]; fall: number } | null = null;
+  for (let i = 1; i < evals.length; i++) {
+    const a = evals[i - 1]!;
+    const b = evals[i]!;
+    const fall = (a.pass_at_k['1'] ?? NaN) - (b.pass_at_k['1'] ?? NaN);
+    if (fall > 0 && (!dip || fall > dip.fall)) dip = { from: a, to: b, fall };
+  }
+  if (!dip || dip.from.pass1_se === undefined || dip.to.pass1_se === undefined) return general;
+  const noise = 2 * Math.hypot(dip.from.pass1_se, dip.to.pass1_se);
+  const what = `The dip from step ${dip.from.step} to ${dip.to.step} (${dip.from.pass_at_k['1']!.toFixed(2)} → ${dip.to.pass_at_k['1']!.toFixed(2)})`;
+  return dip.fall <= noise
+    ? `${general} ${what} is within two standard errors of the difference (${noise.toFixed(2)}): noise of the held-out sample, not a sign the policy got worse.`
+    : `${general} ${what} is larger than two standard errors of the difference (${noise.toFixed(2)}): more likely a real drop than noise.`;
 }
 
 function AdvantageHistogram() {

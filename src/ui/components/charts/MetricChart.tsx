@@ -52,8 +52,10 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
             name={s.label}
             stroke={s.color ?? palette[i % palette.length]}
             strokeDasharray={s.dashed ? '6 4' : undefined}
-            dot={rows.length < 30}
-            strokeWidth={s.width ?? 1.8}
+            dot={!s.faint && rows.length < 30}
+            strokeWidth={s.width ?? (s.faint ? 1 : 1.8)}
+            strokeOpacity={s.faint ? 0.3 : undefined}
+            {...(s.faint ? { legendType: 'none' as const, tooltipType: 'none' as const } : {})}
             isAnimationActive={false}
             connectNulls
           />

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
-import { addRecordingToCompare, closeRecording, compareWithLive, inspectArm, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
+import { addRecordingToCompare, compareWithLive, inspectArm, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
 import { continueFromRecording } from '../../recording-continue.ts';
+import { closeRecordingOrLesson } from '../../lessons.ts';
 import { useApp } from '../../store.ts';
 import { searchToSetup } from '../../url-state.ts';
 
@@ -171,7 +172,7 @@ export function RecordingBar() {
             <button type="button" onClick={showLive} data-testid="recording-show-live">
               Back to the live run
             </button>
-            <button type="button" onClick={closeRecording} data-testid="recording-close">
+            <button type="button" onClick={closeRecordingOrLesson} data-testid="recording-close">
               Close the recording
             </button>
           </span>
