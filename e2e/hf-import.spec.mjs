@@ -112,6 +112,9 @@ test('a folder: another vocabulary is refused with the reason; the unchanged exp
   test.setTimeout(120_000);
   const good = await hfFolder('arith-hf');
   const bad = await hfFolder('arith-other-vocab-hf');
+  const checkpoint = await hfFolder('checkpoint-20', (g) => {
+    for (let i = 0; i < g.length; i++) g[i] *= 1.03;
+  });
   const cfg = JSON.parse(readFileSync(join(bad.dir, 'config.json'), 'utf8'));
   writeFileSync(join(bad.dir, 'config.json'), JSON.stringify({ ...cfg, vocab_size: 50257 }));
   const p = await openPage(browser, `/?${FAST}`);
@@ -134,6 +137,13 @@ test('a folder: another vocabulary is refused with the reason; the unchanged exp
       assert.equal(Buffer.compare(Buffer.from(await uploadedBytes(page), 'base64'), shipped), 0, 'byte for byte the shipped weights');
       const manifest = await page.evaluate(() => window.__rlvr.state().uploaded.manifest);
       assert.deepEqual(manifest, JSON.parse(readFileSync(join(ROOT, 'public/checkpoints/arithmetic-tiny/manifest.json'), 'utf8')));
+
+      // A folder named as TRL names its checkpoints (output_dir/checkpoint-20/), picked itself: it is read,
+      // not dropped as a nested checkpoint folder (src/ui/hf-folder-paths.ts).
+      await page.setInputFiles('[data-testid="import-hf-folder"]', checkpoint.dir);
+      await waitForPage(page, () => window.__rlvr.state().uploaded?.name === 'arithmetic-tiny+hf' || !!document.querySelector('[data-testid="error-banner"]'), { timeout: 30_000 });
+      const refused = (await page.$('[data-testid="error-message"]')) ? await page.textContent('[data-testid="error-message"]') : null;
+      assert.equal(refused, null, 'the checkpoint-20 folder imports');
       assert.deepEqual(p.pageErrors, []);
     });
   } finally {

@@ -12,13 +12,13 @@
 //   on screen; and from a click (the runs list, then the run) in the same way. The larger is printed.
 // - step switch: the scrubber moved to another step until its completions are on screen (median of 5).
 // - search: a text search over every step until it reports done.
-// - memory: the resident memory of the browser's renderer processes (the page and its workers), from
-//   /proc, at its largest over the run.
+// - memory: the page's memory with its workers (performance.measureUserAgentSpecificMemory), the largest
+//   of its readings after the first view, the step switches and the search.
 //
 //   npm run bench:viewer                     10, 100 and 1000 MB (the dumps are kept in bench/.work/viewer/)
 //   BENCH_VIEWER_SIZES=10,100 npm run bench:viewer
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, ROOT } from '../e2e/lib.mjs';
@@ -54,40 +54,23 @@ async function serve(dir) {
   return { url, child };
 }
 
-/** Resident memory (MB) of this browser's renderer processes, read from /proc. */
-function rendererMb(browserPid) {
-  let kb = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmd.includes('--type=renderer')) continue;
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
-      // Renderers are children of the browser process or of its zygote.
-      const parentCmd = readFileSync(`/proc/${ppid}/cmdline`, 'utf8');
-      const grand = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${ppid}/status`, 'utf8'))?.[1]);
-      if (ppid !== browserPid && grand !== browserPid && !parentCmd.includes(String(browserPid))) {
-        const great = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${grand}/status`, 'utf8'))?.[1]);
-        if (great !== browserPid) continue;
-      }
-      kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    } catch {
-      // a process that ended while being read
-    }
-  }
-  return kb / 1024;
+/**
+ * The page's memory, its workers included: performance.measureUserAgentSpecificMemory(), which needs a
+ * cross-origin isolated page (rlvr view sends COOP/COEP) and, with ForceEagerMeasureMemory, answers at once.
+ */
+async function pageMb(page) {
+  const bytes = await page.evaluate(async () => (await performance.measureUserAgentSpecificMemory()).bytes);
+  return bytes / 1e6;
 }
 
 const seconds = (t0) => (performance.now() - t0) / 1000;
 
 async function measure(url, name, steps) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-  const browserPid = browser.process?.()?.pid;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory'],
+  });
   let peak = 0;
-  const sample = () => {
-    if (browserPid) peak = Math.max(peak, rendererMb(browserPid));
-  };
-  const sampler = setInterval(sample, 100);
   try {
     const mid = steps[Math.floor(steps.length / 2)];
     // A cold link, in a fresh context.
@@ -97,6 +80,7 @@ async function measure(url, name, steps) {
     await page.goto(`${url}?view=${encodeURIComponent(name)}&step=${mid}`);
     await page.waitForSelector(`[data-testid="viewer-completion"][data-step="${mid}"]`, { timeout: 120_000 });
     const coldLink = seconds(t0);
+    peak = Math.max(peak, await pageMb(page));
     await ctx.close();
 
     // From a click: the runs list, then the run.
@@ -123,6 +107,7 @@ async function measure(url, name, steps) {
       switches.push(performance.now() - t0);
     }
     switches.sort((a, b) => a - b);
+    peak = Math.max(peak, await pageMb(page));
 
     // A text search over every step.
     await page.fill('[data-testid="viewer-search-text"]', 'satisfied');
@@ -131,11 +116,10 @@ async function measure(url, name, steps) {
     await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', { timeout: 600_000 });
     const search = seconds(t0);
     const status = await page.locator('[data-testid="viewer-search-status"]').textContent();
-    sample();
+    peak = Math.max(peak, await pageMb(page));
     await ctx.close();
     return { cold_link_s: coldLink, click_s: fromClick, first_view_s: Math.max(coldLink, fromClick), step_switch_ms: switches[2], search_s: search, search_status: status, memory_mb: peak };
   } finally {
-    clearInterval(sampler);
     await browser.close();
   }
 }

@@ -6,9 +6,9 @@
  */
 import * as Comlink from 'comlink';
 import { detectRuns, openRun } from '../src/runs/index.ts';
-import type { OpenedRun, RunSearchProgress, RunSearchResult } from '../src/runs/types.ts';
+import type { OpenedRun, RunFileEntry, RunFiles, RunSearchProgress, RunSearchResult } from '../src/runs/types.ts';
 import { runFilesOf } from './browser-run-files.ts';
-import type { RunReaderApi } from './run-reader-protocol.ts';
+import type { RunFilesSpec, RunReaderApi } from './run-reader-protocol.ts';
 
 const opened: OpenedRun[] = [];
 const searches = new Map<number, { abort: AbortController; result: Promise<RunSearchResult> }>();
@@ -20,10 +20,42 @@ const runOf = (id: number) => {
   return run;
 };
 
+/**
+ * The listing detectRuns just read, handed to the openRun that follows it (the page detects, then opens):
+ * a served run's listing is one request that walks its folder on the server, so it is read once for both.
+ * Only the first list() of the opened run takes it; refreshes list again.
+ */
+let detected: { spec: RunFilesSpec; listing: Promise<RunFileEntry[]> } | null = null;
+
+function reusingDetected(spec: RunFilesSpec): RunFiles {
+  const files = runFilesOf(spec);
+  const given = detected?.spec === spec || (detected && sameSpec(detected.spec, spec)) ? detected!.listing : null;
+  detected = null;
+  if (!given) return files;
+  let first: Promise<RunFileEntry[]> | null = given;
+  return {
+    ...files,
+    list() {
+      const listing = first ?? files.list();
+      first = null;
+      return listing;
+    },
+  };
+}
+
+const sameSpec = (a: RunFilesSpec, b: RunFilesSpec) =>
+  a.kind === 'http' && b.kind === 'http' && a.base === b.base && a.name === b.name;
+
 const api: RunReaderApi = {
-  detectRuns: (spec) => detectRuns(runFilesOf(spec)),
+  detectRuns(spec) {
+    const files = runFilesOf(spec);
+    const listing = files.list();
+    listing.catch(() => undefined); // detectRuns below sees the failure
+    detected = { spec, listing };
+    return detectRuns({ ...files, list: () => listing });
+  },
   async openRun(spec, found) {
-    const run = await openRun(runFilesOf(spec), found);
+    const run = await openRun(reusingDetected(spec), found);
     opened.push(run);
     return { id: opened.length - 1, index: run.index };
   },

@@ -66,6 +66,7 @@ const api = {
   getRollouts: (step: number) => session.getRollouts(step),
   metricsHistory: () => session.metricsHistory(),
   evaluatePassAtK: (opts?: { n?: number; prompts?: number }) => session.evaluatePassAtK(opts),
+  cancelPassK: () => session.cancelPassK(),
   async saveCheckpoint() {
     const c = await session.saveCheckpoint();
     return Comlink.transfer(c, [c.bytes.buffer]);

@@ -355,14 +355,24 @@ export class TrainingSession {
   }
 
   /** Held-out pass@k for k = 1..64, base policy vs current, on the same prompts (base cached per setting). */
+  /** Set by cancelPassK: the pass@k computation in progress (or queued) stops before its next batch. */
+  private passkCancelled = false;
+
+  /** Stops the pass@k computation in progress; not queued behind it (it answers at once). */
+  cancelPassK(): void {
+    this.passkCancelled = true;
+  }
+
   async evaluatePassAtK(opts: { n?: number; prompts?: number } = {}): Promise<PassKCurve> {
     const cur = this.need();
+    this.passkCancelled = false;
     return this.engine.run(async () => {
       const prev = this.activity;
       try {
         return await passKCurve(cur.run, cur.passkBaseCache, opts, {
           activity: (text) => this.setActivity(text),
           progress: (what, done, total) => this.emit({ type: 'progress', what, done, total }),
+          cancelled: () => this.passkCancelled,
         });
       } finally {
         this.setActivity(prev);

@@ -55,7 +55,7 @@ describe('TrainingSession: try the policy and train on a dataset (onnxruntime-no
     // A held-out prompt of the task is recognised and judged.
     const heldOut = getTaskFamily('arithmetic').generate(0, { digits: 1, ops: '+' });
     const judged = await s.tryPrompt({ prompt: heldOut.prompt, samples: 1, temperature: 1, greedy: true });
-    expect(judged.instance?.where).toBe('held-out prompt 0');
+    expect(judged.instance?.where).toBe('held-out prompt 1');
     expect(judged.current.greedy!.verdict?.reason).toBeTruthy();
     await expect(s.tryPrompt({ prompt: 'caf\u00e9', samples: 1, temperature: 1, greedy: true })).rejects.toThrow(/"é".*not in the vocabulary/);
     await expect(s.tryPrompt({ prompt: '1+'.repeat(40), samples: 1, temperature: 1, greedy: true })).rejects.toThrow(/80 tokens.*at most \d+ tokens/);

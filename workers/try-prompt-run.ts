@@ -25,8 +25,9 @@ export function findInstance(c: RunConfig, difficulty: Record<string, number | s
   const family = getTaskFamily(c.task);
   for (let i = 0; i < MATCH_PROBE; i++) {
     for (const [seed, where] of [
-      [heldOutSeed(i), `held-out prompt ${i}`],
-      [trainSeed(c.seed, i), `training prompt ${i}`],
+      // Counted from 1, as the guide names its example ("held-out prompt 1", src/ui/components/guide/Guide.tsx).
+      [heldOutSeed(i), `held-out prompt ${i + 1}`],
+      [trainSeed(c.seed, i), `training prompt ${i + 1}`],
     ] as const) {
       try {
         const inst = family.generate(seed, difficulty);

@@ -2,8 +2,8 @@
  * Flags of the rlvr CLI on top of node:util's parseArgs: `--name value`, `--name=value`, `--flag`
  * (for the command's boolean flags); a repeated flag collects its values into an array; anything that
  * does not start with `--` (a single dash included, so `--lr -1` works) is a value or a positional.
- * Commands list their flags themselves (checkKnownFlags), so the tokens are read non-strictly and
- * every flag that is not boolean takes the next argument as its value.
+ * Each command declares its flags once, in a FlagTable (parseFlags checks them, flagUsage lists them),
+ * so the tokens are read non-strictly and every flag that is not boolean takes the next argument as its value.
  */
 import { parseArgs as parseNodeArgs } from 'node:util';
 
@@ -80,4 +80,40 @@ export function checkKnownFlags(args: ParsedArgs, known: readonly string[]): voi
   for (const name of args.flags.keys()) {
     if (!known.includes(name)) throw new UsageError(`unknown flag --${name} (known: ${known.map((k) => '--' + k).join(', ')})`);
   }
+}
+
+/** One flag of a command: what the usage shows for it; a flag without `value` takes none (`--json`). */
+export interface FlagSpec {
+  /** The value as the usage writes it ('N', 'FILE', 'node|wasm'); absent for a flag that takes no value. */
+  value?: string;
+  /** What it does and its default; '\n' starts a continuation line. */
+  help: string;
+}
+
+/**
+ * A command's flags, declared once: the parser accepts exactly these (parseFlags) and the usage lists
+ * exactly these (flagUsage).
+ */
+export type FlagTable = Readonly<Record<string, FlagSpec>>;
+
+/** Reads argv with the table's value-less flags as booleans and refuses any flag not in the table. */
+export function parseFlags(argv: string[], table: FlagTable): ParsedArgs {
+  const names = Object.keys(table);
+  const a = parseArgs(argv, names.filter((n) => table[n]!.value === undefined));
+  checkKnownFlags(a, names);
+  return a;
+}
+
+const FLAG_COLUMN = 21;
+
+/** The usage's flag lines: `  --name VALUE  help`, one flag a line, continuation lines under the help. */
+export function flagUsage(table: FlagTable): string {
+  const lines: string[] = [];
+  for (const [name, spec] of Object.entries(table)) {
+    const head = `  --${name}${spec.value ? ' ' + spec.value : ''}`;
+    const [first = '', ...more] = spec.help.split('\n');
+    lines.push(head.length + 2 <= FLAG_COLUMN ? head.padEnd(FLAG_COLUMN) + first : `${head}  ${first}`);
+    for (const m of more) lines.push(' '.repeat(FLAG_COLUMN) + m);
+  }
+  return lines.join('\n');
 }

@@ -27,6 +27,15 @@ describe('rlvr eval defaults', () => {
     expect(evalJson(e2.stdout).temperature).toBe(1.2);
   });
 
+  it('--n 4 without --k measures pass@1 and pass@4 (the default k list follows --n)', { timeout: 120_000 }, async () => {
+    const e = await rlvr('eval', '--model', 'public/checkpoints/sat-tiny/manifest.json', '--task', 'sat', '--n', '4', '--prompts', '2', '--threads', '1');
+    expect(e.stderr).not.toContain('--k values');
+    expect(e.code).toBe(0);
+    const r = JSON.parse(e.stdout.trim().split('\n').at(-1)!) as { n: number; pass_at_k: Record<string, number> };
+    expect(r.n).toBe(4);
+    expect(Object.keys(r.pass_at_k).sort()).toEqual(['1', '4']);
+  });
+
   it('a temperature that is not a positive number is refused by name', async () => {
     const e = await rlvr('eval', '--model', 'public/checkpoints/sort-tiny/manifest.json', '--task', 'sort', '--temperature', '0');
     expect(e.code).not.toBe(0);

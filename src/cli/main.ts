@@ -1,5 +1,6 @@
 import { UsageError } from './args.ts';
 import { commands } from './commands/index.ts';
+import { cliErrorText } from './system-error.ts';
 
 function usage(): string {
   const rows = commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
@@ -25,10 +26,10 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`rlvr ${name}: ${err.message}\n\n${command.help}\n`);
+      process.stderr.write(`rlvr ${name}: ${cliErrorText(err)}\n\n${command.help}\n`);
       return 2;
     }
-    process.stderr.write(`rlvr ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`rlvr ${name}: ${cliErrorText(err)}\n`);
     return 1;
   }
 }

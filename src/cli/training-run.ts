@@ -3,6 +3,7 @@
  * src/rl/run.ts (the same one the worker's session drives), with files in and out.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { wrongFileMessage } from '../util/file-kind.ts';
 import { dirname, join } from 'node:path';
 import type { Backend } from '../engine/backend.ts';
 import { readCheckpoint, writeCheckpoint } from '../node/checkpoint-files.ts';
@@ -50,12 +51,16 @@ export function userConfigInputs(opts: UserConfigSources): ConfigInputs {
   let preset = opts.preset;
   const layers: ConfigLayer[] = [];
   if (opts.file) {
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      text = readFileSync(opts.file, 'utf8');
+      bytes = readFileSync(opts.file);
     } catch (e) {
       throw new ConfigError('--config', `cannot read ${opts.file}: ${(e as Error).message}`);
     }
+    // TRL's trainer_state.json, a Parquet log, ...: named for what it is, not as a config with bad fields.
+    const wrong = wrongFileMessage(opts.file, bytes, 'a run config', 'cli');
+    if (wrong) throw new ConfigError('--config', wrong);
+    const text = new TextDecoder('utf-8').decode(bytes);
     const file = parseRunConfigFile(text, opts.file);
     if (file.preset && opts.preset && file.preset !== opts.preset) {
       throw new ConfigError('--preset', `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`);

@@ -15,6 +15,8 @@ export const defaultAdamW: AdamWConfig = { beta1: 0.9, beta2: 0.999, eps: 1e-8, 
 /** The parameters, and both moments as one flat vector each: every parameter's values, in `params` order. */
 export interface AdamWState {
   params: Tensor[];
+  /** Per parameter, whether weight decay applies to it (transformers leaves biases and norms out); all when absent. */
+  decays?: readonly boolean[];
   m: Tensor;
   v: Tensor;
 }
@@ -50,6 +52,26 @@ export function flatten(g: Graph, ts: Tensor[]): Tensor {
 export const flatLength = (shapes: readonly (readonly number[])[]) => shapes.reduce((n, s) => n + size(s), 0);
 
 /**
+ * lr · weight_decay, as a scalar when every parameter decays, else as a flat vector that is 0 on the
+ * parameters that do not: one Expand per run of neighbouring parameters alike (a dozen a layer), not a
+ * constant as long as the model.
+ */
+function decayRate(g: Graph, state: AdamWState, lr: Tensor, weightDecay: number): Tensor {
+  const rate = g.mul(lr, weightDecay);
+  const decays = state.decays;
+  if (!decays || decays.every(Boolean)) return rate;
+  if (decays.length !== state.params.length) throw new Error(`decays has ${decays.length} entries for ${state.params.length} parameters`);
+  const runs: { decay: boolean; length: number }[] = [];
+  state.params.forEach((t, i) => {
+    const last = runs.at(-1);
+    if (last && last.decay === decays[i]) last.length += size(t.shape);
+    else runs.push({ decay: decays[i]!, length: size(t.shape) });
+  });
+  const mask = flatten(g, runs.map((r) => g.expand(g.scalar(r.decay ? 1 : 0), [r.length])));
+  return g.mul(rate, mask);
+}
+
+/**
  * AdamW (decoupled weight decay, bias correction) with global-norm clipping, as graph ops so
  * parameters and both moments stay on the device. `step` is the 1-based step count after this
  * update and `lr` the learning rate, both float scalars fed each run. If any gradient (hence the
@@ -75,7 +97,7 @@ export function adamw(g: Graph, state: AdamWState, grads: Tensor[], step: Tensor
   const m = g.add(g.mul(state.m, cfg.beta1), g.mul(gr, 1 - cfg.beta1));
   const v = g.add(g.mul(state.v, cfg.beta2), g.mul(g.mul(gr, gr), 1 - cfg.beta2));
   const update = g.div(g.div(m, bc1), g.add(g.sqrt(g.div(v, bc2)), cfg.eps));
-  const decayed = cfg.weightDecay ? g.mul(p, g.sub(1, g.mul(lr, cfg.weightDecay))) : p;
+  const decayed = !cfg.weightDecay ? p : g.mul(p, g.sub(1, decayRate(g, state, lr, cfg.weightDecay)));
   const next = g.where(ok, g.sub(decayed, g.mul(update, lr)), p);
   let offset = 0;
   const params = state.params.map((t) => {

@@ -165,7 +165,8 @@ export function trainState(g: Graph, c: ModelConfig): TrainState {
     lr,
     finish(loss, cfg) {
       const grads = gradients(g, loss, names.map((n) => p[n]!));
-      const upd = adamw(g, { params: names.map((n) => p[n]!), m, v }, grads, step, lr, cfg, loss);
+      const decays = specs.map((s) => s.decay);
+      const upd = adamw(g, { params: names.map((n) => p[n]!), decays, m, v }, grads, step, lr, cfg, loss);
       g.output(loss, 'loss');
       g.output(upd.gradNorm, 'grad_norm');
       g.output(upd.applied, 'applied');

@@ -9,16 +9,16 @@ import type { ParamSpec, Params } from './param-spec.ts';
  * the scoring, training and KV-cache decode graphs are the same code for both. Weights are stored as
  * x·W ([in, out], the transpose of a torch Linear's weight), like the GPT-2 ones.
  */
-export function llamaParamSpecs(c: ModelConfig): ParamSpec[] {
+export function llamaParamSpecs(c: ModelConfig): Omit<ParamSpec, 'decay'>[] {
   const d = c.dModel;
   const dh = d / c.nHeads;
   const q = c.nHeads * dh;
   const kv = (c.nKvHeads ?? c.nHeads) * dh;
-  const specs: ParamSpec[] = [{ name: 'wte', shape: [c.vocabSize, d], init: 'normal' }];
+  const specs: Omit<ParamSpec, 'decay'>[] = [{ name: 'wte', shape: [c.vocabSize, d], init: 'normal' }];
   if (c.tiedEmbeddings === false) specs.push({ name: 'lm_head', shape: [c.vocabSize, d], init: 'normal' });
   for (let l = 0; l < c.nLayers; l++) {
     const p = `h${l}.`;
-    const bias = (name: string, n: number): ParamSpec[] =>
+    const bias = (name: string, n: number): Omit<ParamSpec, 'decay'>[] =>
       c.qkvBias ? [{ name: p + 'attn.' + name, shape: [n], init: 'zeros' }] : [];
     specs.push(
       { name: p + 'ln1.g', shape: [d], init: 'ones' },

@@ -14,10 +14,13 @@ import { llamaAttnOut, llamaHead, llamaMlp, llamaParamSpecs, llamaQkv, ropeAt, t
  */
 export type { ParamSpec, Params };
 
+/** Biases end in `.b` + suffix, LayerNorm parameters sit under `ln1.`, `ln2.`, `lnf.`. */
+const decays = (name: string) => !/(^|\.)ln(\d|f)\./.test(name) && !/\.b[a-z0-9]*$/.test(name);
+
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
-  if (isLlama(c)) return llamaParamSpecs(c);
+  if (isLlama(c)) return llamaParamSpecs(c).map((s) => ({ ...s, decay: decays(s.name) }));
   const d = c.dModel;
-  const specs: ParamSpec[] = [
+  const specs: Omit<ParamSpec, 'decay'>[] = [
     { name: 'wte', shape: [c.vocabSize, d], init: 'normal' },
     { name: 'wpe', shape: [c.contextLength, d], init: 'normal' },
   ];
@@ -43,7 +46,7 @@ export function paramSpecs(c: ModelConfig): ParamSpec[] {
     );
   }
   specs.push({ name: 'lnf.g', shape: [d], init: 'ones' }, { name: 'lnf.b', shape: [d], init: 'zeros' });
-  return specs;
+  return specs.map((s) => ({ ...s, decay: decays(s.name) }));
 }
 
 export function parameterCount(c: ModelConfig): number {

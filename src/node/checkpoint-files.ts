@@ -11,8 +11,14 @@ export function readCheckpoint(manifestPath: string): { manifest: Manifest; weig
   let raw: string;
   try {
     raw = readFileSync(manifestPath, 'utf8');
-  } catch {
-    throw new Error(`cannot read manifest ${manifestPath}`);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why: Record<string, string> = {
+      ENOENT: ': it does not exist',
+      EISDIR: ': it is a folder; give the manifest.json in it',
+      EACCES: ': no permission to read it',
+    };
+    throw new Error(`cannot read manifest ${manifestPath}${why[code ?? ''] ?? ''}`);
   }
   let json: unknown;
   try {

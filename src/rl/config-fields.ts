@@ -19,6 +19,11 @@ interface Common {
   paper?: string;
   /** TRL's GRPOConfig has a field of this name and meaning. */
   trl?: boolean;
+  /**
+   * TRL 1.13's GRPOConfig default, where it differs from this field's (the setup's TRL badge says so;
+   * src/export/trl/trl-mapping.test.ts checks every trl field's default against the installed TRL).
+   */
+  trlDefault?: number | string | boolean;
   /** Changing it changes compiled graph shapes or the prompt stream: it takes effect in a new run. */
   restart?: boolean;
   /** Set by its own control in the UI (task picker, knobs), not by the generic form. */
@@ -57,20 +62,20 @@ export const fieldTable = {
   top_k: { kind: 'int', default: 0, min: 0, max: 1000, group: SAMPLING, trl: true, help: 'keep only the k most likely tokens (0 = off)' },
   min_p: { kind: 'num', default: 0, min: 0, max: 1, group: SAMPLING, trl: true, paper: 'Min-p sampling (Nguyen et al., 2024)', help: "keep only tokens at least min_p × the top token's probability (0 = off)" },
   repetition_penalty: { kind: 'num', default: 1, min: 0, max: 10, exclusiveMin: true, group: SAMPLING, trl: true, paper: 'CTRL (Keskar et al., 2019)', help: 'divide the positive logits (multiply the negative ones) of tokens already in the prompt or completion by this before sampling (1 = off)' },
-  max_completion_length: { kind: 'int', default: 48, min: 1, max: 512, group: SAMPLING, restart: true, trl: true, help: "cap on generated tokens; longer completions are truncated (prompt + this must fit the model's context)" },
+  max_completion_length: { kind: 'int', default: 48, min: 1, max: 512, group: SAMPLING, restart: true, trl: true, trlDefault: 512, help: "cap on generated tokens; longer completions are truncated (prompt + this must fit the model's context)" },
 
-  learning_rate: { kind: 'num', default: 1e-4, min: 0, max: 1, group: OPT, trl: true, help: 'AdamW step size' },
-  warmup_steps: { kind: 'int', default: 10, min: 0, max: 1e6, group: OPT, trl: true, help: 'linear learning-rate warm-up over the first N steps (a fresh Adam takes large, sign-like first steps)' },
+  learning_rate: { kind: 'num', default: 1e-4, min: 0, max: 1, group: OPT, trl: true, trlDefault: 1e-6, help: 'AdamW step size' },
+  warmup_steps: { kind: 'int', default: 10, min: 0, max: 1e6, group: OPT, trl: true, trlDefault: 0, help: 'linear learning-rate warm-up over the first N steps (a fresh Adam takes large, sign-like first steps)' },
   adam_beta1: { kind: 'num', default: 0.9, min: 0, max: 0.9999, group: OPT, trl: true, help: 'AdamW first-moment decay' },
   adam_beta2: { kind: 'num', default: 0.999, min: 0, max: 0.99999, group: OPT, trl: true, help: 'AdamW second-moment decay' },
-  weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW)' },
+  weight_decay: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, trl: true, help: 'decoupled weight decay (AdamW); not on biases or LayerNorm, as in transformers' },
   max_grad_norm: { kind: 'num', default: 1, min: 0, max: 1e6, group: OPT, trl: true, help: 'clip the global gradient norm to this (0 = no clipping)' },
   num_iterations: { kind: 'int', default: 1, min: 1, max: 16, group: OPT, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'μ: optimisation passes over each sampled batch (PPO epochs); >1 makes the ratio and clipping matter' },
   minibatches: { kind: 'int', default: 1, min: 1, max: 64, group: OPT, restart: true, help: 'optimizer steps per pass: the batch is split this many ways (more = more off-policy)' },
   steps_per_generation: { kind: 'int', default: 0, min: 0, max: 256, group: OPT, trl: true, help: "TRL's steps_per_generation: the batch is split into this many micro-batches, minibatches optimizer steps each accumulating steps_per_generation / minibatches of them, each micro-batch's loss normalised as TRL does (dapo, cispo, vespo, clip_cov, kl_cov: by the batch's tokens × accumulation / steps_per_generation); 0 = one micro-batch per optimizer step, token means over the whole batch" },
 
   // Its choices, help and papers come from the loss-type table (loss-types.ts).
-  loss_type: { kind: 'enum', default: 'grpo', values: lossTypeNames, group: OBJ, trl: true, paper: lossTypePapers, help: lossTypeHelp },
+  loss_type: { kind: 'enum', default: 'grpo', values: lossTypeNames, group: OBJ, trl: true, trlDefault: 'dapo', paper: lossTypePapers, help: lossTypeHelp },
   multi_objective_aggregation: { kind: 'enum', default: 'sum_then_normalize', values: ['sum_then_normalize', 'normalize_then_sum'], group: OBJ, trl: true, paper: 'GDPO: Group reward-Decoupled Normalization Policy Optimization (2026)', help: "sum_then_normalize: the weighted reward components are summed, then the advantage estimator and scale_rewards apply; normalize_then_sum (GDPO): each component (correctness, format, partial, overlong) is normalised within its group, then weighted, summed and normalised over the batch (advantage_estimator grpo only; scale_rewards does not apply)" },
   scale_rewards: { kind: 'enum', default: 'group', values: ['group', 'batch', 'none'], group: OBJ, trl: true, paper: 'Dr. GRPO; Lite PPO (Liu et al., 2025)', help: 'divide advantages by the group std, the batch std, or not at all' },
   advantage_estimator: { kind: 'enum', default: 'grpo', values: ['grpo', 'rloo', 'signed', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline'], group: OBJ, paper: 'RLOO (Ahmadian et al., 2024); Zhu et al., 2025; REINFORCE++ (Hu, 2025)', help: 'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR); reinforce_plus_plus (veRL): reward whitened over the batch’s tokens; reinforce_plus_plus_baseline: reward − group mean, then whitened (both ignore scale_rewards)' },
@@ -91,7 +96,7 @@ export const fieldTable = {
   off_policy_mask_threshold: { kind: 'nullable-num', default: null, min: 0, group: OBJ, trl: true, paper: 'DeepSeek-V3.2 (2025)', help: "drop the policy term of a negative-advantage completion whose mean log(π_old / π) over its tokens exceeds this (TRL's off-policy sequence mask); empty = off" },
   importance_sampling_level: { kind: 'enum', default: 'token', values: ['token', 'sequence'], group: OBJ, trl: true, paper: 'GSPO (Zheng et al., 2025)', help: 'token: one ratio per token; sequence: one geometric-mean ratio per completion' },
   beta: { kind: 'num', default: 0, min: 0, max: 10, group: OBJ, trl: true, paper: 'GRPO (DeepSeekMath)', help: 'KL penalty to the reference policy (0 = no reference, no KL)' },
-  use_bias_correction_kl: { kind: 'bool', default: false, group: OBJ, trl: true, paper: 'DeepSeek-V3.2 (2025)', help: "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 defaults to true" },
+  use_bias_correction_kl: { kind: 'bool', default: false, group: OBJ, trl: true, trlDefault: true, paper: 'DeepSeek-V3.2 (2025)', help: "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 defaults to true" },
   kl_estimator: { kind: 'enum', default: 'k3', values: ['k1', 'k3'], group: OBJ, paper: 'Schulman, "Approximating KL divergence" (2020)', help: 'k3 = exp(ref−logp) − (ref−logp) − 1 (unbiased, ≥ 0); k1 = logp − ref' },
   ref_reset_every: { kind: 'int', default: 0, min: 0, max: 1e6, group: OBJ, paper: 'ProRL (Liu et al., 2025)', help: 'reset the reference policy to the current one every N steps (0 = never)' },
   entropy_coef: { kind: 'num', default: 0, min: -1, max: 1, group: OBJ, help: 'entropy bonus: subtracts coef × entropy from each token loss' },
@@ -170,6 +175,17 @@ export type RunConfig = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
 export const configFields = Object.keys(fieldTable) as (keyof RunConfig)[];
 
 export const fieldDecl = (k: keyof RunConfig): FieldDecl => fieldTable[k];
+
+/**
+ * The one rule for what a running run cannot take between steps, so a new run is needed: the fields
+ * declared `restart: true` above (they change the compiled graphs, the prompt stream or the model), and
+ * the difficulty while a ladder curriculum sets it or while the task it belongs to changes too.
+ * `changed` is every field the edit changes.
+ */
+export function needsRestart(k: keyof RunConfig, running: Pick<RunConfig, 'curriculum'>, changed: readonly (keyof RunConfig)[]): boolean {
+  if ((fieldTable[k] as FieldDecl).restart === true) return true;
+  return k === 'difficulty' && (running.curriculum === 'ladder' || changed.includes('task'));
+}
 
 /**
  * Rules between fields, each charged to one field (the one the message names). Checked after every

@@ -18,6 +18,16 @@ export interface EvalOptions {
   /** Rows per sampling batch. */
   batchRows?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Asked before each sampling batch: true stops the evaluation (it rejects with EvalCancelled). */
+  cancelled?: () => boolean;
+}
+
+/** An evaluation stopped on request (EvalOptions.cancelled). */
+export class EvalCancelled extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'EvalCancelled';
+  }
 }
 
 export interface EvalResult {
@@ -43,6 +53,7 @@ export async function evaluatePassAtK(policy: Policy, o: EvalOptions): Promise<E
   const rng = new Rng(o.seed);
   const sp = o.sampling ?? { temperature: 1, topK: 0, topP: 1 };
   for (let start = 0; start < jobs.length; start += batch) {
+    if (o.cancelled?.()) throw new EvalCancelled();
     const slice = jobs.slice(start, start + batch);
     // Pad the last batch to the same row count so the decode graph is reused.
     const rows = [...slice, ...new Array<number>(batch - slice.length).fill(slice[0]!)];

@@ -26,7 +26,7 @@
 import { recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
 import { checkField, ConfigError, configFields, defaultConfig, fieldTable, type FieldDecl, type RunConfig } from './config.ts';
-import { crossFieldRules } from './config-fields.ts';
+import { crossFieldRules, needsRestart } from './config-fields.ts';
 import { getPreset } from './presets.ts';
 
 /** Where a field's value came from, in words a person reads (`sourceText`, `pageSourceText`). */
@@ -42,7 +42,9 @@ export type Source =
   | { kind: 'lesson'; lesson: string }
   /** `--set`, `--task`, `--seed`, … */
   | { kind: 'flag'; flag: string }
-  | { kind: 'edited' };
+  | { kind: 'edited' }
+  /** The config of the run that is training, under a live edit (resolveLiveEdit). */
+  | { kind: 'running run' };
 
 /** One layer above the preset: a partial config (untrusted: checked here) and where it came from. */
 export interface ConfigLayer {
@@ -283,6 +285,35 @@ export function resolveOrThrow(inputs: ConfigInputs): RunConfig {
   const first = r.errors[0];
   if (first) throw new ConfigError(first.field, first.message);
   return r.config;
+}
+
+/** A change to a running run's config, resolved: what applies between steps and what needs a new run. */
+export interface LiveEdit {
+  /** The running config with the edit, checked as every config is (valid only when `errors` is empty). */
+  config: RunConfig;
+  /** Every field the edit changes. */
+  changed: (keyof RunConfig)[];
+  /** The changed fields that apply from the next step. */
+  live: (keyof RunConfig)[];
+  /** The changed fields that need a new run (needsRestart, src/rl/config-fields.ts). */
+  restart: (keyof RunConfig)[];
+  errors: FieldError[];
+}
+
+/**
+ * Resolves an edit of a running run: the running config is the layer beneath the edit, so the edit is
+ * checked by this resolver like any config, and each changed field is sorted by the one restart rule.
+ */
+export function resolveLiveEdit(running: RunConfig, edit: Record<string, unknown>): LiveEdit {
+  const r = resolveConfig({
+    layers: [
+      { source: { kind: 'running run' }, values: running as unknown as Record<string, unknown> },
+      { source: { kind: 'edited' }, values: edit },
+    ],
+  });
+  const changed = configFields.filter((k) => k !== 'version' && JSON.stringify(r.config[k]) !== JSON.stringify(running[k]));
+  const restart = changed.filter((k) => needsRestart(k, running, changed));
+  return { config: r.config, changed, live: changed.filter((k) => !restart.includes(k)), restart, errors: r.errors };
 }
 
 /** Every field path with its value and source, in the table's order: what `rlvr train --explain-config` prints. */

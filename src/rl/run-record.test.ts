@@ -169,7 +169,7 @@ describe('run record: bad input is refused with a message naming what is wrong',
   });
 
   it('a newer format version names both versions', async () => {
-    const e = await errorOf(rewrite(bytes, (h) => h.replace(`"version":${RUN_RECORD_VERSION}`, `"version":${RUN_RECORD_VERSION + 1}`)));
+    const e = await errorOf(rewrite(bytes, (h) => h.replace(`"version":1,`, `"version":${RUN_RECORD_VERSION + 1},`)));
     expect(e).toMatch(new RegExp(`version ${RUN_RECORD_VERSION + 1}, newer .*up to version ${RUN_RECORD_VERSION}`));
   });
 

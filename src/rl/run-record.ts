@@ -14,12 +14,21 @@
  *   binary section.
  * The header carries every string and scalar; the binary section carries the per-token channels,
  * each concatenated over all rollouts in record order (float32 byte planes, so gzip finds the shared
- * exponents; token ids as u16; clip side and trained flag as u8), then the checkpoints' bytes.
+ * exponents; token ids as u16, or u32 from version 2 on; clip side and trained flag as u8), then the
+ * checkpoints' bytes.
  * Per-token floats are float32: the update graph computes them in float32, so they round-trip
  * exactly; the two the host computes in float64 (the sampler's old log-probs and the aggregation
  * weight) are rounded to float32, far below anything a chart or the inspector shows. Non-finite numbers, which JSON
  * cannot hold, are written as the strings "NaN", "Infinity" and "-Infinity" where they may occur (a
  * step skipped for a non-finite loss logs them).
+ *
+ * Versions. 1: the playground's own runs (a base that is a playground manifest, u16 token ids).
+ * 2 adds what a run of any causal LM needs (the rlvr_playground Python package records TRL runs so,
+ * python/rlvr_playground/trainer.py): token ids as u32 (`channels.tokens.type`), a base that
+ * describes a model from elsewhere (`provenance.base.model`, ForeignModel) instead of a manifest, and
+ * the writer 'trl RecordingGRPOTrainer'. A writer writes the lowest version that holds its file
+ * (recordVersion), so a playground run's record still opens in a build that reads only version 1,
+ * and such a build refuses a version-2 file by its version number.
  */
 import type { Manifest } from '../model/checkpoint.ts';
 import { validateManifest } from '../model/checkpoint.ts';
@@ -30,7 +39,7 @@ import type { StepMetrics } from './step-records.ts';
 
 export const RUN_RECORD_FORMAT = 'rlvr-playground-run-record';
 /** Bump when a reader of this version could not read the new files; a newer file is refused by name. */
-export const RUN_RECORD_VERSION = 1;
+export const RUN_RECORD_VERSION = 2;
 /** Files at or above this size are refused before anything is decompressed. */
 export const RUN_RECORD_MAX_BYTES = 200 * 1024 * 1024;
 /** What a record may decompress to (a gzip bomb stops here). */
@@ -51,8 +60,35 @@ export interface RecordedEval {
 }
 
 /** The programs that write run records. */
-export const recordWriters = ['rlvr train', 'rlvr lesson run', 'playground', 'trl train_grpo.py'] as const;
+export const recordWriters = [
+  'rlvr train',
+  'rlvr lesson run',
+  'playground',
+  'trl train_grpo.py',
+  'trl RecordingGRPOTrainer',
+] as const;
 export type RecordWriter = (typeof recordWriters)[number];
+/** The writers a version-1 file may name (a reader of version 1 knows only these). */
+const version1Writers: readonly RecordWriter[] = ['rlvr train', 'rlvr lesson run', 'playground', 'trl train_grpo.py'];
+
+/** A base model that is not a playground checkpoint (version 2): what its Hugging Face config and tokenizer say. */
+export interface ForeignModel {
+  /** config.json's architectures[0], e.g. "Qwen2ForCausalLM". */
+  architecture: string;
+  /** config.json's model_type, e.g. "qwen2". */
+  model_type: string;
+  /** The model's vocabulary size (its embedding rows). */
+  vocab_size: number;
+  /** The tokenizer's class and where it was loaded from. */
+  tokenizer: string;
+  /** Parameters in the model, where the writer counted them. */
+  parameters?: number;
+}
+
+/** The base a run started from: a playground checkpoint (its manifest) or, from version 2, a model from elsewhere. */
+export type RecordBase =
+  | { name: string; manifest: Manifest; model?: never }
+  | { name: string; model: ForeignModel; manifest?: never };
 
 /** Where a run came from. */
 export interface RecordProvenance {
@@ -63,7 +99,7 @@ export interface RecordProvenance {
   /** ISO date and time the recording started. */
   created: string;
   /** The base checkpoint the run started from. */
-  base: { name: string; manifest: Manifest };
+  base: RecordBase;
   /** `rlvr lesson run`: which lesson, arm and seed. */
   lesson?: { id: string; arm: string; seed: number };
   /** What else a reader should know (a run resumed from an autosave has no rollouts for its earlier steps; an SFT warm start). */
@@ -121,6 +157,8 @@ export interface RecordableStep {
 /** Float channels over a completion's scored tokens (`scored` of them; refLogp only when present). */
 const scoredFloat = ['newLogp', 'ratio', 'entropy', 'kl', 'objective', 'tokenLoss', 'weight', 'lossContribution'] as const;
 type ChannelName = 'tokens' | 'oldLogp' | 'refLogp' | 'clipped' | 'trained' | (typeof scoredFloat)[number];
+type ChannelType = 'u32' | 'u16' | 'f32' | 'u8';
+/** Each channel's encoding; token ids are u16 unless one does not fit (then u32, version 2). */
 const channelType: Record<ChannelName, 'u16' | 'f32' | 'u8'> = {
   tokens: 'u16',
   oldLogp: 'f32',
@@ -139,9 +177,21 @@ const channelType: Record<ChannelName, 'u16' | 'f32' | 'u8'> = {
 const channelNames = Object.keys(channelType) as ChannelName[];
 /** The channels in file order with their encodings (the TRL export's Python writer follows this list). */
 export const runRecordChannels: readonly (readonly [ChannelName, 'u16' | 'f32' | 'u8'])[] = channelNames.map((n) => [n, channelType[n]] as const);
+/** The writers a version-1 file may name (the Python writer chooses its version by them). */
+export const runRecordVersion1Writers: readonly RecordWriter[] = version1Writers;
 /** The channels with one value per scored token (the `m` of a rollout; refLogp too, when present). */
 export const runRecordScoredChannels: readonly ChannelName[] = [...scoredFloat, 'clipped', 'trained'];
 const clipCode = { low: 1, high: 2 } as const;
+const widthOf = (t: ChannelType): number => (t === 'f32' || t === 'u32' ? 4 : t === 'u16' ? 2 : 1);
+
+/**
+ * The lowest version that holds a file: 2 when a token id needs 32 bits, the base is not a playground
+ * manifest or the writer is one version 1 does not know; else 1. The Python writer follows the same
+ * rule (python/rlvr_playground/rlvr_record.py).
+ */
+export function recordVersion(provenance: RecordProvenance, maxTokenId: number): number {
+  return maxTokenId > 0xffff || !provenance.base.manifest || !version1Writers.includes(provenance.writer) ? 2 : 1;
+}
 
 /** A rollout's strings and scalars (what the header carries); its per-token numbers live in the binary section. */
 interface RolloutMeta {
@@ -166,7 +216,7 @@ interface RolloutMeta {
   ref: boolean;
 }
 
-type Packed = { [K in ChannelName]: Uint8Array | Uint16Array | Float32Array };
+type Packed = { [K in ChannelName]: Uint8Array | Uint32Array | Float32Array };
 
 /**
  * One step's rollouts, packed as they arrive: the strings and scalars as their JSON text, the
@@ -188,7 +238,7 @@ function packStep(step: number, records: RolloutRecord[]): PackedStep {
   const nScored = count((r) => r.ratio.length);
   const nRef = count((r) => (r.refLogp ? r.ratio.length : 0));
   const ch: Packed = {
-    tokens: new Uint16Array(nTok),
+    tokens: new Uint32Array(nTok),
     oldLogp: new Float32Array(nOld),
     refLogp: new Float32Array(nRef),
     clipped: new Uint8Array(nScored),
@@ -213,7 +263,9 @@ function packStep(step: number, records: RolloutRecord[]): PackedStep {
     for (const k of [...scoredFloat, 'clipped', 'trained'] as const) if (r[k].length !== m) throw new Error(`run record: ${where}: ${k} has ${r[k].length} values, ratio ${m}`);
     if (r.refLogp && r.refLogp.length !== m) throw new Error(`run record: ${where}: refLogp has ${r.refLogp.length} values, ratio ${m}`);
     for (const id of r.tokens) {
-      if (!Number.isInteger(id) || id < 0 || id > 0xffff) throw new Error(`run record: ${where}: token id ${id} does not fit 16 bits`);
+      if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) {
+        throw new Error(`run record: ${where}: token id ${id} is not a whole number that fits 32 bits`);
+      }
       ch.tokens[t++] = id;
     }
     (ch.oldLogp as Float32Array).set(r.oldLogp, o);
@@ -333,11 +385,15 @@ export class RunRecorder {
       return at;
     };
     const channels: Record<string, { type: string; count: number; offset: number; length: number }> = {};
+    let maxTokenId = 0;
+    for (const p of this.packed) for (const id of p.channels.tokens) maxTokenId = Math.max(maxTokenId, id);
     for (const name of channelNames) {
-      const type = channelType[name];
-      const arrays = this.packed.map((p) => p.channels[name]);
+      const type: ChannelType = name === 'tokens' && maxTokenId > 0xffff ? 'u32' : channelType[name];
+      // Token ids are packed as u32; a u16 file keeps their low halves.
+      const narrow = name === 'tokens' && type === 'u16';
+      const arrays = this.packed.map((p) => (narrow ? Uint16Array.from(p.channels.tokens) : p.channels[name]));
       const count = arrays.reduce((a, x) => a + x.length, 0);
-      const width = type === 'f32' ? 4 : type === 'u16' ? 2 : 1;
+      const width = widthOf(type);
       const raw = new Uint8Array(count * width);
       let at = 0;
       for (const x of arrays) {
@@ -348,7 +404,7 @@ export class RunRecorder {
     }
     const header = {
       format: RUN_RECORD_FORMAT,
-      version: RUN_RECORD_VERSION,
+      version: recordVersion(this.provenance, maxTokenId),
       config: this.config,
       config_changes: this.changes,
       provenance: this.provenance,
@@ -544,6 +600,30 @@ const numberMap = (v: unknown, path: string, each: (x: unknown, p: string) => nu
   return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, each(x, `${path}[${JSON.stringify(k)}]`)]));
 };
 
+/** provenance.base: a playground manifest, or (version 2) a model from elsewhere. */
+function parseBase(v: unknown, version: number): RecordBase {
+  const base = obj(v, 'provenance.base');
+  const name = str(base.name, 'provenance.base.name');
+  if (base.manifest === undefined && base.model !== undefined) {
+    if (version < 2) bad('provenance.base.manifest of a version-1 file', 'a playground manifest', base.manifest);
+    const m = obj(base.model, 'provenance.base.model');
+    const at = (k: string) => `provenance.base.model.${k}`;
+    const model: ForeignModel = {
+      architecture: str(m.architecture, at('architecture')),
+      model_type: str(m.model_type, at('model_type')),
+      vocab_size: count(m.vocab_size, at('vocab_size')),
+      tokenizer: str(m.tokenizer, at('tokenizer')),
+    };
+    if (m.parameters !== undefined) model.parameters = count(m.parameters, at('parameters'));
+    return { name, model };
+  }
+  try {
+    return { name, manifest: validateManifest(base.manifest) };
+  } catch (e) {
+    throw new RunRecordError(`provenance.base.${(e as Error).message}`);
+  }
+}
+
 function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: string[] } {
   const o = obj(h, 'the header');
   if (o.format !== RUN_RECORD_FORMAT) throw new RunRecordError(`"format" is ${show(o.format)}, expected "${RUN_RECORD_FORMAT}"`);
@@ -571,14 +651,15 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
   });
   const p = obj(o.provenance, 'provenance');
   if (!recordWriters.includes(p.writer as never)) bad('provenance.writer', recordWriters.map((w) => `"${w}"`).join(' or '), p.writer);
-  const base = obj(p.base, 'provenance.base');
-  let baseManifest: Manifest;
-  try {
-    baseManifest = validateManifest(base.manifest);
-  } catch (e) {
-    throw new RunRecordError(`provenance.base.${(e as Error).message}`);
+  if (version < 2 && !version1Writers.includes(p.writer as RecordWriter)) {
+    bad('provenance.writer of a version-1 file', version1Writers.map((w) => `"${w}"`).join(' or '), p.writer);
   }
-  const provenance: RecordProvenance = { writer: p.writer as RecordProvenance['writer'], command: str(p.command, 'provenance.command'), created: str(p.created, 'provenance.created'), base: { name: str(base.name, 'provenance.base.name'), manifest: baseManifest } };
+  const provenance: RecordProvenance = {
+    writer: p.writer as RecordProvenance['writer'],
+    command: str(p.command, 'provenance.command'),
+    created: str(p.created, 'provenance.created'),
+    base: parseBase(p.base, version),
+  };
   if (p.lesson !== undefined) {
     const l = obj(p.lesson, 'provenance.lesson');
     provenance.lesson = { id: str(l.id, 'provenance.lesson.id'), arm: str(l.arm, 'provenance.lesson.arm'), seed: count(l.seed, 'provenance.lesson.seed') };
@@ -617,18 +698,27 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
 
   // Channels: where each lies in the binary section, checked against its size.
   const chs = obj(o.channels, 'channels');
-  const data = {} as Record<ChannelName, Uint8Array | Uint16Array | Float32Array>;
+  const data = {} as Record<ChannelName, Uint8Array | Uint16Array | Uint32Array | Float32Array>;
   for (const name of channelNames) {
     const c = obj(chs[name], `channels.${name}`);
-    if (c.type !== channelType[name]) bad(`channels.${name}.type`, `"${channelType[name]}"`, c.type);
+    const wide = name === 'tokens' && version >= 2 && c.type === 'u32';
+    if (c.type !== channelType[name] && !wide) {
+      const also = name === 'tokens' && version >= 2 ? ' or "u32"' : '';
+      bad(`channels.${name}.type`, `"${channelType[name]}"${also}`, c.type);
+    }
+    const type: ChannelType = wide ? 'u32' : channelType[name];
     const n = count(c.count, `channels.${name}.count`);
     const off = count(c.offset, `channels.${name}.offset`);
-    const width = channelType[name] === 'f32' ? 4 : channelType[name] === 'u16' ? 2 : 1;
+    const width = widthOf(type);
     if (count(c.length, `channels.${name}.length`) !== n * width) bad(`channels.${name}.length`, `${n * width} (count × ${width})`, c.length);
     if (off + n * width > blob.length) throw new RunRecordError(`the file is truncated: channel "${name}" needs bytes up to ${off + n * width} of the binary section, which has ${blob.length}`);
     const bytes = blob.slice(off, off + n * width);
     const plain = width > 1 ? fromPlanes(bytes, width) : bytes;
-    data[name] = width === 4 ? new Float32Array(plain.buffer) : width === 2 ? new Uint16Array(plain.buffer) : plain;
+    const { buffer } = plain;
+    if (type === 'f32') data[name] = new Float32Array(buffer);
+    else if (type === 'u32') data[name] = new Uint32Array(buffer);
+    else if (type === 'u16') data[name] = new Uint16Array(buffer);
+    else data[name] = plain;
   }
   const cursor = { tokens: 0, oldLogp: 0, refLogp: 0, scored: 0 };
   const take = (name: ChannelName, from: number, n: number): number[] => {

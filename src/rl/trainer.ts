@@ -5,7 +5,8 @@ import { getTaskFamily } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
 import { batchWeights, computeAdvantages, type RewardFunctions } from './advantages.ts';
 import { collectGroups, type CollectContext, type Sampled } from './collect.ts';
-import { ConfigError, configFields, heldOutSamples, restartFields, validateConfig, type RunConfig } from './config.ts';
+import { ConfigError, heldOutSamples, type RunConfig } from './config.ts';
+import { resolveLiveEdit } from './resolve-config.ts';
 import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
@@ -111,14 +112,17 @@ export class Trainer {
   }
 
   /**
-   * Changes knobs between steps. Fields that change graph shapes or the data stream (restartFields)
-   * are rejected with the reason; the returned list names what changed.
+   * Changes knobs between steps, the edit resolved by the one resolver (resolveLiveEdit): an invalid
+   * value, or a field that needs a new run (needsRestart), is rejected with the reason; the returned
+   * list names what changed.
    */
   updateConfig(patch: Partial<RunConfig>): string[] {
-    const next = validateConfig({ ...this.config, ...patch });
-    const changed = configFields.filter((k) => JSON.stringify(next[k]) !== JSON.stringify(this.config[k]));
-    const blocked = changed.filter((k) => restartFields.includes(k) || (k === 'difficulty' && this.config.curriculum === 'ladder'));
-    if (blocked.length) throw new ConfigError(blocked[0]!, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
+    const edit = resolveLiveEdit(this.config, patch as Record<string, unknown>);
+    const error = edit.errors[0];
+    if (error) throw new ConfigError(error.field, error.message);
+    const blocked = edit.restart[0];
+    if (blocked) throw new ConfigError(blocked, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
+    const { config: next, changed } = edit;
     if (changed.includes('hints') && next.hints && !this.config.hints) throw new ConfigError('hints', 'turning hints on needs a longer prompt grid; reset the run to change it');
     if (changed.includes('difficulty')) {
       const difficulty = { ...this.family.defaultDifficulty, ...next.difficulty };

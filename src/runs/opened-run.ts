@@ -148,12 +148,19 @@ function passes(query: RunQuery, group: RunGroup, c: RunCompletion): boolean {
   return true;
 }
 
+/** How many steps a search reads at once (a browser opens at most 6 connections to one server). */
+export const SEARCH_READS_IN_FLIGHT = 6;
+
 /** Wraps a source into an OpenedRun; the index object is the one the source keeps up to date. */
 export async function openSource(source: RunSource): Promise<OpenedRun> {
   let index = await source.index();
   // Problems found while reading steps stay listed after a refresh rebuilds the index.
   const readProblems: RunProblem[] = [];
   async function readStep(step: number): Promise<RunStep> {
+    return stepOf(step, await readStepRows(step));
+  }
+  /** A step's rows, a failed read turned into a problem; nothing is added to the index yet. */
+  async function readStepRows(step: number): Promise<StepRows> {
     if (!index.steps.includes(step)) {
       const shown = index.steps.length > 8 ? `${index.steps.slice(0, 8).join(', ')}, …` : index.steps.join(', ');
       const range = index.steps.length ? `its steps are ${shown}` : 'it has no steps';
@@ -166,6 +173,10 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
       const file = e instanceof RunReadError ? e.file : index.name;
       rows = { rows: [], problems: [{ file, message: why(e) }] };
     }
+    return rows;
+  }
+  /** A step's groups; its problems join the index's (in step order, however many steps are read at once). */
+  function stepOf(step: number, rows: StepRows): RunStep {
     addProblems(readProblems, rows.problems);
     addProblems(index.problems, rows.problems);
     return { step, groups: groupRows(rows.rows, rows.groupOf), problems: rows.problems };
@@ -178,9 +189,21 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     const hits: RunSearchHit[] = [];
     let count = 0;
     let done = 0;
+    // Steps are read a few at a time (reads are mostly waiting: a served run answers each over HTTP) and
+    // matched in step order, so hits, counts and progress come out as a one-at-a-time search gives them.
+    const reading: Promise<StepRows>[] = [];
+    let next = 0;
+    const readAhead = () => {
+      while (next < steps.length && reading.length < SEARCH_READS_IN_FLIGHT && !options.signal?.aborted) {
+        const s = readStepRows(steps[next++]!);
+        s.catch(() => undefined); // awaited in order below; a failure is seen there
+        reading.push(s);
+      }
+    };
     for (const step of steps) {
       if (options.signal?.aborted) return { hits, count, stepsSearched: done, cancelled: true };
-      const s = await readStep(step);
+      readAhead();
+      const s = stepOf(step, await reading.shift()!);
       for (const g of s.groups) {
         for (const c of g.completions) {
           if (!passes(query, g, c)) continue;

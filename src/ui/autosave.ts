@@ -1,6 +1,6 @@
 import type { SaveCost } from '../../workers/protocol.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
-import { deleteRun, listRuns, newRunId, runsToPrune } from './persist.ts';
+import { deleteRun, forgetPassK, listRuns, newRunId, runsToPrune } from './persist.ts';
 import { getState, setState } from './store.ts';
 import { heldRun, holdRun, openRuns, setTabRun, thisTab } from './tabs.ts';
 import { experimentKey, setupToSearch, type UrlSetup } from './url-state.ts';
@@ -89,7 +89,10 @@ async function pruneSavedRuns(own: string): Promise<void> {
   pruned = { runId: own, at: now };
   try {
     const keep = new Set([own, heldRun() ?? own, ...(await openRuns()), ...getState().savedRuns.map((r) => r.runId)]);
-    for (const id of runsToPrune(await listRuns(), keep)) await deleteRun(id);
+    for (const id of runsToPrune(await listRuns(), keep)) {
+      await deleteRun(id);
+      forgetPassK(id);
+    }
   } catch {
     /* pruning is housekeeping: the next save tries again */
   }

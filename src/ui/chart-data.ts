@@ -91,6 +91,8 @@ export interface Series {
   color?: string;
   dashed?: boolean;
   width?: number;
+  /** Drawn thin and pale, without a legend entry or tooltip line (one seed behind a mean over seeds). */
+  faint?: boolean;
 }
 
 /** A value as the charts print it: 4 decimals, or exponent notation for very large or small values. */

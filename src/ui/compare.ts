@@ -181,7 +181,7 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
   });
   const fresh = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'loading', step: 0, error: null });
   const recorded = s.compare.c?.state === 'recorded' ? s.compare.c : null;
-  patch('compare', { running: true, diff: [], a: fresh(runs[0]?.label ?? 'A'), b: fresh(runs[1]?.label ?? 'B'), c: runs[2] ? fresh(runs[2].label) : recorded });
+  patch('compare', { running: true, diff: [], overSeeds: null, a: fresh(runs[0]?.label ?? 'A'), b: fresh(runs[1]?.label ?? 'B'), c: runs[2] ? fresh(runs[2].label) : recorded });
   if (ids.length < 2) {
     patch('compare', { running: false, b: { ...getState().compare.b, state: 'error', error: 'Compare needs two configs' } });
     return;

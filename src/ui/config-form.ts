@@ -23,15 +23,24 @@ export interface FieldSpec {
   options?: readonly string[];
   /** TRL's GRPOConfig has a field of this name and meaning. */
   trl?: boolean;
+  /** The TRL badge's words: the same meaning, and TRL's default where it differs (config-fields.ts trlDefault). */
+  trlNote?: string;
   /** Changing it takes effect in a new run. */
   restart?: boolean;
+}
+
+/** What a TRL badge says: the same name and meaning, and where TRL's default differs, both defaults. */
+export function trlNote(d: FieldDecl): string | undefined {
+  if (!d.trl) return undefined;
+  const same = "Same name and meaning as TRL's GRPOConfig";
+  return d.trlDefault === undefined ? same : `${same}, but TRL's default is ${String(d.trlDefault)} and this playground's ${String(d.default)}`;
 }
 
 /** The form's fields, in the table's order (src/rl/config-fields.ts); fields with their own controls are left out. */
 export const fieldSpecs: FieldSpec[] = configFields.flatMap((k): FieldSpec[] => {
   const d: FieldDecl = fieldTable[k];
   if (d.ownControl) return [];
-  const common = { group: d.group, help: d.help, paper: d.paper, trl: d.trl, restart: d.restart };
+  const common = { group: d.group, help: d.help, paper: d.paper, trl: d.trl, restart: d.restart, trlNote: trlNote(d) };
   if (d.kind === 'weights') return Object.entries(d.parts).map(([part, p]) => ({ ...common, path: `${k}.${part}`, kind: 'num', help: p.help, paper: p.paper, trl: p.trl }));
   if (d.kind === 'str' || d.kind === 'record') return [];
   return [{ ...common, path: k, kind: d.kind, options: d.kind === 'enum' ? d.values : undefined }];

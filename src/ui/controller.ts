@@ -3,7 +3,8 @@
  * the store. Components call these; they never talk to the worker themselves. The worker itself is
  * held by worker-link.ts, saving is autosave.ts, and the page's start-up is boot.ts.
  */
-import { configFields, restartFields, type RunConfig } from '../rl/config.ts';
+import type { RunConfig } from '../rl/config.ts';
+import { resolveLiveEdit } from '../rl/resolve-config.ts';
 import type { InitResult, SessionEvent, UpdateResult } from '../../workers/protocol.ts';
 import { autosave, currentRunId, saveFailed, savedByWorker, setRunId } from './autosave.ts';
 import { compactHistory } from './chart-data.ts';
@@ -12,12 +13,14 @@ import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
 import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
-import { deleteRun, loadRun, restoredNote, type SavedRun } from './persist.ts';
+import { deleteRun, forgetPassK, loadPassK, loadRun, restoredNote, savePassK, type SavedRun } from './persist.ts';
 import { holdRun, recordShownStep } from './tabs.ts';
 import { getState, hasRun, initialRun, patch, setState, type AppError } from './store.ts';
 import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
 import type { UrlSetup } from './url-state.ts';
 import { client, connectWorker, dropWorker, liveClient } from './worker-link.ts';
+import { WorkerCrashed } from './worker-client.ts';
+import { passKWait } from './passk-progress.ts';
 import { scrubTo } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -62,6 +65,8 @@ function onEvents(events: SessionEvent[]): void {
       run = { ...run, state: st.state === 'running' && pauseAsked ? 'pausing' : st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress };
     } else if (e.type === 'progress') {
       run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
+      const pk = getState().passk;
+      if ((e.what === 'passk-base' || e.what === 'passk-current') && pk.running) patch('passk', { wait: passKWait(pk.wait ?? null, e.what, e.done, e.total, performance.now()) });
     } else if (e.type === 'saved') savedByWorker(e);
     else if (e.type === 'save-failed') saveFailed(Object.assign(new Error(e.message), { name: e.name }));
     else if (e.type === 'error') {
@@ -83,15 +88,19 @@ function onEvents(events: SessionEvent[]): void {
   }
 }
 
+/** The banner's words when the worker stops; every panel that was waiting on it says the same. */
+export const CRASH_TITLE = 'The training worker stopped unexpectedly';
+
 function onCrash(msg: string): void {
   patch('run', { state: 'crashed', activity: '' });
   const saved = getState().autosave;
+  const text = `${msg}. ${saved ? `The last autosave is from step ${saved.step}.` : 'There is no autosave of this run yet.'} (Out of memory? Try fewer prompts_per_step × num_generations.)`;
+  const s = getState();
   setState({
-    error: {
-      kind: 'crash',
-      title: 'The training worker stopped unexpectedly',
-      message: `${msg}. ${saved ? `The last autosave is from step ${saved.step}.` : 'There is no autosave of this run yet.'} (Out of memory? Try fewer prompts_per_step × num_generations.)`,
-    },
+    error: { kind: 'crash', title: CRASH_TITLE, message: text },
+    // Panels waiting on the worker stop waiting, with the banner's message (none keeps "Computing…").
+    ...(s.passk.running ? { passk: { ...s.passk, running: false, wait: null, error: `${CRASH_TITLE}: ${text}` } } : {}),
+    ...(s.warmStart.running ? { warmStart: { ...s.warmStart, running: false } } : {}),
   });
 }
 
@@ -256,7 +265,8 @@ export async function warmStart(steps: number): Promise<void> {
     setState({ evals: [] }); // the worker saves the warm-started run itself
   } catch (e) {
     patch('warmStart', { running: false, result: null });
-    showError('step', 'The warm start failed', e);
+    // A worker that stopped has said so in its banner (onCrash): the same message, not a second one.
+    if (!(e instanceof WorkerCrashed)) showError('step', 'The warm start failed', e);
   }
 }
 
@@ -316,11 +326,11 @@ async function syncLiveConfig(): Promise<void> {
   if (!running || !hasRun()) return;
   const next = effectiveDraftConfig(s);
   if (!next) return;
-  const differs = configFields.filter((k) => k !== 'version' && JSON.stringify(next[k]) !== JSON.stringify(running[k]));
-  const blocked: string[] = differs.filter((k) => restartFields.includes(k));
+  // The same resolution and restart rule the worker applies (Trainer.updateConfig): resolveLiveEdit.
+  const edit = resolveLiveEdit(running, next as unknown as Record<string, unknown>);
+  const blocked: string[] = [...edit.restart];
   if (runSourceKey && sourceKey(s) !== runSourceKey) blocked.push('base checkpoint');
-  // A difficulty belongs to its task: while a task change waits for a new run, its knobs wait too.
-  const live = differs.filter((k) => !restartFields.includes(k) && !(k === 'difficulty' && blocked.includes('task')));
+  const live = edit.live;
   let pending = blocked.length ? { field: blocked.join(', '), reason: 'takes effect in a new run (it changes the compiled graphs, the prompt stream or the model): press Reset, then Start' } : null;
   let note: string | null = s.liveNote;
   if (live.length) {
@@ -372,6 +382,9 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
     setRunId(copy ? undefined : saved.runId);
     failedRestore = null;
     setState({ autosave: { at: saved.snapshot.savedAt, step: saved.snapshot.trainer.step }, error: null });
+    // The last pass@k result of this run, unless it was measured on steps the reload lost.
+    const kept = saved.runId ? loadPassK(saved.runId) : null;
+    if (kept && kept.step <= saved.snapshot.trainer.step) patch('passk', { curve: kept, restored: true });
     await syncLiveConfig();
   } catch (e) {
     patch('run', { state: 'idle', activity: '' });
@@ -439,7 +452,10 @@ export async function restoreOffered(runId: string): Promise<void> {
 export async function discardSaved(runId: string | null = failedRestore): Promise<void> {
   if (!runId) return;
   const offer = getState().savedRuns.find((o) => o.runId === runId);
-  if (!offer?.openElsewhere) await deleteRun(runId).catch(() => undefined);
+  if (!offer?.openElsewhere) {
+    await deleteRun(runId).catch(() => undefined);
+    forgetPassK(runId);
+  }
   dropOffer(runId);
   if (runId === currentRunId()) setState({ autosave: null });
 }
@@ -462,14 +478,36 @@ export async function openStep(step: number): Promise<void> {
   }
 }
 
+/** Each pass@k press gets a number: a cancelled (or superseded) computation's answer is dropped. */
+let passkTicket = 0;
+
 export async function runPassK(): Promise<void> {
-  if (!(await ensureRun())) return;
-  patch('passk', { running: true, error: null });
+  const ticket = ++passkTicket;
+  patch('passk', { running: true, error: null, wait: null, cancelled: false });
+  if (!(await ensureRun())) {
+    if (ticket === passkTicket) patch('passk', { running: false });
+    return;
+  }
+  if (ticket !== passkTicket) return; // cancelled while the model loaded
+  // A run loaded just now resets the panel (applyInit): it is waiting again.
+  patch('passk', { running: true, error: null, wait: null, cancelled: false });
   try {
     const curve = await client().call((a) => a.evaluatePassAtK());
-    patch('passk', { curve, running: false });
+    if (ticket === passkTicket) patch('passk', { curve, running: false, wait: null, restored: false });
+    // Kept with the run: a reload shows it again (restoreSaved).
+    const id = currentRunId();
+    if (id) savePassK(id, curve);
   } catch (e) {
-    patch('passk', { running: false, error: message(e) });
+    // A crash has already put its message in the panel (onCrash); a cancel its own state.
+    if (ticket === passkTicket && getState().passk.running) patch('passk', { running: false, wait: null, error: message(e) });
   }
+}
+
+/** Cancel: the panel says so at once; the worker stops before its next sampling batch. */
+export function cancelPassK(): void {
+  if (!getState().passk.running) return;
+  passkTicket++;
+  patch('passk', { running: false, wait: null, cancelled: true });
+  void liveClient()?.call((a) => a.cancelPassK()).catch(() => undefined);
 }
 

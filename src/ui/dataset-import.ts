@@ -61,7 +61,7 @@ export async function importDatasetFile(file: File, verifier: DatasetPayload['ve
   useDataset.setState({ loading: true, error: null });
   try {
     checkImportSize('dataset', file.name, file.size);
-    adoptDataset({ name: file.name, text: await readUtf8File(file), verifier });
+    adoptDataset({ name: file.name, text: await readUtf8File(file, 'a dataset (JSON Lines text)'), verifier });
     return true;
   } catch (e) {
     const why = e instanceof DatasetError || e instanceof Error ? e.message : String(e);

@@ -4,6 +4,7 @@
  */
 import { loadWeights, saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
 import { importHuggingFace, type HfFolder } from '../model/hf-import.ts';
+import { hfImportPaths, nestedCheckpoints } from './hf-folder-paths.ts';
 import { unzip } from './unzip.ts';
 import type { RolloutRecord } from '../../workers/protocol.ts';
 import { exportHuggingFace } from '../model/hf-export.ts';
@@ -64,7 +65,7 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
     if (!mf || !wf) throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
     checkImportSize('manifest', mf.name, mf.size);
     checkImportSize('checkpoint', wf.name, wf.size);
-    const text = await readUtf8File(mf);
+    const text = await readUtf8File(mf, "a checkpoint's manifest.json");
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -104,19 +105,25 @@ const pathOf = (f: File) => (f as File & { webkitRelativePath?: string }).webkit
 async function hfFolderOf(files: File[]): Promise<{ folder: HfFolder; source: string }> {
   let all = new Map<string, Uint8Array>();
   let source: string;
+  let checkpoints: string[] = [];
   const zip = files.length === 1 && files[0]!.name.toLowerCase().endsWith('.zip') ? files[0]! : null;
   if (zip) {
     checkImportSize('checkpoint', zip.name, zip.size);
     all = await unzip(new Uint8Array(await zip.arrayBuffer()), IMPORT_LIMITS.checkpoint);
     source = zip.name;
   } else {
-    // Only what the import reads: the weights and the JSON files (a folder may hold onnx/, checkpoints, ...).
-    const wanted = files.filter((f) => /(^|\/)[^/]+\.(json|safetensors)$/.test(pathOf(f)) && !/(^|\/)checkpoint-\d+\//.test(pathOf(f)));
+    const read = new Set(hfImportPaths(files.map(pathOf)));
+    const wanted = files.filter((f) => read.has(pathOf(f)));
+    checkpoints = nestedCheckpoints(files.map(pathOf));
     for (const f of wanted) checkImportSize(f.name.endsWith('.json') ? 'manifest' : 'checkpoint', pathOf(f), f.size);
     for (const f of wanted) all.set(pathOf(f), new Uint8Array(await f.arrayBuffer()));
     source = pathOf(files[0]!).split('/')[0] || files[0]!.name;
   }
   const configs = [...all.keys()].filter((p) => p === 'config.json' || p.endsWith('/config.json')).sort((a, b) => a.split('/').length - b.split('/').length);
+  if (!configs.length && checkpoints.length) {
+    const list = checkpoints.join(', ');
+    throw new Error(`${source} has no config.json of its own, only the checkpoint folders ${list}: choose one of them (the highest step is the latest)`);
+  }
   if (!configs.length) throw new Error(`${source} has no config.json: choose the Hugging Face folder (or its zip) that rlvr export --format hf or TRL wrote`);
   const dir = configs[0]!.slice(0, -'config.json'.length);
   const folder: HfFolder = new Map();
@@ -151,7 +158,7 @@ export async function importConfigFile(file: File): Promise<boolean> {
   const kept = useDataset.getState();
   try {
     checkImportSize('config', file.name, file.size);
-    const text = await readUtf8File(file);
+    const text = await readUtf8File(file, 'a run config');
     const carried = parseRunConfigFile(text, file.name).dataset;
     if (carried && carried.text === undefined && kept.payload?.name !== carried.name) {
       throw new Error(`${file.name} trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import ${carried.name} on the Your data tab first, then load this config`);

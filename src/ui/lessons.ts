@@ -5,15 +5,16 @@
  * (Charts view); two or three runs train side by side in the Compare view. The setup form (and Compare's B) show the lesson's
  * configs, so the URL reads `?lesson=ID` until the person edits the setup.
  */
-import type { Lesson } from '../lessons/index.ts';
+import { lessonSeeds, perSeedVerdicts, type Lesson } from '../lessons/index.ts';
+import { seedToShow, seedsSentence } from './lesson-seeds.ts';
 import { runCompare, stopCompare } from './compare.ts';
 import { pause, reset, start } from './controller.ts';
 import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, unknownLessonMessage } from './lesson-plan.ts';
 import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
-import { searchToSetup } from './url-state.ts';
-import { cancelRecordOpen, loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
+import { searchToSetup, type UrlSetup } from './url-state.ts';
+import { cancelRecordOpen, closeRecording, loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -89,6 +90,8 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   // Showing the lesson's recording trains nothing, so the main run goes on then.
   const runState = getState().run.state;
   if (opts.live && (runState === 'running' || runState === 'pausing')) await pause();
+  // The setup the person had before any lesson: closing the lesson gives it back.
+  if (!getState().lesson.active) setupBeforeLesson = pickSetup(getState().setup);
   appliedDraft = forms.draft;
   watchSetupEdits();
   setState((s) => ({
@@ -97,9 +100,23 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   }));
   if (!opts.live) {
     const shipped = (await loadShippedRecords()).filter((r) => r.lesson?.id === lesson.id);
+    const runs = lesson.runs.slice(0, 3);
+    const armsOn = (s: number) => runs.map((run) => ({ label: run.label, record: shipped.find((r) => r.lesson!.seed === s && r.lesson!.arm === run.label) }));
+    const complete = (s: number) => armsOn(s).every((a) => a.record);
+    // The verdict judges the mean over the lesson's seeds: where every seed's records ship, Compare
+    // draws that mean (each seed faintly), and the scrubber shows a seed on which the effect shows.
+    const measured = getState().lesson.measured?.[lesson.id];
+    const seeds = measured?.seeds && measured.seeds.length > 1 ? measured.seeds : [...lessonSeeds(lesson)];
+    if (runs.length > 1 && seeds.length > 1 && seeds.every(complete)) {
+      const shown = seedToShow(measured ? perSeedVerdicts(lesson, measured) : [], seeds.includes(seed) ? seed : seeds[0]!);
+      const others = seeds.filter((s) => s !== shown.seed).map((s) => ({ seed: s, records: armsOn(s).map((a) => a.record!) }));
+      const over = { seeds, shownSeed: shown.seed, others, text: seedsSentence(seeds, shown) };
+      await openRecordedArms(armsOn(shown.seed) as { label: string; record: ShippedRecord }[], `the recorded runs of lesson ${lesson.id} (seeds ${seeds.join(', ')})`, over);
+      return true;
+    }
     // Every arm on the seed the outcome was measured with: Compare draws them all, as the live runs would be.
     const onSeed = shipped.filter((r) => r.lesson!.seed === seed);
-    const arms = lesson.runs.slice(0, 3).map((run) => ({ label: run.label, record: onSeed.find((r) => r.lesson!.arm === run.label) }));
+    const arms = armsOn(seed);
     if (arms.length > 1 && arms.every((a) => a.record)) {
       await openRecordedArms(arms as { label: string; record: ShippedRecord }[], `the recorded runs of lesson ${lesson.id} (seed ${seed})`);
       return true;
@@ -138,9 +155,24 @@ export async function runLessonLive(): Promise<void> {
   await openLesson(id, { steps: budget > 0 ? budget : undefined, live: true });
 }
 
-/** Leaves the lesson: its runs keep going; the highlights and the lesson URL go. */
+/** The parts of the setup a lesson replaces. */
+type LessonSetup = Pick<UrlSetup, 'draft' | 'checkpoint' | 'model' | 'stepBudget'>;
+let setupBeforeLesson: LessonSetup | null = null;
+const pickSetup = ({ draft, checkpoint, model, stepBudget }: UrlSetup): LessonSetup => ({ draft, checkpoint, model, stepBudget });
+
+/**
+ * Leaves the lesson: its runs keep going; the highlights, the lesson URL and its recording go, and
+ * the setup is the one the person had before the lesson (its step budget included), unless they
+ * edited the lesson's setup since (their edits stay).
+ */
 export function closeLesson(): void {
-  setState((s) => ({ setup: { ...s.setup, lesson: null }, lesson: { ...s.lesson, active: null } }));
+  const id = getState().lesson.active;
+  const before = setupBeforeLesson;
+  setupBeforeLesson = null;
+  const untouched = getState().setup.draft === appliedDraft;
+  setState((s) => ({ setup: { ...s.setup, ...(before && untouched ? before : {}), lesson: null }, lesson: { ...s.lesson, active: null } }));
+  appliedDraft = null;
+  if (getState().recording?.record.provenance.lesson?.id === id) closeRecording();
 }
 
 export function dismissLessonNotice(): void {
@@ -168,4 +200,11 @@ export async function openLessonFromUrl(search = location.search): Promise<void>
   if (ignored.length) setState((s) => ({ urlNotes: [...s.urlNotes, `a lesson link sets the whole experiment: ${ignored.join(', ')} not applied`] }));
   const budget = getState().setup.stepBudget;
   await openLesson(id, { steps: budget > 0 ? budget : undefined });
+}
+
+/** "Close the recording": a lesson's recording closes with its lesson (which gives the setup back). */
+export function closeRecordingOrLesson(): void {
+  const s = getState();
+  if (s.lesson.active && s.recording?.record.provenance.lesson?.id === s.lesson.active) closeLesson();
+  else closeRecording();
 }

@@ -10,6 +10,8 @@ import { startOfflineSupport } from './offline-state.ts';
 import { takePress } from './pending-press.ts';
 import { start, stepOnce } from './controller.ts';
 import { initTheme } from './theme.ts';
+import { getState, setState } from './store.ts';
+import { searchToSetup } from './url-state.ts';
 import { openServed, syncViewerUrl } from './viewer/viewer-actions.ts';
 import './styles.css';
 
@@ -19,8 +21,17 @@ exposeTestHook();
 startOfflineSupport();
 installRecordDrop();
 syncViewerUrl();
-// Served by `rlvr view`: its runs are listed, and `?view=NAME&step=S` opens that run at that step.
-void openServed();
+// Served by `rlvr view`: its runs are listed, and `?view=NAME&step=S` opens that run at that step. Such a
+// link shows the viewer from the first paint (the charts' code is not fetched for it), and boot() below
+// (shipped checkpoints, saved runs) waits until the run's first view is shown, so neither competes with it.
+const viewLink = searchToSetup(location.search).page.viewer.name !== null;
+const firstView = getState().view;
+if (viewLink) setState({ view: 'viewer' });
+const served = openServed()
+  .then((isServed) => {
+    if (!isServed && viewLink && getState().view === 'viewer') setState({ view: firstView });
+  })
+  .catch(() => undefined);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <ErrorBoundary where="the page">
@@ -31,7 +42,7 @@ createRoot(document.getElementById('root')!).render(
 // ?lesson=ID opens once the checkpoint index is known (it picks the lesson task's checkpoint).
 // A Start or Step once pressed before the service worker's isolation reload is honoured after it.
 // ?run=URL opens that run record as a recording (the live run, restored by boot, is left as it is).
-void boot().then(() => {
+void (viewLink ? served : Promise.resolve()).then(boot).then(() => {
   const press = takePress();
   if (press === 'start') void start();
   else if (press === 'step-once') void stepOnce();

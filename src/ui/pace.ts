@@ -37,7 +37,7 @@ export const forBackend = (s: AppState) => (s.pace && (!s.setup.backend || s.pac
 export function mainRunEstimate(s = getState()): string | null {
   const r = s.run;
   const budget = s.setup.stepBudget;
-  if (budget <= 0) return null;
+  if (budget <= 0) return openEndedEstimate(s);
   const stepsLeft = Math.max(0, budget - r.step);
   if (stepsLeft === 0) return null;
   if (r.state === 'running' || r.state === 'pausing') {
@@ -49,6 +49,31 @@ export function mainRunEstimate(s = getState()): string | null {
   const parameters = r.model?.parameters ?? selectedManifest(s)?.parameters;
   if (!pace || !config || !parameters) return `${stepsLeft} steps: ${UNKNOWN_TIME}`;
   return `${stepsLeft} steps: ${aboutMinutes(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }]))} on this device`;
+}
+
+/** Steps a newcomer's first run is worth watching for: the time line of a run without a step budget names it. */
+export const LOOK_AT_STEPS = 100;
+
+const perStep = (seconds: number) => (seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`);
+
+/**
+ * A run without a step budget trains until paused: its time line is the time per step and steps per
+ * minute (measured from its own steps while it trains, else from this device's pace), and what
+ * LOOK_AT_STEPS steps would take.
+ */
+function openEndedEstimate(s: AppState): string {
+  const r = s.run;
+  if ((r.state === 'running' || r.state === 'pausing') && r.stepsPerMinute > 0) {
+    const sec = 60 / r.stepsPerMinute;
+    const left = Math.max(0, LOOK_AT_STEPS - r.step);
+    return `no step budget: ${perStep(sec)} per step (${r.stepsPerMinute.toFixed(1)} steps/min, measured)${left > 0 ? `; step ${LOOK_AT_STEPS} in ${aboutMinutes(left * sec)}` : ''}`;
+  }
+  const pace = forBackend(s);
+  const config = r.config ?? effectiveDraftConfig(s);
+  const parameters = r.model?.parameters ?? selectedManifest(s)?.parameters;
+  if (!pace || !config || !parameters) return `no step budget (it trains until you pause): time per step known after the first steps on this device`;
+  const sec = trainingSeconds(pace, [{ config, parameters, steps: 1 }]);
+  return `no step budget: about ${perStep(sec)} per step on this device (${(60 / sec).toFixed(1)} steps/min); ${LOOK_AT_STEPS} steps ${aboutMinutes(sec * LOOK_AT_STEPS)}`;
 }
 
 /** A lesson's runs, side by side, `steps` each (its own budget when 0), from its task's checkpoint. */

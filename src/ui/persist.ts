@@ -7,6 +7,7 @@
  */
 import { loadRun as loadStored, type StoredRun } from '../../workers/run-store.ts';
 import type { UrlSetup } from './url-state.ts';
+import type { PassKCurve } from '../../workers/protocol.ts';
 
 export { deleteRun, listRuns, MAX_SAVED_RUNS, newestFirst, newRunId, runsToPrune, saveRun, type RunMeta } from '../../workers/run-store.ts';
 
@@ -30,4 +31,36 @@ export function restoredNote(step: number, savedAt: string, shown: number | null
     s += ` ${n} step${n === 1 ? ' was' : 's were'} lost (${which}): the page went away before ${n === 1 ? 'it was' : 'they were'} saved. Training goes on from step ${step}.`;
   }
   return s;
+}
+
+/**
+ * The run's last pass@k result, kept beside its saved record (localStorage, by run id): a reload shows
+ * it again. Small (two curves of 64 numbers); dropped with the run (forgetPassK).
+ */
+const passkKey = (runId: string) => `rlvr-playground:passk:${runId}`;
+
+export function savePassK(runId: string, curve: PassKCurve): void {
+  try {
+    localStorage.setItem(passkKey(runId), JSON.stringify(curve));
+  } catch {
+    /* storage full or refused: the result is simply not kept */
+  }
+}
+
+export function loadPassK(runId: string): PassKCurve | null {
+  try {
+    const text = localStorage.getItem(passkKey(runId));
+    const c = text ? (JSON.parse(text) as PassKCurve) : null;
+    return c && Array.isArray(c.ks) && typeof c.step === 'number' && c.base && c.current ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+export function forgetPassK(runId: string): void {
+  try {
+    localStorage.removeItem(passkKey(runId));
+  } catch {
+    /* nothing kept */
+  }
 }

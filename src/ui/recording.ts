@@ -14,9 +14,11 @@ import { mb, readCapped, RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord
 import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
 import { configDiffAll, difficultyMetrics } from './compare.ts';
+import { armOverSeeds } from './lesson-seeds.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
 import { selectedManifest } from './setup-state.ts';
+import { droppedFilesPlan } from '../util/file-kind.ts';
 import { droppedDirectory, folderFromEntry } from './viewer/folder-files.ts';
 import { folderFailed, openFolder } from './viewer/viewer-actions.ts';
 
@@ -264,7 +266,9 @@ export function closeRecording(): void {
   showLive();
   setState({ recording: null });
   // A lesson's recorded arms go with it (Compare would otherwise draw recordings no longer open).
-  if (arms && getState().compare.a.state === 'recorded') setState((s) => ({ compare: { ...s.compare, a: idleSide('A'), b: idleSide('B'), c: null, diff: [] } }));
+  if (arms && getState().compare.a.state === 'recorded') setState((s) => ({ compare: { ...s.compare, a: idleSide('A'), b: idleSide('B'), c: null, diff: [], overSeeds: null } }));
+  meanSides = null;
+  overSeeds = null;
   // The link no longer opens it: the address bar shows the setup alone (as boot.ts writes it).
   if (searchToSetup(location.search).page.run !== null) {
     const q = setupToSearch(getState().setup, selectedManifest());
@@ -339,6 +343,21 @@ export function openShippedRecord(r: ShippedRecord): Promise<boolean> {
 
 /** The decoded records of the arms last opened together (what "inspect this arm" switches between). */
 let openedArms: { label: string; name: string; record: RunRecord; notes: string[] }[] = [];
+/** A lesson's arms averaged over its seeds (what Compare draws instead of one seed's), and what they are. */
+let meanSides: CompareSide[] | null = null;
+let overSeeds: NonNullable<AppState['compare']['overSeeds']> | null = null;
+
+/** A lesson's other seeds, whose records are averaged with the shown seed's into the curves Compare draws. */
+export interface SeedsToAverage {
+  /** Every seed, in the lesson's order. */
+  seeds: readonly number[];
+  /** The seed of the records the scrubber and rollouts show. */
+  shownSeed: number;
+  /** The other seeds' records, one per arm in the arms' order. */
+  others: { seed: number; records: ShippedRecord[] }[];
+  /** What the banner says the curves and the rollouts are. */
+  text: string;
+}
 
 /**
  * A lesson's recorded arms on one seed, opened together: every arm is read and decoded at once (each
@@ -346,25 +365,25 @@ let openedArms: { label: string; name: string; record: RunRecord; notes: string[
  * scrubber, rollout inspector and pass@k view show the first arm's record (`inspectArm` switches).
  * Nothing opens unless every arm could be read; the error names the one that could not.
  */
-export async function openRecordedArms(arms: { label: string; record: ShippedRecord }[], title: string): Promise<boolean> {
+export async function openRecordedArms(arms: { label: string; record: ShippedRecord }[], title: string, over?: SeedsToAverage): Promise<boolean> {
   const ticket = ++opening;
   patch('recordingLoad', { loading: title, error: null });
   performance.mark('record-open');
-  const decoded = await Promise.all(
-    arms.map(async ({ label, record }) => {
-      const href = recordHref(appUrl(record.file));
-      if (typeof href === 'string') return { label, name: record.title, r: { ok: false, error: href } as DecodeResult };
-      try {
-        return { label, name: record.title, r: await decodeOffThread(await download(href)) };
-      } catch (e) {
-        return { label, name: record.title, r: { ok: false, error: message(e) } as DecodeResult };
-      }
-    }),
-  );
+  const readOne = async ({ label, record }: { label: string; record: ShippedRecord }) => {
+    const href = recordHref(appUrl(record.file));
+    if (typeof href === 'string') return { label, name: record.title, r: { ok: false, error: href } as DecodeResult };
+    try {
+      return { label, name: record.title, r: await decodeOffThread(await download(href)) };
+    } catch (e) {
+      return { label, name: record.title, r: { ok: false, error: message(e) } as DecodeResult };
+    }
+  };
+  const decoded = await Promise.all(arms.map(readOne));
   performance.mark('record-decoded');
   // Dropped when another open started meanwhile, or when Compare started training (Run it live pressed
   // while the records were still being read): recordings never replace live runs.
-  if (ticket !== opening || getState().compare.running) {
+  const dropped = () => ticket !== opening || getState().compare.running;
+  if (dropped()) {
     if (ticket === opening) patch('recordingLoad', { loading: null, error: null });
     return false;
   }
@@ -374,8 +393,44 @@ export async function openRecordedArms(arms: { label: string; record: ShippedRec
     return false;
   }
   openedArms = decoded.map((d) => (d.r.ok ? { label: d.label, name: d.name, record: d.r.record, notes: d.r.notes } : null!));
+  meanSides = null;
+  // The shown seed first (one on which the effect shows, where there is one): the page opens at once,
+  // and the banner says the mean is on its way until the other seeds are read.
+  const pending = over ? `Reading seeds ${over.seeds.filter((x) => x !== over.shownSeed).join(', ')} to draw the mean over all ${over.seeds.length}; the curves are seed ${over.shownSeed}'s until then.` : '';
+  overSeeds = over ? { seeds: [...over.seeds], shownSeed: over.shownSeed, text: pending, pending: true } : null;
   showArms(0);
   performance.mark('record-shown');
+  if (!over) return true;
+  // The other seeds' records, once the page has drawn the shown seed and one at a time (a reader is
+  // a worker: more at once took the cores the first draw needs), kept as curves only.
+  await new Promise((ok) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(ok, { timeout: 3000 }) : setTimeout(ok, 500)));
+  const others: { seed: number; arm: number; record: RunRecord }[] = [];
+  const queue = over.others.flatMap((o) => o.records.map((record, arm) => ({ seed: o.seed, arm, record })));
+  let error: string | null = null;
+  await Promise.all(
+    Array.from({ length: 1 }, async () => {
+      for (let job = queue.shift(); job && !error; job = queue.shift()) {
+        const got = await readOne({ label: arms[job.arm]!.label, record: job.record });
+        if (got.r.ok) others.push({ seed: job.seed, arm: job.arm, record: got.r.record });
+        else error = `${got.name}: ${got.r.error}`;
+      }
+    }),
+  );
+  if (dropped() || getState().compare.a.state !== 'recorded' || overSeeds?.shownSeed !== over.shownSeed) return true;
+  if (error) {
+    overSeeds = { seeds: [...over.seeds], shownSeed: over.shownSeed, text: `The mean over the seeds could not be drawn (${error}): the curves are seed ${over.shownSeed}'s alone.` };
+    patch('compare', { overSeeds });
+    return true;
+  }
+  meanSides = openedArms.map((a, arm) => {
+    const records = [{ seed: over.shownSeed, record: a.record }, ...others.filter((o) => o.arm === arm)].sort((x, y) => over.seeds.indexOf(x.seed) - over.seeds.indexOf(y.seed));
+    const mean = armOverSeeds(records.map((x) => ({ ...x, metrics: recordedSide(a.label, x.record).metrics })));
+    return { ...recordedSide(a.label, a.record), ...mean, step: mean.metrics[mean.metrics.length - 1]?.step ?? 0 };
+  });
+  overSeeds = { seeds: [...over.seeds], shownSeed: over.shownSeed, text: over.text };
+  const [a, b, c] = meanSides;
+  patch('compare', { a: a!, b: b ?? idleSide('B'), c: c ?? null, overSeeds });
+  performance.mark('record-seeds-shown');
   return true;
 }
 
@@ -388,11 +443,11 @@ export function cancelRecordOpen(): void {
 /** Compare draws the opened recordings as its sides (none trains); the scrubber and inspector show arm `shown`'s. */
 function showArms(shown: number): void {
   const arm = openedArms[shown]!;
-  const sides = openedArms.map((a) => recordedSide(a.label, a.record));
+  const sides = meanSides ?? openedArms.map((a) => recordedSide(a.label, a.record));
   const longest = Math.max(1, ...openedArms.map((a) => a.record.steps.length));
   showRecord(arm.name, arm.record, arm.notes, { arms: openedArms.map((a) => ({ label: a.label, name: a.name })), view: 'compare' });
   setState((s) => ({
-    compare: { ...s.compare, running: false, a: sides[0]!, b: sides[1] ?? idleSide('B'), c: sides[2] ?? null, steps: longest, diff: sides.length > 1 ? configDiffAll(openedArms.map((a) => a.record.config)) : [] },
+    compare: { ...s.compare, running: false, a: sides[0]!, b: sides[1] ?? idleSide('B'), c: sides[2] ?? null, steps: longest, diff: sides.length > 1 ? configDiffAll(openedArms.map((a) => a.record.config)) : [], overSeeds },
   }));
 }
 
@@ -421,6 +476,8 @@ export function addRecordingToCompare(): void {
     patch('recordingLoad', { loading: null, error: `Compare already draws ${MAX_COMPARED_RECORDINGS} recordings (A, B and C): close the recording to start again (nothing was changed).` });
     return;
   }
+  meanSides = null;
+  overSeeds = null;
   const short = rec.name.replace(/^.*\//, '').replace(/\.rlvr\.gz$/, '');
   openedArms = [...openedArms, { label: short, name: rec.name, record: rec.record, notes: rec.notes }];
   showArms(openedArms.length - 1);
@@ -437,9 +494,30 @@ export function inspectArm(label: string): void {
   scrubTo(step);
 }
 
+/** Bytes enough to tell what a dropped file is: all of a small one (a JSON file), the head of a large one. */
+const KIND_BYTES = 4 * 1024 * 1024;
+
+/** Files dropped at once: the recorded run among them opens, and each of the others is reported by what it is. */
+async function openDropped(files: File[]): Promise<void> {
+  if (!files.length) return;
+  const head = async (f: File) => new Uint8Array(await f.slice(0, KIND_BYTES).arrayBuffer());
+  const read = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await head(f) })));
+  const plan = droppedFilesPlan(read);
+  const opened = plan.open === null ? null : files[plan.open]!;
+  const ok = opened ? await openRecordFile(opened) : false;
+  if (!plan.notes.length) return;
+  // The opened file's own error (when it was not readable) first, then a line for each other file.
+  const first = !opened
+    ? `Dropped ${files.length} files; none is a recorded run (.rlvr.gz).`
+    : ok
+      ? `Opened ${opened.name}.`
+      : getState().recordingLoad.error;
+  patch('recordingLoad', { loading: null, error: [first, ...plan.notes].join(' · ') });
+}
+
 /**
- * Drag-and-drop anywhere on the page: a dropped file opens as a recording, a dropped folder in the run
- * viewer (installed once).
+ * Drag-and-drop anywhere on the page: a dropped folder opens in the run viewer; of dropped files, the
+ * recording opens and the others are named (installed once).
  */
 export function installRecordDrop(target: Window = window): void {
   const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
@@ -460,7 +538,6 @@ export function installRecordDrop(target: Window = window): void {
       void folderFromEntry(dir).then(openFolder, failed);
       return;
     }
-    const file = e.dataTransfer!.files[0];
-    if (file) void openRecordFile(file);
+    void openDropped([...e.dataTransfer!.files]);
   });
 }

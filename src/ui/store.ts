@@ -3,6 +3,8 @@
  * the setup form, the streamed metrics, and what each view has open. Actions that talk to the worker
  * live in controller.ts.
  */
+import type { SeedCurves } from './lesson-seeds.ts';
+import type { PassKWait } from './passk-progress.ts';
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
 import type { MeasuredLesson } from '../lessons/index.ts';
@@ -84,6 +86,8 @@ export interface CompareSide {
   backend?: string;
   /** Held-out pass@1 measured on demand (Compare's "Evaluate both now"); null until then. */
   heldOut?: { passAt1: number; prompts: number; n: number; step: number } | null;
+  /** A lesson's recorded arm over several seeds: `metrics` is their mean; each seed's own curves (drawn faintly). */
+  seeds?: SeedCurves[];
 }
 
 /** Guided experiments (ui/lessons.ts): the gallery's data and the lesson now open. */
@@ -176,11 +180,11 @@ export interface AppState {
   view: View;
   smoothing: number;
   inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
-  passk: { curve: PassKCurve | null; running: boolean; error: string | null };
+  passk: { curve: PassKCurve | null; running: boolean; error: string | null; wait?: PassKWait | null; cancelled?: boolean; restored?: boolean };
   /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
   warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
-  compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][] };
+  compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][]; overSeeds?: { seeds: number[]; shownSeed: number; text: string; pending?: boolean } | null };
   lesson: LessonState;
   /** How fast this device trains (time-estimate.ts), from the latest measured steps; null until a run has one. */
   pace: Pace | null;

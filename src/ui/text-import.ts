@@ -4,6 +4,7 @@
  * refused as "not UTF-8", naming the line and the byte, instead of being decoded with replacement
  * characters and failing later as "not valid JSON". Pure TypeScript (text-import.test.ts).
  */
+import { wrongFileMessage } from '../util/file-kind.ts';
 
 export class NotUtf8Error extends Error {}
 
@@ -39,7 +40,20 @@ export function decodeUtf8(bytes: Uint8Array, name: string): string {
   return new TextDecoder('utf-8').decode(bytes);
 }
 
-/** A chosen file's text, read as strict UTF-8. */
-export async function readUtf8File(file: Blob & { name?: string }, name = file.name ?? 'the file'): Promise<string> {
-  return decodeUtf8(new Uint8Array(await file.arrayBuffer()), name);
+/**
+ * A chosen file's text, read as strict UTF-8. `expected` says what the place that reads it takes
+ * ("a dataset (JSONL or CSV text)"): a file recognised by its content as something else (Parquet,
+ * gzip, TRL's trainer_state.json, ...) is refused naming what it is and where it opens (file-kind.ts).
+ */
+export async function readUtf8File(
+  file: Blob & { name?: string },
+  expected: string,
+  name = file.name ?? 'the file',
+): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const wrong = wrongFileMessage(name, bytes, expected);
+  if (wrong) throw new WrongFileError(wrong);
+  return decodeUtf8(bytes, name);
 }
+
+export class WrongFileError extends Error {}

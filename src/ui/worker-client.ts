@@ -42,8 +42,13 @@ export class TrainerClient {
     return Promise.race([fn(this.api), this.crashed]);
   }
 
-  terminate(): void {
+  /**
+   * Ends the worker. Declared dead (`why`: the watchdog's reason), calls still waiting on it reject
+   * with that reason, which every waiting panel then shows; ended on purpose, they are left unanswered.
+   */
+  terminate(why?: string): void {
     this.dead = true;
     this.worker.terminate();
+    if (why !== undefined) this.crash(new WorkerCrashed(why));
   }
 }

@@ -46,7 +46,7 @@ export function dropWorker(): void {
 }
 
 function declareDead(c: TrainerClient, why: string): void {
-  c.terminate();
+  c.terminate(why);
   if (main === c) main = null;
   for (const f of dropListeners) f();
   handlers?.onCrash(why);

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
+import { flag, flagUsage, intFlag, parseFlags, UsageError, type FlagTable } from '../args.ts';
 import { loadBrowser, runCpuPreset } from '../../../bench/cpu-phase.ts';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { gemmGflops, MLP_GEMM } from '../../../bench/gemm.ts';
@@ -17,6 +17,39 @@ import { summarise, writeResults } from '../../../bench/report.ts';
 import type { Bench, BenchOptions } from '../../../bench/session.ts';
 import { ensureTorch, TorchPeer } from '../../../bench/torch.ts';
 import type { Command } from './command.ts';
+
+const FLAGS: FlagTable = {
+  quick: {
+    help: 'a time budget of 170 s (see --budget): tiny preset on node/torch/WASM (up to 3\n' +
+      'rounds), small preset on node/torch (1 round), then WebGPU on tiny if time is left',
+  },
+  presets: { value: 'LIST', help: 'tiny,small (default both; tiny is the CPU default, small the WebGPU one)' },
+  engines: { value: 'LIST', help: 'node,torch,wasm,webgpu (default all)' },
+  threads: {
+    value: 'LIST',
+    help: 'CPU thread counts for onnxruntime-node and PyTorch (default 2,1: 2 = the cores is\n' +
+      'the headline; 1 because on a busy machine both run faster on one thread)',
+  },
+  reps: { value: 'N', help: 'timed rounds per preset (default 5, --quick 3)' },
+  'webgpu-reps': { value: 'N', help: 'WebGPU rounds (default 1)' },
+  'webgpu-rows': {
+    value: 'N',
+    help: 'rows of the WebGPU runs (default 8 = 1 prompt x 8; 64 = the full batch, which takes\n' +
+      'tens of minutes on SwiftShader, the software adapter of a machine without a GPU)',
+  },
+  budget: {
+    value: 'S',
+    help: 'stop adding rounds (and skip WebGPU) when S seconds are used (default: none; --quick 170)',
+  },
+  profile: {
+    help:
+      'profile onnxruntime-node per op (ORT enableProfiling); also done, ' +
+      'outside --quick,\nwhen a target is missed',
+  },
+  'no-profile': { help: 'never profile' },
+  out: { value: 'FILE', help: 'results file (default bench/results.json)' },
+  readme: { help: 'also write the report into docs/measured.md (between <!-- bench:start --> and <!-- bench:end -->)' },
+};
 
 export const help = `rlvr bench [--quick] [flags]
 Measures one GRPO step at the default batch size (on arithmetic, P=8 prompts x G=8 completions = 64 rows,
@@ -29,26 +62,11 @@ of the engines alternating (the engines of one thread count together, one thread
   step      seconds per GRPO step (sample + verify + update)
 It first checks that ours and PyTorch compute the same log-probs and loss (within ${TOLERANCE}) and
 prints no ratio otherwise. Writes bench/results.json and prints a markdown table (stdout; progress on stderr).
-  --quick            a time budget of 170 s (see --budget): tiny preset on node/torch/WASM (up to 3
-                     rounds), small preset on node/torch (1 round), then WebGPU on tiny if time is left
-  --presets LIST     tiny,small (default both; tiny is the CPU default, small the WebGPU one)
-  --engines LIST     node,torch,wasm,webgpu (default all)
-  --threads LIST     CPU thread counts for onnxruntime-node and PyTorch (default 2,1: 2 = the cores is
-                     the headline; 1 because on a busy machine both run faster on one thread)
-  --reps N           timed rounds per preset (default 5, --quick 3)
-  --webgpu-reps N    WebGPU rounds (default 1)
-  --webgpu-rows N    rows of the WebGPU runs (default 8 = 1 prompt x 8; 64 = the full batch, which takes
-                     tens of minutes on SwiftShader, the software adapter of a machine without a GPU)
-  --budget S         stop adding rounds (and skip WebGPU) when S seconds are used (default: none; --quick 170)
-  --profile          profile onnxruntime-node per op (ORT enableProfiling); also done, outside --quick,
-                     when a target is missed; --no-profile never
-  --out FILE         results file (default bench/results.json)
-  --readme           also write the report into docs/measured.md (between <!-- bench:start --> and <!-- bench:end -->)`;
+${flagUsage(FLAGS)}`;
 
 /** The flags of `rlvr bench`, checked; throws UsageError naming the bad one. */
 export function parseBenchOptions(argv: string[]): BenchOptions {
-  const a = parseArgs(argv, ['quick', 'profile', 'no-profile', 'readme']);
-  checkKnownFlags(a, ['quick', 'presets', 'engines', 'threads', 'reps', 'webgpu-reps', 'webgpu-rows', 'budget', 'profile', 'no-profile', 'out', 'readme']);
+  const a = parseFlags(argv, FLAGS);
   const quick = flag(a, 'quick') === 'true';
   const list = (name: string, fallback: string) =>
     (flag(a, name) ?? fallback)
@@ -231,5 +249,6 @@ export const benchCommand: Command = {
   name: 'bench',
   summary: 'benchmark sampling, update and a whole GRPO step on node / browser WASM / WebGPU against a PyTorch peer',
   help,
+  modes: [{ argv: [], flags: FLAGS }],
   run: runBench,
 };

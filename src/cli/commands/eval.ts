@@ -1,26 +1,47 @@
 import { getTaskFamily } from '../../tasks/registry.ts';
-import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { heldOutPassAtK } from '../held-out.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
-import { backendFromFlags } from '../backend-flag.ts';
+import { BACKEND_FLAGS, backendFromFlags } from '../backend-flag.ts';
 
-const help = `rlvr eval --model MANIFEST --task T [--difficulty JSON] --prompts P --n N --k 1,2,4,8 --seed S
+const FLAGS: FlagTable = {
+  model: { value: 'MANIFEST', help: "the checkpoint's manifest.json" },
+  task: { value: 'T', help: 'task id' },
+  difficulty: {
+    value: 'JSON',
+    help: "knobs to override; the others are the checkpoint's recorded RL difficulty for the\n" +
+      "task (its recipe, else where its pass@k was measured), then the family's defaults",
+  },
+  prompts: { value: 'P', help: 'held-out prompts (default 64)' },
+  n: { value: 'N', help: 'samples per prompt (default 16)' },
+  k: { value: 'LIST', help: 'k values, e.g. 1,2,4,8 (default 1 and min(8, n): 1,8 at the default n, 1,4 at --n 4)' },
+  seed: { value: 'S', help: 'sampling seed (default 0)' },
+  temperature: {
+    value: 'X',
+    help: "default: the checkpoint's recipe temperature (the one its RL gain is measured at), else 1",
+  },
+  'max-new-tokens': { value: 'N', help: "default: the checkpoint's completion length" },
+  ...BACKEND_FLAGS,
+};
+
+const help = `rlvr eval --model MANIFEST --task T [flags]
   Samples n completions for each of P held-out prompts (instance seeds 0..P-1) and prints one JSON
   object: {task, prompts, n, pass_at_k: {k: unbiased estimate}, difficulty, temperature, model}.
-  --difficulty JSON  knobs to override; the others are the checkpoint's recorded RL difficulty for the
-                     task (its recipe, else where its pass@k was measured), then the family's defaults
-  --prompts P (64)  --n N (16)  --k (1,8)  --seed S (0)
-  --temperature X    default: the checkpoint's recipe temperature (the one its RL gain is measured at), else 1
-  --max-new-tokens N (the checkpoint's completion length)`;
+${flagUsage(FLAGS)}`;
+
+/** pass@k's default k list: 1 and 8, with 8 clipped to n so every n the sampler accepts has a valid default. */
+export function defaultKs(n: number): number[] {
+  return [...new Set([1, Math.min(8, n)])];
+}
 
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'pass@k of a checkpoint on held-out prompts (unbiased estimator)',
   help,
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv);
-    checkKnownFlags(a, ['model', 'task', 'difficulty', 'prompts', 'n', 'k', 'seed', 'temperature', 'max-new-tokens', 'threads', 'backend']);
+    const a = parseFlags(argv, FLAGS);
     const task = requireFlag(a, 'task');
     getTaskFamily(task); // an unknown task fails here, before any checkpoint is read
     let difficulty: Record<string, number | string> = {};
@@ -33,7 +54,9 @@ export const evalCommand: Command = {
       }
     }
     const n = intFlag(a, 'n', 16);
-    const ks = (flag(a, 'k') ?? '1,8').split(',').map(Number);
+    if (n < 1) throw new UsageError(`--n must be at least 1, got ${n}`);
+    const kFlag = flag(a, 'k');
+    const ks = kFlag === undefined ? defaultKs(n) : kFlag.split(',').map(Number);
     if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > n)) throw new UsageError(`--k values must be integers between 1 and --n (${n})`);
     const prompts = intFlag(a, 'prompts', 64);
     const temperature = a.flags.has('temperature') ? Number(flag(a, 'temperature')) : undefined;

@@ -2,9 +2,15 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { basename, join, relative, resolve } from 'node:path';
 import { HfImportError, type HfFolder } from '../../model/hf-import.ts';
 import { importAnyHuggingFace } from '../../model/hf-import-llama.ts';
-import { checkKnownFlags, flag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { flag, flagUsage, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
+
+const FLAGS: FlagTable = {
+  format: { value: 'hf', help: 'a Hugging Face folder: LlamaForCausalLM, Qwen2ForCausalLM or the playground\'s GPT-2 (the only format)' },
+  out: { value: 'OUTDIR', help: 'the checkpoint folder to write' },
+  name: { value: 'NAME', help: 'the checkpoint\'s name when the weights were trained elsewhere (default "<base>+hf")' },
+};
 
 const help = `rlvr import --format hf DIR --out OUTDIR [--name NAME]
   Turns a Hugging Face folder into a playground checkpoint. Two kinds are read:
@@ -19,7 +25,7 @@ const help = `rlvr import --format hf DIR --out OUTDIR [--name NAME]
   training from it (train_grpo.py's --output_dir). Importing an unchanged export gives back the exported
   checkpoint bit for bit; other weights get a manifest that names where they came from, without the
   base's held-out figures. A model with another vocabulary, tokenizer or shape is refused, saying which.
-  --name NAME   the checkpoint's name when the weights were trained elsewhere (default "<base>+hf")`;
+${flagUsage(FLAGS)}`;
 
 /** The folder's top-level files (the ones the import reads are all at the top). */
 function readFolder(dir: string): HfFolder {
@@ -36,9 +42,9 @@ export const importCommand: Command = {
   name: 'import',
   summary: 'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf)',
   help,
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv);
-    checkKnownFlags(a, ['format', 'out', 'name']);
+    const a = parseFlags(argv, FLAGS);
     const format = requireFlag(a, 'format');
     if (format !== 'hf') throw new UsageError(`--format must be hf, got "${format}"`);
     if (a.positional.length !== 1) throw new UsageError(`give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`);

@@ -8,7 +8,7 @@ import { formatMeasured, getLesson, lessonRunInputs, lessonSeeds, LESSON_EVAL_PR
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { RUN_RECORD_EXTENSION, RunRecorder } from '../../rl/run-record.ts';
-import { checkKnownFlags, flag, intFlag, parseArgs, UsageError } from '../args.ts';
+import { flag, flagUsage, intFlag, parseFlags, UsageError, type FlagTable } from '../args.ts';
 import { loadPolicy } from '../../node/checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';
 import { checkpointsDir, shippedFor } from '../shipped.ts';
@@ -48,13 +48,20 @@ export function readMeasured(): Record<string, MeasuredLesson> {
   return existsSync(measuredPath) ? (JSON.parse(readFileSync(measuredPath, 'utf8')) as Record<string, MeasuredLesson>) : {};
 }
 
+const LESSONS_FLAGS: FlagTable = { json: { help: 'print one JSON array instead of text' } };
+const LESSON_FLAGS: FlagTable = {
+  steps: { value: 'N', help: "RL steps per run (default: the lesson's)" },
+  seed: { value: 'S', help: 'the seed every run uses (default 1)' },
+  seeds: { value: '1,2,3', help: 'run every seed; the recorded numbers are the means' },
+};
+
 export const lessonsCommand: Command = {
   name: 'lessons',
   summary: 'list the guided experiments with their configs and measured outcomes',
-  help: 'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, seeds (the seeds its verdict is measured on), runs (preset + config), the outcome measured by "rlvr lesson run ID" (or null if never run), its verdict (the rule on the mean over seeds) and verdict_per_seed (the rule on each seed alone).',
+  help: 'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, seeds (the seeds its verdict is measured on), runs (preset + config), the outcome measured by "rlvr lesson run ID" (or null if never run), its verdict (the rule on the mean over seeds) and verdict_per_seed (the rule on each seed alone).\n' + flagUsage(LESSONS_FLAGS),
+  modes: [{ argv: [], flags: LESSONS_FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv, ['json']);
-    checkKnownFlags(a, ['json']);
+    const a = parseFlags(argv, LESSONS_FLAGS);
     const measured = readMeasured();
     const rows = lessons.map((l) => ({ id: l.id, title: l.title, task: l.task, steps: l.steps, seeds: lessonSeeds(l), paper: l.paper, claim: l.claim, runs: l.runs.map((r) => ({ label: r.label, preset: r.preset, config: r.config })), measured: measured[l.id] ?? null, verdict: measured[l.id] ? l.verdict(measured[l.id]!) : null, verdict_per_seed: measured[l.id] ? perSeedVerdicts(l, measured[l.id]!) : [] }));
     if (flag(a, 'json')) {
@@ -165,10 +172,10 @@ async function runLesson(lesson: Lesson, steps: number, seeds: number[]): Promis
 export const lessonCommand: Command = {
   name: 'lesson',
   summary: 'run one guided experiment headlessly and record its measured outcome',
-  help: 'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).\n  Each arm on each seed is also written as a run record (the file rlvr train --record writes) next to the cached seed result: runs/lessons/ID/KEY-stepsN-seedS-ARM.rlvr.gz.\n  Each finished seed is kept under runs/lessons/ID/ and reused by later runs of the same lesson setup, so an interrupted run resumes and seeds can run in separate processes (e.g. --seed 2 in one, --seed 3 in another, then --seeds 1,2,3 to record the mean).',
+  help: 'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).\n  Each arm on each seed is also written as a run record (the file rlvr train --record writes) next to the cached seed result: runs/lessons/ID/KEY-stepsN-seedS-ARM.rlvr.gz.\n  Each finished seed is kept under runs/lessons/ID/ and reused by later runs of the same lesson setup, so an interrupted run resumes and seeds can run in separate processes (e.g. --seed 2 in one, --seed 3 in another, then --seeds 1,2,3 to record the mean).\n' + flagUsage(LESSON_FLAGS),
+  modes: [{ argv: ['run', 'ID'], flags: LESSON_FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv);
-    checkKnownFlags(a, ['steps', 'seed', 'seeds']);
+    const a = parseFlags(argv, LESSON_FLAGS);
     const [verb, id] = a.positional;
     if (verb !== 'run' || !id) throw new UsageError('expected: rlvr lesson run ID');
     const lesson = getLesson(id);

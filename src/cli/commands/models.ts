@@ -1,16 +1,18 @@
 import { relative } from 'node:path';
 import { recipeFor } from '../../rl/resolve-config.ts';
-import { checkKnownFlags, flag, parseArgs } from '../args.ts';
+import { flag, flagUsage, parseFlags, type FlagTable } from '../args.ts';
 import { shippedManifests } from '../shipped.ts';
 import type { Command } from './command.ts';
+
+const FLAGS: FlagTable = { json: { help: 'print one JSON array instead of a Markdown table' } };
 
 export const modelsCommand: Command = {
   name: 'models',
   summary: 'list the shipped base checkpoints, one row per (checkpoint, task), with base pass@k',
-  help: 'rlvr models [--json]\n  One row per (shipped checkpoint, task): manifest path, task id, model size, recorded base pass@k,\n  recipe (the RL setting rlvr train and the UI use unless told otherwise) and rl_gain (what GRPO with\n  that recipe measurably did: rlvr sweep --record-gain), or null where not measured.',
+  help: 'rlvr models [--json]\n  One row per (shipped checkpoint, task): manifest path, task id, model size, recorded base pass@k,\n  recipe (the RL setting rlvr train and the UI use unless told otherwise) and rl_gain (what GRPO with\n  that recipe measurably did: rlvr sweep --record-gain), or null where not measured.\n' + flagUsage(FLAGS),
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv, ['json']);
-    checkKnownFlags(a, ['json']);
+    const a = parseFlags(argv, FLAGS);
     const rows = shippedManifests().flatMap(({ path, manifest }) =>
       manifest.tasks.map((t) => ({ manifest: relative(process.cwd(), path) || path, task: t.task, name: manifest.name, parameters: manifest.parameters, difficulty: t.difficulty, pass_at_k: t.pass_at_k, eval: t.eval, recipe: recipeFor(manifest, t.task), rl_gain: manifest.rl_gain ?? null })),
     );

@@ -8,26 +8,40 @@ import { tokenizerSpec } from '../../model/tokenizer.ts';
 import { initParams, parameterCount } from '../../model/transformer.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
-import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import { checkpointsDir, writeShippedIndex } from '../shipped.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
-import { backendFromFlags } from '../backend-flag.ts';
+import { BACKEND_FLAGS, backendFromFlags } from '../backend-flag.ts';
+
+const FLAGS: FlagTable = {
+  task: { value: 'T', help: 'task id whose RL difficulty the checkpoint is measured at' },
+  mix: {
+    value: 'JSON',
+    help: 'training mixture: [{"task":"arithmetic","difficulty":{"digits":2},"weight":1}, ...]\n' +
+      '(default: the task at --difficulty)',
+  },
+  difficulty: { value: 'JSON', help: 'training difficulty when --mix is not given' },
+  'eval-difficulty': {
+    value: 'JSON',
+    help: "RL difficulty the base pass@k is measured at (default: the family's default)",
+  },
+  model: { value: 'nano|tiny|mini|small', help: 'model preset (default tiny)' },
+  steps: { value: 'N', help: 'training steps (default 2000)' },
+  batch: { value: 'N', help: 'rows a step (default 32)' },
+  lr: { value: 'X', help: 'peak learning rate (default 0.002)' },
+  seed: { value: 'S', help: 'seed (default 1)' },
+  out: { value: 'DIR', help: 'the checkpoint folder to write' },
+  'eval-prompts': { value: 'P', help: 'held-out prompts of the base pass@k (default 64)' },
+  'eval-n': { value: 'N', help: 'samples per prompt (default 16)' },
+  'eval-every': { value: 'N', help: 'evaluate every N steps (default 0 = only at the end)' },
+  ...BACKEND_FLAGS,
+};
 
 const help = `rlvr pretrain --task T --out DIR [flags]
 Supervised warm start on reference solutions (RL from a random model gets no reward).
-  --task T                 task id whose RL difficulty the checkpoint is measured at
-  --mix JSON               training mixture: [{"task":"arithmetic","difficulty":{"digits":2},"weight":1}, ...]
-                           (default: the task at --difficulty)
-  --difficulty JSON        training difficulty when --mix is not given
-  --eval-difficulty JSON   RL difficulty the base pass@k is measured at (default: the family's default)
-  --model nano|tiny|mini|small  model preset (default tiny)
-  --steps N (2000)  --batch N (32)  --lr X (0.002)  --seed S (1)
-  --eval-prompts P (64)  --eval-n N (16)  --eval-every N (0 = only at the end)
-  --backend node|wasm      onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
-  --threads N              intra-op threads (default: RLVR_THREADS, else on node all cores for the
-                           update and one for sampling; 1 on wasm)`;
+${flagUsage(FLAGS)}`;
 
 function json(s: string | undefined, name: string): unknown {
   if (s === undefined) return undefined;
@@ -42,9 +56,9 @@ export const pretrainCommand: Command = {
   name: 'pretrain',
   summary: 'supervised warm start of a base checkpoint from task reference solutions',
   help,
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv);
-    checkKnownFlags(a, ['task', 'mix', 'difficulty', 'eval-difficulty', 'model', 'steps', 'batch', 'lr', 'seed', 'out', 'eval-prompts', 'eval-n', 'eval-every', 'threads', 'backend']);
+    const a = parseFlags(argv, FLAGS);
     const task = requireFlag(a, 'task');
     const fam = getTaskFamily(task);
     const out = requireFlag(a, 'out');

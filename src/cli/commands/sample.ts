@@ -1,12 +1,22 @@
 import { readFile } from 'node:fs/promises';
-import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { parseDataset, VERIFIER_KINDS, type VerifierKind } from '../../tasks/dataset.ts';
 import { makeCustomFamily } from '../../tasks/families/custom.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import type { Difficulty } from '../../tasks/types.ts';
 import type { Command } from './command.ts';
 
-const FLAGS = ['task', 'seed', 'difficulty', 'dataset', 'verifier', 'tolerance'];
+const FLAGS: FlagTable = {
+  task: { value: 'T', help: 'task id (see rlvr tasks)' },
+  seed: { value: 'S', help: 'instance seed' },
+  difficulty: {
+    value: 'JSON',
+    help: 'knobs as JSON, e.g. \'{"digits":4}\'; unset knobs take their defaults (see rlvr tasks)',
+  },
+  dataset: { value: 'FILE.jsonl', help: 'with --task custom: {"prompt", "answer"} lines to sample from' },
+  verifier: { value: 'exact|numeric|regex', help: 'with --dataset: how answers are judged (default exact)' },
+  tolerance: { value: 'X', help: 'with --verifier numeric: the accepted absolute error' },
+};
 
 export const sampleCommand: Command = {
   name: 'sample',
@@ -17,11 +27,11 @@ export const sampleCommand: Command = {
     '',
     'Prints one instance as one JSON object: task, seed, difficulty, prompt, reference (a full',
     'completion that scores full reward), answer and data. Pass the output to "rlvr verify".',
-    '  --difficulty  knobs as JSON, e.g. \'{"digits":4}\'; unset knobs take their defaults (see rlvr tasks)',
+    flagUsage(FLAGS),
   ].join('\n'),
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const args = parseArgs(argv);
-    checkKnownFlags(args, FLAGS);
+    const args = parseFlags(argv, FLAGS);
     const task = requireFlag(args, 'task');
     const seed = intFlag(args, 'seed');
     let difficulty: Partial<Difficulty> | undefined;

@@ -4,15 +4,21 @@ import { BpeTokenizer } from '../../model/bpe-tokenizer.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { encode } from '../../model/tokenizer.ts';
 import { loadPolicy } from '../../node/checkpoint-files.ts';
-import { checkKnownFlags, parseArgs, requireFlag } from '../args.ts';
+import { flagUsage, parseFlags, requireFlag, type FlagTable } from '../args.ts';
 import type { Command } from './command.ts';
+
+const FLAGS: FlagTable = {
+  model: { value: 'MANIFEST', help: "the checkpoint's manifest.json (rlvr import --format hf writes one)" },
+  'text-file': { value: 'F', help: 'the text to score, one line per output line' },
+};
 
 const help = `rlvr score --model MANIFEST --text-file F
   Prints one JSON line per line of F: {"ids": [...], "logprobs": [...]}, the model's tokens of that
   line (its own tokenizer: an imported folder's tokenizer.json, with the special tokens it adds, or the
   playground's characters) and each token's log-probability given the tokens before it, at temperature
   1; the first token gets null. An empty line gives {"ids": [], "logprobs": []} when the tokenizer adds
-  no tokens of its own.`;
+  no tokens of its own.
+${flagUsage(FLAGS)}`;
 
 /** Lines scored per run of the scoring graph. */
 const BATCH = 16;
@@ -35,9 +41,9 @@ export const scoreCommand: Command = {
   name: 'score',
   summary: "print each line's tokens and their log-probabilities under a checkpoint (JSON lines)",
   help,
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv);
-    checkKnownFlags(a, ['model', 'text-file']);
+    const a = parseFlags(argv, FLAGS);
     const manifestPath = resolve(requireFlag(a, 'model'));
     const file = resolve(requireFlag(a, 'text-file'));
     let text: string;

@@ -3,14 +3,34 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from '../../rl/config.ts';
 import type { ConfigInputs } from '../../rl/resolve-config.ts';
 import { getPreset } from '../../rl/presets.ts';
-import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
-import { backendFromFlags } from '../backend-flag.ts';
+import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
+import { BACKEND_FLAGS, backendFromFlags } from '../backend-flag.ts';
 import { heldOutPassAtK } from '../held-out.ts';
 import { ProgressBar } from '../progress.ts';
 import { expandGrid, markdownTable, parseGridAxis, parseRows, parseSeeds, pendingCells, SweepError, type SweepCell, type SweepRow } from '../sweep-grid.ts';
 import { recordGain } from '../sweep-record.ts';
 import { runTraining, userConfigInputs } from '../training-run.ts';
 import type { Command } from './command.ts';
+
+const FLAGS: FlagTable = {
+  task: { value: 'T', help: 'task id' },
+  preset: { value: 'P', help: 'preset of every cell (default grpo)' },
+  grid: {
+    value: 'key=v1,v2',
+    help: 'one axis of the grid (repeatable; dotted keys as in --set, e.g. difficulty.length=5,6)',
+  },
+  set: { value: 'key=value', help: 'a fixed override for every cell (repeatable)' },
+  seeds: { value: '1,2,3', help: 'training seeds (default 1)' },
+  steps: { value: 'N', help: 'RL steps per cell (default 200; use e.g. 60 for a pilot)' },
+  'eval-prompts': { value: 'P', help: 'held-out prompts (default 64)' },
+  'eval-n': { value: 'N', help: 'samples per prompt (default 16)' },
+  'eval-seed': { value: 'S', help: 'sampling seed of the held-out evaluation (default 0)' },
+  model: { value: 'MANIFEST', help: 'base checkpoint (default: the shipped one for the task)' },
+  out: { value: 'DIR', help: 'the sweep folder (results.jsonl, results.md, cells/)' },
+  'record-gain': { help: 'with no --grid: write the result into the base manifest as rl_gain (see rlvr models)' },
+  backend: BACKEND_FLAGS.backend!,
+  threads: { value: 'N', help: 'intra-op threads (default 1, so two sweeps can share two cores)' },
+};
 
 const help = `rlvr sweep --task T --preset P [--grid key=v1,v2 ...] [--seeds 1,2,3] --steps N --out DIR [flags]
 Runs a grid of config values × seeds. Each cell is an \`rlvr train\` (from the base checkpoint and its
@@ -21,15 +41,7 @@ trained model, all in this process. Writes, in DIR:
   cells/ID/       each cell's metrics.jsonl, config.json and checkpoint
 It resumes: cells already in results.jsonl are skipped, so rerun the same command after a stop.
 Two copies of the same command can run side by side (each takes cells the other has not locked).
-  --grid key=v1,v2    one axis of the grid (repeatable; dotted keys as in --set, e.g. difficulty.length=5,6)
-  --set key=value     a fixed override for every cell (repeatable)
-  --seeds 1,2,3       training seeds (default 1)
-  --steps N           RL steps per cell (default 200; use e.g. 60 for a pilot)
-  --eval-prompts P    held-out prompts (default 64)   --eval-n N  samples per prompt (default 16)
-  --eval-seed S       sampling seed of the held-out evaluation (default 0)
-  --model MANIFEST    base checkpoint (default: the shipped one for the task)
-  --record-gain       with no --grid: write the result into the base manifest as rl_gain (see rlvr models)
-  --backend node|wasm  --threads N (default 1, so two sweeps can share two cores)`;
+${flagUsage(FLAGS)}`;
 
 const cellDir = (id: string) => id.replace(/[^A-Za-z0-9._=,-]/g, '_');
 
@@ -61,9 +73,9 @@ export const sweepCommand: Command = {
   name: 'sweep',
   summary: 'a grid of config values × seeds: train + held-out eval per cell, resumable, with a Markdown table',
   help,
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv, ['record-gain']);
-    checkKnownFlags(a, ['task', 'preset', 'grid', 'set', 'seeds', 'steps', 'eval-prompts', 'eval-n', 'eval-seed', 'model', 'out', 'record-gain', 'backend', 'threads']);
+    const a = parseFlags(argv, FLAGS);
     const task = requireFlag(a, 'task');
     const preset = flag(a, 'preset') ?? 'grpo';
     const out = resolve(requireFlag(a, 'out'));

@@ -1,4 +1,4 @@
-import { checkKnownFlags, flag, parseArgs } from '../args.ts';
+import { flag, flagUsage, parseFlags, type FlagTable } from '../args.ts';
 import { taskFamilies } from '../../tasks/registry.ts';
 import type { KnobSpec } from '../../tasks/types.ts';
 import type { Command } from './command.ts';
@@ -8,13 +8,15 @@ function knobLine(k: KnobSpec): string {
   return `    ${k.name} = ${JSON.stringify(k.default)}${range}  ${k.description}`;
 }
 
+const FLAGS: FlagTable = { json: { help: 'print one JSON array instead of text' } };
+
 export const tasksCommand: Command = {
   name: 'tasks',
   summary: 'list task families with their knobs and defaults',
-  help: 'usage: rlvr tasks [--json]\n\nLists the task families (ids, knobs with defaults and ranges, difficulty ladders).\n  --json  print one JSON array instead of text',
+  help: `usage: rlvr tasks [--json]\n\nLists the task families (ids, knobs with defaults and ranges, difficulty ladders).\n${flagUsage(FLAGS)}`,
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const args = parseArgs(argv, ['json']);
-    checkKnownFlags(args, ['json']);
+    const args = parseFlags(argv, FLAGS);
     if (flag(args, 'json') !== undefined) {
       const out = taskFamilies.map((f) => ({
         id: f.id,

@@ -8,39 +8,66 @@ import { ConfigError } from '../../rl/config.ts';
 import { parseRunConfigFile } from '../../rl/config-file.ts';
 import { setFlagHelp } from '../../rl/config-doc.ts';
 import { presets } from '../../rl/presets.ts';
-import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { ProgressBar } from '../progress.ts';
 import { resolveOverBase, runTraining, userConfigInputs } from '../training-run.ts';
 import { explainRows, sourceText, taskOf, type ConfigInputs, type ConfigLayer, type Source } from '../../rl/resolve-config.ts';
 import type { Command } from './command.ts';
-import { backendFromFlags } from '../backend-flag.ts';
+import { BACKEND_FLAGS, backendFromFlags } from '../backend-flag.ts';
+
+const FLAGS: FlagTable = {
+  task: { value: 'T', help: 'task id (or custom, with --dataset)' },
+  preset: { value: 'P', help: presets.map((p) => p.id).join(' | ') },
+  set: {
+    value: 'key=value',
+    help: 'override any config field (repeatable; dotted keys for nested fields, e.g. difficulty.digits=2)',
+  },
+  config: {
+    value: 'FILE',
+    help: 'a config file (the playground\'s format: config fields, optionally "preset"; applied\n' +
+      'after the preset, before --set; --preset must agree with the file\'s preset)',
+  },
+  steps: { value: 'N', help: 'RL steps' },
+  seed: { value: 'S', help: 'the run seed' },
+  out: { value: 'DIR', help: 'the folder to write' },
+  dataset: {
+    value: 'FILE.jsonl',
+    help: 'train on your own {"prompt", "answer"} lines (the custom task; bad lines are\n' +
+      'reported as FILE:LINE: reason and skipped); base checkpoint: the first shipped one.\n' +
+      'Without it, a --config file\'s embedded "dataset" (the playground\'s Save config) is used',
+  },
+  verifier: { value: 'exact|numeric|regex', help: 'with --dataset: how answers are judged (default exact)' },
+  tolerance: { value: 'X', help: 'with --verifier numeric: the accepted absolute error' },
+  model: {
+    value: 'MANIFEST',
+    help: 'base checkpoint (default: the shipped one for the task); its recipe (difficulty and\n' +
+      'recommended knobs, see rlvr models) applies to every field you do not set',
+  },
+  'explain-config': {
+    help: 'print every field of the resolved config, one line each: name, value (JSON) and where\n' +
+      'it came from (default, recipe of CHECKPOINT, preset P, config file, --set, flag --task,\n' +
+      'flag --seed), then exit without training (--out and --steps are not needed)',
+  },
+  rollouts: { value: 'all|last|none', help: "which steps' rollouts to write (default all)" },
+  record: {
+    value: 'FILE',
+    help: 'also write the whole run as one run record (gzip; open it in the playground with no\n' +
+      'training): the resolved config and base, every step\'s metrics, the evaluations and\n' +
+      'every step\'s rollouts with their per-token channels. Name it FILE.rlvr.gz',
+  },
+  'record-checkpoints': {
+    value: 'S,S,...',
+    help: 'with --record: also keep the weights after these steps (0 = the base),\n' +
+      'e.g. 0,100,200 (each adds the model\'s safetensors to the record)',
+  },
+  ...BACKEND_FLAGS,
+};
 
 const help = `rlvr train --task T --preset P --steps N --seed S --out DIR [flags]
 Runs the GRPO-family trainer on onnxruntime-node and writes, in DIR:
   metrics.jsonl (one line per step, numbered by updates done: line {"step":0,"eval":…} is the base's
   held-out pass@k, the first update is step 1), rollouts.jsonl, config.json, model.safetensors, manifest.json
-  --preset P         ${presets.map((p) => p.id).join(' | ')}
-  --set key=value    override any config field (repeatable; dotted keys for nested fields, e.g. difficulty.digits=2)
-  --config FILE      a config file (the playground's format: config fields, optionally "preset"; applied
-                     after the preset, before --set; --preset must agree with the file's preset)
-  --dataset FILE.jsonl  train on your own {"prompt", "answer"} lines (the custom task; bad lines are
-                     reported as FILE:LINE: reason and skipped), judged by --verifier exact|numeric|regex
-                     (default exact) with --tolerance X for numeric; base checkpoint: the first shipped one.
-                     Without it, a --config file's embedded "dataset" (the playground's Save config) is used
-  --model MANIFEST   base checkpoint (default: the shipped one for the task); its recipe (difficulty and
-                     recommended knobs, see rlvr models) applies to every field you do not set
-  --explain-config   print every field of the resolved config, one line each: name, value (JSON) and where
-                     it came from (default, recipe of CHECKPOINT, preset P, config file, --set, flag --task,
-                     flag --seed), then exit without training (--out and --steps are not needed)
-  --rollouts all|last|none  which steps' rollouts to write (default all)
-  --record FILE      also write the whole run as one run record (gzip; open it in the playground with no
-                     training): the resolved config and base, every step's metrics, the evaluations and
-                     every step's rollouts with their per-token channels. Name it FILE.rlvr.gz
-  --record-checkpoints S,S,...  with --record: also keep the weights after these steps (0 = the base),
-                     e.g. 0,100,200 (each adds the model's safetensors to the record)
-  --backend node|wasm  onnxruntime-node (default) or onnxruntime-web's WASM EP in Node
-  --threads N        intra-op threads (default: RLVR_THREADS, else on node all cores for the
-                     update and one for sampling; 1 on wasm)
+${flagUsage(FLAGS)}
 
 ${setFlagHelp()}`;
 
@@ -48,9 +75,9 @@ export const trainCommand: Command = {
   name: 'train',
   summary: 'run GRPO-family RL headlessly (onnxruntime-node), writing metrics, rollouts and a checkpoint',
   help,
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv, ['explain-config']);
-    checkKnownFlags(a, ['task', 'preset', 'set', 'config', 'steps', 'seed', 'out', 'model', 'rollouts', 'threads', 'backend', 'dataset', 'verifier', 'tolerance', 'record', 'record-checkpoints', 'explain-config']);
+    const a = parseFlags(argv, FLAGS);
     const explain = flag(a, 'explain-config') === 'true';
     let user: ConfigInputs;
     try {

@@ -1,11 +1,18 @@
 import { readFile } from 'node:fs/promises';
-import { checkKnownFlags, flag, parseArgs, requireFlag, UsageError } from '../args.ts';
+import { flag, flagUsage, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { countTokens } from '../../tasks/format.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import { shapeReward } from '../../tasks/reward.ts';
 import type { Command } from './command.ts';
 
-const FLAGS = ['task', 'instance', 'completion', 'leaky', 'sort-metric', 'max-length'];
+const FLAGS: FlagTable = {
+  task: { value: 'T', help: 'task id of the instance' },
+  instance: { value: 'FILE', help: 'the JSON that "rlvr sample" printed' },
+  completion: { value: 'FILE', help: 'the completion, raw text' },
+  leaky: { help: "use the family's leaky verifier (reward-hacking lessons)" },
+  'sort-metric': { value: 'exact|kendall', help: 'how sort answers are scored (default exact)' },
+  'max-length': { value: 'N', help: 'token cap for the DAPO overlong term (default: no overlong term)' },
+};
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -16,12 +23,11 @@ export const verifyCommand: Command = {
     'FILE for --instance is the JSON that "rlvr sample" printed; --completion is raw text.',
     'Prints one JSON object: reward (total with the default weights), components (weighted terms),',
     'raw (the verifier\'s components), correct and reason. Exit 0 whenever it could judge.',
-    '  --leaky        use the family\'s leaky verifier (reward-hacking lessons)',
-    '  --max-length   token cap for the DAPO overlong term (default: no overlong term)',
+    flagUsage(FLAGS),
   ].join('\n'),
+  modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
-    const args = parseArgs(argv, ['leaky']);
-    checkKnownFlags(args, FLAGS);
+    const args = parseFlags(argv, FLAGS);
     const family = getTaskFamily(requireFlag(args, 'task'));
     const instancePath = requireFlag(args, 'instance');
     const completionPath = requireFlag(args, 'completion');

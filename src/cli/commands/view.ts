@@ -5,7 +5,7 @@ import { RunCatalog } from '../../node/run-catalog.ts';
 import { ServedFolder, ServedFolderError } from '../../node/served-folder.ts';
 import { createViewServer, listenForView } from '../../node/view-server.ts';
 import { detectRuns, openRun } from '../../runs/index.ts';
-import { checkKnownFlags, flag, parseArgs, UsageError } from '../args.ts';
+import { flag, flagUsage, parseFlags, UsageError, type FlagTable } from '../args.ts';
 import type { Command } from './command.ts';
 
 /** The port `rlvr view` tries first (TensorBoard's is 6006); taken, it tries the next ones. */
@@ -20,6 +20,19 @@ const isLoopback = (host: string) =>
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
+const FLAGS: FlagTable = {
+  port: {
+    value: 'P',
+    help: `the port (default ${DEFAULT_VIEW_PORT}, or the first free one of the ${PORTS_TRIED} after it;\n` +
+      'a --port given that is taken is an error)',
+  },
+  host: {
+    value: 'H',
+    help: 'the address to listen on (default 127.0.0.1, this machine only). Any other makes the runs\n' +
+      'readable from the network: on a remote GPU box prefer `ssh -L 6007:127.0.0.1:6007 box`.',
+  },
+};
+
 export const viewCommand: Command = {
   name: 'view',
   summary: 'serve the run viewer over the runs in folders (TRL, veRL, JSONL, records), like tensorboard --logdir',
@@ -31,16 +44,13 @@ export const viewCommand: Command = {
     '  asks again; nothing outside the named folders is served. When ready it prints one line:',
     '    serving N runs at http://HOST:PORT/',
     '  Open that address, or http://HOST:PORT/?view=NAME&step=S for a run at a step. Ctrl-C stops it.',
-    `  --port P   the port (default ${DEFAULT_VIEW_PORT}, or the first free one of the ${PORTS_TRIED} after it;`,
-    '             a --port given that is taken is an error)',
-    '  --host H   the address to listen on (default 127.0.0.1, this machine only). Any other makes the runs',
-    '             readable from the network: on a remote GPU box prefer `ssh -L 6007:127.0.0.1:6007 box`.',
+    flagUsage(FLAGS),
     '  GET /runs.json lists [{"name","format","steps"}]; /runs/NAME/files.json and /runs/NAME/file/PATH',
     '  (with Range) serve a run\'s files. Exit codes: 2 for a PATH that is not a folder or bad flags.',
   ].join('\n'),
+  modes: [{ argv: ['PATH'], flags: FLAGS }],
   async run(argv) {
-    const a = parseArgs(argv);
-    checkKnownFlags(a, ['port', 'host']);
+    const a = parseFlags(argv, FLAGS);
     if (a.positional.length === 0) throw new UsageError('give at least one folder to serve');
     const host = flag(a, 'host') ?? '127.0.0.1';
     const portFlag = flag(a, 'port');

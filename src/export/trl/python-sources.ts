@@ -1,15 +1,20 @@
 /**
- * The Python sources of the TRL export (python/*.py), read from disk: the export runs in Node only
- * (the rlvr command and its tests), so nothing here is bundled for the browser.
+ * The Python sources of the TRL export (python/*.py), read from disk in Node (the rlvr command and its
+ * tests): importing this module makes python-text.ts read them from here.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setPythonSources } from './python-text.ts';
+
+export { portedFamilies, pythonSource } from './python-text.ts';
 
 export const pythonDir = fileURLToPath(new URL('./python/', import.meta.url));
 
-/** The families with a Python port of their verifier (python/<id>.py). */
-export const portedFamilies = ['arithmetic', 'countdown', 'sat', 'sudoku', 'sort', 'chain'] as const;
+/** The package's folder in the repository (what `pip install ./python` installs). */
+export const pythonPackageDir = new URL('../../../python/', import.meta.url);
 
-export function pythonSource(name: string): string {
-  return readFileSync(new URL(`./python/${name}.py`, import.meta.url), 'utf8');
-}
+// `rlvr_playground/<module>` is the package's (python/ at the repository's root); any other name is
+// python/<name>.py here.
+const sourceUrl = (name: string) =>
+  name.startsWith('rlvr_playground/') ? new URL(`${name}.py`, pythonPackageDir) : new URL(`./python/${name}.py`, import.meta.url);
+setPythonSources((name) => readFileSync(sourceUrl(name), 'utf8'));

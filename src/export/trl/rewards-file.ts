@@ -6,7 +6,7 @@
  */
 import type { RunConfig } from '../../rl/config.ts';
 import { tokenizerSpec } from '../../model/tokenizer.ts';
-import { portedFamilies, pythonSource } from './python-sources.ts';
+import { portedFamilies, pythonSource } from './python-text.ts';
 import { pyValue } from './python-literal.ts';
 
 function body(name: string): string {

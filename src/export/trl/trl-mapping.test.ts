@@ -75,4 +75,25 @@ describe('the TRL export maps every config field or says why not', () => {
     for (const [k, reason] of untranslated(defaultConfig)) if (trl.fields.includes(k)) expect(reason, k).not.toMatch(/no TRL field|no GRPOConfig field/);
     for (const lt of trlLossTypes) expect(trl.doc, lt).toContain(`- \`"${lt}"\``);
   });
+
+  it.skipIf(!haveTrl)(`${haveTrl ? '' : 'SKIPPED (no .venv-py with TRL): '}every TRL field's default is ours, or the field table names TRL's (trlDefault: the setup's badge says it differs)`, () => {
+    const code = 'import dataclasses, json, trl\nout = {}\nfor f in dataclasses.fields(trl.GRPOConfig):\n    d = f.default_factory() if f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING else f.default\n    out[f.name] = d if isinstance(d, (int, float, str, bool, type(None))) else repr(d)\nprint(json.dumps(out))';
+    const r = spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const trlDefaults = JSON.parse(r.stdout) as Record<string, unknown>;
+    const rows: string[] = [];
+    for (const [k, spec] of Object.entries(fieldTable) as [string, { trl?: boolean; trlDefault?: unknown; kind: string; default: unknown }][]) {
+      if (!spec.trl || spec.kind === 'weights') continue;
+      // TRL's None where it means a value: epsilon_high = epsilon's value, min_p = off (0), and
+      // steps_per_generation = one generation per optimizer step (0 here).
+      const noneMeans: Record<string, unknown> = { epsilon_high: trlDefaults.epsilon, min_p: 0, steps_per_generation: 0 };
+      const theirs = trlDefaults[k] === null && k in noneMeans ? noneMeans[k] : trlDefaults[k];
+      rows.push(`${k}: ours ${JSON.stringify(spec.default)}, TRL ${JSON.stringify(theirs)}, trlDefault ${JSON.stringify(spec.trlDefault)}`);
+      if (spec.trlDefault === undefined) expect(theirs, rows.at(-1)).toEqual(spec.default);
+      else {
+        expect(theirs, rows.at(-1)).toEqual(spec.trlDefault);
+        expect(spec.trlDefault, `${k}: trlDefault is only for a default that differs`).not.toEqual(spec.default);
+      }
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { autosave, setupKey } from '../autosave.ts';
-import { discardSaved, dismissError, reset, restartFromAutosave, restoreOffered } from '../controller.ts';
+import { discardSaved, dismissError, reset, restartFromAutosave, restoreOffered, start } from '../controller.ts';
 import { updateSetup } from '../setup-state.ts';
 import { setNotices, useNotices } from '../notices.ts';
 import { setState, useApp } from '../store.ts';
@@ -128,10 +128,20 @@ function OtherTabBanner() {
 /** What a reload or Restore brought back, and the steps lost if the page had shown more than was saved. */
 function RestoredNotice() {
   const text = useNotices((s) => s.restored);
+  const state = useApp((s) => s.run.state);
   if (!text) return null;
+  const resumable = state === 'paused' || state === 'ready';
   return (
     <div className="banner info" role="status" data-testid="restored-notice">
       <span data-testid="restored-message">{text}</span>{' '}
+      {resumable && (
+        <>
+          It is paused.{' '}
+          <button type="button" className="primary" data-testid="restored-resume" onClick={() => void start()}>
+            Resume
+          </button>{' '}
+        </>
+      )}
       <button type="button" onClick={() => setNotices({ restored: null })}>
         Dismiss
       </button>

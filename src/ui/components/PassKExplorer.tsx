@@ -1,7 +1,7 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { runPassK } from '../controller.ts';
-import { useEffect, useState } from 'react';
+import { cancelPassK, runPassK } from '../controller.ts';
 import { passKEstimate } from '../pace.ts';
+import { aboutTime, passKSecondsLeft } from '../passk-progress.ts';
 import { passkVerdict } from '../passk-caption.ts';
 import { useApp } from '../store.ts';
 
@@ -10,16 +10,16 @@ const K_TICKS = [1, 2, 4, 8, 16, 32, 64];
 /** pass@k for k = 1..64, base policy vs current, on the same held-out prompts; recomputed on demand. */
 export default function PassKExplorer() {
   const passk = useApp((s) => s.passk);
-  const progress = useApp((s) => s.run.progress);
   const state = useApp((s) => s.run.state);
   const evalPrompts = useApp((s) => s.run.config?.eval_prompts);
-  // When this computation started: its own progress gives the time left.
-  const [startedAt, setStartedAt] = useState<number | null>(null);
-  useEffect(() => setStartedAt(passk.running ? performance.now() : null), [passk.running]);
-  const estimate = useApp((s) => passKEstimate(startedAt, performance.now(), s));
+  // Before pressing: from this device's pace. While it samples: one line over both phases, and the
+  // time left from the rate measured since its first batch (passk-progress.ts).
+  const before = useApp((s) => passKEstimate(null, 0, s));
+  const wait = passk.running ? (passk.wait ?? null) : null;
+  const left = wait ? passKSecondsLeft(wait, performance.now()) : null;
+  const estimate = passk.running ? (left === null ? null : `${aboutTime(left)} left (measured)`) : before;
   const c = passk.curve;
-  const mine = passk.running && progress && progress.what.startsWith('passk') ? progress : null;
-  const pct = mine && mine.total > 0 ? Math.round((100 * mine.done) / mine.total) : null;
+  const pct = wait ? Math.floor(100 * wait.fraction) : passk.running ? 0 : null;
   const rows = c ? c.ks.map((k) => ({ k, base: c.base[String(k)] ?? null, current: c.current[String(k)] ?? null })) : [];
   // The verdict is read off the same numbers the chart plots (passk-caption.ts).
   const verdict = c ? passkVerdict(c) : '';
@@ -38,21 +38,27 @@ export default function PassKExplorer() {
           {estimate}
         </span>
       )}
+      {passk.running && (
+        <button type="button" data-testid="passk-cancel" onClick={cancelPassK}>
+          Cancel
+        </button>
+      )}
       {state === 'running' && !passk.running && <span className="muted small"> pause training first (runs share the model)</span>}
       {passk.running && (
-        <p className="wait-line" role="status" data-testid="passk-progress">
-          {mine ? (
-            <>
-              <progress max={mine.total} value={mine.done} aria-hidden="true" /> Sampling with {mine.what === 'passk-base' ? 'the base checkpoint' : 'the current policy'}: {mine.done}/{mine.total}{' '}
-              samples ({pct}%)
-            </>
-          ) : (
-            'Preparing: loading the model and compiling the sampling graph…'
-          )}
+        <p className="wait-line" role="status" data-testid="passk-progress" data-percent={pct ?? 0}>
+          <progress max={100} value={pct ?? 0} aria-hidden="true" /> {pct ?? 0}%:{' '}
+          {wait
+            ? `sampling with ${wait.what === 'passk-base' ? 'the base checkpoint (phase 1 of 2)' : `the current policy${wait.twoPhases ? ' (phase 2 of 2)' : ''}`}`
+            : 'preparing: loading the model and compiling the sampling graph'}
+        </p>
+      )}
+      {passk.cancelled && !passk.running && (
+        <p className="muted" role="status" data-testid="passk-cancelled">
+          Cancelled: pass@k was not computed{c ? ' again (the curve below is the last one computed)' : ''}. Training and the other panels can use the model again.
         </p>
       )}
       {passk.error && (
-        <p className="inline-error" role="alert">
+        <p className="inline-error" role="alert" data-testid="passk-error">
           {passk.error}
         </p>
       )}
@@ -63,6 +69,11 @@ export default function PassKExplorer() {
               pass@k after {c.step} steps — {c.prompts} prompts × {c.n} samples ({c.seconds.toFixed(1)} s)
             </span>
             <span className="help">unbiased estimator 1 − C(n−c, k)/C(n, k), averaged over prompts</span>
+            {passk.restored && (
+              <span className="help" data-testid="passk-restored">
+                computed at step {c.step} before the page was reloaded, and kept with the run
+              </span>
+            )}
             <span className="help" data-testid="passk-verdict">
               {verdict.charAt(0).toUpperCase() + verdict.slice(1)}.
             </span>

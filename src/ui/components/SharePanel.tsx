@@ -3,7 +3,9 @@ import { autosave, setAutosaveInterval } from '../autosave.ts';
 import { discardSaved } from '../controller.ts';
 import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, exportRunRecord, importConfigFile, importHuggingFaceFiles, uploadCheckpoint } from '../files.ts';
 import { useNotices } from '../notices.ts';
-import { useApp } from '../store.ts';
+import { getState, useApp } from '../store.ts';
+import { download } from '../exporters.ts';
+import { effectiveDraftConfig } from '../setup-state.ts';
 
 function CopyLink() {
   const setup = useApp((s) => s.setup);
@@ -67,6 +69,7 @@ export default function SharePanel() {
         </button>
         <p className="help">Save config downloads the setup as JSON (with its "preset"): Load config reads it back, and so does <code>rlvr train --config FILE</code>.</p>
       </section>
+      <TrlExportSection />
       <section>
         <h3>Checkpoints</h3>
         <p className="help">Safetensors weights plus a manifest in the same format as the shipped checkpoints (<code>rlvr eval --model NAME.manifest.json</code> reads it).</p>
@@ -185,5 +188,56 @@ export default function SharePanel() {
         </div>
       </section>
     </div>
+  );
+}
+
+/** Continue with TRL: the TRL project of this run's config (the setup's before a run), with its README's commands. */
+function TrlExportSection() {
+  const [commands, setCommands] = useState<string[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const onExport = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const s = getState();
+      const config = s.run.config ?? effectiveDraftConfig(s);
+      if (!config) throw new Error('the setup has invalid settings: fix them first');
+      const { trlExportZip, readmeCommands } = await import('../trl-export.ts');
+      const r = await trlExportZip(config);
+      download(r.name, r.bytes, 'application/zip');
+      setCommands(readmeCommands(r.readme));
+    } catch (e) {
+      setError(`Could not export for TRL: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section data-testid="trl-export">
+      <h3>Continue with TRL</h3>
+      <p className="help">
+        Export for TRL downloads the TRL (Hugging Face) GRPO project of this run’s config, the files <code>rlvr export --format trl</code> writes: <code>train_grpo.py</code>, the verifier as{' '}
+        <code>rewards.py</code>, the run-record writer, <code>run_config.json</code>, 2000 training prompts and a README. Its README says how to run it on a GPU machine.
+      </p>
+      <button type="button" data-testid="export-trl" disabled={busy} onClick={() => void onExport()}>
+        Export for TRL
+      </button>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+      {commands && (
+        <div data-testid="trl-commands">
+          <p className="help">The README’s commands (the model comes from Export for Hugging Face, or <code>rlvr export --format hf</code>):</p>
+          {commands.map((c) => (
+            <pre key={c}>
+              <code>{c}</code>
+            </pre>
+          ))}
+        </div>
+      )}
+    </section>
   );
 }

@@ -35,6 +35,9 @@ export function progressText(p: NonNullable<RunView['progress']>): string {
 /** "Step N", what is training (task · preset), what the worker is doing and how far, the backend (why: on demand), speed, and the step budget. */
 export function StatusBar() {
   const run = useApp((s) => s.run);
+  const recStep = useApp((s) => (s.recording?.showing ? s.recording.step : null));
+  const recLast = useApp((s) => (s.recording?.showing ? (s.recording.steps[s.recording.steps.length - 1] ?? 0) : null));
+  const recording = recStep === null || recLast === null ? null : { step: recStep, last: recLast };
   // The run's own task once there is one (the setup may already name the next run's); the preset is the setup's, applied live to the run.
   const task = useApp((s) => s.run.config?.task ?? s.setup.draft.task);
   const presetId = useApp((s) => s.setup.draft.presetId);
@@ -49,13 +52,16 @@ export function StatusBar() {
   const backendText = b ? `backend ${b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`}` : 'backend chosen on first start';
   const p = run.activity ? run.progress : null;
   const activity = run.activity || (busy ? `${busy}…` : !booted ? 'loading the shipped checkpoints…' : '');
+  // Something pressed is under way (not a note such as "step budget reached"): it shows a percentage throughout.
+  const waiting = !!busy || run.state === 'loading' || run.state === 'running' || run.state === 'pausing';
   return (
     <div className="status-bar" role="status" aria-live="polite" data-testid="status-bar">
-      <span className={`state state-${run.state}`} data-testid="run-state" data-state={run.state}>
-        {stateText[run.state] ?? run.state}
+      {/* Over a recording the header says so (the live run, if any, is kept as it is). */}
+      <span className={`state state-${recording ? 'recording' : run.state}`} data-testid="run-state" data-state={run.state} data-showing={recording ? 'recording' : 'live'}>
+        {recording ? 'recording (not training)' : (stateText[run.state] ?? run.state)}
       </span>
       <span className="step" data-testid="step-count">
-        Step {run.step}
+        {recording ? `Recorded step ${recording.step} of ${recording.last}` : `Step ${run.step}`}
       </span>
       <span className="what" data-testid="status-what" data-task={task} data-preset={presetId}>
         task <strong>{task}</strong> · preset <strong>{presetTitle}</strong>
@@ -89,10 +95,15 @@ export function StatusBar() {
       {activity && (
         <span className="activity" data-testid="activity" data-what={p?.what ?? ''}>
           {activity}
-          {p && p.total > 0 && (
+          {(waiting || (p && p.total > 0)) && ' — '}
+          {p && p.total > 0 ? (
             <>
-              {' — '}
               <progress className="wait" max={p.total} value={p.done} aria-hidden="true" /> <span data-testid="activity-progress">{progressText(p)}</span>
+            </>
+          ) : (
+            // Before the worker's first count (loading, compiling): a percentage from the press on, at 0.
+            waiting && <>
+              <progress className="wait" max={1} value={0} aria-hidden="true" /> <span data-testid="activity-progress">0%</span>
             </>
           )}
         </span>

@@ -4,6 +4,7 @@ import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
 import { effectiveDraftConfig } from '../../setup-state.ts';
 import { latestSummary, type Row } from '../../chart-data.ts';
+import { sharpeningWarning } from '../../chart-warnings.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { useBoundedRate } from './render-budget.ts';
 import { chartSpecs, type ChartSpec } from './specs.ts';
@@ -42,13 +43,20 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
   const seText = last?.pass1_se !== undefined ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config ? heldOutSamples(config) : '?'} samples)` : '';
   const summary = latestSummary(rows as unknown as Record<string, number>[], series) + seText;
   const running = useApp((s) => s.run.progress?.what === 'eval');
+  const sharpening = sharpeningWarning(evals);
   return (
     <figure className={`chart${focus ? ' focus' : ''}`} data-testid="chart-eval" data-focus={focus ? 'true' : undefined} data-points={evals.length}>
       <figcaption>
         <span className="chart-title">Held-out pass@k</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
         <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy); the band is pass@1 ± one standard error over the prompts</span>
-        <span className="hint">⚠ pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
+        {sharpening ? (
+          <span className="hint" data-testid="chart-eval-warning">
+            ⚠ {sharpening}
+          </span>
+        ) : (
+          <span className="help">pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
+        )}
       </figcaption>
       {evals.length ? (
         <div role="img" aria-label={`Held-out pass@k: line chart over ${evals.length} evaluation${evals.length === 1 ? '' : 's'}; ${summary}`}>
@@ -62,8 +70,34 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
           {summary}
         </p>
       )}
+      {evals.length > 1 && (
+        <p className="help" data-testid="chart-eval-band-note">
+          {bandNote(evals)}
+        </p>
+      )}
     </figure>
   );
+}
+
+/**
+ * What the band says about a dip: the largest fall of pass@1 between two evaluations, and whether it
+ * stays within their standard errors (two combined: a change that small is the held-out sample's noise).
+ */
+export function bandNote(evals: { step: number; pass_at_k: Record<string, number>; pass1_se?: number }[]): string {
+  const general = 'The band is pass@1 ± one standard error: measured again on other held-out prompts, pass@1 would land in it about two times in three.';
+  let dip: { from: (typeof evals)[number]; to: (typeof evals)[number]; fall: number } | null = null;
+  for (let i = 1; i < evals.length; i++) {
+    const a = evals[i - 1]!;
+    const b = evals[i]!;
+    const fall = (a.pass_at_k['1'] ?? NaN) - (b.pass_at_k['1'] ?? NaN);
+    if (fall > 0 && (!dip || fall > dip.fall)) dip = { from: a, to: b, fall };
+  }
+  if (!dip || dip.from.pass1_se === undefined || dip.to.pass1_se === undefined) return general;
+  const noise = 2 * Math.hypot(dip.from.pass1_se, dip.to.pass1_se);
+  const what = `The dip from step ${dip.from.step} to ${dip.to.step} (${dip.from.pass_at_k['1']!.toFixed(2)} → ${dip.to.pass_at_k['1']!.toFixed(2)})`;
+  return dip.fall <= noise
+    ? `${general} ${what} is within two standard errors of the difference (${noise.toFixed(2)}): noise of the held-out sample, not a sign the policy got worse.`
+    : `${general} ${what} is larger than two standard errors of the difference (${noise.toFixed(2)}): more likely a real drop than noise.`;
 }
 
 function AdvantageHistogram() {

@@ -2,6 +2,7 @@ import { memo, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunConfig } from '../../../rl/config.ts';
 import { autoDomain, chartRows, fmt, latestSummary, type Row, type Series } from '../../chart-data.ts';
+import { chartWarnings } from '../../chart-warnings.ts';
 import { useChartData } from './render-budget.ts';
 import { constantNote, infoFor, type ChartSpec } from './specs.ts';
 
@@ -51,8 +52,10 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
             name={s.label}
             stroke={s.color ?? palette[i % palette.length]}
             strokeDasharray={s.dashed ? '6 4' : undefined}
-            dot={rows.length < 30}
-            strokeWidth={s.width ?? 1.8}
+            dot={!s.faint && rows.length < 30}
+            strokeWidth={s.width ?? (s.faint ? 1 : 1.8)}
+            strokeOpacity={s.faint ? 0.3 : undefined}
+            {...(s.faint ? { legendType: 'none' as const, tooltipType: 'none' as const } : {})}
             isAnimationActive={false}
             connectNulls
           />
@@ -80,6 +83,8 @@ export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoo
   const { definition, hint } = infoFor(spec);
   const [plotAnyway, setPlotAnyway] = useState(false);
   const constant = constantNote(spec, config);
+  // The hint is a warning only while its condition holds over the data (chart-warnings.ts).
+  const warning = useMemo(() => chartWarnings[spec.id]?.(metrics) ?? null, [spec.id, metrics]);
   const series = seriesOf(spec);
   const last = metrics[metrics.length - 1];
   const noNoise = spec.id === 'accuracy' && config !== null && config.noise_p_fn === 0 && config.noise_p_fp === 0;
@@ -94,7 +99,12 @@ export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoo
         {focus && <span className="focus-tag">lesson: look here</span>}
         {last && !constant && <span className="chart-last">{fmt(last[spec.lines[0]!.key])}</span>}
         <span className="help">{definition}</span>
-        {hint && !constant && <span className="hint">⚠ {hint}</span>}
+        {warning && !constant && (
+          <span className="hint" data-testid={`chart-${spec.id}-warning`}>
+            ⚠ {warning}
+          </span>
+        )}
+        {hint && !warning && !constant && <span className="help">{hint}</span>}
         {noNoise && <span className="help" data-testid="accuracy-note">No verifier noise: "as judged" (dashed) equals "true" (wide line) at every step.</span>}
       </figcaption>
       {constant && (

@@ -45,18 +45,18 @@ function useSides(): CompareSide[] {
  */
 function useChartSides(): ChartSide[] {
   const sides = useSides();
-  const data = useMemo(() => sides.map(({ label, config, metrics, evals }) => ({ label, config, metrics, evals })), [sides]);
+  const data = useMemo(() => sides.map(({ label, config, metrics, evals, seeds }) => ({ label, config, metrics, evals, seeds })), [sides]);
   const stable = useStableList(data);
   return useDeferredValue(useBoundedRate(stable));
 }
 
-type ChartSide = Pick<CompareSide, 'label' | 'config' | 'metrics' | 'evals'>;
+type ChartSide = Pick<CompareSide, 'label' | 'config' | 'metrics' | 'evals' | 'seeds'>;
 
 /** The same list object while every entry's fields are the same objects (so memoised charts skip). */
 function useStableList(list: ChartSide[]): ChartSide[] {
   const prev = useRef(list);
   const p = prev.current;
-  const same = p.length === list.length && p.every((x, i) => x.label === list[i]!.label && x.config === list[i]!.config && x.metrics === list[i]!.metrics && x.evals === list[i]!.evals);
+  const same = p.length === list.length && p.every((x, i) => x.label === list[i]!.label && x.config === list[i]!.config && x.metrics === list[i]!.metrics && x.evals === list[i]!.evals && x.seeds === list[i]!.seeds);
   if (!same) prev.current = list;
   return prev.current;
 }
@@ -79,17 +79,23 @@ const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, f
   const [plotAnyway, setPlotAnyway] = useState(false);
   const rows = useMemo(() => {
     const byStep = new Map<number, Record<string, number | null>>();
-    sides.forEach(({ metrics }, i) => {
+    sides.forEach(({ metrics, seeds }, i) => {
       const key = SIDE_STYLE[i]!.key;
       for (const r of chartRows(metrics, [metric], smoothing)) byStep.set(r.step, { ...(byStep.get(r.step) ?? { step: r.step }), [key]: r[metric] ?? null, [`${key}~raw`]: r[`${metric}~raw`] ?? null });
+      // A mean over seeds: each seed's own curve, drawn faintly behind it.
+      for (const sd of seeds ?? []) for (const r of chartRows(sd.metrics, [metric], smoothing)) byStep.set(r.step, { ...(byStep.get(r.step) ?? { step: r.step }), [`${key} seed ${sd.seed}`]: r[metric] ?? null });
     });
     return [...byStep.values()].sort((x, y) => x.step! - y.step!) as ({ step: number } & Record<string, number | null>)[];
   }, [sides, metric, smoothing]);
-  const series: Series[] = useMemo(() => sides.map((x, i) => ({ key: SIDE_STYLE[i]!.key, label: x.label || SIDE_STYLE[i]!.key, color: SIDE_STYLE[i]!.color, dashed: SIDE_STYLE[i]!.dashed })), [sides]);
+  const series: Series[] = useMemo(() => {
+    const faint = sides.flatMap((x, i) => (x.seeds ?? []).map((sd) => ({ key: `${SIDE_STYLE[i]!.key} seed ${sd.seed}`, label: `${x.label} seed ${sd.seed}`, color: SIDE_STYLE[i]!.color, faint: true })));
+    const mean = sides.map((x, i) => ({ key: SIDE_STYLE[i]!.key, label: x.seeds?.length ? `${x.label || SIDE_STYLE[i]!.key} (mean of ${x.seeds.length} seeds)` : x.label || SIDE_STYLE[i]!.key, color: SIDE_STYLE[i]!.color, dashed: SIDE_STYLE[i]!.dashed }));
+    return [...faint, ...mean];
+  }, [sides]);
   const notes = useMemo(() => constantNotes(metric, sides), [metric, sides]);
   const hideChart = notes.all !== null && !plotAnyway;
   return (
-    <figure ref={ref} className={`chart${focus ? ' focus' : ''}${notes.all ? ' constant' : ''}`} data-testid={`compare-chart-${metric}`} data-focus={focus ? 'true' : undefined} data-points={rows.length} data-constant={notes.all ? 'true' : undefined}>
+    <figure ref={ref} className={`chart${focus ? ' focus' : ''}${notes.all ? ' constant' : ''}`} data-testid={`compare-chart-${metric}`} data-focus={focus ? 'true' : undefined} data-points={rows.length} data-constant={notes.all ? 'true' : undefined} data-seed-lines={series.filter((x) => x.faint).length || undefined}>
       <figcaption>
         <span className="chart-title">{title}</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
@@ -214,7 +220,7 @@ export default function ComparePanel() {
     <div className="compare">
       {allRecorded && (
         <p className="banner info" data-testid="compare-all-recorded">
-          <strong>Recorded runs</strong>: {sides.map((s, i) => `${'ABC'[i]} ${s.label}`).join(', ')}, seed {c.a.config?.seed}, {c.steps} steps each. Nothing trains here; the curves and the held-out evaluations are the recorded ones. Press <em>Run it live</em>{' '}
+          <strong>Recorded runs</strong>: {sides.map((s, i) => `${'ABC'[i]} ${s.label}`).join(', ')}, {c.overSeeds && !c.overSeeds.pending ? `the mean over seeds ${c.overSeeds.seeds.join(', ')} (each seed a faint line)` : `seed ${c.a.config?.seed}`}, {c.steps} steps each. Nothing trains here; the curves and the held-out evaluations are the recorded ones. Press <em>Run it live</em>{' '}
           to train the same runs in this tab, or move the scrubber above to see any recorded step’s rollouts.
         </p>
       )}

@@ -61,7 +61,7 @@ function Example() {
   return (
     <div className="guide-example" data-testid="guide-example">
       <p>
-        An example from <code>{example.task}</code> at the difficulty in the setup (held-out prompt #1: the evaluation uses it, training never sees it). The model reads:
+        An example from <code>{example.task}</code> at the difficulty in the setup (held-out prompt 1: the evaluation uses it, training never sees it). The model reads:
       </p>
       <pre data-testid="guide-prompt">{example.prompt}</pre>
       <p>A completion that gets full reward (the generator's reference; its answer is {JSON.stringify(example.answer)}):</p>

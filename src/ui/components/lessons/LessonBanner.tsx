@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { findLesson, metricTitle, verdictBody } from '../../lesson-plan.ts';
 import { closeLesson, runLessonLive } from '../../lessons.ts';
 import { setState, useApp } from '../../store.ts';
@@ -10,20 +11,29 @@ export function LessonBanner() {
   const recorded = useApp((s) => (s.recording?.showing && s.recording.record.provenance.lesson?.id === s.lesson.active ? s.recording.record.provenance.lesson : null));
   const arms = useApp((s) => (recorded ? (s.recording?.arms ?? null) : null));
   const measured = useApp((s) => (lesson ? (s.lesson.measured?.[lesson.id] ?? null) : null));
+  const overSeeds = useApp((s) => (recorded && s.compare.a.state === 'recorded' ? (s.compare.overSeeds ?? null) : null));
+  // Opened (or its verdict arrived): the banner and verdict come into view, wherever the page was scrolled.
+  const ref = useRef<HTMLDivElement>(null);
+  const shownKey = lesson ? `${lesson.id} ${live} ${!!recorded}` : null;
+  useEffect(() => {
+    if (shownKey) ref.current?.scrollIntoView({ block: 'start' });
+  }, [shownKey]);
   if (!lesson) return null;
   // The verdict of the measurement these recordings come from (measured.json and the records are the same runs).
   const verdict = !live && recorded && measured ? lesson.verdict(measured) : null;
   const single = lesson.runs.length === 1;
   const home = single ? 'charts' : 'compare';
   return (
-    <div className="banner info lesson-banner" role="status" data-testid="lesson-banner" data-lesson={lesson.id}>
+    <div ref={ref} className="banner info lesson-banner" role="status" data-testid="lesson-banner" data-lesson={lesson.id}>
       <strong>Lesson: {lesson.title}.</strong>{' '}
       {live
         ? single
           ? 'It trains as the main run.'
           : `Its ${Math.min(lesson.runs.length, 3)} runs train side by side in Compare.`
         : recorded
-          ? arms
+          ? overSeeds
+            ? `Showing its recorded runs (${arms?.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live. ${overSeeds.text}`
+            : arms
             ? `Showing its recorded runs (seed ${recorded.seed}: ${arms.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live.`
             : `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
           : 'No recording of it ships with this build; press Run it live to train it here.'}{' '}

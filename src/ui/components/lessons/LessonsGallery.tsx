@@ -26,8 +26,9 @@ export default function LessonsGallery() {
         </div>
       )}
       <p className="lessons-intro">
-        Each lesson is a ready experiment from a paper: the paper’s claim, the configs that test it, and what to look at. <strong>Open</strong> starts the runs — one run trains as the main run, two or three train
-        side by side in Compare — from the task’s shipped checkpoint on the same seed. Below each lesson is what this tiny model showed when the same runs were measured headlessly (
+        Each lesson is a ready experiment from a paper: the paper’s claim, the configs that test it, and what to look at. <strong>Open</strong> shows the lesson’s recorded runs (their curves, its verdict and every recorded step’s
+        rollouts); nothing trains until you press <em>Run it live</em> on the lesson’s banner, which trains them here — one run as the main run, two or
+        three side by side in Compare — from the task’s shipped checkpoint on the same seed. Below each lesson is what this tiny model showed when the same runs were measured headlessly (
         <code>npx rlvr lesson run ID</code>); where the paper’s effect does not reproduce at this scale, that is what it says.
       </p>
       <div className="row lessons-toolbar">

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { addRecordingToCompare, closeRecording, compareWithLive, inspectArm, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
+import { addRecordingToCompare, compareWithLive, inspectArm, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
 import { continueFromRecording } from '../../recording-continue.ts';
+import { closeRecordingOrLesson } from '../../lessons.ts';
 import { useApp } from '../../store.ts';
+import { searchToSetup } from '../../url-state.ts';
 
 /** The shipped list in groups: the runs, then each lesson's records (every arm on every seed) under the lesson's name. */
 function shippedGroups(shipped: ShippedRecord[]): { label: string; items: { r: ShippedRecord; i: number }[] }[] {
@@ -20,7 +22,9 @@ function RecordingOpener() {
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
     void loadShippedRecords().then(setShipped);
-    // Once the page has settled: the next open then finds its reader running.
+    // Once the page has settled: the next open then finds its reader running. Not for a run viewer link
+    // (`?view=`): three workers starting would compete with the run's first view; an open starts its own.
+    if (searchToSetup(location.search).page.viewer.name !== null) return;
     const t = setTimeout(prewarmRecordReader, 1500);
     return () => clearTimeout(t);
   }, []);
@@ -168,7 +172,7 @@ export function RecordingBar() {
             <button type="button" onClick={showLive} data-testid="recording-show-live">
               Back to the live run
             </button>
-            <button type="button" onClick={closeRecording} data-testid="recording-close">
+            <button type="button" onClick={closeRecordingOrLesson} data-testid="recording-close">
               Close the recording
             </button>
           </span>

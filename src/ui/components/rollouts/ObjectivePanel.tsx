@@ -28,6 +28,11 @@ function AdvantageFromRewards({ r, s, all }: { r: InspectRollout; s: ObjectiveSe
         </span>{' '}
         (this completion in bold); mean <span data-testid="obj-group-mean">{num(d.mean, 4)}</span>, std <span data-testid="obj-group-std">{num(d.std, 4)}</span>
         {d.divisor?.kind === 'batch' && `, std of the step's batch ${num(d.divisor.std, 4)}`}
+        <span className="small" data-testid="obj-std-convention">
+          {' '}
+          (every std here is the sample standard deviation: the squared deviations are summed and divided by n − 1{d.rewards.length > 1 ? ` = ${d.rewards.length - 1} for this group` : ''}, not by n, as torch.std and TRL
+          compute it)
+        </span>
       </p>
       <pre className="formula" data-testid="obj-advantage-formula">
         {d.formula}

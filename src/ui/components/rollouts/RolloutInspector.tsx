@@ -11,12 +11,20 @@ export default function RolloutInspector() {
   const recorded = useApp((s) => !!s.recording?.showing);
   const steps = useApp((s) => (s.recording?.showing ? s.recording.rolloutSteps : s.run.rolloutSteps));
   const insp = useApp((s) => s.inspector);
+  const runStep = useApp((s) => (s.recording?.showing ? 0 : s.run.step));
   const latest = steps[steps.length - 1];
   // Follow the latest step until the person picks one.
   useEffect(() => {
     if (latest !== undefined && (insp.step === null || (!steps.includes(insp.step) && !insp.loading))) void openStep(latest);
   }, [latest, insp.step, steps, insp.loading]);
   if (!steps.length && recorded) return <p className="muted">This recording holds no rollouts (it was written without them): its charts and pass@k are all there is.</p>;
+  if (!steps.length && runStep > 0)
+    return (
+      <p className="muted" data-testid="rollouts-not-kept">
+        This run is at step {runStep}, but the rollouts of steps 1–{runStep} were not kept: a saved run (what a reload or Restore brings back) holds the weights, the optimizer’s state and
+        the metrics, not the rollouts, which would take megabytes per step of this browser’s storage. The steps it trains from now on show their rollouts here.
+      </p>
+    );
   if (!steps.length) return <p className="muted">No rollouts yet: start training (or press Step once) and the groups of each step appear here.</p>;
   const data = insp.data;
   const rec = data && insp.open ? data.records.find((r) => r.group === insp.open!.group && r.index === insp.open!.index) : undefined;

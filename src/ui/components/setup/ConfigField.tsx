@@ -67,8 +67,8 @@ export function ConfigField({ path }: { path: string }) {
       <label htmlFor={id}>
         <code>{path}</code>
         {spec.trl && (
-          <span className="badge" title="Same name and meaning as TRL's GRPOConfig">
-            TRL
+          <span className="badge" title={spec.trlNote} data-testid={`trl-badge-${path}`}>
+            {spec.trlNote?.includes("TRL's default is") ? 'TRL · default differs' : 'TRL'}
           </span>
         )}
         {spec.restart && (
@@ -91,3 +91,4 @@ export function ConfigField({ path }: { path: string }) {
     </div>
   );
 }
+

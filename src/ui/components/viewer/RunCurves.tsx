@@ -1,5 +1,6 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { MetricPoint } from '../../../runs/types.ts';
+import { downsample } from '../../chart-data.ts';
 import { useApp } from '../../store.ts';
 import { LinesChart } from '../charts/MetricChart.tsx';
 import { setCurves, runByKey } from '../../viewer/viewer-actions.ts';
@@ -8,8 +9,11 @@ import { curveKeys, curvePoints, defaultCurves, overlayRows } from '../../viewer
 const NONE: MetricPoint[] = [];
 
 /** One logged metric over training, for the open run and (Compare) the other run overlaid. */
-function Curve({ k, runs, labels }: { k: string; runs: MetricPoint[][]; labels: string[] }) {
+function Curve({ k, runs, labels, draw }: { k: string; runs: MetricPoint[][]; labels: string[]; draw: boolean }) {
   const rows = useMemo(() => overlayRows(runs, k), [runs, k]);
+  // Drawn from at most 300 points, bucket means, as the live charts are (src/ui/chart-data.ts): recharts
+  // over every step of a long run holds the page's thread for seconds. data-values keeps every point.
+  const drawn = useMemo(() => downsample(rows, 300), [rows]);
   const series = labels.map((label, i) => ({ key: `s${i}`, label }));
   return (
     <figure
@@ -22,9 +26,13 @@ function Curve({ k, runs, labels }: { k: string; runs: MetricPoint[][]; labels: 
       <figcaption>
         <span className="chart-title">{k}</span>
       </figcaption>
-      {rows.length ? (
+      {rows.length && !draw ? (
+        <div className="chart-empty" style={{ height: 150 }}>
+          drawn once the step is shown
+        </div>
+      ) : rows.length ? (
         <div role="img" aria-label={`${k}: line chart over ${rows.length} logged steps`}>
-          <LinesChart rows={rows} series={series} height={150} />
+          <LinesChart rows={drawn} series={series} height={150} />
         </div>
       ) : (
         <div className="chart-empty">not logged</div>
@@ -38,6 +46,27 @@ export function RunCurves() {
   const open = useApp((s) => s.viewer.open);
   const other = useApp((s) => s.viewer.compareWith);
   const chosen = useApp((s) => s.viewer.curves);
+  // Drawing the charts (recharts, over every logged step) takes the page's thread for a second or more on a
+  // long run; while the first step is being read they wait, so its completions are on screen first. Once
+  // drawn they stay (a step switch does not redraw them). They are drawn a frame after the step is, not in the
+  // same commit, so the step's completions are painted before the charts' work begins.
+  const stepShown = useApp(
+    (s) =>
+      !s.viewer.stepLoading &&
+      (s.viewer.stepData !== null ||
+        s.viewer.stepError !== null ||
+        runByKey(s.viewer.open)?.index?.steps.length === 0),
+  );
+  const [draw, setDraw] = useState(false);
+  useEffect(() => {
+    if (draw || !stepShown) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setDraw(true), 0)));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [draw, stepShown]);
   useApp((s) => s.viewer.runs);
   const run = runByKey(open);
   const otherRun = runByKey(other);
@@ -70,7 +99,7 @@ export function RunCurves() {
       </details>
       <div className="viewer-curve-grid">
         {shown.map((k) => (
-          <Curve key={k} k={k} runs={runs} labels={labels} />
+          <Curve key={k} k={k} runs={runs} labels={labels} draw={draw} />
         ))}
       </div>
     </section>

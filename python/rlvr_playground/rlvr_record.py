@@ -1,9 +1,12 @@
 # The run-record writer: a port of RunRecorder's layout in src/rl/run-record.ts (the one reader,
-# decodeRunRecord, lives there). Python standard library only. The file is gzip of
+# decodeRunRecord, lives there). Python standard library only. The one copy of this file: the
+# rlvr_playground package imports it, and `rlvr export --format trl` writes it into the exported
+# project with the settings inlined (src/export/trl/record-file.ts). The file is gzip of
 #   MAGIC | header length (u32, little-endian) | header (UTF-8 JSON) | zero padding to 4 | binary section,
 # the binary section holding each per-token channel (CHANNELS, in that order) concatenated over all
 # rollouts in record order, each padded to 4 bytes: float32 and u16 values split into byte planes
-# (all first bytes, then all second bytes...), u8 values as they are.
+# (all first bytes, then all second bytes...), u8 values as they are. Token ids are u16, or u32 when one
+# does not fit; the version is the lowest that holds the file (recordVersion in src/rl/run-record.ts).
 import array
 import gzip
 import json
@@ -11,9 +14,12 @@ import math
 import os
 import sys
 
-from rlvr_record_settings import *  # rlvr:strip
+from .record_settings import *  # rlvr:strip
 
-_WIDTH = {"f32": 4, "u16": 2, "u8": 1}
+_WIDTH = {"f32": 4, "u32": 4, "u16": 2, "u8": 1}
+_TYPECODE = {"f32": "f", "u32": "I", "u16": "H", "u8": "B"}
+assert array.array("I").itemsize == 4, "token ids need a 4-byte unsigned array type"
+
 _CLIP_CODE = {None: 0, "low": 1, "high": 2}
 
 
@@ -28,7 +34,7 @@ def finite_or_name(x):
 
 
 def _le_bytes(typecode, values):
-    a = array.array(typecode, values)
+    a = array.array(typecode, values)  # a copy, in the file's width (token ids: u32 or u16)
     if sys.byteorder == "big":
         a.byteswap()
     return a.tobytes()
@@ -65,7 +71,8 @@ class RunRecordWriter:
         self.provenance = provenance
         self.steps = []
         self.rollouts = []  # (step, [meta]) in record order
-        self.channels = {name: [] for name, _ in CHANNELS}
+        # Compact arrays, not lists of Python numbers: a long run's channels stay 1-4 bytes a value.
+        self.channels = {name: array.array(_TYPECODE["u32" if name == "tokens" else kind]) for name, kind in CHANNELS}
 
     def add_step(self, step, metrics, rollouts, advantage_histogram=None, difficulty=None):
         """A step's metrics (keys of src/rl/metrics.ts) and its rollouts (record order)."""
@@ -93,8 +100,8 @@ class RunRecordWriter:
         if ref and len(r["refLogp"]) != m:
             raise ValueError(f"run record: {where}: refLogp has {len(r['refLogp'])} values, ratio {m}")
         for t in tokens:
-            if not 0 <= t <= 0xFFFF:
-                raise ValueError(f"run record: {where}: token id {t} does not fit 16 bits")
+            if not 0 <= t <= 0xFFFFFFFF:
+                raise ValueError(f"run record: {where}: token id {t} does not fit 32 bits")
         ch = self.channels
         ch["tokens"].extend(tokens)
         ch["oldLogp"].extend(float(x) for x in r["oldLogp"])
@@ -128,15 +135,24 @@ class RunRecordWriter:
             "ref": ref,
         }
 
+    def version(self, max_token):
+        """The lowest version that holds the file (recordVersion in src/rl/run-record.ts)."""
+        base = self.provenance["base"]
+        plain = max_token <= 0xFFFF and "manifest" in base and self.provenance["writer"] in VERSION_1_WRITERS
+        return 1 if plain else RUN_RECORD_VERSION
+
     def payload(self):
         """The uncompressed bytes (RunRecorder.payload)."""
         parts = []
         offset = 0
         channels = {}
+        max_token = max(self.channels["tokens"], default=0)
         for name, kind in CHANNELS:
             values = self.channels[name]
+            if name == "tokens" and max_token > 0xFFFF:
+                kind = "u32"
             width = _WIDTH[kind]
-            raw = _le_bytes("f", values) if kind == "f32" else _le_bytes("H", values) if kind == "u16" else bytes(values)
+            raw = _le_bytes(_TYPECODE[kind], values)
             channels[name] = {"type": kind, "count": len(values), "offset": offset, "length": len(raw)}
             parts.append(_planes(raw, width))
             offset += len(raw)
@@ -146,7 +162,7 @@ class RunRecordWriter:
                 offset += pad
         header = {
             "format": RUN_RECORD_FORMAT,
-            "version": RUN_RECORD_VERSION,
+            "version": self.version(max_token),
             "config": self.config,
             "provenance": self.provenance,
             "metric_keys": METRIC_KEYS,
