@@ -118,7 +118,8 @@ describe('rlvr import --format hf', () => {
     ['a layer more than config.json says', (d) => editTensors(join(d, 'model.safetensors'), (t) => t.set('transformer.h.4.ln_1.weight', { shape: [64], data: new Float32Array(64) })), /unexpected tensor "transformer\.h\.4\.ln_1\.weight" \(config\.json's n_layer is 4/],
     ['the tanh GELU', (d) => editJson(join(d, 'config.json'), (c) => (c.activation_function = 'gelu_new')), /activation_function is "gelu_new"; the playground's transformer uses the exact \(erf\) GELU/],
     ['an untied head', (d) => editTensors(join(d, 'model.safetensors'), (t) => t.set('lm_head.weight', { shape: [102, 64], data: new Float32Array(102 * 64) })), /lm_head\.weight differs from transformer\.wte\.weight; the playground ties its output head/],
-    ['another architecture', (d) => editJson(join(d, 'config.json'), (c) => (c.model_type = 'llama')), /model_type is "llama"; the import reads GPT-2 checkpoints \("gpt2"\) only/],
+    ['another architecture', (d) => editJson(join(d, 'config.json'), (c) => (c.model_type = 'gpt_neox')), /model_type is "gpt_neox" \(architectures \["GPT2LMHeadModel"\]\), an unsupported architecture; the import reads "gpt2"/],
+    ['a GPT-2 folder labelled Llama', (d) => editJson(join(d, 'config.json'), (c) => (c.model_type = 'llama')), /config\.json: architectures is \["GPT2LMHeadModel"\]; a llama folder is read as LlamaForCausalLM only/],
   ];
   it.each(refusals)('refuses %s, saying why, and writes nothing', async (tag, edit, message) => {
     const dir = await edited(tag.replace(/\W+/g, '-'), edit);

@@ -149,6 +149,32 @@ const cases: Case[] = [
       };
     },
   },
+  // The Llama/Qwen2 pieces, composed from table ops (graph.ts): checked as composites too.
+  {
+    name: 'RMSNorm (composed)',
+    op: 'ReduceMean',
+    make: (rng) => {
+      const d = dim(rng) + 2;
+      return { inputs: [inp(rng, 'x', [dim(rng), dim(rng), d]), inp(rng, 's', [d])], build: (g, [x, s]) => g.rmsNorm(x!, s!, 1e-6) };
+    },
+  },
+  { ...unary('SiLU (composed)', (g, a) => g.silu(a)), op: 'Sigmoid' },
+  {
+    name: 'rotary position embedding (composed)',
+    op: 'MatMul',
+    make: (rng) => {
+      const [b, h, t, d] = [2, dim(rng), dim(rng), 2 * dim(rng)];
+      return {
+        inputs: [inp(rng, 'x', [b, h, t, d]), inp(rng, 'cos', [b, 1, t, d]), inp(rng, 'sin', [b, 1, t, d])],
+        build: (g, [x, c, s]) => g.rope(x!, c!, s!),
+      };
+    },
+  },
+  {
+    name: 'repeat of k/v heads for grouped-query attention (composed)',
+    op: 'Expand',
+    make: (rng) => ({ inputs: [inp(rng, 'x', [2, dim(rng), dim(rng), 3])], build: (g, [x]) => g.repeatHeads(x!, 3) }),
+  },
 ];
 
 describe('gradient rules (float64 central differences)', () => {
@@ -216,5 +242,53 @@ describe('gradient rules (float64 central differences)', () => {
     } finally {
       gradRules.Tanh = saved;
     }
+  });
+});
+
+describe('the Llama/Qwen2 composites against their formulas, in float64', () => {
+  const run = (shapes: number[][], build: (g: Graph, xs: Tensor[]) => Tensor, values: number[][]) => {
+    const g = new Graph();
+    const xs = shapes.map((s, i) => g.input(`x${i}`, 'float32', s));
+    g.output(build(g, xs));
+    return evaluate(g, Object.fromEntries(values.map((v, i) => [`x${i}`, nd(shapes[i]!, v)])))[0]!.data;
+  };
+  const rng = new Rng(11);
+
+  it('rmsNorm is x / sqrt(mean(x²) + eps) · scale (transformers LlamaRMSNorm)', () => {
+    const x = vals(rng, 2 * 5);
+    const s = vals(rng, 5);
+    const got = run([[2, 5], [5]], (g, [a, b]) => g.rmsNorm(a!, b!, 2 ** -16), [x, s]); // eps exact in float32, as constants are stored
+    for (let r = 0; r < 2; r++) {
+      const row = x.slice(r * 5, r * 5 + 5);
+      const rms = Math.sqrt(row.reduce((m, v) => m + v * v, 0) / 5 + 2 ** -16);
+      row.forEach((v, j) => expect(got[r * 5 + j]).toBeCloseTo((v / rms) * s[j]!, 14));
+    }
+  });
+
+  it('silu is x·sigmoid(x)', () => {
+    const x = vals(rng, 7, -6, 6);
+    const got = run([[7]], (g, [a]) => g.silu(a!), [x]);
+    x.forEach((v, i) => expect(got[i]).toBeCloseTo(v / (1 + Math.exp(-v)), 14));
+  });
+
+  it('rope is x·cos + rotate_half(x)·sin with rotate_half(x) = [-x2, x1] (transformers apply_rotary_pos_emb)', () => {
+    const d = 6;
+    const x = vals(rng, 3 * d);
+    const c = vals(rng, 3 * d);
+    const s = vals(rng, 3 * d);
+    const got = run([[3, d], [3, d], [3, d]], (g, [a, b, e]) => g.rope(a!, b!, e!), [x, c, s]);
+    for (let r = 0; r < 3; r++)
+      for (let j = 0; j < d; j++) {
+        const k = r * d + j;
+        const rot = j < d / 2 ? -x[k + d / 2]! : x[k - d / 2]!;
+        expect(got[k]).toBeCloseTo(x[k]! * c[k]! + rot * s[k]!, 14);
+      }
+  });
+
+  it('repeatHeads gives head h the values of head floor(h / n) (transformers repeat_kv)', () => {
+    const x = vals(rng, 1 * 2 * 3 * 4);
+    const got = run([[1, 2, 3, 4]], (g, [a]) => g.repeatHeads(a!, 3), [x]);
+    expect(got.length).toBe(6 * 3 * 4);
+    for (let h = 0; h < 6; h++) for (let k = 0; k < 12; k++) expect(got[h * 12 + k]).toBe(x[Math.floor(h / 3) * 12 + k]);
   });
 });

@@ -208,6 +208,44 @@ export class Graph {
     return this.gather(eye, indices, 0);
   }
 
+  /**
+   * RMSNorm (Llama, Qwen2): x / sqrt(mean(x²) + eps) · scale over the last axis, composed from table ops
+   * (exact: the same arithmetic transformers' LlamaRMSNorm does, so no op, rule or kernel of its own).
+   */
+  rmsNorm(x: Tensor, scale: Tensor, epsilon: number): Tensor {
+    const rstd = this.div(1, this.sqrt(this.add(this.reduceMean(this.mul(x, x), [-1], true), epsilon)));
+    return this.mul(this.mul(x, rstd), scale);
+  }
+  /** SiLU (swish), x·sigmoid(x): the gate of Llama's SwiGLU MLP. */
+  silu(x: Tensor): Tensor { return this.mul(x, this.sigmoid(x)); }
+  /**
+   * Rotary position embedding over the last axis (d even), transformers' apply_rotary_pos_emb:
+   * x·cos + rotate_half(x)·sin, rotate_half(x) = [-x₂, x₁] for the halves x₁, x₂. rotate_half is a
+   * MatMul by a constant signed permutation: exact (each output is one input times ±1 plus zeros) and one
+   * node whose gradient the MatMul rule already gives, where Slice/Concat would add zero-padded Concats.
+   */
+  rope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
+    const d = x.shape[x.shape.length - 1]!;
+    if (d % 2) throw new GraphError(`rope: the last axis must be even, got ${fmt(x.shape)}`);
+    const half = d / 2;
+    const r = new Array<number>(d * d).fill(0);
+    for (let j = 0; j < half; j++) {
+      r[(j + half) * d + j] = -1;
+      r[j * d + j + half] = 1;
+    }
+    return this.add(this.mul(x, cos), this.mul(this.matmul(x, this.constant(r, [d, d])), sin));
+  }
+  /**
+   * Each of the heads on axis 1 repeated `n` times in place ([B,KV,T,d] -> [B,KV·n,T,d], head h reads
+   * KV head ⌊h/n⌋): transformers' repeat_kv for grouped-query attention, as Reshape/Expand/Reshape.
+   */
+  repeatHeads(x: Tensor, n: number): Tensor {
+    if (n === 1) return x;
+    const [b, kv, ...rest] = x.shape as [number, number, ...number[]];
+    const e = this.expand(this.reshape(x, [b, kv, 1, ...rest]), [b, kv, n, ...rest]);
+    return this.reshape(e, [b, kv * n, ...rest]);
+  }
+
   /** Reduces a broadcast gradient back to `shape` (sums over the broadcast dimensions). */
   sumToShape(t: Tensor, shape: Shape): Tensor {
     if (t.shape.length === shape.length && t.shape.every((d, i) => d === shape[i])) return t;

@@ -58,7 +58,8 @@ describe('checkpoints', () => {
     ['a truncated file', good.subarray(0, good.length - 100), /truncated: tensor ".*" ends at byte/],
     ['a file of random bytes', Uint8Array.from({ length: 4096 }, (_, i) => (new Rng(i).nextU32() & 255)), /not a safetensors file/],
     ['a wrong header', Uint8Array.from([...new Uint8Array(8).fill(0), ...new TextEncoder().encode('hello')]), /not a safetensors file/],
-    ['a wrong dtype', withHeader((h) => (h['wte']!.dtype = 'F16')), /tensor "wte": dtype "F16" is not supported/],
+    // F16 and BF16 are read (widened to F32); an integer dtype is not a weight format.
+    ['a wrong dtype', withHeader((h) => (h['wte']!.dtype = 'I32')), /tensor "wte": dtype "I32" is not supported \(expected F32, BF16 or F16\)/],
     ['a wrong shape', withHeader((h) => (h['wte']!.shape = [h['wte']!.shape[1]!, h['wte']!.shape[0]!])), /tensor "wte" has shape \[32,102\], the model needs \[102,32\]/],
   ])('rejects %s with a clear message', (_what, bytes, message) => {
     expect(() => loadWeights(manifest, bytes)).toThrow(message);

@@ -13,7 +13,7 @@ export interface Manifest {
   weights: string; // file name relative to the manifest
   model: ModelConfig;
   layout: Layout;
-  tokenizer: TokenizerSpec;
+  tokenizer: TokenizerSpec | HfTokenizerSpec;
   /** Task ids this checkpoint is meant for, each with the RL difficulty its figures were measured at. */
   tasks: { task: string; difficulty: Record<string, number | string>; pass_at_k: Record<string, number>; eval: { prompts: number; n: number; seed: number } }[];
   /** What it was trained on and how to reproduce it. */
@@ -28,6 +28,19 @@ export interface Manifest {
   recipe?: Recipe;
   /** What the recipe measurably does: GRPO with it, `steps` steps, on each of `seeds` (rlvr sweep --record-gain). */
   rl_gain?: RlGain;
+}
+
+/**
+ * A Hugging Face tokenizer kept beside the manifest (an imported Llama or Qwen2 folder's), run by
+ * tokenizers.js (bpe-tokenizer.ts); file names are relative to the manifest.
+ */
+export interface HfTokenizerSpec {
+  kind: 'hf';
+  file: string;
+  config?: string;
+  chatTemplate?: string;
+  /** The ids that end a generation: generation_config.json's eos_token_id, else the tokenizer's eos_token. */
+  eosTokenIds: number[];
 }
 
 /** A partial run config (field names as in src/rl/config.ts); the model layer does not interpret it. */
@@ -63,6 +76,18 @@ export function recipeTemperature(m: Manifest): number {
 }
 
 export class CheckpointError extends Error {}
+
+/**
+ * Refuses a checkpoint with its own (BPE) tokenizer where `what` runs the playground's character-level
+ * models only: the task prompts, verifiers and trainers still lay text out in characters (tokenizer.ts).
+ */
+export function requireCharTokenizer(m: Manifest, what: string): void {
+  if (m.tokenizer.kind !== 'char') {
+    throw new CheckpointError(
+      `${m.name} is a ${m.model.qkvBias ? 'Qwen2' : 'Llama'} checkpoint with its own tokenizer (tokenizer.json); ${what} runs the playground's character-level models only for now (rlvr score reads it)`,
+    );
+  }
+}
 
 export function validateManifest(m: unknown): Manifest {
   const o = m as Manifest;

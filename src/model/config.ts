@@ -8,7 +8,25 @@ export interface ModelConfig {
   nLayers: number;
   nHeads: number;
   dFF: number;
+  /**
+   * The architecture: absent or 'gpt2' is the playground's own GPT-2 (learned positions, LayerNorm,
+   * GELU MLP, tied head); 'llama' is transformers' LlamaForCausalLM (rotary positions, RMSNorm, SwiGLU
+   * MLP, grouped-query attention), which with `qkvBias` is Qwen2ForCausalLM. The fields below are
+   * read for 'llama' only.
+   */
+  arch?: 'gpt2' | 'llama';
+  /** Key/value heads (grouped-query attention); nHeads must be a multiple. */
+  nKvHeads?: number;
+  ropeTheta?: number;
+  /** RMSNorm's epsilon (config.json rms_norm_eps). */
+  normEps?: number;
+  /** Biases on the q, k and v projections (Qwen2). */
+  qkvBias?: boolean;
+  /** The output head is the token embedding (tie_word_embeddings); otherwise its own lm_head. */
+  tiedEmbeddings?: boolean;
 }
+
+export const isLlama = (c: ModelConfig) => c.arch === 'llama';
 
 /**
  * Presets. `tiny` is the WASM default; `mini` (twice tiny's width, about 4 times its parameters) is
@@ -30,4 +48,9 @@ export function validateModelConfig(c: ModelConfig): void {
     if (!Number.isInteger(c[k]) || c[k] <= 0) throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);
   }
   if (c.dModel % c.nHeads !== 0) throw new Error(`model config: dModel (${c.dModel}) must be divisible by nHeads (${c.nHeads})`);
+  if (isLlama(c)) {
+    const kv = c.nKvHeads ?? c.nHeads;
+    if (!Number.isInteger(kv) || kv <= 0 || c.nHeads % kv) throw new Error(`model config: nHeads (${c.nHeads}) must be a multiple of nKvHeads (${kv})`);
+    if ((c.dModel / c.nHeads) % 2) throw new Error(`model config: the head size (${c.dModel / c.nHeads}) must be even for rotary embeddings`);
+  } else if (c.arch !== undefined && c.arch !== 'gpt2') throw new Error(`model config: unknown arch ${JSON.stringify(c.arch)}`);
 }

@@ -66,7 +66,7 @@ export function sharedInputs(g: Graph, rows: number, distinct: number, promptLen
  */
 export function completionStats(g: Graph, c: ModelConfig, p: Params, s: SharedInputs): { logp: Tensor; entropy: Tensor } {
   const [rows, cl] = s.seq.tokens.shape as [number, number];
-  const logprobs = g.logSoftmax(g.mul(head(g, p, completionHidden(g, c, p, s.seq)), s.invTemperature), -1);
+  const logprobs = g.logSoftmax(g.mul(head(g, c, p, completionHidden(g, c, p, s.seq)), s.invTemperature), -1);
   const zeros = (n: number) => g.expand(g.constant([0], [1, 1]), [rows, n]);
   const onGrid = (x: Tensor) => g.concat([...(s.promptLen > 1 ? [zeros(s.promptLen - 1)] : []), x, zeros(1)], 1);
   return {

@@ -39,6 +39,8 @@ export interface HfImportResult {
    * held-out figures that were measured on the base (pass@k, rl_gain), which no longer describe it.
    */
   unchanged: boolean;
+  /** Files to write beside the manifest (an imported Llama or Qwen2 folder's tokenizer files). */
+  files?: Map<string, Uint8Array>;
 }
 
 const text = (f: HfFolder, name: string) => new TextDecoder().decode(f.get(name)!);
@@ -58,7 +60,18 @@ function readJson(f: HfFolder, name: string, why: string): Record<string, unknow
 /** config.json's GPT-2 fields as our model config, refusing what our transformer would compute otherwise. */
 export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const where = 'config.json';
-  if (cfg.model_type !== 'gpt2') throw new HfImportError(`${where}: model_type is ${JSON.stringify(cfg.model_type)}; the import reads GPT-2 checkpoints ("gpt2") only`);
+  if (cfg.model_type === 'llama' || cfg.model_type === 'qwen2') {
+    // Read by hf-import-llama.ts (rlvr import --format hf); kept out of here so the page, which trains
+    // the GPT-2 models only, does not load a BPE tokenizer it cannot use.
+    throw new HfImportError(
+      `${where}: model_type is ${JSON.stringify(cfg.model_type)}: a Llama/Qwen2 folder, which \`rlvr import --format hf\` ` +
+        "reads (and `rlvr score` scores with); here only the playground's GPT-2 models run for now",
+    );
+  }
+  if (cfg.model_type !== 'gpt2') {
+    const archs = Array.isArray(cfg.architectures) ? ` (architectures ${JSON.stringify(cfg.architectures)})` : '';
+    throw new HfImportError(`${where}: model_type is ${JSON.stringify(cfg.model_type)}${archs}, an unsupported architecture; the import reads "gpt2" (the playground's own export), "llama" (LlamaForCausalLM) and "qwen2" (Qwen2ForCausalLM)`);
+  }
   const int = (k: string) => {
     const v = cfg[k];
     if (!Number.isInteger(v) || (v as number) <= 0) throw new HfImportError(`${where}: ${k} must be a positive integer, got ${JSON.stringify(v)}`);

@@ -63,6 +63,11 @@ export class Policy {
   private ref: Record<string, DeviceTensor> | null = null;
   private sessions = new Map<string, Promise<Session>>();
   adamStep = 0;
+  /**
+   * The tokens that end a completion: the playground's EOS, or an imported model's own end-of-sequence
+   * ids (HfTokenizerSpec.eosTokenIds, set by the caller that loads it).
+   */
+  stopTokens: ReadonlySet<number> = new Set([EOS]);
   /** Called after each sampled token column (tokens so far, the most allowed): long waits can show progress. */
   onDecode: ((tokens: number, maxTokens: number) => void) | null = null;
 
@@ -237,7 +242,7 @@ export class Policy {
         o.tokens.push(d.token);
         o.logp.push(d.logp);
         o.entropy.push(d.entropy);
-        if (d.token === EOS) done[r] = true;
+        if (this.stopTokens.has(d.token)) done[r] = true;
       }
       this.onDecode?.(produced, maxNew);
     };

@@ -1,7 +1,8 @@
 /**
  * The safetensors format (so checkpoints open in other tools): 8-byte little-endian header length,
  * a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {...}}, then raw little-endian data.
- * We read and write F32 only; anything else is rejected with a message naming the tensor.
+ * We write F32; we read F32, and BF16 and F16 (how released models are saved) widened exactly to F32.
+ * Anything else is rejected with a message naming the tensor.
  */
 export class SafetensorsError extends Error {}
 
@@ -62,17 +63,40 @@ export function readSafetensors(bytes: Uint8Array): ParsedSafetensors {
       continue;
     }
     const e = v as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
-    if (e?.dtype !== 'F32') throw new SafetensorsError(`tensor "${name}": dtype ${JSON.stringify(e?.dtype)} is not supported (expected F32)`);
+    const width = BYTES[e?.dtype as string];
+    if (!width) throw new SafetensorsError(`tensor "${name}": dtype ${JSON.stringify(e?.dtype)} is not supported (expected F32, BF16 or F16)`);
     if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isInteger(d) && d >= 0)) throw new SafetensorsError(`tensor "${name}": invalid shape ${JSON.stringify(e.shape)}`);
     const offs = e.data_offsets;
     if (!Array.isArray(offs) || offs.length !== 2 || !offs.every((o) => Number.isInteger(o) && o >= 0) || offs[0] > offs[1]) {
       throw new SafetensorsError(`tensor "${name}": invalid data_offsets ${JSON.stringify(offs)}`);
     }
     const count = (e.shape as number[]).reduce((a, b) => a * b, 1);
-    if (offs[1] - offs[0] !== count * 4) throw new SafetensorsError(`tensor "${name}": shape [${e.shape}] needs ${count * 4} bytes but data_offsets span ${offs[1] - offs[0]}`);
+    if (offs[1] - offs[0] !== count * width) throw new SafetensorsError(`tensor "${name}": shape [${e.shape}] needs ${count * width} bytes but data_offsets span ${offs[1] - offs[0]}`);
     if (offs[1] > dataLen) throw new SafetensorsError(`the file is truncated: tensor "${name}" ends at byte ${offs[1]} of the data section, which has only ${dataLen}`);
     const copy = bytes.slice(dataStart + offs[0], dataStart + offs[1]);
-    tensors.set(name, { shape: e.shape as number[], data: new Float32Array(copy.buffer, 0, count) });
+    tensors.set(name, { shape: e.shape as number[], data: toFloat32(e.dtype as string, copy, count) });
   }
   return { tensors, metadata };
+}
+
+const BYTES: Record<string, number> = { F32: 4, BF16: 2, F16: 2 };
+
+/** The little-endian values as float32: BF16 is float32's upper half, F16 widens exactly. */
+function toFloat32(dtype: string, raw: Uint8Array, count: number): Float32Array {
+  if (dtype === 'F32') return new Float32Array(raw.buffer, 0, count);
+  const half = new DataView(raw.buffer);
+  const out = new Float32Array(count);
+  if (dtype === 'BF16') {
+    const bits = new Uint32Array(out.buffer);
+    for (let i = 0; i < count; i++) bits[i] = half.getUint16(2 * i, true) << 16;
+    return out;
+  }
+  for (let i = 0; i < count; i++) {
+    const h = half.getUint16(2 * i, true);
+    const sign = h & 0x8000 ? -1 : 1;
+    const exp = (h >> 10) & 0x1f;
+    const frac = h & 0x3ff;
+    out[i] = exp === 0 ? sign * frac * 2 ** -24 : exp === 31 ? (frac ? NaN : sign * Infinity) : sign * (1 + frac / 1024) * 2 ** (exp - 15);
+  }
+  return out;
 }

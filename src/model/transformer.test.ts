@@ -8,28 +8,44 @@ import type { ModelConfig } from './config.ts';
 import { buildDecodeGraph, buildPrefillGraph } from './graphs.ts';
 import { forward, initParams, MASKED, paramSpecs, type Params } from './transformer.ts';
 
-const cfg: ModelConfig = { vocabSize: 7, contextLength: 5, dModel: 8, nLayers: 2, nHeads: 2, dFF: 8 };
+const gpt2: ModelConfig = { vocabSize: 7, contextLength: 5, dModel: 8, nLayers: 2, nHeads: 2, dFF: 8 };
+// Llama with grouped-query attention (2 heads share 1 KV head), Qwen2's q/k/v biases and an untied head.
+const llama: ModelConfig = { ...gpt2, arch: 'llama', nKvHeads: 1, ropeTheta: 100, normEps: 1e-5, qkvBias: true, tiedEmbeddings: false };
+const CONFIGS: [string, ModelConfig][] = [
+  ['GPT-2', gpt2],
+  ['Llama/Qwen2', llama],
+];
 const B = 2;
 const T = 4;
 const tokens = [1, 4, 2, 6, 3, 3, 5, 0];
 const targets = [4, 2, 6, 1, 3, 5, 0, 0];
 const keyBias = [0, 0, 0, 0, 0, 0, 0, MASKED]; // last token of row 2 is padding
 
-function paramInputs(seed: number): CheckInput[] {
+function paramInputs(cfg: ModelConfig, seed: number): CheckInput[] {
   const rng = new Rng(seed);
   // Random (not initial) values everywhere so LayerNorm gains and biases are exercised.
   return paramSpecs(cfg).map((s) => ({ name: s.name, shape: s.shape, values: Array.from({ length: s.shape.reduce((a, b) => a * b, 1) }, () => 0.4 * rng.normal() + (s.init === 'ones' ? 1 : 0)) }));
 }
 
-describe('whole-model gradient check (float64 central differences)', () => {
-  it('embedding, causal attention, layer norm, GELU MLP, log-softmax, token gather', () => {
+describe('the Llama/Qwen2 weights', () => {
+  it("are transformers' LlamaForCausalLM ones under our names: no position table or LayerNorm biases, a gated MLP, narrower k/v, q/k/v biases, lm_head", () => {
+    const shapes = Object.fromEntries(paramSpecs(llama).map((s) => [s.name, s.shape]));
+    expect(Object.keys(shapes).filter((n) => n.startsWith('h0.'))).toEqual(['h0.ln1.g', 'h0.attn.wq', 'h0.attn.bq', 'h0.attn.wk', 'h0.attn.bk', 'h0.attn.wv', 'h0.attn.bv', 'h0.attn.wo', 'h0.ln2.g', 'h0.mlp.wg', 'h0.mlp.wu', 'h0.mlp.wd']);
+    expect(shapes['h0.attn.wk']).toEqual([8, 4]); // 1 KV head of 4
+    expect(shapes['lm_head']).toEqual([7, 8]);
+    expect(shapes['wpe']).toBeUndefined();
+  });
+});
+
+describe.each(CONFIGS)('whole-model gradient check (float64 central differences): %s', (_name, cfg) => {
+  it('embedding, positions, causal attention, norms, MLP, log-softmax, token gather', () => {
     const fixed: CheckInput[] = [
       { name: 'tokens', shape: [B, T], dtype: 'int64', values: tokens, fixed: true },
       { name: 'positions', shape: [B, T], dtype: 'int64', values: [0, 1, 2, 3, 0, 1, 2, 3], fixed: true },
       { name: 'key_bias', shape: [B, T], values: keyBias, fixed: true },
       { name: 'targets', shape: [B, T, 1], dtype: 'int64', values: targets, fixed: true },
     ];
-    const params = paramInputs(11);
+    const params = paramInputs(cfg, 11);
     const res = gradCheck([...params, ...fixed], (g, xs) => {
       const p: Params = {};
       params.forEach((s, i) => (p[s.name] = xs[i]!));
@@ -46,7 +62,7 @@ describe('whole-model gradient check (float64 central differences)', () => {
  * pass (float64). `promptOf[b]` is row b's prompt among the prefill's rows; rows continue their
  * prompts in equal groups, as Policy.sample lays them out.
  */
-function checkDecode(rows: number[][], pads: number[], promptRows: number[]): void {
+function checkDecode(cfg: ModelConfig, rows: number[][], pads: number[], promptRows: number[]): void {
   const P = 2;
   const C = T - P;
   const u = promptRows.length;
@@ -98,10 +114,11 @@ function checkDecode(rows: number[][], pads: number[], promptRows: number[]): vo
   }
 }
 
-describe('incremental decoding equals the whole-sequence forward pass (float64)', () => {
+describe.each(CONFIGS)('incremental decoding equals the whole-sequence forward pass (float64): %s', (_name, cfg) => {
   it('prefill then KV-cache decoding give the forward logits at every completion position, with left padding', () => {
     // Row 0: 4 real tokens; row 1: one left pad then 3 real tokens (positions shifted).
     checkDecode(
+      cfg,
       [
         [1, 4, 2, 6],
         [0, 3, 5, 2],
@@ -113,6 +130,7 @@ describe('incremental decoding equals the whole-sequence forward pass (float64)'
 
   it('rows that continue one prompt read its keys and values once (a group of 2)', () => {
     checkDecode(
+      cfg,
       [
         [1, 4, 2, 6],
         [1, 4, 5, 3],

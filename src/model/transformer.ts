@@ -1,30 +1,24 @@
 import type { Graph, Tensor } from '../engine/graph.ts';
 import { Rng } from '../util/rng.ts';
-import type { ModelConfig } from './config.ts';
+import { isLlama, type ModelConfig } from './config.ts';
+import type { ParamSpec, Params } from './param-spec.ts';
+import { llamaAttnOut, llamaHead, llamaMlp, llamaParamSpecs, llamaQkv, ropeAt, type Rope } from './llama.ts';
 
 /**
  * A decoder-only transformer: learned token and position embeddings, pre-LayerNorm blocks with causal
  * multi-head attention and a GELU MLP, a final LayerNorm and an output head tied to the token embedding.
  * Written once against the graph builder; the same code builds the scoring/training graph (whole
- * sequences) and the incremental decode graph (one token per row, static KV cache).
+ * sequences) and the incremental decode graph (one token per row, static KV cache). With
+ * `arch: 'llama'` the blocks are transformers' Llama/Qwen2 ones instead (llama.ts): the functions below
+ * choose per block, so the same graphs serve both.
  */
-export interface ParamSpec {
-  name: string;
-  shape: number[];
-  init: 'normal' | 'residual' | 'zeros' | 'ones';
-  /**
-   * Whether AdamW's weight decay applies: to the embeddings and weight matrices, not to biases or
-   * LayerNorm gains and shifts, as transformers' Trainer.get_decay_parameter_names chooses (it leaves out
-   * nn.LayerNorm modules and names containing "bias"), so a run here and its TRL export
-   * (src/export/trl) decay the same parameters.
-   */
-  decay: boolean;
-}
+export type { ParamSpec, Params };
 
 /** Biases end in `.b` + suffix, LayerNorm parameters sit under `ln1.`, `ln2.`, `lnf.`. */
 const decays = (name: string) => !/(^|\.)ln(\d|f)\./.test(name) && !/\.b[a-z0-9]*$/.test(name);
 
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
+  if (isLlama(c)) return llamaParamSpecs(c).map((s) => ({ ...s, decay: decays(s.name) }));
   const d = c.dModel;
   const specs: Omit<ParamSpec, 'decay'>[] = [
     { name: 'wte', shape: [c.vocabSize, d], init: 'normal' },
@@ -73,7 +67,6 @@ export function initParams(c: ModelConfig, seed: number): Map<string, Float32Arr
   return out;
 }
 
-export type Params = Record<string, Tensor>;
 
 export function declareParams(g: Graph, c: ModelConfig, prefix = ''): Params {
   const p: Params = {};
@@ -101,7 +94,8 @@ function gelu(g: Graph, x: Tensor): Tensor {
   return g.withGradient(g.mul(x, phi), x, (dy) => g.mul(dy, g.add(phi, g.mul(x, g.exp(g.sub(LN_INV_SQRT_2PI, g.mul(u, u)))))));
 }
 
-function mlp(g: Graph, p: Params, l: number, x: Tensor): Tensor {
+function mlp(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): Tensor {
+  if (isLlama(c)) return llamaMlp(g, c, p, l, x);
   const pre = `h${l}.`;
   const h = g.layerNorm(x, p[pre + 'ln2.g']!, p[pre + 'ln2.b']!);
   const a = gelu(g, g.add(g.matmul(h, p[pre + 'mlp.w1']!), p[pre + 'mlp.b1']!));
@@ -113,7 +107,8 @@ function mlp(g: Graph, p: Params, l: number, x: Tensor): Tensor {
  * scaling the T x T scores). Separate projections rather than one fused matrix: slicing a fused
  * output costs a zero-padded Concat per slice in the backward pass.
  */
-function qkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): [Tensor, Tensor, Tensor] {
+function qkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor, rope: Rope | null): [Tensor, Tensor, Tensor] {
+  if (rope) return llamaQkv(g, c, p, l, x, rope);
   const [b, t] = x.shape as [number, number, number];
   const h = c.nHeads;
   const dh = c.dModel / h;
@@ -129,10 +124,25 @@ function attend(g: Graph, c: ModelConfig, p: Params, l: number, q: Tensor, k: Te
   const scores = g.add(g.matmul(q, g.transpose(k, [0, 1, 3, 2])), bias);
   const ctx = g.matmul(g.softmax(scores, -1), v);
   const merged = g.reshape(g.transpose(ctx, [0, 2, 1, 3]), [b, tq, c.dModel]);
+  return attnOut(g, c, p, l, merged);
+}
+
+function attnOut(g: Graph, c: ModelConfig, p: Params, l: number, merged: Tensor): Tensor {
+  if (isLlama(c)) return llamaAttnOut(g, p, l, merged);
   return g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!);
 }
 
-export function head(g: Graph, p: Params, x: Tensor): Tensor {
+/** The token embedding, plus the learned position embedding (GPT-2; Llama's positions are rotary, in qkv). */
+function embed(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor): Tensor {
+  const tok = g.gather(p['wte']!, tokens);
+  return isLlama(c) ? tok : g.add(tok, g.gather(p['wpe']!, positions));
+}
+
+/** The rotary tables at these positions (Llama), or null (GPT-2). */
+const ropeOf = (g: Graph, c: ModelConfig, positions: Tensor): Rope | null => (isLlama(c) ? ropeAt(g, c, positions) : null);
+
+export function head(g: Graph, c: ModelConfig, p: Params, x: Tensor): Tensor {
+  if (isLlama(c)) return llamaHead(g, c, p, x);
   const n = g.layerNorm(x, p['lnf.g']!, p['lnf.b']!);
   return g.matmul(n, g.transpose(p['wte']!, [1, 0]));
 }
@@ -151,12 +161,13 @@ function blocks(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: 
   // Expanded over the heads once: a same-shape Add in every layer is several times faster on the CPU
   // than one that broadcasts over the head axis.
   const bias = g.expand(causalBias(g, keyBias), [b, c.nHeads, t, t]);
-  let x = g.add(g.gather(p['wte']!, tokens), g.gather(p['wpe']!, positions));
+  let x = embed(g, c, p, tokens, positions);
+  const rope = ropeOf(g, c, positions);
   for (let l = 0; l < c.nLayers; l++) {
-    const [q, k, v] = qkv(g, c, p, l, x);
+    const [q, k, v] = qkv(g, c, p, l, x, rope);
     kv?.(k, v);
     x = g.add(x, attend(g, c, p, l, q, k, v, bias));
-    x = mlp(g, p, l, x);
+    x = mlp(g, c, p, l, x);
   }
   return x;
 }
@@ -188,16 +199,16 @@ export function completionHidden(g: Graph, c: ModelConfig, p: Params, s: SharedS
   const ownBias = causalBias(g, s.keyBias); // [B,1,C,C]
   const seenPrompt = g.expand(g.reshape(g.gather(s.promptKeyBias, s.rowOf), [b, 1, 1, pl]), [b, 1, cl, pl]);
   const completionBias = g.expand(g.concat([seenPrompt, ownBias], 3), [b, h, cl, pl + cl]);
-  const embed = (tok: Tensor, pos: Tensor) => g.add(g.gather(p['wte']!, tok), g.gather(p['wpe']!, pos));
-  let xp = embed(s.promptTokens, s.promptPositions);
-  let xc = embed(s.tokens, s.positions);
+  let xp = embed(g, c, p, s.promptTokens, s.promptPositions);
+  let xc = embed(g, c, p, s.tokens, s.positions);
+  const [ropeP, ropeC] = [ropeOf(g, c, s.promptPositions), ropeOf(g, c, s.positions)];
   for (let l = 0; l < c.nLayers; l++) {
-    const [qp, kp, vp] = qkv(g, c, p, l, xp);
-    const [qc, kc, vc] = qkv(g, c, p, l, xc);
+    const [qp, kp, vp] = qkv(g, c, p, l, xp, ropeP);
+    const [qc, kc, vc] = qkv(g, c, p, l, xc, ropeC);
     const keys = g.concat([g.gather(kp, s.rowOf), kc], 2);
     const values = g.concat([g.gather(vp, s.rowOf), vc], 2);
-    xp = mlp(g, p, l, g.add(xp, attend(g, c, p, l, qp, kp, vp, promptBias)));
-    xc = mlp(g, p, l, g.add(xc, attend(g, c, p, l, qc, keys, values, completionBias)));
+    xp = mlp(g, c, p, l, g.add(xp, attend(g, c, p, l, qp, kp, vp, promptBias)));
+    xc = mlp(g, c, p, l, g.add(xc, attend(g, c, p, l, qc, keys, values, completionBias)));
   }
   const lastPrompt = g.gather(g.slice(xp, [pl - 1], [pl], [1]), s.rowOf); // [B,1,D]
   return cl === 1 ? lastPrompt : g.concat([lastPrompt, g.slice(xc, [0], [cl - 1], [1])], 1);
@@ -208,7 +219,7 @@ export function completionHidden(g: Graph, c: ModelConfig, p: Params, s: SharedS
  * tokens and MASKED for padding. Returns logits [B,T,V].
  */
 export function forward(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor): Tensor {
-  return head(g, p, blocks(g, c, p, tokens, positions, keyBias));
+  return head(g, c, p, blocks(g, c, p, tokens, positions, keyBias));
 }
 
 export interface PrefillOut {
@@ -229,7 +240,7 @@ export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, pos
     out.kCache.push(k);
     out.vCache.push(v);
   });
-  out.logits = g.reshape(head(g, p, g.slice(x, [t - 1], [t], [1])), [u, c.vocabSize]);
+  out.logits = g.reshape(head(g, c, p, g.slice(x, [t - 1], [t], [1])), [u, c.vocabSize]);
   return out;
 }
 
@@ -279,13 +290,11 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
   // One column per row, so activations stay [B,D]: 2-D MatMul+Add become Gemm without the reshapes
   // ONNX Runtime wraps around 3-D ones, and [B,D] -> [B,H,1,dh] is a plain reshape, no transpose
   // (per-node overhead is most of a decode run).
-  let x = g.add(g.gather(p['wte']!, io.tokens), g.gather(p['wpe']!, io.positions));
+  let x = embed(g, c, p, io.tokens, io.positions);
+  const rope = ropeOf(g, c, io.positions);
   const out: DecodeOut = { logits: x, kCache: [], vCache: [], kNew: [], vNew: [] };
   for (let l = 0; l < c.nLayers; l++) {
-    const pre = `h${l}.attn.`;
-    const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
-    const proj = (w: string) => g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, h, 1, dh]);
-    const [q, k, v] = [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
+    const [q, k, v] = rope ? qkv(g, c, p, l, g.reshape(x, [b, 1, c.dModel]), rope) : gpt2DecodeQkv(g, c, p, l, x);
     // Score the prompt, the completion cache and this token separately, then join the score blocks:
     // the caches are only read, never rewritten, on the critical path.
     const promptScores = fromGroups(g.add(g.matmul(toGroups(q, dh), g.transpose(io.promptK[l]!, [0, 1, 3, 2])), promptBias), pl); // [B,H,1,P]
@@ -300,9 +309,20 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
     out.kNew.push(k);
     out.vNew.push(v);
     const merged = g.reshape(ctx, [b, c.dModel]);
-    x = g.add(x, g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!));
-    x = mlp(g, p, l, x);
+    x = g.add(x, attnOut(g, c, p, l, merged));
+    x = mlp(g, c, p, l, x);
   }
-  out.logits = head(g, p, x);
+  out.logits = head(g, c, p, x);
   return out;
+}
+
+/** q, k, v of one column per row, [B,D] -> [B,H,1,dh] (GPT-2): a plain reshape, no transpose. */
+function gpt2DecodeQkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): [Tensor, Tensor, Tensor] {
+  const [b] = x.shape as [number];
+  const h = c.nHeads;
+  const dh = c.dModel / h;
+  const pre = `h${l}.attn.`;
+  const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
+  const proj = (w: string) => g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, h, 1, dh]);
+  return [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
 }

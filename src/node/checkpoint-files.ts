@@ -43,7 +43,9 @@ export function readCheckpoint(manifestPath: string): { manifest: Manifest; weig
 
 export async function loadPolicy(manifestPath: string, backend: Backend = createNodeBackend()): Promise<{ manifest: Manifest; policy: Policy }> {
   const { manifest, weights } = readCheckpoint(resolve(manifestPath));
-  return { manifest, policy: await Policy.create(backend, manifest.model, manifest.layout, weights) };
+  const policy = await Policy.create(backend, manifest.model, manifest.layout, weights);
+  if (manifest.tokenizer.kind === 'hf') policy.stopTokens = new Set(manifest.tokenizer.eosTokenIds);
+  return { manifest, policy };
 }
 
 export function writeCheckpoint(dir: string, manifest: Manifest, weights: Weights): void {

@@ -14,7 +14,7 @@
  * right after it all carry the same number.
  */
 import type { Backend } from '../engine/backend.ts';
-import { loadWeights, recipeTemperature, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import { loadWeights, recipeTemperature, requireCharTokenizer, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../model/checkpoint.ts';
 import { modelPresets, type ModelPresetId } from '../model/config.ts';
 import { Policy, type Weights } from '../model/policy.ts';
 import { layoutFor } from '../model/task-layout.ts';
@@ -107,6 +107,7 @@ export class TrainingRun {
 
   /** A new run at step 0 on `backend` (the policy is disposed again if the trainer cannot be built). */
   static async create(backend: Backend, base: RunBase, config: RunConfig): Promise<TrainingRun> {
+    requireCharTokenizer(base.manifest, 'training');
     const policy = await Policy.create(backend, base.manifest.model, base.manifest.layout, base.weights);
     try {
       return new TrainingRun(policy, await Trainer.create(policy, config), base);

@@ -2,6 +2,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { exportHuggingFace } from '../../model/hf-export.ts';
 import { flagUsage, parseFlags, requireFlag, type FlagTable } from '../args.ts';
+import { requireCharTokenizer } from '../../model/checkpoint.ts';
 import { readCheckpoint } from '../../node/checkpoint-files.ts';
 
 export const HF_EXPORT_FLAGS: FlagTable = {
@@ -19,6 +20,7 @@ ${flagUsage(HF_EXPORT_FLAGS)}`;
 export function runHfExport(argv: string[]): number {
   const a = parseFlags(argv, HF_EXPORT_FLAGS);
   const { manifest, weights } = readCheckpoint(resolve(requireFlag(a, 'model')));
+  requireCharTokenizer(manifest, 'rlvr export --format hf (the GPT-2 export)');
   const out = resolve(requireFlag(a, 'out'));
   let isFile = false;
   try {

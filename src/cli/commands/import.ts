@@ -1,18 +1,25 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { HfImportError, importHuggingFace, type HfFolder } from '../../model/hf-import.ts';
+import { HfImportError, type HfFolder } from '../../model/hf-import.ts';
+import { importAnyHuggingFace } from '../../model/hf-import-llama.ts';
 import { flag, flagUsage, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
 
 const FLAGS: FlagTable = {
-  format: { value: 'hf', help: 'a Hugging Face GPT-2 folder (the only format)' },
+  format: { value: 'hf', help: 'a Hugging Face folder: LlamaForCausalLM, Qwen2ForCausalLM or the playground\'s GPT-2 (the only format)' },
   out: { value: 'OUTDIR', help: 'the checkpoint folder to write' },
   name: { value: 'NAME', help: 'the checkpoint\'s name when the weights were trained elsewhere (default "<base>+hf")' },
 };
 
 const help = `rlvr import --format hf DIR --out OUTDIR [--name NAME]
-  Turns a Hugging Face GPT-2 folder with the playground's tokenizer into a playground checkpoint:
+  Turns a Hugging Face folder into a playground checkpoint. Two kinds are read:
+  - LlamaForCausalLM and Qwen2ForCausalLM folders (config.json; model.safetensors, or its shards and
+    model.safetensors.index.json; tokenizer.json with a BPE model; tokenizer_config.json,
+    generation_config.json and chat_template.jinja when present, copied beside the manifest). A config
+    the engine cannot run (rope scaling, sliding window, mixture of experts, another activation, ...)
+    is refused naming the field; rlvr score --model takes the result.
+  - a GPT-2 folder with the playground's tokenizer, turned into a playground checkpoint:
   OUTDIR/manifest.json and OUTDIR/model.safetensors, which rlvr eval --model, rlvr train --model and
   the page's "Load checkpoint" take. DIR is what rlvr export --format hf wrote, or what TRL saved after
   training from it (train_grpo.py's --output_dir). Importing an unchanged export gives back the exported
@@ -25,14 +32,15 @@ function readFolder(dir: string): HfFolder {
   const files: HfFolder = new Map();
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isFile() && (name.endsWith('.json') || name.endsWith('.safetensors') || name.endsWith('.bin'))) files.set(name, new Uint8Array(readFileSync(path)));
+    const wanted = ['.json', '.safetensors', '.bin', '.jinja'].some((ext) => name.endsWith(ext));
+    if (statSync(path).isFile() && wanted) files.set(name, new Uint8Array(readFileSync(path)));
   }
   return files;
 }
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'import a Hugging Face GPT-2 folder (rlvr export --format hf, or trained from it by TRL) as a playground checkpoint (--format hf)',
+  summary: 'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf)',
   help,
   modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
@@ -47,12 +55,13 @@ export const importCommand: Command = {
     if (existsSync(join(out, 'manifest.json'))) throw new Error(`--out ${out} already holds a checkpoint (manifest.json); choose another folder, nothing was written`);
     let result;
     try {
-      result = importHuggingFace(readFolder(dir), { name: flag(a, 'name'), source: relative(process.cwd(), dir) || basename(dir) });
+      result = importAnyHuggingFace(readFolder(dir), { name: flag(a, 'name'), source: relative(process.cwd(), dir) || basename(dir) });
     } catch (e) {
       if (e instanceof HfImportError) throw new Error(`cannot import ${dir}: ${e.message}`);
       throw e;
     }
     writeCheckpoint(out, result.manifest, result.weights);
+    for (const [name, bytes] of result.files ?? []) writeFileSync(join(out, name), bytes);
     process.stdout.write(
       JSON.stringify({ out, manifest: join(out, 'manifest.json'), format: 'hf', model: result.manifest.name, unchanged: result.unchanged, parameters: result.manifest.parameters, tasks: result.manifest.tasks.map((t) => t.task) }) + '\n',
     );

@@ -10,9 +10,10 @@ import { sweepCommand } from './sweep.ts';
 import { benchCommand } from './bench.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import.ts';
+import { scoreCommand } from './score.ts';
 import { lessonCommand, lessonsCommand } from './lessons.ts';
 import { recordCommand } from './record.ts';
 import { viewCommand } from './view.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, lessonsCommand, lessonCommand, recordCommand, viewCommand, benchCommand];
+export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, scoreCommand, lessonsCommand, lessonCommand, recordCommand, viewCommand, benchCommand];
