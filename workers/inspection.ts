@@ -26,6 +26,8 @@ export interface Reporter {
   progress(what: 'passk-base' | 'passk-current', done: number, total: number): void;
   /** True once the page cancelled this computation: it stops before its next sampling batch. */
   cancelled?: () => boolean;
+  /** Awaited between sampling batches (EvalOptions.betweenBatches): lets the worker answer pings and Cancel. */
+  betweenBatches?: () => Promise<void>;
 }
 
 /** Held-out pass@k for k = 1..n, base policy vs current, on the same prompts (the base's curve cached per setting). */
@@ -54,14 +56,14 @@ export async function passKCurve(run: TrainingRun, cache: Map<string, Record<str
     const opt = await run.policy.getOptimizerState();
     run.policy.setWeights(run.base.weights);
     try {
-      base = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => report.progress('passk-base', d, t), cancelled: report.cancelled })).pass_at_k;
+      base = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => report.progress('passk-base', d, t), cancelled: report.cancelled, betweenBatches: report.betweenBatches })).pass_at_k;
     } finally {
       run.policy.setWeights(current, opt);
     }
     cache.set(key, base);
   }
   report.activity('pass@k of the current policy');
-  const current = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => report.progress('passk-current', d, t), cancelled: report.cancelled })).pass_at_k;
+  const current = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => report.progress('passk-current', d, t), cancelled: report.cancelled, betweenBatches: report.betweenBatches })).pass_at_k;
   return { ks, base, current, step: run.step, prompts: o.prompts, n, difficulty, seconds: (performance.now() - t0) / 1000 };
 }
 

@@ -43,4 +43,24 @@ describe('TrainingSession progress (what the status bar shows during long waits)
     expect(events.filter((e) => e.type === 'progress' && e.what === 'step')).toHaveLength(n);
     await s.stop();
   }, 120_000);
+
+  it('pass@k returns to the event loop after every sampling batch, so pings and Cancel are answered during it', async () => {
+    let yields = 0;
+    const s = new TrainingSession({
+      createBackend: async () => createNodeBackend(1),
+      fetchBytes: async () => new Uint8Array(),
+      flushMs: 0,
+      yieldToEvents: () => ((yields += 1), new Promise((ok) => setImmediate(ok))),
+    });
+    await s.init({
+      config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 2, max_completion_length: 6, eval_every: 0, eval_prompts: 4, seed: 5 },
+      checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
+      backend: null,
+    });
+    const before = yields;
+    // 4 prompts x 4 samples in batches of 2 x 2 rows: 4 batches for the base policy and 4 for the current one.
+    await s.evaluatePassAtK({ n: 4, prompts: 4 });
+    expect(yields - before).toBe(8);
+    await s.stop();
+  }, 120_000);
 });

@@ -373,6 +373,7 @@ export class TrainingSession {
           activity: (text) => this.setActivity(text),
           progress: (what, done, total) => this.emit({ type: 'progress', what, done, total }),
           cancelled: () => this.passkCancelled,
+          betweenBatches: this.deps.yieldToEvents ?? (() => new Promise<void>((ok) => setTimeout(ok, 0))),
         });
       } finally {
         this.setActivity(prev);

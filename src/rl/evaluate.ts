@@ -19,6 +19,12 @@ export interface EvalOptions {
   batchRows?: number;
   onProgress?: (done: number, total: number) => void;
   /** Asked before each sampling batch: true stops the evaluation (it rejects with EvalCancelled). */
+  /**
+   * Awaited after each sampling batch. A worker passes a macrotask yield: ONNX Runtime Web's WASM
+   * session runs without returning to the event loop, so without it the page's status pings and Cancel
+   * wait for the whole evaluation (and src/ui/watchdog.ts declares a busy worker dead).
+   */
+  betweenBatches?: () => Promise<void>;
   cancelled?: () => boolean;
 }
 
@@ -62,6 +68,7 @@ export async function evaluatePassAtK(policy: Policy, o: EvalOptions): Promise<E
       if (fam.verify(instances[p]!, decode(comps[r]!.tokens)).correct) correct[p]!++;
     });
     o.onProgress?.(Math.min(start + batch, jobs.length), jobs.length);
+    await o.betweenBatches?.();
   }
   return { task: o.task, prompts: o.prompts, n: o.n, pass_at_k: meanPassAtK(correct, o.n, o.ks), correct };
 }
