@@ -313,7 +313,7 @@ test.describe('the page that trained the default run', () => {
       const recs = roll.body.trim().split('\n').map((l) => JSON.parse(l));
       assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio) && Array.isArray(recs[0].objective));
       assert.ok(recs[0].step >= 1, 'rollouts carry the update they fed (the first is step 1)');
-      // Keep & share's run record: the bytes the worker wrote with the writer `rlvr train --record` uses (src/rl/run-record.ts).
+      // Keep & share's run record: the bytes the worker wrote with the writer `rlvr train --record` uses (src/record/run-record.ts).
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-record"]')]);
       assert.match(dl.suggestedFilename(), /^rlvr-sat-.*-step\d+\.rlvr\.gz$/);
       const raw = gunzipSync(readFileSync(await dl.path()));

@@ -36,7 +36,7 @@ async function readersReady(page, n) {
   await Promise.all(readers().map((w) => w.evaluate(() => true)));
 }
 
-/** The record's header (JSON text) and binary section, and the way back (the format of src/rl/run-record.ts). */
+/** The record's header (JSON text) and binary section, and the way back (the format of src/record/run-record.ts). */
 function unpack(bytes) {
   const raw = gunzipSync(bytes);
   const len = raw.readUInt32LE(MAGIC);

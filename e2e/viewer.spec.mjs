@@ -280,7 +280,7 @@ test('(d) a run record opens with its token heat map: each token and its samplin
   browser,
 }, testInfo) => {
   test.setTimeout(120_000);
-  const { decodeRunRecord } = await importTs('src/rl/run-record.ts');
+  const { decodeRunRecord } = await importTs('src/record/run-record.ts');
   const fixture = join(ROOT, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz');
   const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
   assert.ok(decoded.ok, decoded.error);

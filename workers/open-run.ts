@@ -13,7 +13,7 @@ import { resolveConfig, type ResolvedConfig } from '../src/rl/resolve-config.ts'
 import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src/tasks/dataset-load.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { freshBase, loadBase, TrainingRun, type RunBase } from '../src/rl/run.ts';
-import { RunRecorder } from '../src/rl/run-record.ts';
+import { RunRecorder } from '../src/record/run-record.ts';
 import type { BackendInfo, CheckpointSource, InitRequest, InitResult, ObjectiveSettings, RunSnapshot, SavedCheckpoint } from './protocol.ts';
 
 /** A base plus where it came from (kept in snapshots, named in saved manifests). */
@@ -118,7 +118,7 @@ export interface SessionRun extends Origin {
   passkBaseCache: Map<string, Record<string, number>>;
   /** The custom task's dataset (null for the generated families). */
   dataset: LoadedDataset | null;
-  /** The run record Keep & share downloads (src/rl/run-record.ts, the writer `rlvr train --record` uses): fed every step. */
+  /** The run record Keep & share downloads (src/record/run-record.ts, the writer `rlvr train --record` uses): fed every step. */
   recorder: RunRecorder;
 }
 

@@ -1,15 +1,15 @@
 /**
  * Decodes a run record off the page's thread (src/ui/recording.ts starts one per file and ends it
  * after): gunzip, the header's JSON and the per-token channels of a large record would otherwise hold
- * the page for seconds. A thin shell over decodeRunRecord (src/rl/run-record.ts), which names what is
+ * the page for seconds. A thin shell over decodeRunRecord (src/record/run-record.ts), which names what is
  * wrong with a bad file. It has nothing to do with the trainer worker: opening a record never touches
  * the live run.
  */
-import { decodeRunRecord, type DecodeResult } from '../src/rl/run-record.ts';
+import { decodeRunRecord, type DecodeResult } from '../src/record/run-record.ts';
 
 export type RecordReaderReply = DecodeResult;
 
-/** The record's own first bytes once gunzipped (src/rl/run-record.ts MAGIC). */
+/** The record's own first bytes once gunzipped (src/record/run-record.ts MAGIC). */
 const UNPACKED_START = new TextEncoder().encode('rlvr-run-record\n');
 
 /**

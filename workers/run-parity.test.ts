@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runTraining } from '../src/cli/training-run.ts';
 import { createNodeBackend } from '../src/engine/backend-node.ts';
-import { readRunRecord, type RunRecord } from '../src/rl/run-record.ts';
+import { readRunRecord, type RunRecord } from '../src/record/run-record.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { SessionEvent } from './protocol.ts';
 import { TrainingSession } from './training-session.ts';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../src/engine/backend-node.ts';
 import { loadWeights } from '../src/model/checkpoint.ts';
-import { readRunRecord } from '../src/rl/run-record.ts';
+import { readRunRecord } from '../src/record/run-record.ts';
 import type { InitRequest } from './protocol.ts';
 import { TrainingSession } from './training-session.ts';
 

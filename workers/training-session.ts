@@ -400,7 +400,7 @@ export class TrainingSession {
   }
 
   /**
-   * The run as one run record (src/rl/run-record.ts; the file `rlvr train --record` writes): config,
+   * The run as one run record (src/record/run-record.ts; the file `rlvr train --record` writes): config,
    * metrics, evaluations and every recorded step's rollouts; with `weights`, also the current weights.
    */
   async runRecord(opts: { weights?: boolean } = {}): Promise<Uint8Array> {

@@ -1,5 +1,5 @@
 # Written by scripts/python-record-settings.mjs from the TypeScript; do not edit.
-# ---- the run-record format (src/rl/run-record.ts, src/rl/metrics.ts, src/rl/config-fields.ts) ----
+# ---- the run-record format (src/record/run-record.ts, src/rl/metrics.ts, src/rl/config-fields.ts) ----
 RUN_RECORD_FORMAT = "rlvr-playground-run-record"
 RUN_RECORD_VERSION = 2
 RUN_RECORD_MAGIC = "rlvr-run-record\n"

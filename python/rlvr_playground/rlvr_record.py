@@ -1,4 +1,4 @@
-# The run-record writer: a port of RunRecorder's layout in src/rl/run-record.ts (the one reader,
+# The run-record writer: a port of RunRecorder's layout in src/record/run-record.ts (the one reader,
 # decodeRunRecord, lives there). Python standard library only. The one copy of this file: the
 # rlvr_playground package imports it, and `rlvr export --format trl` writes it into the exported
 # project with the settings inlined (src/export/trl/record-file.ts). The file is gzip of
@@ -6,7 +6,7 @@
 # the binary section holding each per-token channel (CHANNELS, in that order) concatenated over all
 # rollouts in record order, each padded to 4 bytes: float32 and u16 values split into byte planes
 # (all first bytes, then all second bytes...), u8 values as they are. Token ids are u16, or u32 when one
-# does not fit; the version is the lowest that holds the file (recordVersion in src/rl/run-record.ts).
+# does not fit; the version is the lowest that holds the file (recordVersion in src/record/run-record.ts).
 import array
 import gzip
 import json
@@ -136,7 +136,7 @@ class RunRecordWriter:
         }
 
     def version(self, max_token):
-        """The lowest version that holds the file (recordVersion in src/rl/run-record.ts)."""
+        """The lowest version that holds the file (recordVersion in src/record/run-record.ts)."""
         base = self.provenance["base"]
         plain = max_token <= 0xFFFF and "manifest" in base and self.provenance["writer"] in VERSION_1_WRITERS
         return 1 if plain else RUN_RECORD_VERSION

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getLesson } from '../lessons/index.ts';
-import { readRunRecord } from '../rl/run-record.ts';
+import { readRunRecord } from '../record/run-record.ts';
 import { lessonRecordPath, runSeed, seedCachePath } from './commands/lessons.ts';
 
 describe('rlvr lesson run: run records', () => {

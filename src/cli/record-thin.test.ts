@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRunRecord } from '../rl/run-record.ts';
+import { readRunRecord } from '../record/run-record.ts';
 import { rlvr } from './rlvr-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-record-thin-'));

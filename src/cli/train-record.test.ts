@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadWeights } from '../model/checkpoint.ts';
-import { readRunRecord } from '../rl/run-record.ts';
+import { readRunRecord } from '../record/run-record.ts';
 import { rlvr } from './rlvr-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-train-record-'));

@@ -13,7 +13,7 @@ import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
 import { resolveConfig, taskOf, type ConfigInputs, type ConfigLayer, type ResolvedConfig } from '../rl/resolve-config.ts';
 import { TrainingRun, type EvalPoint } from '../rl/run.ts';
-import { RunRecorder } from '../rl/run-record.ts';
+import { RunRecorder } from '../record/run-record.ts';
 import { shippedFor } from './shipped.ts';
 
 export interface UserConfigSources {
@@ -92,7 +92,7 @@ export interface TrainingRunOptions {
   steps: number;
   out: string;
   rollouts: 'all' | 'last' | 'none';
-  /** Also write a run record (src/rl/run-record.ts) to `path`: every step's rollouts, and checkpoints after these step numbers (0 = the base). */
+  /** Also write a run record (src/record/run-record.ts) to `path`: every step's rollouts, and checkpoints after these step numbers (0 = the base). */
   record?: { path: string; checkpointSteps: number[] };
   backend: Backend;
   /** Recorded in the manifest: the label after the base's name, and the command that made it. */

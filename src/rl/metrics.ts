@@ -3,7 +3,7 @@
  * one-line definition and what a bad value means. Names follow TRL's GRPOTrainer logs where it logs
  * the same quantity, so charts read the way people know them. The chart specs
  * (src/ui/components/charts/specs.ts), the CSV header (src/ui/exporters.ts) and the run record
- * (src/rl/run-record.ts) take their keys from here, so a mistyped key is a compile error, not an
+ * (src/record/run-record.ts) take their keys from here, so a mistyped key is a compile error, not an
  * empty chart.
  */
 export const metricTable = {

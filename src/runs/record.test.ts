@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRunFiles } from '../node/run-files.ts';
-import { decodeRunRecord } from '../rl/run-record.ts';
+import { decodeRunRecord } from '../record/run-record.ts';
 import { detectRuns, openRun } from './detect.ts';
 
 const folder = resolve(

@@ -1,10 +1,10 @@
 /**
- * The playground's own run record (`*.rlvr.gz`, src/rl/run-record.ts) behind the same OpenedRun: its
+ * The playground's own run record (`*.rlvr.gz`, src/record/run-record.ts) behind the same OpenedRun: its
  * rollouts with every per-token channel, its step metrics and held-out evals as curves. A record is one
  * gzip stream, so it is read whole (decodeRunRecord refuses files over its own cap).
  */
 import type { RolloutRecord } from '../rl/rollout.ts';
-import { decodeRunRecord, type RunRecord } from '../rl/run-record.ts';
+import { decodeRunRecord, type RunRecord } from '../record/run-record.ts';
 import { readRange, RunReadError, why } from './files.ts';
 import type { RunSource, StepRows } from './opened-run.ts';
 import type { MetricPoint, RunCompletion, RunFiles, RunIndex, RunProblem } from './types.ts';

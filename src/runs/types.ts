@@ -2,7 +2,7 @@
  * The one shape every opened run has in the viewer, whatever wrote it: TRL's `output_dir`
  * (`completions/completions_*.parquet` and `trainer_state.json`), veRL's `trainer.rollout_data_dir`
  * (`{global_step}.jsonl`), the documented JSONL (docs/run-formats.md) and the playground's own record
- * (src/rl/run-record.ts).
+ * (src/record/run-record.ts).
  *
  * A reader indexes first and reads a step only when it is asked for, so a run of thousands of steps
  * and gigabytes of text is never held whole: `openRun` returns the index (which steps exist, the

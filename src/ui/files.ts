@@ -199,7 +199,7 @@ export function exportMetrics(kind: 'csv' | 'jsonl'): void {
 
 /**
  * The run as one run record (the file `rlvr train --record` writes): the worker wrote the bytes with
- * the same writer (src/rl/run-record.ts); the page only downloads them.
+ * the same writer (src/record/run-record.ts); the page only downloads them.
  */
 export async function exportRunRecord(weights = false): Promise<void> {
   try {

@@ -5,7 +5,7 @@
  * on which the effect shows when there is one (pure: unit-tested in lesson-seeds.test.ts).
  */
 import type { EvalPoint } from '../rl/run.ts';
-import type { RunRecord } from '../rl/run-record.ts';
+import type { RunRecord } from '../record/run-record.ts';
 import type { StepMetrics } from '../rl/step-records.ts';
 import type { Verdict } from '../lessons/index.ts';
 

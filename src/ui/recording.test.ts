@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeRunRecord, type RunRecord } from '../rl/run-record.ts';
+import { decodeRunRecord, type RunRecord } from '../record/run-record.ts';
 import { compareWithLive, recordedStepRollouts, scrubBy, scrubTo, showLive, showRecord } from './recording.ts';
 import { getState, patch, setState } from './store.ts';
 

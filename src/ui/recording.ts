@@ -1,5 +1,5 @@
 /**
- * Recorded runs in the page: open a run record (src/rl/run-record.ts) from a file (picker or
+ * Recorded runs in the page: open a run record (src/record/run-record.ts) from a file (picker or
  * drag-and-drop), from a URL (`?run=URL`, the page's own origin) or from the shipped list
  * (public/records/index.json), and show it with the live run's own views: the charts draw the
  * record's metrics, the rollout inspector and objective panel its rollouts, the pass@k view its
@@ -10,7 +10,7 @@
  * `recording` slice; `run`, `metrics`, `evals` and the autosave are left as they are. A bad file
  * leaves whatever was open (the live run, an earlier recording) and says what is wrong with it.
  */
-import { mb, readCapped, RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../rl/run-record.ts';
+import { mb, readCapped, RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../record/run-record.ts';
 import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
 import { configDiffAll, difficultyMetrics } from './compare.ts';

@@ -8,7 +8,7 @@ import type { PassKWait } from './passk-progress.ts';
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
 import type { MeasuredLesson } from '../lessons/index.ts';
-import type { RunRecord } from '../rl/run-record.ts';
+import type { RunRecord } from '../record/run-record.ts';
 import type {
   BackendInfo,
   EvalPoint,

@@ -15,7 +15,7 @@ const files = (dir: string): string[] =>
  * references only the layers below it (`npm run typecheck` = tsc -b). What the compiler cannot see is an
  * import of a UI package there (React's types compile without the DOM lib), so that is checked here.
  */
-const layers = ['util', 'engine', 'tasks', 'model', 'rl', 'lessons', 'runs'];
+const layers = ['util', 'engine', 'tasks', 'model', 'rl', 'record', 'lessons', 'runs'];
 const uiPackages = /^(react|react-dom|zustand|recharts)(\/|$)/;
 
 describe('layers stay clean', () => {

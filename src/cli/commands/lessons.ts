@@ -7,7 +7,7 @@ import { evaluatePassAtK } from '../../rl/evaluate.ts';
 import { formatMeasured, getLesson, lessonRunInputs, lessonSeeds, LESSON_EVAL_PROMPTS, lessons, measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson, type MeasuredRun } from '../../lessons/index.ts';
 import { Trainer } from '../../rl/trainer.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
-import { RUN_RECORD_EXTENSION, RunRecorder } from '../../rl/run-record.ts';
+import { RUN_RECORD_EXTENSION, RunRecorder } from '../../record/run-record.ts';
 import { flag, flagUsage, intFlag, parseFlags, UsageError, type FlagTable } from '../args.ts';
 import { loadPolicy } from '../../node/checkpoint-files.ts';
 import { ProgressBar } from '../progress.ts';

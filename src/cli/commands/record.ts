@@ -1,5 +1,5 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { encodeRunRecord, readRunRecord, thinRunRecord, type RunRecord } from '../../rl/run-record.ts';
+import { encodeRunRecord, readRunRecord, thinRunRecord, type RunRecord } from '../../record/run-record.ts';
 import { flagUsage, intFlag, parseArgs, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import type { Command } from './command.ts';
 

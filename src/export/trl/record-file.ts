@@ -8,8 +8,8 @@
  */
 import { fieldTable, type FieldDecl } from '../../rl/config.ts';
 import { metricKeys } from '../../rl/metrics.ts';
-import { RUN_RECORD_FORMAT, RUN_RECORD_MAGIC, RUN_RECORD_VERSION } from '../../rl/run-record.ts';
-import { runRecordChannels, runRecordScoredChannels, runRecordVersion1Writers } from '../../rl/run-record.ts';
+import { RUN_RECORD_FORMAT, RUN_RECORD_MAGIC, RUN_RECORD_VERSION } from '../../record/run-record.ts';
+import { runRecordChannels, runRecordScoredChannels, runRecordVersion1Writers } from '../../record/run-record.ts';
 import { pyValue } from './python-literal.ts';
 import { pythonSource } from './python-text.ts';
 
@@ -28,10 +28,10 @@ function trlConfigFields(): Record<string, Record<string, unknown>> {
   return out;
 }
 
-/** The format's settings block: what the Python writer takes from src/rl/run-record.ts and src/rl/metrics.ts. */
+/** The format's settings block: what the Python writer takes from src/record/run-record.ts and src/rl/metrics.ts. */
 export function recordSettingsSource(): string {
   return [
-    '# ---- the run-record format (src/rl/run-record.ts, src/rl/metrics.ts, src/rl/config-fields.ts) ----',
+    '# ---- the run-record format (src/record/run-record.ts, src/rl/metrics.ts, src/rl/config-fields.ts) ----',
     `RUN_RECORD_FORMAT = ${pyValue(RUN_RECORD_FORMAT)}`,
     `RUN_RECORD_VERSION = ${pyValue(RUN_RECORD_VERSION)}`,
     `RUN_RECORD_MAGIC = ${pyValue(RUN_RECORD_MAGIC)}`,

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../../engine/backend-node.ts';
 import { decode } from '../../model/tokenizer.ts';
 import type { RunConfig } from '../../rl/config.ts';
-import { decodeRunRecord, RunRecorder, type RecordableStep, type RecordProvenance } from '../../rl/run-record.ts';
+import { decodeRunRecord, RunRecorder, type RecordableStep, type RecordProvenance } from '../../record/run-record.ts';
 import { loadBase, TrainingRun } from '../../rl/run.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { packageSettingsSource, recordWriterSource } from './record-file.ts';

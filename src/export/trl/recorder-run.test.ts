@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { decodeRunRecord, type RunRecord } from '../../rl/run-record.ts';
+import { decodeRunRecord, type RunRecord } from '../../record/run-record.ts';
 import type { RolloutRecord } from '../../rl/rollout.ts';
 
 const execFileP = promisify(execFile);

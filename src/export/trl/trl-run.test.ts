@@ -27,7 +27,7 @@ import { Policy } from '../../model/policy.ts';
 import { readSafetensors } from '../../model/safetensors.ts';
 import { decode, encode, EOS, tokenText } from '../../model/tokenizer.ts';
 import { validateConfig } from '../../rl/config.ts';
-import { decodeRunRecord, type RunRecord } from '../../rl/run-record.ts';
+import { decodeRunRecord, type RunRecord } from '../../record/run-record.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import type { Difficulty } from '../../tasks/types.ts';
 

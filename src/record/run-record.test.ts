@@ -5,9 +5,9 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
 import { decodeRunRecord, encodeRunRecord, RUN_RECORD_MAX_BYTES, RUN_RECORD_VERSION, RunRecorder, type RunRecord } from './run-record.ts';
-import { loadBase, TrainingRun } from './run.ts';
-import { resolveOrThrow } from './resolve-config.ts';
-import type { RolloutRecord } from './rollout.ts';
+import { loadBase, TrainingRun } from '../rl/run.ts';
+import { resolveOrThrow } from '../rl/resolve-config.ts';
+import type { RolloutRecord } from '../rl/rollout.ts';
 
 /** The user's choices over the checkpoint's recipe, through the one resolver. */
 const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });

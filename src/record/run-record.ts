@@ -32,10 +32,10 @@
  */
 import type { Manifest } from '../model/checkpoint.ts';
 import { validateManifest } from '../model/checkpoint.ts';
-import { validateConfig, type RunConfig } from './config.ts';
-import { isMetricKey, metricKeys } from './metrics.ts';
-import type { RolloutRecord } from './rollout.ts';
-import type { StepMetrics } from './step-records.ts';
+import { validateConfig, type RunConfig } from '../rl/config.ts';
+import { isMetricKey, metricKeys } from '../rl/metrics.ts';
+import type { RolloutRecord } from '../rl/rollout.ts';
+import type { StepMetrics } from '../rl/step-records.ts';
 
 export const RUN_RECORD_FORMAT = 'rlvr-playground-run-record';
 /** Bump when a reader of this version could not read the new files; a newer file is refused by name. */

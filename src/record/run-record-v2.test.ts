@@ -1,17 +1,17 @@
 // Version 2 of the run record: token ids past 16 bits and a base model from elsewhere (what the
 // rlvr_playground Python package writes for a TRL run of any causal LM). A playground run's record
 // stays version 1; a version-2 file round-trips; a version-1 file cannot claim version-2 contents;
-// and the reader this repository shipped before version 2 (its src/rl/run-record.ts at the commit
+// and the reader this repository shipped before version 2 (its src/record/run-record.ts at the commit
 // that introduced the foreign readers' layer, read with git) refuses a version-2 file by its version.
 import { execFileSync, type ExecFileSyncOptionsWithStringEncoding } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validateConfig } from './config.ts';
+import { validateConfig } from '../rl/config.ts';
 import { decodeRunRecord, encodeRunRecord, RUN_RECORD_VERSION } from './run-record.ts';
 import type { RecordProvenance, RunRecord } from './run-record.ts';
-import type { RolloutRecord } from './rollout.ts';
+import type { RolloutRecord } from '../rl/rollout.ts';
 
 const config = validateConfig({ task: 'trl', num_generations: 2, prompts_per_step: 1 });
 const qwen: RecordProvenance = {
@@ -154,8 +154,8 @@ describe('run record version 2: any model', () => {
     }
     expect(source).toContain('export const RUN_RECORD_VERSION = 1;');
     mkdirSync(oldReaderDir, { recursive: true });
-    // One folder deeper: its imports reach the same modules.
-    const moved = source.replaceAll("from '../", "from '../../").replaceAll("from './", "from '../");
+    // It lived in src/rl; here it sits in src/record/.run-record-v1-reader: its imports reach the same modules.
+    const moved = source.replaceAll("from '../", "from '../../").replaceAll("from './", "from '../../rl/");
     writeFileSync(join(oldReaderDir, 'run-record.ts'), moved);
     const old = (await import(join(oldReaderDir, 'run-record.ts'))) as typeof import('./run-record.ts');
     const r = await old.decodeRunRecord(await encodeRunRecord(foreign([[70_000, 1]])));
