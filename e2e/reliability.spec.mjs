@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, note, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, note, RESULTS_DIR, screenshot, serverUrl, withPageDiagnostics as withDiagnostics } from './lib.mjs';
 
 const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
 const LONG_ONLY = 'long: npm run test:reliability (RLVR_RELIABILITY_LONG=1)';
@@ -78,7 +78,6 @@ async function open(path, { init = [], workerInit = [], viewport = { width: 1280
 }
 
 const state = (page) => page.evaluate(() => window.__rlvr.state());
-const notices = (page) => page.evaluate(() => window.__rlvr.notices());
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
 const trainerWorker = (page) => page.workers().find((w) => w.url().includes('trainer.worker'));
 /** Metrics without wall-clock timings (those differ between any two runs). */
@@ -254,7 +253,7 @@ test('non-finite steps: each is shown; three in a row pause the run with an expl
 
 /** Storage faults, installed before the app's scripts. */
 function quotaExceeded() {
-  IDBObjectStore.prototype.put = function () {
+  IDBObjectStore.prototype.put = () => {
     throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
   };
 }
@@ -547,7 +546,7 @@ test('WebGPU device lost (simulated by destroying the device): falls back to WAS
       // The autosave can land before the step's event (events are batched): wait for both.
       await page.waitForFunction(() => (window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().metrics.length === 1) || window.__rlvr.state().error, undefined, { timeout: 800_000, polling: 500 });
       let s = await state(page);
-      assert.equal(s.error, null, s.error && s.error.message);
+      assert.equal(s.error, null, s.error?.message);
       assert.equal(s.run.backend.kind, 'webgpu');
       const before = s.metrics.map(strip);
       // TEST ONLY hook: destroy ORT's GPUDevice; device.lost resolves as it would after a driver reset.

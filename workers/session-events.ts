@@ -26,7 +26,10 @@ export class EventBatcher {
     }
     this.pending.push(e);
     // Engine loops can run for minutes without yielding to timers: progress goes out on its own clock.
-    if (e.type === 'progress' && performance.now() - this.lastFlush >= this.flushMs) return this.flush();
+    if (e.type === 'progress' && performance.now() - this.lastFlush >= this.flushMs) {
+      this.flush();
+      return;
+    }
     if (this.timer === null) this.timer = setTimeout(() => this.flush(), this.flushMs);
   }
 

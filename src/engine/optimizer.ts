@@ -84,9 +84,9 @@ export function adamw(g: Graph, state: AdamWState, grads: Tensor[], step: Tensor
   const p = flatten(g, state.params);
   const gradNorm = g.sqrt(g.sumAll(g.mul(grad, grad)));
   // NaN fails x == x; Inf fails x < 3e38. Bool And is not a WebGPU op, so combine as floats.
-  const isFinite = (x: Tensor) => g.mul(g.cast(g.equal(x, x), 'float32'), g.cast(g.less(x, 3e38), 'float32'));
-  let okF = isFinite(gradNorm);
-  if (extraFinite) okF = g.mul(okF, isFinite(g.mul(extraFinite, extraFinite)));
+  const finiteFlag = (x: Tensor) => g.mul(g.cast(g.equal(x, x), 'float32'), g.cast(g.less(x, 3e38), 'float32'));
+  let okF = finiteFlag(gradNorm);
+  if (extraFinite) okF = g.mul(okF, finiteFlag(g.mul(extraFinite, extraFinite)));
   const ok = g.greater(okF, 0.5);
   const safeNorm = g.where(ok, gradNorm, 0);
   const clip = cfg.maxGradNorm > 0 && Number.isFinite(cfg.maxGradNorm) ? g.minimum(g.div(cfg.maxGradNorm, g.add(safeNorm, 1e-6)), 1) : null;

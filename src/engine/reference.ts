@@ -249,7 +249,7 @@ const kernels: Record<OpName, Kernel> = {
   Sub: (x) => elementwise(x, (a, b) => a - b),
   Mul: (x) => elementwise(x, (a, b) => a * b),
   Div: (x) => elementwise(x, (a, b) => a / b),
-  Pow: (x) => elementwise(x, (a, b) => Math.pow(a, b)),
+  Pow: (x) => elementwise(x, (a, b) => a ** b),
   Exp: ([x]) => map(x!, Math.exp),
   Log: ([x]) => map(x!, Math.log),
   Sqrt: ([x]) => map(x!, Math.sqrt),

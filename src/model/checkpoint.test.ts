@@ -7,7 +7,7 @@ import { modelPresets } from './config.ts';
 import { exportInferenceModel } from './export-onnx.ts';
 import { pack } from './layout.ts';
 import { Policy } from './policy.ts';
-import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { readSafetensors, } from './safetensors.ts';
 import { encode, tokenizerSpec } from './tokenizer.ts';
 import { initParams, paramSpecs } from './transformer.ts';
 

@@ -237,7 +237,7 @@ export class Policy {
       for (let r = 0; r < rows; r++) {
         if (done[r]) continue;
         const d = drawToken(logits, (perPrompt ? Math.floor(r / G) : r) * c.vocabSize, c.vocabSize, sp, rng, scratch, seen?.[r]);
-        seen?.[r]!.add(d.token);
+        if (seen) seen[r]!.add(d.token);
         const o = out[r]!;
         o.tokens.push(d.token);
         o.logp.push(d.logp);

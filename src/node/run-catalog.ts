@@ -6,7 +6,7 @@
  * so asking often is cheap.
  */
 import type { FoundRun, OpenedRun, RunFiles, RunFormat, RunProblem } from '../runs/types.ts';
-import { ServedFolder, type ServedFileEntry } from './served-folder.ts';
+import type { ServedFolder, ServedFileEntry } from './served-folder.ts';
 
 /** How runs are found and opened: the readers of src/runs (src/runs/detect.ts), or a stand-in in tests. */
 export interface RunReaders {

@@ -13,7 +13,7 @@
  * ratio: at the sampling-time log-probs the ratio is 1 and none is.
  */
 import type { RunConfig } from './config.ts';
-import { Rng } from '../util/rng.ts';
+import type { Rng } from '../util/rng.ts';
 import { objectiveForm } from './objective-form.ts';
 
 export interface CovRow {

@@ -99,7 +99,7 @@ export function pageSourceText(s: Source): string {
 
 /** The recipe's fields for `task` (none when the checkpoint does not list the task), its difficulty included. */
 export function recipeFor(manifest: Manifest | null | undefined, task: string): Partial<RunConfig> {
-  if (!manifest || !manifest.tasks.some((t) => t.task === task)) return {};
+  if (!manifest?.tasks.some((t) => t.task === task)) return {};
   const { difficulty: _d, ...knobs } = manifest.recipe ?? {};
   return { ...(knobs as Partial<RunConfig>), difficulty: recommendedDifficulty(manifest, task) ?? {} };
 }

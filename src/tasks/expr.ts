@@ -101,7 +101,7 @@ export function parseExpr(s: string): ParseResult {
       p++;
       const e = sum(depth + 1);
       const close = peek();
-      if (!close || close.t !== 'op' || close.v !== ')') return fail(`missing ')' for '(' at ${tok.pos + 1}`);
+      if (close?.t !== 'op' || close.v !== ')') return fail(`missing ')' for '(' at ${tok.pos + 1}`);
       p++;
       return e;
     }

@@ -15,7 +15,7 @@ import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
 import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from './time-estimate.ts';
 import { resolveOrThrow } from '../rl/resolve-config.ts';
-import { getState, patch, type AppState, type CompareSide } from './store.ts';
+import { getState, patch, type CompareSide } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 
 type SideId = 'a' | 'b' | 'c';

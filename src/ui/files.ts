@@ -13,14 +13,14 @@ import { parseConfigFile } from './config-file.ts';
 import { parseRunConfigFile } from '../rl/config-file.ts';
 import { adoptDataset, useDataset } from './dataset-import.ts';
 import { setupFileText } from './config-save.ts';
-import { applyInit, initRun, showError } from './controller.ts';
+import { applyInit, showError } from './controller.ts';
 import { hasRun } from './store.ts';
 import { client } from './worker-link.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { checkImportSize, IMPORT_LIMITS } from './import-limits.ts';
 import { readUtf8File } from './text-import.ts';
 import { measuredDifficulty, updateSetup } from './setup-state.ts';
-import { getState, patch, setState } from './store.ts';
+import { getState, setState } from './store.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -73,14 +73,14 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
       throw new Error(`${mf.name} is not valid JSON`);
     }
     const manifest: Manifest = validateManifest(json);
-    await useCheckpoint(wf.name.replace(/\.safetensors$/, ''), manifest, new Uint8Array(await wf.arrayBuffer()));
+    await switchToCheckpoint(wf.name.replace(/\.safetensors$/, ''), manifest, new Uint8Array(await wf.arrayBuffer()));
   } catch (e) {
     showError('checkpoint', 'Could not load the checkpoint', `${message(e)}. The current model is unchanged.`);
   }
 }
 
 /** Makes a checkpoint the setup's (and, with a run, the run's) model, as Load checkpoint does. */
-async function useCheckpoint(name: string, manifest: Manifest, bytes: Uint8Array): Promise<void> {
+async function switchToCheckpoint(name: string, manifest: Manifest, bytes: Uint8Array): Promise<void> {
   if (hasRun()) {
     const keep = bytes.slice(); // the worker call transfers nothing, but keep our own copy for the next reset
     const r = await client().call((a) => a.loadCheckpoint(bytes, manifest, name));
@@ -141,7 +141,7 @@ export async function importHuggingFaceFiles(files: File[]): Promise<void> {
     if (!files.length) return;
     const { folder, source } = await hfFolderOf(files);
     const { manifest, weights } = importHuggingFace(folder, { source });
-    await useCheckpoint(manifest.name, manifest, saveWeights(manifest.model, weights, { name: manifest.name }));
+    await switchToCheckpoint(manifest.name, manifest, saveWeights(manifest.model, weights, { name: manifest.name }));
   } catch (e) {
     showError('checkpoint', 'Could not import the Hugging Face model', `${message(e)}. The current model is unchanged.`);
   }

@@ -30,7 +30,10 @@ export const useOffline = create<OfflineState & { kept: KeptForOffline }>()(() =
 function showReply(m: OfflineReply | null, keeping: boolean): void {
   if (!m) return;
   const kept = useOffline.getState().kept;
-  if (m.type === 'failed') return useOffline.setState({ kept: { ...kept, state: 'failed', message: m.message } });
+  if (m.type === 'failed') {
+    useOffline.setState({ kept: { ...kept, state: 'failed', message: m.message } });
+    return;
+  }
   const all = m.cachedBytes >= m.totalBytes;
   const state = all ? 'kept' : keeping && m.type === 'coverage' ? 'keeping' : 'partial';
   useOffline.setState({ kept: { state, cachedBytes: m.cachedBytes, totalBytes: m.totalBytes, message: '' } });

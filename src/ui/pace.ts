@@ -93,7 +93,7 @@ export function lessonEstimate(lesson: Lesson, steps: number, s = getState()): s
 /** pass@k (base vs current): before pressing, from the pace; while it samples, from its own progress. */
 export function passKEstimate(startedAt: number | null, now: number, s = getState()): string | null {
   const p = s.run.progress;
-  if (s.passk.running && startedAt !== null && p && p.what.startsWith('passk')) {
+  if (s.passk.running && startedAt !== null && p?.what.startsWith('passk')) {
     // The base policy's samples come first (when not cached), then the current policy's as many again.
     const total = p.what === 'passk-base' ? p.total * 2 : p.total;
     const left = waitSecondsLeft(p.done, total, (now - startedAt) / 1000);

@@ -13,7 +13,7 @@ function Tokens({ c, label }: { c: TriedCompletion; label: string }) {
   const inline = useTry((s) => s.inline);
   return (
     <div className="try-completion" data-testid="try-completion">
-      <div className="try-tokens" aria-label={`${label}: ${c.text || '(empty)'}`}>
+      <div className="try-tokens" role="group" aria-label={`${label}: ${c.text || '(empty)'}`}>
         {c.tokens.map((t, i) => (
           <span
             key={i}

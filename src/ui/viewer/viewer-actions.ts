@@ -287,7 +287,7 @@ export async function pollServed(): Promise<void> {
 /** The link to the open served run, its step and followed prompt (null for a folder opened in the page). */
 export function viewerLink(v: ViewerState = viewer(), href = location.href): string | null {
   const run = v.runs.find((r) => r.key === v.open);
-  if (!run || run.origin !== 'server') return null;
+  if (run?.origin !== 'server') return null;
   const url = new URL(href);
   url.search = viewerToSearch({ name: run.name, step: v.step, prompt: v.prompt });
   url.hash = '';

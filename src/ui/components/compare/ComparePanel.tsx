@@ -308,7 +308,7 @@ export default function ComparePanel() {
           <thead>
             <tr>
               <th scope="col">field</th>
-              {sides.map((s, i) => (
+              {sides.map((_s, i) => (
                 <th scope="col" key={i}>
                   {'ABC'[i]}
                 </th>

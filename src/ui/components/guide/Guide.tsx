@@ -1,5 +1,4 @@
 import { useMemo } from 'react';
-import type { RunConfig } from '../../../rl/config.ts';
 import { draftValidation, selectedManifest } from '../../setup-state.ts';
 import { draftPatch, safeFamily } from '../../config-form.ts';
 import { resolveOrThrow } from '../../../rl/resolve-config.ts';

@@ -81,6 +81,8 @@ function Scrubber() {
   return (
     <div
       className="recording-scrubber"
+      role="toolbar"
+      aria-label="Recording steps"
       onKeyDown={(e) => {
         // The range input moves itself with the arrows; the buttons and the rest of the bar do it here.
         if (e.target instanceof HTMLInputElement) return;

@@ -70,7 +70,7 @@ export function GroupsTable({ records }: { records: InspectRollout[] }) {
                       data-testid={`open-rollout-${g}-${r.index}`}
                       onClick={() => patch('inspector', { open: { group: g, index: r.index }, token: null })}
                     >
-                      <span className={r.correct ? 'ok' : 'bad'} aria-label={r.correct ? 'correct' : 'wrong'}>
+                      <span className={r.correct ? 'ok' : 'bad'} role="img" aria-label={r.correct ? 'correct' : 'wrong'}>
                         {r.correct ? '✓' : '✗'}
                       </span>{' '}
                       <code>{(r.hint + r.completion).slice(0, 60) || '(empty)'}</code>

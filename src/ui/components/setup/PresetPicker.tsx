@@ -20,7 +20,7 @@ export function PresetPicker() {
     });
     setKept(change && (change as PresetChange).kept.length ? change : null);
   };
-  const usePresetValues = () => {
+  const keepPresetValues = () => {
     if (!kept) return;
     updateSetup((s) => {
       const edits = { ...s.draft.edits };
@@ -56,7 +56,7 @@ export function PresetPicker() {
             </span>
           ))}
           .{' '}
-          <button type="button" data-testid="preset-use-values" onClick={usePresetValues}>
+          <button type="button" data-testid="preset-use-values" onClick={keepPresetValues}>
             Use the preset's values instead
           </button>
         </p>
