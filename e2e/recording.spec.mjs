@@ -256,6 +256,51 @@ test('a run record that the exported TRL project wrote under real TRL opens: its
   }
 });
 
+test("a TRL-made record's chart captions print no \"undefined\": a metric TRL does not log is not in this record, and a smoothed value says it is smoothed", async ({}, testInfo) => {
+  test.setTimeout(60_000);
+  // Issue 44, item 12. TRL logs no length bias: its caption used to print "undefined". Reward std at
+  // step 2 is 7.451e-9 as measured, under a plotted (smoothed) ~0.11: the caption printed the former.
+  const bytes = readFileSync(join(ROOT, 'e2e', 'fixtures', 'trl-arithmetic-2steps.rlvr.gz'));
+  const p = await open('/');
+  const { page } = p;
+  try {
+    await pick(page, 'trl-arithmetic-2steps.rlvr.gz', bytes);
+    await page.waitForSelector('[data-testid="recording-banner"]');
+    await page.focus('[data-testid="recording-scrubber"]');
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 2 of 2');
+    await page.click('[data-testid="tab-charts"]');
+    // The value beside each chart's title (.chart-last, as the page has always marked it).
+    const value = (id) => page.textContent(`[data-testid="chart-${id}"] .chart-last`);
+    await page.waitForSelector('[data-testid="chart-reward_std"] .chart-last');
+    // The metrics the page holds for the recording (the store's, which the header, CSV and inspector read).
+    const { metrics, smoothing } = await page.evaluate(() => ({ metrics: window.__rlvr.state().recording.metrics, smoothing: window.__rlvr.state().smoothing }));
+    assert.equal(metrics.length, 2);
+    assert.ok(smoothing > 0, `the page smooths by default (${smoothing})`);
+    // The plot's smoothing, recomputed here: TensorBoard's debiased exponential moving average.
+    let ema = 0;
+    metrics.forEach((m) => (ema = ema * smoothing + (1 - smoothing) * m.reward_std));
+    const drawn = ema / (1 - smoothing ** metrics.length);
+    const measured = metrics[1].reward_std;
+    const f = (v) => (Math.abs(v) < 0.001 && v !== 0 ? v.toExponential(3) : v.toFixed(4));
+    assert.equal(await value('reward_std'), `${f(drawn)} smoothed (measured ${f(measured)})`);
+    assert.equal(await value('length_bias'), 'not in this record');
+    await page.locator('[data-testid="chart-reward_std"]').scrollIntoViewIfNeeded();
+    await page.waitForSelector('[data-testid="chart-reward_std-summary"]');
+    assert.equal(await page.textContent('[data-testid="chart-reward_std-summary"]'), `latest (step 2), smoothed with weight ${smoothing}: std ${f(drawn)} (measured ${f(measured)})`);
+    // No caption or summary anywhere in the charts prints "undefined" or "NaN".
+    const texts = await page.$$eval('[data-testid^="chart-"] figcaption, [data-testid$="-summary"]', (els) => els.map((e) => e.textContent));
+    for (const t of texts) assert.doesNotMatch(t, /undefined|NaN/, t);
+    // Smoothing off: the plot draws the measured value, and the caption prints just that.
+    await page.focus('[data-testid="smoothing"]');
+    await page.keyboard.press('Home');
+    await page.waitForFunction((v) => document.querySelector('[data-testid="chart-reward_std"] .chart-last')?.textContent === v, f(measured));
+    note(testInfo, `reward_std at step 2: drawn ${f(drawn)} (smoothing ${smoothing}), measured ${f(measured)}`);
+  } finally {
+    await p.close();
+  }
+});
+
 test('HTML in a recorded prompt is shown as text, never as markup', async () => {
   test.setTimeout(60_000);
   const html = '<img src=x onerror="window.__pwned=1"><b id="injected">bold</b>';

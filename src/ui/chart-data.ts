@@ -15,13 +15,17 @@ export function smooth(values: (number | null)[], weight: number): (number | nul
   });
 }
 
-/** Keeps at most `max` rows by averaging buckets of consecutive rows (the last row is always kept). */
+/**
+ * Keeps at most `max` rows by averaging buckets of consecutive rows. The last row is kept as it is, a
+ * bucket of its own, so the plot's last point is the value at the latest step (what the caption says).
+ */
 export function downsample(rows: Row[], max: number): Row[] {
-  if (rows.length <= max) return rows;
-  const size = Math.ceil(rows.length / max);
+  if (rows.length <= max || max < 2) return rows;
+  const head = rows.slice(0, -1);
+  const size = Math.ceil(head.length / (max - 1));
   const out: Row[] = [];
-  for (let i = 0; i < rows.length; i += size) {
-    const bucket = rows.slice(i, i + size);
+  for (let i = 0; i < head.length; i += size) {
+    const bucket = head.slice(i, i + size);
     const last = bucket[bucket.length - 1]!;
     const row: Row = { step: last.step };
     for (const k of Object.keys(last)) {
@@ -31,6 +35,7 @@ export function downsample(rows: Row[], max: number): Row[] {
     }
     out.push(row);
   }
+  out.push(rows[rows.length - 1]!);
   return out;
 }
 
@@ -134,3 +139,69 @@ export function latestSummary(metrics: Record<string, number>[], series: Series[
   return `latest (step ${last.step ?? metrics.length}): ${parts.join(', ') || 'no value'}`;
 }
 
+
+/**
+ * One line's value at the latest step of the metrics (the store's, the rows the header, the CSV and the
+ * token panel read): `drawn` is the value the plot draws there (smoothed as chartRows smooths, or the
+ * measured one at weight 0), `measured` the value as measured. 'no value here': the metric has values
+ * at earlier steps but none at this one; 'not logged': no step has it (a record whose writer did not
+ * log it, such as TRL's, which has no length bias).
+ */
+export type LatestValue =
+  | { step: number; drawn: number; measured: number; smoothed: boolean }
+  | { step: number; missing: 'no value here' | 'not logged' };
+
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+export function latestValue(metrics: Record<string, number>[], key: string, smoothing: number): LatestValue | null {
+  const last = metrics[metrics.length - 1];
+  if (!last) return null;
+  const step = last.step ?? metrics.length;
+  const measured = last[key];
+  if (!finite(measured)) return { step, missing: metrics.some((m) => finite(m[key])) ? 'no value here' : 'not logged' };
+  if (smoothing <= 0) return { step, drawn: measured, measured, smoothed: false };
+  const drawn = smooth(metrics.map((m) => (finite(m[key]) ? m[key]! : null)), smoothing).at(-1);
+  return { step, drawn: drawn ?? measured, measured, smoothed: true };
+}
+
+/** What a source that lacks a metric is called in "not in this record". */
+export type MetricSource = 'record' | 'run';
+
+/**
+ * The value a chart's caption prints beside its title: the value the plot draws at the latest step,
+ * followed by "smoothed (measured …)" when smoothing changed it; never "undefined" or "NaN".
+ */
+export function captionValue(v: LatestValue | null, source: MetricSource = 'record'): string | null {
+  if (!v) return null;
+  if ('missing' in v) return v.missing === 'not logged' ? `not in this ${source}` : `no value at step ${v.step}`;
+  if (!v.smoothed || fmt(v.drawn) === fmt(v.measured)) return fmt(v.drawn);
+  return `${fmt(v.drawn)} smoothed (measured ${fmt(v.measured)})`;
+}
+
+/**
+ * "latest (step 12), smoothed with weight 0.6: total 0.4100 (measured 0.3800), correctness 0.3750":
+ * what the chart draws at the latest step, as the caption does, for screen readers and a glance. The
+ * step is the metrics' own number (the header's "Step N" and the CSV's step column say the same).
+ */
+export function chartSummary(
+  metrics: Record<string, number>[],
+  series: Series[],
+  smoothing: number,
+  source: MetricSource = 'record',
+): string {
+  const last = metrics[metrics.length - 1];
+  if (!last) return 'no steps yet';
+  const step = last.step ?? metrics.length;
+  const values = series.map((s) => ({ s, v: latestValue(metrics, s.key, smoothing)! }));
+  const parts: string[] = [];
+  for (const { s, v } of values) {
+    if ('missing' in v) continue;
+    const differs = v.smoothed && fmt(v.drawn) !== fmt(v.measured);
+    parts.push(`${s.label} ${fmt(v.drawn)}${differs ? ` (measured ${fmt(v.measured)})` : ''}`);
+  }
+  if (!parts.length) {
+    const logged = values.some(({ v }) => !('missing' in v && v.missing === 'not logged'));
+    return `latest (step ${step}): ${logged ? 'no value at this step' : `not in this ${source}: the run did not log it`}`;
+  }
+  return `latest (step ${step})${smoothing > 0 ? `, smoothed with weight ${smoothing}` : ''}: ${parts.join(', ')}`;
+}

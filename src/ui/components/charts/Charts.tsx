@@ -135,6 +135,7 @@ export default function Charts() {
   const recorded = useApp((s) => (s.recording?.showing ? s.recording.metrics : null));
   const metrics = useDeferredValue(recorded ?? live);
   const smoothing = useDeferredValue(useApp((s) => s.smoothing));
+  const source = recorded ? 'record' : 'run';
   // Reward components appear as the task reports them (correctness, format, partial, rlpr...).
   const componentKeys = useMemo(() => {
     const last = metrics[metrics.length - 1] ?? {};
@@ -171,14 +172,14 @@ export default function Charts() {
       <div className="charts-grid">
         {focus.includes('eval') && <EvalChart focus />}
         {focusSpecs.map((s) => (
-          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} focus />
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} source={source} focus />
         ))}
         {rest.slice(0, 2).map((s) => (
-          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} />
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} source={source} />
         ))}
         {!focus.includes('eval') && <EvalChart />}
         {rest.slice(2).map((s) => (
-          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} />
+          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} source={source} />
         ))}
         <AdvantageHistogram />
       </div>

@@ -1,7 +1,17 @@
 import { memo, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunConfig } from '../../../rl/config.ts';
-import { autoDomain, chartRows, fmt, latestSummary, type Row, type Series } from '../../chart-data.ts';
+import {
+  autoDomain,
+  captionValue,
+  chartRows,
+  chartSummary,
+  fmt,
+  latestValue,
+  type MetricSource,
+  type Row,
+  type Series,
+} from '../../chart-data.ts';
 import { chartWarnings } from '../../chart-warnings.ts';
 import { useChartData } from './render-budget.ts';
 import { constantNote, infoFor, type ChartSpec } from './specs.ts';
@@ -74,7 +84,22 @@ function seriesOf(spec: ChartSpec): Series[] {
 const NO_ROWS: Record<string, number>[] = [];
 
 /** One metric panel: title, definition, what a bad value looks like, and the chart (or why it is flat). */
-export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoothing, focus = false, config = null }: { spec: ChartSpec; metrics: Record<string, number>[]; smoothing: number; focus?: boolean; config?: RunConfig | null }) {
+export const MetricChart = memo(function MetricChart({
+  spec,
+  metrics: live,
+  smoothing,
+  focus = false,
+  config = null,
+  source = 'run',
+}: {
+  spec: ChartSpec;
+  metrics: Record<string, number>[];
+  smoothing: number;
+  focus?: boolean;
+  config?: RunConfig | null;
+  /** What the metrics come from, for "not in this record" / "not in this run". */
+  source?: MetricSource;
+}) {
   // Off screen, the chart keeps what it drew: only the charts in view redraw as steps arrive.
   const ref = useRef<HTMLElement>(null);
   const metrics = useChartData(ref, live, NO_ROWS);
@@ -85,10 +110,14 @@ export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoo
   const constant = constantNote(spec, config);
   // The hint is a warning only while its condition holds over the data (chart-warnings.ts).
   const warning = useMemo(() => chartWarnings[spec.id]?.(metrics) ?? null, [spec.id, metrics]);
-  const series = seriesOf(spec);
-  const last = metrics[metrics.length - 1];
+  const series = useMemo(() => seriesOf(spec), [spec]);
   const noNoise = spec.id === 'accuracy' && config !== null && config.noise_p_fn === 0 && config.noise_p_fp === 0;
-  const summary = latestSummary(metrics, series);
+  // The caption and summary read the metrics this chart is given (the store's, as the header, the CSV and
+  // the token panel do), not the rows drawn last: a chart off screen or waiting for its redraw turn still
+  // names the latest step. They print the value the plot draws there, smoothed as the plot smooths it,
+  // and say so, with the measured value beside it.
+  const caption = useMemo(() => captionValue(latestValue(live, spec.lines[0]!.key, smoothing), source), [live, spec, smoothing, source]);
+  const summary = useMemo(() => chartSummary(live, series, smoothing, source), [live, series, smoothing, source]);
   const titleId = `chart-title-${spec.id}`;
   return (
     <figure ref={ref} className={`chart${focus ? ' focus' : ''}${constant ? ' constant' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} data-constant={constant ? 'true' : undefined} aria-labelledby={titleId}>
@@ -97,7 +126,11 @@ export const MetricChart = memo(function MetricChart({ spec, metrics: live, smoo
           {spec.title}
         </span>
         {focus && <span className="focus-tag">lesson: look here</span>}
-        {last && !constant && <span className="chart-last">{fmt(last[spec.lines[0]!.key])}</span>}
+        {caption !== null && !constant && (
+          <span className="chart-last" data-testid={`chart-${spec.id}-value`}>
+            {caption}
+          </span>
+        )}
         <span className="help">{definition}</span>
         {warning && !constant && (
           <span className="hint" data-testid={`chart-${spec.id}-warning`}>
