@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRunRecord } from '../rl/run-record.ts';
+import { readRunRecord } from '../record/run-record.ts';
 import { captionValue, chartRows, chartSummary, fmt, latestValue } from './chart-data.ts';
 import { chartSpecs } from './components/charts/specs.ts';
 
