@@ -287,7 +287,7 @@ test("a TRL-made record's chart captions print no \"undefined\": a metric TRL do
     assert.equal(await value('length_bias'), 'not in this record');
     await page.locator('[data-testid="chart-reward_std"]').scrollIntoViewIfNeeded();
     await page.waitForSelector('[data-testid="chart-reward_std-summary"]');
-    assert.equal(await page.textContent('[data-testid="chart-reward_std-summary"]'), `latest (step 2), smoothed with weight ${smoothing}: std ${f(drawn)} (measured ${f(measured)})`);
+    assert.equal(await page.textContent('[data-testid="chart-reward_std-summary"]'), `latest (step 2), smoothed with weight ${smoothing}: reward_std ${f(drawn)} (measured ${f(measured)})`);
     // No caption or summary anywhere in the charts prints "undefined" or "NaN".
     const texts = await page.$$eval('[data-testid^="chart-"] figcaption, [data-testid$="-summary"]', (els) => els.map((e) => e.textContent));
     for (const t of texts) assert.doesNotMatch(t, /undefined|NaN/, t);
