@@ -1,3 +1,4 @@
+import { validateLora } from './lora.ts';
 import { VOCAB_SIZE } from './tokenizer.ts';
 
 export interface ModelConfig {
@@ -24,6 +25,18 @@ export interface ModelConfig {
   qkvBias?: boolean;
   /** The output head is the token embedding (tie_word_embeddings); otherwise its own lm_head. */
   tiedEmbeddings?: boolean;
+  /**
+   * LoRA adapters (lora.ts): rank-r pairs on the weights PEFT's `targets` name, base weights frozen.
+   * Absent: full fine-tuning.
+   */
+  lora?: LoraSpec;
+}
+
+/** PEFT's LoraConfig fields the graphs read: r, lora_alpha and target_modules (lora_dropout is the trainer's, not the model's). */
+export interface LoraSpec {
+  r: number;
+  alpha: number;
+  targets: string[];
 }
 
 export const isLlama = (c: ModelConfig) => c.arch === 'llama';
@@ -53,4 +66,5 @@ export function validateModelConfig(c: ModelConfig): void {
     if (!Number.isInteger(kv) || kv <= 0 || c.nHeads % kv) throw new Error(`model config: nHeads (${c.nHeads}) must be a multiple of nKvHeads (${kv})`);
     if ((c.dModel / c.nHeads) % 2) throw new Error(`model config: the head size (${c.dModel / c.nHeads}) must be even for rotary embeddings`);
   } else if (c.arch !== undefined && c.arch !== 'gpt2') throw new Error(`model config: unknown arch ${JSON.stringify(c.arch)}`);
+  if (c.lora !== undefined) validateLora(c, c.lora);
 }
