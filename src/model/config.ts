@@ -1,4 +1,3 @@
-import { validateLora } from './lora.ts';
 import { VOCAB_SIZE } from './tokenizer.ts';
 
 export interface ModelConfig {
@@ -27,7 +26,7 @@ export interface ModelConfig {
   tiedEmbeddings?: boolean;
   /**
    * LoRA adapters (lora.ts): rank-r pairs on the weights PEFT's `targets` name, base weights frozen.
-   * Absent: full fine-tuning.
+   * Absent: full fine-tuning. Checked by lora.ts validateLora (Policy.create calls it).
    */
   lora?: LoraSpec;
 }
@@ -66,5 +65,4 @@ export function validateModelConfig(c: ModelConfig): void {
     if (!Number.isInteger(kv) || kv <= 0 || c.nHeads % kv) throw new Error(`model config: nHeads (${c.nHeads}) must be a multiple of nKvHeads (${kv})`);
     if ((c.dModel / c.nHeads) % 2) throw new Error(`model config: the head size (${c.dModel / c.nHeads}) must be even for rotary embeddings`);
   } else if (c.arch !== undefined && c.arch !== 'gpt2') throw new Error(`model config: unknown arch ${JSON.stringify(c.arch)}`);
-  if (c.lora !== undefined) validateLora(c, c.lora);
 }

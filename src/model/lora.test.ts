@@ -4,9 +4,9 @@ import { Graph } from '../engine/graph.ts';
 import { defaultAdamW } from '../engine/optimizer.ts';
 import { evaluate, nd, type NDArray } from '../engine/reference.ts';
 import { Rng } from '../util/rng.ts';
-import { validateModelConfig, type ModelConfig } from './config.ts';
+import type { ModelConfig } from './config.ts';
 import { trainState } from './graphs.ts';
-import { PEFT_TARGETS } from './lora.ts';
+import { PEFT_TARGETS, validateLora } from './lora.ts';
 import { forward, initParams, MASKED, paramSpecs, trainableSpecs, type Params } from './transformer.ts';
 
 const lora = { r: 2, alpha: 5, targets: [...PEFT_TARGETS] };
@@ -38,9 +38,9 @@ describe('LoRA weights', () => {
     ]);
     expect(names(gpt2).map((n) => n.split(' ')[0]!.replace(/\.lora_[AB]$/, '')).filter((_, i) => i % 2 === 0)).toEqual(['h0.attn.wq', 'h0.attn.wk', 'h0.attn.wv', 'h0.attn.wo', 'h0.mlp.w1', 'h0.mlp.w2']);
     expect(paramSpecs(llama).filter((s) => !s.name.includes('lora_')).every((s) => s.frozen)).toBe(true);
-    expect(() => validateModelConfig({ ...gpt2, lora: { ...lora, targets: ['gate_proj'] } })).toThrow(/name no module of this architecture/);
-    expect(() => validateModelConfig({ ...gpt2, lora: { ...lora, targets: ['c_attn'] } })).toThrow(/"c_attn" is not one of PEFT's module names/);
-    expect(() => validateModelConfig({ ...gpt2, lora: { ...lora, r: 0 } })).toThrow(/lora.r must be a positive integer/);
+    expect(() => validateLora(gpt2, { ...lora, targets: ['gate_proj'] })).toThrow(/name no module of this architecture/);
+    expect(() => validateLora(gpt2, { ...lora, targets: ['c_attn'] })).toThrow(/"c_attn" is not one of PEFT's module names/);
+    expect(() => validateLora(gpt2, { ...lora, r: 0 })).toThrow(/lora.r must be a positive integer/);
   });
 
   it("initialise as PEFT does: A uniform in ±1/√in, B zero, so a fresh adapter leaves the logits unchanged", () => {

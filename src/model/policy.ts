@@ -7,6 +7,7 @@ import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
 import { chooseGrid, leftPad, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout, type PackedBatch, type SharedBatch } from './layout.ts';
+import { validateLora } from './lora.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
 import { MASKED, paramSpecs, trainableSpecs } from './transformer.ts';
@@ -85,6 +86,7 @@ export class Policy {
 
   static async create(backend: Backend, config: ModelConfig, layout: Layout, weights: Weights): Promise<Policy> {
     validateModelConfig(config);
+    if (config.lora) validateLora(config, config.lora);
     const p = new Policy(backend, config, layout);
     p.setLayout(layout);
     p.setWeights(weights);

@@ -15,8 +15,8 @@
  */
 import type { Backend } from '../engine/backend.ts';
 import { loadWeights, recipeTemperature, requireCharTokenizer, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../model/checkpoint.ts';
-import { modelPresets, validateModelConfig, type ModelPresetId } from '../model/config.ts';
-import { initAdapters, parseTargets } from '../model/lora.ts';
+import { modelPresets, type ModelPresetId } from '../model/config.ts';
+import { initAdapters, parseTargets, validateLora } from '../model/lora.ts';
 import { Policy, type Weights } from '../model/policy.ts';
 import { layoutFor } from '../model/task-layout.ts';
 import { initParams, parameterCount, paramSpecs } from '../model/transformer.ts';
@@ -83,7 +83,7 @@ export function withLora(base: RunBase, config: RunConfig): RunBase {
     return base;
   }
   const withAdapters = { ...model, lora };
-  validateModelConfig(withAdapters);
+  validateLora(withAdapters, lora);
   const { lora: _drop, ...plain } = withAdapters;
   const weights = new Map(base.weights);
   for (const [k, a] of initAdapters(withAdapters, paramSpecs(plain), config.seed)) weights.set(k, a);
