@@ -121,7 +121,7 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['eval_prompts', 'see eval_every'],
     ['eval_samples', 'see eval_every (num_generations completions per held-out prompt in TRL)'],
     ['rollout_history_steps', 'nearest: log_completions=True'],
-    ['lora_r', c.lora_r > 0 ? 'mapped: peft_config=LoraConfig(r=lora_r, ...) passed to the trainer (above)' : "0: full fine-tuning, no peft_config (PEFT's LoraConfig r would train adapters)"],
+    ['lora_r', c.lora_r > 0 ? 'mapped: peft_config=LoraConfig(r=lora_r, ...) passed to the trainer (in main() below)' : "0: full fine-tuning, no peft_config (PEFT's LoraConfig r would train adapters)"],
     ['lora_alpha', c.lora_r > 0 ? 'mapped: LoraConfig(lora_alpha=...)' : 'unused (lora_r = 0)'],
     ['lora_dropout', c.lora_r > 0 ? "mapped: LoraConfig(lora_dropout=...); TRL's disable_dropout=True (below) sets it to 0 at training time, as here" : 'unused (lora_r = 0)'],
     ['target_modules', c.lora_r > 0 ? "mapped: LoraConfig(target_modules=[...]), PEFT's names (a GPT-2 export has fused attn.c_attn: see docs/models.md)" : 'unused (lora_r = 0)'],
