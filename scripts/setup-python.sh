@@ -11,7 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 venv=".venv-py"
 py="$venv/bin/python"
-packages=(torch transformers trl accelerate datasets safetensors)
+packages=(torch transformers trl peft accelerate datasets safetensors)
 
 # Test files run in parallel and several call this; in a fresh clone one builds the venv while the
 # others wait for it, instead of deleting it under each other.
@@ -20,7 +20,7 @@ if command -v flock >/dev/null; then
   flock 9
 fi
 
-if [ -x "$py" ] && "$py" -c 'import torch, transformers, trl, accelerate, datasets, safetensors' 2>/dev/null; then
+if [ -x "$py" ] && "$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors' 2>/dev/null; then
   echo "python: $venv ready ($("$py" -c 'import trl, torch, transformers; print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")'))" >&2
   echo "$py"
   exit 0

@@ -24,6 +24,18 @@ export interface ModelConfig {
   qkvBias?: boolean;
   /** The output head is the token embedding (tie_word_embeddings); otherwise its own lm_head. */
   tiedEmbeddings?: boolean;
+  /**
+   * LoRA adapters (lora.ts): rank-r pairs on the weights PEFT's `targets` name, base weights frozen.
+   * Absent: full fine-tuning. Checked by lora.ts validateLora (Policy.create calls it).
+   */
+  lora?: LoraSpec;
+}
+
+/** PEFT's LoraConfig fields the graphs read: r, lora_alpha and target_modules (lora_dropout is the trainer's, not the model's). */
+export interface LoraSpec {
+  r: number;
+  alpha: number;
+  targets: string[];
 }
 
 export const isLlama = (c: ModelConfig) => c.arch === 'llama';

@@ -2,7 +2,7 @@ import { gradients } from '../engine/autodiff.ts';
 import { Graph, type Tensor } from '../engine/graph.ts';
 import { adamw, flatLength, type AdamWConfig } from '../engine/optimizer.ts';
 import type { ModelConfig } from './config.ts';
-import { completionHidden, decodeStep, declareParams, forward, head, paramSpecs, prefill, type Params, type SharedSequence } from './transformer.ts';
+import { completionHidden, decodeStep, declareParams, forward, head, prefill, trainableSpecs, type Params, type SharedSequence } from './transformer.ts';
 
 /** Inputs shared by every whole-sequence graph: the packed batch (see layout.ts). */
 export interface SequenceInputs {
@@ -139,6 +139,7 @@ export function buildPrefillGraph(c: ModelConfig, distinct: number, promptLen: n
 
 /** Optimizer inputs and outputs shared by the SFT and RL training graphs. */
 export interface TrainState {
+  /** The trainable parameters' names (updated as `new.` + name). */
   names: string[];
   p: Params;
   step: Tensor;
@@ -149,9 +150,13 @@ export interface TrainState {
 /** Names of the flat AdamW moment inputs (the updated ones are 'new.' + name): see optimizer.ts. */
 export const MOMENTS = ['adam.m', 'adam.v'] as const;
 
+/**
+ * The parameters as inputs and AdamW over the trainable ones (all, or only the LoRA adapters: frozen
+ * base weights are inputs only, with no gradient, no moments and no `new.` output).
+ */
 export function trainState(g: Graph, c: ModelConfig): TrainState {
   const p = declareParams(g, c);
-  const specs = paramSpecs(c);
+  const specs = trainableSpecs(c);
   const total = flatLength(specs.map((s) => s.shape));
   const m = g.input(MOMENTS[0], 'float32', [total]);
   const v = g.input(MOMENTS[1], 'float32', [total]);

@@ -1,5 +1,6 @@
 import type { Graph, Tensor } from '../engine/graph.ts';
 import type { ModelConfig } from './config.ts';
+import { linear } from './lora.ts';
 import type { ParamSpec, Params } from './param-spec.ts';
 
 /**
@@ -109,7 +110,7 @@ export function llamaQkv(
   const pre = `h${l}.attn.`;
   const n = g.rmsNorm(x, p[`h${l}.ln1.g`]!, eps(c));
   const proj = (w: string, heads: number) => {
-    const y = g.matmul(n, p[pre + 'w' + w]!);
+    const y = linear(g, c, p, pre + 'w' + w, n);
     const biased = c.qkvBias ? g.add(y, p[pre + 'b' + w]!) : y;
     return g.transpose(g.reshape(biased, [b, t, heads, dh]), [0, 2, 1, 3]);
   };
@@ -120,16 +121,16 @@ export function llamaQkv(
 }
 
 /** The attention output projection (no bias in Llama or Qwen2). */
-export function llamaAttnOut(g: Graph, p: Params, l: number, merged: Tensor): Tensor {
-  return g.matmul(merged, p[`h${l}.attn.wo`]!);
+export function llamaAttnOut(g: Graph, c: ModelConfig, p: Params, l: number, merged: Tensor): Tensor {
+  return linear(g, c, p, `h${l}.attn.wo`, merged);
 }
 
 /** x + down(silu(gate(n)) · up(n)), n = RMSNorm(x): the residual MLP block. */
 export function llamaMlp(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): Tensor {
   const pre = `h${l}.`;
   const n = g.rmsNorm(x, p[pre + 'ln2.g']!, eps(c));
-  const gated = g.mul(g.silu(g.matmul(n, p[pre + 'mlp.wg']!)), g.matmul(n, p[pre + 'mlp.wu']!));
-  return g.add(x, g.matmul(gated, p[pre + 'mlp.wd']!));
+  const gated = g.mul(g.silu(linear(g, c, p, pre + 'mlp.wg', n)), linear(g, c, p, pre + 'mlp.wu', n));
+  return g.add(x, linear(g, c, p, pre + 'mlp.wd', gated));
 }
 
 /** The final RMSNorm and the output head (the token embedding when tied, else lm_head). */

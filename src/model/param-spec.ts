@@ -4,7 +4,9 @@ import type { Tensor } from '../engine/graph.ts';
 export interface ParamSpec {
   name: string;
   shape: number[];
-  init: 'normal' | 'residual' | 'zeros' | 'ones';
+  init: 'normal' | 'residual' | 'zeros' | 'ones' | 'kaiming';
+  /** A base weight under LoRA (lora.ts): fed to every graph, never differentiated or updated. */
+  frozen?: boolean;
   /**
    * Whether AdamW's weight decay applies: to the embeddings and weight matrices, not to biases or
    * norm gains and shifts, as transformers' Trainer.get_decay_parameter_names chooses (it leaves out

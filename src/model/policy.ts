@@ -7,9 +7,10 @@ import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
 import { chooseGrid, leftPad, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout, type PackedBatch, type SharedBatch } from './layout.ts';
+import { validateLora } from './lora.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
-import { MASKED, paramSpecs } from './transformer.ts';
+import { MASKED, paramSpecs, trainableSpecs } from './transformer.ts';
 
 export type Weights = Map<string, Float32Array>;
 
@@ -85,6 +86,7 @@ export class Policy {
 
   static async create(backend: Backend, config: ModelConfig, layout: Layout, weights: Weights): Promise<Policy> {
     validateModelConfig(config);
+    if (config.lora) validateLora(config, config.lora);
     const p = new Policy(backend, config, layout);
     p.setLayout(layout);
     p.setWeights(weights);
@@ -95,6 +97,11 @@ export class Policy {
     return paramSpecs(this.config).map((s) => s.name);
   }
 
+  /** The parameters a training graph updates: all, or only the LoRA adapters (the base is frozen). */
+  get trainableNames(): string[] {
+    return trainableSpecs(this.config).map((s) => s.name);
+  }
+
   /** Replaces the weights (validated first, so a bad map leaves the current ones untouched) and resets AdamW. */
   setWeights(w: Weights, opt?: OptimizerState): void {
     checkWeights(this.config, w);
@@ -102,10 +109,11 @@ export class Policy {
       checkWeights(this.config, opt.m);
       checkWeights(this.config, opt.v);
     }
-    const specs = paramSpecs(this.config);
     const old = [...Object.values(this.params), ...Object.values(this.moments)];
     this.params = {};
-    for (const s of specs) this.params[s.name] = this.backend.tensor('float32', w.get(s.name)!, s.shape);
+    for (const s of paramSpecs(this.config)) this.params[s.name] = this.backend.tensor('float32', w.get(s.name)!, s.shape);
+    // The moments cover the trainable parameters only (a frozen base has none).
+    const specs = trainableSpecs(this.config);
     const total = flatLength(specs.map((s) => s.shape));
     const flat = (moment: Weights | undefined) => {
       const a = new Float32Array(total);
@@ -128,6 +136,7 @@ export class Policy {
     return out;
   }
 
+  /** The AdamW moments per parameter; a frozen base weight (LoRA) has none and reads as zeros, so the map covers every parameter. */
   async getOptimizerState(): Promise<OptimizerState> {
     const split = async (name: string): Promise<Weights> => {
       const flat = (await this.backend.read(this.moments[name]!)) as Float32Array;
@@ -135,6 +144,10 @@ export class Policy {
       let offset = 0;
       for (const s of paramSpecs(this.config)) {
         const n = size(s.shape);
+        if (s.frozen) {
+          out.set(s.name, new Float32Array(n));
+          continue;
+        }
         out.set(s.name, flat.slice(offset, offset + n));
         offset += n;
       }
@@ -377,7 +390,8 @@ export class Policy {
    * other output. A skipped (non-finite) step leaves weights, moments and the step count unchanged.
    */
   async train(key: string, build: () => Graph, feeds: Record<string, DeviceTensor>, lr: number): Promise<TrainResult> {
-    const resident = [...this.names, ...MOMENTS].map((n) => 'new.' + n);
+    const trained = this.trainableNames;
+    const resident = [...trained, ...MOMENTS].map((n) => 'new.' + n);
     const session = await this.session(key, build, { deviceOutputs: resident });
     const res = await session.run({
       ...this.params,
@@ -392,7 +406,7 @@ export class Policy {
       values[k] = Float32Array.from((await this.backend.read(t)) as Float32Array);
       this.backend.dispose(t);
     }
-    for (const n of this.names) {
+    for (const n of trained) {
       this.backend.dispose(this.params[n]!);
       this.params[n] = res['new.' + n]!;
     }

@@ -2,6 +2,7 @@ import type { Graph, Tensor } from '../engine/graph.ts';
 import { Rng } from '../util/rng.ts';
 import { isLlama, type ModelConfig } from './config.ts';
 import type { ParamSpec, Params } from './param-spec.ts';
+import { adapterSpecs, initAdapters, linear } from './lora.ts';
 import { llamaAttnOut, llamaHead, llamaMlp, llamaParamSpecs, llamaQkv, ropeAt, type Rope } from './llama.ts';
 
 /**
@@ -17,7 +18,20 @@ export type { ParamSpec, Params };
 /** Biases end in `.b` + suffix, LayerNorm parameters sit under `ln1.`, `ln2.`, `lnf.`. */
 const decays = (name: string) => !/(^|\.)ln(\d|f)\./.test(name) && !/\.b[a-z0-9]*$/.test(name);
 
+/**
+ * The model's weights in order. With `c.lora` the base weights come first, `frozen`, then the adapters
+ * (lora.ts adapterSpecs), which AdamW decays like any weight matrix (as transformers' Trainer does).
+ */
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
+  const base = baseParamSpecs(c);
+  if (!c.lora) return base;
+  return [...base.map((s) => ({ ...s, frozen: true })), ...adapterSpecs(c, base).map((s) => ({ ...s, decay: true }))];
+}
+
+/** The weights that train: all of them, or only the adapters under LoRA. */
+export const trainableSpecs = (c: ModelConfig): ParamSpec[] => paramSpecs(c).filter((s) => !s.frozen);
+
+function baseParamSpecs(c: ModelConfig): ParamSpec[] {
   if (isLlama(c)) return llamaParamSpecs(c).map((s) => ({ ...s, decay: decays(s.name) }));
   const d = c.dModel;
   const specs: Omit<ParamSpec, 'decay'>[] = [
@@ -57,7 +71,9 @@ export function parameterCount(c: ModelConfig): number {
 export function initParams(c: ModelConfig, seed: number): Map<string, Float32Array> {
   const rng = new Rng(seed);
   const out = new Map<string, Float32Array>();
-  for (const s of paramSpecs(c)) {
+  const base = baseParamSpecs(c);
+  for (const [k, a] of initAdapters(c, base, seed + 1)) out.set(k, a);
+  for (const s of base) {
     const n = s.shape.reduce((a, b) => a * b, 1);
     const a = new Float32Array(n);
     const std = s.init === 'normal' ? 0.02 : s.init === 'residual' ? 0.02 / Math.sqrt(2 * c.nLayers) : 0;
@@ -98,8 +114,8 @@ function mlp(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): Tensor 
   if (isLlama(c)) return llamaMlp(g, c, p, l, x);
   const pre = `h${l}.`;
   const h = g.layerNorm(x, p[pre + 'ln2.g']!, p[pre + 'ln2.b']!);
-  const a = gelu(g, g.add(g.matmul(h, p[pre + 'mlp.w1']!), p[pre + 'mlp.b1']!));
-  return g.add(x, g.add(g.matmul(a, p[pre + 'mlp.w2']!), p[pre + 'mlp.b2']!));
+  const a = gelu(g, g.add(linear(g, c, p, pre + 'mlp.w1', h), p[pre + 'mlp.b1']!));
+  return g.add(x, g.add(linear(g, c, p, pre + 'mlp.w2', a), p[pre + 'mlp.b2']!));
 }
 
 /**
@@ -114,7 +130,7 @@ function qkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor, rope: Ro
   const dh = c.dModel / h;
   const pre = `h${l}.attn.`;
   const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
-  const proj = (w: string) => g.transpose(g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, t, h, dh]), [0, 2, 1, 3]);
+  const proj = (w: string) => g.transpose(g.reshape(g.add(linear(g, c, p, pre + 'w' + w, n), p[pre + 'b' + w]!), [b, t, h, dh]), [0, 2, 1, 3]);
   return [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
 }
 
@@ -128,8 +144,8 @@ function attend(g: Graph, c: ModelConfig, p: Params, l: number, q: Tensor, k: Te
 }
 
 function attnOut(g: Graph, c: ModelConfig, p: Params, l: number, merged: Tensor): Tensor {
-  if (isLlama(c)) return llamaAttnOut(g, p, l, merged);
-  return g.add(g.matmul(merged, p[`h${l}.attn.wo`]!), p[`h${l}.attn.bo`]!);
+  if (isLlama(c)) return llamaAttnOut(g, c, p, l, merged);
+  return g.add(linear(g, c, p, `h${l}.attn.wo`, merged), p[`h${l}.attn.bo`]!);
 }
 
 /** The token embedding, plus the learned position embedding (GPT-2; Llama's positions are rotary, in qkv). */
@@ -323,6 +339,6 @@ function gpt2DecodeQkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor
   const dh = c.dModel / h;
   const pre = `h${l}.attn.`;
   const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
-  const proj = (w: string) => g.reshape(g.add(g.matmul(n, p[pre + 'w' + w]!), p[pre + 'b' + w]!), [b, h, 1, dh]);
+  const proj = (w: string) => g.reshape(g.add(linear(g, c, p, pre + 'w' + w, n), p[pre + 'b' + w]!), [b, h, 1, dh]);
   return [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
 }

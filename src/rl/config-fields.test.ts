@@ -10,7 +10,7 @@ describe('the config field table', () => {
     expect(Object.keys(defaultConfig)).toEqual(configFields);
     expect(defaultConfig.reward_weights).toEqual({ correctness: 0.9, format: 0.1, partial: 0 });
     expect(defaultConfig.delta).toBeNull();
-    expect(restartFields).toEqual(['task', 'seed', 'prompts_per_step', 'num_generations', 'max_completion_length', 'minibatches', 'curriculum', 'ladder_start']);
+    expect(restartFields).toEqual(['task', 'seed', 'prompts_per_step', 'num_generations', 'max_completion_length', 'minibatches', 'lora_r', 'lora_alpha', 'lora_dropout', 'target_modules', 'curriculum', 'ladder_start']);
     for (const k of configFields) expect(fieldTable[k].help.length, k).toBeGreaterThan(10);
   });
 

@@ -9,6 +9,7 @@
  * Adding a knob: add one entry here, then use it where it acts (trainer, objective, sampler…).
  */
 
+import { parseTargets, targetsProblem } from '../model/lora.ts';
 import { lossTypeHelp, lossTypeNames, lossTypePapers } from './loss-types.ts';
 
 export type FieldGroup = 'Run' | 'Sampling' | 'Optimisation' | 'Objective' | 'Data and reward' | 'Curriculum' | 'Evaluation and bookkeeping';
@@ -73,6 +74,11 @@ export const fieldTable = {
   num_iterations: { kind: 'int', default: 1, min: 1, max: 16, group: OPT, trl: true, paper: 'PPO (Schulman et al., 2017)', help: 'μ: optimisation passes over each sampled batch (PPO epochs); >1 makes the ratio and clipping matter' },
   minibatches: { kind: 'int', default: 1, min: 1, max: 64, group: OPT, restart: true, help: 'optimizer steps per pass: the batch is split this many ways (more = more off-policy)' },
   steps_per_generation: { kind: 'int', default: 0, min: 0, max: 256, group: OPT, trl: true, help: "TRL's steps_per_generation: the batch is split into this many micro-batches, minibatches optimizer steps each accumulating steps_per_generation / minibatches of them, each micro-batch's loss normalised as TRL does (dapo, cispo, vespo, clip_cov, kl_cov: by the batch's tokens × accumulation / steps_per_generation); 0 = one micro-batch per optimizer step, token means over the whole batch" },
+  // PEFT's LoraConfig names (src/model/lora.ts); the TRL export passes them as peft_config.
+  lora_r: { kind: 'int', default: 0, min: 0, max: 256, group: OPT, restart: true, paper: 'LoRA (Hu et al., 2021)', help: "LoRA rank r: train rank-r adapters A, B on target_modules with the base weights frozen (0 = full fine-tuning); PEFT's r" },
+  lora_alpha: { kind: 'num', default: 16, min: 0, max: 4096, exclusiveMin: true, group: OPT, restart: true, paper: 'LoRA (Hu et al., 2021)', help: "LoRA scaling: the adapter adds (lora_alpha / lora_r) · B A x; PEFT's lora_alpha" },
+  lora_dropout: { kind: 'num', default: 0, min: 0, max: 1, group: OPT, restart: true, paper: 'LoRA (Hu et al., 2021)', help: "dropout on the adapters' input; PEFT's lora_dropout (only 0 runs here: the engine has no dropout, and TRL's disable_dropout, set by the export, zeroes it too)" },
+  target_modules: { kind: 'str', default: 'q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj', group: OPT, restart: true, paper: 'LoRA (Hu et al., 2021)', help: "the linear layers that get adapters, PEFT's module names, comma-separated: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj (the playground's GPT-2 has no gate_proj; its up_proj / down_proj are mlp.c_fc / mlp.c_proj)" },
 
   // Its choices, help and papers come from the loss-type table (loss-types.ts).
   loss_type: { kind: 'enum', default: 'grpo', values: lossTypeNames, group: OBJ, trl: true, trlDefault: 'dapo', paper: lossTypePapers, help: lossTypeHelp },
@@ -211,6 +217,8 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
         ? `must be 0 or a multiple of minibatches (${c.minibatches}) that divides prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ${c.steps_per_generation}`
         : null,
   },
+  { field: 'target_modules', rule: "PEFT's module names", check: (c) => (c.lora_r > 0 ? targetsProblem(parseTargets(c.target_modules)) : null) },
+  { field: 'lora_dropout', rule: '0 (no dropout in the engine)', check: (c) => (c.lora_r > 0 && c.lora_dropout > 0 ? `must be 0: the engine has no dropout (TRL's disable_dropout, which the export sets, zeroes it too), got ${c.lora_dropout}` : null) },
   {
     field: 'minibatches',
     rule: 'divides prompts_per_step × num_generations',

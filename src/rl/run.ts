@@ -16,9 +16,10 @@
 import type { Backend } from '../engine/backend.ts';
 import { loadWeights, recipeTemperature, requireCharTokenizer, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../model/checkpoint.ts';
 import { modelPresets, type ModelPresetId } from '../model/config.ts';
+import { initAdapters, parseTargets, validateLora } from '../model/lora.ts';
 import { Policy, type Weights } from '../model/policy.ts';
 import { layoutFor } from '../model/task-layout.ts';
-import { initParams, parameterCount } from '../model/transformer.ts';
+import { initParams, parameterCount, paramSpecs } from '../model/transformer.ts';
 import { heldOutSamples, validateConfig, type RunConfig } from './config.ts';
 import { passAt1StandardError } from './passk.ts';
 import { Trainer, type StepMetrics, type StepResult, type TrainerState } from './trainer.ts';
@@ -64,6 +65,32 @@ export function freshBase(model: ModelPresetId, seed: number, task: string, diff
 }
 
 /**
+ * The base with LoRA adapters when the config asks for them (lora_r > 0): the model config gets
+ * `lora` (PEFT's r, lora_alpha, target_modules), the weights fresh adapters (A kaiming-uniform seeded
+ * by the run's seed, B zero, so the policy starts equal to the base), and the base weights are frozen
+ * in every training graph. A base that already carries the same adapters (a restored snapshot) is kept;
+ * one with other adapters is refused.
+ */
+export function withLora(base: RunBase, config: RunConfig): RunBase {
+  const model = base.manifest.model;
+  if (config.lora_r === 0) {
+    if (model.lora) throw new Error(`the checkpoint carries LoRA adapters (r = ${model.lora.r}); set lora_r = ${model.lora.r} to continue training them`);
+    return base;
+  }
+  const lora = { r: config.lora_r, alpha: config.lora_alpha, targets: parseTargets(config.target_modules) };
+  if (model.lora) {
+    if (JSON.stringify(model.lora) !== JSON.stringify(lora)) throw new Error(`the checkpoint carries LoRA adapters ${JSON.stringify(model.lora)}, the config asks for ${JSON.stringify(lora)}`);
+    return base;
+  }
+  const withAdapters = { ...model, lora };
+  validateLora(withAdapters, lora);
+  const { lora: _drop, ...plain } = withAdapters;
+  const weights = new Map(base.weights);
+  for (const [k, a] of initAdapters(withAdapters, paramSpecs(plain), config.seed)) weights.set(k, a);
+  return { manifest: { ...base.manifest, model: withAdapters, parameters: parameterCount(withAdapters) }, weights };
+}
+
+/**
  * 3. The one evaluation rule: with eval_every > 0, held-out pass@k is measured at step 0 (the base,
  * before any update), after every eval_every-th update, and after the last update of a step budget
  * (`budget` 0: none). eval_every = 0 never evaluates.
@@ -106,8 +133,9 @@ export class TrainingRun {
   ) {}
 
   /** A new run at step 0 on `backend` (the policy is disposed again if the trainer cannot be built). */
-  static async create(backend: Backend, base: RunBase, config: RunConfig): Promise<TrainingRun> {
-    requireCharTokenizer(base.manifest, 'training');
+  static async create(backend: Backend, plainBase: RunBase, config: RunConfig): Promise<TrainingRun> {
+    requireCharTokenizer(plainBase.manifest, 'training');
+    const base = withLora(plainBase, config);
     const policy = await Policy.create(backend, base.manifest.model, base.manifest.layout, base.weights);
     try {
       return new TrainingRun(policy, await Trainer.create(policy, config), base);
@@ -122,7 +150,7 @@ export class TrainingRun {
     const base = loadBase(s.base.manifest, s.base.bytes);
     const run = await TrainingRun.create(backend, base, validateConfig(s.config));
     try {
-      const m = base.manifest;
+      const m = run.base.manifest;
       if (s.reference) {
         // The KL anchor as it was (a ProRL reset may have moved it off the base weights).
         run.policy.setWeights(loadWeights(m, s.reference));

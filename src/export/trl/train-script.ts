@@ -7,6 +7,7 @@
 import type { RunConfig } from '../../rl/config.ts';
 import { lossTypeDecl, trlLossTypeNames } from '../../rl/loss-types.ts';
 import type { Difficulty } from '../../tasks/types.ts';
+import { parseTargets } from '../../model/lora.ts';
 import { pyValue } from './python-literal.ts';
 
 /** RunConfig fields passed to GRPOConfig under the same name. */
@@ -120,6 +121,10 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['eval_prompts', 'see eval_every'],
     ['eval_samples', 'see eval_every (num_generations completions per held-out prompt in TRL)'],
     ['rollout_history_steps', 'nearest: log_completions=True'],
+    ['lora_r', c.lora_r > 0 ? 'mapped: peft_config=LoraConfig(r=lora_r, ...) passed to the trainer (in main() below)' : "0: full fine-tuning, no peft_config (PEFT's LoraConfig r would train adapters)"],
+    ['lora_alpha', c.lora_r > 0 ? 'mapped: LoraConfig(lora_alpha=...)' : 'unused (lora_r = 0)'],
+    ['lora_dropout', c.lora_r > 0 ? "mapped: LoraConfig(lora_dropout=...); TRL's disable_dropout=True (below) sets it to 0 at training time, as here" : 'unused (lora_r = 0)'],
+    ['target_modules', c.lora_r > 0 ? "mapped: LoraConfig(target_modules=[...]), PEFT's names (a GPT-2 export has fused attn.c_attn: see docs/models.md)" : 'unused (lora_r = 0)'],
     ['difficulty', Object.keys(c.difficulty).length ? 'the prompts in prompts.jsonl were generated at this difficulty' : "none set: the base checkpoint's measured difficulty (below), as rlvr train uses"],
   ];
 }
@@ -217,8 +222,23 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     '    dataset = load_dataset("json", data_files=args.prompts, split="train")',
     '    with open(os.path.join(HERE, "run_config.json"), encoding="utf-8") as f:',
     '        run_config = json.load(f)',
+    ...(c.lora_r > 0
+      ? [
+          '    # LoRA (lora_r > 0): the base frozen, rank-r adapters on these modules, as in the playground.',
+          '    from peft import LoraConfig',
+          '',
+          `    target_modules = ${pyValue(parseTargets(c.target_modules))}`,
+          '    if model.config.model_type == "gpt2":',
+          "        # transformers' GPT-2 fuses q, k and v into attn.c_attn: q_proj/k_proj/v_proj become one rank-r",
+          '        # adapter on it (the playground trains three); o_proj, up_proj, down_proj map one to one.',
+          '        gpt2_names = {"q_proj": "attn.c_attn", "k_proj": "attn.c_attn", "v_proj": "attn.c_attn", "o_proj": "attn.c_proj", "up_proj": "mlp.c_fc", "down_proj": "mlp.c_proj"}',
+          '        target_modules = sorted({gpt2_names[m] for m in target_modules if m in gpt2_names})',
+          `    peft_config = LoraConfig(r=${c.lora_r}, lora_alpha=${pyValue(c.lora_alpha)}, lora_dropout=${pyValue(c.lora_dropout)}, target_modules=target_modules, task_type="CAUSAL_LM")`,
+        ]
+      : ['    peft_config = None  # lora_r = 0: full fine-tuning']),
     '    trainer = RecordingGRPOTrainer(',
     '        model=model,',
+    '        peft_config=peft_config,',
     '        processing_class=tokenizer,',
     '        args=config,',
     '        reward_funcs=rewards.REWARD_FUNCS,',
