@@ -11,7 +11,7 @@ import { resolveConfig, type ConfigInputs, type ConfigLayer, type ResolvedConfig
 import { getTaskFamily, taskFamilies } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
 
-export type FieldKind = 'int' | 'num' | 'nullable-num' | 'enum' | 'bool';
+export type FieldKind = 'int' | 'num' | 'nullable-num' | 'enum' | 'bool' | 'text';
 
 export interface FieldSpec {
   /** Path: a RunConfig key, or `<weights field>.<part>` (e.g. `reward_weights.format`). */
@@ -42,7 +42,9 @@ export const fieldSpecs: FieldSpec[] = configFields.flatMap((k): FieldSpec[] => 
   if (d.ownControl) return [];
   const common = { group: d.group, help: d.help, paper: d.paper, trl: d.trl, restart: d.restart, trlNote: trlNote(d) };
   if (d.kind === 'weights') return Object.entries(d.parts).map(([part, p]) => ({ ...common, path: `${k}.${part}`, kind: 'num', help: p.help, paper: p.paper, trl: p.trl }));
-  if (d.kind === 'str' || d.kind === 'record') return [];
+  // The task and its difficulty have their own controls (the task picker and its knobs).
+  if (d.kind === 'record' || k === 'task') return [];
+  if (d.kind === 'str') return [{ ...common, path: k, kind: 'text' }];
   return [{ ...common, path: k, kind: d.kind, options: d.kind === 'enum' ? d.values : undefined }];
 });
 
@@ -117,7 +119,7 @@ export function toText(v: unknown): string | boolean {
 export function parseText(kind: FieldKind, raw: string | boolean): unknown {
   if (typeof raw === 'boolean') return raw;
   const t = raw.trim();
-  if (kind === 'enum') return t;
+  if (kind === 'enum' || kind === 'text') return t;
   if (kind === 'bool') return t === 'true';
   if (kind === 'nullable-num' && (t === '' || t === 'null' || t === 'off')) return null;
   if (t === '') return '';

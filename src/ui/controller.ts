@@ -15,7 +15,7 @@ import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
 import { deleteRun, forgetPassK, loadPassK, loadRun, restoredNote, savePassK, type SavedRun } from './persist.ts';
 import { holdRun, recordShownStep } from './tabs.ts';
-import { getState, hasRun, initialRun, patch, setState, type AppError } from './store.ts';
+import { getState, hasRun, initialRun, initialRunSlices, patch, setState, type AppError } from './store.ts';
 import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
 import type { UrlSetup } from './url-state.ts';
 import { client, connectWorker, dropWorker, liveClient } from './worker-link.ts';
@@ -129,7 +129,6 @@ export function applyInit(r: InitResult): void {
     pendingRestart: null,
     liveNote: null,
     inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
-    passk: { curve: null, running: false, error: null },
   }));
 }
 
@@ -285,19 +284,11 @@ export async function reset(): Promise<void> {
   const keptId = currentRunId();
   runSourceKey = null;
   setNotices({ skipped: null, nonFinite: null, fallback: null, restored: null });
-  patch('warmStart', { running: false, result: null });
   setState((s) => ({
+    ...initialRunSlices(),
     run: { ...initialRun, backend: s.run.backend },
-    metrics: [],
-    evals: [],
-    summaries: [],
-    histogram: null,
-    pendingRestart: null,
-    liveNote: null,
-    error: null,
     savedRuns: kept && keptId ? [{ runId: keptId, kind: 'reset', task: s.run.config?.task ?? s.setup.draft.task, step: kept.step, savedAt: kept.at, openElsewhere: false, sameExperiment: true }] : [],
     inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
-    passk: { curve: null, running: false, error: null },
   }));
 }
 

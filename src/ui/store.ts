@@ -70,13 +70,19 @@ export interface RunView {
   progress: { what: string; done: number; total: number; phase?: string } | null;
 }
 
+/**
+ * What a Compare side is doing: its worker's run state (workers/protocol.ts), or 'recorded' for a
+ * recording shown in it (recording.ts), which has no worker and never trains.
+ */
+export type CompareSideState = RunState | 'recorded';
+
 export interface CompareSide {
   label: string;
   config: RunConfig | null;
   metrics: StepMetrics[];
   /** Held-out pass@k evaluations (when the config has eval_every > 0). */
   evals: EvalPoint[];
-  state: string;
+  state: CompareSideState;
   step: number;
   error: string | null;
   /** Its worker's pace over the recent steps (0 until two steps are done). */
@@ -212,19 +218,31 @@ export const initialRun: RunView = {
 
 export const idleSide = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'idle', step: 0, error: null });
 
+/**
+ * The slices that belong to the live run, as they are before any run: the store starts from them and
+ * reset() (controller.ts) returns to them, so a slice added here is cleared by a reset without a second list.
+ */
+export function initialRunSlices() {
+  return {
+    run: initialRun,
+    metrics: [],
+    evals: [],
+    summaries: [],
+    histogram: null,
+    pendingRestart: null,
+    liveNote: null,
+    error: null,
+    passk: { curve: null, running: false, error: null },
+    warmStart: { running: false, result: null },
+  } satisfies Partial<AppState>;
+}
+
 export const useApp = create<AppState>()(() => ({
   setup: emptySetup(),
   uploaded: null,
   checkpoints: [],
   urlNotes: [],
-  run: initialRun,
-  metrics: [],
-  evals: [],
-  summaries: [],
-  histogram: null,
-  pendingRestart: null,
-  liveNote: null,
-  error: null,
+  ...initialRunSlices(),
   savedRuns: [],
   autosave: null,
   booted: false,
@@ -233,8 +251,6 @@ export const useApp = create<AppState>()(() => ({
   view: 'charts',
   smoothing: 0.6,
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },
-  passk: { curve: null, running: false, error: null },
-  warmStart: { running: false, result: null },
   compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: idleSide('A'), b: idleSide('B'), c: null, diff: [] },
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
   pace: loadPace(),

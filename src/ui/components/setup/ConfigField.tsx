@@ -50,7 +50,7 @@ export function ConfigField({ path }: { path: string }) {
       <input
         id={id}
         type="text"
-        inputMode={spec.kind === 'int' ? 'numeric' : 'decimal'}
+        inputMode={spec.kind === 'int' ? 'numeric' : spec.kind === 'text' ? 'text' : 'decimal'}
         value={String(value)}
         placeholder={spec.kind === 'nullable-num' ? 'off' : undefined}
         onChange={(e) => set(e.target.value)}
