@@ -12,17 +12,28 @@ import { LinesChart, type Series } from '../charts/MetricChart.tsx';
 import { useBoundedRate, useChartData, useMountTurn } from '../charts/render-budget.ts';
 import { constantNote, specOf } from '../charts/specs.ts';
 
-const COMPARED: { key: MetricKey; title: string }[] = [
-  { key: 'reward', title: 'Reward' },
-  { key: 'accuracy', title: 'Accuracy' },
-  { key: 'entropy', title: 'Entropy' },
-  { key: 'completions/mean_length', title: 'Response length' },
-  { key: 'clip_ratio/low_mean', title: 'Clip fraction (low)' },
-  { key: 'clip_ratio/high_mean', title: 'Clip fraction (high)' },
-  { key: 'kl', title: 'KL' },
-  { key: 'frac_reward_zero_std', title: 'Zero-variance groups' },
-  { key: 'grad_norm', title: 'Gradient norm' },
+/** The metrics Compare overlays, one chart each with a line per side. */
+const COMPARED_KEYS: MetricKey[] = [
+  'reward',
+  'accuracy',
+  'entropy',
+  'completions/mean_length',
+  'clip_ratio/low_mean',
+  'clip_ratio/high_mean',
+  'kl',
+  'frac_reward_zero_std',
+  'grad_norm',
 ];
+
+/** A compared metric's title from the Charts tab's table (chartSpecs): its chart, and its line where the chart has several. */
+function comparedTitle(key: MetricKey): string {
+  const spec = specOf(key);
+  if (!spec) return metricTitle(key);
+  const line = spec.lines.find((l) => l.key === key);
+  return spec.lines.length > 1 && line ? `${spec.title}: ${line.label}` : spec.title;
+}
+
+const COMPARED = COMPARED_KEYS.map((key) => ({ key, title: comparedTitle(key) }));
 
 const SIDE_STYLE: { key: string; color: string; dashed?: boolean }[] = [
   { key: 'A', color: 'var(--c1)' },
