@@ -5,8 +5,8 @@
 // DIR is served, however the path is spelled.
 //
 // The veRL dumps are written by RayPPOTrainer._dump_generations (verl/trainer/ppo/ray_trainer.py),
-// copied below unchanged but for `self`, run by python3: veRL itself needs Ray and a GPU inference
-// engine, which this machine has not.
+// copied unchanged but for `self` into e2e/fixtures/verl-dump.py, run by python3: veRL itself needs Ray
+// and a GPU inference engine, which this machine has not.
 //
 // Needs dist/ (`npx vite build`); run with `npx playwright test e2e/view.spec.mjs`. Self-contained: it
 // starts and stops its own `rlvr view` and ignores playwright.config.ts's webServer.
@@ -19,39 +19,11 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { freePort, note, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
-const DUMP_GENERATIONS = `
-import json, os, sys
-
-def _dump_generations(global_steps, inputs, outputs, gts, scores, reward_extra_infos_dict, dump_path):
-    os.makedirs(dump_path, exist_ok=True)
-    filename = os.path.join(dump_path, f"{global_steps}.jsonl")
-    n = len(inputs)
-    base_data = {"input": inputs, "output": outputs, "gts": gts, "score": scores, "step": [global_steps] * n}
-    for k, v in reward_extra_infos_dict.items():
-        if len(v) == n:
-            base_data[k] = v
-    lines = []
-    for i in range(n):
-        entry = {k: v[i] for k, v in base_data.items()}
-        lines.append(json.dumps(entry, ensure_ascii=False))
-    with open(filename, "w") as f:
-        f.write("\\n".join(lines) + "\\n")
-
-# Two prompts, rollout.n = 3, repeated with interleave=True: a prompt's samples are consecutive.
-dump_path, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for step in range(first, last + 1):
-    prompts = [f"What is {a} + {a}? Put the answer after ####." for a in (step, step + 10)]
-    inputs = [p for p in prompts for _ in range(3)]
-    outputs = [f"#### {2 * (step + 10 * (i // 3)) + (i % 3 == 2)} ✓" for i in range(6)]
-    acc = [1.0 if i % 3 != 2 else 0.0 for i in range(6)]
-    gts = [str(2 * (step + 10 * (i // 3))) for i in range(6)]
-    _dump_generations(step, inputs, outputs, gts, acc, {"acc": acc, "pred": [o[5:] for o in outputs]}, dump_path)
-`;
-
-/** Writes veRL steps first..last into `dir` as veRL does. */
+/** Writes veRL steps first..last into `dir` as veRL does (e2e/fixtures/verl-dump.py: _dump_generations). */
 function dumpVerl(dir, first, last) {
-  const r = spawnSync('python3', ['-c', DUMP_GENERATIONS, dir, String(first), String(last)], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `python3 _dump_generations failed: ${r.stderr}`);
+  const args = ['e2e/fixtures/verl-dump.py', dir, '--first', String(first), '--steps', String(last), '--prompts', '2', '--n', '3'];
+  const r = spawnSync('python3', args, { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, `python3 e2e/fixtures/verl-dump.py failed: ${r.stderr}`);
 }
 
 const SECRET = 'a file beside the served folder, never to be served';
