@@ -226,6 +226,53 @@ test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by 
   await p.close();
 });
 
+test('(b2) a folder dropped on the page opens in the run viewer, its files read through the dropped entry', async ({
+  browser,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  // Playwright cannot drag a real directory from the OS, so the drop carries what Chromium's drop event
+  // carries for one: a DataTransfer item whose webkitGetAsEntry() is a FileSystemDirectoryEntry, with
+  // createReader().readEntries() answering in batches and then with none, and FileSystemFileEntry.file().
+  // The entries are plain objects with those members; the files in them are the dump's real bytes.
+  const files = ['1.jsonl', '2.jsonl', '3.jsonl', '4.jsonl'].map((name) => ({ name, text: readFileSync(join(VERL_DIR, name), 'utf8') }));
+  const p = await openPage(browser, '/');
+  await withPageDiagnostics(testInfo, p, 'viewer-drop-folder', async () => {
+    const { page } = p;
+    await page.waitForFunction(() => window.__rlvr?.bootDone());
+    await page.evaluate((list) => {
+      const fileEntry = (f) => ({ isFile: true, isDirectory: false, name: f.name, file: (ok) => ok(new File([f.text], f.name)) });
+      const dirEntry = (name, entries) => ({
+        isFile: false,
+        isDirectory: true,
+        name,
+        createReader: () => {
+          let given = false;
+          // Two batches, then none, as Chromium answers a folder of more than its batch size.
+          const batches = [entries.slice(0, 2), entries.slice(2), []];
+          return { readEntries: (ok) => setTimeout(() => ok(given ? batches.shift() ?? [] : ((given = true), batches.shift()))) };
+        },
+      });
+      const root = dirEntry('dropped-verl', list.map(fileEntry));
+      const drop = new DragEvent('drop', { bubbles: true, cancelable: true });
+      const items = [{ kind: 'file', webkitGetAsEntry: () => root }];
+      Object.defineProperty(drop, 'dataTransfer', { value: { items, files: [], types: ['Files'] } });
+      document.querySelector('main').dispatchEvent(drop);
+    }, files);
+    await page.waitForSelector('[data-testid="viewer-open"][data-name="dropped-verl"][data-format="verl"]');
+    const steps = verl.steps.map((s) => s.step);
+    await page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[0]}"]`);
+    await showStep(page, steps, steps.length - 1);
+    const groups = await readGroups(page);
+    const want = verl.steps[steps.length - 1];
+    assert.deepEqual(
+      groups.map((g) => g.rows.map((r) => r.row).sort((a, b) => a - b)),
+      consecutiveGroups(want.rows, (r) => r.input),
+    );
+    assert.deepEqual(p.pageErrors, []);
+  });
+  await p.close();
+});
+
 test("(c) this prompt over training, and two runs compared: the same prompt's completions side by side", async ({
   browser,
 }, testInfo) => {
