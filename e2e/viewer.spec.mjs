@@ -323,20 +323,29 @@ test("(c) this prompt over training, and two runs compared: the same prompt's co
   await p.close();
 });
 
-test('(d) a run record opens with its token heat map: each token and its sampling log-prob as recorded', async ({
+// (d) Run records from three writers: the exported TRL project's train_grpo.py under real TRL
+// (scripts/trl-record-fixture.sh), and the Python recorder, RecordingGRPOTrainer, on a Qwen2 with its own
+// BPE tokenizer under real TRL on one process and on two under accelerate (scripts/recorder-fixture.sh).
+for (const [fixtureName, writer] of [
+  ['trl-arithmetic-2steps.rlvr.gz', 'trl train_grpo.py'],
+  ['recorder-1proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
+  ['recorder-2proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
+]) {
+test(`(d) a run record (${fixtureName}) opens with its token heat map: each token and its sampling log-prob as recorded`, async ({
   browser,
 }, testInfo) => {
   test.setTimeout(120_000);
   const { decodeRunRecord } = await importTs('src/record/run-record.ts');
-  const fixture = join(ROOT, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz');
+  const fixture = join(ROOT, 'e2e/fixtures', fixtureName);
   const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
   assert.ok(decoded.ok, decoded.error);
-  const dir = join(tmp, 'record-run');
+  assert.equal(decoded.record.provenance.writer, writer);
+  const dir = join(tmp, `record-run-${fixtureName}`);
   mkdirSync(dir, { recursive: true });
   copyFileSync(fixture, join(dir, 'run.rlvr.gz'));
   const first = decoded.record.rollouts[0];
   const p = await openPage(browser, '/');
-  await withPageDiagnostics(testInfo, p, 'viewer-record', async () => {
+  await withPageDiagnostics(testInfo, p, `viewer-record-${fixtureName}`, async () => {
     await openFolder(p, dir);
     await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
     await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
@@ -356,12 +365,13 @@ test('(d) a run record opens with its token heat map: each token and its samplin
     assert.equal(await p.page.locator('[data-testid="viewer-run"]').count(), 1, 'the record is listed');
     await p.page
       .locator('[data-testid="viewer-detail"]')
-      .screenshot({ path: join(RESULTS_DIR, 'viewer-record-tokens-logprob.png') });
+      .screenshot({ path: join(RESULTS_DIR, `viewer-record-tokens-logprob-${fixtureName}.png`) });
     await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
-    await screenshot(p.page, 'viewer-record-tokens');
+    await screenshot(p.page, `viewer-record-tokens-${fixtureName}`);
   });
   await p.close();
 });
+}
 
 test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stops a search, new steps appear', async ({
   browser,
