@@ -15,7 +15,7 @@ import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
 import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from './time-estimate.ts';
 import { resolveOrThrow } from '../rl/resolve-config.ts';
-import { getState, patch, type CompareSide } from './store.ts';
+import { getState, patch, type CompareSide, type CompareSideState } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 
 type SideId = 'a' | 'b' | 'c';
@@ -37,7 +37,8 @@ export function difficultyMetrics(d: Record<string, number | string> | undefined
   return out;
 }
 
-const finished = (state: string) => ['done', 'paused', 'error'].includes(state);
+/** A side that has stopped for good or for now: nothing more arrives until it is started again. */
+const finished = (state: CompareSideState): boolean => state === 'done' || state === 'paused' || state === 'error';
 
 /** The sides in use: A and B, and C when a run was started for it. */
 export function compareSides(c = getState().compare): CompareSide[] {
