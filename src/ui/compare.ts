@@ -7,7 +7,7 @@
  */
 import { configFields, heldOutSamples, validateConfig, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
-import { compactHistory } from './chart-data.ts';
+import { foldSideEvents } from './run-series.ts';
 import { appDefaults, draftPatch } from './config-form.ts';
 import { checkOverrides, passAt1Verdict, type HeldOut } from './compare-check.ts';
 import { useDataset } from './dataset-import.ts';
@@ -15,7 +15,7 @@ import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
 import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from './time-estimate.ts';
 import { resolveOrThrow } from '../rl/resolve-config.ts';
-import { getState, patch, type CompareSide } from './store.ts';
+import { getState, patch, type CompareSide, type CompareSideState } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 
 type SideId = 'a' | 'b' | 'c';
@@ -30,14 +30,9 @@ function updateSide(id: SideId, fn: (s: CompareSide) => Partial<CompareSide>): v
   patch('compare', { [id]: { ...cur, ...fn(cur) } });
 }
 
-/** The numeric difficulty knobs a step ran at, as `difficulty/<knob>` metrics (a curriculum's level over time). */
-export function difficultyMetrics(d: Record<string, number | string> | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(d ?? {})) if (typeof v === 'number' && Number.isFinite(v)) out[`difficulty/${k}`] = v;
-  return out;
-}
+export { difficultyMetrics } from './run-series.ts';
 
-const finished = (state: string) => ['done', 'paused', 'error'].includes(state);
+const finished = (state: CompareSideState): boolean => state === 'done' || state === 'paused' || state === 'error';
 
 /** The sides in use: A and B, and C when a run was started for it. */
 export function compareSides(c = getState().compare): CompareSide[] {
@@ -47,39 +42,14 @@ export function compareSides(c = getState().compare): CompareSide[] {
 /** Sides whose Pause was pressed: until their worker says it stopped, a "running" status reads "pausing". */
 const pauseAsked = new Set<SideId>();
 
-/**
- * One batch of a side's events. Its metrics and evaluations are copied only when a step or an
- * evaluation arrived, and the store is touched only when something it shows changed: progress ticks
- * (several a second per worker) leave the charts alone.
- */
+/** One batch of a side's events (run-series.ts): the store is touched only when something it shows changed. */
 function onEvents(id: SideId, events: SessionEvent[]): void {
   const s = getState().compare[id];
   if (!s) return;
-  const steps = events.filter((e): e is Extract<SessionEvent, { type: 'step' }> => e.type === 'step');
-  const newEvals = events.filter((e): e is Extract<SessionEvent, { type: 'eval' }> => e.type === 'eval').map((e) => e.point).filter((p, i, all) => !s.evals.some((x) => x.step === p.step) && all.findIndex((q) => q.step === p.step) === i);
-  let state = s.state;
-  let step = s.step;
-  let error = s.error;
-  let stepsPerMinute = s.stepsPerMinute ?? 0;
-  for (const e of events) {
-    if (e.type === 'status') {
-      // A failed init leaves the worker idle: keep showing the error.
-      state = state === 'error' && e.status.state === 'idle' ? state : e.status.state;
-      if (state === 'running' && pauseAsked.has(id)) state = 'pausing';
-      else if (state !== 'running') pauseAsked.delete(id);
-      step = e.status.step;
-      stepsPerMinute = e.status.stepsPerMinute;
-    } else if (e.type === 'error') error = e.message;
-  }
-  const next: Partial<CompareSide> = {};
-  if (steps.length) next.metrics = compactHistory([...s.metrics, ...steps.map((e) => ({ ...e.metrics, ...difficultyMetrics(e.difficulty) }))]);
-  if (newEvals.length) next.evals = [...s.evals, ...newEvals];
-  if (state !== s.state) next.state = state;
-  if (step !== s.step) next.step = step;
-  if (error !== s.error) next.error = error;
-  if (stepsPerMinute !== (s.stepsPerMinute ?? 0)) next.stepsPerMinute = stepsPerMinute;
+  const { next, pauseAsked: stillAsked } = foldSideEvents(s, events, pauseAsked.has(id));
+  if (!stillAsked) pauseAsked.delete(id);
   if (Object.keys(next).length) updateSide(id, () => next);
-  if (steps.length) {
+  if (next.metrics) {
     const side = getState().compare[id];
     if (side) recordPace(side.metrics, side.config, side.parameters, side.backend, compareSides().length);
   }

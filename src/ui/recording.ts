@@ -13,7 +13,8 @@
 import { mb, readCapped, RUN_RECORD_MAX_BYTES, type DecodeResult, type RunRecord } from '../record/run-record.ts';
 import type { StepRollouts } from '../../workers/protocol.ts';
 import { settingsOf } from '../../workers/inspection.ts';
-import { configDiffAll, difficultyMetrics } from './compare.ts';
+import { configDiffAll } from './compare.ts';
+import { difficultyMetrics } from './run-series.ts';
 import { armOverSeeds } from './lesson-seeds.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from './url-state.ts';
