@@ -201,7 +201,7 @@ describe('bad checkpoint files', () => {
       ['truncated file', good.bytes.subarray(0, good.bytes.length - 100), good.manifest, /truncated/],
       ['random bytes', Uint8Array.from({ length: 4096 }, (_, i) => (i * 2654435761) >>> 24), good.manifest, /not a safetensors file/],
       ['wrong header', Uint8Array.from([...new Uint8Array(8), ...new TextEncoder().encode('hello')]), good.manifest, /not a safetensors file/],
-      ['wrong dtype', rebuild((h) => (h['wte']!.dtype = 'F16')), good.manifest, /dtype "F16" is not supported/],
+      ['wrong dtype', rebuild((h) => (h['wte']!.dtype = 'I64')), good.manifest, /dtype "I64" is not supported/],
       ['wrong shapes', rebuild((h) => (h['wte']!.shape = [...h['wte']!.shape].reverse())), good.manifest, /tensor "wte" has shape/],
       ['a manifest from another model', good.bytes, tinyManifest, /does not match its manifest/],
       ['a manifest that is not ours', good.bytes, { format: 'onnx' }, /"format" must be "rlvr-playground-checkpoint"/],
