@@ -53,7 +53,9 @@ export default defineConfig({
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
   webServer: {
-    command: dev ? `node node_modules/vite/bin/vite.js --host 127.0.0.1 --port ${port} --strictPort` : `node node_modules/vite/bin/vite.js preview --host 127.0.0.1 --port ${port} --strictPort`,
+    command: dev
+      ? `node node_modules/vite/bin/vite.js --host 127.0.0.1 --port ${port} --strictPort`
+      : `node node_modules/vite/bin/vite.js preview --host 127.0.0.1 --port ${port} --strictPort`,
     url: baseURL,
     reuseExistingServer: false,
     timeout: 120_000,

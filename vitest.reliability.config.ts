@@ -8,7 +8,14 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['reliability/**/*.test.ts', 'workers/training-session.faults.test.ts', 'src/ui/config-file.test.ts', 'src/tasks/robustness.test.ts', 'src/tasks/dataset.test.ts', 'src/model/checkpoint.test.ts'],
+    include: [
+      'reliability/**/*.test.ts',
+      'workers/training-session.faults.test.ts',
+      'src/ui/config-file.test.ts',
+      'src/tasks/robustness.test.ts',
+      'src/tasks/dataset.test.ts',
+      'src/model/checkpoint.test.ts',
+    ],
     testTimeout: 900_000,
     hookTimeout: 120_000,
     pool: 'forks',

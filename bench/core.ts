@@ -8,7 +8,16 @@
  */
 import type { Backend, DeviceTensor } from '../src/engine/backend.ts';
 import type { ModelConfig } from '../src/model/config.ts';
-import { fitCompletions, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout, type SharedBatch } from '../src/model/layout.ts';
+import {
+  fitCompletions,
+  pack,
+  predictingColumn,
+  promptGroups,
+  splitShared,
+  totalLen,
+  type Layout,
+  type SharedBatch,
+} from '../src/model/layout.ts';
 import { Policy, type Weights } from '../src/model/policy.ts';
 import { encode } from '../src/model/tokenizer.ts';
 import { tokenizerSpec } from '../src/model/tokenizer.ts';
@@ -30,7 +39,9 @@ const SAMPLE_SEED = 30_000_000;
 /** The P prompts of the sampling benchmark, each repeated G times (row r = group floor(r / G)). */
 export function samplingRows(config: RunConfig): number[][] {
   const fam = getTaskFamily(config.task);
-  const prompts = Array.from({ length: config.prompts_per_step }, (_, i) => encode(fam.generate(SAMPLE_SEED + i, config.difficulty).prompt));
+  const prompts = Array.from({ length: config.prompts_per_step }, (_, i) =>
+    encode(fam.generate(SAMPLE_SEED + i, config.difficulty).prompt),
+  );
   return prompts.flatMap((p) => new Array<number[]>(config.num_generations).fill(p));
 }
 
@@ -68,18 +79,31 @@ export interface UpdateBatch {
  * sampling-time ones shifted by a seeded ±0.3, so the ratio moves away from 1 and both clip branches
  * are exercised by the correctness check. Neither changes the amount of work.
  */
-export function makeUpdateBatch(runLayout: Layout, config: RunConfig, prompts: number[][], completions: { tokens: number[]; logp: number[] }[], seed = 7): UpdateBatch {
+export function makeUpdateBatch(
+  runLayout: Layout,
+  config: RunConfig,
+  prompts: number[][],
+  completions: { tokens: number[]; logp: number[] }[],
+  seed = 7,
+): UpdateBatch {
   const rng = new Rng(seed);
   const rows = prompts.length;
   // The grid the trainer would update on: completion columns fitted to the batch, for every engine.
-  const layout = fitCompletions(runLayout, completions.map((c) => c.tokens));
+  const layout = fitCompletions(
+    runLayout,
+    completions.map((c) => c.tokens),
+  );
   const len = totalLen(layout);
   const G = config.num_generations;
   const comps = completions.map((c) => c.tokens.slice(0, layout.completionLen));
   const p = pack(layout, prompts, comps);
   const rewards: number[][] = [];
   for (let g = 0; g < rows / G; g++) rewards.push(Array.from({ length: G }, () => (rng.next() < 0.5 ? 1 : 0)));
-  const adv = computeAdvantages(rewards, rewards.map((r) => r.map((x) => x > 0)), config);
+  const adv = computeAdvantages(
+    rewards,
+    rewards.map((r) => r.map((x) => x > 0)),
+    config,
+  );
   const masks = comps.map((t) => t.map(() => 1));
   const batchTokens = masks.reduce((a, m) => a + m.length, 0);
   const w = aggregationWeights(masks, config.loss_type, config.max_completion_length, batchTokens);
@@ -141,7 +165,18 @@ function prepare(b: UpdateBatch): PreparedBatch {
     weights: Float32Array.from(b.weights),
     mask: Float32Array.from(b.mask),
     seqLen: Float32Array.from(b.seq_len),
-    shared: splitShared({ rows: b.rows, len: b.len, tokens: i64(b.tokens), positions: i64(b.positions), keyBias: Float32Array.from(b.key_bias), targets: i64(b.targets) }, b.promptLen, promptGroups(b.prompts)),
+    shared: splitShared(
+      {
+        rows: b.rows,
+        len: b.len,
+        tokens: i64(b.tokens),
+        positions: i64(b.positions),
+        keyBias: Float32Array.from(b.key_bias),
+        targets: i64(b.targets),
+      },
+      b.promptLen,
+      promptGroups(b.prompts),
+    ),
   };
 }
 
@@ -202,7 +237,12 @@ export class BenchRunner {
 
   static async create(backend: Backend, model: ModelConfig, weights: Weights, config: RunConfig): Promise<BenchRunner> {
     // The trainer sets the layout (task's prompt grid + max_completion_length); every measurement uses it.
-    const policy = await Policy.create(backend, model, { promptLen: 8, completionLen: config.max_completion_length }, weights);
+    const policy = await Policy.create(
+      backend,
+      model,
+      { promptLen: 8, completionLen: config.max_completion_length },
+      weights,
+    );
     const trainer = await Trainer.create(policy, config);
     return new BenchRunner(policy, trainer, config);
   }
@@ -211,11 +251,18 @@ export class BenchRunner {
     return this.policy.layout;
   }
 
-  async sample(seed: number): Promise<SampleResult & { completions: { tokens: number[]; logp: number[] }[]; prompts: number[][] }> {
+  async sample(
+    seed: number,
+  ): Promise<SampleResult & { completions: { tokens: number[]; logp: number[] }[]; prompts: number[][] }> {
     const c = this.config;
     const prompts = samplingRows(c);
     const t0 = performance.now();
-    const comps = await this.policy.sample(prompts, { temperature: c.temperature, topK: c.top_k, topP: c.top_p }, c.max_completion_length, new Rng(seed));
+    const comps = await this.policy.sample(
+      prompts,
+      { temperature: c.temperature, topK: c.top_k, topP: c.top_p },
+      c.max_completion_length,
+      new Rng(seed),
+    );
     const ms = performance.now() - t0;
     return {
       ms,
@@ -266,8 +313,19 @@ export class BenchRunner {
       use_bias_correction_kl: be.tensor('bool', [c.use_bias_correction_kl ? 1 : 0], []),
     };
     const feeds = { ...this.policy.sharedFeeds(p.shared, b.inv_temperature), ...objective };
-    const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
-    const res = await this.policy.train(this.rlKey(), () => buildRlGraph(this.policy.config, b.rows, p.shared.distinct, b.promptLen, b.len, adam), feeds, b.lr);
+    const adam = {
+      beta1: c.adam_beta1,
+      beta2: c.adam_beta2,
+      eps: 1e-8,
+      weightDecay: c.weight_decay,
+      maxGradNorm: c.max_grad_norm,
+    };
+    const res = await this.policy.train(
+      this.rlKey(),
+      () => buildRlGraph(this.policy.config, b.rows, p.shared.distinct, b.promptLen, b.len, adam),
+      feeds,
+      b.lr,
+    );
     const ms = performance.now() - t0;
     return { ms, loss: res.loss, gradNorm: res.gradNorm, tokens: b.tokens_counted, values: res.values };
   }
@@ -275,14 +333,21 @@ export class BenchRunner {
   /** The first update doubles as the correctness check: its log-probs, loss and grad norm. */
   async checkValues(): Promise<CheckValues> {
     const r = await this.update();
-    return { loss: r.loss, gradNorm: r.gradNorm, logp: Array.from(r.values['logp']!), entropy: Array.from(r.values['entropy']!) };
+    return {
+      loss: r.loss,
+      gradNorm: r.gradNorm,
+      logp: Array.from(r.values['logp']!),
+      entropy: Array.from(r.values['entropy']!),
+    };
   }
 
   /** The prompts of the trainer's next step, for the PyTorch peer's whole step. */
   nextStepBatch(): StepBatch {
     const c = this.config;
     const fam = getTaskFamily(c.task);
-    const inst = Array.from({ length: c.prompts_per_step }, (_, i) => fam.generate(trainSeed(c.seed, this.trainer.promptCounter + i), this.trainer.difficulty));
+    const inst = Array.from({ length: c.prompts_per_step }, (_, i) =>
+      fam.generate(trainSeed(c.seed, this.trainer.promptCounter + i), this.trainer.difficulty),
+    );
     return {
       G: c.num_generations,
       prompts: inst.map((x) => encode(x.prompt)),
@@ -317,8 +382,16 @@ export class BenchRunner {
 }
 
 /** The sampling benchmark's inputs for the PyTorch peer. */
-export function samplingBatch(config: RunConfig, layout: Layout): { rows: number[][]; promptLen: number; completionLen: number; temperature: number } {
-  return { rows: samplingRows(config), promptLen: layout.promptLen, completionLen: layout.completionLen, temperature: config.temperature };
+export function samplingBatch(
+  config: RunConfig,
+  layout: Layout,
+): { rows: number[][]; promptLen: number; completionLen: number; temperature: number } {
+  return {
+    rows: samplingRows(config),
+    promptLen: layout.promptLen,
+    completionLen: layout.completionLen,
+    temperature: config.temperature,
+  };
 }
 
 /**

@@ -16,7 +16,12 @@ import type { Bench, PresetRun } from './session.ts';
 import type { TorchPeer } from './torch.ts';
 
 /** Loads a browser engine for a preset, warms it up (compiles) and checks it against node on the same rows. */
-export async function loadBrowser(b: Bench, run: PresetRun, kind: 'wasm' | 'webgpu', nRows: number): Promise<BrowserEngine> {
+export async function loadBrowser(
+  b: Bench,
+  run: PresetRun,
+  kind: 'wasm' | 'webgpu',
+  nRows: number,
+): Promise<BrowserEngine> {
   const { browser, browserInfo, wasmThreads, log } = b;
   const { ctx: c, setup, config } = run;
   const url = browser!.serve(`${run.id}.safetensors`, setup.weightsFile);
@@ -32,11 +37,14 @@ export async function loadBrowser(b: Bench, run: PresetRun, kind: 'wasm' | 'webg
   let d = 0;
   for (let i = 0; i < batch.mask.length; i++) if (batch.mask[i]) d = Math.max(d, Math.abs(lp[i]! - c.ours.logp[i]!));
   run.browserChecks[`${kind}_max_abs_logp_diff_vs_node`] = d;
-  if (nRows === run.rows) run.browserChecks[`${kind}_abs_loss_diff_vs_node`] = Math.abs((r.loss as number) - c.ours.loss);
+  if (nRows === run.rows)
+    run.browserChecks[`${kind}_abs_loss_diff_vs_node`] = Math.abs((r.loss as number) - c.ours.loss);
   run.firstRun[`${kind}_load_and_warmup_ms`] = performance.now() - tl;
   const adapter = r.adapter as { vendor?: string; architecture?: string; software?: boolean } | null;
   if (kind === 'webgpu') browserInfo.webgpu_adapter = adapter;
-  log(`browser ${kind}: loaded and compiled in ${((performance.now() - tl) / 1000).toFixed(1)} s${adapter ? ` (adapter ${adapter.vendor} ${adapter.architecture}${adapter.software ? ', software' : ''})` : ''}; vs node on the same rows: max |Δ logp| ${d.toExponential(2)}`);
+  log(
+    `browser ${kind}: loaded and compiled in ${((performance.now() - tl) / 1000).toFixed(1)} s${adapter ? ` (adapter ${adapter.vendor} ${adapter.architecture}${adapter.software ? ', software' : ''})` : ''}; vs node on the same rows: max |Δ logp| ${d.toExponential(2)}`,
+  );
   const label =
     kind === 'wasm'
       ? `Chromium WASM EP, ${wasmThreads} threads`
@@ -56,7 +64,10 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
   const threadsHere = quick && pi > 0 ? threadList.slice(0, 1) : threadList;
   const wasmHere = !!browser && engines.has('wasm') && !(quick && pi > 0);
   const gpuHere = !!browser && engines.has('webgpu') && !(quick && pi > 0);
-  if (quick && pi > 0) skipped.push(`${presetId}: ${[engines.has('wasm') ? 'WASM' : '', threadList.length > 1 ? `${threadList.slice(1).join(',')}-thread runs` : '', engines.has('webgpu') ? 'WebGPU' : ''].filter(Boolean).join(', ')} (not in --quick)`);
+  if (quick && pi > 0)
+    skipped.push(
+      `${presetId}: ${[engines.has('wasm') ? 'WASM' : '', threadList.length > 1 ? `${threadList.slice(1).join(',')}-thread runs` : '', engines.has('webgpu') ? 'WebGPU' : ''].filter(Boolean).join(', ')} (not in --quick)`,
+    );
   const phaseEnd = quick ? ([0.35, 0.6][pi] ?? 1) : 1;
   log(`== preset ${presetId}: ${params.toLocaleString('en-US')} parameters (${setup.source}); ${rows} rows`);
   const firstRun: Record<string, number> = {};
@@ -79,9 +90,22 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
       runner.setBatch(batch);
       const ours = await runner.checkValues();
       firstRun[`node@${t}_update_ms`] = performance.now() - tu;
-      ctx = { id: presetId, setup, config, batch, batchFile, samplingFile, ours, positions: s0.genSteps, primary: runner, stepFiles: 0 };
+      ctx = {
+        id: presetId,
+        setup,
+        config,
+        batch,
+        batchFile,
+        samplingFile,
+        ours,
+        positions: s0.genSteps,
+        primary: runner,
+        stepFiles: 0,
+      };
       const l = runner.layout;
-      log(`layout: prompt ${l.promptLen} + completion ${l.completionLen} columns; update batch ${batch.rows} rows, ${batch.tokens_counted} completion tokens; node@${t}: first sampling (compiles) ${(firstRun[`node@${t}_sampling_ms`]! / 1000).toFixed(1)} s, first update (compiles) ${(firstRun[`node@${t}_update_ms`]! / 1000).toFixed(1)} s`);
+      log(
+        `layout: prompt ${l.promptLen} + completion ${l.completionLen} columns; update batch ${batch.rows} rows, ${batch.tokens_counted} completion tokens; node@${t}: first sampling (compiles) ${(firstRun[`node@${t}_sampling_ms`]! / 1000).toFixed(1)} s, first update (compiles) ${(firstRun[`node@${t}_update_ms`]! / 1000).toFixed(1)} s`,
+      );
     } else {
       runner.setBatch(ctx.batch);
       await runner.update();
@@ -98,13 +122,41 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
   for (const t of threadsHere) {
     const peer = peers.get(t);
     if (!peer) continue;
-    await peer.call({ cmd: 'load', id: presetId, config: setup.model, weights: setup.weightsFile, lr: c.batch.lr, adam: { beta1: config.adam_beta1, beta2: config.adam_beta2, eps: 1e-8, weightDecay: config.weight_decay, maxGradNorm: config.max_grad_norm } });
+    await peer.call({
+      cmd: 'load',
+      id: presetId,
+      config: setup.model,
+      weights: setup.weightsFile,
+      lr: c.batch.lr,
+      adam: {
+        beta1: config.adam_beta1,
+        beta2: config.adam_beta2,
+        eps: 1e-8,
+        weightDecay: config.weight_decay,
+        maxGradNorm: config.max_grad_norm,
+      },
+    });
     torchEngines.push(new TorchEngine(peer, t, String(torchInfo.torch ?? ''), rows, ctxRef));
     if (check) continue;
     check = await checkAgainstTorch(peer, c, log);
   }
 
-  const run: PresetRun = { id: presetId, pi, setup, config, params, rows, threadsHere, ctx: c, check, engines: [], samples: new Map(), firstRun, browserChecks: {}, gpu: gpuHere };
+  const run: PresetRun = {
+    id: presetId,
+    pi,
+    setup,
+    config,
+    params,
+    rows,
+    threadsHere,
+    ctx: c,
+    check,
+    engines: [],
+    samples: new Map(),
+    firstRun,
+    browserChecks: {},
+    gpu: gpuHere,
+  };
   runs.push(run);
   const cpu: Engine[] = [...nodes, ...torchEngines];
   if (wasmHere) cpu.push(await loadBrowser(b, run, 'wasm', rows));
@@ -120,7 +172,9 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
   for (const prev of runs) if (prev.gpuWarm) await prev.gpuWarm;
   const phaseStart = performance.now();
   const phaseDeadline = t0 + phaseEnd * budget * 1000;
-  const groups = [...new Set(cpu.map((e) => e.threads))].sort((x, y) => y - x).map((t) => cpu.filter((e) => e.threads === t));
+  const groups = [...new Set(cpu.map((e) => e.threads))]
+    .sort((x, y) => y - x)
+    .map((t) => cpu.filter((e) => e.threads === t));
   for (const [gi, group] of groups.entries()) {
     const deadline = phaseStart + ((phaseDeadline - phaseStart) * (gi + 1)) / groups.length;
     const label = `${group[0]!.threads} thread${group[0]!.threads === 1 ? '' : 's'}`;
@@ -131,9 +185,15 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
       loads.push(loadavg()[0]!);
       const last = (e: Engine, m: Metric) => run.samples.get(e.id)![m].at(-1)!.s.toFixed(2);
       const roundS = (performance.now() - tr) / 1000;
-      log(`${label}, round ${r + 1}/${reps} (${roundS.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}): ` + group.map((e) => `${e.id} ${last(e, 'sampling')}/${last(e, 'update')}/${last(e, 'step')} s`).join(', ') + ' (sampling/update/step)');
+      log(
+        `${label}, round ${r + 1}/${reps} (${roundS.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}): ` +
+          group.map((e) => `${e.id} ${last(e, 'sampling')}/${last(e, 'update')}/${last(e, 'step')} s`).join(', ') +
+          ' (sampling/update/step)',
+      );
       if (r + 1 < reps && performance.now() + roundS * 1000 > deadline) {
-        skipped.push(`${presetId}, ${label}: round${r + 2 < reps ? `s ${r + 2}-${reps}` : ` ${reps}`} (time budget ${budget} s)`);
+        skipped.push(
+          `${presetId}, ${label}: round${r + 2 < reps ? `s ${r + 2}-${reps}` : ` ${reps}`} (time budget ${budget} s)`,
+        );
         log(`time budget: stopping ${presetId} at ${label} after ${r + 1} round${r ? 's' : ''}`);
         break;
       }

@@ -64,7 +64,11 @@ export class NodeEngine implements Engine {
       return { s: x.ms / 1000, tokens: x.tokens };
     }
     const x = await this.runner.step();
-    return { s: x.ms / 1000, tokens: x.sampled_tokens, extra: { sampling_s: x.sampling_ms / 1000, update_s: x.update_ms / 1000, accuracy: x.accuracy } };
+    return {
+      s: x.ms / 1000,
+      tokens: x.sampled_tokens,
+      extra: { sampling_s: x.sampling_ms / 1000, update_s: x.update_ms / 1000, accuracy: x.accuracy },
+    };
   }
   async finish() {
     await this.runner.dispose();
@@ -91,7 +95,11 @@ export class TorchEngine implements Engine {
     const id = c.id;
     if (m === 'sampling') {
       const x = await this.peer.call({ cmd: 'sample', id, batch: c.samplingFile, steps: c.positions, seed: 1 + round });
-      return { s: (x.ms as number) / 1000, tokens: c.batch.rows * (x.steps as number), extra: { positions: x.steps as number } };
+      return {
+        s: (x.ms as number) / 1000,
+        tokens: c.batch.rows * (x.steps as number),
+        extra: { positions: x.steps as number },
+      };
     }
     if (m === 'update') {
       const x = await this.peer.call({ cmd: 'update', id, batch: c.batchFile });
@@ -101,7 +109,15 @@ export class TorchEngine implements Engine {
     const f = join(WORK, `step-${id}-${this.threads}-${c.stepFiles++}.json`);
     writeFileSync(f, JSON.stringify(c.primary.nextStepBatch()));
     const x = await this.peer.call({ cmd: 'step', id, batch: f, seed: 2000 + round });
-    return { s: (x.ms as number) / 1000, tokens: x.sampled_tokens as number, extra: { sampling_s: (x.sampling_ms as number) / 1000, update_s: (x.update_ms as number) / 1000, accuracy: x.accuracy as number } };
+    return {
+      s: (x.ms as number) / 1000,
+      tokens: x.sampled_tokens as number,
+      extra: {
+        sampling_s: (x.sampling_ms as number) / 1000,
+        update_s: (x.update_ms as number) / 1000,
+        accuracy: x.accuracy as number,
+      },
+    };
   }
   async finish() {}
 }
@@ -123,14 +139,26 @@ export class BrowserEngine implements Engine {
     const preset = this.preset;
     if (m === 'sampling') {
       const x = await this.browser.call(kind, { cmd: 'sample', preset, seed: 1 });
-      return { s: (x.ms as number) / 1000, tokens: (x.rows as number) * (x.genSteps as number), extra: { kept_tokens: x.tokens as number, positions: x.genSteps as number } };
+      return {
+        s: (x.ms as number) / 1000,
+        tokens: (x.rows as number) * (x.genSteps as number),
+        extra: { kept_tokens: x.tokens as number, positions: x.genSteps as number },
+      };
     }
     if (m === 'update') {
       const x = await this.browser.call(kind, { cmd: 'update', preset });
       return { s: (x.ms as number) / 1000, tokens: x.tokens as number };
     }
     const x = await this.browser.call(kind, { cmd: 'step', preset });
-    return { s: (x.ms as number) / 1000, tokens: x.sampled_tokens as number, extra: { sampling_s: (x.sampling_ms as number) / 1000, update_s: (x.update_ms as number) / 1000, accuracy: x.accuracy as number } };
+    return {
+      s: (x.ms as number) / 1000,
+      tokens: x.sampled_tokens as number,
+      extra: {
+        sampling_s: (x.sampling_ms as number) / 1000,
+        update_s: (x.update_ms as number) / 1000,
+        accuracy: x.accuracy as number,
+      },
+    };
   }
   async finish() {
     await this.browser.call(this.family, { cmd: 'dispose', preset: this.preset });

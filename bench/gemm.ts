@@ -17,7 +17,10 @@ export async function gemmGflops(backend: Backend): Promise<number> {
   g.output(g.matmul(g.input('a', 'float32', [m, k]), g.input('b', 'float32', [k, n])), 'c');
   const session = await backend.createSession(compile(g), { label: 'gemm' });
   const rand = (len: number) => Float32Array.from({ length: len }, (_, i) => Math.sin(i));
-  const feeds = { a: backend.tensor('float32', rand(m * k), [m, k]), b: backend.tensor('float32', rand(k * n), [k, n]) };
+  const feeds = {
+    a: backend.tensor('float32', rand(m * k), [m, k]),
+    b: backend.tensor('float32', rand(k * n), [k, n]),
+  };
   const once = async () => backend.dispose((await session.run(feeds))['c']!);
   for (let i = 0; i < 3; i++) await once();
   let reps = 0;

@@ -43,11 +43,13 @@ export const median = (xs: number[]) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-export const stat = (xs: number[]): Stat | null => (xs.length ? { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length } : null);
+export const stat = (xs: number[]): Stat | null =>
+  xs.length ? { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length } : null;
 
 export function version(pkg: string): string {
   try {
-    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'unknown';
   }
@@ -71,7 +73,15 @@ export interface PresetSetup {
 export function presetSetup(id: 'tiny' | 'small'): PresetSetup {
   const { manifest, weights } = readCheckpoint(TINY_MANIFEST);
   const difficulty = manifest.tasks.find((t) => t.task === 'arithmetic')?.difficulty ?? {};
-  if (id === 'tiny') return { id, model: manifest.model, weights, weightsFile: join(ROOT, 'public/checkpoints/arithmetic-tiny', manifest.weights), source: 'public/checkpoints/arithmetic-tiny (shipped, pretrained)', difficulty };
+  if (id === 'tiny')
+    return {
+      id,
+      model: manifest.model,
+      weights,
+      weightsFile: join(ROOT, 'public/checkpoints/arithmetic-tiny', manifest.weights),
+      source: 'public/checkpoints/arithmetic-tiny (shipped, pretrained)',
+      difficulty,
+    };
   const model = modelPresets.small;
   const file = join(WORK, 'small-init-seed1.safetensors');
   if (!existsSync(file)) {
@@ -80,7 +90,15 @@ export function presetSetup(id: 'tiny' | 'small'): PresetSetup {
   }
   const { tensors } = readSafetensors(new Uint8Array(readFileSync(file)));
   const w: Weights = new Map([...tensors].map(([n, t]) => [n, t.data]));
-  return { id, model, weights: w, weightsFile: file, source: 'initParams(modelPresets.small, 1) saved to bench/.work/small-init-seed1.safetensors (no small checkpoint ships)', difficulty };
+  return {
+    id,
+    model,
+    weights: w,
+    weightsFile: file,
+    source:
+      'initParams(modelPresets.small, 1) saved to bench/.work/small-init-seed1.safetensors (no small checkpoint ships)',
+    difficulty,
+  };
 }
 
 export interface CheckResult {
@@ -96,7 +114,6 @@ export interface CheckResult {
   pack_matches: boolean;
   tokens_compared: number;
 }
-
 
 export function fmtNum(x: number): string {
   if (!Number.isFinite(x)) return 'n/a';

@@ -21,18 +21,30 @@ export interface ProfileSummary {
 }
 
 /** Runs ORT with enableProfiling on a separate policy and aggregates the `cat:"Node"` kernel events by op. */
-export async function profileNode(setup: PresetSetup, config: RunConfig, threads: number, batch: UpdateBatch, log: (s: string) => void): Promise<ProfileSummary[]> {
+export async function profileNode(
+  setup: PresetSetup,
+  config: RunConfig,
+  threads: number,
+  batch: UpdateBatch,
+  log: (s: string) => void,
+): Promise<ProfileSummary[]> {
   const dir = join(WORK, 'profile');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const out: ProfileSummary[] = [];
   for (const what of ['sampling', 'update'] as const) {
     const prefix = join(dir, `${setup.id}-${what}`);
-    const backend = new OrtBackend(ort as unknown as OrtModule, 'node', 'onnxruntime-node CPU (profiling)', 'bench --profile', {
-      ...nodeSessionOptions(threads),
-      enableProfiling: true,
-      profileFilePrefix: prefix,
-    });
+    const backend = new OrtBackend(
+      ort as unknown as OrtModule,
+      'node',
+      'onnxruntime-node CPU (profiling)',
+      'bench --profile',
+      {
+        ...nodeSessionOptions(threads),
+        enableProfiling: true,
+        profileFilePrefix: prefix,
+      },
+    );
     const r = await BenchRunner.create(backend, setup.model, setup.weights, config);
     const calls = 3;
     let wall = 0;
@@ -51,7 +63,13 @@ export async function profileNode(setup: PresetSetup, config: RunConfig, threads
       log(`profile: ORT wrote no profile for ${setup.id} ${what}`);
       continue;
     }
-    type Ev = { cat?: string; name?: string; ts?: number; dur?: number; args?: { op_name?: string; input_type_shape?: Record<string, number[]>[] } };
+    type Ev = {
+      cat?: string;
+      name?: string;
+      ts?: number;
+      dur?: number;
+      args?: { op_name?: string; input_type_shape?: Record<string, number[]>[] };
+    };
     const events = files.flatMap((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Ev[]);
     // Leave out the warm-up call: everything up to the end of its last ORT run.
     const allRuns = events.filter((e) => e.name === 'model_run').sort((x, y) => (x.ts ?? 0) - (y.ts ?? 0));
@@ -67,7 +85,9 @@ export async function profileNode(setup: PresetSetup, config: RunConfig, threads
       if (e.cat !== 'Node' || !e.name?.endsWith('_kernel_time')) continue;
       const op = e.args?.op_name ?? '?';
       byOp.set(op, (byOp.get(op) ?? 0) + (e.dur ?? 0));
-      const shapes = (e.args?.input_type_shape ?? []).map((x) => `[${Object.values(x)[0]?.join(',') ?? ''}]`).join(' x ');
+      const shapes = (e.args?.input_type_shape ?? [])
+        .map((x) => `[${Object.values(x)[0]?.join(',') ?? ''}]`)
+        .join(' x ');
       const n = byNode.get(e.name) ?? { us: 0, op, shapes };
       n.us += e.dur ?? 0;
       byNode.set(e.name, n);
@@ -90,7 +110,13 @@ export async function profileNode(setup: PresetSetup, config: RunConfig, threads
       top_nodes: [...byNode]
         .sort((a, b) => b[1].us - a[1].us)
         .slice(0, 12)
-        .map(([name, n]) => ({ node: name.replace(/_kernel_time$/, ''), op: n.op, inputs: n.shapes, ms_per_call: perCall(n.us), share: n.us / kernels })),
+        .map(([name, n]) => ({
+          node: name.replace(/_kernel_time$/, ''),
+          op: n.op,
+          inputs: n.shapes,
+          ms_per_call: perCall(n.us),
+          share: n.us / kernels,
+        })),
     });
   }
   return out;

@@ -32,12 +32,15 @@ export interface TorchInstall {
 
 /** Installs python3-torch and libopenblas0-pthread with apt-get when either is missing. */
 export function ensureTorch(log: (s: string) => void): TorchInstall {
-  if (!existsSync(PYTHON)) throw new Error(`${PYTHON} not found (Debian's python3 is needed for python3-torch; set RLVR_BENCH_PYTHON)`);
+  if (!existsSync(PYTHON))
+    throw new Error(`${PYTHON} not found (Debian's python3 is needed for python3-torch; set RLVR_BENCH_PYTHON)`);
   const missing = PACKAGES.filter((p) => !dpkgInstalled(p));
   let note = `${PACKAGES.join(' and ')} already installed`;
   if (missing.length || !torchImports()) {
     const want = missing.length ? missing : ['python3-torch'];
-    log(`PyTorch peer: installing ${want.join(' ')} with apt-get (missing on this machine; this takes a minute or two)`);
+    log(
+      `PyTorch peer: installing ${want.join(' ')} with apt-get (missing on this machine; this takes a minute or two)`,
+    );
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     let r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...want], { encoding: 'utf8', env });
     if (r.status !== 0) {
@@ -45,7 +48,10 @@ export function ensureTorch(log: (s: string) => void): TorchInstall {
       spawnSync('apt-get', ['update'], { encoding: 'utf8', env });
       r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...want], { encoding: 'utf8', env });
     }
-    if (r.status !== 0) throw new Error(`apt-get install ${want.join(' ')} failed (are you root?):\n${(r.stderr || r.stdout).slice(-2000)}`);
+    if (r.status !== 0)
+      throw new Error(
+        `apt-get install ${want.join(' ')} failed (are you root?):\n${(r.stderr || r.stdout).slice(-2000)}`,
+      );
     if (!torchImports()) throw new Error(`installed ${want.join(' ')} but ${PYTHON} still cannot import torch`);
     note = `installed ${want.join(' ')} with apt-get (they were missing)`;
   }
@@ -74,7 +80,12 @@ export class TorchPeer {
     const child = spawn(PYTHON, [join(benchDir, 'torch_peer.py')], {
       stdio: ['pipe', 'pipe', 'pipe'],
       // OpenBLAS and OpenMP pools sized like ORT's: the same two cores.
-      env: { ...process.env, OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads), PYTHONUNBUFFERED: '1' },
+      env: {
+        ...process.env,
+        OMP_NUM_THREADS: String(threads),
+        OPENBLAS_NUM_THREADS: String(threads),
+        PYTHONUNBUFFERED: '1',
+      },
     });
     return new TorchPeer(child);
   }
@@ -82,7 +93,8 @@ export class TorchPeer {
   async call(cmd: Record<string, unknown>): Promise<PeerReply> {
     this.child.stdin.write(JSON.stringify(cmd) + '\n');
     const next = await this.lines.next();
-    if (next.done) throw new Error(`the PyTorch peer exited (code ${this.child.exitCode}):\n${this.stderr.join('').slice(-3000)}`);
+    if (next.done)
+      throw new Error(`the PyTorch peer exited (code ${this.child.exitCode}):\n${this.stderr.join('').slice(-3000)}`);
     const reply = JSON.parse(next.value) as PeerReply;
     if (!reply.ok) throw new Error(`PyTorch peer, command "${String(cmd.cmd)}": ${reply.error}`);
     return reply;

@@ -10,7 +10,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import { note, openPage, RESULTS_DIR, screenshot, serverUrl, waitForPage, withPageDiagnostics as withDiagnostics } from './lib.mjs';
+import {
+  note,
+  openPage,
+  RESULTS_DIR,
+  screenshot,
+  serverUrl,
+  waitForPage,
+  withPageDiagnostics as withDiagnostics,
+} from './lib.mjs';
 
 /**
  * The first screen's goal on the preview build (ms). The test reports the figure against it and fails
@@ -53,7 +61,6 @@ test.afterAll(async () => {
 const state = (page) => page.evaluate(() => window.__rlvr.state());
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
 
-
 test('first screen on the preview build (its time reported against 2 s)', async ({}, testInfo) => {
   const p = await openPage(browser, '/', { viewport: { width: 1280, height: 720 } });
   try {
@@ -65,10 +72,15 @@ test('first screen on the preview build (its time reported against 2 s)', async 
       const n = performance.getEntriesByType('navigation')[0];
       return { domContentLoaded: n.domContentLoadedEventEnd, load: n.loadEventEnd };
     });
-    const fcp = await p.page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null);
+    const fcp = await p.page.evaluate(
+      () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+    );
     timings.firstScreenMs = Math.round(ms);
     timings.firstContentfulPaintMs = fcp === null ? null : Math.round(fcp);
-    note(testInfo, `first screen (app mounted) ${Math.round(ms)} ms after navigation start (goal ${FIRST_SCREEN_GOAL_MS} ms); first contentful paint ${fcp === null ? '?' : Math.round(fcp)} ms; DOMContentLoaded ${Math.round(nav.domContentLoaded)} ms`);
+    note(
+      testInfo,
+      `first screen (app mounted) ${Math.round(ms)} ms after navigation start (goal ${FIRST_SCREEN_GOAL_MS} ms); first contentful paint ${fcp === null ? '?' : Math.round(fcp)} ms; DOMContentLoaded ${Math.round(nav.domContentLoaded)} ms`,
+    );
     assert.ok(ms < HANG_MS, `first screen took ${Math.round(ms)} ms: a hang (goal ${FIRST_SCREEN_GOAL_MS} ms)`);
     assert.match(await text(p.page, 'step-count'), /^Step 0$/);
     assert.equal(await p.page.isDisabled('[data-testid="start"]'), false, 'Start is enabled with the default setup');
@@ -102,14 +114,26 @@ test.describe('the page that trained the default run', () => {
       const t0 = Date.now();
       await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1, { timeout: 400_000 });
       const tFirst = Date.now();
-      await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, DEFAULT_STEPS, { timeout: 480_000, polling: 250 });
+      await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, DEFAULT_STEPS, {
+        timeout: 480_000,
+        polling: 250,
+      });
       const tLast = Date.now();
       const s = await state(page);
       const steps = s.metrics.length;
       // Steps/minute over steps 2..N (steady state: no model loading, no first-step compilation, no eval).
       const spm = ((steps - 1) * 60_000) / (tLast - tFirst);
-      timings.wasm = { firstStepSeconds: (tFirst - t0) / 1000, stepsPerMinute: Number(spm.toFixed(2)), statusBarStepsPerMinute: Number(s.run.stepsPerMinute.toFixed(2)), secondsPerStep: Number(((tLast - tFirst) / 1000 / (steps - 1)).toFixed(2)), backend: s.run.backend };
-      note(testInfo, `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} s (model load, graph compile, held-out eval); then ${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`);
+      timings.wasm = {
+        firstStepSeconds: (tFirst - t0) / 1000,
+        stepsPerMinute: Number(spm.toFixed(2)),
+        statusBarStepsPerMinute: Number(s.run.stepsPerMinute.toFixed(2)),
+        secondsPerStep: Number(((tLast - tFirst) / 1000 / (steps - 1)).toFixed(2)),
+        backend: s.run.backend,
+      };
+      note(
+        testInfo,
+        `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} s (model load, graph compile, held-out eval); then ${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`,
+      );
       assert.equal(s.run.backend.kind, 'wasm', 'with only a software WebGPU adapter the app picks WASM by itself');
       assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
       assert.match(s.run.backend.reason, /software/);
@@ -117,7 +141,11 @@ test.describe('the page that trained the default run', () => {
       // (src/ui/components/charts/render-budget.ts), so each is looked at in view.
       const inView = async (id) => {
         await page.locator(`[data-testid="chart-${id}"]`).scrollIntoViewIfNeeded();
-        await page.waitForFunction(([id, n]) => Number(document.querySelector(`[data-testid="chart-${id}"]`)?.getAttribute('data-points')) >= n, [id, DEFAULT_STEPS], { timeout: 10_000 });
+        await page.waitForFunction(
+          ([id, n]) => Number(document.querySelector(`[data-testid="chart-${id}"]`)?.getAttribute('data-points')) >= n,
+          [id, DEFAULT_STEPS],
+          { timeout: 10_000 },
+        );
       };
       for (const id of ['reward', 'accuracy', 'entropy', 'grad_norm', 'zero_std', 'length', 'throughput']) {
         await inView(id);
@@ -128,10 +156,16 @@ test.describe('the page that trained the default run', () => {
       // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why instead.
       for (const id of ['kl', 'clip', 'ratio', 'ess']) {
         await inView(id);
-        assert.ok(Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points')) >= DEFAULT_STEPS, `chart ${id} has the steps`);
+        assert.ok(
+          Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points')) >= DEFAULT_STEPS,
+          `chart ${id} has the steps`,
+        );
         assert.ok(await page.$(`[data-testid="chart-${id}-constant"]`), `chart ${id} explains why it is constant`);
       }
-      assert.ok(Number(await page.getAttribute('[data-testid="chart-eval"]', 'data-points')) >= 1, 'the held-out pass@k chart has the step-0 evaluation');
+      assert.ok(
+        Number(await page.getAttribute('[data-testid="chart-eval"]', 'data-points')) >= 1,
+        'the held-out pass@k chart has the step-0 evaluation',
+      );
       assert.match(await text(page, 'step-count'), /^Step \d+$/);
       assert.ok(Number((await text(page, 'step-count')).slice(5)) >= DEFAULT_STEPS);
       assert.match(await text(page, 'backend'), /WASM, \d+ threads/);
@@ -172,36 +206,61 @@ test.describe('the page that trained the default run', () => {
       for (const [channel, field] of Object.entries(CHANNEL_FIELDS)) {
         await page.selectOption('[data-testid="channel"]', channel);
         const tokens = await page.$$eval('[data-testid="token"]', (els) =>
-          els.map((e) => ({ i: Number(e.dataset.index), channel: e.dataset.channel, value: e.dataset.value, bg: getComputedStyle(e).backgroundColor })),
+          els.map((e) => ({
+            i: Number(e.dataset.index),
+            channel: e.dataset.channel,
+            value: e.dataset.value,
+            bg: getComputedStyle(e).backgroundColor,
+          })),
         );
         assert.equal(tokens.length, rec.tokens.length, `${channel}: one element per completion token`);
         for (const tok of tokens) {
           assert.equal(tok.channel, channel);
           const want = field(rec, tok.i);
           // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses Object.is).
-          if (typeof want === 'number') assert.equal(Number(tok.value) + 0, want + 0, `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`);
+          if (typeof want === 'number')
+            assert.equal(
+              Number(tok.value) + 0,
+              want + 0,
+              `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`,
+            );
           else assert.equal(tok.value, want, `${channel}, token ${tok.i}`);
           const transparent = tok.bg === 'rgba(0, 0, 0, 0)' || tok.bg === 'transparent';
-          if (channel === 'clipped') assert.equal(transparent, want === '', `clipped token ${tok.i} is coloured iff it was clipped`);
-          else if (channel !== 'advantage' || rec.advantage !== 0) assert.ok(!transparent, `${channel}, token ${tok.i} has a colour`);
+          if (channel === 'clipped')
+            assert.equal(transparent, want === '', `clipped token ${tok.i} is coloured iff it was clipped`);
+          else if (channel !== 'advantage' || rec.advantage !== 0)
+            assert.ok(!transparent, `${channel}, token ${tok.i} has a colour`);
         }
-        if (channel === 'logp') assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
+        if (channel === 'logp')
+          assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
       }
-      note(testInfo, `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`);
+      note(
+        testInfo,
+        `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`,
+      );
       await page.selectOption('[data-testid="channel"]', 'ratio');
       // Hover shows exact numbers; a click selects the token and fills the objective in.
       const k = Math.min(2, rec.tokens.length - 1);
       await page.hover(`[data-testid="token"][data-index="${k}"]`);
       const detail = await text(page, 'token-detail');
       assert.match(detail, new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
-      assert.match(await page.getAttribute(`[data-testid="token"][data-index="${k}"]`, 'title'), new RegExp(`ratio ${String(rec.ratio[k]).replace('.', '\\.')}`));
+      assert.match(
+        await page.getAttribute(`[data-testid="token"][data-index="${k}"]`, 'title'),
+        new RegExp(`ratio ${String(rec.ratio[k]).replace('.', '\\.')}`),
+      );
       await shot(page, 'app-rollouts');
       await page.click(`[data-testid="token"][data-index="${k}"]`);
       await page.waitForSelector('[data-testid="objective-panel"]');
-      assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', 'the graph\'s weight × token loss equals the loss contribution it summed');
+      assert.equal(
+        await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'),
+        'true',
+        "the graph's weight × token loss equals the loss contribution it summed",
+      );
       assert.match(await text(page, 'obj-ratio'), new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
       assert.match(await text(page, 'objective-formula'), /clip\(ratio, 1 − ε, 1 \+ ε_high\)/);
-      await page.evaluate(() => document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }));
+      await page.evaluate(() =>
+        document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }),
+      );
       await shot(page, 'app-objective', { fullPage: false });
     });
   });
@@ -258,7 +317,10 @@ test.describe('the page that trained the default run', () => {
       assert.equal(c.ks.length, 64);
       assert.equal(Object.keys(c.base).length, 64);
       assert.ok(c.base['64'] >= c.base['1'] && c.current['64'] >= c.current['1'], 'pass@k grows with k');
-      note(testInfo, `pass@k in ${timings.passkSeconds.toFixed(0)} s: base pass@1 ${c.base['1'].toFixed(3)} pass@64 ${c.base['64'].toFixed(3)}; current pass@1 ${c.current['1'].toFixed(3)} pass@64 ${c.current['64'].toFixed(3)}`);
+      note(
+        testInfo,
+        `pass@k in ${timings.passkSeconds.toFixed(0)} s: base pass@1 ${c.base['1'].toFixed(3)} pass@64 ${c.base['64'].toFixed(3)}; current pass@1 ${c.current['1'].toFixed(3)} pass@64 ${c.current['64'].toFixed(3)}`,
+      );
       await shot(page, 'app-passk');
     });
   });
@@ -269,10 +331,16 @@ test.describe('the page that trained the default run', () => {
     await withDiagnostics(testInfo, main, 'app-checkpoint-error', async () => {
       await page.click('[data-testid="tab-share"]');
       const before = await state(page);
-      const manifest = await page.evaluate(async () => (await fetch('checkpoints/arithmetic-tiny/manifest.json')).text());
+      const manifest = await page.evaluate(async () =>
+        (await fetch('checkpoints/arithmetic-tiny/manifest.json')).text(),
+      );
       await page.setInputFiles('[data-testid="load-checkpoint"]', [
         { name: 'manifest.json', mimeType: 'application/json', buffer: Buffer.from(manifest) },
-        { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from([16, 0, 0, 0, 0, 0, 0, 0, ...Buffer.from('{"x":1}         ')]) },
+        {
+          name: 'broken.safetensors',
+          mimeType: 'application/octet-stream',
+          buffer: Buffer.from([16, 0, 0, 0, 0, 0, 0, 0, ...Buffer.from('{"x":1}         ')]),
+        },
       ]);
       await page.waitForSelector('[data-testid="error-banner"]', { timeout: 30_000 });
       assert.equal(await page.getAttribute('[data-testid="error-banner"]', 'data-kind'), 'checkpoint');
@@ -280,7 +348,11 @@ test.describe('the page that trained the default run', () => {
       const afterState = await state(page);
       assert.equal(afterState.run.step, before.run.step, 'the run is where it was');
       assert.equal(afterState.metrics.length, before.metrics.length);
-      assert.equal((await page.evaluate(() => window.__rlvr.status())).step, before.run.step, 'the worker still has the same model and step');
+      assert.equal(
+        (await page.evaluate(() => window.__rlvr.status())).step,
+        before.run.step,
+        'the worker still has the same model and step',
+      );
       await shot(page, 'app-checkpoint-error');
       await page.click('[data-testid="dismiss-error"]');
     });
@@ -302,15 +374,25 @@ test.describe('the page that trained the default run', () => {
       assert.equal(csv.name, 'metrics.csv');
       const lines = csv.body.trim().split('\n');
       const evals = (await state(page)).evals;
-      assert.equal(lines.length, steps + 1 + (evals.some((e) => e.step === 0) ? 1 : 0), 'a header, row 0 (the base evaluation, when measured), one row per step');
+      assert.equal(
+        lines.length,
+        steps + 1 + (evals.some((e) => e.step === 0) ? 1 : 0),
+        'a header, row 0 (the base evaluation, when measured), one row per step',
+      );
       assert.match(lines[0], /^step,/);
       assert.ok(lines[0].includes('frac_reward_zero_std') && lines[0].includes('clip_ratio/high_mean'));
       const jsonl = await read('export-jsonl');
-      const objs = jsonl.body.trim().split('\n').map((l) => JSON.parse(l));
+      const objs = jsonl.body
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       assert.equal(objs[0].step, 0, 'the first line is the base policy evaluation (step 0), as rlvr train writes it');
       assert.equal(objs[1].step, 1, 'the first update is step 1');
       const roll = await read('export-rollouts');
-      const recs = roll.body.trim().split('\n').map((l) => JSON.parse(l));
+      const recs = roll.body
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio) && Array.isArray(recs[0].objective));
       assert.ok(recs[0].step >= 1, 'rollouts carry the update they fed (the first is step 1)');
       // Keep & share's run record: the bytes the worker wrote with the writer `rlvr train --record` uses (src/record/run-record.ts).
@@ -322,8 +404,16 @@ test.describe('the page that trained the default run', () => {
       assert.equal(header.format, 'rlvr-playground-run-record');
       assert.equal(header.provenance.writer, 'playground');
       const shown = (await state(page)).metrics.map((m) => m.step);
-      assert.deepEqual(header.steps.map((x) => x.step).slice(0, shown.length), shown, 'the record holds the steps the charts show');
-      assert.deepEqual(header.rollouts.map((x) => x.step), header.steps.map((x) => x.step), 'every step\'s rollouts are recorded');
+      assert.deepEqual(
+        header.steps.map((x) => x.step).slice(0, shown.length),
+        shown,
+        'the record holds the steps the charts show',
+      );
+      assert.deepEqual(
+        header.rollouts.map((x) => x.step),
+        header.steps.map((x) => x.step),
+        "every step's rollouts are recorded",
+      );
     });
   });
 
@@ -332,19 +422,33 @@ test.describe('the page that trained the default run', () => {
     const { page } = main;
     await withDiagnostics(testInfo, main, 'app-restored', async () => {
       const before = await state(page);
-      await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, before.run.step, { timeout: 60_000 });
+      await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, before.run.step, {
+        timeout: 60_000,
+      });
       await page.reload({ waitUntil: 'load' });
-      await page.waitForFunction((n) => window.__rlvr?.state().run.step === n && window.__rlvr.state().run.state === 'paused', before.run.step, { timeout: 60_000, polling: 250 });
+      await page.waitForFunction(
+        (n) => window.__rlvr?.state().run.step === n && window.__rlvr.state().run.state === 'paused',
+        before.run.step,
+        { timeout: 60_000, polling: 250 },
+      );
       const after = await state(page);
       assert.equal(after.metrics.length, before.metrics.length);
-      assert.deepEqual(after.metrics.map((m) => m.reward), before.metrics.map((m) => m.reward));
+      assert.deepEqual(
+        after.metrics.map((m) => m.reward),
+        before.metrics.map((m) => m.reward),
+      );
       assert.deepEqual(after.run.config, before.run.config);
       assert.equal(await text(page, 'step-count'), `Step ${before.run.step}`);
       await page.locator('[data-testid="chart-reward"]').scrollIntoViewIfNeeded();
-      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n, before.metrics.length);
+      await page.waitForFunction(
+        (n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n,
+        before.metrics.length,
+      );
       // And it trains on from there.
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction((n) => window.__rlvr.state().metrics.length === n + 1, before.metrics.length, { timeout: 60_000 });
+      await page.waitForFunction((n) => window.__rlvr.state().metrics.length === n + 1, before.metrics.length, {
+        timeout: 60_000,
+      });
       assert.equal(await text(page, 'step-count'), `Step ${before.run.step + 1}`);
       await shot(page, 'app-restored');
       note(testInfo, `restored at step ${before.run.step} and took one more step`);
@@ -359,16 +463,26 @@ test.describe('the page that trained the default run', () => {
       await page.selectOption('[data-testid="compare-preset-b"]', 'dr_grpo');
       await page.fill('#compare-steps', '2');
       await page.click('[data-testid="compare-start"]');
-      await page.waitForFunction(() => {
-        const c = window.__rlvr.state().compare;
-        return c.a.metrics.length >= 2 && c.b.metrics.length >= 2;
-      }, undefined, { timeout: 400_000, polling: 500 });
+      await page.waitForFunction(
+        () => {
+          const c = window.__rlvr.state().compare;
+          return c.a.metrics.length >= 2 && c.b.metrics.length >= 2;
+        },
+        undefined,
+        { timeout: 400_000, polling: 500 },
+      );
       const c = (await state(page)).compare;
-      assert.ok(c.diff.some(([k]) => k === 'loss_type'), 'the config difference lists loss_type');
+      assert.ok(
+        c.diff.some(([k]) => k === 'loss_type'),
+        'the config difference lists loss_type',
+      );
       assert.ok(c.diff.some(([k]) => k === 'scale_rewards'));
       assert.equal(c.a.config.seed, c.b.config.seed);
       await page.locator('[data-testid="compare-chart-reward"]').scrollIntoViewIfNeeded();
-      await page.waitForSelector('[data-testid="compare-chart-reward"] .recharts-line path', { state: 'attached', timeout: 10_000 });
+      await page.waitForSelector('[data-testid="compare-chart-reward"] .recharts-line path', {
+        state: 'attached',
+        timeout: 10_000,
+      });
       await shot(page, 'app-compare');
     });
   });
@@ -392,7 +506,11 @@ test.describe('the page that trained the default run', () => {
       assert.equal((await state(page)).run.state, 'crashed');
       await shot(page, 'app-crash', { fullPage: false });
       await page.click('[data-testid="restart-autosave"]');
-      await page.waitForFunction((n) => window.__rlvr.state().run.step === n && window.__rlvr.state().run.state === 'paused', step, { timeout: 60_000, polling: 250 });
+      await page.waitForFunction(
+        (n) => window.__rlvr.state().run.step === n && window.__rlvr.state().run.state === 'paused',
+        step,
+        { timeout: 60_000, polling: 250 },
+      );
       assert.equal(await page.$('[data-testid="error-banner"]'), null, 'the message goes away once the run is back');
       note(testInfo, `worker restarted and resumed from its autosave at step ${step}`);
     });
@@ -411,9 +529,15 @@ test.describe('the page that trained the default run', () => {
     // The layout at the new width: the charts resize on their ResizeObserver's callback, so wait until
     // the page fits (10 s at most), then measure; an overflow that stays is reported with its width.
     await page
-      .waitForFunction(() => innerWidth === 820 && document.documentElement.scrollWidth - document.documentElement.clientWidth <= 1, undefined, { timeout: 10_000 })
+      .waitForFunction(
+        () => innerWidth === 820 && document.documentElement.scrollWidth - document.documentElement.clientWidth <= 1,
+        undefined,
+        { timeout: 10_000 },
+      )
       .catch(() => undefined);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 1, `no horizontal scrolling at tablet width (overflow ${overflow}px)`);
     await shot(page, 'app-tablet');
     await page.setViewportSize({ width: 1280, height: 720 });
@@ -428,7 +552,9 @@ test.describe('the page that trained the default run', () => {
 
 test('a shared URL opens its config', async ({}, testInfo) => {
   test.setTimeout(60_000);
-  const p = await openPage(browser, '/?v=1&preset=dapo&learning_rate=0.0005&difficulty.m=7&steps=50&bogus=1', { viewport: { width: 1280, height: 720 } });
+  const p = await openPage(browser, '/?v=1&preset=dapo&learning_rate=0.0005&difficulty.m=7&steps=50&bogus=1', {
+    viewport: { width: 1280, height: 720 },
+  });
   try {
     await withDiagnostics(testInfo, p, 'app-shared-url', async () => {
       const { page } = p;
@@ -439,7 +565,11 @@ test('a shared URL opens its config', async ({}, testInfo) => {
       assert.equal(await page.inputValue('[data-testid="step-budget"]'), '50');
       assert.match(await text(page, 'preset-explanation'), /clip-higher/);
       await page.click('summary');
-      assert.equal(await page.inputValue('[data-testid="field-epsilon_high"]'), '0.28', "the preset's values show in the form");
+      assert.equal(
+        await page.inputValue('[data-testid="field-epsilon_high"]'),
+        '0.28',
+        "the preset's values show in the form",
+      );
       assert.match(await text(page, 'url-notes'), /unknown setting "bogus"/);
       assert.equal(await page.isDisabled('[data-testid="start"]'), false);
       await shot(page, 'app-shared-url');
@@ -451,18 +581,26 @@ test('a shared URL opens its config', async ({}, testInfo) => {
 
 test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async ({}, testInfo) => {
   test.setTimeout(600_000);
-  const q = 'task=arithmetic&backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  const q =
+    'task=arithmetic&backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
   const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 720 } });
   try {
     await withDiagnostics(testInfo, p, 'app-webgpu', async () => {
       const { page } = p;
       const t0 = Date.now();
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error, undefined, { timeout: 580_000, polling: 1000 });
+      await page.waitForFunction(
+        () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+        undefined,
+        { timeout: 580_000, polling: 1000 },
+      );
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
       timings.webgpu = { firstStepSeconds: (Date.now() - t0) / 1000, backend: s.run.backend, model: s.run.model.name };
-      note(testInfo, `${s.run.backend.description} (${s.run.backend.reason}): first step in ${timings.webgpu.firstStepSeconds.toFixed(0)} s`);
+      note(
+        testInfo,
+        `${s.run.backend.description} (${s.run.backend.reason}): first step in ${timings.webgpu.firstStepSeconds.toFixed(0)} s`,
+      );
       assert.equal(s.run.backend.kind, 'webgpu');
       assert.match(await text(page, 'backend'), /WebGPU/);
       assert.equal(s.run.model.parameters < 50_000, true, 'the nano model');
@@ -480,7 +618,8 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async (
 
 test('SFT warm start in the browser: a fresh nano model learns the format, then RL steps from it', async ({}, testInfo) => {
   test.setTimeout(300_000);
-  const q = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  const q =
+    'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
   const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
   try {
     await withDiagnostics(testInfo, p, 'app-warm-start', async () => {
@@ -491,13 +630,20 @@ test('SFT warm start in the browser: a fresh nano model learns the format, then 
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
       const r = s.warmStart.result;
-      note(testInfo, `warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`);
+      note(
+        testInfo,
+        `warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`,
+      );
       assert.equal(r.steps, 80);
       assert.ok(r.lastLoss < r.firstLoss * 0.6, `SFT loss must fall: ${r.firstLoss} -> ${r.lastLoss}`);
       assert.match(await text(page, 'warm-start-result'), /80 SFT steps/);
       // RL starts from the warm-started weights; the warm start is refused once RL has begun.
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error, undefined, { timeout: 120_000, polling: 500 });
+      await page.waitForFunction(
+        () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+        undefined,
+        { timeout: 120_000, polling: 500 },
+      );
       const after = await state(page);
       assert.equal(after.error, null, after.error && `${after.error.title}: ${after.error.message}`);
       assert.ok(Number.isFinite(after.metrics[0].loss));

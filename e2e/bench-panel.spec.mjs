@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { test } from '@playwright/test';
 import { note, openPage, RESULTS_DIR, screenshot, waitForPage, withPageDiagnostics } from './lib.mjs';
 
-const SMALL_RUN = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&difficulty.digits=1&difficulty.ops=%2B';
+const SMALL_RUN =
+  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&difficulty.digits=1&difficulty.ops=%2B';
 const STEPS = 2;
 
 /** @type {import('playwright-core').Browser} */
@@ -26,7 +27,11 @@ test('?bench=1 opens the panel; a software-only adapter is named and not measure
       const { page } = p;
       await page.waitForSelector('[data-testid="bench-panel"]', { timeout: 20_000 });
       assert.equal(await page.getAttribute('[data-testid="tab-bench"]', 'aria-selected'), 'true');
-      await waitForPage(page, () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'), { timeout: 20_000 });
+      await waitForPage(
+        page,
+        () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'),
+        { timeout: 20_000 },
+      );
       const adapter = await text(page, 'bench-adapter');
       note(testInfo, `adapter line: ${adapter}`);
       assert.match(adapter, /swiftshader/i, 'headless Chromium offers SwiftShader');
@@ -37,7 +42,10 @@ test('?bench=1 opens the panel; a software-only adapter is named and not measure
       assert.equal(await page.isDisabled('[data-testid="bench-download"]'), true, 'nothing to download yet');
       assert.deepEqual(p.pageErrors, []);
       // The bench keys are not settings: no "unknown setting" note about them.
-      assert.equal((await page.evaluate(() => window.__rlvr.state().urlNotes)).filter((n) => /bench/.test(n)).length, 0);
+      assert.equal(
+        (await page.evaluate(() => window.__rlvr.state().urlNotes)).filter((n) => /bench/.test(n)).length,
+        0,
+      );
     });
   } finally {
     await p.close();
@@ -51,8 +59,16 @@ test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSO
     await withPageDiagnostics(testInfo, p, 'bench-run', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="bench-panel"]', { timeout: 20_000 });
-      await waitForPage(page, () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'), { timeout: 20_000 });
-      assert.equal(await page.isDisabled('[data-testid="bench-run-webgpu"]'), false, 'forced: the software adapter is measured');
+      await waitForPage(
+        page,
+        () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'),
+        { timeout: 20_000 },
+      );
+      assert.equal(
+        await page.isDisabled('[data-testid="bench-run-webgpu"]'),
+        false,
+        'forced: the software adapter is measured',
+      );
       // Record every progress line the panel shows while it runs.
       await page.evaluate(() => {
         const seen = new Set();
@@ -64,7 +80,11 @@ test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSO
       });
       const t0 = Date.now();
       await page.click('[data-testid="bench-run"]');
-      await waitForPage(page, () => document.querySelector('[data-testid="bench-run"]')?.textContent === 'Benchmarking…', { timeout: 5_000 });
+      await waitForPage(
+        page,
+        () => document.querySelector('[data-testid="bench-run"]')?.textContent === 'Benchmarking…',
+        { timeout: 5_000 },
+      );
       assert.equal(await page.isDisabled('[data-testid="bench-run"]'), true, 'busy: the button is disabled');
       assert.equal(await page.getAttribute('[data-testid="bench-panel"]', 'aria-busy'), 'true');
       await page.waitForSelector('[data-testid="bench-result"], [data-testid="bench-error"]', { timeout: 200_000 });
@@ -73,7 +93,13 @@ test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSO
       note(testInfo, `benchmark of ${STEPS} steps on each backend in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
       const progress = await page.evaluate(() => [...window.__benchProgress]);
       note(testInfo, `progress lines: ${progress.join(' | ')}`);
-      for (const line of ['WASM: loading the model', 'WASM: warm-up step 1 of 1', `WASM: step 1 of ${STEPS}`, `WASM: step ${STEPS} of ${STEPS}`, `WebGPU: step ${STEPS} of ${STEPS}`]) {
+      for (const line of [
+        'WASM: loading the model',
+        'WASM: warm-up step 1 of 1',
+        `WASM: step 1 of ${STEPS}`,
+        `WASM: step ${STEPS} of ${STEPS}`,
+        `WebGPU: step ${STEPS} of ${STEPS}`,
+      ]) {
         assert.ok(progress.includes(line), `progress shows "${line}"`);
       }
       assert.equal(await page.isDisabled('[data-testid="bench-run"]'), false, 'idle again');
@@ -104,7 +130,10 @@ test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSO
       assert.equal(report.browser.user_agent, await page.evaluate(() => navigator.userAgent));
       assert.equal(report.browser.hardware_concurrency, await page.evaluate(() => navigator.hardwareConcurrency));
       assert.equal(report.browser.cross_origin_isolated, true);
-      assert.match(`${report.adapter.vendor} ${report.adapter.architecture} ${report.adapter.description}`, /swiftshader/i);
+      assert.match(
+        `${report.adapter.vendor} ${report.adapter.architecture} ${report.adapter.description}`,
+        /swiftshader/i,
+      );
       assert.equal(report.adapter.software, true);
       assert.equal(report.model.name.includes('nano'), true, report.model.name);
       assert.ok(report.model.parameters > 0 && report.model.parameters < 50_000);
@@ -117,7 +146,10 @@ test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSO
         assert.equal(r.warmup_seconds.length, 1);
         assert.ok(r.step_seconds.every((s) => Number.isFinite(s) && s > 0));
         const sorted = [...r.step_seconds].sort((a, b) => a - b);
-        assert.ok(Math.abs(r.median_step_seconds - (sorted[0] + sorted[1]) / 2) < 1e-3, `${k}: median of the measured steps`);
+        assert.ok(
+          Math.abs(r.median_step_seconds - (sorted[0] + sorted[1]) / 2) < 1e-3,
+          `${k}: median of the measured steps`,
+        );
         assert.equal(r.steps_per_second, sps[k], `${k}: JSON steps/s = shown steps/s`);
       }
       assert.equal(report.webgpu_over_wasm, ratio);

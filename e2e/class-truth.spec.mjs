@@ -26,10 +26,18 @@ const SMALL = 'backend=wasm&prompts_per_step=2&num_generations=4';
 
 /** axe-core's serious and critical violations on the page as it is now (each: rule, impact, first targets). */
 async function axeViolations(page) {
-  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ path: join(ROOT, 'node_modules/axe-core/axe.min.js') });
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined')))
+    await page.addScriptTag({ path: join(ROOT, 'node_modules/axe-core/axe.min.js') });
   const r = await page.evaluate(async () => {
     const res = await window.axe.run(document, { resultTypes: ['violations'] });
-    return res.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join('')}`) }));
+    return res.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes
+        .slice(0, 5)
+        .map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join('')}`),
+    }));
   });
   return r.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
@@ -59,7 +67,10 @@ function chipContrastNow(page) {
     const rgba = (c) => {
       const m = /rgba?\(([^)]+)\)/.exec(c);
       if (!m) return [0, 0, 0, 0];
-      const v = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+      const v = m[1]
+        .split(/[\s,/]+/)
+        .filter(Boolean)
+        .map(Number);
       return [v[0], v[1], v[2], v[3] ?? 1];
     };
     const over = (top, under) => [0, 1, 2].map((i) => top[3] * top[i] + (1 - top[3]) * under[i]);
@@ -99,7 +110,11 @@ function chipContrastNow(page) {
 test('one run, one set of numbers: chart summaries, header, CSV, status bar, the held-out band and the token panel agree; axe passes in both themes', async ({}, testInfo) => {
   test.setTimeout(420_000);
   // bypassCSP: the app's CSP (vite.config.ts) rightly refuses inline scripts, and axe-core is injected as one.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, serviceWorkers: 'block' });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    bypassCSP: true,
+    serviceWorkers: 'block',
+  });
   const page = await context.newPage();
   const p = { page, context, consoleMessages: [], pageErrors: [] };
   page.on('console', (m) => p.consoleMessages.push({ source: 'page', type: m.type(), text: m.text() }));
@@ -112,19 +127,35 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
         if (!ok) problems.push(message);
       };
       const maybeText = async (testid) => (await page.$(`[data-testid="${testid}"]`)) && (await text(page, testid));
-      await page.goto(`${process.env.E2E_BASE_URL}/?${SMALL}&eval_every=2&eval_prompts=4&steps=3`, { waitUntil: 'load' });
+      await page.goto(`${process.env.E2E_BASE_URL}/?${SMALL}&eval_every=2&eval_prompts=4&steps=3`, {
+        waitUntil: 'load',
+      });
       await page.waitForSelector('[data-testid="preset"]', { timeout: 30_000 });
-      check(/task sat · preset GRPO/.test((await maybeText('status-what')) ?? ''), `status bar before Start: ${await text(page, 'status-bar')}`);
+      check(
+        /task sat · preset GRPO/.test((await maybeText('status-what')) ?? ''),
+        `status bar before Start: ${await text(page, 'status-bar')}`,
+      );
       await page.selectOption('[data-testid="preset"]', 'dapo');
       // The status bar follows the pick on the next render: wait for it (a wrong bar is reported below).
       await page
-        .waitForFunction(() => /preset DAPO/.test(document.querySelector('[data-testid="status-what"]')?.textContent ?? ''), undefined, { timeout: 10_000 })
+        .waitForFunction(
+          () => /preset DAPO/.test(document.querySelector('[data-testid="status-what"]')?.textContent ?? ''),
+          undefined,
+          { timeout: 10_000 },
+        )
         .catch(() => undefined);
-      check(/preset DAPO/.test((await maybeText('status-what')) ?? ''), `status bar after picking DAPO: ${await text(page, 'status-bar')}`);
+      check(
+        /preset DAPO/.test((await maybeText('status-what')) ?? ''),
+        `status bar after picking DAPO: ${await text(page, 'status-bar')}`,
+      );
       await page.selectOption('[data-testid="preset"]', 'grpo');
 
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done' && window.__rlvr.state().run.step === 3, undefined, { timeout: 300_000, polling: 250 });
+      await page.waitForFunction(
+        () => window.__rlvr.state().run.state === 'done' && window.__rlvr.state().run.step === 3,
+        undefined,
+        { timeout: 300_000, polling: 250 },
+      );
       await page.click('[data-testid="tab-charts"]');
       const header = (await text(page, 'step-count')).trim();
       assert.equal(header, 'Step 3');
@@ -132,32 +163,65 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
       // data streams in (CHART_UPDATE_MS, src/ui/components/charts/render-budget.ts), so the last step may
       // land up to a second after the header's: wait for that (at most 3 s), then read them.
       const chartsCaughtUp = await page
-        .waitForFunction(() => [...document.querySelectorAll('[data-testid^="chart-"][data-testid$="-summary"]')].every((e) => !/latest \((after )?step \d+\)/.test(e.textContent) || /latest \((after )?step 3\)/.test(e.textContent)), undefined, { timeout: 3_000, polling: 100 })
-        .then(() => true, () => false);
+        .waitForFunction(
+          () =>
+            [...document.querySelectorAll('[data-testid^="chart-"][data-testid$="-summary"]')].every(
+              (e) =>
+                !/latest \((after )?step \d+\)/.test(e.textContent) || /latest \((after )?step 3\)/.test(e.textContent),
+            ),
+          undefined,
+          { timeout: 3_000, polling: 100 },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
       note(testInfo, `chart summaries caught up with the header within 3 s: ${chartsCaughtUp}`);
-      const summaries = await page.$$eval('[data-testid^="chart-"][data-testid$="-summary"]', (els) => els.map((e) => `${e.getAttribute('data-testid')}: ${e.textContent}`));
+      const summaries = await page.$$eval('[data-testid^="chart-"][data-testid$="-summary"]', (els) =>
+        els.map((e) => `${e.getAttribute('data-testid')}: ${e.textContent}`),
+      );
       assert.ok(summaries.length >= 4, `chart summaries: ${summaries.length}`);
       for (const s of summaries) check(/latest \((after )?step 3\)/.test(s), `header "${header}", but ${s}`);
       // The CSV's last row is the same step.
       await page.click('[data-testid="tab-share"]');
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-csv"]')]);
-      const csv = readFileSync(await dl.path(), 'utf8').trim().split('\n');
+      const csv = readFileSync(await dl.path(), 'utf8')
+        .trim()
+        .split('\n');
       const stepCol = csv[0].split(',').indexOf('step');
       assert.equal(csv[csv.length - 1].split(',')[stepCol], '3', 'the CSV ends at the step the header names');
       // The status bar names the task, the preset and the backend that ran.
-      check(/task sat · preset GRPO/.test((await maybeText('status-what')) ?? ''), `status bar after the run: ${await text(page, 'status-bar')}`);
+      check(
+        /task sat · preset GRPO/.test((await maybeText('status-what')) ?? ''),
+        `status bar after the run: ${await text(page, 'status-bar')}`,
+      );
       check(/^backend WASM, \d+ threads?/.test(await text(page, 'backend')), `backend: ${await text(page, 'backend')}`);
 
       // The held-out chart: each evaluation carries its standard error, drawn as a band.
-      const evals = (await page.evaluate(() => window.__rlvr.state().evals)).map((e) => ({ step: e.step, se: e.pass1_se, ks: Object.keys(e.pass_at_k) }));
-      assert.deepEqual(evals.map((e) => e.step), [0, 2, 3]);
+      const evals = (await page.evaluate(() => window.__rlvr.state().evals)).map((e) => ({
+        step: e.step,
+        se: e.pass1_se,
+        ks: Object.keys(e.pass_at_k),
+      }));
+      assert.deepEqual(
+        evals.map((e) => e.step),
+        [0, 2, 3],
+      );
       // The page's evaluation takes eval_samples (2) per prompt, not a group of num_generations (4): pass@1 and pass@2.
-      for (const e of evals) check(e.ks.join(',') === '1,2', `step ${e.step}: pass@k measured for k = ${e.ks.join(', ')}`);
-      for (const e of evals) check(Number.isFinite(e.se) && e.se >= 0 && e.se <= 0.5, `step ${e.step}: standard error of pass@1 ${e.se}`);
+      for (const e of evals)
+        check(e.ks.join(',') === '1,2', `step ${e.step}: pass@k measured for k = ${e.ks.join(', ')}`);
+      for (const e of evals)
+        check(Number.isFinite(e.se) && e.se >= 0 && e.se <= 0.5, `step ${e.step}: standard error of pass@1 ${e.se}`);
       await page.click('[data-testid="tab-charts"]');
       await page.waitForSelector('[data-testid="chart-eval"]');
-      check((await page.$('[data-testid="chart-eval"] .recharts-area-area')) !== null, 'the held-out chart draws no standard-error band');
-      check(/± [\d.]+ standard error over 4 prompts × 2 samples/.test(await text(page, 'chart-eval-summary')), `held-out summary: ${await text(page, 'chart-eval-summary')}`);
+      check(
+        (await page.$('[data-testid="chart-eval"] .recharts-area-area')) !== null,
+        'the held-out chart draws no standard-error band',
+      );
+      check(
+        /± [\d.]+ standard error over 4 prompts × 2 samples/.test(await text(page, 'chart-eval-summary')),
+        `held-out summary: ${await text(page, 'chart-eval-summary')}`,
+      );
       const lightCharts = await axeViolations(page);
 
       // The token panel: the advantage, derived from its group's rewards.
@@ -167,7 +231,9 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
         const recs = (await page.evaluate((n) => window.__rlvr.getRollouts(n), s)).records;
         const byGroup = new Map();
         for (const r of recs) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), r]);
-        for (const [g, rs] of byGroup) if (Math.max(...rs.map((r) => r.reward)) > Math.min(...rs.map((r) => r.reward))) pick ??= { step: s, group: g, recs: rs.sort((a, b) => a.index - b.index) };
+        for (const [g, rs] of byGroup)
+          if (Math.max(...rs.map((r) => r.reward)) > Math.min(...rs.map((r) => r.reward)))
+            pick ??= { step: s, group: g, recs: rs.sort((a, b) => a.index - b.index) };
         if (pick) break;
       }
       assert.ok(pick, 'some kept step has a group whose rewards differ');
@@ -182,35 +248,75 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
       const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
       const std = Math.sqrt(rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / (rewards.length - 1));
       const expected = (chosen.reward - mean) / (std + 1e-4); // GRPO, scale_rewards "group" (src/rl/advantages.ts)
-      assert.ok(Math.abs(expected - chosen.advantage) < 1e-4, `the record's advantage ${chosen.advantage} is GRPO's ${expected}`);
+      assert.ok(
+        Math.abs(expected - chosen.advantage) < 1e-4,
+        `the record's advantage ${chosen.advantage} is GRPO's ${expected}`,
+      );
       if (await page.$('[data-testid="obj-advantage-derivation"]')) {
         const shown = await text(page, 'obj-group-rewards');
-        check(JSON.stringify(shown.split(',').map((x) => Number(x.trim()))) === JSON.stringify(rewards.map((r) => Number(r.toFixed(4)))), `group rewards shown ${shown}, recorded ${rewards}`);
-        check(Number(await text(page, 'obj-group-mean')) === Number(mean.toFixed(4)), `mean shown ${await text(page, 'obj-group-mean')}, expected ${mean}`);
-        check(Number(await text(page, 'obj-group-std')) === Number(std.toFixed(4)), `std shown ${await text(page, 'obj-group-std')}, expected ${std}`);
+        check(
+          JSON.stringify(shown.split(',').map((x) => Number(x.trim()))) ===
+            JSON.stringify(rewards.map((r) => Number(r.toFixed(4)))),
+          `group rewards shown ${shown}, recorded ${rewards}`,
+        );
+        check(
+          Number(await text(page, 'obj-group-mean')) === Number(mean.toFixed(4)),
+          `mean shown ${await text(page, 'obj-group-mean')}, expected ${mean}`,
+        );
+        check(
+          Number(await text(page, 'obj-group-std')) === Number(std.toFixed(4)),
+          `std shown ${await text(page, 'obj-group-std')}, expected ${std}`,
+        );
         const formula = await text(page, 'obj-advantage-formula');
-        check(/A = \(r − mean\) \/ \(std of the group \+ 0\.0001\)/.test(formula) && formula.includes(`= ${expected.toFixed(4)}`), `formula ${formula}, expected it to end in ${expected.toFixed(4)}`);
-        check((await page.getAttribute('[data-testid="obj-advantage-derivation"]', 'data-matches')) === 'true', 'the derived advantage differs from the recorded one');
-      } else check(false, `the token panel shows the advantage (${await text(page, 'obj-advantage')}) without deriving it from the group's rewards ${JSON.stringify(rewards)}`);
-      note(testInfo, `step ${pick.step}, group ${pick.group}: rewards ${JSON.stringify(rewards)} → A = ${expected.toFixed(4)} (recorded ${chosen.advantage.toFixed(4)})`);
+        check(
+          /A = \(r − mean\) \/ \(std of the group \+ 0\.0001\)/.test(formula) &&
+            formula.includes(`= ${expected.toFixed(4)}`),
+          `formula ${formula}, expected it to end in ${expected.toFixed(4)}`,
+        );
+        check(
+          (await page.getAttribute('[data-testid="obj-advantage-derivation"]', 'data-matches')) === 'true',
+          'the derived advantage differs from the recorded one',
+        );
+      } else
+        check(
+          false,
+          `the token panel shows the advantage (${await text(page, 'obj-advantage')}) without deriving it from the group's rewards ${JSON.stringify(rewards)}`,
+        );
+      note(
+        testInfo,
+        `step ${pick.step}, group ${pick.group}: rewards ${JSON.stringify(rewards)} → A = ${expected.toFixed(4)} (recorded ${chosen.advantage.toFixed(4)})`,
+      );
       const lightInspector = await axeViolations(page);
       const lightChips = await lowestChipContrast(page);
-      check(lightChips.ratio >= 4.5, `light theme: a token chip at ${lightChips.ratio.toFixed(2)}:1 (${lightChips.text} on ${lightChips.background}, coloured by ${lightChips.channel})`);
+      check(
+        lightChips.ratio >= 4.5,
+        `light theme: a token chip at ${lightChips.ratio.toFixed(2)}:1 (${lightChips.text} on ${lightChips.background}, coloured by ${lightChips.channel})`,
+      );
 
       // Dark theme: the same two views.
       await page.click('[data-testid="theme-toggle"]');
       await waitForPage(page, () => document.documentElement.dataset.theme === 'dark', { timeout: 5_000 });
       const darkInspector = await axeViolations(page);
       const darkChips = await lowestChipContrast(page);
-      check(darkChips.ratio >= 4.5, `dark theme: a token chip at ${darkChips.ratio.toFixed(2)}:1 (${darkChips.text} on ${darkChips.background}, coloured by ${darkChips.channel})`);
-      note(testInfo, `lowest token-chip contrast: light ${lightChips.ratio.toFixed(2)}:1, dark ${darkChips.ratio.toFixed(2)}:1`);
+      check(
+        darkChips.ratio >= 4.5,
+        `dark theme: a token chip at ${darkChips.ratio.toFixed(2)}:1 (${darkChips.text} on ${darkChips.background}, coloured by ${darkChips.channel})`,
+      );
+      note(
+        testInfo,
+        `lowest token-chip contrast: light ${lightChips.ratio.toFixed(2)}:1, dark ${darkChips.ratio.toFixed(2)}:1`,
+      );
       await screenshot(page, 'class-truth-dark-inspector');
       await page.click('[data-testid="tab-charts"]');
       await page.waitForSelector('[data-testid="chart-eval"]');
       const darkCharts = await axeViolations(page);
       const all = { lightCharts, lightInspector, darkCharts, darkInspector };
-      note(testInfo, `axe serious/critical: ${JSON.stringify(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.length])))}`);
-      for (const [where, v] of Object.entries(all)) check(v.length === 0, `axe, ${where}: ${JSON.stringify(v, null, 1)}`);
+      note(
+        testInfo,
+        `axe serious/critical: ${JSON.stringify(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.length])))}`,
+      );
+      for (const [where, v] of Object.entries(all))
+        check(v.length === 0, `axe, ${where}: ${JSON.stringify(v, null, 1)}`);
       assert.deepEqual(problems, [], `${problems.length} disagreement(s):\n${problems.join('\n')}`);
     });
   } finally {
@@ -222,7 +328,13 @@ test('one run, one set of numbers: chart summaries, header, CSV, status bar, the
 function claimAt(verdict, k, lastK) {
   const parts = verdict.replace(/\.$/, '').split(/;\s*/);
   for (const part of parts) {
-    const who = /the base policy is ahead/i.test(part) ? 'base' : /the current policy is ahead/i.test(part) ? 'current' : /level/i.test(part) ? 'level' : null;
+    const who = /the base policy is ahead/i.test(part)
+      ? 'base'
+      : /the current policy is ahead/i.test(part)
+        ? 'current'
+        : /level/i.test(part)
+          ? 'level'
+          : null;
     if (!who) continue;
     let m;
     if (/at every k/.test(part)) return who;
@@ -250,7 +362,11 @@ test('the pass@k verdict says what the plotted numbers say (identical base and c
         const d = curve.current[String(k)] - curve.base[String(k)];
         const truth = d > 0.005 ? 'current' : d < -0.005 ? 'base' : 'level';
         const said = claimAt(caption, k, lastK);
-        assert.equal(said, truth, `k = ${k}: base ${curve.base[String(k)]}, current ${curve.current[String(k)]}; the caption says ${said ?? 'nothing'}: ${caption}`);
+        assert.equal(
+          said,
+          truth,
+          `k = ${k}: base ${curve.base[String(k)]}, current ${curve.current[String(k)]}; the caption says ${said ?? 'nothing'}: ${caption}`,
+        );
       }
     });
   } finally {
@@ -264,18 +380,29 @@ test("the checkpoint note names the difficulty RL starts at: the recipe's, which
   try {
     await withPageDiagnostics(testInfo, p, 'class-truth-checkpoint-note', async () => {
       const { page } = p;
-      await page.waitForFunction(() => window.__rlvr?.state().checkpoints.some((c) => c.manifest), undefined, { timeout: 30_000 });
+      await page.waitForFunction(() => window.__rlvr?.state().checkpoints.some((c) => c.manifest), undefined, {
+        timeout: 30_000,
+      });
       for (const [task, knob, value] of [
         ['sudoku', 'blanks', '7'],
         ['countdown', 'maxTarget', '50'],
       ]) {
         await page.selectOption('[data-testid="task"]', task);
-        await page.waitForFunction(([k, v]) => document.querySelector(`[data-testid="knob-${k}"]`)?.value === v, [knob, value], { timeout: 10_000 });
+        await page.waitForFunction(
+          ([k, v]) => document.querySelector(`[data-testid="knob-${k}"]`)?.value === v,
+          [knob, value],
+          { timeout: 10_000 },
+        );
         const noteText = await page.textContent('#checkpoint ~ p.help');
         const start = /RL starts at[^.]*\./.exec(noteText)?.[0] ?? '';
-        assert.ok(start.includes(`${knob}=${value}`), `${task}: the note's "RL starts at" names ${knob}=${value} as the knob does: ${noteText}`);
+        assert.ok(
+          start.includes(`${knob}=${value}`),
+          `${task}: the note's "RL starts at" names ${knob}=${value} as the knob does: ${noteText}`,
+        );
         // Every knob in the form is in that sentence, with the form's value.
-        const knobs = await page.$$eval('[data-testid^="knob-"]', (els) => els.map((e) => [e.getAttribute('data-testid').slice(5), e.value]));
+        const knobs = await page.$$eval('[data-testid^="knob-"]', (els) =>
+          els.map((e) => [e.getAttribute('data-testid').slice(5), e.value]),
+        );
         for (const [k, v] of knobs) assert.ok(start.includes(`${k}=${v}`), `${task}: ${k}=${v} in "${start}"`);
         note(testInfo, `${task}: ${noteText}`);
       }
@@ -285,7 +412,10 @@ test("the checkpoint note names the difficulty RL starts at: the recipe's, which
   }
 });
 
-const DATASET = ['1+2=', '3+4=', '5+1=', '2+6='].map((q) => JSON.stringify({ prompt: q, answer: String(Number(q[0]) + Number(q[2])) })).join('\n') + '\n';
+const DATASET =
+  ['1+2=', '3+4=', '5+1=', '2+6=']
+    .map((q) => JSON.stringify({ prompt: q, answer: String(Number(q[0]) + Number(q[2])) }))
+    .join('\n') + '\n';
 
 test('Train on this dataset trains, also after Try the policy loaded a 0-step run', async ({}, testInfo) => {
   test.setTimeout(300_000);
@@ -301,17 +431,25 @@ test('Train on this dataset trains, also after Try the policy loaded a 0-step ru
       assert.equal(before.step, 0);
       assert.equal(before.config.task, 'arithmetic', 'Try the policy loaded a 0-step arithmetic run');
       await page.click('[data-testid="tab-data"]');
-      await page.setInputFiles('[data-testid="dataset-file"]', { name: 'sums.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(DATASET) });
+      await page.setInputFiles('[data-testid="dataset-file"]', {
+        name: 'sums.jsonl',
+        mimeType: 'application/jsonl',
+        buffer: Buffer.from(DATASET),
+      });
       await page.waitForSelector('[data-testid="dataset-summary"]');
       const label = (await text(page, 'dataset-train')).trim();
       await page.click('[data-testid="dataset-train"]');
       // Either it trains on the dataset, or the panel says why it did not (then the button did not do what it said).
-      const outcome = await waitForPage(page, () => {
-        const r = window.__rlvr.state().run;
-        if (r.config?.task === 'custom' && r.step >= 1) return { run: r };
-        const said = document.querySelector('[data-testid="view-data"] .dataset-summary .note')?.textContent;
-        return said ? { said } : null;
-      }, { timeout: 150_000 });
+      const outcome = await waitForPage(
+        page,
+        () => {
+          const r = window.__rlvr.state().run;
+          if (r.config?.task === 'custom' && r.step >= 1) return { run: r };
+          const said = document.querySelector('[data-testid="view-data"] .dataset-summary .note')?.textContent;
+          return said ? { said } : null;
+        },
+        { timeout: 150_000 },
+      );
       assert.ok(outcome.run, `the button "${label}" did not train: ${outcome.said}`);
       assert.equal(label, 'Train on this dataset', 'a 0-step run is replaced without a warning in the label');
       const run = outcome.run;
@@ -327,7 +465,11 @@ test('Train on this dataset trains, also after Try the policy loaded a 0-step ru
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="save-config"]')]);
       const saved = JSON.parse(readFileSync(await dl.path(), 'utf8'));
       assert.equal(saved.task, 'custom');
-      assert.deepEqual(saved.dataset, { name: 'sums.jsonl', verifier: { kind: 'exact' }, text: DATASET }, 'the saved config embeds the dataset');
+      assert.deepEqual(
+        saved.dataset,
+        { name: 'sums.jsonl', verifier: { kind: 'exact' }, text: DATASET },
+        'the saved config embeds the dataset',
+      );
       // Someone else opens the link: the Your data tab asks for that file; loading the saved config brings it.
       const other = await openPage(browser, `${link.pathname}${link.search}`);
       try {
@@ -336,7 +478,11 @@ test('Train on this dataset trains, also after Try the policy loaded a 0-step ru
         await q.waitForSelector('[data-testid="dataset-wanted"]', { timeout: 30_000 });
         assert.match(await q.textContent('[data-testid="dataset-wanted"]'), /trains on sums\.jsonl/);
         await q.click('[data-testid="tab-share"]');
-        await q.setInputFiles('[data-testid="load-config"]', { name: 'rlvr-config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(saved)) });
+        await q.setInputFiles('[data-testid="load-config"]', {
+          name: 'rlvr-config.json',
+          mimeType: 'application/json',
+          buffer: Buffer.from(JSON.stringify(saved)),
+        });
         await q.click('[data-testid="tab-data"]');
         await q.waitForSelector('[data-testid="dataset-summary"][data-records="4"]', { timeout: 10_000 });
         assert.equal(await q.$('[data-testid="dataset-wanted"]'), null);
@@ -357,23 +503,64 @@ test('a Windows-1252 file is refused as "not UTF-8", naming the line and byte, a
     await withPageDiagnostics(testInfo, p, 'class-truth-latin1', async () => {
       const { page } = p;
       await page.click('[data-testid="tab-data"]');
-      await page.setInputFiles('[data-testid="dataset-file"]', { name: 'sums.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(DATASET) });
+      await page.setInputFiles('[data-testid="dataset-file"]', {
+        name: 'sums.jsonl',
+        mimeType: 'application/jsonl',
+        buffer: Buffer.from(DATASET),
+      });
       await page.waitForSelector('[data-testid="dataset-summary"]');
       // Curly quotes saved by a word processor in Windows-1252: bytes 0x93 and 0x94.
-      const cp1252 = Buffer.concat([Buffer.from('{"prompt": "1+1=", "answer": "2"}\n{'), Buffer.from([0x93]), Buffer.from('prompt'), Buffer.from([0x94]), Buffer.from(': "2+2=", "answer": "4"}\n')]);
-      await page.setInputFiles('[data-testid="dataset-file"]', { name: 'word.jsonl', mimeType: 'application/jsonl', buffer: cp1252 });
-      await waitForPage(page, () => document.querySelector('[data-testid="dataset-error"]') || document.querySelector('[data-testid="dataset-summary"] h3')?.textContent === 'word.jsonl', { timeout: 10_000 });
-      const err = (await page.$('[data-testid="dataset-error"]')) ? await text(page, 'dataset-error') : `(accepted) ${await page.textContent('[data-testid="dataset-summary"]')}`;
+      const cp1252 = Buffer.concat([
+        Buffer.from('{"prompt": "1+1=", "answer": "2"}\n{'),
+        Buffer.from([0x93]),
+        Buffer.from('prompt'),
+        Buffer.from([0x94]),
+        Buffer.from(': "2+2=", "answer": "4"}\n'),
+      ]);
+      await page.setInputFiles('[data-testid="dataset-file"]', {
+        name: 'word.jsonl',
+        mimeType: 'application/jsonl',
+        buffer: cp1252,
+      });
+      await waitForPage(
+        page,
+        () =>
+          document.querySelector('[data-testid="dataset-error"]') ||
+          document.querySelector('[data-testid="dataset-summary"] h3')?.textContent === 'word.jsonl',
+        { timeout: 10_000 },
+      );
+      const err = (await page.$('[data-testid="dataset-error"]'))
+        ? await text(page, 'dataset-error')
+        : `(accepted) ${await page.textContent('[data-testid="dataset-summary"]')}`;
       assert.match(err, /^word\.jsonl is not UTF-8 text: line 2 has the byte 0x93/);
       assert.doesNotMatch(err, /not valid JSON/);
       assert.match(err, /Still using sums\.jsonl/);
       assert.equal(await page.getAttribute('[data-testid="dataset-summary"]', 'data-records'), '4');
       // A config file in Latin-1 (an accented value): the same message, and the setup is unchanged.
       await page.click('[data-testid="tab-share"]');
-      const latin1 = Buffer.concat([Buffer.from('{"task": "sat", "learning_rate": 0.001, "note": "caf'), Buffer.from([0xe9]), Buffer.from('"}\n')]);
-      await page.setInputFiles('[data-testid="load-config"]', { name: 'mine.json', mimeType: 'application/json', buffer: latin1 });
-      await waitForPage(page, () => document.querySelector('[data-testid="error-message"]') || document.querySelector('[data-testid="url-notes"]'), { timeout: 10_000 });
-      assert.match((await page.$('[data-testid="error-message"]')) ? await text(page, 'error-message') : `(loaded) ${await text(page, 'url-notes')}`, /^mine\.json is not UTF-8 text: line 1 has the byte 0xE9/);
+      const latin1 = Buffer.concat([
+        Buffer.from('{"task": "sat", "learning_rate": 0.001, "note": "caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('"}\n'),
+      ]);
+      await page.setInputFiles('[data-testid="load-config"]', {
+        name: 'mine.json',
+        mimeType: 'application/json',
+        buffer: latin1,
+      });
+      await waitForPage(
+        page,
+        () =>
+          document.querySelector('[data-testid="error-message"]') ||
+          document.querySelector('[data-testid="url-notes"]'),
+        { timeout: 10_000 },
+      );
+      assert.match(
+        (await page.$('[data-testid="error-message"]'))
+          ? await text(page, 'error-message')
+          : `(loaded) ${await text(page, 'url-notes')}`,
+        /^mine\.json is not UTF-8 text: line 1 has the byte 0xE9/,
+      );
       note(testInfo, err);
     });
   } finally {
@@ -388,9 +575,17 @@ test('a wrong num_generations in a link: the guide still shows the task, and nam
     await withPageDiagnostics(testInfo, p, 'class-truth-guide', async () => {
       const { page } = p;
       await page.waitForSelector('[data-testid="guide"]', { timeout: 30_000 });
-      await page.waitForFunction(() => window.__rlvr?.state().checkpoints.some((c) => c.manifest), undefined, { timeout: 30_000 });
+      await page.waitForFunction(() => window.__rlvr?.state().checkpoints.some((c) => c.manifest), undefined, {
+        timeout: 30_000,
+      });
       await page.waitForSelector('[data-testid="error-num_generations"]', { timeout: 10_000 });
-      await waitForPage(page, () => document.querySelector('[data-testid="guide-example"]') || /No example/.test(document.querySelector('[data-testid="guide"]')?.textContent ?? ''), { timeout: 10_000 });
+      await waitForPage(
+        page,
+        () =>
+          document.querySelector('[data-testid="guide-example"]') ||
+          /No example/.test(document.querySelector('[data-testid="guide"]')?.textContent ?? ''),
+        { timeout: 10_000 },
+      );
       assert.doesNotMatch(await text(page, 'guide'), /fix the (setup's )?task or difficulty/);
       assert.ok(await page.$('[data-testid="guide-example"]'), 'the guide shows an example of the task');
       assert.ok((await text(page, 'guide-prompt')).length > 0);
@@ -409,15 +604,23 @@ test('at 800 px wide, a chart is on the first screen after Start', async ({}, te
       const { page } = p;
       await page.waitForSelector('[data-testid="guide"]', { timeout: 30_000 }); // a first visit: the guide is open
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1, undefined, { timeout: 200_000, polling: 250 });
+      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1, undefined, {
+        timeout: 200_000,
+        polling: 250,
+      });
       await page.evaluate(() => window.scrollTo(0, 0));
       const top = await page.evaluate(() => {
         const charts = [...document.querySelectorAll('figure.chart')];
-        return charts.length ? Math.min(...charts.map((c) => c.getBoundingClientRect().top + window.scrollY)) : Infinity;
+        return charts.length
+          ? Math.min(...charts.map((c) => c.getBoundingClientRect().top + window.scrollY))
+          : Infinity;
       });
       await screenshot(page, 'class-truth-narrow');
       note(testInfo, `first chart at ${top.toFixed(0)} px (viewport ${viewport.height} px)`);
-      assert.ok(top < viewport.height - 100, `the first chart starts at ${top.toFixed(0)} px: on the first screen of ${viewport.height} px with room to show it`);
+      assert.ok(
+        top < viewport.height - 100,
+        `the first chart starts at ${top.toFixed(0)} px: on the first screen of ${viewport.height} px with room to show it`,
+      );
     });
   } finally {
     await p.close();

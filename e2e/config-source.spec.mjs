@@ -15,7 +15,7 @@ test.beforeAll(({ browser: b }) => {
 
 const source = async (page, path) => (await page.textContent(`[data-testid="source-${path}"] > span`))?.trim();
 
-test('a field\'s source goes from the recipe to edited to the link, and back to the recipe in one click', async ({}, testInfo) => {
+test("a field's source goes from the recipe to edited to the link, and back to the recipe in one click", async ({}, testInfo) => {
   test.setTimeout(120_000);
   const first = await openPage(browser, '/?task=sort&preset=dapo');
   let link;
@@ -29,7 +29,11 @@ test('a field\'s source goes from the recipe to edited to the link, and back to 
       assert.equal(await source(page, 'learning_rate'), 'default');
       await page.click('[data-testid="advanced"] > summary');
       assert.equal(await source(page, 'epsilon_high'), 'preset dapo');
-      assert.equal(await page.locator('[data-testid="reset-prompts_per_step"]').count(), 0, 'no reset button for an untouched field');
+      assert.equal(
+        await page.locator('[data-testid="reset-prompts_per_step"]').count(),
+        0,
+        'no reset button for an untouched field',
+      );
 
       await page.fill('[data-testid="field-prompts_per_step"]', '16');
       assert.equal(await source(page, 'prompts_per_step'), 'edited');

@@ -56,7 +56,10 @@ async function runHarness(testInfo, query, { name, timeout }) {
     return { ...state.result, logs: state.logs };
   } catch (e) {
     await screenshot(p.page, `engine-${name}-FAILED`).catch(() => undefined);
-    const tail = p.consoleMessages.slice(-15).map((m) => `  [${m.type}] ${m.text.slice(0, 300)}`).join('\n');
+    const tail = p.consoleMessages
+      .slice(-15)
+      .map((m) => `  [${m.type}] ${m.text.slice(0, 300)}`)
+      .join('\n');
     note(testInfo, `last console messages:\n${tail}`);
     throw e;
   } finally {
@@ -67,22 +70,40 @@ async function runHarness(testInfo, query, { name, timeout }) {
 function assertLearns(name, ls) {
   assert.equal(ls.length, STEPS, `${name}: expected ${STEPS} losses`);
   for (const [i, l] of ls.entries()) assert.ok(Number.isFinite(l), `${name}: loss at step ${i + 1} is ${l}`);
-  assert.ok(ls.at(-1) < ls[0] * 0.85, `${name}: loss must fall by >15% in ${STEPS} steps, went ${ls[0]} -> ${ls.at(-1)}`);
+  assert.ok(
+    ls.at(-1) < ls[0] * 0.85,
+    `${name}: loss must fall by >15% in ${STEPS} steps, went ${ls[0]} -> ${ls.at(-1)}`,
+  );
 }
 
 const round = (x, d = 2) => Number(x.toFixed(d));
 
 test('WASM EP: 20 training steps, multi-threaded (cross-origin isolated)', async ({}, testInfo) => {
   test.setTimeout(180_000);
-  const { value: r, seconds } = await timed(() => runHarness(testInfo, `backend=wasm&steps=${STEPS}`, { name: 'wasm', timeout: 170_000 }));
-  note(testInfo, `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. WASM load + session ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`);
-  timings.wasm = { wallS: round(seconds), firstStepS: round(r.firstStepMs / 1000), msPerStep: round(median(r.stepMs.slice(1))) };
+  const { value: r, seconds } = await timed(() =>
+    runHarness(testInfo, `backend=wasm&steps=${STEPS}`, { name: 'wasm', timeout: 170_000 }),
+  );
+  note(
+    testInfo,
+    `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. WASM load + session ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`,
+  );
+  timings.wasm = {
+    wallS: round(seconds),
+    firstStepS: round(r.firstStepMs / 1000),
+    msPerStep: round(median(r.stepMs.slice(1))),
+  };
   assert.equal(r.backend.kind, 'wasm');
   assert.equal(r.backend.crossOriginIsolated, true, 'the server must send COOP same-origin + COEP require-corp');
-  assert.ok(r.backend.threads > 1, `WASM must be multi-threaded, got ${r.backend.threads} thread(s): ${r.backend.description}`);
+  assert.ok(
+    r.backend.threads > 1,
+    `WASM must be multi-threaded, got ${r.backend.threads} thread(s): ${r.backend.description}`,
+  );
   assert.match(r.backend.description, /^WASM, \d+ threads$/);
   // ORT starts (threads - 1) pthread workers: proof the thread pool exists, not just the setting.
-  assert.ok(r.workersSpawned >= r.backend.threads - 1, `expected ${r.backend.threads - 1} WASM pthread worker(s), saw ${r.workersSpawned}`);
+  assert.ok(
+    r.workersSpawned >= r.backend.threads - 1,
+    `expected ${r.backend.threads - 1} WASM pthread worker(s), saw ${r.workersSpawned}`,
+  );
   assert.equal(r.liveTensorsAfter, 0);
   assertLearns('wasm', r.losses);
   losses.wasm = r.losses;
@@ -90,9 +111,18 @@ test('WASM EP: 20 training steps, multi-threaded (cross-origin isolated)', async
 
 test('WebGPU EP (SwiftShader adapter, forced): 20 training steps', async ({}, testInfo) => {
   test.setTimeout(300_000);
-  const { value: r, seconds } = await timed(() => runHarness(testInfo, `backend=webgpu&steps=${STEPS}`, { name: 'webgpu', timeout: 290_000 }));
-  note(testInfo, `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. session + shader compilation ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`);
-  timings.webgpu = { wallS: round(seconds), firstStepS: round(r.firstStepMs / 1000), msPerStep: round(median(r.stepMs.slice(1))) };
+  const { value: r, seconds } = await timed(() =>
+    runHarness(testInfo, `backend=webgpu&steps=${STEPS}`, { name: 'webgpu', timeout: 290_000 }),
+  );
+  note(
+    testInfo,
+    `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. session + shader compilation ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`,
+  );
+  timings.webgpu = {
+    wallS: round(seconds),
+    firstStepS: round(r.firstStepMs / 1000),
+    msPerStep: round(median(r.stepMs.slice(1))),
+  };
   assert.equal(r.backend.kind, 'webgpu');
   assert.ok(r.adapter, 'select-backend found no adapter');
   assert.ok(r.adapterInUse, 'could not read the adapter of the GPUDevice ORT uses');
@@ -129,7 +159,10 @@ test(`WASM, WebGPU and onnxruntime-node losses agree step by step (|diff| <= ${L
     report[`${a}-${b}`] = { maxAbsDiff: max, perStep: diffs };
     note(testInfo, `${a} vs ${b}: max |diff| ${max.toExponential(2)} (step ${diffs.indexOf(max) + 1})`);
     for (const [i, d] of diffs.entries()) {
-      assert.ok(d <= LOSS_TOLERANCE, `${a} vs ${b} at step ${i + 1}: ${losses[a][i]} vs ${losses[b][i]} (|diff| ${d} > ${LOSS_TOLERANCE})`);
+      assert.ok(
+        d <= LOSS_TOLERANCE,
+        `${a} vs ${b} at step ${i + 1}: ${losses[a][i]} vs ${losses[b][i]} (|diff| ${d} > ${LOSS_TOLERANCE})`,
+      );
     }
   }
   timings.agreement = report;
@@ -138,10 +171,17 @@ test(`WASM, WebGPU and onnxruntime-node losses agree step by step (|diff| <= ${L
 test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow`, async ({}, testInfo) => {
   test.setTimeout(600_000);
   const { value: r, seconds } = await timed(() =>
-    runHarness(testInfo, `backend=webgpu&mode=soak&steps=${SOAK_STEPS}&every=${SOAK_EVERY}`, { name: 'webgpu-soak', timeout: 590_000 }),
+    runHarness(testInfo, `backend=webgpu&mode=soak&steps=${SOAK_STEPS}&every=${SOAK_EVERY}`, {
+      name: 'webgpu-soak',
+      timeout: 590_000,
+    }),
   );
   note(testInfo, `soak: ${seconds.toFixed(1)} s wall, ${round(median(r.stepMs.slice(1)))} ms/step`);
-  for (const c of r.checkpoints) note(testInfo, `  step ${c.step}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} bytes), loss ${c.loss.toFixed(4)}`);
+  for (const c of r.checkpoints)
+    note(
+      testInfo,
+      `  step ${c.step}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} bytes), loss ${c.loss.toFixed(4)}`,
+    );
   timings.soak = { wallS: round(seconds), msPerStep: round(median(r.stepMs.slice(1))), checkpoints: r.checkpoints };
   assert.equal(r.losses.length, SOAK_STEPS);
   for (const [i, l] of r.losses.entries()) assert.ok(Number.isFinite(l), `loss at step ${i + 1} is ${l}`);
@@ -150,9 +190,19 @@ test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow
   assert.equal(steady.length, SOAK_STEPS / SOAK_EVERY);
   const first = steady[0];
   for (const c of steady) {
-    assert.equal(c.liveTensors, first.liveTensors, `live GPU tensors grew: ${first.liveTensors} at step ${first.step}, ${c.liveTensors} at step ${c.step}`);
-    assert.ok(c.liveGpuBuffers <= first.liveGpuBuffers, `GPUBuffers grew: ${first.liveGpuBuffers} at step ${first.step}, ${c.liveGpuBuffers} at step ${c.step}`);
-    assert.ok(c.liveGpuBytes <= first.liveGpuBytes, `GPU memory grew: ${first.liveGpuBytes} B at step ${first.step}, ${c.liveGpuBytes} B at step ${c.step}`);
+    assert.equal(
+      c.liveTensors,
+      first.liveTensors,
+      `live GPU tensors grew: ${first.liveTensors} at step ${first.step}, ${c.liveTensors} at step ${c.step}`,
+    );
+    assert.ok(
+      c.liveGpuBuffers <= first.liveGpuBuffers,
+      `GPUBuffers grew: ${first.liveGpuBuffers} at step ${first.step}, ${c.liveGpuBuffers} at step ${c.step}`,
+    );
+    assert.ok(
+      c.liveGpuBytes <= first.liveGpuBytes,
+      `GPU memory grew: ${first.liveGpuBytes} B at step ${first.step}, ${c.liveGpuBytes} B at step ${c.step}`,
+    );
   }
   assert.equal(r.liveTensorsAfter, 0, 'GPU tensors left after the session ended');
   assert.ok(r.losses.at(-1) < r.losses[0], 'the soak run must still be learning');
@@ -160,7 +210,9 @@ test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow
 
 test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placement report)', async ({}, testInfo) => {
   test.setTimeout(300_000);
-  const { value: r, seconds } = await timed(() => runHarness(testInfo, 'backend=webgpu&mode=placement&cpuOp=Det', { name: 'webgpu-placement', timeout: 290_000 }));
+  const { value: r, seconds } = await timed(() =>
+    runHarness(testInfo, 'backend=webgpu&mode=placement&cpuOp=Det', { name: 'webgpu-placement', timeout: 290_000 }),
+  );
   note(testInfo, `placement: ${seconds.toFixed(1)} s wall`);
   timings.placement = { wallS: round(seconds) };
 
@@ -169,20 +221,32 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
   assert.ok(c, 'no control graph result');
   assert.equal(c.error, undefined, `control graph failed: ${c.error}`);
   assert.ok(c.placement.reported, `ORT printed no "Node placements" report at VERBOSE:\n${c.excerpt.join('\n')}`);
-  assert.ok(c.placement.eps.CPUExecutionProvider?.nodes.some((n) => n.startsWith('Det ')), `the control's Det node was not reported on the CPU EP:\n${c.excerpt.join('\n')}`);
+  assert.ok(
+    c.placement.eps.CPUExecutionProvider?.nodes.some((n) => n.startsWith('Det ')),
+    `the control's Det node was not reported on the CPU EP:\n${c.excerpt.join('\n')}`,
+  );
   assert.ok(c.placement.notAssignedWarning, 'ORT did not warn about the CPU-placed node');
   assert.equal(c.value, 12, 'control graph: 2 * det([[2,0,0],[0,3,0],[0,0,1]])');
 
   const bad = [];
   for (const g of r.placements) {
-    const eps = Object.entries(g.placement.eps).map(([ep, v]) => `${ep}: ${v.count}`).join(', ');
-    note(testInfo, `${g.graph} (${g.nodeCount} nodes built): ${eps || 'no report'}${g.error ? ` ERROR ${g.error}` : ''}`);
+    const eps = Object.entries(g.placement.eps)
+      .map(([ep, v]) => `${ep}: ${v.count}`)
+      .join(', ');
+    note(
+      testInfo,
+      `${g.graph} (${g.nodeCount} nodes built): ${eps || 'no report'}${g.error ? ` ERROR ${g.error}` : ''}`,
+    );
     if (g.error) bad.push(`${g.graph}: session failed: ${g.error}`);
     else if (!g.placement.reported) bad.push(`${g.graph}: ORT printed no placement report`);
     else if (!g.placement.eps.WebGpuExecutionProvider) bad.push(`${g.graph}: nothing on WebGpuExecutionProvider`);
     const cpu = g.placement.eps.CPUExecutionProvider;
-    if (cpu) bad.push(`${g.graph}: ${cpu.count} node(s) on CPUExecutionProvider: ${cpu.nodes.join(', ')}${g.placement.kernelNotFound.length ? ` (no WebGPU kernel for: ${g.placement.kernelNotFound.join(', ')})` : ''}`);
-    for (const ep of Object.keys(g.placement.eps)) if (ep !== 'WebGpuExecutionProvider' && ep !== 'CPUExecutionProvider') bad.push(`${g.graph}: nodes on ${ep}`);
+    if (cpu)
+      bad.push(
+        `${g.graph}: ${cpu.count} node(s) on CPUExecutionProvider: ${cpu.nodes.join(', ')}${g.placement.kernelNotFound.length ? ` (no WebGPU kernel for: ${g.placement.kernelNotFound.join(', ')})` : ''}`,
+      );
+    for (const ep of Object.keys(g.placement.eps))
+      if (ep !== 'WebGpuExecutionProvider' && ep !== 'CPUExecutionProvider') bad.push(`${g.graph}: nodes on ${ep}`);
   }
   assert.deepEqual(bad, [], `graphs with nodes off the WebGPU EP:\n  ${bad.join('\n  ')}`);
 });
@@ -190,10 +254,16 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
 for (const backend of ['wasm', 'webgpu']) {
   test(`${backend === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader, forced)'}: KV-cache sampler log-probs equal the scoring graph within 1e-4`, async ({}, testInfo) => {
     test.setTimeout(300_000);
-    const r = await runHarness(testInfo, `backend=${backend}&mode=parity`, { name: `parity-${backend}`, timeout: 290_000 });
+    const r = await runHarness(testInfo, `backend=${backend}&mode=parity`, {
+      name: `parity-${backend}`,
+      timeout: 290_000,
+    });
     assert.equal(r.backend.kind, backend);
     const p = r.parity;
-    note(testInfo, `${backend}: ${p.rows} rows, ${p.tokens} sampled tokens; max |Δ logp| ${p.maxLogpDiff.toExponential(2)}, max |Δ entropy| ${p.maxEntropyDiff.toExponential(2)}`);
+    note(
+      testInfo,
+      `${backend}: ${p.rows} rows, ${p.tokens} sampled tokens; max |Δ logp| ${p.maxLogpDiff.toExponential(2)}, max |Δ entropy| ${p.maxEntropyDiff.toExponential(2)}`,
+    );
     assert.ok(p.tokens > p.rows * 5, `the sampler must produce real completions (${p.tokens} tokens)`);
     assert.ok(p.maxLogpDiff < 1e-4, `sampler vs scorer log-probs differ by ${p.maxLogpDiff}`);
     assert.ok(p.maxEntropyDiff < 1e-4, `sampler vs scorer entropies differ by ${p.maxEntropyDiff}`);

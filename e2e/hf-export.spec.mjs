@@ -10,14 +10,18 @@ import { test } from '@playwright/test';
 import { importTs, openPage, screenshot, withPageDiagnostics } from './lib.mjs';
 
 /** The smallest real run (as in reliability.spec.mjs): a fresh nano model, one step. */
-const NANO = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+const NANO =
+  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
 
 let browser;
 test.beforeAll(({ browser: b }) => {
   browser = b;
 });
 
-const filesUnder = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)).map((g) => join(f, g)) : [f]));
+const filesUnder = (dir) =>
+  readdirSync(dir).flatMap((f) =>
+    statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)).map((g) => join(f, g)) : [f],
+  );
 
 test('Export for Hugging Face downloads the same files as the CLI, and transformers.js loads them', async ({}, testInfo) => {
   test.setTimeout(180_000);
@@ -26,7 +30,10 @@ test('Export for Hugging Face downloads the same files as the CLI, and transform
     await withPageDiagnostics(testInfo, p, 'hf-export', async () => {
       const { page } = p;
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 150_000, polling: 250 });
+      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, {
+        timeout: 150_000,
+        polling: 250,
+      });
       await page.click('[data-testid="tab-share"]');
       const dir = mkdtempSync(join(tmpdir(), 'rlvr-hf-e2e-'));
       const grab = async (testid, count) => {
@@ -42,11 +49,13 @@ test('Export for Hugging Face downloads the same files as the CLI, and transform
         });
         await page.click(`[data-testid="${testid}"]`);
         await done;
-        return Promise.all(got.map(async (d) => {
-          const path = join(dir, d.suggestedFilename());
-          await d.saveAs(path);
-          return path;
-        }));
+        return Promise.all(
+          got.map(async (d) => {
+            const path = join(dir, d.suggestedFilename());
+            await d.saveAs(path);
+            return path;
+          }),
+        );
       };
       await screenshot(page, 'hf-export-share-panel');
       const [zip] = await grab('export-hf', 1);
@@ -55,15 +64,35 @@ test('Export for Hugging Face downloads the same files as the CLI, and transform
 
       execFileSync('python3', ['-m', 'zipfile', '-e', zip, join(dir, 'unzipped')]);
       const folder = join(dir, 'unzipped', 'nano-random-0+rl1-hf');
-      const names = filesUnder(folder).map((f) => relative(folder, join(folder, f))).sort();
-      assert.deepEqual(names, ['config.json', 'generation_config.json', 'model.safetensors', 'onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json']);
+      const names = filesUnder(folder)
+        .map((f) => relative(folder, join(folder, f)))
+        .sort();
+      assert.deepEqual(names, [
+        'config.json',
+        'generation_config.json',
+        'model.safetensors',
+        'onnx/model.onnx',
+        'tokenizer.json',
+        'tokenizer_config.json',
+      ]);
 
       const { exportHuggingFace } = await importTs('src/model/hf-export.ts');
       const { loadWeights, validateManifest } = await importTs('src/model/checkpoint.ts');
-      const manifest = validateManifest(JSON.parse(readFileSync(ckpt.find((f) => f.endsWith('.json')), 'utf8')));
+      const manifest = validateManifest(
+        JSON.parse(
+          readFileSync(
+            ckpt.find((f) => f.endsWith('.json')),
+            'utf8',
+          ),
+        ),
+      );
       const weights = loadWeights(manifest, new Uint8Array(readFileSync(ckpt.find((f) => f.endsWith('.safetensors')))));
       for (const [name, bytes] of exportHuggingFace(manifest, weights)) {
-        assert.equal(Buffer.compare(readFileSync(join(folder, name)), bytes), 0, `${name} in the zip differs from exportHuggingFace's`);
+        assert.equal(
+          Buffer.compare(readFileSync(join(folder, name)), bytes),
+          0,
+          `${name} in the zip differs from exportHuggingFace's`,
+        );
       }
 
       const { AutoModelForCausalLM, AutoTokenizer, env } = await import('@huggingface/transformers');

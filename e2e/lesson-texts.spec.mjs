@@ -15,7 +15,16 @@ const { getLesson } = await importTs('src/lessons/index.ts');
 const { metricTitle, verdictBody } = await importTs('src/ui/lesson-plan.ts');
 
 /** The lessons added or re-staged since the first gallery. */
-const NEW_LESSONS = ['zero-loss', 'no-signal', 'forking-tokens', 'cispo-vs-clip', 'length-normalisation', 'noisy-verifiers', 'sharpening', 'easy-to-hard'];
+const NEW_LESSONS = [
+  'zero-loss',
+  'no-signal',
+  'forking-tokens',
+  'cispo-vs-clip',
+  'length-normalisation',
+  'noisy-verifiers',
+  'sharpening',
+  'easy-to-hard',
+];
 
 /** What the build serves (copied from public/ at build time). */
 const measuredFile = join(ROOT, 'dist', 'lessons', 'measured.json');
@@ -24,7 +33,9 @@ const measured = existsSync(measuredFile) ? JSON.parse(readFileSync(measuredFile
 /** Whitespace as the page renders it, so a long text compares as one line. */
 const squash = (s) => s.replace(/\s+/g, ' ').trim();
 
-test('each new lesson card shows its claim, full text, what to look at, and its outcome', async ({ browser }, testInfo) => {
+test('each new lesson card shows its claim, full text, what to look at, and its outcome', async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(90_000);
   const p = await openPage(browser, '/', { viewport: { width: 1280, height: 800 } });
   try {
@@ -33,7 +44,11 @@ test('each new lesson card shows its claim, full text, what to look at, and its 
       await page.waitForFunction(() => !!window.__rlvr, undefined, { timeout: 20_000 });
       await page.click('[data-testid="tab-lessons"]');
       await page.waitForSelector('[data-testid="lessons-gallery"]');
-      await page.waitForFunction(() => document.querySelectorAll('[data-measured="loading"]').length === 0 && document.querySelectorAll('[data-measured]').length > 0);
+      await page.waitForFunction(
+        () =>
+          document.querySelectorAll('[data-measured="loading"]').length === 0 &&
+          document.querySelectorAll('[data-measured]').length > 0,
+      );
       mkdirSync(RESULTS_DIR, { recursive: true });
       const sizes = [];
       for (const id of NEW_LESSONS) {
@@ -52,20 +67,36 @@ test('each new lesson card shows its claim, full text, what to look at, and its 
         assert.equal(squash(await text.textContent()), squash(l.text), `${id}: the lesson text, whole`);
 
         const chips = await card.locator(`[data-testid="lesson-look-${id}"] li button`).allTextContents();
-        assert.deepEqual(chips.map(squash), l.lookAt.map((m) => squash(metricTitle(m))), `${id}: one "look at" chip per lookAt entry, in order`);
+        assert.deepEqual(
+          chips.map(squash),
+          l.lookAt.map((m) => squash(metricTitle(m))),
+          `${id}: one "look at" chip per lookAt entry, in order`,
+        );
 
         const outcome = card.locator(`[data-testid="measured-${id}"]`);
         const m = measured[id];
         assert.equal(await outcome.getAttribute('data-measured'), m ? 'true' : 'false', `${id}: measured or not`);
         if (m) {
-          assert.equal(squash(await card.locator(`[data-testid="measured-summary-${id}"]`).textContent()), squash(m.summary), `${id}: measured summary`);
+          assert.equal(
+            squash(await card.locator(`[data-testid="measured-summary-${id}"]`).textContent()),
+            squash(m.summary),
+            `${id}: measured summary`,
+          );
           const verdict = l.verdict(m);
           const shown = card.locator(`[data-testid="measured-verdict-${id}"]`);
           assert.equal(await shown.getAttribute('data-shows'), String(verdict.shows), `${id}: verdict`);
           assert.ok(squash(await shown.textContent()).includes(squash(verdictBody(verdict))), `${id}: verdict text`);
-          assert.equal(await card.locator(`[data-testid="measured-table-${id}"] tbody tr`).count(), m.runs.length + (m.base_pass_at_k && l.measures.some((x) => x.metric === 'eval') ? 1 : 0), `${id}: a row per run (and the base)`);
+          assert.equal(
+            await card.locator(`[data-testid="measured-table-${id}"] tbody tr`).count(),
+            m.runs.length + (m.base_pass_at_k && l.measures.some((x) => x.metric === 'eval') ? 1 : 0),
+            `${id}: a row per run (and the base)`,
+          );
         } else {
-          assert.match(squash(await outcome.textContent()), new RegExp(`Not measured yet.*rlvr lesson run ${id}`), `${id}: says it is not measured yet`);
+          assert.match(
+            squash(await outcome.textContent()),
+            new RegExp(`Not measured yet.*rlvr lesson run ${id}`),
+            `${id}: says it is not measured yet`,
+          );
         }
 
         // Clipped from a full-page shot: an element shot would scroll the card under the sticky header.
@@ -76,7 +107,10 @@ test('each new lesson card shows its claim, full text, what to look at, and its 
         await page.screenshot({ path: file, fullPage: true, clip: box });
         sizes.push(`${id} ${Math.round(box.width)}×${Math.round(box.height)}`);
       }
-      note(testInfo, `cards: ${sizes.join('; ')}; measured: ${NEW_LESSONS.filter((id) => measured[id]).join(', ') || 'none'}`);
+      note(
+        testInfo,
+        `cards: ${sizes.join('; ')}; measured: ${NEW_LESSONS.filter((id) => measured[id]).join(', ') || 'none'}`,
+      );
     });
   } finally {
     await p.close();

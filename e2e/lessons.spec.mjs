@@ -57,7 +57,6 @@ async function closePage(p) {
   await p.close();
 }
 
-
 const compareState = (page) => page.evaluate(() => window.__rlvr.state().compare);
 
 /** Each run of the lesson started with the lesson's config: preset ← run config, the lesson's task, one seed. */
@@ -73,7 +72,8 @@ function assertLessonConfigs(lesson, c, steps) {
     assert.ok(cfg, `${lesson.id} ${run.label}: initialised`);
     assert.equal(cfg.task, lesson.task, `${lesson.id} ${run.label}: task`);
     assert.equal(cfg.seed, seed, `${lesson.id} ${run.label}: the measured seed`);
-    for (const [k, v] of Object.entries(getPreset(run.preset).config)) if (!(k in run.config)) assert.deepEqual(cfg[k], v, `${lesson.id} ${run.label}: preset ${run.preset} sets ${k}`);
+    for (const [k, v] of Object.entries(getPreset(run.preset).config))
+      if (!(k in run.config)) assert.deepEqual(cfg[k], v, `${lesson.id} ${run.label}: preset ${run.preset} sets ${k}`);
     for (const [k, v] of Object.entries(run.config)) assert.deepEqual(cfg[k], v, `${lesson.id} ${run.label}: ${k}`);
     assert.ok(Object.keys(cfg.difficulty).length > 0, 'difficulty resolved from the checkpoint');
   });
@@ -84,7 +84,13 @@ function assertLessonConfigs(lesson, c, steps) {
 const withDiagnostics = (testInfo, p, name, fn) =>
   withPageDiagnostics(testInfo, p, name, fn, async () => {
     const c = await p.page.evaluate(() => window.__rlvr.state().compare).catch(() => null);
-    return `compare: ${c ? SIDES.filter((s) => c[s]).map((s) => `${s}: ${c[s].state} step ${c[s].step} ${c[s].error ?? ''}`).join('; ') : '?'}`;
+    return `compare: ${
+      c
+        ? SIDES.filter((s) => c[s])
+            .map((s) => `${s}: ${c[s].state} step ${c[s].step} ${c[s].error ?? ''}`)
+            .join('; ')
+        : '?'
+    }`;
   });
 
 /** Waits until every run of the lesson is initialised and training (or, with `steps`, has that many steps). */
@@ -95,7 +101,12 @@ async function waitForRuns(page, n, { steps = 0, timeout }) {
       const sides = [c.a, c.b, c.c].slice(0, n);
       if (sides.some((s) => !s || s.state === 'error' || s.error)) return true; // fail fast, with the error in the assertion below
       // A lesson that ships its recording shows it in Compare until Run it live replaces it with live runs.
-      return sides.every((s) => s.config && s.state !== 'recorded' && (steps ? s.metrics.length >= steps : ['running', 'done'].includes(s.state) || s.metrics.length > 0));
+      return sides.every(
+        (s) =>
+          s.config &&
+          s.state !== 'recorded' &&
+          (steps ? s.metrics.length >= steps : ['running', 'done'].includes(s.state) || s.metrics.length > 0),
+      );
     },
     [n, steps],
     { timeout, polling: 250 },
@@ -108,7 +119,10 @@ async function waitForRuns(page, n, { steps = 0, timeout }) {
 /** The charts the lesson says to look at are in Compare, highlighted. */
 async function assertFocusCharts(page, lesson) {
   for (const m of lesson.lookAt) {
-    const sel = m === 'difficulty' ? '[data-testid^="compare-chart-difficulty"][data-focus="true"]' : `[data-testid="compare-chart-${m}"][data-focus="true"]`;
+    const sel =
+      m === 'difficulty'
+        ? '[data-testid^="compare-chart-difficulty"][data-focus="true"]'
+        : `[data-testid="compare-chart-${m}"][data-focus="true"]`;
     assert.ok(await page.$(sel), `${lesson.id}: the "${m}" chart is shown and highlighted`);
   }
   assert.equal(await page.getAttribute('[data-testid="lesson-banner"]', 'data-lesson'), lesson.id);
@@ -124,7 +138,11 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
       const { page } = p;
       await page.click('[data-testid="tab-lessons"]');
       await page.waitForSelector('[data-testid="lessons-gallery"]');
-      await page.waitForFunction(() => document.querySelectorAll('[data-measured="loading"]').length === 0 && document.querySelectorAll('[data-measured]').length > 0);
+      await page.waitForFunction(
+        () =>
+          document.querySelectorAll('[data-measured="loading"]').length === 0 &&
+          document.querySelectorAll('[data-measured]').length > 0,
+      );
       assert.equal(await page.$$eval('.lesson-card', (els) => els.length), lessons.length, 'a card per lesson');
       for (const l of lessons) {
         const card = `[data-testid="lesson-${l.id}"]`;
@@ -133,24 +151,47 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
         assert.ok((await page.textContent(`${card} .lesson-text`)).includes(l.text.slice(0, 40)));
         assert.equal(await page.$$eval(`[data-testid="lesson-look-${l.id}"] li`, (els) => els.length), l.lookAt.length);
         const m = realMeasured[l.id];
-        assert.equal(await page.getAttribute(`[data-testid="measured-${l.id}"]`, 'data-measured'), m ? 'true' : 'false', `${l.id}: measured or not`);
+        assert.equal(
+          await page.getAttribute(`[data-testid="measured-${l.id}"]`, 'data-measured'),
+          m ? 'true' : 'false',
+          `${l.id}: measured or not`,
+        );
         if (m) {
           assert.equal(await page.textContent(`[data-testid="measured-summary-${l.id}"]`), m.summary);
           // The verdict is the lesson's fixed rule applied to the same numbers: the page cannot claim more than they show.
           const verdict = l.verdict(m);
-          assert.equal(await page.getAttribute(`[data-testid="measured-verdict-${l.id}"]`, 'data-shows'), String(verdict.shows));
+          assert.equal(
+            await page.getAttribute(`[data-testid="measured-verdict-${l.id}"]`, 'data-shows'),
+            String(verdict.shows),
+          );
           const shownVerdict = await page.textContent(`[data-testid="measured-verdict-${l.id}"]`);
-          assert.equal(shownVerdict, `${verdict.shows ? 'The effect shows.' : 'The effect does not show here.'} ${verdictBody(verdict)}`, `${l.id}: verdict, the headline once`);
+          assert.equal(
+            shownVerdict,
+            `${verdict.shows ? 'The effect shows.' : 'The effect does not show here.'} ${verdictBody(verdict)}`,
+            `${l.id}: verdict, the headline once`,
+          );
           assert.ok(!/^The effect shows\. Shows:/.test(shownVerdict), `${l.id}: the headline is not repeated`);
           // Several seeds: each seed's own verdict is listed beside the verdict on the mean.
           const seeds = perSeedVerdicts(l, m);
-          assert.deepEqual(await page.$$eval(`[data-testid="measured-per-seed-${l.id}"] li`, (els) => els.map((e) => e.getAttribute("data-shows"))), seeds.map((x) => String(x.verdict.shows)), `${l.id}: per-seed verdicts`);
-        }
-        else assert.match(await page.textContent(`[data-testid="measured-${l.id}"]`), new RegExp(`Not measured yet.*rlvr lesson run ${l.id}`));
+          assert.deepEqual(
+            await page.$$eval(`[data-testid="measured-per-seed-${l.id}"] li`, (els) =>
+              els.map((e) => e.getAttribute('data-shows')),
+            ),
+            seeds.map((x) => String(x.verdict.shows)),
+            `${l.id}: per-seed verdicts`,
+          );
+        } else
+          assert.match(
+            await page.textContent(`[data-testid="measured-${l.id}"]`),
+            new RegExp(`Not measured yet.*rlvr lesson run ${l.id}`),
+          );
       }
       note(testInfo, `${lessons.length} lessons; measured: ${Object.keys(realMeasured).join(', ') || 'none yet'}`);
       const base = await serverUrl();
-      assert.ok(measuredRequests.length >= 1 && measuredRequests.every((u) => u.startsWith(base)), `measured.json from the app's own origin: ${measuredRequests.join(', ')}`);
+      assert.ok(
+        measuredRequests.length >= 1 && measuredRequests.every((u) => u.startsWith(base)),
+        `measured.json from the app's own origin: ${measuredRequests.join(', ')}`,
+      );
       assert.deepEqual(p.externalRequests, []);
       await shot(page, 'lessons-gallery');
 
@@ -165,7 +206,8 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
             { label: 'GRPO', values: { frac_reward_zero_std: 0.4375, 'accuracy/first_round': 0.3125 } },
             { label: 'GRPO + dynamic sampling', values: { frac_reward_zero_std: 0.41, 'accuracy/first_round': 0.36 } },
           ],
-          summary: 'on seed 1, after 60 steps on sat: (fixture) share of groups with zero reward variance: GRPO 0.438, GRPO + dynamic sampling 0.410',
+          summary:
+            'on seed 1, after 60 steps on sat: (fixture) share of groups with zero reward variance: GRPO 0.438, GRPO + dynamic sampling 0.410',
         },
         sharpening: {
           id: 'sharpening',
@@ -181,20 +223,33 @@ test('the gallery shows every lesson: claim, text, what to look at, and its meas
         },
         broken: { nothing: true },
       };
-      await p.context.route('**/lessons/measured.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(fixture) }));
+      await p.context.route('**/lessons/measured.json', (route) =>
+        route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(fixture) }),
+      );
       await page.reload({ waitUntil: 'load' });
       await page.click('[data-testid="tab-lessons"]');
       await page.waitForSelector('[data-testid="measured-why-groups"][data-measured="true"]');
-      assert.equal(await page.textContent('[data-testid="measured-summary-why-groups"]'), fixture['why-groups'].summary);
-      const cells = await page.$$eval('[data-testid="measured-table-why-groups"] td', (els) => els.map((e) => e.textContent));
+      assert.equal(
+        await page.textContent('[data-testid="measured-summary-why-groups"]'),
+        fixture['why-groups'].summary,
+      );
+      const cells = await page.$$eval('[data-testid="measured-table-why-groups"] td', (els) =>
+        els.map((e) => e.textContent),
+      );
       assert.deepEqual(cells, ['0.438', '0.313', '0.410', '0.360']);
-      const passk = await page.$$eval('[data-testid="measured-table-sharpening"] tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+      const passk = await page.$$eval('[data-testid="measured-table-sharpening"] tbody tr', (rows) =>
+        rows.map((r) => [...r.children].map((c) => c.textContent)),
+      );
       assert.deepEqual(passk, [
         ['base policy', '0.200', '0.700'],
         ['PSR only', '0.300', '0.600'],
         ['NSR only', '0.250', '0.750'],
       ]);
-      assert.equal(await page.getAttribute('[data-testid="measured-clip-higher"]', 'data-measured'), 'false', 'a lesson without an entry still says not measured');
+      assert.equal(
+        await page.getAttribute('[data-testid="measured-clip-higher"]', 'data-measured'),
+        'false',
+        'a lesson without an entry still says not measured',
+      );
       assert.match(await page.textContent('[data-testid="measured-note"]'), /1 malformed entry/);
       shots.push('lessons-card-measured.png');
       // Clipped from a full-page shot: an element shot would scroll the card under the sticky header.
@@ -222,17 +277,31 @@ async function openFromGallery(testInfo, page, lesson) {
   if (full) {
     for (const s of SIDES.slice(0, lesson.runs.length)) {
       const m = c[s].metrics[0];
-      assert.equal(m.step, 1, "the first update is step 1");
+      assert.equal(m.step, 1, 'the first update is step 1');
       for (const key of lesson.lookAt) assert.ok(Number.isFinite(m[key]), `${c[s].label}: ${key} = ${m[key]}`);
     }
     await page.locator('[data-testid="compare-chart-completions/mean_length_wrong"]').scrollIntoViewIfNeeded(); // charts draw in view
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="compare-chart-completions/mean_length_wrong"]')?.getAttribute('data-points')) >= 1);
-    assert.ok(c.diff.some(([k]) => k === 'loss_type'), 'the config differences list loss_type');
+    await page.waitForFunction(
+      () =>
+        Number(
+          document
+            .querySelector('[data-testid="compare-chart-completions/mean_length_wrong"]')
+            ?.getAttribute('data-points'),
+        ) >= 1,
+    );
+    assert.ok(
+      c.diff.some(([k]) => k === 'loss_type'),
+      'the config differences list loss_type',
+    );
     await shot(page, 'lessons-compare');
     timings.lessons[lesson.id] = { firstStepSeconds: seconds, runs: lesson.runs.length };
     note(testInfo, `${lesson.id}: ${lesson.runs.length} runs initialised and one step each in ${seconds.toFixed(1)} s`);
   } else {
-    timings.lessons[lesson.id] = { startedSeconds: seconds, runs: lesson.runs.length, states: SIDES.slice(0, lesson.runs.length).map((s) => `${c[s].state}@${c[s].step}`) };
+    timings.lessons[lesson.id] = {
+      startedSeconds: seconds,
+      runs: lesson.runs.length,
+      states: SIDES.slice(0, lesson.runs.length).map((s) => `${c[s].state}@${c[s].step}`),
+    };
     note(testInfo, `${lesson.id}: ${lesson.runs.length} runs initialised and training in ${seconds.toFixed(1)} s`);
   }
 }
@@ -273,11 +342,17 @@ async function runItLive(page, lessonId) {
   await page.waitForSelector(`[data-testid="lesson-banner"][data-lesson="${lessonId}"]`, { timeout: 30_000 });
   // The end of the link's opening: every lesson ships its recording, shown once read and decoded
   // (src/ui/recording.ts marks 'record-shown'); a run the link started would be on the page by then.
-  await page.waitForFunction(() => performance.getEntriesByName('record-shown').length > 0, undefined, { timeout: 60_000, polling: 100 });
+  await page.waitForFunction(() => performance.getEntriesByName('record-shown').length > 0, undefined, {
+    timeout: 60_000,
+    polling: 100,
+  });
   const s = await page.evaluate(() => window.__rlvr.state());
   assert.equal(s.run.state, 'idle', 'the main run did not start before the press');
   // A lesson that ships its recording shows it in Compare (recorded sides); none trains before the press.
-  assert.ok(!s.compare.running && ['idle', 'recorded'].includes(s.compare.a.state), 'no Compare run started before the press');
+  assert.ok(
+    !s.compare.running && ['idle', 'recorded'].includes(s.compare.a.state),
+    'no Compare run started before the press',
+  );
   await page.click('[data-testid="lesson-run-live"]');
 }
 
@@ -300,7 +375,11 @@ test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three run
         ['noise_p_fn', 'noise_p_fp', 'prompts_per_step'],
         'the three runs differ only in the noise and, for the compensated run, the prompts per step',
       );
-      assert.equal(await page.$$eval('[data-testid="compare-diff"] thead th', (els) => els.length), 4, 'field, A, B, C');
+      assert.equal(
+        await page.$$eval('[data-testid="compare-diff"] thead th', (els) => els.length),
+        4,
+        'field, A, B, C',
+      );
       assert.equal(new URL(page.url()).search, '?lesson=noisy-verifiers&steps=1');
       await assertFocusCharts(page, lesson);
       assert.equal(await page.$('[data-testid="url-notes"]'), null, 'no complaints about the link');
@@ -358,7 +437,10 @@ test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its ru
       const c = await waitForRuns(page, lesson.runs.length, { timeout: 100_000 });
       assertLessonConfigs(lesson, c, 1);
       assert.deepEqual(p.pageErrors, []);
-      note(testInfo, `${lesson.id}: ${lesson.runs.length} runs started from its URL in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      note(
+        testInfo,
+        `${lesson.id}: ${lesson.runs.length} runs started from its URL in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
     } catch (e) {
       problems.push(`${lesson.id}: ${e.message.split('\n')[0]}`);
       await screenshot(p.page, `lessons-url-${lesson.id}-FAILED`).catch(() => undefined);

@@ -52,11 +52,23 @@ export async function startServer(opts = {}) {
   const mode = opts.mode ?? /** @type {'preview' | 'dev'} */ (process.env.E2E_SERVER === 'dev' ? 'dev' : 'preview');
   const vite = await import('vite');
   const port = await freePort();
-  const common = { root: ROOT, configFile: join(ROOT, 'vite.config.ts'), logLevel: /** @type {const} */ (opts.log ? 'info' : 'warn') };
+  const common = {
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: /** @type {const} */ (opts.log ? 'info' : 'warn'),
+  };
   if (mode === 'dev') {
-    const server = await vite.createServer({ ...common, server: { host: '127.0.0.1', port, strictPort: true, hmr: false } });
+    const server = await vite.createServer({
+      ...common,
+      server: { host: '127.0.0.1', port, strictPort: true, hmr: false },
+    });
     await server.listen();
-    return { url: `http://127.0.0.1:${port}`, mode, close: () => server.close(), unref: () => server.httpServer?.unref() };
+    return {
+      url: `http://127.0.0.1:${port}`,
+      mode,
+      close: () => server.close(),
+      unref: () => server.httpServer?.unref(),
+    };
   }
   if (!existsSync(join(ROOT, 'dist', 'index.html'))) {
     console.log('# dist/ is missing: building the app first (vite build)');
@@ -96,7 +108,9 @@ export async function serverUrl() {
 /** Launches headless Debian Chromium through playwright-core. */
 export async function launchBrowser(extraArgs = []) {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: run \`node scripts/ensure-chromium.mjs\` (or apt-get install -y chromium as root)`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: run \`node scripts/ensure-chromium.mjs\` (or apt-get install -y chromium as root)`,
+    );
   }
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
@@ -110,7 +124,10 @@ export async function launchBrowser(extraArgs = []) {
 export async function closeBrowser(browser, ms = 20_000) {
   let timer;
   const closed = await Promise.race([
-    browser.close().then(() => true, () => false),
+    browser.close().then(
+      () => true,
+      () => false,
+    ),
     new Promise((ok) => {
       timer = setTimeout(() => ok(false), ms);
     }),
@@ -128,7 +145,11 @@ export async function closeBrowser(browser, ms = 20_000) {
  * @param {string} path
  * @param {{ base?: string, viewport?: { width: number, height: number }, serviceWorkers?: 'allow' | 'block' }} [opts]
  */
-export async function openPage(browser, path, { base, viewport = { width: 1280, height: 800 }, serviceWorkers = 'block' } = {}) {
+export async function openPage(
+  browser,
+  path,
+  { base, viewport = { width: 1280, height: 800 }, serviceWorkers = 'block' } = {},
+) {
   const origin = base ?? (await serverUrl());
   const context = await browser.newContext({ viewport, serviceWorkers });
   const page = await context.newPage();
@@ -140,7 +161,9 @@ export async function openPage(browser, path, { base, viewport = { width: 1280, 
   const externalRequests = [];
   page.on('console', (m) => consoleMessages.push({ source: 'page', type: m.type(), text: m.text() }));
   page.on('pageerror', (e) => pageErrors.push(String(e?.stack ?? e)));
-  page.on('worker', (w) => w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })));
+  page.on('worker', (w) =>
+    w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })),
+  );
   context.on('request', (r) => {
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) externalRequests.push(u);
@@ -207,7 +230,10 @@ export async function withPageDiagnostics(testInfo, p, name, fn, extra) {
     return await fn();
   } catch (e) {
     await screenshot(p.page, `${name}-FAILED`).catch(() => undefined);
-    const tail = p.consoleMessages.slice(-25).map((m) => `  [${m.source} ${m.type}] ${m.text.slice(0, 300)}`).join('\n');
+    const tail = p.consoleMessages
+      .slice(-25)
+      .map((m) => `  [${m.source} ${m.type}] ${m.text.slice(0, 300)}`)
+      .join('\n');
     const head = extra ? `${await extra().catch(() => '')}\n` : '';
     const report = `${head}last console messages:\n${tail}\npage errors: ${p.pageErrors.join('\n')}`;
     note(testInfo, report);
@@ -222,8 +248,21 @@ export function pageRunState(page) {
     .evaluate(async () => {
       const s = window.__rlvr.state();
       // The worker's own view, unless it does not answer within 2 s.
-      const worker = await Promise.race([window.__rlvr.status().catch((e) => `error ${e}`), new Promise((ok) => setTimeout(() => ok('no answer in 2 s'), 2000))]);
-      return JSON.stringify({ state: s.run.state, activity: s.run.activity, step: s.run.step, metrics: s.metrics.length, busy: s.busy, booted: s.booted, error: s.error, autosave: s.autosave, worker });
+      const worker = await Promise.race([
+        window.__rlvr.status().catch((e) => `error ${e}`),
+        new Promise((ok) => setTimeout(() => ok('no answer in 2 s'), 2000)),
+      ]);
+      return JSON.stringify({
+        state: s.run.state,
+        activity: s.run.activity,
+        step: s.run.step,
+        metrics: s.metrics.length,
+        busy: s.busy,
+        booted: s.booted,
+        error: s.error,
+        autosave: s.autosave,
+        worker,
+      });
     })
     .catch((e) => `(unreadable: ${e instanceof Error ? e.message : String(e)})`);
 }

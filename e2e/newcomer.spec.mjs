@@ -46,12 +46,18 @@ test('at 800×900 Start is visible without scrolling, few tab stops before it; t
   await withPageDiagnostics(testInfo, p, 'newcomer-layout', async () => {
     const { page } = p;
     // Before the checkpoints are known, Start waits (no run from placeholder defaults).
-    const early = await page.evaluate(() => ({ booted: window.__rlvr.state().booted, disabled: document.querySelector('[data-testid="start"]')?.disabled ?? true }));
+    const early = await page.evaluate(() => ({
+      booted: window.__rlvr.state().booted,
+      disabled: document.querySelector('[data-testid="start"]')?.disabled ?? true,
+    }));
     if (!early.booted) assert.equal(early.disabled, true, 'Start is disabled until the defaults arrive');
     await startEnabled(page);
     assert.equal(await page.evaluate(() => window.scrollY), 0);
     const box = await page.locator('[data-testid="start"]').boundingBox();
-    assert.ok(box && box.y >= 0 && box.y + box.height <= 900, `Start is inside the 900 px viewport (top at ${box?.y} px)`);
+    assert.ok(
+      box && box.y >= 0 && box.y + box.height <= 900,
+      `Start is inside the 900 px viewport (top at ${box?.y} px)`,
+    );
     note(testInfo, `Start at y = ${Math.round(box.y)} px of 900`);
     // Keyboard: Tab from the top of the page reaches Start after a few stops (the setup form comes after).
     await page.evaluate(() => document.activeElement?.blur());
@@ -63,7 +69,9 @@ test('at 800×900 Start is visible without scrolling, few tab stops before it; t
     assert.ok(stops < 6, `Start is tab stop ${stops + 1}`);
     note(testInfo, `Start is tab stop ${stops + 1}`);
     // The backend's explanation is not in the header until asked for.
-    const headerHeight = await page.evaluate(() => document.querySelector('.app-header').getBoundingClientRect().height);
+    const headerHeight = await page.evaluate(
+      () => document.querySelector('.app-header').getBoundingClientRect().height,
+    );
     assert.ok(headerHeight < 120, `the sticky header is ${headerHeight} px tall`);
 
     // First visit: the guide is open, with an example prompt and its reference completion.
@@ -80,7 +88,11 @@ test('at 800×900 Start is visible without scrolling, few tab stops before it; t
     assert.notEqual(afterToggle, before);
     await page.reload({ waitUntil: 'load' });
     await startEnabled(page);
-    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), afterToggle, 'the theme is remembered');
+    assert.equal(
+      await page.evaluate(() => document.documentElement.dataset.theme),
+      afterToggle,
+      'the theme is remembered',
+    );
     assert.equal(await page.$('[data-testid="guide"]'), null, 'a dismissed guide stays closed');
     await page.click('[data-testid="guide-open"]');
     await page.waitForSelector('[data-testid="guide"]');
@@ -106,7 +118,8 @@ test('charts that cannot move say why: KL at beta = 0, clip/ratio/ESS on-policy'
     await page.click('[data-testid="tab-charts"]');
     await page.waitForSelector('[data-testid="chart-kl-constant"]');
     assert.match(await text(page, 'chart-kl-constant'), /KL is off: beta = 0, so there is no reference policy/);
-    for (const id of ['clip', 'ratio', 'ess']) assert.match(await text(page, `chart-${id}-constant`), /on-policy \(num_iterations = 1, minibatches = 1\)/);
+    for (const id of ['clip', 'ratio', 'ess'])
+      assert.match(await text(page, `chart-${id}-constant`), /on-policy \(num_iterations = 1, minibatches = 1\)/);
     assert.equal(await page.$('[data-testid="chart-kl"] .recharts-surface'), null, 'no plot of rounding noise');
     // Charts are named images, not unnamed focusable SVGs.
     assert.equal(await page.$('svg.recharts-surface[tabindex]'), null);
@@ -143,16 +156,33 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
     await page.$eval('[data-testid="step-once"]', (b) => b.click());
     await page.$eval('[data-testid="step-once"]', (b) => b.click());
     // The step-0 evaluation's count in the status bar.
-    await page.waitForFunction(() => /held-out pass@k/.test(document.querySelector('[data-testid="activity"]')?.textContent ?? '') && !!document.querySelector('[data-testid="activity-progress"]'), undefined, { timeout: 120_000, polling: 50 });
-    await page.screenshot({ path: join(DOCS, 'status-eval-progress.png'), clip: { x: 0, y: 0, width: 1280, height: 120 } });
-    await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1 && window.__rlvr.state().busy === null, { timeout: 240_000 });
+    await page.waitForFunction(
+      () =>
+        /held-out pass@k/.test(document.querySelector('[data-testid="activity"]')?.textContent ?? '') &&
+        !!document.querySelector('[data-testid="activity-progress"]'),
+      undefined,
+      { timeout: 120_000, polling: 50 },
+    );
+    await page.screenshot({
+      path: join(DOCS, 'status-eval-progress.png'),
+      clip: { x: 0, y: 0, width: 1280, height: 120 },
+    });
+    await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1 && window.__rlvr.state().busy === null, {
+      timeout: 240_000,
+    });
     assert.equal((await state(page)).metrics.length, 1, 'the first click ran one step');
     // A click kept while busy would run once the page is free again, ahead of any later press. So one
     // more press, once the page is free, and its step: two steps in all, not three or four.
     await page.click('[data-testid="step-once"]');
-    await waitForPage(page, () => window.__rlvr.state().metrics.length >= 2 && window.__rlvr.state().busy === null, { timeout: 120_000 });
+    await waitForPage(page, () => window.__rlvr.state().metrics.length >= 2 && window.__rlvr.state().busy === null, {
+      timeout: 120_000,
+    });
     const s = await state(page);
-    assert.equal(s.metrics.length, 2, 'the two clicks made while the first step ran were not kept: one more press, one more step');
+    assert.equal(
+      s.metrics.length,
+      2,
+      'the two clicks made while the first step ran were not kept: one more press, one more step',
+    );
     assert.equal(s.run.step, 2);
     const texts = await seen(page);
     note(testInfo, `activity seen: ${texts.slice(0, 12).join(' | ')}`);
@@ -162,8 +192,14 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
       evalPct.some((x) => Number(/\((\d+)%\)/.exec(x)[1]) < 100),
       'a percentage below 100 was shown during the evaluation',
     );
-    assert.ok(texts.some((x) => /step 1: .*sampling, tokens \d+\/\d+ \(\d+%\)/.test(x)), 'the step shows its sampling progress (tokens)');
-    assert.ok(!texts.some((x) => /step 1: .*\(100%\)$/.test(x) && !/tokens|minibatches/.test(x)), "the evaluation's 100% does not linger on the step");
+    assert.ok(
+      texts.some((x) => /step 1: .*sampling, tokens \d+\/\d+ \(\d+%\)/.test(x)),
+      'the step shows its sampling progress (tokens)',
+    );
+    assert.ok(
+      !texts.some((x) => /step 1: .*\(100%\)$/.test(x) && !/tokens|minibatches/.test(x)),
+      "the evaluation's 100% does not linger on the step",
+    );
 
     // The autosave after the step, then Reset: it asks, Cancel keeps the run.
     await waitForPage(page, () => window.__rlvr.state().autosave?.step === 2, { timeout: 30_000 });
@@ -181,7 +217,9 @@ test('step 0 evaluation and each step show their progress; Step once is busy and
     assert.match(await text(page, 'saved-run-banner'), /step 2/);
     // The autosave is still in IndexedDB: a reload resumes it.
     await page.reload({ waitUntil: 'load' });
-    await waitForPage(page, () => window.__rlvr.state().run.step === 2 && window.__rlvr.state().metrics.length === 2, { timeout: 60_000 });
+    await waitForPage(page, () => window.__rlvr.state().run.step === 2 && window.__rlvr.state().metrics.length === 2, {
+      timeout: 60_000,
+    });
     assert.deepEqual(p.pageErrors, []);
   });
   await p.close();
@@ -202,7 +240,9 @@ test('the SFT warm start shows a progress bar and a percentage', async ({}, test
     const texts = await seen(page);
     note(testInfo, `activity seen: ${texts.join(' | ')}`);
     assert.ok(
-      texts.some((x) => /SFT warm start .*SFT steps \d+\/10 \((\d+)%\)/.test(x) && Number(/\((\d+)%\)/.exec(x)[1]) < 100),
+      texts.some(
+        (x) => /SFT warm start .*SFT steps \d+\/10 \((\d+)%\)/.test(x) && Number(/\((\d+)%\)/.exec(x)[1]) < 100,
+      ),
       'the status shows the warm start percentage while it runs',
     );
     assert.deepEqual(p.pageErrors, []);
@@ -219,7 +259,14 @@ test('the pass@k explorer counts its samples while it computes', async ({}, test
     await page.click('[data-testid="tab-passk"]');
     await page.click('[data-testid="run-passk"]');
     await page.waitForSelector('[data-testid="run-passk"][aria-busy="true"]', { timeout: 60_000 });
-    await page.waitForFunction(() => /Sampling with the (base checkpoint|current policy): \d+\/256 samples \(\d+%\)/.test(document.querySelector('[data-testid="passk-progress"]')?.textContent ?? ''), undefined, { timeout: 150_000, polling: 100 });
+    await page.waitForFunction(
+      () =>
+        /Sampling with the (base checkpoint|current policy): \d+\/256 samples \(\d+%\)/.test(
+          document.querySelector('[data-testid="passk-progress"]')?.textContent ?? '',
+        ),
+      undefined,
+      { timeout: 150_000, polling: 100 },
+    );
     assert.match(await text(page, 'run-passk'), /^Computing… \d+%$/);
     note(testInfo, await text(page, 'passk-progress'));
     await page.locator('.passk').screenshot({ path: join(DOCS, 'passk-progress.png') });

@@ -28,7 +28,8 @@ const CASES = {
     // obj = φ·A·logp with one φ per completion: obj / (A·logp) is the same on all its tokens
     check: (r) => {
       const phi = r.objective.map((o, i) => o / (r.advantage * r.newLogp[i]));
-      for (const p of phi) assert.ok(Math.abs(p - phi[0]) <= 1e-4 * Math.max(1, Math.abs(phi[0])), `φ varies within a completion: ${phi}`);
+      for (const p of phi)
+        assert.ok(Math.abs(p - phi[0]) <= 1e-4 * Math.max(1, Math.abs(phi[0])), `φ varies within a completion: ${phi}`);
       assert.ok(phi[0] > 0 && phi[0] <= 1.0001, `φ(w) in (0, 1] near w = 1, got ${phi[0]}`);
     },
   },
@@ -36,7 +37,13 @@ const CASES = {
     formula: /CISPO: ε_max = epsilon_high/,
     knobs: /ε_max = epsilon_high = 5\.0000/,
     // obj = min(ratio, 5)·A·logp
-    check: (r) => r.objective.forEach((o, i) => assert.ok(Math.abs(o - Math.min(r.ratio[i], 5) * r.advantage * r.newLogp[i]) <= 1e-5 * Math.max(1, Math.abs(o)), `cispo obj at ${i}`)),
+    check: (r) =>
+      r.objective.forEach((o, i) =>
+        assert.ok(
+          Math.abs(o - Math.min(r.ratio[i], 5) * r.advantage * r.newLogp[i]) <= 1e-5 * Math.max(1, Math.abs(o)),
+          `cispo obj at ${i}`,
+        ),
+      ),
   },
   kl_cov: {
     formula: /KL-Cov/,
@@ -46,7 +53,10 @@ const CASES = {
       r.objective.forEach((o, i) => {
         const plain = r.ratio[i] * r.advantage;
         const penalty = Math.abs(r.newLogp[i] - r.oldLogp[i]);
-        assert.ok(Math.abs(o - plain) <= 1e-5 || Math.abs(o - (plain - penalty)) <= 1e-5, `kl_cov obj at ${i}: ${o} is neither ratio·A nor ratio·A − |logp − old|`);
+        assert.ok(
+          Math.abs(o - plain) <= 1e-5 || Math.abs(o - (plain - penalty)) <= 1e-5,
+          `kl_cov obj at ${i}: ${o} is neither ratio·A nor ratio·A − |logp − old|`,
+        );
       }),
   },
 };
@@ -54,7 +64,9 @@ const CASES = {
 for (const [preset, want] of Object.entries(CASES)) {
   test(`${preset}: one step, its objective panel and its records follow its formula`, async ({}, testInfo) => {
     test.setTimeout(240_000);
-    const p = await openPage(browser, `/?v=1&preset=${preset}&eval_every=0&prompts_per_step=4`, { viewport: { width: 1280, height: 900 } });
+    const p = await openPage(browser, `/?v=1&preset=${preset}&eval_every=0&prompts_per_step=4`, {
+      viewport: { width: 1280, height: 900 },
+    });
     try {
       await withDiagnostics(testInfo, p, `objectives-${preset}`, async () => {
         const { page } = p;
@@ -75,10 +87,19 @@ for (const [preset, want] of Object.entries(CASES)) {
         assert.match(await text(page, 'objective-formula'), want.formula);
         assert.match(await text(page, 'obj-clipped'), want.knobs);
         assert.ok((await text(page, 'obj-obj')).startsWith(num(rec.objective[k], 6)), `obj shows ${rec.objective[k]}`);
-        assert.equal(await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'), 'true', "the graph's weight × token loss equals the loss contribution it summed");
-        await page.evaluate(() => document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }));
+        assert.equal(
+          await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'),
+          'true',
+          "the graph's weight × token loss equals the loss contribution it summed",
+        );
+        await page.evaluate(() =>
+          document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }),
+        );
         await screenshot(page, `objectives-${preset}`);
-        note(testInfo, `${preset}: ${records.length} completions checked against the formula; token ${k} of group ${rec.group} #${rec.index}: obj ${rec.objective[k]}`);
+        note(
+          testInfo,
+          `${preset}: ${records.length} completions checked against the formula; token ${k} of group ${rec.group} #${rec.index}: obj ${rec.objective[k]}`,
+        );
         assert.deepEqual(p.pageErrors, []);
         assert.deepEqual(p.externalRequests, []);
       });

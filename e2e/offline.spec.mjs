@@ -31,7 +31,9 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 /** `python3 -m http.server` on 127.0.0.1 and a free port, serving `dir`; resolves once it answers. */
 async function startStaticServer(dir) {
   const port = await freePort();
-  const child = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   child.stderr.on('data', (d) => {
     log = (log + d).slice(-4000);
@@ -44,7 +46,8 @@ async function startStaticServer(dir) {
     } catch {
       /* not listening yet */
     }
-    if (child.exitCode !== null || i > 100) throw new Error(`python3 -m http.server did not start (exit ${child.exitCode}): ${log}`);
+    if (child.exitCode !== null || i > 100)
+      throw new Error(`python3 -m http.server did not start (exit ${child.exitCode}): ${log}`);
     await sleep(100);
   }
   return {
@@ -86,7 +89,9 @@ async function stepOnce(page) {
       { timeout: 180_000, polling: 250 },
     );
   } catch (e) {
-    throw new Error(`step ${n + 1} never came: before the click ${before}; now ${await pageRunState(page)} (${e instanceof Error ? e.message : String(e)})`);
+    throw new Error(
+      `step ${n + 1} never came: before the click ${before}; now ${await pageRunState(page)} (${e instanceof Error ? e.message : String(e)})`,
+    );
   }
   const s = await page.evaluate(() => window.__rlvr.state());
   assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
@@ -128,7 +133,8 @@ function watchFailures(context) {
 }
 
 test.beforeAll(async ({ browser: b }) => {
-  if (!existsSync(join(DIST, 'index.html')) || !existsSync(join(DIST, 'sw.js'))) throw new Error('dist/ (with sw.js) is missing: run `npx vite build` first');
+  if (!existsSync(join(DIST, 'index.html')) || !existsSync(join(DIST, 'sw.js')))
+    throw new Error('dist/ (with sw.js) is missing: run `npx vite build` first');
   served = mkdtempSync(join(tmpdir(), 'rlvr-static-'));
   cpSync(DIST, join(served, SUB), { recursive: true });
   server = await startStaticServer(served);
@@ -142,7 +148,8 @@ test.afterAll(async () => {
 test('the static server sends no isolation headers (the premise)', async () => {
   const res = await fetch(`${server.origin}/${SUB}/`);
   assert.equal(res.status, 200);
-  for (const h of ['cross-origin-opener-policy', 'cross-origin-embedder-policy', 'content-security-policy']) assert.equal(res.headers.get(h), null, `${h} must be absent`);
+  for (const h of ['cross-origin-opener-policy', 'cross-origin-embedder-policy', 'content-security-policy'])
+    assert.equal(res.headers.get(h), null, `${h} must be absent`);
   assert.match(await res.text(), /<link rel="manifest" href="[^"]*manifest\.webmanifest"/);
 });
 
@@ -154,93 +161,157 @@ test('under /rlvr/ on a plain static server: isolated after one reload, 3 steps,
   const { failures, cancelledByReload, reloaded, reloading } = watchFailures(p.context);
   const { page, context } = p;
   try {
-    await withPageDiagnostics(testInfo, p, 'offline-static', async () => {
-      // The worker installs (caching the whole build), the page reloads once and comes back isolated.
-      await until(page, () => globalThis.crossOriginIsolated === true && navigator.serviceWorker.controller !== null && !!window.__rlvr, undefined, { timeout: 120_000, what: 'cross-origin isolation through the service worker' });
-      reloaded();
-      const nav = await page.evaluate(() => ({ type: performance.getEntriesByType('navigation')[0]?.type, url: location.href }));
-      note(testInfo, `isolated at ${nav.url} after a ${nav.type}${cancelledByReload.length ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load` : ''}`);
-      assert.equal(nav.type, 'reload', 'the page reloads itself once to come under the service worker');
-      assert.equal(new URL(nav.url).pathname, `/${SUB}/`);
-      assert.equal(await page.$('[data-testid="isolation-note"]'), null, 'no single-thread note once isolated');
+    await withPageDiagnostics(
+      testInfo,
+      p,
+      'offline-static',
+      async () => {
+        // The worker installs (caching the whole build), the page reloads once and comes back isolated.
+        await until(
+          page,
+          () =>
+            globalThis.crossOriginIsolated === true && navigator.serviceWorker.controller !== null && !!window.__rlvr,
+          undefined,
+          { timeout: 120_000, what: 'cross-origin isolation through the service worker' },
+        );
+        reloaded();
+        const nav = await page.evaluate(() => ({
+          type: performance.getEntriesByType('navigation')[0]?.type,
+          url: location.href,
+        }));
+        note(
+          testInfo,
+          `isolated at ${nav.url} after a ${nav.type}${cancelledByReload.length ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load` : ''}`,
+        );
+        assert.equal(nav.type, 'reload', 'the page reloads itself once to come under the service worker');
+        assert.equal(new URL(nav.url).pathname, `/${SUB}/`);
+        assert.equal(await page.$('[data-testid="isolation-note"]'), null, 'no single-thread note once isolated');
 
-      // The first visit cached the shell, ONNX Runtime and the first run's checkpoint under this build's
-      // version; anything else in the cache is a later file the page has already fetched.
-      const cachedNow = async () =>
-        page.evaluate(async () => {
-          const names = (await caches.keys()).filter((n) => n.startsWith('rlvr-'));
-          const out = {};
-          for (const n of names) out[n] = (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname);
-          return out;
-        });
-      const cached = await cachedNow();
-      const inCache = (f) => cached[`rlvr-${precache.version}`].includes(`/${SUB}/${f}`);
-      assert.deepEqual(Object.keys(cached), [`rlvr-${precache.version}`]);
-      assert.deepEqual(precache.files.filter((f) => !inCache(f)), [], 'every first-visit file is cached');
-      const later = new Set(precache.later.map((f) => `/${SUB}/${f.path}`));
-      const shell = new Set(precache.files.map((f) => `/${SUB}/${f}`));
-      assert.deepEqual(cached[`rlvr-${precache.version}`].filter((u) => !shell.has(u) && !later.has(u)), [], 'nothing outside the build is cached');
-      for (const f of ['index.html', 'ort/ort-wasm-simd-threaded.asyncify.wasm', 'checkpoints/sat-tiny/model.safetensors', 'manifest.webmanifest', 'icons/icon-512.png']) {
-        assert.ok(precache.files.includes(f), `${f} is cached on the first visit`);
-      }
-      const { bytesOf } = await importTs('scripts/vite-deploy.ts');
-      const shellBytes = bytesOf(DIST, precache.files);
-      const laterBytes = precache.later.reduce((a, f) => a + f.bytes, 0);
-      note(testInfo, `first visit caches ${precache.files.length} files, ${(shellBytes / 1e6).toFixed(1)} MB (the whole build: ${precache.files.length + precache.later.length} files, ${((shellBytes + laterBytes) / 1e6).toFixed(1)} MB)`);
+        // The first visit cached the shell, ONNX Runtime and the first run's checkpoint under this build's
+        // version; anything else in the cache is a later file the page has already fetched.
+        const cachedNow = async () =>
+          page.evaluate(async () => {
+            const names = (await caches.keys()).filter((n) => n.startsWith('rlvr-'));
+            const out = {};
+            for (const n of names) out[n] = (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname);
+            return out;
+          });
+        const cached = await cachedNow();
+        const inCache = (f) => cached[`rlvr-${precache.version}`].includes(`/${SUB}/${f}`);
+        assert.deepEqual(Object.keys(cached), [`rlvr-${precache.version}`]);
+        assert.deepEqual(
+          precache.files.filter((f) => !inCache(f)),
+          [],
+          'every first-visit file is cached',
+        );
+        const later = new Set(precache.later.map((f) => `/${SUB}/${f.path}`));
+        const shell = new Set(precache.files.map((f) => `/${SUB}/${f}`));
+        assert.deepEqual(
+          cached[`rlvr-${precache.version}`].filter((u) => !shell.has(u) && !later.has(u)),
+          [],
+          'nothing outside the build is cached',
+        );
+        for (const f of [
+          'index.html',
+          'ort/ort-wasm-simd-threaded.asyncify.wasm',
+          'checkpoints/sat-tiny/model.safetensors',
+          'manifest.webmanifest',
+          'icons/icon-512.png',
+        ]) {
+          assert.ok(precache.files.includes(f), `${f} is cached on the first visit`);
+        }
+        const { bytesOf } = await importTs('scripts/vite-deploy.ts');
+        const shellBytes = bytesOf(DIST, precache.files);
+        const laterBytes = precache.later.reduce((a, f) => a + f.bytes, 0);
+        note(
+          testInfo,
+          `first visit caches ${precache.files.length} files, ${(shellBytes / 1e6).toFixed(1)} MB (the whole build: ${precache.files.length + precache.later.length} files, ${((shellBytes + laterBytes) / 1e6).toFixed(1)} MB)`,
+        );
 
-      // "Keep everything for offline use" states its size, then fetches the rest with progress.
-      const keep = page.locator('[data-testid="keep-offline"] button');
-      await keep.waitFor({ timeout: 30_000 });
-      assert.match(await keep.textContent(), /^Keep everything for offline use \(\d+\.\d MB\)$/);
-      await keep.click();
-      await page.waitForSelector('[data-testid="keep-offline"][data-state="kept"]', { timeout: 120_000 });
-      const all = (await cachedNow())[`rlvr-${precache.version}`];
-      assert.deepEqual([...later].filter((u) => !all.includes(u)), [], 'every later file is kept');
+        // "Keep everything for offline use" states its size, then fetches the rest with progress.
+        const keep = page.locator('[data-testid="keep-offline"] button');
+        await keep.waitFor({ timeout: 30_000 });
+        assert.match(await keep.textContent(), /^Keep everything for offline use \(\d+\.\d MB\)$/);
+        await keep.click();
+        await page.waitForSelector('[data-testid="keep-offline"][data-state="kept"]', { timeout: 120_000 });
+        const all = (await cachedNow())[`rlvr-${precache.version}`];
+        assert.deepEqual(
+          [...later].filter((u) => !all.includes(u)),
+          [],
+          'every later file is kept',
+        );
 
-      // The web manifest (relative URLs: it works under any sub-path).
-      const manifest = await page.evaluate(async () => (await fetch(document.querySelector('link[rel="manifest"]').href)).json());
-      assert.equal(manifest.display, 'standalone');
-      assert.equal(manifest.start_url, './');
-      assert.ok(['192x192', '512x512'].every((s) => manifest.icons.some((i) => i.sizes === s && i.type === 'image/png')));
+        // The web manifest (relative URLs: it works under any sub-path).
+        const manifest = await page.evaluate(async () =>
+          (await fetch(document.querySelector('link[rel="manifest"]').href)).json(),
+        );
+        assert.equal(manifest.display, 'standalone');
+        assert.equal(manifest.start_url, './');
+        assert.ok(
+          ['192x192', '512x512'].every((s) => manifest.icons.some((i) => i.sizes === s && i.type === 'image/png')),
+        );
 
-      for (let i = 0; i < 3; i++) await stepOnce(page);
-      let s = await page.evaluate(() => window.__rlvr.state());
-      assert.equal(s.run.step, 3);
-      assert.equal(s.metrics.length, 3);
-      assert.equal(s.run.backend.kind, 'wasm');
-      assert.equal(s.run.backend.crossOriginIsolated, true, 'the training worker is isolated too');
-      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-      assert.equal(s.run.backend.threads, Math.max(1, Math.min(4, cores)), 'ONNX Runtime gets its full thread count');
-      assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 3$/);
-      note(testInfo, `online: ${s.run.backend.description}; 3 steps, rewards ${s.metrics.map((m) => m.reward.toFixed(3)).join(', ')}`);
-      await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 3, undefined, { timeout: 60_000 });
+        for (let i = 0; i < 3; i++) await stepOnce(page);
+        let s = await page.evaluate(() => window.__rlvr.state());
+        assert.equal(s.run.step, 3);
+        assert.equal(s.metrics.length, 3);
+        assert.equal(s.run.backend.kind, 'wasm');
+        assert.equal(s.run.backend.crossOriginIsolated, true, 'the training worker is isolated too');
+        const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+        assert.equal(s.run.backend.threads, Math.max(1, Math.min(4, cores)), 'ONNX Runtime gets its full thread count');
+        assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 3$/);
+        note(
+          testInfo,
+          `online: ${s.run.backend.description}; 3 steps, rewards ${s.metrics.map((m) => m.reward.toFixed(3)).join(', ')}`,
+        );
+        await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 3, undefined, { timeout: 60_000 });
 
-      // Network gone: the reload is served from the cache, still isolated, and the run trains on.
-      await context.setOffline(true);
-      const cancelledBefore = cancelledByReload.length;
-      reloading();
-      await page.reload({ waitUntil: 'load' });
-      await until(page, () => window.__rlvr?.state().run.step === 3 && window.__rlvr.state().metrics.length === 3, undefined, { timeout: 60_000, what: 'the run restored at step 3 (offline)' });
-      if (cancelledByReload.length > cancelledBefore) note(testInfo, `the offline reload cancelled ${cancelledByReload.length - cancelledBefore} request(s) still open: ${cancelledByReload.slice(cancelledBefore).join('; ')}`);
-      assert.equal(await page.evaluate(() => navigator.onLine), false, 'the browser is offline');
-      assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true, 'isolated offline too');
-      for (let i = 0; i < 3; i++) await stepOnce(page);
-      s = await page.evaluate(() => window.__rlvr.state());
-      assert.equal(s.run.step, 6);
-      assert.equal(s.metrics.length, 6);
-      assert.ok(s.metrics.every((m) => Number.isFinite(m.loss)), 'every step has a finite loss');
-      assert.equal(s.run.backend.crossOriginIsolated, true);
-      assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 6$/);
-      const record = precache.later.find((f) => f.path.startsWith('records/lessons/'));
-      const recordStatus = await page.evaluate(async (path) => (await fetch(path)).status, record.path);
-      assert.equal(recordStatus, 200, `${record.path}, kept before going offline, is served offline`);
-      note(testInfo, `offline: ${s.run.backend.description}; steps 4-6, rewards ${s.metrics.slice(3).map((m) => m.reward.toFixed(3)).join(', ')}`);
-      await screenshot(page, 'offline-trained');
+        // Network gone: the reload is served from the cache, still isolated, and the run trains on.
+        await context.setOffline(true);
+        const cancelledBefore = cancelledByReload.length;
+        reloading();
+        await page.reload({ waitUntil: 'load' });
+        await until(
+          page,
+          () => window.__rlvr?.state().run.step === 3 && window.__rlvr.state().metrics.length === 3,
+          undefined,
+          { timeout: 60_000, what: 'the run restored at step 3 (offline)' },
+        );
+        if (cancelledByReload.length > cancelledBefore)
+          note(
+            testInfo,
+            `the offline reload cancelled ${cancelledByReload.length - cancelledBefore} request(s) still open: ${cancelledByReload.slice(cancelledBefore).join('; ')}`,
+          );
+        assert.equal(await page.evaluate(() => navigator.onLine), false, 'the browser is offline');
+        assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true, 'isolated offline too');
+        for (let i = 0; i < 3; i++) await stepOnce(page);
+        s = await page.evaluate(() => window.__rlvr.state());
+        assert.equal(s.run.step, 6);
+        assert.equal(s.metrics.length, 6);
+        assert.ok(
+          s.metrics.every((m) => Number.isFinite(m.loss)),
+          'every step has a finite loss',
+        );
+        assert.equal(s.run.backend.crossOriginIsolated, true);
+        assert.match(await page.textContent('[data-testid="step-count"]'), /^Step 6$/);
+        const record = precache.later.find((f) => f.path.startsWith('records/lessons/'));
+        const recordStatus = await page.evaluate(async (path) => (await fetch(path)).status, record.path);
+        assert.equal(recordStatus, 200, `${record.path}, kept before going offline, is served offline`);
+        note(
+          testInfo,
+          `offline: ${s.run.backend.description}; steps 4-6, rewards ${s.metrics
+            .slice(3)
+            .map((m) => m.reward.toFixed(3))
+            .join(', ')}`,
+        );
+        await screenshot(page, 'offline-trained');
 
-      assert.deepEqual(failures, [], 'no request failed, online or offline');
-      assert.deepEqual(p.pageErrors, []);
-      assert.deepEqual(p.externalRequests, []);
-    }, async () => `static server log tail:\n${server.log().slice(-1500)}\nfailed requests: ${failures.join('\n')}`);
+        assert.deepEqual(failures, [], 'no request failed, online or offline');
+        assert.deepEqual(p.pageErrors, []);
+        assert.deepEqual(p.externalRequests, []);
+      },
+      async () => `static server log tail:\n${server.log().slice(-1500)}\nfailed requests: ${failures.join('\n')}`,
+    );
   } finally {
     await p.close();
   }
@@ -256,7 +327,10 @@ test('without the service worker the status bar says it runs on one WASM thread,
       assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), false);
       const isolationNote = await page.textContent('[data-testid="isolation-note"]');
       note(testInfo, `status bar: ${isolationNote}`);
-      assert.match(isolationNote, /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/);
+      assert.match(
+        isolationNote,
+        /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/,
+      );
       await stepOnce(page);
       const s = await page.evaluate(() => window.__rlvr.state());
       assert.equal(s.run.backend.threads, 1);
@@ -295,30 +369,70 @@ test('first visit on a plain static server: Start clicked at once, before the is
   page.on('console', (m) => {
     if (/press|isolat|service worker/i.test(m.text())) mark(`console: ${m.text().slice(0, 120)}`);
   });
-  await page.goto(`${server.origin}/${SUB}/${QUERY}&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&steps=2`, { waitUntil: 'load' });
+  await page.goto(
+    `${server.origin}/${SUB}/${QUERY}&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&steps=2`,
+    { waitUntil: 'load' },
+  );
   try {
-    await withPageDiagnostics(testInfo, p, 'offline-first-click', async () => {
-      // No waiting: the click goes in as soon as the button takes one, as a person's would.
-      await page.click('[data-testid="start"]');
-      mark('Start clicked');
-      const atClick = await page.evaluate(() => ({ nav: performance.getEntriesByType('navigation')[0]?.type, isolated: globalThis.crossOriginIsolated, controlled: navigator.serviceWorker.controller !== null })).catch((e) => ({ nav: `navigating (${e.message.split('\n')[0]})` }));
-      note(testInfo, `at the click: ${JSON.stringify(atClick)}`);
-      assert.equal(atClick.nav, 'navigate', 'the click landed on the first load, before the service worker reloaded the page');
-      assert.equal(atClick.isolated, false, 'and before isolation');
-      const done = await until(page, () => {
-        const s = window.__rlvr?.state();
-        return s && (s.error ? `error: ${s.error.title}: ${s.error.message}` : s.run.state === 'done' && s.metrics.length === 2 ? 'done' : false);
-      }, undefined, { timeout: 240_000, what: 'the press made before the reload to start training (2 steps)' });
-      mark('trained 2 steps');
-      note(testInfo, `timeline: ${timeline.join('; ')}`);
-      assert.equal(done, 'done');
-      const after = await page.evaluate(() => ({ nav: performance.getEntriesByType('navigation')[0]?.type, isolated: globalThis.crossOriginIsolated, threads: window.__rlvr.state().run.backend.threads }));
-      note(testInfo, `after: ${JSON.stringify(after)}`);
-      assert.equal(after.nav, 'reload', 'the page did reload itself for isolation');
-      assert.equal(after.isolated, true);
-      assert.equal(await page.$('[data-testid="busy-note"]'), null, 'no "once the page has finished its one-time offline setup" note once the press is honoured');
-      assert.deepEqual(p.pageErrors, []);
-    }, async () => `timeline: ${timeline.join('; ')}\npending press now: ${await page.evaluate(() => sessionStorage.getItem('rlvr.pendingPress')).catch((e) => e.message)}`);
+    await withPageDiagnostics(
+      testInfo,
+      p,
+      'offline-first-click',
+      async () => {
+        // No waiting: the click goes in as soon as the button takes one, as a person's would.
+        await page.click('[data-testid="start"]');
+        mark('Start clicked');
+        const atClick = await page
+          .evaluate(() => ({
+            nav: performance.getEntriesByType('navigation')[0]?.type,
+            isolated: globalThis.crossOriginIsolated,
+            controlled: navigator.serviceWorker.controller !== null,
+          }))
+          .catch((e) => ({ nav: `navigating (${e.message.split('\n')[0]})` }));
+        note(testInfo, `at the click: ${JSON.stringify(atClick)}`);
+        assert.equal(
+          atClick.nav,
+          'navigate',
+          'the click landed on the first load, before the service worker reloaded the page',
+        );
+        assert.equal(atClick.isolated, false, 'and before isolation');
+        const done = await until(
+          page,
+          () => {
+            const s = window.__rlvr?.state();
+            return (
+              s &&
+              (s.error
+                ? `error: ${s.error.title}: ${s.error.message}`
+                : s.run.state === 'done' && s.metrics.length === 2
+                  ? 'done'
+                  : false)
+            );
+          },
+          undefined,
+          { timeout: 240_000, what: 'the press made before the reload to start training (2 steps)' },
+        );
+        mark('trained 2 steps');
+        note(testInfo, `timeline: ${timeline.join('; ')}`);
+        assert.equal(done, 'done');
+        const after = await page.evaluate(() => ({
+          nav: performance.getEntriesByType('navigation')[0]?.type,
+          isolated: globalThis.crossOriginIsolated,
+          threads: window.__rlvr.state().run.backend.threads,
+        }));
+        note(testInfo, `after: ${JSON.stringify(after)}`);
+        assert.equal(after.nav, 'reload', 'the page did reload itself for isolation');
+        assert.equal(after.isolated, true);
+        assert.equal(
+          await page.$('[data-testid="busy-note"]'),
+          null,
+          'no "once the page has finished its one-time offline setup" note once the press is honoured',
+        );
+        assert.deepEqual(p.pageErrors, []);
+      },
+      async () =>
+        `timeline: ${timeline.join('; ')}\npending press now: ${await page.evaluate(() => sessionStorage.getItem('rlvr.pendingPress')).catch((e) => e.message)}`,
+    );
   } finally {
     await p.close();
   }

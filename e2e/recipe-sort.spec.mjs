@@ -17,7 +17,10 @@ test('the sort recipe (512 rows per step) trains on WASM', async ({}, testInfo) 
     await withPageDiagnostics(testInfo, p, 'recipe-sort', async () => {
       const { page } = p;
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 280_000, polling: 500 });
+      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, {
+        timeout: 280_000,
+        polling: 500,
+      });
       const s = await page.evaluate(() => window.__rlvr.state());
       assert.equal(s.run.step, 2);
       assert.equal(s.run.config.prompts_per_step, 64);

@@ -32,7 +32,9 @@ const HANG_MS = 30_000;
 /** Waits until `n` record readers are started and running their script (each can take an arm at once). */
 async function readersReady(page, n) {
   const readers = () => page.workers().filter((w) => w.url().includes('record-reader'));
-  await expect.poll(() => readers().length, { timeout: 30_000, message: `${n} record readers started` }).toBeGreaterThanOrEqual(n);
+  await expect
+    .poll(() => readers().length, { timeout: 30_000, message: `${n} record readers started` })
+    .toBeGreaterThanOrEqual(n);
   await Promise.all(readers().map((w) => w.evaluate(() => true)));
 }
 
@@ -76,13 +78,22 @@ const badFiles = {
     },
     says: /corrupt|truncated|not valid/,
   },
-  'newer version': { bytes: () => withHeader((h) => (h.version = 99)), says: /format version 99, newer than this playground reads/ },
-  '__proto__ key': { bytes: () => withText((t) => t.replace('"metrics":{', '"metrics":{"__proto__":{"polluted":1},')), says: /"__proto__", which is refused/ },
+  'newer version': {
+    bytes: () => withHeader((h) => (h.version = 99)),
+    says: /format version 99, newer than this playground reads/,
+  },
+  '__proto__ key': {
+    bytes: () => withText((t) => t.replace('"metrics":{', '"metrics":{"__proto__":{"polluted":1},')),
+    says: /"__proto__", which is refused/,
+  },
   'NaN (a string where a finite number must be)': {
     bytes: () => withHeader((h) => (h.evals[0].pass_at_k['1'] = 'NaN')),
     says: /evals\[0\]\.pass_at_k\["1"\] must be a finite number, got "NaN"/,
   },
-  'NaN (a bare NaN, not JSON)': { bytes: () => withText((t) => t.replace(/"reward":-?[\d.e+-]+/, '"reward":NaN')), says: /header is not valid JSON/ },
+  'NaN (a bare NaN, not JSON)': {
+    bytes: () => withText((t) => t.replace(/"reward":-?[\d.e+-]+/, '"reward":NaN')),
+    says: /header is not valid JSON/,
+  },
 };
 
 const state = (page) => page.evaluate(() => window.__rlvr.state());
@@ -105,7 +116,11 @@ test.afterAll(() => {
 
 /** Puts bytes into the page's file picker as a file. */
 async function pick(page, name, bytes) {
-  await page.setInputFiles('[data-testid="recording-file"]', { name, mimeType: 'application/gzip', buffer: Buffer.from(bytes) });
+  await page.setInputFiles('[data-testid="recording-file"]', {
+    name,
+    mimeType: 'application/gzip',
+    buffer: Buffer.from(bytes),
+  });
 }
 
 async function openRollout(page) {
@@ -127,13 +142,32 @@ test('a shipped recording opens (its time reported) with its curves, rollouts at
     const t0 = Date.now();
     await page.selectOption('[data-testid="shipped-recordings"]', { index: 1 });
     await page.waitForSelector('[data-testid="recording-banner"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('30 steps') && document.querySelector('[data-testid="chart-eval"]')?.getAttribute('data-points') === '4', undefined, { timeout: HANG_MS });
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('30 steps') &&
+        document.querySelector('[data-testid="chart-eval"]')?.getAttribute('data-points') === '4',
+      undefined,
+      { timeout: HANG_MS },
+    );
     const seconds = (Date.now() - t0) / 1000;
     const drawnAt = await page.evaluate(() => Math.round(performance.now()));
     timings.shippedOpenSeconds = seconds;
-    timings.shippedOpenPhases = await page.evaluate(() => Object.fromEntries(['record-open', 'record-read', 'record-decoded', 'record-shown'].map((m) => [m, Math.round(performance.getEntriesByName(m)[0]?.startTime ?? -1)])));
-    note(testInfo, `phases (ms since navigation): ${JSON.stringify(timings.shippedOpenPhases)}, charts drawn by ${drawnAt}`);
-    note(testInfo, `the shipped recording opened with its curves in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held to it by scripts/measure-page.mjs)`);
+    timings.shippedOpenPhases = await page.evaluate(() =>
+      Object.fromEntries(
+        ['record-open', 'record-read', 'record-decoded', 'record-shown'].map((m) => [
+          m,
+          Math.round(performance.getEntriesByName(m)[0]?.startTime ?? -1),
+        ]),
+      ),
+    );
+    note(
+      testInfo,
+      `phases (ms since navigation): ${JSON.stringify(timings.shippedOpenPhases)}, charts drawn by ${drawnAt}`,
+    );
+    note(
+      testInfo,
+      `the shipped recording opened with its curves in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held to it by scripts/measure-page.mjs)`,
+    );
     const banner = await page.textContent('[data-testid="recording-banner"]');
     assert.match(banner, /recorded run/);
     assert.match(banner, /recording/);
@@ -149,7 +183,9 @@ test('a shipped recording opens (its time reported) with its curves, rollouts at
     await page.focus('[data-testid="recording-scrubber"]');
     await page.keyboard.press('Home');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 30');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 30',
+    );
     assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '1');
     await page.locator('[data-testid="token"]').first().click();
     await page.waitForSelector('[data-testid="objective-panel"]');
@@ -159,7 +195,9 @@ test('a shipped recording opens (its time reported) with its curves, rollouts at
     await screenshot(page, 'recording-rollouts-step1');
     // The charts follow the scrubber.
     await page.click('[data-testid="tab-charts"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('1 step'));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('1 step'),
+    );
 
     // Recorded pass@k at the last step.
     await page.focus('[data-testid="recording-scrubber"]');
@@ -197,7 +235,9 @@ test('?run=URL opens a record written by rlvr train --record; a dropped file ope
       const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
       const dt = new DataTransfer();
       dt.items.add(new File([bytes], 'dropped.rlvr.gz', { type: 'application/gzip' }));
-      document.querySelector('main').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      document
+        .querySelector('main')
+        .dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     }, b64);
     await page.waitForSelector('[data-testid="recording-banner"]');
     assert.match(await page.textContent('[data-testid="recording-banner"]'), /dropped\.rlvr\.gz/);
@@ -210,8 +250,12 @@ test('?run=URL opens a record written by rlvr train --record; a dropped file ope
       const state = JSON.stringify({ global_step: 20, log_history: [{ loss: 0.1, step: 10 }] });
       dt.items.add(new File([state], 'trainer_state.json', { type: 'application/json' }));
       dt.items.add(new File([bytes], 'second.rlvr.gz', { type: 'application/gzip' }));
-      dt.items.add(new File([new Uint8Array([0x50, 0x41, 0x52, 0x31, 0, 0x50, 0x41, 0x52, 0x31])], 'completions.parquet'));
-      document.querySelector('main').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      dt.items.add(
+        new File([new Uint8Array([0x50, 0x41, 0x52, 0x31, 0, 0x50, 0x41, 0x52, 0x31])], 'completions.parquet'),
+      );
+      document
+        .querySelector('main')
+        .dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     }, b64);
     await page.waitForSelector('[data-testid="recording-error"]');
     assert.match(await page.textContent('[data-testid="recording-banner"]'), /second\.rlvr\.gz/);
@@ -243,20 +287,28 @@ test('a run record that the exported TRL project wrote under real TRL opens: its
     assert.match(await page.textContent('[data-testid="recording-step"]'), /of 2$/);
     await page.focus('[data-testid="recording-scrubber"]');
     await page.keyboard.press('Home');
-    await page.waitForFunction(() => /^step [01] of 2$/.test(document.querySelector('[data-testid="recording-step"]')?.textContent ?? ''));
-    if ((await page.textContent('[data-testid="recording-step"]')) === 'step 0 of 2') await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 2');
+    await page.waitForFunction(() =>
+      /^step [01] of 2$/.test(document.querySelector('[data-testid="recording-step"]')?.textContent ?? ''),
+    );
+    if ((await page.textContent('[data-testid="recording-step"]')) === 'step 0 of 2')
+      await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 2',
+    );
     await openRollout(page);
     assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '1');
     const table = await page.textContent('[data-testid="groups-table"]');
     assert.ok(table.includes(first.prompt), `TRL's prompt ${first.prompt} is listed`);
-    assert.ok((await page.locator('[data-testid="token"]').count()) > 0, "the completion's tokens are shown one by one");
+    assert.ok(
+      (await page.locator('[data-testid="token"]').count()) > 0,
+      "the completion's tokens are shown one by one",
+    );
   } finally {
     await p.close();
   }
 });
 
-test("a TRL-made record's chart captions print no \"undefined\": a metric TRL does not log is not in this record, and a smoothed value says it is smoothed", async ({}, testInfo) => {
+test('a TRL-made record\'s chart captions print no "undefined": a metric TRL does not log is not in this record, and a smoothed value says it is smoothed', async ({}, testInfo) => {
   test.setTimeout(60_000);
   // Issue 44, item 12. TRL logs no length bias: its caption used to print "undefined". Reward std at
   // step 2 is 7.451e-9 as measured, under a plotted (smoothed) ~0.11: the caption printed the former.
@@ -268,13 +320,18 @@ test("a TRL-made record's chart captions print no \"undefined\": a metric TRL do
     await page.waitForSelector('[data-testid="recording-banner"]');
     await page.focus('[data-testid="recording-scrubber"]');
     await page.keyboard.press('End');
-    await page.waitForFunction(() => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 2 of 2');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 2 of 2',
+    );
     await page.click('[data-testid="tab-charts"]');
     // The value beside each chart's title (.chart-last, as the page has always marked it).
     const value = (id) => page.textContent(`[data-testid="chart-${id}"] .chart-last`);
     await page.waitForSelector('[data-testid="chart-reward_std"] .chart-last');
     // The metrics the page holds for the recording (the store's, which the header, CSV and inspector read).
-    const { metrics, smoothing } = await page.evaluate(() => ({ metrics: window.__rlvr.state().recording.metrics, smoothing: window.__rlvr.state().smoothing }));
+    const { metrics, smoothing } = await page.evaluate(() => ({
+      metrics: window.__rlvr.state().recording.metrics,
+      smoothing: window.__rlvr.state().smoothing,
+    }));
     assert.equal(metrics.length, 2);
     assert.ok(smoothing > 0, `the page smooths by default (${smoothing})`);
     // The plot's smoothing, recomputed here: TensorBoard's debiased exponential moving average.
@@ -287,14 +344,22 @@ test("a TRL-made record's chart captions print no \"undefined\": a metric TRL do
     assert.equal(await value('length_bias'), 'not in this record');
     await page.locator('[data-testid="chart-reward_std"]').scrollIntoViewIfNeeded();
     await page.waitForSelector('[data-testid="chart-reward_std-summary"]');
-    assert.equal(await page.textContent('[data-testid="chart-reward_std-summary"]'), `latest (step 2), smoothed with weight ${smoothing}: reward_std ${f(drawn)} (measured ${f(measured)})`);
+    assert.equal(
+      await page.textContent('[data-testid="chart-reward_std-summary"]'),
+      `latest (step 2), smoothed with weight ${smoothing}: reward_std ${f(drawn)} (measured ${f(measured)})`,
+    );
     // No caption or summary anywhere in the charts prints "undefined" or "NaN".
-    const texts = await page.$$eval('[data-testid^="chart-"] figcaption, [data-testid$="-summary"]', (els) => els.map((e) => e.textContent));
+    const texts = await page.$$eval('[data-testid^="chart-"] figcaption, [data-testid$="-summary"]', (els) =>
+      els.map((e) => e.textContent),
+    );
     for (const t of texts) assert.doesNotMatch(t, /undefined|NaN/, t);
     // Smoothing off: the plot draws the measured value, and the caption prints just that.
     await page.focus('[data-testid="smoothing"]');
     await page.keyboard.press('Home');
-    await page.waitForFunction((v) => document.querySelector('[data-testid="chart-reward_std"] .chart-last')?.textContent === v, f(measured));
+    await page.waitForFunction(
+      (v) => document.querySelector('[data-testid="chart-reward_std"] .chart-last')?.textContent === v,
+      f(measured),
+    );
     note(testInfo, `reward_std at step 2: drawn ${f(drawn)} (smoothing ${smoothing}), measured ${f(measured)}`);
   } finally {
     await p.close();
@@ -314,7 +379,10 @@ test('HTML in a recorded prompt is shown as text, never as markup', async () => 
     await page.waitForSelector('[data-testid="recording-banner"]');
     await page.click('[data-testid="tab-rollouts"]');
     await page.waitForSelector('[data-testid="groups-table"]');
-    assert.ok((await page.textContent('[data-testid="groups-table"]')).includes(html), 'the prompt shows as its literal text');
+    assert.ok(
+      (await page.textContent('[data-testid="groups-table"]')).includes(html),
+      'the prompt shows as its literal text',
+    );
     assert.equal(await page.locator('#injected').count(), 0, 'no element was made from the prompt');
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
   } finally {
@@ -331,7 +399,11 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
     // A live run with one step, autosaved.
     await page.evaluate(() => window.__rlvr.setAutosaveEvery(1));
     await page.click('[data-testid="step-once"]');
-    await page.waitForFunction(() => window.__rlvr.state().run.step === 1 && window.__rlvr.state().autosave?.step === 1, undefined, { timeout: 240_000, polling: 500 });
+    await page.waitForFunction(
+      () => window.__rlvr.state().run.step === 1 && window.__rlvr.state().autosave?.step === 1,
+      undefined,
+      { timeout: 240_000, polling: 500 },
+    );
     const autosaved = () =>
       page.evaluate(
         () =>
@@ -340,17 +412,35 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
             req.onerror = () => fail(req.error);
             req.onsuccess = () => {
               // This tab's run is saved under run:ID, the id its sessionStorage names (src/ui/tabs.ts).
-              const get = req.result.transaction('runs').objectStore('runs').get(`run:${sessionStorage.getItem('rlvr.tabRun')}`);
+              const get = req.result
+                .transaction('runs')
+                .objectStore('runs')
+                .get(`run:${sessionStorage.getItem('rlvr.tabRun')}`);
               get.onsuccess = () => {
                 const v = get.result;
-                ok(v ? { step: v.snapshot.trainer.step, savedAt: v.snapshot.savedAt, metrics: v.snapshot.metrics?.length ?? null } : null);
+                ok(
+                  v
+                    ? {
+                        step: v.snapshot.trainer.step,
+                        savedAt: v.snapshot.savedAt,
+                        metrics: v.snapshot.metrics?.length ?? null,
+                      }
+                    : null,
+                );
                 req.result.close();
               };
               get.onerror = () => fail(get.error);
             };
           }),
       );
-    const live = (s) => ({ step: s.run.step, state: s.run.state, config: JSON.stringify(s.run.config), metrics: JSON.stringify(s.metrics), evals: JSON.stringify(s.evals), autosave: s.autosave });
+    const live = (s) => ({
+      step: s.run.step,
+      state: s.run.state,
+      config: JSON.stringify(s.run.config),
+      metrics: JSON.stringify(s.metrics),
+      evals: JSON.stringify(s.evals),
+      autosave: s.autosave,
+    });
     const savedBefore = await autosaved();
     assert.equal(savedBefore?.step, 1, 'the live run is autosaved');
     const before = await state(page);
@@ -361,7 +451,18 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
 
     writeFileSync(huge, '');
     truncateSync(huge, 200 * 1024 * 1024);
-    const cases = [...Object.entries(badFiles).map(([name, c]) => ({ name, file: { name: `${name.replace(/\W+/g, '-')}.rlvr.gz`, mimeType: 'application/gzip', buffer: Buffer.from(c.bytes()) }, says: c.says })), { name: '200 MB', file: huge, says: /the file is 200 MB; records of 200 MB or more are refused/ }];
+    const cases = [
+      ...Object.entries(badFiles).map(([name, c]) => ({
+        name,
+        file: {
+          name: `${name.replace(/\W+/g, '-')}.rlvr.gz`,
+          mimeType: 'application/gzip',
+          buffer: Buffer.from(c.bytes()),
+        },
+        says: c.says,
+      })),
+      { name: '200 MB', file: huge, says: /the file is 200 MB; records of 200 MB or more are refused/ },
+    ];
     for (const c of cases) {
       const t0 = Date.now();
       await page.setInputFiles('[data-testid="recording-file"]', c.file);
@@ -375,7 +476,7 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
       assert.deepEqual(live(after), live(before), `${c.name}: the live run is untouched`);
       assert.equal(after.recording.name, 'good.rlvr.gz', `${c.name}: the open recording is kept`);
       assert.equal(after.recording.showing, true);
-      assert.equal(({}).polluted, undefined, 'no prototype was altered');
+      assert.equal({}.polluted, undefined, 'no prototype was altered');
       assert.equal(await page.evaluate(() => ({}).polluted), undefined);
       // The page still answers at once (nothing froze it).
       const t1 = Date.now();
@@ -398,12 +499,14 @@ const shippedIndex = JSON.parse(readFileSync(join(ROOT, 'public/records/index.js
 const measuredLessons = JSON.parse(readFileSync(join(ROOT, 'public/lessons/measured.json'), 'utf8'));
 const LESSON = (() => {
   const byLesson = new Map();
-  for (const r of shippedIndex) if (r.lesson) (byLesson.get(r.lesson.id) ?? byLesson.set(r.lesson.id, []).get(r.lesson.id)).push(r);
+  for (const r of shippedIndex)
+    if (r.lesson) (byLesson.get(r.lesson.id) ?? byLesson.set(r.lesson.id, []).get(r.lesson.id)).push(r);
   for (const [id, records] of byLesson) {
     const seed = measuredLessons[id]?.seed;
     const arms = records.filter((r) => r.lesson.seed === seed);
     const labels = measuredLessons[id]?.runs.map((x) => x.label) ?? [];
-    if (arms.length > 1 && labels.every((l) => arms.some((r) => r.lesson.arm === l))) return { id, seed, labels, measured: measuredLessons[id] };
+    if (arms.length > 1 && labels.every((l) => arms.some((r) => r.lesson.arm === l)))
+      return { id, seed, labels, measured: measuredLessons[id] };
   }
   return null;
 })();
@@ -420,7 +523,10 @@ async function openLessonPage(path) {
 
 test('a lesson opens from the Lessons tab (its time reported) with every arm\'s recorded curves, its verdict and its rollouts, and trains nothing until "Run it live"', async ({}, testInfo) => {
   test.setTimeout(120_000);
-  assert.ok(LESSON, 'public/records/index.json lists every arm of at least one lesson on its measured seed (scripts/record-lessons.sh)');
+  assert.ok(
+    LESSON,
+    'public/records/index.json lists every arm of at least one lesson on its measured seed (scripts/record-lessons.sh)',
+  );
   const p = await openLessonPage('/');
   const { page } = p;
   try {
@@ -428,7 +534,8 @@ test('a lesson opens from the Lessons tab (its time reported) with every arm\'s 
     await page.evaluate(() => {
       window.__e2eTrained = [];
       window.__rlvr.subscribe((s) => {
-        if (s.run.state !== 'idle' || s.compare.running) window.__e2eTrained.push(`run ${s.run.state}, compare running ${s.compare.running}`);
+        if (s.run.state !== 'idle' || s.compare.running)
+          window.__e2eTrained.push(`run ${s.run.state}, compare running ${s.compare.running}`);
       });
     });
     await page.click('[data-testid="tab-lessons"]');
@@ -441,25 +548,43 @@ test('a lesson opens from the Lessons tab (its time reported) with every arm\'s 
     // The lesson's banner scrolls into view on open (src/ui/components/lessons/LessonBanner.tsx), and a
     // chart draws once in view: the reward chart is brought into view when the recordings are in place.
     await page.waitForFunction(
-      (n) => document.querySelector('[data-testid="recording-banner"]') && document.querySelector('[data-testid="compare-all-recorded"]') && window.__rlvr.state().compare.a.metrics.length >= n,
+      (n) =>
+        document.querySelector('[data-testid="recording-banner"]') &&
+        document.querySelector('[data-testid="compare-all-recorded"]') &&
+        window.__rlvr.state().compare.a.metrics.length >= n,
       LESSON.measured.steps,
       { timeout: HANG_MS },
     );
     await page.locator('[data-testid="compare-chart-reward"]').scrollIntoViewIfNeeded();
-    await page.waitForFunction((n) => Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) >= n, LESSON.measured.steps, { timeout: HANG_MS });
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) >= n,
+      LESSON.measured.steps,
+      { timeout: HANG_MS },
+    );
     const seconds = (Date.now() - t0) / 1000;
     timings.lessonOpenSeconds = seconds;
     timings.lesson = LESSON.id;
     // The opening's phases (src/ui/recording.ts marks them): read and decoded, shown in the store; the rest is drawing.
     timings.lessonOpenPhases = await page.evaluate(() => {
       const at = (n) => performance.getEntriesByName(n).at(-1)?.startTime ?? NaN;
-      return { decodedMs: Math.round(at('record-decoded') - at('record-open')), shownMs: Math.round(at('record-shown') - at('record-open')), sinceShownMs: Math.round(performance.now() - at('record-shown')) };
+      return {
+        decodedMs: Math.round(at('record-decoded') - at('record-open')),
+        shownMs: Math.round(at('record-shown') - at('record-open')),
+        sinceShownMs: Math.round(performance.now() - at('record-shown')),
+      };
     });
     note(testInfo, `phases: ${JSON.stringify(timings.lessonOpenPhases)}`);
-    note(testInfo, `lesson ${LESSON.id} opened from its card with the recorded curves of its ${LESSON.labels.length} arms in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held to it by scripts/measure-page.mjs)`);
+    note(
+      testInfo,
+      `lesson ${LESSON.id} opened from its card with the recorded curves of its ${LESSON.labels.length} arms in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held to it by scripts/measure-page.mjs)`,
+    );
     const s = await state(page);
     const sides = [s.compare.a, s.compare.b, ...(s.compare.c ? [s.compare.c] : [])];
-    assert.deepEqual(sides.map((x) => x.label), LESSON.labels, 'Compare draws every arm, in the lesson\'s order');
+    assert.deepEqual(
+      sides.map((x) => x.label),
+      LESSON.labels,
+      "Compare draws every arm, in the lesson's order",
+    );
     // The seed shown first is one on which the effect shows (src/ui/lesson-seeds.ts); the mean over
     // every seed replaces its curves once the other seeds are read (e2e/trips.spec.mjs checks the mean).
     const shownSeed = s.compare.overSeeds?.shownSeed ?? LESSON.seed;
@@ -468,23 +593,44 @@ test('a lesson opens from the Lessons tab (its time reported) with every arm\'s 
       assert.equal(x.metrics.length, LESSON.measured.steps, `${x.label}: every recorded step`);
       assert.equal(x.config.seed, shownSeed);
     }
-    assert.ok(await page.locator('[data-testid="compare-chart-reward"] .recharts-line').count() >= LESSON.labels.length, 'a line per arm');
-    assert.match(await page.textContent('[data-testid="lesson-banner"]'), s.compare.overSeeds ? /Showing its recorded runs \(A / : new RegExp(`Showing its recorded runs \\(seed ${LESSON.seed}:`));
+    assert.ok(
+      (await page.locator('[data-testid="compare-chart-reward"] .recharts-line').count()) >= LESSON.labels.length,
+      'a line per arm',
+    );
+    assert.match(
+      await page.textContent('[data-testid="lesson-banner"]'),
+      s.compare.overSeeds
+        ? /Showing its recorded runs \(A /
+        : new RegExp(`Showing its recorded runs \\(seed ${LESSON.seed}:`),
+    );
     // The verdict is the one measured.json gives for the same runs.
     const verdictText = await page.textContent('[data-testid="lesson-banner-verdict"]');
     const shows = await page.getAttribute('[data-testid="lesson-banner-verdict"]', 'data-shows');
-    assert.ok(verdictText.startsWith(shows === 'true' ? 'The effect shows.' : 'The effect does not show here.'), verdictText);
-    assert.match(await page.textContent('[data-testid="recording-banner"]'), new RegExp(`Lesson ${LESSON.id}, ${LESSON.labels[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, seed ${shownSeed}`));
+    assert.ok(
+      verdictText.startsWith(shows === 'true' ? 'The effect shows.' : 'The effect does not show here.'),
+      verdictText,
+    );
+    assert.match(
+      await page.textContent('[data-testid="recording-banner"]'),
+      new RegExp(`Lesson ${LESSON.id}, ${LESSON.labels[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, seed ${shownSeed}`),
+    );
     // Rollouts: the first arm's at the last recorded step, then the second arm's at the same step.
     await page.click('[data-testid="tab-rollouts"]');
     await page.waitForSelector('[data-testid="rollout-row"]', { timeout: 10_000 });
     await page.click('[data-testid="recording-arm-1"]');
-    await page.waitForFunction((arm) => window.__rlvr.state().recording?.record.provenance.lesson?.arm === arm, LESSON.labels[1]);
+    await page.waitForFunction(
+      (arm) => window.__rlvr.state().recording?.record.provenance.lesson?.arm === arm,
+      LESSON.labels[1],
+    );
     await page.waitForSelector('[data-testid="rollout-row"]', { timeout: 10_000 });
     assert.equal((await state(page)).recording.record.provenance.lesson.seed, shownSeed);
     assert.equal(await page.locator('[data-testid="lesson-run-live"]').count(), 1, 'the banner offers Run it live');
     await page.click('[data-testid="tab-compare"]');
-    assert.equal(await page.isDisabled('[data-testid="compare-start"]', { timeout: 5000 }), true, 'Run both does not train recordings');
+    assert.equal(
+      await page.isDisabled('[data-testid="compare-start"]', { timeout: 5000 }),
+      true,
+      'Run both does not train recordings',
+    );
     // Both arms opened and inspected, Compare drawn: any start the opening made would be in the log.
     assert.deepEqual(await page.evaluate(() => window.__e2eTrained), [], 'nothing trains before Run it live');
     assert.equal((await state(page)).run.state, 'idle');
@@ -503,11 +649,23 @@ test('?lesson=ID opens the lesson with its recording; "Run it live" then starts 
   try {
     await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
     assert.equal((await state(page)).recording.record.provenance.lesson.id, LESSON.id);
-    assert.equal((await state(page)).compare.a.state, 'recorded', 'nothing started from the link: Compare shows the recordings');
+    assert.equal(
+      (await state(page)).compare.a.state,
+      'recorded',
+      'nothing started from the link: Compare shows the recordings',
+    );
     await page.click('[data-testid="lesson-run-live"]');
     await page.waitForSelector('[data-testid="view-compare"]');
-    await page.waitForFunction(() => ['a', 'b'].every((k) => !['idle', 'recorded'].includes(window.__rlvr.state().compare[k].state)), undefined, { timeout: 120_000 });
-    assert.equal(await page.locator('[data-testid="recording-banner"]').count(), 0, 'the page shows the live runs, not the recording');
+    await page.waitForFunction(
+      () => ['a', 'b'].every((k) => !['idle', 'recorded'].includes(window.__rlvr.state().compare[k].state)),
+      undefined,
+      { timeout: 120_000 },
+    );
+    assert.equal(
+      await page.locator('[data-testid="recording-banner"]').count(),
+      0,
+      'the page shows the live runs, not the recording',
+    );
     note(testInfo, `Run it live started the runs of ${LESSON.id}`);
     await page.click('text=Stop and free the workers');
   } finally {
@@ -523,16 +681,31 @@ test('"Run it live" pressed before the lesson\'s records have arrived: the recor
   try {
     // As soon as the banner offers it, before the records are read and decoded.
     await page.click('[data-testid="lesson-run-live"]', { timeout: 30_000 });
-    await page.waitForFunction(() => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].state === 'running'), undefined, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].state === 'running'),
+      undefined,
+      { timeout: 120_000 },
+    );
     // The records' arrival: openRecordedArms (src/ui/recording.ts) marks 'record-decoded' once every arm
     // is read and decoded, and drops them or shows them in the same task.
-    await page.waitForFunction(() => performance.getEntriesByName('record-decoded').length > 0, undefined, { timeout: 60_000, polling: 100 });
+    await page.waitForFunction(() => performance.getEntriesByName('record-decoded').length > 0, undefined, {
+      timeout: 60_000,
+      polling: 100,
+    });
     const s = await page.evaluate(() => {
       const c = window.__rlvr.state().compare;
-      return { running: c.running, states: [c.a.state, c.b.state], steps: c.steps, recording: window.__rlvr.state().recording?.showing ?? null };
+      return {
+        running: c.running,
+        states: [c.a.state, c.b.state],
+        steps: c.steps,
+        recording: window.__rlvr.state().recording?.showing ?? null,
+      };
     });
     assert.equal(s.running, true, 'Compare is still training');
-    assert.ok(s.states.every((x) => x !== 'recorded'), `live sides, not recordings: ${s.states}`);
+    assert.ok(
+      s.states.every((x) => x !== 'recorded'),
+      `live sides, not recordings: ${s.states}`,
+    );
     assert.equal(s.steps, 3, "the link's step budget, not the recording's 150");
     assert.notEqual(s.recording, true, 'the page shows the live runs');
     note(testInfo, `sides ${s.states.join(', ')} once the records had arrived`);
@@ -554,19 +727,33 @@ test('Compare shows a recording beside live runs on its task and seed', async ({
     assert.equal(s.compare.c.state, 'recorded');
     assert.equal(s.compare.c.metrics.length, 30);
     assert.equal(s.setup.draft.task, 'sat', "the setup takes the recording's task");
-    assert.equal(s.setup.draft.edits.seed, '0', "and its seed");
+    assert.equal(s.setup.draft.edits.seed, '0', 'and its seed');
     await page.fill('#compare-steps', '1');
     const t0 = Date.now();
     await page.click('[data-testid="compare-start"]');
-    await page.waitForFunction(() => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].metrics.length >= 1), undefined, { timeout: 280_000, polling: 500 });
+    await page.waitForFunction(
+      () => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].metrics.length >= 1),
+      undefined,
+      { timeout: 280_000, polling: 500 },
+    );
     note(testInfo, `A and B trained a first step beside the recording in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     s = await state(page);
     assert.equal(s.compare.c.state, 'recorded', 'the recording stays beside the live runs');
     assert.equal(s.compare.a.config.seed, s.compare.c.config.seed, 'A runs on the recording seed');
     assert.equal(s.compare.a.config.task, 'sat');
-    await page.waitForFunction(() => document.querySelector('[data-testid="compare-status"]')?.textContent?.includes('C: recorded step 30'));
-    assert.equal(await page.getAttribute('[data-testid="compare-chart-reward"]', 'data-points'), '30', 'the reward chart has the recording\'s 30 steps with the live step 1 among them');
-    assert.equal(await page.locator('[data-testid="compare-chart-reward"] .recharts-line').count(), 3, 'three lines: A, B and the recording');
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid="compare-status"]')?.textContent?.includes('C: recorded step 30'),
+    );
+    assert.equal(
+      await page.getAttribute('[data-testid="compare-chart-reward"]', 'data-points'),
+      '30',
+      "the reward chart has the recording's 30 steps with the live step 1 among them",
+    );
+    assert.equal(
+      await page.locator('[data-testid="compare-chart-reward"] .recharts-line').count(),
+      3,
+      'three lines: A, B and the recording',
+    );
     assert.equal(s.run.state, 'idle', 'the main run was not started');
     await screenshot(page, 'recording-compare');
     await page.click('text=Stop and free the workers');
@@ -583,7 +770,11 @@ test('two recordings side by side in Compare: a rlvr train record and a TRL run,
     await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
     await page.click('[data-testid="recording-add-compare"]');
     await page.waitForSelector('[data-testid="compare-all-recorded"]');
-    await pick(page, 'trl-arithmetic-2steps.rlvr.gz', readFileSync(join(ROOT, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz')));
+    await pick(
+      page,
+      'trl-arithmetic-2steps.rlvr.gz',
+      readFileSync(join(ROOT, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz')),
+    );
     await page.waitForFunction(() => window.__rlvr.state().recording?.record.provenance.writer === 'trl train_grpo.py');
     await page.click('[data-testid="recording-add-compare"]');
     await page.waitForFunction(() => window.__rlvr.state().compare.b.state === 'recorded');
@@ -591,7 +782,10 @@ test('two recordings side by side in Compare: a rlvr train record and a TRL run,
     assert.deepEqual([s.compare.a.state, s.compare.b.state, s.compare.c], ['recorded', 'recorded', null]);
     assert.equal(s.compare.a.metrics.length, 30, 'A: the 30 steps of the rlvr train record');
     assert.equal(s.compare.b.metrics.length, 2, 'B: the 2 steps TRL trained');
-    assert.ok(s.compare.diff.some(([k]) => k === 'task'), 'the config differences name the task');
+    assert.ok(
+      s.compare.diff.some(([k]) => k === 'task'),
+      'the config differences name the task',
+    );
     assert.equal(await page.isDisabled('[data-testid="compare-start"]'), true, 'Run both does not train recordings');
     // The inspector follows the chosen recording.
     await page.click('[data-testid="recording-arm-0"]');
@@ -611,7 +805,11 @@ test('two recordings side by side in Compare: a rlvr train record and a TRL run,
 test("each family's shipped recipe run opens with its 200 steps, its held-out evaluations and the weights after its last step", async ({}, testInfo) => {
   test.setTimeout(120_000);
   const recipes = shippedIndex.filter((r) => r.file.startsWith('records/recipes/'));
-  assert.deepEqual(recipes.map((r) => r.file.match(/recipes\/(\w+)-/)[1]).sort(), ['arithmetic', 'chain', 'countdown', 'sat', 'sort', 'sudoku'], 'a recipe run per family ships (scripts/record-lessons.sh recipes)');
+  assert.deepEqual(
+    recipes.map((r) => r.file.match(/recipes\/(\w+)-/)[1]).sort(),
+    ['arithmetic', 'chain', 'countdown', 'sat', 'sort', 'sudoku'],
+    'a recipe run per family ships (scripts/record-lessons.sh recipes)',
+  );
   const p = await open('/');
   const { page } = p;
   try {
@@ -619,16 +817,27 @@ test("each family's shipped recipe run opens with its 200 steps, its held-out ev
     for (const r of recipes) {
       const t0 = Date.now();
       await page.selectOption('[data-testid="shipped-recordings"]', { label: r.title });
-      await page.waitForFunction((title) => window.__rlvr.state().recording?.name === title, r.title, { timeout: 20_000 });
+      await page.waitForFunction((title) => window.__rlvr.state().recording?.name === title, r.title, {
+        timeout: 20_000,
+      });
       const seconds = (Date.now() - t0) / 1000;
       // A summary read in the page (the whole record is megabytes of rollouts).
       const rec = await page.evaluate(() => {
         const x = window.__rlvr.state().recording.record;
-        return { task: x.config.task, steps: x.steps.length, checkpoints: x.checkpoints.map((c) => c.step), evals: x.evals.map((e) => e.step), rollouts: x.rollouts.map((q) => q.step) };
+        return {
+          task: x.config.task,
+          steps: x.steps.length,
+          checkpoints: x.checkpoints.map((c) => c.step),
+          evals: x.evals.map((e) => e.step),
+          rollouts: x.rollouts.map((q) => q.step),
+        };
       });
       assert.equal(rec.steps, 200, `${r.file}: 200 steps`);
       assert.deepEqual(rec.checkpoints, [200], `${r.file}: the weights after step 200`);
-      assert.ok(rec.evals.includes(0) && rec.evals.includes(200), `${r.file}: held-out pass@k of the base and after training`);
+      assert.ok(
+        rec.evals.includes(0) && rec.evals.includes(200),
+        `${r.file}: held-out pass@k of the base and after training`,
+      );
       assert.deepEqual(rec.rollouts, [1, 51, 101, 151, 200], `${r.file}: the rollouts of every 50th step and the last`);
       await page.waitForSelector('[data-testid="recording-continue"]', { timeout: 10_000 }); // at the last step, where the weights are
       seen.push(`${rec.task} ${seconds.toFixed(2)} s`);
@@ -647,9 +856,18 @@ test('"Continue training from here" starts a run from the weights recorded at th
     await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
     const recorded = await page.evaluate(() => {
       const r = window.__rlvr.state().recording.record;
-      return { checkpoint: r.checkpoints.map((c) => ({ step: c.step, name: c.manifest.name })), seed: r.config.seed, task: r.config.task, lr: r.config.learning_rate };
+      return {
+        checkpoint: r.checkpoints.map((c) => ({ step: c.step, name: c.manifest.name })),
+        seed: r.config.seed,
+        task: r.config.task,
+        lr: r.config.learning_rate,
+      };
     });
-    assert.deepEqual(recorded.checkpoint.map((c) => c.step), [30], 'the shipped record keeps the weights after step 30');
+    assert.deepEqual(
+      recorded.checkpoint.map((c) => c.step),
+      [30],
+      'the shipped record keeps the weights after step 30',
+    );
     // Not offered where no weights were recorded.
     await page.focus('[data-testid="recording-scrubber"]');
     await page.keyboard.press('ArrowLeft');
@@ -658,8 +876,14 @@ test('"Continue training from here" starts a run from the weights recorded at th
     await page.keyboard.press('End');
     const t0 = Date.now();
     await page.click('[data-testid="recording-continue"]');
-    await page.waitForFunction(() => window.__rlvr.state().run.step >= 1, undefined, { timeout: 280_000, polling: 500 });
-    note(testInfo, `the run from the recorded weights trained its first step in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await page.waitForFunction(() => window.__rlvr.state().run.step >= 1, undefined, {
+      timeout: 280_000,
+      polling: 500,
+    });
+    note(
+      testInfo,
+      `the run from the recorded weights trained its first step in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     await page.click('[data-testid="pause"]').catch(() => undefined);
     const s = await state(page);
     assert.equal(s.run.model.name, recorded.checkpoint[0].name, 'the run starts from the recorded weights');

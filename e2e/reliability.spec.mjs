@@ -11,13 +11,22 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, note, RESULTS_DIR, screenshot, serverUrl, withPageDiagnostics as withDiagnostics } from './lib.mjs';
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  note,
+  RESULTS_DIR,
+  screenshot,
+  serverUrl,
+  withPageDiagnostics as withDiagnostics,
+} from './lib.mjs';
 
 const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
 const LONG_ONLY = 'long: npm run test:reliability (RLVR_RELIABILITY_LONG=1)';
 
 /** The smallest real run: a fresh nano model, 2 prompts x 2 completions of at most 8 tokens, no held-out eval. */
-const NANO = 'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
+const NANO =
+  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
 const SOAK_STEPS = Number(process.env.RLVR_SOAK_STEPS ?? 300);
 /** SwiftShader runs a nano step in ~1.8 s here: 100 steps take ~3 min (RLVR_WEBGPU_SOAK_STEPS=300 for the full 300 of docs/reliability.md, ~9 min). */
 const WEBGPU_SOAK_STEPS = Number(process.env.RLVR_WEBGPU_SOAK_STEPS ?? 100);
@@ -64,7 +73,9 @@ async function open(path, { init = [], workerInit = [], viewport = { width: 1280
   const pageErrors = [];
   page.on('console', (m) => consoleMessages.push({ source: 'page', type: m.type(), text: m.text() }));
   page.on('pageerror', (e) => pageErrors.push(String(e?.stack ?? e)));
-  page.on('worker', (w) => w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })));
+  page.on('worker', (w) =>
+    w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })),
+  );
   // Init scripts do not reach workers: a fault the trainer worker must see too (it writes the saved run
   // itself, workers/run-saver.ts) is injected as it starts, long before its first save (after a step).
   page.on('worker', (w) => {
@@ -81,13 +92,15 @@ const state = (page) => page.evaluate(() => window.__rlvr.state());
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
 const trainerWorker = (page) => page.workers().find((w) => w.url().includes('trainer.worker'));
 /** Metrics without wall-clock timings (those differ between any two runs). */
-const strip = (m) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
-
+const strip = (m) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
 
 /** CSP violations reported to the page (securitypolicyviolation events), installed before any script. */
 function listenForCsp() {
   window.__csp = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+  document.addEventListener('securitypolicyviolation', (e) =>
+    window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+  );
 }
 const cspConsole = (p) => p.consoleMessages.filter((m) => /Content[- ]Security[- ]Policy|Refused to/i.test(m.text));
 
@@ -105,14 +118,22 @@ test('CSP without unsafe-eval on every file; the app trains a step under it and 
       const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
       assert.equal(meta, csp, 'the built index.html carries the same policy as a <meta> (static hosts)');
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error, undefined, { timeout: 150_000, polling: 250 });
+      await page.waitForFunction(
+        () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+        undefined,
+        { timeout: 150_000, polling: 250 },
+      );
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
       assert.ok(Number.isFinite(s.metrics[0].loss));
       // The worker and ORT's files carry the policy too (a worker's CSP comes from its own response).
       const worker = trainerWorker(page);
       assert.ok(worker, 'the trainer worker runs');
-      for (const url of [worker.url(), `${origin}/ort/ort-wasm-simd-threaded.asyncify.mjs`, `${origin}/ort/ort-wasm-simd-threaded.asyncify.wasm`]) {
+      for (const url of [
+        worker.url(),
+        `${origin}/ort/ort-wasm-simd-threaded.asyncify.mjs`,
+        `${origin}/ort/ort-wasm-simd-threaded.asyncify.wasm`,
+      ]) {
         const r = await page.request.get(url);
         assert.equal(r.headers()['content-security-policy'], csp, `${url} is served with the CSP`);
       }
@@ -130,14 +151,24 @@ test('CSP without unsafe-eval on every file; the app trains a step under it and 
         // would have run before this one.
         await new Promise((ok) => setTimeout(ok, 0));
         // The refusals are reported as securitypolicyviolation events, queued as tasks of their own.
-        for (const t0 = performance.now(); !window.__csp.some((v) => v.startsWith('script-src')) && performance.now() - t0 < 10_000; ) {
+        for (
+          const t0 = performance.now();
+          !window.__csp.some((v) => v.startsWith('script-src')) && performance.now() - t0 < 10_000;
+        ) {
           await new Promise((ok) => setTimeout(ok, 20));
         }
-        return { inline: window.__inlineRan === true, timer: window.__stringTimerRan === true, violations: window.__csp.slice() };
+        return {
+          inline: window.__inlineRan === true,
+          timer: window.__stringTimerRan === true,
+          violations: window.__csp.slice(),
+        };
       });
       assert.equal(inline.inline, false, 'an inline script is blocked');
       assert.equal(inline.timer, false, 'string-evaluated code is blocked');
-      assert.ok(inline.violations.some((v) => v.startsWith('script-src')), `the violation is reported: ${inline.violations}`);
+      assert.ok(
+        inline.violations.some((v) => v.startsWith('script-src')),
+        `the violation is reported: ${inline.violations}`,
+      );
       const workerViolations = await worker.evaluate(() => self.__rlvrTest.cspViolations());
       const inWorker = await worker.evaluate(async () => {
         setTimeout('self.__evalRan = true', 0);
@@ -145,15 +176,24 @@ test('CSP without unsafe-eval on every file; the app trains a step under it and 
         return self.__evalRan === true;
       });
       assert.equal(inWorker, false, 'string-evaluated code is blocked in the worker too');
-      assert.ok(workerViolations.length === 0, `no CSP violation in the trainer worker during training: ${workerViolations}`);
+      assert.ok(
+        workerViolations.length === 0,
+        `no CSP violation in the trainer worker during training: ${workerViolations}`,
+      );
       // The worker's listener hears of the refusal in a task of its own: wait for it (10 s at most).
       const after = await worker.evaluate(async () => {
-        for (const t0 = performance.now(); !self.__rlvrTest.cspViolations().some((v) => v.startsWith('script-src')) && performance.now() - t0 < 10_000; ) {
+        for (
+          const t0 = performance.now();
+          !self.__rlvrTest.cspViolations().some((v) => v.startsWith('script-src')) && performance.now() - t0 < 10_000;
+        ) {
           await new Promise((ok) => setTimeout(ok, 20));
         }
         return self.__rlvrTest.cspViolations();
       });
-      assert.ok(after.some((v) => v.startsWith('script-src')), `the worker's own listener sees a violation: ${after}`);
+      assert.ok(
+        after.some((v) => v.startsWith('script-src')),
+        `the worker's own listener sees a violation: ${after}`,
+      );
       results.csp = { policy: csp };
       note(testInfo, `CSP: ${csp}`);
     });
@@ -169,7 +209,10 @@ test('offline: no request leaves the app during load, training, checkpoint downl
     await withDiagnostics(testInfo, p, 'reliability-offline', async () => {
       const { page } = p;
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 200_000, polling: 250 });
+      await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, {
+        timeout: 200_000,
+        polling: 250,
+      });
       assert.equal((await state(page)).metrics.length, 3);
       await page.click('[data-testid="tab-share"]');
       const downloads = [];
@@ -188,13 +231,27 @@ test('offline: no request leaves the app during load, training, checkpoint downl
         await page.click(`[data-testid="${id}"]`);
         downloads.push(...(await got));
       }
-      assert.deepEqual(downloads.sort(), ['metrics.csv', 'metrics.jsonl', 'nano-random-0-step3.manifest.json', 'nano-random-0-step3.safetensors', 'rollouts.jsonl'].sort());
+      assert.deepEqual(
+        downloads.sort(),
+        [
+          'metrics.csv',
+          'metrics.jsonl',
+          'nano-random-0-step3.manifest.json',
+          'nano-random-0-step3.safetensors',
+          'rollouts.jsonl',
+        ].sort(),
+      );
       assert.deepEqual(p.blocked, [], `requests to other origins were attempted: ${p.blocked.join(', ')}`);
       assert.deepEqual(p.external, []);
       assert.deepEqual(p.pageErrors, []);
       // Controls: the page's CSP refuses an outside fetch before it is made (connect-src 'self')...
       await page.evaluate(() => fetch('https://example.invalid/probe').catch(() => 'blocked'));
-      assert.ok((await page.evaluate(() => window.__csp)).some((v) => v.startsWith('connect-src https://example.invalid/probe')), 'CSP refused the outside fetch');
+      assert.ok(
+        (await page.evaluate(() => window.__csp)).some((v) =>
+          v.startsWith('connect-src https://example.invalid/probe'),
+        ),
+        'CSP refused the outside fetch',
+      );
       // ...and a request CSP does not govern (a navigation) is caught by this test's net.
       const other = await p.context.newPage();
       await other.goto('https://example.invalid/navigation').catch(() => undefined);
@@ -214,7 +271,11 @@ test('non-finite steps: each is shown; three in a row pause the run with an expl
     await withDiagnostics(testInfo, p, 'reliability-nonfinite', async () => {
       const { page } = p;
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused', undefined, { timeout: 150_000 });
+      await page.waitForFunction(
+        () => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused',
+        undefined,
+        { timeout: 150_000 },
+      );
       // TEST ONLY hook in the worker: the next steps get a NaN reward weight (a buggy reward function).
       await trainerWorker(page).evaluate(() => self.__rlvrTest.injectNonFinite(1));
       await page.click('[data-testid="step-once"]');
@@ -228,8 +289,15 @@ test('non-finite steps: each is shown; three in a row pause the run with an expl
       await page.waitForSelector('[data-testid="nonfinite-banner"]', { timeout: 120_000 });
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused', undefined, { timeout: 30_000 });
       const s = await state(page);
-      assert.equal(s.run.step, 6, 'paused right after the third skipped step in a row (steps 4, 5, 6), far from the budget of 40');
-      assert.deepEqual(s.metrics.map((m) => m.skipped), [0, 1, 0, 1, 1, 1]);
+      assert.equal(
+        s.run.step,
+        6,
+        'paused right after the third skipped step in a row (steps 4, 5, 6), far from the budget of 40',
+      );
+      assert.deepEqual(
+        s.metrics.map((m) => m.skipped),
+        [0, 1, 0, 1, 1, 1],
+      );
       const msg = await text(page, 'nonfinite-message');
       assert.match(msg, /3 steps in a row/);
       assert.match(msg, /learning_rate \(now 0\.002; try 0\.0002\)/);
@@ -239,7 +307,13 @@ test('non-finite steps: each is shown; three in a row pause the run with an expl
       // The one-click fixes go into the form (and, being live knobs, into the paused run).
       await page.click('[data-testid="nonfinite-lower-lr"]');
       await page.click('[data-testid="nonfinite-clip"]');
-      await page.waitForFunction(() => window.__rlvr.state().run.config?.learning_rate === 0.0002 && window.__rlvr.state().run.config?.max_grad_norm === 0.5, undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () =>
+          window.__rlvr.state().run.config?.learning_rate === 0.0002 &&
+          window.__rlvr.state().run.config?.max_grad_norm === 0.5,
+        undefined,
+        { timeout: 10_000 },
+      );
       await trainerWorker(page).evaluate(() => self.__rlvrTest.injectNonFinite(0));
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(() => window.__rlvr.state().metrics.length === 7, undefined, { timeout: 60_000 });
@@ -305,11 +379,17 @@ test('a worker killed mid-step: a clear message, resume from the autosave, ident
       const { page } = p;
       await page.evaluate(() => window.__rlvr.setAutosaveEvery(8));
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => (window.__rlvr.state().autosave?.step ?? 0) >= 8, undefined, { timeout: 200_000, polling: 100 });
+      await page.waitForFunction(() => (window.__rlvr.state().autosave?.step ?? 0) >= 8, undefined, {
+        timeout: 200_000,
+        polling: 100,
+      });
       // Past model loading and graph compiles: a short watchdog (default 120 s) so the test is quick.
       await page.evaluate(() => window.__rlvr.setWatchdogMs(8000));
       const firstSave = (await state(page)).autosave.step;
-      await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 3, firstSave, { timeout: 60_000, polling: 50 });
+      await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 3, firstSave, {
+        timeout: 60_000,
+        polling: 50,
+      });
       // Kill it from inside, mid-step: no error event reaches the page, only silence.
       const killed = await trainerWorker(page).evaluate(() => {
         const busy = self.__rlvrTest !== undefined;
@@ -330,19 +410,34 @@ test('a worker killed mid-step: a clear message, resume from the autosave, ident
       assert.ok(compare >= 1, `the original run got past the autosave (${original.length} steps, autosave at ${K})`);
       await screenshot(page, 'reliability-killed');
       await page.click('[data-testid="restart-autosave"]');
-      await page.waitForFunction((k) => window.__rlvr.state().run.step === k && window.__rlvr.state().run.state === 'paused', K, { timeout: 120_000, polling: 100 });
+      await page.waitForFunction(
+        (k) => window.__rlvr.state().run.step === k && window.__rlvr.state().run.state === 'paused',
+        K,
+        { timeout: 120_000, polling: 100 },
+      );
       const restored = await state(page);
       assert.deepEqual(restored.metrics.map(strip), original.slice(0, K).map(strip), 'the metrics history is restored');
       assert.equal(restored.run.config.learning_rate, 0.003, 'and the config');
       assert.equal(await page.$('[data-testid="error-banner"]'), null);
       for (let i = 0; i < compare; i++) {
         await page.click('[data-testid="step-once"]');
-        await page.waitForFunction((n) => window.__rlvr.state().metrics.length === n && window.__rlvr.state().run.state === 'paused', K + i + 1, { timeout: 60_000 });
+        await page.waitForFunction(
+          (n) => window.__rlvr.state().metrics.length === n && window.__rlvr.state().run.state === 'paused',
+          K + i + 1,
+          { timeout: 60_000 },
+        );
       }
       const resumed = (await state(page)).metrics.slice(K, K + compare);
-      assert.deepEqual(resumed.map(strip), original.slice(K, K + compare).map(strip), `steps ${K + 1}..${K + compare} after the resume equal the uninterrupted run's`);
+      assert.deepEqual(
+        resumed.map(strip),
+        original.slice(K, K + compare).map(strip),
+        `steps ${K + 1}..${K + compare} after the resume equal the uninterrupted run's`,
+      );
       results.kill = { autosaveEvery: 8, killedAtStep: atKill.run.step, resumedFrom: K, comparedSteps: compare };
-      note(testInfo, `killed during step ${atKill.run.step + 1}; resumed from the autosave at step ${K}; the next ${compare} steps matched the uninterrupted run exactly (${Object.keys(strip(resumed[0])).length} metrics each)`);
+      note(
+        testInfo,
+        `killed during step ${atKill.run.step + 1}; resumed from the autosave at step ${K}; the next ${compare} steps matched the uninterrupted run exactly (${Object.keys(strip(resumed[0])).length} metrics each)`,
+      );
     });
   } finally {
     await p.close();
@@ -383,7 +478,11 @@ test('bad input from links and files: clear messages, the current run untouched'
     await withDiagnostics(testInfo, p3, 'reliability-bad-files', async () => {
       const { page } = p3;
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused', undefined, { timeout: 150_000 });
+      await page.waitForFunction(
+        () => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused',
+        undefined,
+        { timeout: 150_000 },
+      );
       await page.click('[data-testid="tab-share"]');
       const before = await state(page);
       const files = [
@@ -392,10 +491,16 @@ test('bad input from links and files: clear messages, the current run untouched'
         ['config.json', '{"num_generations": 1000}', /num_generations: must be <= 64/],
         ['config.json', '{"preset": "ppo-xl"}', /unknown preset "ppo-xl"/],
         ['config.json', '[]', /must hold one JSON object/],
-        ['big.json', `{"seed": 1, "x": "${'x'.repeat(300 * 1024)}"}`, /big\.json is 300 KB; a config file may be at most 256 KB/],
+        [
+          'big.json',
+          `{"seed": 1, "x": "${'x'.repeat(300 * 1024)}"}`,
+          /big\.json is 300 KB; a config file may be at most 256 KB/,
+        ],
       ];
       for (const [name, body, message] of files) {
-        await page.setInputFiles('[data-testid="load-config"]', [{ name, mimeType: 'application/json', buffer: Buffer.from(body) }]);
+        await page.setInputFiles('[data-testid="load-config"]', [
+          { name, mimeType: 'application/json', buffer: Buffer.from(body) },
+        ]);
         await page.waitForSelector('[data-testid="error-banner"]', { timeout: 10_000 });
         const m = await text(page, 'error-message');
         assert.match(m, message);
@@ -408,15 +513,26 @@ test('bad input from links and files: clear messages, the current run untouched'
         { name: 'w.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.alloc(16) },
       ]);
       await page.waitForSelector('[data-testid="error-banner"][data-kind="checkpoint"]', { timeout: 10_000 });
-      assert.match(await text(page, 'error-message'), /manifest\.json is 2\.0 MB; a checkpoint manifest may be at most 1\.0 MB, so it was not read\. The current model is unchanged\./);
+      assert.match(
+        await text(page, 'error-message'),
+        /manifest\.json is 2\.0 MB; a checkpoint manifest may be at most 1\.0 MB, so it was not read\. The current model is unchanged\./,
+      );
       await page.click('[data-testid="dismiss-error"]');
       const after = await state(page);
       assert.deepEqual(after.setup, before.setup, 'the setup form is as it was');
       assert.deepEqual(after.run.config, before.run.config, 'the run config is as it was');
       assert.equal((await page.evaluate(() => window.__rlvr.status())).step, 1, 'the worker still has the same run');
       // And a good config file is applied (to the form; its live knobs to the run).
-      await page.setInputFiles('[data-testid="load-config"]', [{ name: 'good.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ learning_rate: 0.0007, model: undefined })) }]);
-      await page.waitForFunction(() => window.__rlvr.state().run.config?.learning_rate === 0.0007, undefined, { timeout: 10_000 });
+      await page.setInputFiles('[data-testid="load-config"]', [
+        {
+          name: 'good.json',
+          mimeType: 'application/json',
+          buffer: Buffer.from(JSON.stringify({ learning_rate: 0.0007, model: undefined })),
+        },
+      ]);
+      await page.waitForFunction(() => window.__rlvr.state().run.config?.learning_rate === 0.0007, undefined, {
+        timeout: 10_000,
+      });
       assert.deepEqual(p3.pageErrors, []);
     });
   } finally {
@@ -447,7 +563,10 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
           const session = targets.find((x) => x.targetInfo.url.includes('trainer.worker'));
           const i = ++id;
           pending.set(i, ok);
-          void cdp.send('Target.sendMessageToTarget', { sessionId: session.sessionId, message: JSON.stringify({ id: i, method }) });
+          void cdp.send('Target.sendMessageToTarget', {
+            sessionId: session.sessionId,
+            message: JSON.stringify({ id: i, method }),
+          });
         });
       // The page's own heap is measured with the Share tab open: the charts' memory grows with the
       // points they draw (measured at the end, with its own bound); the rest of the page must stay flat.
@@ -456,41 +575,75 @@ test(`soak: ${SOAK_STEPS} steps on WASM; the worker's JS heap and the rollout hi
       await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1, undefined, { timeout: 150_000 });
       await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
       // The trainer worker's target attaches asynchronously: wait for it before talking to it.
-      await expect.poll(() => targets.some((x) => x.targetInfo.url.includes('trainer.worker')), { timeout: 30_000, message: 'the trainer worker attached' }).toBe(true);
+      await expect
+        .poll(() => targets.some((x) => x.targetInfo.url.includes('trainer.worker')), {
+          timeout: 30_000,
+          message: 'the trainer worker attached',
+        })
+        .toBe(true);
       const rows = [];
       const t0 = Date.now();
       for (let target = 50; target <= SOAK_STEPS; target += 50) {
-        await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, target, { timeout: 600_000, polling: 250 });
+        await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, target, {
+          timeout: 600_000,
+          polling: 250,
+        });
         await workerCdp('HeapProfiler.collectGarbage');
         const heap = (await workerCdp('Runtime.getHeapUsage')).result.usedSize;
         const mem = await trainerWorker(page).evaluate(() => self.__rlvrTest.memory());
         await cdp.send('HeapProfiler.collectGarbage');
         const pageHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
-        rows.push({ step: target, workerHeapMB: +(heap / 2 ** 20).toFixed(2), pageHeapMB: +(pageHeap / 2 ** 20).toFixed(2), rolloutStepsKept: mem.rolloutStepsKept, liveTensors: mem.liveTensors, seconds: Math.round((Date.now() - t0) / 1000) });
+        rows.push({
+          step: target,
+          workerHeapMB: +(heap / 2 ** 20).toFixed(2),
+          pageHeapMB: +(pageHeap / 2 ** 20).toFixed(2),
+          rolloutStepsKept: mem.rolloutStepsKept,
+          liveTensors: mem.liveTensors,
+          seconds: Math.round((Date.now() - t0) / 1000),
+        });
       }
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 60_000 });
       const s = await state(page);
       for (const r of rows) note(testInfo, JSON.stringify(r));
       results.soak = rows;
       assert.equal(s.metrics.length, SOAK_STEPS, 'metrics for every step');
-      assert.deepEqual(s.metrics.map((m) => m.step), Array.from({ length: SOAK_STEPS }, (_, i) => i));
+      assert.deepEqual(
+        s.metrics.map((m) => m.step),
+        Array.from({ length: SOAK_STEPS }, (_, i) => i),
+      );
       assert.ok(s.metrics.every((m) => Number.isFinite(m.loss) && Number.isFinite(m.reward)));
-      assert.ok(rows.every((r) => r.rolloutStepsKept <= 10), 'rollout history bounded');
+      assert.ok(
+        rows.every((r) => r.rolloutStepsKept <= 10),
+        'rollout history bounded',
+      );
       assert.ok(new Set(rows.map((r) => r.liveTensors)).size === 1, 'live device tensors constant');
       // Worker heap from step 50 to 300: the metrics history and old-step summaries grow by design (~1-2 KB/step).
       const growth = rows.at(-1).workerHeapMB - rows[0].workerHeapMB;
       assert.ok(growth < 3, `worker heap grew ${growth.toFixed(2)} MB over ${SOAK_STEPS - 50} steps (bound 3 MB)`);
       const pageGrowth = rows.at(-1).pageHeapMB - rows[0].pageHeapMB;
-      assert.ok(pageGrowth < 2, `page heap grew ${pageGrowth.toFixed(2)} MB (bound 2 MB: the metrics history, ~1.5 KB/step, grows by design)`);
+      assert.ok(
+        pageGrowth < 2,
+        `page heap grew ${pageGrowth.toFixed(2)} MB (bound 2 MB: the metrics history, ~1.5 KB/step, grows by design)`,
+      );
       // With the charts drawn: each chart draws at most 300 points (chart-data.ts), so this stops growing past 300 steps.
       await page.click('[data-testid="tab-charts"]');
       await page.locator('[data-testid="chart-reward"]').scrollIntoViewIfNeeded(); // charts draw in view
-      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n, SOAK_STEPS, { timeout: 30_000 });
+      await page.waitForFunction(
+        (n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n,
+        SOAK_STEPS,
+        { timeout: 30_000 },
+      );
       await cdp.send('HeapProfiler.collectGarbage');
       const withCharts = (await cdp.send('Runtime.getHeapUsage')).usedSize / 2 ** 20;
       results.soakPageHeapWithChartsMB = +withCharts.toFixed(2);
-      note(testInfo, `page heap with the charts of ${SOAK_STEPS} steps drawn: ${withCharts.toFixed(1)} MB (without: ${rows.at(-1).pageHeapMB} MB)`);
-      assert.ok(withCharts - rows.at(-1).pageHeapMB < 40, `the charts of ${SOAK_STEPS} steps take ${(withCharts - rows.at(-1).pageHeapMB).toFixed(1)} MB (bound 40 MB)`);
+      note(
+        testInfo,
+        `page heap with the charts of ${SOAK_STEPS} steps drawn: ${withCharts.toFixed(1)} MB (without: ${rows.at(-1).pageHeapMB} MB)`,
+      );
+      assert.ok(
+        withCharts - rows.at(-1).pageHeapMB < 40,
+        `the charts of ${SOAK_STEPS} steps take ${(withCharts - rows.at(-1).pageHeapMB).toFixed(1)} MB (bound 40 MB)`,
+      );
       assert.deepEqual(p.pageErrors, []);
     });
   } finally {
@@ -507,7 +660,14 @@ test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, l
       const { page } = p;
       await page.click('[data-testid="tab-share"]');
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused' && window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().metrics.length === 1, undefined, { timeout: 600_000, polling: 500 });
+      await page.waitForFunction(
+        () =>
+          window.__rlvr.state().run.state === 'paused' &&
+          window.__rlvr.state().autosave?.step === 1 &&
+          window.__rlvr.state().metrics.length === 1,
+        undefined,
+        { timeout: 600_000, polling: 500 },
+      );
       assert.equal((await state(page)).run.backend.kind, 'webgpu');
       const memory = () => trainerWorker(page).evaluate(() => self.__rlvrTest.memory());
       const steady = (await memory()).liveTensors; // weights + AdamW moments, after a step and an autosave (which reads them back)
@@ -522,11 +682,21 @@ test(`WebGPU (SwiftShader) soak: ${WEBGPU_SOAK_STEPS} steps of the nano model, l
       const end = await memory();
       const s = await state(page);
       const perStep = (Date.now() - t0) / 1000 / (WEBGPU_SOAK_STEPS - 1);
-      results.webgpuSoak = { steps: WEBGPU_SOAK_STEPS, steady, end: end.liveTensors, maxMidStep: Math.max(...samples), secondsPerStep: +perStep.toFixed(2) };
+      results.webgpuSoak = {
+        steps: WEBGPU_SOAK_STEPS,
+        steady,
+        end: end.liveTensors,
+        maxMidStep: Math.max(...samples),
+        secondsPerStep: +perStep.toFixed(2),
+      };
       note(testInfo, JSON.stringify(results.webgpuSoak));
       assert.equal(s.metrics.length, WEBGPU_SOAK_STEPS);
       assert.ok(s.metrics.every((m) => Number.isFinite(m.loss)));
-      assert.equal(end.liveTensors, steady, `live GPU tensors: ${steady} after step 1, ${end.liveTensors} after step ${WEBGPU_SOAK_STEPS}`);
+      assert.equal(
+        end.liveTensors,
+        steady,
+        `live GPU tensors: ${steady} after step 1, ${end.liveTensors} after step ${WEBGPU_SOAK_STEPS}`,
+      );
       assert.ok(Math.max(...samples) <= steady + 2 * 108, `mid-step peaks stay bounded (max ${Math.max(...samples)})`);
       assert.ok(end.rolloutStepsKept <= 10);
     });
@@ -544,16 +714,33 @@ test('WebGPU device lost (simulated by destroying the device): falls back to WAS
       const { page } = p;
       await page.click('[data-testid="step-once"]');
       // The autosave can land before the step's event (events are batched): wait for both.
-      await page.waitForFunction(() => (window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().metrics.length === 1) || window.__rlvr.state().error, undefined, { timeout: 800_000, polling: 500 });
+      await page.waitForFunction(
+        () =>
+          (window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().metrics.length === 1) ||
+          window.__rlvr.state().error,
+        undefined,
+        { timeout: 800_000, polling: 500 },
+      );
       let s = await state(page);
       assert.equal(s.error, null, s.error?.message);
       assert.equal(s.run.backend.kind, 'webgpu');
       const before = s.metrics.map(strip);
       // TEST ONLY hook: destroy ORT's GPUDevice; device.lost resolves as it would after a driver reset.
-      assert.equal(await trainerWorker(page).evaluate(() => self.__rlvrTest.loseDevice()), true, 'ORT had a WebGPU device');
+      assert.equal(
+        await trainerWorker(page).evaluate(() => self.__rlvrTest.loseDevice()),
+        true,
+        'ORT had a WebGPU device',
+      );
       await page.waitForSelector('[data-testid="fallback-banner"]', { timeout: 120_000 });
-      assert.match(await text(page, 'fallback-banner'), /WebGPU device was lost .*Switched to WASM and resumed from the autosave at step 1/);
-      await page.waitForFunction(() => window.__rlvr.state().run.backend?.kind === 'wasm' && window.__rlvr.state().run.state === 'paused', undefined, { timeout: 120_000 });
+      assert.match(
+        await text(page, 'fallback-banner'),
+        /WebGPU device was lost .*Switched to WASM and resumed from the autosave at step 1/,
+      );
+      await page.waitForFunction(
+        () => window.__rlvr.state().run.backend?.kind === 'wasm' && window.__rlvr.state().run.state === 'paused',
+        undefined,
+        { timeout: 120_000 },
+      );
       s = await state(page);
       assert.equal(s.run.step, 1);
       assert.deepEqual(s.metrics.map(strip), before);

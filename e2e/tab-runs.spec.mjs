@@ -40,10 +40,14 @@ async function tab(context, path) {
 
 /** Waits until the page's run is done with `steps` steps and its autosave has that step. */
 async function trained(page, steps) {
-  await page.waitForFunction((n) => {
-    const s = window.__rlvr.state();
-    return s.error || (s.run.state === 'done' && s.metrics.length === n && s.autosave?.step === n);
-  }, steps, { timeout: 240_000, polling: 250 });
+  await page.waitForFunction(
+    (n) => {
+      const s = window.__rlvr.state();
+      return s.error || (s.run.state === 'done' && s.metrics.length === n && s.autosave?.step === n);
+    },
+    steps,
+    { timeout: 240_000, polling: 250 },
+  );
   const s = await state(page);
   assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
 }
@@ -51,7 +55,11 @@ async function trained(page, steps) {
 /** Reloads and waits until start-up is over (the tab's own run restored, or the saved runs offered). */
 async function reloaded(page) {
   await page.reload({ waitUntil: 'load' });
-  await page.waitForFunction(() => window.__rlvr?.bootDone() && window.__rlvr.state().run.state !== 'loading', undefined, { timeout: 60_000, polling: 100 });
+  await page.waitForFunction(
+    () => window.__rlvr?.bootDone() && window.__rlvr.state().run.state !== 'loading',
+    undefined,
+    { timeout: 60_000, polling: 100 },
+  );
   return state(page);
 }
 
@@ -72,16 +80,27 @@ test('two tabs, two experiments: each reload restores its own run, and a new tab
 
       // Tab A reloads: its own sat run at step 7, no question asked; B's run is not offered over it.
       let s = await reloaded(a.page);
-      assert.equal(s.run.step, 7, `tab A restored its own run (step ${s.run.step}, state ${s.run.state}, offers ${JSON.stringify(s.savedRuns)})`);
+      assert.equal(
+        s.run.step,
+        7,
+        `tab A restored its own run (step ${s.run.step}, state ${s.run.state}, offers ${JSON.stringify(s.savedRuns)})`,
+      );
       assert.equal(s.run.config.task, 'sat');
-      assert.deepEqual(s.metrics.map((m) => m.reward), beforeA.metrics.map((m) => m.reward), "tab A's metrics are its own");
+      assert.deepEqual(
+        s.metrics.map((m) => m.reward),
+        beforeA.metrics.map((m) => m.reward),
+        "tab A's metrics are its own",
+      );
       assert.equal(await a.page.$('[data-testid="saved-run-banner"]'), null, 'no conflict banner in tab A');
       assert.match(await text(a.page, 'restored-message'), /^Restored at step 7 /);
       // Tab B reloads: its own arithmetic run at step 3.
       s = await reloaded(b.page);
       assert.equal(s.run.step, 3, 'tab B restored its own run');
       assert.equal(s.run.config.task, 'arithmetic');
-      assert.deepEqual(s.metrics.map((m) => m.reward), beforeB.metrics.map((m) => m.reward));
+      assert.deepEqual(
+        s.metrics.map((m) => m.reward),
+        beforeB.metrics.map((m) => m.reward),
+      );
       assert.equal(await b.page.$('[data-testid="saved-run-banner"]'), null);
 
       // A new tab (no run of its own) on the bare address: offered both, the most recent first; nothing is taken.
@@ -92,13 +111,24 @@ test('two tabs, two experiments: each reload restores its own run, and a new tab
       assert.equal(s.run.step, 0);
       // Which of the two was saved last depends on when each tab's worker saved after its reload (each
       // saves its restored run), so the order is not asserted here, only that both are offered.
-      assert.deepEqual(s.savedRuns.map((o) => [o.task, o.step, o.openElsewhere]).sort(), [['arithmetic', 3, true], ['sat', 7, true]], 'both saved runs, each open in its tab');
+      assert.deepEqual(
+        s.savedRuns.map((o) => [o.task, o.step, o.openElsewhere]).sort(),
+        [
+          ['arithmetic', 3, true],
+          ['sat', 7, true],
+        ],
+        'both saved runs, each open in its tab',
+      );
       const satIndex = s.savedRuns.findIndex((o) => o.task === 'sat');
       assert.match(await text(c.page, `saved-run-${1 - satIndex}`), /arithmetic, step 3, .*open in another tab/);
       await screenshot(c.page, 'tabs-offered');
       // Restoring A's run (open in tab A) makes a copy: training it in C leaves A's record alone.
       await c.page.click(`[data-testid="restore-saved-${satIndex}"]`);
-      await c.page.waitForFunction(() => window.__rlvr.state().run.step === 7 && window.__rlvr.state().run.state === 'paused', undefined, { timeout: 60_000 });
+      await c.page.waitForFunction(
+        () => window.__rlvr.state().run.step === 7 && window.__rlvr.state().run.state === 'paused',
+        undefined,
+        { timeout: 60_000 },
+      );
       assert.match(await text(c.page, 'restored-message'), /Restored at step 7 .*a copy of a run open in another tab/);
       await c.page.click('[data-testid="step-once"]');
       await c.page.waitForFunction(() => window.__rlvr.state().autosave?.step === 8, undefined, { timeout: 120_000 });
@@ -107,7 +137,10 @@ test('two tabs, two experiments: each reload restores its own run, and a new tab
       s = await reloaded(c.page);
       assert.equal(s.run.step, 8, 'and tab C reloads into its own copy');
       assert.deepEqual([...a.pageErrors, ...b.pageErrors, ...c.pageErrors], []);
-      note(testInfo, 'A (sat) 7 steps and B (arithmetic) 3 steps, trained together; each reload restored its own; a new tab was offered both and copied A');
+      note(
+        testInfo,
+        'A (sat) 7 steps and B (arithmetic) 3 steps, trained together; each reload restored its own; a new tab was offered both and copied A',
+      );
     });
   } finally {
     await context.close();
@@ -126,9 +159,19 @@ test('two tabs on the same experiment are each told about the other, and neither
       await b.page.waitForSelector('[data-testid="other-tab-banner"]', { timeout: 60_000 });
       const toB = await text(b.page, 'other-tab-banner');
       note(testInfo, `tab B: ${toB}`);
-      assert.match(toB, /Another tab of this browser has this same experiment open: its run is (ready|training|loading|done|paused) at step \d+/);
+      assert.match(
+        toB,
+        /Another tab of this browser has this same experiment open: its run is (ready|training|loading|done|paused) at step \d+/,
+      );
       await b.page.click('[data-testid="start"]');
-      await a.page.waitForFunction(() => /its run is (training|loading|paused|done) at step \d+/.test(document.querySelector('[data-testid="other-tab-banner"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
+      await a.page.waitForFunction(
+        () =>
+          /its run is (training|loading|paused|done) at step \d+/.test(
+            document.querySelector('[data-testid="other-tab-banner"]')?.textContent ?? '',
+          ),
+        undefined,
+        { timeout: 60_000 },
+      );
       note(testInfo, `tab A: ${await text(a.page, 'other-tab-banner')}`);
       await trained(a.page, 4);
       await trained(b.page, 4);
@@ -139,7 +182,10 @@ test('two tabs on the same experiment are each told about the other, and neither
       await b.page.waitForFunction(() => window.__rlvr.state().autosave?.step === 5, undefined, { timeout: 120_000 });
       let s = await reloaded(a.page);
       assert.equal(s.run.step, 4, "tab A restores its own step 4, not B's step 5");
-      assert.deepEqual(s.metrics.map((m) => m.reward), aRewards);
+      assert.deepEqual(
+        s.metrics.map((m) => m.reward),
+        aRewards,
+      );
       s = await reloaded(b.page);
       assert.equal(s.run.step, 5);
       await b.page.waitForSelector('[data-testid="other-tab-banner"]', { timeout: 30_000 });
@@ -157,7 +203,10 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
   // A long step budget: the reload lands mid-run. The autosave interval is the default (every step,
   // throttled by the worker: workers/run-saver.ts).
-  const p = await tab(context, `/?task=arithmetic&model=nano&prompts_per_step=4&num_generations=4&max_completion_length=16&eval_every=0&steps=200`);
+  const p = await tab(
+    context,
+    `/?task=arithmetic&model=nano&prompts_per_step=4&num_generations=4&max_completion_length=16&eval_every=0&steps=200`,
+  );
   try {
     await withPageDiagnostics(testInfo, p, 'tabs-reload-mid-run', async () => {
       const { page } = p;
@@ -170,12 +219,28 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
         }, 10);
       });
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => (window.__rlvr.state().autosave?.step ?? 0) >= 4, undefined, { timeout: 240_000 });
+      await page.waitForFunction(() => (window.__rlvr.state().autosave?.step ?? 0) >= 4, undefined, {
+        timeout: 240_000,
+      });
       const saved = (await state(page)).autosave;
       // Two steps past that save, reload while training goes on. The test notes, as the page goes away,
       // the last step the page showed: its own record, not the app's.
-      await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 2, saved.step, { timeout: 120_000, polling: 20 });
-      await page.evaluate(() => addEventListener('pagehide', () => sessionStorage.setItem('e2e.shownAtUnload', JSON.stringify({ step: window.__rlvr.state().metrics.at(-1)?.step ?? 0, state: window.__rlvr.state().run.state, autosave: window.__rlvr.state().autosave }))));
+      await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 2, saved.step, {
+        timeout: 120_000,
+        polling: 20,
+      });
+      await page.evaluate(() =>
+        addEventListener('pagehide', () =>
+          sessionStorage.setItem(
+            'e2e.shownAtUnload',
+            JSON.stringify({
+              step: window.__rlvr.state().metrics.at(-1)?.step ?? 0,
+              state: window.__rlvr.state().run.state,
+              autosave: window.__rlvr.state().autosave,
+            }),
+          ),
+        ),
+      );
       const stepSeconds = (await state(page)).run.lastStepSeconds;
       const saves = await page.evaluate(() => window.__e2eSaves);
       await page.reload({ waitUntil: 'load' });
@@ -186,18 +251,36 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
       const atUnload = JSON.parse(await page.evaluate(() => sessionStorage.getItem('e2e.shownAtUnload')));
       assert.equal(atUnload.state, 'running', 'reloaded mid-run');
       const held = saves.map((x) => x.snapshot + x.put).sort((x, y) => x - y);
-      if (held.length) note(testInfo, `${held.length} saves seen up to step ${saves.at(-1).step}; training waited per save: median ${held[held.length >> 1].toFixed(1)} ms, max ${held.at(-1).toFixed(1)} ms (snapshot ${saves.map((x) => x.snapshot.toFixed(1)).join(' ')}; put ${saves.map((x) => x.put.toFixed(1)).join(' ')}); commit median ${saves.map((x) => x.commit).sort((x, y) => x - y)[saves.length >> 1].toFixed(0)} ms`);
+      if (held.length)
+        note(
+          testInfo,
+          `${held.length} saves seen up to step ${saves.at(-1).step}; training waited per save: median ${held[held.length >> 1].toFixed(1)} ms, max ${held.at(-1).toFixed(1)} ms (snapshot ${saves.map((x) => x.snapshot.toFixed(1)).join(' ')}; put ${saves.map((x) => x.put.toFixed(1)).join(' ')}); commit median ${saves
+            .map((x) => x.commit)
+            .sort((x, y) => x - y)
+            [saves.length >> 1].toFixed(0)} ms`,
+        );
       const shown = atUnload.step;
       const cost = atUnload.autosave?.ms;
-      note(testInfo, `a step took ${stepSeconds.toFixed(2)} s; last save the page heard of before the reload: step ${atUnload.autosave?.step}${cost ? ` (snapshot ${cost.snapshot.toFixed(1)} ms, put ${cost.put.toFixed(1)} ms, commit ${cost.commit.toFixed(1)} ms)` : ''}; shown before the reload: step ${shown}; restored: step ${s.run.step}; message: ${msg}`);
+      note(
+        testInfo,
+        `a step took ${stepSeconds.toFixed(2)} s; last save the page heard of before the reload: step ${atUnload.autosave?.step}${cost ? ` (snapshot ${cost.snapshot.toFixed(1)} ms, put ${cost.put.toFixed(1)} ms, commit ${cost.commit.toFixed(1)} ms)` : ''}; shown before the reload: step ${shown}; restored: step ${s.run.step}; message: ${msg}`,
+      );
       // The worker saves its last completed step itself; the page may show a step a little after the
       // worker completed it (events are batched and the page may be busy drawing), so the restored step
       // may also be ahead of the last one shown: then nothing shown was lost.
-      assert.ok(s.run.step >= shown - 1, `restored at the last step shown before the reload or one behind it (or later): shown ${shown}, restored ${s.run.step}`);
+      assert.ok(
+        s.run.step >= shown - 1,
+        `restored at the last step shown before the reload or one behind it (or later): shown ${shown}, restored ${s.run.step}`,
+      );
       assert.match(msg, new RegExp(`^Restored at step ${s.run.step} `));
       const lost = shown - s.run.step;
       if (lost <= 0) assert.doesNotMatch(msg, /lost/, 'nothing lost, nothing claimed lost');
-      else assert.match(msg, new RegExp(`${lost} steps? (was|were) lost \\(steps? ${s.run.step + 1}${lost > 1 ? `–${shown}` : ''}\\)`), 'the message names exactly the steps lost');
+      else
+        assert.match(
+          msg,
+          new RegExp(`${lost} steps? (was|were) lost \\(steps? ${s.run.step + 1}${lost > 1 ? `–${shown}` : ''}\\)`),
+          'the message names exactly the steps lost',
+        );
       assert.equal(s.metrics.length, s.run.step, 'the charts hold the restored steps');
       await screenshot(page, 'tabs-reload-mid-run');
       assert.deepEqual(p.pageErrors, []);
@@ -237,24 +320,46 @@ test('a Step once pressed the moment a reload shows the restored steps trains th
           window.__e2ePress = { state: s.run.state, at: performance.now() };
           button.click();
         };
-        new MutationObserver(pressWhenReady).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] });
+        new MutationObserver(pressWhenReady).observe(document, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          attributeFilter: ['disabled'],
+        });
       });
       await page.reload({ waitUntil: 'load' });
       await page.waitForFunction(() => window.__e2ePress, undefined, { timeout: 60_000 });
       const press = await page.evaluate(() => window.__e2ePress);
       note(testInfo, `pressed ${Math.round(press.at)} ms after navigation, the page saying "${press.state}"`);
       await page
-        .waitForFunction(() => {
-          const s = window.__rlvr.state();
-          return s.error || (!s.busy && ['paused', 'done'].includes(s.run.state) && s.metrics.length >= 1 && s.metrics.length !== 2);
-        }, undefined, { timeout: 120_000, polling: 100 })
+        .waitForFunction(
+          () => {
+            const s = window.__rlvr.state();
+            return (
+              s.error ||
+              (!s.busy && ['paused', 'done'].includes(s.run.state) && s.metrics.length >= 1 && s.metrics.length !== 2)
+            );
+          },
+          undefined,
+          { timeout: 120_000, polling: 100 },
+        )
         .catch(async (e) => {
-          throw new Error(`no step after the press: ${await pageRunState(page)} (${e instanceof Error ? e.message : String(e)})`);
+          throw new Error(
+            `no step after the press: ${await pageRunState(page)} (${e instanceof Error ? e.message : String(e)})`,
+          );
         });
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
-      assert.equal(s.run.step, 3, `the press stepped the restored run to step 3 (page: step ${s.run.step}, ${s.metrics.length} steps charted)`);
-      assert.deepEqual(s.metrics.slice(0, 2).map((m) => m.reward), before.metrics.map((m) => m.reward), 'its first two steps are the restored ones');
+      assert.equal(
+        s.run.step,
+        3,
+        `the press stepped the restored run to step 3 (page: step ${s.run.step}, ${s.metrics.length} steps charted)`,
+      );
+      assert.deepEqual(
+        s.metrics.slice(0, 2).map((m) => m.reward),
+        before.metrics.map((m) => m.reward),
+        'its first two steps are the restored ones',
+      );
       assert.equal(s.metrics.length, 3);
       assert.deepEqual(p.pageErrors, []);
     });
@@ -289,7 +394,10 @@ test("an earlier version's single-slot autosave is moved to its own record and s
         await new Promise((ok) => {
           const t = db.transaction('runs', 'readwrite');
           t.objectStore('runs').clear();
-          t.objectStore('runs').put({ snapshot: run.snapshot, setup: run.setup, experiment: run.experiment, runId: run.runId }, 'current');
+          t.objectStore('runs').put(
+            { snapshot: run.snapshot, setup: run.setup, experiment: run.experiment, runId: run.runId },
+            'current',
+          );
           t.oncomplete = ok;
         });
         db.close();

@@ -21,7 +21,18 @@ import { freePort, note, openPage, ROOT, screenshot, withPageDiagnostics } from 
 
 /** Writes veRL steps first..last into `dir` as veRL does (e2e/fixtures/verl-dump.py: _dump_generations). */
 function dumpVerl(dir, first, last) {
-  const args = ['e2e/fixtures/verl-dump.py', dir, '--first', String(first), '--steps', String(last), '--prompts', '2', '--n', '3'];
+  const args = [
+    'e2e/fixtures/verl-dump.py',
+    dir,
+    '--first',
+    String(first),
+    '--steps',
+    String(last),
+    '--prompts',
+    '2',
+    '--n',
+    '3',
+  ];
   const r = spawnSync('python3', args, { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, `python3 e2e/fixtures/verl-dump.py failed: ${r.stderr}`);
 }
@@ -119,7 +130,11 @@ test('rlvr view prints its line and lists the runs it found', async ({}, testInf
   const runs = await (await fetch(new URL('runs.json', view.url))).json();
   assert.deepEqual(runs, [{ name: 'rollout_data', format: 'verl', steps: 2 }]);
   const files = await (await fetch(new URL('runs/rollout_data/files.json', view.url))).json();
-  assert.deepEqual(files.map((f) => f.path), ['1.jsonl', '2.jsonl'], 'the symlink out of the folder is not listed');
+  assert.deepEqual(
+    files.map((f) => f.path),
+    ['1.jsonl', '2.jsonl'],
+    'the symlink out of the folder is not listed',
+  );
   const part = await fetch(new URL('runs/rollout_data/file/1.jsonl', view.url), { headers: { Range: 'bytes=0-9' } });
   assert.equal(part.status, 206);
   assert.equal(await part.text(), '{"input": ');

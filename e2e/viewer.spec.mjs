@@ -234,13 +234,21 @@ test('(b2) a folder dropped on the page opens in the run viewer, its files read 
   // carries for one: a DataTransfer item whose webkitGetAsEntry() is a FileSystemDirectoryEntry, with
   // createReader().readEntries() answering in batches and then with none, and FileSystemFileEntry.file().
   // The entries are plain objects with those members; the files in them are the dump's real bytes.
-  const files = ['1.jsonl', '2.jsonl', '3.jsonl', '4.jsonl'].map((name) => ({ name, text: readFileSync(join(VERL_DIR, name), 'utf8') }));
+  const files = ['1.jsonl', '2.jsonl', '3.jsonl', '4.jsonl'].map((name) => ({
+    name,
+    text: readFileSync(join(VERL_DIR, name), 'utf8'),
+  }));
   const p = await openPage(browser, '/');
   await withPageDiagnostics(testInfo, p, 'viewer-drop-folder', async () => {
     const { page } = p;
     await page.waitForFunction(() => window.__rlvr?.bootDone());
     await page.evaluate((list) => {
-      const fileEntry = (f) => ({ isFile: true, isDirectory: false, name: f.name, file: (ok) => ok(new File([f.text], f.name)) });
+      const fileEntry = (f) => ({
+        isFile: true,
+        isDirectory: false,
+        name: f.name,
+        file: (ok) => ok(new File([f.text], f.name)),
+      });
       const dirEntry = (name, entries) => ({
         isFile: false,
         isDirectory: true,
@@ -249,7 +257,10 @@ test('(b2) a folder dropped on the page opens in the run viewer, its files read 
           let given = false;
           // Two batches, then none, as Chromium answers a folder of more than its batch size.
           const batches = [entries.slice(0, 2), entries.slice(2), []];
-          return { readEntries: (ok) => setTimeout(() => ok(given ? batches.shift() ?? [] : ((given = true), batches.shift()))) };
+          return {
+            readEntries: (ok) =>
+              setTimeout(() => ok(given ? (batches.shift() ?? []) : ((given = true), batches.shift()))),
+          };
         },
       });
       const root = dirEntry('dropped-verl', list.map(fileEntry));
@@ -331,46 +342,49 @@ for (const [fixtureName, writer] of [
   ['recorder-1proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
   ['recorder-2proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
 ]) {
-test(`(d) a run record (${fixtureName}) opens with its token heat map: each token and its sampling log-prob as recorded`, async ({
-  browser,
-}, testInfo) => {
-  test.setTimeout(120_000);
-  const { decodeRunRecord } = await importTs('src/record/run-record.ts');
-  const fixture = join(ROOT, 'e2e/fixtures', fixtureName);
-  const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
-  assert.ok(decoded.ok, decoded.error);
-  assert.equal(decoded.record.provenance.writer, writer);
-  const dir = join(tmp, `record-run-${fixtureName}`);
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(fixture, join(dir, 'run.rlvr.gz'));
-  const first = decoded.record.rollouts[0];
-  const p = await openPage(browser, '/');
-  await withPageDiagnostics(testInfo, p, `viewer-record-${fixtureName}`, async () => {
-    await openFolder(p, dir);
-    await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
-    await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
-    await p.page.locator('[data-testid="viewer-completion"][data-row="0"]').click();
-    const tokens = await p.page.locator('[data-testid="viewer-token"]').evaluateAll((els) =>
-      els.map((el) => ({
-        text: el.getAttribute('title').split('\n')[0],
-        logprob: Number(el.getAttribute('data-logprob')),
-      })),
-    );
-    const rec = first.records[0];
-    assert.equal(tokens.length, rec.tokenText.length, 'one chip per recorded token');
-    tokens.forEach((t, i) => {
-      assert.ok(t.text.startsWith(`token ${i}: ${JSON.stringify(rec.tokenText[i])}`), t.text);
-      assert.ok(Math.abs(t.logprob - rec.oldLogp[i]) < 1e-6, `token ${i}: log-prob ${t.logprob} vs ${rec.oldLogp[i]}`);
+  test(`(d) a run record (${fixtureName}) opens with its token heat map: each token and its sampling log-prob as recorded`, async ({
+    browser,
+  }, testInfo) => {
+    test.setTimeout(120_000);
+    const { decodeRunRecord } = await importTs('src/record/run-record.ts');
+    const fixture = join(ROOT, 'e2e/fixtures', fixtureName);
+    const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
+    assert.ok(decoded.ok, decoded.error);
+    assert.equal(decoded.record.provenance.writer, writer);
+    const dir = join(tmp, `record-run-${fixtureName}`);
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(fixture, join(dir, 'run.rlvr.gz'));
+    const first = decoded.record.rollouts[0];
+    const p = await openPage(browser, '/');
+    await withPageDiagnostics(testInfo, p, `viewer-record-${fixtureName}`, async () => {
+      await openFolder(p, dir);
+      await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
+      await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
+      await p.page.locator('[data-testid="viewer-completion"][data-row="0"]').click();
+      const tokens = await p.page.locator('[data-testid="viewer-token"]').evaluateAll((els) =>
+        els.map((el) => ({
+          text: el.getAttribute('title').split('\n')[0],
+          logprob: Number(el.getAttribute('data-logprob')),
+        })),
+      );
+      const rec = first.records[0];
+      assert.equal(tokens.length, rec.tokenText.length, 'one chip per recorded token');
+      tokens.forEach((t, i) => {
+        assert.ok(t.text.startsWith(`token ${i}: ${JSON.stringify(rec.tokenText[i])}`), t.text);
+        assert.ok(
+          Math.abs(t.logprob - rec.oldLogp[i]) < 1e-6,
+          `token ${i}: log-prob ${t.logprob} vs ${rec.oldLogp[i]}`,
+        );
+      });
+      assert.equal(await p.page.locator('[data-testid="viewer-run"]').count(), 1, 'the record is listed');
+      await p.page
+        .locator('[data-testid="viewer-detail"]')
+        .screenshot({ path: join(RESULTS_DIR, `viewer-record-tokens-logprob-${fixtureName}.png`) });
+      await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
+      await screenshot(p.page, `viewer-record-tokens-${fixtureName}`);
     });
-    assert.equal(await p.page.locator('[data-testid="viewer-run"]').count(), 1, 'the record is listed');
-    await p.page
-      .locator('[data-testid="viewer-detail"]')
-      .screenshot({ path: join(RESULTS_DIR, `viewer-record-tokens-logprob-${fixtureName}.png`) });
-    await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
-    await screenshot(p.page, `viewer-record-tokens-${fixtureName}`);
+    await p.close();
   });
-  await p.close();
-});
 }
 
 test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stops a search, new steps appear', async ({

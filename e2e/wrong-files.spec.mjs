@@ -28,8 +28,8 @@ function trlFiles() {
     'import sys, pandas as pd',
     'from transformers import TrainerState',
     'out = sys.argv[1]',
-    'pd.DataFrame({"step": ["1"], "prompt": ["2+2="], "completion": ["4"], "advantage": [0.5]})'
-      + '.to_parquet(out + "/completions_00001.parquet")',
+    'pd.DataFrame({"step": ["1"], "prompt": ["2+2="], "completion": ["4"], "advantage": [0.5]})' +
+      '.to_parquet(out + "/completions_00001.parquet")',
     's = TrainerState(global_step=20, max_steps=20, log_history=[{"loss": 0.1, "step": 10}])',
     's.save_to_json(out + "/trainer_state.json")',
   ].join('\n');
@@ -44,7 +44,9 @@ test('a Parquet file in Your data and a trainer_state.json in Load a config file
   const files = trlFiles();
   if (files.skip) {
     const bar = '!'.repeat(100);
-    console.error(`\n${bar}\n!!  SKIPPED: e2e/wrong-files.spec.mjs; the Python wheels are missing:\n!!  ${files.skip}\n${bar}\n`);
+    console.error(
+      `\n${bar}\n!!  SKIPPED: e2e/wrong-files.spec.mjs; the Python wheels are missing:\n!!  ${files.skip}\n${bar}\n`,
+    );
     test.skip(true, 'scripts/setup-python.sh: the Python wheels are missing');
   }
   const p = await openPage(browser, '/?backend=wasm&eval_every=0');
@@ -66,7 +68,11 @@ test('a Parquet file in Your data and a trainer_state.json in Load a config file
       assert.match(config, /trainer_state\.json is TRL's trainer_state\.json/);
       assert.doesNotMatch(config, /unknown (config )?field/i);
       assert.match(config, /Nothing was changed/);
-      assert.equal(await page.evaluate(() => JSON.stringify(window.__rlvr.state().setup)), before, 'the setup is unchanged');
+      assert.equal(
+        await page.evaluate(() => JSON.stringify(window.__rlvr.state().setup)),
+        before,
+        'the setup is unchanged',
+      );
       assert.deepEqual(p.pageErrors, []);
     });
   } finally {

@@ -41,7 +41,11 @@ beforeAll(async () => {
     else if (lines === 100_000) line = '{"prompt": "no answer"}';
     else if (lines === 250_000) line = '[1, 2, 3]';
     else if (lines === 400_001) line = '{"prompt": "", "answer": "1"}';
-    else line = JSON.stringify({ prompt: `What is ${lines} + ${lines % 97}? Think step by step.`, answer: String(lines + (lines % 97)) });
+    else
+      line = JSON.stringify({
+        prompt: `What is ${lines} + ${lines % 97}? Think step by step.`,
+        answer: String(lines + (lines % 97)),
+      });
     buf.push(line);
     bytes += line.length + 1;
     if (buf.length === 10_000) {
@@ -73,7 +77,9 @@ describe('a 50 MB JSONL dataset file', () => {
     const t0 = performance.now();
     const ds = await parseDatasetStream(sampled(), { maxRecords: 1000 });
     const seconds = (performance.now() - t0) / 1000;
-    console.log(`50 MB file, ${lines} lines, ${chunks} chunks: parsed in ${seconds.toFixed(1)} s; peak retained heap growth while streaming ${(peak / 2 ** 20).toFixed(1)} MB (bound ${STREAM_HEAP_BOUND / 2 ** 20} MB)`);
+    console.log(
+      `50 MB file, ${lines} lines, ${chunks} chunks: parsed in ${seconds.toFixed(1)} s; peak retained heap growth while streaming ${(peak / 2 ** 20).toFixed(1)} MB (bound ${STREAM_HEAP_BOUND / 2 ** 20} MB)`,
+    );
     expect(ds.lines).toBe(lines);
     expect(ds.records).toHaveLength(1000);
     expect(ds.truncated).toBe(true);
@@ -95,13 +101,21 @@ describe('a 50 MB JSONL dataset file', () => {
   it('an empty file (0 bytes) and a file of blank lines give a clear message', async () => {
     const empty = join(dir, 'empty.jsonl');
     await writeFile(empty, '');
-    await expect(parseDatasetStream(createReadStream(empty, { encoding: 'utf8' }) as AsyncIterable<string>)).rejects.toThrow(DatasetError);
-    await expect(parseDatasetStream(createReadStream(empty, { encoding: 'utf8' }) as AsyncIterable<string>)).rejects.toThrow(/dataset is empty/);
+    await expect(
+      parseDatasetStream(createReadStream(empty, { encoding: 'utf8' }) as AsyncIterable<string>),
+    ).rejects.toThrow(DatasetError);
+    await expect(
+      parseDatasetStream(createReadStream(empty, { encoding: 'utf8' }) as AsyncIterable<string>),
+    ).rejects.toThrow(/dataset is empty/);
     const blank = join(dir, 'blank.jsonl');
     await writeFile(blank, '\n\n   \n\r\n');
-    await expect(parseDatasetStream(createReadStream(blank, { encoding: 'utf8' }) as AsyncIterable<string>)).rejects.toThrow(/dataset is empty/);
+    await expect(
+      parseDatasetStream(createReadStream(blank, { encoding: 'utf8' }) as AsyncIterable<string>),
+    ).rejects.toThrow(/dataset is empty/);
     const garbage = join(dir, 'garbage.jsonl');
     await writeFile(garbage, Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 256)));
-    await expect(parseDatasetStream(createReadStream(garbage, { encoding: 'utf8' }) as AsyncIterable<string>)).rejects.toThrow(/no valid records \(\d+ malformed lines; line 1: /);
+    await expect(
+      parseDatasetStream(createReadStream(garbage, { encoding: 'utf8' }) as AsyncIterable<string>),
+    ).rejects.toThrow(/no valid records \(\d+ malformed lines; line 1: /);
   });
 });

@@ -64,7 +64,8 @@ export function nodeSession(backend: () => SessionBackend = () => createNodeBack
         if (e.skipped) counts.skipped++;
         if (e.metrics.step !== counts.lastStep + 1) counts.gaps++;
         counts.lastStep = e.metrics.step;
-        for (const k of ['loss', 'reward', 'grad_norm', 'entropy'] as const) if (!Number.isFinite(e.metrics[k])) counts.nonFiniteMetrics++;
+        for (const k of ['loss', 'reward', 'grad_norm', 'entropy'] as const)
+          if (!Number.isFinite(e.metrics[k])) counts.nonFiniteMetrics++;
       } else if (e.type === 'error') counts.errors.push(e.message);
     }
   });
@@ -72,7 +73,8 @@ export function nodeSession(backend: () => SessionBackend = () => createNodeBack
 }
 
 /** Metrics without wall-clock timings (those differ between any two runs). */
-export const strip = (m: StepMetrics) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
+export const strip = (m: StepMetrics) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
 
 export async function until(cond: () => boolean, ms: number, what = 'condition') {
   const t0 = Date.now();

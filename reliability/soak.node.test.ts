@@ -23,11 +23,32 @@ describe('1000-step soak on onnxruntime-node', () => {
     const counting = new CountingBackend();
     const { s, counts } = nodeSession(() => counting.asSessionBackend());
     await s.init({
-      config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 4, max_completion_length: 8, eval_every: 250, eval_prompts: 2, seed: 1, learning_rate: 1e-3, rollout_history_steps: KEEP, beta: 0.01 },
+      config: {
+        task: 'arithmetic',
+        difficulty: { digits: 1, ops: '+' },
+        prompts_per_step: 2,
+        num_generations: 4,
+        max_completion_length: 8,
+        eval_every: 250,
+        eval_prompts: 2,
+        seed: 1,
+        learning_rate: 1e-3,
+        rollout_history_steps: KEEP,
+        beta: 0.01,
+      },
       checkpoint: { kind: 'fresh', model: 'nano', seed: 1 },
       backend: null,
     });
-    const rows: { step: number; liveTensors: number; heapMB: number; rssMB: number; kept: number; summaries: number; metrics: number; seconds: number }[] = [];
+    const rows: {
+      step: number;
+      liveTensors: number;
+      heapMB: number;
+      rssMB: number;
+      kept: number;
+      summaries: number;
+      metrics: number;
+      seconds: number;
+    }[] = [];
     const t0 = performance.now();
     for (let target = EVERY; target <= STEPS; target += EVERY) {
       s.setStepBudget(target);
@@ -47,8 +68,17 @@ describe('1000-step soak on onnxruntime-node', () => {
       });
     }
     const seconds = (performance.now() - t0) / 1000;
-    console.log(`soak: ${STEPS} steps in ${seconds.toFixed(0)} s (${((seconds * 1000) / STEPS).toFixed(0)} ms/step, ${counting.runs} engine runs)`);
-    console.table(rows.map((r) => ({ ...r, heapMB: r.heapMB.toFixed(2), rssMB: r.rssMB.toFixed(0), seconds: r.seconds.toFixed(0) })));
+    console.log(
+      `soak: ${STEPS} steps in ${seconds.toFixed(0)} s (${((seconds * 1000) / STEPS).toFixed(0)} ms/step, ${counting.runs} engine runs)`,
+    );
+    console.table(
+      rows.map((r) => ({
+        ...r,
+        heapMB: r.heapMB.toFixed(2),
+        rssMB: r.rssMB.toFixed(0),
+        seconds: r.seconds.toFixed(0),
+      })),
+    );
 
     expect(counts.errors).toEqual([]);
     expect(counts.steps).toBe(STEPS);
@@ -65,7 +95,9 @@ describe('1000-step soak on onnxruntime-node', () => {
     const growth = (rows.at(-1)!.heapMB - rows[0]!.heapMB) * 2 ** 20;
     const half = rows.findIndex((r) => r.step === STEPS / 2);
     const slope = ((rows.at(-1)!.heapMB - rows[half]!.heapMB) * 2 ** 20) / (STEPS / 2);
-    console.log(`heap growth ${(growth / 2 ** 20).toFixed(2)} MB over steps ${rows[0]!.step}..${STEPS} (bound ${HEAP_GROWTH_BOUND / 2 ** 20} MB); ${(slope / 1024).toFixed(2)} KB/step over the second half (bound ${HEAP_SLOPE_BOUND / 1024} KB/step)`);
+    console.log(
+      `heap growth ${(growth / 2 ** 20).toFixed(2)} MB over steps ${rows[0]!.step}..${STEPS} (bound ${HEAP_GROWTH_BOUND / 2 ** 20} MB); ${(slope / 1024).toFixed(2)} KB/step over the second half (bound ${HEAP_SLOPE_BOUND / 1024} KB/step)`,
+    );
     expect(growth).toBeLessThan(HEAP_GROWTH_BOUND);
     expect(slope).toBeLessThan(HEAP_SLOPE_BOUND);
     await s.stop();

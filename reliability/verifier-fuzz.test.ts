@@ -33,7 +33,15 @@ function fuzzString(rng: Rng, inst: TaskInstance): string {
       if (op === 0) a.splice(i, 1);
       else if (op === 1) a.splice(i, 0, chars(1, 32, 126));
       else if (op === 2) a[i] = chars(1, 0, 0xffff);
-      else a.splice(i, 0, a.slice(i, i + rng.int(1, 8)).join('').repeat(rng.int(2, 50)));
+      else
+        a.splice(
+          i,
+          0,
+          a
+            .slice(i, i + rng.int(1, 8))
+            .join('')
+            .repeat(rng.int(2, 50)),
+        );
     }
     return a.join('');
   };
@@ -60,17 +68,50 @@ function fuzzString(rng: Rng, inst: TaskInstance): string {
     case 7:
       return wrap(mutate(inst.answer));
     case 8:
-      return pick(['<think>', '</think>', '<answer>', '</answer>', '<answer></answer>', inst.answer]).repeat(rng.int(1, 3000));
+      return pick(['<think>', '</think>', '<answer>', '</answer>', '<answer></answer>', inst.answer]).repeat(
+        rng.int(1, 3000),
+      );
     case 9:
-      return wrap(inst.answer + pick(['\u0000', '\u200b', '\u202e', '\ufeff', '\u0301'.repeat(50), '😀', '\ud800', ' '.repeat(100), '\r\n']));
+      return wrap(
+        inst.answer +
+          pick(['\u0000', '\u200b', '\u202e', '\ufeff', '\u0301'.repeat(50), '😀', '\ud800', ' '.repeat(100), '\r\n']),
+      );
     case 10:
-      return wrap(pick(['NaN', 'Infinity', '-Infinity', '1e309', '0x1F', '0b101', '1_000', '١٢٣', '１２３', '__proto__', 'constructor', 'toString', '${1+1}', '`x`', '<script>alert(1)</script>', "'; DROP TABLE x;--", '\\u0041', 'null', 'undefined', '[]', '{}']));
+      return wrap(
+        pick([
+          'NaN',
+          'Infinity',
+          '-Infinity',
+          '1e309',
+          '0x1F',
+          '0b101',
+          '1_000',
+          '١٢٣',
+          '１２３',
+          '__proto__',
+          'constructor',
+          'toString',
+          '${1+1}',
+          '`x`',
+          '<script>alert(1)</script>',
+          "'; DROP TABLE x;--",
+          '\\u0041',
+          'null',
+          'undefined',
+          '[]',
+          '{}',
+        ]),
+      );
     case 11:
       return wrap(inst.answer.split('').reverse().join('')) + chars(rng.int(0, 50), 32, 126);
     case 12:
       return `<think>${chars(rng.int(0, 3000), 32, 126)}</think><answer>${inst.answer}</answer>`;
     case 13:
-      return wrap(Array.from({ length: rng.int(1, 400) }, () => pick(['1', '2', '+', '-', '*', '/', '(', ')', ' ', 'x', ',', '='])).join(''));
+      return wrap(
+        Array.from({ length: rng.int(1, 400) }, () =>
+          pick(['1', '2', '+', '-', '*', '/', '(', ')', ' ', 'x', ',', '=']),
+        ).join(''),
+      );
     case 14:
       return mutate(inst.reference).repeat(rng.int(1, 20));
     default:
@@ -79,21 +120,38 @@ function fuzzString(rng: Rng, inst: TaskInstance): string {
 }
 
 function checkVerdict(v: Verdict): void {
-  if (typeof v.correct !== 'boolean' || typeof v.reason !== 'string' || v.reason.length === 0 || v.reason.length >= 300) throw new Error(`malformed verdict ${JSON.stringify(v).slice(0, 200)}`);
-  for (const x of [v.components.correctness, v.components.format, v.components.partial ?? 0]) if (!(Number.isFinite(x) && x >= 0 && x <= 1)) throw new Error(`component out of [0, 1]: ${x}`);
-  if (!Number.isFinite(shapeReward(v, { completionLength: 10, maxLength: 100 }).total)) throw new Error('non-finite shaped reward');
+  if (typeof v.correct !== 'boolean' || typeof v.reason !== 'string' || v.reason.length === 0 || v.reason.length >= 300)
+    throw new Error(`malformed verdict ${JSON.stringify(v).slice(0, 200)}`);
+  for (const x of [v.components.correctness, v.components.format, v.components.partial ?? 0])
+    if (!(Number.isFinite(x) && x >= 0 && x <= 1)) throw new Error(`component out of [0, 1]: ${x}`);
+  if (!Number.isFinite(shapeReward(v, { completionLength: 10, maxLength: 100 }).total))
+    throw new Error('non-finite shaped reward');
 }
 
 const families: TaskFamily[] = [
   ...taskFamilies.filter((f) => f.id !== 'custom'),
-  makeCustomFamily(parseDataset('{"prompt":"2+2=","answer":"4"}\n{"prompt":"name?","answer":"Ada Lovelace"}\n'), { kind: 'exact' }),
-  makeCustomFamily(parseDataset('{"prompt":"pi?","answer":"3.1416"}\n{"prompt":"half","answer":"1/2"}\n'), { kind: 'numeric' }),
-  makeCustomFamily(parseDataset('{"prompt":"even?","answer":"8","pattern":"[02468]"}\n{"prompt":"thousands","answer":"1,000","pattern":"\\\\d{1,3}(,\\\\d{3})*"}\n{"prompt":"words","answer":"a b","pattern":"[a-z]+( [a-z]+)*"}\n'), { kind: 'regex' }),
+  makeCustomFamily(parseDataset('{"prompt":"2+2=","answer":"4"}\n{"prompt":"name?","answer":"Ada Lovelace"}\n'), {
+    kind: 'exact',
+  }),
+  makeCustomFamily(parseDataset('{"prompt":"pi?","answer":"3.1416"}\n{"prompt":"half","answer":"1/2"}\n'), {
+    kind: 'numeric',
+  }),
+  makeCustomFamily(
+    parseDataset(
+      '{"prompt":"even?","answer":"8","pattern":"[02468]"}\n{"prompt":"thousands","answer":"1,000","pattern":"\\\\d{1,3}(,\\\\d{3})*"}\n{"prompt":"words","answer":"a b","pattern":"[a-z]+( [a-z]+)*"}\n',
+    ),
+    { kind: 'regex' },
+  ),
 ];
 
 describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s: 10,000 fuzzed completions', (_name, f) => {
   it('never throw, always give a well-formed verdict, each call within the bound', () => {
-    const insts = [f.generate(1), f.generate(2, f.levels[f.levels.length - 1]), f.generate(3, f.levels[0]), f.generate(4)];
+    const insts = [
+      f.generate(1),
+      f.generate(2, f.levels[f.levels.length - 1]),
+      f.generate(3, f.levels[0]),
+      f.generate(4),
+    ];
     const rng = new Rng(2024 + f.id.length);
     const verifiers = [f.verify, f.leakyVerify].filter((x) => x !== undefined);
     let slowest = 0;
@@ -111,7 +169,9 @@ describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s: 10,000 
           try {
             v = verify(inst, s);
           } catch (e) {
-            throw new Error(`${f.id} threw on ${JSON.stringify(s.slice(0, 80))} (length ${s.length}): ${e instanceof Error ? e.message : String(e)}`);
+            throw new Error(
+              `${f.id} threw on ${JSON.stringify(s.slice(0, 80))} (length ${s.length}): ${e instanceof Error ? e.message : String(e)}`,
+            );
           }
           ms = Math.min(ms, performance.now() - t);
           checkVerdict(v);
@@ -121,11 +181,16 @@ describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s: 10,000 
           slowest = ms;
           slowestInput = s;
         }
-        if (ms >= CALL_MS) throw new Error(`${f.id}: ${ms.toFixed(1)} ms (bound ${CALL_MS}) on ${JSON.stringify(s.slice(0, 80))} (length ${s.length})`);
+        if (ms >= CALL_MS)
+          throw new Error(
+            `${f.id}: ${ms.toFixed(1)} ms (bound ${CALL_MS}) on ${JSON.stringify(s.slice(0, 80))} (length ${s.length})`,
+          );
       }
     }
     const seconds = (performance.now() - t0) / 1000;
-    console.log(`${f.id}: ${total} verify calls on ${PER_FAMILY} strings in ${seconds.toFixed(1)} s; slowest ${slowest.toFixed(2)} ms (input of ${slowestInput.length} chars starting ${JSON.stringify(slowestInput.slice(0, 24))})`);
+    console.log(
+      `${f.id}: ${total} verify calls on ${PER_FAMILY} strings in ${seconds.toFixed(1)} s; slowest ${slowest.toFixed(2)} ms (input of ${slowestInput.length} chars starting ${JSON.stringify(slowestInput.slice(0, 24))})`,
+    );
     expect(total).toBe(PER_FAMILY * verifiers.length);
   });
 });

@@ -28,7 +28,11 @@ const WORK = join(ROOT, 'bench/.work/viewer');
 const BUDGET = { first_view_s: 2, step_switch_ms: 200, search_1gb_s: 10, memory_mb: 500 };
 
 function python() {
-  const out = execFileSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync('bash', ['scripts/setup-python.sh'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return join(ROOT, out.trim().split('\n').pop());
 }
 
@@ -113,12 +117,22 @@ async function measure(url, name, steps) {
     await page.fill('[data-testid="viewer-search-text"]', 'satisfied');
     t0 = performance.now();
     await page.click('[data-testid="viewer-search-run"]');
-    await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', { timeout: 600_000 });
+    await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', {
+      timeout: 600_000,
+    });
     const search = seconds(t0);
     const status = await page.locator('[data-testid="viewer-search-status"]').textContent();
     peak = Math.max(peak, await pageMb(page));
     await ctx.close();
-    return { cold_link_s: coldLink, click_s: fromClick, first_view_s: Math.max(coldLink, fromClick), step_switch_ms: switches[2], search_s: search, search_status: status, memory_mb: peak };
+    return {
+      cold_link_s: coldLink,
+      click_s: fromClick,
+      first_view_s: Math.max(coldLink, fromClick),
+      step_switch_ms: switches[2],
+      search_s: search,
+      search_status: status,
+      memory_mb: peak,
+    };
   } finally {
     await browser.close();
   }
@@ -129,17 +143,30 @@ mkdirSync(WORK, { recursive: true });
 const results = [];
 for (const size of SIZES) {
   process.stderr.write(`bench:viewer: writing the ${size} MB dumps (kept in ${WORK})…\n`);
-  const dumps = JSON.parse(execFileSync(py, ['bench/viewer/make_dumps.py', WORK, String(size)], { cwd: ROOT, encoding: 'utf8' }));
+  const dumps = JSON.parse(
+    execFileSync(py, ['bench/viewer/make_dumps.py', WORK, String(size)], { cwd: ROOT, encoding: 'utf8' }),
+  );
   for (const format of ['trl', 'verl']) {
     const d = dumps[format];
-    const peer = JSON.parse(execFileSync(py, ['bench/viewer/pandas_peer.py', format, d.dir], { cwd: ROOT, encoding: 'utf8' }));
+    const peer = JSON.parse(
+      execFileSync(py, ['bench/viewer/pandas_peer.py', format, d.dir], { cwd: ROOT, encoding: 'utf8' }),
+    );
     const { url, child } = await serve(d.dir);
     try {
       const runs = await (await fetch(`${url}runs.json`)).json();
       const run = runs[0];
       const steps = Array.from({ length: d.steps }, (_, i) => i + 1);
       const m = await measure(url, run.name, steps);
-      const row = { size_mb: size, format, bytes: d.bytes, steps: d.steps, rows: d.rows, ...m, pandas_full_read_s: peer.seconds, pandas_peak_rss_mb: peer.peak_rss_mb };
+      const row = {
+        size_mb: size,
+        format,
+        bytes: d.bytes,
+        steps: d.steps,
+        rows: d.rows,
+        ...m,
+        pandas_full_read_s: peer.seconds,
+        pandas_peak_rss_mb: peer.peak_rss_mb,
+      };
       results.push(row);
       console.log(
         `viewer ${size >= 1000 ? `${size / 1000} GB` : `${size} MB`} ${format}: first view ${m.first_view_s.toFixed(2)} s, ` +
@@ -152,4 +179,7 @@ for (const size of SIZES) {
   }
 }
 mkdirSync(join(ROOT, 'test-results'), { recursive: true });
-writeFileSync(join(ROOT, 'test-results/bench-viewer.json'), `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`);
+writeFileSync(
+  join(ROOT, 'test-results/bench-viewer.json'),
+  `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`,
+);

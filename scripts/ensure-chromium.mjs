@@ -23,24 +23,30 @@ if (!isRoot || !defaultPath) {
   const lines = [
     `chromium: not found at ${path}.`,
     '',
-    'The e2e tests (playwright test) drive Debian\'s Chromium. Install it with:',
+    "The e2e tests (playwright test) drive Debian's Chromium. Install it with:",
     '',
     '    sudo apt-get update && sudo apt-get install -y chromium',
     '',
   ];
-  if (!defaultPath) lines.push(`(RLVR_CHROMIUM_PATH is set to ${path}; unset it to use /usr/bin/chromium, or point it at an existing Chromium binary.)`, '');
+  if (!defaultPath)
+    lines.push(
+      `(RLVR_CHROMIUM_PATH is set to ${path}; unset it to use /usr/bin/chromium, or point it at an existing Chromium binary.)`,
+      '',
+    );
   else lines.push('then run the tests again. (Not running as root, so this script cannot install it itself.)', '');
   console.error(lines.join('\n'));
   process.exit(1);
 }
 
-console.log('chromium: not found; installing Debian\'s chromium package (apt-get, as root)...');
+console.log("chromium: not found; installing Debian's chromium package (apt-get, as root)...");
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 for (const args of [['update'], ['install', '-y', 'chromium']]) {
   console.log(`$ apt-get ${args.join(' ')}`);
   const r = spawnSync('apt-get', args, { stdio: 'inherit', env });
   if (r.status !== 0) {
-    console.error(`chromium: \`apt-get ${args.join(' ')}\` failed (exit ${r.status ?? r.signal}). Install it by hand: apt-get install -y chromium`);
+    console.error(
+      `chromium: \`apt-get ${args.join(' ')}\` failed (exit ${r.status ?? r.signal}). Install it by hand: apt-get install -y chromium`,
+    );
     process.exit(1);
   }
 }

@@ -9,7 +9,12 @@ import { deflateSync } from 'node:zlib';
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'public', 'icons');
 const BLUE = [0x2f, 0x5f, 0xd0];
 /** The favicon's polyline (index.html), in its 16-unit box. */
-const LINE = [[3, 11], [6, 7], [9, 9], [13, 3]];
+const LINE = [
+  [3, 11],
+  [6, 7],
+  [9, 9],
+  [13, 3],
+];
 
 const CRC = new Uint32Array(256).map((_, n) => {
   let c = n;
@@ -37,11 +42,17 @@ function png(size, rgba) {
   ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA
   const raw = Buffer.alloc(size * (size * 4 + 1));
   for (let y = 0; y < size; y++) Buffer.from(rgba.buffer, y * size * 4, size * 4).copy(raw, y * (size * 4 + 1) + 1);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function distToSegment(px, py, [ax, ay], [bx, by]) {
-  const dx = bx - ax, dy = by - ay;
+  const dx = bx - ax,
+    dy = by - ay;
   const t = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)));
   return Math.hypot(px - ax - t * dx, py - ay - t * dy);
 }
@@ -59,20 +70,25 @@ function draw(size, { corner, inset }) {
   const r = corner * size;
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
-      let bg = 0, fg = 0;
+      let bg = 0,
+        fg = 0;
       for (let sy = 0; sy < S; sy++) {
         for (let sx = 0; sx < S; sx++) {
-          const px = x + (sx + 0.5) / S, py = y + (sy + 0.5) / S;
-          const cx = Math.min(Math.max(px, r), size - r), cy = Math.min(Math.max(py, r), size - r);
+          const px = x + (sx + 0.5) / S,
+            py = y + (sy + 0.5) / S;
+          const cx = Math.min(Math.max(px, r), size - r),
+            cy = Math.min(Math.max(py, r), size - r);
           if (Math.hypot(px - cx, py - cy) > r) continue;
           bg++;
-          const ux = (px - off) / scale, uy = (py - off) / scale;
+          const ux = (px - off) / scale,
+            uy = (py - off) / scale;
           let d = Infinity;
           for (let i = 0; i + 1 < LINE.length; i++) d = Math.min(d, distToSegment(ux, uy, LINE[i], LINE[i + 1]));
           if (d * scale <= half) fg++;
         }
       }
-      const a = bg / (S * S), f = bg ? fg / bg : 0;
+      const a = bg / (S * S),
+        f = bg ? fg / bg : 0;
       const o = (y * size + x) * 4;
       for (let c = 0; c < 3; c++) rgba[o + c] = Math.round(BLUE[c] * (1 - f) + 255 * f);
       rgba[o + 3] = Math.round(255 * a);

@@ -25,7 +25,9 @@ const seconds = Number(arg('seconds', '240'));
 const maxSteps = Number(arg('steps', '0'));
 const out = arg('out', join(ROOT, 'bench', 'demo-results.json'));
 if (!(seconds > 0) || !Number.isInteger(maxSteps) || maxSteps < 0) {
-  console.error(`measure-demo: --seconds must be a positive number and --steps a whole number (got ${seconds}, ${maxSteps})`);
+  console.error(
+    `measure-demo: --seconds must be a positive number and --steps a whole number (got ${seconds}, ${maxSteps})`,
+  );
   process.exit(2);
 }
 const query = arg('query', '');
@@ -66,11 +68,18 @@ try {
     config = s.config;
     for (const e of s.evals) {
       if (curve.some((c) => c.step === e.step)) continue;
-      const point = { step: e.step, seconds: (Date.now() - t0) / 1000, pass1: e.pass_at_k['1'], se: e.pass1_se ?? null };
+      const point = {
+        step: e.step,
+        seconds: (Date.now() - t0) / 1000,
+        pass1: e.pass_at_k['1'],
+        se: e.pass1_se ?? null,
+      };
       curve.push(point);
       curve.sort((a, b) => a.step - b.step);
       if (e.step === 0) base = point.pass1;
-      process.stdout.write(`${point.seconds.toFixed(0).padStart(4)} s  step ${String(e.step).padStart(4)}  held-out pass@1 ${point.pass1.toFixed(3)}${point.se !== null ? ` ± ${point.se.toFixed(3)}` : ''}${base !== null ? `  (${point.pass1 - base >= 0 ? '+' : ''}${(100 * (point.pass1 - base)).toFixed(1)} points)` : ''}\n`);
+      process.stdout.write(
+        `${point.seconds.toFixed(0).padStart(4)} s  step ${String(e.step).padStart(4)}  held-out pass@1 ${point.pass1.toFixed(3)}${point.se !== null ? ` ± ${point.se.toFixed(3)}` : ''}${base !== null ? `  (${point.pass1 - base >= 0 ? '+' : ''}${(100 * (point.pass1 - base)).toFixed(1)} points)` : ''}\n`,
+      );
       if (base !== null && firstCrossing === null && point.pass1 >= base + TARGET) firstCrossing = point;
       if (base !== null && reached === null) reached = sustainedFrom(curve, base);
     }
@@ -81,7 +90,13 @@ try {
   const timing = await page.evaluate(() => {
     const ms = window.__rlvr.state().metrics;
     const sum = (k) => ms.reduce((a, m) => a + (Number.isFinite(m[k]) ? m[k] : 0), 0);
-    return { steps: ms.length, sampling: sum('time/sampling'), verify: sum('time/verify'), update: sum('time/update'), step: sum('time/step') };
+    return {
+      steps: ms.length,
+      sampling: sum('time/sampling'),
+      verify: sum('time/verify'),
+      update: sum('time/update'),
+      step: sum('time/step'),
+    };
   });
   const wall = (Date.now() - t0) / 1000;
   const profile = {
@@ -92,7 +107,9 @@ try {
     verify_s: +timing.verify.toFixed(2),
     outside_steps_s: +(wall - timing.step).toFixed(1),
   };
-  process.stdout.write(`profile: ${profile.steps} steps in ${wall.toFixed(0)} s: ${profile.seconds_per_step} s/step (sampling ${profile.sampling_s} s, update ${profile.update_s} s, verify ${profile.verify_s} s); ${profile.outside_steps_s} s outside steps (held-out evaluations, start-up)\n`);
+  process.stdout.write(
+    `profile: ${profile.steps} steps in ${wall.toFixed(0)} s: ${profile.seconds_per_step} s/step (sampling ${profile.sampling_s} s, update ${profile.update_s} s, verify ${profile.verify_s} s); ${profile.outside_steps_s} s outside steps (held-out evaluations, start-up)\n`,
+  );
   const result = {
     date: new Date().toISOString(),
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, load_average_start: load0, load_average_end: loadavg()[0] },
@@ -160,7 +177,12 @@ function demoMarkdown(r) {
   const upTo = r.reached_at ? r.curve.findIndex((c) => c.step === r.reached_at.step) + 1 : 1;
   const rest = r.curve.slice(upTo);
   const room = Math.max(1, 16 - upTo);
-  const shown = [...r.curve.slice(0, upTo), ...rest.filter((_, i) => rest.length <= room || (i + 1) % Math.ceil(rest.length / room) === 0 || i === rest.length - 1)].slice(0, 16);
+  const shown = [
+    ...r.curve.slice(0, upTo),
+    ...rest.filter(
+      (_, i) => rest.length <= room || (i + 1) % Math.ceil(rest.length / room) === 0 || i === rest.length - 1,
+    ),
+  ].slice(0, 16);
   const cells = (f) => shown.map(f).join(' | ');
   const table = [
     `| wall time since Start | ${cells((c) => `${c.seconds.toFixed(0)} s`)} |`,
@@ -174,6 +196,9 @@ function demoMarkdown(r) {
     : `A sustained +${r.target_points} points (${r.in_a_row} evaluations in a row) was not reached (best ${r.best.pass1?.toFixed(3)} at step ${r.best.step}, base ${r.base_pass1?.toFixed(3)}); the goal is ${GOAL_SECONDS} s.`;
   const p = r.profile;
   const prof = `Profile: ${p.seconds_per_step} s per step (sampling ${p.sampling_s} s, update ${p.update_s} s, verifying ${p.verify_s} s over ${p.steps} steps); ${p.outside_steps_s} s of the run went to start-up and the held-out evaluations.`;
-  const note = shown.length < r.curve.length ? ` The table shows ${shown.length} of the ${r.curve.length} evaluations; all are in \`bench/demo-results.json\`.` : '';
+  const note =
+    shown.length < r.curve.length
+      ? ` The table shows ${shown.length} of the ${r.curve.length} evaluations; all are in \`bench/demo-results.json\`.`
+      : '';
   return [head, '', ...table, '', `${verdict} ${prof}${note}`].join('\n');
 }

@@ -19,7 +19,10 @@ const lines = [
   '',
   '| loss_type | importance_sampling_level | variant | loss (f32) | per-token terms (f32) | d loss / d logp (f32) | all three (f64) |',
   '|---|---|---|---|---|---|---|',
-  ...data.rows.map((r) => `| \`${r.loss_type}\` | \`${r.importance_sampling_level}\` | ${r.label || '—'} | ${fmt(r.float32.loss)} | ${fmt(r.float32.per_token)} | ${fmt(r.float32.grad)} | ${fmt(worst(r.float64))} |`),
+  ...data.rows.map(
+    (r) =>
+      `| \`${r.loss_type}\` | \`${r.importance_sampling_level}\` | ${r.label || '—'} | ${fmt(r.float32.loss)} | ${fmt(r.float32.per_token)} | ${fmt(r.float32.grad)} | ${fmt(worst(r.float64))} |`,
+  ),
 ];
 const body = lines.join('\n');
 const readme = readFileSync(readmePath, 'utf8');

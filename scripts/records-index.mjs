@@ -11,13 +11,18 @@ const { lessons } = await import(new URL('../src/lessons/index.ts', import.meta.
 const root = new URL('../public/', import.meta.url).pathname;
 const safe = (label) => label.replace(/[^\w.+=-]+/g, '_');
 const records = [];
-if (existsSync(join(root, 'records/sat-grpo-30.rlvr.gz'))) records.push({ file: 'records/sat-grpo-30.rlvr.gz', title: 'SAT, GRPO defaults, 30 steps (rlvr train --record)' });
+if (existsSync(join(root, 'records/sat-grpo-30.rlvr.gz')))
+  records.push({ file: 'records/sat-grpo-30.rlvr.gz', title: 'SAT, GRPO defaults, 30 steps (rlvr train --record)' });
 // Each family's recipe run (scripts/record-lessons.sh recipes).
 const recipesDir = join(root, 'records/recipes');
 if (existsSync(recipesDir)) {
   for (const name of readdirSync(recipesDir).sort()) {
     const m = /^(\w+)-grpo-(\d+)-seed(\d+)\.rlvr\.gz$/.exec(name);
-    if (m) records.push({ file: `records/recipes/${name}`, title: `Recipe run: ${m[1]}, GRPO with its checkpoint's recipe, ${m[2]} steps, seed ${m[3]}` });
+    if (m)
+      records.push({
+        file: `records/recipes/${name}`,
+        title: `Recipe run: ${m[1]}, GRPO with its checkpoint's recipe, ${m[2]} steps, seed ${m[3]}`,
+      });
   }
 }
 for (const l of lessons) {
@@ -27,7 +32,12 @@ for (const l of lessons) {
     const seed = Number(seedDir.replace(/^seed-/, ''));
     for (const run of l.runs) {
       const file = `records/lessons/${l.id}/${seedDir}/${safe(run.label)}.rlvr.gz`;
-      if (existsSync(join(root, file))) records.push({ file, title: `Lesson: ${l.title} — ${run.label}, seed ${seed}`, lesson: { id: l.id, arm: run.label, seed } });
+      if (existsSync(join(root, file)))
+        records.push({
+          file,
+          title: `Lesson: ${l.title} — ${run.label}, seed ${seed}`,
+          lesson: { id: l.id, arm: run.label, seed },
+        });
     }
   }
 }

@@ -19,19 +19,28 @@ const rows = [];
 // lists it (as `rlvr train` and scripts/measure-recipes.sh pick); another checkpoint of the same
 // family keeps its own in docs/sweeps/recipes/CHECKPOINT (countdown-tiny beside countdown-mini).
 const defaultFor = new Map();
-for (const dir of readdirSync(ckptDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+for (const dir of readdirSync(ckptDir, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort()) {
   const mpath = join(ckptDir, dir, 'manifest.json');
   if (!existsSync(mpath)) continue;
   const m = JSON.parse(readFileSync(mpath, 'utf8'));
   for (const t of m.tasks) {
     if (!defaultFor.has(t.task)) defaultFor.set(t.task, dir);
     const recipe = { ...(m.recipe ?? {}), difficulty: m.recipe?.difficulty ?? t.difficulty };
-    const knobs = Object.entries(recipe).filter(([k]) => k !== 'difficulty').map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+    const knobs = Object.entries(recipe)
+      .filter(([k]) => k !== 'difficulty')
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
     const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : ''}`;
     const results = join(root, 'docs/sweeps/recipes', defaultFor.get(t.task) === dir ? t.task : dir, 'results.jsonl');
     const rs = existsSync(results)
-      ? readFileSync(results, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((r) => r.sets.length === 0 && r.steps === 200)
-        .sort((a, b) => a.seed - b.seed)
+      ? readFileSync(results, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim())
+          .map((l) => JSON.parse(l))
+          .filter((r) => r.sets.length === 0 && r.steps === 200)
+          .sort((a, b) => a.seed - b.seed)
       : [];
     if (!rs.length) {
       rows.push(`| ${t.task} | ${m.name} | ${recipeText} | not measured yet | | | | |`);
@@ -47,7 +56,7 @@ for (const dir of readdirSync(ckptDir, { withFileTypes: true }).filter((d) => d.
   }
 }
 const table = [
-  '| family | checkpoint | recipe (difficulty, knobs) | pass@1 before → after (mean, range), at the recipe\'s temperature | pass@8 before → after | gain, points (mean, min) | ≥ 15 on every seed | seeds; wall time per run |',
+  "| family | checkpoint | recipe (difficulty, knobs) | pass@1 before → after (mean, range), at the recipe's temperature | pass@8 before → after | gain, points (mean, min) | ≥ 15 on every seed | seeds; wall time per run |",
   '|---|---|---|---|---|---|---|---|',
   ...rows,
 ].join('\n');
@@ -55,5 +64,8 @@ register();
 const { writeDocBlock } = await import(new URL('../src/cli/doc-blocks.ts', import.meta.url).href);
 writeDocBlock('rl-gains', table);
 // The models table (rlvr models) shows the same rl_gain per checkpoint.
-writeDocBlock('models', execFileSync(process.execPath, [join(root, 'scripts/rlvr.mjs'), 'models'], { cwd: root, encoding: 'utf8' }));
+writeDocBlock(
+  'models',
+  execFileSync(process.execPath, [join(root, 'scripts/rlvr.mjs'), 'models'], { cwd: root, encoding: 'utf8' }),
+);
 console.log(table);

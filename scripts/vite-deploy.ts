@@ -19,7 +19,9 @@ export const SW_FILE = 'sw.js';
 export function basePath(value: string | undefined = process.env.BASE_PATH): string {
   if (value === undefined || value === '' || value === './') return './';
   if (!/^\/(?:[\w.~-]+\/)*$/.test(value) || /(^|\/)\.\.?\//.test(value)) {
-    throw new Error(`BASE_PATH must be a URL path that starts and ends with "/" (for example /rlvr/), or "./"; got ${JSON.stringify(value)}`);
+    throw new Error(
+      `BASE_PATH must be a URL path that starts and ends with "/" (for example /rlvr/), or "./"; got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -58,7 +60,10 @@ export function inShell(rel: string, firstCheckpoint: string | null): boolean {
 /** The first shipped checkpoint (in the build's checkpoints/index.json) that lists `task`, or null. */
 export function firstCheckpointFor(outDir: string, task: string): string | null {
   try {
-    const index = JSON.parse(readFileSync(join(outDir, 'checkpoints/index.json'), 'utf8')) as { id: string; tasks?: string[] }[];
+    const index = JSON.parse(readFileSync(join(outDir, 'checkpoints/index.json'), 'utf8')) as {
+      id: string;
+      tasks?: string[];
+    }[];
     return index.find((c) => c.tasks?.includes(task))?.id ?? null;
   } catch {
     return null;
@@ -74,11 +79,16 @@ export function listPrecache(outDir: string): Precache {
   const all = walk(outDir)
     .filter((f) => !NOT_CACHED.some((re) => re.test(f)))
     .sort();
-  if (!all.includes('index.html')) throw new Error(`${outDir} has no index.html: build the app before listing its files`);
+  if (!all.includes('index.html'))
+    throw new Error(`${outDir} has no index.html: build the app before listing its files`);
   const hash = createHash('sha256');
   for (const f of all) {
     hash.update(f).update('\0');
-    hash.update(createHash('sha256').update(readFileSync(join(outDir, f))).digest());
+    hash.update(
+      createHash('sha256')
+        .update(readFileSync(join(outDir, f)))
+        .digest(),
+    );
   }
   const first = firstCheckpointFor(outDir, FIRST_RUN_TASK);
   return {
@@ -105,7 +115,12 @@ export async function buildServiceWorker(root: string, precache: Precache, csp: 
       write: false,
       target: 'es2022',
       minify: true,
-      lib: { entry: resolve(root, 'src/pwa/service-worker.ts'), formats: ['iife'], name: 'rlvrServiceWorker', fileName: () => SW_FILE },
+      lib: {
+        entry: resolve(root, 'src/pwa/service-worker.ts'),
+        formats: ['iife'],
+        name: 'rlvrServiceWorker',
+        fileName: () => SW_FILE,
+      },
     },
   });
   const outputs = (Array.isArray(result) ? result : [result]) as { output?: { type: string; code?: string }[] }[];

@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
  * punctuation dropped, spaces to hyphens).
  */
 const root = join(__dirname, '..');
-const pages = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))];
+const pages = [
+  join(root, 'README.md'),
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(root, 'docs', f)),
+];
 
 const slug = (heading: string) =>
   heading
@@ -30,7 +35,9 @@ function anchors(file: string): Set<string> {
 
 /** Links outside code: `[text](target)` and `![alt](target)`. */
 function links(file: string): string[] {
-  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+  const text = readFileSync(file, 'utf8')
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/`[^`\n]*`/g, '');
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
 }
 
@@ -47,7 +54,8 @@ describe('the README and docs/ link only to what exists', () => {
         const [path, anchor] = target.split('#') as [string, string | undefined];
         const file = path ? resolve(dirname(page), decodeURIComponent(path)) : page;
         if (!existsSync(file)) broken.push(`${target} (no such file)`);
-        else if (anchor && statSync(file).isFile() && file.endsWith('.md') && !anchors(file).has(anchor)) broken.push(`${target} (no such heading)`);
+        else if (anchor && statSync(file).isFile() && file.endsWith('.md') && !anchors(file).has(anchor))
+          broken.push(`${target} (no such heading)`);
       }
       expect(broken).toEqual([]);
     });

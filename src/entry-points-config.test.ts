@@ -13,7 +13,15 @@ import { resolveOverBase, userConfigInputs } from './cli/training-run.ts';
 import { sweepCellInputs } from './cli/commands/sweep.ts';
 import { explainRows, sourceText, type ResolvedConfig, type Source } from './rl/resolve-config.ts';
 import { validateManifest } from './model/checkpoint.ts';
-import { baseValue, fieldSpecs, parseText, resolveDraft, validateDraft, valueAt, type SetupDraft } from './ui/config-form.ts';
+import {
+  baseValue,
+  fieldSpecs,
+  parseText,
+  resolveDraft,
+  validateDraft,
+  valueAt,
+  type SetupDraft,
+} from './ui/config-form.ts';
 import { initRequest } from './ui/setup-state.ts';
 import { setState } from './ui/store.ts';
 import { emptySetup, searchToSetup, setupToSearch } from './ui/url-state.ts';
@@ -26,7 +34,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const shipped = resolve('public/checkpoints/sat-tiny');
 const manifestJson = JSON.parse(readFileSync(join(shipped, 'manifest.json'), 'utf8')) as Record<string, unknown>;
 manifestJson.name = 'sat-recipe';
-manifestJson.recipe = { difficulty: { n: 5, k: 3, m: 6, ratio: 0 }, eval_prompts: 24, eval_samples: 4, temperature: 0.7, prompts_per_step: 16, reward_weights: { partial: 0.3 } };
+manifestJson.recipe = {
+  difficulty: { n: 5, k: 3, m: 6, ratio: 0 },
+  eval_prompts: 24,
+  eval_samples: 4,
+  temperature: 0.7,
+  prompts_per_step: 16,
+  reward_weights: { partial: 0.3 },
+};
 const manifestPath = join(dir, 'manifest.json');
 writeFileSync(manifestPath, JSON.stringify(manifestJson));
 copyFileSync(join(shipped, manifestJson.weights as string), join(dir, manifestJson.weights as string));
@@ -36,7 +51,12 @@ const preset = 'dapo';
 const task = 'sat';
 const sets = ['learning_rate=0.0005', 'reward_weights.format=0.2', 'difficulty.m=7'];
 const seed = 3;
-const draft: SetupDraft = { task, presetId: preset, edits: { learning_rate: '0.0005', 'reward_weights.format': '0.2', seed: '3' }, knobs: { m: '7' } };
+const draft: SetupDraft = {
+  task,
+  presetId: preset,
+  edits: { learning_rate: '0.0005', 'reward_weights.format': '0.2', seed: '3' },
+  knobs: { m: '7' },
+};
 
 /** Sources with the person's own layer named alike: `--set`, `--seed`, `edited` and `from the link` are the same layer seen from different doors. */
 function layerOf(s: Source): string {
@@ -49,12 +69,23 @@ describe('every entry point resolves the same inputs to the same config and sour
   const sweep = resolveOverBase(sweepCellInputs({ preset, sets, task, seed }), manifestPath).resolved;
   const form = resolveDraft(draft, manifest);
   const link = resolveDraft(searchToSetup(setupToSearch({ ...emptySetup(), draft })).setup.draft, manifest);
-  setState({ setup: { ...emptySetup(), draft, checkpoint: 'upload' }, uploaded: { name: 'sat-recipe', manifest, bytes: new Uint8Array() } });
+  setState({
+    setup: { ...emptySetup(), draft, checkpoint: 'upload' },
+    uploaded: { name: 'sat-recipe', manifest, bytes: new Uint8Array() },
+  });
   const worker = resolveInitRequest(initRequest(), manifest);
 
   it('the recipe, the preset and the overrides each take their documented place', () => {
     expect(cli.errors).toEqual([]);
-    expect(cli.config).toMatchObject({ eval_prompts: 24, temperature: 0.7, prompts_per_step: 16, loss_type: 'dapo', epsilon_high: 0.28, learning_rate: 0.0005, seed: 3 });
+    expect(cli.config).toMatchObject({
+      eval_prompts: 24,
+      temperature: 0.7,
+      prompts_per_step: 16,
+      loss_type: 'dapo',
+      epsilon_high: 0.28,
+      learning_rate: 0.0005,
+      seed: 3,
+    });
     expect(cli.config.reward_weights).toEqual({ correctness: 0.9, format: 0.2, partial: 0.3 });
     expect(cli.config.difficulty).toEqual({ n: 5, k: 3, m: 7, ratio: 0 });
     expect(sourceText(cli.source.eval_prompts!)).toBe('recipe of sat-recipe');
@@ -73,7 +104,7 @@ describe('every entry point resolves the same inputs to the same config and sour
     ['the form', () => form.config],
     ['a share link, read back', () => link.config],
   ];
-  it.each(doors)('%s gives rlvr train\'s config', (_door, config) => {
+  it.each(doors)("%s gives rlvr train's config", (_door, config) => {
     expect(config()).toEqual(cli.config);
   });
 
@@ -89,7 +120,10 @@ describe('every entry point resolves the same inputs to the same config and sour
 
   it('each form field shows the value the run gets, and the form validates it alike', () => {
     for (const f of fieldSpecs) {
-      const shown = draft.edits[f.path] !== undefined ? parseText(f.kind, draft.edits[f.path]!) : baseValue(f.path, preset, manifest, task);
+      const shown =
+        draft.edits[f.path] !== undefined
+          ? parseText(f.kind, draft.edits[f.path]!)
+          : baseValue(f.path, preset, manifest, task);
       expect(shown, f.path).toEqual(valueAt(cli.config, f.path));
     }
     expect(validateDraft(draft, manifest.recipe!.difficulty as Record<string, number>).errors).toEqual({});
@@ -97,7 +131,11 @@ describe('every entry point resolves the same inputs to the same config and sour
 
   it('rlvr train --explain-config lists every field with its source', () => {
     const rows = explainRows(cli);
-    expect(rows.find((r) => r.field === 'eval_prompts')).toEqual({ field: 'eval_prompts', value: 24, source: { kind: 'recipe', checkpoint: 'sat-recipe' } });
+    expect(rows.find((r) => r.field === 'eval_prompts')).toEqual({
+      field: 'eval_prompts',
+      value: 24,
+      source: { kind: 'recipe', checkpoint: 'sat-recipe' },
+    });
     expect(rows.map((r) => r.field)).toContain('reward_weights.partial');
     expect(rows.map((r) => r.field)).toContain('difficulty.m');
   });

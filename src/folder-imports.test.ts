@@ -55,10 +55,34 @@ export function folderLoops(edges: Map<string, Set<string>>): string[][] {
  */
 describe('folder imports', () => {
   it('the loop finder finds a two-folder and a three-folder loop, and none in a chain', () => {
-    const g = (pairs: [string, string][]) => pairs.reduce((m, [a, b]) => m.set(a, (m.get(a) ?? new Set()).add(b)), new Map<string, Set<string>>());
-    expect(folderLoops(g([['bench', 'src/cli'], ['src/cli', 'bench']]))).toEqual([['bench', 'src/cli']]);
-    expect(folderLoops(g([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']]))).toEqual([['a', 'b', 'c']]);
-    expect(folderLoops(g([['a', 'b'], ['b', 'c']]))).toEqual([]);
+    const g = (pairs: [string, string][]) =>
+      pairs.reduce((m, [a, b]) => m.set(a, (m.get(a) ?? new Set()).add(b)), new Map<string, Set<string>>());
+    expect(
+      folderLoops(
+        g([
+          ['bench', 'src/cli'],
+          ['src/cli', 'bench'],
+        ]),
+      ),
+    ).toEqual([['bench', 'src/cli']]);
+    expect(
+      folderLoops(
+        g([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['c', 'a'],
+          ['c', 'd'],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      folderLoops(
+        g([
+          ['a', 'b'],
+          ['b', 'c'],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('no folder of src/, workers/, bench/ and the e2e harness imports one that imports it back', async () => {

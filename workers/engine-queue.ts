@@ -13,7 +13,10 @@ export class EngineQueue {
 
   run<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.tail.then(async () => {
-      if (this.lost) throw new SessionError('the WebGPU device was lost: restart the worker (the page does this and resumes on WASM)');
+      if (this.lost)
+        throw new SessionError(
+          'the WebGPU device was lost: restart the worker (the page does this and resumes on WASM)',
+        );
       try {
         return await fn();
       } finally {

@@ -31,7 +31,12 @@ export interface Reporter {
 }
 
 /** Held-out pass@k for k = 1..n, base policy vs current, on the same prompts (the base's curve cached per setting). */
-export async function passKCurve(run: TrainingRun, cache: Map<string, Record<string, number>>, opts: { n?: number; prompts?: number }, report: Reporter): Promise<PassKCurve> {
+export async function passKCurve(
+  run: TrainingRun,
+  cache: Map<string, Record<string, number>>,
+  opts: { n?: number; prompts?: number },
+  report: Reporter,
+): Promise<PassKCurve> {
   const t0 = performance.now();
   const n = opts.n ?? PASSK_N;
   const c = run.config;
@@ -56,15 +61,38 @@ export async function passKCurve(run: TrainingRun, cache: Map<string, Record<str
     const opt = await run.policy.getOptimizerState();
     run.policy.setWeights(run.base.weights);
     try {
-      base = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => report.progress('passk-base', d, t), cancelled: report.cancelled, betweenBatches: report.betweenBatches })).pass_at_k;
+      base = (
+        await evaluatePassAtK(run.policy, {
+          ...o,
+          onProgress: (d, t) => report.progress('passk-base', d, t),
+          cancelled: report.cancelled,
+          betweenBatches: report.betweenBatches,
+        })
+      ).pass_at_k;
     } finally {
       run.policy.setWeights(current, opt);
     }
     cache.set(key, base);
   }
   report.activity('pass@k of the current policy');
-  const current = (await evaluatePassAtK(run.policy, { ...o, onProgress: (d, t) => report.progress('passk-current', d, t), cancelled: report.cancelled, betweenBatches: report.betweenBatches })).pass_at_k;
-  return { ks, base, current, step: run.step, prompts: o.prompts, n, difficulty, seconds: (performance.now() - t0) / 1000 };
+  const current = (
+    await evaluatePassAtK(run.policy, {
+      ...o,
+      onProgress: (d, t) => report.progress('passk-current', d, t),
+      cancelled: report.cancelled,
+      betweenBatches: report.betweenBatches,
+    })
+  ).pass_at_k;
+  return {
+    ks,
+    base,
+    current,
+    step: run.step,
+    prompts: o.prompts,
+    n,
+    difficulty,
+    seconds: (performance.now() - t0) / 1000,
+  };
 }
 
 export interface MemoryProbe {

@@ -14,7 +14,15 @@ import { checkPromptsFit, loadTrainingDataset, type LoadedDataset } from '../src
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { freshBase, loadBase, TrainingRun, type RunBase } from '../src/rl/run.ts';
 import { RunRecorder } from '../src/record/run-record.ts';
-import type { BackendInfo, CheckpointSource, InitRequest, InitResult, ObjectiveSettings, RunSnapshot, SavedCheckpoint } from './protocol.ts';
+import type {
+  BackendInfo,
+  CheckpointSource,
+  InitRequest,
+  InitResult,
+  ObjectiveSettings,
+  RunSnapshot,
+  SavedCheckpoint,
+} from './protocol.ts';
 
 /** A base plus where it came from (kept in snapshots, named in saved manifests). */
 export interface SourcedBase extends RunBase {
@@ -25,7 +33,10 @@ export interface SourcedBase extends RunBase {
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** The manifest a source names: given with an upload, fetched for a shipped checkpoint, none for a fresh model. */
-async function sourceManifest(src: CheckpointSource, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<{ manifestJson: unknown; manifest: Manifest } | null> {
+async function sourceManifest(
+  src: CheckpointSource,
+  fetchBytes: (url: string) => Promise<Uint8Array>,
+): Promise<{ manifestJson: unknown; manifest: Manifest } | null> {
   if (src.kind === 'fresh') return null;
   if (src.kind === 'upload') return { manifestJson: src.manifest, manifest: validateManifest(src.manifest) };
   try {
@@ -37,11 +48,21 @@ async function sourceManifest(src: CheckpointSource, fetchBytes: (url: string) =
 }
 
 /** Loads a base whose manifest is already read; `config` gives the task and difficulty a fresh model's layout is sized for. */
-async function loadSource(src: CheckpointSource, read: { manifestJson: unknown; manifest: Manifest } | null, config: RunConfig, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<SourcedBase> {
+async function loadSource(
+  src: CheckpointSource,
+  read: { manifestJson: unknown; manifest: Manifest } | null,
+  config: RunConfig,
+  fetchBytes: (url: string) => Promise<Uint8Array>,
+): Promise<SourcedBase> {
   if (src.kind === 'fresh' || !read) {
     if (src.kind !== 'fresh') throw new CheckpointError('no manifest');
-    if (!(src.model in modelPresets)) throw new CheckpointError(`unknown model preset "${src.model}" (known: ${Object.keys(modelPresets).join(', ')})`);
-    return { ...freshBase(src.model, src.seed, config.task, config.difficulty), source: 'fresh', id: `${src.model}:${src.seed}` };
+    if (!(src.model in modelPresets))
+      throw new CheckpointError(`unknown model preset "${src.model}" (known: ${Object.keys(modelPresets).join(', ')})`);
+    return {
+      ...freshBase(src.model, src.seed, config.task, config.difficulty),
+      source: 'fresh',
+      id: `${src.model}:${src.seed}`,
+    };
   }
   if (src.kind === 'upload') return { ...loadBase(src.manifest, src.bytes), source: 'upload', id: src.name };
   const weightsUrl = new URL(read.manifest.weights, src.manifestUrl).href;
@@ -60,12 +81,23 @@ async function loadSource(src: CheckpointSource, read: { manifestJson: unknown; 
  * link or saved config and edits). The boundary where the page's config enters the worker: it is
  * validated here, once.
  */
-export function resolveInitRequest(req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>, manifest: Manifest | null): ResolvedConfig {
-  return resolveConfig({ manifest, ...(req.appDefaults ? { appDefaults: req.appDefaults } : {}), ...(req.preset ? { preset: req.preset } : {}), layers: [{ source: { kind: 'edited' }, values: req.config as Record<string, unknown> }] });
+export function resolveInitRequest(
+  req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>,
+  manifest: Manifest | null,
+): ResolvedConfig {
+  return resolveConfig({
+    manifest,
+    ...(req.appDefaults ? { appDefaults: req.appDefaults } : {}),
+    ...(req.preset ? { preset: req.preset } : {}),
+    layers: [{ source: { kind: 'edited' }, values: req.config as Record<string, unknown> }],
+  });
 }
 
 /** The config an init request runs with, or a ConfigError naming the first bad field. */
-export function resolveInitConfig(req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>, manifest: Manifest | null): RunConfig {
+export function resolveInitConfig(
+  req: Pick<InitRequest, 'config' | 'appDefaults' | 'preset'>,
+  manifest: Manifest | null,
+): RunConfig {
   const r = resolveInitRequest(req, manifest);
   const first = r.errors[0];
   if (first) throw new ConfigError(first.field, first.message);
@@ -90,7 +122,11 @@ export interface OpenedRun {
  * A custom-task run's dataset is bound first and its prompts checked against the base's context
  * before any graph is built, so the error names the line.
  */
-export async function openRun(req: InitRequest, backend: Backend, fetchBytes: (url: string) => Promise<Uint8Array>): Promise<OpenedRun> {
+export async function openRun(
+  req: InitRequest,
+  backend: Backend,
+  fetchBytes: (url: string) => Promise<Uint8Array>,
+): Promise<OpenedRun> {
   const payload = req.restore ? req.restore.dataset : req.dataset;
   const dataset = (req.restore ? req.restore.config : req.config).task === 'custom' ? bindDataset(payload) : null;
   const check = (manifest: Manifest, config: RunConfig) => {
@@ -99,14 +135,24 @@ export async function openRun(req: InitRequest, backend: Backend, fetchBytes: (u
   const request = { ...req, restore: undefined, ...(payload ? { dataset: payload } : {}) };
   if (req.restore) {
     check(req.restore.base.manifest, req.restore.config);
-    return { run: await TrainingRun.restore(backend, req.restore), origin: { source: req.restore.base.source, id: req.restore.base.id }, request, dataset };
+    return {
+      run: await TrainingRun.restore(backend, req.restore),
+      origin: { source: req.restore.base.source, id: req.restore.base.id },
+      request,
+      dataset,
+    };
   }
   // The manifest first (it is small): the config is resolved once over its recipe, before the weights are downloaded.
   const read = await sourceManifest(req.checkpoint, fetchBytes);
   const config = resolveInitConfig(req, read?.manifest ?? null);
   const base = await loadSource(req.checkpoint, read, config, fetchBytes);
   check(base.manifest, config);
-  return { run: await TrainingRun.create(backend, base, config), origin: { source: base.source, id: base.id }, request, dataset };
+  return {
+    run: await TrainingRun.create(backend, base, config),
+    origin: { source: base.source, id: base.id },
+    request,
+    dataset,
+  };
 }
 
 /** The loaded run plus what only the session needs: where its base came from and inspection caches. */
@@ -123,7 +169,15 @@ export interface SessionRun extends Origin {
 }
 
 export function sessionRun(o: OpenedRun): SessionRun {
-  return { request: o.request, run: o.run, ...o.origin, settings: new Map(), passkBaseCache: new Map(), dataset: o.dataset, recorder: recorderFor(o.run, o.origin) };
+  return {
+    request: o.request,
+    run: o.run,
+    ...o.origin,
+    settings: new Map(),
+    passkBaseCache: new Map(),
+    dataset: o.dataset,
+    recorder: recorderFor(o.run, o.origin),
+  };
 }
 
 /** A run record for the session's run; a run resumed from an autosave brings its metrics and evaluations, not its earlier rollouts. */
@@ -162,18 +216,34 @@ export function initResult(run: TrainingRun, backend: BackendInfo, initSeconds: 
 export async function savedCheckpoint(run: TrainingRun, origin: Origin): Promise<SavedCheckpoint> {
   const c = run.config;
   const name = `${run.base.manifest.name}+rl${run.step}`;
-  const manifest = run.trainedManifest(name, `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json --steps ${run.step} --seed ${c.seed}`);
+  const manifest = run.trainedManifest(
+    name,
+    `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json --steps ${run.step} --seed ${c.seed}`,
+  );
   return { manifest, bytes: await run.weightBytes(name) };
 }
 
 /** The pipeline's snapshot plus where the base came from and the step budget. */
 export async function snapshotOf(run: TrainingRun, origin: Origin, stepBudget: number): Promise<RunSnapshot> {
   const s = await run.snapshot();
-  return { version: 1, savedAt: new Date().toISOString(), stepBudget, ...s, base: { ...s.base, source: origin.source, id: origin.id } };
+  return {
+    version: 1,
+    savedAt: new Date().toISOString(),
+    stepBudget,
+    ...s,
+    base: { ...s.base, source: origin.source, id: origin.id },
+  };
 }
 
 export function backendInfo(b: SessionBackend): BackendInfo {
-  return { kind: b.kind, description: b.description, reason: b.reason, threads: b.threads ?? 1, crossOriginIsolated: b.crossOriginIsolated ?? false, adapter: b.adapter ?? null };
+  return {
+    kind: b.kind,
+    description: b.description,
+    reason: b.reason,
+    threads: b.threads ?? 1,
+    crossOriginIsolated: b.crossOriginIsolated ?? false,
+    adapter: b.adapter ?? null,
+  };
 }
 
 /** An uploaded checkpoint as a source, checked first: a bad file throws here and changes nothing. */

@@ -15,7 +15,8 @@ type Emit = (e: Extract<SessionEvent, { type: 'progress' }>) => void;
  * the reference policy, then each update minibatch. Returns the function that removes the hooks.
  */
 export function trackStepPhases(p: Policy, c: RunConfig, emitEvent: Emit): () => void {
-  const emit = (phase: string, done: number, total: number) => emitEvent({ type: 'progress', what: 'step', phase, done, total });
+  const emit = (phase: string, done: number, total: number) =>
+    emitEvent({ type: 'progress', what: 'step', phase, done, total });
   const { sample, score, train } = p;
   let rounds = 0;
   let updates = 0;
@@ -45,11 +46,21 @@ export function trackStepPhases(p: Policy, c: RunConfig, emitEvent: Emit): () =>
  * The held-out evaluation in samples done, refined within each sampling batch by the tokens decoded
  * (a batch is a quarter of the evaluation or more at the defaults). Pass `onProgress` to the evaluation.
  */
-export function trackEvalSamples(p: Policy, c: RunConfig, emitEvent: Emit): { onProgress: (done: number, total: number) => void; stop: () => void } {
+export function trackEvalSamples(
+  p: Policy,
+  c: RunConfig,
+  emitEvent: Emit,
+): { onProgress: (done: number, total: number) => void; stop: () => void } {
   const batchRows = c.prompts_per_step * c.num_generations;
   let done = 0;
   let total = c.eval_prompts * heldOutSamples(c);
-  p.onDecode = (t, max) => emitEvent({ type: 'progress', what: 'eval', done: Math.min(total, done + Math.floor((batchRows * t) / max)), total });
+  p.onDecode = (t, max) =>
+    emitEvent({
+      type: 'progress',
+      what: 'eval',
+      done: Math.min(total, done + Math.floor((batchRows * t) / max)),
+      total,
+    });
   return {
     onProgress: (d, t) => {
       done = d;
@@ -66,7 +77,12 @@ export function trackEvalSamples(p: Policy, c: RunConfig, emitEvent: Emit): { on
  * The hooks one run step reports through: the held-out evaluation's samples and each update's
  * phases as progress events, the activity line as it changes. `stop` ends any tracking left open.
  */
-export function watchedStep(run: TrainingRun, next: number, emitEvent: (e: SessionEvent) => void, setActivity: (a: string) => void) {
+export function watchedStep(
+  run: TrainingRun,
+  next: number,
+  emitEvent: (e: SessionEvent) => void,
+  setActivity: (a: string) => void,
+) {
   let evalTrack: ReturnType<typeof trackEvalSamples> | null = null;
   const hooks: AdvanceHooks = {
     onEvalStart: () => {

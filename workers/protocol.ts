@@ -109,11 +109,24 @@ export interface RolloutSummary {
 }
 
 export type SessionEvent =
-  | { type: 'step'; metrics: StepMetrics; difficulty: Record<string, number | string>; histogram: { edges: number[]; counts: number[] }; summary: RolloutSummary; skipped: boolean }
+  | {
+      type: 'step';
+      metrics: StepMetrics;
+      difficulty: Record<string, number | string>;
+      histogram: { edges: number[]; counts: number[] };
+      summary: RolloutSummary;
+      skipped: boolean;
+    }
   | { type: 'eval'; point: EvalPoint }
   | { type: 'status'; status: SessionStatus }
   /** 'step': inside one training step; `phase` says which part (sampling tokens, scoring, update minibatches). */
-  | { type: 'progress'; what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start' | 'step'; done: number; total: number; phase?: string }
+  | {
+      type: 'progress';
+      what: 'eval' | 'passk-base' | 'passk-current' | 'init' | 'warm-start' | 'step';
+      done: number;
+      total: number;
+      phase?: string;
+    }
   | { type: 'error'; message: string; fatal: boolean; code?: SessionErrorCode }
   /** The worker saved the run under `runId` (workers/run-saver.ts); `ms`: what the save cost. */
   | { type: 'saved'; runId: string; step: number; savedAt: string; ms: SaveCost }
@@ -189,7 +202,9 @@ export interface RunSnapshot extends Omit<RunSnapshotCore, 'base'> {
   dataset?: DatasetPayload;
 }
 
-export type UpdateResult = { ok: true; changed: string[]; config: RunConfig } | { ok: false; field: string; reason: string };
+export type UpdateResult =
+  | { ok: true; changed: string[]; config: RunConfig }
+  | { ok: false; field: string; reason: string };
 
 export type { DatasetPayload, TriedPolicy };
 

@@ -27,6 +27,10 @@ self.addEventListener('message', (e: MessageEvent<ArrayBuffer>) => {
     .then((bytes) => decodeRunRecord(bytes))
     .then(
       (r) => self.postMessage(r satisfies RecordReaderReply),
-      (err: unknown) => self.postMessage({ ok: false, error: `not a readable run record: ${err instanceof Error ? err.message : String(err)}` } satisfies RecordReaderReply),
+      (err: unknown) =>
+        self.postMessage({
+          ok: false,
+          error: `not a readable run record: ${err instanceof Error ? err.message : String(err)}`,
+        } satisfies RecordReaderReply),
     );
 });

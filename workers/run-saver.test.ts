@@ -9,7 +9,12 @@ import { TrainingSession } from './training-session.ts';
 // e2e/tab-runs.spec.mjs; here the records go to an array, in the shape workers/run-store.ts writes.
 
 type Rec = StoredRun & { runId: string };
-const target = (runId: string, tabId = 'tab-a'): SaveTarget => ({ runId, tabId, setup: { draft: { task: 'arithmetic' }, runId }, experiment: `exp-${runId}` });
+const target = (runId: string, tabId = 'tab-a'): SaveTarget => ({
+  runId,
+  tabId,
+  setup: { draft: { task: 'arithmetic' }, runId },
+  experiment: `exp-${runId}`,
+});
 
 describe('SaveThrottle: saves hold the loop for at most SAVE_SHARE of its time', () => {
   it('allows the next save once the time since the last start is the held time over the share', () => {
@@ -54,7 +59,12 @@ describe('SaveThrottle: saves hold the loop for at most SAVE_SHARE of its time',
 });
 
 /** A snapshot of `step` (only the fields a saved record's listing reads). */
-const snap = (step: number): RunSnapshot => ({ trainer: { step }, savedAt: `2026-01-01T00:00:${String(step).padStart(2, '0')}Z`, config: { task: 'arithmetic' } }) as unknown as RunSnapshot;
+const snap = (step: number): RunSnapshot =>
+  ({
+    trainer: { step },
+    savedAt: `2026-01-01T00:00:${String(step).padStart(2, '0')}Z`,
+    config: { task: 'arithmetic' },
+  }) as unknown as RunSnapshot;
 
 function saver(opts: { fail?: () => boolean; hold?: () => Promise<void>; commit?: () => Promise<void> } = {}) {
   let step = 0;
@@ -68,7 +78,10 @@ function saver(opts: { fail?: () => boolean; hold?: () => Promise<void>; commit?
       return snap(at);
     },
     write: async (r, onQueued) => {
-      if (opts.fail?.()) throw Object.assign(new Error('QuotaExceededError: the quota has been exceeded'), { name: 'QuotaExceededError' });
+      if (opts.fail?.())
+        throw Object.assign(new Error('QuotaExceededError: the quota has been exceeded'), {
+          name: 'QuotaExceededError',
+        });
       onQueued?.(0);
       await opts.commit?.();
       written.push(r);
@@ -90,9 +103,13 @@ describe('RunSaver: what the worker saves, when, and under which record', () => 
     w.setStep(2);
     w.s.afterStep(2);
     await w.s.idle();
-    expect(w.written.map((r) => [r.runId, r.tabId, r.experiment, r.snapshot.trainer.step])).toEqual([['run-1', 'tab-a', 'exp-run-1', 2]]);
+    expect(w.written.map((r) => [r.runId, r.tabId, r.experiment, r.snapshot.trainer.step])).toEqual([
+      ['run-1', 'tab-a', 'exp-run-1', 2],
+    ]);
     expect(w.written[0]!.setup).toEqual({ draft: { task: 'arithmetic' }, runId: 'run-1' });
-    expect(w.events).toEqual([{ type: 'saved', runId: 'run-1', step: 2, savedAt: snap(2).savedAt, ms: { snapshot: 0, put: 0, commit: 0 } }]);
+    expect(w.events).toEqual([
+      { type: 'saved', runId: 'run-1', step: 2, savedAt: snap(2).savedAt, ms: { snapshot: 0, put: 0, commit: 0 } },
+    ]);
   });
 
   it('saves only steps that are multiples of the interval (0: none), but always when asked', async () => {
@@ -176,7 +193,14 @@ describe('RunSaver: what the worker saves, when, and under which record', () => 
     w.setStep(1);
     w.s.afterStep(1);
     await w.s.idle();
-    expect(w.events).toEqual([{ type: 'save-failed', runId: 'r', message: 'QuotaExceededError: the quota has been exceeded', name: 'QuotaExceededError' }]);
+    expect(w.events).toEqual([
+      {
+        type: 'save-failed',
+        runId: 'r',
+        message: 'QuotaExceededError: the quota has been exceeded',
+        name: 'QuotaExceededError',
+      },
+    ]);
     w.setStep(2);
     w.s.afterStep(2);
     await w.s.idle();
@@ -194,7 +218,15 @@ describe('RunSaver: what the worker saves, when, and under which record', () => 
 });
 
 const request: InitRequest = {
-  config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 2, max_completion_length: 8, eval_every: 0, seed: 5 },
+  config: {
+    task: 'arithmetic',
+    difficulty: { digits: 1, ops: '+' },
+    prompts_per_step: 2,
+    num_generations: 2,
+    max_completion_length: 8,
+    eval_every: 0,
+    seed: 5,
+  },
   checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
   backend: null,
 };
@@ -202,7 +234,12 @@ const request: InitRequest = {
 describe('TrainingSession saves its own run (onnxruntime-node, records into an array)', () => {
   it('saves after steps and when the budget is reached, under the page-given run id only, and the last record resumes at the last step', async () => {
     const written: Rec[] = [];
-    const s = new TrainingSession({ createBackend: async () => createNodeBackend(1), fetchBytes: async () => new Uint8Array(), flushMs: 1, writeRun: async (r) => (written.push(structuredClone(r)), { putMs: 0 }) });
+    const s = new TrainingSession({
+      createBackend: async () => createNodeBackend(1),
+      fetchBytes: async () => new Uint8Array(),
+      flushMs: 1,
+      writeRun: async (r) => (written.push(structuredClone(r)), { putMs: 0 }),
+    });
     s.subscribe(() => undefined);
     await s.init({ ...request, stepBudget: 3 });
     await s.stepOnce(); // no target yet: nothing saved
@@ -210,7 +247,8 @@ describe('TrainingSession saves its own run (onnxruntime-node, records into an a
     expect(written).toEqual([]);
     s.saveTo(target('run-a'));
     s.start();
-    while (s.status().state === 'running' || s.status().state === 'pausing') await new Promise((ok) => setTimeout(ok, 20));
+    while (s.status().state === 'running' || s.status().state === 'pausing')
+      await new Promise((ok) => setTimeout(ok, 20));
     await s.savesIdle();
     expect(s.status()).toMatchObject({ state: 'done', step: 3 });
     const steps = written.map((r) => r.snapshot.trainer.step);
@@ -225,7 +263,12 @@ describe('TrainingSession saves its own run (onnxruntime-node, records into an a
     expect(written.length).toBe(before);
     // The last record is a complete snapshot: a session restored from it resumes at step 3 with the same metrics.
     const last = written.at(-1)!;
-    const r = await s.init({ config: last.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend: null, restore: last.snapshot });
+    const r = await s.init({
+      config: last.snapshot.config,
+      checkpoint: { kind: 'fresh', model: 'nano', seed: 0 },
+      backend: null,
+      restore: last.snapshot,
+    });
     expect(r.step).toBe(3);
     expect(r.metrics.map((m) => m.step)).toEqual([1, 2, 3]);
     await s.stop();

@@ -100,7 +100,10 @@ export class RunSaver {
   private queued: Promise<SavedInfo | null> | null = null;
   private readonly now: () => number;
 
-  constructor(private readonly deps: SaverDeps, share = SAVE_SHARE) {
+  constructor(
+    private readonly deps: SaverDeps,
+    share = SAVE_SHARE,
+  ) {
     this.throttle = new SaveThrottle(share);
     this.now = deps.now ?? (() => performance.now());
   }
@@ -109,7 +112,8 @@ export class RunSaver {
   setTarget(target: SaveTarget | null, everySteps?: number): void {
     this.target = target;
     if (everySteps !== undefined) {
-      if (!Number.isInteger(everySteps) || everySteps < 0) throw new Error(`autosave interval must be a whole number of steps >= 0, got ${everySteps}`);
+      if (!Number.isInteger(everySteps) || everySteps < 0)
+        throw new Error(`autosave interval must be a whole number of steps >= 0, got ${everySteps}`);
       this.everySteps = everySteps;
     }
   }
@@ -133,10 +137,12 @@ export class RunSaver {
     if (!this.target || (this.off && !force)) return Promise.resolve(null);
     if (this.queued) return this.queued;
     if (!this.inFlight) return this.save(force);
-    const q = this.inFlight.catch(() => null).then(() => {
-      this.queued = null;
-      return this.save(force);
-    });
+    const q = this.inFlight
+      .catch(() => null)
+      .then(() => {
+        this.queued = null;
+        return this.save(force);
+      });
     this.queued = q;
     return q;
   }
@@ -177,7 +183,13 @@ export class RunSaver {
       let putMs = 0;
       this.uncommitted++;
       try {
-        const rec = { snapshot, setup: target.setup, experiment: target.experiment, runId: target.runId, tabId: target.tabId };
+        const rec = {
+          snapshot,
+          setup: target.setup,
+          experiment: target.experiment,
+          runId: target.runId,
+          tabId: target.tabId,
+        };
         ({ putMs } = await this.deps.write(rec, (ms) => {
           putMs = ms;
           release(held + ms);
@@ -185,7 +197,12 @@ export class RunSaver {
       } catch (e) {
         this.off = true;
         const err = e as { name?: string; message?: string } | null;
-        this.deps.emit({ type: 'save-failed', runId: target.runId, message: err?.message ?? String(e), name: err?.name ?? '' });
+        this.deps.emit({
+          type: 'save-failed',
+          runId: target.runId,
+          message: err?.message ?? String(e),
+          name: err?.name ?? '',
+        });
         if (force) throw e;
         return null;
       } finally {
@@ -193,7 +210,12 @@ export class RunSaver {
       }
       held += putMs;
       this.off = false;
-      const info: SavedInfo = { runId: target.runId, step: snapshot.trainer.step, savedAt: snapshot.savedAt, ms: { snapshot: t1 - t0, put: putMs, commit: Math.max(0, this.now() - t1 - putMs) } };
+      const info: SavedInfo = {
+        runId: target.runId,
+        step: snapshot.trainer.step,
+        savedAt: snapshot.savedAt,
+        ms: { snapshot: t1 - t0, put: putMs, commit: Math.max(0, this.now() - t1 - putMs) },
+      };
       this.deps.emit({ type: 'saved', ...info });
       return info;
     } finally {

@@ -42,7 +42,14 @@ export interface RunMeta {
 export const newRunId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 
 export function metaOf(run: StoredRun & { runId: string }): RunMeta {
-  return { runId: run.runId, tabId: run.tabId ?? null, experiment: run.experiment, task: run.snapshot.config.task, step: run.snapshot.trainer.step, savedAt: run.snapshot.savedAt };
+  return {
+    runId: run.runId,
+    tabId: run.tabId ?? null,
+    experiment: run.experiment,
+    task: run.snapshot.config.task,
+    step: run.snapshot.trainer.step,
+    savedAt: run.snapshot.savedAt,
+  };
 }
 
 /**
@@ -86,7 +93,11 @@ export function openStore(): Promise<void> {
 }
 
 /** One transaction on the store; `fn` issues its requests and returns what to resolve with once it commits. */
-async function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => () => T, durability: IDBTransactionDurability = 'default'): Promise<T> {
+async function tx<T>(
+  mode: IDBTransactionMode,
+  fn: (s: IDBObjectStore) => () => T,
+  durability: IDBTransactionDurability = 'default',
+): Promise<T> {
   const db = await open();
   let t: IDBTransaction;
   try {
@@ -120,18 +131,25 @@ async function tx<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => () => 
  * crashed worker at once, and a save is made after every step anyway, while a flushed commit took
  * about half a second per save on a busy machine, so the last committed save lagged several steps.
  */
-export function saveRun(run: StoredRun & { runId: string }, onQueued?: (putMs: number) => void): Promise<{ putMs: number }> {
-  return tx('readwrite', (s) => {
-    const t0 = performance.now();
-    s.put(run, runKey(run.runId));
-    s.put(metaOf(run), metaKey(run.runId));
-    // Commit now: left to auto-commit, the transaction would wait until this thread is free to see
-    // the puts succeed, which in the worker is after the training step under way.
-    s.transaction.commit?.();
-    const putMs = performance.now() - t0;
-    onQueued?.(putMs);
-    return () => ({ putMs });
-  }, 'relaxed');
+export function saveRun(
+  run: StoredRun & { runId: string },
+  onQueued?: (putMs: number) => void,
+): Promise<{ putMs: number }> {
+  return tx(
+    'readwrite',
+    (s) => {
+      const t0 = performance.now();
+      s.put(run, runKey(run.runId));
+      s.put(metaOf(run), metaKey(run.runId));
+      // Commit now: left to auto-commit, the transaction would wait until this thread is free to see
+      // the puts succeed, which in the worker is after the training step under way.
+      s.transaction.commit?.();
+      const putMs = performance.now() - t0;
+      onQueued?.(putMs);
+      return () => ({ putMs });
+    },
+    'relaxed',
+  );
 }
 
 export function loadRun<Setup = unknown>(runId: string): Promise<StoredRun<Setup> | undefined> {

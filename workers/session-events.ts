@@ -21,7 +21,9 @@ export class EventBatcher {
   emit(e: SessionEvent): void {
     // Only the latest status and progress of each kind matter: replace rather than queue.
     if (e.type === 'status' || e.type === 'progress') {
-      const i = this.pending.findIndex((p) => p.type === e.type && (e.type !== 'progress' || (p as typeof e).what === e.what));
+      const i = this.pending.findIndex(
+        (p) => p.type === e.type && (e.type !== 'progress' || (p as typeof e).what === e.what),
+      );
       if (i >= 0) this.pending.splice(i, 1);
     }
     this.pending.push(e);
@@ -56,7 +58,10 @@ export class EventBatcher {
 /** Steps per minute from the end times of recent steps: the median interval, so one slow step (an evaluation, a graph compile) does not swing it. */
 export function stepsPerMinute(ends: number[]): number {
   if (ends.length < 2) return 0;
-  const gaps = ends.slice(1).map((t, i) => t - ends[i]!).sort((a, b) => a - b);
+  const gaps = ends
+    .slice(1)
+    .map((t, i) => t - ends[i]!)
+    .sort((a, b) => a - b);
   const spm = 60_000 / gaps[Math.floor(gaps.length / 2)]!;
   return Number.isFinite(spm) ? spm : 0;
 }

@@ -31,7 +31,8 @@ async function ortDevice(): Promise<GpuDeviceLike | null> {
 }
 
 const session: TrainingSession = new TrainingSession({
-  createBackend: (forced: WebBackendKind | null, threads?: number) => chooseBackend(forced, threads ? { numThreads: threads } : {}),
+  createBackend: (forced: WebBackendKind | null, threads?: number) =>
+    chooseBackend(forced, threads ? { numThreads: threads } : {}),
   afterEngineUse(backend) {
     if (backend.kind !== 'webgpu') return;
     void ortDevice().then((device) => {
@@ -75,7 +76,8 @@ const api = {
     const bytes = await session.runRecord(opts);
     return Comlink.transfer(bytes, [bytes.buffer]);
   },
-  loadCheckpoint: (bytes: Uint8Array, manifest: unknown, name?: string) => session.loadCheckpoint(bytes, manifest, name),
+  loadCheckpoint: (bytes: Uint8Array, manifest: unknown, name?: string) =>
+    session.loadCheckpoint(bytes, manifest, name),
   tryPrompt: (req: TryRequest) => session.tryPrompt(req),
   saveTo(target: SaveTarget | null, everySteps?: number) {
     session.saveTo(target, everySteps);
@@ -84,7 +86,12 @@ const api = {
   saveNow: (force?: boolean) => session.saveNow(force),
   async snapshot() {
     const s = await session.snapshot();
-    return Comlink.transfer(s, [s.base.bytes.buffer, s.current.bytes.buffer, s.current.optimizer.m.buffer, s.current.optimizer.v.buffer]);
+    return Comlink.transfer(s, [
+      s.base.bytes.buffer,
+      s.current.bytes.buffer,
+      s.current.optimizer.m.buffer,
+      s.current.optimizer.v.buffer,
+    ]);
   },
 };
 
@@ -104,7 +111,10 @@ export type TrainerWorkerApi = typeof api;
   injectNonFinite: (steps: number) => session.debugInjectNonFinite(steps),
   cspViolations: () => cspViolations.slice(),
   /** The session's memory probe plus this worker's JS heap (Chromium's performance.memory, where it exists). */
-  memory: () => ({ ...session.memoryProbe(), jsHeapUsed: (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? null }),
+  memory: () => ({
+    ...session.memoryProbe(),
+    jsHeapUsed: (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? null,
+  }),
 };
 
 Comlink.expose(api);

@@ -9,7 +9,8 @@ import { createNodeBackend } from '../src/engine/backend-node.ts';
 import type { InitRequest, RunSnapshot, SessionEvent, StepMetrics } from './protocol.ts';
 import { NON_FINITE_LIMIT, TrainingSession } from './training-session.ts';
 
-const shipped = (id: string) => pathToFileURL(fileURLToPath(new URL(`../public/checkpoints/${id}/manifest.json`, import.meta.url))).href;
+const shipped = (id: string) =>
+  pathToFileURL(fileURLToPath(new URL(`../public/checkpoints/${id}/manifest.json`, import.meta.url))).href;
 
 function newSession() {
   const events: SessionEvent[] = [];
@@ -24,7 +25,8 @@ function newSession() {
 }
 
 /** Metrics without wall-clock timings (those differ between any two runs). */
-const strip = (m: StepMetrics) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
+const strip = (m: StepMetrics) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
 
 /** Weights and AdamW state (moments and step count) as bytes, without the checkpoint's name (which carries the step). */
 async function deviceState(s: TrainingSession) {
@@ -41,7 +43,16 @@ async function until(cond: () => boolean, ms = 60_000) {
 }
 
 const nano: InitRequest = {
-  config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 2, max_completion_length: 8, eval_every: 0, seed: 11, learning_rate: 1e-3 },
+  config: {
+    task: 'arithmetic',
+    difficulty: { digits: 1, ops: '+' },
+    prompts_per_step: 2,
+    num_generations: 2,
+    max_completion_length: 8,
+    eval_every: 0,
+    seed: 11,
+    learning_rate: 1e-3,
+  },
   checkpoint: { kind: 'fresh', model: 'nano', seed: 4 },
   backend: null,
 };
@@ -85,7 +96,12 @@ describe('non-finite steps (NaN/Inf in the loss or gradients)', () => {
     expect(await deviceState(s)).toEqual(afterGood);
     const snap = await s.snapshot();
     expect(snap.trainer.nonFiniteStreak).toBe(NON_FINITE_LIMIT);
-    expect(s.metricsHistory().metrics.slice(-NON_FINITE_LIMIT).map((m) => m.skipped)).toEqual([1, 1, 1]);
+    expect(
+      s
+        .metricsHistory()
+        .metrics.slice(-NON_FINITE_LIMIT)
+        .map((m) => m.skipped),
+    ).toEqual([1, 1, 1]);
 
     // Once the cause is gone, Start trains again (the hook had 5 poisoned steps left: clear them).
     s.debugInjectNonFinite(0);
@@ -159,7 +175,10 @@ describe('resume from a snapshot (the autosave) is exact', () => {
     // The test can fail: an older snapshot without the reference or the ladder state diverges.
     const noRef = await continueFrom({ ...snap, reference: undefined }, 1);
     expect(noRef.metrics[0]!.kl).not.toEqual(uninterrupted[0]!.kl);
-    const noLadder = await continueFrom({ ...snap, trainer: { step: snap.trainer.step, promptCounter: snap.trainer.promptCounter } }, 1);
+    const noLadder = await continueFrom(
+      { ...snap, trainer: { step: snap.trainer.step, promptCounter: snap.trainer.promptCounter } },
+      1,
+    );
     expect(noLadder.difficulty[0]).not.toEqual(aDifficulty[0]);
   }, 300_000);
 
@@ -169,8 +188,15 @@ describe('resume from a snapshot (the autosave) is exact', () => {
     await a.s.stepOnce();
     const snap = await a.s.snapshot();
     const before = (await a.s.saveCheckpoint()).bytes;
-    await expect(a.s.init({ ...nano, restore: { ...structuredClone(snap), trainer: { step: -1, promptCounter: 0 } } })).rejects.toThrow(/step must be an integer/);
-    await expect(a.s.init({ ...nano, restore: { ...structuredClone(snap), current: { ...snap.current, bytes: new Uint8Array(10) } } })).rejects.toThrow();
+    await expect(
+      a.s.init({ ...nano, restore: { ...structuredClone(snap), trainer: { step: -1, promptCounter: 0 } } }),
+    ).rejects.toThrow(/step must be an integer/);
+    await expect(
+      a.s.init({
+        ...nano,
+        restore: { ...structuredClone(snap), current: { ...snap.current, bytes: new Uint8Array(10) } },
+      }),
+    ).rejects.toThrow();
     expect(a.s.status().step).toBe(1);
     expect((await a.s.saveCheckpoint()).bytes).toEqual(before);
   }, 60_000);
@@ -199,10 +225,25 @@ describe('bad checkpoint files', () => {
     const cases: [string, Uint8Array, unknown, RegExp][] = [
       ['0-byte file', new Uint8Array(0), good.manifest, /empty \(0 bytes\)/],
       ['truncated file', good.bytes.subarray(0, good.bytes.length - 100), good.manifest, /truncated/],
-      ['random bytes', Uint8Array.from({ length: 4096 }, (_, i) => (i * 2654435761) >>> 24), good.manifest, /not a safetensors file/],
-      ['wrong header', Uint8Array.from([...new Uint8Array(8), ...new TextEncoder().encode('hello')]), good.manifest, /not a safetensors file/],
+      [
+        'random bytes',
+        Uint8Array.from({ length: 4096 }, (_, i) => (i * 2654435761) >>> 24),
+        good.manifest,
+        /not a safetensors file/,
+      ],
+      [
+        'wrong header',
+        Uint8Array.from([...new Uint8Array(8), ...new TextEncoder().encode('hello')]),
+        good.manifest,
+        /not a safetensors file/,
+      ],
       ['wrong dtype', rebuild((h) => (h['wte']!.dtype = 'I64')), good.manifest, /dtype "I64" is not supported/],
-      ['wrong shapes', rebuild((h) => (h['wte']!.shape = [...h['wte']!.shape].reverse())), good.manifest, /tensor "wte" has shape/],
+      [
+        'wrong shapes',
+        rebuild((h) => (h['wte']!.shape = [...h['wte']!.shape].reverse())),
+        good.manifest,
+        /tensor "wte" has shape/,
+      ],
       ['a manifest from another model', good.bytes, tinyManifest, /does not match its manifest/],
       ['a manifest that is not ours', good.bytes, { format: 'onnx' }, /"format" must be "rlvr-playground-checkpoint"/],
     ];

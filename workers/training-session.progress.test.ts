@@ -9,10 +9,25 @@ describe('TrainingSession progress (what the status bar shows during long waits)
   it('streams the step-0 evaluation by samples and each step by phase: tokens sampled, reference scoring, minibatches', async () => {
     const events: SessionEvent[] = [];
     // flushMs 0: every progress event goes out at once, so the test sees each one.
-    const s = new TrainingSession({ createBackend: async () => createNodeBackend(1), fetchBytes: async () => new Uint8Array(), flushMs: 0 });
+    const s = new TrainingSession({
+      createBackend: async () => createNodeBackend(1),
+      fetchBytes: async () => new Uint8Array(),
+      flushMs: 0,
+    });
     s.subscribe((batch) => events.push(...batch));
     await s.init({
-      config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 4, max_completion_length: 12, eval_every: 5, eval_prompts: 4, seed: 5, beta: 0.02, minibatches: 2 },
+      config: {
+        task: 'arithmetic',
+        difficulty: { digits: 1, ops: '+' },
+        prompts_per_step: 2,
+        num_generations: 4,
+        max_completion_length: 12,
+        eval_every: 5,
+        eval_prompts: 4,
+        seed: 5,
+        beta: 0.02,
+        minibatches: 2,
+      },
       checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
       backend: null,
     });
@@ -53,7 +68,16 @@ describe('TrainingSession progress (what the status bar shows during long waits)
       yieldToEvents: () => ((yields += 1), new Promise((ok) => setImmediate(ok))),
     });
     await s.init({
-      config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 2, max_completion_length: 6, eval_every: 0, eval_prompts: 4, seed: 5 },
+      config: {
+        task: 'arithmetic',
+        difficulty: { digits: 1, ops: '+' },
+        prompts_per_step: 2,
+        num_generations: 2,
+        max_completion_length: 6,
+        eval_every: 0,
+        eval_prompts: 4,
+        seed: 5,
+      },
       checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
       backend: null,
     });

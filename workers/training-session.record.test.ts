@@ -8,15 +8,32 @@ import type { InitRequest } from './protocol.ts';
 import { TrainingSession } from './training-session.ts';
 
 const request: InitRequest = {
-  config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 4, max_completion_length: 12, eval_every: 2, eval_prompts: 2, seed: 5, rollout_history_steps: 1 },
+  config: {
+    task: 'arithmetic',
+    difficulty: { digits: 1, ops: '+' },
+    prompts_per_step: 2,
+    num_generations: 4,
+    max_completion_length: 12,
+    eval_every: 2,
+    eval_prompts: 2,
+    seed: 5,
+    rollout_history_steps: 1,
+  },
   checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
   backend: null,
 };
 
-const newSession = () => new TrainingSession({ createBackend: async () => createNodeBackend(1), fetchBytes: async () => new Uint8Array(), flushMs: 1 });
+const newSession = () =>
+  new TrainingSession({
+    createBackend: async () => createNodeBackend(1),
+    fetchBytes: async () => new Uint8Array(),
+    flushMs: 1,
+  });
 
 describe("the worker's run record", () => {
-  it('holds every step (beyond the inspector\'s history), config changes, and the current weights on request; a resumed run notes what it lacks', { timeout: 300_000 }, async () => {
+  it("holds every step (beyond the inspector's history), config changes, and the current weights on request; a resumed run notes what it lacks", {
+    timeout: 300_000,
+  }, async () => {
     const s = newSession();
     await s.init(request);
     await s.stepOnce();
@@ -46,7 +63,9 @@ describe("the worker's run record", () => {
     const resumed = (await readRunRecord(await r.runRecord())).record;
     expect(resumed.steps.map((x) => x.step)).toEqual([1, 2, 3, 4]);
     expect(resumed.rollouts.map((x) => x.step)).toEqual([4]);
-    expect(resumed.provenance.note).toMatch(/resumed from an autosave at step 3: steps up to 3 have metrics but no rollouts/);
+    expect(resumed.provenance.note).toMatch(
+      /resumed from an autosave at step 3: steps up to 3 have metrics but no rollouts/,
+    );
     await s.stop();
     await r.stop();
   });

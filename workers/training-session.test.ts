@@ -4,14 +4,28 @@ import type { InitRequest, SessionEvent } from './protocol.ts';
 import { TrainingSession } from './training-session.ts';
 
 const request: InitRequest = {
-  config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 2, num_generations: 4, max_completion_length: 12, eval_every: 2, eval_prompts: 2, seed: 5, beta: 0.02 },
+  config: {
+    task: 'arithmetic',
+    difficulty: { digits: 1, ops: '+' },
+    prompts_per_step: 2,
+    num_generations: 4,
+    max_completion_length: 12,
+    eval_every: 2,
+    eval_prompts: 2,
+    seed: 5,
+    beta: 0.02,
+  },
   checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
   backend: null,
 };
 
 function newSession() {
   const events: SessionEvent[] = [];
-  const s = new TrainingSession({ createBackend: async () => createNodeBackend(1), fetchBytes: async () => new Uint8Array(), flushMs: 1 });
+  const s = new TrainingSession({
+    createBackend: async () => createNodeBackend(1),
+    fetchBytes: async () => new Uint8Array(),
+    flushMs: 1,
+  });
   s.subscribe((batch) => events.push(...batch));
   return { s, events };
 }
@@ -37,7 +51,10 @@ describe('TrainingSession (the trainer worker, on onnxruntime-node)', () => {
     for (const rec of r.records) {
       rec.lossContribution.forEach((lc, i) => {
         const ratio = rec.ratio[i]!;
-        const obj = Math.min(Math.min(ratio, st.delta ?? Infinity) * rec.advantage, Math.min(Math.max(ratio, 1 - st.epsilon), 1 + st.epsilon_high) * rec.advantage);
+        const obj = Math.min(
+          Math.min(ratio, st.delta ?? Infinity) * rec.advantage,
+          Math.min(Math.max(ratio, 1 - st.epsilon), 1 + st.epsilon_high) * rec.advantage,
+        );
         expect(rec.objective[i]).toBeCloseTo(obj, 5);
         expect(rec.tokenLoss[i]).toBeCloseTo(-obj + st.beta * rec.kl[i]! - st.entropy_coef * rec.entropy[i]!, 5);
         expect(lc).toBeCloseTo(rec.weight[i]! * rec.tokenLoss[i]!, 5);
@@ -85,7 +102,10 @@ describe('TrainingSession (the trainer worker, on onnxruntime-node)', () => {
     expect((await b.s.saveCheckpoint()).bytes).toEqual((await a.s.saveCheckpoint()).bytes);
     const ma = await a.s.stepOnce();
     const mb = await b.s.stepOnce();
-    const strip = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
+    const strip = (m: Record<string, number>) =>
+      Object.fromEntries(
+        Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')),
+      );
     expect(strip(mb)).toEqual(strip(ma));
   });
 });

@@ -10,10 +10,34 @@
 import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backend.ts';
 import { ConfigError, type RunConfig } from '../src/rl/config.ts';
 import type { StepMetrics, StepResult } from '../src/rl/trainer.ts';
-import { backendInfo, initResult, openRun, savedCheckpoint, sessionRun, snapshotOf, uploadSource, type SessionRun } from './open-run.ts';
+import {
+  backendInfo,
+  initResult,
+  openRun,
+  savedCheckpoint,
+  sessionRun,
+  snapshotOf,
+  uploadSource,
+  type SessionRun,
+} from './open-run.ts';
 import { EventBatcher, StepClock } from './session-events.ts';
 import { memoryProbeOf, passKCurve, settingsOf, stepRollouts, type MemoryProbe } from './inspection.ts';
-import type { EvalPoint, InitRequest, InitResult, PassKCurve, RunSnapshot, RunState, SavedCheckpoint, SaveTarget, SessionEvent, SessionStatus, StepRollouts, TryRequest, TryResult, UpdateResult } from './protocol.ts';
+import type {
+  EvalPoint,
+  InitRequest,
+  InitResult,
+  PassKCurve,
+  RunSnapshot,
+  RunState,
+  SavedCheckpoint,
+  SaveTarget,
+  SessionEvent,
+  SessionStatus,
+  StepRollouts,
+  TryRequest,
+  TryResult,
+  UpdateResult,
+} from './protocol.ts';
 import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
 import { watchedStep } from './progress-hooks.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
@@ -21,10 +45,25 @@ import { tryPromptOn } from './try-prompt-run.ts';
 
 import { EngineQueue } from './engine-queue.ts';
 import { RunSaver, type SavedInfo } from './run-saver.ts';
-import { message, NaNRewardInjector, NON_FINITE_LIMIT, nonFiniteMessage, SessionError, stepEvent, type SessionBackend, type SessionDeps } from './session-types.ts';
+import {
+  message,
+  NaNRewardInjector,
+  NON_FINITE_LIMIT,
+  nonFiniteMessage,
+  SessionError,
+  stepEvent,
+  type SessionBackend,
+  type SessionDeps,
+} from './session-types.ts';
 
 export { PASSK_N } from './inspection.ts';
-export { NON_FINITE_LIMIT, nonFiniteMessage, SessionError, type SessionBackend, type SessionDeps } from './session-types.ts';
+export {
+  NON_FINITE_LIMIT,
+  nonFiniteMessage,
+  SessionError,
+  type SessionBackend,
+  type SessionDeps,
+} from './session-types.ts';
 
 export class TrainingSession {
   private backend: SessionBackend | null = null;
@@ -50,7 +89,9 @@ export class TrainingSession {
       if (this.backend && deps.afterEngineUse) deps.afterEngineUse(this.backend);
     });
     const write = deps.writeRun;
-    this.saver = write ? new RunSaver({ snapshot: () => this.snapshotForSave(), write, emit: (e) => this.emit(e) }) : null;
+    this.saver = write
+      ? new RunSaver({ snapshot: () => this.snapshotForSave(), write, emit: (e) => this.emit(e) })
+      : null;
   }
 
   // ---- events -----------------------------------------------------------------------------------
@@ -135,7 +176,10 @@ export class TrainingSession {
       return result;
     } catch (e) {
       bindCustomFamily(this.cur?.dataset?.family ?? null);
-      this.setState(this.cur ? (prevState === 'loading' || prevState === 'running' ? 'paused' : prevState) : 'idle', '');
+      this.setState(
+        this.cur ? (prevState === 'loading' || prevState === 'running' ? 'paused' : prevState) : 'idle',
+        '',
+      );
       throw e;
     }
   }
@@ -149,7 +193,9 @@ export class TrainingSession {
     return this.engine.run(async () => {
       this.setState('loading', 'SFT warm start');
       try {
-        const r = await warmStartRun(cur.run, opts, (done, total) => this.emit({ type: 'progress', what: 'warm-start', done, total }));
+        const r = await warmStartRun(cur.run, opts, (done, total) =>
+          this.emit({ type: 'progress', what: 'warm-start', done, total }),
+        );
         cur.id = `${cur.id}+sft${opts.steps}`;
         cur.recorder.update(cur.run.config, `the base was warm-started with ${opts.steps} SFT steps before RL`);
         cur.passkBaseCache.clear();
@@ -227,20 +273,33 @@ export class TrainingSession {
     const t0 = performance.now();
     const next = run.step + 1;
     cur.settings.set(next, settingsOf(run.config));
-    const watch = watchedStep(run, next, (e) => this.emit(e), (a) => this.setActivity(a));
+    const watch = watchedStep(
+      run,
+      next,
+      (e) => this.emit(e),
+      (a) => this.setActivity(a),
+    );
     let r: StepResult;
     try {
       let evals;
-      ({ result: r, evals } = await run.advance(this.stepBudget, watch.hooks, () => watch.step(() => this.poison.step(run.trainer))));
+      ({ result: r, evals } = await run.advance(this.stepBudget, watch.hooks, () =>
+        watch.step(() => this.poison.step(run.trainer)),
+      ));
       cur.recorder.addStep(r);
       for (const e of evals) cur.recorder.addEval(e);
     } finally {
       watch.stop();
     }
     if (r.skipped && run.trainer.nonFiniteStreak >= NON_FINITE_LIMIT) {
-      this.emit({ type: 'error', fatal: false, code: 'non-finite', message: nonFiniteMessage(run.config, r.metrics.step) });
+      this.emit({
+        type: 'error',
+        fatal: false,
+        code: 'non-finite',
+        message: nonFiniteMessage(run.config, r.metrics.step),
+      });
     }
-    for (const s of [...cur.settings.keys()]) if (!run.trainer.history.get(s) && s !== r.metrics.step) cur.settings.delete(s);
+    for (const s of [...cur.settings.keys()])
+      if (!run.trainer.history.get(s) && s !== r.metrics.step) cur.settings.delete(s);
     this.emit(stepEvent(r, run.config.num_generations));
     this.clock.stepEnded((performance.now() - t0) / 1000);
     this.activity = '';
@@ -270,7 +329,12 @@ export class TrainingSession {
     if (this.engine.lost) return;
     this.engine.lost = true;
     this.running = false;
-    this.emit({ type: 'error', fatal: true, code: 'device-lost', message: `the WebGPU device was lost (${reason}); its weights cannot be read back` });
+    this.emit({
+      type: 'error',
+      fatal: true,
+      code: 'device-lost',
+      message: `the WebGPU device was lost (${reason}); its weights cannot be read back`,
+    });
     this.setState('error', 'WebGPU device lost');
     this.flush();
   }
@@ -396,7 +460,15 @@ export class TrainingSession {
   async loadCheckpoint(bytes: Uint8Array, manifestJson: unknown, name = 'uploaded checkpoint'): Promise<InitResult> {
     const prev = this.cur?.request;
     const checkpoint = uploadSource(bytes, manifestJson, name); // fails fast, before pausing anything
-    return this.init({ config: prev?.config ?? this.cur?.run.config ?? {}, ...(prev?.appDefaults ? { appDefaults: prev.appDefaults } : {}), ...(prev?.preset ? { preset: prev.preset } : {}), checkpoint, backend: prev?.backend ?? this.backendForced ?? null, stepBudget: this.stepBudget, ...(prev?.dataset ? { dataset: prev.dataset } : {}) });
+    return this.init({
+      config: prev?.config ?? this.cur?.run.config ?? {},
+      ...(prev?.appDefaults ? { appDefaults: prev.appDefaults } : {}),
+      ...(prev?.preset ? { preset: prev.preset } : {}),
+      checkpoint,
+      backend: prev?.backend ?? this.backendForced ?? null,
+      stepBudget: this.stepBudget,
+      ...(prev?.dataset ? { dataset: prev.dataset } : {}),
+    });
   }
 
   /**
@@ -417,7 +489,10 @@ export class TrainingSession {
   }
 
   private async snapshotOfRun(cur: SessionRun): Promise<RunSnapshot> {
-    return { ...(await snapshotOf(cur.run, cur, this.stepBudget)), ...(cur.request.dataset ? { dataset: cur.request.dataset } : {}) };
+    return {
+      ...(await snapshotOf(cur.run, cur, this.stepBudget)),
+      ...(cur.request.dataset ? { dataset: cur.request.dataset } : {}),
+    };
   }
 
   /** The snapshot a save takes: of the run current when it was asked for, or null if that run is gone by the time the engine is free. */
@@ -457,7 +532,17 @@ export class TrainingSession {
     const cur = this.need();
     const run = cur.run;
     return this.engine.run(() =>
-      tryPromptOn({ policy: run.policy, baseWeights: run.base.weights, config: run.config, difficulty: run.trainer.difficulty, step: run.trainer.step, dataset: cur.dataset }, req),
+      tryPromptOn(
+        {
+          policy: run.policy,
+          baseWeights: run.base.weights,
+          config: run.config,
+          difficulty: run.trainer.difficulty,
+          step: run.trainer.step,
+          dataset: cur.dataset,
+        },
+        req,
+      ),
     );
   }
 }

@@ -17,7 +17,12 @@ import type { RunConfig, TryRequest, TryResult } from './protocol.ts';
 /** Seeds searched for an instance whose prompt is the typed one (held-out 0..N-1, and the first N training prompts). */
 const MATCH_PROBE = 256;
 
-export function findInstance(c: RunConfig, difficulty: Record<string, number | string>, prompt: string, dataset: LoadedDataset | null): { instance: TaskInstance; where: string } | null {
+export function findInstance(
+  c: RunConfig,
+  difficulty: Record<string, number | string>,
+  prompt: string,
+  dataset: LoadedDataset | null,
+): { instance: TaskInstance; where: string } | null {
   if (dataset) {
     const rec = dataset.dataset.records.find((r) => r.prompt === prompt);
     return rec ? { instance: customInstance(rec, dataset.verifier), where: `line ${rec.line} of the dataset` } : null;
@@ -51,7 +56,12 @@ export interface TryContext {
 
 export async function tryPromptOn(x: TryContext, req: TryRequest): Promise<TryResult> {
   const t0 = performance.now();
-  const opts = checkTryOptions({ samples: req.samples, temperature: req.temperature, greedy: req.greedy, seed: x.config.seed });
+  const opts = checkTryOptions({
+    samples: req.samples,
+    temperature: req.temperature,
+    greedy: req.greedy,
+    seed: x.config.seed,
+  });
   const ids = encodeTryPrompt(req.prompt, x.policy.layout.promptLen);
   const match = findInstance(x.config, x.difficulty, req.prompt, x.dataset);
   const family = getTaskFamily(x.config.task);

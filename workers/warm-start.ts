@@ -16,12 +16,21 @@ export interface WarmStartOptions {
 
 /** Refuses a warm start with bad options or after RL has begun. */
 export function checkWarmStart(opts: WarmStartOptions, stepsDone: number): void {
-  if (!Number.isInteger(opts.steps) || opts.steps < 1 || opts.steps > 10_000) throw new ConfigError('warm_start.steps', `must be a whole number from 1 to 10000, got ${opts.steps}`);
-  if (stepsDone > 0) throw new ConfigError('warm_start', `the warm start runs before RL; this run is at step ${stepsDone} (reset it first)`);
+  if (!Number.isInteger(opts.steps) || opts.steps < 1 || opts.steps > 10_000)
+    throw new ConfigError('warm_start.steps', `must be a whole number from 1 to 10000, got ${opts.steps}`);
+  if (stepsDone > 0)
+    throw new ConfigError(
+      'warm_start',
+      `the warm start runs before RL; this run is at step ${stepsDone} (reset it first)`,
+    );
 }
 
 /** Trains `run`'s policy in place and makes the result its base; returns the losses and the seconds taken. */
-export async function warmStartRun(run: TrainingRun, opts: WarmStartOptions, onProgress: (done: number, total: number) => void): Promise<{ losses: number[]; seconds: number }> {
+export async function warmStartRun(
+  run: TrainingRun,
+  opts: WarmStartOptions,
+  onProgress: (done: number, total: number) => void,
+): Promise<{ losses: number[]; seconds: number }> {
   const t0 = performance.now();
   const c = run.config;
   const difficulty = run.trainer.difficulty;

@@ -20,7 +20,12 @@ async function handle(req: BenchRequest): Promise<Record<string, unknown>> {
   switch (req.cmd) {
     case 'init': {
       backend = createWebBackend(req.kind);
-      return { description: backend.description, threads: backend.threads, crossOriginIsolated: backend.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
+      return {
+        description: backend.description,
+        threads: backend.threads,
+        crossOriginIsolated: backend.crossOriginIsolated,
+        hardwareConcurrency: navigator.hardwareConcurrency,
+      };
     }
     case 'load': {
       if (!backend) throw new Error('init first');
@@ -61,8 +66,18 @@ async function handle(req: BenchRequest): Promise<Record<string, unknown>> {
 self.onmessage = (e: MessageEvent<{ id: number; req: BenchRequest }>) => {
   const { id, req } = e.data;
   handle(req).then(
-    (r) => (self as unknown as DedicatedWorkerGlobalScope).postMessage({ id, reply: { ok: true, ...r } satisfies BenchReply }),
+    (r) =>
+      (self as unknown as DedicatedWorkerGlobalScope).postMessage({
+        id,
+        reply: { ok: true, ...r } satisfies BenchReply,
+      }),
     (err: unknown) =>
-      (self as unknown as DedicatedWorkerGlobalScope).postMessage({ id, reply: { ok: false, error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) } satisfies BenchReply }),
+      (self as unknown as DedicatedWorkerGlobalScope).postMessage({
+        id,
+        reply: {
+          ok: false,
+          error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err),
+        } satisfies BenchReply,
+      }),
   );
 };

@@ -17,7 +17,11 @@ interface E2eLib {
 
 /** What bench/browser/bench.ts puts on the page's window; the callbacks passed to page.evaluate run there. */
 interface BenchPage {
-  __bench?: { ready: boolean; crossOriginIsolated: boolean; call(kind: 'wasm' | 'webgpu', req: BenchRequest): Promise<BenchReply> };
+  __bench?: {
+    ready: boolean;
+    crossOriginIsolated: boolean;
+    call(kind: 'wasm' | 'webgpu', req: BenchRequest): Promise<BenchReply>;
+  };
 }
 
 /** Serves the bench's weight files (the shipped checkpoint, bench/.work/*.safetensors) under /__bench/. */
@@ -77,15 +81,20 @@ export class BrowserBench {
     const page = await context.newPage();
     const errors: string[] = [];
     const keep = (where: string, type: string, text: string) => {
-      if (type === 'error' || /\[W:onnxruntime|\[E:onnxruntime/.test(text)) errors.push(`${where}: ${text.slice(0, 300)}`);
+      if (type === 'error' || /\[W:onnxruntime|\[E:onnxruntime/.test(text))
+        errors.push(`${where}: ${text.slice(0, 300)}`);
     };
     page.on('console', (m) => keep('page', m.type(), m.text()));
     page.on('pageerror', (e) => errors.push(`page error: ${String(e)}`));
     page.on('worker', (w) => w.on('console', (m) => keep(`worker ${w.url().split('/').pop()}`, m.type(), m.text())));
     await page.goto(`${url}/bench/browser/bench.html`, { waitUntil: 'load' });
-    await page.waitForFunction(() => (globalThis as unknown as BenchPage).__bench?.ready === true, undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => (globalThis as unknown as BenchPage).__bench?.ready === true, undefined, {
+      timeout: 60_000,
+    });
     const isolated = await page.evaluate(() => (globalThis as unknown as BenchPage).__bench!.crossOriginIsolated);
-    log(`browser: Chromium ${browser.version()} headless, bench page ${url}/bench/browser/bench.html, crossOriginIsolated=${isolated}`);
+    log(
+      `browser: Chromium ${browser.version()} headless, bench page ${url}/bench/browser/bench.html, crossOriginIsolated=${isolated}`,
+    );
     const b = new BrowserBench(
       async () => {
         await browser.close();
@@ -108,7 +117,10 @@ export class BrowserBench {
   }
 
   async call(kind: 'wasm' | 'webgpu', req: BenchRequest): Promise<Record<string, unknown>> {
-    const reply = (await this.page.evaluate(([k, r]) => (globalThis as unknown as BenchPage).__bench!.call(k, r), [kind, req] as const)) as BenchReply;
+    const reply = (await this.page.evaluate(([k, r]) => (globalThis as unknown as BenchPage).__bench!.call(k, r), [
+      kind,
+      req,
+    ] as const)) as BenchReply;
     if (!reply.ok) throw new Error(`browser ${kind}, ${req.cmd}: ${reply.error}`);
     return reply;
   }

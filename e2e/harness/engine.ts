@@ -79,10 +79,14 @@ function summary(r: HarnessResult): string {
     );
   }
   for (const c of r.checkpoints) {
-    lines.push(`  step ${String(c.step).padStart(4)}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} B), loss ${c.loss.toFixed(4)}`);
+    lines.push(
+      `  step ${String(c.step).padStart(4)}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} B), loss ${c.loss.toFixed(4)}`,
+    );
   }
   for (const g of [...r.placements, ...(r.control ? [r.control] : [])]) {
-    const eps = Object.entries(g.placement.eps).map(([ep, v]) => `${ep} ${v.count}${ep === 'CPUExecutionProvider' ? ` [${v.nodes.join(', ')}]` : ''}`);
+    const eps = Object.entries(g.placement.eps).map(
+      ([ep, v]) => `${ep} ${v.count}${ep === 'CPUExecutionProvider' ? ` [${v.nodes.join(', ')}]` : ''}`,
+    );
     lines.push(`placement    ${g.graph}: ${g.error ? `ERROR ${g.error}` : eps.join('; ') || 'no report'}`);
   }
   for (const w of r.ortWarnings.slice(0, 5)) lines.push(`ORT warning  ${w}`);

@@ -13,7 +13,12 @@ const post = (m: WorkerMessage) => (self as unknown as DedicatedWorkerGlobalScop
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Creates a session for `graph`, reads ORT's placement report from the log lines it printed, releases it. */
-async function placementOf(backend: WebBackend, name: string, build: () => CompiledGraph, run = false): Promise<GraphPlacement> {
+async function placementOf(
+  backend: WebBackend,
+  name: string,
+  build: () => CompiledGraph,
+  run = false,
+): Promise<GraphPlacement> {
   const t0 = performance.now();
   const from = consoleLines.length;
   let nodeCount = 0;
@@ -77,7 +82,14 @@ async function main(req: HarnessRequest): Promise<HarnessResult> {
         // At this point the step's outputs are live and the previous state not yet disposed: the
         // steady-state peak, which must be the same at every checkpoint.
         const gpu = liveGpuBuffers();
-        checkpoints.push({ step: i + 1, liveTensors: backend.liveTensors(), liveGpuBuffers: gpu.count, liveGpuBytes: gpu.bytes, loss, elapsedMs: now - t0 });
+        checkpoints.push({
+          step: i + 1,
+          liveTensors: backend.liveTensors(),
+          liveGpuBuffers: gpu.count,
+          liveGpuBytes: gpu.bytes,
+          loss,
+          elapsedMs: now - t0,
+        });
       }
     });
     losses = result.losses;
@@ -86,7 +98,13 @@ async function main(req: HarnessRequest): Promise<HarnessResult> {
   }
   return {
     request: req,
-    backend: { kind: backend.kind, description: backend.description, reason: backend.reason, threads: backend.threads, crossOriginIsolated: backend.crossOriginIsolated },
+    backend: {
+      kind: backend.kind,
+      description: backend.description,
+      reason: backend.reason,
+      threads: backend.threads,
+      crossOriginIsolated: backend.crossOriginIsolated,
+    },
     adapter: backend.adapter,
     adapterInUse: await backend.adapterInUse(),
     losses,
@@ -97,7 +115,9 @@ async function main(req: HarnessRequest): Promise<HarnessResult> {
     liveTensorsAfter,
     checkpoints,
     workersSpawned: counters.workersSpawned,
-    ortWarnings: consoleLines.filter((l) => /\[W:onnxruntime/.test(l)).map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').slice(0, 300)),
+    ortWarnings: consoleLines
+      .filter((l) => /\[W:onnxruntime/.test(l))
+      .map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').slice(0, 300)),
     placements,
     control,
     parity,
@@ -107,6 +127,7 @@ async function main(req: HarnessRequest): Promise<HarnessResult> {
 self.onmessage = (e: MessageEvent<HarnessRequest>) => {
   main(e.data).then(
     (result) => post({ type: 'result', result }),
-    (err: unknown) => post({ type: 'error', message: message(err), stack: err instanceof Error ? err.stack : undefined }),
+    (err: unknown) =>
+      post({ type: 'error', message: message(err), stack: err instanceof Error ? err.stack : undefined }),
   );
 };

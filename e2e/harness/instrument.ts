@@ -28,7 +28,13 @@ function safeJson(v: unknown): string {
   }
 }
 
-export const counters = { workersSpawned: 0, gpuBuffersCreated: 0, gpuBuffersDestroyed: 0, gpuBytesCreated: 0, gpuBytesDestroyed: 0 };
+export const counters = {
+  workersSpawned: 0,
+  gpuBuffersCreated: 0,
+  gpuBuffersDestroyed: 0,
+  gpuBytesCreated: 0,
+  gpuBytesDestroyed: 0,
+};
 
 const NativeWorker = (globalThis as { Worker?: typeof Worker }).Worker;
 if (NativeWorker) {
@@ -69,5 +75,8 @@ if (g.GPUDevice && g.GPUBuffer) {
 }
 
 export function liveGpuBuffers(): { count: number; bytes: number } {
-  return { count: counters.gpuBuffersCreated - counters.gpuBuffersDestroyed, bytes: counters.gpuBytesCreated - counters.gpuBytesDestroyed };
+  return {
+    count: counters.gpuBuffersCreated - counters.gpuBuffersDestroyed,
+    bytes: counters.gpuBytesCreated - counters.gpuBytesDestroyed,
+  };
 }

@@ -64,7 +64,6 @@ export interface HarnessResult {
   parity: Parity | null;
 }
 
-
 export type WorkerMessage =
   | { type: 'log'; level: string; text: string }
   | { type: 'progress'; step: number; loss: number }

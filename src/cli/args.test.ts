@@ -3,7 +3,24 @@ import { checkKnownFlags, flag, intFlag, parseArgs, requireFlag, UsageError } fr
 
 describe('CLI flags (node:util parseArgs underneath)', () => {
   it('reads values, repeated flags, booleans, --name=value and positionals', () => {
-    const a = parseArgs(['train', '--steps', '10', '--set', 'lr=1e-4', '--set', 'm=6', '--json', '--out=x=y', '--lr', '-1', '--empty=', 'extra'], ['json']);
+    const a = parseArgs(
+      [
+        'train',
+        '--steps',
+        '10',
+        '--set',
+        'lr=1e-4',
+        '--set',
+        'm=6',
+        '--json',
+        '--out=x=y',
+        '--lr',
+        '-1',
+        '--empty=',
+        'extra',
+      ],
+      ['json'],
+    );
     expect(a.positional).toEqual(['train', 'extra']);
     expect([...a.flags]).toEqual([
       ['steps', ['10']],

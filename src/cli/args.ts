@@ -78,7 +78,8 @@ export function intFlag(args: ParsedArgs, name: string, fallback?: number): numb
 /** Rejects flags the command does not know, so typos are not silently ignored. */
 export function checkKnownFlags(args: ParsedArgs, known: readonly string[]): void {
   for (const name of args.flags.keys()) {
-    if (!known.includes(name)) throw new UsageError(`unknown flag --${name} (known: ${known.map((k) => '--' + k).join(', ')})`);
+    if (!known.includes(name))
+      throw new UsageError(`unknown flag --${name} (known: ${known.map((k) => '--' + k).join(', ')})`);
   }
 }
 
@@ -99,7 +100,10 @@ export type FlagTable = Readonly<Record<string, FlagSpec>>;
 /** Reads argv with the table's value-less flags as booleans and refuses any flag not in the table. */
 export function parseFlags(argv: string[], table: FlagTable): ParsedArgs {
   const names = Object.keys(table);
-  const a = parseArgs(argv, names.filter((n) => table[n]!.value === undefined));
+  const a = parseArgs(
+    argv,
+    names.filter((n) => table[n]!.value === undefined),
+  );
   checkKnownFlags(a, names);
   return a;
 }

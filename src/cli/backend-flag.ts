@@ -8,7 +8,8 @@ export const BACKEND_FLAGS: FlagTable = {
   backend: { value: 'node|wasm', help: "onnxruntime-node (default) or onnxruntime-web's WASM EP in Node" },
   threads: {
     value: 'N',
-    help: 'intra-op threads (default: RLVR_THREADS, else on node all cores for the\n' +
+    help:
+      'intra-op threads (default: RLVR_THREADS, else on node all cores for the\n' +
       'update and one for sampling; 1 on wasm)',
   },
 };

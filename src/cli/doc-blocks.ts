@@ -13,7 +13,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 export function docBlockPath(name: string): string {
   const start = `<!-- ${name}:start -->`;
   const docs = join(root, 'docs');
-  const candidates = [join(root, 'README.md'), ...readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => join(docs, f))];
+  const candidates = [
+    join(root, 'README.md'),
+    ...readdirSync(docs)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(docs, f)),
+  ];
   const hit = candidates.find((p) => readFileSync(p, 'utf8').includes(start));
   if (!hit) throw new Error(`no file in README.md or docs/ has the marker ${start}`);
   return hit;

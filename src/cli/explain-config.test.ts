@@ -25,7 +25,24 @@ describe('rlvr train --explain-config', () => {
     const file = join(dir, 'run.json');
     writeFileSync(file, JSON.stringify({ num_generations: 4, top_k: 5 }));
     const out = join(dir, 'never');
-    const r = await rlvr('train', '--task', 'sort', '--preset', 'dapo', '--config', file, '--set', 'top_k=7', '--set', 'difficulty.length=6', '--seed', '4', '--out', out, '--explain-config');
+    const r = await rlvr(
+      'train',
+      '--task',
+      'sort',
+      '--preset',
+      'dapo',
+      '--config',
+      file,
+      '--set',
+      'top_k=7',
+      '--set',
+      'difficulty.length=6',
+      '--seed',
+      '4',
+      '--out',
+      out,
+      '--explain-config',
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(existsSync(out)).toBe(false);
@@ -33,8 +50,10 @@ describe('rlvr train --explain-config', () => {
     // Every field of the config table is listed (weights by part, the difficulty by knob).
     for (const k of configFields) {
       const d: FieldDecl = fieldTable[k];
-      if (k === 'difficulty') expect([...rows.keys()].filter((f) => f.startsWith('difficulty.')).length).toBeGreaterThan(0);
-      else if (d.kind === 'weights') for (const part of Object.keys(d.parts)) expect(rows.has(`${k}.${part}`), `${k}.${part}`).toBe(true);
+      if (k === 'difficulty')
+        expect([...rows.keys()].filter((f) => f.startsWith('difficulty.')).length).toBeGreaterThan(0);
+      else if (d.kind === 'weights')
+        for (const part of Object.keys(d.parts)) expect(rows.has(`${k}.${part}`), `${k}.${part}`).toBe(true);
       else expect(rows.has(k), k).toBe(true);
     }
     expect(rows.get('temperature')).toEqual(['0.7', 'recipe of sort-tiny']);
@@ -48,7 +67,7 @@ describe('rlvr train --explain-config', () => {
     expect(rows.get('learning_rate')).toEqual(['0.0001', 'default']);
   });
 
-  it('takes --model: the recipe named is that checkpoint\'s', async () => {
+  it("takes --model: the recipe named is that checkpoint's", async () => {
     const shipped = resolve('public/checkpoints/sat-tiny');
     const manifest = JSON.parse(readFileSync(join(shipped, 'manifest.json'), 'utf8')) as Record<string, unknown>;
     manifest.name = 'sat-mine';

@@ -14,7 +14,10 @@ async function acceptedFlags(run: (argv: string[]) => Promise<number>, argv: rea
   expect(err).toBeInstanceOf(UsageError);
   const m = /unknown flag --no-such-flag \(known: (.*)\)$/.exec((err as Error).message);
   expect(m, (err as Error).message).not.toBeNull();
-  return m![1]!.split(', ').filter(Boolean).map((f) => f.replace(/^--/, ''));
+  return m![1]!
+    .split(', ')
+    .filter(Boolean)
+    .map((f) => f.replace(/^--/, ''));
 }
 
 /** The flags the usage lists: lines that start (after indentation) with --name. */
@@ -37,7 +40,8 @@ describe('rlvr usage lists exactly the flags each command accepts', () => {
       // The synopsis lines (those starting with "rlvr NAME" or "usage: rlvr NAME") show only accepted flags.
       const synopsis = command.help.split('\n').filter((l) => /^(usage: )?\s*rlvr /.test(l));
       expect(synopsis.length).toBeGreaterThan(0);
-      for (const line of synopsis) for (const m of line.matchAll(/--([a-z][a-z0-9-]*)/g)) expect(accepted, line).toContain(m[1]);
+      for (const line of synopsis)
+        for (const m of line.matchAll(/--([a-z][a-z0-9-]*)/g)) expect(accepted, line).toContain(m[1]);
     });
   }
 });

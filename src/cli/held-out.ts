@@ -31,9 +31,16 @@ export async function heldOutPassAtK(manifestPath: string, backend: Backend, o: 
   const { manifest, policy } = await loadPolicy(manifestPath, backend);
   requireCharTokenizer(manifest, 'the held-out evaluation');
   try {
-    const difficulty = { ...getTaskFamily(o.task).defaultDifficulty, ...(recommendedDifficulty(manifest, o.task) ?? {}), ...(o.difficulty ?? {}) };
+    const difficulty = {
+      ...getTaskFamily(o.task).defaultDifficulty,
+      ...(recommendedDifficulty(manifest, o.task) ?? {}),
+      ...(o.difficulty ?? {}),
+    };
     const needed = layoutFor([{ task: o.task, difficulty }]);
-    policy.setLayout({ promptLen: Math.max(needed.promptLen, manifest.layout.promptLen), completionLen: manifest.layout.completionLen });
+    policy.setLayout({
+      promptLen: Math.max(needed.promptLen, manifest.layout.promptLen),
+      completionLen: manifest.layout.completionLen,
+    });
     const temperature = o.temperature ?? recipeTemperature(manifest);
     const r = await evaluatePassAtK(policy, {
       task: o.task,

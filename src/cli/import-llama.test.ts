@@ -124,7 +124,12 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
     const { policy } = await loadPolicy(join(out, 'manifest.json'), createNodeBackend(1));
     try {
       policy.setLayout({ promptLen: 24, completionLen: 8 });
-      const got = await policy.sample(greedy.map((g) => g.prompt), { temperature: 1, topK: 1, topP: 1 }, 8, new Rng(0));
+      const got = await policy.sample(
+        greedy.map((g) => g.prompt),
+        { temperature: 1, topK: 1, topP: 1 },
+        8,
+        new Rng(0),
+      );
       greedy.forEach((g, i) => {
         // Up to and including a stop token (the folder's eos), where the engine stops and generate() may not.
         const stop = g.tokens.findIndex((t) => policy.stopTokens.has(t));

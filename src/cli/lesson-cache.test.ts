@@ -14,7 +14,10 @@ describe('rlvr lesson run: the per-seed cache', () => {
   });
 
   it('a changed setup (a run’s config) never reuses an old seed', () => {
-    const changed = { ...lesson, runs: lesson.runs.map((r, i) => (i === 1 ? { ...r, config: { ...r.config, learning_rate: 3e-4 } } : r)) };
+    const changed = {
+      ...lesson,
+      runs: lesson.runs.map((r, i) => (i === 1 ? { ...r, config: { ...r.config, learning_rate: 3e-4 } } : r)),
+    };
     const key = (p: string) => p.split('/').pop()!.slice(0, 12);
     expect(key(seedCachePath(changed, 150, 1))).not.toBe(key(seedCachePath(lesson, 150, 1)));
   });

@@ -8,7 +8,9 @@ import { readRunRecord } from '../record/run-record.ts';
 import { lessonRecordPath, runSeed, seedCachePath } from './commands/lessons.ts';
 
 describe('rlvr lesson run: run records', () => {
-  it('one record per arm on a seed, holding that arm\'s config, metrics and rollouts', { timeout: 300_000 }, async () => {
+  it("one record per arm on a seed, holding that arm's config, metrics and rollouts", {
+    timeout: 300_000,
+  }, async () => {
     const lesson = getLesson('noisy-verifiers');
     const dir = mkdtempSync(join(tmpdir(), 'rlvr-lesson-record-'));
     const steps = 2;
@@ -16,7 +18,10 @@ describe('rlvr lesson run: run records', () => {
     expect(result.runs.map((r) => r.label)).toEqual(lesson.runs.map((r) => r.label));
     for (const [i, arm] of lesson.runs.entries()) {
       const { record } = await readRunRecord(new Uint8Array(readFileSync(join(dir, `${arm.label}.rlvr.gz`))));
-      expect(record.provenance).toMatchObject({ writer: 'rlvr lesson run', lesson: { id: lesson.id, arm: arm.label, seed: 4 } });
+      expect(record.provenance).toMatchObject({
+        writer: 'rlvr lesson run',
+        lesson: { id: lesson.id, arm: arm.label, seed: 4 },
+      });
       expect(record.config).toMatchObject({ ...arm.config, task: lesson.task, seed: 4 });
       expect(record.steps.map((s) => s.step)).toEqual([1, 2]);
       expect(record.rollouts.map((r) => r.step)).toEqual([1, 2]);

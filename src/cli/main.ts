@@ -4,7 +4,14 @@ import { cliErrorText } from './system-error.ts';
 
 function usage(): string {
   const rows = commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
-  return ['usage: rlvr <command> [flags]', '', 'commands:', ...rows, '', 'Run "rlvr <command> --help" for a command\'s flags.'].join('\n');
+  return [
+    'usage: rlvr <command> [flags]',
+    '',
+    'commands:',
+    ...rows,
+    '',
+    'Run "rlvr <command> --help" for a command\'s flags.',
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -20,7 +20,8 @@ export function shippedManifests(): { path: string; manifest: Manifest }[] {
 /** The shipped checkpoint for a task (the first whose manifest lists it). */
 export function shippedFor(task: string): string {
   const hit = shippedManifests().find((m) => m.manifest.tasks.some((t) => t.task === task));
-  if (!hit) throw new Error(`no shipped base checkpoint lists task "${task}"; pass --model MANIFEST (see "rlvr models")`);
+  if (!hit)
+    throw new Error(`no shipped base checkpoint lists task "${task}"; pass --model MANIFEST (see "rlvr models")`);
   return hit.path;
 }
 

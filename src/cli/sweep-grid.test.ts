@@ -1,9 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { expandGrid, markdownTable, parseGridAxis, parseRows, parseSeeds, pendingCells, summarise, SweepError, type SweepRow } from './sweep-grid.ts';
+import {
+  expandGrid,
+  markdownTable,
+  parseGridAxis,
+  parseRows,
+  parseSeeds,
+  pendingCells,
+  summarise,
+  SweepError,
+  type SweepRow,
+} from './sweep-grid.ts';
 
 describe('sweep grid', () => {
   it('expands axes × seeds in order, first axis slowest, seeds innermost', () => {
-    const cells = expandGrid([parseGridAxis('learning_rate=1e-5,3e-5'), parseGridAxis('temperature=0.7,1')], parseSeeds('1,2'));
+    const cells = expandGrid(
+      [parseGridAxis('learning_rate=1e-5,3e-5'), parseGridAxis('temperature=0.7,1')],
+      parseSeeds('1,2'),
+    );
     expect(cells.map((c) => c.id)).toEqual([
       'learning_rate=1e-5,temperature=0.7,seed=1',
       'learning_rate=1e-5,temperature=0.7,seed=2',
@@ -39,9 +52,23 @@ describe('sweep grid', () => {
 
   it('resumes: finished cells are skipped, the rest keep grid order', () => {
     const cells = expandGrid([parseGridAxis('beta=0,0.04')], [1, 2]);
-    const finished = parseRows([row('beta=0,seed=1', 'beta=0', 1, 0.2, 0.4), row('beta=0.04,seed=1', 'beta=0.04', 1, 0.2, 0.3)].map((r) => JSON.stringify(r)).join('\n') + '\n');
-    expect(pendingCells(cells, finished.map((r) => r.id)).map((c) => c.id)).toEqual(['beta=0,seed=2', 'beta=0.04,seed=2']);
-    expect(pendingCells(cells, cells.map((c) => c.id))).toEqual([]);
+    const finished = parseRows(
+      [row('beta=0,seed=1', 'beta=0', 1, 0.2, 0.4), row('beta=0.04,seed=1', 'beta=0.04', 1, 0.2, 0.3)]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
+    expect(
+      pendingCells(
+        cells,
+        finished.map((r) => r.id),
+      ).map((c) => c.id),
+    ).toEqual(['beta=0,seed=2', 'beta=0.04,seed=2']);
+    expect(
+      pendingCells(
+        cells,
+        cells.map((c) => c.id),
+      ),
+    ).toEqual([]);
   });
 
   it('ignores a torn last line of results.jsonl but not a bad line in the middle', () => {
@@ -51,7 +78,11 @@ describe('sweep grid', () => {
   });
 
   it('summarises mean and min over seeds per grid point', () => {
-    const rows = [row('p,seed=1', 'p', 1, 0.2, 0.5), row('p,seed=2', 'p', 2, 0.2, 0.3), row('q,seed=1', 'q', 1, 0.2, 0.1)];
+    const rows = [
+      row('p,seed=1', 'p', 1, 0.2, 0.5),
+      row('p,seed=2', 'p', 2, 0.2, 0.3),
+      row('q,seed=1', 'q', 1, 0.2, 0.1),
+    ];
     const [p, q] = summarise(rows);
     expect(p!.after1Mean).toBeCloseTo(0.4, 12);
     expect(p!.after1Min).toBeCloseTo(0.3, 12);
@@ -64,5 +95,22 @@ describe('sweep grid', () => {
 });
 
 function row(id: string, point: string, seed: number, before: number, after: number): SweepRow {
-  return { id, point, seed, sets: [point], task: 'sort', preset: 'grpo', steps: 10, difficulty: {}, eval: { prompts: 8, n: 8, seed: 0 }, pass_at_1_before: before, pass_at_8_before: 0.5, pass_at_1_after: after, pass_at_8_after: 0.6, wall_time_s: 5, out: 'cells/x', date: '2026-01-01' };
+  return {
+    id,
+    point,
+    seed,
+    sets: [point],
+    task: 'sort',
+    preset: 'grpo',
+    steps: 10,
+    difficulty: {},
+    eval: { prompts: 8, n: 8, seed: 0 },
+    pass_at_1_before: before,
+    pass_at_8_before: 0.5,
+    pass_at_1_after: after,
+    pass_at_8_after: 0.6,
+    wall_time_s: 5,
+    out: 'cells/x',
+    date: '2026-01-01',
+  };
 }

@@ -24,15 +24,20 @@ export function parseGridAxis(flagValue: string): GridAxis {
   const eq = flagValue.indexOf('=');
   if (eq <= 0) throw new SweepError(`--grid expects key=v1,v2,..., got "${flagValue}"`);
   const key = flagValue.slice(0, eq);
-  const values = flagValue.slice(eq + 1).split(',').map((v) => v.trim());
-  if (!values.length || values.some((v) => v === '')) throw new SweepError(`--grid ${key}: empty value in "${flagValue}"`);
+  const values = flagValue
+    .slice(eq + 1)
+    .split(',')
+    .map((v) => v.trim());
+  if (!values.length || values.some((v) => v === ''))
+    throw new SweepError(`--grid ${key}: empty value in "${flagValue}"`);
   if (new Set(values).size !== values.length) throw new SweepError(`--grid ${key}: repeated value in "${flagValue}"`);
   return { key, values };
 }
 
 export function parseSeeds(s: string): number[] {
   const seeds = s.split(',').map((x) => Number(x.trim()));
-  if (!seeds.length || seeds.some((x) => !Number.isInteger(x) || x < 0)) throw new SweepError(`--seeds expects whole numbers separated by commas, got "${s}"`);
+  if (!seeds.length || seeds.some((x) => !Number.isInteger(x) || x < 0))
+    throw new SweepError(`--seeds expects whole numbers separated by commas, got "${s}"`);
   if (new Set(seeds).size !== seeds.length) throw new SweepError(`--seeds: repeated seed in "${s}"`);
   return seeds;
 }
@@ -40,7 +45,8 @@ export function parseSeeds(s: string): number[] {
 /** Every combination of the axes' values (first axis slowest), each on every seed (seeds innermost). */
 export function expandGrid(axes: GridAxis[], seeds: number[]): SweepCell[] {
   const keys = axes.map((a) => a.key);
-  if (new Set(keys).size !== keys.length) throw new SweepError(`--grid: the key "${keys.find((k, i) => keys.indexOf(k) !== i)}" is given twice`);
+  if (new Set(keys).size !== keys.length)
+    throw new SweepError(`--grid: the key "${keys.find((k, i) => keys.indexOf(k) !== i)}" is given twice`);
   if (keys.includes('seed')) throw new SweepError('--grid seed=...: use --seeds for seeds');
   let points: string[][] = [[]];
   for (const a of axes) points = points.flatMap((p) => a.values.map((v) => [...p, `${a.key}=${v}`]));
@@ -87,7 +93,8 @@ export function parseRows(text: string): SweepRow[] {
     try {
       rows.push(JSON.parse(line) as SweepRow);
     } catch {
-      if (i < lines.length - 1 && lines.slice(i + 1).some((l) => l.trim())) throw new SweepError(`results.jsonl line ${i + 1} is not JSON`);
+      if (i < lines.length - 1 && lines.slice(i + 1).some((l) => l.trim()))
+        throw new SweepError(`results.jsonl line ${i + 1} is not JSON`);
     }
   });
   return rows;
@@ -139,13 +146,17 @@ export function markdownTable(rows: SweepRow[], title: string): string {
   const lines = [
     `## ${title}`,
     '',
-    head ? `Task \`${head.task}\`, preset \`${head.preset}\`, ${head.steps} steps; held-out pass@k on ${head.eval.prompts} prompts × ${head.eval.n} samples (eval seed ${head.eval.seed}) ${at}, difficulty \`${JSON.stringify(head.difficulty)}\`. Gains in points of pass@1.` : 'No finished cells yet.',
+    head
+      ? `Task \`${head.task}\`, preset \`${head.preset}\`, ${head.steps} steps; held-out pass@k on ${head.eval.prompts} prompts × ${head.eval.n} samples (eval seed ${head.eval.seed}) ${at}, difficulty \`${JSON.stringify(head.difficulty)}\`. Gains in points of pass@1.`
+      : 'No finished cells yet.',
     '',
     '| grid point | seeds | pass@1 before | pass@1 after (mean / min) | gain (mean / min) | pass@8 before → after (mean) | wall time (mean) |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const s of summarise(rows)) {
-    lines.push(`| \`${s.point}\` | ${s.seeds.join(', ')} | ${f3(s.before1)} | ${f3(s.after1Mean)} / ${f3(s.after1Min)} | ${signed(s.gain1Mean)} / ${signed(s.gain1Min)} | ${f3(s.before8)} → ${f3(s.after8Mean)} | ${s.wallMean.toFixed(0)} s |`);
+    lines.push(
+      `| \`${s.point}\` | ${s.seeds.join(', ')} | ${f3(s.before1)} | ${f3(s.after1Mean)} / ${f3(s.after1Min)} | ${signed(s.gain1Mean)} / ${signed(s.gain1Min)} | ${f3(s.before8)} → ${f3(s.after8Mean)} | ${s.wallMean.toFixed(0)} s |`,
+    );
   }
   return lines.join('\n') + '\n';
 }

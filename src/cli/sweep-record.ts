@@ -24,7 +24,10 @@ export function gainOf(rows: SweepRow[], preset: string, steps: number): RlGain 
 }
 
 /** Writes rl_gain into the manifest (keeping every other field as it was); returns the manifest's path. */
-export function recordGain(rows: SweepRow[], o: { preset: string; steps: number; task: string; modelPath?: string }): string {
+export function recordGain(
+  rows: SweepRow[],
+  o: { preset: string; steps: number; task: string; modelPath?: string },
+): string {
   const path = o.modelPath ?? shippedFor(o.task);
   const manifest = JSON.parse(readFileSync(path, 'utf8'));
   manifest.rl_gain = gainOf(rows, o.preset, o.steps);

@@ -27,10 +27,30 @@ describe('system errors in words', () => {
 
   it('other commands: a folder given as a file, a missing file, a missing output folder', async () => {
     const cases = [
-      { args: ['verify', '--task', 'sat', '--instance', 'src', '--completion', 'src'], says: 'src: it is a folder, where a file was expected' },
-      { args: ['train', '--task', 'sat', '--config', 'src', '--explain-config'], says: 'src: it is a folder, where a file was expected' },
-      { args: ['eval', '--model', 'no-such-dir/manifest.json', '--task', 'sat'], says: 'no-such-dir/manifest.json: it does not exist' },
-      { args: ['record', 'thin', 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz', '--out', 'no-such-dir/x.rlvr.gz', '--rollouts-every', '2'], says: 'the folder no-such-dir does not exist' },
+      {
+        args: ['verify', '--task', 'sat', '--instance', 'src', '--completion', 'src'],
+        says: 'src: it is a folder, where a file was expected',
+      },
+      {
+        args: ['train', '--task', 'sat', '--config', 'src', '--explain-config'],
+        says: 'src: it is a folder, where a file was expected',
+      },
+      {
+        args: ['eval', '--model', 'no-such-dir/manifest.json', '--task', 'sat'],
+        says: 'no-such-dir/manifest.json: it does not exist',
+      },
+      {
+        args: [
+          'record',
+          'thin',
+          'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz',
+          '--out',
+          'no-such-dir/x.rlvr.gz',
+          '--rollouts-every',
+          '2',
+        ],
+        says: 'the folder no-such-dir does not exist',
+      },
     ];
     for (const c of cases) {
       const r = await rlvr(...c.args);
@@ -45,7 +65,9 @@ describe('system errors in words', () => {
     expect(cliErrorText(thrown(() => readFileSync(dir)))).toBe('it is a folder, where a file was expected');
     const missing = join(dir, 'rlvr-no-such-file.json');
     expect(cliErrorText(thrown(() => readFileSync(missing)))).toBe(`${missing} does not exist`);
-    expect(cliErrorText(thrown(() => writeFileSync(join(dir, 'rlvr-no-such-dir', 'x'), '')))).toBe(`the folder ${join(dir, 'rlvr-no-such-dir')} does not exist`);
+    expect(cliErrorText(thrown(() => writeFileSync(join(dir, 'rlvr-no-such-dir', 'x'), '')))).toBe(
+      `the folder ${join(dir, 'rlvr-no-such-dir')} does not exist`,
+    );
     const quoted = new Error(`cannot read x.json: ${(thrown(() => readFileSync(dir)) as Error).message}`);
     expect(cliErrorText(quoted)).toBe('cannot read x.json: it is a folder, where a file was expected');
   });

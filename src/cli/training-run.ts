@@ -11,7 +11,13 @@ import type { Manifest } from '../model/checkpoint.ts';
 import { ConfigError, parseAssignment, type RunConfig } from '../rl/config.ts';
 import { parseRunConfigFile } from '../rl/config-file.ts';
 import { getPreset } from '../rl/presets.ts';
-import { resolveConfig, taskOf, type ConfigInputs, type ConfigLayer, type ResolvedConfig } from '../rl/resolve-config.ts';
+import {
+  resolveConfig,
+  taskOf,
+  type ConfigInputs,
+  type ConfigLayer,
+  type ResolvedConfig,
+} from '../rl/resolve-config.ts';
 import { TrainingRun, type EvalPoint } from '../rl/run.ts';
 import { RunRecorder } from '../record/run-record.ts';
 import { shippedFor } from './shipped.ts';
@@ -63,7 +69,10 @@ export function userConfigInputs(opts: UserConfigSources): ConfigInputs {
     const text = new TextDecoder('utf-8').decode(bytes);
     const file = parseRunConfigFile(text, opts.file);
     if (file.preset && opts.preset && file.preset !== opts.preset) {
-      throw new ConfigError('--preset', `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`);
+      throw new ConfigError(
+        '--preset',
+        `${opts.preset} disagrees with "preset": "${file.preset}" in ${opts.file}; give one of them`,
+      );
     }
     preset = opts.preset ?? file.preset;
     layers.push({ source: { kind: 'config file', file: opts.file }, values: file.fields });
@@ -76,7 +85,10 @@ export function userConfigInputs(opts: UserConfigSources): ConfigInputs {
 }
 
 /** The base checkpoint the user's choices start from (`model`, else the task's shipped one), and the run config over its recipe. */
-export function resolveOverBase(user: ConfigInputs, model?: string): { path: string; checkpoint: ReturnType<typeof readCheckpoint>; resolved: ResolvedConfig; config: RunConfig } {
+export function resolveOverBase(
+  user: ConfigInputs,
+  model?: string,
+): { path: string; checkpoint: ReturnType<typeof readCheckpoint>; resolved: ResolvedConfig; config: RunConfig } {
   const path = model ?? shippedFor(taskOf(user));
   const checkpoint = readCheckpoint(path);
   const resolved = resolveConfig({ ...user, manifest: checkpoint.manifest });
@@ -129,11 +141,22 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
     writeFileSync(metricsPath, '');
     writeFileSync(rolloutsPath, '');
     // The run record: the same writer the worker's Keep & share and `rlvr lesson run` use.
-    const recorder = o.record ? new RunRecorder(config, { writer: 'rlvr train', command: o.command, created: new Date().toISOString(), base: { name: base.manifest.name, manifest: base.manifest } }) : null;
+    const recorder = o.record
+      ? new RunRecorder(config, {
+          writer: 'rlvr train',
+          command: o.command,
+          created: new Date().toISOString(),
+          base: { name: base.manifest.name, manifest: base.manifest },
+        })
+      : null;
     const checkpointAt = async (step: number) => {
       if (!recorder || !o.record!.checkpointSteps.includes(step)) return;
       const name = step === 0 ? base.manifest.name : `${base.manifest.name}+${o.label}-step${step}`;
-      recorder.addCheckpoint(step, step === 0 ? base.manifest : run.trainedManifest(name, o.command), await run.weightBytes(name));
+      recorder.addCheckpoint(
+        step,
+        step === 0 ? base.manifest : run.trainedManifest(name, o.command),
+        await run.weightBytes(name),
+      );
     };
     await checkpointAt(0);
     const t0 = performance.now();
@@ -145,15 +168,29 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
       for (const e of evals) recorder?.addEval(e);
       await checkpointAt(step);
       // An evaluation before this update (the base's, at step 0) gets its own line.
-      for (const e of evals) if (e.step < step) appendFileSync(metricsPath, JSON.stringify({ step: e.step, eval: e.pass_at_k, ...seField(e), wall_time: seconds() }) + '\n');
-      const line: Record<string, unknown> = { ...r.metrics, difficulty: r.difficulty, advantage_histogram: r.advantageHistogram };
+      for (const e of evals)
+        if (e.step < step)
+          appendFileSync(
+            metricsPath,
+            JSON.stringify({ step: e.step, eval: e.pass_at_k, ...seField(e), wall_time: seconds() }) + '\n',
+          );
+      const line: Record<string, unknown> = {
+        ...r.metrics,
+        difficulty: r.difficulty,
+        advantage_histogram: r.advantageHistogram,
+      };
       const after = evals.find((e) => e.step === step);
       if (after) Object.assign(line, { eval: after.pass_at_k, ...seField(after) });
       line.wall_time = seconds();
       appendFileSync(metricsPath, JSON.stringify(line) + '\n');
-      if (o.rollouts === 'all' || (o.rollouts === 'last' && step === o.steps)) appendFileSync(rolloutsPath, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
+      if (o.rollouts === 'all' || (o.rollouts === 'last' && step === o.steps))
+        appendFileSync(rolloutsPath, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
       const last = run.evals[run.evals.length - 1];
-      o.onStep?.(step, o.steps, `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}${last ? ` pass@1 ${(last.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}${r.skipped ? ' (skipped: non-finite)' : ''}`);
+      o.onStep?.(
+        step,
+        o.steps,
+        `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}${last ? ` pass@1 ${(last.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}${r.skipped ? ' (skipped: non-finite)' : ''}`,
+      );
     }
     const manifest = run.trainedManifest(`${base.manifest.name}+${o.label}`, o.command);
     writeCheckpoint(o.out, manifest, await run.policy.getWeights());
@@ -165,7 +202,16 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
       record = { path: o.record.path, bytes: bytes.length };
     }
     const at = (step: number) => run.evals.find((e) => e.step === step)?.pass_at_k ?? null;
-    return { out: o.out, steps: o.steps, config, base: { path, manifest: base.manifest }, initial_pass_at_k: at(0), final_pass_at_k: at(o.steps), wall_time: seconds(), ...(record ? { record } : {}) };
+    return {
+      out: o.out,
+      steps: o.steps,
+      config,
+      base: { path, manifest: base.manifest },
+      initial_pass_at_k: at(0),
+      final_pass_at_k: at(o.steps),
+      wall_time: seconds(),
+      ...(record ? { record } : {}),
+    };
   } finally {
     await run.dispose();
   }

@@ -7,15 +7,18 @@ import { gradRules } from './gradients.ts';
  * loss (default 1); the loss may be any float tensor when a seed of its shape is given.
  */
 export function gradients(graph: Graph, loss: Tensor, wrt: Tensor[], seed?: Tensor): Tensor[] {
-  if (graph.forwardOnly) throw new GraphError('gradients: this graph was built forward-only (its ops are laid out for inference)');
+  if (graph.forwardOnly)
+    throw new GraphError('gradients: this graph was built forward-only (its ops are laid out for inference)');
   if (loss.dtype !== 'float32') throw new GraphError(`gradients: loss "${loss.name}" must be float32`);
-  if (!seed && loss.shape.length !== 0) throw new GraphError(`gradients: loss "${loss.name}" must be a scalar (shape [${loss.shape}]) or come with a seed`);
+  if (!seed && loss.shape.length !== 0)
+    throw new GraphError(`gradients: loss "${loss.name}" must be a scalar (shape [${loss.shape}]) or come with a seed`);
 
   const dependsOnWrt = new Set(wrt.map((t) => t.id));
   for (const node of graph.nodes) {
     if (node.inputs.some((t) => dependsOnWrt.has(t.id))) node.outputs.forEach((t) => dependsOnWrt.add(t.id));
   }
-  if (!dependsOnWrt.has(loss.id)) throw new GraphError(`gradients: loss "${loss.name}" does not depend on any of the requested tensors`);
+  if (!dependsOnWrt.has(loss.id))
+    throw new GraphError(`gradients: loss "${loss.name}" does not depend on any of the requested tensors`);
 
   const grads = new Map<number, Tensor>();
   grads.set(loss.id, seed ?? graph.scalar(1));
@@ -37,7 +40,8 @@ export function gradients(graph: Graph, loss: Tensor, wrt: Tensor[], seed?: Tens
     if (custom) {
       // The hand-written rule replaces the chain rule through every op between x and y.
       // A null rule (stopGradient) ends the path here.
-      if (custom.rule && custom.x.dtype === 'float32' && dependsOnWrt.has(custom.x.id)) accumulate(custom.x, custom.rule(dy));
+      if (custom.rule && custom.x.dtype === 'float32' && dependsOnWrt.has(custom.x.id))
+        accumulate(custom.x, custom.rule(dy));
       continue;
     }
     const rule = gradRules[node.op];

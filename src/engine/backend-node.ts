@@ -8,7 +8,13 @@ import { OrtBackend, type OrtModule } from './backend.ts';
  */
 export function createNodeBackend(threads = threadsFromEnv()): OrtBackend {
   const what = threads ? `${threads} thread${threads === 1 ? '' : 's'}` : 'all cores, sampling on one';
-  return new OrtBackend(ort as unknown as OrtModule, 'node', `onnxruntime-node CPU (${what})`, 'Node.js: onnxruntime-node', nodeSessionOptions(threads));
+  return new OrtBackend(
+    ort as unknown as OrtModule,
+    'node',
+    `onnxruntime-node CPU (${what})`,
+    'Node.js: onnxruntime-node',
+    nodeSessionOptions(threads),
+  );
 }
 
 /** The session options of every onnxruntime-node session (the bench's profiler adds its own on top). */

@@ -43,7 +43,11 @@ export function defaultWasmPaths(): string {
 export function wasmThreads(): { threads: number; note: string } {
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
   const cores = (globalThis as { navigator?: NavigatorLike }).navigator?.hardwareConcurrency ?? 1;
-  if (!isolated) return { threads: 1, note: 'not cross-origin isolated (COOP/COEP headers missing), so ONNX Runtime runs one thread' };
+  if (!isolated)
+    return {
+      threads: 1,
+      note: 'not cross-origin isolated (COOP/COEP headers missing), so ONNX Runtime runs one thread',
+    };
   return { threads: Math.max(1, Math.min(4, cores)), note: `cross-origin isolated, ${cores} logical cores` };
 }
 
@@ -83,7 +87,9 @@ export class WebBackend extends OrtBackend {
   /** The adapter of the GPUDevice ORT actually uses (known after the first WebGPU session). */
   async adapterInUse(): Promise<AdapterSummary | null> {
     if (this.kind !== 'webgpu') return null;
-    const device = (await ort.env.webgpu.device) as unknown as { adapterInfo?: Parameters<typeof summariseAdapterInfo>[0] } | undefined;
+    const device = (await ort.env.webgpu.device) as unknown as
+      | { adapterInfo?: Parameters<typeof summariseAdapterInfo>[0] }
+      | undefined;
     return device?.adapterInfo ? summariseAdapterInfo(device.adapterInfo) : null;
   }
 }
@@ -106,7 +112,23 @@ export function createWebBackend(choice: WebBackendKind, opts: WebBackendOptions
   let reason = opts.reason ?? (choice === 'webgpu' ? 'WebGPU requested' : 'WASM requested');
   if (!isolated) reason += `; ${note}`;
   if (choice === 'webgpu') {
-    return new WebBackend('webgpu', `WebGPU (${adapterLabel(opts.adapter)})`, reason, { ...base, executionProviders: ['webgpu'] }, threads, isolated, opts.adapter ?? null);
+    return new WebBackend(
+      'webgpu',
+      `WebGPU (${adapterLabel(opts.adapter)})`,
+      reason,
+      { ...base, executionProviders: ['webgpu'] },
+      threads,
+      isolated,
+      opts.adapter ?? null,
+    );
   }
-  return new WebBackend('wasm', `WASM, ${threadText}`, reason, { ...base, executionProviders: ['wasm'] }, threads, isolated, null);
+  return new WebBackend(
+    'wasm',
+    `WASM, ${threadText}`,
+    reason,
+    { ...base, executionProviders: ['wasm'] },
+    threads,
+    isolated,
+    null,
+  );
 }

@@ -28,8 +28,16 @@ describe('sessionOptionsFor (the one-thread hint for sessions of many small ops)
     g.output(g.softmax(g.matmul(g.input('a', 'float32', [32, 64]), g.input('b', 'float32', [64, 48])), -1), 'y');
     const compiled = compile(g);
     const feeds = {
-      a: be.tensor('float32', Float32Array.from({ length: 32 * 64 }, (_, i) => Math.sin(i)), [32, 64]),
-      b: be.tensor('float32', Float32Array.from({ length: 64 * 48 }, (_, i) => Math.cos(i)), [64, 48]),
+      a: be.tensor(
+        'float32',
+        Float32Array.from({ length: 32 * 64 }, (_, i) => Math.sin(i)),
+        [32, 64],
+      ),
+      b: be.tensor(
+        'float32',
+        Float32Array.from({ length: 64 * 48 }, (_, i) => Math.cos(i)),
+        [64, 48],
+      ),
     };
     const outs: Float32Array[] = [];
     for (const smallOps of [false, true]) {

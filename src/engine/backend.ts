@@ -8,7 +8,9 @@ export type HostData = Float32Array | BigInt64Array | Uint8Array;
 
 /** The slice of an onnxruntime module (node or web) that we use; both share onnxruntime-common's API. */
 export interface OrtModule {
-  InferenceSession: { create(buffer: Uint8Array, options?: InferenceSession.SessionOptions): Promise<InferenceSession> };
+  InferenceSession: {
+    create(buffer: Uint8Array, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
+  };
   Tensor: new (type: 'float32' | 'int64' | 'bool', data: HostData | boolean[], dims: readonly number[]) => OrtTensor;
 }
 
@@ -27,7 +29,11 @@ export interface SessionOptions {
 }
 
 /** The ORT session options for one session: `base`, with one intra-op thread where `smallOps` asks and the thread count is automatic (onnxruntime-node only; the web builds set threads globally). */
-export function sessionOptionsFor(kind: BackendKind, base: InferenceSession.SessionOptions, opts: SessionOptions): InferenceSession.SessionOptions {
+export function sessionOptionsFor(
+  kind: BackendKind,
+  base: InferenceSession.SessionOptions,
+  opts: SessionOptions,
+): InferenceSession.SessionOptions {
   const auto = !base.intraOpNumThreads;
   return kind === 'node' && opts.smallOps && auto ? { ...base, intraOpNumThreads: 1 } : { ...base };
 }
@@ -126,10 +132,13 @@ export class OrtBackend implements Backend {
     const n = size(shape);
     let arr: HostData;
     if (dtype === 'float32') arr = data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>);
-    else if (dtype === 'int64') arr = data instanceof BigInt64Array ? data : BigInt64Array.from(data as ArrayLike<number>, (v) => BigInt(v));
+    else if (dtype === 'int64')
+      arr = data instanceof BigInt64Array ? data : BigInt64Array.from(data as ArrayLike<number>, (v) => BigInt(v));
     else arr = data instanceof Uint8Array ? data : Uint8Array.from(data as ArrayLike<number>);
     if (arr.length !== n) throw new FeedError(`tensor: ${arr.length} values do not fill shape ${fmt(shape)}`);
-    return dtype === 'bool' ? new this.ort.Tensor('bool', Array.from(arr as Uint8Array, Boolean), shape) : new this.ort.Tensor(dtype, arr, shape);
+    return dtype === 'bool'
+      ? new this.ort.Tensor('bool', Array.from(arr as Uint8Array, Boolean), shape)
+      : new this.ort.Tensor(dtype, arr, shape);
   }
 
   async read(t: DeviceTensor): Promise<Float32Array | BigInt64Array | Uint8Array> {

@@ -16,7 +16,11 @@ export interface CompiledGraph {
   nodeCount: number;
 }
 
-const sig = (t: { name: string; dtype: DType; shape: Shape }): Signature => ({ name: t.name, dtype: t.dtype, shape: [...t.shape] });
+const sig = (t: { name: string; dtype: DType; shape: Shape }): Signature => ({
+  name: t.name,
+  dtype: t.dtype,
+  shape: [...t.shape],
+});
 
 export function compile(graph: Graph, initializers: Initializer[] = []): CompiledGraph {
   if (graph.outputs.length === 0) throw new Error('compile: the graph has no outputs');

@@ -10,19 +10,34 @@ import { Rng } from '../util/rng.ts';
 /** Tolerance: |autodiff - central difference| / max(1, |central difference|), float64, h = 1e-5. */
 const TOL = 1e-6;
 
-type Case = { name: string; op: string; make: (rng: Rng) => { inputs: CheckInput[]; build: (g: Graph, xs: Tensor[]) => Tensor } };
+type Case = {
+  name: string;
+  op: string;
+  make: (rng: Rng) => { inputs: CheckInput[]; build: (g: Graph, xs: Tensor[]) => Tensor };
+};
 
 const dim = (rng: Rng) => rng.int(2, 4);
 const vals = (rng: Rng, n: number, lo = -1.5, hi = 1.5) => Array.from({ length: n }, () => lo + (hi - lo) * rng.next());
-const nonzero = (rng: Rng, n: number) => Array.from({ length: n }, () => (rng.next() < 0.5 ? -1 : 1) * (0.5 + 1.5 * rng.next()));
-const inp = (rng: Rng, name: string, shape: number[], gen = vals): CheckInput => ({ name, shape, values: gen(rng, shape.reduce((a, b) => a * b, 1)) });
+const nonzero = (rng: Rng, n: number) =>
+  Array.from({ length: n }, () => (rng.next() < 0.5 ? -1 : 1) * (0.5 + 1.5 * rng.next()));
+const inp = (rng: Rng, name: string, shape: number[], gen = vals): CheckInput => ({
+  name,
+  shape,
+  values: gen(
+    rng,
+    shape.reduce((a, b) => a * b, 1),
+  ),
+});
 
 const binary = (op: string, f: (g: Graph, a: Tensor, b: Tensor) => Tensor, genB = vals, genA = vals): Case => ({
   name: `${op} with broadcasting`,
   op,
   make: (rng) => {
     const [a, b, c] = [dim(rng), dim(rng), dim(rng)];
-    return { inputs: [inp(rng, 'a', [a, b, c], genA), inp(rng, 'b', [b, 1], genB)], build: (g, [x, y]) => f(g, x!, y!) };
+    return {
+      inputs: [inp(rng, 'a', [a, b, c], genA), inp(rng, 'b', [b, 1], genB)],
+      build: (g, [x, y]) => f(g, x!, y!),
+    };
   },
 });
 const unary = (op: string, f: (g: Graph, a: Tensor) => Tensor, gen = vals): Case => ({
@@ -54,21 +69,33 @@ const cases: Case[] = [
   {
     name: 'Cast (float to float via Where of a comparison keeps the gradient path)',
     op: 'Cast',
-    make: (rng) => ({ inputs: [inp(rng, 'x', [3, dim(rng)])], build: (g, [x]) => g.mul(x!, g.cast(g.greater(x!, 0), 'float32')) }),
+    make: (rng) => ({
+      inputs: [inp(rng, 'x', [3, dim(rng)])],
+      build: (g, [x]) => g.mul(x!, g.cast(g.greater(x!, 0), 'float32')),
+    }),
   },
   {
     name: 'Where',
     op: 'Where',
     make: (rng) => {
       const s = [dim(rng), dim(rng)];
-      const c: CheckInput = { name: 'c', shape: s, dtype: 'bool', values: vals(rng, s[0]! * s[1]!).map((v) => (v > 0 ? 1 : 0)), fixed: true };
+      const c: CheckInput = {
+        name: 'c',
+        shape: s,
+        dtype: 'bool',
+        values: vals(rng, s[0]! * s[1]!).map((v) => (v > 0 ? 1 : 0)),
+        fixed: true,
+      };
       return { inputs: [c, inp(rng, 'a', s), inp(rng, 'b', [s[1]!])], build: (g, [cc, a, b]) => g.where(cc!, a!, b!) };
     },
   },
   {
     name: 'Equal/Less/Greater (no gradient through the mask)',
     op: 'Equal',
-    make: (rng) => ({ inputs: [inp(rng, 'x', [dim(rng), 3])], build: (g, [x]) => g.mul(x!, g.cast(g.equal(g.less(x!, 0.1), g.greater(x!, -0.2)), 'float32')) }),
+    make: (rng) => ({
+      inputs: [inp(rng, 'x', [dim(rng), 3])],
+      build: (g, [x]) => g.mul(x!, g.cast(g.equal(g.less(x!, 0.1), g.greater(x!, -0.2)), 'float32')),
+    }),
   },
   {
     name: 'MatMul batched x shared weight',
@@ -89,7 +116,10 @@ const cases: Case[] = [
   {
     name: 'Transpose',
     op: 'Transpose',
-    make: (rng) => ({ inputs: [inp(rng, 'x', [dim(rng), dim(rng), dim(rng)])], build: (g, [x]) => g.transpose(x!, [2, 0, 1]) }),
+    make: (rng) => ({
+      inputs: [inp(rng, 'x', [dim(rng), dim(rng), dim(rng)])],
+      build: (g, [x]) => g.transpose(x!, [2, 0, 1]),
+    }),
   },
   {
     name: 'Reshape',
@@ -118,7 +148,10 @@ const cases: Case[] = [
   {
     name: 'Slice on two axes',
     op: 'Slice',
-    make: (rng) => ({ inputs: [inp(rng, 'x', [dim(rng) + 2, 5])], build: (g, [x]) => g.slice(x!, [1, 1], [3, 4], [0, 1]) }),
+    make: (rng) => ({
+      inputs: [inp(rng, 'x', [dim(rng) + 2, 5])],
+      build: (g, [x]) => g.slice(x!, [1, 1], [3, 4], [0, 1]),
+    }),
   },
   {
     name: 'Gather (embedding, repeated indices)',
@@ -134,7 +167,13 @@ const cases: Case[] = [
     op: 'GatherElements',
     make: (rng) => {
       const [b, t, v] = [dim(rng), dim(rng), dim(rng) + 2];
-      const idx: CheckInput = { name: 'i', shape: [b, t, 1], dtype: 'int64', values: Array.from({ length: b * t }, () => rng.int(0, v - 1)), fixed: true };
+      const idx: CheckInput = {
+        name: 'i',
+        shape: [b, t, 1],
+        dtype: 'int64',
+        values: Array.from({ length: b * t }, () => rng.int(0, v - 1)),
+        fixed: true,
+      };
       return { inputs: [inp(rng, 'x', [b, t, v]), idx], build: (g, [x, i]) => g.gatherElements(x!, i!, 2) };
     },
   },
@@ -155,7 +194,10 @@ const cases: Case[] = [
     op: 'ReduceMean',
     make: (rng) => {
       const d = dim(rng) + 2;
-      return { inputs: [inp(rng, 'x', [dim(rng), dim(rng), d]), inp(rng, 's', [d])], build: (g, [x, s]) => g.rmsNorm(x!, s!, 1e-6) };
+      return {
+        inputs: [inp(rng, 'x', [dim(rng), dim(rng), d]), inp(rng, 's', [d])],
+        build: (g, [x, s]) => g.rmsNorm(x!, s!, 1e-6),
+      };
     },
   },
   { ...unary('SiLU (composed)', (g, a) => g.silu(a)), op: 'Sigmoid' },
@@ -209,13 +251,21 @@ describe('gradient rules (float64 central differences)', () => {
     const rng = new Rng(5);
     const x = [inp(rng, 'x', [3, 4])];
     // y = x·tanh(x), written with a detour the chain rule would differentiate too
-    const build = (rule: (g: Graph, x: Tensor, t: Tensor, dy: Tensor) => Tensor) => (g: Graph, [a]: Tensor[]) => {
-      const t = g.tanh(a!);
-      return g.withGradient(g.mul(a!, t), a!, (dy) => rule(g, a!, t, dy));
-    };
-    const right = gradCheck(x, build((g, a, t, dy) => g.mul(dy, g.add(t, g.mul(a, g.sub(1, g.mul(t, t)))))));
+    const build =
+      (rule: (g: Graph, x: Tensor, t: Tensor, dy: Tensor) => Tensor) =>
+      (g: Graph, [a]: Tensor[]) => {
+        const t = g.tanh(a!);
+        return g.withGradient(g.mul(a!, t), a!, (dy) => rule(g, a!, t, dy));
+      };
+    const right = gradCheck(
+      x,
+      build((g, a, t, dy) => g.mul(dy, g.add(t, g.mul(a, g.sub(1, g.mul(t, t)))))),
+    );
     expect(right.maxRelError, right.worst).toBeLessThan(TOL);
-    const wrong = gradCheck(x, build((g, _a, t, dy) => g.mul(dy, t)));
+    const wrong = gradCheck(
+      x,
+      build((g, _a, t, dy) => g.mul(dy, t)),
+    );
     expect(wrong.maxRelError).toBeGreaterThan(1e-2);
   });
 
@@ -229,7 +279,10 @@ describe('gradient rules (float64 central differences)', () => {
     g.output(dx!, 'dx');
     const xs = [-0.5, 0.25, 1.5];
     const [val, grad] = evaluate(g, { x: nd([3], xs) });
-    expect(val!.data[0]).toBeCloseTo(xs.reduce((a, v) => a + v * Math.exp(v), 0), 12);
+    expect(val!.data[0]).toBeCloseTo(
+      xs.reduce((a, v) => a + v * Math.exp(v), 0),
+      12,
+    );
     xs.forEach((v, i) => expect(grad!.data[i]).toBeCloseTo(Math.exp(v), 12));
   });
 
@@ -277,7 +330,15 @@ describe('the Llama/Qwen2 composites against their formulas, in float64', () => 
     const x = vals(rng, 3 * d);
     const c = vals(rng, 3 * d);
     const s = vals(rng, 3 * d);
-    const got = run([[3, d], [3, d], [3, d]], (g, [a, b, e]) => g.rope(a!, b!, e!), [x, c, s]);
+    const got = run(
+      [
+        [3, d],
+        [3, d],
+        [3, d],
+      ],
+      (g, [a, b, e]) => g.rope(a!, b!, e!),
+      [x, c, s],
+    );
     for (let r = 0; r < 3; r++)
       for (let j = 0; j < d; j++) {
         const k = r * d + j;
@@ -290,6 +351,7 @@ describe('the Llama/Qwen2 composites against their formulas, in float64', () => 
     const x = vals(rng, 1 * 2 * 3 * 4);
     const got = run([[1, 2, 3, 4]], (g, [a]) => g.repeatHeads(a!, 3), [x]);
     expect(got.length).toBe(6 * 3 * 4);
-    for (let h = 0; h < 6; h++) for (let k = 0; k < 12; k++) expect(got[h * 12 + k]).toBe(x[Math.floor(h / 3) * 12 + k]);
+    for (let h = 0; h < 6; h++)
+      for (let k = 0; k < 12; k++) expect(got[h * 12 + k]).toBe(x[Math.floor(h / 3) * 12 + k]);
   });
 });

@@ -24,12 +24,20 @@ export interface GradCheckResult {
  * float64 reference interpreter. The scalar loss is sum(y * R) for a random R, so every output
  * element gets a different, non-trivial upstream gradient.
  */
-export function gradCheck(inputs: CheckInput[], build: (g: Graph, xs: Tensor[]) => Tensor, seed = 1, h = 1e-5): GradCheckResult {
+export function gradCheck(
+  inputs: CheckInput[],
+  build: (g: Graph, xs: Tensor[]) => Tensor,
+  seed = 1,
+  h = 1e-5,
+): GradCheckResult {
   const g = new Graph();
   const xs = inputs.map((i) => g.input(i.name, i.dtype ?? 'float32', i.shape));
   const y = build(g, xs);
   const rng = new Rng(seed);
-  const r = g.constant(Array.from({ length: y.shape.reduce((a, b) => a * b, 1) }, () => rng.normal()), y.shape);
+  const r = g.constant(
+    Array.from({ length: y.shape.reduce((a, b) => a * b, 1) }, () => rng.normal()),
+    y.shape,
+  );
   const loss = g.sumAll(g.mul(y, r));
   const wrt = xs.filter((_, i) => !inputs[i]!.fixed);
   const grads = gradients(g, loss, wrt);

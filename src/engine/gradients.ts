@@ -34,7 +34,10 @@ export type GradRules = Record<OpName, GradRule>;
 
 export const gradRules: GradRules = {
   Add: (g, n, dy) => [g.sumToShape(dy, n.inputs[0]!.shape), g.sumToShape(dy, n.inputs[1]!.shape)],
-  Sub: (g, n, dy, w) => [g.sumToShape(dy, n.inputs[0]!.shape), w(1) ? g.sumToShape(g.neg(dy), n.inputs[1]!.shape) : null],
+  Sub: (g, n, dy, w) => [
+    g.sumToShape(dy, n.inputs[0]!.shape),
+    w(1) ? g.sumToShape(g.neg(dy), n.inputs[1]!.shape) : null,
+  ],
   Mul: (g, n, dy, w) => {
     const [a, b] = n.inputs as [Tensor, Tensor];
     return [w(0) ? g.sumToShape(g.mul(dy, b), a.shape) : null, w(1) ? g.sumToShape(g.mul(dy, a), b.shape) : null];
@@ -42,7 +45,10 @@ export const gradRules: GradRules = {
   Div: (g, n, dy, w) => {
     const [a, b] = n.inputs as [Tensor, Tensor];
     const y = n.outputs[0]!;
-    return [w(0) ? g.sumToShape(g.div(dy, b), a.shape) : null, w(1) ? g.sumToShape(g.neg(g.div(g.mul(dy, y), b)), b.shape) : null];
+    return [
+      w(0) ? g.sumToShape(g.div(dy, b), a.shape) : null,
+      w(1) ? g.sumToShape(g.neg(g.div(g.mul(dy, y), b)), b.shape) : null,
+    ];
   },
   Pow: (g, n, dy, w) => {
     const [a, b] = n.inputs as [Tensor, Tensor];
@@ -75,7 +81,11 @@ export const gradRules: GradRules = {
   Cast: (_g, n, dy) => [n.inputs[0]!.dtype === 'float32' ? dy : null],
   Where: (g, n, dy, w) => {
     const [c, a, b] = n.inputs as [Tensor, Tensor, Tensor];
-    return [null, w(1) ? g.sumToShape(g.where(c, dy, 0), a.shape) : null, w(2) ? g.sumToShape(g.where(c, 0, dy), b.shape) : null];
+    return [
+      null,
+      w(1) ? g.sumToShape(g.where(c, dy, 0), a.shape) : null,
+      w(2) ? g.sumToShape(g.where(c, 0, dy), b.shape) : null,
+    ];
   },
   Equal: () => [null, null],
   Less: () => [null, null],
@@ -138,7 +148,8 @@ export const gradRules: GradRules = {
     // Embedding gradient as one-hot^T x dY (no ScatterND on the WebGPU EP).
     const [data, idx] = n.inputs as [Tensor, Tensor];
     if (!w(0)) return [null, null];
-    if (normAxis(n.attrs.axis as number, data.shape.length) !== 0) throw new Error('Gather gradient: only axis 0 is supported');
+    if (normAxis(n.attrs.axis as number, data.shape.length) !== 0)
+      throw new Error('Gather gradient: only axis 0 is supported');
     const rows = data.shape[0]!;
     const rest = size(data.shape) / rows;
     const oh = g.reshape(g.oneHot(idx, rows), [size(idx.shape), rows]);

@@ -62,7 +62,8 @@ export class Graph {
 
   input(name: string, dtype: DType, shape: Shape): Tensor {
     for (const d of shape) {
-      if (!Number.isInteger(d) || d <= 0) throw new GraphError(`input "${name}": every dimension must be a positive integer, got ${fmt(shape)}`);
+      if (!Number.isInteger(d) || d <= 0)
+        throw new GraphError(`input "${name}": every dimension must be a positive integer, got ${fmt(shape)}`);
     }
     const t = this.newTensor(dtype, shape, name);
     this.inputs.push(t);
@@ -84,7 +85,11 @@ export class Graph {
     if (arr.length !== n) throw new GraphError(`constant: ${arr.length} values do not fill shape ${fmt(shape)}`);
     const t = this.newTensor(dtype, shape);
     const data =
-      dtype === 'float32' ? Float32Array.from(arr) : dtype === 'int64' ? BigInt64Array.from(arr, (v) => BigInt(Math.trunc(v))) : Uint8Array.from(arr, (v) => (v ? 1 : 0));
+      dtype === 'float32'
+        ? Float32Array.from(arr)
+        : dtype === 'int64'
+          ? BigInt64Array.from(arr, (v) => BigInt(Math.trunc(v)))
+          : Uint8Array.from(arr, (v) => (v ? 1 : 0));
     this.constants.push({ tensor: t, data });
     return t;
   }
@@ -117,7 +122,8 @@ export class Graph {
   }
 
   private own(t: Tensor, op: string): void {
-    if (!t || t.graph !== this) throw new GraphError(`${op}: input ${t ? `"${t.name}"` : 'undefined'} belongs to another graph`);
+    if (!t || t.graph !== this)
+      throw new GraphError(`${op}: input ${t ? `"${t.name}"` : 'undefined'} belongs to another graph`);
   }
 
   /** Adds a node; the op's definition infers (and checks) the output types. */
@@ -143,20 +149,48 @@ export class Graph {
   }
 
   // Elementwise arithmetic (numpy broadcasting). Numbers become float scalar constants.
-  add(a: Tensor, b: Tensor | number): Tensor { return this.one('Add', [a, this.lift(b)]); }
-  sub(a: Tensor | number, b: Tensor | number): Tensor { return this.one('Sub', [this.lift(a), this.lift(b)]); }
-  mul(a: Tensor, b: Tensor | number): Tensor { return this.one('Mul', [a, this.lift(b)]); }
-  div(a: Tensor | number, b: Tensor | number): Tensor { return this.one('Div', [this.lift(a), this.lift(b)]); }
-  pow(a: Tensor, b: Tensor | number): Tensor { return this.one('Pow', [a, this.lift(b)]); }
-  neg(a: Tensor): Tensor { return this.mul(a, -1); }
-  exp(a: Tensor): Tensor { return this.one('Exp', [a]); }
-  log(a: Tensor): Tensor { return this.one('Log', [a]); }
-  sqrt(a: Tensor): Tensor { return this.one('Sqrt', [a]); }
-  tanh(a: Tensor): Tensor { return this.one('Tanh', [a]); }
-  sigmoid(a: Tensor): Tensor { return this.one('Sigmoid', [a]); }
-  erf(a: Tensor): Tensor { return this.one('Erf', [a]); }
-  clip(a: Tensor, min: number, max: number): Tensor { return this.one('Clip', [a], { min, max }); }
-  identity(a: Tensor): Tensor { return this.one('Identity', [a]); }
+  add(a: Tensor, b: Tensor | number): Tensor {
+    return this.one('Add', [a, this.lift(b)]);
+  }
+  sub(a: Tensor | number, b: Tensor | number): Tensor {
+    return this.one('Sub', [this.lift(a), this.lift(b)]);
+  }
+  mul(a: Tensor, b: Tensor | number): Tensor {
+    return this.one('Mul', [a, this.lift(b)]);
+  }
+  div(a: Tensor | number, b: Tensor | number): Tensor {
+    return this.one('Div', [this.lift(a), this.lift(b)]);
+  }
+  pow(a: Tensor, b: Tensor | number): Tensor {
+    return this.one('Pow', [a, this.lift(b)]);
+  }
+  neg(a: Tensor): Tensor {
+    return this.mul(a, -1);
+  }
+  exp(a: Tensor): Tensor {
+    return this.one('Exp', [a]);
+  }
+  log(a: Tensor): Tensor {
+    return this.one('Log', [a]);
+  }
+  sqrt(a: Tensor): Tensor {
+    return this.one('Sqrt', [a]);
+  }
+  tanh(a: Tensor): Tensor {
+    return this.one('Tanh', [a]);
+  }
+  sigmoid(a: Tensor): Tensor {
+    return this.one('Sigmoid', [a]);
+  }
+  erf(a: Tensor): Tensor {
+    return this.one('Erf', [a]);
+  }
+  clip(a: Tensor, min: number, max: number): Tensor {
+    return this.one('Clip', [a], { min, max });
+  }
+  identity(a: Tensor): Tensor {
+    return this.one('Identity', [a]);
+  }
 
   /** Elementwise minimum, via Where (WebGPU-safe). */
   minimum(a: Tensor, b: Tensor | number): Tensor {
@@ -168,34 +202,84 @@ export class Graph {
     return this.where(this.less(a, bt), bt, a);
   }
 
-  equal(a: Tensor, b: Tensor | number): Tensor { return this.one('Equal', [a, this.lift(b, a.dtype)]); }
-  less(a: Tensor, b: Tensor | number): Tensor { return this.one('Less', [a, this.lift(b, a.dtype)]); }
-  greater(a: Tensor, b: Tensor | number): Tensor { return this.one('Greater', [a, this.lift(b, a.dtype)]); }
-  where(cond: Tensor, a: Tensor | number, b: Tensor | number): Tensor { return this.one('Where', [cond, this.lift(a), this.lift(b)]); }
-  cast(a: Tensor, to: DType): Tensor { return a.dtype === to ? a : this.one('Cast', [a], { to }); }
+  equal(a: Tensor, b: Tensor | number): Tensor {
+    return this.one('Equal', [a, this.lift(b, a.dtype)]);
+  }
+  less(a: Tensor, b: Tensor | number): Tensor {
+    return this.one('Less', [a, this.lift(b, a.dtype)]);
+  }
+  greater(a: Tensor, b: Tensor | number): Tensor {
+    return this.one('Greater', [a, this.lift(b, a.dtype)]);
+  }
+  where(cond: Tensor, a: Tensor | number, b: Tensor | number): Tensor {
+    return this.one('Where', [cond, this.lift(a), this.lift(b)]);
+  }
+  cast(a: Tensor, to: DType): Tensor {
+    return a.dtype === to ? a : this.one('Cast', [a], { to });
+  }
 
-  matmul(a: Tensor, b: Tensor): Tensor { return this.one('MatMul', [a, b]); }
-  transpose(a: Tensor, perm: number[]): Tensor { return this.one('Transpose', [a], { perm }); }
-  reshape(a: Tensor, shape: number[]): Tensor { return this.one('Reshape', [a], { shape }); }
-  expand(a: Tensor, shape: number[]): Tensor { return this.one('Expand', [a], { shape }); }
-  concat(ts: Tensor[], axis: number): Tensor { return this.one('Concat', ts, { axis }); }
+  matmul(a: Tensor, b: Tensor): Tensor {
+    return this.one('MatMul', [a, b]);
+  }
+  transpose(a: Tensor, perm: number[]): Tensor {
+    return this.one('Transpose', [a], { perm });
+  }
+  reshape(a: Tensor, shape: number[]): Tensor {
+    return this.one('Reshape', [a], { shape });
+  }
+  expand(a: Tensor, shape: number[]): Tensor {
+    return this.one('Expand', [a], { shape });
+  }
+  concat(ts: Tensor[], axis: number): Tensor {
+    return this.one('Concat', ts, { axis });
+  }
   /** Slice with step 1 along the given axes. */
-  slice(a: Tensor, starts: number[], ends: number[], axes: number[]): Tensor { return this.one('Slice', [a], { starts, ends, axes }); }
-  gather(data: Tensor, indices: Tensor, axis = 0): Tensor { return this.one('Gather', [data, indices], { axis }); }
-  gatherElements(data: Tensor, indices: Tensor, axis: number): Tensor { return this.one('GatherElements', [data, indices], { axis }); }
-  softmax(a: Tensor, axis = -1): Tensor { return this.one('Softmax', [a], { axis }); }
-  layerNorm(x: Tensor, scale: Tensor, bias: Tensor, epsilon = 1e-5): Tensor { return this.one('LayerNormalization', [x, scale, bias], { axis: -1, epsilon }); }
-  reduceSum(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceSum', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
-  reduceMean(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceMean', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
-  reduceMax(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceMax', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
-  reduceLogSumExp(a: Tensor, axes: number[], keepdims = true): Tensor { return this.one('ReduceLogSumExp', [a], { axes, keepdims: keepdims ? 1 : 0 }); }
+  slice(a: Tensor, starts: number[], ends: number[], axes: number[]): Tensor {
+    return this.one('Slice', [a], { starts, ends, axes });
+  }
+  gather(data: Tensor, indices: Tensor, axis = 0): Tensor {
+    return this.one('Gather', [data, indices], { axis });
+  }
+  gatherElements(data: Tensor, indices: Tensor, axis: number): Tensor {
+    return this.one('GatherElements', [data, indices], { axis });
+  }
+  softmax(a: Tensor, axis = -1): Tensor {
+    return this.one('Softmax', [a], { axis });
+  }
+  layerNorm(x: Tensor, scale: Tensor, bias: Tensor, epsilon = 1e-5): Tensor {
+    return this.one('LayerNormalization', [x, scale, bias], { axis: -1, epsilon });
+  }
+  reduceSum(a: Tensor, axes: number[], keepdims = true): Tensor {
+    return this.one('ReduceSum', [a], { axes, keepdims: keepdims ? 1 : 0 });
+  }
+  reduceMean(a: Tensor, axes: number[], keepdims = true): Tensor {
+    return this.one('ReduceMean', [a], { axes, keepdims: keepdims ? 1 : 0 });
+  }
+  reduceMax(a: Tensor, axes: number[], keepdims = true): Tensor {
+    return this.one('ReduceMax', [a], { axes, keepdims: keepdims ? 1 : 0 });
+  }
+  reduceLogSumExp(a: Tensor, axes: number[], keepdims = true): Tensor {
+    return this.one('ReduceLogSumExp', [a], { axes, keepdims: keepdims ? 1 : 0 });
+  }
 
   /** log-softmax composed from WebGPU-supported ops: x - logsumexp(x). */
   logSoftmax(a: Tensor, axis = -1): Tensor {
     return this.sub(a, this.reduceLogSumExp(a, [axis], true));
   }
-  sumAll(a: Tensor): Tensor { return this.reduceSum(a, a.shape.map((_, i) => i), false); }
-  meanAll(a: Tensor): Tensor { return this.reduceMean(a, a.shape.map((_, i) => i), false); }
+  sumAll(a: Tensor): Tensor {
+    return this.reduceSum(
+      a,
+      a.shape.map((_, i) => i),
+      false,
+    );
+  }
+  meanAll(a: Tensor): Tensor {
+    return this.reduceMean(
+      a,
+      a.shape.map((_, i) => i),
+      false,
+    );
+  }
   /** Inserts a dimension of size 1 (a Reshape, since shapes are static). */
   unsqueeze(a: Tensor, axis: number): Tensor {
     const s = [...a.shape];
@@ -204,7 +288,10 @@ export class Graph {
   }
   /** one-hot (float32) of integer indices: rows of a constant identity (int64 Equal/Reshape/Cast have no WebGPU kernel). */
   oneHot(indices: Tensor, depth: number): Tensor {
-    const eye = this.constant(Array.from({ length: depth * depth }, (_, k) => (k % (depth + 1) === 0 ? 1 : 0)), [depth, depth]);
+    const eye = this.constant(
+      Array.from({ length: depth * depth }, (_, k) => (k % (depth + 1) === 0 ? 1 : 0)),
+      [depth, depth],
+    );
     return this.gather(eye, indices, 0);
   }
 
@@ -217,7 +304,9 @@ export class Graph {
     return this.mul(this.mul(x, rstd), scale);
   }
   /** SiLU (swish), x·sigmoid(x): the gate of Llama's SwiGLU MLP. */
-  silu(x: Tensor): Tensor { return this.mul(x, this.sigmoid(x)); }
+  silu(x: Tensor): Tensor {
+    return this.mul(x, this.sigmoid(x));
+  }
   /**
    * Rotary position embedding over the last axis (d even), transformers' apply_rotary_pos_emb:
    * x·cos + rotate_half(x)·sin, rotate_half(x) = [-x₂, x₁] for the halves x₁, x₂. rotate_half is a
@@ -249,7 +338,8 @@ export class Graph {
   /** Reduces a broadcast gradient back to `shape` (sums over the broadcast dimensions). */
   sumToShape(t: Tensor, shape: Shape): Tensor {
     if (t.shape.length === shape.length && t.shape.every((d, i) => d === shape[i])) return t;
-    if (!broadcastShapes(t.shape, shape)) throw new GraphError(`sumToShape: ${fmt(t.shape)} does not broadcast from ${fmt(shape)}`);
+    if (!broadcastShapes(t.shape, shape))
+      throw new GraphError(`sumToShape: ${fmt(t.shape)} does not broadcast from ${fmt(shape)}`);
     const lead = t.shape.length - shape.length;
     const axes: number[] = [];
     for (let i = 0; i < t.shape.length; i++) {

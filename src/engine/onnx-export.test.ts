@@ -36,10 +36,16 @@ describe('ONNX export runs in onnxruntime-node and matches the float64 reference
     const is = [0, 1, 2, 3, 2, 1];
     const ref = evaluate(g, { x: nd([2, 3, 4], xs), w: nd([4, 5], ws), idx: nd([2, 3], is) });
     const session = await backend.createSession(compile(g));
-    const out = await session.run({ x: backend.tensor('float32', xs, [2, 3, 4]), w: backend.tensor('float32', ws, [4, 5]), idx: backend.tensor('int64', is, [2, 3]) });
+    const out = await session.run({
+      x: backend.tensor('float32', xs, [2, 3, 4]),
+      w: backend.tensor('float32', ws, [4, 5]),
+      idx: backend.tensor('int64', is, [2, 3]),
+    });
     const y = await backend.read(out['y']!);
     expect(Array.from(y as Float32Array).length).toBe(5);
-    ref[0]!.data.forEach((v, i) => expect(Math.abs((y[i] as number) - v)).toBeLessThan(1e-4 * Math.max(1, Math.abs(v))));
+    ref[0]!.data.forEach((v, i) =>
+      expect(Math.abs((y[i] as number) - v)).toBeLessThan(1e-4 * Math.max(1, Math.abs(v))),
+    );
     expect(Array.from((await backend.read(out['eq']!)) as Float32Array)).toEqual([0, 0, 1, 0, 1, 0]);
   });
 
@@ -94,65 +100,80 @@ describe('ONNX export runs in onnxruntime-node and matches the float64 reference
 
   // decays: weight decay on some parameters only (transformers leaves biases and norms out), in runs of
   // neighbours alike and alone.
-  it.each([[undefined], [[true, false, true]], [[false, false, true]]])('AdamW over several parameters: one global norm, flat moments in parameter order, shapes kept (decays %j)', async (decays) => {
-    const g = new Graph();
-    const shapes = [[2, 3], [4], [1, 2, 2]];
-    const total = shapes.reduce((n, s) => n + s.reduce((a, b) => a * b, 1), 0);
-    const ps = shapes.map((s, i) => g.input(`p${i}`, 'float32', s));
-    const gs = shapes.map((s, i) => g.input(`g${i}`, 'float32', s));
-    const m = g.input('m', 'float32', [total]);
-    const v = g.input('v', 'float32', [total]);
-    const step = g.input('step', 'float32', []);
-    const lr = g.input('lr', 'float32', []);
-    const cfg = { beta1: 0.8, beta2: 0.95, eps: 1e-8, weightDecay: 0.05, maxGradNorm: 0.5 };
-    const o = adamw(g, { params: ps, decays, m, v }, gs, step, lr, cfg);
-    o.params.forEach((t, i) => {
-      expect(t.shape).toEqual(shapes[i]);
-      g.output(t, `p${i}.new`);
-    });
-    g.output(o.m, 'm.new');
-    const session = await backend.createSession(compile(g));
-    const rng = new Rng(4);
-    const vals = (n: number, scale: number) => Array.from({ length: n }, () => (rng.next() - 0.5) * scale);
-    const P = shapes.map((s) => vals(s.reduce((a, b) => a * b, 1), 2));
-    const G = shapes.map((s) => vals(s.reduce((a, b) => a * b, 1), 3));
-    const M = vals(total, 0.2);
-    const V = vals(total, 0.1).map(Math.abs);
-    const feeds: Record<string, DeviceTensor> = {
-      m: backend.tensor('float32', M, [total]),
-      v: backend.tensor('float32', V, [total]),
-      step: backend.tensor('float32', [2], []),
-      lr: backend.tensor('float32', [0.03], []),
-    };
-    shapes.forEach((s, i) => {
-      feeds[`p${i}`] = backend.tensor('float32', P[i]!, s);
-      feeds[`g${i}`] = backend.tensor('float32', G[i]!, s);
-    });
-    const out = await session.run(feeds);
-    // float64 by hand, parameter by parameter, with the norm over all of them
-    const f32 = (a: number[]) => Array.from(Float32Array.from(a));
-    const flatG = G.flatMap(f32);
-    const norm = Math.sqrt(flatG.reduce((a, x) => a + x * x, 0));
-    const clip = Math.min(cfg.maxGradNorm / (norm + 1e-6), 1);
-    const m32 = f32(M);
-    const v32 = f32(V);
-    let k = 0;
-    for (let i = 0; i < shapes.length; i++) {
-      const got = await backend.read(out[`p${i}.new`]!);
-      f32(P[i]!).forEach((pj, j) => {
-        const gj = flatG[k]! * clip;
-        const mj = cfg.beta1 * m32[k]! + (1 - cfg.beta1) * gj;
-        const vj = cfg.beta2 * v32[k]! + (1 - cfg.beta2) * gj * gj;
-        const upd = mj / (1 - cfg.beta1 ** 2) / (Math.sqrt(vj / (1 - cfg.beta2 ** 2)) + cfg.eps);
-        const keep = (decays?.[i] ?? true) ? 1 - 0.03 * cfg.weightDecay : 1;
-        expect(Math.abs((got[j] as number) - (pj * keep - 0.03 * upd))).toBeLessThan(1e-6);
-        k++;
+  it.each([[undefined], [[true, false, true]], [[false, false, true]]])(
+    'AdamW over several parameters: one global norm, flat moments in parameter order, shapes kept (decays %j)',
+    async (decays) => {
+      const g = new Graph();
+      const shapes = [[2, 3], [4], [1, 2, 2]];
+      const total = shapes.reduce((n, s) => n + s.reduce((a, b) => a * b, 1), 0);
+      const ps = shapes.map((s, i) => g.input(`p${i}`, 'float32', s));
+      const gs = shapes.map((s, i) => g.input(`g${i}`, 'float32', s));
+      const m = g.input('m', 'float32', [total]);
+      const v = g.input('v', 'float32', [total]);
+      const step = g.input('step', 'float32', []);
+      const lr = g.input('lr', 'float32', []);
+      const cfg = { beta1: 0.8, beta2: 0.95, eps: 1e-8, weightDecay: 0.05, maxGradNorm: 0.5 };
+      const o = adamw(g, { params: ps, decays, m, v }, gs, step, lr, cfg);
+      o.params.forEach((t, i) => {
+        expect(t.shape).toEqual(shapes[i]);
+        g.output(t, `p${i}.new`);
       });
-    }
-    const mNew = (await backend.read(out['m.new']!)) as Float32Array;
-    expect(mNew.length).toBe(total);
-    mNew.forEach((x, j) => expect(Math.abs(x - (cfg.beta1 * m32[j]! + (1 - cfg.beta1) * flatG[j]! * clip))).toBeLessThan(1e-6));
-  });
+      g.output(o.m, 'm.new');
+      const session = await backend.createSession(compile(g));
+      const rng = new Rng(4);
+      const vals = (n: number, scale: number) => Array.from({ length: n }, () => (rng.next() - 0.5) * scale);
+      const P = shapes.map((s) =>
+        vals(
+          s.reduce((a, b) => a * b, 1),
+          2,
+        ),
+      );
+      const G = shapes.map((s) =>
+        vals(
+          s.reduce((a, b) => a * b, 1),
+          3,
+        ),
+      );
+      const M = vals(total, 0.2);
+      const V = vals(total, 0.1).map(Math.abs);
+      const feeds: Record<string, DeviceTensor> = {
+        m: backend.tensor('float32', M, [total]),
+        v: backend.tensor('float32', V, [total]),
+        step: backend.tensor('float32', [2], []),
+        lr: backend.tensor('float32', [0.03], []),
+      };
+      shapes.forEach((s, i) => {
+        feeds[`p${i}`] = backend.tensor('float32', P[i]!, s);
+        feeds[`g${i}`] = backend.tensor('float32', G[i]!, s);
+      });
+      const out = await session.run(feeds);
+      // float64 by hand, parameter by parameter, with the norm over all of them
+      const f32 = (a: number[]) => Array.from(Float32Array.from(a));
+      const flatG = G.flatMap(f32);
+      const norm = Math.sqrt(flatG.reduce((a, x) => a + x * x, 0));
+      const clip = Math.min(cfg.maxGradNorm / (norm + 1e-6), 1);
+      const m32 = f32(M);
+      const v32 = f32(V);
+      let k = 0;
+      for (let i = 0; i < shapes.length; i++) {
+        const got = await backend.read(out[`p${i}.new`]!);
+        f32(P[i]!).forEach((pj, j) => {
+          const gj = flatG[k]! * clip;
+          const mj = cfg.beta1 * m32[k]! + (1 - cfg.beta1) * gj;
+          const vj = cfg.beta2 * v32[k]! + (1 - cfg.beta2) * gj * gj;
+          const upd = mj / (1 - cfg.beta1 ** 2) / (Math.sqrt(vj / (1 - cfg.beta2 ** 2)) + cfg.eps);
+          const keep = (decays?.[i] ?? true) ? 1 - 0.03 * cfg.weightDecay : 1;
+          expect(Math.abs((got[j] as number) - (pj * keep - 0.03 * upd))).toBeLessThan(1e-6);
+          k++;
+        });
+      }
+      const mNew = (await backend.read(out['m.new']!)) as Float32Array;
+      expect(mNew.length).toBe(total);
+      mNew.forEach((x, j) =>
+        expect(Math.abs(x - (cfg.beta1 * m32[j]! + (1 - cfg.beta1) * flatG[j]! * clip))).toBeLessThan(1e-6),
+      );
+    },
+  );
 
   it('the tiny training graph learns on onnxruntime-node (20 steps)', async () => {
     const r = await runTinyTraining(backend, 20);
@@ -186,9 +207,15 @@ describe('bad input fails with a clear message', () => {
     g.output(g.cast(a, 'float32'), 'y');
     const s = await backend.createSession(compile(g), { label: 'demo' });
     await expect(s.run({ tokens: backend.tensor('float32', [1, 2], [2]) })).rejects.toThrow(FeedError);
-    await expect(s.run({ tokens: backend.tensor('float32', [1, 2], [2]) })).rejects.toThrow('demo: input "tokens" must be int64, got float32');
-    await expect(s.run({ tokens: backend.tensor('int64', [1, 2, 3], [3]) })).rejects.toThrow('input "tokens" must have shape [2], got [3]');
+    await expect(s.run({ tokens: backend.tensor('float32', [1, 2], [2]) })).rejects.toThrow(
+      'demo: input "tokens" must be int64, got float32',
+    );
+    await expect(s.run({ tokens: backend.tensor('int64', [1, 2, 3], [3]) })).rejects.toThrow(
+      'input "tokens" must have shape [2], got [3]',
+    );
     await expect(s.run({})).rejects.toThrow('missing input "tokens"');
-    await expect(s.run({ tokens: backend.tensor('int64', [1, 2], [2]), extra: backend.tensor('int64', [1], [1]) })).rejects.toThrow('unexpected input "extra"');
+    await expect(
+      s.run({ tokens: backend.tensor('int64', [1, 2], [2]), extra: backend.tensor('int64', [1], [1]) }),
+    ).rejects.toThrow('unexpected input "extra"');
   });
 });

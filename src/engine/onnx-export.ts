@@ -38,7 +38,12 @@ function valueInfo(w: ProtoWriter, t: Tensor): void {
 type OnnxAttr = { name: string; ints?: number[]; i?: number; f?: number };
 
 /** Our IR keeps shape-like operands as attributes; ONNX wants some of them as constant inputs. */
-function lowerNode(op: string, attrs: Record<string, AttrValue>, extraInits: Initializer[], nodeName: string): { attrs: OnnxAttr[]; extraInputs: string[] } {
+function lowerNode(
+  op: string,
+  attrs: Record<string, AttrValue>,
+  extraInits: Initializer[],
+  nodeName: string,
+): { attrs: OnnxAttr[]; extraInputs: string[] } {
   const constInput = (suffix: string, values: number[], dtype: DType = 'int64'): string => {
     const name = `${nodeName}_${suffix}`;
     extraInits.push({
@@ -60,16 +65,31 @@ function lowerNode(op: string, attrs: Record<string, AttrValue>, extraInits: Ini
       return { attrs: [], extraInputs: [constInput('shape', attrs.shape as number[])] };
     case 'Slice': {
       const a = attrs as { starts: number[]; ends: number[]; axes: number[] };
-      return { attrs: [], extraInputs: [constInput('starts', a.starts), constInput('ends', a.ends), constInput('axes', a.axes)] };
+      return {
+        attrs: [],
+        extraInputs: [constInput('starts', a.starts), constInput('ends', a.ends), constInput('axes', a.axes)],
+      };
     }
     case 'Clip':
-      return { attrs: [], extraInputs: [scalarInput('min', attrs.min as number), scalarInput('max', attrs.max as number)] };
+      return {
+        attrs: [],
+        extraInputs: [scalarInput('min', attrs.min as number), scalarInput('max', attrs.max as number)],
+      };
     case 'ReduceSum':
-      return { attrs: [{ name: 'keepdims', i: attrs.keepdims as number }], extraInputs: [constInput('axes', attrs.axes as number[])] };
+      return {
+        attrs: [{ name: 'keepdims', i: attrs.keepdims as number }],
+        extraInputs: [constInput('axes', attrs.axes as number[])],
+      };
     case 'ReduceMean':
     case 'ReduceMax':
     case 'ReduceLogSumExp':
-      return { attrs: [{ name: 'axes', ints: attrs.axes as number[] }, { name: 'keepdims', i: attrs.keepdims as number }], extraInputs: [] };
+      return {
+        attrs: [
+          { name: 'axes', ints: attrs.axes as number[] },
+          { name: 'keepdims', i: attrs.keepdims as number },
+        ],
+        extraInputs: [],
+      };
     case 'Cast':
       return { attrs: [{ name: 'to', i: ONNX_DTYPE[attrs.to as DType] }], extraInputs: [] };
     case 'Transpose':
@@ -80,7 +100,13 @@ function lowerNode(op: string, attrs: Record<string, AttrValue>, extraInits: Ini
     case 'Softmax':
       return { attrs: [{ name: 'axis', i: attrs.axis as number }], extraInputs: [] };
     case 'LayerNormalization':
-      return { attrs: [{ name: 'axis', i: attrs.axis as number }, { name: 'epsilon', f: attrs.epsilon as number }], extraInputs: [] };
+      return {
+        attrs: [
+          { name: 'axis', i: attrs.axis as number },
+          { name: 'epsilon', f: attrs.epsilon as number },
+        ],
+        extraInputs: [],
+      };
     default:
       return { attrs: [], extraInputs: [] };
   }
@@ -113,7 +139,9 @@ export function exportOnnx(graph: Graph, opts: ExportOptions = {}): Uint8Array {
   graph.outputs.forEach((t) => used.add(t.id));
   const baked = new Set((opts.initializers ?? []).map((i) => i.name));
   const inits: Initializer[] = [...(opts.initializers ?? [])];
-  for (const c of graph.constants) if (used.has(c.tensor.id)) inits.push({ name: c.tensor.name, dtype: c.tensor.dtype, shape: c.tensor.shape, data: c.data });
+  for (const c of graph.constants)
+    if (used.has(c.tensor.id))
+      inits.push({ name: c.tensor.name, dtype: c.tensor.dtype, shape: c.tensor.shape, data: c.data });
 
   const model = new ProtoWriter();
   model.int(1, IR_VERSION);

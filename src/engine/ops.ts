@@ -49,7 +49,8 @@ const unaryFloat: OpDef = {
 const compare: OpDef = {
   infer(inputs) {
     arity(inputs, 2);
-    if (inputs[0]!.dtype !== inputs[1]!.dtype) throw new Error(`dtypes differ: ${inputs[0]!.dtype} vs ${inputs[1]!.dtype}`);
+    if (inputs[0]!.dtype !== inputs[1]!.dtype)
+      throw new Error(`dtypes differ: ${inputs[0]!.dtype} vs ${inputs[1]!.dtype}`);
     return [{ dtype: 'bool', shape: broadcast(inputs) }];
   },
 };
@@ -105,7 +106,8 @@ export const opDefs = {
     infer(inputs) {
       arity(inputs, 3);
       if (inputs[0]!.dtype !== 'bool') throw new Error(`condition must be bool, got ${inputs[0]!.dtype}`);
-      if (inputs[1]!.dtype !== inputs[2]!.dtype) throw new Error(`branches differ in dtype: ${inputs[1]!.dtype} vs ${inputs[2]!.dtype}`);
+      if (inputs[1]!.dtype !== inputs[2]!.dtype)
+        throw new Error(`branches differ in dtype: ${inputs[1]!.dtype} vs ${inputs[2]!.dtype}`);
       return [{ dtype: inputs[1]!.dtype, shape: broadcast(inputs) }];
     },
   },
@@ -121,7 +123,8 @@ export const opDefs = {
       const [a, b] = inputs as [TensorInfo, TensorInfo];
       needFloat(a);
       needFloat(b);
-      if (a.shape.length < 2 || b.shape.length < 2) throw new Error(`both operands need rank >= 2, got ${fmt(a.shape)} x ${fmt(b.shape)}`);
+      if (a.shape.length < 2 || b.shape.length < 2)
+        throw new Error(`both operands need rank >= 2, got ${fmt(a.shape)} x ${fmt(b.shape)}`);
       const m = a.shape[a.shape.length - 2]!;
       const k = a.shape[a.shape.length - 1]!;
       const k2 = b.shape[b.shape.length - 2]!;
@@ -193,7 +196,8 @@ export const opDefs = {
         const ax = normAxis(a, s.length);
         const st = starts[i]!;
         const en = ends[i]!;
-        if (st < 0 || en > inputs[0]!.shape[ax]! || st >= en) throw new Error(`slice [${st}, ${en}) is out of range for axis ${ax} of size ${inputs[0]!.shape[ax]}`);
+        if (st < 0 || en > inputs[0]!.shape[ax]! || st >= en)
+          throw new Error(`slice [${st}, ${en}) is out of range for axis ${ax} of size ${inputs[0]!.shape[ax]}`);
         s[ax] = en - st;
       });
       return [{ dtype: inputs[0]!.dtype, shape: s }];
@@ -205,7 +209,9 @@ export const opDefs = {
       const [data, idx] = inputs as [TensorInfo, TensorInfo];
       if (idx.dtype !== 'int64') throw new Error(`indices must be int64, got ${idx.dtype}`);
       const axis = normAxis(attrs.axis as number, data.shape.length);
-      return [{ dtype: data.dtype, shape: [...data.shape.slice(0, axis), ...idx.shape, ...data.shape.slice(axis + 1)] }];
+      return [
+        { dtype: data.dtype, shape: [...data.shape.slice(0, axis), ...idx.shape, ...data.shape.slice(axis + 1)] },
+      ];
     },
   },
   GatherElements: {
@@ -236,7 +242,9 @@ export const opDefs = {
       inputs.forEach((t) => needFloat(t));
       const d = x.shape[x.shape.length - 1];
       if (scale.shape.length !== 1 || scale.shape[0] !== d || bias.shape.length !== 1 || bias.shape[0] !== d) {
-        throw new Error(`scale ${fmt(scale.shape)} and bias ${fmt(bias.shape)} must be [${d}] for input ${fmt(x.shape)}`);
+        throw new Error(
+          `scale ${fmt(scale.shape)} and bias ${fmt(bias.shape)} must be [${d}] for input ${fmt(x.shape)}`,
+        );
       }
       return [{ dtype: 'float32', shape: x.shape }];
     },

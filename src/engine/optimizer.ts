@@ -60,14 +60,18 @@ function decayRate(g: Graph, state: AdamWState, lr: Tensor, weightDecay: number)
   const rate = g.mul(lr, weightDecay);
   const decays = state.decays;
   if (!decays || decays.every(Boolean)) return rate;
-  if (decays.length !== state.params.length) throw new Error(`decays has ${decays.length} entries for ${state.params.length} parameters`);
+  if (decays.length !== state.params.length)
+    throw new Error(`decays has ${decays.length} entries for ${state.params.length} parameters`);
   const runs: { decay: boolean; length: number }[] = [];
   state.params.forEach((t, i) => {
     const last = runs.at(-1);
     if (last && last.decay === decays[i]) last.length += size(t.shape);
     else runs.push({ decay: decays[i]!, length: size(t.shape) });
   });
-  const mask = flatten(g, runs.map((r) => g.expand(g.scalar(r.decay ? 1 : 0), [r.length])));
+  const mask = flatten(
+    g,
+    runs.map((r) => g.expand(g.scalar(r.decay ? 1 : 0), [r.length])),
+  );
   return g.mul(rate, mask);
 }
 
@@ -79,7 +83,15 @@ function decayRate(g: Graph, state: AdamWState, lr: Tensor, weightDecay: number)
  * The update runs once over all parameters flattened into one vector: a dozen large element-wise
  * ops instead of a dozen small ones per parameter (hundreds of ORT nodes, or WebGPU dispatches).
  */
-export function adamw(g: Graph, state: AdamWState, grads: Tensor[], step: Tensor, lr: Tensor, cfg: AdamWConfig, extraFinite?: Tensor): AdamWOutputs {
+export function adamw(
+  g: Graph,
+  state: AdamWState,
+  grads: Tensor[],
+  step: Tensor,
+  lr: Tensor,
+  cfg: AdamWConfig,
+  extraFinite?: Tensor,
+): AdamWOutputs {
   const grad = flatten(g, grads);
   const p = flatten(g, state.params);
   const gradNorm = g.sqrt(g.sumAll(g.mul(grad, grad)));
@@ -89,7 +101,10 @@ export function adamw(g: Graph, state: AdamWState, grads: Tensor[], step: Tensor
   if (extraFinite) okF = g.mul(okF, finiteFlag(g.mul(extraFinite, extraFinite)));
   const ok = g.greater(okF, 0.5);
   const safeNorm = g.where(ok, gradNorm, 0);
-  const clip = cfg.maxGradNorm > 0 && Number.isFinite(cfg.maxGradNorm) ? g.minimum(g.div(cfg.maxGradNorm, g.add(safeNorm, 1e-6)), 1) : null;
+  const clip =
+    cfg.maxGradNorm > 0 && Number.isFinite(cfg.maxGradNorm)
+      ? g.minimum(g.div(cfg.maxGradNorm, g.add(safeNorm, 1e-6)), 1)
+      : null;
   const bc1 = g.sub(1, g.pow(g.scalar(cfg.beta1), step));
   const bc2 = g.sub(1, g.pow(g.scalar(cfg.beta2), step));
   const raw = g.where(ok, grad, 0);

@@ -85,7 +85,13 @@ export function erf(x: number): number {
   return Math.sign(x) * (1 - erfc);
 }
 
-function reduce(x: NDArray, attrs: Attrs, init: number, step: (acc: number, v: number) => number, finish?: (acc: number, count: number) => number): NDArray {
+function reduce(
+  x: NDArray,
+  attrs: Attrs,
+  init: number,
+  step: (acc: number, v: number) => number,
+  finish?: (acc: number, count: number) => number,
+): NDArray {
   const rank = x.shape.length;
   const axes = (attrs.axes as number[]).map((a) => normAxis(a, rank));
   const keptShape = x.shape.map((d, i) => (axes.includes(i) ? 1 : d));
@@ -168,7 +174,8 @@ function layerNorm(x: NDArray, scale: NDArray, bias: NDArray, eps: number): NDAr
     let v = 0;
     for (let j = 0; j < d; j++) v += (x.data[r * d + j]! - mean) ** 2;
     const rstd = 1 / Math.sqrt(v / d + eps);
-    for (let j = 0; j < d; j++) out.data[r * d + j] = (x.data[r * d + j]! - mean) * rstd * scale.data[j]! + bias.data[j]!;
+    for (let j = 0; j < d; j++)
+      out.data[r * d + j] = (x.data[r * d + j]! - mean) * rstd * scale.data[j]! + bias.data[j]!;
   }
   return out;
 }
@@ -274,7 +281,14 @@ const kernels: Record<OpName, Kernel> = {
   Softmax: ([x], a) => softmax(x!, a.axis as number),
   LayerNormalization: ([x, s, b], a) => layerNorm(x!, s!, b!, a.epsilon as number),
   ReduceSum: ([x], a) => reduce(x!, a, 0, (s, v) => s + v),
-  ReduceMean: ([x], a) => reduce(x!, a, 0, (s, v) => s + v, (s, n) => s / n),
+  ReduceMean: ([x], a) =>
+    reduce(
+      x!,
+      a,
+      0,
+      (s, v) => s + v,
+      (s, n) => s / n,
+    ),
   ReduceMax: ([x], a) => reduce(x!, a, -Infinity, Math.max),
   ReduceLogSumExp: ([x], a) => {
     const mx = reduce(x!, { ...a, keepdims: 1 }, -Infinity, Math.max);
@@ -291,14 +305,19 @@ export function evaluate(graph: Graph, feeds: Record<string, NDArray>, wanted: T
   for (const t of graph.inputs) {
     const v = feeds[t.name];
     if (!v) throw new Error(`evaluate: missing feed "${t.name}"`);
-    if (v.data.length !== size(t.shape)) throw new Error(`evaluate: feed "${t.name}" has ${v.data.length} values, expected shape [${t.shape}]`);
+    if (v.data.length !== size(t.shape))
+      throw new Error(`evaluate: feed "${t.name}" has ${v.data.length} values, expected shape [${t.shape}]`);
     values.set(t.id, { shape: t.shape, data: v.data });
   }
-  for (const c of graph.constants) values.set(c.tensor.id, nd(c.tensor.shape, Array.from(c.data as ArrayLike<number | bigint>, Number)));
+  for (const c of graph.constants)
+    values.set(c.tensor.id, nd(c.tensor.shape, Array.from(c.data as ArrayLike<number | bigint>, Number)));
   for (const node of graph.nodes) {
     const kernel = kernels[node.op];
     if (!kernel) throw new Error(`evaluate: no reference kernel for ${node.op}`);
-    const out = kernel(node.inputs.map((t) => values.get(t.id)!), node.attrs);
+    const out = kernel(
+      node.inputs.map((t) => values.get(t.id)!),
+      node.attrs,
+    );
     values.set(node.outputs[0]!.id, out);
   }
   return wanted.map((t) => {

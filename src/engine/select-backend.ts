@@ -2,7 +2,13 @@ import type { WebBackend, WebBackendOptions } from './backend-web.ts';
 import { probeWebGpu, type AdapterProbe, type AdapterSummary, type WebBackendKind } from './webgpu-adapter.ts';
 
 // Re-exported: the worker, its protocol and the harnesses import these from here.
-export { probeWebGpu, summariseAdapterInfo, type AdapterProbe, type AdapterSummary, type WebBackendKind } from './webgpu-adapter.ts';
+export {
+  probeWebGpu,
+  summariseAdapterInfo,
+  type AdapterProbe,
+  type AdapterSummary,
+  type WebBackendKind,
+} from './webgpu-adapter.ts';
 
 /**
  * Picks the browser backend: WebGPU on a hardware adapter, else WASM, with the reason recorded.
@@ -30,15 +36,27 @@ export function decideBackend(forced: ForcedBackend, probe: AdapterProbe): Backe
   if (forced === 'wasm') return { kind: 'wasm', reason: 'forced with ?backend=wasm', adapter: a };
   if (forced === 'webgpu') {
     if (!a) throw new Error(`?backend=webgpu was forced but ${probe.error ?? 'no WebGPU adapter is available'}`);
-    return { kind: 'webgpu', reason: `forced with ?backend=webgpu (adapter: ${name}${a.software ? `, software; ${SOFTWARE_NOTE}` : ''})`, adapter: a };
+    return {
+      kind: 'webgpu',
+      reason: `forced with ?backend=webgpu (adapter: ${name}${a.software ? `, software; ${SOFTWARE_NOTE}` : ''})`,
+      adapter: a,
+    };
   }
   if (!a) return { kind: 'wasm', reason: `WASM: ${probe.error ?? 'no WebGPU adapter'}`, adapter: null };
-  if (a.software) return { kind: 'wasm', reason: `WASM: the only WebGPU adapter is a software one (${name}); ${SOFTWARE_NOTE}. Force it with ?backend=webgpu`, adapter: a };
+  if (a.software)
+    return {
+      kind: 'wasm',
+      reason: `WASM: the only WebGPU adapter is a software one (${name}); ${SOFTWARE_NOTE}. Force it with ?backend=webgpu`,
+      adapter: a,
+    };
   return { kind: 'webgpu', reason: `WebGPU: hardware adapter ${name}`, adapter: a };
 }
 
 /** Chooses and creates the backend. `forced` comes from the page's `?backend=` (src/ui/url-state.ts) or a setting. */
-export async function chooseBackend(forced?: ForcedBackend, opts: Omit<WebBackendOptions, 'reason' | 'adapter'> = {}): Promise<WebBackend> {
+export async function chooseBackend(
+  forced?: ForcedBackend,
+  opts: Omit<WebBackendOptions, 'reason' | 'adapter'> = {},
+): Promise<WebBackend> {
   const probe = forced === 'wasm' ? { adapter: null } : await probeWebGpu();
   const d = decideBackend(forced, probe);
   const { createWebBackend } = await import('./backend-web.ts');

@@ -16,14 +16,20 @@ export interface AdapterSummary {
   software: boolean;
 }
 
-type AdapterInfoLike = Partial<Record<'vendor' | 'architecture' | 'device' | 'description', string>> & { isFallbackAdapter?: boolean };
+type AdapterInfoLike = Partial<Record<'vendor' | 'architecture' | 'device' | 'description', string>> & {
+  isFallbackAdapter?: boolean;
+};
 
 /** Describes a GPUAdapterInfo (from `adapter.info` or `device.adapterInfo`). */
 export function summariseAdapterInfo(info: AdapterInfoLike, legacyFallback = false): AdapterSummary {
   const vendor = info.vendor ?? '';
   const architecture = info.architecture ?? '';
   const description = info.description ?? '';
-  const software = info.isFallbackAdapter === true || legacyFallback || /swiftshader/i.test(architecture) || /swiftshader/i.test(description);
+  const software =
+    info.isFallbackAdapter === true ||
+    legacyFallback ||
+    /swiftshader/i.test(architecture) ||
+    /swiftshader/i.test(description);
   return { vendor, architecture, device: info.device ?? '', description, software };
 }
 
@@ -52,6 +58,9 @@ export async function probeWebGpu(): Promise<AdapterProbe> {
     const info = adapter.info ?? (adapter.requestAdapterInfo ? await adapter.requestAdapterInfo() : {});
     return { adapter: summariseAdapterInfo(info, adapter.isFallbackAdapter === true) };
   } catch (e) {
-    return { adapter: null, error: `requesting a WebGPU adapter failed: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      adapter: null,
+      error: `requesting a WebGPU adapter failed: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
 }

@@ -16,7 +16,10 @@ export interface LessonRun {
 
 /** One lesson run's config inputs for the resolver: its preset, then the run's config on the lesson's task, then `extra` (seed, evaluation) over it. */
 export function lessonRunInputs(lesson: Lesson, run: LessonRun, extra: Partial<RunConfig>): ConfigInputs {
-  return { preset: run.preset, layers: [{ source: { kind: 'lesson', lesson: lesson.id }, values: { ...run.config, task: lesson.task, ...extra } }] };
+  return {
+    preset: run.preset,
+    layers: [{ source: { kind: 'lesson', lesson: lesson.id }, values: { ...run.config, task: lesson.task, ...extra } }],
+  };
 }
 
 export interface LessonMeasure {
@@ -85,7 +88,10 @@ export const LESSON_EVAL_PROMPTS = 32;
 export const passKNoise = (p: number) => Math.sqrt(Math.max(p * (1 - p), 0) / LESSON_EVAL_PROMPTS);
 export const f3 = (x: number) => x.toFixed(3);
 /** The largest amount by which `run`'s pass@k falls below the base's over the base's k (0 when it never does), and that k. */
-export function largestShortfall(base: Record<string, number> | undefined, run: Record<string, number> | undefined): { gap: number; k: number } {
+export function largestShortfall(
+  base: Record<string, number> | undefined,
+  run: Record<string, number> | undefined,
+): { gap: number; k: number } {
   let best = { gap: 0, k: 0 };
   for (const k of Object.keys(base ?? {})) {
     const gap = (base?.[k] ?? 0) - (run?.[k] ?? 0);
@@ -105,10 +111,12 @@ export const hardSudoku = { size: 4, blanks: 10 };
 /** Five clauses: the hardest level sat-tiny's SFT saw (base pass@1 0.54, pass@16 1.0), where RL can only sharpen. */
 export const trainedSat = { n: 5, k: 3, m: 5, ratio: 0 };
 
-
 /** The verdict rule applied to each seed alone; the recorded verdict is the rule on the mean over seeds. */
 export function perSeedVerdicts(lesson: Lesson, m: MeasuredLesson): { seed: number; verdict: Verdict }[] {
-  return (m.per_seed ?? []).map((p) => ({ seed: p.seed, verdict: lesson.verdict({ ...m, runs: p.runs, base_pass_at_k: p.base_pass_at_k, per_seed: undefined }) }));
+  return (m.per_seed ?? []).map((p) => ({
+    seed: p.seed,
+    verdict: lesson.verdict({ ...m, runs: p.runs, base_pass_at_k: p.base_pass_at_k, per_seed: undefined }),
+  }));
 }
 
 export interface MeasuredRun {

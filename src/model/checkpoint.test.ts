@@ -7,7 +7,7 @@ import { modelPresets } from './config.ts';
 import { exportInferenceModel } from './export-onnx.ts';
 import { pack } from './layout.ts';
 import { Policy } from './policy.ts';
-import { readSafetensors, } from './safetensors.ts';
+import { readSafetensors } from './safetensors.ts';
 import { encode, tokenizerSpec } from './tokenizer.ts';
 import { initParams, paramSpecs } from './transformer.ts';
 
@@ -38,7 +38,9 @@ describe('checkpoints', () => {
 
   const good = saveWeights(cfg, initParams(cfg, 3));
   const header = (bytes: Uint8Array) => Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const withHeader = (edit: (h: Record<string, { dtype: string; shape: number[]; data_offsets: number[] }>) => void) => {
+  const withHeader = (
+    edit: (h: Record<string, { dtype: string; shape: number[]; data_offsets: number[] }>) => void,
+  ) => {
     const n = header(good);
     const h = JSON.parse(new TextDecoder().decode(good.subarray(8, 8 + n)));
     edit(h);
@@ -56,18 +58,36 @@ describe('checkpoints', () => {
   it.each([
     ['a 0-byte file', new Uint8Array(0), /empty \(0 bytes\)/],
     ['a truncated file', good.subarray(0, good.length - 100), /truncated: tensor ".*" ends at byte/],
-    ['a file of random bytes', Uint8Array.from({ length: 4096 }, (_, i) => (new Rng(i).nextU32() & 255)), /not a safetensors file/],
-    ['a wrong header', Uint8Array.from([...new Uint8Array(8).fill(0), ...new TextEncoder().encode('hello')]), /not a safetensors file/],
+    [
+      'a file of random bytes',
+      Uint8Array.from({ length: 4096 }, (_, i) => new Rng(i).nextU32() & 255),
+      /not a safetensors file/,
+    ],
+    [
+      'a wrong header',
+      Uint8Array.from([...new Uint8Array(8).fill(0), ...new TextEncoder().encode('hello')]),
+      /not a safetensors file/,
+    ],
     // F16 and BF16 are read (widened to F32); an integer dtype is not a weight format.
-    ['a wrong dtype', withHeader((h) => (h['wte']!.dtype = 'I32')), /tensor "wte": dtype "I32" is not supported \(expected F32, BF16 or F16\)/],
-    ['a wrong shape', withHeader((h) => (h['wte']!.shape = [h['wte']!.shape[1]!, h['wte']!.shape[0]!])), /tensor "wte" has shape \[32,102\], the model needs \[102,32\]/],
+    [
+      'a wrong dtype',
+      withHeader((h) => (h['wte']!.dtype = 'I32')),
+      /tensor "wte": dtype "I32" is not supported \(expected F32, BF16 or F16\)/,
+    ],
+    [
+      'a wrong shape',
+      withHeader((h) => (h['wte']!.shape = [h['wte']!.shape[1]!, h['wte']!.shape[0]!])),
+      /tensor "wte" has shape \[32,102\], the model needs \[102,32\]/,
+    ],
   ])('rejects %s with a clear message', (_what, bytes, message) => {
     expect(() => loadWeights(manifest, bytes)).toThrow(message);
   });
 
   it('rejects weights from another model (manifest mismatch) and keeps the loaded model', async () => {
     const other = saveWeights(modelPresets.tiny, initParams(modelPresets.tiny, 1));
-    expect(() => loadWeights(manifest, other)).toThrow(/does not match its manifest: tensor "wte" has shape \[102,64\], the model needs \[102,32\]/);
+    expect(() => loadWeights(manifest, other)).toThrow(
+      /does not match its manifest: tensor "wte" has shape \[102,64\], the model needs \[102,32\]/,
+    );
     const policy = await Policy.create(createNodeBackend(1), cfg, layout, initParams(cfg, 3));
     const before = await policy.getWeights();
     const bad = initParams(cfg, 3);
@@ -80,7 +100,9 @@ describe('checkpoints', () => {
 
   it('rejects a manifest that is not ours, naming the field', () => {
     expect(() => validateManifest({ format: 'x' })).toThrow(/"format" must be "rlvr-playground-checkpoint"/);
-    expect(() => validateManifest({ ...manifest, model: { ...cfg, dModel: -1 } })).toThrow(/model\.dModel must be a positive integer/);
+    expect(() => validateManifest({ ...manifest, model: { ...cfg, dModel: -1 } })).toThrow(
+      /model\.dModel must be a positive integer/,
+    );
   });
 
   it('exports a standalone ONNX inference model that onnxruntime loads on its own and that matches the policy', async () => {

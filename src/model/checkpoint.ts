@@ -15,9 +15,20 @@ export interface Manifest {
   layout: Layout;
   tokenizer: TokenizerSpec | HfTokenizerSpec;
   /** Task ids this checkpoint is meant for, each with the RL difficulty its figures were measured at. */
-  tasks: { task: string; difficulty: Record<string, number | string>; pass_at_k: Record<string, number>; eval: { prompts: number; n: number; seed: number } }[];
+  tasks: {
+    task: string;
+    difficulty: Record<string, number | string>;
+    pass_at_k: Record<string, number>;
+    eval: { prompts: number; n: number; seed: number };
+  }[];
   /** What it was trained on and how to reproduce it. */
-  training: { kind: 'pretrain' | 'rl'; command: string; seed: number; steps: number; trained_on: { task: string; difficulty: Record<string, number | string> }[] };
+  training: {
+    kind: 'pretrain' | 'rl';
+    command: string;
+    seed: number;
+    steps: number;
+    trained_on: { task: string; difficulty: Record<string, number | string> }[];
+  };
   created: string;
   parameters: number;
   /**
@@ -92,12 +103,17 @@ export function requireCharTokenizer(m: Manifest, what: string): void {
 export function validateManifest(m: unknown): Manifest {
   const o = m as Manifest;
   if (typeof o !== 'object' || o === null) throw new CheckpointError('manifest: not a JSON object');
-  if (o.format !== 'rlvr-playground-checkpoint') throw new CheckpointError(`manifest: "format" must be "rlvr-playground-checkpoint", got ${JSON.stringify(o.format)}`);
+  if (o.format !== 'rlvr-playground-checkpoint')
+    throw new CheckpointError(
+      `manifest: "format" must be "rlvr-playground-checkpoint", got ${JSON.stringify(o.format)}`,
+    );
   if (typeof o.model !== 'object' || o.model === null) throw new CheckpointError('manifest: missing "model" config');
   for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF'] as const) {
-    if (!Number.isInteger(o.model[k]) || o.model[k] <= 0) throw new CheckpointError(`manifest: model.${k} must be a positive integer, got ${JSON.stringify(o.model[k])}`);
+    if (!Number.isInteger(o.model[k]) || o.model[k] <= 0)
+      throw new CheckpointError(`manifest: model.${k} must be a positive integer, got ${JSON.stringify(o.model[k])}`);
   }
-  if (!o.layout || !Number.isInteger(o.layout.promptLen) || !Number.isInteger(o.layout.completionLen)) throw new CheckpointError('manifest: "layout" needs integer promptLen and completionLen');
+  if (!o.layout || !Number.isInteger(o.layout.promptLen) || !Number.isInteger(o.layout.completionLen))
+    throw new CheckpointError('manifest: "layout" needs integer promptLen and completionLen');
   if (!Array.isArray(o.tasks)) throw new CheckpointError('manifest: "tasks" must be a list');
   return o;
 }
@@ -108,13 +124,19 @@ export function loadWeights(manifest: Manifest, bytes: Uint8Array): Weights {
   const w: Weights = new Map();
   for (const s of paramSpecs(manifest.model)) {
     const t = tensors.get(s.name);
-    if (!t) throw new CheckpointError(`checkpoint does not match its manifest: tensor "${s.name}" is missing (the manifest's model needs it)`);
+    if (!t)
+      throw new CheckpointError(
+        `checkpoint does not match its manifest: tensor "${s.name}" is missing (the manifest's model needs it)`,
+      );
     if (t.shape.length !== s.shape.length || t.shape.some((d, i) => d !== s.shape[i])) {
-      throw new CheckpointError(`checkpoint does not match its manifest: tensor "${s.name}" has shape [${t.shape}], the model needs [${s.shape}]`);
+      throw new CheckpointError(
+        `checkpoint does not match its manifest: tensor "${s.name}" has shape [${t.shape}], the model needs [${s.shape}]`,
+      );
     }
     w.set(s.name, t.data);
   }
-  for (const name of tensors.keys()) if (!w.has(name)) throw new CheckpointError(`checkpoint does not match its manifest: unexpected tensor "${name}"`);
+  for (const name of tensors.keys())
+    if (!w.has(name)) throw new CheckpointError(`checkpoint does not match its manifest: unexpected tensor "${name}"`);
   checkWeights(manifest.model, w);
   return w;
 }

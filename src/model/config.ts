@@ -57,12 +57,17 @@ export type ModelPresetId = keyof typeof modelPresets;
 
 export function validateModelConfig(c: ModelConfig): void {
   for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] <= 0) throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);
+    if (!Number.isInteger(c[k]) || c[k] <= 0)
+      throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);
   }
-  if (c.dModel % c.nHeads !== 0) throw new Error(`model config: dModel (${c.dModel}) must be divisible by nHeads (${c.nHeads})`);
+  if (c.dModel % c.nHeads !== 0)
+    throw new Error(`model config: dModel (${c.dModel}) must be divisible by nHeads (${c.nHeads})`);
   if (isLlama(c)) {
     const kv = c.nKvHeads ?? c.nHeads;
-    if (!Number.isInteger(kv) || kv <= 0 || c.nHeads % kv) throw new Error(`model config: nHeads (${c.nHeads}) must be a multiple of nKvHeads (${kv})`);
-    if ((c.dModel / c.nHeads) % 2) throw new Error(`model config: the head size (${c.dModel / c.nHeads}) must be even for rotary embeddings`);
-  } else if (c.arch !== undefined && c.arch !== 'gpt2') throw new Error(`model config: unknown arch ${JSON.stringify(c.arch)}`);
+    if (!Number.isInteger(kv) || kv <= 0 || c.nHeads % kv)
+      throw new Error(`model config: nHeads (${c.nHeads}) must be a multiple of nKvHeads (${kv})`);
+    if ((c.dModel / c.nHeads) % 2)
+      throw new Error(`model config: the head size (${c.dModel / c.nHeads}) must be even for rotary embeddings`);
+  } else if (c.arch !== undefined && c.arch !== 'gpt2')
+    throw new Error(`model config: unknown arch ${JSON.stringify(c.arch)}`);
 }

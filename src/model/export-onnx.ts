@@ -11,13 +11,19 @@ import { declareParams, forward, paramSpecs } from './transformer.ts';
  * output: logits [batch, length, vocab].
  */
 export function exportInferenceModel(c: ModelConfig, weights: Weights, batch: number, length: number): Uint8Array {
-  if (length > c.contextLength) throw new Error(`export: length ${length} exceeds the model's context length ${c.contextLength}`);
+  if (length > c.contextLength)
+    throw new Error(`export: length ${length} exceeds the model's context length ${c.contextLength}`);
   const g = new Graph();
   const p = declareParams(g, c);
   const tokens = g.input('tokens', 'int64', [batch, length]);
   const positions = g.input('positions', 'int64', [batch, length]);
   const keyBias = g.input('key_bias', 'float32', [batch, length]);
   g.output(forward(g, c, p, tokens, positions, keyBias), 'logits');
-  const inits = paramSpecs(c).map((s) => ({ name: s.name, dtype: 'float32' as const, shape: s.shape, data: weights.get(s.name)! }));
+  const inits = paramSpecs(c).map((s) => ({
+    name: s.name,
+    dtype: 'float32' as const,
+    shape: s.shape,
+    data: weights.get(s.name)!,
+  }));
   return compile(g, inits).bytes;
 }

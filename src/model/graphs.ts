@@ -2,7 +2,17 @@ import { gradients } from '../engine/autodiff.ts';
 import { Graph, type Tensor } from '../engine/graph.ts';
 import { adamw, flatLength, type AdamWConfig } from '../engine/optimizer.ts';
 import type { ModelConfig } from './config.ts';
-import { completionHidden, decodeStep, declareParams, forward, head, prefill, trainableSpecs, type Params, type SharedSequence } from './transformer.ts';
+import {
+  completionHidden,
+  decodeStep,
+  declareParams,
+  forward,
+  head,
+  prefill,
+  trainableSpecs,
+  type Params,
+  type SharedSequence,
+} from './transformer.ts';
 
 /** Inputs shared by every whole-sequence graph: the packed batch (see layout.ts). */
 export interface SequenceInputs {
@@ -24,7 +34,13 @@ export function sequenceInputs(g: Graph, rows: number, len: number): SequenceInp
 }
 
 /** Per-token log-prob of each target and entropy of the (temperature-scaled) distribution, both [rows, len]. */
-export function tokenStats(g: Graph, c: ModelConfig, p: Params, s: SequenceInputs, withEntropy = true): { logp: Tensor; entropy: Tensor | null } {
+export function tokenStats(
+  g: Graph,
+  c: ModelConfig,
+  p: Params,
+  s: SequenceInputs,
+  withEntropy = true,
+): { logp: Tensor; entropy: Tensor | null } {
   const [rows, len] = s.tokens.shape as [number, number];
   const logits = g.mul(forward(g, c, p, s.tokens, s.positions, s.keyBias), s.invTemperature);
   const logprobs = g.logSoftmax(logits, -1);
@@ -64,7 +80,12 @@ export function sharedInputs(g: Graph, rows: number, distinct: number, promptLen
  * (column promptLen - 1 + i holds completion token i; the other columns are 0): logits only where a
  * completion token is predicted, each distinct prompt passed once (completionHidden).
  */
-export function completionStats(g: Graph, c: ModelConfig, p: Params, s: SharedInputs): { logp: Tensor; entropy: Tensor } {
+export function completionStats(
+  g: Graph,
+  c: ModelConfig,
+  p: Params,
+  s: SharedInputs,
+): { logp: Tensor; entropy: Tensor } {
   const [rows, cl] = s.seq.tokens.shape as [number, number];
   const logprobs = g.logSoftmax(g.mul(head(g, c, p, completionHidden(g, c, p, s.seq)), s.invTemperature), -1);
   const zeros = (n: number) => g.expand(g.constant([0], [1, 1]), [rows, n]);
@@ -90,11 +111,19 @@ export function buildScoreGraph(c: ModelConfig, rows: number, distinct: number, 
  * GPU); otherwise only this step's new key/value columns, all in one output `new.kv` [2·layers·rows,
  * heads, 1, dh] ordered k0, v0, k1, v1, … (the host writes them into its cache).
  */
-export function buildDecodeGraph(c: ModelConfig, distinct: number, rows: number, promptLen: number, completionLen: number, deviceCache: boolean): Graph {
+export function buildDecodeGraph(
+  c: ModelConfig,
+  distinct: number,
+  rows: number,
+  promptLen: number,
+  completionLen: number,
+  deviceCache: boolean,
+): Graph {
   const g = new Graph({ forwardOnly: true });
   const p = declareParams(g, c);
   const dh = c.dModel / c.nHeads;
-  const perLayer = (name: string, n: number, len: number) => Array.from({ length: c.nLayers }, (_, l) => g.input(`${name}${l}`, 'float32', [n, c.nHeads, len, dh]));
+  const perLayer = (name: string, n: number, len: number) =>
+    Array.from({ length: c.nLayers }, (_, l) => g.input(`${name}${l}`, 'float32', [n, c.nHeads, len, dh]));
   const io = {
     tokens: g.input('tok', 'int64', [rows]),
     positions: g.input('pos', 'int64', [rows]),
@@ -113,7 +142,14 @@ export function buildDecodeGraph(c: ModelConfig, distinct: number, rows: number,
       g.output(out.kCache[l]!, `new.k${l}`);
       g.output(out.vCache[l]!, `new.v${l}`);
     }
-  } else g.output(g.concat(out.kNew.flatMap((k, l) => [k, out.vNew[l]!]), 0), 'new.kv'); // one read per step instead of 2 × layers
+  } else
+    g.output(
+      g.concat(
+        out.kNew.flatMap((k, l) => [k, out.vNew[l]!]),
+        0,
+      ),
+      'new.kv',
+    ); // one read per step instead of 2 × layers
   return g;
 }
 
@@ -169,7 +205,11 @@ export function trainState(g: Graph, c: ModelConfig): TrainState {
     step,
     lr,
     finish(loss, cfg) {
-      const grads = gradients(g, loss, names.map((n) => p[n]!));
+      const grads = gradients(
+        g,
+        loss,
+        names.map((n) => p[n]!),
+      );
       const decays = specs.map((s) => s.decay);
       const upd = adamw(g, { params: names.map((n) => p[n]!), decays, m, v }, grads, step, lr, cfg, loss);
       g.output(loss, 'loss');

@@ -2,7 +2,14 @@
 // (@huggingface/transformers, real onnxruntime-node sessions) loads its tokenizer and model, and a
 // float64 GPT-2 forward written here from Hugging Face's definition reads the safetensors tensors.
 // Both must agree with our own tokenizer and scorer on the shipped sat-tiny checkpoint.
-import { AutoModelForCausalLM, AutoTokenizer, env, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import {
+  AutoModelForCausalLM,
+  AutoTokenizer,
+  env,
+  Tensor,
+  type PreTrainedModel,
+  type PreTrainedTokenizer,
+} from '@huggingface/transformers';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,7 +102,9 @@ function gpt2LogProbs(t: Tensors, cfg: Gpt2Config, ids: number[]): Float64Array[
     }
     const attn = linear(ctx, pre + 'attn.c_proj');
     x = x.map((row, p) => row.map((val, i) => val + attn[p]![i]!));
-    const hidden = linear(layerNorm(x, pre + 'ln_2'), pre + 'mlp.c_fc').map((row) => row.map((a) => 0.5 * a * (1 + erf(a / Math.SQRT2))));
+    const hidden = linear(layerNorm(x, pre + 'ln_2'), pre + 'mlp.c_fc').map((row) =>
+      row.map((a) => 0.5 * a * (1 + erf(a / Math.SQRT2))),
+    );
     const mlp = linear(hidden, pre + 'mlp.c_proj');
     x = x.map((row, p) => row.map((val, i) => val + mlp[p]![i]!));
   }
@@ -120,7 +129,11 @@ let completions: number[][];
 let ours: number[][];
 
 beforeAll(async () => {
-  const { stdout } = await run('node', ['scripts/rlvr.mjs', 'export', '--format', 'hf', '--model', manifestPath, '--out', out], { cwd: root });
+  const { stdout } = await run(
+    'node',
+    ['scripts/rlvr.mjs', 'export', '--format', 'hf', '--model', manifestPath, '--out', out],
+    { cwd: root },
+  );
   expect(JSON.parse(stdout).out).toBe(out);
   env.allowRemoteModels = false;
   env.useFSCache = false;
@@ -133,7 +146,12 @@ beforeAll(async () => {
   // Prompts of different lengths (so the batch is padded), completions both references and samples.
   const sat = getTaskFamily('sat');
   const insts = [sat.generate(11, { n: 5, m: 6 }), sat.generate(12, { n: 4, m: 3 }), sat.generate(13, { n: 5, m: 4 })];
-  const sampled = await policy.sample(insts.map((i) => encode(i.prompt)), { temperature: 1, topK: 0, topP: 1 }, manifest.layout.completionLen, new Rng(7));
+  const sampled = await policy.sample(
+    insts.map((i) => encode(i.prompt)),
+    { temperature: 1, topK: 0, topP: 1 },
+    manifest.layout.completionLen,
+    new Rng(7),
+  );
   prompts = [...insts.map((i) => i.prompt), ...insts.map((i) => i.prompt)];
   completions = [...insts.map((i) => [...encode(i.reference), EOS]), ...sampled.map((c) => c.tokens)];
   ours = (await policy.score(prompts.map(encode), completions)).logp;
@@ -183,11 +201,18 @@ describe('rlvr export --format hf', () => {
     for (let l = 0; l < c.nLayers; l++) {
       const p = `transformer.h.${l}.`;
       want.push(
-        [p + 'ln_1.weight', [d]], [p + 'ln_1.bias', [d]], [p + 'ln_2.weight', [d]], [p + 'ln_2.bias', [d]],
-        [p + 'attn.c_attn.weight', [d, 3 * d]], [p + 'attn.c_attn.bias', [3 * d]],
-        [p + 'attn.c_proj.weight', [d, d]], [p + 'attn.c_proj.bias', [d]],
-        [p + 'mlp.c_fc.weight', [d, c.dFF]], [p + 'mlp.c_fc.bias', [c.dFF]],
-        [p + 'mlp.c_proj.weight', [c.dFF, d]], [p + 'mlp.c_proj.bias', [d]],
+        [p + 'ln_1.weight', [d]],
+        [p + 'ln_1.bias', [d]],
+        [p + 'ln_2.weight', [d]],
+        [p + 'ln_2.bias', [d]],
+        [p + 'attn.c_attn.weight', [d, 3 * d]],
+        [p + 'attn.c_attn.bias', [3 * d]],
+        [p + 'attn.c_proj.weight', [d, d]],
+        [p + 'attn.c_proj.bias', [d]],
+        [p + 'mlp.c_fc.weight', [d, c.dFF]],
+        [p + 'mlp.c_fc.bias', [c.dFF]],
+        [p + 'mlp.c_proj.weight', [c.dFF, d]],
+        [p + 'mlp.c_proj.bias', [d]],
       );
     }
     expect([...st.tensors.keys()].sort()).toEqual(want.map(([n]) => n).sort());
@@ -209,17 +234,21 @@ describe('rlvr export --format hf', () => {
     }
     expect(checked).toBe(FAMILIES.length * 3 * 3);
     // <eos> is an added special token: skip_special_tokens drops it, the tags stay text.
-    expect(tokenizer.decode([...encode('<think>1</think><answer>0</answer>'), EOS], { skip_special_tokens: true })).toBe('<think>1</think><answer>0</answer>');
+    expect(
+      tokenizer.decode([...encode('<think>1</think><answer>0</answer>'), EOS], { skip_special_tokens: true }),
+    ).toBe('<think>1</think><answer>0</answer>');
     expect(tokenizer.eos_token_id).toBe(EOS);
   });
 
-  it('transformers.js gives our scorer\'s next-token log-probs (left-padded batch, ≤ 1e-4)', async () => {
+  it("transformers.js gives our scorer's next-token log-probs (left-padded batch, ≤ 1e-4)", async () => {
     const texts = prompts.map((p, r) => p + decode(completions[r]!, true));
     const batch = tokenizer(texts, { padding: true });
     const ids = batch.input_ids as Tensor;
     const [rows, len] = ids.dims as [number, number];
     // Prompts of different lengths: some rows are left-padded (position_ids come from attention_mask).
-    expect(Array.from((batch.attention_mask as Tensor).data as BigInt64Array).filter((m) => m === 0n).length).toBeGreaterThan(0);
+    expect(
+      Array.from((batch.attention_mask as Tensor).data as BigInt64Array).filter((m) => m === 0n).length,
+    ).toBeGreaterThan(0);
     const { logits } = (await model(batch)) as { logits: Tensor };
     expect(logits.dims).toEqual([rows, len, manifest.model.vocabSize]);
     const V = manifest.model.vocabSize;
@@ -243,7 +272,7 @@ describe('rlvr export --format hf', () => {
     expect(maxDiff).toBeLessThan(1e-4);
   });
 
-  it('the safetensors tensors, run through a float64 GPT-2 forward, give our scorer\'s log-probs (≤ 1e-4)', () => {
+  it("the safetensors tensors, run through a float64 GPT-2 forward, give our scorer's log-probs (≤ 1e-4)", () => {
     const st = readSafetensors(new Uint8Array(readFileSync(join(out, 'model.safetensors')))).tensors;
     const cfg = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as Gpt2Config;
     let maxDiff = 0;
@@ -251,7 +280,9 @@ describe('rlvr export --format hf', () => {
       const prompt = encode(p);
       const comp = completions[r]!;
       const lp = gpt2LogProbs(st, cfg, [...prompt, ...comp]);
-      comp.forEach((tok, i) => (maxDiff = Math.max(maxDiff, Math.abs(lp[prompt.length - 1 + i]![tok]! - ours[r]![i]!))));
+      comp.forEach(
+        (tok, i) => (maxDiff = Math.max(maxDiff, Math.abs(lp[prompt.length - 1 + i]![tok]! - ours[r]![i]!))),
+      );
     });
     expect(maxDiff).toBeLessThan(1e-4);
   });
@@ -271,7 +302,10 @@ describe('rlvr export --format hf', () => {
       const kept = end >= 0 ? gen.slice(0, end + 1) : gen;
       expect(kept.length).toBeGreaterThan(3);
       const seq = [...prompt, ...kept];
-      const { logits } = (await model({ input_ids: new Tensor('int64', BigInt64Array.from(seq, BigInt), [1, seq.length]), attention_mask: new Tensor('int64', new BigInt64Array(seq.length).fill(1n), [1, seq.length]) })) as { logits: Tensor };
+      const { logits } = (await model({
+        input_ids: new Tensor('int64', BigInt64Array.from(seq, BigInt), [1, seq.length]),
+        attention_mask: new Tensor('int64', new BigInt64Array(seq.length).fill(1n), [1, seq.length]),
+      })) as { logits: Tensor };
       const V = manifest.model.vocabSize;
       const data = logits.data as Float32Array;
       kept.forEach((tok, i) => {

@@ -71,7 +71,13 @@ export function hfConfig(m: Manifest, weights_fingerprint?: string): Record<stri
     reorder_and_upcast_attn: false,
     use_cache: true,
     torch_dtype: 'float32',
-    rlvr_playground: { checkpoint: m.name, tasks: m.tasks.map((t) => t.task), layout: m.layout, ...(weights_fingerprint ? { weights_fingerprint } : {}), manifest: m },
+    rlvr_playground: {
+      checkpoint: m.name,
+      tasks: m.tasks.map((t) => t.task),
+      layout: m.layout,
+      ...(weights_fingerprint ? { weights_fingerprint } : {}),
+      manifest: m,
+    },
   };
 }
 

@@ -1,6 +1,12 @@
 import { BpeTokenizer, BpeTokenizerError } from './bpe-tokenizer.ts';
 import type { HfTokenizerSpec, Manifest } from './checkpoint.ts';
-import { HfImportError, importHuggingFace, type HfFolder, type HfImportOptions, type HfImportResult } from './hf-import.ts';
+import {
+  HfImportError,
+  importHuggingFace,
+  type HfFolder,
+  type HfImportOptions,
+  type HfImportResult,
+} from './hf-import.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { checkWeights, type Weights } from './policy.ts';
 import { readSafetensors } from './safetensors.ts';
@@ -256,7 +262,9 @@ function eosIds(gen: Record<string, unknown> | null, tokenizer: BpeTokenizer, vo
   }
   for (const id of ids) {
     if (!Number.isInteger(id) || id < 0 || id >= vocabSize) {
-      fail(`generation_config.json: eos_token_id ${JSON.stringify(id)} is not a token id below vocab_size ${vocabSize}`);
+      fail(
+        `generation_config.json: eos_token_id ${JSON.stringify(id)} is not a token id below vocab_size ${vocabSize}`,
+      );
     }
   }
   return ids as number[];

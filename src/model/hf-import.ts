@@ -70,16 +70,21 @@ export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   }
   if (cfg.model_type !== 'gpt2') {
     const archs = Array.isArray(cfg.architectures) ? ` (architectures ${JSON.stringify(cfg.architectures)})` : '';
-    throw new HfImportError(`${where}: model_type is ${JSON.stringify(cfg.model_type)}${archs}, an unsupported architecture; the import reads "gpt2" (the playground's own export), "llama" (LlamaForCausalLM) and "qwen2" (Qwen2ForCausalLM)`);
+    throw new HfImportError(
+      `${where}: model_type is ${JSON.stringify(cfg.model_type)}${archs}, an unsupported architecture; the import reads "gpt2" (the playground's own export), "llama" (LlamaForCausalLM) and "qwen2" (Qwen2ForCausalLM)`,
+    );
   }
   const int = (k: string) => {
     const v = cfg[k];
-    if (!Number.isInteger(v) || (v as number) <= 0) throw new HfImportError(`${where}: ${k} must be a positive integer, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v) || (v as number) <= 0)
+      throw new HfImportError(`${where}: ${k} must be a positive integer, got ${JSON.stringify(v)}`);
     return v as number;
   };
   const vocabSize = int('vocab_size');
   if (vocabSize !== VOCAB_SIZE) {
-    throw new HfImportError(`${where}: vocab_size is ${vocabSize}, but the playground's tokenizer has ${VOCAB_SIZE} tokens (6 specials and 96 characters); a model with another vocabulary cannot run here`);
+    throw new HfImportError(
+      `${where}: vocab_size is ${vocabSize}, but the playground's tokenizer has ${VOCAB_SIZE} tokens (6 specials and 96 characters); a model with another vocabulary cannot run here`,
+    );
   }
   const dModel = int('n_embd');
   const nHeads = int('n_head');
@@ -87,13 +92,27 @@ export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const dFF = cfg.n_inner === null || cfg.n_inner === undefined ? 4 * dModel : int('n_inner');
   const act = cfg.activation_function ?? 'gelu_new';
   if (act !== 'gelu') {
-    throw new HfImportError(`${where}: activation_function is ${JSON.stringify(act)}; the playground's transformer uses the exact (erf) GELU, which GPT-2 calls "gelu"`);
+    throw new HfImportError(
+      `${where}: activation_function is ${JSON.stringify(act)}; the playground's transformer uses the exact (erf) GELU, which GPT-2 calls "gelu"`,
+    );
   }
   const eps = cfg.layer_norm_epsilon ?? 1e-5;
-  if (eps !== LAYER_NORM_EPSILON) throw new HfImportError(`${where}: layer_norm_epsilon is ${JSON.stringify(eps)}; the playground's LayerNorm uses ${LAYER_NORM_EPSILON}`);
-  if (cfg.scale_attn_weights === false) throw new HfImportError(`${where}: scale_attn_weights is false; the playground scales attention scores by 1/sqrt(d_head)`);
-  if (cfg.scale_attn_by_inverse_layer_idx === true) throw new HfImportError(`${where}: scale_attn_by_inverse_layer_idx is true; the playground does not scale attention by layer`);
-  if (cfg.tie_word_embeddings === false) throw new HfImportError(`${where}: tie_word_embeddings is false; the playground's output head is the token embedding (tied)`);
+  if (eps !== LAYER_NORM_EPSILON)
+    throw new HfImportError(
+      `${where}: layer_norm_epsilon is ${JSON.stringify(eps)}; the playground's LayerNorm uses ${LAYER_NORM_EPSILON}`,
+    );
+  if (cfg.scale_attn_weights === false)
+    throw new HfImportError(
+      `${where}: scale_attn_weights is false; the playground scales attention scores by 1/sqrt(d_head)`,
+    );
+  if (cfg.scale_attn_by_inverse_layer_idx === true)
+    throw new HfImportError(
+      `${where}: scale_attn_by_inverse_layer_idx is true; the playground does not scale attention by layer`,
+    );
+  if (cfg.tie_word_embeddings === false)
+    throw new HfImportError(
+      `${where}: tie_word_embeddings is false; the playground's output head is the token embedding (tied)`,
+    );
   return { vocabSize, contextLength: int('n_positions'), dModel, nLayers: int('n_layer'), nHeads, dFF };
 }
 
@@ -102,7 +121,10 @@ export function checkTokenizer(tok: Record<string, unknown>): void {
   const where = 'tokenizer.json';
   const model = tok.model as { vocab?: unknown } | undefined;
   const vocab = model?.vocab;
-  if (typeof vocab !== 'object' || vocab === null || Array.isArray(vocab)) throw new HfImportError(`${where}: no model.vocab table (token → id); the import needs it to check the vocabulary is the playground's`);
+  if (typeof vocab !== 'object' || vocab === null || Array.isArray(vocab))
+    throw new HfImportError(
+      `${where}: no model.vocab table (token → id); the import needs it to check the vocabulary is the playground's`,
+    );
   const ours = (hfTokenizerJson().model as { vocab: Record<string, number> }).vocab;
   const theirs = vocab as Record<string, unknown>;
   for (const [token, id] of Object.entries(ours)) {
@@ -113,11 +135,16 @@ export function checkTokenizer(tok: Record<string, unknown>): void {
     }
   }
   const extra = Object.keys(theirs).filter((t) => !(t in ours));
-  if (extra.length) throw new HfImportError(`${where}: ${extra.length} token(s) the playground's tokenizer lacks, e.g. ${JSON.stringify(extra[0])}; this is another tokenizer`);
+  if (extra.length)
+    throw new HfImportError(
+      `${where}: ${extra.length} token(s) the playground's tokenizer lacks, e.g. ${JSON.stringify(extra[0])}; this is another tokenizer`,
+    );
   const added = Array.isArray(tok.added_tokens) ? (tok.added_tokens as { id?: unknown; content?: unknown }[]) : [];
   for (const a of added) {
     if (typeof a.id === 'number' && a.id < SPECIALS.length && a.content !== SPECIALS[a.id]) {
-      throw new HfImportError(`${where}: added token ${a.id} is ${JSON.stringify(a.content)}, the playground's is ${JSON.stringify(SPECIALS[a.id])}`);
+      throw new HfImportError(
+        `${where}: added token ${a.id} is ${JSON.stringify(a.content)}, the playground's is ${JSON.stringify(SPECIALS[a.id])}`,
+      );
     }
   }
 }
@@ -137,9 +164,14 @@ export function weightsFromHf(c: ModelConfig, bytes: Uint8Array): Weights {
   const used = new Set<string>();
   const get = (name: string, shape: number[]) => {
     const t = tensors.get(name);
-    if (!t) throw new HfImportError(`model.safetensors: tensor "${name}" is missing (a GPT-2 of config.json's shape needs it)`);
+    if (!t)
+      throw new HfImportError(
+        `model.safetensors: tensor "${name}" is missing (a GPT-2 of config.json's shape needs it)`,
+      );
     if (t.shape.length !== shape.length || t.shape.some((x, i) => x !== shape[i])) {
-      throw new HfImportError(`model.safetensors: tensor "${name}" has shape [${t.shape}], but config.json's model (n_embd ${c.dModel}, n_inner ${c.dFF}, n_positions ${c.contextLength}, vocab_size ${c.vocabSize}) needs [${shape}]`);
+      throw new HfImportError(
+        `model.safetensors: tensor "${name}" has shape [${t.shape}], but config.json's model (n_embd ${c.dModel}, n_inner ${c.dFF}, n_positions ${c.contextLength}, vocab_size ${c.vocabSize}) needs [${shape}]`,
+      );
     }
     used.add(name);
     return t.data;
@@ -182,13 +214,17 @@ export function weightsFromHf(c: ModelConfig, bytes: Uint8Array): Weights {
     // A saved head must be the tied one: ours has no separate output matrix.
     const wte = w.get('wte')!;
     if (head.data.length !== wte.length || head.data.some((x, i) => !Object.is(x, wte[i]))) {
-      throw new HfImportError('model.safetensors: lm_head.weight differs from transformer.wte.weight; the playground ties its output head to the token embedding');
+      throw new HfImportError(
+        'model.safetensors: lm_head.weight differs from transformer.wte.weight; the playground ties its output head to the token embedding',
+      );
     }
     used.add('lm_head.weight');
   }
   for (const name of tensors.keys()) {
     if (!used.has(name) && !isBuffer(name)) {
-      throw new HfImportError(`model.safetensors: unexpected tensor "${name}" (config.json's n_layer is ${c.nLayers}; the playground's GPT-2 has no such weight)`);
+      throw new HfImportError(
+        `model.safetensors: unexpected tensor "${name}" (config.json's n_layer is ${c.nLayers}; the playground's GPT-2 has no such weight)`,
+      );
     }
   }
   checkWeights(c, w);
@@ -199,10 +235,14 @@ function layoutOf(cfg: Record<string, unknown>, c: ModelConfig, embedded: Manife
   const pg = cfg.rlvr_playground as { layout?: Layout } | undefined;
   const layout = embedded?.layout ?? pg?.layout;
   if (!layout || !Number.isInteger(layout.promptLen) || !Number.isInteger(layout.completionLen)) {
-    throw new HfImportError('config.json: no rlvr_playground.layout (the prompt and completion lengths); only a folder written by `rlvr export --format hf` (or trained from one) can be imported');
+    throw new HfImportError(
+      'config.json: no rlvr_playground.layout (the prompt and completion lengths); only a folder written by `rlvr export --format hf` (or trained from one) can be imported',
+    );
   }
   if (layout.promptLen + layout.completionLen > c.contextLength) {
-    throw new HfImportError(`config.json: n_positions ${c.contextLength} is shorter than the layout's ${layout.promptLen} prompt + ${layout.completionLen} completion tokens`);
+    throw new HfImportError(
+      `config.json: n_positions ${c.contextLength} is shorter than the layout's ${layout.promptLen} prompt + ${layout.completionLen} completion tokens`,
+    );
   }
   return { promptLen: layout.promptLen, completionLen: layout.completionLen };
 }
@@ -213,16 +253,27 @@ function sameModel(a: ModelConfig, b: ModelConfig): boolean {
 
 /** A Hugging Face GPT-2 folder as a playground checkpoint: its manifest and weights. */
 export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}): HfImportResult {
-  const cfg = readJson(folder, 'config.json', 'a Hugging Face model folder has one (the model\'s shape)');
+  const cfg = readJson(folder, 'config.json', "a Hugging Face model folder has one (the model's shape)");
   const model = modelConfigOf(cfg);
-  checkTokenizer(readJson(folder, 'tokenizer.json', "the import needs it to check that the vocabulary is the playground's"));
+  checkTokenizer(
+    readJson(folder, 'tokenizer.json', "the import needs it to check that the vocabulary is the playground's"),
+  );
   if (!folder.has('model.safetensors')) {
-    const why = folder.has('model.safetensors.index.json') ? 'the weights are sharded (model.safetensors.index.json), which the import does not read; save with a larger max_shard_size' : folder.has('pytorch_model.bin') ? 'only pytorch_model.bin is there; save with safe_serialization=True' : 'the weights file is not in the folder';
+    const why = folder.has('model.safetensors.index.json')
+      ? 'the weights are sharded (model.safetensors.index.json), which the import does not read; save with a larger max_shard_size'
+      : folder.has('pytorch_model.bin')
+        ? 'only pytorch_model.bin is there; save with safe_serialization=True'
+        : 'the weights file is not in the folder';
     throw new HfImportError(`model.safetensors is missing: ${why}`);
   }
   const weights = weightsFromHf(model, folder.get('model.safetensors')!);
 
-  const pg = (cfg.rlvr_playground ?? {}) as { manifest?: unknown; weights_fingerprint?: unknown; checkpoint?: unknown; tasks?: unknown };
+  const pg = (cfg.rlvr_playground ?? {}) as {
+    manifest?: unknown;
+    weights_fingerprint?: unknown;
+    checkpoint?: unknown;
+    tasks?: unknown;
+  };
   let embedded: Manifest | undefined;
   if (pg.manifest !== undefined) {
     try {
@@ -230,7 +281,10 @@ export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}):
     } catch (e) {
       throw new HfImportError(`config.json: rlvr_playground.manifest: ${(e as Error).message}`);
     }
-    if (!sameModel(embedded.model, model)) throw new HfImportError("config.json: the GPT-2 fields do not match rlvr_playground.manifest's model; the folder's config was edited");
+    if (!sameModel(embedded.model, model))
+      throw new HfImportError(
+        "config.json: the GPT-2 fields do not match rlvr_playground.manifest's model; the folder's config was edited",
+      );
   }
   const layout = layoutOf(cfg, model, embedded);
   const fingerprint = weightsFingerprint(model, weights);
@@ -241,7 +295,9 @@ export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}):
   }
 
   const baseName = embedded?.name ?? (typeof pg.checkpoint === 'string' ? pg.checkpoint : 'hf-import');
-  const taskIds = embedded?.tasks.map((t) => t.task) ?? (Array.isArray(pg.tasks) ? pg.tasks.filter((t): t is string => typeof t === 'string') : []);
+  const taskIds =
+    embedded?.tasks.map((t) => t.task) ??
+    (Array.isArray(pg.tasks) ? pg.tasks.filter((t): t is string => typeof t === 'string') : []);
   const difficultyOf = (task: string) => embedded?.tasks.find((t) => t.task === task)?.difficulty ?? {};
   const parameters = paramSpecs(model).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0);
   const manifest: Manifest = {
@@ -253,7 +309,12 @@ export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}):
     layout,
     tokenizer: tokenizerSpec,
     // Not measured on these weights: `rlvr eval` measures them.
-    tasks: taskIds.map((task) => ({ task, difficulty: difficultyOf(task), pass_at_k: {}, eval: embedded?.tasks.find((t) => t.task === task)?.eval ?? { prompts: 0, n: 0, seed: 0 } })),
+    tasks: taskIds.map((task) => ({
+      task,
+      difficulty: difficultyOf(task),
+      pass_at_k: {},
+      eval: embedded?.tasks.find((t) => t.task === task)?.eval ?? { prompts: 0, n: 0, seed: 0 },
+    })),
     training: {
       kind: 'rl',
       command: `imported from ${opts.source ?? 'a Hugging Face folder'} (rlvr import --format hf), trained outside the playground from ${baseName}`,

@@ -105,8 +105,17 @@ export function buildHfOnnx(c: ModelConfig, t: HfTensors, epsilon = 1e-5): Uint8
     if (!x) throw new Error(`Hugging Face ONNX export: tensor "${name}" is missing`);
     return g.floats(name, x.shape, x.data);
   };
-  const ln = (x: string, pre: string) => g.node('LayerNormalization', [x, w(pre + '.weight'), w(pre + '.bias')], [{ name: 'axis', i: -1 }, { name: 'epsilon', f: epsilon }]);
-  const linear = (x: string, pre: string) => g.node('Add', [g.node('MatMul', [x, w(pre + '.weight')]), w(pre + '.bias')]);
+  const ln = (x: string, pre: string) =>
+    g.node(
+      'LayerNormalization',
+      [x, w(pre + '.weight'), w(pre + '.bias')],
+      [
+        { name: 'axis', i: -1 },
+        { name: 'epsilon', f: epsilon },
+      ],
+    );
+  const linear = (x: string, pre: string) =>
+    g.node('Add', [g.node('MatMul', [x, w(pre + '.weight')]), w(pre + '.bias')]);
 
   // Attention bias [B,1,T,S] (T new tokens, S = past + T keys): the rows past..past+T of a causal
   // n_positions² table, plus MASKED where attention_mask is 0 — the same additive bias as forward().
@@ -119,7 +128,12 @@ export function buildHfOnnx(c: ModelConfig, t: HfTensors, epsilon = 1e-5): Uint8
   const total = g.node('Slice', [g.node('Shape', ['attention_mask']), i1, i2, i0]);
   const starts = g.node('Concat', [g.node('Sub', [total, seqLen]), i0], [{ name: 'axis', i: 0 }]);
   const ends = g.node('Concat', [total, total], [{ name: 'axis', i: 0 }]);
-  const causalRows = g.node('Slice', [g.floats('causal_bias', [p, p], causal), starts, ends, g.ints('axes_01', [0, 1])]);
+  const causalRows = g.node('Slice', [
+    g.floats('causal_bias', [p, p], causal),
+    starts,
+    ends,
+    g.ints('axes_01', [0, 1]),
+  ]);
   const maskF = g.node('Cast', ['attention_mask'], [{ name: 'to', i: FLOAT }]);
   const keyBias = g.node('Mul', [g.node('Sub', [one, maskF]), g.scalar('masked', MASKED)]);
   const bias = g.node('Add', [causalRows, g.node('Unsqueeze', [keyBias, g.ints('axes_12', [1, 2])])]);
@@ -131,30 +145,55 @@ export function buildHfOnnx(c: ModelConfig, t: HfTensors, epsilon = 1e-5): Uint8
   const half = g.scalar('half', 0.5);
   const invSqrt2 = g.scalar('inv_sqrt2', Math.SQRT1_2);
 
-  let x = g.node('Add', [g.node('Gather', [w('transformer.wte.weight'), 'input_ids'], [{ name: 'axis', i: 0 }]), g.node('Gather', [w('transformer.wpe.weight'), 'position_ids'], [{ name: 'axis', i: 0 }])]);
+  let x = g.node('Add', [
+    g.node('Gather', [w('transformer.wte.weight'), 'input_ids'], [{ name: 'axis', i: 0 }]),
+    g.node('Gather', [w('transformer.wpe.weight'), 'position_ids'], [{ name: 'axis', i: 0 }]),
+  ]);
   for (let l = 0; l < c.nLayers; l++) {
     const pre = `transformer.h.${l}.`;
     const qkv = linear(ln(x, pre + 'ln_1'), pre + 'attn.c_attn');
     const parts = [`l${l}_q`, `l${l}_k`, `l${l}_v`];
     g.node('Split', [qkv, split], [{ name: 'axis', i: 2 }], parts);
-    const [q, k, v] = parts.map((s) => g.node('Transpose', [g.node('Reshape', [s, heads])], [{ name: 'perm', ints: [0, 2, 1, 3] }]));
+    const [q, k, v] = parts.map((s) =>
+      g.node('Transpose', [g.node('Reshape', [s, heads])], [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+    );
     const kAll = g.node('Concat', [`past_key_values.${l}.key`, k!], [{ name: 'axis', i: 2 }], [`present.${l}.key`]);
     const vAll = g.node('Concat', [`past_key_values.${l}.value`, v!], [{ name: 'axis', i: 2 }], [`present.${l}.value`]);
-    const scores = g.node('Add', [g.node('Mul', [g.node('MatMul', [q!, g.node('Transpose', [kAll], [{ name: 'perm', ints: [0, 1, 3, 2] }])]), scale]), bias]);
+    const scores = g.node('Add', [
+      g.node('Mul', [
+        g.node('MatMul', [q!, g.node('Transpose', [kAll], [{ name: 'perm', ints: [0, 1, 3, 2] }])]),
+        scale,
+      ]),
+      bias,
+    ]);
     const ctx = g.node('MatMul', [g.node('Softmax', [scores], [{ name: 'axis', i: -1 }]), vAll]);
     const merged = g.node('Reshape', [g.node('Transpose', [ctx], [{ name: 'perm', ints: [0, 2, 1, 3] }]), merge]);
     x = g.node('Add', [x, linear(merged, pre + 'attn.c_proj')]);
     const a = linear(ln(x, pre + 'ln_2'), pre + 'mlp.c_fc');
-    const gelu = g.node('Mul', [g.node('Mul', [a, half]), g.node('Add', [g.node('Erf', [g.node('Mul', [a, invSqrt2])]), one])]);
+    const gelu = g.node('Mul', [
+      g.node('Mul', [a, half]),
+      g.node('Add', [g.node('Erf', [g.node('Mul', [a, invSqrt2])]), one]),
+    ]);
     x = g.node('Add', [x, linear(gelu, pre + 'mlp.c_proj')]);
   }
   const wteT = g.node('Transpose', ['transformer.wte.weight'], [{ name: 'perm', ints: [1, 0] }]);
   g.node('MatMul', [ln(x, 'transformer.ln_f'), wteT], [], ['logits']);
 
   const cache = (prefix: string, len: string): [string, number, Dim[]][] =>
-    Array.from({ length: c.nLayers }, (_, l) => ['key', 'value'].map((kv): [string, number, Dim[]] => [`${prefix}.${l}.${kv}`, FLOAT, ['batch_size', h, len, dh]])).flat();
+    Array.from({ length: c.nLayers }, (_, l) =>
+      ['key', 'value'].map((kv): [string, number, Dim[]] => [
+        `${prefix}.${l}.${kv}`,
+        FLOAT,
+        ['batch_size', h, len, dh],
+      ]),
+    ).flat();
   return g.encode(
-    [['input_ids', INT64, ['batch_size', 'sequence_length']], ['attention_mask', INT64, ['batch_size', 'total_sequence_length']], ['position_ids', INT64, ['batch_size', 'sequence_length']], ...cache('past_key_values', 'past_sequence_length')],
+    [
+      ['input_ids', INT64, ['batch_size', 'sequence_length']],
+      ['attention_mask', INT64, ['batch_size', 'total_sequence_length']],
+      ['position_ids', INT64, ['batch_size', 'sequence_length']],
+      ...cache('past_key_values', 'past_sequence_length'),
+    ],
     [['logits', FLOAT, ['batch_size', 'sequence_length', c.vocabSize]], ...cache('present', 'total_sequence_length')],
   );
 }

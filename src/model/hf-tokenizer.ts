@@ -47,7 +47,14 @@ export function hfTokenizerJson(): Record<string, unknown> {
 export function hfTokenizerConfig(contextLength: number): Record<string, unknown> {
   const addedTokensDecoder: Record<string, unknown> = {};
   SPECIALS.forEach((content, id) => {
-    addedTokensDecoder[String(id)] = { content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: id <= 1 };
+    addedTokensDecoder[String(id)] = {
+      content,
+      lstrip: false,
+      normalized: false,
+      rstrip: false,
+      single_word: false,
+      special: id <= 1,
+    };
   });
   return {
     tokenizer_class: 'PreTrainedTokenizerFast',

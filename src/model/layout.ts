@@ -26,7 +26,8 @@ export interface PackedBatch {
 }
 
 export function leftPad(l: Layout, prompt: number[]): number {
-  if (prompt.length > l.promptLen) throw new Error(`prompt of ${prompt.length} tokens exceeds the layout's prompt length ${l.promptLen}`);
+  if (prompt.length > l.promptLen)
+    throw new Error(`prompt of ${prompt.length} tokens exceeds the layout's prompt length ${l.promptLen}`);
   return l.promptLen - prompt.length;
 }
 
@@ -45,7 +46,8 @@ export function fitCompletions(l: Layout, completions: number[][]): Layout {
   return { promptLen: l.promptLen, completionLen: bucketed(l, longest) };
 }
 
-const bucketed = (l: Layout, columns: number) => Math.min(l.completionLen, Math.ceil(columns / COMPLETION_BUCKET) * COMPLETION_BUCKET);
+const bucketed = (l: Layout, columns: number) =>
+  Math.min(l.completionLen, Math.ceil(columns / COMPLETION_BUCKET) * COMPLETION_BUCKET);
 
 /** A compiled grid is reused for a batch that needs a shorter one while it is at most this much longer (whole rows). */
 export const GRID_REUSE_SLACK = 1.25;
@@ -148,11 +150,17 @@ export interface SharedBatch {
  * the same prompt share one prompt row. `slots` pads the distinct prompts to at least that many (repeating one; no row points at
  * a pad) so that a run whose batches hold the same number of groups keeps one graph shape.
  */
-export function splitShared(b: Pick<PackedBatch, 'rows' | 'len' | 'tokens' | 'positions' | 'keyBias' | 'targets'>, promptLen: number, groups: PromptGroups, slots = 0): SharedBatch {
+export function splitShared(
+  b: Pick<PackedBatch, 'rows' | 'len' | 'tokens' | 'positions' | 'keyBias' | 'targets'>,
+  promptLen: number,
+  groups: PromptGroups,
+  slots = 0,
+): SharedBatch {
   const { rows, len } = b;
   const cl = len - promptLen;
   if (groups.rowOf.length !== rows) throw new Error(`splitShared: ${groups.rowOf.length} prompts for ${rows} rows`);
-  if (promptLen < 1 || cl < 1) throw new Error(`splitShared: a grid of ${len} columns cannot split at prompt length ${promptLen}`);
+  if (promptLen < 1 || cl < 1)
+    throw new Error(`splitShared: a grid of ${len} columns cannot split at prompt length ${promptLen}`);
   const rowOf = BigInt64Array.from(groups.rowOf, BigInt);
   const first = [...groups.first];
   while (first.length < slots) first.push(first[first.length - 1]!);
@@ -175,7 +183,20 @@ export function splitShared(b: Pick<PackedBatch, 'rows' | 'len' | 'tokens' | 'po
     keyBias.set(b.keyBias.subarray(r * len + promptLen, (r + 1) * len), r * cl);
     targets.set(b.targets.subarray(r * len + promptLen - 1, (r + 1) * len - 1), r * cl);
   }
-  return { rows, distinct: u, promptLen, len, rowOf, promptTokens, promptPositions, promptKeyBias, tokens, positions, keyBias, targets };
+  return {
+    rows,
+    distinct: u,
+    promptLen,
+    len,
+    rowOf,
+    promptTokens,
+    promptPositions,
+    promptKeyBias,
+    tokens,
+    positions,
+    keyBias,
+    targets,
+  };
 }
 
 /** Column of the grid that predicts completion token i (the token before it). */

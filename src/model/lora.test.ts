@@ -11,7 +11,16 @@ import { forward, initParams, MASKED, paramSpecs, trainableSpecs, type Params } 
 
 const lora = { r: 2, alpha: 5, targets: [...PEFT_TARGETS] };
 const gpt2: ModelConfig = { vocabSize: 7, contextLength: 5, dModel: 8, nLayers: 2, nHeads: 2, dFF: 8, lora };
-const llama: ModelConfig = { ...gpt2, arch: 'llama', nKvHeads: 1, ropeTheta: 100, normEps: 1e-5, qkvBias: true, tiedEmbeddings: false, lora };
+const llama: ModelConfig = {
+  ...gpt2,
+  arch: 'llama',
+  nKvHeads: 1,
+  ropeTheta: 100,
+  normEps: 1e-5,
+  qkvBias: true,
+  tiedEmbeddings: false,
+  lora,
+};
 const CONFIGS: [string, ModelConfig][] = [
   ['GPT-2', gpt2],
   ['Llama/Qwen2', llama],
@@ -30,20 +39,46 @@ const meanLogp = (g: Graph, c: ModelConfig, p: Params, [tok, pos, kb, tgt]: Retu
 
 describe('LoRA weights', () => {
   it("wrap PEFT's seven modules on Llama and the six GPT-2 has (no gate_proj), A [in, r] and B [r, out], the base frozen", () => {
-    const names = (c: ModelConfig) => trainableSpecs(c).filter((s) => s.name.startsWith('h0.')).map((s) => `${s.name} [${s.shape}]`);
+    const names = (c: ModelConfig) =>
+      trainableSpecs(c)
+        .filter((s) => s.name.startsWith('h0.'))
+        .map((s) => `${s.name} [${s.shape}]`);
     expect(names(llama)).toEqual([
-      'h0.attn.wq.lora_A [8,2]', 'h0.attn.wq.lora_B [2,8]', 'h0.attn.wk.lora_A [8,2]', 'h0.attn.wk.lora_B [2,4]', 'h0.attn.wv.lora_A [8,2]', 'h0.attn.wv.lora_B [2,4]',
-      'h0.attn.wo.lora_A [8,2]', 'h0.attn.wo.lora_B [2,8]', 'h0.mlp.wg.lora_A [8,2]', 'h0.mlp.wg.lora_B [2,8]', 'h0.mlp.wu.lora_A [8,2]', 'h0.mlp.wu.lora_B [2,8]',
-      'h0.mlp.wd.lora_A [8,2]', 'h0.mlp.wd.lora_B [2,8]',
+      'h0.attn.wq.lora_A [8,2]',
+      'h0.attn.wq.lora_B [2,8]',
+      'h0.attn.wk.lora_A [8,2]',
+      'h0.attn.wk.lora_B [2,4]',
+      'h0.attn.wv.lora_A [8,2]',
+      'h0.attn.wv.lora_B [2,4]',
+      'h0.attn.wo.lora_A [8,2]',
+      'h0.attn.wo.lora_B [2,8]',
+      'h0.mlp.wg.lora_A [8,2]',
+      'h0.mlp.wg.lora_B [2,8]',
+      'h0.mlp.wu.lora_A [8,2]',
+      'h0.mlp.wu.lora_B [2,8]',
+      'h0.mlp.wd.lora_A [8,2]',
+      'h0.mlp.wd.lora_B [2,8]',
     ]);
-    expect(names(gpt2).map((n) => n.split(' ')[0]!.replace(/\.lora_[AB]$/, '')).filter((_, i) => i % 2 === 0)).toEqual(['h0.attn.wq', 'h0.attn.wk', 'h0.attn.wv', 'h0.attn.wo', 'h0.mlp.w1', 'h0.mlp.w2']);
-    expect(paramSpecs(llama).filter((s) => !s.name.includes('lora_')).every((s) => s.frozen)).toBe(true);
-    expect(() => validateLora(gpt2, { ...lora, targets: ['gate_proj'] })).toThrow(/name no module of this architecture/);
-    expect(() => validateLora(gpt2, { ...lora, targets: ['c_attn'] })).toThrow(/"c_attn" is not one of PEFT's module names/);
+    expect(
+      names(gpt2)
+        .map((n) => n.split(' ')[0]!.replace(/\.lora_[AB]$/, ''))
+        .filter((_, i) => i % 2 === 0),
+    ).toEqual(['h0.attn.wq', 'h0.attn.wk', 'h0.attn.wv', 'h0.attn.wo', 'h0.mlp.w1', 'h0.mlp.w2']);
+    expect(
+      paramSpecs(llama)
+        .filter((s) => !s.name.includes('lora_'))
+        .every((s) => s.frozen),
+    ).toBe(true);
+    expect(() => validateLora(gpt2, { ...lora, targets: ['gate_proj'] })).toThrow(
+      /name no module of this architecture/,
+    );
+    expect(() => validateLora(gpt2, { ...lora, targets: ['c_attn'] })).toThrow(
+      /"c_attn" is not one of PEFT's module names/,
+    );
     expect(() => validateLora(gpt2, { ...lora, r: 0 })).toThrow(/lora.r must be a positive integer/);
   });
 
-  it("initialise as PEFT does: A uniform in ±1/√in, B zero, so a fresh adapter leaves the logits unchanged", () => {
+  it('initialise as PEFT does: A uniform in ±1/√in, B zero, so a fresh adapter leaves the logits unchanged', () => {
     const w = initParams(llama, 5);
     const a = w.get('h1.mlp.wd.lora_A')!; // in = dFF = 8
     expect(Math.max(...a.map(Math.abs))).toBeLessThanOrEqual(1 / Math.sqrt(8));
@@ -67,24 +102,30 @@ describe('LoRA weights', () => {
   });
 });
 
-describe.each(CONFIGS)('LoRA gradient check (float64 central differences, adapters only, base fixed): %s', (_name, cfg) => {
-  it('d mean log-prob / d A and d B through the existing MatMul, Mul and Add rules', () => {
-    const rng = new Rng(3);
-    // B random, not zero, so A gets a gradient too; the base weights are inputs without one.
-    const inputs: CheckInput[] = paramSpecs(cfg).map((s) => ({
-      name: s.name,
-      shape: s.shape,
-      values: Array.from({ length: s.shape.reduce((a, b) => a * b, 1) }, () => 0.4 * rng.normal() + (s.init === 'ones' ? 1 : 0)),
-      fixed: s.frozen === true,
-    }));
-    const res = gradCheck([...inputs, ...fixedInputs], (g, xs) => {
-      const p: Params = {};
-      inputs.forEach((s, i) => (p[s.name] = xs[i]!));
-      return meanLogp(g, cfg, p, xs.slice(inputs.length));
+describe.each(CONFIGS)(
+  'LoRA gradient check (float64 central differences, adapters only, base fixed): %s',
+  (_name, cfg) => {
+    it('d mean log-prob / d A and d B through the existing MatMul, Mul and Add rules', () => {
+      const rng = new Rng(3);
+      // B random, not zero, so A gets a gradient too; the base weights are inputs without one.
+      const inputs: CheckInput[] = paramSpecs(cfg).map((s) => ({
+        name: s.name,
+        shape: s.shape,
+        values: Array.from(
+          { length: s.shape.reduce((a, b) => a * b, 1) },
+          () => 0.4 * rng.normal() + (s.init === 'ones' ? 1 : 0),
+        ),
+        fixed: s.frozen === true,
+      }));
+      const res = gradCheck([...inputs, ...fixedInputs], (g, xs) => {
+        const p: Params = {};
+        inputs.forEach((s, i) => (p[s.name] = xs[i]!));
+        return meanLogp(g, cfg, p, xs.slice(inputs.length));
+      });
+      expect(res.maxRelError, res.worst).toBeLessThan(1e-6);
     });
-    expect(res.maxRelError, res.worst).toBeLessThan(1e-6);
-  });
-});
+  },
+);
 
 describe('LoRA training graph', () => {
   it('updates only the adapters: AdamW moments as long as the adapters, no new. output for a base weight', () => {
@@ -97,7 +138,9 @@ describe('LoRA training graph', () => {
     expect(adapters.every((s) => s.name.includes('.lora_'))).toBe(true);
     expect(st.names).toEqual(adapters.map((s) => s.name));
     const outs = g.outputs.map((o) => o.name);
-    expect(outs.filter((n) => n.startsWith('new.') && !n.startsWith('new.adam.'))).toEqual(adapters.map((s) => 'new.' + s.name));
+    expect(outs.filter((n) => n.startsWith('new.') && !n.startsWith('new.adam.'))).toEqual(
+      adapters.map((s) => 'new.' + s.name),
+    );
     const moments = g.inputs.find((i) => i.name === 'adam.m')!;
     expect(moments.shape).toEqual([adapters.reduce((n, s) => n + s.shape[0]! * s.shape[1]!, 0)]);
   });

@@ -23,10 +23,26 @@ export const PEFT_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj'
 export type PeftTarget = (typeof PEFT_TARGETS)[number];
 
 /** Our weight name (after `h{l}.`) of each PEFT module, per architecture; absent where the architecture has none. */
-const LLAMA_WEIGHTS: Record<PeftTarget, string> = { q_proj: 'attn.wq', k_proj: 'attn.wk', v_proj: 'attn.wv', o_proj: 'attn.wo', gate_proj: 'mlp.wg', up_proj: 'mlp.wu', down_proj: 'mlp.wd' };
-const GPT2_WEIGHTS: Partial<Record<PeftTarget, string>> = { q_proj: 'attn.wq', k_proj: 'attn.wk', v_proj: 'attn.wv', o_proj: 'attn.wo', up_proj: 'mlp.w1', down_proj: 'mlp.w2' };
+const LLAMA_WEIGHTS: Record<PeftTarget, string> = {
+  q_proj: 'attn.wq',
+  k_proj: 'attn.wk',
+  v_proj: 'attn.wv',
+  o_proj: 'attn.wo',
+  gate_proj: 'mlp.wg',
+  up_proj: 'mlp.wu',
+  down_proj: 'mlp.wd',
+};
+const GPT2_WEIGHTS: Partial<Record<PeftTarget, string>> = {
+  q_proj: 'attn.wq',
+  k_proj: 'attn.wk',
+  v_proj: 'attn.wv',
+  o_proj: 'attn.wo',
+  up_proj: 'mlp.w1',
+  down_proj: 'mlp.w2',
+};
 
-export const loraWeightOf = (c: ModelConfig, t: PeftTarget): string | undefined => (c.arch === 'llama' ? LLAMA_WEIGHTS : GPT2_WEIGHTS)[t];
+export const loraWeightOf = (c: ModelConfig, t: PeftTarget): string | undefined =>
+  (c.arch === 'llama' ? LLAMA_WEIGHTS : GPT2_WEIGHTS)[t];
 
 /** Parses a target_modules value: PEFT's names, comma-separated (spaces allowed). */
 export function parseTargets(s: string): string[] {
@@ -39,18 +55,23 @@ export function parseTargets(s: string): string[] {
 /** Why `targets` cannot be LoRA targets (unknown or duplicate names, none at all), or null. */
 export function targetsProblem(targets: readonly string[]): string | null {
   if (!targets.length) return 'names no module (give some of ' + PEFT_TARGETS.join(', ') + ')';
-  for (const t of targets) if (!(PEFT_TARGETS as readonly string[]).includes(t)) return `"${t}" is not one of PEFT's module names ${PEFT_TARGETS.join(', ')}`;
+  for (const t of targets)
+    if (!(PEFT_TARGETS as readonly string[]).includes(t))
+      return `"${t}" is not one of PEFT's module names ${PEFT_TARGETS.join(', ')}`;
   if (new Set(targets).size !== targets.length) return 'names a module twice';
   return null;
 }
 
 /** The checks of a model's `lora` spec: the message names the field. */
 export function validateLora(c: ModelConfig, l: LoraSpec): void {
-  if (!Number.isInteger(l.r) || l.r <= 0) throw new Error(`model config: lora.r must be a positive integer, got ${l.r}`);
-  if (!Number.isFinite(l.alpha) || l.alpha <= 0) throw new Error(`model config: lora.alpha must be a positive number, got ${l.alpha}`);
+  if (!Number.isInteger(l.r) || l.r <= 0)
+    throw new Error(`model config: lora.r must be a positive integer, got ${l.r}`);
+  if (!Number.isFinite(l.alpha) || l.alpha <= 0)
+    throw new Error(`model config: lora.alpha must be a positive number, got ${l.alpha}`);
   const p = targetsProblem(l.targets);
   if (p) throw new Error(`model config: lora.targets ${p}`);
-  if (!l.targets.some((t) => loraWeightOf(c, t as PeftTarget))) throw new Error(`model config: lora.targets (${l.targets.join(', ')}) name no module of this architecture`);
+  if (!l.targets.some((t) => loraWeightOf(c, t as PeftTarget)))
+    throw new Error(`model config: lora.targets (${l.targets.join(', ')}) name no module of this architecture`);
 }
 
 /** The weights an adapter wraps, in layer order: our base weight name and PEFT's module name. */
@@ -95,7 +116,11 @@ export function linear(g: Graph, c: ModelConfig, p: Params, name: string, x: Ten
 }
 
 /** Fresh adapter weights as PEFT initialises them (A kaiming-uniform, bound 1/√in; B zero), seeded. */
-export function initAdapters(c: ModelConfig, base: readonly Omit<ParamSpec, 'decay'>[], seed: number): Map<string, Float32Array> {
+export function initAdapters(
+  c: ModelConfig,
+  base: readonly Omit<ParamSpec, 'decay'>[],
+  seed: number,
+): Map<string, Float32Array> {
   const rng = new Rng(seed);
   const out = new Map<string, Float32Array>();
   for (const s of adapterSpecs(c, base)) {

@@ -29,7 +29,14 @@ export async function samplerScorerParity(backend: Backend): Promise<Parity> {
   const cfg = modelPresets.nano;
   const policy = await Policy.create(backend, cfg, { promptLen: 24, completionLen: 40 }, initParams(cfg, 5));
   try {
-    await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 2 } }], steps: 5, batchSize: 8, lr: 3e-3, warmupSteps: 1, seed: 1 });
+    await pretrain(policy, {
+      mix: [{ task: 'arithmetic', difficulty: { digits: 2 } }],
+      steps: 5,
+      batchSize: 8,
+      lr: 3e-3,
+      warmupSteps: 1,
+      seed: 1,
+    });
     const prompts = ['12+34=', '7*8=', 'sat 3: 1 2|-1 3', 'asc: 5 3 9 1'].map(encode);
     const sp = { temperature: 0.8, topK: 0, topP: 1 };
     let maxLogpDiff = 0;
@@ -42,15 +49,31 @@ export async function samplerScorerParity(backend: Backend): Promise<Parity> {
     const layouts = [[...prompts, ...prompts], prompts.flatMap((p) => [p, p])];
     for (const rows of layouts) {
       const comps = await policy.sample(rows, sp, 30, new Rng(3));
-      const scores = await policy.score(rows, comps.map((c) => c.tokens), 0.8);
-      comps.forEach((c, r) => c.logp.forEach((lp, i) => (maxLogpDiff = Math.max(maxLogpDiff, Math.abs(lp - scores.logp[r]![i]!)))));
-      comps.forEach((c, r) => c.entropy.forEach((h, i) => (maxEntropyDiff = Math.max(maxEntropyDiff, Math.abs(h - scores.entropy[r]![i]!)))));
+      const scores = await policy.score(
+        rows,
+        comps.map((c) => c.tokens),
+        0.8,
+      );
+      comps.forEach((c, r) =>
+        c.logp.forEach((lp, i) => (maxLogpDiff = Math.max(maxLogpDiff, Math.abs(lp - scores.logp[r]![i]!)))),
+      );
+      comps.forEach((c, r) =>
+        c.entropy.forEach((h, i) => (maxEntropyDiff = Math.max(maxEntropyDiff, Math.abs(h - scores.entropy[r]![i]!)))),
+      );
       const again = await policy.sample(rows, sp, 30, new Rng(3));
       reproducible &&= JSON.stringify(again.map((c) => c.tokens)) === JSON.stringify(comps.map((c) => c.tokens));
       tokens += comps.reduce((a, c) => a + c.tokens.length, 0);
       longest = Math.max(longest, ...comps.map((c) => c.tokens.length));
     }
-    return { sessions: policy.compiledSessions, rows: layouts[0]!.length, tokens, longest, maxLogpDiff, maxEntropyDiff, reproducible };
+    return {
+      sessions: policy.compiledSessions,
+      rows: layouts[0]!.length,
+      tokens,
+      longest,
+      maxLogpDiff,
+      maxEntropyDiff,
+      reproducible,
+    };
   } finally {
     await policy.dispose();
   }

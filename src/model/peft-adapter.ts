@@ -1,5 +1,13 @@
 import { isLlama, type LoraSpec, type ModelConfig } from './config.ts';
-import { adapterSpecs, loraModules, loraWeightOf, PEFT_TARGETS, targetsProblem, validateLora, type PeftTarget } from './lora.ts';
+import {
+  adapterSpecs,
+  loraModules,
+  loraWeightOf,
+  PEFT_TARGETS,
+  targetsProblem,
+  validateLora,
+  type PeftTarget,
+} from './lora.ts';
 import type { Weights } from './policy.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { paramSpecs } from './transformer.ts';
@@ -22,20 +30,38 @@ const fail = (msg: string): never => {
   throw new AdapterError(msg);
 };
 
-const LLAMA_MODULES: Record<PeftTarget, string> = { q_proj: 'self_attn.q_proj', k_proj: 'self_attn.k_proj', v_proj: 'self_attn.v_proj', o_proj: 'self_attn.o_proj', gate_proj: 'mlp.gate_proj', up_proj: 'mlp.up_proj', down_proj: 'mlp.down_proj' };
-const GPT2_MODULES: Partial<Record<PeftTarget, string>> = { o_proj: 'attn.c_proj', up_proj: 'mlp.c_fc', down_proj: 'mlp.c_proj' };
+const LLAMA_MODULES: Record<PeftTarget, string> = {
+  q_proj: 'self_attn.q_proj',
+  k_proj: 'self_attn.k_proj',
+  v_proj: 'self_attn.v_proj',
+  o_proj: 'self_attn.o_proj',
+  gate_proj: 'mlp.gate_proj',
+  up_proj: 'mlp.up_proj',
+  down_proj: 'mlp.down_proj',
+};
+const GPT2_MODULES: Partial<Record<PeftTarget, string>> = {
+  o_proj: 'attn.c_proj',
+  up_proj: 'mlp.c_fc',
+  down_proj: 'mlp.c_proj',
+};
 
 /** PEFT's module path (under base_model.model.) of a layer's targeted module, or why it has none. */
 function peftModule(c: ModelConfig, layer: number, t: PeftTarget): string {
   if (isLlama(c)) return `model.layers.${layer}.${LLAMA_MODULES[t]}`;
-  const m = GPT2_MODULES[t] ?? fail(`${t}: transformers' GPT-2 fuses q, k and v into attn.c_attn, so a separate ${t} adapter has no PEFT form (train o_proj, up_proj, down_proj on GPT-2 to export)`);
+  const m =
+    GPT2_MODULES[t] ??
+    fail(
+      `${t}: transformers' GPT-2 fuses q, k and v into attn.c_attn, so a separate ${t} adapter has no PEFT form (train o_proj, up_proj, down_proj on GPT-2 to export)`,
+    );
   return `transformer.h.${layer}.${m}`;
 }
 
 /** The target_modules PEFT's LoraConfig gets: our names on Llama, GPT-2's module suffixes there. */
 function peftTargetNames(c: ModelConfig, l: LoraSpec): string[] {
   const ours = PEFT_TARGETS.filter((t) => l.targets.includes(t) && loraWeightOf(c, t));
-  return isLlama(c) ? ours : ours.map((t) => GPT2_MODULES[t] ?? fail(`${t}: no PEFT form on transformers' GPT-2 (fused attn.c_attn)`));
+  return isLlama(c)
+    ? ours
+    : ours.map((t) => GPT2_MODULES[t] ?? fail(`${t}: no PEFT form on transformers' GPT-2 (fused attn.c_attn)`));
 }
 
 function transpose(a: Float32Array, rows: number, cols: number): Float32Array {
@@ -53,8 +79,14 @@ export function adapterFiles(c: ModelConfig, w: Weights, baseModel = ''): { conf
     const path = `base_model.model.${peftModule(c, layer, module)}`;
     const [inDim, r] = shapes.get(weight + '.lora_A')!;
     const [, outDim] = shapes.get(weight + '.lora_B')!;
-    tensors.set(`${path}.lora_A.weight`, { shape: [r!, inDim!], data: transpose(w.get(weight + '.lora_A')!, inDim!, r!) });
-    tensors.set(`${path}.lora_B.weight`, { shape: [outDim!, r!], data: transpose(w.get(weight + '.lora_B')!, r!, outDim!) });
+    tensors.set(`${path}.lora_A.weight`, {
+      shape: [r!, inDim!],
+      data: transpose(w.get(weight + '.lora_A')!, inDim!, r!),
+    });
+    tensors.set(`${path}.lora_B.weight`, {
+      shape: [outDim!, r!],
+      data: transpose(w.get(weight + '.lora_B')!, r!, outDim!),
+    });
   }
   const config = {
     peft_type: 'LORA',
@@ -81,30 +113,51 @@ export function adapterFiles(c: ModelConfig, w: Weights, baseModel = ''): { conf
  * biases, modules_to_save, per-module ranks), when it targets a module we do not have, or when a tensor
  * is missing, extra or of another base's shape; nothing is returned half read.
  */
-export function readAdapter(base: ModelConfig, configJson: string, weightBytes: Uint8Array): { lora: LoraSpec; weights: Weights } {
+export function readAdapter(
+  base: ModelConfig,
+  configJson: string,
+  weightBytes: Uint8Array,
+): { lora: LoraSpec; weights: Weights } {
   let cfg: Record<string, unknown>;
   try {
     cfg = JSON.parse(configJson) as Record<string, unknown>;
   } catch (e) {
     return fail(`adapter_config.json: not JSON (${(e as Error).message})`);
   }
-  if (cfg.peft_type !== 'LORA') fail(`adapter_config.json: peft_type is ${JSON.stringify(cfg.peft_type)}, only LORA is supported`);
-  for (const [k, off] of [['use_rslora', false], ['use_dora', false], ['bias', 'none']] as const)
-    if (cfg[k] !== undefined && cfg[k] !== off) fail(`adapter_config.json: ${k} is ${JSON.stringify(cfg[k])}; only ${JSON.stringify(off)} is supported`);
+  if (cfg.peft_type !== 'LORA')
+    fail(`adapter_config.json: peft_type is ${JSON.stringify(cfg.peft_type)}, only LORA is supported`);
+  for (const [k, off] of [
+    ['use_rslora', false],
+    ['use_dora', false],
+    ['bias', 'none'],
+  ] as const)
+    if (cfg[k] !== undefined && cfg[k] !== off)
+      fail(`adapter_config.json: ${k} is ${JSON.stringify(cfg[k])}; only ${JSON.stringify(off)} is supported`);
   for (const k of ['modules_to_save', 'rank_pattern', 'alpha_pattern', 'layers_to_transform'] as const) {
     const v = cfg[k];
-    if (v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v).length === 0)) fail(`adapter_config.json: ${k} is set (${JSON.stringify(v)}); not supported`);
+    if (v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v).length === 0))
+      fail(`adapter_config.json: ${k} is set (${JSON.stringify(v)}); not supported`);
   }
   const r = cfg.r;
   const alpha = cfg.lora_alpha;
-  if (typeof r !== 'number' || !Number.isInteger(r) || r <= 0) fail(`adapter_config.json: r must be a positive integer, got ${JSON.stringify(r)}`);
-  if (typeof alpha !== 'number' || alpha <= 0) fail(`adapter_config.json: lora_alpha must be a positive number, got ${JSON.stringify(alpha)}`);
-  const names = Array.isArray(cfg.target_modules) ? (cfg.target_modules as unknown[]) : fail(`adapter_config.json: target_modules must be a list of module names, got ${JSON.stringify(cfg.target_modules)}`);
+  if (typeof r !== 'number' || !Number.isInteger(r) || r <= 0)
+    fail(`adapter_config.json: r must be a positive integer, got ${JSON.stringify(r)}`);
+  if (typeof alpha !== 'number' || alpha <= 0)
+    fail(`adapter_config.json: lora_alpha must be a positive number, got ${JSON.stringify(alpha)}`);
+  const names = Array.isArray(cfg.target_modules)
+    ? (cfg.target_modules as unknown[])
+    : fail(
+        `adapter_config.json: target_modules must be a list of module names, got ${JSON.stringify(cfg.target_modules)}`,
+      );
   const gpt2Back: Record<string, string> = Object.fromEntries(Object.entries(GPT2_MODULES).map(([k, v]) => [v, k]));
   const targets = names.map((n) => String(isLlama(base) ? n : (gpt2Back[String(n)] ?? n)));
   const problem = targetsProblem(targets);
   if (problem) fail(`adapter_config.json: target_modules ${problem}`);
-  const lora: LoraSpec = { r: r as number, alpha: alpha as number, targets: PEFT_TARGETS.filter((t) => targets.includes(t)) };
+  const lora: LoraSpec = {
+    r: r as number,
+    alpha: alpha as number,
+    targets: PEFT_TARGETS.filter((t) => targets.includes(t)),
+  };
   const c: ModelConfig = { ...base, lora };
   try {
     validateLora(c, lora);
@@ -126,13 +179,19 @@ export function readAdapter(base: ModelConfig, configJson: string, weightBytes: 
     for (const part of ['lora_A', 'lora_B'] as const) {
       const [rows, cols] = shapes.get(`${weight}.${part}`)!;
       const key = `${path}.${part}.weight`;
-      const t = tensors.get(key) ?? fail(`adapter_model.safetensors: tensor "${key}" is missing (target_modules names ${module})`);
+      const t =
+        tensors.get(key) ??
+        fail(`adapter_model.safetensors: tensor "${key}" is missing (target_modules names ${module})`);
       if (t.shape.length !== 2 || t.shape[0] !== cols || t.shape[1] !== rows)
-        fail(`adapter_model.safetensors: tensor "${key}" has shape [${t.shape}], this base model needs [${cols}, ${rows}] (an adapter for another base?)`);
+        fail(
+          `adapter_model.safetensors: tensor "${key}" has shape [${t.shape}], this base model needs [${cols}, ${rows}] (an adapter for another base?)`,
+        );
       weights.set(`${weight}.${part}`, transpose(t.data, cols!, rows!));
       used.add(key);
     }
   }
-  for (const k of tensors.keys()) if (!used.has(k)) fail(`adapter_model.safetensors: unexpected tensor "${k}" (not a LoRA weight of this base's targeted modules)`);
+  for (const k of tensors.keys())
+    if (!used.has(k))
+      fail(`adapter_model.safetensors: unexpected tensor "${k}" (not a LoRA weight of this base's targeted modules)`);
   return { lora, weights };
 }

@@ -19,6 +19,9 @@ describe.each(backends)('policy on %s', (_name, makeBackend) => {
     expect(p.reproducible).toBe(true);
     // 8 rows, 4 distinct prompts: interleaved, every row has its own prompt pass; in groups, one per prompt.
     expect(p.sessions.filter((k) => k.startsWith('prefill:'))).toEqual(['prefill:8x24', 'prefill:4x24']);
-    expect(p.sessions.filter((k) => k.startsWith('decode:'))).toEqual(['decode:8>8x24+40:false', 'decode:4>8x24+40:false']);
+    expect(p.sessions.filter((k) => k.startsWith('decode:'))).toEqual([
+      'decode:8>8x24+40:false',
+      'decode:4>8x24+40:false',
+    ]);
   });
 });

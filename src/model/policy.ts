@@ -6,7 +6,18 @@ import { size } from '../engine/shape.ts';
 import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
 import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
-import { chooseGrid, leftPad, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout, type PackedBatch, type SharedBatch } from './layout.ts';
+import {
+  chooseGrid,
+  leftPad,
+  pack,
+  predictingColumn,
+  promptGroups,
+  splitShared,
+  totalLen,
+  type Layout,
+  type PackedBatch,
+  type SharedBatch,
+} from './layout.ts';
 import { validateLora } from './lora.ts';
 import { drawToken, type SamplingParams } from './sampling.ts';
 import { EOS, PAD } from './tokenizer.ts';
@@ -45,9 +56,11 @@ export function checkWeights(c: ModelConfig, w: Weights): void {
     const a = w.get(s.name);
     const n = s.shape.reduce((x, y) => x * y, 1);
     if (!a) throw new Error(`weights: missing tensor "${s.name}" (shape [${s.shape}])`);
-    if (a.length !== n) throw new Error(`weights: tensor "${s.name}" has ${a.length} values, the model needs shape [${s.shape}] (${n})`);
+    if (a.length !== n)
+      throw new Error(`weights: tensor "${s.name}" has ${a.length} values, the model needs shape [${s.shape}] (${n})`);
   }
-  for (const k of w.keys()) if (!paramSpecs(c).some((s) => s.name === k)) throw new Error(`weights: unexpected tensor "${k}" for this model`);
+  for (const k of w.keys())
+    if (!paramSpecs(c).some((s) => s.name === k)) throw new Error(`weights: unexpected tensor "${k}" for this model`);
 }
 
 /** Compiled sessions kept per kind (see Policy.session): enough for a step's grid and the previous one. */
@@ -80,7 +93,10 @@ export class Policy {
 
   /** Changes the sequence grid (e.g. for another task); graphs for the new shapes compile on first use. */
   setLayout(layout: Layout): void {
-    if (totalLen(layout) > this.config.contextLength) throw new Error(`layout needs ${totalLen(layout)} positions (prompt ${layout.promptLen} + completion ${layout.completionLen}), the model has ${this.config.contextLength}`);
+    if (totalLen(layout) > this.config.contextLength)
+      throw new Error(
+        `layout needs ${totalLen(layout)} positions (prompt ${layout.promptLen} + completion ${layout.completionLen}), the model has ${this.config.contextLength}`,
+      );
     this.layout = layout;
   }
 
@@ -111,7 +127,8 @@ export class Policy {
     }
     const old = [...Object.values(this.params), ...Object.values(this.moments)];
     this.params = {};
-    for (const s of paramSpecs(this.config)) this.params[s.name] = this.backend.tensor('float32', w.get(s.name)!, s.shape);
+    for (const s of paramSpecs(this.config))
+      this.params[s.name] = this.backend.tensor('float32', w.get(s.name)!, s.shape);
     // The moments cover the trainable parameters only (a frozen base has none).
     const specs = trainableSpecs(this.config);
     const total = flatLength(specs.map((s) => s.shape));
@@ -132,7 +149,8 @@ export class Policy {
 
   async getWeights(): Promise<Weights> {
     const out: Weights = new Map();
-    for (const n of this.names) out.set(n, Float32Array.from((await this.backend.read(this.params[n]!)) as Float32Array));
+    for (const n of this.names)
+      out.set(n, Float32Array.from((await this.backend.read(this.params[n]!)) as Float32Array));
     return out;
   }
 
@@ -197,7 +215,10 @@ export class Policy {
     for (const old of sameKind.slice(0, Math.max(0, sameKind.length - SESSIONS_PER_KIND))) {
       const evicted = this.sessions.get(old)!;
       this.sessions.delete(old);
-      void evicted.then((x) => x.release(), () => undefined);
+      void evicted.then(
+        (x) => x.release(),
+        () => undefined,
+      );
     }
     return s;
   }
@@ -235,8 +256,15 @@ export class Policy {
     const promptRows = grouped ? first.map((r) => prompts[r]!) : prompts;
     const u = promptRows.length;
     const G = rows / u;
-    const prefillSession = await this.session(`prefill:${u}x${promptLen}`, () => buildPrefillGraph(c, u, promptLen), { deviceOutputs: deviceCache ? cacheNames.map((n) => 'cache.' + n) : [], smallOps: true });
-    const session = await this.session(`decode:${u}>${rows}x${promptLen}+${completionLen}:${deviceCache}`, () => buildDecodeGraph(c, u, rows, promptLen, completionLen, deviceCache), { deviceOutputs: deviceCache ? cacheNames.map((n) => 'new.' + n) : [], smallOps: true });
+    const prefillSession = await this.session(`prefill:${u}x${promptLen}`, () => buildPrefillGraph(c, u, promptLen), {
+      deviceOutputs: deviceCache ? cacheNames.map((n) => 'cache.' + n) : [],
+      smallOps: true,
+    });
+    const session = await this.session(
+      `decode:${u}>${rows}x${promptLen}+${completionLen}:${deviceCache}`,
+      () => buildDecodeGraph(c, u, rows, promptLen, completionLen, deviceCache),
+      { deviceOutputs: deviceCache ? cacheNames.map((n) => 'new.' + n) : [], smallOps: true },
+    );
     const pads = prompts.map((p) => leftPad(this.layout, p));
     const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
     const done = new Array<boolean>(rows).fill(false);
@@ -249,7 +277,15 @@ export class Policy {
       this.backend.dispose(logitsTensor);
       for (let r = 0; r < rows; r++) {
         if (done[r]) continue;
-        const d = drawToken(logits, (perPrompt ? Math.floor(r / G) : r) * c.vocabSize, c.vocabSize, sp, rng, scratch, seen?.[r]);
+        const d = drawToken(
+          logits,
+          (perPrompt ? Math.floor(r / G) : r) * c.vocabSize,
+          c.vocabSize,
+          sp,
+          rng,
+          scratch,
+          seen?.[r],
+        );
         if (seen) seen[r]!.add(d.token);
         const o = out[r]!;
         o.tokens.push(d.token);
@@ -260,7 +296,10 @@ export class Policy {
       this.onDecode?.(produced, maxNew);
     };
 
-    const prompt = this.promptFeeds(promptRows, promptRows.map((p) => leftPad(this.layout, p)));
+    const prompt = this.promptFeeds(
+      promptRows,
+      promptRows.map((p) => leftPad(this.layout, p)),
+    );
     const pre = await prefillSession.run({ ...this.params, ...prompt });
     const promptCaches: Record<string, DeviceTensor> = {};
     for (const n of cacheNames) promptCaches['p' + n] = pre['cache.' + n]!;
@@ -300,7 +339,9 @@ export class Policy {
           }
         } else {
           const cols = (await this.backend.read(res['new.kv']!)) as Float32Array;
-          cacheNames.forEach((n, i) => writeColumn(host[n]!, cols, i * rows * c.nHeads * dh, rows * c.nHeads, completionLen, j, dh));
+          cacheNames.forEach((n, i) =>
+            writeColumn(host[n]!, cols, i * rows * c.nHeads * dh, rows * c.nHeads, completionLen, j, dh),
+          );
           this.backend.dispose(res['new.kv']!);
         }
         await draw(res['logits']!, j + 2, false);
@@ -361,7 +402,12 @@ export class Policy {
   }
 
   /** Per-token log-probs and entropies of given completions under the current (or reference) weights. */
-  async score(prompts: number[][], completions: number[][], temperature = 1, which: 'policy' | 'reference' = 'policy'): Promise<TokenScores> {
+  async score(
+    prompts: number[][],
+    completions: number[][],
+    temperature = 1,
+    which: 'policy' | 'reference' = 'policy',
+  ): Promise<TokenScores> {
     const groups = promptGroups(prompts);
     const distinct = groups.first.length;
     const key = (l: Layout) => `score:${completions.length}x${totalLen(l)}:u${distinct}`;
@@ -369,8 +415,13 @@ export class Policy {
     const b = pack(layout, prompts, completions);
     const weights = which === 'reference' ? this.ref : this.params;
     if (!weights) throw new Error('score: no reference policy has been set');
-    const session = await this.session(key(layout), () => buildScoreGraph(this.config, b.rows, distinct, layout.promptLen, b.len));
-    const res = await session.run({ ...weights, ...this.sharedFeeds(splitShared(b, layout.promptLen, groups), 1 / temperature) });
+    const session = await this.session(key(layout), () =>
+      buildScoreGraph(this.config, b.rows, distinct, layout.promptLen, b.len),
+    );
+    const res = await session.run({
+      ...weights,
+      ...this.sharedFeeds(splitShared(b, layout.promptLen, groups), 1 / temperature),
+    });
     const logp = (await this.backend.read(res['logp']!)) as Float32Array;
     const ent = (await this.backend.read(res['entropy']!)) as Float32Array;
     Object.values(res).forEach((t) => this.backend.dispose(t));
@@ -420,7 +471,8 @@ export class Policy {
   }
 
   async dispose(): Promise<void> {
-    for (const t of [...Object.values(this.params), ...Object.values(this.moments), ...Object.values(this.ref ?? {})]) this.backend.dispose(t);
+    for (const t of [...Object.values(this.params), ...Object.values(this.moments), ...Object.values(this.ref ?? {})])
+      this.backend.dispose(t);
     for (const s of this.sessions.values()) await (await s).release();
     this.sessions.clear();
   }
@@ -432,8 +484,17 @@ export class Policy {
  * (row, head) were most of the JS time and garbage, and inside the long async sampler V8 ran this loop
  * about 5× slower than here.
  */
-function writeColumn(cache: Float32Array, cols: Float32Array, from: number, rowsHeads: number, tmax: number, s: number, dh: number): void {
-  for (let rh = 0, src = from; rh < rowsHeads; rh++) for (let j = 0, dst = (rh * tmax + s) * dh; j < dh; j++) cache[dst + j] = cols[src++]!;
+function writeColumn(
+  cache: Float32Array,
+  cols: Float32Array,
+  from: number,
+  rowsHeads: number,
+  tmax: number,
+  s: number,
+  dh: number,
+): void {
+  for (let rh = 0, src = from; rh < rowsHeads; rh++)
+    for (let j = 0, dst = (rh * tmax + s) * dh; j < dh; j++) cache[dst + j] = cols[src++]!;
 }
 
 export { Rng };

@@ -30,7 +30,11 @@ export function lrAt(step: number, total: number, lr: number, warmup: number): n
 }
 
 /** The supervised example for one generated instance: prompt tokens and reference completion + EOS. */
-export function sftExample(task: string, seed: number, difficulty?: Partial<Difficulty>): { prompt: number[]; completion: number[] } {
+export function sftExample(
+  task: string,
+  seed: number,
+  difficulty?: Partial<Difficulty>,
+): { prompt: number[]; completion: number[] } {
   const inst = getTaskFamily(task).generate(seed, difficulty);
   return { prompt: encode(inst.prompt), completion: [...encode(inst.reference), EOS] };
 }
@@ -49,7 +53,7 @@ export async function pretrain(policy: Policy, o: PretrainOptions): Promise<numb
     const completions: number[][] = [];
     for (let r = 0; r < o.batchSize; r++) {
       const seed = 1_000_000 + o.seed * 7_919 + step * o.batchSize + r;
-      let u = ((seed * 2654435761) >>> 0) / 4294967296 * totalW;
+      let u = (((seed * 2654435761) >>> 0) / 4294967296) * totalW;
       let k = 0;
       while (u >= weights[k]! && k < weights.length - 1) u -= weights[k++]!;
       const ex = sftExample(o.mix[k]!.task, seed, o.mix[k]!.difficulty);
@@ -60,7 +64,10 @@ export async function pretrain(policy: Policy, o: PretrainOptions): Promise<numb
     const res = await policy.train(
       `sft:${b.rows}x${len}`,
       () => buildSftGraph(policy.config, b.rows, len, { ...defaultAdamW, weightDecay: 0.01 }),
-      { ...policy.packedFeeds(b, 1), completion_mask: policy.backend.tensor('float32', b.completionMask, [b.rows, len]) },
+      {
+        ...policy.packedFeeds(b, 1),
+        completion_mask: policy.backend.tensor('float32', b.completionMask, [b.rows, len]),
+      },
       lrAt(step, o.steps, o.lr, o.warmupSteps),
     );
     losses.push(res.loss);

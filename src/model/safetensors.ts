@@ -8,7 +8,10 @@ export class SafetensorsError extends Error {}
 
 const MAX_HEADER = 16 * 1024 * 1024;
 
-export function writeSafetensors(tensors: Map<string, { shape: number[]; data: Float32Array }>, metadata: Record<string, string> = {}): Uint8Array {
+export function writeSafetensors(
+  tensors: Map<string, { shape: number[]; data: Float32Array }>,
+  metadata: Record<string, string> = {},
+): Uint8Array {
   const header: Record<string, unknown> = { __metadata__: metadata };
   let offset = 0;
   const names = [...tensors.keys()].sort();
@@ -39,11 +42,14 @@ export interface ParsedSafetensors {
 
 export function readSafetensors(bytes: Uint8Array): ParsedSafetensors {
   if (bytes.length === 0) throw new SafetensorsError('the file is empty (0 bytes)');
-  if (bytes.length < 8) throw new SafetensorsError(`the file is truncated: ${bytes.length} bytes, not even the 8-byte header length`);
+  if (bytes.length < 8)
+    throw new SafetensorsError(`the file is truncated: ${bytes.length} bytes, not even the 8-byte header length`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const hlen = view.getBigUint64(0, true);
   if (hlen > BigInt(Math.min(MAX_HEADER, bytes.length - 8))) {
-    throw new SafetensorsError(`not a safetensors file: header length ${hlen} does not fit in a file of ${bytes.length} bytes`);
+    throw new SafetensorsError(
+      `not a safetensors file: header length ${hlen} does not fit in a file of ${bytes.length} bytes`,
+    );
   }
   const n = Number(hlen);
   let header: Record<string, unknown>;
@@ -52,7 +58,8 @@ export function readSafetensors(bytes: Uint8Array): ParsedSafetensors {
   } catch {
     throw new SafetensorsError('not a safetensors file: the header is not valid JSON');
   }
-  if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new SafetensorsError('not a safetensors file: the header is not a JSON object');
+  if (typeof header !== 'object' || header === null || Array.isArray(header))
+    throw new SafetensorsError('not a safetensors file: the header is not a JSON object');
   const dataStart = 8 + n;
   const dataLen = bytes.length - dataStart;
   const tensors = new Map<string, { shape: number[]; data: Float32Array }>();
@@ -64,15 +71,30 @@ export function readSafetensors(bytes: Uint8Array): ParsedSafetensors {
     }
     const e = v as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
     const width = BYTES[e?.dtype as string];
-    if (!width) throw new SafetensorsError(`tensor "${name}": dtype ${JSON.stringify(e?.dtype)} is not supported (expected F32, BF16 or F16)`);
-    if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isInteger(d) && d >= 0)) throw new SafetensorsError(`tensor "${name}": invalid shape ${JSON.stringify(e.shape)}`);
+    if (!width)
+      throw new SafetensorsError(
+        `tensor "${name}": dtype ${JSON.stringify(e?.dtype)} is not supported (expected F32, BF16 or F16)`,
+      );
+    if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isInteger(d) && d >= 0))
+      throw new SafetensorsError(`tensor "${name}": invalid shape ${JSON.stringify(e.shape)}`);
     const offs = e.data_offsets;
-    if (!Array.isArray(offs) || offs.length !== 2 || !offs.every((o) => Number.isInteger(o) && o >= 0) || offs[0] > offs[1]) {
+    if (
+      !Array.isArray(offs) ||
+      offs.length !== 2 ||
+      !offs.every((o) => Number.isInteger(o) && o >= 0) ||
+      offs[0] > offs[1]
+    ) {
       throw new SafetensorsError(`tensor "${name}": invalid data_offsets ${JSON.stringify(offs)}`);
     }
     const count = (e.shape as number[]).reduce((a, b) => a * b, 1);
-    if (offs[1] - offs[0] !== count * width) throw new SafetensorsError(`tensor "${name}": shape [${e.shape}] needs ${count * width} bytes but data_offsets span ${offs[1] - offs[0]}`);
-    if (offs[1] > dataLen) throw new SafetensorsError(`the file is truncated: tensor "${name}" ends at byte ${offs[1]} of the data section, which has only ${dataLen}`);
+    if (offs[1] - offs[0] !== count * width)
+      throw new SafetensorsError(
+        `tensor "${name}": shape [${e.shape}] needs ${count * width} bytes but data_offsets span ${offs[1] - offs[0]}`,
+      );
+    if (offs[1] > dataLen)
+      throw new SafetensorsError(
+        `the file is truncated: tensor "${name}" ends at byte ${offs[1]} of the data section, which has only ${dataLen}`,
+      );
     const copy = bytes.slice(dataStart + offs[0], dataStart + offs[1]);
     tensors.set(name, { shape: e.shape as number[], data: toFloat32(e.dtype as string, copy, count) });
   }
@@ -96,7 +118,14 @@ function toFloat32(dtype: string, raw: Uint8Array, count: number): Float32Array 
     const sign = h & 0x8000 ? -1 : 1;
     const exp = (h >> 10) & 0x1f;
     const frac = h & 0x3ff;
-    out[i] = exp === 0 ? sign * frac * 2 ** -24 : exp === 31 ? (frac ? NaN : sign * Infinity) : sign * (1 + frac / 1024) * 2 ** (exp - 15);
+    out[i] =
+      exp === 0
+        ? sign * frac * 2 ** -24
+        : exp === 31
+          ? frac
+            ? NaN
+            : sign * Infinity
+          : sign * (1 + frac / 1024) * 2 ** (exp - 15);
   }
   return out;
 }

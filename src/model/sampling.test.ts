@@ -18,14 +18,22 @@ function frequencies(t: number, topK: number, topP: number, n: number): number[]
   const rng = new Rng(7);
   const scratch = new Float64Array(2 * vocab);
   const counts = new Array<number>(vocab).fill(0);
-  for (let i = 0; i < n; i++) counts[drawToken(logits, 0, vocab, { temperature: t, topK, topP }, rng, scratch).token]!++;
+  for (let i = 0; i < n; i++)
+    counts[drawToken(logits, 0, vocab, { temperature: t, topK, topP }, rng, scratch).token]!++;
   return counts.map((c) => c / n);
 }
 
 describe('drawToken', () => {
   it('reports the full tempered log-prob and entropy, computed by hand in float64', () => {
     const p = probs(0.7);
-    const d = drawToken([9, ...logits], 1, vocab, { temperature: 0.7, topK: 0, topP: 1 }, new Rng(1), new Float64Array(2 * vocab));
+    const d = drawToken(
+      [9, ...logits],
+      1,
+      vocab,
+      { temperature: 0.7, topK: 0, topP: 1 },
+      new Rng(1),
+      new Float64Array(2 * vocab),
+    );
     expect(d.logp).toBeCloseTo(Math.log(p[d.token]!), 12);
     expect(d.entropy).toBeCloseTo(-p.reduce((a, q) => a + q * Math.log(q), 0), 12);
   });
@@ -41,15 +49,28 @@ describe('drawToken', () => {
     const p = probs(1);
     expect(k2[0]!).toBeCloseTo(p[0]! / (p[0]! + p[1]!), 1);
     // The most likely token holds 0.56 of the mass and the top two 0.77: top-p 0.6 keeps them, top-p 0.4 only the first.
-    expect(frequencies(1, 0, 0.6, 5_000).slice(2).every((x) => x === 0)).toBe(true);
+    expect(
+      frequencies(1, 0, 0.6, 5_000)
+        .slice(2)
+        .every((x) => x === 0),
+    ).toBe(true);
     expect(frequencies(1, 0, 0.4, 1_000)[0]).toBe(1);
-    const d = drawToken(logits, 0, vocab, { temperature: 1, topK: 1, topP: 1 }, new Rng(3), new Float64Array(2 * vocab));
+    const d = drawToken(
+      logits,
+      0,
+      vocab,
+      { temperature: 1, topK: 1, topP: 1 },
+      new Rng(3),
+      new Float64Array(2 * vocab),
+    );
     expect(d.token).toBe(0);
     expect(d.logp).toBeCloseTo(Math.log(p[0]!), 12);
   });
 
   it('says so when the scratch buffer is too small', () => {
-    expect(() => drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1 }, new Rng(1), new Float64Array(vocab))).toThrow(/scratch holds 5 values, needs 10/);
+    expect(() =>
+      drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1 }, new Rng(1), new Float64Array(vocab)),
+    ).toThrow(/scratch holds 5 values, needs 10/);
   });
 });
 
@@ -58,7 +79,8 @@ describe('drawToken with min_p and repetition_penalty', () => {
     const rng = new Rng(3);
     const scratch = new Float64Array(2 * vocab);
     const counts = new Array<number>(vocab).fill(0);
-    for (let i = 0; i < n; i++) counts[drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1, ...sp }, rng, scratch, seen).token]!++;
+    for (let i = 0; i < n; i++)
+      counts[drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1, ...sp }, rng, scratch, seen).token]!++;
     return counts;
   };
 
@@ -66,7 +88,14 @@ describe('drawToken with min_p and repetition_penalty', () => {
     const p = probs(1);
     const counts = draws({ minP: 0.3 }, new Set());
     p.forEach((q, v) => (q < 0.3 * p[0]! ? expect(counts[v]).toBe(0) : expect(counts[v]).toBeGreaterThan(0)));
-    const d = drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1, minP: 0.3 }, new Rng(1), new Float64Array(2 * vocab));
+    const d = drawToken(
+      logits,
+      0,
+      vocab,
+      { temperature: 1, topK: 0, topP: 1, minP: 0.3 },
+      new Rng(1),
+      new Float64Array(2 * vocab),
+    );
     expect(d.logp).toBeCloseTo(Math.log(p[d.token]!), 12);
   });
 
@@ -75,7 +104,15 @@ describe('drawToken with min_p and repetition_penalty', () => {
     const counts = draws({ repetitionPenalty: 1e6 }, new Set([0, 3]));
     expect(counts[3]).toBe(0);
     expect(Math.abs(counts[0]! / 4000 - 1 / (2 + Math.E + Math.exp(0.5)))).toBeLessThan(0.03);
-    const d = drawToken(logits, 0, vocab, { temperature: 1, topK: 0, topP: 1, repetitionPenalty: 1e6 }, new Rng(1), new Float64Array(2 * vocab), new Set([0]));
+    const d = drawToken(
+      logits,
+      0,
+      vocab,
+      { temperature: 1, topK: 0, topP: 1, repetitionPenalty: 1e6 },
+      new Rng(1),
+      new Float64Array(2 * vocab),
+      new Set([0]),
+    );
     expect(d.logp).toBeCloseTo(Math.log(probs(1)[d.token]!), 12);
   });
 });

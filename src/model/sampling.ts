@@ -30,9 +30,19 @@ export interface TokenDraw {
  * scoring graph and the ratios in the loss. `scratch` holds at least 2 × vocab values (log-probs,
  * then probabilities): one exp per token, and nothing is allocated unless truncation is on.
  */
-export function drawToken(logits: ArrayLike<number>, offset: number, vocab: number, sp: SamplingParams, rng: Rng, scratch: Float64Array, seen?: ReadonlySet<number>): TokenDraw {
-  if (scratch.length < 2 * vocab) throw new Error(`drawToken: scratch holds ${scratch.length} values, needs ${2 * vocab}`);
-  if ((sp.minP ?? 0) > 0 || (sp.repetitionPenalty ?? 1) !== 1) return drawProcessed(logits, offset, vocab, sp, rng, seen ?? new Set());
+export function drawToken(
+  logits: ArrayLike<number>,
+  offset: number,
+  vocab: number,
+  sp: SamplingParams,
+  rng: Rng,
+  scratch: Float64Array,
+  seen?: ReadonlySet<number>,
+): TokenDraw {
+  if (scratch.length < 2 * vocab)
+    throw new Error(`drawToken: scratch holds ${scratch.length} values, needs ${2 * vocab}`);
+  if ((sp.minP ?? 0) > 0 || (sp.repetitionPenalty ?? 1) !== 1)
+    return drawProcessed(logits, offset, vocab, sp, rng, seen ?? new Set());
   const inv = 1 / sp.temperature;
   let mx = -Infinity;
   for (let v = 0; v < vocab; v++) mx = Math.max(mx, logits[offset + v]! * inv);
@@ -101,7 +111,13 @@ function drawTruncated(vocab: number, sp: SamplingParams, rng: Rng, scratch: Flo
  * min-p, each on what the one before kept (0 for a removed token). sampling.test.ts checks them against
  * transformers' own processors.
  */
-export function processedProbs(logits: ArrayLike<number>, offset: number, vocab: number, sp: SamplingParams, seen: ReadonlySet<number>): Float64Array {
+export function processedProbs(
+  logits: ArrayLike<number>,
+  offset: number,
+  vocab: number,
+  sp: SamplingParams,
+  seen: ReadonlySet<number>,
+): Float64Array {
   const inv = 1 / sp.temperature;
   const penalty = sp.repetitionPenalty ?? 1;
   const x = new Float64Array(vocab);
@@ -154,14 +170,23 @@ function softmax(x: Float64Array): Float64Array {
  * tempered distribution without the penalty or truncation (the scoring graph's, so the loss's ratios
  * are unchanged).
  */
-function drawProcessed(logits: ArrayLike<number>, offset: number, vocab: number, sp: SamplingParams, rng: Rng, seen: ReadonlySet<number>): TokenDraw {
+function drawProcessed(
+  logits: ArrayLike<number>,
+  offset: number,
+  vocab: number,
+  sp: SamplingParams,
+  rng: Rng,
+  seen: ReadonlySet<number>,
+): TokenDraw {
   const p = processedProbs(logits, offset, vocab, sp, seen);
   const x = new Float64Array(vocab);
   for (let v = 0; v < vocab; v++) x[v] = logits[offset + v]! / sp.temperature;
   const tempered = softmax(x);
   let entropy = 0;
   for (const t of tempered) if (t > 0) entropy -= t * Math.log(t);
-  const order = Array.from({ length: vocab }, (_, v) => v).filter((v) => p[v]! > 0).sort((a, b) => p[b]! - p[a]! || a - b);
+  const order = Array.from({ length: vocab }, (_, v) => v)
+    .filter((v) => p[v]! > 0)
+    .sort((a, b) => p[b]! - p[a]! || a - b);
   let u = rng.next();
   let token = order[order.length - 1]!;
   for (const v of order) {

@@ -10,7 +10,11 @@ const roundUp8 = (n: number) => Math.ceil(n / 8) * 8;
  * reference completion plus slack for a policy that rambles a little. Attention cost grows with the
  * square of this length, so it is measured rather than set to the model's maximum.
  */
-export function layoutFor(entries: { task: string; difficulty?: Partial<Difficulty> }[], slack = 8, probe = 200): Layout {
+export function layoutFor(
+  entries: { task: string; difficulty?: Partial<Difficulty> }[],
+  slack = 8,
+  probe = 200,
+): Layout {
   let p = 0;
   let c = 0;
   for (const e of entries) {

@@ -12,7 +12,14 @@ import { forward, initParams, paramSpecs } from './transformer.ts';
  * learning next-token prediction on a fixed batch with AdamW, parameters and moments kept on the
  * device between steps. Every backend must produce the same losses step by step.
  */
-export const tinyTrainingModel: ModelConfig = { vocabSize: 24, contextLength: 12, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 };
+export const tinyTrainingModel: ModelConfig = {
+  vocabSize: 24,
+  contextLength: 12,
+  dModel: 16,
+  nLayers: 2,
+  nHeads: 2,
+  dFF: 32,
+};
 const BATCH = 4;
 const LR = 3e-3;
 
@@ -36,7 +43,11 @@ export interface TinyTrainingResult {
   nodeCount: number;
 }
 
-export async function runTinyTraining(backend: Backend, steps: number, onStep?: (i: number, loss: number) => void): Promise<TinyTrainingResult> {
+export async function runTinyTraining(
+  backend: Backend,
+  steps: number,
+  onStep?: (i: number, loss: number) => void,
+): Promise<TinyTrainingResult> {
   const c = tinyTrainingModel;
   const { graph, names } = buildTinyTraining(c);
   const compiled = compile(graph);
@@ -56,7 +67,9 @@ export async function runTinyTraining(backend: Backend, steps: number, onStep?: 
   const bias: number[] = [];
   for (let b = 0; b < BATCH; b++) {
     const len = b % 2 === 0 ? t : t - 3;
-    const seq = Array.from({ length: t + 1 }, (_, i) => (i <= len ? 2 + ((b * 3 + i * rng.int(1, 2)) % (c.vocabSize - 2)) : 0));
+    const seq = Array.from({ length: t + 1 }, (_, i) =>
+      i <= len ? 2 + ((b * 3 + i * rng.int(1, 2)) % (c.vocabSize - 2)) : 0,
+    );
     for (let i = 0; i < t; i++) {
       toks.push(seq[i]!);
       tgts.push(seq[i + 1]!);
@@ -65,7 +78,11 @@ export async function runTinyTraining(backend: Backend, steps: number, onStep?: 
   }
   const batch = {
     tokens: backend.tensor('int64', toks, [BATCH, t]),
-    positions: backend.tensor('int64', Array.from({ length: BATCH * t }, (_, i) => i % t), [BATCH, t]),
+    positions: backend.tensor(
+      'int64',
+      Array.from({ length: BATCH * t }, (_, i) => i % t),
+      [BATCH, t],
+    ),
     key_bias: backend.tensor('float32', bias, [BATCH, t]),
     targets: backend.tensor('int64', tgts, [BATCH, t, 1]),
     lr: backend.tensor('float32', [LR], []),

@@ -38,7 +38,10 @@ export function encode(text: string): number[] {
       }
     }
     const id = charIndex.get(text[i]!);
-    if (id === undefined) throw new TokenizeError(`character ${JSON.stringify(text[i])} (code ${text.charCodeAt(i)}) at position ${i} is not in the vocabulary`);
+    if (id === undefined)
+      throw new TokenizeError(
+        `character ${JSON.stringify(text[i])} (code ${text.charCodeAt(i)}) at position ${i} is not in the vocabulary`,
+      );
     out.push(id);
     i++;
   }
@@ -60,5 +63,5 @@ export function decode(ids: ArrayLike<number>, showSpecial = false): string {
 
 /** The visible text of one token, for the token-level inspector. */
 export function tokenText(id: number): string {
-  return id < FIRST_CHAR ? SPECIALS[id]! : CHARS[id - FIRST_CHAR] ?? '?';
+  return id < FIRST_CHAR ? SPECIALS[id]! : (CHARS[id - FIRST_CHAR] ?? '?');
 }

@@ -10,7 +10,15 @@ import { forward, initParams, MASKED, paramSpecs, type Params } from './transfor
 
 const gpt2: ModelConfig = { vocabSize: 7, contextLength: 5, dModel: 8, nLayers: 2, nHeads: 2, dFF: 8 };
 // Llama with grouped-query attention (2 heads share 1 KV head), Qwen2's q/k/v biases and an untied head.
-const llama: ModelConfig = { ...gpt2, arch: 'llama', nKvHeads: 1, ropeTheta: 100, normEps: 1e-5, qkvBias: true, tiedEmbeddings: false };
+const llama: ModelConfig = {
+  ...gpt2,
+  arch: 'llama',
+  nKvHeads: 1,
+  ropeTheta: 100,
+  normEps: 1e-5,
+  qkvBias: true,
+  tiedEmbeddings: false,
+};
 const CONFIGS: [string, ModelConfig][] = [
   ['GPT-2', gpt2],
   ['Llama/Qwen2', llama],
@@ -24,13 +32,33 @@ const keyBias = [0, 0, 0, 0, 0, 0, 0, MASKED]; // last token of row 2 is padding
 function paramInputs(cfg: ModelConfig, seed: number): CheckInput[] {
   const rng = new Rng(seed);
   // Random (not initial) values everywhere so LayerNorm gains and biases are exercised.
-  return paramSpecs(cfg).map((s) => ({ name: s.name, shape: s.shape, values: Array.from({ length: s.shape.reduce((a, b) => a * b, 1) }, () => 0.4 * rng.normal() + (s.init === 'ones' ? 1 : 0)) }));
+  return paramSpecs(cfg).map((s) => ({
+    name: s.name,
+    shape: s.shape,
+    values: Array.from(
+      { length: s.shape.reduce((a, b) => a * b, 1) },
+      () => 0.4 * rng.normal() + (s.init === 'ones' ? 1 : 0),
+    ),
+  }));
 }
 
 describe('the Llama/Qwen2 weights', () => {
   it("are transformers' LlamaForCausalLM ones under our names: no position table or LayerNorm biases, a gated MLP, narrower k/v, q/k/v biases, lm_head", () => {
     const shapes = Object.fromEntries(paramSpecs(llama).map((s) => [s.name, s.shape]));
-    expect(Object.keys(shapes).filter((n) => n.startsWith('h0.'))).toEqual(['h0.ln1.g', 'h0.attn.wq', 'h0.attn.bq', 'h0.attn.wk', 'h0.attn.bk', 'h0.attn.wv', 'h0.attn.bv', 'h0.attn.wo', 'h0.ln2.g', 'h0.mlp.wg', 'h0.mlp.wu', 'h0.mlp.wd']);
+    expect(Object.keys(shapes).filter((n) => n.startsWith('h0.'))).toEqual([
+      'h0.ln1.g',
+      'h0.attn.wq',
+      'h0.attn.bq',
+      'h0.attn.wk',
+      'h0.attn.bk',
+      'h0.attn.wv',
+      'h0.attn.bv',
+      'h0.attn.wo',
+      'h0.ln2.g',
+      'h0.mlp.wg',
+      'h0.mlp.wu',
+      'h0.mlp.wd',
+    ]);
     expect(shapes['h0.attn.wk']).toEqual([8, 4]); // 1 KV head of 4
     expect(shapes['lm_head']).toEqual([7, 8]);
     expect(shapes['wpe']).toBeUndefined();
@@ -80,18 +108,48 @@ function checkDecode(cfg: ModelConfig, rows: number[][], pads: number[], promptR
 
   const gf = new Graph();
   const pf = params(gf);
-  gf.output(forward(gf, cfg, pf, gf.input('tokens', 'int64', [B, T]), gf.input('positions', 'int64', [B, T]), gf.input('key_bias', 'float32', [B, T])), 'logits');
-  const cols = (f: (b: number, col: number) => number, n = B, from = 0, len = T) => Array.from({ length: n }, (_, b) => Array.from({ length: len }, (_, j) => f(b, from + j))).flat();
-  const full = evaluate(gf, { ...feedsParams, tokens: nd([B, T], rows.flat()), positions: nd([B, T], cols(posOf)), key_bias: nd([B, T], cols(biasOf)) })[0]!;
+  gf.output(
+    forward(
+      gf,
+      cfg,
+      pf,
+      gf.input('tokens', 'int64', [B, T]),
+      gf.input('positions', 'int64', [B, T]),
+      gf.input('key_bias', 'float32', [B, T]),
+    ),
+    'logits',
+  );
+  const cols = (f: (b: number, col: number) => number, n = B, from = 0, len = T) =>
+    Array.from({ length: n }, (_, b) => Array.from({ length: len }, (_, j) => f(b, from + j))).flat();
+  const full = evaluate(gf, {
+    ...feedsParams,
+    tokens: nd([B, T], rows.flat()),
+    positions: nd([B, T], cols(posOf)),
+    key_bias: nd([B, T], cols(biasOf)),
+  })[0]!;
   const expectLogits = (got: ArrayLike<number>, gotRow: number, b: number, col: number) => {
-    for (let v = 0; v < cfg.vocabSize; v++) expect(Math.abs(got[gotRow * cfg.vocabSize + v]! - full.data[(b * T + col) * cfg.vocabSize + v]!)).toBeLessThan(1e-9);
+    for (let v = 0; v < cfg.vocabSize; v++)
+      expect(Math.abs(got[gotRow * cfg.vocabSize + v]! - full.data[(b * T + col) * cfg.vocabSize + v]!)).toBeLessThan(
+        1e-9,
+      );
   };
 
   // The app's own graphs (forward-only: their GELU is laid out for ONNX Runtime's fusion, and must
   // agree with the differentiable layout of the whole-sequence graph).
   const pb = (i: number, col: number) => biasOf(promptRows[i]!, col);
   const promptBias = nd([u, P], cols(pb, u, 0, P));
-  const pre = evaluate(buildPrefillGraph(cfg, u, P), { ...feedsParams, tokens: nd([u, P], promptRows.flatMap((b) => rows[b]!.slice(0, P))), positions: nd([u, P], cols((i, col) => posOf(promptRows[i]!, col), u, 0, P)), key_bias: promptBias });
+  const pre = evaluate(buildPrefillGraph(cfg, u, P), {
+    ...feedsParams,
+    tokens: nd(
+      [u, P],
+      promptRows.flatMap((b) => rows[b]!.slice(0, P)),
+    ),
+    positions: nd(
+      [u, P],
+      cols((i, col) => posOf(promptRows[i]!, col), u, 0, P),
+    ),
+    key_bias: promptBias,
+  });
   for (let b = 0; b < B; b++) expectLogits(pre[0]!.data, Math.floor(b / group), b, P - 1);
 
   const gd = buildDecodeGraph(cfg, u, B, P, C, true);
@@ -105,7 +163,21 @@ function checkDecode(cfg: ModelConfig, rows: number[][], pads: number[], promptR
   }
   for (let j = 0; j < C; j++) {
     const kb = cols((_, c) => (c < j ? 0 : MASKED), B, 0, C);
-    const res = evaluate(gd, { ...feedsParams, ...cache, tok: nd([B], rows.map((r) => r[P + j]!)), pos: nd([B], rows.map((_, b) => posOf(b, P + j))), step: nd([], [j]), prompt_bias: promptBias, key_bias: nd([B, C], kb) });
+    const res = evaluate(gd, {
+      ...feedsParams,
+      ...cache,
+      tok: nd(
+        [B],
+        rows.map((r) => r[P + j]!),
+      ),
+      pos: nd(
+        [B],
+        rows.map((_, b) => posOf(b, P + j)),
+      ),
+      step: nd([], [j]),
+      prompt_bias: promptBias,
+      key_bias: nd([B, C], kb),
+    });
     for (let l = 0; l < cfg.nLayers; l++) {
       cache[`k${l}`] = res[1 + 2 * l]!;
       cache[`v${l}`] = res[2 + 2 * l]!;

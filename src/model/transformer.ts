@@ -83,7 +83,6 @@ export function initParams(c: ModelConfig, seed: number): Map<string, Float32Arr
   return out;
 }
 
-
 export function declareParams(g: Graph, c: ModelConfig, prefix = ''): Params {
   const p: Params = {};
   for (const s of paramSpecs(c)) p[s.name] = g.input(prefix + s.name, 'float32', s.shape);
@@ -107,7 +106,9 @@ function gelu(g: Graph, x: Tensor): Tensor {
   if (g.forwardOnly) return g.mul(g.mul(x, 0.5), g.add(g.erf(g.div(x, Math.SQRT2)), 1));
   const u = g.mul(x, Math.SQRT1_2);
   const phi = g.add(g.mul(g.erf(u), 0.5), 0.5);
-  return g.withGradient(g.mul(x, phi), x, (dy) => g.mul(dy, g.add(phi, g.mul(x, g.exp(g.sub(LN_INV_SQRT_2PI, g.mul(u, u)))))));
+  return g.withGradient(g.mul(x, phi), x, (dy) =>
+    g.mul(dy, g.add(phi, g.mul(x, g.exp(g.sub(LN_INV_SQRT_2PI, g.mul(u, u)))))),
+  );
 }
 
 function mlp(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor): Tensor {
@@ -130,7 +131,8 @@ function qkv(g: Graph, c: ModelConfig, p: Params, l: number, x: Tensor, rope: Ro
   const dh = c.dModel / h;
   const pre = `h${l}.attn.`;
   const n = g.layerNorm(x, p[`h${l}.ln1.g`]!, p[`h${l}.ln1.b`]!);
-  const proj = (w: string) => g.transpose(g.reshape(g.add(linear(g, c, p, pre + 'w' + w, n), p[pre + 'b' + w]!), [b, t, h, dh]), [0, 2, 1, 3]);
+  const proj = (w: string) =>
+    g.transpose(g.reshape(g.add(linear(g, c, p, pre + 'w' + w, n), p[pre + 'b' + w]!), [b, t, h, dh]), [0, 2, 1, 3]);
   return [g.mul(proj('q'), 1 / Math.sqrt(dh)), proj('k'), proj('v')];
 }
 
@@ -155,7 +157,8 @@ function embed(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: T
 }
 
 /** The rotary tables at these positions (Llama), or null (GPT-2). */
-const ropeOf = (g: Graph, c: ModelConfig, positions: Tensor): Rope | null => (isLlama(c) ? ropeAt(g, c, positions) : null);
+const ropeOf = (g: Graph, c: ModelConfig, positions: Tensor): Rope | null =>
+  isLlama(c) ? ropeAt(g, c, positions) : null;
 
 export function head(g: Graph, c: ModelConfig, p: Params, x: Tensor): Tensor {
   if (isLlama(c)) return llamaHead(g, c, p, x);
@@ -172,7 +175,15 @@ function causalBias(g: Graph, keyBias: Tensor): Tensor {
 }
 
 /** The blocks over a whole sequence, before the final LayerNorm; `kv` sees each layer's keys and values ([B,H,T,dh]). */
-function blocks(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor, kv?: (k: Tensor, v: Tensor) => void): Tensor {
+function blocks(
+  g: Graph,
+  c: ModelConfig,
+  p: Params,
+  tokens: Tensor,
+  positions: Tensor,
+  keyBias: Tensor,
+  kv?: (k: Tensor, v: Tensor) => void,
+): Tensor {
   const [b, t] = keyBias.shape as [number, number];
   // Expanded over the heads once: a same-shape Add in every layer is several times faster on the CPU
   // than one that broadcasts over the head axis.
@@ -234,7 +245,14 @@ export function completionHidden(g: Graph, c: ModelConfig, p: Params, s: SharedS
  * Whole-sequence forward pass. tokens, positions: [B,T] int64; keyBias: [B,T] float, 0 for real
  * tokens and MASKED for padding. Returns logits [B,T,V].
  */
-export function forward(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor): Tensor {
+export function forward(
+  g: Graph,
+  c: ModelConfig,
+  p: Params,
+  tokens: Tensor,
+  positions: Tensor,
+  keyBias: Tensor,
+): Tensor {
   return head(g, c, p, blocks(g, c, p, tokens, positions, keyBias));
 }
 
@@ -249,7 +267,14 @@ export interface PrefillOut {
  * prompt caches, and the logits of the first completion token. One run instead of one decode step per
  * prompt column, and one row per distinct prompt (a GRPO batch repeats each prompt G times).
  */
-export function prefill(g: Graph, c: ModelConfig, p: Params, tokens: Tensor, positions: Tensor, keyBias: Tensor): PrefillOut {
+export function prefill(
+  g: Graph,
+  c: ModelConfig,
+  p: Params,
+  tokens: Tensor,
+  positions: Tensor,
+  keyBias: Tensor,
+): PrefillOut {
   const [u, t] = tokens.shape as [number, number];
   const out: PrefillOut = { logits: tokens, kCache: [], vCache: [] };
   const x = blocks(g, c, p, tokens, positions, keyBias, (k, v) => {
@@ -313,7 +338,10 @@ export function decodeStep(g: Graph, c: ModelConfig, p: Params, io: DecodeIO): D
     const [q, k, v] = rope ? qkv(g, c, p, l, g.reshape(x, [b, 1, c.dModel]), rope) : gpt2DecodeQkv(g, c, p, l, x);
     // Score the prompt, the completion cache and this token separately, then join the score blocks:
     // the caches are only read, never rewritten, on the critical path.
-    const promptScores = fromGroups(g.add(g.matmul(toGroups(q, dh), g.transpose(io.promptK[l]!, [0, 1, 3, 2])), promptBias), pl); // [B,H,1,P]
+    const promptScores = fromGroups(
+      g.add(g.matmul(toGroups(q, dh), g.transpose(io.promptK[l]!, [0, 1, 3, 2])), promptBias),
+      pl,
+    ); // [B,H,1,P]
     const cacheScores = g.add(g.matmul(q, g.transpose(io.kCache[l]!, [0, 1, 3, 2])), bias); // [B,H,1,C]
     const selfScore = g.reduceSum(g.mul(q, k), [-1], true); // [B,H,1,1]
     const probs = g.softmax(g.concat([promptScores, cacheScores, selfScore], -1), -1);

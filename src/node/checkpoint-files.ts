@@ -41,7 +41,10 @@ export function readCheckpoint(manifestPath: string): { manifest: Manifest; weig
   }
 }
 
-export async function loadPolicy(manifestPath: string, backend: Backend = createNodeBackend()): Promise<{ manifest: Manifest; policy: Policy }> {
+export async function loadPolicy(
+  manifestPath: string,
+  backend: Backend = createNodeBackend(),
+): Promise<{ manifest: Manifest; policy: Policy }> {
   const { manifest, weights } = readCheckpoint(resolve(manifestPath));
   const policy = await Policy.create(backend, manifest.model, manifest.layout, weights);
   if (manifest.tokenizer.kind === 'hf') policy.stopTokens = new Set(manifest.tokenizer.eosTokenIds);

@@ -112,7 +112,10 @@ export class RunCatalog {
         parents.push(segments.length ? (segments[segments.length - 2] ?? folder.name) : folder.name);
       }
     }
-    const names = uniqueNames(located.map((r) => r.found.name), parents);
+    const names = uniqueNames(
+      located.map((r) => r.found.name),
+      parents,
+    );
     const out: CatalogRun[] = [];
     for (const [i, { listed, ...r }] of located.entries()) {
       out.push({ ...r, name: names[i]!, steps: await this.countSteps(r, listed) });

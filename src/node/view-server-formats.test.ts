@@ -55,7 +55,9 @@ beforeAll(async () => {
     // As _dump_generations writes them (verl/trainer/ppo/ray_trainer.py): Python's json.dumps of flat
     // objects (", " and ": " between items), lines joined by "\n" with a final "\n".
     const pyJson = (o: Record<string, unknown>) =>
-      `{${Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
+      `{${Object.entries(o)
+        .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+        .join(', ')}}`;
     const line = (i: number) => pyJson({ input: `q${i >> 1}`, output: `a${i}`, gts: '1', score: i % 2, step });
     const lines = [0, 1, 2, 3].map(line);
     writeFileSync(join(served, 'verl', 'dump', `${step}.jsonl`), lines.join('\n') + '\n');

@@ -120,14 +120,22 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
 
   if (segments[0] === 'runs.json' && segments.length === 1) {
     const runs = await options.catalog.runs();
-    return sendJson(res, req, runs.map((r) => ({ name: r.name, format: r.format, steps: r.steps })));
+    return sendJson(
+      res,
+      req,
+      runs.map((r) => ({ name: r.name, format: r.format, steps: r.steps })),
+    );
   }
   if (segments[0] === 'runs') {
     const run = await options.catalog.named(segments[1] ?? '');
     if (!run) return notFound(res, req);
     if (segments.length === 3 && segments[2] === 'files.json') {
       const files = await run.files().list();
-      return sendJson(res, req, files.map((f) => ({ path: f.path, size: f.size })));
+      return sendJson(
+        res,
+        req,
+        files.map((f) => ({ path: f.path, size: f.size })),
+      );
     }
     if (segments[2] === 'file' && segments.length > 3) {
       const rel = segments.slice(3);
@@ -215,8 +223,7 @@ function listenOnce(server: Server, host: string, port: number): Promise<boolean
       if (err.code === 'EADDRINUSE') ok(false);
       else if (err.code === 'EACCES') {
         fail(new Error(`port ${port} on ${host} needs more privileges; choose one above 1023 with --port`));
-      }
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
+      } else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
         fail(new Error(`cannot listen on --host ${host}: it is not an address of this machine`));
       } else fail(new Error(`cannot listen on ${host}:${port} (${err.code ?? err.message})`));
     };

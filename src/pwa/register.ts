@@ -55,7 +55,10 @@ export function applyUpdate(): void {
  * Registers `scriptUrl` (sw.js at the app's base) and calls `report` with each new state. Resolves
  * with the last state (or never, when it reloads the page).
  */
-export async function registerServiceWorker(scriptUrl: string, report: (s: OfflineState) => void): Promise<OfflineState> {
+export async function registerServiceWorker(
+  scriptUrl: string,
+  report: (s: OfflineState) => void,
+): Promise<OfflineState> {
   let state: OfflineState = { phase: 'registering', isolated: isolatedNow(), note: '', updateReady: false };
   const set = (patch: Partial<OfflineState>) => {
     state = { ...state, ...patch };
@@ -64,14 +67,24 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
   };
   const container = (globalThis.navigator as Navigator | undefined)?.serviceWorker;
   if (!container) {
-    return set({ phase: 'unsupported', note: 'this browser offers no service workers here (they need https or localhost, and are off in some private windows), so neither the COOP/COEP headers nor the offline cache can be added' });
+    return set({
+      phase: 'unsupported',
+      note: 'this browser offers no service workers here (they need https or localhost, and are off in some private windows), so neither the COOP/COEP headers nor the offline cache can be added',
+    });
   }
-  set({ note: state.isolated ? '' : 'the service worker is caching the app for offline use; the page reloads once when it is done' });
+  set({
+    note: state.isolated
+      ? ''
+      : 'the service worker is caching the app for offline use; the page reloads once when it is done',
+  });
   let reg: ServiceWorkerRegistration | undefined;
   try {
     reg = await container.register(scriptUrl);
   } catch (e) {
-    return set({ phase: 'failed', note: `the service worker could not be registered (${e instanceof Error ? e.message : String(e)})` });
+    return set({
+      phase: 'failed',
+      note: `the service worker could not be registered (${e instanceof Error ? e.message : String(e)})`,
+    });
   }
   // Some blockers (browser automation, extensions) resolve with nothing instead of rejecting.
   if (!reg) return set({ phase: 'failed', note: 'the browser refused to register the service worker' });
@@ -101,7 +114,10 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
     });
   });
   if ((await Promise.race([container.ready.then(() => 'ready' as const), failedInstall])) === 'failed') {
-    return set({ phase: 'failed', note: 'the service worker could not install (a file of the app failed to download), so the page is not isolated and not cached for offline use' });
+    return set({
+      phase: 'failed',
+      note: 'the service worker could not install (a file of the app failed to download), so the page is not isolated and not cached for offline use',
+    });
   }
   const store = session();
   if (isolatedNow()) {
@@ -127,7 +143,10 @@ export async function registerServiceWorker(scriptUrl: string, report: (s: Offli
  * src/pwa/service-worker.ts); every reply goes to `onReply`, and the promise resolves with the last
  * one: the coverage for a question, `kept` or `failed` for keeping. Null without a controlling worker.
  */
-export function askServiceWorker(type: 'coverage' | 'keep-everything', onReply: (m: OfflineReply) => void = () => undefined): Promise<OfflineReply | null> {
+export function askServiceWorker(
+  type: 'coverage' | 'keep-everything',
+  onReply: (m: OfflineReply) => void = () => undefined,
+): Promise<OfflineReply | null> {
   const controller = (globalThis.navigator as Navigator | undefined)?.serviceWorker?.controller;
   if (!controller) return Promise.resolve(null);
   return new Promise((resolve) => {

@@ -60,7 +60,12 @@ sw.addEventListener('activate', (event) => {
 /** The build's files the cache holds now, relative to the app's base. */
 async function cachedPaths(): Promise<Set<string>> {
   const keys = await (await caches.open(CACHE)).keys();
-  return new Set(keys.map((r) => r.url).filter((u) => u.startsWith(base)).map((u) => u.slice(base.length)));
+  return new Set(
+    keys
+      .map((r) => r.url)
+      .filter((u) => u.startsWith(base))
+      .map((u) => u.slice(base.length)),
+  );
 }
 
 /** Fetches every build file the cache lacks, reporting after each; stops at the first failure, naming it. */
@@ -73,7 +78,10 @@ async function keepEverything(reply: (m: OfflineReply) => void): Promise<void> {
     const url = new URL(f.path, base).href;
     const res = await fetch(new Request(url, { cache: 'no-cache' })).catch(() => null);
     if (!res?.ok) {
-      reply({ type: 'failed', message: `${f.path} could not be downloaded (${res ? `HTTP ${res.status}` : 'no network'})` });
+      reply({
+        type: 'failed',
+        message: `${f.path} could not be downloaded (${res ? `HTTP ${res.status}` : 'no network'})`,
+      });
       return;
     }
     await cache.put(url, res);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { cachedOnFirstUse, cacheKey, cacheName, checkPrecache, ISOLATION_HEADERS, offlineCoverage, staleCaches, withIsolation } from './sw-core.ts';
+import {
+  cachedOnFirstUse,
+  cacheKey,
+  cacheName,
+  checkPrecache,
+  ISOLATION_HEADERS,
+  offlineCoverage,
+  staleCaches,
+  withIsolation,
+} from './sw-core.ts';
 
 const scope = 'https://example.github.io/rlvr/';
 
@@ -10,7 +19,9 @@ describe('cacheKey', () => {
     expect(cacheKey(`${scope}index.html?lesson=why-groups`, scope, true)).toBe(`${scope}index.html`);
   });
   it('keeps a file request as it is, without the fragment', () => {
-    expect(cacheKey(`${scope}ort/ort-wasm-simd-threaded.asyncify.wasm`, scope, false)).toBe(`${scope}ort/ort-wasm-simd-threaded.asyncify.wasm`);
+    expect(cacheKey(`${scope}ort/ort-wasm-simd-threaded.asyncify.wasm`, scope, false)).toBe(
+      `${scope}ort/ort-wasm-simd-threaded.asyncify.wasm`,
+    );
     expect(cacheKey(`${scope}assets/a.js?v=1#f`, scope, false)).toBe(`${scope}assets/a.js?v=1`);
   });
   it('leaves other origins and paths outside the app to the network', () => {
@@ -22,7 +33,10 @@ describe('cacheKey', () => {
 
 describe('withIsolation', () => {
   it('adds COOP/COEP/CORP and the CSP, keeping status, type and body', async () => {
-    const res = withIsolation(new Response('hello', { status: 200, headers: { 'Content-Type': 'text/javascript', 'X-Keep': '1' } }), "default-src 'self'");
+    const res = withIsolation(
+      new Response('hello', { status: 200, headers: { 'Content-Type': 'text/javascript', 'X-Keep': '1' } }),
+      "default-src 'self'",
+    );
     expect(res.headers.get('Cross-Origin-Opener-Policy')).toBe('same-origin');
     expect(res.headers.get('Cross-Origin-Embedder-Policy')).toBe('require-corp');
     expect(res.headers.get('Cross-Origin-Resource-Policy')).toBe('same-origin');
@@ -51,14 +65,20 @@ describe('caches and the precache list', () => {
     expect(staleCaches(['rlvr-abc123', 'rlvr-old', 'someone-else', 'rlvr-'], 'abc123')).toEqual(['rlvr-old', 'rlvr-']);
   });
   it('accepts what the build writes and names what is wrong otherwise', () => {
-    const ok = { version: '0123456789abcdef', files: ['index.html', 'ort/x.wasm'], later: [{ path: 'records/a.rlvr.gz', bytes: 3 }] };
+    const ok = {
+      version: '0123456789abcdef',
+      files: ['index.html', 'ort/x.wasm'],
+      later: [{ path: 'records/a.rlvr.gz', bytes: 3 }],
+    };
     expect(checkPrecache(ok)).toEqual(ok);
     expect(checkPrecache({ version: '0123456789abcdef', files: ['index.html'] }).later).toEqual([]);
     expect(() => checkPrecache({ ...ok, later: [{ path: '../x', bytes: 1 }] })).toThrow(/"later" must be/);
     expect(() => checkPrecache({ ...ok, later: [{ path: 'x', bytes: -1 }] })).toThrow(/"later" must be/);
     expect(() => checkPrecache(null)).toThrow(/"version" must be a hex content hash/);
     expect(() => checkPrecache({ version: 'XYZ', files: [] })).toThrow(/"version"/);
-    expect(() => checkPrecache({ version: '0123456789abcdef', files: ['/etc/passwd'] })).toThrow(/"files" must be relative paths/);
+    expect(() => checkPrecache({ version: '0123456789abcdef', files: ['/etc/passwd'] })).toThrow(
+      /"files" must be relative paths/,
+    );
     expect(() => checkPrecache({ version: '0123456789abcdef', files: ['a/../../b'] })).toThrow(/"files"/);
   });
 });
@@ -72,14 +92,18 @@ describe('what is cached later, and how much is kept', () => {
       { path: 'checkpoints/x/model.safetensors', bytes: 700 },
     ],
   });
-  it('caches on first use only the build\'s later files', () => {
+  it("caches on first use only the build's later files", () => {
     expect(cachedOnFirstUse(p, 'records/a.rlvr.gz')).toBe(true);
     expect(cachedOnFirstUse(p, 'index.html')).toBe(false);
     expect(cachedOnFirstUse(p, 'runs.json')).toBe(false);
   });
   it('counts the kept bytes and lists what is missing', () => {
     expect(offlineCoverage(p, new Set(['index.html']))).toEqual({ cachedBytes: 0, totalBytes: 1000, missing: p.later });
-    expect(offlineCoverage(p, new Set(['records/a.rlvr.gz']))).toEqual({ cachedBytes: 300, totalBytes: 1000, missing: [p.later[1]] });
+    expect(offlineCoverage(p, new Set(['records/a.rlvr.gz']))).toEqual({
+      cachedBytes: 300,
+      totalBytes: 1000,
+      missing: [p.later[1]],
+    });
     expect(offlineCoverage(p, new Set(p.later.map((f) => f.path))).missing).toEqual([]);
   });
 });

@@ -46,17 +46,22 @@ export interface Precache {
   later: LaterFile[];
 }
 
-const relativeInside = (f: unknown): f is string => typeof f === 'string' && f.length > 0 && !f.startsWith('/') && !f.includes('..');
+const relativeInside = (f: unknown): f is string =>
+  typeof f === 'string' && f.length > 0 && !f.startsWith('/') && !f.includes('..');
 
 /** Checks the list the build injected; a clear message when it is not what the build writes. */
 export function checkPrecache(p: unknown): Precache {
   const o = p as Partial<Precache> | null;
-  if (!o || typeof o.version !== 'string' || !/^[0-9a-f]{8,64}$/.test(o.version)) throw new Error('precache list: "version" must be a hex content hash');
+  if (!o || typeof o.version !== 'string' || !/^[0-9a-f]{8,64}$/.test(o.version))
+    throw new Error('precache list: "version" must be a hex content hash');
   if (!Array.isArray(o.files) || !o.files.every(relativeInside)) {
     throw new Error('precache list: "files" must be relative paths inside the app folder');
   }
   const later = o.later ?? [];
-  if (!Array.isArray(later) || !later.every((f) => relativeInside(f?.path) && Number.isFinite(f.bytes) && f.bytes >= 0)) {
+  if (
+    !Array.isArray(later) ||
+    !later.every((f) => relativeInside(f?.path) && Number.isFinite(f.bytes) && f.bytes >= 0)
+  ) {
     throw new Error('precache list: "later" must be {path, bytes} with relative paths inside the app folder');
   }
   return { version: o.version, files: o.files, later };
@@ -74,7 +79,10 @@ export function cachedOnFirstUse(precache: Precache, rel: string): boolean {
 }
 
 /** How much of the build the cache holds, from the paths it holds (relative to the app's base). */
-export function offlineCoverage(precache: Precache, cached: ReadonlySet<string>): { cachedBytes: number; totalBytes: number; missing: LaterFile[] } {
+export function offlineCoverage(
+  precache: Precache,
+  cached: ReadonlySet<string>,
+): { cachedBytes: number; totalBytes: number; missing: LaterFile[] } {
   const missing = precache.later.filter((f) => !cached.has(f.path));
   const totalBytes = precache.later.reduce((a, f) => a + f.bytes, 0);
   return { cachedBytes: totalBytes - missing.reduce((a, f) => a + f.bytes, 0), totalBytes, missing };

@@ -38,7 +38,13 @@ describe('listPrecache', () => {
     put('e2e/harness/engine.html', 'harness');
     put('sw.js', 'old worker');
     const first = listPrecache(dir);
-    expect([...first.files, ...first.later.map((f) => f.path)].sort()).toEqual(['assets/a.js', 'assets/b.js', 'checkpoints/sat-tiny/model.safetensors', 'index.html', 'ort/x.wasm']);
+    expect([...first.files, ...first.later.map((f) => f.path)].sort()).toEqual([
+      'assets/a.js',
+      'assets/b.js',
+      'checkpoints/sat-tiny/model.safetensors',
+      'index.html',
+      'ort/x.wasm',
+    ]);
     expect(first.version).toMatch(/^[0-9a-f]{16}$/);
     // Same files: same version; any content change: a new one; the excluded files do not count.
     expect(listPrecache(dir).version).toBe(first.version);
@@ -48,8 +54,14 @@ describe('listPrecache', () => {
     expect(listPrecache(dir).version).not.toBe(first.version);
   });
 
-  it('caches on the first visit the shell, ONNX Runtime and the first run\'s checkpoint; the rest later, with sizes', () => {
-    put('checkpoints/index.json', JSON.stringify([{ id: 'arithmetic-tiny', tasks: ['arithmetic'] }, { id: 'sat-tiny', tasks: ['sat'] }]));
+  it("caches on the first visit the shell, ONNX Runtime and the first run's checkpoint; the rest later, with sizes", () => {
+    put(
+      'checkpoints/index.json',
+      JSON.stringify([
+        { id: 'arithmetic-tiny', tasks: ['arithmetic'] },
+        { id: 'sat-tiny', tasks: ['sat'] },
+      ]),
+    );
     put('checkpoints/arithmetic-tiny/manifest.json', '{}');
     put('checkpoints/arithmetic-tiny/model.safetensors', 'weights!');
     put('checkpoints/sat-tiny/manifest.json', '{}');
@@ -71,7 +83,7 @@ describe('listPrecache', () => {
     ]);
   });
 
-  it('the first run\'s task is the config\'s default task', () => {
+  it("the first run's task is the config's default task", () => {
     expect(FIRST_RUN_TASK).toBe(fieldTable.task.default);
   });
 
@@ -88,7 +100,11 @@ describe('listPrecache', () => {
 describe('buildServiceWorker', () => {
   it('bundles one classic script with the list and the CSP inlined', async () => {
     const root = resolve(__dirname, '../..');
-    const code = await buildServiceWorker(root, { version: 'feedfacecafebeef', files: ['index.html', 'ort/x.wasm'], later: [] }, "default-src 'self'");
+    const code = await buildServiceWorker(
+      root,
+      { version: 'feedfacecafebeef', files: ['index.html', 'ort/x.wasm'], later: [] },
+      "default-src 'self'",
+    );
     expect(code).toContain('feedfacecafebeef');
     expect(code).toContain('ort/x.wasm');
     expect(code).toContain("default-src 'self'");

@@ -100,7 +100,12 @@ afterAll(() => rmSync(oldReaderDir, { recursive: true, force: true }));
 
 describe('run record version 2: any model', () => {
   it('token ids past 16 bits and a foreign base round-trip; the file says version 2 and u32 ids', async () => {
-    const bytes = await encodeRunRecord(foreign([[151_643, 70_000, 3], [65_535, 65_536, 0xffffffff]]));
+    const bytes = await encodeRunRecord(
+      foreign([
+        [151_643, 70_000, 3],
+        [65_535, 65_536, 0xffffffff],
+      ]),
+    );
     const h = headerOf(bytes);
     expect(h.version).toBe(2);
     expect(h.channels.tokens.type).toBe('u32');
@@ -109,7 +114,10 @@ describe('run record version 2: any model', () => {
     expect(r.record.version).toBe(2);
     expect(r.record.provenance).toEqual(qwen);
     const ids = r.record.rollouts[0]!.records.map((x) => x.tokens);
-    expect(ids).toEqual([[151_643, 70_000, 3], [65_535, 65_536, 0xffffffff]]);
+    expect(ids).toEqual([
+      [151_643, 70_000, 3],
+      [65_535, 65_536, 0xffffffff],
+    ]);
     expect(r.record.rollouts[0]!.records[0]).toEqual({ ...rollout(0, [151_643, 70_000, 3]) });
   });
 

@@ -4,13 +4,21 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeBackend } from '../engine/backend-node.ts';
-import { decodeRunRecord, encodeRunRecord, RUN_RECORD_MAX_BYTES, RUN_RECORD_VERSION, RunRecorder, type RunRecord } from './run-record.ts';
+import {
+  decodeRunRecord,
+  encodeRunRecord,
+  RUN_RECORD_MAX_BYTES,
+  RUN_RECORD_VERSION,
+  RunRecorder,
+  type RunRecord,
+} from './run-record.ts';
 import { loadBase, TrainingRun } from '../rl/run.ts';
 import { resolveOrThrow } from '../rl/resolve-config.ts';
 import type { RolloutRecord } from '../rl/rollout.ts';
 
 /** The user's choices over the checkpoint's recipe, through the one resolver. */
-const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
+const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) =>
+  resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
 
 const dir = 'public/checkpoints/sat-tiny';
 const manifestJson = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8'));
@@ -23,10 +31,28 @@ let bytes: Uint8Array;
 /** A real 3-step run (μ = 2, so ratios move and clipping can happen), recorded by the writer. */
 beforeAll(async () => {
   const base = loadBase(manifestJson, weightBytes);
-  const config = resolveUser({ task: 'sat', prompts_per_step: 2, num_generations: 4, max_completion_length: 24, num_iterations: 2, beta: 0.02, eval_every: 2, eval_prompts: 2, seed: 3 }, base.manifest);
+  const config = resolveUser(
+    {
+      task: 'sat',
+      prompts_per_step: 2,
+      num_generations: 4,
+      max_completion_length: 24,
+      num_iterations: 2,
+      beta: 0.02,
+      eval_every: 2,
+      eval_prompts: 2,
+      seed: 3,
+    },
+    base.manifest,
+  );
   const run = await TrainingRun.create(createNodeBackend(1), base, config);
   try {
-    const rec = new RunRecorder(config, { writer: 'rlvr train', command: 'run-record.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } });
+    const rec = new RunRecorder(config, {
+      writer: 'rlvr train',
+      command: 'run-record.test',
+      created: '2026-01-01T00:00:00.000Z',
+      base: { name: base.manifest.name, manifest: base.manifest },
+    });
     const baseBytes = await run.weightBytes('base');
     rec.addCheckpoint(0, base.manifest, baseBytes);
     while (run.step < 3) {
@@ -42,7 +68,12 @@ beforeAll(async () => {
       format: 'rlvr-playground-run-record',
       version: RUN_RECORD_VERSION,
       config,
-      provenance: { writer: 'rlvr train', command: 'run-record.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } },
+      provenance: {
+        writer: 'rlvr train',
+        command: 'run-record.test',
+        created: '2026-01-01T00:00:00.000Z',
+        base: { name: base.manifest.name, manifest: base.manifest },
+      },
       config_changes: [],
       metric_keys: [],
       steps,
@@ -68,7 +99,11 @@ function rewrite(b: Uint8Array, edit: (header: string) => string, cutBinary = 0)
   const pad = (4 - ((20 + hb.length) % 4)) % 4;
   const lenBuf = Buffer.alloc(4);
   lenBuf.writeUInt32LE(hb.length);
-  return new Uint8Array(gzipSync(Buffer.concat([raw.subarray(0, 16), lenBuf, hb, Buffer.alloc(pad), rest.subarray(0, rest.length - cutBinary)])));
+  return new Uint8Array(
+    gzipSync(
+      Buffer.concat([raw.subarray(0, 16), lenBuf, hb, Buffer.alloc(pad), rest.subarray(0, rest.length - cutBinary)]),
+    ),
+  );
 }
 
 const f32 = (xs: number[]) => Array.from(new Float32Array(xs));
@@ -116,7 +151,11 @@ describe('run record: round trip', () => {
     const want = record.rollouts.flatMap((x) => x.records);
     expect(have).toHaveLength(want.length);
     for (let i = 0; i < want.length; i++) expect(have[i]).toEqual(asStored(want[i]!));
-    const skipped = { ...record, steps: [{ step: 1, metrics: { ...record.steps[0]!.metrics, grad_norm: NaN, loss: Infinity } }], rollouts: [] };
+    const skipped = {
+      ...record,
+      steps: [{ step: 1, metrics: { ...record.steps[0]!.metrics, grad_norm: NaN, loss: Infinity } }],
+      rollouts: [],
+    };
     const s = await decodeRunRecord(await encodeRunRecord(skipped));
     if (!s.ok) throw new Error(s.error);
     expect(s.record.steps[0]!.metrics.grad_norm).toBeNaN();
@@ -124,11 +163,18 @@ describe('run record: round trip', () => {
   });
 
   it("an evaluation's pass@1 standard error (the held-out chart's band) survives the round trip; a NaN one is refused", async () => {
-    const withSe = await encodeRunRecord({ ...record, rollouts: [], checkpoints: [], evals: [{ step: 0, pass_at_k: { '1': 0.25 }, pass1_se: 0.031 }] });
+    const withSe = await encodeRunRecord({
+      ...record,
+      rollouts: [],
+      checkpoints: [],
+      evals: [{ step: 0, pass_at_k: { '1': 0.25 }, pass1_se: 0.031 }],
+    });
     const r = await decodeRunRecord(withSe);
     if (!r.ok) throw new Error(r.error);
     expect(r.record.evals).toEqual([{ step: 0, pass_at_k: { '1': 0.25 }, pass1_se: 0.031 }]);
-    expect(await errorOf(rewrite(withSe, (h) => h.replace('"pass1_se":0.031', '"pass1_se":"NaN"')))).toMatch(/evals\[0\]\.pass1_se/);
+    expect(await errorOf(rewrite(withSe, (h) => h.replace('"pass1_se":0.031', '"pass1_se":"NaN"')))).toMatch(
+      /evals\[0\]\.pass1_se/,
+    );
   });
 
   it('a 3-step record is small: well under 1 MB compressed', () => {
@@ -150,7 +196,9 @@ describe('run record: bad input is refused with a message naming what is wrong',
   });
 
   it('not gzip (e.g. a metrics.jsonl picked by mistake)', async () => {
-    expect(await errorOf(new TextEncoder().encode('{"step":0,"eval":{"1":0.2}}\n{"step":1,"reward":0.5}\n'))).toMatch(/not gzip/);
+    expect(await errorOf(new TextEncoder().encode('{"step":0,"eval":{"1":0.2}}\n{"step":1,"reward":0.5}\n'))).toMatch(
+      /not gzip/,
+    );
     expect(await errorOf(new Uint8Array(0))).toMatch(/empty/);
   });
 
@@ -161,7 +209,9 @@ describe('run record: bad input is refused with a message naming what is wrong',
   });
 
   it('gzip of something else', async () => {
-    expect(await errorOf(new Uint8Array(gzipSync(Buffer.from('hello world, not a record'))))).toMatch(/not a run record/);
+    expect(await errorOf(new Uint8Array(gzipSync(Buffer.from('hello world, not a record'))))).toMatch(
+      /not a run record/,
+    );
   });
 
   it('bad JSON in the header', async () => {
@@ -174,7 +224,9 @@ describe('run record: bad input is refused with a message naming what is wrong',
   });
 
   it('another format', async () => {
-    expect(await errorOf(rewrite(bytes, (h) => h.replace('"rlvr-playground-run-record"', '"rlvr-playground-checkpoint"')))).toMatch(/"format" is "rlvr-playground-checkpoint"/);
+    expect(
+      await errorOf(rewrite(bytes, (h) => h.replace('"rlvr-playground-run-record"', '"rlvr-playground-checkpoint"'))),
+    ).toMatch(/"format" is "rlvr-playground-checkpoint"/);
   });
 
   it(`huge: a file of ${RUN_RECORD_MAX_BYTES / 1024 / 1024} MB is refused before decompressing`, async () => {
@@ -193,25 +245,46 @@ describe('run record: bad input is refused with a message naming what is wrong',
     const e = await errorOf(rewrite(bytes, (h) => h.replace('"reward":', '"__proto__":{"polluted":true},"reward":')));
     expect(e).toMatch(/"__proto__".*refused/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(await errorOf(rewrite(bytes, (h) => h.replace('"config":{', '"config":{"constructor":{"prototype":{"x":1}},')))).toMatch(/"(constructor|prototype)".*refused/);
+    expect(
+      await errorOf(rewrite(bytes, (h) => h.replace('"config":{', '"config":{"constructor":{"prototype":{"x":1}},'))),
+    ).toMatch(/"(constructor|prototype)".*refused/);
   });
 
   it('hostile: NaN where a number must be finite (an evaluation, a config field) names the field', async () => {
-    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"evals":\[\{"step":0,"pass_at_k":\{"1":[^,}]+/, '"evals":[{"step":0,"pass_at_k":{"1":"NaN"')))).toMatch(/evals\[0\]\.pass_at_k\["1"\] must be a finite number, got "NaN"/);
-    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"learning_rate":[^,}]+/, '"learning_rate":"NaN"')))).toMatch(/config: learning_rate: must be a number/);
+    expect(
+      await errorOf(
+        rewrite(bytes, (h) =>
+          h.replace(/"evals":\[\{"step":0,"pass_at_k":\{"1":[^,}]+/, '"evals":[{"step":0,"pass_at_k":{"1":"NaN"'),
+        ),
+      ),
+    ).toMatch(/evals\[0\]\.pass_at_k\["1"\] must be a finite number, got "NaN"/);
+    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"learning_rate":[^,}]+/, '"learning_rate":"NaN"')))).toMatch(
+      /config: learning_rate: must be a number/,
+    );
   });
 
   it('a live config change is kept, and one that makes the config invalid is refused by field', async () => {
-    const changed = await encodeRunRecord({ ...record, rollouts: [], checkpoints: [], config_changes: [{ step: 1, changed: { learning_rate: 5e-5 } }] });
+    const changed = await encodeRunRecord({
+      ...record,
+      rollouts: [],
+      checkpoints: [],
+      config_changes: [{ step: 1, changed: { learning_rate: 5e-5 } }],
+    });
     const r = await decodeRunRecord(changed);
     if (!r.ok) throw new Error(r.error);
     expect(r.record.config_changes).toEqual([{ step: 1, changed: { learning_rate: 5e-5 } }]);
-    expect(await errorOf(rewrite(changed, (h) => h.replace('"learning_rate":0.00005', '"learning_rate":-1')))).toMatch(/config_changes\[0\]\.changed: learning_rate: must be >= 0, got -1/);
+    expect(await errorOf(rewrite(changed, (h) => h.replace('"learning_rate":0.00005', '"learning_rate":-1')))).toMatch(
+      /config_changes\[0\]\.changed: learning_rate: must be >= 0, got -1/,
+    );
   });
 
   it('hostile: a field of the wrong type names its path', async () => {
-    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"steps":\[\{"step":1/, '"steps":[{"step":"1"')))).toMatch(/steps\[0\]\.step must be a whole number >= 0, got "1"/);
-    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"prompt":"/, '"prompt":7,"x":"')))).toMatch(/rollouts\[0\]\.records\[0\]\.prompt must be a string, got 7/);
+    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"steps":\[\{"step":1/, '"steps":[{"step":"1"')))).toMatch(
+      /steps\[0\]\.step must be a whole number >= 0, got "1"/,
+    );
+    expect(await errorOf(rewrite(bytes, (h) => h.replace(/"prompt":"/, '"prompt":7,"x":"')))).toMatch(
+      /rollouts\[0\]\.records\[0\]\.prompt must be a string, got 7/,
+    );
   });
 
   it('a metric key this build does not know is kept and named in the notes (a chart can say so instead of drawing nothing)', async () => {
@@ -220,4 +293,3 @@ describe('run record: bad input is refused with a message naming what is wrong',
     expect(r.notes).toEqual(['metric keys this playground does not know (kept, not charted): rewrad']);
   });
 });
-

@@ -155,7 +155,16 @@ export interface RecordableStep {
 // ---- per-token channels ------------------------------------------------------------------------
 
 /** Float channels over a completion's scored tokens (`scored` of them; refLogp only when present). */
-const scoredFloat = ['newLogp', 'ratio', 'entropy', 'kl', 'objective', 'tokenLoss', 'weight', 'lossContribution'] as const;
+const scoredFloat = [
+  'newLogp',
+  'ratio',
+  'entropy',
+  'kl',
+  'objective',
+  'tokenLoss',
+  'weight',
+  'lossContribution',
+] as const;
 type ChannelName = 'tokens' | 'oldLogp' | 'refLogp' | 'clipped' | 'trained' | (typeof scoredFloat)[number];
 type ChannelType = 'u32' | 'u16' | 'f32' | 'u8';
 /** Each channel's encoding; token ids are u16 unless one does not fit (then u32, version 2). */
@@ -176,7 +185,9 @@ const channelType: Record<ChannelName, 'u16' | 'f32' | 'u8'> = {
 };
 const channelNames = Object.keys(channelType) as ChannelName[];
 /** The channels in file order with their encodings (the TRL export's Python writer follows this list). */
-export const runRecordChannels: readonly (readonly [ChannelName, 'u16' | 'f32' | 'u8'])[] = channelNames.map((n) => [n, channelType[n]] as const);
+export const runRecordChannels: readonly (readonly [ChannelName, 'u16' | 'f32' | 'u8'])[] = channelNames.map(
+  (n) => [n, channelType[n]] as const,
+);
 /** The writers a version-1 file may name (the Python writer chooses its version by them). */
 export const runRecordVersion1Writers: readonly RecordWriter[] = version1Writers;
 /** The channels with one value per scored token (the `m` of a rollout; refLogp too, when present). */
@@ -259,9 +270,12 @@ function packStep(step: number, records: RolloutRecord[]): PackedStep {
   const meta = records.map((r, i): RolloutMeta => {
     const m = r.ratio.length;
     const where = `step ${step}, rollout ${i}`;
-    if (r.tokenText.length !== r.tokens.length) throw new Error(`run record: ${where} has ${r.tokens.length} tokens but ${r.tokenText.length} token texts`);
-    for (const k of [...scoredFloat, 'clipped', 'trained'] as const) if (r[k].length !== m) throw new Error(`run record: ${where}: ${k} has ${r[k].length} values, ratio ${m}`);
-    if (r.refLogp && r.refLogp.length !== m) throw new Error(`run record: ${where}: refLogp has ${r.refLogp.length} values, ratio ${m}`);
+    if (r.tokenText.length !== r.tokens.length)
+      throw new Error(`run record: ${where} has ${r.tokens.length} tokens but ${r.tokenText.length} token texts`);
+    for (const k of [...scoredFloat, 'clipped', 'trained'] as const)
+      if (r[k].length !== m) throw new Error(`run record: ${where}: ${k} has ${r[k].length} values, ratio ${m}`);
+    if (r.refLogp && r.refLogp.length !== m)
+      throw new Error(`run record: ${where}: refLogp has ${r.refLogp.length} values, ratio ${m}`);
     for (const id of r.tokens) {
       if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) {
         throw new Error(`run record: ${where}: token id ${id} is not a whole number that fits 32 bits`);
@@ -305,7 +319,8 @@ function packStep(step: number, records: RolloutRecord[]): PackedStep {
   return { step, meta: JSON.stringify(meta), channels: ch };
 }
 
-const metricsOut = (m: StepMetrics): Record<string, number | string> => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, finiteOrName(v)]));
+const metricsOut = (m: StepMetrics): Record<string, number | string> =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, finiteOrName(v)]));
 
 // ---- the writer ---------------------------------------------------------------------------------
 
@@ -333,7 +348,12 @@ export class RunRecorder {
   /** A step's metrics (and, with `rollouts`, its rollouts with every per-token channel). */
   addStep(r: RecordableStep, rollouts = true): void {
     const step = r.metrics.step;
-    this.steps.push({ step, metrics: r.metrics, ...(r.difficulty ? { difficulty: r.difficulty } : {}), ...(r.advantageHistogram ? { advantage_histogram: r.advantageHistogram } : {}) });
+    this.steps.push({
+      step,
+      metrics: r.metrics,
+      ...(r.difficulty ? { difficulty: r.difficulty } : {}),
+      ...(r.advantageHistogram ? { advantage_histogram: r.advantageHistogram } : {}),
+    });
     if (rollouts && r.rollouts.length) this.packed.push(packStep(step, r.rollouts));
   }
 
@@ -356,12 +376,16 @@ export class RunRecorder {
   /** A note on provenance (a resumed run, a warm start); `config` replaces the recorded one only before any step. */
   update(config: RunConfig, note?: string): void {
     if (!this.steps.length) this.config = config;
-    if (note !== undefined) this.provenance = { ...this.provenance, note: this.provenance.note ? `${this.provenance.note}; ${note}` : note };
+    if (note !== undefined)
+      this.provenance = { ...this.provenance, note: this.provenance.note ? `${this.provenance.note}; ${note}` : note };
   }
 
   /** Knobs changed between steps (live): the record keeps the config the run started with and each change. */
   configChanged(afterStep: number, config: RunConfig, fields: string[]): void {
-    this.changes.push({ step: afterStep, changed: Object.fromEntries(fields.map((k) => [k, config[k as keyof RunConfig]])) as Partial<RunConfig> });
+    this.changes.push({
+      step: afterStep,
+      changed: Object.fromEntries(fields.map((k) => [k, config[k as keyof RunConfig]])) as Partial<RunConfig>,
+    });
   }
 
   /** The file's bytes (gzip); `extra` checkpoints go into this file only (e.g. the current weights). */
@@ -412,7 +436,11 @@ export class RunRecorder {
       steps: this.steps.map((s) => ({ ...s, metrics: metricsOut(s.metrics) })),
       evals: this.evals,
       channels,
-      checkpoints: [...this.checkpoints, ...extra].map((c) => ({ step: c.step, manifest: c.manifest, ...place(c.safetensors) })),
+      checkpoints: [...this.checkpoints, ...extra].map((c) => ({
+        step: c.step,
+        manifest: c.manifest,
+        ...place(c.safetensors),
+      })),
     };
     // The rollouts' JSON was written as each step arrived: spliced in as text.
     const rollouts = this.packed.map((p) => `{"step":${p.step},"records":${p.meta}}`).join(',');
@@ -438,7 +466,15 @@ export function encodeRunRecord(r: RunRecord): Promise<Uint8Array> {
   const rolloutsAt = new Map(r.rollouts.map((x) => [x.step, x.records]));
   for (const s of r.steps) {
     const records = rolloutsAt.get(s.step);
-    rec.addStep({ metrics: s.metrics, difficulty: s.difficulty, advantageHistogram: s.advantage_histogram, rollouts: records ?? [] }, !!records);
+    rec.addStep(
+      {
+        metrics: s.metrics,
+        difficulty: s.difficulty,
+        advantageHistogram: s.advantage_histogram,
+        rollouts: records ?? [],
+      },
+      !!records,
+    );
     rolloutsAt.delete(s.step);
   }
   if (rolloutsAt.size) throw new Error(`run record: rollouts of step ${[...rolloutsAt.keys()][0]} have no metrics`);
@@ -469,7 +505,11 @@ function fromPlanes(planes: Uint8Array, width: number): Uint8Array {
  * more than `limit` bytes: the reader's gzip cap here, a download's size cap in the page
  * (src/ui/recording.ts).
  */
-export async function readCapped(reader: ByteStreamReader, limit: number, refuse: (total: number) => Error): Promise<Uint8Array> {
+export async function readCapped(
+  reader: ByteStreamReader,
+  limit: number,
+  refuse: (total: number) => Error,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -495,7 +535,11 @@ async function pipe(stream: ByteTransformStream, input: Uint8Array, maxOut: numb
   const writer = stream.writable.getWriter();
   const writing = writer.write(input).then(() => writer.close());
   writing.catch(() => undefined); // a failure shows on the reading side
-  const out = await readCapped(stream.readable.getReader(), maxOut, () => new RunRecordError(`it decompresses to more than ${mb(maxOut)}; refused`));
+  const out = await readCapped(
+    stream.readable.getReader(),
+    maxOut,
+    () => new RunRecordError(`it decompresses to more than ${mb(maxOut)}; refused`),
+  );
   await writing;
   return out;
 }
@@ -537,24 +581,37 @@ export async function decodeRunRecord(bytes: Uint8Array, limits: DecodeLimits = 
 }
 
 /** decodeRunRecord that throws a RunRecordError. */
-export async function readRunRecord(bytes: Uint8Array, limits: DecodeLimits = {}): Promise<{ record: RunRecord; notes: string[] }> {
+export async function readRunRecord(
+  bytes: Uint8Array,
+  limits: DecodeLimits = {},
+): Promise<{ record: RunRecord; notes: string[] }> {
   const maxBytes = limits.maxBytes ?? RUN_RECORD_MAX_BYTES;
-  if (bytes.length >= maxBytes) throw new RunRecordError(`the file is ${mb(bytes.length)}; records of ${mb(maxBytes)} or more are refused`);
+  if (bytes.length >= maxBytes)
+    throw new RunRecordError(`the file is ${mb(bytes.length)}; records of ${mb(maxBytes)} or more are refused`);
   if (bytes.length === 0) throw new RunRecordError('the file is empty');
-  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new RunRecordError('it is not gzip-compressed (a run record starts with the gzip bytes 1f 8b)');
+  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
+    throw new RunRecordError('it is not gzip-compressed (a run record starts with the gzip bytes 1f 8b)');
   let raw: Uint8Array;
   try {
     raw = await pipe(new DecompressionStream('gzip'), bytes, limits.maxUnpacked ?? RUN_RECORD_MAX_UNPACKED);
   } catch (e) {
     if (e instanceof RunRecordError) throw e;
     const why = e instanceof Error ? e.message : String(e);
-    throw new RunRecordError(/end of (file|stream)|unexpected end|truncat|incomplete/i.test(why) ? `the file is truncated (the gzip stream ends early: ${why})` : `the gzip data is corrupt (${why})`);
+    throw new RunRecordError(
+      /end of (file|stream)|unexpected end|truncat|incomplete/i.test(why)
+        ? `the file is truncated (the gzip stream ends early: ${why})`
+        : `the gzip data is corrupt (${why})`,
+    );
   }
   const magic = new TextEncoder().encode(MAGIC);
-  if (raw.length < magic.length + 4 || magic.some((b, i) => raw[i] !== b)) throw new RunRecordError('the gzip data is not a run record (it does not start with "rlvr-run-record")');
+  if (raw.length < magic.length + 4 || magic.some((b, i) => raw[i] !== b))
+    throw new RunRecordError('the gzip data is not a run record (it does not start with "rlvr-run-record")');
   const headerLength = new DataView(raw.buffer, raw.byteOffset, raw.byteLength).getUint32(magic.length, true);
   const headerStart = magic.length + 4;
-  if (headerStart + headerLength > raw.length) throw new RunRecordError(`the file is truncated: its header needs ${headerLength} bytes, ${raw.length - headerStart} are left`);
+  if (headerStart + headerLength > raw.length)
+    throw new RunRecordError(
+      `the file is truncated: its header needs ${headerLength} bytes, ${raw.length - headerStart} are left`,
+    );
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(raw.subarray(headerStart, headerStart + headerLength));
@@ -564,7 +621,8 @@ export async function readRunRecord(bytes: Uint8Array, limits: DecodeLimits = {}
   let header: unknown;
   try {
     header = JSON.parse(text, (key, value: unknown) => {
-      if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new RunRecordError(`it contains the key "${key}", which is refused (it could alter objects' prototypes)`);
+      if (key === '__proto__' || key === 'constructor' || key === 'prototype')
+        throw new RunRecordError(`it contains the key "${key}", which is refused (it could alter objects' prototypes)`);
       return value;
     });
   } catch (e) {
@@ -577,16 +635,28 @@ export async function readRunRecord(bytes: Uint8Array, limits: DecodeLimits = {}
 
 // Field checks: each names the path of the field and what it holds.
 type Obj = Record<string, unknown>;
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v) : Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : String(v));
+const show = (v: unknown) =>
+  typeof v === 'string'
+    ? JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)
+    : Array.isArray(v)
+      ? 'a list'
+      : v === null
+        ? 'null'
+        : typeof v === 'object'
+          ? 'an object'
+          : String(v);
 const bad = (path: string, want: string, v: unknown): never => {
   throw new RunRecordError(`${path} must be ${want}, got ${show(v)}`);
 };
-const obj = (v: unknown, path: string): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : bad(path, 'an object', v));
+const obj = (v: unknown, path: string): Obj =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : bad(path, 'an object', v);
 const list = (v: unknown, path: string): unknown[] => (Array.isArray(v) ? v : bad(path, 'a list', v));
 const str = (v: unknown, path: string): string => (typeof v === 'string' ? v : bad(path, 'a string', v));
 const bool = (v: unknown, path: string): boolean => (typeof v === 'boolean' ? v : bad(path, 'true or false', v));
-const finite = (v: unknown, path: string): number => (typeof v === 'number' && Number.isFinite(v) ? v : bad(path, 'a finite number', v));
-const count = (v: unknown, path: string): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : bad(path, 'a whole number >= 0', v));
+const finite = (v: unknown, path: string): number =>
+  typeof v === 'number' && Number.isFinite(v) ? v : bad(path, 'a finite number', v);
+const count = (v: unknown, path: string): number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : bad(path, 'a whole number >= 0', v);
 /** A number that may be non-finite (written as "NaN", "Infinity", "-Infinity"). */
 const anyNumber = (v: unknown, path: string): number => {
   if (typeof v === 'number') return v;
@@ -626,9 +696,13 @@ function parseBase(v: unknown, version: number): RecordBase {
 
 function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: string[] } {
   const o = obj(h, 'the header');
-  if (o.format !== RUN_RECORD_FORMAT) throw new RunRecordError(`"format" is ${show(o.format)}, expected "${RUN_RECORD_FORMAT}"`);
+  if (o.format !== RUN_RECORD_FORMAT)
+    throw new RunRecordError(`"format" is ${show(o.format)}, expected "${RUN_RECORD_FORMAT}"`);
   const version = count(o.version, 'version');
-  if (version > RUN_RECORD_VERSION) throw new RunRecordError(`it is format version ${version}, newer than this playground reads (up to version ${RUN_RECORD_VERSION}); open it with a newer playground`);
+  if (version > RUN_RECORD_VERSION)
+    throw new RunRecordError(
+      `it is format version ${version}, newer than this playground reads (up to version ${RUN_RECORD_VERSION}); open it with a newer playground`,
+    );
   if (version < 1) throw new RunRecordError(`version ${version} does not exist`);
   const notes: string[] = [];
 
@@ -639,18 +713,21 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     throw new RunRecordError(`config: ${(e as Error).message}`);
   }
   let inForce = config;
-  const config_changes = (o.config_changes === undefined ? [] : list(o.config_changes, 'config_changes')).map((v, i): ConfigChange => {
-    const c = obj(v, `config_changes[${i}]`);
-    const changed = obj(c.changed, `config_changes[${i}].changed`);
-    try {
-      inForce = validateConfig({ ...inForce, ...changed });
-    } catch (e) {
-      throw new RunRecordError(`config_changes[${i}].changed: ${(e as Error).message}`);
-    }
-    return { step: count(c.step, `config_changes[${i}].step`), changed: changed as Partial<RunConfig> };
-  });
+  const config_changes = (o.config_changes === undefined ? [] : list(o.config_changes, 'config_changes')).map(
+    (v, i): ConfigChange => {
+      const c = obj(v, `config_changes[${i}]`);
+      const changed = obj(c.changed, `config_changes[${i}].changed`);
+      try {
+        inForce = validateConfig({ ...inForce, ...changed });
+      } catch (e) {
+        throw new RunRecordError(`config_changes[${i}].changed: ${(e as Error).message}`);
+      }
+      return { step: count(c.step, `config_changes[${i}].step`), changed: changed as Partial<RunConfig> };
+    },
+  );
   const p = obj(o.provenance, 'provenance');
-  if (!recordWriters.includes(p.writer as never)) bad('provenance.writer', recordWriters.map((w) => `"${w}"`).join(' or '), p.writer);
+  if (!recordWriters.includes(p.writer as never))
+    bad('provenance.writer', recordWriters.map((w) => `"${w}"`).join(' or '), p.writer);
   if (version < 2 && !version1Writers.includes(p.writer as RecordWriter)) {
     bad('provenance.writer of a version-1 file', version1Writers.map((w) => `"${w}"`).join(' or '), p.writer);
   }
@@ -662,7 +739,11 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
   };
   if (p.lesson !== undefined) {
     const l = obj(p.lesson, 'provenance.lesson');
-    provenance.lesson = { id: str(l.id, 'provenance.lesson.id'), arm: str(l.arm, 'provenance.lesson.arm'), seed: count(l.seed, 'provenance.lesson.seed') };
+    provenance.lesson = {
+      id: str(l.id, 'provenance.lesson.id'),
+      arm: str(l.arm, 'provenance.lesson.arm'),
+      seed: count(l.seed, 'provenance.lesson.seed'),
+    };
   }
   if (p.note !== undefined) provenance.note = str(p.note, 'provenance.note');
 
@@ -679,21 +760,35 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     const out: RecordedStep = { step, metrics };
     if (s.difficulty !== undefined) {
       const d = obj(s.difficulty, `${at}.difficulty`);
-      out.difficulty = Object.fromEntries(Object.entries(d).map(([k, x]) => [k, typeof x === 'string' ? x : finite(x, `${at}.difficulty.${k}`)]));
+      out.difficulty = Object.fromEntries(
+        Object.entries(d).map(([k, x]) => [k, typeof x === 'string' ? x : finite(x, `${at}.difficulty.${k}`)]),
+      );
     }
     if (s.advantage_histogram !== undefined) {
       const hh = obj(s.advantage_histogram, `${at}.advantage_histogram`);
-      out.advantage_histogram = { edges: list(hh.edges, `${at}.advantage_histogram.edges`).map((x, j) => finite(x, `${at}.advantage_histogram.edges[${j}]`)), counts: list(hh.counts, `${at}.advantage_histogram.counts`).map((x, j) => count(x, `${at}.advantage_histogram.counts[${j}]`)) };
+      out.advantage_histogram = {
+        edges: list(hh.edges, `${at}.advantage_histogram.edges`).map((x, j) =>
+          finite(x, `${at}.advantage_histogram.edges[${j}]`),
+        ),
+        counts: list(hh.counts, `${at}.advantage_histogram.counts`).map((x, j) =>
+          count(x, `${at}.advantage_histogram.counts[${j}]`),
+        ),
+      };
     }
     return out;
   });
-  if (unknown.size) notes.push(`metric keys this playground does not know (kept, not charted): ${[...unknown].sort().join(', ')}`);
+  if (unknown.size)
+    notes.push(`metric keys this playground does not know (kept, not charted): ${[...unknown].sort().join(', ')}`);
   const stepSet = new Set(steps.map((s) => s.step));
 
   const evals = list(o.evals, 'evals').map((v, i): RecordedEval => {
     const e = obj(v, `evals[${i}]`);
     const se = e.pass1_se === undefined ? undefined : finite(e.pass1_se, `evals[${i}].pass1_se`);
-    return { step: count(e.step, `evals[${i}].step`), pass_at_k: numberMap(e.pass_at_k, `evals[${i}].pass_at_k`, finite), ...(se === undefined ? {} : { pass1_se: se }) };
+    return {
+      step: count(e.step, `evals[${i}].step`),
+      pass_at_k: numberMap(e.pass_at_k, `evals[${i}].pass_at_k`, finite),
+      ...(se === undefined ? {} : { pass1_se: se }),
+    };
   });
 
   // Channels: where each lies in the binary section, checked against its size.
@@ -710,8 +805,12 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     const n = count(c.count, `channels.${name}.count`);
     const off = count(c.offset, `channels.${name}.offset`);
     const width = widthOf(type);
-    if (count(c.length, `channels.${name}.length`) !== n * width) bad(`channels.${name}.length`, `${n * width} (count × ${width})`, c.length);
-    if (off + n * width > blob.length) throw new RunRecordError(`the file is truncated: channel "${name}" needs bytes up to ${off + n * width} of the binary section, which has ${blob.length}`);
+    if (count(c.length, `channels.${name}.length`) !== n * width)
+      bad(`channels.${name}.length`, `${n * width} (count × ${width})`, c.length);
+    if (off + n * width > blob.length)
+      throw new RunRecordError(
+        `the file is truncated: channel "${name}" needs bytes up to ${off + n * width} of the binary section, which has ${blob.length}`,
+      );
     const bytes = blob.slice(off, off + n * width);
     const plain = width > 1 ? fromPlanes(bytes, width) : bytes;
     const { buffer } = plain;
@@ -723,7 +822,8 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
   const cursor = { tokens: 0, oldLogp: 0, refLogp: 0, scored: 0 };
   const take = (name: ChannelName, from: number, n: number): number[] => {
     const arr = data[name];
-    if (from + n > arr.length) throw new RunRecordError(`the rollouts need more "${name}" values than the record holds (${arr.length})`);
+    if (from + n > arr.length)
+      throw new RunRecordError(`the rollouts need more "${name}" values than the record holds (${arr.length})`);
     return Array.from(arr.subarray(from, from + n));
   };
   const rollouts = list(o.rollouts, 'rollouts').map((v, i) => {
@@ -757,7 +857,9 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
         newLogp: scored('newLogp'),
         refLogp: ref ? take('refLogp', cursor.refLogp, sN) : null,
         ratio: scored('ratio'),
-        clipped: take('clipped', s0, sN).map((c, k) => (c === 0 ? null : c === 1 ? 'low' : c === 2 ? 'high' : bad(`${rp}.clipped[${k}]`, '0, 1 or 2', c))),
+        clipped: take('clipped', s0, sN).map((c, k) =>
+          c === 0 ? null : c === 1 ? 'low' : c === 2 ? 'high' : bad(`${rp}.clipped[${k}]`, '0, 1 or 2', c),
+        ),
         entropy: scored('entropy'),
         kl: scored('kl'),
         advantage: anyNumber(m.advantage, `${rp}.advantage`),
@@ -782,15 +884,25 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     });
     return { step, records };
   });
-  const used: [ChannelName, number][] = [['tokens', cursor.tokens], ['oldLogp', cursor.oldLogp], ['refLogp', cursor.refLogp], ['ratio', cursor.scored]];
-  for (const [name, n] of used) if (data[name].length !== n) throw new RunRecordError(`channel "${name}" holds ${data[name].length} values but the rollouts use ${n}`);
+  const used: [ChannelName, number][] = [
+    ['tokens', cursor.tokens],
+    ['oldLogp', cursor.oldLogp],
+    ['refLogp', cursor.refLogp],
+    ['ratio', cursor.scored],
+  ];
+  for (const [name, n] of used)
+    if (data[name].length !== n)
+      throw new RunRecordError(`channel "${name}" holds ${data[name].length} values but the rollouts use ${n}`);
 
   const checkpoints = list(o.checkpoints, 'checkpoints').map((v, i): RecordedCheckpoint => {
     const at = `checkpoints[${i}]`;
     const c = obj(v, at);
     const off = count(c.offset, `${at}.offset`);
     const len = count(c.length, `${at}.length`);
-    if (off + len > blob.length) throw new RunRecordError(`the file is truncated: checkpoint ${i} needs bytes up to ${off + len} of the binary section, which has ${blob.length}`);
+    if (off + len > blob.length)
+      throw new RunRecordError(
+        `the file is truncated: checkpoint ${i} needs bytes up to ${off + len} of the binary section, which has ${blob.length}`,
+      );
     let manifest: Manifest;
     try {
       manifest = validateManifest(c.manifest);
@@ -800,7 +912,21 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     return { step: count(c.step, `${at}.step`), manifest, safetensors: blob.slice(off, off + len) };
   });
 
-  return { record: { format: RUN_RECORD_FORMAT, version, config, config_changes, provenance, metric_keys, steps, evals, rollouts, checkpoints }, notes };
+  return {
+    record: {
+      format: RUN_RECORD_FORMAT,
+      version,
+      config,
+      config_changes,
+      provenance,
+      metric_keys,
+      steps,
+      evals,
+      rollouts,
+      checkpoints,
+    },
+    notes,
+  };
 }
 
 /**
@@ -810,10 +936,15 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
  * rollout is about 3.6 MB. The provenance note says what was dropped, so the page can say it.
  */
 export function thinRunRecord(r: RunRecord, every: number): RunRecord {
-  if (!Number.isInteger(every) || every < 1) throw new RangeError(`keep the rollouts of every N-th step: N must be a whole number of 1 or more, got ${every}`);
+  if (!Number.isInteger(every) || every < 1)
+    throw new RangeError(`keep the rollouts of every N-th step: N must be a whole number of 1 or more, got ${every}`);
   if (every === 1 || r.rollouts.length <= 2) return r;
   const last = r.rollouts.length - 1;
   const rollouts = r.rollouts.filter((_, i) => i % every === 0 || i === last);
   const note = `rollouts kept for ${rollouts.length} of the ${r.rollouts.length} recorded steps (every ${every}th, and the last); every step's metrics are kept`;
-  return { ...r, rollouts, provenance: { ...r.provenance, note: r.provenance.note ? `${r.provenance.note}; ${note}` : note } };
+  return {
+    ...r,
+    rollouts,
+    provenance: { ...r.provenance, note: r.provenance.note ? `${r.provenance.note}; ${note}` : note },
+  };
 }

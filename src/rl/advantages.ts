@@ -16,14 +16,16 @@ import { isZeroVariance } from './metrics.ts';
 export function computeAdvantages(
   rewards: number[][],
   correct: boolean[][],
-  c: Pick<RunConfig, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'> & Partial<Pick<RunConfig, 'multi_objective_aggregation'>>,
+  c: Pick<RunConfig, 'advantage_estimator' | 'scale_rewards' | 'positive_weight' | 'negative_weight'> &
+    Partial<Pick<RunConfig, 'multi_objective_aggregation'>>,
   /** tokens[g][i]: completion tokens that count for the loss (REINFORCE++'s token-weighted whitening). */
   tokens?: number[][],
   /** Each reward function's value and weight: what normalize_then_sum combines. */
   functions?: RewardFunctions,
 ): number[][] {
   if (c.multi_objective_aggregation === 'normalize_then_sum') {
-    if (!functions) throw new Error('multi_objective_aggregation normalize_then_sum needs each reward function\'s values');
+    if (!functions)
+      throw new Error("multi_objective_aggregation normalize_then_sum needs each reward function's values");
     return weighSigns(normalizeThenSum(functions), c);
   }
   const std = (xs: number[]) => {
@@ -81,7 +83,8 @@ export interface RewardFunctions {
  */
 export function normalizeThenSum(f: RewardFunctions): number[][] {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const std = (xs: number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, b) => a + (b - mean(xs)) ** 2, 0) / (xs.length - 1)));
+  const std = (xs: number[]) =>
+    xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, b) => a + (b - mean(xs)) ** 2, 0) / (xs.length - 1));
   const sums = f.values.map((group) => {
     const z = f.weights.map((_, k) => {
       const xs = group.map((v) => v[k]!);
@@ -121,7 +124,12 @@ function whitenOverTokens(values: number[][], tokens: number[][]): number[][] {
  * batch-token-mean 1 / (tokens of the whole generation batch, `batchTokens`); constant
  * 1 / (sequences × max_completion_length); sequence-sum 1 / sequences.
  */
-export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_type'], maxCompletionLength: number, batchTokens: number): number[][] {
+export function aggregationWeights(
+  masks: number[][],
+  lossType: RunConfig['loss_type'],
+  maxCompletionLength: number,
+  batchTokens: number,
+): number[][] {
   const n = masks.length;
   const tokens = masks.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
   const aggregation = lossTypes[lossType].aggregation;
@@ -153,7 +161,13 @@ export function aggregationWeights(masks: number[][], lossType: RunConfig['loss_
  * own and divided by A, except that batch-token-mean divides by the batch's tokens × A / S (TRL's
  * num_items_in_batch rescaled to one accumulation window).
  */
-export function batchWeights(trainMask: number[][], lossType: RunConfig['loss_type'], maxCompletionLength: number, minibatches: number, stepsPerGeneration: number): number[][] {
+export function batchWeights(
+  trainMask: number[][],
+  lossType: RunConfig['loss_type'],
+  maxCompletionLength: number,
+  minibatches: number,
+  stepsPerGeneration: number,
+): number[][] {
   const batchTokens = trainMask.reduce((a, m) => a + m.reduce((x, y) => x + y, 0), 0);
   const parts = stepsPerGeneration > 0 ? stepsPerGeneration : minibatches;
   const accumulation = stepsPerGeneration > 0 ? stepsPerGeneration / minibatches : 1;

@@ -58,7 +58,12 @@ export interface CollectContext {
   nextInstance(difficulty: Record<string, number | string>): TaskInstance;
 }
 
-function verify(x: CollectContext, inst: TaskInstance, text: string, row: number): { verdict: Verdict; trueCorrect: boolean; flipped: 'fn' | 'fp' | null } {
+function verify(
+  x: CollectContext,
+  inst: TaskInstance,
+  text: string,
+  row: number,
+): { verdict: Verdict; trueCorrect: boolean; flipped: 'fn' | 'fp' | null } {
   const c = x.config;
   const strict = x.family.verify(inst, text);
   const base = c.leaky_verifier && x.family.leakyVerify ? x.family.leakyVerify(inst, text) : strict;
@@ -69,12 +74,22 @@ function verify(x: CollectContext, inst: TaskInstance, text: string, row: number
 }
 
 /** Samples one batch of prompts_per_step groups (optionally hinted prompts). */
-async function sampleGroups(x: CollectContext, instances: TaskInstance[], hints: string[], round: number): Promise<Sampled[][]> {
+async function sampleGroups(
+  x: CollectContext,
+  instances: TaskInstance[],
+  hints: string[],
+  round: number,
+): Promise<Sampled[][]> {
   const c = x.config;
   const G = c.num_generations;
   const prompts = instances.map((inst, i) => encode(inst.prompt + hints[i]!));
   const rows = prompts.flatMap((p) => new Array<number[]>(G).fill(p));
-  const comps = await x.policy.sample(rows, samplingParams(c), c.max_completion_length, Rng.derive(c.seed, 'sample', x.step, round));
+  const comps = await x.policy.sample(
+    rows,
+    samplingParams(c),
+    c.max_completion_length,
+    Rng.derive(c.seed, 'sample', x.step, round),
+  );
   return instances.map((inst, gi) =>
     Array.from({ length: G }, (_, j) => {
       const r = gi * G + j;
@@ -120,7 +135,11 @@ async function probabilityRewards(x: CollectContext, groups: Sampled[][]): Promi
     const seq = [...prefix, ...answer, EOS].slice(0, x.policy.layout.completionLen);
     return { seq, from: prefix.length + 1, to: Math.min(seq.length, prefix.length + answer.length - 1) };
   });
-  const scores = await x.policy.score(prompts, answers.map((a) => a.seq), 1);
+  const scores = await x.policy.score(
+    prompts,
+    answers.map((a) => a.seq),
+    1,
+  );
   flat.forEach((s, i) => {
     const a = answers[i]!;
     const lps = scores.logp[i]!.slice(a.from, a.to);
@@ -134,16 +153,31 @@ async function probabilityRewards(x: CollectContext, groups: Sampled[][]): Promi
  * prompts_per_step groups for one step. Hints replace groups that got nothing right; with dynamic
  * sampling, zero-variance groups are dropped and refilled for up to max_refill_rounds more rounds.
  */
-export async function collectGroups(x: CollectContext, difficulty: Record<string, number | string>): Promise<Collected> {
+export async function collectGroups(
+  x: CollectContext,
+  difficulty: Record<string, number | string>,
+): Promise<Collected> {
   const c = x.config;
   const P = c.prompts_per_step;
   const groups: Sampled[][] = [];
   const dropped: Sampled[][] = [];
-  const out: Omit<Collected, 'groups'> = { rounds: 0, zeroVarianceFirstRound: 0, accuracyFirstRound: 0, hintedGroups: 0, sampledTokens: 0, verifyMs: 0 };
+  const out: Omit<Collected, 'groups'> = {
+    rounds: 0,
+    zeroVarianceFirstRound: 0,
+    accuracyFirstRound: 0,
+    hintedGroups: 0,
+    sampledTokens: 0,
+    verifyMs: 0,
+  };
   const maxRounds = c.dynamic_sampling ? 1 + c.max_refill_rounds : 1;
   while (groups.length < P && out.rounds < maxRounds) {
     const instances = Array.from({ length: P }, () => x.nextInstance(difficulty));
-    let batch = await sampleGroups(x, instances, instances.map(() => ''), out.rounds);
+    let batch = await sampleGroups(
+      x,
+      instances,
+      instances.map(() => ''),
+      out.rounds,
+    );
     if (c.hints) {
       const failing = batch.map((g, i) => (g.every((s) => !s.verdict.correct) ? i : -1)).filter((i) => i >= 0);
       if (failing.length) {

@@ -34,12 +34,44 @@ function uiConfig(text: string) {
 
 describe('one config file format for the playground and rlvr train --config', () => {
   const files: [string, object][] = [
-    ['a preset with fields over it', { preset: 'dapo', task: 'countdown', learning_rate: 0.0005, reward_weights: { format: 0.2 }, delta: null, difficulty: { count: 3 } }],
-    ['fields only', { task: 'sort', num_generations: 4, prompts_per_step: 6, minibatches: 2, temperature: 0.7, mask_truncated_completions: true, eval_prompts: 24 }],
+    [
+      'a preset with fields over it',
+      {
+        preset: 'dapo',
+        task: 'countdown',
+        learning_rate: 0.0005,
+        reward_weights: { format: 0.2 },
+        delta: null,
+        difficulty: { count: 3 },
+      },
+    ],
+    [
+      'fields only',
+      {
+        task: 'sort',
+        num_generations: 4,
+        prompts_per_step: 6,
+        minibatches: 2,
+        temperature: 0.7,
+        mask_truncated_completions: true,
+        eval_prompts: 24,
+      },
+    ],
     ['a preset only', { preset: 'gspo' }],
     ['nothing', {}],
-    ['a full config as rlvr train writes it', { ...defaultConfig, task: 'chain', seed: 5, beta: 0.04, kl_estimator: 'k1', difficulty: { length: 4 } }],
-    ['a saved file (preset and every field)', JSON.parse(configFileText(validateConfig({ ...getPreset('lite_ppo').config, task: 'sudoku', learning_rate: 3e-5, top_k: 20 }), 'lite_ppo'))],
+    [
+      'a full config as rlvr train writes it',
+      { ...defaultConfig, task: 'chain', seed: 5, beta: 0.04, kl_estimator: 'k1', difficulty: { length: 4 } },
+    ],
+    [
+      'a saved file (preset and every field)',
+      JSON.parse(
+        configFileText(
+          validateConfig({ ...getPreset('lite_ppo').config, task: 'sudoku', learning_rate: 3e-5, top_k: 20 }),
+          'lite_ppo',
+        ),
+      ),
+    ],
   ];
   it.each(files)('%s: both paths give the same RunConfig', (_what, file) => {
     const text = JSON.stringify(file, null, 2);
@@ -49,11 +81,19 @@ describe('one config file format for the playground and rlvr train --config', ()
   });
 
   it('a saved file loads back to the same config and preset', () => {
-    const config = validateConfig({ ...getPreset('dapo').config, task: 'arithmetic', epsilon: 0.25, difficulty: { digits: 2 } });
+    const config = validateConfig({
+      ...getPreset('dapo').config,
+      task: 'arithmetic',
+      epsilon: 0.25,
+      difficulty: { digits: 2 },
+    });
     const back = parseRunConfigFile(configFileText(config, 'dapo'), 'saved.json');
     expect(back.preset).toBe('dapo');
     // The file resolves through the one resolver, which fills the difficulty from the family's defaults.
-    expect(back.config).toEqual({ ...config, difficulty: { ...getTaskFamily('arithmetic').defaultDifficulty, digits: 2 } });
+    expect(back.config).toEqual({
+      ...config,
+      difficulty: { ...getTaskFamily('arithmetic').defaultDifficulty, digits: 2 },
+    });
   });
 
   it("rlvr train: the file's preset applies without --preset; the same --preset is fine; another is an error", () => {
@@ -63,10 +103,17 @@ describe('one config file format for the playground and rlvr train --config', ()
     expect(fromFile.epsilon_high).toBe(0.28);
     expect(fromFile.learning_rate).toBe(0.0002);
     expect(resolveCliConfig({ file: path, preset: 'dapo', sets: [] })).toEqual(fromFile);
-    expect(() => resolveCliConfig({ file: path, preset: 'gspo', sets: [] })).toThrow(/--preset: gspo disagrees with "preset": "dapo" in .*dapo\.json; give one of them/);
+    expect(() => resolveCliConfig({ file: path, preset: 'gspo', sets: [] })).toThrow(
+      /--preset: gspo disagrees with "preset": "dapo" in .*dapo\.json; give one of them/,
+    );
     // Without a preset in the file, --preset lies under the file's fields, as before.
     const plain = write('plain.json', JSON.stringify({ epsilon_high: 0.3 }));
-    expect(resolveCliConfig({ file: plain, preset: 'gspo', sets: ['seed=4'] })).toMatchObject({ importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 0.3, seed: 4 });
+    expect(resolveCliConfig({ file: plain, preset: 'gspo', sets: ['seed=4'] })).toMatchObject({
+      importance_sampling_level: 'sequence',
+      epsilon: 3e-4,
+      epsilon_high: 0.3,
+      seed: 4,
+    });
   });
 
   const bad: [string, string, RegExp][] = [

@@ -25,14 +25,27 @@ export interface ConfigDataset {
 
 function parseDatasetEntry(v: unknown, name: string): ConfigDataset {
   const o = v as Record<string, unknown>;
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigFileError(`${name}: "dataset" must be an object {"name", "verifier", "text"}`);
-  if (typeof o.name !== 'string' || !o.name) throw new ConfigFileError(`${name}: "dataset" needs a "name" (the JSONL file's name)`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new ConfigFileError(`${name}: "dataset" must be an object {"name", "verifier", "text"}`);
+  if (typeof o.name !== 'string' || !o.name)
+    throw new ConfigFileError(`${name}: "dataset" needs a "name" (the JSONL file's name)`);
   const ver = o.verifier as Record<string, unknown> | undefined;
-  if (!ver || typeof ver !== 'object' || !VERIFIER_KINDS.includes(ver.kind as CustomVerifierSpec['kind'])) throw new ConfigFileError(`${name}: "dataset.verifier.kind" must be one of ${VERIFIER_KINDS.join(', ')}`);
-  if (ver.tolerance !== undefined && !(typeof ver.tolerance === 'number' && ver.tolerance >= 0)) throw new ConfigFileError(`${name}: "dataset.verifier.tolerance" must be a number >= 0`);
-  if (o.text !== undefined && typeof o.text !== 'string') throw new ConfigFileError(`${name}: "dataset.text" must be the JSONL file's text`);
-  const verifier: CustomVerifierSpec = { kind: ver.kind as CustomVerifierSpec['kind'], ...(ver.tolerance === undefined ? {} : { tolerance: ver.tolerance as number }) };
-  return { name: o.name, verifier, ...(typeof o.text === 'string' ? { text: o.text } : {}), ...(typeof o.note === 'string' ? { note: o.note } : {}) };
+  if (!ver || typeof ver !== 'object' || !VERIFIER_KINDS.includes(ver.kind as CustomVerifierSpec['kind']))
+    throw new ConfigFileError(`${name}: "dataset.verifier.kind" must be one of ${VERIFIER_KINDS.join(', ')}`);
+  if (ver.tolerance !== undefined && !(typeof ver.tolerance === 'number' && ver.tolerance >= 0))
+    throw new ConfigFileError(`${name}: "dataset.verifier.tolerance" must be a number >= 0`);
+  if (o.text !== undefined && typeof o.text !== 'string')
+    throw new ConfigFileError(`${name}: "dataset.text" must be the JSONL file's text`);
+  const verifier: CustomVerifierSpec = {
+    kind: ver.kind as CustomVerifierSpec['kind'],
+    ...(ver.tolerance === undefined ? {} : { tolerance: ver.tolerance as number }),
+  };
+  return {
+    name: o.name,
+    verifier,
+    ...(typeof o.text === 'string' ? { text: o.text } : {}),
+    ...(typeof o.note === 'string' ? { note: o.note } : {}),
+  };
 }
 
 export interface ConfigFile {
@@ -55,23 +68,37 @@ export function parseRunConfigFile(text: string, name = 'the config file'): Conf
     throw new ConfigFileError(`${name} is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ConfigFileError(`${name} must hold one JSON object of config fields, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`);
+    throw new ConfigFileError(
+      `${name} must hold one JSON object of config fields, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
+    );
   }
   const { preset, dataset: datasetEntry, ...fields } = raw as Record<string, unknown>;
   if (preset !== undefined && (typeof preset !== 'string' || !presets.some((p) => p.id === preset))) {
-    throw new ConfigFileError(`${name}: unknown preset ${JSON.stringify(preset)} (known: ${presets.map((p) => p.id).join(', ')})`);
+    throw new ConfigFileError(
+      `${name}: unknown preset ${JSON.stringify(preset)} (known: ${presets.map((p) => p.id).join(', ')})`,
+    );
   }
-  if (typeof fields.task === 'string' && !taskIds.includes(fields.task)) throw new ConfigFileError(`${name}: unknown task "${fields.task}" (known: ${taskIds.join(', ')})`);
+  if (typeof fields.task === 'string' && !taskIds.includes(fields.task))
+    throw new ConfigFileError(`${name}: unknown task "${fields.task}" (known: ${taskIds.join(', ')})`);
   // The one resolver (src/rl/resolve-config.ts): the file's fields over its preset; cross-field rules
   // are checked over the preset's values (DAPO's epsilon_high allows a larger epsilon).
-  const resolved = resolveConfig({ ...(preset === undefined ? {} : { preset: preset as string }), layers: [{ source: { kind: 'config file', file: name }, values: fields }] });
+  const resolved = resolveConfig({
+    ...(preset === undefined ? {} : { preset: preset as string }),
+    layers: [{ source: { kind: 'config file', file: name }, values: fields }],
+  });
   // A custom task's instances come from its dataset, bound later (from the file's "dataset" or --dataset): not checkable here.
   const first = resolved.errors.find((e) => !(resolved.config.task === 'custom' && e.field === 'difficulty'));
   if (first) throw new ConfigFileError(`${name}: ${first.field}: ${first.message}`);
   const config = resolved.config;
   const dataset = datasetEntry === undefined ? undefined : parseDatasetEntry(datasetEntry, name);
-  if (dataset && config.task !== 'custom') throw new ConfigFileError(`${name}: "dataset" is for the custom task, but the file's task is "${config.task}"`);
-  return { ...(preset === undefined ? {} : { preset: preset as string }), fields, config, ...(dataset ? { dataset } : {}) };
+  if (dataset && config.task !== 'custom')
+    throw new ConfigFileError(`${name}: "dataset" is for the custom task, but the file's task is "${config.task}"`);
+  return {
+    ...(preset === undefined ? {} : { preset: preset as string }),
+    fields,
+    config,
+    ...(dataset ? { dataset } : {}),
+  };
 }
 
 /** A config file's text: the preset id (when there is one) and every field of the config. */

@@ -11,7 +11,9 @@ export type LossType = RunConfig['loss_type'];
 export type ScaleRewards = RunConfig['scale_rewards'];
 export type AdvantageEstimator = RunConfig['advantage_estimator'];
 
-export const defaultConfig: RunConfig = Object.fromEntries(configFields.map((k) => [k, structuredClone(fieldTable[k].default)])) as unknown as RunConfig;
+export const defaultConfig: RunConfig = Object.fromEntries(
+  configFields.map((k) => [k, structuredClone(fieldTable[k].default)]),
+) as unknown as RunConfig;
 
 export class ConfigError extends Error {
   constructor(
@@ -38,10 +40,12 @@ export function checkField(field: string, d: FieldDecl, v: unknown): void {
     }
     case 'nullable-num':
       if (v === null) return;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < d.min) bad(`must be null or a number >= ${d.min}, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < d.min)
+        bad(`must be null or a number >= ${d.min}, got ${JSON.stringify(v)}`);
       return;
     case 'enum':
-      if (typeof v !== 'string' || !d.values.includes(v)) bad(`must be one of ${d.values.join(' | ')}, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'string' || !d.values.includes(v))
+        bad(`must be one of ${d.values.join(' | ')}, got ${JSON.stringify(v)}`);
       return;
     case 'bool':
       if (typeof v !== 'boolean') bad(`must be true or false, got ${JSON.stringify(v)}`);
@@ -51,14 +55,22 @@ export function checkField(field: string, d: FieldDecl, v: unknown): void {
       return;
     case 'record': {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(`must be an object, got ${JSON.stringify(v)}`);
-      for (const [k, x] of Object.entries(v as object)) if (typeof x !== 'number' && typeof x !== 'string') throw new ConfigError(`${field}.${k}`, `must be a number or a string, got ${JSON.stringify(x)}`);
+      for (const [k, x] of Object.entries(v as object))
+        if (typeof x !== 'number' && typeof x !== 'string')
+          throw new ConfigError(`${field}.${k}`, `must be a number or a string, got ${JSON.stringify(x)}`);
       return;
     }
     case 'weights': {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(`must be an object, got ${JSON.stringify(v)}`);
       const known = Object.keys(d.parts);
-      for (const k of Object.keys(v as object)) if (!known.includes(k)) throw new ConfigError(`${field}.${k}`, `unknown field (known: ${known.join(', ')})`);
-      for (const k of known) checkField(`${field}.${k}`, { kind: 'num', default: 0, min: d.min, max: d.max, group: d.group, help: '' }, (v as Record<string, unknown>)[k]);
+      for (const k of Object.keys(v as object))
+        if (!known.includes(k)) throw new ConfigError(`${field}.${k}`, `unknown field (known: ${known.join(', ')})`);
+      for (const k of known)
+        checkField(
+          `${field}.${k}`,
+          { kind: 'num', default: 0, min: d.min, max: d.max, group: d.group, help: '' },
+          (v as Record<string, unknown>)[k],
+        );
       return;
     }
   }
@@ -69,15 +81,18 @@ export function checkField(field: string, d: FieldDecl, v: unknown): void {
  * field; nothing is silently ignored.
  */
 export function validateConfig(input: unknown, base: RunConfig = defaultConfig): RunConfig {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ConfigError('config', 'must be a JSON object');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new ConfigError('config', 'must be a JSON object');
   for (const k of Object.keys(input)) {
-    if (!Object.hasOwn(fieldTable, k)) throw new ConfigError(k, `unknown field (known fields: ${configFields.join(', ')})`);
+    if (!Object.hasOwn(fieldTable, k))
+      throw new ConfigError(k, `unknown field (known fields: ${configFields.join(', ')})`);
   }
   const c = structuredClone({ ...base, ...(input as Partial<RunConfig>) }) as RunConfig;
   // A partial nested object (reward_weights: { format: 0.2 }) fills in from the defaults.
   for (const k of configFields) {
     const d: FieldDecl = fieldTable[k];
-    if (d.kind === 'weights' && typeof c[k] === 'object' && c[k] !== null && !Array.isArray(c[k])) (c as Record<string, unknown>)[k] = { ...d.default, ...(c[k] as object) };
+    if (d.kind === 'weights' && typeof c[k] === 'object' && c[k] !== null && !Array.isArray(c[k]))
+      (c as Record<string, unknown>)[k] = { ...d.default, ...(c[k] as object) };
   }
   for (const k of configFields) checkField(k, fieldTable[k], c[k]);
   for (const r of crossFieldRules) {
@@ -110,7 +125,8 @@ export function applyAssignments(patch: Record<string, unknown>, assignments: st
     const parts = key.split('.');
     let obj = out;
     for (const p of parts.slice(0, -1)) {
-      if (typeof obj[p] !== 'object' || obj[p] === null) obj[p] = { ...((defaultConfig as unknown as Record<string, object>)[p] ?? {}) };
+      if (typeof obj[p] !== 'object' || obj[p] === null)
+        obj[p] = { ...((defaultConfig as unknown as Record<string, object>)[p] ?? {}) };
       obj = obj[p] as Record<string, unknown>;
     }
     obj[parts[parts.length - 1]!] = value;
@@ -119,13 +135,18 @@ export function applyAssignments(patch: Record<string, unknown>, assignments: st
 }
 
 /** Fields that change the shapes of compiled graphs or the data stream: changing them needs a restart. */
-export const restartFields: (keyof RunConfig)[] = configFields.filter((k) => (fieldTable[k] as FieldDecl).restart === true);
+export const restartFields: (keyof RunConfig)[] = configFields.filter(
+  (k) => (fieldTable[k] as FieldDecl).restart === true,
+);
 
 /** Samples per held-out prompt in a run's evaluations: eval_samples, or num_generations when it is 0. */
-export const heldOutSamples = (c: Pick<RunConfig, 'eval_samples' | 'num_generations'>): number => (c.eval_samples > 0 ? c.eval_samples : c.num_generations);
+export const heldOutSamples = (c: Pick<RunConfig, 'eval_samples' | 'num_generations'>): number =>
+  c.eval_samples > 0 ? c.eval_samples : c.num_generations;
 
 /** The sampler's parameters from a config (training, evaluation and the pass@k explorer draw alike). */
-export const samplingParams = (c: Pick<RunConfig, 'temperature' | 'top_k' | 'top_p' | 'min_p' | 'repetition_penalty'>): SamplingParams => ({
+export const samplingParams = (
+  c: Pick<RunConfig, 'temperature' | 'top_k' | 'top_p' | 'min_p' | 'repetition_penalty'>,
+): SamplingParams => ({
   temperature: c.temperature,
   topK: c.top_k,
   topP: c.top_p,

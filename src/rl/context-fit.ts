@@ -11,12 +11,20 @@ type Level = Record<string, number | string>;
 
 /** Prompt tokens a set of difficulties needs (plus room for a hint when hints are on). */
 export function promptTokensFor(task: string, levels: Level[], hints: boolean): number {
-  const probe = layoutFor(levels.map((d) => ({ task, difficulty: d })), 0, 100);
+  const probe = layoutFor(
+    levels.map((d) => ({ task, difficulty: d })),
+    0,
+    100,
+  );
   return hints ? probe.promptLen + probe.completionLen : probe.promptLen;
 }
 
 /** The ladder's levels whose prompts leave room for max_completion_length. */
-export function fittingLevels(c: Pick<RunConfig, 'task' | 'hints' | 'max_completion_length'>, levels: Level[], contextLength: number): Level[] {
+export function fittingLevels(
+  c: Pick<RunConfig, 'task' | 'hints' | 'max_completion_length'>,
+  levels: Level[],
+  contextLength: number,
+): Level[] {
   const room = contextLength - c.max_completion_length;
   return levels.filter((d) => promptTokensFor(c.task, [d], c.hints) <= room);
 }
@@ -26,7 +34,11 @@ export function noLevelFits(c: Pick<RunConfig, 'task' | 'max_completion_length'>
 }
 
 /** Null when a fixed-difficulty run fits; else the reason, naming the numbers. */
-export function contextOverflow(c: Pick<RunConfig, 'task' | 'hints' | 'max_completion_length'>, difficulty: Level, contextLength: number): string | null {
+export function contextOverflow(
+  c: Pick<RunConfig, 'task' | 'hints' | 'max_completion_length'>,
+  difficulty: Level,
+  contextLength: number,
+): string | null {
   const promptLen = promptTokensFor(c.task, [difficulty], c.hints);
   const total = promptLen + c.max_completion_length;
   if (total <= contextLength) return null;

@@ -28,16 +28,34 @@ describe('Clip-Cov / KL-Cov token selection (veRL rule)', () => {
 
   it('kl_cov: the max(1, ⌊ratio · n⌋) tokens of largest covariance', () => {
     const sorted = handCov().sort((a, b) => b.cov - a.cov);
-    for (const [ratio, k] of [[0.0002, 1], [0.3, 3]] as const) {
+    for (const [ratio, k] of [
+      [0.0002, 1],
+      [0.3, 3],
+    ] as const) {
       const sel = covSelection({ ...defaultConfig, loss_type: 'kl_cov', kl_cov_ratio: ratio }, rows, new Rng(1));
       const picked = sel.flatMap((row, r) => row.flatMap((v, t) => (v ? [`${r},${t}`] : [])));
-      expect(picked.sort()).toEqual(sorted.slice(0, k).map((x) => `${x.r},${x.t}`).sort());
+      expect(picked.sort()).toEqual(
+        sorted
+          .slice(0, k)
+          .map((x) => `${x.r},${x.t}`)
+          .sort(),
+      );
     }
   });
 
   it('clip_cov: max(1, ⌊ratio · n⌋) tokens drawn among those with lb < cov < ub, reproducibly', () => {
-    const c = { ...defaultConfig, loss_type: 'clip_cov' as const, clip_cov_ratio: 0.25, clip_cov_lb: 0.2, clip_cov_ub: 1.5 };
-    const inBand = new Set(handCov().filter((x) => x.cov > 0.2 && x.cov < 1.5).map((x) => `${x.r},${x.t}`));
+    const c = {
+      ...defaultConfig,
+      loss_type: 'clip_cov' as const,
+      clip_cov_ratio: 0.25,
+      clip_cov_lb: 0.2,
+      clip_cov_ub: 1.5,
+    };
+    const inBand = new Set(
+      handCov()
+        .filter((x) => x.cov > 0.2 && x.cov < 1.5)
+        .map((x) => `${x.r},${x.t}`),
+    );
     expect(inBand.size).toBeGreaterThan(2); // the draw has a choice to make
     const sel = covSelection(c, rows, new Rng(5));
     const picked = sel.flatMap((row, r) => row.flatMap((v, t) => (v ? [`${r},${t}`] : [])));
@@ -45,10 +63,18 @@ describe('Clip-Cov / KL-Cov token selection (veRL rule)', () => {
     for (const p of picked) expect(inBand.has(p), p).toBe(true);
     expect(covSelection(c, rows, new Rng(5))).toEqual(sel);
     // nothing in the band: nothing dropped
-    expect(covSelection({ ...c, clip_cov_lb: 100, clip_cov_ub: 200 }, rows, new Rng(5)).flat().every((v) => v === 0)).toBe(true);
+    expect(
+      covSelection({ ...c, clip_cov_lb: 100, clip_cov_ub: 200 }, rows, new Rng(5))
+        .flat()
+        .every((v) => v === 0),
+    ).toBe(true);
   });
 
   it('other loss types pick nothing', () => {
-    expect(covSelection({ ...defaultConfig, loss_type: 'dapo' }, rows, new Rng(1)).flat().every((v) => v === 0)).toBe(true);
+    expect(
+      covSelection({ ...defaultConfig, loss_type: 'dapo' }, rows, new Rng(1))
+        .flat()
+        .every((v) => v === 0),
+    ).toBe(true);
   });
 });

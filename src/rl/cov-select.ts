@@ -40,7 +40,11 @@ export function tokenCovariance(rows: CovRow[]): number[][] {
 }
 
 /** 1 on the tokens the loss_type's form treats apart, 0 elsewhere (all 0 for other forms). */
-export function covSelection(c: Pick<RunConfig, 'loss_type' | 'clip_cov_ratio' | 'clip_cov_lb' | 'clip_cov_ub' | 'kl_cov_ratio'>, rows: CovRow[], rng: Rng): number[][] {
+export function covSelection(
+  c: Pick<RunConfig, 'loss_type' | 'clip_cov_ratio' | 'clip_cov_lb' | 'clip_cov_ub' | 'kl_cov_ratio'>,
+  rows: CovRow[],
+  rng: Rng,
+): number[][] {
   const out = rows.map((r) => r.mask.map(() => 0));
   const form = objectiveForm(c.loss_type);
   if (form !== 'clip_cov' && form !== 'kl_cov') return out;

@@ -63,7 +63,12 @@ export async function evaluatePassAtK(policy: Policy, o: EvalOptions): Promise<E
     const slice = jobs.slice(start, start + batch);
     // Pad the last batch to the same row count so the decode graph is reused.
     const rows = [...slice, ...new Array<number>(batch - slice.length).fill(slice[0]!)];
-    const comps = await policy.sample(rows.map((p) => encode(instances[p]!.prompt)), sp, o.maxNewTokens ?? policy.layout.completionLen, rng);
+    const comps = await policy.sample(
+      rows.map((p) => encode(instances[p]!.prompt)),
+      sp,
+      o.maxNewTokens ?? policy.layout.completionLen,
+      rng,
+    );
     slice.forEach((p, r) => {
       if (fam.verify(instances[p]!, decode(comps[r]!.tokens)).correct) correct[p]!++;
     });

@@ -4,7 +4,16 @@ import type { DeviceTensor } from '../engine/backend.ts';
 import { Graph } from '../engine/graph.ts';
 import { modelPresets } from '../model/config.ts';
 import { sequenceInputs, tokenStats, trainState } from '../model/graphs.ts';
-import { chooseGrid, fitCompletions, pack, predictingColumn, promptGroups, splitShared, totalLen, type Layout } from '../model/layout.ts';
+import {
+  chooseGrid,
+  fitCompletions,
+  pack,
+  predictingColumn,
+  promptGroups,
+  splitShared,
+  totalLen,
+  type Layout,
+} from '../model/layout.ts';
 import { Policy, SESSIONS_PER_KIND } from '../model/policy.ts';
 import { initParams } from '../model/transformer.ts';
 import { Rng } from '../util/rng.ts';
@@ -15,18 +24,29 @@ const runLayout: Layout = { promptLen: 8, completionLen: 24 };
 
 describe('fitCompletions', () => {
   it('keeps the prompt columns and rounds the longest completion up to a multiple of 8, never past the cap', () => {
-    expect(fitCompletions(runLayout, [[1, 2], [1, 2, 3, 4, 5, 6, 7, 8, 9]])).toEqual({ promptLen: 8, completionLen: 16 });
+    expect(
+      fitCompletions(runLayout, [
+        [1, 2],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9],
+      ]),
+    ).toEqual({ promptLen: 8, completionLen: 16 });
     expect(fitCompletions(runLayout, [[1, 2, 3, 4, 5, 6, 7, 8]])).toEqual({ promptLen: 8, completionLen: 8 });
     expect(fitCompletions(runLayout, [[]])).toEqual({ promptLen: 8, completionLen: 8 });
     expect(fitCompletions(runLayout, [new Array(40).fill(3)])).toEqual({ promptLen: 8, completionLen: 24 });
-    expect(fitCompletions({ promptLen: 8, completionLen: 20 }, [new Array(19).fill(3)])).toEqual({ promptLen: 8, completionLen: 20 });
+    expect(fitCompletions({ promptLen: 8, completionLen: 20 }, [new Array(19).fill(3)])).toEqual({
+      promptLen: 8,
+      completionLen: 20,
+    });
   });
 });
 
 describe('chooseGrid', () => {
   const layout: Layout = { promptLen: 16, completionLen: 48 };
   const comps = (n: number) => [new Array(n).fill(3)];
-  const compiledAt = (...cols: number[]) => (l: Layout) => l.promptLen === 16 && cols.includes(l.completionLen);
+  const compiledAt =
+    (...cols: number[]) =>
+    (l: Layout) =>
+      l.promptLen === 16 && cols.includes(l.completionLen);
   it('takes the fitted grid when nothing longer within the slack is compiled', () => {
     expect(chooseGrid(layout, comps(20), compiledAt())).toEqual({ promptLen: 16, completionLen: 24 });
     // 16 + 48 = 64 columns > 1.25 × (16 + 24) = 50: too much padding to reuse
@@ -54,7 +74,9 @@ describe('chooseGrid', () => {
       }
       return compiles;
     };
-    expect(compilesOver((n, kept) => chooseGrid(layout, comps(n), (l) => kept.includes(l.completionLen)).completionLen)).toBe(3);
+    expect(
+      compilesOver((n, kept) => chooseGrid(layout, comps(n), (l) => kept.includes(l.completionLen)).completionLen),
+    ).toBe(3);
     expect(compilesOver((n) => fitCompletions(layout, comps(n)).completionLen)).toBe(8);
   });
 });
@@ -79,7 +101,12 @@ function buildWholeGridRlGraph(rows: number, len: number): Graph {
  * padded to `slots`) or the whole-grid reference; returns the scalar outputs, the per-token log-probs
  * and entropies, and the new weights.
  */
-async function updateOn(layout: Layout, prompts: number[][], completions: number[][], graph: { slots: number } | 'whole grid' = { slots: 0 }) {
+async function updateOn(
+  layout: Layout,
+  prompts: number[][],
+  completions: number[][],
+  graph: { slots: number } | 'whole grid' = { slots: 0 },
+) {
   const be = createNodeBackend(1);
   const policy = await Policy.create(be, cfg, layout, initParams(cfg, 11));
   const rows = prompts.length;
@@ -100,7 +127,11 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
     advantages: grid((r) => adv[r]!),
     weights: grid((r) => 1 / (completions[r]!.length * rows)),
     mask: grid(() => 1),
-    seq_len: be.tensor('float32', completions.map((c) => c.length), [rows, 1]),
+    seq_len: be.tensor(
+      'float32',
+      completions.map((c) => c.length),
+      [rows, 1],
+    ),
     clip_low: be.tensor('float32', [0.8], []),
     clip_high: be.tensor('float32', [1.2], []),
     delta: be.tensor('float32', [1e9], []),
@@ -110,13 +141,27 @@ async function updateOn(layout: Layout, prompts: number[][], completions: number
     use_k3: be.tensor('bool', [1], []),
     use_bias_correction_kl: be.tensor('bool', [0], []),
   };
-  const feeds = { ...(graph === 'whole grid' ? policy.packedFeeds(packed, 1 / 0.9) : policy.sharedFeeds(split, 1 / 0.9)), ...objective };
-  const build = () => (graph === 'whole grid' ? buildWholeGridRlGraph(rows, len) : buildRlGraph(cfg, rows, split.distinct, layout.promptLen, len, adam));
+  const feeds = {
+    ...(graph === 'whole grid' ? policy.packedFeeds(packed, 1 / 0.9) : policy.sharedFeeds(split, 1 / 0.9)),
+    ...objective,
+  };
+  const build = () =>
+    graph === 'whole grid'
+      ? buildWholeGridRlGraph(rows, len)
+      : buildRlGraph(cfg, rows, split.distinct, layout.promptLen, len, adam);
   const res = await policy.train('rl', build, feeds, 1e-3);
-  const at = (name: string) => completions.map((c, r) => c.map((_, i) => res.values[name]![r * len + predictingColumn(layout, i)]!));
+  const at = (name: string) =>
+    completions.map((c, r) => c.map((_, i) => res.values[name]![r * len + predictingColumn(layout, i)]!));
   const weights = await policy.getWeights();
   await policy.dispose();
-  return { loss: res.loss, gradNorm: res.gradNorm, logp: at('logp'), entropy: at('entropy'), weights, distinct: split.distinct };
+  return {
+    loss: res.loss,
+    gradNorm: res.gradNorm,
+    logp: at('logp'),
+    entropy: at('entropy'),
+    weights,
+    distinct: split.distinct,
+  };
 }
 
 function expectSameUpdate(a: Awaited<ReturnType<typeof updateOn>>, b: Awaited<ReturnType<typeof updateOn>>): void {
@@ -164,7 +209,16 @@ describe('an update that passes each distinct prompt once', () => {
   it('splitShared names a bad split', () => {
     const layout: Layout = { promptLen: 12, completionLen: 16 };
     const b = pack(layout, [[5, 6]], [[7]]);
-    expect(() => splitShared(b, layout.promptLen, promptGroups([[5, 6], [5, 6]]))).toThrow(/2 prompts for 1 rows/);
+    expect(() =>
+      splitShared(
+        b,
+        layout.promptLen,
+        promptGroups([
+          [5, 6],
+          [5, 6],
+        ]),
+      ),
+    ).toThrow(/2 prompts for 1 rows/);
     expect(() => splitShared(b, totalLen(layout), promptGroups([[5, 6]]))).toThrow(/cannot split/);
   });
 });
@@ -173,7 +227,8 @@ describe('compiled sessions', () => {
   it('a policy keeps only the most recently used sessions of each kind, and a dropped one compiles again', async () => {
     const policy = await Policy.create(createNodeBackend(1), cfg, runLayout, initParams(cfg, 2));
     const prompts = [[5, 6, 7]];
-    const scoreOf = async (n: number) => (await policy.score(prompts, [Array.from({ length: n }, (_, i) => 5 + (i % 9))])).logp[0]!;
+    const scoreOf = async (n: number) =>
+      (await policy.score(prompts, [Array.from({ length: n }, (_, i) => 5 + (i % 9))])).logp[0]!;
     const first = await scoreOf(3); // grid 8 + 8
     await scoreOf(12); // 8 + 16
     await scoreOf(20); // 8 + 24: the 8 + 8 session is dropped

@@ -6,10 +6,13 @@ import { defaultConfig, type RunConfig } from './config.ts';
 import { needsRestart } from './config-fields.ts';
 import { resolveConfig, resolveLiveEdit } from './resolve-config.ts';
 
-const running: RunConfig = resolveConfig({ preset: 'grpo', layers: [{ source: { kind: 'edited' }, values: { task: 'arithmetic' } }] }).config;
+const running: RunConfig = resolveConfig({
+  preset: 'grpo',
+  layers: [{ source: { kind: 'edited' }, values: { task: 'arithmetic' } }],
+}).config;
 
 describe('live config edits', () => {
-  it('an invalid edit is refused with the resolver\'s own message', () => {
+  it("an invalid edit is refused with the resolver's own message", () => {
     const edit = resolveLiveEdit(running, { learning_rate: -1 });
     const direct = resolveConfig({ layers: [{ source: { kind: 'edited' }, values: { learning_rate: -1 } }] });
     expect(direct.errors).toHaveLength(1);

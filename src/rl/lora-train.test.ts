@@ -8,18 +8,34 @@ import { trainableSpecs } from '../model/transformer.ts';
 import { validateConfig } from './config.ts';
 import { loadBase, TrainingRun, withLora } from './run.ts';
 
-
 describe('GRPO with LoRA (lora_r > 0)', () => {
   it("trains only the adapters, and each update raises GRPO's objective on its batch (rewarded completions likelier, the others less)", async () => {
     const backend = createNodeBackend(1);
     // The shipped arithmetic checkpoint (pass@1 about 0.2), so groups earn mixed rewards.
     const dir = 'public/checkpoints/arithmetic-tiny';
-    const base = loadBase(JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')), new Uint8Array(readFileSync(`${dir}/model.safetensors`)));
+    const base = loadBase(
+      JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')),
+      new Uint8Array(readFileSync(`${dir}/model.safetensors`)),
+    );
     const task = { task: 'arithmetic', difficulty: base.manifest.tasks[0]!.difficulty, temperature: 0.7 };
-    const config = validateConfig({ ...task, seed: 4, prompts_per_step: 4, num_generations: 8, eval_every: 0, lora_r: 4, lora_alpha: 8, learning_rate: 3e-3, warmup_steps: 0 });
+    const config = validateConfig({
+      ...task,
+      seed: 4,
+      prompts_per_step: 4,
+      num_generations: 8,
+      eval_every: 0,
+      lora_r: 4,
+      lora_alpha: 8,
+      learning_rate: 3e-3,
+      warmup_steps: 0,
+    });
     const run = await TrainingRun.create(backend, base, config);
     const c = run.policy.config;
-    expect(c.lora).toEqual({ r: 4, alpha: 8, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] });
+    expect(c.lora).toEqual({
+      r: 4,
+      alpha: 8,
+      targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+    });
     const before = await run.policy.getWeights();
     expect(before.get('h0.attn.wq.lora_B')!.every((x) => x === 0)).toBe(true);
 
@@ -32,7 +48,11 @@ describe('GRPO with LoRA (lora_r > 0)', () => {
       // after the update, against the sampling-time log-probs.
       const moved = result.rollouts.filter((r) => r.advantage !== 0 && r.hint === '' && r.tokens.length > 0);
       if (!moved.length) continue;
-      const scores = await run.policy.score(moved.map((r) => encode(r.prompt)), moved.map((r) => r.tokens), config.temperature);
+      const scores = await run.policy.score(
+        moved.map((r) => encode(r.prompt)),
+        moved.map((r) => r.tokens),
+        config.temperature,
+      );
       const mean = (l: number[]) => l.reduce((x, y) => x + y, 0) / l.length;
       const now = moved.reduce((a, r, i) => a + r.advantage * mean(scores.logp[i]!), 0);
       const then = moved.reduce((a, r) => a + r.advantage * mean(r.oldLogp), 0);
@@ -56,7 +76,9 @@ describe('GRPO with LoRA (lora_r > 0)', () => {
     // A snapshot restores with the adapters; a config with other adapters is refused.
     const snap = await run.snapshot();
     const again = await TrainingRun.restore(backend, snap);
-    expect([...(await again.policy.getWeights()).get('h1.mlp.w2.lora_B')!]).toEqual([...after.get('h1.mlp.w2.lora_B')!]);
+    expect([...(await again.policy.getWeights()).get('h1.mlp.w2.lora_B')!]).toEqual([
+      ...after.get('h1.mlp.w2.lora_B')!,
+    ]);
     expect(() => withLora(run.base, { ...config, lora_r: 8 })).toThrow(/carries LoRA adapters/);
     await again.dispose();
     await run.dispose();

@@ -16,7 +16,14 @@ import { Rng } from '../util/rng.ts';
 import type { Sampled } from './collect.ts';
 import { fieldTable, type RunConfig } from './config-fields.ts';
 import { defaultConfig } from './config.ts';
-import { buildRlGraph, objectiveForm, objectiveInputNames, objectiveOptions, rlGraphFeeds, type ObjectiveFeeds } from './objective.ts';
+import {
+  buildRlGraph,
+  objectiveForm,
+  objectiveInputNames,
+  objectiveOptions,
+  rlGraphFeeds,
+  type ObjectiveFeeds,
+} from './objective.ts';
 import type { StepBatch } from './step-batch.ts';
 
 describe('ObjectiveFeeds (type-level: these lines only compile while the names are checked)', () => {
@@ -52,14 +59,32 @@ function stepBatch(c: RunConfig): StepBatch {
       const n = 3 + Math.floor(rng.next() * (layout.completionLen - 3));
       const tokens = Array.from({ length: n }, () => 5 + Math.floor(rng.next() * 40));
       const verdict = { correct: j === 0, components: { correctness: j === 0 ? 1 : 0, format: 1 }, reason: '' };
-      rows.push({ instance, prompt, hint: '', tokens, oldLogp: tokens.map(() => -1 - rng.next()), entropy: tokens.map(() => rng.next()), truncated: false, text: '', verdict, trueCorrect: verdict.correct, flipped: null, reward: j === 0 ? 1 : 0, components: {} });
+      rows.push({
+        instance,
+        prompt,
+        hint: '',
+        tokens,
+        oldLogp: tokens.map(() => -1 - rng.next()),
+        entropy: tokens.map(() => rng.next()),
+        truncated: false,
+        text: '',
+        verdict,
+        trueCorrect: verdict.correct,
+        flipped: null,
+        reward: j === 0 ? 1 : 0,
+        components: {},
+      });
     }
   }
   const perToken = (f: (i: number) => number) => rows.map((s) => s.tokens.map((_, i) => f(i)));
   return {
     updatesDone: 3,
     rows,
-    masks: { seqMask: perToken(() => 1), trainMask: perToken((i) => (i % 3 ? 1 : 0)), weights: perToken(() => 1 / rows.length) },
+    masks: {
+      seqMask: perToken(() => 1),
+      trainMask: perToken((i) => (i % 3 ? 1 : 0)),
+      weights: perToken(() => 1 / rows.length),
+    },
     advantages: Array.from({ length: c.prompts_per_step }, () => Array.from({ length: G }, () => rng.next() - 0.5)),
     refLogp: c.beta > 0 ? perToken(() => -1.2) : null,
   };
@@ -79,7 +104,16 @@ describe('rlGraphFeeds', () => {
     const name = `${form}${offPolicy === null ? '' : ' with off_policy_mask_threshold'}`;
     it(`${name}: the feeds and what Policy.train adds are exactly the RL graph's inputs, with their dtypes and shapes`, async () => {
       const loss_type = lossTypes.find((lt) => objectiveForm(lt) === form)!;
-      const c: RunConfig = { ...defaultConfig, task: 'sat', loss_type, prompts_per_step: 4, num_generations: 4, minibatches: 2, beta: 0.04, off_policy_mask_threshold: offPolicy };
+      const c: RunConfig = {
+        ...defaultConfig,
+        task: 'sat',
+        loss_type,
+        prompts_per_step: 4,
+        num_generations: 4,
+        minibatches: 2,
+        beta: 0.04,
+        off_policy_mask_threshold: offPolicy,
+      };
       const be = createNodeBackend(1);
       const policy = await Policy.create(be, cfg, layout, initParams(cfg, 11));
       try {
@@ -87,8 +121,24 @@ describe('rlGraphFeeds', () => {
         const mbRows = batch.rows.length / c.minibatches;
         const groups = promptGroups(batch.rows.slice(mbRows, 2 * mbRows).map((s) => s.prompt));
         const slots = Math.ceil(mbRows / c.num_generations);
-        const feeds: Record<string, DeviceTensor> = rlGraphFeeds(policy, c, batch, { index: 1, first: mbRows, rows: mbRows, layout, groups, slots });
-        const graph = buildRlGraph(cfg, mbRows, slots, layout.promptLen, totalLen(layout), defaultAdamW, form, objectiveOptions(c));
+        const feeds: Record<string, DeviceTensor> = rlGraphFeeds(policy, c, batch, {
+          index: 1,
+          first: mbRows,
+          rows: mbRows,
+          layout,
+          groups,
+          slots,
+        });
+        const graph = buildRlGraph(
+          cfg,
+          mbRows,
+          slots,
+          layout.promptLen,
+          totalLen(layout),
+          defaultAdamW,
+          form,
+          objectiveOptions(c),
+        );
         // Policy.train feeds the weights, the AdamW moments, step and lr: the inputs trainState declares.
         const own = new Graph();
         trainState(own, cfg);
@@ -98,7 +148,11 @@ describe('rlGraphFeeds', () => {
         for (const t of graph.inputs) {
           const fed = feeds[t.name];
           if (!fed) continue;
-          expect({ name: t.name, dtype: fed.type, shape: [...fed.dims] }).toEqual({ name: t.name, dtype: t.dtype, shape: [...t.shape] });
+          expect({ name: t.name, dtype: fed.type, shape: [...fed.dims] }).toEqual({
+            name: t.name,
+            dtype: t.dtype,
+            shape: [...t.shape],
+          });
         }
       } finally {
         await policy.dispose();

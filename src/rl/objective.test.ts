@@ -74,11 +74,17 @@ function handWeights(lt: LossType): number[][] {
   const total = mask.flat().reduce((a, b) => a + b, 0);
   return mask.map((m) => {
     const len = m.reduce((a, b) => a + b, 0);
-    return m.map((v) => (v ? (lt === 'grpo' ? 1 / (len * ROWS) : lt === 'dr_grpo' ? 1 / (ROWS * MAXLEN) : 1 / total) : 0));
+    return m.map((v) =>
+      v ? (lt === 'grpo' ? 1 / (len * ROWS) : lt === 'dr_grpo' ? 1 / (ROWS * MAXLEN) : 1 / total) : 0,
+    );
   });
 }
 
-function handLossAndGrad(lt: LossType, level: 'token' | 'sequence', scale: ScaleRewards): { loss: number; grad: number[][] } {
+function handLossAndGrad(
+  lt: LossType,
+  level: 'token' | 'sequence',
+  scale: ScaleRewards,
+): { loss: number; grad: number[][] } {
   const A = handAdvantages(scale);
   const w = handWeights(lt);
   let loss = 0;
@@ -118,8 +124,18 @@ function buildObjective(lt: LossType, level: 'token' | 'sequence', scale: ScaleR
   const [dlogp] = gradients(g, o.loss, [lp]);
   g.output(o.loss, 'loss');
   g.output(dlogp!, 'dlogp');
-  const adv = computeAdvantages(rewards, correct, { advantage_estimator: 'grpo', scale_rewards: scale, positive_weight: 1, negative_weight: 1 }).flat();
-  const weights = aggregationWeights(mask, lt, MAXLEN, mask.flat().reduce((a, b) => a + b, 0));
+  const adv = computeAdvantages(rewards, correct, {
+    advantage_estimator: 'grpo',
+    scale_rewards: scale,
+    positive_weight: 1,
+    negative_weight: 1,
+  }).flat();
+  const weights = aggregationWeights(
+    mask,
+    lt,
+    MAXLEN,
+    mask.flat().reduce((a, b) => a + b, 0),
+  );
   const feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> = {
     logp: { shape: [ROWS, LEN], data: logp.flat() },
     entropy: { shape: [ROWS, LEN], data: new Array(ROWS * LEN).fill(0.5) },
@@ -142,7 +158,9 @@ function buildObjective(lt: LossType, level: 'token' | 'sequence', scale: ScaleR
 }
 
 const combos: [LossType, 'token' | 'sequence', ScaleRewards][] = [];
-for (const lt of ['grpo', 'bnpo', 'dr_grpo', 'dapo'] as LossType[]) for (const lvl of ['token', 'sequence'] as const) for (const sc of ['group', 'batch', 'none'] as ScaleRewards[]) combos.push([lt, lvl, sc]);
+for (const lt of ['grpo', 'bnpo', 'dr_grpo', 'dapo'] as LossType[])
+  for (const lvl of ['token', 'sequence'] as const)
+    for (const sc of ['group', 'batch', 'none'] as ScaleRewards[]) combos.push([lt, lvl, sc]);
 
 describe('GRPO-family objective vs a float64 hand computation', () => {
   const backend = createNodeBackend();
@@ -192,13 +210,23 @@ describe('advantages', () => {
     expect(none[0]).toEqual([0.5, -0.5, -0.5, 0.5]);
     const rloo = computeAdvantages(r, c, { ...base, advantage_estimator: 'rloo', scale_rewards: 'none' });
     expect(rloo[0]![0]).toBeCloseTo(1 - 1 / 3, 12);
-    const psr = computeAdvantages(r, c, { advantage_estimator: 'signed', scale_rewards: 'none', positive_weight: 1, negative_weight: 0 });
+    const psr = computeAdvantages(r, c, {
+      advantage_estimator: 'signed',
+      scale_rewards: 'none',
+      positive_weight: 1,
+      negative_weight: 0,
+    });
     expect(psr[0]).toEqual([1, 0, 0, 1]);
-    const wr = computeAdvantages(r, c, { advantage_estimator: 'signed', scale_rewards: 'none', positive_weight: 0.1, negative_weight: 1 });
+    const wr = computeAdvantages(r, c, {
+      advantage_estimator: 'signed',
+      scale_rewards: 'none',
+      positive_weight: 0.1,
+      negative_weight: 1,
+    });
     expect(wr[0]).toEqual([0.1, -1, -1, 0.1]);
   });
 
-  it('REINFORCE++ and its baseline variant: veRL\'s token-level returns whitened over the masked tokens', () => {
+  it("REINFORCE++ and its baseline variant: veRL's token-level returns whitened over the masked tokens", () => {
     // veRL, written per token: every completion token carries the outcome return (gamma 1), then
     // masked_whiten over all tokens of the batch with the unbiased variance, + 1e-8.
     const r = [
@@ -219,15 +247,21 @@ describe('advantages', () => {
     };
     const base = { scale_rewards: 'group' as const, positive_weight: 1, negative_weight: 1 };
     const pp = computeAdvantages(r, c, { ...base, advantage_estimator: 'reinforce_plus_plus' }, lens);
-    whiten(r).flat().forEach((v, i) => expect(pp.flat()[i]).toBeCloseTo(v, 12));
+    whiten(r)
+      .flat()
+      .forEach((v, i) => expect(pp.flat()[i]).toBeCloseTo(v, 12));
     // the all-zero group is not zeroed: REINFORCE++ compares against the whole batch
     expect(pp[1]![0]).toBeLessThan(0);
     const bl = computeAdvantages(r, c, { ...base, advantage_estimator: 'reinforce_plus_plus_baseline' }, lens);
     const centred = r.map((g) => g.map((x) => x - g.reduce((a, b) => a + b, 0) / g.length));
-    whiten(centred).flat().forEach((v, i) => expect(bl.flat()[i]).toBeCloseTo(v, 12));
+    whiten(centred)
+      .flat()
+      .forEach((v, i) => expect(bl.flat()[i]).toBeCloseTo(v, 12));
     // whitening shifts by the token-weighted batch mean, so even the all-equal group moves off 0, as in veRL
     expect(bl[1]![0]).not.toBe(0);
-    expect(() => computeAdvantages(r, c, { ...base, advantage_estimator: 'reinforce_plus_plus' })).toThrow(/needs each completion's token count/);
+    expect(() => computeAdvantages(r, c, { ...base, advantage_estimator: 'reinforce_plus_plus' })).toThrow(
+      /needs each completion's token count/,
+    );
   });
 });
 
@@ -235,18 +269,42 @@ describe('objective forms beyond the clip (float64)', () => {
   const adv = [0.9, -0.6, 0.4, -1.2];
   // clip_cov / kl_cov: the tokens covSelection picked (two, on rows of both signs)
   const picked = mask.map((m, r) => m.map((_, t) => ((r === 0 && t === 1) || (r === 3 && t === 0) ? 1 : 0)));
-  const lossTypes: Record<Exclude<ObjectiveForm, 'clip'>, LossType> = { cispo: 'cispo', sapo: 'sapo', vespo: 'vespo', gmpo: 'gmpo', clip_cov: 'clip_cov', kl_cov: 'kl_cov' };
+  const lossTypes: Record<Exclude<ObjectiveForm, 'clip'>, LossType> = {
+    cispo: 'cispo',
+    sapo: 'sapo',
+    vespo: 'vespo',
+    gmpo: 'gmpo',
+    clip_cov: 'clip_cov',
+    kl_cov: 'kl_cov',
+  };
   const inputsFor = (lt: LossType, beta: number): CheckInput[] => {
     const c = { ...defaultConfig, loss_type: lt, epsilon: 0.2, epsilon_high: 0.28, ppo_kl_coef: 0.7 };
     const total = mask.flat().reduce((a, b) => a + b, 0);
-    const grid = (name: string, a: number[][]): CheckInput => ({ name, shape: [ROWS, LEN], values: a.flat(), fixed: name !== 'logp' });
-    const scalar = (name: string, v: number, dtype?: 'bool'): CheckInput => ({ name, shape: [], values: [v], fixed: true, ...(dtype ? { dtype } : {}) });
+    const grid = (name: string, a: number[][]): CheckInput => ({
+      name,
+      shape: [ROWS, LEN],
+      values: a.flat(),
+      fixed: name !== 'logp',
+    });
+    const scalar = (name: string, v: number, dtype?: 'bool'): CheckInput => ({
+      name,
+      shape: [],
+      values: [v],
+      fixed: true,
+      ...(dtype ? { dtype } : {}),
+    });
     return [
       grid('logp', logp),
-      grid('entropy', mask.map((m) => m.map(() => 0.5))),
+      grid(
+        'entropy',
+        mask.map((m) => m.map(() => 0.5)),
+      ),
       grid('old_logp', oldLogp),
       grid('ref_logp', refLogp),
-      grid('advantages', mask.map((m, r) => m.map(() => adv[r]!))),
+      grid(
+        'advantages',
+        mask.map((m, r) => m.map(() => adv[r]!)),
+      ),
       grid('weights', aggregationWeights(mask, lt, MAXLEN, total)),
       grid('mask', mask),
       { name: 'seq_len', shape: [ROWS, 1], values: mask.map((m) => m.reduce((a, b) => a + b, 0)), fixed: true },
@@ -262,7 +320,9 @@ describe('objective forms beyond the clip (float64)', () => {
   const build = (form: ObjectiveForm, out: 'loss' | 'tokenLoss') => (g: Graph, xs: Tensor[]) => {
     const ins = inputsFor(lossTypes[form as Exclude<ObjectiveForm, 'clip'>], 0);
     const t = (name: string) => xs[ins.findIndex((i) => i.name === name)]!;
-    const names = Object.keys(objectiveScalars({ ...defaultConfig, loss_type: lossTypes[form as Exclude<ObjectiveForm, 'clip'>] }));
+    const names = Object.keys(
+      objectiveScalars({ ...defaultConfig, loss_type: lossTypes[form as Exclude<ObjectiveForm, 'clip'>] }),
+    );
     const o = policyObjective(g, {
       form,
       logp: t('logp'),
@@ -313,7 +373,14 @@ describe('objective forms beyond the clip (float64)', () => {
     const loss = run('gmpo', 'gmpo');
     expect(loss).toBeCloseTo(hand, 12);
     // the batch clips some token log-ratios on the side their advantage pushes
-    const clipped = logp.some((row, r) => row.some((v, t) => mask[r]![t] && adv[r]! * (v - oldLogp[r]![t]!) > 0 && (v - oldLogp[r]![t]! > 0.28 || v - oldLogp[r]![t]! < -0.2)));
+    const clipped = logp.some((row, r) =>
+      row.some(
+        (v, t) =>
+          mask[r]![t] &&
+          adv[r]! * (v - oldLogp[r]![t]!) > 0 &&
+          (v - oldLogp[r]![t]! > 0.28 || v - oldLogp[r]![t]! < -0.2),
+      ),
+    );
     expect(clipped).toBe(true);
   });
 

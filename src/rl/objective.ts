@@ -12,7 +12,13 @@ import { covSelection } from './cov-select.ts';
 import { objectiveForm, objectiveForms, type ObjectiveForm, type ObjectiveKnobName } from './objective-form.ts';
 import type { StepBatch } from './step-batch.ts';
 
-export { clipSide, objectiveForm, objectiveKnobNames, type ObjectiveForm, type ObjectiveKnobName } from './objective-form.ts';
+export {
+  clipSide,
+  objectiveForm,
+  objectiveKnobNames,
+  type ObjectiveForm,
+  type ObjectiveKnobName,
+} from './objective-form.ts';
 
 /**
  * The objective's graph inputs, by name. `objectiveInputs` declares them and `rlGraphFeeds` fills
@@ -20,7 +26,19 @@ export { clipSide, objectiveForm, objectiveKnobNames, type ObjectiveForm, type O
  * out does not compile; objective-feeds.test.ts checks the built feeds against the graph's inputs.
  * Every form declares these:
  */
-export const objectiveInputNames = ['old_logp', 'ref_logp', 'advantages', 'weights', 'mask', 'seq_len', 'beta', 'entropy_coef', 'sequence_level', 'use_k3', 'use_bias_correction_kl'] as const;
+export const objectiveInputNames = [
+  'old_logp',
+  'ref_logp',
+  'advantages',
+  'weights',
+  'mask',
+  'seq_len',
+  'beta',
+  'entropy_coef',
+  'sequence_level',
+  'use_k3',
+  'use_bias_correction_kl',
+] as const;
 /** Clip-Cov / KL-Cov only: the tokens covSelection (cov-select.ts) picked. */
 export const covSelectInput = 'cov_select';
 /** With off_policy_mask_threshold set only: TRL's off-policy sequence mask threshold. */
@@ -29,12 +47,27 @@ export const offPolicyInput = 'off_policy_mask_threshold';
 export type ObjectiveInputName = (typeof objectiveInputNames)[number];
 
 /** The objective's feeds (of any value type: device tensors, the float64 reference's arrays). */
-export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & { [K in ObjectiveKnobName | typeof covSelectInput | typeof offPolicyInput]?: T };
+export type ObjectiveFeeds<T> = Record<ObjectiveInputName, T> & {
+  [K in ObjectiveKnobName | typeof covSelectInput | typeof offPolicyInput]?: T;
+};
 
 /** A cap that never binds (delta off). */
 export const HUGE = 1e30;
 
-type KnobConfig = Pick<RunConfig, 'loss_type' | 'epsilon' | 'epsilon_high' | 'delta' | 'ppo_kl_coef' | 'sapo_temperature_pos' | 'sapo_temperature_neg' | 'vespo_k_pos' | 'vespo_lambda_pos' | 'vespo_k_neg' | 'vespo_lambda_neg'>;
+type KnobConfig = Pick<
+  RunConfig,
+  | 'loss_type'
+  | 'epsilon'
+  | 'epsilon_high'
+  | 'delta'
+  | 'ppo_kl_coef'
+  | 'sapo_temperature_pos'
+  | 'sapo_temperature_neg'
+  | 'vespo_k_pos'
+  | 'vespo_lambda_pos'
+  | 'vespo_k_neg'
+  | 'vespo_lambda_neg'
+>;
 
 /** Every knob's value under a config (objectiveForms in objective-form.ts says which each form reads). */
 function knobValues(c: KnobConfig): Record<ObjectiveKnobName, number> {
@@ -92,7 +125,9 @@ export interface ObjectiveOptions {
   offPolicyMask?: boolean;
 }
 
-export const objectiveOptions = (c: Pick<RunConfig, 'off_policy_mask_threshold'>): ObjectiveOptions => ({ offPolicyMask: c.off_policy_mask_threshold !== null });
+export const objectiveOptions = (c: Pick<RunConfig, 'off_policy_mask_threshold'>): ObjectiveOptions => ({
+  offPolicyMask: c.off_policy_mask_threshold !== null,
+});
 
 /**
  * What the graph outputs per token, so nothing downstream recomputes the objective: the trainer
@@ -208,7 +243,15 @@ export function policyObjective(g: Graph, x: ObjectiveInputs): ObjectiveOutputs 
   return { loss: g.sumAll(contribution), ratio, kl, objective: obj, tokenLoss: token, contribution };
 }
 
-export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tensor, entropy: Tensor, form: ObjectiveForm = 'clip', options: ObjectiveOptions = {}): ObjectiveInputs {
+export function objectiveInputs(
+  g: Graph,
+  rows: number,
+  len: number,
+  logp: Tensor,
+  entropy: Tensor,
+  form: ObjectiveForm = 'clip',
+  options: ObjectiveOptions = {},
+): ObjectiveInputs {
   const input = (name: keyof ObjectiveFeeds<Tensor>, dtype: DType, shape: number[]) => g.input(name, dtype, shape);
   const f = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', [rows, len]);
   const s = (name: keyof ObjectiveFeeds<Tensor>) => input(name, 'float32', []);
@@ -234,7 +277,16 @@ export function objectiveInputs(g: Graph, rows: number, len: number, logp: Tenso
 }
 
 /** The whole RL update as one graph: forward (each distinct prompt once), objective, backward, AdamW. */
-export function buildRlGraph(c: ModelConfig, rows: number, distinct: number, promptLen: number, len: number, adam: AdamWConfig, form: ObjectiveForm = 'clip', options: ObjectiveOptions = {}): Graph {
+export function buildRlGraph(
+  c: ModelConfig,
+  rows: number,
+  distinct: number,
+  promptLen: number,
+  len: number,
+  adam: AdamWConfig,
+  form: ObjectiveForm = 'clip',
+  options: ObjectiveOptions = {},
+): Graph {
   const g = new Graph();
   const st = trainState(g, c);
   const { logp, entropy } = completionStats(g, c, st.p, sharedInputs(g, rows, distinct, promptLen, len));
@@ -271,7 +323,12 @@ export interface Minibatch {
  * one builder of them; code that feeds a fixed batch of its own (bench/core.ts, fitted-grid.test.ts)
  * types its objective feeds as ObjectiveFeeds.
  */
-export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c: RunConfig, batch: StepBatch, mb: Minibatch): Record<string, DeviceTensor> {
+export function rlGraphFeeds(
+  policy: Pick<Policy, 'backend' | 'sharedFeeds'>,
+  c: RunConfig,
+  batch: StepBatch,
+  mb: Minibatch,
+): Record<string, DeviceTensor> {
   const { rows: flat, masks, advantages, refLogp } = batch;
   const { first: r0, rows: mbRows, layout } = mb;
   const G = c.num_generations;
@@ -285,7 +342,8 @@ export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c:
     const a = new Float32Array(mbRows * len);
     for (let r = 0; r < mbRows; r++) {
       const s = flat[r0 + r]!;
-      for (let i = 0; i < s.tokens.length && i < layout.completionLen; i++) a[r * len + predictingColumn(layout, i)] = fill(r0 + r, i);
+      for (let i = 0; i < s.tokens.length && i < layout.completionLen; i++)
+        a[r * len + predictingColumn(layout, i)] = fill(r0 + r, i);
     }
     return be.tensor('float32', a, [mbRows, len]);
   };
@@ -298,7 +356,16 @@ export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c:
     advantages: grid((r) => advantage(r)),
     weights: grid((r, i) => masks.weights[r]![i]!),
     mask: grid((r, i) => masks.seqMask[r]![i]!),
-    seq_len: be.tensor('float32', rowsHere.map((_, k) => Math.max(1, masks.seqMask[r0 + k]!.reduce((a, b) => a + b, 0))), [mbRows, 1]),
+    seq_len: be.tensor(
+      'float32',
+      rowsHere.map((_, k) =>
+        Math.max(
+          1,
+          masks.seqMask[r0 + k]!.reduce((a, b) => a + b, 0),
+        ),
+      ),
+      [mbRows, 1],
+    ),
     beta: scalar(c.beta),
     entropy_coef: scalar(c.entropy_coef),
     sequence_level: flag(c.importance_sampling_level === 'sequence'),
@@ -311,9 +378,20 @@ export function rlGraphFeeds(policy: Pick<Policy, 'backend' | 'sharedFeeds'>, c:
   if (objectiveForms[form].covSelect) {
     // The tokens treated apart, picked once per step from the sampling-time log-probs.
     const rng = Rng.derive(c.seed, 'cov-select', batch.updatesDone, mb.index);
-    const picked = covSelection(c, rowsHere.map((s, k) => ({ advantage: advantage(r0 + k), logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })), rng);
+    const picked = covSelection(
+      c,
+      rowsHere.map((s, k) => ({ advantage: advantage(r0 + k), logp: s.oldLogp, mask: masks.trainMask[r0 + k]! })),
+      rng,
+    );
     feeds.cov_select = grid((r, i) => picked[r - r0]![i]!);
   }
-  const packed = pack(layout, rowsHere.map((s) => s.prompt), rowsHere.map((s) => s.tokens));
-  return { ...policy.sharedFeeds(splitShared(packed, layout.promptLen, mb.groups, mb.slots), 1 / c.temperature), ...feeds };
+  const packed = pack(
+    layout,
+    rowsHere.map((s) => s.prompt),
+    rowsHere.map((s) => s.tokens),
+  );
+  return {
+    ...policy.sharedFeeds(splitShared(packed, layout.promptLen, mb.groups, mb.slots), 1 / c.temperature),
+    ...feeds,
+  };
 }

@@ -13,7 +13,8 @@ export function passAtK(n: number, c: number, k: number): number {
 /** Mean pass@k over prompts, for each k. Keys are k as strings (the CLI's JSON contract). */
 export function meanPassAtK(correctCounts: number[], n: number, ks: number[]): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const k of ks) out[String(k)] = correctCounts.reduce((s, c) => s + passAtK(n, c, k), 0) / Math.max(1, correctCounts.length);
+  for (const k of ks)
+    out[String(k)] = correctCounts.reduce((s, c) => s + passAtK(n, c, k), 0) / Math.max(1, correctCounts.length);
   return out;
 }
 

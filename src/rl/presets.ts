@@ -32,7 +32,14 @@ export const presets: Preset[] = [
     paper: 'DAPO: An Open-Source LLM Reinforcement Learning System at Scale (Yu et al., 2025)',
     explanation:
       'Four changes to GRPO: clip-higher (a larger upper clip, epsilon_high = 0.28, so unlikely tokens can grow and entropy does not collapse), dynamic sampling (drop groups whose rewards are all equal and refill the batch), token-level loss (every token in the batch weighs the same), and overlong reward shaping (a soft penalty in a window before the length cap). "Demystifying RL in Agentic Reasoning" recommends "clip higher, overlong reward shaping, and maintaining adequate policy entropy".',
-    config: { loss_type: 'dapo', epsilon: 0.2, epsilon_high: 0.28, dynamic_sampling: true, overlong_penalty: true, beta: 0 },
+    config: {
+      loss_type: 'dapo',
+      epsilon: 0.2,
+      epsilon_high: 0.28,
+      dynamic_sampling: true,
+      overlong_penalty: true,
+      beta: 0,
+    },
   },
   {
     id: 'gspo',
@@ -125,7 +132,8 @@ export const presets: Preset[] = [
   {
     id: 'rloo',
     title: 'RLOO',
-    paper: 'Back to Basics: Revisiting REINFORCE Style Optimization for Learning from Human Feedback (Ahmadian et al., 2024)',
+    paper:
+      'Back to Basics: Revisiting REINFORCE Style Optimization for Learning from Human Feedback (Ahmadian et al., 2024)',
     explanation:
       "REINFORCE with a leave-one-out baseline: each completion's advantage is its reward minus the mean reward of the other completions of the same prompt. Unbiased, no std scaling, on-policy (a single update per batch, so the ratio stays at 1 and clipping never triggers).",
     config: { advantage_estimator: 'rloo', scale_rewards: 'none', num_iterations: 1, minibatches: 1 },

@@ -8,7 +8,9 @@ import { getPreset } from './presets.ts';
 import { pageSourceText, resolveConfig, resolveOrThrow, sourceText, taskOf } from './resolve-config.ts';
 
 const sortTiny = validateManifest(JSON.parse(readFileSync('public/checkpoints/sort-tiny/manifest.json', 'utf8')));
-const countdownTiny = validateManifest(JSON.parse(readFileSync('public/checkpoints/countdown-tiny/manifest.json', 'utf8')));
+const countdownTiny = validateManifest(
+  JSON.parse(readFileSync('public/checkpoints/countdown-tiny/manifest.json', 'utf8')),
+);
 
 describe('resolveConfig', () => {
   it('layers: defaults ← app defaults ← recipe ← preset ← link ← edits, each field naming the last layer that set it', () => {
@@ -35,7 +37,15 @@ describe('resolveConfig', () => {
   });
 
   it('merges a weights field part by part and the difficulty knob by knob', () => {
-    const r = resolveConfig({ manifest: countdownTiny, layers: [{ source: { kind: 'flag', flag: '--set' }, values: { task: 'countdown', reward_weights: { format: 0.2 }, difficulty: { count: 4 } } }] });
+    const r = resolveConfig({
+      manifest: countdownTiny,
+      layers: [
+        {
+          source: { kind: 'flag', flag: '--set' },
+          values: { task: 'countdown', reward_weights: { format: 0.2 }, difficulty: { count: 4 } },
+        },
+      ],
+    });
     expect(r.errors).toEqual([]);
     expect(r.config.reward_weights).toEqual({ correctness: 0.9, format: 0.2, partial: 0.5 });
     expect(sourceText(r.source['reward_weights.partial']!)).toBe('recipe of countdown-tiny');
@@ -56,29 +66,60 @@ describe('resolveConfig', () => {
     const r = resolveConfig({
       manifest: sortTiny,
       preset: 'grpo',
-      layers: [{ source: { kind: 'edited' }, values: { task: 'sort', top_p: 0, learning_rat: 1, temperature: 'hot', reward_weights: { format: 99 }, difficulty: { length: 999 } } }],
+      layers: [
+        {
+          source: { kind: 'edited' },
+          values: {
+            task: 'sort',
+            top_p: 0,
+            learning_rat: 1,
+            temperature: 'hot',
+            reward_weights: { format: 99 },
+            difficulty: { length: 999 },
+          },
+        },
+      ],
     });
     const fields = r.errors.map((e) => e.field).sort();
     expect(fields).toEqual(['difficulty.length', 'learning_rat', 'reward_weights.format', 'temperature', 'top_p']);
     expect(r.errors.find((e) => e.field === 'top_p')!.message).toMatch(/must be > 0/);
     expect(r.config.temperature).toBe(0.7);
     expect(sourceText(r.source.temperature!)).toBe('recipe of sort-tiny');
-    expect(() => resolveOrThrow({ layers: [{ source: { kind: 'edited' }, values: { top_p: 0 } }] })).toThrow(/^top_p: must be > 0, got 0$/);
+    expect(() => resolveOrThrow({ layers: [{ source: { kind: 'edited' }, values: { top_p: 0 } }] })).toThrow(
+      /^top_p: must be > 0, got 0$/,
+    );
   });
 
   it("names the checkpoint's recipe or the preset when the bad value is theirs", () => {
     const bad = { ...sortTiny, recipe: { ...sortTiny.recipe, top_k: -1 } };
-    expect(resolveConfig({ manifest: bad, layers: [{ source: { kind: 'edited' }, values: { task: 'sort' } }] }).errors).toEqual([{ field: 'top_k', message: "the checkpoint's recipe: must be >= 0, got -1" }]);
-    expect(resolveConfig({ preset: 'nope' }).errors[0]).toMatchObject({ field: 'preset', message: expect.stringMatching(/unknown preset "nope"/) });
+    expect(
+      resolveConfig({ manifest: bad, layers: [{ source: { kind: 'edited' }, values: { task: 'sort' } }] }).errors,
+    ).toEqual([{ field: 'top_k', message: "the checkpoint's recipe: must be >= 0, got -1" }]);
+    expect(resolveConfig({ preset: 'nope' }).errors[0]).toMatchObject({
+      field: 'preset',
+      message: expect.stringMatching(/unknown preset "nope"/),
+    });
   });
 
   it('cross-field rules are checked over the merged layers (a preset allows what the defaults would not)', () => {
-    expect(resolveConfig({ preset: 'dapo', layers: [{ source: { kind: 'edited' }, values: { epsilon: 0.25 } }] }).errors).toEqual([]);
-    expect(resolveConfig({ layers: [{ source: { kind: 'edited' }, values: { epsilon: 0.25 } }] }).errors.map((e) => e.field)).toEqual(['epsilon_high']);
+    expect(
+      resolveConfig({ preset: 'dapo', layers: [{ source: { kind: 'edited' }, values: { epsilon: 0.25 } }] }).errors,
+    ).toEqual([]);
+    expect(
+      resolveConfig({ layers: [{ source: { kind: 'edited' }, values: { epsilon: 0.25 } }] }).errors.map((e) => e.field),
+    ).toEqual(['epsilon_high']);
   });
 
   it('taskOf reads the task the layers choose, before a checkpoint is known', () => {
-    expect(taskOf({ preset: 'dapo', layers: [{ source: { kind: 'edited' }, values: { task: 'sort' } }, { source: { kind: 'flag', flag: '--task' }, values: { task: 'chain' } }] })).toBe('chain');
+    expect(
+      taskOf({
+        preset: 'dapo',
+        layers: [
+          { source: { kind: 'edited' }, values: { task: 'sort' } },
+          { source: { kind: 'flag', flag: '--task' }, values: { task: 'chain' } },
+        ],
+      }),
+    ).toBe('chain');
     expect(taskOf({})).toBe(defaultConfig.task);
     expect(getPreset('dapo').config).not.toHaveProperty('task');
   });

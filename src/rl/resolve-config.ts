@@ -25,7 +25,15 @@
  */
 import { recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
-import { checkField, ConfigError, configFields, defaultConfig, fieldTable, type FieldDecl, type RunConfig } from './config.ts';
+import {
+  checkField,
+  ConfigError,
+  configFields,
+  defaultConfig,
+  fieldTable,
+  type FieldDecl,
+  type RunConfig,
+} from './config.ts';
 import { crossFieldRules, needsRestart } from './config-fields.ts';
 import { getPreset } from './presets.ts';
 
@@ -114,11 +122,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The layers in the documented order, each with its source (the recipe's needs the task, taken from the layers above it). */
 function orderedLayers(inputs: ConfigInputs, errors: FieldError[]): Layer[] {
   const out: Layer[] = [];
-  if (inputs.appDefaults) out.push({ source: { kind: 'app default' }, values: inputs.appDefaults as Record<string, unknown> });
+  if (inputs.appDefaults)
+    out.push({ source: { kind: 'app default' }, values: inputs.appDefaults as Record<string, unknown> });
   let preset: Layer | null = null;
   if (inputs.preset !== undefined) {
     try {
-      preset = { source: { kind: 'preset', preset: inputs.preset }, values: getPreset(inputs.preset).config as Record<string, unknown> };
+      preset = {
+        source: { kind: 'preset', preset: inputs.preset },
+        values: getPreset(inputs.preset).config as Record<string, unknown>,
+      };
     } catch (e) {
       errors.push({ field: 'preset', message: (e as Error).message });
     }
@@ -126,7 +138,11 @@ function orderedLayers(inputs: ConfigInputs, errors: FieldError[]): Layer[] {
   const above = [...(preset ? [preset] : []), ...(inputs.layers ?? [])];
   const task = chosenTask(above, inputs.appDefaults);
   const recipe = recipeFor(inputs.manifest, task);
-  if (Object.keys(recipe).length) out.push({ source: { kind: 'recipe', checkpoint: inputs.manifest!.name }, values: recipe as Record<string, unknown> });
+  if (Object.keys(recipe).length)
+    out.push({
+      source: { kind: 'recipe', checkpoint: inputs.manifest!.name },
+      values: recipe as Record<string, unknown>,
+    });
   return [...out, ...above];
 }
 
@@ -157,7 +173,8 @@ function blame(source: Source, message: string): string {
   return message;
 }
 
-const errorMessage = (e: unknown) => (e instanceof ConfigError ? e.message.replace(/^[^:]+: /, '') : e instanceof Error ? e.message : String(e));
+const errorMessage = (e: unknown) =>
+  e instanceof ConfigError ? e.message.replace(/^[^:]+: /, '') : e instanceof Error ? e.message : String(e);
 
 /** Resolves the layers into one config with each field's source and every error. */
 export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
@@ -176,7 +193,10 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
   const difficultySource: Record<string, Source> = {};
   for (const layer of layers) {
     if (!isObject(layer.values)) {
-      errors.push({ field: 'config', message: blame(layer.source, `must be a JSON object, got ${JSON.stringify(layer.values)}`) });
+      errors.push({
+        field: 'config',
+        message: blame(layer.source, `must be a JSON object, got ${JSON.stringify(layer.values)}`),
+      });
       continue;
     }
     for (const [k, v] of Object.entries(layer.values)) {
@@ -193,7 +213,8 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
           continue;
         }
         for (const [knob, x] of Object.entries(v)) {
-          if (typeof x !== 'number' && typeof x !== 'string') fail(`difficulty.${knob}`, `must be a number or a string, got ${JSON.stringify(x)}`);
+          if (typeof x !== 'number' && typeof x !== 'string')
+            fail(`difficulty.${knob}`, `must be a number or a string, got ${JSON.stringify(x)}`);
           else {
             difficulty[knob] = x;
             difficultySource[knob] = layer.source;
@@ -214,7 +235,11 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
             continue;
           }
           try {
-            checkField(`${k}.${part}`, { kind: 'num', default: 0, min: d.min, max: d.max, group: d.group, help: '' }, x);
+            checkField(
+              `${k}.${part}`,
+              { kind: 'num', default: 0, min: d.min, max: d.max, group: d.group, help: '' },
+              x,
+            );
             merged[part] = x as number;
             source[`${k}.${part}`] = layer.source;
           } catch (e) {
@@ -311,7 +336,9 @@ export function resolveLiveEdit(running: RunConfig, edit: Record<string, unknown
       { source: { kind: 'edited' }, values: edit },
     ],
   });
-  const changed = configFields.filter((k) => k !== 'version' && JSON.stringify(r.config[k]) !== JSON.stringify(running[k]));
+  const changed = configFields.filter(
+    (k) => k !== 'version' && JSON.stringify(r.config[k]) !== JSON.stringify(running[k]),
+  );
   const restart = changed.filter((k) => needsRestart(k, running, changed));
   return { config: r.config, changed, live: changed.filter((k) => !restart.includes(k)), restart, errors: r.errors };
 }
@@ -322,8 +349,16 @@ export function explainRows(r: ResolvedConfig): { field: string; value: unknown;
   for (const k of configFields) {
     const d: FieldDecl = fieldTable[k];
     const v = (r.config as unknown as Record<string, unknown>)[k];
-    if (k === 'difficulty') for (const [knob, x] of Object.entries(r.config.difficulty)) rows.push({ field: `difficulty.${knob}`, value: x, source: r.source[`difficulty.${knob}`]! });
-    else if (d.kind === 'weights') for (const part of Object.keys(d.parts)) rows.push({ field: `${k}.${part}`, value: (v as Record<string, number>)[part], source: r.source[`${k}.${part}`]! });
+    if (k === 'difficulty')
+      for (const [knob, x] of Object.entries(r.config.difficulty))
+        rows.push({ field: `difficulty.${knob}`, value: x, source: r.source[`difficulty.${knob}`]! });
+    else if (d.kind === 'weights')
+      for (const part of Object.keys(d.parts))
+        rows.push({
+          field: `${k}.${part}`,
+          value: (v as Record<string, number>)[part],
+          source: r.source[`${k}.${part}`]!,
+        });
     else rows.push({ field: k, value: v, source: r.source[k]! });
   }
   return rows;

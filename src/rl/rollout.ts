@@ -75,9 +75,12 @@ export class RolloutHistory {
         rollouts: recs.length,
         meanReward: recs.reduce((a, r) => a + r.reward, 0) / Math.max(1, recs.length),
         accuracy: recs.filter((r) => r.correct).length / Math.max(1, recs.length),
-        examples: recs.slice(0, 3).map((r) => ({ prompt: r.prompt, completion: r.completion, reward: r.reward, correct: r.correct })),
+        examples: recs
+          .slice(0, 3)
+          .map((r) => ({ prompt: r.prompt, completion: r.completion, reward: r.reward, correct: r.correct })),
       });
-      if (this.summaries.length > this.maxSummaries) this.summaries.splice(0, this.summaries.length - this.maxSummaries);
+      if (this.summaries.length > this.maxSummaries)
+        this.summaries.splice(0, this.summaries.length - this.maxSummaries);
     }
   }
 

@@ -4,11 +4,13 @@ import { evaluationDue, freshBase, loadBase } from './run.ts';
 import { resolveOrThrow } from './resolve-config.ts';
 
 /** The user's choices over the checkpoint's recipe, through the one resolver. */
-const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
+const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) =>
+  resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
 
 describe('the run pipeline (src/rl/run.ts)', () => {
   it('one evaluation rule: step 0, every eval_every steps, the end of a budget; eval_every 0 never', () => {
-    const due = (every: number, budget: number, upTo: number) => Array.from({ length: upTo + 1 }, (_, s) => s).filter((s) => evaluationDue(every, s, budget));
+    const due = (every: number, budget: number, upTo: number) =>
+      Array.from({ length: upTo + 1 }, (_, s) => s).filter((s) => evaluationDue(every, s, budget));
     expect(due(4, 10, 10)).toEqual([0, 4, 8, 10]);
     expect(due(5, 10, 10)).toEqual([0, 5, 10]);
     expect(due(3, 0, 10)).toEqual([0, 3, 6, 9]); // no budget: no end

@@ -14,7 +14,15 @@
  * right after it all carry the same number.
  */
 import type { Backend } from '../engine/backend.ts';
-import { loadWeights, recipeTemperature, requireCharTokenizer, saveWeights, tokenizerSpec, validateManifest, type Manifest } from '../model/checkpoint.ts';
+import {
+  loadWeights,
+  recipeTemperature,
+  requireCharTokenizer,
+  saveWeights,
+  tokenizerSpec,
+  validateManifest,
+  type Manifest,
+} from '../model/checkpoint.ts';
 import { modelPresets, type ModelPresetId } from '../model/config.ts';
 import { initAdapters, parseTargets, validateLora } from '../model/lora.ts';
 import { Policy, type Weights } from '../model/policy.ts';
@@ -46,7 +54,12 @@ export function loadBase(manifestJson: unknown, weightBytes: Uint8Array): RunBas
 }
 
 /** A freshly initialised model and its manifest (nothing measured; it was never trained). */
-export function freshBase(model: ModelPresetId, seed: number, task: string, difficulty: Record<string, number | string>): RunBase {
+export function freshBase(
+  model: ModelPresetId,
+  seed: number,
+  task: string,
+  difficulty: Record<string, number | string>,
+): RunBase {
   const m = modelPresets[model];
   const manifest: Manifest = {
     format: 'rlvr-playground-checkpoint',
@@ -57,7 +70,13 @@ export function freshBase(model: ModelPresetId, seed: number, task: string, diff
     layout: layoutFor([{ task, difficulty }], 8, 50),
     tokenizer: tokenizerSpec,
     tasks: [],
-    training: { kind: 'pretrain', command: `initParams(modelPresets.${model}, ${seed}) (random initialisation, untrained)`, seed, steps: 0, trained_on: [] },
+    training: {
+      kind: 'pretrain',
+      command: `initParams(modelPresets.${model}, ${seed}) (random initialisation, untrained)`,
+      seed,
+      steps: 0,
+      trained_on: [],
+    },
     created: new Date().toISOString().slice(0, 10),
     parameters: parameterCount(m),
   };
@@ -74,12 +93,18 @@ export function freshBase(model: ModelPresetId, seed: number, task: string, diff
 export function withLora(base: RunBase, config: RunConfig): RunBase {
   const model = base.manifest.model;
   if (config.lora_r === 0) {
-    if (model.lora) throw new Error(`the checkpoint carries LoRA adapters (r = ${model.lora.r}); set lora_r = ${model.lora.r} to continue training them`);
+    if (model.lora)
+      throw new Error(
+        `the checkpoint carries LoRA adapters (r = ${model.lora.r}); set lora_r = ${model.lora.r} to continue training them`,
+      );
     return base;
   }
   const lora = { r: config.lora_r, alpha: config.lora_alpha, targets: parseTargets(config.target_modules) };
   if (model.lora) {
-    if (JSON.stringify(model.lora) !== JSON.stringify(lora)) throw new Error(`the checkpoint carries LoRA adapters ${JSON.stringify(model.lora)}, the config asks for ${JSON.stringify(lora)}`);
+    if (JSON.stringify(model.lora) !== JSON.stringify(lora))
+      throw new Error(
+        `the checkpoint carries LoRA adapters ${JSON.stringify(model.lora)}, the config asks for ${JSON.stringify(lora)}`,
+      );
     return base;
   }
   const withAdapters = { ...model, lora };
@@ -157,7 +182,11 @@ export class TrainingRun {
         await run.policy.resetReference();
       }
       const o = s.current.optimizer;
-      run.policy.setWeights(loadWeights(m, s.current.bytes), { step: o.step, m: loadWeights(m, o.m), v: loadWeights(m, o.v) });
+      run.policy.setWeights(loadWeights(m, s.current.bytes), {
+        step: o.step,
+        m: loadWeights(m, o.m),
+        v: loadWeights(m, o.v),
+      });
       run.trainer.restoreState(s.trainer);
     } catch (e) {
       await run.dispose();
@@ -183,7 +212,11 @@ export class TrainingRun {
   async evaluate(onProgress?: (done: number, total: number) => void): Promise<EvalPoint> {
     const res = await this.trainer.evaluate(undefined, undefined, onProgress);
     const se = passAt1StandardError(res.correct, res.n);
-    const point: EvalPoint = { step: this.trainer.step, pass_at_k: res.pass_at_k, ...(Number.isFinite(se) ? { pass1_se: se } : {}) };
+    const point: EvalPoint = {
+      step: this.trainer.step,
+      pass_at_k: res.pass_at_k,
+      ...(Number.isFinite(se) ? { pass1_se: se } : {}),
+    };
     this.evals.push(point);
     return point;
   }
@@ -202,7 +235,11 @@ export class TrainingRun {
    * One update, with the evaluations the rule puts around it (the base's before the first update).
    * `update` replaces the trainer's step (the session's fault injection uses it).
    */
-  async advance(budget: number, hooks: AdvanceHooks = {}, update: () => Promise<StepResult> = () => this.trainer.trainStep()): Promise<{ result: StepResult; evals: EvalPoint[] }> {
+  async advance(
+    budget: number,
+    hooks: AdvanceHooks = {},
+    update: () => Promise<StepResult> = () => this.trainer.trainStep(),
+  ): Promise<{ result: StepResult; evals: EvalPoint[] }> {
     const evals: EvalPoint[] = [];
     const before = await this.evaluateIfDue(budget, hooks);
     if (before) evals.push(before);
@@ -228,8 +265,21 @@ export class TrainingRun {
       recipe: { ...inherited.recipe, difficulty, ...sampledAt },
       name,
       layout: this.policy.layout,
-      tasks: [{ task: c.task, difficulty, pass_at_k: last?.pass_at_k ?? {}, eval: { prompts: c.eval_prompts, n: heldOutSamples(c), seed: c.seed } }],
-      training: { kind: 'rl', command, seed: c.seed, steps: this.trainer.step, trained_on: [{ task: c.task, difficulty }] },
+      tasks: [
+        {
+          task: c.task,
+          difficulty,
+          pass_at_k: last?.pass_at_k ?? {},
+          eval: { prompts: c.eval_prompts, n: heldOutSamples(c), seed: c.seed },
+        },
+      ],
+      training: {
+        kind: 'rl',
+        command,
+        seed: c.seed,
+        steps: this.trainer.step,
+        trained_on: [{ task: c.task, difficulty }],
+      },
       created: new Date().toISOString().slice(0, 10),
     };
   }
@@ -247,7 +297,10 @@ export class TrainingRun {
     return {
       config: this.config,
       base: { manifest: this.base.manifest, bytes: saveWeights(m, this.base.weights) },
-      current: { bytes: saveWeights(m, await this.policy.getWeights()), optimizer: { step: opt.step, m: saveWeights(m, opt.m), v: saveWeights(m, opt.v) } },
+      current: {
+        bytes: saveWeights(m, await this.policy.getWeights()),
+        optimizer: { step: opt.step, m: saveWeights(m, opt.m), v: saveWeights(m, opt.v) },
+      },
       trainer: this.trainer.getState(),
       reference: ref ? saveWeights(m, ref) : null,
       metrics: this.metrics.slice(),

@@ -34,13 +34,19 @@ export interface TokenTallies {
 }
 
 /** Rollout records of the step numbered `step` (updates done after it), and the token tallies. */
-export function buildRecords(step: number, c: RunConfig, batch: StepBatch, pass: UpdatePass): { records: RolloutRecord[]; tallies: TokenTallies } {
+export function buildRecords(
+  step: number,
+  c: RunConfig,
+  batch: StepBatch,
+  pass: UpdatePass,
+): { records: RolloutRecord[]; tallies: TokenTallies } {
   const { rows: flat, advantages, masks, refLogp } = batch;
   const { layout, lastPass } = pass;
   const G = c.num_generations;
   const mbRows = flat.length / c.minibatches;
   const len = layout.promptLen + layout.completionLen;
-  const at = (name: string, r: number, i: number) => lastPass[Math.floor(r / mbRows)]![name]![(r % mbRows) * len + predictingColumn(layout, i)]!;
+  const at = (name: string, r: number, i: number) =>
+    lastPass[Math.floor(r / mbRows)]![name]![(r % mbRows) * len + predictingColumn(layout, i)]!;
   const t: TokenTallies = { ratios: [], clipLow: 0, clipHigh: 0, entropies: [], kls: [], pushedDown: [] };
   const records = flat.map((s, r): RolloutRecord => {
     const A = advantages[Math.floor(r / G)]![r % G]!;
@@ -76,7 +82,12 @@ export function buildRecords(step: number, c: RunConfig, batch: StepBatch, pass:
       flipped: s.flipped,
     };
     const weighted = rec.weight.filter((w) => w > 0);
-    if (A < 0 && weighted.length) t.pushedDown.push({ group: rec.group, length: s.tokens.length, push: (-A * weighted.reduce((a, b) => a + b, 0)) / weighted.length });
+    if (A < 0 && weighted.length)
+      t.pushedDown.push({
+        group: rec.group,
+        length: s.tokens.length,
+        push: (-A * weighted.reduce((a, b) => a + b, 0)) / weighted.length,
+      });
     for (let i = 0; i < n; i++) {
       const ratio = at('ratio', r, i);
       const side = clipSide(c, ratio, at('logp', r, i) - s.oldLogp[i]!, A);
@@ -151,7 +162,14 @@ export interface StepCounts {
 }
 
 /** The step's metrics (names as TRL's GRPOTrainer logs them where it has the same quantity; see metrics.ts). */
-export function stepMetrics(step: number, c: RunConfig, flat: Sampled[], t: TokenTallies, n: StepCounts, time: StepTimes): StepMetrics {
+export function stepMetrics(
+  step: number,
+  c: RunConfig,
+  flat: Sampled[],
+  t: TokenTallies,
+  n: StepCounts,
+  time: StepTimes,
+): StepMetrics {
   const lengths = flat.map((s) => s.tokens.length);
   const rewards = flat.map((s) => s.reward);
   const r = t.ratios;

@@ -8,11 +8,30 @@ import { validateConfig, type RunConfig } from './config.ts';
 import { Trainer } from './trainer.ts';
 
 const cfg = modelPresets.nano;
-const base = { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, prompts_per_step: 4, num_generations: 4, max_completion_length: 24, eval_prompts: 4 };
+const base = {
+  task: 'arithmetic',
+  difficulty: { digits: 1, ops: '+' },
+  prompts_per_step: 4,
+  num_generations: 4,
+  max_completion_length: 24,
+  eval_prompts: 4,
+};
 
 async function warmPolicy(): Promise<Policy> {
-  const policy = await Policy.create(createNodeBackend(1), cfg, { promptLen: 8, completionLen: 24 }, initParams(cfg, 7));
-  await pretrain(policy, { mix: [{ task: 'arithmetic', difficulty: { digits: 1, ops: '+' } }], steps: 40, batchSize: 16, lr: 3e-3, warmupSteps: 5, seed: 2 });
+  const policy = await Policy.create(
+    createNodeBackend(1),
+    cfg,
+    { promptLen: 8, completionLen: 24 },
+    initParams(cfg, 7),
+  );
+  await pretrain(policy, {
+    mix: [{ task: 'arithmetic', difficulty: { digits: 1, ops: '+' } }],
+    steps: 40,
+    batchSize: 16,
+    lr: 3e-3,
+    warmupSteps: 5,
+    seed: 2,
+  });
   return policy;
 }
 
@@ -82,7 +101,7 @@ describe('trainer on onnxruntime-node', () => {
     expect((await fromGroup.evaluate()).n).toBe(base.num_generations);
   }, 120_000);
 
-  it('accuracy/first_round is the first sampling round\'s accuracy: equal to accuracy without refills, logged with them', async () => {
+  it("accuracy/first_round is the first sampling round's accuracy: equal to accuracy without refills, logged with them", async () => {
     const plain = await run(validateConfig({ ...base, seed: 4 }), 3);
     for (const m of plain.metrics) expect(m['accuracy/first_round']).toBe(m.accuracy);
     const refilled = await run(validateConfig({ ...base, seed: 4, dynamic_sampling: true, max_refill_rounds: 2 }), 3);

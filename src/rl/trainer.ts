@@ -15,7 +15,12 @@ import { buildRlGraph, objectiveForm, objectiveOptions, rlGraphFeeds } from './o
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
 import type { StepBatch, TokenMasks } from './step-batch.ts';
 import { samplingParams } from './config.ts';
-import { appliedEntropyCoef, initialEntropyControl, nextEntropyControl, type EntropyControl } from './adaptive-entropy.ts';
+import {
+  appliedEntropyCoef,
+  initialEntropyControl,
+  nextEntropyControl,
+  type EntropyControl,
+} from './adaptive-entropy.ts';
 import { predictingColumn } from '../model/layout.ts';
 import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type UpdatePass } from './step-records.ts';
 
@@ -69,7 +74,12 @@ export class Trainer {
     this.history = new RolloutHistory(config.rollout_history_steps);
     this.curriculum =
       config.curriculum === 'ladder'
-        ? new DifficultyLadder(this.fittingLevels(), { window: config.ladder_window, advanceAt: config.ladder_advance_at, stepBackAt: config.ladder_step_back_at, startLevel: this.ladderStart() })
+        ? new DifficultyLadder(this.fittingLevels(), {
+            window: config.ladder_window,
+            advanceAt: config.ladder_advance_at,
+            stepBackAt: config.ladder_step_back_at,
+            startLevel: this.ladderStart(),
+          })
         : new FixedDifficulty({ ...this.family.defaultDifficulty, ...config.difficulty });
   }
 
@@ -88,7 +98,11 @@ export class Trainer {
   /** ladder_start, checked against the levels that fit (a ConfigError names the field and the range). */
   private ladderStart(): number {
     const n = this.fittingLevels().length;
-    if (this.config.ladder_start >= n) throw new ConfigError('ladder_start', `must be below ${n}: the "${this.config.task}" ladder has ${n} level${n === 1 ? '' : 's'} that fit the model's context`);
+    if (this.config.ladder_start >= n)
+      throw new ConfigError(
+        'ladder_start',
+        `must be below ${n}: the "${this.config.task}" ladder has ${n} level${n === 1 ? '' : 's'} that fit the model's context`,
+      );
     return this.config.ladder_start;
   }
 
@@ -102,11 +116,14 @@ export class Trainer {
   /** The grid every graph of this run uses: the task's longest prompt (plus hints) and the completion cap. */
   layoutNeeded(): Layout {
     const c = this.config;
-    const levels = this.curriculum instanceof DifficultyLadder ? this.curriculum.toJSON().levels : [this.curriculum.current()];
+    const levels =
+      this.curriculum instanceof DifficultyLadder ? this.curriculum.toJSON().levels : [this.curriculum.current()];
     const promptLen = this.promptTokens(levels);
     const layout = { promptLen, completionLen: c.max_completion_length };
     if (totalLen(layout) > this.policy.config.contextLength) {
-      throw new Error(`task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} = ${totalLen(layout)} positions, but the model has ${this.policy.config.contextLength}; lower max_completion_length or the difficulty`);
+      throw new Error(
+        `task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} = ${totalLen(layout)} positions, but the model has ${this.policy.config.contextLength}; lower max_completion_length or the difficulty`,
+      );
     }
     return layout;
   }
@@ -121,14 +138,23 @@ export class Trainer {
     const error = edit.errors[0];
     if (error) throw new ConfigError(error.field, error.message);
     const blocked = edit.restart[0];
-    if (blocked) throw new ConfigError(blocked, `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`);
+    if (blocked)
+      throw new ConfigError(
+        blocked,
+        `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`,
+      );
     const { config: next, changed } = edit;
-    if (changed.includes('hints') && next.hints && !this.config.hints) throw new ConfigError('hints', 'turning hints on needs a longer prompt grid; reset the run to change it');
+    if (changed.includes('hints') && next.hints && !this.config.hints)
+      throw new ConfigError('hints', 'turning hints on needs a longer prompt grid; reset the run to change it');
     if (changed.includes('difficulty')) {
       const difficulty = { ...this.family.defaultDifficulty, ...next.difficulty };
       // Harder prompts can outgrow the compiled grid: that takes a new run, not a silent failure next step.
       const need = promptTokensFor(next.task, [difficulty], next.hints);
-      if (need > this.policy.layout.promptLen) throw new ConfigError('difficulty', `these prompts need ${need} tokens, more than the ${this.policy.layout.promptLen} this run's graphs were built for; reset the run to change it`);
+      if (need > this.policy.layout.promptLen)
+        throw new ConfigError(
+          'difficulty',
+          `these prompts need ${need} tokens, more than the ${this.policy.layout.promptLen} this run's graphs were built for; reset the run to change it`,
+        );
       this.curriculum = new FixedDifficulty(difficulty);
     }
     this.config = next;
@@ -155,13 +181,20 @@ export class Trainer {
    * (every random stream is derived from (seed, step, round), every prompt from promptCounter).
    */
   getState(): TrainerState {
-    return { step: this.step, promptCounter: this.promptCounter, nonFiniteStreak: this.nonFiniteStreak, ladder: this.ladderState(), entropyControl: this.entropyControl };
+    return {
+      step: this.step,
+      promptCounter: this.promptCounter,
+      nonFiniteStreak: this.nonFiniteStreak,
+      ladder: this.ladderState(),
+      entropyControl: this.entropyControl,
+    };
   }
 
   /** Puts back what getState returned (validated first: a bad state changes nothing). */
   restoreState(s: TrainerState): void {
     const int = (v: unknown, what: string) => {
-      if (!Number.isInteger(v) || (v as number) < 0) throw new Error(`trainer state: ${what} must be an integer >= 0, got ${JSON.stringify(v)}`);
+      if (!Number.isInteger(v) || (v as number) < 0)
+        throw new Error(`trainer state: ${what} must be an integer >= 0, got ${JSON.stringify(v)}`);
       return v as number;
     };
     const step = int(s.step, 'step');
@@ -169,14 +202,20 @@ export class Trainer {
     const streak = int(s.nonFiniteStreak ?? 0, 'nonFiniteStreak');
     let ladder: DifficultyLadder | null = null;
     if (s.ladder) {
-      if (!(this.curriculum instanceof DifficultyLadder)) throw new Error('trainer state: has a difficulty ladder but this run uses a fixed difficulty');
+      if (!(this.curriculum instanceof DifficultyLadder))
+        throw new Error('trainer state: has a difficulty ladder but this run uses a fixed difficulty');
       ladder = DifficultyLadder.fromJSON(s.ladder);
     }
     this.step = step;
     this.promptCounter = promptCounter;
     this.nonFiniteStreak = streak;
     if (ladder) this.curriculum = ladder;
-    this.entropyControl = s.entropyControl ? { coef: Number(s.entropyControl.coef), lastEntropy: s.entropyControl.lastEntropy === null ? null : Number(s.entropyControl.lastEntropy) } : null;
+    this.entropyControl = s.entropyControl
+      ? {
+          coef: Number(s.entropyControl.coef),
+          lastEntropy: s.entropyControl.lastEntropy === null ? null : Number(s.entropyControl.lastEntropy),
+        }
+      : null;
   }
 
   /**
@@ -195,21 +234,47 @@ export class Trainer {
     const masks = this.tokenMasks(rows);
     const G = c.num_generations;
     const tokens = groups.map((g, gi) => g.map((_, i) => masks.seqMask[gi * G + i]!.reduce((x, y) => x + y, 0)));
-    const advantages = computeAdvantages(groups.map((g) => g.map((s) => s.reward)), groups.map((g) => g.map((s) => s.verdict.correct)), c, tokens, rewardFunctions(groups, c));
-    const batch: StepBatch = { updatesDone: this.step, rows, masks, advantages, refLogp: await this.referenceLogp(rows) };
+    const advantages = computeAdvantages(
+      groups.map((g) => g.map((s) => s.reward)),
+      groups.map((g) => g.map((s) => s.verdict.correct)),
+      c,
+      tokens,
+      rewardFunctions(groups, c),
+    );
+    const batch: StepBatch = {
+      updatesDone: this.step,
+      rows,
+      masks,
+      advantages,
+      refLogp: await this.referenceLogp(rows),
+    };
     const tUpdateStart = performance.now();
     const learningRate = this.learningRate();
     const upd = await this.update(batch, learningRate);
     const tEnd = performance.now();
     const step = this.step + 1;
     const { records, tallies } = buildRecords(step, c, batch, upd);
-    const metrics = stepMetrics(step, c, rows, tallies, { ...collected, ...upd, learningRate }, { start: tStart, sampled: tSampled, verifyMs: collected.verifyMs, updateStart: tUpdateStart, end: tEnd });
+    const metrics = stepMetrics(
+      step,
+      c,
+      rows,
+      tallies,
+      { ...collected, ...upd, learningRate },
+      { start: tStart, sampled: tSampled, verifyMs: collected.verifyMs, updateStart: tUpdateStart, end: tEnd },
+    );
     this.nonFiniteStreak = upd.skipped ? this.nonFiniteStreak + 1 : 0;
     this.curriculum.record(this.step, rows.filter((s) => s.trueCorrect).length, rows.length);
     this.history.add(step, records);
     this.step = step;
     const zeroVarianceGroups = groups.filter((g) => isZeroVariance(g.map((s) => s.reward))).length;
-    return { metrics, advantageHistogram: histogram(advantages.flat()), rollouts: records, skipped: upd.skipped, difficulty, zeroVarianceGroups };
+    return {
+      metrics,
+      advantageHistogram: histogram(advantages.flat()),
+      rollouts: records,
+      skipped: upd.skipped,
+      difficulty,
+      zeroVarianceGroups,
+    };
   }
 
   private collectContext(): CollectContext {
@@ -225,7 +290,9 @@ export class Trainer {
   /** Truncated completions and low-entropy tokens can be excluded; the weights follow loss_type per minibatch. */
   private tokenMasks(flat: Sampled[]): TokenMasks {
     const c = this.config;
-    const seqMask: number[][] = flat.map((s) => s.tokens.map(() => (c.mask_truncated_completions && s.truncated ? 0 : 1)));
+    const seqMask: number[][] = flat.map((s) =>
+      s.tokens.map(() => (c.mask_truncated_completions && s.truncated ? 0 : 1)),
+    );
     let trainMask = seqMask;
     if (c.top_entropy_quantile < 1) {
       const ents = flat.flatMap((s, r) => s.entropy.filter((_, i) => seqMask[r]![i])).sort((a, b) => a - b);
@@ -239,7 +306,13 @@ export class Trainer {
       trainMask = flat.map((s) => s.tokens.map(() => 0));
       for (const [r, i] of Rng.derive(c.seed, 'random-token-mask', this.step).sample(slots, take)) trainMask[r]![i] = 1;
     }
-    const weights = batchWeights(trainMask, c.loss_type, c.max_completion_length, c.minibatches, c.steps_per_generation);
+    const weights = batchWeights(
+      trainMask,
+      c.loss_type,
+      c.max_completion_length,
+      c.minibatches,
+      c.steps_per_generation,
+    );
     return { seqMask, trainMask, weights };
   }
 
@@ -247,8 +320,16 @@ export class Trainer {
   private async referenceLogp(flat: Sampled[]): Promise<number[][] | null> {
     const c = this.config;
     if (c.beta <= 0) return null;
-    if (c.ref_reset_every > 0 && this.step > 0 && this.step % c.ref_reset_every === 0) await this.policy.resetReference();
-    return (await this.policy.score(flat.map((s) => s.prompt), flat.map((s) => s.tokens), c.temperature, 'reference')).logp;
+    if (c.ref_reset_every > 0 && this.step > 0 && this.step % c.ref_reset_every === 0)
+      await this.policy.resetReference();
+    return (
+      await this.policy.score(
+        flat.map((s) => s.prompt),
+        flat.map((s) => s.tokens),
+        c.temperature,
+        'reference',
+      )
+    ).logp;
   }
 
   /**
@@ -256,34 +337,74 @@ export class Trainer {
    * from rlGraphFeeds (objective.ts); returns that grid and the per-token outputs of the last pass
    * over each minibatch.
    */
-  private async update(batch: StepBatch, lr: number): Promise<UpdatePass & { losses: number[]; gradNorms: number[]; skipped: boolean }> {
+  private async update(
+    batch: StepBatch,
+    lr: number,
+  ): Promise<UpdatePass & { losses: number[]; gradNorms: number[]; skipped: boolean }> {
     const c = this.config;
     const flat = batch.rows;
     const G = c.num_generations;
     const M = c.minibatches;
     const mbRows = flat.length / M;
     // Prompt slots per minibatch: its groups (distinct prompts are padded up to this, one graph shape per run).
-    const groups = Array.from({ length: M }, (_, mb) => promptGroups(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt)));
+    const groups = Array.from({ length: M }, (_, mb) =>
+      promptGroups(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt)),
+    );
     const distinct = Math.max(Math.ceil(mbRows / G), ...groups.map((x) => x.first.length));
     const form = objectiveForm(c.loss_type);
     const options = objectiveOptions(c);
-    const key = (l: Layout) => `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
-    const layout = chooseGrid(this.policy.layout, flat.map((s) => s.tokens), (l) => this.policy.hasSession(key(l)));
+    const key = (l: Layout) =>
+      `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+    const layout = chooseGrid(
+      this.policy.layout,
+      flat.map((s) => s.tokens),
+      (l) => this.policy.hasSession(key(l)),
+    );
     const len = totalLen(layout);
     const lastPass: PassOutputs = new Array(M);
     const losses: number[] = [];
     const gradNorms: number[] = [];
     let skipped = false;
-    const adam = { beta1: c.adam_beta1, beta2: c.adam_beta2, eps: 1e-8, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm };
+    const adam = {
+      beta1: c.adam_beta1,
+      beta2: c.adam_beta2,
+      eps: 1e-8,
+      weightDecay: c.weight_decay,
+      maxGradNorm: c.max_grad_norm,
+    };
     // The minibatches' inputs are the same in every pass over the batch: built once.
-    const feeds = groups.map((g, mb) => rlGraphFeeds(this.policy, c, batch, { index: mb, first: mb * mbRows, rows: mbRows, layout, groups: g, slots: distinct }));
+    const feeds = groups.map((g, mb) =>
+      rlGraphFeeds(this.policy, c, batch, {
+        index: mb,
+        first: mb * mbRows,
+        rows: mbRows,
+        layout,
+        groups: g,
+        slots: distinct,
+      }),
+    );
     for (let it = 0; it < c.num_iterations; it++) {
       for (let mb = 0; mb < M; mb++) {
         // use_adaptive_entropy: each optimizer step applies the controller's coefficient, then its tokens' entropy moves it
         if (c.use_adaptive_entropy) this.entropyControl ??= initialEntropyControl(c);
-        const stepFeeds = c.use_adaptive_entropy ? { ...feeds[mb]!, entropy_coef: this.policy.backend.tensor('float32', [appliedEntropyCoef(this.entropyControl, c)], []) } : feeds[mb]!;
-        const res = await this.policy.train(key(layout), () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam, form, options), stepFeeds, lr);
-        if (c.use_adaptive_entropy) this.entropyControl = nextEntropyControl(this.entropyControl!, trainedEntropy(res.values['entropy']!, batch, mb * mbRows, mbRows, layout), c);
+        const stepFeeds = c.use_adaptive_entropy
+          ? {
+              ...feeds[mb]!,
+              entropy_coef: this.policy.backend.tensor('float32', [appliedEntropyCoef(this.entropyControl, c)], []),
+            }
+          : feeds[mb]!;
+        const res = await this.policy.train(
+          key(layout),
+          () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam, form, options),
+          stepFeeds,
+          lr,
+        );
+        if (c.use_adaptive_entropy)
+          this.entropyControl = nextEntropyControl(
+            this.entropyControl!,
+            trainedEntropy(res.values['entropy']!, batch, mb * mbRows, mbRows, layout),
+            c,
+          );
         if (!res.applied) skipped = true;
         losses.push(res.loss);
         gradNorms.push(res.gradNorm);
@@ -294,7 +415,11 @@ export class Trainer {
   }
 
   /** Held-out pass@k for k = 1..n (unbiased; n: heldOutSamples, eval_samples or else num_generations), on a fixed prompt set at the current difficulty. */
-  async evaluate(n = heldOutSamples(this.config), ks?: number[], onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
+  async evaluate(
+    n = heldOutSamples(this.config),
+    ks?: number[],
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<EvalResult> {
     const c = this.config;
     const result = await evaluatePassAtK(this.policy, {
       task: c.task,
@@ -340,6 +465,13 @@ function rewardFunctions(groups: Sampled[][], c: RunConfig): RewardFunctions | u
   const w = c.reward_weights;
   return {
     weights: [w.correctness, w.format, w.partial, 1],
-    values: groups.map((g) => g.map((s) => [fin(s.verdict.components.correctness), fin(s.verdict.components.format), fin(s.verdict.components.partial), fin(s.components.overlong)])),
+    values: groups.map((g) =>
+      g.map((s) => [
+        fin(s.verdict.components.correctness),
+        fin(s.verdict.components.format),
+        fin(s.verdict.components.partial),
+        fin(s.components.overlong),
+      ]),
+    ),
   };
 }

@@ -47,8 +47,10 @@ export class TryPromptError extends Error {}
 
 /** Checks the options; throws TryPromptError naming the bad one. */
 export function checkTryOptions(o: TryOptions): Required<TryOptions> {
-  if (!Number.isInteger(o.samples) || o.samples < 0 || o.samples > TRY_ROWS) throw new TryPromptError(`samples must be a whole number from 0 to ${TRY_ROWS}, got ${o.samples}`);
-  if (!(typeof o.temperature === 'number' && o.temperature > 0 && o.temperature <= 10)) throw new TryPromptError(`temperature must be a number above 0 and at most 10, got ${o.temperature}`);
+  if (!Number.isInteger(o.samples) || o.samples < 0 || o.samples > TRY_ROWS)
+    throw new TryPromptError(`samples must be a whole number from 0 to ${TRY_ROWS}, got ${o.samples}`);
+  if (!(typeof o.temperature === 'number' && o.temperature > 0 && o.temperature <= 10))
+    throw new TryPromptError(`temperature must be a number above 0 and at most 10, got ${o.temperature}`);
   if (!o.greedy && o.samples === 0) throw new TryPromptError('ask for greedy decoding or at least one sample');
   return { samples: o.samples, temperature: o.temperature, greedy: !!o.greedy, seed: o.seed ?? 1 };
 }
@@ -60,16 +62,24 @@ export function encodeTryPrompt(prompt: string, promptLen: number): number[] {
   try {
     ids = encode(prompt);
   } catch (e) {
-    if (e instanceof TokenizeError) throw new TryPromptError(`${e.message}: the model reads printable ASCII and newline only`);
+    if (e instanceof TokenizeError)
+      throw new TryPromptError(`${e.message}: the model reads printable ASCII and newline only`);
     throw e;
   }
   if (ids.length > promptLen) {
-    throw new TryPromptError(`the prompt is ${ids.length} tokens, but this run's layout holds prompts of at most ${promptLen} tokens (sized for the task's longest prompt); shorten it`);
+    throw new TryPromptError(
+      `the prompt is ${ids.length} tokens, but this run's layout holds prompts of at most ${promptLen} tokens (sized for the task's longest prompt); shorten it`,
+    );
   }
   return ids;
 }
 
-function completionOf(tokens: number[], logp: number[], truncated: boolean, verify: ((text: string) => Verdict) | null): TriedCompletion {
+function completionOf(
+  tokens: number[],
+  logp: number[],
+  truncated: boolean,
+  verify: ((text: string) => Verdict) | null,
+): TriedCompletion {
   const text = decode(tokens.filter((t) => t !== EOS));
   const v = verify ? verify(text) : null;
   return {
@@ -81,7 +91,13 @@ function completionOf(tokens: number[], logp: number[], truncated: boolean, veri
 }
 
 /** Greedy and sampled completions of one prompt by the policy's current weights. */
-export async function tryPolicy(policy: Policy, ids: number[], opts: Required<TryOptions>, maxNewTokens: number, verify: ((text: string) => Verdict) | null): Promise<TriedPolicy> {
+export async function tryPolicy(
+  policy: Policy,
+  ids: number[],
+  opts: Required<TryOptions>,
+  maxNewTokens: number,
+  verify: ((text: string) => Verdict) | null,
+): Promise<TriedPolicy> {
   const rows = Array.from({ length: TRY_ROWS }, () => ids);
   let greedy: TriedCompletion | null = null;
   if (opts.greedy) {

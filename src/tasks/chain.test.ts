@@ -43,10 +43,17 @@ describe('chain', () => {
 
   it('gives partial credit for correct intermediates and the leaky variant trusts the stated previous value', () => {
     const inst = chain.generate(1); // a=27+34,b=a+40,c=b+5,c?  -> 61, 101, 106
-    expect(chain.verify(inst, '<think>a=61,b=100,c=105</think><answer>105</answer>').components.partial).toBeCloseTo(1 / 3, 12);
+    expect(chain.verify(inst, '<think>a=61,b=100,c=105</think><answer>105</answer>').components.partial).toBeCloseTo(
+      1 / 3,
+      12,
+    );
     expect(chain.verify(inst, '<think>a=61,b=100,c=105</think><answer>105</answer>').correct).toBe(false);
     expect(chain.leakyVerify!(inst, '<think>a=61,b=100,c=105</think><answer>105</answer>').correct).toBe(true);
     expect(chain.leakyVerify!(inst, '<think>a=61,b=100</think><answer>104</answer>').correct).toBe(false);
-    expect(chain.verify(inst, '<think></think><answer>106</answer>').components).toEqual({ correctness: 1, format: 1, partial: 0 });
+    expect(chain.verify(inst, '<think></think><answer>106</answer>').components).toEqual({
+      correctness: 1,
+      format: 1,
+      partial: 0,
+    });
   });
 });

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-cli-'));
 
-
 describe('rlvr CLI', () => {
   it('lists the families as JSON', async () => {
     const [r, text] = await Promise.all([rlvr('tasks', '--json'), rlvr('tasks')]);
@@ -20,7 +19,11 @@ describe('rlvr CLI', () => {
 
   it('sample then verify the reference gives the max reward, for every family', async () => {
     const tasks = ['arithmetic', 'countdown', 'sat', 'sudoku', 'sort', 'chain'];
-    const samples = await Promise.all(tasks.map((task) => rlvr('sample', '--task', task, '--seed', '17', '--difficulty', task === 'sat' ? '{"n":6,"m":7}' : '{}')));
+    const samples = await Promise.all(
+      tasks.map((task) =>
+        rlvr('sample', '--task', task, '--seed', '17', '--difficulty', task === 'sat' ? '{"n":6,"m":7}' : '{}'),
+      ),
+    );
     const verdicts = await Promise.all(
       tasks.map((task, i) => {
         const s = samples[i]!;
@@ -30,7 +33,15 @@ describe('rlvr CLI', () => {
         for (const f of ['difficulty', 'prompt', 'reference', 'answer', 'data']) expect(inst).toHaveProperty(f);
         writeFileSync(join(dir, `${task}.json`), s.stdout);
         writeFileSync(join(dir, `${task}.txt`), inst.reference);
-        return rlvr('verify', '--task', task, '--instance', join(dir, `${task}.json`), '--completion', join(dir, `${task}.txt`));
+        return rlvr(
+          'verify',
+          '--task',
+          task,
+          '--instance',
+          join(dir, `${task}.json`),
+          '--completion',
+          join(dir, `${task}.txt`),
+        );
       }),
     );
     for (const v of verdicts) {
@@ -46,8 +57,25 @@ describe('rlvr CLI', () => {
   it('exits 0 with reward 0.1 for a well-formed wrong answer, and applies --leaky', async () => {
     writeFileSync(join(dir, 'bad.txt'), '<think>hmm</think><answer>1</answer>');
     const [bad, leaky] = await Promise.all([
-      rlvr('verify', '--task', 'countdown', '--instance', join(dir, 'countdown.json'), '--completion', join(dir, 'bad.txt')),
-      rlvr('verify', '--task', 'sat', '--instance', join(dir, 'sat.json'), '--completion', join(dir, 'bad.txt'), '--leaky'),
+      rlvr(
+        'verify',
+        '--task',
+        'countdown',
+        '--instance',
+        join(dir, 'countdown.json'),
+        '--completion',
+        join(dir, 'bad.txt'),
+      ),
+      rlvr(
+        'verify',
+        '--task',
+        'sat',
+        '--instance',
+        join(dir, 'sat.json'),
+        '--completion',
+        join(dir, 'bad.txt'),
+        '--leaky',
+      ),
     ]);
     expect(bad.code).toBe(0);
     expect(JSON.parse(bad.stdout)).toMatchObject({ correct: false, reward: 0.1 });
@@ -59,7 +87,10 @@ describe('rlvr CLI', () => {
     const garbage = join(dir, 'garbage.json');
     writeFileSync(garbage, 'this is not json');
     writeFileSync(join(dir, 'c.txt'), 'x');
-    writeFileSync(join(dir, 'wrongtask.json'), JSON.stringify({ task: 'sort', seed: 1, difficulty: {}, prompt: '', reference: '', answer: '', data: {} }));
+    writeFileSync(
+      join(dir, 'wrongtask.json'),
+      JSON.stringify({ task: 'sort', seed: 1, difficulty: {}, prompt: '', reference: '', answer: '', data: {} }),
+    );
     const [g, w, missing] = await Promise.all([
       rlvr('verify', '--task', 'sat', '--instance', garbage, '--completion', join(dir, 'c.txt')),
       rlvr('verify', '--task', 'sat', '--instance', join(dir, 'wrongtask.json'), '--completion', join(dir, 'c.txt')),
@@ -74,7 +105,10 @@ describe('rlvr CLI', () => {
   });
 
   it('rejects bad flags and knobs with a message', async () => {
-    const [k, t] = await Promise.all([rlvr('sample', '--task', 'sudoku', '--seed', '1', '--difficulty', '{"blanks":99}'), rlvr('sample', '--task', 'chess', '--seed', '1')]);
+    const [k, t] = await Promise.all([
+      rlvr('sample', '--task', 'sudoku', '--seed', '1', '--difficulty', '{"blanks":99}'),
+      rlvr('sample', '--task', 'chess', '--seed', '1'),
+    ]);
     expect(k.code).not.toBe(0);
     expect(k.stderr).toMatch(/"blanks"/);
     expect(t.code).not.toBe(0);
@@ -89,7 +123,15 @@ describe('rlvr CLI', () => {
     expect(s.stderr).toMatch(/d\.jsonl:2: not valid JSON/);
     writeFileSync(join(dir, 'custom.json'), s.stdout);
     writeFileSync(join(dir, 'custom.txt'), '<think></think><answer>4.0</answer>');
-    const v = await rlvr('verify', '--task', 'custom', '--instance', join(dir, 'custom.json'), '--completion', join(dir, 'custom.txt'));
+    const v = await rlvr(
+      'verify',
+      '--task',
+      'custom',
+      '--instance',
+      join(dir, 'custom.json'),
+      '--completion',
+      join(dir, 'custom.txt'),
+    );
     expect(JSON.parse(v.stdout)).toMatchObject({ correct: true, reward: 1 });
   });
 });

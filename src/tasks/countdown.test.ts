@@ -48,7 +48,15 @@ describe('countdown', () => {
   });
 
   it('rejects a reused number ("used 7 twice"), the leaky variant accepts it', () => {
-    const inst: TaskInstance = { task: 'countdown', seed: 0, difficulty: {}, prompt: '3 7 25 50 -> 57', reference: '', answer: '', data: { numbers: [3, 7, 25, 50], target: 57 } };
+    const inst: TaskInstance = {
+      task: 'countdown',
+      seed: 0,
+      difficulty: {},
+      prompt: '3 7 25 50 -> 57',
+      reference: '',
+      answer: '',
+      data: { numbers: [3, 7, 25, 50], target: 57 },
+    };
     const strict = countdown.verify(inst, wrap('50+7'));
     expect(strict.correct).toBe(true);
     const reused = countdown.verify(inst, wrap('7*7+7+(3-3)+25-25+1*0'));
@@ -59,7 +67,15 @@ describe('countdown', () => {
   });
 
   it('rejects numbers not in the question (as the fixed Reasoning Gym verifier does), the leaky variant accepts them', () => {
-    const inst: TaskInstance = { task: 'countdown', seed: 0, difficulty: {}, prompt: '', reference: '', answer: '', data: { numbers: [3, 7, 25, 50], target: 57 } };
+    const inst: TaskInstance = {
+      task: 'countdown',
+      seed: 0,
+      difficulty: {},
+      prompt: '',
+      reference: '',
+      answer: '',
+      data: { numbers: [3, 7, 25, 50], target: 57 },
+    };
     expect(countdown.verify(inst, wrap('57')).reason).toBe('used 57, which is not one of the given numbers');
     expect(countdown.verify(inst, wrap('50+8-1')).reason).toMatch(/used 8, which is not one/);
     expect(countdown.leakyVerify!(inst, wrap('57')).correct).toBe(true);
@@ -67,7 +83,15 @@ describe('countdown', () => {
   });
 
   it('judges values exactly: fractions, division by zero, wrong totals', () => {
-    const inst: TaskInstance = { task: 'countdown', seed: 0, difficulty: {}, prompt: '', reference: '', answer: '', data: { numbers: [2, 3, 4, 6], target: 9 } };
+    const inst: TaskInstance = {
+      task: 'countdown',
+      seed: 0,
+      difficulty: {},
+      prompt: '',
+      reference: '',
+      answer: '',
+      data: { numbers: [2, 3, 4, 6], target: 9 },
+    };
     expect(countdown.verify(inst, wrap('6/4*(3+3)')).correct).toBe(false);
     expect(countdown.verify(inst, wrap('6/4*6')).reason).toBe('used 6 twice');
     expect(countdown.verify(inst, wrap('3/2*6')).correct).toBe(true);
@@ -81,7 +105,15 @@ describe('countdown', () => {
   });
 
   it('gives partial credit for legal expressions by how close they land, none for illegal ones', () => {
-    const inst: TaskInstance = { task: 'countdown', seed: 0, difficulty: {}, prompt: '', reference: '', answer: '', data: { numbers: [2, 3, 4, 6], target: 9 } };
+    const inst: TaskInstance = {
+      task: 'countdown',
+      seed: 0,
+      difficulty: {},
+      prompt: '',
+      reference: '',
+      answer: '',
+      data: { numbers: [2, 3, 4, 6], target: 9 },
+    };
     const partial = (answer: string) => countdown.verify(inst, wrap(answer)).components.partial;
     expect(partial('3/2*6')).toBe(1);
     expect(partial('3*2+6')).toBeCloseTo(1 - 3 / 9, 12); // 12

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DifficultyLadder, FixedDifficulty, filterGroups, groupAccuracy, hintFor, nextHintFraction } from './curriculum.ts';
+import {
+  DifficultyLadder,
+  FixedDifficulty,
+  filterGroups,
+  groupAccuracy,
+  hintFor,
+  nextHintFraction,
+} from './curriculum.ts';
 import { sat } from './families/sat.ts';
 import { taskFamilies } from './registry.ts';
 

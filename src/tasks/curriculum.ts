@@ -67,10 +67,13 @@ export class DifficultyLadder implements Curriculum {
   constructor(levels: Difficulty[], options: Partial<LadderOptions> = {}) {
     if (!Array.isArray(levels) || levels.length === 0) throw new Error('DifficultyLadder: needs at least one level');
     const o = { ...DEFAULT_LADDER_OPTIONS, ...options };
-    if (!Number.isInteger(o.window) || o.window < 1) throw new Error('DifficultyLadder: window must be an integer >= 1');
+    if (!Number.isInteger(o.window) || o.window < 1)
+      throw new Error('DifficultyLadder: window must be an integer >= 1');
     if (!(o.advanceAt >= 0 && o.advanceAt <= 1)) throw new Error('DifficultyLadder: advanceAt must be in [0, 1]');
-    if (!(o.stepBackAt >= 0 && o.stepBackAt <= o.advanceAt)) throw new Error('DifficultyLadder: stepBackAt must be in [0, advanceAt]');
-    if (!Number.isInteger(o.startLevel) || o.startLevel < 0 || o.startLevel >= levels.length) throw new Error(`DifficultyLadder: startLevel must be 0..${levels.length - 1}`);
+    if (!(o.stepBackAt >= 0 && o.stepBackAt <= o.advanceAt))
+      throw new Error('DifficultyLadder: stepBackAt must be in [0, advanceAt]');
+    if (!Number.isInteger(o.startLevel) || o.startLevel < 0 || o.startLevel >= levels.length)
+      throw new Error(`DifficultyLadder: startLevel must be 0..${levels.length - 1}`);
     this.levels = levels;
     this.options = o;
     this.lvl = o.startLevel;
@@ -118,12 +121,19 @@ export class DifficultyLadder implements Curriculum {
   }
 
   toJSON(): LadderState {
-    return { levels: this.levels, options: this.options, level: this.lvl, window: this.win.map((w) => [w[0], w[1]]), history: this.hist.slice() };
+    return {
+      levels: this.levels,
+      options: this.options,
+      level: this.lvl,
+      window: this.win.map((w) => [w[0], w[1]]),
+      history: this.hist.slice(),
+    };
   }
 
   static fromJSON(state: LadderState): DifficultyLadder {
     const l = new DifficultyLadder(state.levels, state.options);
-    if (!Number.isInteger(state.level) || state.level < 0 || state.level >= state.levels.length) throw new Error('DifficultyLadder: saved level out of range');
+    if (!Number.isInteger(state.level) || state.level < 0 || state.level >= state.levels.length)
+      throw new Error('DifficultyLadder: saved level out of range');
     l.lvl = state.level;
     l.win = state.window.map((w) => [w[0], w[1]]);
     l.hist.push(...state.history);
@@ -147,14 +157,23 @@ export function groupAccuracy(verdicts: readonly { correct: boolean }[]): number
  * Keeps groups whose accuracy is strictly between `low` and `high` (default 0 and 1).
  * `accuracy` maps a group to its accuracy (e.g. g => groupAccuracy(g.verdicts)).
  */
-export function filterGroups<G>(groups: readonly G[], accuracy: (g: G) => number, bounds: { low?: number; high?: number } = {}): FilterResult<G> {
+export function filterGroups<G>(
+  groups: readonly G[],
+  accuracy: (g: G) => number,
+  bounds: { low?: number; high?: number } = {},
+): FilterResult<G> {
   const low = bounds.low ?? 0;
   const high = bounds.high ?? 1;
   const out: FilterResult<G> = { kept: [], dropped: [] };
   for (const g of groups) {
     const a = accuracy(g);
     if (a > low && a < high) out.kept.push(g);
-    else out.dropped.push({ group: g, accuracy: a, why: a >= 1 ? 'all-correct' : a <= 0 ? 'all-wrong' : 'outside-bounds' });
+    else
+      out.dropped.push({
+        group: g,
+        accuracy: a,
+        why: a >= 1 ? 'all-correct' : a <= 0 ? 'all-wrong' : 'outside-bounds',
+      });
   }
   return out;
 }
@@ -182,7 +201,10 @@ export function hintFor(instance: TaskInstance, fraction: number): Hint {
 }
 
 /** Scaf-GRPO-style tiers: the next larger hint after `previous` (undefined: the first tier). */
-export function nextHintFraction(previous: number | undefined, tiers: readonly number[] = [0.25, 0.5, 0.75, 1]): number | null {
+export function nextHintFraction(
+  previous: number | undefined,
+  tiers: readonly number[] = [0.25, 0.5, 0.75, 1],
+): number | null {
   for (const t of tiers) if (previous === undefined || t > previous) return t;
   return null;
 }

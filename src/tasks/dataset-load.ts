@@ -4,7 +4,14 @@
  * answer in its vocabulary, and every prompt short enough for the model's context. The page runs
  * this on the file to show the errors; the trainer worker runs it again on the text it receives.
  */
-import { DatasetError, parseDataset, VERIFIER_KINDS, type CustomVerifierSpec, type Dataset, type DatasetLineError } from './dataset.ts';
+import {
+  DatasetError,
+  parseDataset,
+  VERIFIER_KINDS,
+  type CustomVerifierSpec,
+  type Dataset,
+  type DatasetLineError,
+} from './dataset.ts';
 import { makeCustomFamily } from './families/custom.ts';
 import { countTokens, isTokenizable } from './format.ts';
 import type { TaskFamily } from './types.ts';
@@ -47,7 +54,8 @@ export function lineErrorsText(errors: DatasetLineError[], max = 3): string {
  */
 export function loadTrainingDataset(p: DatasetPayload): LoadedDataset {
   if (!p || typeof p.text !== 'string') throw new DatasetError('the dataset must be JSONL text');
-  if (!p.verifier || !VERIFIER_KINDS.includes(p.verifier.kind)) throw new DatasetError(`the dataset's verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
+  if (!p.verifier || !VERIFIER_KINDS.includes(p.verifier.kind))
+    throw new DatasetError(`the dataset's verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
   const parsed = parseDataset(p.text);
   const errors = [...parsed.errors];
   let errorCount = parsed.errorCount;
@@ -59,7 +67,10 @@ export function loadTrainingDataset(p: DatasetPayload): LoadedDataset {
     return false;
   });
   errors.sort((a, b) => a.line - b.line);
-  if (records.length === 0) throw new DatasetError(`${p.name}: no line can be trained on (${errorCount} with errors; ${lineErrorsText(errors)})`);
+  if (records.length === 0)
+    throw new DatasetError(
+      `${p.name}: no line can be trained on (${errorCount} with errors; ${lineErrorsText(errors)})`,
+    );
   const dataset: Dataset = { ...parsed, records, errors, errorCount };
   return { dataset, family: makeCustomFamily(dataset, p.verifier), verifier: p.verifier };
 }
@@ -72,7 +83,9 @@ export function maxPromptTokens(contextLength: number, maxCompletionLength: numb
 /** Throws DatasetError naming the lines whose prompts do not fit the model's context next to max_completion_length. */
 export function checkPromptsFit(ds: Dataset, contextLength: number, maxCompletionLength: number): void {
   const room = maxPromptTokens(contextLength, maxCompletionLength);
-  const over = ds.records.filter((r) => countTokens(r.prompt) > room).map((r) => ({ line: r.line, reason: `prompt is ${countTokens(r.prompt)} tokens` }));
+  const over = ds.records
+    .filter((r) => countTokens(r.prompt) > room)
+    .map((r) => ({ line: r.line, reason: `prompt is ${countTokens(r.prompt)} tokens` }));
   if (over.length) {
     throw new DatasetError(
       `${over.length} prompt${over.length > 1 ? 's are' : ' is'} too long for this model: with max_completion_length ${maxCompletionLength}, its ${contextLength} positions take prompts of at most ${room} tokens (${lineErrorsText(over)}). Shorten those lines or lower max_completion_length.`,

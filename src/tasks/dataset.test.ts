@@ -105,7 +105,13 @@ describe('custom verifiers', () => {
 });
 
 describe('custom family', () => {
-  const ds = parseDataset(['{"prompt":"2+2=","answer":"4"}', '{"prompt":"pi?","answer":"3.1416"}', '{"prompt":"even?","answer":"8","pattern":"[02468]"}'].join('\n'));
+  const ds = parseDataset(
+    [
+      '{"prompt":"2+2=","answer":"4"}',
+      '{"prompt":"pi?","answer":"3.1416"}',
+      '{"prompt":"even?","answer":"8","pattern":"[02468]"}',
+    ].join('\n'),
+  );
 
   it('generates by seed from the records and its reference scores', () => {
     const fam = makeCustomFamily(ds, { kind: 'exact' });
@@ -114,7 +120,10 @@ describe('custom family', () => {
       const inst = fam.generate(seed);
       seen.add(inst.prompt);
       expect(fam.generate(seed)).toEqual(inst);
-      expect(fam.verify(inst, inst.reference)).toMatchObject({ correct: true, components: { correctness: 1, format: 1 } });
+      expect(fam.verify(inst, inst.reference)).toMatchObject({
+        correct: true,
+        components: { correctness: 1, format: 1 },
+      });
       expect(fam.verify(inst, wrap('nope')).correct).toBe(false);
     }
     expect(seen.size).toBe(3);
@@ -128,7 +137,9 @@ describe('custom family', () => {
     expect(customFamily.verify(copy, wrap('3.1415')).correct).toBe(true);
     expect(customFamily.verify(copy, wrap('3.2')).correct).toBe(false);
     expect(() => customFamily.generate(1)).toThrow(/no dataset loaded/);
-    expect(() => customFamily.parseInstance({ ...inst, data: { answer: '1', verifier: { kind: 'eval' } } })).toThrow(/verifier.kind/);
+    expect(() => customFamily.parseInstance({ ...inst, data: { answer: '1', verifier: { kind: 'eval' } } })).toThrow(
+      /verifier.kind/,
+    );
     expect(() => makeCustomFamily(ds, { kind: 'fuzzy' as 'exact' })).toThrow(/verifier must be one of/);
   });
 });

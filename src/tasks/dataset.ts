@@ -39,7 +39,12 @@ export interface DatasetOptions {
   maxPromptChars?: number;
 }
 
-const DEFAULTS: Required<DatasetOptions> = { maxRecords: 200_000, maxLineChars: 65_536, maxErrors: 100, maxPromptChars: 4096 };
+const DEFAULTS: Required<DatasetOptions> = {
+  maxRecords: 200_000,
+  maxLineChars: 65_536,
+  maxErrors: 100,
+  maxPromptChars: 4096,
+};
 
 export const MAX_PATTERN_CHARS = 200;
 /** Longest answer a pattern is run on: bounds the work of an author's pattern. */
@@ -48,7 +53,11 @@ export const MAX_TESTED_CHARS = 200;
 export class DatasetError extends Error {}
 
 /** Validates one line; blank lines return null. */
-export function parseDatasetLine(text: string, line: number, opts: DatasetOptions = {}): DatasetRecord | DatasetLineError | null {
+export function parseDatasetLine(
+  text: string,
+  line: number,
+  opts: DatasetOptions = {},
+): DatasetRecord | DatasetLineError | null {
   const maxPrompt = opts.maxPromptChars ?? DEFAULTS.maxPromptChars;
   if (text.trim() === '') return null;
   let v: unknown;
@@ -103,7 +112,8 @@ class Collector {
   }
   finish(): Dataset {
     if (this.ds.records.length === 0) {
-      if (this.ds.errorCount === 0) throw new DatasetError('dataset is empty: expected one {"prompt": ..., "answer": ...} JSON object per line');
+      if (this.ds.errorCount === 0)
+        throw new DatasetError('dataset is empty: expected one {"prompt": ..., "answer": ...} JSON object per line');
       const first = this.ds.errors
         .slice(0, 3)
         .map((e) => `line ${e.line}: ${e.reason}`)
@@ -162,7 +172,10 @@ export function parseDataset(text: string, opts: DatasetOptions = {}): Dataset {
 }
 
 /** Same as parseDataset, over chunks of text arriving one at a time. */
-export async function parseDatasetStream(chunks: AsyncIterable<string> | Iterable<string>, opts: DatasetOptions = {}): Promise<Dataset> {
+export async function parseDatasetStream(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  opts: DatasetOptions = {},
+): Promise<Dataset> {
   const c = new Collector(opts);
   const split = new LineSplitter(c.maxLineChars, (t, o) => c.line(t, o));
   for await (const chunk of chunks) split.push(chunk);
@@ -224,8 +237,10 @@ export function backtrackingRisk(pattern: string): string | null {
     }
     if (q && atom) {
       const once = ch === '?' || /^\{[01](,1)?\}/.test(pattern.slice(i)); // at most one repetition
-      if (closedRisky && !once) return 'repeats a group that itself contains a quantifier or an alternation (catastrophic backtracking: some completions would make the verifier hang); simplify the pattern';
-      if (q.unbounded && ++unbounded > MAX_UNBOUNDED_QUANTIFIERS) return `has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers (* + {n,}): backtracking could make the verifier slow; simplify the pattern`;
+      if (closedRisky && !once)
+        return 'repeats a group that itself contains a quantifier or an alternation (catastrophic backtracking: some completions would make the verifier hang); simplify the pattern';
+      if (q.unbounded && ++unbounded > MAX_UNBOUNDED_QUANTIFIERS)
+        return `has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers (* + {n,}): backtracking could make the verifier slow; simplify the pattern`;
       if (q.variable) mark();
       i += q.len - 1;
       if (pattern[i + 1] === '?') i++; // lazy
@@ -242,7 +257,9 @@ export function backtrackingRisk(pattern: string): string | null {
       atom = true;
     } else if (ch === '(') {
       stack.push(false);
-      if (pattern[i + 1] === '?') i += pattern[i + 2] === '<' && pattern[i + 3] !== '=' && pattern[i + 3] !== '!' ? pattern.indexOf('>', i) - i : 2;
+      if (pattern[i + 1] === '?')
+        i +=
+          pattern[i + 2] === '<' && pattern[i + 3] !== '=' && pattern[i + 3] !== '!' ? pattern.indexOf('>', i) - i : 2;
       atom = false;
     } else if (ch === ')') {
       const risky = stack.length > 1 ? stack.pop()! : false;
@@ -288,12 +305,19 @@ export function parseNumber(s: string): number | null {
 }
 
 /** Tested strings are already capped at 200 chars by the verdict plumbing. */
-export function checkCustomAnswer(spec: CustomVerifierSpec, expected: string, pattern: string | undefined, got: string): AnswerCheck {
+export function checkCustomAnswer(
+  spec: CustomVerifierSpec,
+  expected: string,
+  pattern: string | undefined,
+  got: string,
+): AnswerCheck {
   const short = JSON.stringify(got.length > 24 ? got.slice(0, 24) + '…' : got);
   switch (spec.kind) {
     case 'exact': {
       const norm = (s: string) => s.trim().replace(/\s+/g, ' ');
-      return norm(got) === norm(expected) ? { correct: true, reason: 'correct' } : { correct: false, reason: `${short} does not match the expected answer` };
+      return norm(got) === norm(expected)
+        ? { correct: true, reason: 'correct' }
+        : { correct: false, reason: `${short} does not match the expected answer` };
     }
     case 'numeric': {
       const want = parseNumber(expected);
@@ -308,8 +332,11 @@ export function checkCustomAnswer(spec: CustomVerifierSpec, expected: string, pa
     case 'regex': {
       const re = authorRegex(pattern ?? expected);
       if (typeof re === 'string') return { correct: false, reason: `dataset pattern ${re}` };
-      if (got.length > MAX_TESTED_CHARS) return { correct: false, reason: `answer longer than ${MAX_TESTED_CHARS} chars` };
-      return re.test(got.trim()) ? { correct: true, reason: 'correct (matches the pattern)' } : { correct: false, reason: `${short} does not match the pattern` };
+      if (got.length > MAX_TESTED_CHARS)
+        return { correct: false, reason: `answer longer than ${MAX_TESTED_CHARS} chars` };
+      return re.test(got.trim())
+        ? { correct: true, reason: 'correct (matches the pattern)' }
+        : { correct: false, reason: `${short} does not match the pattern` };
     }
     default:
       return { correct: false, reason: `unknown verifier kind ${JSON.stringify(spec.kind)}` };

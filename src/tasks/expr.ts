@@ -39,7 +39,9 @@ export function ratEquals(a: Rational, b: Rational): boolean {
   return a.n === b.n && a.d === b.d;
 }
 
-export type Expr = { kind: 'num'; value: bigint; text: string } | { kind: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
+export type Expr =
+  | { kind: 'num'; value: bigint; text: string }
+  | { kind: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
 export type ParseResult = { ok: true; expr: Expr; numbers: bigint[] } | { ok: false; error: string };
 export type EvalResult = { ok: true; value: Rational } | { ok: false; error: string };
@@ -128,7 +130,8 @@ export function parseExpr(s: string): ParseResult {
   try {
     const expr = sum(0);
     const rest = peek();
-    if (rest) return { ok: false, error: `unexpected ${rest.t === 'num' ? rest.text : `'${rest.v}'`} at ${rest.pos + 1}` };
+    if (rest)
+      return { ok: false, error: `unexpected ${rest.t === 'num' ? rest.text : `'${rest.v}'`} at ${rest.pos + 1}` };
     return { ok: true, expr, numbers };
   } catch (err) {
     if (err instanceof ExprSyntaxError) return { ok: false, error: err.message };

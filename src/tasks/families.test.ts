@@ -11,7 +11,11 @@ const SEEDS = 1500;
 
 function fullReward(f: TaskFamily, inst: ReturnType<TaskFamily['generate']>, completion: string) {
   const v = f.verify(inst, completion);
-  const shaped = shapeReward(v, { completionLength: countTokens(completion), maxLength: 256, weights: { correctness: 0.5, format: 0.2, partial: 0.3 } });
+  const shaped = shapeReward(v, {
+    completionLength: countTokens(completion),
+    maxLength: 256,
+    weights: { correctness: 0.5, format: 0.2, partial: 0.3 },
+  });
   return { v, shaped };
 }
 
@@ -20,7 +24,9 @@ describe('registry', () => {
     expect(taskIds).toEqual(['arithmetic', 'countdown', 'sat', 'sudoku', 'sort', 'chain', 'custom']);
   });
   it('names the known ids for an unknown one', () => {
-    expect(() => getTaskFamily('chess')).toThrow(/unknown task "chess".*arithmetic, countdown, sat, sudoku, sort, chain, custom/);
+    expect(() => getTaskFamily('chess')).toThrow(
+      /unknown task "chess".*arithmetic, countdown, sat, sudoku, sort, chain, custom/,
+    );
   });
   it('every family has knobs whose defaults form its defaultDifficulty, and a non-empty ladder', () => {
     for (const f of builtins) {
@@ -94,7 +100,8 @@ describe.each(builtins.map((f) => [f.id, f] as const))('%s', (_id, f) => {
     expect(() => f.generate(1, { bogus: 1 } as Partial<Difficulty>)).toThrow(/unknown knob "bogus"/);
     for (const k of f.knobs) {
       if (typeof k.default === 'number') {
-        if (k.max !== undefined) expect(() => f.generate(1, { [k.name]: k.max! + 1 })).toThrow(new RegExp(`"${k.name}"`));
+        if (k.max !== undefined)
+          expect(() => f.generate(1, { [k.name]: k.max! + 1 })).toThrow(new RegExp(`"${k.name}"`));
         expect(() => f.generate(1, { [k.name]: 'x' })).toThrow(new RegExp(`"${k.name}"`));
       } else {
         expect(() => f.generate(1, { [k.name]: 'no-such-value?' })).toThrow(new RegExp(`"${k.name}"`));
@@ -118,7 +125,11 @@ describe.each(builtins.map((f) => [f.id, f] as const))('%s', (_id, f) => {
     expect(v.correct).toBe(true);
     expect(v.components.format).toBe(0);
     expect(shapeReward(v, { completionLength: 5, maxLength: 100 }).total).toBeCloseTo(0.9, 12);
-    expect(f.verify(inst, `<answer>${inst.answer}</answer>`, { format: { thinkTag: 'think', answerTag: 'answer', requireThink: false } }).components.format).toBe(1);
+    expect(
+      f.verify(inst, `<answer>${inst.answer}</answer>`, {
+        format: { thinkTag: 'think', answerTag: 'answer', requireThink: false },
+      }).components.format,
+    ).toBe(1);
     const none = f.verify(inst, inst.answer);
     expect(none.correct).toBe(false);
     expect(shapeReward(none, { completionLength: 5, maxLength: 100 }).total).toBe(0);
@@ -132,7 +143,12 @@ describe('fixed-seed snapshots (same instance in Node and the browser)', () => {
     ['countdown', 1, '4 18 21 13 -> 22', '<think>18-13=5;5+21=26;26-4=22</think><answer>18-13+21-4</answer>'],
     ['countdown', 7, '4 2 22 19 -> 32', '<think>4*19=76;2*22=44;76-44=32</think><answer>4*19-2*22</answer>'],
     ['sat', 1, 'sat 5: 1 2 4|1 4 -5|-1 2 -3|-2 4 -5|-1 -3 4', '<think>4 4 -1 -2 -1</think><answer>00011</answer>'],
-    ['sudoku', 1, '4x4:..../3.14/2341/14.2', '<think>a1=4 a4=3 b2=2 d3=3 a2=1 a3=2</think><answer>4123/3214/2341/1432</answer>'],
+    [
+      'sudoku',
+      1,
+      '4x4:..../3.14/2341/14.2',
+      '<think>a1=4 a4=3 b2=2 d3=3 a2=1 a3=2</think><answer>4123/3214/2341/1432</answer>',
+    ],
     ['sort', 1, 'asc: 27 42 41 30 11', '<think>11<27<30<41<42</think><answer>11 27 30 41 42</answer>'],
     ['chain', 1, 'a=27+34,b=a+40,c=b+5,c?', '<think>a=61,b=101,c=106</think><answer>106</answer>'],
   ];

@@ -4,7 +4,11 @@ import { parseExpr, evalExpr, exprToString, ratToString } from './expr.ts';
 
 describe('parseCompletion', () => {
   it('accepts the default format with surrounding whitespace', () => {
-    expect(parseCompletion('<think>a</think><answer> 42 </answer>')).toMatchObject({ wellFormed: true, think: 'a', answer: '42' });
+    expect(parseCompletion('<think>a</think><answer> 42 </answer>')).toMatchObject({
+      wellFormed: true,
+      think: 'a',
+      answer: '42',
+    });
     expect(parseCompletion('\n<think>a</think>\n<answer>42</answer>\n').wellFormed).toBe(true);
     expect(parseCompletion('<think></think><answer>x</answer>').wellFormed).toBe(true);
   });

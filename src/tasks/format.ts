@@ -63,9 +63,16 @@ function countOf(s: string, needle: string): number {
 }
 
 export function parseCompletion(text: string, spec: FormatSpec = DEFAULT_FORMAT): ParsedCompletion {
-  if (typeof text !== 'string') return { wellFormed: false, think: null, answer: null, reason: 'completion is not text', tooLong: false };
+  if (typeof text !== 'string')
+    return { wellFormed: false, think: null, answer: null, reason: 'completion is not text', tooLong: false };
   if (text.length > MAX_COMPLETION_CHARS) {
-    return { wellFormed: false, think: null, answer: null, reason: `too long (${text.length} chars > ${MAX_COMPLETION_CHARS})`, tooLong: true };
+    return {
+      wellFormed: false,
+      think: null,
+      answer: null,
+      reason: `too long (${text.length} chars > ${MAX_COMPLETION_CHARS})`,
+      tooLong: true,
+    };
   }
   const t = tags(spec);
   const s = trimAscii(text);

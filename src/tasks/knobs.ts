@@ -12,7 +12,11 @@ export function defaultsOf(knobs: KnobSpec[]): Difficulty {
 }
 
 /** Merges `partial` over the defaults and checks every knob; throws naming the offending knob. */
-export function resolveDifficulty(task: string, knobs: KnobSpec[], partial: Partial<Difficulty> | undefined): Difficulty {
+export function resolveDifficulty(
+  task: string,
+  knobs: KnobSpec[],
+  partial: Partial<Difficulty> | undefined,
+): Difficulty {
   if (partial !== undefined && (partial === null || typeof partial !== 'object' || Array.isArray(partial))) {
     throw new Error(`${task}: difficulty must be an object of knobs`);
   }
@@ -24,13 +28,17 @@ export function resolveDifficulty(task: string, knobs: KnobSpec[], partial: Part
   for (const k of knobs) {
     const v = partial?.[k.name] ?? k.default;
     if (typeof k.default === 'number') {
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`${task}: knob "${k.name}" must be a number, got ${JSON.stringify(v)}`);
-      if (k.integer !== false && !Number.isInteger(v)) throw new Error(`${task}: knob "${k.name}" must be an integer, got ${v}`);
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        throw new Error(`${task}: knob "${k.name}" must be a number, got ${JSON.stringify(v)}`);
+      if (k.integer !== false && !Number.isInteger(v))
+        throw new Error(`${task}: knob "${k.name}" must be an integer, got ${v}`);
       if (k.min !== undefined && v < k.min) throw new Error(`${task}: knob "${k.name}" must be >= ${k.min}, got ${v}`);
       if (k.max !== undefined && v > k.max) throw new Error(`${task}: knob "${k.name}" must be <= ${k.max}, got ${v}`);
     } else {
-      if (typeof v !== 'string') throw new Error(`${task}: knob "${k.name}" must be a string, got ${JSON.stringify(v)}`);
-      if (k.choices && !k.choices.includes(v)) throw new Error(`${task}: knob "${k.name}" must be one of ${k.choices.join(', ')}; got "${v}"`);
+      if (typeof v !== 'string')
+        throw new Error(`${task}: knob "${k.name}" must be a string, got ${JSON.stringify(v)}`);
+      if (k.choices && !k.choices.includes(v))
+        throw new Error(`${task}: knob "${k.name}" must be one of ${k.choices.join(', ')}; got "${v}"`);
     }
     out[k.name] = v;
   }
@@ -38,7 +46,8 @@ export function resolveDifficulty(task: string, knobs: KnobSpec[], partial: Part
 }
 
 export function checkSeed(task: string, seed: number): void {
-  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw new Error(`${task}: seed must be an integer, got ${String(seed)}`);
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed))
+    throw new Error(`${task}: seed must be an integer, got ${String(seed)}`);
 }
 
 /** The one place a family's random stream comes from: same (task, seed) gives the same stream everywhere. */
@@ -72,13 +81,18 @@ export function isIntArray(v: unknown, lo = -Infinity, hi = Infinity): v is numb
  * Checks the fields every instance has, then the family's `data` via `checkData` (which returns
  * an error message or null). Throws an Error naming what is wrong.
  */
-export function parseInstanceWith(task: string, value: unknown, checkData: (data: unknown, inst: TaskInstance) => string | null): TaskInstance {
+export function parseInstanceWith(
+  task: string,
+  value: unknown,
+  checkData: (data: unknown, inst: TaskInstance) => string | null,
+): TaskInstance {
   if (!isRecord(value)) throw new Error('instance must be a JSON object');
   if (value.task !== task) throw new Error(`instance is for task ${JSON.stringify(value.task)}, not "${task}"`);
   if (!Number.isSafeInteger(value.seed)) throw new Error('instance.seed must be an integer');
   if (!isRecord(value.difficulty)) throw new Error('instance.difficulty must be an object');
   for (const [k, v] of Object.entries(value.difficulty)) {
-    if (typeof v !== 'number' && typeof v !== 'string') throw new Error(`instance.difficulty.${k} must be a number or string`);
+    if (typeof v !== 'number' && typeof v !== 'string')
+      throw new Error(`instance.difficulty.${k} must be a number or string`);
   }
   for (const f of ['prompt', 'reference', 'answer'] as const) {
     if (typeof value[f] !== 'string') throw new Error(`instance.${f} must be a string`);

@@ -47,17 +47,25 @@ describe('noisy verifier', () => {
     const a = new NoisyVerifier(arithmetic, { pFn: 0.5, pFp: 0.5, seed: 3 });
     const b = new NoisyVerifier(arithmetic, { pFn: 0.5, pFp: 0.5, seed: 3 });
     const keyed = Array.from({ length: 200 }, (_, i) => a.verify(inst, right, undefined, `step1:${i}`).flipped);
-    expect(Array.from({ length: 200 }, (_, i) => b.verify(inst, right, undefined, `step1:${i}`).flipped)).toEqual(keyed);
+    expect(Array.from({ length: 200 }, (_, i) => b.verify(inst, right, undefined, `step1:${i}`).flipped)).toEqual(
+      keyed,
+    );
     const c = new NoisyVerifier(arithmetic, { pFn: 0.5, pFp: 0.5, seed: 3 });
     for (let i = 0; i < 10; i++) c.verify(inst, right);
     const resumed = new NoisyVerifier(arithmetic, c.config, c.getState());
-    expect(Array.from({ length: 50 }, () => resumed.verify(inst, right).flipped)).toEqual(Array.from({ length: 50 }, () => c.verify(inst, right).flipped));
+    expect(Array.from({ length: 50 }, () => resumed.verify(inst, right).flipped)).toEqual(
+      Array.from({ length: 50 }, () => c.verify(inst, right).flipped),
+    );
   });
 
   it('rejects bad probabilities and says why in the reason', () => {
     expect(() => new NoisyVerifier(arithmetic, { pFn: 1.5, pFp: 0, seed: 1 })).toThrow(/pFn/);
     expect(() => new NoisyVerifier(arithmetic, { pFn: 0, pFp: Number.NaN, seed: 1 })).toThrow(/pFp/);
-    const v = applyNoise({ correct: true, components: { correctness: 1, format: 1 }, reason: 'correct' }, { pFn: 1, pFp: 0 }, 0.5);
+    const v = applyNoise(
+      { correct: true, components: { correctness: 1, format: 1 }, reason: 'correct' },
+      { pFn: 1, pFp: 0 },
+      0.5,
+    );
     expect(v.reason).toMatch(/false negative.*correct/);
     expect(v.components.format).toBe(1);
   });

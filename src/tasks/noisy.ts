@@ -22,7 +22,8 @@ export interface NoisyVerdict extends Verdict {
 }
 
 function checkProb(name: string, p: number): void {
-  if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`noisy verifier: ${name} must be a probability in [0, 1], got ${String(p)}`);
+  if (typeof p !== 'number' || !(p >= 0 && p <= 1))
+    throw new Error(`noisy verifier: ${name} must be a probability in [0, 1], got ${String(p)}`);
 }
 
 /** Applies the channel to one verdict given a uniform draw u in [0, 1). */

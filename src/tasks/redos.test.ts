@@ -6,14 +6,40 @@ import { backtrackingRisk, checkCustomAnswer, parseDataset } from './dataset.ts'
 import { makeCustomFamily } from './families/custom.ts';
 
 describe('regex patterns from datasets', () => {
-  it.each(['(a+)+b', '(a*)*', '(a|aa)+', '(?:a|ab)*c', '(\\d{1,3})+', '(a+){10}', '\\d*\\d*\\d*\\d*x', '((ab)*)*', '(.*a){12}'])('refuses %s', (p) => {
+  it.each([
+    '(a+)+b',
+    '(a*)*',
+    '(a|aa)+',
+    '(?:a|ab)*c',
+    '(\\d{1,3})+',
+    '(a+){10}',
+    '\\d*\\d*\\d*\\d*x',
+    '((ab)*)*',
+    '(.*a){12}',
+  ])('refuses %s', (p) => {
     expect(backtrackingRisk(p)).toMatch(/backtracking/);
-    const ds = parseDataset(`{"prompt":"p","answer":"x"}\n${JSON.stringify({ prompt: 'q', answer: 'aab', pattern: p })}\n`);
+    const ds = parseDataset(
+      `{"prompt":"p","answer":"x"}\n${JSON.stringify({ prompt: 'q', answer: 'aab', pattern: p })}\n`,
+    );
     expect(ds.errors).toEqual([{ line: 2, reason: expect.stringMatching(/^"pattern": .*backtracking/) }]);
     expect(checkCustomAnswer({ kind: 'regex' }, 'aab', p, 'a'.repeat(40)).correct).toBe(false);
   });
 
-  it.each(['4[0-9]', '[02468]', '\\d{1,3}(,\\d{3})*', '-?\\d+(\\.\\d+)?', '(yes|no)', '[a-z]+@[a-z]+\\.com', 'a|b', '(ab)+', '(?<n>\\d+)', '[(+*]+', '\\(+', '(a+)?', '\\d{4}-\\d{2}-\\d{2}'])('accepts %s', (p) => {
+  it.each([
+    '4[0-9]',
+    '[02468]',
+    '\\d{1,3}(,\\d{3})*',
+    '-?\\d+(\\.\\d+)?',
+    '(yes|no)',
+    '[a-z]+@[a-z]+\\.com',
+    'a|b',
+    '(ab)+',
+    '(?<n>\\d+)',
+    '[(+*]+',
+    '\\(+',
+    '(a+)?',
+    '\\d{4}-\\d{2}-\\d{2}',
+  ])('accepts %s', (p) => {
     expect(backtrackingRisk(p)).toBeNull();
   });
 
@@ -21,7 +47,9 @@ describe('regex patterns from datasets', () => {
   // not count) separates it from a slow machine.
   it('the worst accepted shapes answer within 250 ms on 200-character adversarial answers', () => {
     for (const p of ['\\d*\\d*\\d*x', '(a|b)', '(ab)+c', '.*a.*b.*c', '[a-z]+[a-z]+[a-z]+!']) {
-      const fam = makeCustomFamily(parseDataset(JSON.stringify({ prompt: 'p', answer: 'x', pattern: p })), { kind: 'regex' });
+      const fam = makeCustomFamily(parseDataset(JSON.stringify({ prompt: 'p', answer: 'x', pattern: p })), {
+        kind: 'regex',
+      });
       const inst = fam.generate(0);
       for (const body of ['1'.repeat(199), 'ab'.repeat(99), 'a'.repeat(199), 'ab'.repeat(50) + 'c'.repeat(99)]) {
         let ms = Infinity;

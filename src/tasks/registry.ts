@@ -20,7 +20,8 @@ export const taskIds: readonly string[] = taskFamilies.map((f) => f.id);
 let boundCustom: TaskFamily | null = null;
 
 export function bindCustomFamily(family: TaskFamily | null): void {
-  if (family && family.id !== 'custom') throw new Error(`bindCustomFamily: expected the custom family, got "${family.id}"`);
+  if (family && family.id !== 'custom')
+    throw new Error(`bindCustomFamily: expected the custom family, got "${family.id}"`);
   boundCustom = family;
 }
 

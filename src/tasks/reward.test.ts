@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { maxReward, overlongPenalty, shapeReward, targetLengthTerm } from './reward.ts';
 import type { Verdict } from './types.ts';
 
-const v = (correctness: number, format: number, partial?: number): Verdict => ({ correct: correctness === 1, components: { correctness, format, ...(partial === undefined ? {} : { partial }) }, reason: '' });
+const v = (correctness: number, format: number, partial?: number): Verdict => ({
+  correct: correctness === 1,
+  components: { correctness, format, ...(partial === undefined ? {} : { partial }) },
+  reason: '',
+});
 
 describe('shapeReward', () => {
   it('follows TinyZero by default: 1.0 right, 0.1 well-formed wrong, 0 without an answer', () => {
@@ -15,7 +19,11 @@ describe('shapeReward', () => {
     expect(maxReward()).toBeCloseTo(1, 12);
   });
   it('weights partial credit and reports weighted components that sum to the total', () => {
-    const s = shapeReward(v(0, 1, 0.5), { completionLength: 20, maxLength: 128, weights: { correctness: 0.6, format: 0.1, partial: 0.3 } });
+    const s = shapeReward(v(0, 1, 0.5), {
+      completionLength: 20,
+      maxLength: 128,
+      weights: { correctness: 0.6, format: 0.1, partial: 0.3 },
+    });
     expect(s.components).toEqual({ correctness: 0, format: 0.1, partial: 0.15, overlong: 0, length: 0 });
     expect(s.total).toBeCloseTo(0.25, 12);
     expect(s.raw).toEqual({ correctness: 0, format: 1, partial: 0.5 });
@@ -37,6 +45,8 @@ describe('shapeReward', () => {
     expect(targetLengthTerm(75, { target: 50, weight: 0.2 })).toBeCloseTo(-0.1, 12);
     expect(targetLengthTerm(500, { target: 50, weight: 0.2 })).toBeCloseTo(-0.2, 12);
     expect(targetLengthTerm(10, undefined)).toBe(0);
-    expect(shapeReward(v(1, 1), { completionLength: 25, maxLength: 100, targetLength: { target: 50, weight: 0.2 } }).total).toBeCloseTo(0.9, 12);
+    expect(
+      shapeReward(v(1, 1), { completionLength: 25, maxLength: 100, targetLength: { target: 50, weight: 0.2 } }).total,
+    ).toBeCloseTo(0.9, 12);
   });
 });

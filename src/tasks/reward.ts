@@ -87,7 +87,8 @@ export function shapeReward(verdict: Verdict, input: ShapeRewardInput): ShapedRe
     overlong: overlongPenalty(input.completionLength, input.maxLength, overlongCfg),
     length: targetLengthTerm(input.completionLength, input.targetLength),
   };
-  const total = components.correctness + components.format + components.partial + components.overlong + components.length;
+  const total =
+    components.correctness + components.format + components.partial + components.overlong + components.length;
   return { total, components, raw };
 }
 

@@ -9,7 +9,8 @@ import type { TaskFamily, TaskInstance, Verdict } from './types.ts';
 
 function adversarialStrings(inst: TaskInstance): string[] {
   const rng = new Rng(99);
-  const noise = (n: number, lo: number, hi: number) => Array.from({ length: n }, () => String.fromCharCode(rng.int(lo, hi))).join('');
+  const noise = (n: number, lo: number, hi: number) =>
+    Array.from({ length: n }, () => String.fromCharCode(rng.int(lo, hi))).join('');
   const big = '9'.repeat(100_000);
   const wrapA = (a: string) => `<think>x</think><answer>${a}</answer>`;
   const list = [
@@ -81,7 +82,11 @@ function checkVerdict(v: Verdict) {
 }
 
 const custom = makeCustomFamily(parseDataset('{"prompt":"2+2=","answer":"4","pattern":"[0-9]+"}\n'), { kind: 'regex' });
-const families: TaskFamily[] = [...taskFamilies.filter((f) => f.id !== 'custom'), custom, makeCustomFamily(parseDataset('{"prompt":"p","answer":"1.5"}'), { kind: 'numeric' })];
+const families: TaskFamily[] = [
+  ...taskFamilies.filter((f) => f.id !== 'custom'),
+  custom,
+  makeCustomFamily(parseDataset('{"prompt":"p","answer":"1.5"}'), { kind: 'numeric' }),
+];
 
 describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s never throws', (_name, f) => {
   it('on adversarial and random strings, each call under 50 ms', () => {
@@ -93,7 +98,10 @@ describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s never th
           const once = () => {
             const t0 = performance.now();
             v = verify(inst, s);
-            v = verify(inst, s, { sortMetric: 'kendall', format: { thinkTag: 'think', answerTag: 'answer', requireThink: false } });
+            v = verify(inst, s, {
+              sortMetric: 'kendall',
+              format: { thinkTag: 'think', answerTag: 'answer', requireThink: false },
+            });
             return (performance.now() - t0) / 2;
           };
           // Best of three, so a GC pause or a busy core does not count as a slow verifier.

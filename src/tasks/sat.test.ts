@@ -40,7 +40,10 @@ describe('sat', () => {
         const inst = sat.generate(seed, shape);
         const d = data(inst);
         const k = inst.difficulty.k as number;
-        const m = (inst.difficulty.ratio as number) > 0 ? Math.round((inst.difficulty.ratio as number) * d.n) : (inst.difficulty.m as number);
+        const m =
+          (inst.difficulty.ratio as number) > 0
+            ? Math.round((inst.difficulty.ratio as number) * d.n)
+            : (inst.difficulty.m as number);
         expect(d.clauses.length).toBe(m);
         for (const c of d.clauses) {
           expect(c.length).toBe(k);
@@ -97,7 +100,16 @@ describe('sat', () => {
       prompt: '',
       reference: '',
       answer: '',
-      data: { n: 5, clauses: [[1, 2, 3], [4, 5, 1], [-2, 4, -5], [1, -3, 5]], planted: '11111' } satisfies SatData,
+      data: {
+        n: 5,
+        clauses: [
+          [1, 2, 3],
+          [4, 5, 1],
+          [-2, 4, -5],
+          [1, -3, 5],
+        ],
+        planted: '11111',
+      } satisfies SatData,
     };
     const v = sat.verify(inst, wrap('01001'));
     expect(v.reason).toBe('clause 3 unsatisfied: (¬x2 ∨ x4 ∨ ¬x5)');

@@ -44,7 +44,15 @@ describe('sort', () => {
   });
 
   it('accepts any order among equal keys, rejects missing, extra and repeated items', () => {
-    const inst: TaskInstance = { task: 'sort', seed: 0, difficulty: {}, prompt: '', reference: '', answer: '', data: { key: 'len', items: ['cat', 'ox', 'dog', 'tree'], sorted: ['ox', 'cat', 'dog', 'tree'] } };
+    const inst: TaskInstance = {
+      task: 'sort',
+      seed: 0,
+      difficulty: {},
+      prompt: '',
+      reference: '',
+      answer: '',
+      data: { key: 'len', items: ['cat', 'ox', 'dog', 'tree'], sorted: ['ox', 'cat', 'dog', 'tree'] },
+    };
     expect(sort.verify(inst, wrap('ox dog cat tree')).correct).toBe(true);
     expect(sort.verify(inst, wrap('ox, cat, dog, tree')).correct).toBe(true);
     expect(sort.verify(inst, wrap('ox cat tree')).reason).toBe('missing dog');

@@ -32,7 +32,8 @@ function countSolutions(grid: number[], size: number, limit: number): number {
 }
 
 const data = (i: TaskInstance) => i.data as SudokuData;
-const grid = (cells: number[], size: number) => Array.from({ length: size }, (_, r) => cells.slice(r * size, (r + 1) * size).join('')).join('/');
+const grid = (cells: number[], size: number) =>
+  Array.from({ length: size }, (_, r) => cells.slice(r * size, (r + 1) * size).join('')).join('/');
 const wrap = (a: string) => `<think>x</think><answer>${a}</answer>`;
 
 describe('sudoku', () => {

@@ -35,11 +35,19 @@ export function judge(
       };
     }
     const r = check(parsed.answer, parsed);
-    const components = { correctness: r.correct ? 1 : 0, format, ...(r.partial === undefined ? {} : { partial: clamp01(r.partial) }) };
+    const components = {
+      correctness: r.correct ? 1 : 0,
+      format,
+      ...(r.partial === undefined ? {} : { partial: clamp01(r.partial) }),
+    };
     return { correct: r.correct, components, reason: withFormat(r.reason, parsed) };
   } catch (err) {
     // A verifier bug must cost the rollout its reward, not crash the training run.
-    return { correct: false, components: { correctness: 0, format: 0 }, reason: `verifier error: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      correct: false,
+      components: { correctness: 0, format: 0 },
+      reason: `verifier error: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }
 

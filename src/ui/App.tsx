@@ -112,7 +112,13 @@ export function App() {
           <RecordingBar />
           <LessonBanner />
           <Tabs views={views} />
-          <section id={`view-${view}`} role="tabpanel" aria-labelledby={`tab-${view}`} className="view" data-testid={`view-${view}`}>
+          <section
+            id={`view-${view}`}
+            role="tabpanel"
+            aria-labelledby={`tab-${view}`}
+            className="view"
+            data-testid={`view-${view}`}
+          >
             <ErrorBoundary where={`the ${view} view`} key={view}>
               <Suspense fallback={<p className="muted">Loading…</p>}>
                 <CurrentView view={view} bench={bench} />

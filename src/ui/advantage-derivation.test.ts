@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { RolloutRecord } from '../../workers/protocol.ts';
 import { deriveAdvantage } from './advantage-derivation.ts';
 
-const rec = (group: number, index: number, reward: number, advantage = 0): RolloutRecord => ({ group, index, reward, correct: reward === 1, advantage }) as unknown as RolloutRecord;
+const rec = (group: number, index: number, reward: number, advantage = 0): RolloutRecord =>
+  ({ group, index, reward, correct: reward === 1, advantage }) as unknown as RolloutRecord;
 const grpo = { advantage_estimator: 'grpo', scale_rewards: 'group', positive_weight: 1, negative_weight: 1 } as const;
 
 describe('the token panel derives the advantage from its group', () => {
-  it('GRPO: (r − mean) / (std + 1e-4) with the group\'s numbers, in float64 by hand', () => {
+  it("GRPO: (r − mean) / (std + 1e-4) with the group's numbers, in float64 by hand", () => {
     const step = [rec(0, 0, 1), rec(0, 1, 0), rec(0, 2, 0), rec(0, 3, 1), rec(1, 0, 0.5), rec(1, 1, 0.5)];
     const std = Math.sqrt((4 * 0.25) / 3);
     const expected = 0.5 / (std + 1e-4);
@@ -36,11 +37,22 @@ describe('the token panel derives the advantage from its group', () => {
     expect(b.value).toBeCloseTo(0.5 / (bstd + 1e-4), 12);
   });
   it('REINFORCE++ (baseline): r − group mean, whitened over every completion token of the step, as the trainer did', () => {
-    const withTokens = (r: RolloutRecord, n: number, truncated = false) => ({ ...r, tokens: new Array(n).fill(1), truncated }) as RolloutRecord;
-    const step = [withTokens(rec(0, 0, 1), 3), withTokens(rec(0, 1, 0), 5), withTokens(rec(1, 0, 1), 2), withTokens(rec(1, 1, 0.5), 4, true)];
-    const s = { ...grpo, advantage_estimator: 'reinforce_plus_plus_baseline', mask_truncated_completions: true } as const;
+    const withTokens = (r: RolloutRecord, n: number, truncated = false) =>
+      ({ ...r, tokens: new Array(n).fill(1), truncated }) as RolloutRecord;
+    const step = [
+      withTokens(rec(0, 0, 1), 3),
+      withTokens(rec(0, 1, 0), 5),
+      withTokens(rec(1, 0, 1), 2),
+      withTokens(rec(1, 1, 0.5), 4, true),
+    ];
+    const s = {
+      ...grpo,
+      advantage_estimator: 'reinforce_plus_plus_baseline',
+      mask_truncated_completions: true,
+    } as const;
     // By hand: centred values 0.5, -0.5, 0.25, -0.25 over 3, 5, 2 and 0 counted tokens.
-    const x = [0.5, -0.5, 0.25], n = [3, 5, 2];
+    const x = [0.5, -0.5, 0.25],
+      n = [3, 5, 2];
     const count = 10;
     const mean = x.reduce((a, v, i) => a + v * n[i]!, 0) / count;
     const variance = (x.reduce((a, v, i) => a + n[i]! * (v - mean) ** 2, 0) / count) * (count / (count - 1));

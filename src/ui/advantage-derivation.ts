@@ -57,13 +57,16 @@ export function deriveAdvantage(
   const group = groups[gi]!;
   const self = group.findIndex((r) => r.index === rec.index);
   const rewards = group.map((r) => r.reward);
-  const reinforcePP = s.advantage_estimator === 'reinforce_plus_plus' || s.advantage_estimator === 'reinforce_plus_plus_baseline';
+  const reinforcePP =
+    s.advantage_estimator === 'reinforce_plus_plus' || s.advantage_estimator === 'reinforce_plus_plus_baseline';
   const all = computeAdvantages(
     groups.map((g) => g.map((r) => r.reward)),
     groups.map((g) => g.map((r) => r.correct)),
     s,
     // The tokens each completion counts for the loss, as the trainer passes them (only REINFORCE++ whitens over them).
-    reinforcePP ? groups.map((g) => g.map((r) => (s.mask_truncated_completions && r.truncated ? 0 : r.tokens.length))) : undefined,
+    reinforcePP
+      ? groups.map((g) => g.map((r) => (s.mask_truncated_completions && r.truncated ? 0 : r.tokens.length)))
+      : undefined,
   );
   const value = all[gi]![self]!;
   const n = rewards.length;
@@ -71,7 +74,13 @@ export function deriveAdvantage(
   const mean = sum / n;
   const std = stdOf(rewards);
   const r = rewards[self]!;
-  const divisor = reinforcePP ? null : s.scale_rewards === 'group' ? { kind: 'group' as const, std } : s.scale_rewards === 'batch' ? { kind: 'batch' as const, std: stdOf(groups.flat().map((x) => x.reward)) } : null;
+  const divisor = reinforcePP
+    ? null
+    : s.scale_rewards === 'group'
+      ? { kind: 'group' as const, std }
+      : s.scale_rewards === 'batch'
+        ? { kind: 'batch' as const, std: stdOf(groups.flat().map((x) => x.reward)) }
+        : null;
   let formula: string;
   let substituted: string;
   if (reinforcePP) {
@@ -97,8 +106,14 @@ export function deriveAdvantage(
     const under = divisor ? ` / (${divisor.kind === 'group' ? 'std of the group' : 'std of the batch'} + 0.0001)` : '';
     const underNum = divisor ? ` / (${f(divisor.std)} + 0.0001)` : '';
     const raw = value;
-    const weight = raw > 0 && s.positive_weight !== 1 ? ` × positive_weight ${f(s.positive_weight)}` : raw < 0 && s.negative_weight !== 1 ? ` × negative_weight ${f(s.negative_weight)}` : '';
-    const weightSym = s.positive_weight !== 1 || s.negative_weight !== 1 ? ' × (positive_weight if > 0, negative_weight if < 0)' : '';
+    const weight =
+      raw > 0 && s.positive_weight !== 1
+        ? ` × positive_weight ${f(s.positive_weight)}`
+        : raw < 0 && s.negative_weight !== 1
+          ? ` × negative_weight ${f(s.negative_weight)}`
+          : '';
+    const weightSym =
+      s.positive_weight !== 1 || s.negative_weight !== 1 ? ' × (positive_weight if > 0, negative_weight if < 0)' : '';
     formula = `A = ${top}${under}${weightSym}   (advantage_estimator ${s.advantage_estimator}, scale_rewards ${s.scale_rewards})`;
     substituted = `A = ${topNum}${underNum}${weight} = ${value.toFixed(4)}`;
   }

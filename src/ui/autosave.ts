@@ -41,7 +41,9 @@ export function sendSaveTarget(): Promise<void> {
   const id = runId;
   if (!c || !id || !getState().run.config) return Promise.resolve();
   const setup = getState().setup;
-  return c.call((a) => a.saveTo({ runId: id, tabId: thisTab(), setup, experiment: setupKey(setup) }, notices().autosaveEvery)).catch(() => undefined);
+  return c
+    .call((a) => a.saveTo({ runId: id, tabId: thisTab(), setup, experiment: setupKey(setup) }, notices().autosaveEvery))
+    .catch(() => undefined);
 }
 
 /**
@@ -75,7 +77,9 @@ export function savedByWorker(e: { runId: string; step: number; savedAt: string;
 /** A save failed: autosave is off (the worker saves no more by itself) until Save now succeeds. */
 export function saveFailed(e: unknown): void {
   const last = getState().autosave;
-  setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${last ? ` (step ${last.step})` : ''}. Download a checkpoint to keep the weights.` });
+  setNotices({
+    autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${last ? ` (step ${last.step})` : ''}. Download a checkpoint to keep the weights.`,
+  });
 }
 
 /** Pruning lists every record: once per run and then at most this often (ms), not after every step's save. */

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { searchToSetup } from './url-state.ts';
-import { adapterLine, buildReport, DEFAULT_BENCH_STEPS, median, summarise, webgpuOverWasm, type BackendRun } from './bench-report.ts';
+import {
+  adapterLine,
+  buildReport,
+  DEFAULT_BENCH_STEPS,
+  median,
+  summarise,
+  webgpuOverWasm,
+  type BackendRun,
+} from './bench-report.ts';
 import { modelPresets } from '../model/config.ts';
 
 const run = (kind: 'wasm' | 'webgpu', secs: number[]): BackendRun => ({
@@ -51,13 +59,21 @@ describe('device benchmark report', () => {
       warmupSteps: 1,
       measuredSteps: 2,
     };
-    const r = buildReport({ ...base, runs: { wasm: run('wasm', [0.2, 0.4]) }, skipped: { webgpu: 'WebGPU is unavailable: no adapter' } });
+    const r = buildReport({
+      ...base,
+      runs: { wasm: run('wasm', [0.2, 0.4]) },
+      skipped: { webgpu: 'WebGPU is unavailable: no adapter' },
+    });
     expect(r.batch.rows).toBe(8);
     expect(r.wasm).toMatchObject({ median_step_seconds: 0.3, steps_per_second: 3.333 });
     expect(r.webgpu).toEqual({ skipped: 'WebGPU is unavailable: no adapter' });
     expect(r.webgpu_over_wasm).toBeNull();
     expect(JSON.parse(JSON.stringify(r))).toEqual(r);
-    const both = buildReport({ ...base, runs: { wasm: run('wasm', [0.2]), webgpu: run('webgpu', [0.1]) }, skipped: {} });
+    const both = buildReport({
+      ...base,
+      runs: { wasm: run('wasm', [0.2]), webgpu: run('webgpu', [0.1]) },
+      skipped: {},
+    });
     expect(both.webgpu_over_wasm).toBe(2);
   });
 
@@ -70,10 +86,18 @@ describe('device benchmark report', () => {
   });
 
   it('names the adapter, marking software ones', () => {
-    expect(adapterLine({ vendor: 'google', architecture: 'swiftshader', device: '', description: 'SwiftShader Device (Subzero)', software: true })).toBe(
-      'google swiftshader (SwiftShader Device (Subzero)), a software adapter',
-    );
-    expect(adapterLine({ vendor: 'nvidia', architecture: 'ampere', device: '', description: '', software: false })).toBe('nvidia ampere');
+    expect(
+      adapterLine({
+        vendor: 'google',
+        architecture: 'swiftshader',
+        device: '',
+        description: 'SwiftShader Device (Subzero)',
+        software: true,
+      }),
+    ).toBe('google swiftshader (SwiftShader Device (Subzero)), a software adapter');
+    expect(
+      adapterLine({ vendor: 'nvidia', architecture: 'ampere', device: '', description: '', software: false }),
+    ).toBe('nvidia ampere');
   });
 });
 

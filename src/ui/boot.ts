@@ -62,8 +62,14 @@ async function bootSteps(): Promise<void> {
     const q = [setupToSearch(s.setup, selectedManifest(s)), run ? `run=${encodeURIComponent(run)}` : '', viewerPlace(s)]
       .filter(Boolean)
       .join('&');
-    if (q !== location.search.replace(/^\?/, '')) history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
-    if (s.setup.draft !== prev.setup.draft || s.setup.checkpoint !== prev.setup.checkpoint || s.setup.model !== prev.setup.model) scheduleSync();
+    if (q !== location.search.replace(/^\?/, ''))
+      history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
+    if (
+      s.setup.draft !== prev.setup.draft ||
+      s.setup.checkpoint !== prev.setup.checkpoint ||
+      s.setup.model !== prev.setup.model
+    )
+      scheduleSync();
   });
   await loadCheckpointIndex();
   setState({ booted: true });
@@ -80,7 +86,9 @@ async function bootSteps(): Promise<void> {
   try {
     runs = await listRuns();
   } catch (e) {
-    setNotices({ autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.` });
+    setNotices({
+      autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.`,
+    });
     return;
   }
   // This tab's own run (a reload): restored without asking. The address bar is the newest statement
@@ -92,7 +100,8 @@ async function bootSteps(): Promise<void> {
       if (saved) {
         const shown = shownStep(own);
         await restoreSaved(saved, parsed.hasExperiment ? parsed.setup : saved.setup);
-        if (getState().run.config) setNotices({ restored: restoredNote(saved.snapshot.trainer.step, saved.snapshot.savedAt, shown) });
+        if (getState().run.config)
+          setNotices({ restored: restoredNote(saved.snapshot.trainer.step, saved.snapshot.savedAt, shown) });
         return;
       }
     } else becomeNewTab(); // a duplicated tab: the original has this run open
@@ -103,7 +112,15 @@ async function bootSteps(): Promise<void> {
 
 async function offers(runs: RunMeta[], experiment: string, hasExperiment: boolean): Promise<SavedOffer[]> {
   const open = await openRuns();
-  return runs.map((r) => ({ runId: r.runId, kind: 'other', task: r.task, step: r.step, savedAt: r.savedAt, openElsewhere: open.has(r.runId), sameExperiment: hasExperiment && r.experiment === experiment }));
+  return runs.map((r) => ({
+    runId: r.runId,
+    kind: 'other',
+    task: r.task,
+    step: r.step,
+    savedAt: r.savedAt,
+    openElsewhere: open.has(r.runId),
+    sameExperiment: hasExperiment && r.experiment === experiment,
+  }));
 }
 
 /** Debug and test hook: the page's state and the worker's rollout records (e2e/app.spec.mjs reads these). */

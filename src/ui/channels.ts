@@ -15,13 +15,55 @@ export interface ChannelSpec {
 }
 
 export const channels: ChannelSpec[] = [
-  { id: 'advantage', label: 'Advantage', value: (r) => r.advantage, kind: 'diverging', legend: 'green: reinforced (A > 0) · red: pushed down (A < 0)' },
-  { id: 'logp', label: 'Log-prob (current policy)', value: (r, i) => r.newLogp[i] ?? null, kind: 'logp', legend: 'darker: less likely under the current policy' },
-  { id: 'ratio', label: 'Ratio π/π_old', value: (r, i) => r.ratio[i] ?? null, kind: 'ratio', legend: 'orange: ratio > 1 · blue: ratio < 1' },
-  { id: 'clipped', label: 'Clipped (low/high)', value: (r, i) => r.clipped[i] ?? null, kind: 'category', legend: 'blue: clipped at 1 − ε (A < 0) · orange: clipped at 1 + ε_high (A > 0)' },
-  { id: 'entropy', label: 'Entropy', value: (r, i) => r.entropy[i] ?? null, kind: 'sequential', legend: 'darker: higher entropy (the policy was unsure)' },
-  { id: 'kl', label: 'KL to reference', value: (r, i) => r.kl[i] ?? null, kind: 'sequential', legend: 'darker: further from the reference policy' },
-  { id: 'loss', label: 'Loss contribution', value: (r, i) => r.lossContribution[i] ?? null, kind: 'diverging', legend: 'green: lowers the loss when made likelier · red: the opposite' },
+  {
+    id: 'advantage',
+    label: 'Advantage',
+    value: (r) => r.advantage,
+    kind: 'diverging',
+    legend: 'green: reinforced (A > 0) · red: pushed down (A < 0)',
+  },
+  {
+    id: 'logp',
+    label: 'Log-prob (current policy)',
+    value: (r, i) => r.newLogp[i] ?? null,
+    kind: 'logp',
+    legend: 'darker: less likely under the current policy',
+  },
+  {
+    id: 'ratio',
+    label: 'Ratio π/π_old',
+    value: (r, i) => r.ratio[i] ?? null,
+    kind: 'ratio',
+    legend: 'orange: ratio > 1 · blue: ratio < 1',
+  },
+  {
+    id: 'clipped',
+    label: 'Clipped (low/high)',
+    value: (r, i) => r.clipped[i] ?? null,
+    kind: 'category',
+    legend: 'blue: clipped at 1 − ε (A < 0) · orange: clipped at 1 + ε_high (A > 0)',
+  },
+  {
+    id: 'entropy',
+    label: 'Entropy',
+    value: (r, i) => r.entropy[i] ?? null,
+    kind: 'sequential',
+    legend: 'darker: higher entropy (the policy was unsure)',
+  },
+  {
+    id: 'kl',
+    label: 'KL to reference',
+    value: (r, i) => r.kl[i] ?? null,
+    kind: 'sequential',
+    legend: 'darker: further from the reference policy',
+  },
+  {
+    id: 'loss',
+    label: 'Loss contribution',
+    value: (r, i) => r.lossContribution[i] ?? null,
+    kind: 'diverging',
+    legend: 'green: lowers the loss when made likelier · red: the opposite',
+  },
 ];
 
 export function channelSpec(id: Channel): ChannelSpec {
@@ -78,4 +120,9 @@ export function tokenLabel(text: string): string {
   return text;
 }
 
-export const num = (v: number | null | undefined, digits = 4) => (typeof v === 'number' && Number.isFinite(v) ? (v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toFixed(digits)) : '—');
+export const num = (v: number | null | undefined, digits = 4) =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v !== 0 && Math.abs(v) < 1e-3
+      ? v.toExponential(3)
+      : v.toFixed(digits)
+    : '—';

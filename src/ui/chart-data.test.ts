@@ -16,7 +16,14 @@ describe('chart data', () => {
   });
 
   it('builds rows with smoothed and raw columns', () => {
-    const r = chartRows([{ step: 1, reward: 1 }, { step: 2, reward: 0 }], ['reward'], 0);
+    const r = chartRows(
+      [
+        { step: 1, reward: 1 },
+        { step: 2, reward: 0 },
+      ],
+      ['reward'],
+      0,
+    );
     expect(r).toEqual([
       { step: 1, reward: 1, 'reward~raw': 1 },
       { step: 2, reward: 0, 'reward~raw': 0 },
@@ -46,7 +53,10 @@ describe('chart data', () => {
   });
 
   it('leaves short histories alone', () => {
-    const rows = [{ step: 0, x: 1 }, { step: 1, x: 2 }];
+    const rows = [
+      { step: 0, x: 1 },
+      { step: 1, x: 2 },
+    ];
     expect(compactHistory(rows, 10)).toBe(rows);
   });
 });

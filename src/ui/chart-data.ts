@@ -41,7 +41,12 @@ export function downsample(rows: Row[], max: number): Row[] {
 
 /** Rows for the given metric keys: `key` smoothed, `key~raw` as measured. A row's step is its metrics' step (updates done: the first update is step 1). */
 export function chartRows(metrics: Record<string, number>[], keys: string[], smoothing: number, max = 300): Row[] {
-  const cols = keys.map((k) => smooth(metrics.map((m) => (typeof m[k] === 'number' ? m[k]! : null)), smoothing));
+  const cols = keys.map((k) =>
+    smooth(
+      metrics.map((m) => (typeof m[k] === 'number' ? m[k]! : null)),
+      smoothing,
+    ),
+  );
   const rows: Row[] = metrics.map((m, i) => {
     const r: Row = { step: m.step ?? i + 1 };
     keys.forEach((k, j) => {
@@ -62,7 +67,10 @@ export const HISTORY_MAX_ROWS = 4000;
  * `merged_steps` counting the steps it stands for). The recent half always stays at full resolution,
  * and each compaction shrinks the history to about 3/4 of `max`, so the cost is amortised.
  */
-export function compactHistory<T extends Record<string, unknown> & { step: number }>(rows: T[], max = HISTORY_MAX_ROWS): T[] {
+export function compactHistory<T extends Record<string, unknown> & { step: number }>(
+  rows: T[],
+  max = HISTORY_MAX_ROWS,
+): T[] {
   if (rows.length <= max) return rows;
   const keepFull = Math.floor(max / 2);
   const old = rows.slice(0, rows.length - keepFull);
@@ -79,7 +87,8 @@ export function compactHistory<T extends Record<string, unknown> & { step: numbe
       const x = a[k];
       const y = b[k];
       if (k === 'step') continue;
-      if (typeof x === 'number' && typeof y === 'number' && Number.isFinite(x) && Number.isFinite(y)) row[k] = (x * weight(a) + y * weight(b)) / (weight(a) + weight(b));
+      if (typeof x === 'number' && typeof y === 'number' && Number.isFinite(x) && Number.isFinite(y))
+        row[k] = (x * weight(a) + y * weight(b)) / (weight(a) + weight(b));
     }
     row.merged_steps = weight(a) + weight(b);
     merged.push(row as T);
@@ -101,7 +110,12 @@ export interface Series {
 }
 
 /** A value as the charts print it: 4 decimals, or exponent notation for very large or small values. */
-export const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 1000 || (Math.abs(v) < 0.001 && v !== 0) ? v.toExponential(3) : v.toFixed(4)) : String(v));
+export const fmt = (v: unknown) =>
+  typeof v === 'number'
+    ? Math.abs(v) >= 1000 || (Math.abs(v) < 0.001 && v !== 0)
+      ? v.toExponential(3)
+      : v.toFixed(4)
+    : String(v);
 
 /**
  * The y range when none is given: the data's, widened when it is (nearly) flat, so the axis does not
@@ -139,7 +153,6 @@ export function latestSummary(metrics: Record<string, number>[], series: Series[
   return `latest (step ${last.step ?? metrics.length}): ${parts.join(', ') || 'no value'}`;
 }
 
-
 /**
  * One line's value at the latest step of the metrics (the store's, the rows the header, the CSV and the
  * token panel read): `drawn` is the value the plot draws there (smoothed as chartRows smooths, or the
@@ -160,7 +173,10 @@ export function latestValue(metrics: Record<string, number>[], key: string, smoo
   const measured = last[key];
   if (!finite(measured)) return { step, missing: metrics.some((m) => finite(m[key])) ? 'no value here' : 'not logged' };
   if (smoothing <= 0) return { step, drawn: measured, measured, smoothed: false };
-  const drawn = smooth(metrics.map((m) => (finite(m[key]) ? m[key]! : null)), smoothing).at(-1);
+  const drawn = smooth(
+    metrics.map((m) => (finite(m[key]) ? m[key]! : null)),
+    smoothing,
+  ).at(-1);
   return { step, drawn: drawn ?? measured, measured, smoothed: true };
 }
 

@@ -134,7 +134,9 @@ export function sharpeningWarning(
   if (evals.length < 2) return null;
   const first = evals[0]!;
   const last = evals[evals.length - 1]!;
-  const ks = Object.keys(last.pass_at_k).map(Number).filter((k) => k > 1 && first.pass_at_k[String(k)] !== undefined);
+  const ks = Object.keys(last.pass_at_k)
+    .map(Number)
+    .filter((k) => k > 1 && first.pass_at_k[String(k)] !== undefined);
   if (!ks.length) return null;
   const k = String(Math.max(...ks));
   const [a1, b1] = [first.pass_at_k['1'], last.pass_at_k['1']];

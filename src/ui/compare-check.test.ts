@@ -3,9 +3,17 @@ import { checkOverrides, passAt1StdErr, passAt1Verdict } from './compare-check.t
 
 describe("Compare: B's overrides checked as typed", () => {
   it('accepts valid overrides and builds the patch', () => {
-    const r = checkOverrides({ loss_type: 'dr_grpo' }, 'epsilon_high=0.28, learning_rate=0.0002\nreward_weights.format=0.2');
+    const r = checkOverrides(
+      { loss_type: 'dr_grpo' },
+      'epsilon_high=0.28, learning_rate=0.0002\nreward_weights.format=0.2',
+    );
     expect(r.errors).toEqual([]);
-    expect(r.patch).toMatchObject({ loss_type: 'dr_grpo', epsilon_high: 0.28, learning_rate: 0.0002, reward_weights: { format: 0.2 } });
+    expect(r.patch).toMatchObject({
+      loss_type: 'dr_grpo',
+      epsilon_high: 0.28,
+      learning_rate: 0.0002,
+      reward_weights: { format: 0.2 },
+    });
   });
 
   it('reports every error at once, each naming its field or line', () => {
@@ -31,7 +39,9 @@ describe('Compare: the held-out pass@1 verdict', () => {
     expect(passAt1StdErr(a)).toBeCloseTo(Math.sqrt(0.25 / 128), 12);
     const big = passAt1Verdict(a, { ...a, label: 'B', passAt1: 0.7 });
     expect(big.significant).toBe(true);
-    expect(big.text).toMatch(/^B did better on held-out pass@1 at step 20: 70\.0% vs 50\.0% \(\+20\.0 points\), more than twice the noise \(standard error of the difference 6\.0 points/);
+    expect(big.text).toMatch(
+      /^B did better on held-out pass@1 at step 20: 70\.0% vs 50\.0% \(\+20\.0 points\), more than twice the noise \(standard error of the difference 6\.0 points/,
+    );
     const small = passAt1Verdict({ ...a, passAt1: 0.55 }, { ...a, label: 'B', passAt1: 0.5 });
     expect(small.significant).toBe(false);
     expect(small.text).toMatch(/^A did better .* \(\+5\.0 points\), but that is within the noise/);

@@ -94,17 +94,28 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
  * "B did better on held-out pass@1: 0.62 vs 0.50 (+12.0 points), more than twice the noise (standard
  * error of the difference 4.1 points)", or that the difference is within the noise.
  */
-export function passAt1Verdict(a: HeldOut, b: HeldOut): { text: string; significant: boolean; diff: number; se: number } {
+export function passAt1Verdict(
+  a: HeldOut,
+  b: HeldOut,
+): { text: string; significant: boolean; diff: number; se: number } {
   const diff = b.passAt1 - a.passAt1;
   const se = Math.hypot(passAt1StdErr(a), passAt1StdErr(b));
   const significant = Math.abs(diff) > 2 * se;
   const at = a.step === b.step ? `at step ${a.step}` : `at steps ${a.step} and ${b.step}`;
   const noise = `standard error of the difference ${(100 * se).toFixed(1)} points (binomial, ${a.prompts}×${a.n} and ${b.prompts}×${b.n} samples)`;
-  if (Math.abs(diff) < 1e-12) return { text: `A and B tie on held-out pass@1 ${at}: ${pct(a.passAt1)} each; ${noise}.`, significant: false, diff, se };
+  if (Math.abs(diff) < 1e-12)
+    return {
+      text: `A and B tie on held-out pass@1 ${at}: ${pct(a.passAt1)} each; ${noise}.`,
+      significant: false,
+      diff,
+      se,
+    };
   const [win, lose] = diff > 0 ? [b, a] : [a, b];
   const head = `${win.label} did better on held-out pass@1 ${at}: ${pct(win.passAt1)} vs ${pct(lose.passAt1)} (+${(100 * Math.abs(diff)).toFixed(1)} points)`;
   return {
-    text: significant ? `${head}, more than twice the noise (${noise}).` : `${head}, but that is within the noise (${noise}): run more steps or more eval_prompts to tell them apart.`,
+    text: significant
+      ? `${head}, more than twice the noise (${noise}).`
+      : `${head}, but that is within the noise (${noise}): run more steps or more eval_prompts to tell them apart.`,
     significant,
     diff,
     se,

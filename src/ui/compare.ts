@@ -54,7 +54,8 @@ function onEvents(id: SideId, events: SessionEvent[]): void {
     if (side) recordPace(side.metrics, side.config, side.parameters, side.backend, compareSides().length);
   }
   const c = getState().compare;
-  if (c.running && compareSides(c).every((x) => finished(x.state) || x.state === 'recorded')) patch('compare', { running: false });
+  if (c.running && compareSides(c).every((x) => finished(x.state) || x.state === 'recorded'))
+    patch('compare', { running: false });
 }
 
 /** B's overrides over the setup with preset B, every error at once (what the panel shows as they are typed). */
@@ -74,8 +75,19 @@ export function comparePatches(): { a: Record<string, unknown>; b: Record<string
 /** Held-out pass@1 of a side: its on-demand measurement, else its latest periodic evaluation after step 0. */
 export function heldOutOf(side: CompareSide): HeldOut | null {
   const c = side.config;
-  const last = side.evals.filter((e) => e.step > 0 && e.pass_at_k['1'] !== undefined).sort((x, y) => y.step - x.step)[0];
-  const fromEval = c && last ? { label: side.label.split(':')[0]!, passAt1: last.pass_at_k['1']!, prompts: c.eval_prompts, n: heldOutSamples(c), step: last.step } : null;
+  const last = side.evals
+    .filter((e) => e.step > 0 && e.pass_at_k['1'] !== undefined)
+    .sort((x, y) => y.step - x.step)[0];
+  const fromEval =
+    c && last
+      ? {
+          label: side.label.split(':')[0]!,
+          passAt1: last.pass_at_k['1']!,
+          prompts: c.eval_prompts,
+          n: heldOutSamples(c),
+          step: last.step,
+        }
+      : null;
   const h = side.heldOut;
   if (h && (!fromEval || h.step >= fromEval.step)) return { label: side.label.split(':')[0]!, ...h };
   return fromEval;
@@ -103,7 +115,9 @@ export async function evaluateBoth(): Promise<void> {
         try {
           await c.call((api) => api.pause());
           const curve = await c.call((api) => api.evaluatePassAtK({ n: ON_DEMAND_N }));
-          updateSide(id, () => ({ heldOut: { passAt1: curve.current['1'] ?? 0, prompts: curve.prompts, n: curve.n, step: curve.step } }));
+          updateSide(id, () => ({
+            heldOut: { passAt1: curve.current['1'] ?? 0, prompts: curve.prompts, n: curve.n, step: curve.step },
+          }));
         } catch (e) {
           updateSide(id, () => ({ error: `held-out evaluation failed: ${(e as Error).message}` }));
         }
@@ -118,7 +132,9 @@ export async function evaluateBoth(): Promise<void> {
 export function configDiffAll(configs: RunConfig[]): string[][] {
   const first = configs[0];
   if (!first) return [];
-  return configFields.filter((k) => configs.some((c) => JSON.stringify(c[k]) !== JSON.stringify(first[k]))).map((k) => [k, ...configs.map((c) => JSON.stringify(c[k]))]);
+  return configFields
+    .filter((k) => configs.some((c) => JSON.stringify(c[k]) !== JSON.stringify(first[k])))
+    .map((k) => [k, ...configs.map((c) => JSON.stringify(c[k]))]);
 }
 
 export function configDiff(a: RunConfig, b: RunConfig): [string, string, string][] {
@@ -149,15 +165,38 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
       return (e as Error).message;
     }
   });
-  const fresh = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'loading', step: 0, error: null });
+  const fresh = (label: string): CompareSide => ({
+    label,
+    config: null,
+    metrics: [],
+    evals: [],
+    state: 'loading',
+    step: 0,
+    error: null,
+  });
   const recorded = s.compare.c?.state === 'recorded' ? s.compare.c : null;
-  patch('compare', { running: true, diff: [], overSeeds: null, a: fresh(runs[0]?.label ?? 'A'), b: fresh(runs[1]?.label ?? 'B'), c: runs[2] ? fresh(runs[2].label) : recorded });
+  patch('compare', {
+    running: true,
+    diff: [],
+    overSeeds: null,
+    a: fresh(runs[0]?.label ?? 'A'),
+    b: fresh(runs[1]?.label ?? 'B'),
+    c: runs[2] ? fresh(runs[2].label) : recorded,
+  });
   if (ids.length < 2) {
-    patch('compare', { running: false, b: { ...getState().compare.b, state: 'error', error: 'Compare needs two configs' } });
+    patch('compare', {
+      running: false,
+      b: { ...getState().compare.b, state: 'error', error: 'Compare needs two configs' },
+    });
     return;
   }
   if (invalid.some(Boolean)) {
-    ids.forEach((id, i) => updateSide(id, () => ({ state: invalid[i] ? 'error' : 'idle', error: invalid[i] ? `not started: ${invalid[i]}` : null })));
+    ids.forEach((id, i) =>
+      updateSide(id, () => ({
+        state: invalid[i] ? 'error' : 'idle',
+        error: invalid[i] ? `not started: ${invalid[i]}` : null,
+      })),
+    );
     patch('compare', { running: false });
     return;
   }
@@ -173,8 +212,19 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
       clients[id] = c;
       try {
         const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
-        const r = await c.call((api) => api.init({ config: runs[i]!.patch as Partial<RunConfig>, appDefaults, checkpoint: checkpointSource(), backend: s.setup.backend, stepBudget: steps, threads, ...(dataset ? { dataset } : {}) }));
-        if (gen === generation) updateSide(id, () => ({ config: r.config, parameters: r.model.parameters, backend: r.backend.kind }));
+        const r = await c.call((api) =>
+          api.init({
+            config: runs[i]!.patch as Partial<RunConfig>,
+            appDefaults,
+            checkpoint: checkpointSource(),
+            backend: s.setup.backend,
+            stepBudget: steps,
+            threads,
+            ...(dataset ? { dataset } : {}),
+          }),
+        );
+        if (gen === generation)
+          updateSide(id, () => ({ config: r.config, parameters: r.model.parameters, backend: r.backend.kind }));
         return r.config;
       } catch (e) {
         if (gen === generation) updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
@@ -188,8 +238,19 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
     return;
   }
   const third = getState().compare.c;
-  patch('compare', { diff: configDiffAll([...(results as RunConfig[]), ...(third?.state === 'recorded' && third.config ? [third.config] : [])]) });
-  await Promise.all(ids.map((id) => clients[id]?.call((api) => api.start()).catch((e: unknown) => updateSide(id, () => ({ state: 'error', error: (e as Error).message })))));
+  patch('compare', {
+    diff: configDiffAll([
+      ...(results as RunConfig[]),
+      ...(third?.state === 'recorded' && third.config ? [third.config] : []),
+    ]),
+  });
+  await Promise.all(
+    ids.map((id) =>
+      clients[id]
+        ?.call((api) => api.start())
+        .catch((e: unknown) => updateSide(id, () => ({ state: 'error', error: (e as Error).message }))),
+    ),
+  );
 }
 
 export async function startCompare(): Promise<void> {
@@ -234,7 +295,11 @@ export function stopCompare(keepMetrics = false): void {
   patch('compare', { running: false });
   if (!keepMetrics) {
     const c = getState().compare;
-    patch('compare', { a: { ...c.a, state: 'idle' }, b: { ...c.b, state: 'idle' }, c: c.c ? { ...c.c, state: c.c.state === 'recorded' ? 'recorded' : 'idle' } : null });
+    patch('compare', {
+      a: { ...c.a, state: 'idle' },
+      b: { ...c.b, state: 'idle' },
+      c: c.c ? { ...c.c, state: c.c.state === 'recorded' ? 'recorded' : 'idle' } : null,
+    });
   }
 }
 
@@ -243,10 +308,18 @@ export function compareEstimate(s = getState()): string | null {
   const c = s.compare;
   const sides = c.c ? [c.a, c.b, c.c] : [c.a, c.b];
   if (c.running && sides.every((x) => x.config)) {
-    const left = secondsLeft(sides.map((x) => ({ step: x.step, budget: c.steps, stepsPerMinute: x.stepsPerMinute ?? 0 })));
+    const left = secondsLeft(
+      sides.map((x) => ({ step: x.step, budget: c.steps, stepsPerMinute: x.stepsPerMinute ?? 0 })),
+    );
     if (left !== null) return `${aboutMinutes(left)} left on this device (measured from their steps)`;
     const pace = forBackend(s);
-    if (pace && sides.every((x) => x.parameters)) return `${aboutMinutes(trainingSeconds(pace, sides.map((x) => ({ config: x.config!, parameters: x.parameters!, steps: Math.max(0, c.steps - x.step) }))))} left on this device`;
+    if (pace && sides.every((x) => x.parameters))
+      return `${aboutMinutes(
+        trainingSeconds(
+          pace,
+          sides.map((x) => ({ config: x.config!, parameters: x.parameters!, steps: Math.max(0, c.steps - x.step) })),
+        ),
+      )} left on this device`;
     return UNKNOWN_TIME;
   }
   const pace = forBackend(s);
@@ -254,10 +327,13 @@ export function compareEstimate(s = getState()): string | null {
   if (!pace || !manifest) return `${c.steps} steps each: ${UNKNOWN_TIME}`;
   try {
     const { a, b } = comparePatches();
-    const runs = [a, b].map((p) => ({ config: resolveOrThrow({ manifest, appDefaults, layers: [{ source: { kind: 'edited' }, values: p }] }), parameters: manifest.parameters, steps: c.steps }));
+    const runs = [a, b].map((p) => ({
+      config: resolveOrThrow({ manifest, appDefaults, layers: [{ source: { kind: 'edited' }, values: p }] }),
+      parameters: manifest.parameters,
+      steps: c.steps,
+    }));
     return `${c.steps} steps each: ${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
   } catch {
     return null;
   }
 }
-

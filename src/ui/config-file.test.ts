@@ -6,12 +6,48 @@ import { capNotes, guardSearch, MAX_SEARCH_CHARS } from './url-guard.ts';
 
 describe('parseConfigFile', () => {
   it('turns a valid file (the rlvr train --config format, plus an optional preset) into a draft', () => {
-    const d = parseConfigFile(JSON.stringify({ preset: 'dapo', task: 'countdown', learning_rate: 0.0005, reward_weights: { format: 0.2 }, delta: null, difficulty: { count: 3 } }), 'run.json');
+    const d = parseConfigFile(
+      JSON.stringify({
+        preset: 'dapo',
+        task: 'countdown',
+        learning_rate: 0.0005,
+        reward_weights: { format: 0.2 },
+        delta: null,
+        difficulty: { count: 3 },
+      }),
+      'run.json',
+    );
     // eval_prompts and eval_samples, which the app starts at its own values, are pinned to the file's (the library defaults here).
     // Every value from the file is marked as the saved config's (the form says "saved config" beside it).
     const saved = 'saved config';
-    expect(d).toEqual({ task: 'countdown', presetId: 'dapo', edits: { eval_prompts: '32', eval_samples: '0', learning_rate: '0.0005', 'reward_weights.format': '0.2', delta: '' }, knobs: { count: '3' }, origins: { task: saved, eval_prompts: saved, eval_samples: saved, learning_rate: saved, 'reward_weights.format': saved, delta: saved, 'difficulty.count': saved } });
-    expect(parseConfigFile('\ufeff{}')).toEqual({ task: 'sat', presetId: 'grpo', edits: { eval_prompts: '32', eval_samples: '0' }, knobs: {}, origins: { task: saved, eval_prompts: saved, eval_samples: saved } });
+    expect(d).toEqual({
+      task: 'countdown',
+      presetId: 'dapo',
+      edits: {
+        eval_prompts: '32',
+        eval_samples: '0',
+        learning_rate: '0.0005',
+        'reward_weights.format': '0.2',
+        delta: '',
+      },
+      knobs: { count: '3' },
+      origins: {
+        task: saved,
+        eval_prompts: saved,
+        eval_samples: saved,
+        learning_rate: saved,
+        'reward_weights.format': saved,
+        delta: saved,
+        'difficulty.count': saved,
+      },
+    });
+    expect(parseConfigFile('\ufeff{}')).toEqual({
+      task: 'sat',
+      presetId: 'grpo',
+      edits: { eval_prompts: '32', eval_samples: '0' },
+      knobs: {},
+      origins: { task: saved, eval_prompts: saved, eval_samples: saved },
+    });
     expect(parseConfigFile('{"eval_prompts": 8}').edits).toEqual({ eval_prompts: '8', eval_samples: '0' });
     // A value valid only over the preset's own values (DAPO's epsilon_high 0.28) is accepted with it.
     expect(parseConfigFile(JSON.stringify({ preset: 'dapo', epsilon: 0.25 })).edits.epsilon).toBe('0.25');
@@ -42,20 +78,30 @@ describe('parseConfigFile', () => {
 
   it('refuses a file over the size cap before parsing it', () => {
     const huge = `{"seed": 1, "pad": "${'x'.repeat(IMPORT_LIMITS.config)}"}`;
-    expect(() => parseConfigFile(huge, 'huge.json')).toThrow(/huge\.json is 256 KB; a config file may be at most 256 KB/);
+    expect(() => parseConfigFile(huge, 'huge.json')).toThrow(
+      /huge\.json is 256 KB; a config file may be at most 256 KB/,
+    );
   });
 });
 
 describe('import size caps', () => {
   it('name the file, its size and the cap', () => {
     expect(() => checkImportSize('checkpoint', 'model.safetensors', 200 * 1024 * 1024)).toThrow(ImportTooLarge);
-    expect(() => checkImportSize('checkpoint', 'model.safetensors', 200 * 1024 * 1024)).toThrow('model.safetensors is 200 MB; a checkpoint weights may be at most 128 MB, so it was not read');
+    expect(() => checkImportSize('checkpoint', 'model.safetensors', 200 * 1024 * 1024)).toThrow(
+      'model.safetensors is 200 MB; a checkpoint weights may be at most 128 MB, so it was not read',
+    );
     expect(() => checkImportSize('manifest', 'manifest.json', 2 * 1024 * 1024)).toThrow(/manifest\.json is 2\.0 MB/);
     expect(() => checkImportSize('checkpoint', 'ok.safetensors', 1000)).not.toThrow();
   });
 
   it('a dataset file is refused over the cap without being read, and streamed under it', async () => {
-    const fake = { name: 'big.jsonl', size: IMPORT_LIMITS.dataset + 1, stream: () => { throw new Error('must not be read'); } } as unknown as Blob & { name: string };
+    const fake = {
+      name: 'big.jsonl',
+      size: IMPORT_LIMITS.dataset + 1,
+      stream: () => {
+        throw new Error('must not be read');
+      },
+    } as unknown as Blob & { name: string };
     await expect(readDatasetFile(fake)).rejects.toThrow(/big\.jsonl is 100 MB; a dataset may be at most 100 MB/);
     const file = new Blob(['{"prompt":"1+1=","answer":"2"}\nnot json\n', '{"prompt":"2+2=","answer":4}\n']);
     const ds = await readDatasetFile(file);

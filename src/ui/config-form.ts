@@ -3,11 +3,24 @@
  * parsed, and validation that collects every error (not just the first) keyed by field path.
  * Pure TypeScript (unit-tested in config-form.test.ts).
  */
-import { configFields, defaultConfig, fieldTable, type FieldDecl, type FieldGroup, type RunConfig } from '../rl/config.ts';
+import {
+  configFields,
+  defaultConfig,
+  fieldTable,
+  type FieldDecl,
+  type FieldGroup,
+  type RunConfig,
+} from '../rl/config.ts';
 import { contextOverflow, fittingLevels, noLevelFits } from '../rl/context-fit.ts';
 import { getPreset } from '../rl/presets.ts';
 import type { Manifest } from '../model/checkpoint.ts';
-import { resolveConfig, type ConfigInputs, type ConfigLayer, type ResolvedConfig, type Source } from '../rl/resolve-config.ts';
+import {
+  resolveConfig,
+  type ConfigInputs,
+  type ConfigLayer,
+  type ResolvedConfig,
+  type Source,
+} from '../rl/resolve-config.ts';
 import { getTaskFamily, taskFamilies } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
 
@@ -33,7 +46,9 @@ export interface FieldSpec {
 export function trlNote(d: FieldDecl): string | undefined {
   if (!d.trl) return undefined;
   const same = "Same name and meaning as TRL's GRPOConfig";
-  return d.trlDefault === undefined ? same : `${same}, but TRL's default is ${String(d.trlDefault)} and this playground's ${String(d.default)}`;
+  return d.trlDefault === undefined
+    ? same
+    : `${same}, but TRL's default is ${String(d.trlDefault)} and this playground's ${String(d.default)}`;
 }
 
 /** The form's fields, in the table's order (src/rl/config-fields.ts); fields with their own controls are left out. */
@@ -41,7 +56,15 @@ export const fieldSpecs: FieldSpec[] = configFields.flatMap((k): FieldSpec[] => 
   const d: FieldDecl = fieldTable[k];
   if (d.ownControl) return [];
   const common = { group: d.group, help: d.help, paper: d.paper, trl: d.trl, restart: d.restart, trlNote: trlNote(d) };
-  if (d.kind === 'weights') return Object.entries(d.parts).map(([part, p]) => ({ ...common, path: `${k}.${part}`, kind: 'num', help: p.help, paper: p.paper, trl: p.trl }));
+  if (d.kind === 'weights')
+    return Object.entries(d.parts).map(([part, p]) => ({
+      ...common,
+      path: `${k}.${part}`,
+      kind: 'num',
+      help: p.help,
+      paper: p.paper,
+      trl: p.trl,
+    }));
   // The task and its difficulty have their own controls (the task picker and its knobs).
   if (d.kind === 'record' || k === 'task') return [];
   if (d.kind === 'str') return [{ ...common, path: k, kind: 'text' }];
@@ -78,11 +101,24 @@ export const appDefaults: Partial<RunConfig> = { eval_prompts: 160, eval_samples
  * The value a field has before the person's edits, as the one resolver (src/rl/resolve-config.ts)
  * gives it: defaults ← app defaults ← the checkpoint's recipe ← preset.
  */
-export function baseValue(path: string, presetId: string, manifest: Manifest | null = null, task = defaultConfig.task): unknown {
+export function baseValue(
+  path: string,
+  presetId: string,
+  manifest: Manifest | null = null,
+  task = defaultConfig.task,
+): unknown {
   const key = JSON.stringify([presetId, task, manifest?.name ?? null]);
   let base = baseMemo.get(key);
   if (!base || base.manifest !== manifest) {
-    base = { manifest, config: resolveConfig({ manifest, appDefaults, preset: presetId, layers: [{ source: { kind: 'edited' }, values: { task } }] }).config };
+    base = {
+      manifest,
+      config: resolveConfig({
+        manifest,
+        appDefaults,
+        preset: presetId,
+        layers: [{ source: { kind: 'edited' }, values: { task } }],
+      }).config,
+    };
     if (baseMemo.size > 50) baseMemo.clear();
     baseMemo.set(key, base);
   }
@@ -151,7 +187,13 @@ export interface SetupDraft {
 }
 
 const originSource = (o: EditOrigin | undefined): Source =>
-  o === 'link' ? { kind: 'link' } : o === 'saved config' ? { kind: 'saved config' } : o?.startsWith('lesson:') ? { kind: 'lesson', lesson: o.slice('lesson:'.length) } : { kind: 'edited' };
+  o === 'link'
+    ? { kind: 'link' }
+    : o === 'saved config'
+      ? { kind: 'saved config' }
+      : o?.startsWith('lesson:')
+        ? { kind: 'lesson', lesson: o.slice('lesson:'.length) }
+        : { kind: 'edited' };
 
 /** Sets `path` (a field or `weights.part`) in a sparse patch. */
 function setPath(patch: Record<string, unknown>, path: string, v: unknown): void {
@@ -168,7 +210,9 @@ export function draftLayers(d: SetupDraft): ConfigLayer[] {
   const by = new Map<EditOrigin | undefined, Record<string, unknown>>([
     ['link', {}],
     ['saved config', {}],
-    ...[...new Set(Object.values(d.origins ?? {}))].filter((o) => o.startsWith('lesson:')).map((o): [EditOrigin, Record<string, unknown>] => [o, {}]),
+    ...[...new Set(Object.values(d.origins ?? {}))]
+      .filter((o) => o.startsWith('lesson:'))
+      .map((o): [EditOrigin, Record<string, unknown>] => [o, {}]),
     [undefined, {}],
   ]);
   const at = (path: string) => by.get(d.origins?.[path])!;
@@ -184,7 +228,9 @@ export function draftLayers(d: SetupDraft): ConfigLayer[] {
     const layer = at(`difficulty.${k}`);
     layer.difficulty = { ...((layer.difficulty as object) ?? {}), [k]: family ? parseKnob(family, k, raw) : raw };
   }
-  return [...by.entries()].filter(([, v]) => Object.keys(v).length).map(([o, values]) => ({ source: originSource(o), values }));
+  return [...by.entries()]
+    .filter(([, v]) => Object.keys(v).length)
+    .map(([o, values]) => ({ source: originSource(o), values }));
 }
 
 /** The resolver's inputs for the draft over a checkpoint: defaults ← app defaults ← recipe ← preset ← link or saved config ← edits. */
@@ -216,7 +262,12 @@ export function draftPatch(d: SetupDraft): Record<string, unknown> {
 function flatten(patch: Record<string, unknown>, layers: ConfigLayer[]): Record<string, unknown> {
   for (const layer of layers) {
     for (const [k, v] of Object.entries(layer.values)) {
-      if ((k === 'difficulty' || fieldTable[k as keyof RunConfig]?.kind === 'weights') && typeof v === 'object' && v !== null) patch[k] = { ...((patch[k] as object) ?? {}), ...v };
+      if (
+        (k === 'difficulty' || fieldTable[k as keyof RunConfig]?.kind === 'weights') &&
+        typeof v === 'object' &&
+        v !== null
+      )
+        patch[k] = { ...((patch[k] as object) ?? {}), ...v };
       else patch[k] = v;
     }
   }
@@ -240,19 +291,30 @@ function withoutDifficulty(values: Record<string, unknown>): Record<string, unkn
  * Every error in the draft, keyed by field path (`difficulty.<knob>` for knobs). `measured` is the
  * difficulty the checkpoint was measured at (the knobs' starting values).
  */
-export function validateDraft(d: SetupDraft, measured: Record<string, number | string> = {}, contextLength?: number): { config: RunConfig | null; errors: Record<string, string> } {
+export function validateDraft(
+  d: SetupDraft,
+  measured: Record<string, number | string> = {},
+  contextLength?: number,
+): { config: RunConfig | null; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   // Every field's error from the one resolver (src/rl/resolve-config.ts); the difficulty is checked
   // below over the checkpoint's measured difficulty.
-  const resolved = resolveConfig({ appDefaults, preset: d.presetId, layers: draftLayers(d).map((l) => ({ ...l, values: withoutDifficulty(l.values) })) });
-  for (const e of resolved.errors) if (e.field !== 'difficulty' && !e.field.startsWith('difficulty.')) errors[e.field] ??= e.message;
+  const resolved = resolveConfig({
+    appDefaults,
+    preset: d.presetId,
+    layers: draftLayers(d).map((l) => ({ ...l, values: withoutDifficulty(l.values) })),
+  });
+  for (const e of resolved.errors)
+    if (e.field !== 'difficulty' && !e.field.startsWith('difficulty.')) errors[e.field] ??= e.message;
   let config: RunConfig | null = resolved.config;
   const family = safeFamily(d.task);
   if (!family) errors.task = `unknown task "${d.task}"`;
   else {
     const knobs: Record<string, number | string> = {};
     for (const [k, raw] of Object.entries(d.knobs)) knobs[k] = parseKnob(family, k, raw);
-    const relevant = Object.fromEntries(Object.entries(measured).filter(([k]) => family.knobs.some((s) => s.name === k)));
+    const relevant = Object.fromEntries(
+      Object.entries(measured).filter(([k]) => family.knobs.some((s) => s.name === k)),
+    );
     const difficulty = { ...family.defaultDifficulty, ...relevant, ...knobs };
     if (config) config = { ...config, difficulty: { ...difficulty } };
     for (let guard = 0; guard < 20; guard++) {
@@ -286,12 +348,18 @@ export function validateDraft(d: SetupDraft, measured: Record<string, number | s
 const fitMemo = new Map<string, string | null>();
 
 /** Why the run would not fit the model's context (null: it fits), as the trainer would refuse it. */
-function contextFit(c: RunConfig, family: TaskFamily, difficulty: Record<string, number | string>, contextLength: number): string | null {
+function contextFit(
+  c: RunConfig,
+  family: TaskFamily,
+  difficulty: Record<string, number | string>,
+  contextLength: number,
+): string | null {
   const key = JSON.stringify([c.task, c.curriculum, c.hints, c.max_completion_length, difficulty, contextLength]);
   if (fitMemo.has(key)) return fitMemo.get(key)!;
   let why: string | null;
   try {
-    if (c.curriculum === 'ladder') why = fittingLevels(c, family.levels, contextLength).length ? null : noLevelFits(c, contextLength);
+    if (c.curriculum === 'ladder')
+      why = fittingLevels(c, family.levels, contextLength).length ? null : noLevelFits(c, contextLength);
     else why = contextOverflow(c, difficulty, contextLength);
   } catch (e) {
     why = (e as Error).message;
@@ -321,7 +389,10 @@ export function choosePreset(d: SetupDraft, presetId: string): PresetChange {
     if (spec && JSON.stringify(parseText(spec.kind, raw)) === JSON.stringify(base)) continue;
     edits[path] = raw;
     const [head, part] = path.split('.') as [string, string | undefined];
-    const setsIt = part === undefined ? head in own : typeof own[head] === 'object' && own[head] !== null && part in (own[head] as object);
+    const setsIt =
+      part === undefined
+        ? head in own
+        : typeof own[head] === 'object' && own[head] !== null && part in (own[head] as object);
     kept.push({ path, value: raw, preset: setsIt ? (base === null ? 'off' : String(base)) : undefined });
   }
   return { draft: { ...d, presetId, edits }, kept };

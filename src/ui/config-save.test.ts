@@ -5,8 +5,18 @@ import { ConfigSaveError, setupFileObject, setupFileText } from './config-save.t
 
 const drafts: SetupDraft[] = [
   { task: 'sat', presetId: 'grpo', edits: {}, knobs: {} },
-  { task: 'countdown', presetId: 'dapo', edits: { learning_rate: '0.0005', 'reward_weights.format': '0.2', delta: '', hints: true, loss_type: 'bnpo' }, knobs: { count: '3' } },
-  { task: 'arithmetic', presetId: 'gspo', edits: { eval_prompts: '8', num_generations: '4', top_k: '5' }, knobs: { digits: '2', ops: '+-' } },
+  {
+    task: 'countdown',
+    presetId: 'dapo',
+    edits: { learning_rate: '0.0005', 'reward_weights.format': '0.2', delta: '', hints: true, loss_type: 'bnpo' },
+    knobs: { count: '3' },
+  },
+  {
+    task: 'arithmetic',
+    presetId: 'gspo',
+    edits: { eval_prompts: '8', num_generations: '4', top_k: '5' },
+    knobs: { digits: '2', ops: '+-' },
+  },
 ];
 
 describe('Save config', () => {
@@ -18,7 +28,11 @@ describe('Save config', () => {
     expect(back.knobs).toEqual(d.knobs);
     // The app's own starting values are written out (so `rlvr train --config` runs what the page runs); nothing else is added.
     const added = Object.keys(back.edits).filter((k) => !(k in d.edits));
-    expect(added.sort()).toEqual(Object.keys(appDefaults).filter((k) => !(k in d.edits)).sort());
+    expect(added.sort()).toEqual(
+      Object.keys(appDefaults)
+        .filter((k) => !(k in d.edits))
+        .sort(),
+    );
     for (const [k, v] of Object.entries(d.edits)) expect(back.edits[k]).toEqual(v);
     const want = validateDraft(d).config;
     expect(want).not.toBeNull();
@@ -41,15 +55,26 @@ describe('Save config', () => {
   });
 
   it('refuses an invalid setup, naming every invalid field', () => {
-    const bad: SetupDraft = { task: 'sat', presetId: 'grpo', edits: { learning_rate: 'fast', num_generations: '1' }, knobs: {} };
+    const bad: SetupDraft = {
+      task: 'sat',
+      presetId: 'grpo',
+      edits: { learning_rate: 'fast', num_generations: '1' },
+      knobs: {},
+    };
     expect(() => setupFileText(bad)).toThrow(ConfigSaveError);
-    expect(() => setupFileText(bad)).toThrow(/these 2 settings.*learning_rate.*num_generations|these 2 settings.*num_generations.*learning_rate/);
+    expect(() => setupFileText(bad)).toThrow(
+      /these 2 settings.*learning_rate.*num_generations|these 2 settings.*num_generations.*learning_rate/,
+    );
   });
 });
 
 describe('Save config with your own data', () => {
   const d: SetupDraft = { task: 'custom', presetId: 'grpo', edits: {}, knobs: {} };
-  const small = { name: 'sums.jsonl', text: '{"prompt": "1+2=", "answer": "3"}\n', verifier: { kind: 'exact' as const } };
+  const small = {
+    name: 'sums.jsonl',
+    text: '{"prompt": "1+2=", "answer": "3"}\n',
+    verifier: { kind: 'exact' as const },
+  };
   // The page binds the custom family when a dataset is imported (dataset-import.ts); so does this test.
   beforeAll(async () => {
     const { loadTrainingDataset } = await import('../tasks/dataset-load.ts');
@@ -80,7 +105,14 @@ describe('Save config with your own data', () => {
   });
   it('refuses a dataset entry on another task, and a malformed one, naming the file', async () => {
     const { parseRunConfigFile } = await import('../rl/config-file.ts');
-    expect(() => parseRunConfigFile(JSON.stringify({ task: 'sat', dataset: small }), 'f.json')).toThrow('f.json: "dataset" is for the custom task, but the file\'s task is "sat"');
-    expect(() => parseRunConfigFile(JSON.stringify({ task: 'custom', dataset: { name: 'x.jsonl', verifier: { kind: 'fuzzy' } } }), 'f.json')).toThrow(/"dataset\.verifier\.kind" must be one of exact, numeric, regex/);
+    expect(() => parseRunConfigFile(JSON.stringify({ task: 'sat', dataset: small }), 'f.json')).toThrow(
+      'f.json: "dataset" is for the custom task, but the file\'s task is "sat"',
+    );
+    expect(() =>
+      parseRunConfigFile(
+        JSON.stringify({ task: 'custom', dataset: { name: 'x.jsonl', verifier: { kind: 'fuzzy' } } }),
+        'f.json',
+      ),
+    ).toThrow(/"dataset\.verifier\.kind" must be one of exact, numeric, regex/);
   });
 });

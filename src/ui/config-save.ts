@@ -5,7 +5,15 @@
  */
 import type { ConfigDataset } from '../rl/config-file.ts';
 import type { DatasetPayload } from '../tasks/dataset-load.ts';
-import { appDefaults, fieldSpec, parseKnob, parseText, safeFamily, validateDraft, type SetupDraft } from './config-form.ts';
+import {
+  appDefaults,
+  fieldSpec,
+  parseKnob,
+  parseText,
+  safeFamily,
+  validateDraft,
+  type SetupDraft,
+} from './config-form.ts';
 import { formatBytes, IMPORT_LIMITS } from './import-limits.ts';
 
 export class ConfigSaveError extends Error {}
@@ -29,29 +37,45 @@ export function configDataset(p: DatasetPayload): ConfigDataset {
 }
 
 /** The file's JSON object; throws ConfigSaveError naming the invalid fields (an invalid setup is not saved). A custom task's dataset goes with it (configDataset). */
-export function setupFileObject(d: SetupDraft, measured: Record<string, number | string> = {}, dataset: DatasetPayload | null = null): Record<string, unknown> {
+export function setupFileObject(
+  d: SetupDraft,
+  measured: Record<string, number | string> = {},
+  dataset: DatasetPayload | null = null,
+): Record<string, unknown> {
   const { errors } = validateDraft(d, measured);
   const bad = Object.entries(errors);
-  if (bad.length) throw new ConfigSaveError(`fix ${bad.length === 1 ? 'this setting' : `these ${bad.length} settings`} first: ${bad.map(([k, m]) => `${k}: ${m}`).join('; ')}`);
+  if (bad.length)
+    throw new ConfigSaveError(
+      `fix ${bad.length === 1 ? 'this setting' : `these ${bad.length} settings`} first: ${bad.map(([k, m]) => `${k}: ${m}`).join('; ')}`,
+    );
   const out: Record<string, unknown> = { preset: d.presetId, task: d.task };
   for (const [k, v] of Object.entries(appDefaults)) if (!(k in d.edits)) out[k] = v;
   for (const [path, raw] of Object.entries(d.edits)) {
     const spec = fieldSpec(path);
     const value = spec ? parseText(spec.kind, raw) : raw;
-    if (path.startsWith('reward_weights.')) out.reward_weights = { ...((out.reward_weights as object) ?? {}), [path.slice(15)]: value };
+    if (path.startsWith('reward_weights.'))
+      out.reward_weights = { ...((out.reward_weights as object) ?? {}), [path.slice(15)]: value };
     else out[path] = value;
   }
   const family = safeFamily(d.task);
   const knobs = Object.entries(d.knobs);
-  if (knobs.length) out.difficulty = Object.fromEntries(knobs.map(([k, raw]) => [k, family ? parseKnob(family, k, raw) : raw]));
+  if (knobs.length)
+    out.difficulty = Object.fromEntries(knobs.map(([k, raw]) => [k, family ? parseKnob(family, k, raw) : raw]));
   if (d.task === 'custom') {
-    if (!dataset) throw new ConfigSaveError('the setup trains on your own data, but no dataset is imported: import one on the Your data tab first');
+    if (!dataset)
+      throw new ConfigSaveError(
+        'the setup trains on your own data, but no dataset is imported: import one on the Your data tab first',
+      );
     out.dataset = configDataset(dataset);
   }
   return out;
 }
 
 /** The file's text (pretty-printed, one trailing newline). */
-export function setupFileText(d: SetupDraft, measured: Record<string, number | string> = {}, dataset: DatasetPayload | null = null): string {
+export function setupFileText(
+  d: SetupDraft,
+  measured: Record<string, number | string> = {},
+  dataset: DatasetPayload | null = null,
+): string {
   return JSON.stringify(setupFileObject(d, measured, dataset), null, 2) + '\n';
 }

@@ -52,7 +52,10 @@ function onEvents(events: SessionEvent[]): void {
       summaries = [...summaries.slice(-199), e.summary];
       histogram = e.histogram;
       const prev = notices().skipped;
-      if (e.skipped) setNotices({ skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 } });
+      if (e.skipped)
+        setNotices({
+          skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 },
+        });
       else if (prev) setNotices({ skipped: null });
     } else if (e.type === 'eval') {
       if (!evals.some((x) => x.step === e.point.step)) evals = [...evals, e.point];
@@ -62,22 +65,42 @@ function onEvents(events: SessionEvent[]): void {
       const progress = st.activity && st.activity === run.activity ? run.progress : null;
       // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
       if (st.state !== 'running') pauseAsked = false;
-      run = { ...run, state: st.state === 'running' && pauseAsked ? 'pausing' : st.state, step: st.step, stepBudget: st.stepBudget, stepsPerMinute: st.stepsPerMinute, lastStepSeconds: st.lastStepSeconds, activity: st.activity, rolloutSteps: st.rolloutSteps, progress };
+      run = {
+        ...run,
+        state: st.state === 'running' && pauseAsked ? 'pausing' : st.state,
+        step: st.step,
+        stepBudget: st.stepBudget,
+        stepsPerMinute: st.stepsPerMinute,
+        lastStepSeconds: st.lastStepSeconds,
+        activity: st.activity,
+        rolloutSteps: st.rolloutSteps,
+        progress,
+      };
     } else if (e.type === 'progress') {
       run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
       const pk = getState().passk;
-      if ((e.what === 'passk-base' || e.what === 'passk-current') && pk.running) patch('passk', { wait: passKWait(pk.wait ?? null, e.what, e.done, e.total, performance.now()) });
+      if ((e.what === 'passk-base' || e.what === 'passk-current') && pk.running)
+        patch('passk', { wait: passKWait(pk.wait ?? null, e.what, e.done, e.total, performance.now()) });
     } else if (e.type === 'saved') savedByWorker(e);
     else if (e.type === 'save-failed') saveFailed(Object.assign(new Error(e.message), { name: e.name }));
     else if (e.type === 'error') {
       if (e.code === 'non-finite') {
         const c = s.run.config;
-        setNotices({ nonFinite: { message: e.message, learningRate: c?.learning_rate ?? 0, maxGradNorm: c?.max_grad_norm ?? 0 } });
+        setNotices({
+          nonFinite: { message: e.message, learningRate: c?.learning_rate ?? 0, maxGradNorm: c?.max_grad_norm ?? 0 },
+        });
       } else if (e.code === 'device-lost') void fallbackToWasm(e.message);
       else error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
     }
   }
-  setState({ metrics: metrics === s.metrics ? metrics : compactHistory(metrics), evals, summaries, histogram, run, error });
+  setState({
+    metrics: metrics === s.metrics ? metrics : compactHistory(metrics),
+    evals,
+    summaries,
+    histogram,
+    run,
+    error,
+  });
   if (metrics !== s.metrics) recordPace(getState().metrics, run.config, run.model?.parameters, run.backend?.kind);
   // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
   const id = currentRunId();
@@ -108,7 +131,6 @@ connectWorker({ onEvents, onCrash });
 
 // ---- setup (queries in setup-state.ts) ----------------------------------------------------------
 
-
 /** Which base checkpoint the current run was built from (changing it needs a reset). */
 let runSourceKey: string | null = null;
 
@@ -121,7 +143,15 @@ function sourceKey(s = getState()): string {
 export function applyInit(r: InitResult): void {
   runSourceKey = sourceKey();
   setState((s) => ({
-    run: { ...s.run, backend: r.backend, model: r.model, config: r.config, step: r.step, initSeconds: r.initSeconds, stepBudget: s.setup.stepBudget },
+    run: {
+      ...s.run,
+      backend: r.backend,
+      model: r.model,
+      config: r.config,
+      step: r.step,
+      initSeconds: r.initSeconds,
+      stepBudget: s.setup.stepBudget,
+    },
     metrics: r.metrics,
     evals: r.evals,
     summaries: [],
@@ -182,7 +212,11 @@ export async function initRun(): Promise<boolean> {
     patch('run', { state: getState().run.config ? 'paused' : 'idle', activity: '' });
     const m = message(e);
     const checkpoint = /checkpoint|manifest|safetensors|tensor/i.test(m);
-    showError(checkpoint ? 'checkpoint' : 'init', checkpoint ? 'Could not load the checkpoint' : 'Could not start the run', m);
+    showError(
+      checkpoint ? 'checkpoint' : 'init',
+      checkpoint ? 'Could not load the checkpoint' : 'Could not start the run',
+      m,
+    );
     return false;
   }
 }
@@ -260,7 +294,15 @@ export async function warmStart(steps: number): Promise<void> {
   patch('warmStart', { running: true, result: null });
   try {
     const r = await client().call((a) => a.warmStart({ steps }));
-    patch('warmStart', { running: false, result: { steps, firstLoss: r.losses[0] ?? NaN, lastLoss: r.losses[r.losses.length - 1] ?? NaN, seconds: r.seconds } });
+    patch('warmStart', {
+      running: false,
+      result: {
+        steps,
+        firstLoss: r.losses[0] ?? NaN,
+        lastLoss: r.losses[r.losses.length - 1] ?? NaN,
+        seconds: r.seconds,
+      },
+    });
     setState({ evals: [] }); // the worker saves the warm-started run itself
   } catch (e) {
     patch('warmStart', { running: false, result: null });
@@ -287,14 +329,30 @@ export async function reset(): Promise<void> {
   setState((s) => ({
     ...initialRunSlices(),
     run: { ...initialRun, backend: s.run.backend },
-    savedRuns: kept && keptId ? [{ runId: keptId, kind: 'reset', task: s.run.config?.task ?? s.setup.draft.task, step: kept.step, savedAt: kept.at, openElsewhere: false, sameExperiment: true }] : [],
+    savedRuns:
+      kept && keptId
+        ? [
+            {
+              runId: keptId,
+              kind: 'reset',
+              task: s.run.config?.task ?? s.setup.draft.task,
+              step: kept.step,
+              savedAt: kept.at,
+              openElsewhere: false,
+              sameExperiment: true,
+            },
+          ]
+        : [],
     inspector: { ...s.inspector, step: null, data: null, open: null, token: null },
   }));
 }
 
 export async function setStepBudget(n: number): Promise<void> {
   updateSetup((s) => ({ ...s, stepBudget: n }));
-  if (hasRun()) await client().call((a) => a.setStepBudget(n)).catch(() => undefined);
+  if (hasRun())
+    await client()
+      .call((a) => a.setStepBudget(n))
+      .catch(() => undefined);
   patch('run', { stepBudget: n });
 }
 
@@ -322,7 +380,13 @@ async function syncLiveConfig(): Promise<void> {
   const blocked: string[] = [...edit.restart];
   if (runSourceKey && sourceKey(s) !== runSourceKey) blocked.push('base checkpoint');
   const live = edit.live;
-  let pending = blocked.length ? { field: blocked.join(', '), reason: 'takes effect in a new run (it changes the compiled graphs, the prompt stream or the model): press Reset, then Start' } : null;
+  let pending = blocked.length
+    ? {
+        field: blocked.join(', '),
+        reason:
+          'takes effect in a new run (it changes the compiled graphs, the prompt stream or the model): press Reset, then Start',
+      }
+    : null;
   let note: string | null = s.liveNote;
   if (live.length) {
     const p = Object.fromEntries(live.map((k) => [k, next[k]])) as Partial<RunConfig>;
@@ -331,7 +395,11 @@ async function syncLiveConfig(): Promise<void> {
       if (r.ok) {
         patch('run', { config: r.config });
         note = r.changed.length ? `applied live from step ${getState().run.step}: ${r.changed.join(', ')}` : note;
-      } else pending = { field: r.field, reason: r.reason.startsWith(`${r.field}: `) ? r.reason.slice(r.field.length + 2) : r.reason }; // shown as `field: reason`
+      } else
+        pending = {
+          field: r.field,
+          reason: r.reason.startsWith(`${r.field}: `) ? r.reason.slice(r.field.length + 2) : r.reason,
+        }; // shown as `field: reason`
     } catch (e) {
       pending = { field: live.join(', '), reason: message(e) };
     }
@@ -367,7 +435,16 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
   setState({ setup: { ...setup, backend }, savedRuns: [] });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
   try {
-    const r = await trackLoad(client().call((a) => a.init({ config: saved.snapshot.config, checkpoint: { kind: 'fresh', model: 'nano', seed: 0 }, backend, restore: saved.snapshot })));
+    const r = await trackLoad(
+      client().call((a) =>
+        a.init({
+          config: saved.snapshot.config,
+          checkpoint: { kind: 'fresh', model: 'nano', seed: 0 },
+          backend,
+          restore: saved.snapshot,
+        }),
+      ),
+    );
     applyLoaded(r);
     useDataset.setState({ inRun: saved.snapshot.dataset ?? null });
     setRunId(copy ? undefined : saved.runId);
@@ -394,10 +471,14 @@ async function fallbackToWasm(reason: string): Promise<void> {
   const saved = await ownSaved();
   if (saved) {
     await restoreSaved(saved, getState().setup);
-    setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.` });
+    setNotices({
+      fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.`,
+    });
   } else {
     await reset();
-    setNotices({ fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM; there was no autosave of this run, so it starts over.` });
+    setNotices({
+      fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM; there was no autosave of this run, so it starts over.`,
+    });
   }
 }
 
@@ -426,7 +507,11 @@ export async function restoreOffered(runId: string): Promise<void> {
   const saved = await loadRun(runId).catch(() => undefined);
   if (!saved) {
     dropOffer(runId);
-    showError('restore', 'Could not restore the saved run', new Error("it is no longer in this browser's storage (deleted from another tab?)"));
+    showError(
+      'restore',
+      'Could not restore the saved run',
+      new Error("it is no longer in this browser's storage (deleted from another tab?)"),
+    );
     return;
   }
   const mine = await holdRun(runId);
@@ -490,7 +575,8 @@ export async function runPassK(): Promise<void> {
     if (id) savePassK(id, curve);
   } catch (e) {
     // A crash has already put its message in the panel (onCrash); a cancel its own state.
-    if (ticket === passkTicket && getState().passk.running) patch('passk', { running: false, wait: null, error: message(e) });
+    if (ticket === passkTicket && getState().passk.running)
+      patch('passk', { running: false, wait: null, error: message(e) });
   }
 }
 
@@ -499,6 +585,7 @@ export function cancelPassK(): void {
   if (!getState().passk.running) return;
   passkTicket++;
   patch('passk', { running: false, wait: null, cancelled: true });
-  void liveClient()?.call((a) => a.cancelPassK()).catch(() => undefined);
+  void liveClient()
+    ?.call((a) => a.cancelPassK())
+    .catch(() => undefined);
 }
-

@@ -34,7 +34,13 @@ export interface DatasetState {
   inRun: DatasetPayload | null;
 }
 
-export const useDataset = create<DatasetState>()(() => ({ payload: null, summary: null, error: null, loading: false, inRun: null }));
+export const useDataset = create<DatasetState>()(() => ({
+  payload: null,
+  summary: null,
+  error: null,
+  loading: false,
+  inRun: null,
+}));
 
 function summarise(p: DatasetPayload): DatasetSummary {
   const { dataset, family } = loadTrainingDataset(p);
@@ -66,7 +72,10 @@ export async function importDatasetFile(file: File, verifier: DatasetPayload['ve
   } catch (e) {
     const why = e instanceof DatasetError || e instanceof Error ? e.message : String(e);
     const kept = useDataset.getState().payload;
-    useDataset.setState({ loading: false, error: `${why}. ${kept ? `Still using ${kept.name}.` : 'Nothing was loaded.'}` });
+    useDataset.setState({
+      loading: false,
+      error: `${why}. ${kept ? `Still using ${kept.name}.` : 'Nothing was loaded.'}`,
+    });
     return false;
   }
 }

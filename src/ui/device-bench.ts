@@ -33,7 +33,11 @@ export async function planWebGpu(forced: 'webgpu' | 'wasm' | null): Promise<WebG
   const a = probe.adapter;
   if (!a) return { adapter: null, run: false, note: `WebGPU is unavailable: ${probe.error ?? 'no adapter'}` };
   if (a.software && forced !== 'webgpu') {
-    return { adapter: a, run: false, note: 'the only WebGPU adapter is a software one, which says nothing about GPU speed; add ?backend=webgpu to the URL to measure it anyway' };
+    return {
+      adapter: a,
+      run: false,
+      note: 'the only WebGPU adapter is a software one, which says nothing about GPU speed; add ?backend=webgpu to the URL to measure it anyway',
+    };
   }
   return { adapter: a, run: true, note: null };
 }
@@ -46,16 +50,38 @@ export interface BackendResult {
 }
 
 /** Sets up `request` on `kind` in a new worker, runs the warm-up and `steps` measured steps. */
-export async function measureBackend(kind: BenchKind, request: InitRequest, steps: number, onProgress: (p: BenchProgress) => void): Promise<BackendResult> {
-  const client = new TrainerClient(`bench-${kind}`, () => undefined, () => undefined);
+export async function measureBackend(
+  kind: BenchKind,
+  request: InitRequest,
+  steps: number,
+  onProgress: (p: BenchProgress) => void,
+): Promise<BackendResult> {
+  const client = new TrainerClient(
+    `bench-${kind}`,
+    () => undefined,
+    () => undefined,
+  );
   try {
     onProgress({ kind, phase: 'loading', done: 0, total: steps });
     // No held-out evaluation inside the timed steps, no step budget, nothing restored.
-    const init = await client.call((a) => a.init({ config: { ...request.config, eval_every: 0 }, ...(request.appDefaults ? { appDefaults: request.appDefaults } : {}), ...(request.preset ? { preset: request.preset } : {}), checkpoint: request.checkpoint, backend: kind, stepBudget: 0 }));
+    const init = await client.call((a) =>
+      a.init({
+        config: { ...request.config, eval_every: 0 },
+        ...(request.appDefaults ? { appDefaults: request.appDefaults } : {}),
+        ...(request.preset ? { preset: request.preset } : {}),
+        checkpoint: request.checkpoint,
+        backend: kind,
+        stepBudget: 0,
+      }),
+    );
     const step = async (): Promise<StepTiming> => {
       const t0 = performance.now();
       const m = await client.call((a) => a.stepOnce());
-      return { seconds: (performance.now() - t0) / 1000, sampling: m['time/sampling'] ?? NaN, update: m['time/update'] ?? NaN };
+      return {
+        seconds: (performance.now() - t0) / 1000,
+        sampling: m['time/sampling'] ?? NaN,
+        update: m['time/update'] ?? NaN,
+      };
     };
     const warmup: StepTiming[] = [];
     for (let i = 0; i < WARMUP_STEPS; i++) {
@@ -69,7 +95,11 @@ export async function measureBackend(kind: BenchKind, request: InitRequest, step
     }
     onProgress({ kind, phase: 'measure', done: steps, total: steps });
     const adapter = kind === 'webgpu' ? await client.call((a) => a.adapterInUse()).catch(() => null) : null;
-    return { run: { kind, description: init.backend.description, threads: init.backend.threads, warmup, steps: measured }, init, adapter };
+    return {
+      run: { kind, description: init.backend.description, threads: init.backend.threads, warmup, steps: measured },
+      init,
+      adapter,
+    };
   } finally {
     client.terminate();
   }

@@ -24,7 +24,10 @@ describe('exports', () => {
   });
 
   it('JSONL: the same lines rlvr train writes (the base evaluation first, as step 0)', () => {
-    const objs = metricsJsonl(metrics, evals).trim().split('\n').map((l) => JSON.parse(l));
+    const objs = metricsJsonl(metrics, evals)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(objs[0]).toEqual({ step: 0, eval: { '1': 0.2, '8': 0.6 } });
     expect(objs[1]).toEqual({ step: 1, reward: 0.5, 'clip_ratio/low_mean': 0 });
     expect(objs[2]).toMatchObject({ step: 2, eval: { '1': 0.3 } });

@@ -20,17 +20,33 @@ export function metricsCsv(metrics: StepMetrics[], evals: EvalPoint[]): string {
   const quote = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = [[...cols, ...evalCols.map((k) => `eval/pass@${k}`)].map(quote).join(',')];
   const initial = evalAt.get(0);
-  if (initial) lines.push([...cols.map((c) => (c === 'step' ? '0' : '')), ...evalCols.map((k) => (initial[k] === undefined ? '' : String(initial[k])))].join(','));
+  if (initial)
+    lines.push(
+      [
+        ...cols.map((c) => (c === 'step' ? '0' : '')),
+        ...evalCols.map((k) => (initial[k] === undefined ? '' : String(initial[k]))),
+      ].join(','),
+    );
   for (const m of metrics) {
     const e = evalAt.get(m.step);
-    lines.push([...cols.map((c) => (m[c] === undefined ? '' : String(m[c]))), ...evalCols.map((k) => (e?.[k] === undefined ? '' : String(e[k])))].join(','));
+    lines.push(
+      [
+        ...cols.map((c) => (m[c] === undefined ? '' : String(m[c]))),
+        ...evalCols.map((k) => (e?.[k] === undefined ? '' : String(e[k]))),
+      ].join(','),
+    );
   }
   return lines.join('\n') + '\n';
 }
 
 /** One JSON object per step, the same shape `rlvr train` writes to metrics.jsonl (eval where measured). */
 export function metricsJsonl(metrics: StepMetrics[], evals: EvalPoint[]): string {
-  const evalAt = new Map(evals.map((e) => [e.step, { eval: e.pass_at_k, ...(e.pass1_se === undefined ? {} : { eval_pass1_se: e.pass1_se }) }]));
+  const evalAt = new Map(
+    evals.map((e) => [
+      e.step,
+      { eval: e.pass_at_k, ...(e.pass1_se === undefined ? {} : { eval_pass1_se: e.pass1_se }) },
+    ]),
+  );
   const lines: string[] = [];
   const initial = evalAt.get(0);
   if (initial) lines.push(JSON.stringify({ step: 0, ...initial }));

@@ -27,10 +27,15 @@ function madeByPython(): string | null {
     's.save_to_json(out + "/trainer_state.json")',
   ].join('\n');
   if (!python || !existsSync(python)) {
-    process.stderr.write(`\n${'!'.repeat(100)}\n!!  FILE KIND: Parquet and trainer_state.json cases SKIPPED: no Python from scripts/setup-python.sh\n${'!'.repeat(100)}\n`);
+    process.stderr.write(
+      `\n${'!'.repeat(100)}\n!!  FILE KIND: Parquet and trainer_state.json cases SKIPPED: no Python from scripts/setup-python.sh\n${'!'.repeat(100)}\n`,
+    );
     return null;
   }
-  const r = spawnSync(python, ['-c', script, tmp], { encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', OMP_NUM_THREADS: '1' } });
+  const r = spawnSync(python, ['-c', script, tmp], {
+    encoding: 'utf8',
+    env: { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', OMP_NUM_THREADS: '1' },
+  });
   if (r.status !== 0) throw new Error(`writing the fixtures failed: ${r.stderr.slice(-2000)}`);
   return tmp;
 }
@@ -39,7 +44,9 @@ const file = (path: string) => new File([readFileSync(path)], path.split('/').at
 
 describe('a file given to the wrong place is named for what it is', () => {
   it.skipIf(!made)('a Parquet file in Your data: Parquet, not "not UTF-8 … Latin-1"', async () => {
-    const err = await readUtf8File(file(join(tmp, 'completions_00001.parquet')), 'a dataset (JSON Lines text)').catch((e: Error) => e);
+    const err = await readUtf8File(file(join(tmp, 'completions_00001.parquet')), 'a dataset (JSON Lines text)').catch(
+      (e: Error) => e,
+    );
     expect(String(err)).toContain('completions_00001.parquet is a Parquet file');
     expect(String(err)).toContain('not a dataset (JSON Lines text)');
     expect(String(err)).toContain('Open a run folder…');
@@ -48,20 +55,30 @@ describe('a file given to the wrong place is named for what it is', () => {
 
   it.skipIf(!made)("TRL's trainer_state.json given as a config: named, not listed as unknown fields", async () => {
     const err = await readUtf8File(file(join(tmp, 'trainer_state.json')), 'a run config').catch((e: Error) => e);
-    expect(String(err)).toMatch(/trainer_state\.json is TRL's trainer_state\.json .*, not a run config: a TRL run folder .* opens with "Open a run folder…"/);
+    expect(String(err)).toMatch(
+      /trainer_state\.json is TRL's trainer_state\.json .*, not a run config: a TRL run folder .* opens with "Open a run folder…"/,
+    );
     expect(String(err)).not.toContain('unknown field');
   });
 
   it.skipIf(!made)('rlvr train --config trainer_state.json names the file too, with what to run instead', () => {
-    const r = spawnSync('node', ['scripts/rlvr.mjs', 'train', '--task', 'sat', '--config', join(tmp, 'trainer_state.json'), '--explain-config'], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync(
+      'node',
+      ['scripts/rlvr.mjs', 'train', '--task', 'sat', '--config', join(tmp, 'trainer_state.json'), '--explain-config'],
+      { cwd: root, encoding: 'utf8' },
+    );
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toMatch(/trainer_state\.json is TRL's trainer_state\.json .*, not a run config: its checkpoint folder imports with rlvr import --format hf DIR/);
+    expect(r.stderr).toMatch(
+      /trainer_state\.json is TRL's trainer_state\.json .*, not a run config: its checkpoint folder imports with rlvr import --format hf DIR/,
+    );
     expect(r.stderr).not.toContain('unknown field');
   });
 
   it('a run record (gzip) given as a dataset; a zip; text that is none of these reads as before', async () => {
     const rec = readFileSync(join(root, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz'));
-    expect(wrongFileMessage('run.rlvr.gz', rec, 'a dataset')).toMatch(/^run\.rlvr\.gz is a gzip file, not a dataset: a run record \(\.rlvr\.gz\) opens with "Open a recorded run…"/);
+    expect(wrongFileMessage('run.rlvr.gz', rec, 'a dataset')).toMatch(
+      /^run\.rlvr\.gz is a gzip file, not a dataset: a run record \(\.rlvr\.gz\) opens with "Open a recorded run…"/,
+    );
     expect(binaryKind(new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0]))?.what).toBe('a zip archive');
     expect(jsonKind({ learning_rate: 0.001 })).toBeNull();
     const text = new File(['{"prompt": "1+1=", "answer": "2"}\n'], 'data.jsonl');
@@ -90,7 +107,12 @@ describe('several files dropped at once', () => {
     expect(plan.notes[1]).toMatch(/^completions\.parquet is a Parquet file/);
     expect(plan.notes[2]).toMatch(/^other\.rlvr\.gz: not opened, one recorded run opens at a time/);
     expect(plan.notes[3]).toBe('notes.txt is not a recorded run (.rlvr.gz), so it was not opened');
-    expect(droppedFilesPlan([{ name: 'a.parquet', bytes: parquet }, { name: 'b.txt', bytes: notes }]).open).toBeNull();
+    expect(
+      droppedFilesPlan([
+        { name: 'a.parquet', bytes: parquet },
+        { name: 'b.txt', bytes: notes },
+      ]).open,
+    ).toBeNull();
     expect(droppedFilesPlan([{ name: 'only.txt', bytes: notes }])).toEqual({ open: 0, notes: [] });
   });
 });

@@ -51,7 +51,14 @@ export async function downloadHuggingFace(): Promise<void> {
     const c = await savedCheckpoint();
     const dir = `${c.manifest.name}-hf`;
     const files = exportHuggingFace(c.manifest, loadWeights(c.manifest, c.bytes));
-    download(`${dir}.zip`, zipStore([...files].map(([name, data]) => ({ name: `${dir}/${name}`, data })), new Date()), 'application/zip');
+    download(
+      `${dir}.zip`,
+      zipStore(
+        [...files].map(([name, data]) => ({ name: `${dir}/${name}`, data })),
+        new Date(),
+      ),
+      'application/zip',
+    );
   } catch (e) {
     showError('checkpoint', 'Could not export for Hugging Face', e);
   }
@@ -62,7 +69,8 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
   try {
     const mf = files.find((f) => f.name.endsWith('.json'));
     const wf = files.find((f) => f.name.endsWith('.safetensors'));
-    if (!mf || !wf) throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
+    if (!mf || !wf)
+      throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
     checkImportSize('manifest', mf.name, mf.size);
     checkImportSize('checkpoint', wf.name, wf.size);
     const text = await readUtf8File(mf, "a checkpoint's manifest.json");
@@ -119,15 +127,23 @@ async function hfFolderOf(files: File[]): Promise<{ folder: HfFolder; source: st
     for (const f of wanted) all.set(pathOf(f), new Uint8Array(await f.arrayBuffer()));
     source = pathOf(files[0]!).split('/')[0] || files[0]!.name;
   }
-  const configs = [...all.keys()].filter((p) => p === 'config.json' || p.endsWith('/config.json')).sort((a, b) => a.split('/').length - b.split('/').length);
+  const configs = [...all.keys()]
+    .filter((p) => p === 'config.json' || p.endsWith('/config.json'))
+    .sort((a, b) => a.split('/').length - b.split('/').length);
   if (!configs.length && checkpoints.length) {
     const list = checkpoints.join(', ');
-    throw new Error(`${source} has no config.json of its own, only the checkpoint folders ${list}: choose one of them (the highest step is the latest)`);
+    throw new Error(
+      `${source} has no config.json of its own, only the checkpoint folders ${list}: choose one of them (the highest step is the latest)`,
+    );
   }
-  if (!configs.length) throw new Error(`${source} has no config.json: choose the Hugging Face folder (or its zip) that rlvr export --format hf or TRL wrote`);
+  if (!configs.length)
+    throw new Error(
+      `${source} has no config.json: choose the Hugging Face folder (or its zip) that rlvr export --format hf or TRL wrote`,
+    );
   const dir = configs[0]!.slice(0, -'config.json'.length);
   const folder: HfFolder = new Map();
-  for (const [p, data] of all) if (p.startsWith(dir) && !p.slice(dir.length).includes('/')) folder.set(p.slice(dir.length), data);
+  for (const [p, data] of all)
+    if (p.startsWith(dir) && !p.slice(dir.length).includes('/')) folder.set(p.slice(dir.length), data);
   return { folder, source };
 }
 
@@ -143,7 +159,11 @@ export async function importHuggingFaceFiles(files: File[]): Promise<void> {
     const { manifest, weights } = importHuggingFace(folder, { source });
     await switchToCheckpoint(manifest.name, manifest, saveWeights(manifest.model, weights, { name: manifest.name }));
   } catch (e) {
-    showError('checkpoint', 'Could not import the Hugging Face model', `${message(e)}. The current model is unchanged.`);
+    showError(
+      'checkpoint',
+      'Could not import the Hugging Face model',
+      `${message(e)}. The current model is unchanged.`,
+    );
   }
 }
 
@@ -161,14 +181,21 @@ export async function importConfigFile(file: File): Promise<boolean> {
     const text = await readUtf8File(file, 'a run config');
     const carried = parseRunConfigFile(text, file.name).dataset;
     if (carried && carried.text === undefined && kept.payload?.name !== carried.name) {
-      throw new Error(`${file.name} trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import ${carried.name} on the Your data tab first, then load this config`);
+      throw new Error(
+        `${file.name} trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import ${carried.name} on the Your data tab first, then load this config`,
+      );
     }
-    if (carried?.text !== undefined) adoptDataset({ name: carried.name, text: carried.text, verifier: carried.verifier });
+    if (carried?.text !== undefined)
+      adoptDataset({ name: carried.name, text: carried.text, verifier: carried.verifier });
     const draft = parseConfigFile(text, file.name);
     updateSetup((s) => ({ ...s, draft, dataset: carried?.name ?? null }));
     const notes = [`settings loaded from ${file.name}`];
-    if (carried?.text !== undefined) notes.push(`its dataset ${carried.name} (embedded in the file) is now the one in use: see the Your data tab`);
-    else if (carried) notes.push(`it trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import that file on the Your data tab`);
+    if (carried?.text !== undefined)
+      notes.push(`its dataset ${carried.name} (embedded in the file) is now the one in use: see the Your data tab`);
+    else if (carried)
+      notes.push(
+        `it trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import that file on the Your data tab`,
+      );
     setState({ error: null, urlNotes: notes });
     return true;
   } catch (e) {
@@ -183,7 +210,11 @@ export async function importConfigFile(file: File): Promise<boolean> {
 export function downloadConfigFile(): boolean {
   const s = getState();
   try {
-    download(`rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`, setupFileText(s.setup.draft, measuredDifficulty(s), useDataset.getState().payload), 'application/json');
+    download(
+      `rlvr-config-${s.setup.draft.presetId}-${s.setup.draft.task}.json`,
+      setupFileText(s.setup.draft, measuredDifficulty(s), useDataset.getState().payload),
+      'application/json',
+    );
     return true;
   } catch (e) {
     showError('other', 'Could not save the config file', e);
@@ -205,7 +236,11 @@ export async function exportRunRecord(weights = false): Promise<void> {
   try {
     const bytes = await client().call((a) => a.runRecord({ weights }));
     const { run, setup } = getState();
-    download(`rlvr-${run.config?.task ?? setup.draft.task}-${setup.draft.presetId}-step${run.step}.rlvr.gz`, bytes, 'application/gzip');
+    download(
+      `rlvr-${run.config?.task ?? setup.draft.task}-${setup.draft.presetId}-step${run.step}.rlvr.gz`,
+      bytes,
+      'application/gzip',
+    );
   } catch (e) {
     showError('other', 'Could not save the run record', e);
   }
@@ -224,4 +259,3 @@ export async function exportRollouts(): Promise<void> {
     showError('other', 'Could not export the rollouts', e);
   }
 }
-

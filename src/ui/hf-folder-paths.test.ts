@@ -26,13 +26,22 @@ describe('which files Import Hugging Face (folder) reads', () => {
   });
 
   it('checkpoint folders inside the chosen output folder are left out; the final model is read', () => {
-    const out = ['out/config.json', 'out/model.safetensors', 'out/onnx/model.onnx', ...checkpointFolder.map((p) => 'out/' + p), 'out/checkpoint-10/config.json'];
+    const out = [
+      'out/config.json',
+      'out/model.safetensors',
+      'out/onnx/model.onnx',
+      ...checkpointFolder.map((p) => 'out/' + p),
+      'out/checkpoint-10/config.json',
+    ];
     expect(hfImportPaths(out)).toEqual(['out/config.json', 'out/model.safetensors']);
     expect(nestedCheckpoints(out)).toEqual(['checkpoint-20', 'checkpoint-10']);
     expect(nestedCheckpoints(checkpointFolder)).toEqual([]);
   });
 
   it('loose files (no folder) are read by name', () => {
-    expect(hfImportPaths(['config.json', 'model.safetensors', 'notes.txt'])).toEqual(['config.json', 'model.safetensors']);
+    expect(hfImportPaths(['config.json', 'model.safetensors', 'notes.txt'])).toEqual([
+      'config.json',
+      'model.safetensors',
+    ]);
   });
 });

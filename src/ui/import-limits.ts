@@ -20,7 +20,12 @@ export const IMPORT_LIMITS = {
 
 export type ImportKind = keyof typeof IMPORT_LIMITS;
 
-const WHAT: Record<ImportKind, string> = { checkpoint: 'checkpoint weights', manifest: 'checkpoint manifest', config: 'config file', dataset: 'dataset' };
+const WHAT: Record<ImportKind, string> = {
+  checkpoint: 'checkpoint weights',
+  manifest: 'checkpoint manifest',
+  config: 'config file',
+  dataset: 'dataset',
+};
 
 export class ImportTooLarge extends Error {}
 
@@ -33,7 +38,10 @@ export function formatBytes(n: number): string {
 /** Throws ImportTooLarge (naming the file, its size and the cap) when `size` is over the cap for `kind`. */
 export function checkImportSize(kind: ImportKind, name: string, size: number): void {
   const cap = IMPORT_LIMITS[kind];
-  if (size > cap) throw new ImportTooLarge(`${name} is ${formatBytes(size)}; a ${WHAT[kind]} may be at most ${formatBytes(cap)}, so it was not read`);
+  if (size > cap)
+    throw new ImportTooLarge(
+      `${name} is ${formatBytes(size)}; a ${WHAT[kind]} may be at most ${formatBytes(cap)}, so it was not read`,
+    );
 }
 
 /** Reads a JSONL dataset file as a stream of text chunks (never whole), after the size check. */

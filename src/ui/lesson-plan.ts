@@ -34,7 +34,8 @@ export function unknownLessonMessage(id: string): string {
 }
 
 /** Whether the lesson's outcome is held-out pass@k (its runs evaluate periodically). */
-export const usesEval = (l: Lesson): boolean => l.measures.some((m) => m.metric === 'eval') || l.lookAt.includes('eval');
+export const usesEval = (l: Lesson): boolean =>
+  l.measures.some((m) => m.metric === 'eval') || l.lookAt.includes('eval');
 
 /** The config patch one run of a lesson trains with (over the defaults; the worker resolves the difficulty). */
 export function lessonRunPatch(lesson: Lesson, run: LessonRun, seed = LESSON_SEED): Record<string, unknown> {
@@ -75,7 +76,9 @@ export function lessonDraft(lesson: Lesson, run: LessonRun, seed = LESSON_SEED):
   }
   // Each field the lesson set says so beside it ("lesson ID"), until the person changes it.
   const origin: EditOrigin = `lesson:${lesson.id}`;
-  const origins = Object.fromEntries([...Object.keys(edits), ...Object.keys(knobs).map((k) => `difficulty.${k}`)].map((path) => [path, origin]));
+  const origins = Object.fromEntries(
+    [...Object.keys(edits), ...Object.keys(knobs).map((k) => `difficulty.${k}`)].map((path) => [path, origin]),
+  );
   return { task: lesson.task, presetId: run.preset, edits, knobs, origins };
 }
 
@@ -121,7 +124,9 @@ export interface LessonRunPlan {
 
 /** What Compare starts for a lesson: one labelled patch per run (A, B, C). */
 export function lessonRunPlans(lesson: Lesson, seed = LESSON_SEED): LessonRunPlan[] {
-  return lesson.runs.slice(0, MAX_LESSON_RUNS).map((r, i) => ({ label: `${SIDE_NAMES[i]}: ${r.label}`, patch: lessonRunPatch(lesson, r, seed) }));
+  return lesson.runs
+    .slice(0, MAX_LESSON_RUNS)
+    .map((r, i) => ({ label: `${SIDE_NAMES[i]}: ${r.label}`, patch: lessonRunPatch(lesson, r, seed) }));
 }
 
 /** The validated config a lesson run should end up with (without the difficulty, which the checkpoint sets). */
@@ -142,7 +147,12 @@ export function parseMeasured(json: unknown): { measured: Record<string, Measure
   const measured: Record<string, MeasuredLesson> = {};
   let dropped = 0;
   for (const [id, e] of Object.entries(json)) {
-    if (!isRecord(e) || typeof e.summary !== 'string' || !Array.isArray(e.runs) || !e.runs.every((r) => isRecord(r) && typeof r.label === 'string' && isRecord(r.values))) {
+    if (
+      !isRecord(e) ||
+      typeof e.summary !== 'string' ||
+      !Array.isArray(e.runs) ||
+      !e.runs.every((r) => isRecord(r) && typeof r.label === 'string' && isRecord(r.values))
+    ) {
       dropped++;
       continue;
     }

@@ -50,9 +50,11 @@ export function meanEvals(runs: EvalPoint[][]): EvalPoint[] {
 }
 
 /** An arm's curves from its records on every seed: the mean, and each seed's own. */
-export function armOverSeeds(
-  records: { seed: number; record: RunRecord; metrics: StepMetrics[] }[],
-): { metrics: StepMetrics[]; evals: EvalPoint[]; seeds: SeedCurves[] } {
+export function armOverSeeds(records: { seed: number; record: RunRecord; metrics: StepMetrics[] }[]): {
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  seeds: SeedCurves[];
+} {
   return {
     metrics: meanMetrics(records.map((r) => r.metrics)),
     evals: meanEvals(records.map((r) => r.record.evals)),
@@ -80,8 +82,9 @@ export function seedToShow(perSeed: { seed: number; verdict: Verdict }[], fallba
 
 /** The banner's sentence on what the curves and the rollouts are. */
 export function seedsSentence(seeds: readonly number[], shown: ShownSeed): string {
-  const curves = `The curves are the mean over seeds ${seeds.join(', ')} (what the verdict judges); `
-    + 'each seed alone is a faint line.';
+  const curves =
+    `The curves are the mean over seeds ${seeds.join(', ')} (what the verdict judges); ` +
+    'each seed alone is a faint line.';
   const tally = shown.of ? ` The effect shows on ${shown.showsOn} of the ${shown.of} seeds alone.` : '';
   const rollouts = shown.shows
     ? ` The scrubber and rollouts show seed ${shown.seed}, one on which it shows.`

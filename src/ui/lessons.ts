@@ -9,12 +9,27 @@ import { lessonSeeds, perSeedVerdicts, type Lesson } from '../lessons/index.ts';
 import { seedToShow, seedsSentence } from './lesson-seeds.ts';
 import { runCompare, stopCompare } from './compare.ts';
 import { pause, reset, start } from './controller.ts';
-import { findLesson, LESSON_SEED, lessonForms, lessonRunPlans, parseMeasured, unknownLessonMessage } from './lesson-plan.ts';
+import {
+  findLesson,
+  LESSON_SEED,
+  lessonForms,
+  lessonRunPlans,
+  parseMeasured,
+  unknownLessonMessage,
+} from './lesson-plan.ts';
 import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
 import { searchToSetup, type UrlSetup } from './url-state.ts';
-import { cancelRecordOpen, closeRecording, loadShippedRecords, openRecordedArms, openShippedRecord, showLive, type ShippedRecord } from './recording.ts';
+import {
+  cancelRecordOpen,
+  closeRecording,
+  loadShippedRecords,
+  openRecordedArms,
+  openShippedRecord,
+  showLive,
+  type ShippedRecord,
+} from './recording.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -42,7 +57,12 @@ export function loadMeasured(force = false): Promise<void> {
         return;
       }
       const { measured, dropped } = parseMeasured(await res.json());
-      patch('lesson', { measured, measuredNote: dropped ? `${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'} in measured.json ignored` : null });
+      patch('lesson', {
+        measured,
+        measuredNote: dropped
+          ? `${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'} in measured.json ignored`
+          : null,
+      });
     } catch (e) {
       patch('lesson', { measured: {}, measuredNote: `could not read lessons/measured.json: ${message(e)}` });
     }
@@ -101,24 +121,40 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   if (!opts.live) {
     const shipped = (await loadShippedRecords()).filter((r) => r.lesson?.id === lesson.id);
     const runs = lesson.runs.slice(0, 3);
-    const armsOn = (s: number) => runs.map((run) => ({ label: run.label, record: shipped.find((r) => r.lesson!.seed === s && r.lesson!.arm === run.label) }));
+    const armsOn = (s: number) =>
+      runs.map((run) => ({
+        label: run.label,
+        record: shipped.find((r) => r.lesson!.seed === s && r.lesson!.arm === run.label),
+      }));
     const complete = (s: number) => armsOn(s).every((a) => a.record);
     // The verdict judges the mean over the lesson's seeds: where every seed's records ship, Compare
     // draws that mean (each seed faintly), and the scrubber shows a seed on which the effect shows.
     const measured = getState().lesson.measured?.[lesson.id];
     const seeds = measured?.seeds && measured.seeds.length > 1 ? measured.seeds : [...lessonSeeds(lesson)];
     if (runs.length > 1 && seeds.length > 1 && seeds.every(complete)) {
-      const shown = seedToShow(measured ? perSeedVerdicts(lesson, measured) : [], seeds.includes(seed) ? seed : seeds[0]!);
-      const others = seeds.filter((s) => s !== shown.seed).map((s) => ({ seed: s, records: armsOn(s).map((a) => a.record!) }));
+      const shown = seedToShow(
+        measured ? perSeedVerdicts(lesson, measured) : [],
+        seeds.includes(seed) ? seed : seeds[0]!,
+      );
+      const others = seeds
+        .filter((s) => s !== shown.seed)
+        .map((s) => ({ seed: s, records: armsOn(s).map((a) => a.record!) }));
       const over = { seeds, shownSeed: shown.seed, others, text: seedsSentence(seeds, shown) };
-      await openRecordedArms(armsOn(shown.seed) as { label: string; record: ShippedRecord }[], `the recorded runs of lesson ${lesson.id} (seeds ${seeds.join(', ')})`, over);
+      await openRecordedArms(
+        armsOn(shown.seed) as { label: string; record: ShippedRecord }[],
+        `the recorded runs of lesson ${lesson.id} (seeds ${seeds.join(', ')})`,
+        over,
+      );
       return true;
     }
     // Every arm on the seed the outcome was measured with: Compare draws them all, as the live runs would be.
     const onSeed = shipped.filter((r) => r.lesson!.seed === seed);
     const arms = armsOn(seed);
     if (arms.length > 1 && arms.every((a) => a.record)) {
-      await openRecordedArms(arms as { label: string; record: ShippedRecord }[], `the recorded runs of lesson ${lesson.id} (seed ${seed})`);
+      await openRecordedArms(
+        arms as { label: string; record: ShippedRecord }[],
+        `the recorded runs of lesson ${lesson.id} (seed ${seed})`,
+      );
       return true;
     }
     const pick = onSeed[0] ?? shipped[0];
@@ -138,7 +174,13 @@ async function startSingle(): Promise<void> {
   await start();
 }
 
-async function startSideBySide(lesson: Lesson, seed: number, steps: number, presetB: string, editsB: string): Promise<void> {
+async function startSideBySide(
+  lesson: Lesson,
+  seed: number,
+  steps: number,
+  presetB: string,
+  editsB: string,
+): Promise<void> {
   patch('compare', { presetB, editsB, steps });
   setState({ view: 'compare' });
   await runCompare(lessonRunPlans(lesson, seed), steps);
@@ -158,7 +200,12 @@ export async function runLessonLive(): Promise<void> {
 /** The parts of the setup a lesson replaces. */
 type LessonSetup = Pick<UrlSetup, 'draft' | 'checkpoint' | 'model' | 'stepBudget'>;
 let setupBeforeLesson: LessonSetup | null = null;
-const pickSetup = ({ draft, checkpoint, model, stepBudget }: UrlSetup): LessonSetup => ({ draft, checkpoint, model, stepBudget });
+const pickSetup = ({ draft, checkpoint, model, stepBudget }: UrlSetup): LessonSetup => ({
+  draft,
+  checkpoint,
+  model,
+  stepBudget,
+});
 
 /**
  * Leaves the lesson: its runs keep going; the highlights, the lesson URL and its recording go, and
@@ -170,7 +217,10 @@ export function closeLesson(): void {
   const before = setupBeforeLesson;
   setupBeforeLesson = null;
   const untouched = getState().setup.draft === appliedDraft;
-  setState((s) => ({ setup: { ...s.setup, ...(before && untouched ? before : {}), lesson: null }, lesson: { ...s.lesson, active: null } }));
+  setState((s) => ({
+    setup: { ...s.setup, ...(before && untouched ? before : {}), lesson: null },
+    lesson: { ...s.lesson, active: null },
+  }));
   appliedDraft = null;
   if (getState().recording?.record.provenance.lesson?.id === id) closeRecording();
 }
@@ -197,7 +247,10 @@ export async function openLessonFromUrl(search = location.search): Promise<void>
     return;
   }
   const ignored = [...new Set(parsed.experimentKeys)].filter((k) => !LESSON_LINK_KEYS.includes(k));
-  if (ignored.length) setState((s) => ({ urlNotes: [...s.urlNotes, `a lesson link sets the whole experiment: ${ignored.join(', ')} not applied`] }));
+  if (ignored.length)
+    setState((s) => ({
+      urlNotes: [...s.urlNotes, `a lesson link sets the whole experiment: ${ignored.join(', ')} not applied`],
+    }));
   const budget = getState().setup.stepBudget;
   await openLesson(id, { steps: budget > 0 ? budget : undefined });
 }

@@ -38,14 +38,22 @@ function storedAutosaveEvery(): number {
   }
 }
 
-export const useNotices = create<Notices>()(() => ({ autosaveOff: null, autosaveEvery: storedAutosaveEvery(), skipped: null, nonFinite: null, fallback: null, restored: null }));
+export const useNotices = create<Notices>()(() => ({
+  autosaveOff: null,
+  autosaveEvery: storedAutosaveEvery(),
+  skipped: null,
+  nonFinite: null,
+  fallback: null,
+  restored: null,
+}));
 
 export const notices = useNotices.getState;
 export const setNotices = useNotices.setState;
 
 /** Sets the autosave interval (an integer 0..100000; 0 = only on pause/end) and remembers it in this browser. */
 export function setAutosaveEvery(n: number): void {
-  if (!Number.isInteger(n) || n < 0 || n > 100_000) throw new Error(`autosave interval must be a whole number of steps (0 to 100000), got ${n}`);
+  if (!Number.isInteger(n) || n < 0 || n > 100_000)
+    throw new Error(`autosave interval must be a whole number of steps (0 to 100000), got ${n}`);
   setNotices({ autosaveEvery: n });
   try {
     globalThis.localStorage?.setItem(AUTOSAVE_KEY, String(n));

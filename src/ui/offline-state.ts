@@ -67,7 +67,9 @@ export function startOfflineSupport(): void {
   if (isolated) return; // the service worker reloads only a page that is not isolated yet
   // A worker that never activates (an install that fails offline) must not hold a press forever.
   settledNow = false;
-  settled = Promise.race([registered, new Promise<void>((ok) => setTimeout(ok, PRESS_WAIT_LIMIT_MS))]).then(() => void (settledNow = true));
+  settled = Promise.race([registered, new Promise<void>((ok) => setTimeout(ok, PRESS_WAIT_LIMIT_MS))]).then(
+    () => void (settledNow = true),
+  );
 }
 
 /**

@@ -9,13 +9,28 @@ import { appDefaults } from './config-form.ts';
 import { lessonRunPlans } from './lesson-plan.ts';
 import { defaultCheckpointFor, effectiveDraftConfig, selectedManifest } from './setup-state.ts';
 import { getState, setState, type AppState } from './store.ts';
-import { aboutMinutes, paceOf, passKSeconds, secondsLeft, trainingSeconds, UNKNOWN_TIME, savePace, waitSecondsLeft } from './time-estimate.ts';
+import {
+  aboutMinutes,
+  paceOf,
+  passKSeconds,
+  secondsLeft,
+  trainingSeconds,
+  UNKNOWN_TIME,
+  savePace,
+  waitSecondsLeft,
+} from './time-estimate.ts';
 
 /** Steps the pace is measured over: the latest few, without the first (it compiles the graphs). */
 const PACE_WINDOW = 8;
 
 /** Records the pace of a run's latest steps on this device; `parallel` runs shared it meanwhile. */
-export function recordPace(metrics: StepMetrics[], config: RunConfig | null, parameters: number | undefined, backend: string | undefined, parallel = 1): void {
+export function recordPace(
+  metrics: StepMetrics[],
+  config: RunConfig | null,
+  parameters: number | undefined,
+  backend: string | undefined,
+  parallel = 1,
+): void {
   if (!config || !parameters || !backend || !metrics.length) return;
   const recent = (metrics.length > 1 ? metrics.slice(1) : metrics).slice(-PACE_WINDOW);
   const pace = paceOf(
@@ -31,7 +46,8 @@ export function recordPace(metrics: StepMetrics[], config: RunConfig | null, par
 }
 
 /** The stored pace, when it was measured on the backend the setup forces (any, when it forces none). */
-export const forBackend = (s: AppState) => (s.pace && (!s.setup.backend || s.pace.backend === s.setup.backend) ? s.pace : null);
+export const forBackend = (s: AppState) =>
+  s.pace && (!s.setup.backend || s.pace.backend === s.setup.backend) ? s.pace : null;
 
 /** The main run (a recipe run included): its step budget's time before Start, what is left while it trains. */
 export function mainRunEstimate(s = getState()): string | null {
@@ -71,7 +87,8 @@ function openEndedEstimate(s: AppState): string {
   const pace = forBackend(s);
   const config = r.config ?? effectiveDraftConfig(s);
   const parameters = r.model?.parameters ?? selectedManifest(s)?.parameters;
-  if (!pace || !config || !parameters) return `no step budget (it trains until you pause): time per step known after the first steps on this device`;
+  if (!pace || !config || !parameters)
+    return `no step budget (it trains until you pause): time per step known after the first steps on this device`;
   const sec = trainingSeconds(pace, [{ config, parameters, steps: 1 }]);
   return `no step budget: about ${perStep(sec)} per step on this device (${(60 / sec).toFixed(1)} steps/min); ${LOOK_AT_STEPS} steps ${aboutMinutes(sec * LOOK_AT_STEPS)}`;
 }
@@ -80,10 +97,19 @@ function openEndedEstimate(s: AppState): string {
 export function lessonEstimate(lesson: Lesson, steps: number, s = getState()): string {
   const n = steps > 0 ? steps : lesson.steps;
   const pace = forBackend(s);
-  const manifest = s.checkpoints.find((c) => c.id === defaultCheckpointFor(lesson.task, s.checkpoints))?.manifest ?? null;
+  const manifest =
+    s.checkpoints.find((c) => c.id === defaultCheckpointFor(lesson.task, s.checkpoints))?.manifest ?? null;
   if (!pace || !manifest) return UNKNOWN_TIME;
   try {
-    const runs = lessonRunPlans(lesson).map((p) => ({ config: resolveOrThrow({ manifest, appDefaults, layers: [{ source: { kind: 'lesson', lesson: lesson.id }, values: p.patch }] }), parameters: manifest.parameters, steps: n }));
+    const runs = lessonRunPlans(lesson).map((p) => ({
+      config: resolveOrThrow({
+        manifest,
+        appDefaults,
+        layers: [{ source: { kind: 'lesson', lesson: lesson.id }, values: p.patch }],
+      }),
+      parameters: manifest.parameters,
+      steps: n,
+    }));
     return `${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
   } catch {
     return UNKNOWN_TIME;

@@ -19,7 +19,11 @@ export function leaders(c: Pick<PassKCurve, 'ks' | 'base' | 'current'>): { k: nu
   });
 }
 
-const WHO: Record<Leader, string> = { base: 'the base policy is ahead', current: 'the current policy is ahead', level: 'the two are level' };
+const WHO: Record<Leader, string> = {
+  base: 'the base policy is ahead',
+  current: 'the current policy is ahead',
+  level: 'the two are level',
+};
 
 /** "the base policy is ahead at k = 1; the current policy is ahead from k = 2": every stretch of k, in order. */
 export function passkVerdict(c: Pick<PassKCurve, 'ks' | 'base' | 'current'>): string {
@@ -32,8 +36,12 @@ export function passkVerdict(c: Pick<PassKCurve, 'ks' | 'base' | 'current'>): st
     else runs.push({ leader, from: k, to: k });
   }
   const lastK = at[at.length - 1]!.k;
-  if (runs.length === 1) return `${WHO[runs[0]!.leader]} at every k${runs[0]!.leader === 'level' ? ` (within ${LEVEL})` : ''}`;
+  if (runs.length === 1)
+    return `${WHO[runs[0]!.leader]} at every k${runs[0]!.leader === 'level' ? ` (within ${LEVEL})` : ''}`;
   return runs
-    .map((r) => `${WHO[r.leader]} ${r.from === r.to ? `at k = ${r.from}` : r.to === lastK ? `from k = ${r.from}` : `at k = ${r.from} to ${r.to}`}`)
+    .map(
+      (r) =>
+        `${WHO[r.leader]} ${r.from === r.to ? `at k = ${r.from}` : r.to === lastK ? `from k = ${r.from}` : `at k = ${r.from} to ${r.to}`}`,
+    )
     .join('; ');
 }

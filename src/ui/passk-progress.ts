@@ -35,7 +35,13 @@ export function passKWait(
   // Never backwards: a late report of an earlier batch does not move the line back.
   const from = prev?.from ?? { t: now, fraction };
   const f = Math.max(prev?.fraction ?? 0, fraction);
-  return { fraction: f, twoPhases, what, from, recent: [...(prev?.recent ?? []), { t: now, fraction: f }].slice(-RECENT) };
+  return {
+    fraction: f,
+    twoPhases,
+    what,
+    from,
+    recent: [...(prev?.recent ?? []), { t: now, fraction: f }].slice(-RECENT),
+  };
 }
 
 /**

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { newestFirst, restoredNote, runsToPrune, type RunMeta } from './persist.ts';
 
-const meta = (runId: string, savedAt: string): RunMeta => ({ runId, tabId: null, experiment: '', task: 'arithmetic', step: 1, savedAt });
+const meta = (runId: string, savedAt: string): RunMeta => ({
+  runId,
+  tabId: null,
+  experiment: '',
+  task: 'arithmetic',
+  step: 1,
+  savedAt,
+});
 
 describe('saved runs', () => {
-  const runs = [meta('a', '2026-01-01T10:00:00.000Z'), meta('b', '2026-01-01T12:00:00.000Z'), meta('c', '2026-01-01T11:00:00.000Z'), meta('d', '2026-01-01T09:00:00.000Z')];
+  const runs = [
+    meta('a', '2026-01-01T10:00:00.000Z'),
+    meta('b', '2026-01-01T12:00:00.000Z'),
+    meta('c', '2026-01-01T11:00:00.000Z'),
+    meta('d', '2026-01-01T09:00:00.000Z'),
+  ];
 
   it('lists the most recently saved first', () => {
     expect(newestFirst(runs).map((r) => r.runId)).toEqual(['b', 'c', 'a', 'd']);
@@ -26,7 +38,9 @@ describe('restoredNote', () => {
     expect(restoredNote(21, at, null)).not.toMatch(/lost/);
   });
   it('names exactly the steps lost', () => {
-    expect(restoredNote(21, at, 24)).toMatch(/ 3 steps were lost \(steps 22–24\): the page went away before they were saved\. Training goes on from step 21\.$/);
+    expect(restoredNote(21, at, 24)).toMatch(
+      / 3 steps were lost \(steps 22–24\): the page went away before they were saved\. Training goes on from step 21\.$/,
+    );
     expect(restoredNote(21, at, 22)).toMatch(/ 1 step was lost \(step 22\): the page went away before it was saved\./);
   });
   it('says when the run is a copy of one open in another tab', () => {

@@ -9,7 +9,16 @@ import { loadRun as loadStored, type StoredRun } from '../../workers/run-store.t
 import type { UrlSetup } from './url-state.ts';
 import type { PassKCurve } from '../../workers/protocol.ts';
 
-export { deleteRun, listRuns, MAX_SAVED_RUNS, newestFirst, newRunId, runsToPrune, saveRun, type RunMeta } from '../../workers/run-store.ts';
+export {
+  deleteRun,
+  listRuns,
+  MAX_SAVED_RUNS,
+  newestFirst,
+  newRunId,
+  runsToPrune,
+  saveRun,
+  type RunMeta,
+} from '../../workers/run-store.ts';
 
 export type SavedRun = StoredRun<UrlSetup>;
 

@@ -19,7 +19,9 @@ export function recordedCheckpointHere() {
   return rec?.record.checkpoints.find((c) => c.step === rec.step) ?? null;
 }
 
-export async function continueFromRecording(confirm: (text: string) => boolean = (t) => window.confirm(t)): Promise<boolean> {
+export async function continueFromRecording(
+  confirm: (text: string) => boolean = (t) => window.confirm(t),
+): Promise<boolean> {
   const rec = getState().recording;
   const ck = recordedCheckpointHere();
   if (!rec || !ck) return false;
@@ -32,7 +34,13 @@ export async function continueFromRecording(confirm: (text: string) => boolean =
   }
   const run = getState().run;
   const live = run.state !== 'idle';
-  if (live && !confirm(`Continue training from the recording's step ${ck.step}? This replaces your current run (step ${run.step}) and, at its first autosave, the autosaved run. Download a checkpoint first to keep it.`)) return false;
+  if (
+    live &&
+    !confirm(
+      `Continue training from the recording's step ${ck.step}? This replaces your current run (step ${run.step}) and, at its first autosave, the autosaved run. Download a checkpoint first to keep it.`,
+    )
+  )
+    return false;
   if (live) await reset();
   setState({ uploaded: { name: ck.manifest.name, manifest: ck.manifest, bytes: ck.safetensors.slice() } });
   updateSetup((s) => ({ ...s, draft, checkpoint: 'upload', model: null, lesson: null }));

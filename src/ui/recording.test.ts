@@ -8,7 +8,9 @@ import { getState, patch, setState } from './store.ts';
 // The shipped demo record (written by `rlvr train --record`, scripts/record-lessons.sh), decoded by the real reader.
 let record: RunRecord;
 beforeAll(async () => {
-  const r = await decodeRunRecord(new Uint8Array(readFileSync(join(__dirname, '../../public/records/sat-grpo-30.rlvr.gz'))));
+  const r = await decodeRunRecord(
+    new Uint8Array(readFileSync(join(__dirname, '../../public/records/sat-grpo-30.rlvr.gz'))),
+  );
   if (!r.ok) throw new Error(r.error);
   record = r.record;
 });
@@ -55,7 +57,9 @@ describe('a recording in the store', () => {
   });
 
   it('recordedStepRollouts: a recorded step in the inspector shape, null for one without rollouts', () => {
-    expect(recordedStepRollouts(record, 5)!.records).toHaveLength(record.config.prompts_per_step * record.config.num_generations);
+    expect(recordedStepRollouts(record, 5)!.records).toHaveLength(
+      record.config.prompts_per_step * record.config.num_generations,
+    );
     expect(recordedStepRollouts(record, 0)).toBeNull();
   });
 

@@ -43,7 +43,11 @@ function failed(name: string, why: string): void {
   patch('recordingLoad', { loading: null, error: `Could not open ${name}: ${why}` });
 }
 
-const startReader = () => new Worker(new URL('../../workers/record-reader.worker.ts', import.meta.url), { type: 'module', name: 'record reader' });
+const startReader = () =>
+  new Worker(new URL('../../workers/record-reader.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'record reader',
+  });
 /**
  * Readers started ahead (the opener is on screen), so an open does not wait for a worker's script: as
  * many as a lesson opens at once (its arms, up to three, are decoded in parallel).
@@ -70,7 +74,9 @@ export function decodeOffThread(bytes: ArrayBuffer): Promise<DecodeResult> {
       e.preventDefault();
       end({ ok: false, error: `the reader stopped: ${e.message || 'it ran out of memory or failed to load'}` });
     });
-    worker.addEventListener('messageerror', () => end({ ok: false, error: 'the decoded record could not be passed to the page' }));
+    worker.addEventListener('messageerror', () =>
+      end({ ok: false, error: 'the decoded record could not be passed to the page' }),
+    );
     worker.postMessage(bytes, [bytes]);
   });
 }
@@ -118,7 +124,11 @@ async function readResponseCapped(res: Response): Promise<ArrayBuffer> {
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared >= RUN_RECORD_MAX_BYTES) throw new Error(sizeRefusal(declared));
   if (!res.body) return res.arrayBuffer();
-  const bytes = await readCapped(res.body.getReader(), RUN_RECORD_MAX_BYTES - 1, (total) => new Error(sizeRefusal(total)));
+  const bytes = await readCapped(
+    res.body.getReader(),
+    RUN_RECORD_MAX_BYTES - 1,
+    (total) => new Error(sizeRefusal(total)),
+  );
   return bytes.buffer as ArrayBuffer;
 }
 
@@ -130,7 +140,8 @@ function recordHref(url: string): URL | string {
   } catch {
     return 'it is not a URL';
   }
-  if (href.protocol !== 'http:' && href.protocol !== 'https:') return `only http(s) addresses can be opened, not ${href.protocol}`;
+  if (href.protocol !== 'http:' && href.protocol !== 'https:')
+    return `only http(s) addresses can be opened, not ${href.protocol}`;
   return href;
 }
 
@@ -140,11 +151,15 @@ async function download(href: URL): Promise<ArrayBuffer> {
   try {
     res = await fetch(href.href, { cache: 'no-cache' });
   } catch (e) {
-    const other = href.origin !== location.origin ? ` (this page may read only its own site, ${location.origin}: put the record beside the page)` : '';
+    const other =
+      href.origin !== location.origin
+        ? ` (this page may read only its own site, ${location.origin}: put the record beside the page)`
+        : '';
     throw new Error(`the download failed: ${message(e)}${other}`);
   }
   if (!res.ok) throw new Error(`the server answered HTTP ${res.status}${res.status === 404 ? ' (no such file)' : ''}`);
-  if (/text\/html/i.test(res.headers.get('content-type') ?? '')) throw new Error('the server answered with a web page, not a record (is the address right?)');
+  if (/text\/html/i.test(res.headers.get('content-type') ?? ''))
+    throw new Error('the server answered with a web page, not a record (is the address right?)');
   return readResponseCapped(res);
 }
 
@@ -176,7 +191,12 @@ let liveInspector: AppState['inspector'] | null = null;
 const ascending = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
 
 /** Puts a decoded record in the page (on the last step) and shows it (in `opts.view`, else a view that can show it). */
-export function showRecord(name: string, record: RunRecord, notes: string[] = [], opts: { arms?: RecordingState['arms']; view?: AppState['view'] } = {}): void {
+export function showRecord(
+  name: string,
+  record: RunRecord,
+  notes: string[] = [],
+  opts: { arms?: RecordingState['arms']; view?: AppState['view'] } = {},
+): void {
   const steps = ascending([0, ...record.steps.map((s) => s.step), ...record.evals.map((e) => e.step)]);
   const rec: RecordingState = {
     name,
@@ -197,7 +217,14 @@ export function showRecord(name: string, record: RunRecord, notes: string[] = []
     recording: rec,
     recordingLoad: { loading: null, error: null },
     view: opts.view ?? (view === 'rollouts' || view === 'passk' || view === 'charts' ? view : 'charts'),
-    inspector: { step: null, data: null, loading: false, open: null, token: null, channel: getState().inspector.channel },
+    inspector: {
+      step: null,
+      data: null,
+      loading: false,
+      open: null,
+      token: null,
+      channel: getState().inspector.channel,
+    },
   });
   scrubTo(rec.step);
 }
@@ -230,7 +257,10 @@ export function scrubTo(step: number): void {
   const insp = getState().inspector;
   const data = inspectStep === null ? null : recordedStepRollouts(rec.record, inspectStep);
   // Keep the opened completion and token when the new step has them.
-  const open = insp.open && data?.records.some((r) => r.group === insp.open!.group && r.index === insp.open!.index) ? insp.open : null;
+  const open =
+    insp.open && data?.records.some((r) => r.group === insp.open!.group && r.index === insp.open!.index)
+      ? insp.open
+      : null;
   setState({
     recording: { ...rec, step: at, metrics, evals, histogram },
     inspector: { ...insp, step: inspectStep, data, loading: false, open, token: open ? insp.token : null },
@@ -267,7 +297,10 @@ export function closeRecording(): void {
   showLive();
   setState({ recording: null });
   // A lesson's recorded arms go with it (Compare would otherwise draw recordings no longer open).
-  if (arms && getState().compare.a.state === 'recorded') setState((s) => ({ compare: { ...s.compare, a: idleSide('A'), b: idleSide('B'), c: null, diff: [], overSeeds: null } }));
+  if (arms && getState().compare.a.state === 'recorded')
+    setState((s) => ({
+      compare: { ...s.compare, a: idleSide('A'), b: idleSide('B'), c: null, diff: [], overSeeds: null },
+    }));
   meanSides = null;
   overSeeds = null;
   // The link no longer opens it: the address bar shows the setup alone (as boot.ts writes it).
@@ -308,7 +341,12 @@ export function compareWithLive(): void {
     setup: {
       ...s.setup,
       checkpoint: s.setup.draft.task === record.config.task ? s.setup.checkpoint : null,
-      draft: { ...s.setup.draft, task: record.config.task, knobs: s.setup.draft.task === record.config.task ? s.setup.draft.knobs : {}, edits: { ...s.setup.draft.edits, seed: String(record.config.seed) } },
+      draft: {
+        ...s.setup.draft,
+        task: record.config.task,
+        knobs: s.setup.draft.task === record.config.task ? s.setup.draft.knobs : {},
+        edits: { ...s.setup.draft.edits, seed: String(record.config.seed) },
+      },
     },
   }));
 }
@@ -330,7 +368,13 @@ export function loadShippedRecords(): Promise<ShippedRecord[]> {
       const json: unknown = await res.json();
       const list = (json as { records?: unknown }).records;
       if (!Array.isArray(list)) return [];
-      return list.filter((x): x is ShippedRecord => typeof x === 'object' && x !== null && typeof (x as ShippedRecord).file === 'string' && typeof (x as ShippedRecord).title === 'string');
+      return list.filter(
+        (x): x is ShippedRecord =>
+          typeof x === 'object' &&
+          x !== null &&
+          typeof (x as ShippedRecord).file === 'string' &&
+          typeof (x as ShippedRecord).title === 'string',
+      );
     } catch {
       return [];
     }
@@ -366,7 +410,11 @@ export interface SeedsToAverage {
  * scrubber, rollout inspector and pass@k view show the first arm's record (`inspectArm` switches).
  * Nothing opens unless every arm could be read; the error names the one that could not.
  */
-export async function openRecordedArms(arms: { label: string; record: ShippedRecord }[], title: string, over?: SeedsToAverage): Promise<boolean> {
+export async function openRecordedArms(
+  arms: { label: string; record: ShippedRecord }[],
+  title: string,
+  over?: SeedsToAverage,
+): Promise<boolean> {
   const ticket = ++opening;
   patch('recordingLoad', { loading: title, error: null });
   performance.mark('record-open');
@@ -393,18 +441,24 @@ export async function openRecordedArms(arms: { label: string; record: ShippedRec
     failed(bad.name, bad.r.error);
     return false;
   }
-  openedArms = decoded.map((d) => (d.r.ok ? { label: d.label, name: d.name, record: d.r.record, notes: d.r.notes } : null!));
+  openedArms = decoded.map((d) =>
+    d.r.ok ? { label: d.label, name: d.name, record: d.r.record, notes: d.r.notes } : null!,
+  );
   meanSides = null;
   // The shown seed first (one on which the effect shows, where there is one): the page opens at once,
   // and the banner says the mean is on its way until the other seeds are read.
-  const pending = over ? `Reading seeds ${over.seeds.filter((x) => x !== over.shownSeed).join(', ')} to draw the mean over all ${over.seeds.length}; the curves are seed ${over.shownSeed}'s until then.` : '';
+  const pending = over
+    ? `Reading seeds ${over.seeds.filter((x) => x !== over.shownSeed).join(', ')} to draw the mean over all ${over.seeds.length}; the curves are seed ${over.shownSeed}'s until then.`
+    : '';
   overSeeds = over ? { seeds: [...over.seeds], shownSeed: over.shownSeed, text: pending, pending: true } : null;
   showArms(0);
   performance.mark('record-shown');
   if (!over) return true;
   // The other seeds' records, once the page has drawn the shown seed and one at a time (a reader is
   // a worker: more at once took the cores the first draw needs), kept as curves only.
-  await new Promise((ok) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(ok, { timeout: 3000 }) : setTimeout(ok, 500)));
+  await new Promise((ok) =>
+    typeof requestIdleCallback === 'function' ? requestIdleCallback(ok, { timeout: 3000 }) : setTimeout(ok, 500),
+  );
   const others: { seed: number; arm: number; record: RunRecord }[] = [];
   const queue = over.others.flatMap((o) => o.records.map((record, arm) => ({ seed: o.seed, arm, record })));
   let error: string | null = null;
@@ -419,12 +473,18 @@ export async function openRecordedArms(arms: { label: string; record: ShippedRec
   );
   if (dropped() || getState().compare.a.state !== 'recorded' || overSeeds?.shownSeed !== over.shownSeed) return true;
   if (error) {
-    overSeeds = { seeds: [...over.seeds], shownSeed: over.shownSeed, text: `The mean over the seeds could not be drawn (${error}): the curves are seed ${over.shownSeed}'s alone.` };
+    overSeeds = {
+      seeds: [...over.seeds],
+      shownSeed: over.shownSeed,
+      text: `The mean over the seeds could not be drawn (${error}): the curves are seed ${over.shownSeed}'s alone.`,
+    };
     patch('compare', { overSeeds });
     return true;
   }
   meanSides = openedArms.map((a, arm) => {
-    const records = [{ seed: over.shownSeed, record: a.record }, ...others.filter((o) => o.arm === arm)].sort((x, y) => over.seeds.indexOf(x.seed) - over.seeds.indexOf(y.seed));
+    const records = [{ seed: over.shownSeed, record: a.record }, ...others.filter((o) => o.arm === arm)].sort(
+      (x, y) => over.seeds.indexOf(x.seed) - over.seeds.indexOf(y.seed),
+    );
     const mean = armOverSeeds(records.map((x) => ({ ...x, metrics: recordedSide(a.label, x.record).metrics })));
     return { ...recordedSide(a.label, a.record), ...mean, step: mean.metrics[mean.metrics.length - 1]?.step ?? 0 };
   });
@@ -446,9 +506,21 @@ function showArms(shown: number): void {
   const arm = openedArms[shown]!;
   const sides = meanSides ?? openedArms.map((a) => recordedSide(a.label, a.record));
   const longest = Math.max(1, ...openedArms.map((a) => a.record.steps.length));
-  showRecord(arm.name, arm.record, arm.notes, { arms: openedArms.map((a) => ({ label: a.label, name: a.name })), view: 'compare' });
+  showRecord(arm.name, arm.record, arm.notes, {
+    arms: openedArms.map((a) => ({ label: a.label, name: a.name })),
+    view: 'compare',
+  });
   setState((s) => ({
-    compare: { ...s.compare, running: false, a: sides[0]!, b: sides[1] ?? idleSide('B'), c: sides[2] ?? null, steps: longest, diff: sides.length > 1 ? configDiffAll(openedArms.map((a) => a.record.config)) : [], overSeeds },
+    compare: {
+      ...s.compare,
+      running: false,
+      a: sides[0]!,
+      b: sides[1] ?? idleSide('B'),
+      c: sides[2] ?? null,
+      steps: longest,
+      diff: sides.length > 1 ? configDiffAll(openedArms.map((a) => a.record.config)) : [],
+      overSeeds,
+    },
   }));
 }
 
@@ -464,7 +536,10 @@ export function addRecordingToCompare(): void {
   const rec = getState().recording;
   if (!rec) return;
   if (getState().compare.running) {
-    patch('recordingLoad', { loading: null, error: 'Compare is training: pause or stop its runs before putting recordings there (nothing was changed).' });
+    patch('recordingLoad', {
+      loading: null,
+      error: 'Compare is training: pause or stop its runs before putting recordings there (nothing was changed).',
+    });
     return;
   }
   // Recordings already drawn there stay only while Compare still shows them.
@@ -474,7 +549,10 @@ export function addRecordingToCompare(): void {
     return;
   }
   if (openedArms.length >= MAX_COMPARED_RECORDINGS) {
-    patch('recordingLoad', { loading: null, error: `Compare already draws ${MAX_COMPARED_RECORDINGS} recordings (A, B and C): close the recording to start again (nothing was changed).` });
+    patch('recordingLoad', {
+      loading: null,
+      error: `Compare already draws ${MAX_COMPARED_RECORDINGS} recordings (A, B and C): close the recording to start again (nothing was changed).`,
+    });
     return;
   }
   meanSides = null;

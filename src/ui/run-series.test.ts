@@ -3,11 +3,13 @@ import type { SessionEvent, SessionStatus, StepMetrics } from '../../workers/pro
 import { foldSideEvents } from './run-series.ts';
 import { idleSide } from './store.ts';
 
-const status = (state: SessionStatus['state'], step: number): SessionEvent =>
-  ({ type: 'status', status: { state, step, stepsPerMinute: 6 } as SessionStatus });
+const status = (state: SessionStatus['state'], step: number): SessionEvent => ({
+  type: 'status',
+  status: { state, step, stepsPerMinute: 6 } as SessionStatus,
+});
 const stepEvent = (step: number, difficulty: Record<string, number | string> = {}): SessionEvent =>
-  ({ type: 'step', metrics: { step, reward: step / 10 } as StepMetrics, difficulty } as SessionEvent);
-const evalEvent = (step: number): SessionEvent => ({ type: 'eval', point: { step } } as SessionEvent);
+  ({ type: 'step', metrics: { step, reward: step / 10 } as StepMetrics, difficulty }) as SessionEvent;
+const evalEvent = (step: number): SessionEvent => ({ type: 'eval', point: { step } }) as SessionEvent;
 
 describe('foldSideEvents: a Compare side from its worker events', () => {
   it('appends steps with their difficulty knobs, adds each evaluation once, and follows the status', () => {

@@ -9,7 +9,14 @@ import { modelPresets } from '../model/config.ts';
 import type { ResolvedConfig } from '../rl/resolve-config.ts';
 import type { RunConfig } from '../rl/config.ts';
 import type { CheckpointSource, InitRequest } from '../../workers/protocol.ts';
-import { appDefaults, draftOverrides, resolveDraft, safeFamily, validateDraft, type SetupDraft } from './config-form.ts';
+import {
+  appDefaults,
+  draftOverrides,
+  resolveDraft,
+  safeFamily,
+  validateDraft,
+  type SetupDraft,
+} from './config-form.ts';
 import { getState, setState, type ShippedCheckpoint } from './store.ts';
 import type { UrlSetup } from './url-state.ts';
 
@@ -33,7 +40,11 @@ export function selectedCheckpoint(s = getState()): string {
 /** The manifest of the checkpoint the run would start from (null for a fresh model or while loading). */
 export function selectedManifest(s = getState()): Manifest | null {
   if (s.setup.model) return null;
-  return (s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest) ?? null;
+  return (
+    (s.setup.checkpoint === 'upload'
+      ? s.uploaded?.manifest
+      : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest) ?? null
+  );
 }
 
 /** The difficulty the selected checkpoint recommends for the selected task (its recipe's, else where it was measured): the knobs' starting values. */
@@ -45,7 +56,10 @@ export function measuredDifficulty(s = getState()): Record<string, number | stri
 /** The context length of the model the run would start from (undefined until its manifest is known). */
 export function modelContextLength(s = getState()): number | undefined {
   if (s.setup.model) return modelPresets[s.setup.model as keyof typeof modelPresets]?.contextLength;
-  const manifest = s.setup.checkpoint === 'upload' ? s.uploaded?.manifest : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
+  const manifest =
+    s.setup.checkpoint === 'upload'
+      ? s.uploaded?.manifest
+      : s.checkpoints.find((c) => c.id === selectedCheckpoint(s))?.manifest;
   return manifest?.model.contextLength;
 }
 
@@ -56,7 +70,8 @@ export function draftValidation(s = getState()): ReturnType<typeof validateDraft
   const measured = measuredDifficulty(s);
   const context = modelContextLength(s);
   const key = JSON.stringify([measured, context]);
-  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.key === key) return validationMemo.result;
+  if (validationMemo && validationMemo.draft === s.setup.draft && validationMemo.key === key)
+    return validationMemo.result;
   const result = validateDraft(s.setup.draft, measured, context);
   validationMemo = { draft: s.setup.draft, key, result };
   return result;
@@ -82,7 +97,8 @@ let baseDraft: { from: SetupDraft; draft: SetupDraft } | null = null;
 /** What the fields hold before the person's own layers (link, saved config, edits): defaults ← app defaults ← recipe ← preset. */
 export function resolvedBase(s = getState()): ResolvedConfig {
   const d = s.setup.draft;
-  if (baseDraft?.from !== d) baseDraft = { from: d, draft: { task: d.task, presetId: d.presetId, edits: {}, knobs: {}, origins: {} } };
+  if (baseDraft?.from !== d)
+    baseDraft = { from: d, draft: { task: d.task, presetId: d.presetId, edits: {}, knobs: {}, origins: {} } };
   return memoResolve('base', baseDraft.draft, selectedManifest(s));
 }
 
@@ -100,7 +116,8 @@ export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
 
 export function checkpointSource(s = getState()): CheckpointSource {
   if (s.setup.model) return { kind: 'fresh', model: s.setup.model as 'nano', seed: 0 };
-  if (s.setup.checkpoint === 'upload' && s.uploaded) return { kind: 'upload', name: s.uploaded.name, manifest: s.uploaded.manifest, bytes: s.uploaded.bytes };
+  if (s.setup.checkpoint === 'upload' && s.uploaded)
+    return { kind: 'upload', name: s.uploaded.name, manifest: s.uploaded.manifest, bytes: s.uploaded.bytes };
   const id = selectedCheckpoint(s);
   const c = s.checkpoints.find((x) => x.id === id);
   const path = c?.manifestPath ?? `checkpoints/${id}/manifest.json`;
@@ -110,5 +127,13 @@ export function checkpointSource(s = getState()): CheckpointSource {
 export function initRequest(s = getState()): InitRequest {
   // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
   const dataset = s.setup.draft.task === 'custom' ? useDataset.getState().payload : null;
-  return { config: draftOverrides(s.setup.draft) as Partial<RunConfig>, appDefaults, preset: s.setup.draft.presetId, checkpoint: checkpointSource(s), backend: s.setup.backend, stepBudget: s.setup.stepBudget, ...(dataset ? { dataset } : {}) };
+  return {
+    config: draftOverrides(s.setup.draft) as Partial<RunConfig>,
+    appDefaults,
+    preset: s.setup.draft.presetId,
+    checkpoint: checkpointSource(s),
+    backend: s.setup.backend,
+    stepBudget: s.setup.stepBudget,
+    ...(dataset ? { dataset } : {}),
+  };
 }

@@ -9,7 +9,9 @@ function selectorFor(metric: string, compare: boolean): string {
   if (compare) return `[data-testid="compare-chart-${metric}"]`;
   if (metric === 'eval') return '[data-testid="chart-eval"]';
   const spec = chartSpecs.find((s) => s.lines.some((l) => l.key === metric));
-  return spec ? `[data-testid="chart-${spec.id}"]` : `[data-testid="chart-lesson-${metric}"], [data-testid^="chart-"][data-metric="${metric}"]`;
+  return spec
+    ? `[data-testid="chart-${spec.id}"]`
+    : `[data-testid="chart-lesson-${metric}"], [data-testid^="chart-"][data-metric="${metric}"]`;
 }
 
 export function showChart(metric: string, compare: boolean): void {

@@ -185,12 +185,40 @@ export interface AppState {
 
   view: View;
   smoothing: number;
-  inspector: { step: number | null; data: StepRollouts | null; loading: boolean; open: { group: number; index: number } | null; token: number | null; channel: Channel };
-  passk: { curve: PassKCurve | null; running: boolean; error: string | null; wait?: PassKWait | null; cancelled?: boolean; restored?: boolean };
+  inspector: {
+    step: number | null;
+    data: StepRollouts | null;
+    loading: boolean;
+    open: { group: number; index: number } | null;
+    token: number | null;
+    channel: Channel;
+  };
+  passk: {
+    curve: PassKCurve | null;
+    running: boolean;
+    error: string | null;
+    wait?: PassKWait | null;
+    cancelled?: boolean;
+    restored?: boolean;
+  };
   /** The optional SFT warm start: its last result (losses before/after) while the run lasts. */
-  warmStart: { running: boolean; result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null };
+  warmStart: {
+    running: boolean;
+    result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null;
+  };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
-  compare: { presetB: string; editsB: string; steps: number; running: boolean; evaluating?: boolean; a: CompareSide; b: CompareSide; c: CompareSide | null; diff: string[][]; overSeeds?: { seeds: number[]; shownSeed: number; text: string; pending?: boolean } | null };
+  compare: {
+    presetB: string;
+    editsB: string;
+    steps: number;
+    running: boolean;
+    evaluating?: boolean;
+    a: CompareSide;
+    b: CompareSide;
+    c: CompareSide | null;
+    diff: string[][];
+    overSeeds?: { seeds: number[]; shownSeed: number; text: string; pending?: boolean } | null;
+  };
   lesson: LessonState;
   /** How fast this device trains (time-estimate.ts), from the latest measured steps; null until a run has one. */
   pace: Pace | null;
@@ -216,7 +244,15 @@ export const initialRun: RunView = {
   progress: null,
 };
 
-export const idleSide = (label: string): CompareSide => ({ label, config: null, metrics: [], evals: [], state: 'idle', step: 0, error: null });
+export const idleSide = (label: string): CompareSide => ({
+  label,
+  config: null,
+  metrics: [],
+  evals: [],
+  state: 'idle',
+  step: 0,
+  error: null,
+});
 
 /**
  * The slices that belong to the live run, as they are before any run: the store starts from them and
@@ -251,7 +287,16 @@ export const useApp = create<AppState>()(() => ({
   view: 'charts',
   smoothing: 0.6,
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },
-  compare: { presetB: 'dr_grpo', editsB: '', steps: 20, running: false, a: idleSide('A'), b: idleSide('B'), c: null, diff: [] },
+  compare: {
+    presetB: 'dr_grpo',
+    editsB: '',
+    steps: 20,
+    running: false,
+    a: idleSide('A'),
+    b: idleSide('B'),
+    c: null,
+    diff: [],
+  },
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
   pace: loadPace(),
   recording: null,

@@ -104,7 +104,12 @@ export async function openRuns(): Promise<Set<string>> {
   if (!l) return new Set();
   try {
     const q = await l.query();
-    return new Set((q.held ?? []).map((x) => x.name ?? '').filter((n) => n.startsWith(LOCK_PREFIX)).map((n) => n.slice(LOCK_PREFIX.length)));
+    return new Set(
+      (q.held ?? [])
+        .map((x) => x.name ?? '')
+        .filter((n) => n.startsWith(LOCK_PREFIX))
+        .map((n) => n.slice(LOCK_PREFIX.length)),
+    );
   } catch {
     return new Set();
   }
@@ -141,7 +146,9 @@ export async function holdRun(runId: string, waitMs = 0): Promise<boolean> {
       });
     };
     const name = LOCK_PREFIX + runId;
-    (abort ? l.request(name, { signal: abort.signal }, got) : l.request(name, { ifAvailable: true }, got)).catch((e: unknown) => ok((e as { name?: string } | null)?.name !== 'AbortError'));
+    (abort ? l.request(name, { signal: abort.signal }, got) : l.request(name, { ifAvailable: true }, got)).catch(
+      (e: unknown) => ok((e as { name?: string } | null)?.name !== 'AbortError'),
+    );
   });
 }
 
@@ -209,7 +216,19 @@ export function joinTabs(what: () => { experiment: string; state: string; step: 
     }
     if (m.type === 'ask') announce();
     if (typeof m.experiment === 'string') {
-      useTabs.setState({ others: [...rest, { tabId: m.tabId, experiment: m.experiment, state: String(m.state ?? 'idle'), step: Number(m.step ?? 0), task: String(m.task ?? ''), seenAt: Date.now() }] });
+      useTabs.setState({
+        others: [
+          ...rest,
+          {
+            tabId: m.tabId,
+            experiment: m.experiment,
+            state: String(m.state ?? 'idle'),
+            step: Number(m.step ?? 0),
+            task: String(m.task ?? ''),
+            seenAt: Date.now(),
+          },
+        ],
+      });
     }
   };
   post({ type: 'ask', tabId, ...describe() });

@@ -12,7 +12,8 @@ export class NotUtf8Error extends Error {}
 export function firstInvalidUtf8(bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; ) {
     const b = bytes[i]!;
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    const need =
+      b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
     if (need < 0) return i;
     for (let j = 1; j <= need; j++) {
       const c = bytes[i + j];
@@ -20,7 +21,13 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     }
     // Overlong three/four-byte forms, surrogates and code points past U+10FFFF (TextDecoder's rules).
     const c1 = bytes[i + 1] ?? 0;
-    if ((b === 0xe0 && c1 < 0xa0) || (b === 0xed && c1 > 0x9f) || (b === 0xf0 && c1 < 0x90) || (b === 0xf4 && c1 > 0x8f)) return i;
+    if (
+      (b === 0xe0 && c1 < 0xa0) ||
+      (b === 0xed && c1 > 0x9f) ||
+      (b === 0xf0 && c1 < 0x90) ||
+      (b === 0xf4 && c1 > 0x8f)
+    )
+      return i;
     i += need + 1;
   }
   return -1;

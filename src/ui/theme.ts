@@ -40,15 +40,13 @@ export function setTheme(t: Theme): void {
 /** Sets the theme before the first paint and follows the system while nothing is chosen. */
 export function initTheme(): void {
   apply();
-  if (typeof matchMedia === 'function') matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => apply());
+  if (typeof matchMedia === 'function')
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => apply());
 }
 
 export function useTheme(): Theme {
-  return useSyncExternalStore(
-    (cb) => {
-      listeners.add(cb);
-      return () => listeners.delete(cb);
-    },
-    currentTheme,
-  );
+  return useSyncExternalStore((cb) => {
+    listeners.add(cb);
+    return () => listeners.delete(cb);
+  }, currentTheme);
 }

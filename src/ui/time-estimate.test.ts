@@ -1,8 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../rl/config.ts';
-import { aboutMinutes, loadPace, paceOf, passKSeconds, savePace, secondsLeft, stepSeconds, trainingSeconds, waitSecondsLeft } from './time-estimate.ts';
+import {
+  aboutMinutes,
+  loadPace,
+  paceOf,
+  passKSeconds,
+  savePace,
+  secondsLeft,
+  stepSeconds,
+  trainingSeconds,
+  waitSecondsLeft,
+} from './time-estimate.ts';
 
-const small = { ...defaultConfig, prompts_per_step: 2, num_generations: 4, max_completion_length: 32, num_iterations: 1, eval_every: 0 };
+const small = {
+  ...defaultConfig,
+  prompts_per_step: 2,
+  num_generations: 4,
+  max_completion_length: 32,
+  num_iterations: 1,
+  eval_every: 0,
+};
 const P = 200_000;
 
 describe('time estimates', () => {
@@ -26,7 +43,11 @@ describe('time estimates', () => {
   });
 
   it('takes the median step, and a pace measured beside other runs is that many times faster alone', () => {
-    const steps = [{ samplingSeconds: 2, updateSeconds: 1 }, { samplingSeconds: 30, updateSeconds: 9 }, { samplingSeconds: 4, updateSeconds: 1 }];
+    const steps = [
+      { samplingSeconds: 2, updateSeconds: 1 },
+      { samplingSeconds: 30, updateSeconds: 9 },
+      { samplingSeconds: 4, updateSeconds: 1 },
+    ];
     const alone = paceOf(steps, small, P, 'wasm')!;
     expect(stepSeconds(alone, small, P)).toBeCloseTo(4 + 1, 10);
     const shared = paceOf(steps, small, P, 'wasm', 2)!;
@@ -35,7 +56,12 @@ describe('time estimates', () => {
 
   it('runs side by side add up (they share the cores)', () => {
     const pace = paceOf([{ samplingSeconds: 3, updateSeconds: 1 }], small, P, 'wasm')!;
-    expect(trainingSeconds(pace, [{ config: small, parameters: P, steps: 150 }, { config: small, parameters: P, steps: 150 }])).toBeCloseTo(1200, 8);
+    expect(
+      trainingSeconds(pace, [
+        { config: small, parameters: P, steps: 150 },
+        { config: small, parameters: P, steps: 150 },
+      ]),
+    ).toBeCloseTo(1200, 8);
   });
 
   it('pass@k samples 64 per held-out prompt, twice when the base policy is not cached', () => {
@@ -54,9 +80,19 @@ describe('time estimates', () => {
 
   it('time left: the slowest run decides; unknown until every unfinished run has a pace', () => {
     expect(secondsLeft([{ step: 10, budget: 150, stepsPerMinute: 7 }])).toBeCloseTo(1200, 8);
-    expect(secondsLeft([{ step: 10, budget: 150, stepsPerMinute: 7 }, { step: 10, budget: 150, stepsPerMinute: 3.5 }])).toBeCloseTo(2400, 8);
+    expect(
+      secondsLeft([
+        { step: 10, budget: 150, stepsPerMinute: 7 },
+        { step: 10, budget: 150, stepsPerMinute: 3.5 },
+      ]),
+    ).toBeCloseTo(2400, 8);
     expect(secondsLeft([{ step: 10, budget: 150, stepsPerMinute: 0 }])).toBeNull();
-    expect(secondsLeft([{ step: 150, budget: 150, stepsPerMinute: 0 }, { step: 20, budget: 150, stepsPerMinute: 13 }])).toBeCloseTo(600, 8);
+    expect(
+      secondsLeft([
+        { step: 150, budget: 150, stepsPerMinute: 0 },
+        { step: 20, budget: 150, stepsPerMinute: 13 },
+      ]),
+    ).toBeCloseTo(600, 8);
     expect(waitSecondsLeft(25, 100, 30)).toBeCloseTo(90, 10);
     expect(waitSecondsLeft(0, 100, 30)).toBeNull();
   });
@@ -70,7 +106,10 @@ describe('time estimates', () => {
 
   it('keeps one pace per backend; the latest is used when no backend is forced', () => {
     const store = new Map<string, string>();
-    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
     expect(loadPace(null, storage)).toBeNull();
     savePace({ sampling: 1e-9, update: 2e-9, backend: 'wasm' }, storage);
     savePace({ sampling: 3e-10, update: 1e-10, backend: 'webgpu' }, storage);

@@ -23,7 +23,16 @@ export interface Pace {
 /** The samples of the held-out pass@k (workers/inspection.ts: 64 per prompt). */
 export const PASSK_SAMPLES = 64;
 
-type Work = Pick<RunConfig, 'prompts_per_step' | 'num_generations' | 'max_completion_length' | 'num_iterations' | 'eval_every' | 'eval_prompts' | 'eval_samples'>;
+type Work = Pick<
+  RunConfig,
+  | 'prompts_per_step'
+  | 'num_generations'
+  | 'max_completion_length'
+  | 'num_iterations'
+  | 'eval_every'
+  | 'eval_prompts'
+  | 'eval_samples'
+>;
 
 /** Token slots a step samples: prompts × generations × the completion cap. */
 const slots = (c: Work) => c.prompts_per_step * c.num_generations * c.max_completion_length;
@@ -44,7 +53,13 @@ const median = (xs: number[]) => {
  * without a usable step. A run that shared the device with `parallel - 1` others ran that much slower.
  */
 export function paceOf(steps: MeasuredStep[], c: Work, parameters: number, backend: string, parallel = 1): Pace | null {
-  const ok = steps.filter((s) => Number.isFinite(s.samplingSeconds) && Number.isFinite(s.updateSeconds) && s.samplingSeconds > 0 && s.updateSeconds >= 0);
+  const ok = steps.filter(
+    (s) =>
+      Number.isFinite(s.samplingSeconds) &&
+      Number.isFinite(s.updateSeconds) &&
+      s.samplingSeconds > 0 &&
+      s.updateSeconds >= 0,
+  );
   const units = slots(c) * parameters;
   if (!ok.length || !(units > 0) || !(parallel >= 1)) return null;
   return {
@@ -57,7 +72,8 @@ export function paceOf(steps: MeasuredStep[], c: Work, parameters: number, backe
 /** Seconds of one training step of `c` on a model of `parameters`, evaluations included (averaged over eval_every). */
 export function stepSeconds(pace: Pace, c: Work, parameters: number): number {
   const units = slots(c) * parameters;
-  const evalSlots = c.eval_every > 0 ? (c.eval_prompts * heldOutSamples(c) * c.max_completion_length * parameters) / c.eval_every : 0;
+  const evalSlots =
+    c.eval_every > 0 ? (c.eval_prompts * heldOutSamples(c) * c.max_completion_length * parameters) / c.eval_every : 0;
   return pace.sampling * (units + evalSlots) + pace.update * units * c.num_iterations;
 }
 
@@ -111,9 +127,15 @@ function browserStorage(): Storage | null {
 }
 
 /** The latest pace measured on this device (the one for `backend` when given and known). */
-export function loadPace(backend?: string | null, storage: Pick<Storage, 'getItem'> | null = browserStorage()): Pace | null {
+export function loadPace(
+  backend?: string | null,
+  storage: Pick<Storage, 'getItem'> | null = browserStorage(),
+): Pace | null {
   try {
-    const all = JSON.parse(storage?.getItem(KEY) ?? 'null') as { latest?: string; byBackend?: Record<string, Pace> } | null;
+    const all = JSON.parse(storage?.getItem(KEY) ?? 'null') as {
+      latest?: string;
+      byBackend?: Record<string, Pace>;
+    } | null;
     const p = all?.byBackend?.[backend ?? all.latest ?? ''] ?? null;
     return p && p.sampling > 0 && p.update >= 0 ? p : null;
   } catch {

@@ -30,7 +30,13 @@ async function loadPythonSources(): Promise<void> {
 /** The README's shell commands, in order (what the page shows beside the download). */
 export function readmeCommands(readme: string): string[] {
   const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  return blocks.map((b) => b.split('\n').map((l) => l.trim()).filter(Boolean).join('\n'));
+  return blocks.map((b) =>
+    b
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join('\n'),
+  );
 }
 
 /** The TRL project of `config` as a zip (its files at the top, as the CLI writes them into --out), and its README. */

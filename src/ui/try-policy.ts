@@ -26,7 +26,16 @@ export interface TryState {
   error: string | null;
 }
 
-export const useTry = create<TryState>()(() => ({ prompt: null, samples: 4, temperature: 1, greedy: true, inline: false, running: false, result: null, error: null }));
+export const useTry = create<TryState>()(() => ({
+  prompt: null,
+  samples: 4,
+  temperature: 1,
+  greedy: true,
+  inline: false,
+  running: false,
+  result: null,
+  error: null,
+}));
 
 /** An example prompt of the task the run (or else the setup) trains on: its first held-out prompt, or the dataset's first line. */
 export function examplePrompt(): { prompt: string; reference: string } | null {
@@ -53,7 +62,9 @@ export async function tryPrompt(): Promise<void> {
   try {
     encodeTryPrompt(prompt, Infinity); // characters outside the vocabulary: say so before loading anything
     if (!(await ensureRun())) throw new Error('the run could not be loaded (see the message above)');
-    const result = await client().call((a) => a.tryPrompt({ prompt, samples: t.samples, temperature: t.temperature, greedy: t.greedy }));
+    const result = await client().call((a) =>
+      a.tryPrompt({ prompt, samples: t.samples, temperature: t.temperature, greedy: t.greedy }),
+    );
     useTry.setState({ result, running: false });
   } catch (e) {
     useTry.setState({ running: false, error: e instanceof Error ? e.message.replace(/^Error: /, '') : String(e) });

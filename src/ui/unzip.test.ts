@@ -32,7 +32,15 @@ describe('unzip', () => {
     }
     execFileSync('python3', ['-m', 'zipfile', '-c', join(dir, 'a.zip'), 'm-hf'], { cwd: dir });
     const bytes = new Uint8Array(readFileSync(join(dir, 'a.zip')));
-    const methods = execFileSync('python3', ['-c', 'import sys, zipfile; print(sorted({i.compress_type for i in zipfile.ZipFile(sys.argv[1]).infolist() if not i.is_dir()}))', join(dir, 'a.zip')], { encoding: 'utf8' });
+    const methods = execFileSync(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile; print(sorted({i.compress_type for i in zipfile.ZipFile(sys.argv[1]).infolist() if not i.is_dir()}))',
+        join(dir, 'a.zip'),
+      ],
+      { encoding: 'utf8' },
+    );
     expect(methods.trim()).toBe('[8]');
     const got = await unzip(bytes);
     expect([...got.keys()].sort()).toEqual(files.map(([n]) => n).sort());

@@ -13,7 +13,9 @@ const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 
 async function inflateRaw(data: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([data as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  const stream = new Blob([data as Uint8Array<ArrayBuffer>])
+    .stream()
+    .pipeThrough(new DecompressionStream('deflate-raw'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
@@ -34,7 +36,8 @@ export async function unzip(bytes: Uint8Array, maxBytes = Infinity): Promise<Map
   const files = new Map<string, Uint8Array>();
   let total = 0;
   for (let i = 0; i < count; i++) {
-    if (p + 46 > bytes.length || v.getUint32(p, true) !== CENTRAL) throw new UnzipError(`the archive's central directory is damaged (entry ${i + 1} of ${count})`);
+    if (p + 46 > bytes.length || v.getUint32(p, true) !== CENTRAL)
+      throw new UnzipError(`the archive's central directory is damaged (entry ${i + 1} of ${count})`);
     const flags = v.getUint16(p + 8, true);
     const method = v.getUint16(p + 10, true);
     const crc = v.getUint32(p + 16, true);
@@ -48,10 +51,12 @@ export async function unzip(bytes: Uint8Array, maxBytes = Infinity): Promise<Map
     p += 46 + nameLen + extraLen + commentLen;
     if (name.endsWith('/')) continue;
     if (flags & 1) throw new UnzipError(`${name}: encrypted entries are not supported`);
-    if (method !== 0 && method !== 8) throw new UnzipError(`${name}: compression method ${method} is not supported (only stored and deflate)`);
+    if (method !== 0 && method !== 8)
+      throw new UnzipError(`${name}: compression method ${method} is not supported (only stored and deflate)`);
     total += size;
     if (total > maxBytes) throw new UnzipError(`the archive unpacks to more than ${maxBytes} bytes`);
-    if (local + 30 > bytes.length || v.getUint32(local, true) !== LOCAL) throw new UnzipError(`${name}: its local header is missing or damaged`);
+    if (local + 30 > bytes.length || v.getUint32(local, true) !== LOCAL)
+      throw new UnzipError(`${name}: its local header is missing or damaged`);
     const start = local + 30 + v.getUint16(local + 26, true) + v.getUint16(local + 28, true);
     if (start + packed > bytes.length) throw new UnzipError(`${name}: the archive is truncated`);
     const raw = bytes.subarray(start, start + packed);
@@ -61,7 +66,8 @@ export async function unzip(bytes: Uint8Array, maxBytes = Infinity): Promise<Map
     } catch {
       throw new UnzipError(`${name}: the compressed data is damaged`);
     }
-    if (data.length !== size || crc32(data) !== crc) throw new UnzipError(`${name}: size or CRC-32 does not match the archive's record (damaged)`);
+    if (data.length !== size || crc32(data) !== crc)
+      throw new UnzipError(`${name}: size or CRC-32 does not match the archive's record (damaged)`);
     files.set(name, data);
   }
   return files;

@@ -10,10 +10,16 @@ export const MAX_URL_NOTES = 8;
 
 export function guardSearch(search: string): { search: string; note: string | null } {
   if (search.length <= MAX_SEARCH_CHARS) return { search, note: null };
-  return { search: '', note: `this link's settings are ${search.length.toLocaleString('en')} characters long (at most ${MAX_SEARCH_CHARS.toLocaleString('en')}): it was ignored and the defaults are shown` };
+  return {
+    search: '',
+    note: `this link's settings are ${search.length.toLocaleString('en')} characters long (at most ${MAX_SEARCH_CHARS.toLocaleString('en')}): it was ignored and the defaults are shown`,
+  };
 }
 
 export function capNotes(notes: string[]): string[] {
   if (notes.length <= MAX_URL_NOTES) return notes;
-  return [...notes.slice(0, MAX_URL_NOTES - 1), `…and ${notes.length - (MAX_URL_NOTES - 1)} more problems with this link`];
+  return [
+    ...notes.slice(0, MAX_URL_NOTES - 1),
+    `…and ${notes.length - (MAX_URL_NOTES - 1)} more problems with this link`,
+  ];
 }

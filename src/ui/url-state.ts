@@ -49,7 +49,14 @@ export interface UrlSetup {
 }
 
 export function emptySetup(): UrlSetup {
-  return { draft: { task: defaultConfig.task, presetId: DEFAULT_PRESET, edits: {}, knobs: {} }, checkpoint: null, model: null, stepBudget: 0, backend: null, lesson: null };
+  return {
+    draft: { task: defaultConfig.task, presetId: DEFAULT_PRESET, edits: {}, knobs: {} },
+    checkpoint: null,
+    model: null,
+    stepBudget: 0,
+    backend: null,
+    lesson: null,
+  };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -99,7 +106,15 @@ export function viewerToSearch(v: ViewerUrl): string {
 const markLink = (s: UrlSetup, path: string) => (s.draft.origins = { ...(s.draft.origins ?? {}), [path]: 'link' });
 
 /** A parameter that is one of a list of names (preset, task, model). */
-function choice(key: string, scope: Param['scope'], known: () => string[], get: (s: UrlSetup) => string | null, set: (s: UrlSetup, v: string) => void, dflt: string | null, unknown: (raw: string) => string): Param {
+function choice(
+  key: string,
+  scope: Param['scope'],
+  known: () => string[],
+  get: (s: UrlSetup) => string | null,
+  set: (s: UrlSetup, v: string) => void,
+  dflt: string | null,
+  unknown: (raw: string) => string,
+): Param {
   return {
     key,
     scope,
@@ -122,7 +137,11 @@ function fieldParam(spec: FieldSpec): Param {
     scope: 'experiment',
     write: (s, manifest) => {
       const raw = s.draft.edits[spec.path];
-      if (raw === undefined || same(parseText(spec.kind, raw), baseValue(spec.path, s.draft.presetId, manifest, s.draft.task))) return [];
+      if (
+        raw === undefined ||
+        same(parseText(spec.kind, raw), baseValue(spec.path, s.draft.presetId, manifest, s.draft.task))
+      )
+        return [];
       return [[spec.path, String(raw)]];
     },
     read: (s, raw) => {
@@ -135,11 +154,45 @@ function fieldParam(spec: FieldSpec): Param {
 
 /** Every parameter of a page URL, in the order they are written: the experiment's, then the page's. */
 const params: Param[] = [
-  choice('preset', 'experiment', () => presets.map((x) => x.id), (s) => s.draft.presetId, (s, v) => (s.draft.presetId = v), DEFAULT_PRESET, (raw) => `unknown preset "${raw}" (known: ${presets.map((x) => x.id).join(', ')}); using ${DEFAULT_PRESET}`),
-  choice('task', 'experiment', () => taskFamilies.map((f) => f.id), (s) => s.draft.task, (s, v) => ((s.draft.task = v), markLink(s, 'task')), defaultConfig.task, (raw) => `unknown task "${raw}"; using ${defaultConfig.task}`),
-  { key: 'checkpoint', scope: 'experiment', write: (s) => (s.checkpoint ? [['checkpoint', s.checkpoint]] : []), read: (s, raw) => ((s.checkpoint = raw), null) },
-  { key: 'dataset', scope: 'experiment', write: (s) => (s.draft.task === 'custom' && s.dataset ? [['dataset', s.dataset]] : []), read: (s, raw) => ((s.dataset = raw), null) },
-  choice('model', 'experiment', () => Object.keys(modelPresets), (s) => s.model, (s, v) => (s.model = v), null, (raw) => `unknown model "${raw}" (known: ${Object.keys(modelPresets).join(', ')})`),
+  choice(
+    'preset',
+    'experiment',
+    () => presets.map((x) => x.id),
+    (s) => s.draft.presetId,
+    (s, v) => (s.draft.presetId = v),
+    DEFAULT_PRESET,
+    (raw) => `unknown preset "${raw}" (known: ${presets.map((x) => x.id).join(', ')}); using ${DEFAULT_PRESET}`,
+  ),
+  choice(
+    'task',
+    'experiment',
+    () => taskFamilies.map((f) => f.id),
+    (s) => s.draft.task,
+    (s, v) => ((s.draft.task = v), markLink(s, 'task')),
+    defaultConfig.task,
+    (raw) => `unknown task "${raw}"; using ${defaultConfig.task}`,
+  ),
+  {
+    key: 'checkpoint',
+    scope: 'experiment',
+    write: (s) => (s.checkpoint ? [['checkpoint', s.checkpoint]] : []),
+    read: (s, raw) => ((s.checkpoint = raw), null),
+  },
+  {
+    key: 'dataset',
+    scope: 'experiment',
+    write: (s) => (s.draft.task === 'custom' && s.dataset ? [['dataset', s.dataset]] : []),
+    read: (s, raw) => ((s.dataset = raw), null),
+  },
+  choice(
+    'model',
+    'experiment',
+    () => Object.keys(modelPresets),
+    (s) => s.model,
+    (s, v) => (s.model = v),
+    null,
+    (raw) => `unknown model "${raw}" (known: ${Object.keys(modelPresets).join(', ')})`,
+  ),
   {
     key: 'difficulty.',
     scope: 'experiment',
@@ -163,10 +216,19 @@ const params: Param[] = [
     },
   },
   {
-    ...choice('lesson', 'experiment', () => lessons.map((l) => l.id), (s) => s.lesson ?? null, (s, v) => (s.lesson = v), null, (raw) => `unknown lesson "${raw}" (known: ${lessons.map((l) => l.id).join(', ')})`),
+    ...choice(
+      'lesson',
+      'experiment',
+      () => lessons.map((l) => l.id),
+      (s) => s.lesson ?? null,
+      (s, v) => (s.lesson = v),
+      null,
+      (raw) => `unknown lesson "${raw}" (known: ${lessons.map((l) => l.id).join(', ')})`,
+    ),
     read: (s, raw, _key, page) => {
       page.lesson = raw;
-      if (!lessons.some((l) => l.id === raw)) return `unknown lesson "${raw}" (known: ${lessons.map((l) => l.id).join(', ')})`;
+      if (!lessons.some((l) => l.id === raw))
+        return `unknown lesson "${raw}" (known: ${lessons.map((l) => l.id).join(', ')})`;
       s.lesson = raw;
       return null;
     },
@@ -184,7 +246,12 @@ const params: Param[] = [
     },
   },
   // The bench and run keys are read once at start-up and not written back (the address bar drops them; boot.ts keeps `run` while its recording is open).
-  { key: 'bench', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.bench.open = raw === '1'), null) },
+  {
+    key: 'bench',
+    scope: 'page',
+    write: () => [],
+    read: (_s, raw, _k, page) => ((page.bench.open = raw === '1'), null),
+  },
   {
     key: 'bench_steps',
     scope: 'page',
@@ -192,11 +259,17 @@ const params: Param[] = [
     read: (_s, raw, _k, page) => {
       const n = Number(raw);
       if (Number.isInteger(n) && n >= 1 && n <= MAX_BENCH_STEPS) page.bench.steps = n;
-      else page.bench.note = `bench_steps=${raw} is not a whole number from 1 to ${MAX_BENCH_STEPS}; measuring ${DEFAULT_BENCH_STEPS} steps`;
+      else
+        page.bench.note = `bench_steps=${raw} is not a whole number from 1 to ${MAX_BENCH_STEPS}; measuring ${DEFAULT_BENCH_STEPS} steps`;
       return null;
     },
   },
-  { key: 'run', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.run = raw === '' ? null : raw), null) },
+  {
+    key: 'run',
+    scope: 'page',
+    write: () => [],
+    read: (_s, raw, _k, page) => ((page.run = raw === '' ? null : raw), null),
+  },
   // The run viewer's keys: written by viewerToSearch while a run that `rlvr view` serves is open, not from the setup.
   {
     key: 'view',
@@ -221,7 +294,8 @@ const params: Param[] = [
 /** The table's keys with their scope (for docs and tests). */
 export const urlKeys: { key: string; scope: Param['scope'] }[] = params.map((p) => ({ key: p.key, scope: p.scope }));
 
-const paramFor = (key: string) => params.find((p) => p.key === key || (p.key.endsWith('.') && key.startsWith(p.key) && key.length > p.key.length));
+const paramFor = (key: string) =>
+  params.find((p) => p.key === key || (p.key.endsWith('.') && key.startsWith(p.key) && key.length > p.key.length));
 const pageParam = (key: string) => params.find((p) => p.key === key && p.scope === 'page')!;
 
 /** The query string for a setup (without `?`); empty when everything is default. `manifest`: the checkpoint it starts from (its recipe is part of the base an edit is compared with). */
@@ -274,7 +348,8 @@ export function searchToSetup(search: string): ParsedUrl {
   };
   const notes: string[] = [];
   const v = p.get('v');
-  if (v !== null && Number(v) > URL_VERSION) notes.push(`this link was made by a newer version (v=${v}); some settings may not apply`);
+  if (v !== null && Number(v) > URL_VERSION)
+    notes.push(`this link was made by a newer version (v=${v}); some settings may not apply`);
   const experimentKeys: string[] = [];
   for (const [key, raw] of p) {
     const param = paramFor(key);

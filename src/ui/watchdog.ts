@@ -18,20 +18,27 @@ export class Watchdog {
   start(current: () => TrainerClient | null, dead: (c: TrainerClient, why: string) => void): void {
     if (this.timer) clearInterval(this.timer);
     let pinging = false;
-    this.timer = setInterval(() => {
-      const c = current();
-      if (!c || c.dead || pinging) return;
-      pinging = true;
-      const timer = setTimeout(() => {
-        if (current() === c && !c.dead) dead(c, `the training worker stopped responding (no answer for ${Math.round(this.ms / 1000)} s: killed by the browser, out of memory, or stuck)`);
-      }, this.ms);
-      void c
-        .call((a) => a.status())
-        .catch(() => undefined)
-        .finally(() => {
-          clearTimeout(timer);
-          pinging = false;
-        });
-    }, Math.max(250, Math.min(5000, this.ms / 4)));
+    this.timer = setInterval(
+      () => {
+        const c = current();
+        if (!c || c.dead || pinging) return;
+        pinging = true;
+        const timer = setTimeout(() => {
+          if (current() === c && !c.dead)
+            dead(
+              c,
+              `the training worker stopped responding (no answer for ${Math.round(this.ms / 1000)} s: killed by the browser, out of memory, or stuck)`,
+            );
+        }, this.ms);
+        void c
+          .call((a) => a.status())
+          .catch(() => undefined)
+          .finally(() => {
+            clearTimeout(timer);
+            pinging = false;
+          });
+      },
+      Math.max(250, Math.min(5000, this.ms / 4)),
+    );
   }
 }

@@ -14,8 +14,7 @@ export interface FileKind {
 }
 
 /** What the page offers for a TRL run folder (the menu item "Open a run folder…"). */
-const RUN_FOLDER =
-  'a TRL run folder (output_dir, or one of its checkpoint-N folders) opens with "Open a run folder…"';
+const RUN_FOLDER = 'a TRL run folder (output_dir, or one of its checkpoint-N folders) opens with "Open a run folder…"';
 
 const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) => bytes[i] === b);
 

@@ -34,7 +34,13 @@ describe('layers stay clean', () => {
 
   it('no eval or new Function anywhere in src or workers', () => {
     const all = [...files(src), ...files(join(src, '..', 'workers'))];
-    const hits = all.filter((f) => /\beval\s*\(|new\s+Function\s*\(/.test(readFileSync(f, 'utf8').replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')));
+    const hits = all.filter((f) =>
+      /\beval\s*\(|new\s+Function\s*\(/.test(
+        readFileSync(f, 'utf8')
+          .replace(/\/\/.*$/gm, '')
+          .replace(/\/\*[\s\S]*?\*\//g, ''),
+      ),
+    );
     expect(hits.map((f) => relative(src, f))).toEqual([]);
   });
 });

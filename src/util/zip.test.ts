@@ -18,7 +18,7 @@ describe('zipStore', () => {
     }
   });
 
-  it('writes an archive that Python\'s zipfile tests and extracts byte for byte', () => {
+  it("writes an archive that Python's zipfile tests and extracts byte for byte", () => {
     const rng = new Rng(5);
     const entries = [
       { name: 'm-hf/config.json', data: new TextEncoder().encode('{"model_type": "gpt2"}\n') },
@@ -29,7 +29,15 @@ describe('zipStore', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rlvr-zip-'));
     const zip = join(dir, 'm-hf.zip');
     writeFileSync(zip, zipStore(entries, new Date(2026, 10, 23, 1, 2, 4)));
-    const listing = execFileSync('python3', ['-c', 'import json,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps([[i.filename,i.file_size,i.compress_type,list(i.date_time)] for i in z.infolist()]))', zip], { encoding: 'utf8' });
+    const listing = execFileSync(
+      'python3',
+      [
+        '-c',
+        'import json,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps([[i.filename,i.file_size,i.compress_type,list(i.date_time)] for i in z.infolist()]))',
+        zip,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(JSON.parse(listing)).toEqual(entries.map((e) => [e.name, e.data.length, 0, [2026, 11, 23, 1, 2, 4]]));
     execFileSync('python3', ['-m', 'zipfile', '-e', zip, join(dir, 'out')]);
     for (const e of entries) expect(Buffer.compare(readFileSync(join(dir, 'out', e.name)), e.data), e.name).toBe(0);

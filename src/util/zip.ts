@@ -37,11 +37,13 @@ function dosDateTime(d: Date): { date: number; time: number } {
 const LIMIT = 0xffffffff;
 
 export function zipStore(entries: ZipEntry[], modified: Date = new Date(1980, 0, 1)): Uint8Array {
-  if (entries.length > 0xffff) throw new Error(`zip: ${entries.length} entries is more than a ZIP without ZIP64 holds (65,535)`);
+  if (entries.length > 0xffff)
+    throw new Error(`zip: ${entries.length} entries is more than a ZIP without ZIP64 holds (65,535)`);
   const enc = new TextEncoder();
   const { date, time } = dosDateTime(modified);
   const names = entries.map((e) => {
-    if (!e.name || e.name.startsWith('/') || e.name.split('/').includes('..')) throw new Error(`zip: entry name ${JSON.stringify(e.name)} must be a relative path without ".."`);
+    if (!e.name || e.name.startsWith('/') || e.name.split('/').includes('..'))
+      throw new Error(`zip: entry name ${JSON.stringify(e.name)} must be a relative path without ".."`);
     return enc.encode(e.name);
   });
   const crcs = entries.map((e) => crc32(e.data));

@@ -20,21 +20,24 @@ import type { Command } from './command.ts';
 
 const FLAGS: FlagTable = {
   quick: {
-    help: 'a time budget of 170 s (see --budget): tiny preset on node/torch/WASM (up to 3\n' +
+    help:
+      'a time budget of 170 s (see --budget): tiny preset on node/torch/WASM (up to 3\n' +
       'rounds), small preset on node/torch (1 round), then WebGPU on tiny if time is left',
   },
   presets: { value: 'LIST', help: 'tiny,small (default both; tiny is the CPU default, small the WebGPU one)' },
   engines: { value: 'LIST', help: 'node,torch,wasm,webgpu (default all)' },
   threads: {
     value: 'LIST',
-    help: 'CPU thread counts for onnxruntime-node and PyTorch (default 2,1: 2 = the cores is\n' +
+    help:
+      'CPU thread counts for onnxruntime-node and PyTorch (default 2,1: 2 = the cores is\n' +
       'the headline; 1 because on a busy machine both run faster on one thread)',
   },
   reps: { value: 'N', help: 'timed rounds per preset (default 5, --quick 3)' },
   'webgpu-reps': { value: 'N', help: 'WebGPU rounds (default 1)' },
   'webgpu-rows': {
     value: 'N',
-    help: 'rows of the WebGPU runs (default 8 = 1 prompt x 8; 64 = the full batch, which takes\n' +
+    help:
+      'rows of the WebGPU runs (default 8 = 1 prompt x 8; 64 = the full batch, which takes\n' +
       'tens of minutes on SwiftShader, the software adapter of a machine without a GPU)',
   },
   budget: {
@@ -74,22 +77,40 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       .map((s) => s.trim())
       .filter(Boolean);
   const presets = list('presets', 'tiny,small') as ('tiny' | 'small')[];
-  for (const p of presets) if (p !== 'tiny' && p !== 'small') throw new UsageError(`--presets: unknown preset "${p}" (tiny, small)`);
+  for (const p of presets)
+    if (p !== 'tiny' && p !== 'small') throw new UsageError(`--presets: unknown preset "${p}" (tiny, small)`);
   const engines = new Set(list('engines', 'node,torch,wasm,webgpu'));
-  for (const e of engines) if (!['node', 'torch', 'wasm', 'webgpu'].includes(e)) throw new UsageError(`--engines: unknown engine "${e}" (node, torch, wasm, webgpu)`);
+  for (const e of engines)
+    if (!['node', 'torch', 'wasm', 'webgpu'].includes(e))
+      throw new UsageError(`--engines: unknown engine "${e}" (node, torch, wasm, webgpu)`);
   if (!engines.has('node')) throw new UsageError('--engines must include node (every ratio is relative to it)');
   const threadList = list('threads', '2,1').map(Number);
-  if (!threadList.length || threadList.some((t) => !Number.isInteger(t) || t < 1)) throw new UsageError('--threads must be a list of positive integers, e.g. 2,1');
+  if (!threadList.length || threadList.some((t) => !Number.isInteger(t) || t < 1))
+    throw new UsageError('--threads must be a list of positive integers, e.g. 2,1');
   const reps = intFlag(a, 'reps', quick ? 3 : 5);
   const gpuReps = intFlag(a, 'webgpu-reps', 1);
   const gpuRows = intFlag(a, 'webgpu-rows', 8);
   if (reps < 1 || gpuReps < 1) throw new UsageError('--reps and --webgpu-reps must be at least 1');
-  if (gpuRows < 8 || gpuRows > 64 || gpuRows % 8) throw new UsageError('--webgpu-rows must be 8, 16, ... 64 (whole groups of 8 completions)');
+  if (gpuRows < 8 || gpuRows > 64 || gpuRows % 8)
+    throw new UsageError('--webgpu-rows must be 8, 16, ... 64 (whole groups of 8 completions)');
   const budgetFlag = flag(a, 'budget');
   const budget = budgetFlag !== undefined ? Number(budgetFlag) : quick ? 170 : Infinity;
   if (!(budget > 0)) throw new UsageError('--budget must be a positive number of seconds');
   const outFile = resolve(flag(a, 'out') ?? join(BENCH, 'results.json'));
-  return { quick, presets, engines, threadList, reps, gpuReps, gpuRows, budget, outFile, wantProfile: flag(a, 'profile') === 'true', noProfile: flag(a, 'no-profile') === 'true', readme: flag(a, 'readme') === 'true' };
+  return {
+    quick,
+    presets,
+    engines,
+    threadList,
+    reps,
+    gpuReps,
+    gpuRows,
+    budget,
+    outFile,
+    wantProfile: flag(a, 'profile') === 'true',
+    noProfile: flag(a, 'no-profile') === 'true',
+    readme: flag(a, 'readme') === 'true',
+  };
 }
 
 /** Runs the benchmark; prints the markdown report on stdout (progress on stderr) and returns the exit code. */
@@ -125,7 +146,9 @@ export async function runBench(argv: string[]): Promise<number> {
   };
   const { machine, log } = b;
   mkdirSync(WORK, { recursive: true });
-  log(`machine: ${machine.cpu}, ${machine.cores} cores; load average ${machine.load_average_start.map((x) => x.toFixed(2)).join(' ')} (other jobs share these cores: medians over alternating runs)`);
+  log(
+    `machine: ${machine.cpu}, ${machine.cores} cores; load average ${machine.load_average_start.map((x) => x.toFixed(2)).join(' ')} (other jobs share these cores: medians over alternating runs)`,
+  );
 
   const cleanup = async () => {
     for (const p of b.peers.values()) await p.close().catch(() => undefined);
@@ -179,7 +202,9 @@ async function startPeers(b: Bench): Promise<void> {
         matmul_512_gflops: blas.gflops_512,
         blas_ok: blasOk,
       };
-      log(`PyTorch peer: torch ${String(init.torch)} (Debian python3-torch ${dpkgVersion('python3-torch')}), python ${String(init.python)}; ${inst.note}`);
+      log(
+        `PyTorch peer: torch ${String(init.torch)} (Debian python3-torch ${dpkgVersion('python3-torch')}), python ${String(init.python)}; ${inst.note}`,
+      );
       log(
         `PyTorch peer: torch.get_num_threads() = ${String(init.threads)}; libblas.so.3 -> ${inst.blasAlternative}; 512x512 matmul ${blas.gflops_512.toFixed(1)} GFLOP/s ${blasOk ? '(> 20: optimised BLAS, OpenBLAS)' : '(< 20: NOT an optimised BLAS; ratios against it would flatter us, so none are printed)'}`,
       );
@@ -194,10 +219,18 @@ async function measureGemm(b: Bench): Promise<void> {
     const mlas = await gemmGflops(createNodeBackend(t));
     const peer = b.peers.get(t);
     const openblas = peer ? ((await peer.call({ cmd: 'gemm' })).gflops as number) : null;
-    const wasm = b.browser && b.opts.engines.has('wasm') && t === b.wasmThreads ? ((await b.browser.call('wasm', { cmd: 'gemm' })).gflops as number) : null;
+    const wasm =
+      b.browser && b.opts.engines.has('wasm') && t === b.wasmThreads
+        ? ((await b.browser.call('wasm', { cmd: 'gemm' })).gflops as number)
+        : null;
     b.gemm.push({ threads: t, mlas, openblas, wasm });
-    const also = [openblas === null ? '' : `, PyTorch (OpenBLAS) ${openblas.toFixed(0)}`, wasm === null ? '' : `, browser WASM ${wasm.toFixed(0)}`].join('');
-    b.log(`matmul [${m},${k}]x[${k},${n}], ${t} thread${t === 1 ? '' : 's'}, GFLOP/s: onnxruntime-node (MLAS) ${mlas.toFixed(0)}${also}`);
+    const also = [
+      openblas === null ? '' : `, PyTorch (OpenBLAS) ${openblas.toFixed(0)}`,
+      wasm === null ? '' : `, browser WASM ${wasm.toFixed(0)}`,
+    ].join('');
+    b.log(
+      `matmul [${m},${k}]x[${k},${n}], ${t} thread${t === 1 ? '' : 's'}, GFLOP/s: onnxruntime-node (MLAS) ${mlas.toFixed(0)}${also}`,
+    );
   }
 }
 
@@ -214,7 +247,12 @@ async function startBrowser(b: Bench): Promise<void> {
     for (const kind of ['wasm', 'webgpu'] as const) {
       if (!engines.has(kind)) continue;
       const r = await browser.call(kind, { cmd: 'init', kind });
-      browserInfo[kind] = { description: r.description, threads: r.threads, cross_origin_isolated: r.crossOriginIsolated, hardware_concurrency: r.hardwareConcurrency };
+      browserInfo[kind] = {
+        description: r.description,
+        threads: r.threads,
+        cross_origin_isolated: r.crossOriginIsolated,
+        hardware_concurrency: r.hardwareConcurrency,
+      };
       log(`browser ${kind}: ${String(r.description)}, crossOriginIsolated=${String(r.crossOriginIsolated)}`);
     }
   }

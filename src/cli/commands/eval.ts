@@ -10,7 +10,8 @@ const FLAGS: FlagTable = {
   task: { value: 'T', help: 'task id' },
   difficulty: {
     value: 'JSON',
-    help: "knobs to override; the others are the checkpoint's recorded RL difficulty for the\n" +
+    help:
+      "knobs to override; the others are the checkpoint's recorded RL difficulty for the\n" +
       "task (its recipe, else where its pass@k was measured), then the family's defaults",
   },
   prompts: { value: 'P', help: 'held-out prompts (default 64)' },
@@ -57,10 +58,12 @@ export const evalCommand: Command = {
     if (n < 1) throw new UsageError(`--n must be at least 1, got ${n}`);
     const kFlag = flag(a, 'k');
     const ks = kFlag === undefined ? defaultKs(n) : kFlag.split(',').map(Number);
-    if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > n)) throw new UsageError(`--k values must be integers between 1 and --n (${n})`);
+    if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > n))
+      throw new UsageError(`--k values must be integers between 1 and --n (${n})`);
     const prompts = intFlag(a, 'prompts', 64);
     const temperature = a.flags.has('temperature') ? Number(flag(a, 'temperature')) : undefined;
-    if (temperature !== undefined && !(temperature > 0)) throw new UsageError(`--temperature must be a number above 0, got ${flag(a, 'temperature')}`);
+    if (temperature !== undefined && !(temperature > 0))
+      throw new UsageError(`--temperature must be a number above 0, got ${flag(a, 'temperature')}`);
     const bar = new ProgressBar('eval', prompts * n);
     const r = await heldOutPassAtK(requireFlag(a, 'model'), backendFromFlags(a), {
       task,
@@ -73,7 +76,17 @@ export const evalCommand: Command = {
       maxNewTokens: a.flags.has('max-new-tokens') ? intFlag(a, 'max-new-tokens') : undefined,
       onProgress: (done, total) => bar.update(done, `of ${total} samples`),
     });
-    process.stdout.write(JSON.stringify({ task, prompts, n, pass_at_k: r.pass_at_k, difficulty: r.difficulty, temperature: r.temperature, model: r.manifest.name }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        task,
+        prompts,
+        n,
+        pass_at_k: r.pass_at_k,
+        difficulty: r.difficulty,
+        temperature: r.temperature,
+        model: r.manifest.name,
+      }) + '\n',
+    );
     return 0;
   },
 };

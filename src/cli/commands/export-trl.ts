@@ -15,7 +15,8 @@ export const TRL_EXPORT_FLAGS: FlagTable = {
   seed: { value: 'S', help: 'the run seed (prompts are the ones rlvr train --seed S draws)' },
   model: {
     value: 'MANIFEST',
-    help: 'base checkpoint whose recipe (difficulty and knobs) applies under the config\n' +
+    help:
+      'base checkpoint whose recipe (difficulty and knobs) applies under the config\n' +
       '(default: the shipped checkpoint for the task, as rlvr train does)',
   },
   out: { value: 'DIR', help: 'the folder to write' },
@@ -31,13 +32,22 @@ ${flagUsage(TRL_EXPORT_FLAGS)}`;
 export async function runTrlExport(argv: string[]): Promise<number> {
   const a = parseFlags(argv, TRL_EXPORT_FLAGS);
   const out = resolve(requireFlag(a, 'out'));
-  if (!flag(a, 'config') && !flag(a, 'task')) throw new UsageError('rlvr export --format trl needs --config FILE or --task T');
+  if (!flag(a, 'config') && !flag(a, 'task'))
+    throw new UsageError('rlvr export --format trl needs --config FILE or --task T');
   let config: RunConfig;
   try {
-    const user = userConfigInputs({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
+    const user = userConfigInputs({
+      preset: flag(a, 'preset'),
+      file: flag(a, 'config'),
+      sets: a.flags.get('set') ?? [],
+      task: flag(a, 'task'),
+      seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined,
+    });
     const task = taskOf(user);
     if (!(portedFamilies as readonly string[]).includes(task)) {
-      throw new UsageError(`the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${task}"`);
+      throw new UsageError(
+        `the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${task}"`,
+      );
     }
     config = resolveOverBase(user, flag(a, 'model')).config;
   } catch (e) {

@@ -18,7 +18,8 @@ const ONNX_FLAGS: FlagTable = {
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'export a checkpoint as a standalone ONNX model (default) or a Hugging Face GPT-2 folder (--format hf), or a run config as a TRL project (--format trl)',
+  summary:
+    'export a checkpoint as a standalone ONNX model (default) or a Hugging Face GPT-2 folder (--format hf), or a run config as a TRL project (--format trl)',
   help: `rlvr export [--format onnx] --model MANIFEST --out FILE.onnx [--batch B] [--length T]
   Inputs: tokens, positions (int64 [B,T]), key_bias (float [B,T], 0 real / -1e9 padding); output: logits [B,T,V].
 ${flagUsage(ONNX_FLAGS)}
@@ -40,7 +41,12 @@ ${trlExportHelp}`,
     if (format !== 'onnx') throw new UsageError(`--format must be onnx, hf or trl, got "${format}"`);
     const a = parseFlags(argv, ONNX_FLAGS);
     const { manifest, weights } = readCheckpoint(resolve(requireFlag(a, 'model')));
-    const bytes = exportInferenceModel(manifest.model, weights, intFlag(a, 'batch', 1), intFlag(a, 'length', totalLen(manifest.layout)));
+    const bytes = exportInferenceModel(
+      manifest.model,
+      weights,
+      intFlag(a, 'batch', 1),
+      intFlag(a, 'length', totalLen(manifest.layout)),
+    );
     const out = resolve(requireFlag(a, 'out'));
     writeFileSync(out, bytes);
     process.stdout.write(JSON.stringify({ out, bytes: bytes.length, model: manifest.name }) + '\n');

@@ -7,7 +7,10 @@ import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
 
 const FLAGS: FlagTable = {
-  format: { value: 'hf', help: 'a Hugging Face folder: LlamaForCausalLM, Qwen2ForCausalLM or the playground\'s GPT-2 (the only format)' },
+  format: {
+    value: 'hf',
+    help: "a Hugging Face folder: LlamaForCausalLM, Qwen2ForCausalLM or the playground's GPT-2 (the only format)",
+  },
   out: { value: 'OUTDIR', help: 'the checkpoint folder to write' },
   name: { value: 'NAME', help: 'the checkpoint\'s name when the weights were trained elsewhere (default "<base>+hf")' },
 };
@@ -40,22 +43,35 @@ function readFolder(dir: string): HfFolder {
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf)',
+  summary:
+    'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf)',
   help,
   modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
     const a = parseFlags(argv, FLAGS);
     const format = requireFlag(a, 'format');
     if (format !== 'hf') throw new UsageError(`--format must be hf, got "${format}"`);
-    if (a.positional.length !== 1) throw new UsageError(`give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`);
+    if (a.positional.length !== 1)
+      throw new UsageError(
+        `give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`,
+      );
     const dir = resolve(a.positional[0]!);
     if (!existsSync(dir)) throw new UsageError(`${dir} does not exist`);
-    if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder; give the folder that holds config.json and model.safetensors (unzip a zip first; the page's Import Hugging Face reads zips)`);
+    if (!statSync(dir).isDirectory())
+      throw new UsageError(
+        `${dir} is not a folder; give the folder that holds config.json and model.safetensors (unzip a zip first; the page's Import Hugging Face reads zips)`,
+      );
     const out = resolve(requireFlag(a, 'out'));
-    if (existsSync(join(out, 'manifest.json'))) throw new Error(`--out ${out} already holds a checkpoint (manifest.json); choose another folder, nothing was written`);
+    if (existsSync(join(out, 'manifest.json')))
+      throw new Error(
+        `--out ${out} already holds a checkpoint (manifest.json); choose another folder, nothing was written`,
+      );
     let result;
     try {
-      result = importAnyHuggingFace(readFolder(dir), { name: flag(a, 'name'), source: relative(process.cwd(), dir) || basename(dir) });
+      result = importAnyHuggingFace(readFolder(dir), {
+        name: flag(a, 'name'),
+        source: relative(process.cwd(), dir) || basename(dir),
+      });
     } catch (e) {
       if (e instanceof HfImportError) throw new Error(`cannot import ${dir}: ${e.message}`);
       throw e;
@@ -63,7 +79,15 @@ export const importCommand: Command = {
     writeCheckpoint(out, result.manifest, result.weights);
     for (const [name, bytes] of result.files ?? []) writeFileSync(join(out, name), bytes);
     process.stdout.write(
-      JSON.stringify({ out, manifest: join(out, 'manifest.json'), format: 'hf', model: result.manifest.name, unchanged: result.unchanged, parameters: result.manifest.parameters, tasks: result.manifest.tasks.map((t) => t.task) }) + '\n',
+      JSON.stringify({
+        out,
+        manifest: join(out, 'manifest.json'),
+        format: 'hf',
+        model: result.manifest.name,
+        unchanged: result.unchanged,
+        parameters: result.manifest.parameters,
+        tasks: result.manifest.tasks.map((t) => t.task),
+      }) + '\n',
     );
     return 0;
   },

@@ -16,4 +16,21 @@ import { recordCommand } from './record.ts';
 import { viewCommand } from './view.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
-export const commands: Command[] = [tasksCommand, sampleCommand, verifyCommand, pretrainCommand, modelsCommand, evalCommand, trainCommand, sweepCommand, exportCommand, importCommand, scoreCommand, lessonsCommand, lessonCommand, recordCommand, viewCommand, benchCommand];
+export const commands: Command[] = [
+  tasksCommand,
+  sampleCommand,
+  verifyCommand,
+  pretrainCommand,
+  modelsCommand,
+  evalCommand,
+  trainCommand,
+  sweepCommand,
+  exportCommand,
+  importCommand,
+  scoreCommand,
+  lessonsCommand,
+  lessonCommand,
+  recordCommand,
+  viewCommand,
+  benchCommand,
+];

@@ -19,7 +19,8 @@ const FLAGS: FlagTable = {
   task: { value: 'T', help: 'task id whose RL difficulty the checkpoint is measured at' },
   mix: {
     value: 'JSON',
-    help: 'training mixture: [{"task":"arithmetic","difficulty":{"digits":2},"weight":1}, ...]\n' +
+    help:
+      'training mixture: [{"task":"arithmetic","difficulty":{"digits":2},"weight":1}, ...]\n' +
       '(default: the task at --difficulty)',
   },
   difficulty: { value: 'JSON', help: 'training difficulty when --mix is not given' },
@@ -63,9 +64,15 @@ export const pretrainCommand: Command = {
     const fam = getTaskFamily(task);
     const out = requireFlag(a, 'out');
     const preset = (flag(a, 'model') ?? 'tiny') as ModelPresetId;
-    if (!(preset in modelPresets)) throw new UsageError(`--model must be one of ${Object.keys(modelPresets).join(', ')}`);
-    const mix = (json(flag(a, 'mix'), 'mix') as PretrainMixEntry[] | undefined) ?? [{ task, difficulty: json(flag(a, 'difficulty'), 'difficulty') as Record<string, number> | undefined }];
-    const evalDifficulty = { ...fam.defaultDifficulty, ...((json(flag(a, 'eval-difficulty'), 'eval-difficulty') as object | undefined) ?? {}) };
+    if (!(preset in modelPresets))
+      throw new UsageError(`--model must be one of ${Object.keys(modelPresets).join(', ')}`);
+    const mix = (json(flag(a, 'mix'), 'mix') as PretrainMixEntry[] | undefined) ?? [
+      { task, difficulty: json(flag(a, 'difficulty'), 'difficulty') as Record<string, number> | undefined },
+    ];
+    const evalDifficulty = {
+      ...fam.defaultDifficulty,
+      ...((json(flag(a, 'eval-difficulty'), 'eval-difficulty') as object | undefined) ?? {}),
+    };
     const steps = intFlag(a, 'steps', 2000);
     const batch = intFlag(a, 'batch', 32);
     const lr = Number(flag(a, 'lr') ?? 0.002);
@@ -76,8 +83,18 @@ export const pretrainCommand: Command = {
     const cfg = modelPresets[preset];
     const layout = layoutFor([...mix, { task, difficulty: evalDifficulty }]);
     const policy = await Policy.create(backendFromFlags(a), cfg, layout, initParams(cfg, seed));
-    process.stderr.write(`pretrain: model ${preset} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} + completion ${layout.completionLen}\n`);
-    const evaluate = () => evaluatePassAtK(policy, { task, difficulty: evalDifficulty, prompts: evalPrompts, n: evalN, ks: [1, 8].filter((k) => k <= evalN), seed: 0 });
+    process.stderr.write(
+      `pretrain: model ${preset} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} + completion ${layout.completionLen}\n`,
+    );
+    const evaluate = () =>
+      evaluatePassAtK(policy, {
+        task,
+        difficulty: evalDifficulty,
+        prompts: evalPrompts,
+        n: evalN,
+        ks: [1, 8].filter((k) => k <= evalN),
+        seed: 0,
+      });
     const bar = new ProgressBar('pretrain', steps);
     let lastLoss = NaN;
     await pretrain(policy, {
@@ -105,14 +122,30 @@ export const pretrainCommand: Command = {
       model: cfg,
       layout,
       tokenizer: tokenizerSpec,
-      tasks: [{ task, difficulty: evalDifficulty, pass_at_k: r.pass_at_k, eval: { prompts: evalPrompts, n: evalN, seed: 0 } }],
-      training: { kind: 'pretrain', command: `rlvr pretrain ${argv.join(' ')}`, seed, steps, trained_on: mix.map((m) => ({ task: m.task, difficulty: { ...getTaskFamily(m.task).defaultDifficulty, ...(m.difficulty ?? {}) } as Record<string, number | string> })) },
+      tasks: [
+        { task, difficulty: evalDifficulty, pass_at_k: r.pass_at_k, eval: { prompts: evalPrompts, n: evalN, seed: 0 } },
+      ],
+      training: {
+        kind: 'pretrain',
+        command: `rlvr pretrain ${argv.join(' ')}`,
+        seed,
+        steps,
+        trained_on: mix.map((m) => ({
+          task: m.task,
+          difficulty: { ...getTaskFamily(m.task).defaultDifficulty, ...(m.difficulty ?? {}) } as Record<
+            string,
+            number | string
+          >,
+        })),
+      },
       created: new Date().toISOString().slice(0, 10),
       parameters: parameterCount(cfg),
     };
     writeCheckpoint(resolve(out), manifest, await policy.getWeights());
     if (resolve(out).startsWith(checkpointsDir)) writeShippedIndex();
-    process.stdout.write(JSON.stringify({ out: resolve(out, 'manifest.json'), final_loss: lastLoss, pass_at_k: r.pass_at_k }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ out: resolve(out, 'manifest.json'), final_loss: lastLoss, pass_at_k: r.pass_at_k }) + '\n',
+    );
     await policy.dispose();
     return 0;
   },

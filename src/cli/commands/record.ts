@@ -44,7 +44,9 @@ function summary(path: string, r: RunRecord, notes: string[]) {
     writer: r.provenance.writer,
     command: r.provenance.command,
     version: r.version,
-    base: r.provenance.base.model ? { name: r.provenance.base.name, ...r.provenance.base.model } : { name: r.provenance.base.name },
+    base: r.provenance.base.model
+      ? { name: r.provenance.base.name, ...r.provenance.base.model }
+      : { name: r.provenance.base.name },
     ...(r.provenance.lesson ? { lesson: r.provenance.lesson } : {}),
     ...(r.provenance.note ? { note: r.provenance.note } : {}),
     task: r.config.task,
@@ -71,7 +73,8 @@ export const recordCommand: Command = {
     const verb = parseArgs(argv).positional[0];
     const a = parseFlags(argv, verb === 'thin' ? THIN_FLAGS : INFO_FLAGS);
     const [, file, ...rest] = a.positional;
-    if (rest.length) throw new UsageError(`one record at a time, got also ${rest.map((x) => JSON.stringify(x)).join(' ')}`);
+    if (rest.length)
+      throw new UsageError(`one record at a time, got also ${rest.map((x) => JSON.stringify(x)).join(' ')}`);
     if (verb === 'info') {
       if (!file) throw new UsageError('expected: rlvr record info FILE');
       const { record, notes } = await read(file);
@@ -86,7 +89,10 @@ export const recordCommand: Command = {
       const { record } = await read(file);
       writeFileSync(out, await encodeRunRecord(thinRunRecord(record, every)));
       const after = await read(out);
-      process.stdout.write(JSON.stringify({ ...summary(out, after.record, after.notes), from: file, from_bytes: statSync(file).size }) + '\n');
+      process.stdout.write(
+        JSON.stringify({ ...summary(out, after.record, after.notes), from: file, from_bytes: statSync(file).size }) +
+          '\n',
+      );
       return 0;
     }
     throw new UsageError('expected: rlvr record info FILE, or rlvr record thin FILE --out OUT --rollouts-every N');

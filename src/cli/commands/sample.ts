@@ -42,14 +42,16 @@ export const sampleCommand: Command = {
       } catch {
         throw new UsageError(`--difficulty must be a JSON object, got ${dj}`);
       }
-      if (typeof difficulty !== 'object' || difficulty === null || Array.isArray(difficulty)) throw new UsageError('--difficulty must be a JSON object');
+      if (typeof difficulty !== 'object' || difficulty === null || Array.isArray(difficulty))
+        throw new UsageError('--difficulty must be a JSON object');
     }
     let family = getTaskFamily(task);
     const datasetPath = flag(args, 'dataset');
     if (task === 'custom') {
       if (!datasetPath) throw new UsageError('--task custom needs --dataset FILE.jsonl');
       const kind = (flag(args, 'verifier') ?? 'exact') as VerifierKind;
-      if (!VERIFIER_KINDS.includes(kind)) throw new UsageError(`--verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
+      if (!VERIFIER_KINDS.includes(kind))
+        throw new UsageError(`--verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
       const tol = flag(args, 'tolerance');
       const tolerance = tol === undefined ? undefined : Number(tol);
       if (tolerance !== undefined && !(tolerance >= 0)) throw new UsageError('--tolerance must be a number >= 0');

@@ -7,7 +7,17 @@ import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type Fla
 import { BACKEND_FLAGS, backendFromFlags } from '../backend-flag.ts';
 import { heldOutPassAtK } from '../held-out.ts';
 import { ProgressBar } from '../progress.ts';
-import { expandGrid, markdownTable, parseGridAxis, parseRows, parseSeeds, pendingCells, SweepError, type SweepCell, type SweepRow } from '../sweep-grid.ts';
+import {
+  expandGrid,
+  markdownTable,
+  parseGridAxis,
+  parseRows,
+  parseSeeds,
+  pendingCells,
+  SweepError,
+  type SweepCell,
+  type SweepRow,
+} from '../sweep-grid.ts';
 import { recordGain } from '../sweep-record.ts';
 import { runTraining, userConfigInputs } from '../training-run.ts';
 import type { Command } from './command.ts';
@@ -81,7 +91,11 @@ export const sweepCommand: Command = {
     const out = resolve(requireFlag(a, 'out'));
     const steps = intFlag(a, 'steps', 200);
     if (steps < 1) throw new UsageError('--steps must be at least 1');
-    const evalSpec = { prompts: intFlag(a, 'eval-prompts', 64), n: intFlag(a, 'eval-n', 16), seed: intFlag(a, 'eval-seed', 0) };
+    const evalSpec = {
+      prompts: intFlag(a, 'eval-prompts', 64),
+      n: intFlag(a, 'eval-n', 16),
+      seed: intFlag(a, 'eval-seed', 0),
+    };
     if (evalSpec.n < 8) throw new UsageError('--eval-n must be at least 8 (the table reports pass@8)');
     let cells: SweepCell[];
     try {
@@ -91,14 +105,18 @@ export const sweepCommand: Command = {
       throw new UsageError((e as Error).message);
     }
     const recordGainFlag = flag(a, 'record-gain') === 'true';
-    if (recordGainFlag && a.flags.has('grid')) throw new UsageError('--record-gain records the recipe itself: leave out --grid');
+    if (recordGainFlag && a.flags.has('grid'))
+      throw new UsageError('--record-gain records the recipe itself: leave out --grid');
     const fixed = a.flags.get('set') ?? [];
     const modelPath = flag(a, 'model');
-    const backend = backendFromFlags(a.flags.has('threads') ? a : { ...a, flags: new Map([...a.flags, ['threads', ['1']]]) });
+    const backend = backendFromFlags(
+      a.flags.has('threads') ? a : { ...a, flags: new Map([...a.flags, ['threads', ['1']]]) },
+    );
     // Every cell's config must be valid before the first one trains for minutes.
     const patches = new Map<string, ConfigInputs>();
     try {
-      for (const c of cells) patches.set(c.id, sweepCellInputs({ preset, sets: [...fixed, ...c.sets], task, seed: c.seed }));
+      for (const c of cells)
+        patches.set(c.id, sweepCellInputs({ preset, sets: [...fixed, ...c.sets], task, seed: c.seed }));
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -106,8 +124,13 @@ export const sweepCommand: Command = {
     const resultsPath = join(out, 'results.jsonl');
     const readRows = () => (existsSync(resultsPath) ? parseRows(readFileSync(resultsPath, 'utf8')) : []);
     const title = `rlvr sweep --task ${task} --preset ${preset}${fixed.map((s) => ` --set ${s}`).join('')}${(a.flags.get('grid') ?? []).map((g) => ` --grid ${g}`).join('')}`;
-    const todo = pendingCells(cells, readRows().map((r) => r.id));
-    process.stderr.write(`sweep: ${cells.length} cells (${cells.length - todo.length} already finished), ${steps} steps each, into ${out}\n`);
+    const todo = pendingCells(
+      cells,
+      readRows().map((r) => r.id),
+    );
+    process.stderr.write(
+      `sweep: ${cells.length} cells (${cells.length - todo.length} already finished), ${steps} steps each, into ${out}\n`,
+    );
     const bar = new ProgressBar('sweep', todo.length * (steps + 1));
     const baseEvals = new Map<string, Record<string, number>>();
     let done = 0;
@@ -134,7 +157,14 @@ export const sweepCommand: Command = {
         });
         // Measured at the temperature the cell samples at, before and after.
         const key = JSON.stringify([r.base.path, r.config.difficulty, r.config.temperature, evalSpec]);
-        const heldOut = (path: string) => heldOutPassAtK(path, backend, { task, difficulty: r.config.difficulty, temperature: r.config.temperature, ...evalSpec, ks: [1, 8] });
+        const heldOut = (path: string) =>
+          heldOutPassAtK(path, backend, {
+            task,
+            difficulty: r.config.difficulty,
+            temperature: r.config.temperature,
+            ...evalSpec,
+            ks: [1, 8],
+          });
         bar.update(done + steps, `${label}: held-out evaluation`);
         if (!baseEvals.has(key)) baseEvals.set(key, (await heldOut(r.base.path)).pass_at_k);
         const before = baseEvals.get(key)!;

@@ -4,7 +4,11 @@ import type { KnobSpec } from '../../tasks/types.ts';
 import type { Command } from './command.ts';
 
 function knobLine(k: KnobSpec): string {
-  const range = k.choices ? ` {${k.choices.join(',')}}` : k.min !== undefined || k.max !== undefined ? ` [${k.min ?? ''}..${k.max ?? ''}]` : '';
+  const range = k.choices
+    ? ` {${k.choices.join(',')}}`
+    : k.min !== undefined || k.max !== undefined
+      ? ` [${k.min ?? ''}..${k.max ?? ''}]`
+      : '';
   return `    ${k.name} = ${JSON.stringify(k.default)}${range}  ${k.description}`;
 }
 
@@ -35,7 +39,10 @@ export const tasksCommand: Command = {
       lines.push(`${f.id} — ${f.title}`, `  ${f.description}`);
       if (f.knobs.length) lines.push('  knobs:', ...f.knobs.map(knobLine));
       else lines.push('  knobs: none (sample with --dataset FILE)');
-      lines.push(`  levels: ${f.levels.length}${f.leakyDescription ? `; leaky variant: ${f.leakyDescription}` : ''}`, '');
+      lines.push(
+        `  levels: ${f.levels.length}${f.leakyDescription ? `; leaky variant: ${f.leakyDescription}` : ''}`,
+        '',
+      );
     }
     process.stdout.write(lines.join('\n'));
     return 0;

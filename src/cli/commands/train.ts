@@ -11,7 +11,14 @@ import { presets } from '../../rl/presets.ts';
 import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
 import { ProgressBar } from '../progress.ts';
 import { resolveOverBase, runTraining, userConfigInputs } from '../training-run.ts';
-import { explainRows, sourceText, taskOf, type ConfigInputs, type ConfigLayer, type Source } from '../../rl/resolve-config.ts';
+import {
+  explainRows,
+  sourceText,
+  taskOf,
+  type ConfigInputs,
+  type ConfigLayer,
+  type Source,
+} from '../../rl/resolve-config.ts';
 import type { Command } from './command.ts';
 import { BACKEND_FLAGS, backendFromFlags } from '../backend-flag.ts';
 
@@ -24,15 +31,17 @@ const FLAGS: FlagTable = {
   },
   config: {
     value: 'FILE',
-    help: 'a config file (the playground\'s format: config fields, optionally "preset"; applied\n' +
-      'after the preset, before --set; --preset must agree with the file\'s preset)',
+    help:
+      'a config file (the playground\'s format: config fields, optionally "preset"; applied\n' +
+      "after the preset, before --set; --preset must agree with the file's preset)",
   },
   steps: { value: 'N', help: 'RL steps' },
   seed: { value: 'S', help: 'the run seed' },
   out: { value: 'DIR', help: 'the folder to write' },
   dataset: {
     value: 'FILE.jsonl',
-    help: 'train on your own {"prompt", "answer"} lines (the custom task; bad lines are\n' +
+    help:
+      'train on your own {"prompt", "answer"} lines (the custom task; bad lines are\n' +
       'reported as FILE:LINE: reason and skipped); base checkpoint: the first shipped one.\n' +
       'Without it, a --config file\'s embedded "dataset" (the playground\'s Save config) is used',
   },
@@ -40,25 +49,29 @@ const FLAGS: FlagTable = {
   tolerance: { value: 'X', help: 'with --verifier numeric: the accepted absolute error' },
   model: {
     value: 'MANIFEST',
-    help: 'base checkpoint (default: the shipped one for the task); its recipe (difficulty and\n' +
+    help:
+      'base checkpoint (default: the shipped one for the task); its recipe (difficulty and\n' +
       'recommended knobs, see rlvr models) applies to every field you do not set',
   },
   'explain-config': {
-    help: 'print every field of the resolved config, one line each: name, value (JSON) and where\n' +
+    help:
+      'print every field of the resolved config, one line each: name, value (JSON) and where\n' +
       'it came from (default, recipe of CHECKPOINT, preset P, config file, --set, flag --task,\n' +
       'flag --seed), then exit without training (--out and --steps are not needed)',
   },
   rollouts: { value: 'all|last|none', help: "which steps' rollouts to write (default all)" },
   record: {
     value: 'FILE',
-    help: 'also write the whole run as one run record (gzip; open it in the playground with no\n' +
-      'training): the resolved config and base, every step\'s metrics, the evaluations and\n' +
-      'every step\'s rollouts with their per-token channels. Name it FILE.rlvr.gz',
+    help:
+      'also write the whole run as one run record (gzip; open it in the playground with no\n' +
+      "training): the resolved config and base, every step's metrics, the evaluations and\n" +
+      "every step's rollouts with their per-token channels. Name it FILE.rlvr.gz",
   },
   'record-checkpoints': {
     value: 'S,S,...',
-    help: 'with --record: also keep the weights after these steps (0 = the base),\n' +
-      'e.g. 0,100,200 (each adds the model\'s safetensors to the record)',
+    help:
+      'with --record: also keep the weights after these steps (0 = the base),\n' +
+      "e.g. 0,100,200 (each adds the model's safetensors to the record)",
   },
   ...BACKEND_FLAGS,
 };
@@ -81,38 +94,60 @@ export const trainCommand: Command = {
     const explain = flag(a, 'explain-config') === 'true';
     let user: ConfigInputs;
     try {
-      user = userConfigInputs({ preset: flag(a, 'preset'), file: flag(a, 'config'), sets: a.flags.get('set') ?? [], task: flag(a, 'task'), seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined });
+      user = userConfigInputs({
+        preset: flag(a, 'preset'),
+        file: flag(a, 'config'),
+        sets: a.flags.get('set') ?? [],
+        task: flag(a, 'task'),
+        seed: a.flags.has('seed') ? intFlag(a, 'seed') : undefined,
+      });
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
     let modelPath = flag(a, 'model');
     const datasetPath = flag(a, 'dataset');
     const configPath = flag(a, 'config');
-    const carried = !datasetPath && configPath ? parseRunConfigFile(await readFile(configPath, 'utf8'), configPath).dataset : undefined;
+    const carried =
+      !datasetPath && configPath
+        ? parseRunConfigFile(await readFile(configPath, 'utf8'), configPath).dataset
+        : undefined;
     if (carried) {
-      if (flag(a, 'verifier') !== undefined || flag(a, 'tolerance') !== undefined) throw new UsageError(`--verifier and --tolerance are for --dataset; ${configPath}'s embedded dataset names its own verifier`);
-      if (carried.text === undefined) throw new UsageError(`${configPath} names the dataset ${carried.name} without embedding it${carried.note ? ` (${carried.note})` : ''}: give it with --dataset ${carried.name}`);
+      if (flag(a, 'verifier') !== undefined || flag(a, 'tolerance') !== undefined)
+        throw new UsageError(
+          `--verifier and --tolerance are for --dataset; ${configPath}'s embedded dataset names its own verifier`,
+        );
+      if (carried.text === undefined)
+        throw new UsageError(
+          `${configPath} names the dataset ${carried.name} without embedding it${carried.note ? ` (${carried.note})` : ''}: give it with --dataset ${carried.name}`,
+        );
       let loaded;
       try {
         loaded = loadTrainingDataset({ name: carried.name, text: carried.text, verifier: carried.verifier });
       } catch (e) {
         throw new UsageError(`${configPath}: the embedded dataset ${carried.name}: ${(e as Error).message}`);
       }
-      for (const e of loaded.dataset.errors) process.stderr.write(`${configPath} (dataset ${carried.name}):${e.line}: ${e.reason}\n`);
+      for (const e of loaded.dataset.errors)
+        process.stderr.write(`${configPath} (dataset ${carried.name}):${e.line}: ${e.reason}\n`);
       bindCustomFamily(loaded.family);
       user = { ...user, layers: [...(user.layers ?? []), customTask('--config')] };
       modelPath ??= shippedManifests()[0]?.path;
     } else if (datasetPath) {
       const task = taskOf(user);
-      if (user.layers?.some((l) => 'task' in l.values) && task !== 'custom') throw new UsageError(`--dataset trains the custom task; the config says task "${task}"`);
+      if (user.layers?.some((l) => 'task' in l.values) && task !== 'custom')
+        throw new UsageError(`--dataset trains the custom task; the config says task "${task}"`);
       const kind = (flag(a, 'verifier') ?? 'exact') as VerifierKind;
-      if (!VERIFIER_KINDS.includes(kind)) throw new UsageError(`--verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
+      if (!VERIFIER_KINDS.includes(kind))
+        throw new UsageError(`--verifier must be one of ${VERIFIER_KINDS.join(', ')}`);
       const tol = flag(a, 'tolerance');
       const tolerance = tol === undefined ? undefined : Number(tol);
       if (tolerance !== undefined && !(tolerance >= 0)) throw new UsageError('--tolerance must be a number >= 0');
       let loaded;
       try {
-        loaded = loadTrainingDataset({ name: datasetPath, text: await readFile(datasetPath, 'utf8'), verifier: { kind, ...(tolerance === undefined ? {} : { tolerance }) } });
+        loaded = loadTrainingDataset({
+          name: datasetPath,
+          text: await readFile(datasetPath, 'utf8'),
+          verifier: { kind, ...(tolerance === undefined ? {} : { tolerance }) },
+        });
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
@@ -140,17 +175,38 @@ export const trainCommand: Command = {
     const steps = intFlag(a, 'steps');
     if (steps < 1) throw new UsageError('--steps must be at least 1');
     const rollouts = flag(a, 'rollouts') ?? 'all';
-    if (rollouts !== 'all' && rollouts !== 'last' && rollouts !== 'none') throw new UsageError('--rollouts must be all, last or none');
+    if (rollouts !== 'all' && rollouts !== 'last' && rollouts !== 'none')
+      throw new UsageError('--rollouts must be all, last or none');
     const record = recordFlags(flag(a, 'record'), flag(a, 'record-checkpoints'), steps);
     const bar = new ProgressBar('train', steps);
     let r;
     try {
-      r = await runTraining({ user, modelPath, steps, out, rollouts, ...(record ? { record } : {}), backend: backendFromFlags(a), label: flag(a, 'preset') ?? 'rl', command: `rlvr train ${argv.join(' ')}`, onStep: (done, _t, status) => bar.update(done, status) });
+      r = await runTraining({
+        user,
+        modelPath,
+        steps,
+        out,
+        rollouts,
+        ...(record ? { record } : {}),
+        backend: backendFromFlags(a),
+        label: flag(a, 'preset') ?? 'rl',
+        command: `rlvr train ${argv.join(' ')}`,
+        onStep: (done, _t, status) => bar.update(done, status),
+      });
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);
       throw e;
     }
-    process.stdout.write(JSON.stringify({ out, steps, initial_pass_at_k: r.initial_pass_at_k, final_pass_at_k: r.final_pass_at_k, wall_time: r.wall_time, ...(r.record ? { record: r.record.path, record_bytes: r.record.bytes } : {}) }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        out,
+        steps,
+        initial_pass_at_k: r.initial_pass_at_k,
+        final_pass_at_k: r.final_pass_at_k,
+        wall_time: r.wall_time,
+        ...(r.record ? { record: r.record.path, record_bytes: r.record.bytes } : {}),
+      }) + '\n',
+    );
     return 0;
   },
 };
@@ -169,7 +225,11 @@ export function explainTable(rows: { field: string; value: unknown; source: Sour
 }
 
 /** --record FILE and --record-checkpoints S,S,... (step numbers between 0 and --steps). */
-export function recordFlags(file: string | undefined, checkpoints: string | undefined, steps: number): { path: string; checkpointSteps: number[] } | null {
+export function recordFlags(
+  file: string | undefined,
+  checkpoints: string | undefined,
+  steps: number,
+): { path: string; checkpointSteps: number[] } | null {
   if (file === undefined) {
     if (checkpoints !== undefined) throw new UsageError('--record-checkpoints needs --record FILE');
     return null;
@@ -178,6 +238,10 @@ export function recordFlags(file: string | undefined, checkpoints: string | unde
     .split(',')
     .filter((x) => x.trim() !== '')
     .map((x) => Number(x.trim()));
-  for (const s of checkpointSteps) if (!Number.isInteger(s) || s < 0 || s > steps) throw new UsageError(`--record-checkpoints: each step must be a whole number from 0 to --steps (${steps}), got "${checkpoints}"`);
+  for (const s of checkpointSteps)
+    if (!Number.isInteger(s) || s < 0 || s > steps)
+      throw new UsageError(
+        `--record-checkpoints: each step must be a whole number from 0 to --steps (${steps}), got "${checkpoints}"`,
+      );
   return { path: resolve(file), checkpointSteps };
 }

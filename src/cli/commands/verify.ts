@@ -22,7 +22,7 @@ export const verifyCommand: Command = {
     '',
     'FILE for --instance is the JSON that "rlvr sample" printed; --completion is raw text.',
     'Prints one JSON object: reward (total with the default weights), components (weighted terms),',
-    'raw (the verifier\'s components), correct and reason. Exit 0 whenever it could judge.',
+    "raw (the verifier's components), correct and reason. Exit 0 whenever it could judge.",
     flagUsage(FLAGS),
   ].join('\n'),
   modes: [{ argv: [], flags: FLAGS }],
@@ -32,10 +32,12 @@ export const verifyCommand: Command = {
     const instancePath = requireFlag(args, 'instance');
     const completionPath = requireFlag(args, 'completion');
     const metric = flag(args, 'sort-metric');
-    if (metric !== undefined && metric !== 'exact' && metric !== 'kendall') throw new UsageError('--sort-metric must be exact or kendall');
+    if (metric !== undefined && metric !== 'exact' && metric !== 'kendall')
+      throw new UsageError('--sort-metric must be exact or kendall');
     const maxLenFlag = flag(args, 'max-length');
     const maxLength = maxLenFlag === undefined ? undefined : Number(maxLenFlag);
-    if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength > 0)) throw new UsageError('--max-length must be a positive integer');
+    if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength > 0))
+      throw new UsageError('--max-length must be a positive integer');
 
     let text: string;
     try {
@@ -59,7 +61,9 @@ export const verifyCommand: Command = {
     try {
       completion = await readFile(completionPath, 'utf8');
     } catch (err) {
-      throw new Error(`cannot read completion file ${completionPath}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(
+        `cannot read completion file ${completionPath}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const leaky = flag(args, 'leaky') !== undefined;
     if (leaky && !family.leakyVerify) throw new UsageError(`task ${family.id} has no leaky verifier`);
@@ -69,9 +73,20 @@ export const verifyCommand: Command = {
     const shaped = shapeReward(verdict, {
       completionLength: length,
       maxLength: maxLength ?? Math.max(length, 1),
-      ...(maxLength === undefined ? {} : { overlong: { enabled: true, cacheLength: Math.min(16, maxLength), penalty: 1 } }),
+      ...(maxLength === undefined
+        ? {}
+        : { overlong: { enabled: true, cacheLength: Math.min(16, maxLength), penalty: 1 } }),
     });
-    const out = { task: family.id, reward: shaped.total, correct: verdict.correct, reason: verdict.reason, components: shaped.components, raw: verdict.components, completionTokens: length, leaky };
+    const out = {
+      task: family.id,
+      reward: shaped.total,
+      correct: verdict.correct,
+      reason: verdict.reason,
+      components: shaped.components,
+      raw: verdict.components,
+      completionTokens: length,
+      leaky,
+    };
     process.stdout.write(JSON.stringify(out) + '\n');
     return 0;
   },

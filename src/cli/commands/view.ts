@@ -23,12 +23,14 @@ const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 const FLAGS: FlagTable = {
   port: {
     value: 'P',
-    help: `the port (default ${DEFAULT_VIEW_PORT}, or the first free one of the ${PORTS_TRIED} after it;\n` +
+    help:
+      `the port (default ${DEFAULT_VIEW_PORT}, or the first free one of the ${PORTS_TRIED} after it;\n` +
       'a --port given that is taken is an error)',
   },
   host: {
     value: 'H',
-    help: 'the address to listen on (default 127.0.0.1, this machine only). Any other makes the runs\n' +
+    help:
+      'the address to listen on (default 127.0.0.1, this machine only). Any other makes the runs\n' +
       'readable from the network: on a remote GPU box prefer `ssh -L 6007:127.0.0.1:6007 box`.',
   },
 };
@@ -46,7 +48,7 @@ export const viewCommand: Command = {
     '  Open that address, or http://HOST:PORT/?view=NAME&step=S for a run at a step. Ctrl-C stops it.',
     flagUsage(FLAGS),
     '  GET /runs.json lists [{"name","format","steps"}]; /runs/NAME/files.json and /runs/NAME/file/PATH',
-    '  (with Range) serve a run\'s files. Exit codes: 2 for a PATH that is not a folder or bad flags.',
+    "  (with Range) serve a run's files. Exit codes: 2 for a PATH that is not a folder or bad flags.",
   ].join('\n'),
   modes: [{ argv: ['PATH'], flags: FLAGS }],
   async run(argv) {

@@ -16,7 +16,12 @@ export interface TrlExportResult {
 }
 
 /** `difficulty` is the run's (the config's, or the base checkpoint's measured one when the config has none). */
-export function writeTrlExport(config: RunConfig, difficulty: Partial<Difficulty>, out: string, promptCount: number): TrlExportResult {
+export function writeTrlExport(
+  config: RunConfig,
+  difficulty: Partial<Difficulty>,
+  out: string,
+  promptCount: number,
+): TrlExportResult {
   const { contents, prompts, difficulty: resolved } = trlExportContents(config, difficulty, promptCount);
   mkdirSync(out, { recursive: true });
   for (const f of trlFiles) writeFileSync(join(out, f), contents[f]);

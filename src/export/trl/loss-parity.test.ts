@@ -25,7 +25,14 @@ import { aggregationWeights, batchWeights, computeAdvantages } from '../../rl/ad
 import { defaultConfig, type RunConfig } from '../../rl/config.ts';
 import { trlLossTypeNames } from '../../rl/loss-types.ts';
 import { appliedEntropyCoef, initialEntropyControl, nextEntropyControl } from '../../rl/adaptive-entropy.ts';
-import { objectiveForm, objectiveInputs, objectiveOptions, objectiveScalars, offPolicyInput, policyObjective } from '../../rl/objective.ts';
+import {
+  objectiveForm,
+  objectiveInputs,
+  objectiveOptions,
+  objectiveScalars,
+  offPolicyInput,
+  policyObjective,
+} from '../../rl/objective.ts';
 import { Rng } from '../../util/rng.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -41,17 +48,25 @@ const LEVELS = ['token', 'sequence'] as const;
 function trlVersion(): string | null {
   // In a fresh clone .venv-py does not exist yet: make it (or wait for the test file that is making it;
   // the script takes a lock), so CI runs the parity instead of skipping it. Exit 3: no wheels here.
-  if (!process.env.TRL_PYTHON) spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  if (!process.env.TRL_PYTHON)
+    spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
   if (!existsSync(PYTHON)) return null;
   const r = spawnSync(PYTHON, ['-c', 'import trl, torch, accelerate; print(trl.__version__)'], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
 const version = trlVersion();
-const missing = version === null ? `no Python with trl, torch and accelerate at ${PYTHON}` : !version.startsWith('1.13.') ? `${PYTHON} has TRL ${version}, not 1.13` : null;
+const missing =
+  version === null
+    ? `no Python with trl, torch and accelerate at ${PYTHON}`
+    : !version.startsWith('1.13.')
+      ? `${PYTHON} has TRL ${version}, not 1.13`
+      : null;
 if (missing) {
   const line = '!'.repeat(100);
-  console.warn(`\n${line}\n!! TRL LOSS PARITY SKIPPED: ${missing}.\n!! Run \`bash scripts/setup-python.sh\` (or set TRL_PYTHON) to check our objectives against TRL 1.13's own loss code.\n${line}\n`);
+  console.warn(
+    `\n${line}\n!! TRL LOSS PARITY SKIPPED: ${missing}.\n!! Run \`bash scripts/setup-python.sh\` (or set TRL_PYTHON) to check our objectives against TRL 1.13's own loss code.\n${line}\n`,
+  );
 }
 
 // The batch: 8 completions, up to 6 tokens, ragged lengths (one of a single token); values off the
@@ -110,8 +125,14 @@ interface Case {
 // correctness is constant, so normalising each function first differs from normalising the sum.
 const FUNCTION_WEIGHTS = [0.9, 0.1, 0.3];
 const REWARDS_PER_FUNC = [
-  [1, 1, 0.5], [0, 1, 0.25], [0, 0, 0], [1, 1, 1],
-  [1, 1, 0.8], [1, 0, 0.6], [1, 1, 0.9], [1, 1, 1],
+  [1, 1, 0.5],
+  [0, 1, 0.25],
+  [0, 0, 0],
+  [1, 1, 1],
+  [1, 1, 0.8],
+  [1, 0, 0.6],
+  [1, 1, 0.9],
+  [1, 1, 1],
 ];
 
 /** Our advantages of a case with reward functions apart (computeAdvantages, as the trainer calls it). */
@@ -120,8 +141,18 @@ function ourAdvantages(k: Case): number[] {
   const groups = (xs: number[][]) => Array.from({ length: ROWS / G }, (_, g) => xs.slice(g * G, (g + 1) * G));
   const values = groups(k.rewards_per_func!);
   const sums = values.map((g) => g.map((v) => v.reduce((a, x, f) => a + x * k.function_weights![f]!, 0)));
-  const c = { ...defaultConfig, scale_rewards: k.scale_rewards!, multi_objective_aggregation: k.multi_objective_aggregation! };
-  return computeAdvantages(sums, sums.map((g) => g.map(() => false)), c, undefined, { weights: k.function_weights!, values }).flat();
+  const c = {
+    ...defaultConfig,
+    scale_rewards: k.scale_rewards!,
+    multi_objective_aggregation: k.multi_objective_aggregation!,
+  };
+  return computeAdvantages(
+    sums,
+    sums.map((g) => g.map(() => false)),
+    c,
+    undefined,
+    { weights: k.function_weights!, values },
+  ).flat();
 }
 
 function cases(): Case[] {
@@ -145,44 +176,149 @@ function cases(): Case[] {
   for (const lt of TRL_LOSS_TYPES) {
     for (const level of LEVELS) {
       // cispo's epsilon_high is the cap ε_max on the ratio itself: 1.1 makes it bind on some tokens
-      out.push({ ...base, label: '', loss_type: lt, importance_sampling_level: level, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+      out.push({
+        ...base,
+        label: '',
+        loss_type: lt,
+        importance_sampling_level: level,
+        ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}),
+      });
     }
   }
-  out.push({ ...base, label: 'delta = 1.3 (two-sided clip)', loss_type: 'grpo', importance_sampling_level: 'token', delta: 1.3 });
-  out.push({ ...base, label: 'use_bias_correction_kl = False', loss_type: 'grpo', importance_sampling_level: 'token', use_bias_correction_kl: false });
-  out.push({ ...base, label: 'use_bias_correction_kl = False', loss_type: 'grpo', importance_sampling_level: 'sequence', use_bias_correction_kl: false });
+  out.push({
+    ...base,
+    label: 'delta = 1.3 (two-sided clip)',
+    loss_type: 'grpo',
+    importance_sampling_level: 'token',
+    delta: 1.3,
+  });
+  out.push({
+    ...base,
+    label: 'use_bias_correction_kl = False',
+    loss_type: 'grpo',
+    importance_sampling_level: 'token',
+    use_bias_correction_kl: false,
+  });
+  out.push({
+    ...base,
+    label: 'use_bias_correction_kl = False',
+    loss_type: 'grpo',
+    importance_sampling_level: 'sequence',
+    use_bias_correction_kl: false,
+  });
   // TRL's entropy bonus is coef × the token mean of the entropy whatever the loss_type; ours weighs each
   // token's entropy as its loss: the same where the loss is a token mean over the batch
-  for (const lt of ['bnpo', 'dapo', 'cispo', 'vespo'] as const) out.push({ ...base, label: 'entropy_coef = 0.01', loss_type: lt, importance_sampling_level: 'token', entropy_coef: 0.01, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+  for (const lt of ['bnpo', 'dapo', 'cispo', 'vespo'] as const)
+    out.push({
+      ...base,
+      label: 'entropy_coef = 0.01',
+      loss_type: lt,
+      importance_sampling_level: 'token',
+      entropy_coef: 0.01,
+      ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}),
+    });
   out.push({ ...base, label: 'beta = 0 (no KL term)', loss_type: 'dapo', importance_sampling_level: 'token', beta: 0 });
-  out.push({ ...base, label: 'sapo_temperature_pos = 2, _neg = 0.5', loss_type: 'sapo', importance_sampling_level: 'token', sapo_temperature_pos: 2, sapo_temperature_neg: 0.5 });
-  out.push({ ...base, label: 'vespo k = 1.5 / 2.5, lambda = 4 / 1', loss_type: 'vespo', importance_sampling_level: 'token', vespo_k_pos: 1.5, vespo_lambda_pos: 4, vespo_k_neg: 2.5, vespo_lambda_neg: 1 });
+  out.push({
+    ...base,
+    label: 'sapo_temperature_pos = 2, _neg = 0.5',
+    loss_type: 'sapo',
+    importance_sampling_level: 'token',
+    sapo_temperature_pos: 2,
+    sapo_temperature_neg: 0.5,
+  });
+  out.push({
+    ...base,
+    label: 'vespo k = 1.5 / 2.5, lambda = 4 / 1',
+    loss_type: 'vespo',
+    importance_sampling_level: 'token',
+    vespo_k_pos: 1.5,
+    vespo_lambda_pos: 4,
+    vespo_k_neg: 2.5,
+    vespo_lambda_neg: 1,
+  });
   // the off-policy sequence mask drops some negative-advantage completions of this batch (checked below)
-  for (const [lt, level] of [['grpo', 'token'], ['dapo', 'sequence'], ['cispo', 'token'], ['sapo', 'token'], ['vespo', 'token']] as const) {
-    out.push({ ...base, label: `off_policy_mask_threshold = ${OFF_POLICY}`, loss_type: lt, importance_sampling_level: level, off_policy_mask_threshold: OFF_POLICY, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+  for (const [lt, level] of [
+    ['grpo', 'token'],
+    ['dapo', 'sequence'],
+    ['cispo', 'token'],
+    ['sapo', 'token'],
+    ['vespo', 'token'],
+  ] as const) {
+    out.push({
+      ...base,
+      label: `off_policy_mask_threshold = ${OFF_POLICY}`,
+      loss_type: lt,
+      importance_sampling_level: level,
+      off_policy_mask_threshold: OFF_POLICY,
+      ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}),
+    });
   }
   // TRL's adaptive entropy controller over seven optimizer steps: entropies (× 1 or × 1/8) above and
   // below the target move the coefficient up and down, against both of its bounds; the bonus applies
   // only after a step at or below the target. Token-mean aggregations, where the bonus is the same.
-  const adaptive = { use_adaptive_entropy: true, entropy_coef: 0.012, entropy_coef_min: 0.005, entropy_coef_max: 0.035, entropy_coef_delta: 0.01, entropy_target: 0.5, entropy_scales: [1, 1, 0.125, 0.125, 0.125, 0.125, 1] };
-  for (const lt of ['bnpo', 'dapo'] as const) out.push({ ...base, ...adaptive, label: 'use_adaptive_entropy, 7 optimizer steps', loss_type: lt, importance_sampling_level: 'token' });
+  const adaptive = {
+    use_adaptive_entropy: true,
+    entropy_coef: 0.012,
+    entropy_coef_min: 0.005,
+    entropy_coef_max: 0.035,
+    entropy_coef_delta: 0.01,
+    entropy_target: 0.5,
+    entropy_scales: [1, 1, 0.125, 0.125, 0.125, 0.125, 1],
+  };
+  for (const lt of ['bnpo', 'dapo'] as const)
+    out.push({
+      ...base,
+      ...adaptive,
+      label: 'use_adaptive_entropy, 7 optimizer steps',
+      loss_type: lt,
+      importance_sampling_level: 'token',
+    });
   const functions = { rewards_per_func: REWARDS_PER_FUNC, function_weights: FUNCTION_WEIGHTS, num_generations: 4 };
-  for (const [agg, lt, level] of [['normalize_then_sum', 'grpo', 'token'], ['normalize_then_sum', 'dapo', 'sequence'], ['sum_then_normalize', 'grpo', 'token']] as const) {
+  for (const [agg, lt, level] of [
+    ['normalize_then_sum', 'grpo', 'token'],
+    ['normalize_then_sum', 'dapo', 'sequence'],
+    ['sum_then_normalize', 'grpo', 'token'],
+  ] as const) {
     const label = `multi_objective_aggregation = ${agg}${agg === 'normalize_then_sum' ? ' (GDPO)' : ', scale_rewards = group'}: advantages of 3 reward functions`;
-    out.push({ ...base, ...functions, label, loss_type: lt, importance_sampling_level: level, multi_objective_aggregation: agg, scale_rewards: 'group' });
+    out.push({
+      ...base,
+      ...functions,
+      label,
+      loss_type: lt,
+      importance_sampling_level: level,
+      multi_objective_aggregation: agg,
+      scale_rewards: 'group',
+    });
   }
   // TRL's micro-batches (steps_per_generation) and gradient accumulation: each micro-batch's loss as
   // TRL normalises it, summed (one optimizer step per gradient_accumulation_steps micro-batches)
-  for (const [lt, level, spg, ga] of [['bnpo', 'token', 2, 2], ['grpo', 'token', 2, 2], ['dapo', 'token', 4, 2], ['dr_grpo', 'token', 2, 2], ['luspo', 'sequence', 2, 1], ['cispo', 'token', 2, 1]] as const) {
+  for (const [lt, level, spg, ga] of [
+    ['bnpo', 'token', 2, 2],
+    ['grpo', 'token', 2, 2],
+    ['dapo', 'token', 4, 2],
+    ['dr_grpo', 'token', 2, 2],
+    ['luspo', 'sequence', 2, 1],
+    ['cispo', 'token', 2, 1],
+  ] as const) {
     const label = `steps_per_generation = ${spg}, gradient_accumulation_steps = ${ga} (minibatches = ${spg / ga})`;
-    out.push({ ...base, label, loss_type: lt, importance_sampling_level: level, steps_per_generation: spg, gradient_accumulation_steps: ga, ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}) });
+    out.push({
+      ...base,
+      label,
+      loss_type: lt,
+      importance_sampling_level: level,
+      steps_per_generation: spg,
+      gradient_accumulation_steps: ga,
+      ...(lt === 'cispo' ? { epsilon_high: 1.1 } : {}),
+    });
   }
   return out;
 }
 
 /** The off-policy mask threshold of the parity cases: between the batch's sequence-mean KLs. */
 const OFF_POLICY = 0.005;
-const seqKl = mask.map((m, r) => m.reduce((a, x, t) => a + x * (oldLogp[r]![t]! - logp[r]![t]!), 0) / Math.max(1, LENGTHS[r]!));
+const seqKl = mask.map(
+  (m, r) => m.reduce((a, x, t) => a + x * (oldLogp[r]![t]! - logp[r]![t]!), 0) / Math.max(1, LENGTHS[r]!),
+);
 
 interface Side {
   loss: number;
@@ -191,7 +327,10 @@ interface Side {
 }
 
 /** Our objective graph on the batch under one case: the loss, each token's loss and d loss / d logp. */
-function ourGraph(k: Case, entropyValues: number[][]): { g: Graph; feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> } {
+function ourGraph(
+  k: Case,
+  entropyValues: number[][],
+): { g: Graph; feeds: Record<string, { shape: number[]; data: number[]; dtype?: 'bool' }> } {
   const g = new Graph();
   const lp = g.input('logp', 'float32', [ROWS, LEN]);
   const ent = g.input('entropy', 'float32', [ROWS, LEN]);
@@ -204,7 +343,13 @@ function ourGraph(k: Case, entropyValues: number[][]): { g: Graph; feeds: Record
   const advantagesOf = k.rewards_per_func ? ourAdvantages(k).map(f32) : ADVANTAGES;
   const tokens = mask.flat().reduce((a, b) => a + b, 0);
   const weights = k.steps_per_generation
-    ? batchWeights(mask, k.loss_type, k.max_completion_length, k.steps_per_generation / k.gradient_accumulation_steps!, k.steps_per_generation)
+    ? batchWeights(
+        mask,
+        k.loss_type,
+        k.max_completion_length,
+        k.steps_per_generation / k.gradient_accumulation_steps!,
+        k.steps_per_generation,
+      )
     : aggregationWeights(mask, k.loss_type, k.max_completion_length, tokens);
   const c: RunConfig = { ...defaultConfig, ...k };
   const grid = (a: number[][]) => ({ shape: [ROWS, LEN], data: a.flat() });
@@ -228,9 +373,14 @@ function ourGraph(k: Case, entropyValues: number[][]): { g: Graph; feeds: Record
   return { g, feeds };
 }
 
-const rows = (flat: ArrayLike<number>): number[][] => mask.map((_, r) => Array.from({ length: LEN }, (_, t) => Number(flat[r * LEN + t])));
+const rows = (flat: ArrayLike<number>): number[][] =>
+  mask.map((_, r) => Array.from({ length: LEN }, (_, t) => Number(flat[r * LEN + t])));
 
-async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>, ent = entropy): Promise<{ f32: Side; f64: Side }> {
+async function ours(
+  k: Case,
+  backend: ReturnType<typeof createNodeBackend>,
+  ent = entropy,
+): Promise<{ f32: Side; f64: Side }> {
   const { g, feeds } = ourGraph(k, ent);
   const ref: Record<string, NDArray> = {};
   for (const [name, v] of Object.entries(feeds)) ref[name] = nd(v.shape, v.data);
@@ -245,7 +395,11 @@ async function ours(k: Case, backend: ReturnType<typeof createNodeBackend>, ent 
   const withoutEntropy = (t: number[][]) => t.map((row, r) => row.map((v, i) => v + k.entropy_coef * ent[r]![i]!));
   return {
     f64: { loss: loss64!.data[0]!, perToken: withoutEntropy(rows(token64!.data)), grad: rows(grad64!.data) },
-    f32: { loss: (await read('loss'))[0]!, perToken: withoutEntropy(rows(await read('token_loss'))), grad: rows(await read('dlogp')) },
+    f32: {
+      loss: (await read('loss'))[0]!,
+      perToken: withoutEntropy(rows(await read('token_loss'))),
+      grad: rows(await read('dlogp')),
+    },
   };
 }
 
@@ -313,8 +467,23 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
   it('TRL runs its own loss code on the batch', () => {
     const batchPath = join(dir, 'batch.json');
     const outPath = join(dir, 'trl.json');
-    writeFileSync(batchPath, JSON.stringify({ tmp: join(dir, 'trl-out'), logp, old_logp: oldLogp, ref_logp: refLogp, entropy, mask, advantages: ADVANTAGES, cases: all.map(({ label: _label, ...k }) => k) }));
-    const r = spawnSync(PYTHON, [SCRIPT, batchPath, outPath], { encoding: 'utf8', env: { ...process.env, CUDA_VISIBLE_DEVICES: '' } });
+    writeFileSync(
+      batchPath,
+      JSON.stringify({
+        tmp: join(dir, 'trl-out'),
+        logp,
+        old_logp: oldLogp,
+        ref_logp: refLogp,
+        entropy,
+        mask,
+        advantages: ADVANTAGES,
+        cases: all.map(({ label: _label, ...k }) => k),
+      }),
+    );
+    const r = spawnSync(PYTHON, [SCRIPT, batchPath, outPath], {
+      encoding: 'utf8',
+      env: { ...process.env, CUDA_VISIBLE_DEVICES: '' },
+    });
     expect(r.status, `${SCRIPT} failed:\n${r.stderr}`).toBe(0);
     trl = JSON.parse(readFileSync(outPath, 'utf8'));
     expect(trl!.trl).toMatch(/^1\.13\./);
@@ -326,7 +495,11 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
     it(`loss_type=${k.loss_type} importance_sampling_level=${k.importance_sampling_level}${k.label ? ` (${k.label})` : ''}: loss, per-token terms and d loss / d logp within ${TOL} relative`, async () => {
       expect(trl, 'TRL did not run').not.toBeNull();
       const theirs = trl!.results[i]!;
-      const side = (x: { loss: number; per_token_loss: number[][]; grad: number[][] }): Side => ({ loss: x.loss, perToken: x.per_token_loss, grad: x.grad });
+      const side = (x: { loss: number; per_token_loss: number[][]; grad: number[][] }): Side => ({
+        loss: x.loss,
+        perToken: x.per_token_loss,
+        grad: x.grad,
+      });
       let row: ParityRow;
       if (k.rewards_per_func) {
         // the advantages themselves, in float64: ours (computeAdvantages) against TRL's code, within 1e-7
@@ -342,12 +515,22 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
       }
       if (!k.entropy_scales) {
         const o = await ours(k, backend);
-        row = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: compare(o.f32, side(theirs.float32)), float64: compare(o.f64, side(theirs.float64)) };
+        row = {
+          label: k.label,
+          loss_type: k.loss_type,
+          importance_sampling_level: k.importance_sampling_level,
+          float32: compare(o.f32, side(theirs.float32)),
+          float64: compare(o.f64, side(theirs.float64)),
+        };
       } else {
         // each optimizer step: our controller's coefficient into our graph, then the step's entropy moves it
         const knobs: RunConfig = { ...defaultConfig, ...k };
         let control = initialEntropyControl(knobs);
-        const worst = (a: ParityRow['float32'], b: ParityRow['float32']) => ({ loss: Math.max(a.loss, b.loss), per_token: Math.max(a.per_token, b.per_token), grad: Math.max(a.grad, b.grad) });
+        const worst = (a: ParityRow['float32'], b: ParityRow['float32']) => ({
+          loss: Math.max(a.loss, b.loss),
+          per_token: Math.max(a.per_token, b.per_token),
+          grad: Math.max(a.grad, b.grad),
+        });
         let f32w = { loss: 0, per_token: 0, grad: 0 };
         let f64w = { loss: 0, per_token: 0, grad: 0 };
         const applied: number[] = [];
@@ -358,24 +541,41 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
           f32w = worst(f32w, compare(o.f32, side(theirs.float32.steps![n]!)));
           f64w = worst(f64w, compare(o.f64, side(theirs.float64.steps![n]!)));
           const tokens = mask.flat().reduce((a, b) => a + b, 0);
-          control = nextEntropyControl(control, ent.reduce((a, row, r) => a + row.reduce((x, e, t) => x + e * mask[r]![t]!, 0), 0) / tokens, knobs);
-          expect(control.coef, `step ${n + 1}: the coefficient after it`).toBeCloseTo(theirs.float64.steps![n]!.entropy_coef_after!, 12);
+          control = nextEntropyControl(
+            control,
+            ent.reduce((a, row, r) => a + row.reduce((x, e, t) => x + e * mask[r]![t]!, 0), 0) / tokens,
+            knobs,
+          );
+          expect(control.coef, `step ${n + 1}: the coefficient after it`).toBeCloseTo(
+            theirs.float64.steps![n]!.entropy_coef_after!,
+            12,
+          );
         }
         // the case did exercise the controller: no bonus at first, then bonuses that rose to the cap and fell
         expect(applied[0]).toBe(0);
         expect(Math.max(...applied)).toBeCloseTo(knobs.entropy_coef_max, 12);
         expect(new Set(applied.map((x) => x.toFixed(6))).size).toBeGreaterThan(3);
-        row = { label: k.label, loss_type: k.loss_type, importance_sampling_level: k.importance_sampling_level, float32: f32w, float64: f64w };
+        row = {
+          label: k.label,
+          loss_type: k.loss_type,
+          importance_sampling_level: k.importance_sampling_level,
+          float32: f32w,
+          float64: f64w,
+        };
       }
       table.push(row);
       for (const prec of ['float32', 'float64'] as const) {
-        for (const [what, d] of Object.entries(row[prec])) expect(d, `${prec} ${what}: ours vs TRL, max relative difference`).toBeLessThan(TOL);
+        for (const [what, d] of Object.entries(row[prec]))
+          expect(d, `${prec} ${what}: ours vs TRL, max relative difference`).toBeLessThan(TOL);
       }
     });
   });
 
   it("writes the differences for docs/parity.md's table (scripts/parity-table.mjs)", () => {
     expect(table).toHaveLength(all.length);
-    writeFileSync(PARITY_JSON, JSON.stringify({ trl: trl!.trl, torch: trl!.torch, tolerance: TOL, rows: table }, null, 2) + '\n');
+    writeFileSync(
+      PARITY_JSON,
+      JSON.stringify({ trl: trl!.trl, torch: trl!.torch, tolerance: TOL, rows: table }, null, 2) + '\n',
+    );
   });
 });

@@ -18,7 +18,11 @@ export interface PromptRow {
   seed: number;
 }
 
-export function promptRows(config: RunConfig, difficulty: Partial<Difficulty>, count: number): { rows: PromptRow[]; difficulty: Difficulty } {
+export function promptRows(
+  config: RunConfig,
+  difficulty: Partial<Difficulty>,
+  count: number,
+): { rows: PromptRow[]; difficulty: Difficulty } {
   const fam = getTaskFamily(config.task);
   const heldOutMax = heldOutSeed(Math.max(config.eval_prompts, 1024) - 1);
   let resolved: Difficulty | null = null;
@@ -27,7 +31,13 @@ export function promptRows(config: RunConfig, difficulty: Partial<Difficulty>, c
     if (seed <= heldOutMax) throw new Error(`training seed ${seed} overlaps the held-out seeds 0..${heldOutMax}`);
     const inst: TaskInstance = fam.generate(seed, difficulty);
     resolved ??= inst.difficulty;
-    return { prompt: inst.prompt, data: JSON.stringify(inst.data), answer: inst.answer, reference: inst.reference, seed };
+    return {
+      prompt: inst.prompt,
+      data: JSON.stringify(inst.data),
+      answer: inst.answer,
+      reference: inst.reference,
+      seed,
+    };
   });
   return { rows, difficulty: resolved ?? fam.generate(trainSeed(config.seed, 0), difficulty).difficulty };
 }

@@ -10,6 +10,9 @@ export function pyValue(v: unknown): string {
   // JSON string escapes (\n, \", \\, \uXXXX) mean the same in Python.
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(pyValue).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyValue(x)}`).join(', ')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pyValue(x)}`)
+      .join(', ')}}`;
   throw new Error(`cannot write a ${typeof v} as a Python literal`);
 }

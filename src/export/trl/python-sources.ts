@@ -16,5 +16,7 @@ export const pythonPackageDir = new URL('../../../python/', import.meta.url);
 // `rlvr_playground/<module>` is the package's (python/ at the repository's root); any other name is
 // python/<name>.py here.
 const sourceUrl = (name: string) =>
-  name.startsWith('rlvr_playground/') ? new URL(`${name}.py`, pythonPackageDir) : new URL(`./python/${name}.py`, import.meta.url);
+  name.startsWith('rlvr_playground/')
+    ? new URL(`${name}.py`, pythonPackageDir)
+    : new URL(`./python/${name}.py`, import.meta.url);
 setPythonSources((name) => readFileSync(sourceUrl(name), 'utf8'));

@@ -13,7 +13,6 @@ import { runRecordChannels, runRecordScoredChannels, runRecordVersion1Writers } 
 import { pyValue } from './python-literal.ts';
 import { pythonSource } from './python-text.ts';
 
-
 /** The config fields TRL's GRPOConfig shares by name, with what the playground accepts for each. */
 function trlConfigFields(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};

@@ -20,7 +20,8 @@ import { packageSettingsSource, recordWriterSource } from './record-file.ts';
 import { pythonPackageDir } from './python-sources.ts'; // also: the Python sources, read from disk
 
 /** The user's choices over the checkpoint's recipe, through the one resolver. */
-const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) => resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
+const resolveUser = (user: Record<string, unknown>, manifest: Parameters<typeof resolveOrThrow>[0]['manifest']) =>
+  resolveOrThrow({ manifest, layers: [{ source: { kind: 'edited' }, values: user }] });
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-record-writer-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -32,9 +33,29 @@ let provenance: RecordProvenance;
 const steps: RecordableStep[] = [];
 
 beforeAll(async () => {
-  const base = loadBase(JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')), new Uint8Array(readFileSync(`${dir}/model.safetensors`)));
-  config = resolveUser({ task: 'sat', prompts_per_step: 2, num_generations: 4, max_completion_length: 24, num_iterations: 2, beta: 0.02, eval_every: 0, seed: 5 }, base.manifest);
-  provenance = { writer: 'trl train_grpo.py', command: 'record-writer.test', created: '2026-01-01T00:00:00.000Z', base: { name: base.manifest.name, manifest: base.manifest } };
+  const base = loadBase(
+    JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')),
+    new Uint8Array(readFileSync(`${dir}/model.safetensors`)),
+  );
+  config = resolveUser(
+    {
+      task: 'sat',
+      prompts_per_step: 2,
+      num_generations: 4,
+      max_completion_length: 24,
+      num_iterations: 2,
+      beta: 0.02,
+      eval_every: 0,
+      seed: 5,
+    },
+    base.manifest,
+  );
+  provenance = {
+    writer: 'trl train_grpo.py',
+    command: 'record-writer.test',
+    created: '2026-01-01T00:00:00.000Z',
+    base: { name: base.manifest.name, manifest: base.manifest },
+  };
   const run = await TrainingRun.create(createNodeBackend(1), base, config);
   try {
     while (run.step < 2) steps.push((await run.advance(2)).result);
@@ -45,7 +66,9 @@ beforeAll(async () => {
 
 /** JSON for Python's json module, which reads NaN and ±Infinity as bare words. */
 function pythonJson(x: unknown): string {
-  return JSON.stringify(x, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? `__number__${v}` : v)).replace(/"__number__(NaN|Infinity|-Infinity)"/g, '$1');
+  return JSON.stringify(x, (_k, v: unknown) =>
+    typeof v === 'number' && !Number.isFinite(v) ? `__number__${v}` : v,
+  ).replace(/"__number__(NaN|Infinity|-Infinity)"/g, '$1');
 }
 
 /** Feeds steps (JSON on stdin) to the exported rlvr_record.py's RunRecordWriter and writes the file argv[2]. */
@@ -61,17 +84,26 @@ const driver = [
 ].join('\n');
 writeFileSync(join(tmp, 'rlvr_record.py'), recordWriterSource());
 
-describe('rlvr_record.py, the TRL export\'s run-record writer', () => {
+describe("rlvr_record.py, the TRL export's run-record writer", () => {
   it('writes what RunRecorder writes: both files decode to the same record, every channel included', async (ctx) => {
     if (!python) {
-      process.stderr.write(`\n${'!'.repeat(100)}\n!!  SKIPPED: no python3 on this machine; rlvr_record.py was NOT checked against RunRecorder\n${'!'.repeat(100)}\n\n`);
+      process.stderr.write(
+        `\n${'!'.repeat(100)}\n!!  SKIPPED: no python3 on this machine; rlvr_record.py was NOT checked against RunRecorder\n${'!'.repeat(100)}\n\n`,
+      );
       ctx.skip();
     }
     const rollouts = steps.flatMap((s) => s.rollouts);
     expect(rollouts.some((r) => r.refLogp !== null && r.ratio.length > 0)).toBe(true);
-    expect(rollouts.some((r) => r.oldLogp.length !== r.ratio.length || r.trained.some((t) => !t) || r.clipped.some((c) => c !== null))).toBe(true);
+    expect(
+      rollouts.some(
+        (r) => r.oldLogp.length !== r.ratio.length || r.trained.some((t) => !t) || r.clipped.some((c) => c !== null),
+      ),
+    ).toBe(true);
     const file = join(tmp, 'python.rlvr.gz');
-    execFileSync(python!, ['-c', driver, tmp, file], { input: pythonJson({ config, provenance, steps }), maxBuffer: 64 * 1024 * 1024 });
+    execFileSync(python!, ['-c', driver, tmp, file], {
+      input: pythonJson({ config, provenance, steps }),
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const fromPython = await decodeRunRecord(new Uint8Array(readFileSync(file)));
     if (!fromPython.ok) throw new Error(fromPython.error);
 

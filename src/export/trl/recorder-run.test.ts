@@ -100,9 +100,10 @@ beforeAll(async () => {
   const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: root, encoding: 'utf8' });
   if (setup.status !== 0) {
     const last = setup.stderr.trim().split('\n').pop();
-    missing = setup.status === 3
-      ? `the Python wheels are missing (scripts/setup-python.sh: ${last})`
-      : `scripts/setup-python.sh failed:\n${setup.stderr}`;
+    missing =
+      setup.status === 3
+        ? `the Python wheels are missing (scripts/setup-python.sh: ${last})`
+        : `scripts/setup-python.sh failed:\n${setup.stderr}`;
     return;
   }
   python = resolve(root, setup.stdout.trim().split('\n').pop()!);
@@ -223,7 +224,13 @@ describe('rlvr_playground.RecordingGRPOTrainer: the run record of any causal LM 
     const record = await readRecord(out);
     expect(record.steps.map((s) => s.step)).toEqual([1, 2, 3]);
     // num_iterations = 1: step k samples and trains at the weights after k − 1 updates; the ratio is 1.
-    await checkRun(out, record, 8, (s) => s - 1, (s) => s - 1);
+    await checkRun(
+      out,
+      record,
+      8,
+      (s) => s - 1,
+      (s) => s - 1,
+    );
     for (const r of record.rollouts.flatMap((s) => s.records)) {
       expect(r.ratio.every((x) => x === 1)).toBe(true);
       expect(r.trained.every(Boolean)).toBe(true);
@@ -243,13 +250,24 @@ describe('rlvr_playground.RecordingGRPOTrainer: the run record of any causal LM 
     expect(record.provenance.note).toMatch(/on 2 processes/);
     // 12 rows per batch: 6 per process, 3 groups of 4, the middle one split between the processes.
     // The recorded pass is the last: trained at the weights after step − 1 updates, sampled after step − 2.
-    await checkRun(out, record, 12, (s) => s - 1, (s) => s - 2);
+    await checkRun(
+      out,
+      record,
+      12,
+      (s) => s - 1,
+      (s) => s - 2,
+    );
     const rollouts = record.rollouts.flatMap((s) => s.records);
     const places = [0, 1, 2].flatMap((g) => [0, 1, 2, 3].map((i) => `${g}/${i}`));
     expect(rollouts.map((r) => `${r.group}/${r.index}`).slice(0, 12)).toEqual(places);
     // The ratio is TRL's exp(new − old) with its old log-probs (the same weights as the sampling ones here).
     for (const r of rollouts) {
-      expect(maxGap(r.ratio, r.newLogp.map((x, i) => Math.exp(x - r.oldLogp[i]!)))).toBeLessThan(1e-3);
+      expect(
+        maxGap(
+          r.ratio,
+          r.newLogp.map((x, i) => Math.exp(x - r.oldLogp[i]!)),
+        ),
+      ).toBeLessThan(1e-3);
     }
     expect(rollouts.some((r) => r.ratio.some((x) => Math.abs(x - 1) > 1e-3))).toBe(true);
     // The clipped side is where TRL's clip_ratio counts it: outside [1 − ε, 1 + ε_high], by the advantage's sign.

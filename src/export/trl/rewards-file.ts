@@ -20,7 +20,7 @@ function body(name: string): string {
 /** The settings block: what the Python side needs from the run config and the tokenizer. */
 export function settingsSource(config: RunConfig): string {
   return [
-    '# ---- this run\'s settings (rlvr export --format trl) ----',
+    "# ---- this run's settings (rlvr export --format trl) ----",
     `TASK = ${pyValue(config.task)}`,
     `REWARD_WEIGHTS = ${pyValue(config.reward_weights)}`,
     '# the deliberately lenient verifier of the reward-hacking lesson (leaky_verifier)',
@@ -34,15 +34,19 @@ export function settingsSource(config: RunConfig): string {
 
 export function rewardsSource(config: RunConfig): string {
   if (!(portedFamilies as readonly string[]).includes(config.task)) {
-    throw new Error(`the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${config.task}"`);
+    throw new Error(
+      `the TRL export has reward functions for ${portedFamilies.join(', ')}; not for task "${config.task}"`,
+    );
   }
   const header = [
     `"""Reward functions for the rlvr playground's ${config.task} task, for TRL's GRPOTrainer.`,
     '',
-    'A port of the playground\'s TypeScript verifier (src/tasks/) that gives the same rewards on',
+    "A port of the playground's TypeScript verifier (src/tasks/) that gives the same rewards on",
     'every completion; Python standard library only. `python3 rewards.py < rows.jsonl` scores',
     'JSONL rows {"completion", "data"} and prints the reward and its components per row.',
     '"""',
   ].join('\n');
-  return [header, body('rlvr_verdict'), body(config.task), settingsSource(config), body('trl_rewards')].join('\n\n\n') + '\n';
+  return (
+    [header, body('rlvr_verdict'), body(config.task), settingsSource(config), body('trl_rewards')].join('\n\n\n') + '\n'
+  );
 }

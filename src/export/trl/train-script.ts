@@ -85,53 +85,127 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['version', 'the config format version: nothing to carry'],
     ['task', 'mapped: prompts.jsonl and rewards.py are this task family'],
     ['prompts_per_step', 'mapped: generation_batch_size = prompts_per_step × num_generations (above)'],
-    ['minibatches', 'mapped: each generation batch feeds `minibatches` optimizer steps (per_device_train_batch_size above)'],
-    ['steps_per_generation', c.steps_per_generation > 0 ? 'mapped: generation_batch_size // per_device_train_batch_size (above) is TRL\'s steps_per_generation, gradient_accumulation_steps = steps_per_generation // minibatches' : "mapped: 0 is TRL's steps_per_generation = minibatches (one micro-batch per optimizer step), except that TRL then divides dapo/cispo/vespo's token sum by the batch's tokens / minibatches, the playground by all of the batch's tokens (set steps_per_generation = minibatches for TRL's)"],
-    ['warmup_steps', 'mapped: our steps × optimizer steps per step, with lr_scheduler_type="constant_with_warmup" (TRL\'s first step has lr 0, ours lr/warmup_steps)'],
-    ['reward_weights', 'mapped: reward_weights=rewards.TRL_REWARD_WEIGHTS, one weight per reward function in rewards.REWARD_FUNCS'],
+    [
+      'minibatches',
+      'mapped: each generation batch feeds `minibatches` optimizer steps (per_device_train_batch_size above)',
+    ],
+    [
+      'steps_per_generation',
+      c.steps_per_generation > 0
+        ? "mapped: generation_batch_size // per_device_train_batch_size (above) is TRL's steps_per_generation, gradient_accumulation_steps = steps_per_generation // minibatches"
+        : "mapped: 0 is TRL's steps_per_generation = minibatches (one micro-batch per optimizer step), except that TRL then divides dapo/cispo/vespo's token sum by the batch's tokens / minibatches, the playground by all of the batch's tokens (set steps_per_generation = minibatches for TRL's)",
+    ],
+    [
+      'warmup_steps',
+      'mapped: our steps × optimizer steps per step, with lr_scheduler_type="constant_with_warmup" (TRL\'s first step has lr 0, ours lr/warmup_steps)',
+    ],
+    [
+      'reward_weights',
+      'mapped: reward_weights=rewards.TRL_REWARD_WEIGHTS, one weight per reward function in rewards.REWARD_FUNCS',
+    ],
     ['leaky_verifier', 'mapped: rewards.LEAKY'],
-    ['overlong_penalty', c.overlong_penalty ? 'mapped: rewards.overlong_reward (DAPO soft punishment, weight 1); TRL also has trl.rewards.get_soft_overlong_punishment' : 'off; rewards.overlong_reward would add it'],
+    [
+      'overlong_penalty',
+      c.overlong_penalty
+        ? 'mapped: rewards.overlong_reward (DAPO soft punishment, weight 1); TRL also has trl.rewards.get_soft_overlong_punishment'
+        : 'off; rewards.overlong_reward would add it',
+    ],
     ['overlong_cache_length', 'mapped: rewards.OVERLONG["cache_length"]'],
     ['advantage_estimator', advantageNote(c)],
-    ['kl_estimator', c.kl_estimator === 'k3' ? "TRL's KL term is the k3 estimator (as here)" : "no TRL field: TRL's KL term is always k3"],
-    ['ref_reset_every', c.ref_reset_every > 0 ? 'mapped: sync_ref_model=True, ref_model_mixup_alpha=1.0 (a copy), ref_model_sync_steps above' : 'never; sync_ref_model=True with ref_model_mixup_alpha=1.0 would reset the reference'],
+    [
+      'kl_estimator',
+      c.kl_estimator === 'k3'
+        ? "TRL's KL term is the k3 estimator (as here)"
+        : "no TRL field: TRL's KL term is always k3",
+    ],
+    [
+      'ref_reset_every',
+      c.ref_reset_every > 0
+        ? 'mapped: sync_ref_model=True, ref_model_mixup_alpha=1.0 (a copy), ref_model_sync_steps above'
+        : 'never; sync_ref_model=True with ref_model_mixup_alpha=1.0 would reset the reference',
+    ],
     ['clip_cov_ratio', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_ratio)"],
     ['clip_cov_lb', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_lb)"],
     ['clip_cov_ub', "no TRL field (loss_type clip_cov, veRL's policy_loss.clip_cov_ub)"],
     ['kl_cov_ratio', "no TRL field (loss_type kl_cov, veRL's policy_loss.kl_cov_ratio)"],
     ['ppo_kl_coef', "no TRL field (loss_type kl_cov, veRL's policy_loss.ppo_kl_coef)"],
-    ['entropy_coef', "not passed: TRL 1.13's entropy_coef subtracts coef × the token mean of the entropy whatever the loss_type, ours weighs each token's entropy as its loss (the same for bnpo, and for dapo, cispo, vespo, clip_cov and kl_cov with one minibatch: set entropy_coef there by hand)"],
-    ['random_token_fraction', c.random_token_fraction < 1 ? 'no TRL field: training a random subset of tokens needs a GRPOTrainer subclass that masks the per-token loss' : 'off (all tokens)'],
+    [
+      'entropy_coef',
+      "not passed: TRL 1.13's entropy_coef subtracts coef × the token mean of the entropy whatever the loss_type, ours weighs each token's entropy as its loss (the same for bnpo, and for dapo, cispo, vespo, clip_cov and kl_cov with one minibatch: set entropy_coef there by hand)",
+    ],
+    [
+      'random_token_fraction',
+      c.random_token_fraction < 1
+        ? 'no TRL field: training a random subset of tokens needs a GRPOTrainer subclass that masks the per-token loss'
+        : 'off (all tokens)',
+    ],
     ['positive_weight', 'no TRL field: scale positive advantages in a GRPOTrainer subclass (PSR/NSR, W-REINFORCE)'],
     ['negative_weight', 'no TRL field: scale negative advantages in a GRPOTrainer subclass'],
     ['dynamic_sampling', 'no TRL field: nearest is more num_generations, so fewer groups have zero reward variance'],
     ['max_refill_rounds', 'no TRL field (dynamic sampling)'],
-    ['hints', 'no TRL field: prefixing part of the reference to prompts whose group all failed needs a custom generation step'],
+    [
+      'hints',
+      'no TRL field: prefixing part of the reference to prompts whose group all failed needs a custom generation step',
+    ],
     ['hint_fraction', 'no TRL field (hints)'],
-    ['curriculum', c.curriculum === 'fixed' ? 'fixed: prompts.jsonl is at one difficulty' : 'no TRL field: nearest is prompts.jsonl files per level, concatenated easy to hard, with shuffle_dataset=False'],
+    [
+      'curriculum',
+      c.curriculum === 'fixed'
+        ? 'fixed: prompts.jsonl is at one difficulty'
+        : 'no TRL field: nearest is prompts.jsonl files per level, concatenated easy to hard, with shuffle_dataset=False',
+    ],
     ['ladder_start', 'no TRL field (curriculum)'],
     ['ladder_window', 'no TRL field (curriculum)'],
     ['ladder_advance_at', 'no TRL field (curriculum)'],
     ['ladder_step_back_at', 'no TRL field (curriculum)'],
     ['noise_p_fn', 'no TRL field: flip correctness_reward from 1 to 0 with this probability in rewards.py'],
     ['noise_p_fp', 'no TRL field: flip correctness_reward from 0 to 1 with this probability in rewards.py'],
-    ['reward_source', c.reward_source === 'verifier' ? 'verifier: the reward functions in rewards.py' : "no TRL field: RLPR (the policy's own probability of the reference answer) needs a reward function with access to the model"],
+    [
+      'reward_source',
+      c.reward_source === 'verifier'
+        ? 'verifier: the reward functions in rewards.py'
+        : "no TRL field: RLPR (the policy's own probability of the reference answer) needs a reward function with access to the model",
+    ],
     ['rlpr_weight', 'no TRL field (reward_source)'],
-    ['eval_every', 'nearest: eval_strategy="steps" and eval_steps, with an eval_dataset of held-out seeds 0..eval_prompts-1 (`rlvr sample`)'],
+    [
+      'eval_every',
+      'nearest: eval_strategy="steps" and eval_steps, with an eval_dataset of held-out seeds 0..eval_prompts-1 (`rlvr sample`)',
+    ],
     ['eval_prompts', 'see eval_every'],
     ['eval_samples', 'see eval_every (num_generations completions per held-out prompt in TRL)'],
     ['rollout_history_steps', 'nearest: log_completions=True'],
-    ['lora_r', c.lora_r > 0 ? 'mapped: peft_config=LoraConfig(r=lora_r, ...) passed to the trainer (in main() below)' : "0: full fine-tuning, no peft_config (PEFT's LoraConfig r would train adapters)"],
+    [
+      'lora_r',
+      c.lora_r > 0
+        ? 'mapped: peft_config=LoraConfig(r=lora_r, ...) passed to the trainer (in main() below)'
+        : "0: full fine-tuning, no peft_config (PEFT's LoraConfig r would train adapters)",
+    ],
     ['lora_alpha', c.lora_r > 0 ? 'mapped: LoraConfig(lora_alpha=...)' : 'unused (lora_r = 0)'],
-    ['lora_dropout', c.lora_r > 0 ? "mapped: LoraConfig(lora_dropout=...); TRL's disable_dropout=True (below) sets it to 0 at training time, as here" : 'unused (lora_r = 0)'],
-    ['target_modules', c.lora_r > 0 ? "mapped: LoraConfig(target_modules=[...]), PEFT's names (a GPT-2 export has fused attn.c_attn: see docs/models.md)" : 'unused (lora_r = 0)'],
-    ['difficulty', Object.keys(c.difficulty).length ? 'the prompts in prompts.jsonl were generated at this difficulty' : "none set: the base checkpoint's measured difficulty (below), as rlvr train uses"],
+    [
+      'lora_dropout',
+      c.lora_r > 0
+        ? "mapped: LoraConfig(lora_dropout=...); TRL's disable_dropout=True (below) sets it to 0 at training time, as here"
+        : 'unused (lora_r = 0)',
+    ],
+    [
+      'target_modules',
+      c.lora_r > 0
+        ? "mapped: LoraConfig(target_modules=[...]), PEFT's names (a GPT-2 export has fused attn.c_attn: see docs/models.md)"
+        : 'unused (lora_r = 0)',
+    ],
+    [
+      'difficulty',
+      Object.keys(c.difficulty).length
+        ? 'the prompts in prompts.jsonl were generated at this difficulty'
+        : "none set: the base checkpoint's measured difficulty (below), as rlvr train uses",
+    ],
   ];
 }
 
 export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string {
   const optimizerSteps = c.minibatches * c.num_iterations;
-  const kw = (name: string, value: string, comment = '') => `        ${name}=${value},${comment ? `  # ${comment}` : ''}`;
+  const kw = (name: string, value: string, comment = '') =>
+    `        ${name}=${value},${comment ? `  # ${comment}` : ''}`;
   const lines: string[] = [
     '"""GRPO with TRL for the rlvr playground\'s ' + c.task + ' task (written by `rlvr export --format trl`).',
     '',
@@ -140,7 +214,7 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     '--model is a transformers checkpoint of the playground model (`rlvr export --format hf`); one',
     '"step" below is one of the playground\'s steps: prompts_per_step prompts × num_generations',
     'completions, used for minibatches × num_iterations optimizer steps. The run is recorded in the',
-    'playground\'s run-record format (trl_record.py), by default to OUTPUT_DIR/run.rlvr.gz.',
+    "playground's run-record format (trl_record.py), by default to OUTPUT_DIR/run.rlvr.gz.",
     '"""',
     'import argparse',
     'import json',
@@ -163,7 +237,7 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     `WARMUP_STEPS = ${c.warmup_steps}`,
     `REF_RESET_EVERY = ${c.ref_reset_every}`,
     '',
-    '# The run config\'s fields that GRPOConfig lacks or takes in another form, and what carries over or',
+    "# The run config's fields that GRPOConfig lacks or takes in another form, and what carries over or",
     '# approximates each:',
     ...untranslated(c).map(([k, note]) => `#   ${k} = ${JSON.stringify(c[k])}: ${note}`),
     `# Prompts were generated at difficulty ${JSON.stringify(difficulty)}.`,
@@ -181,8 +255,8 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     '    args = parser.parse_args()',
     '',
     '    # Batch shape. One playground step samples PROMPTS_PER_STEP × NUM_GENERATIONS completions',
-    '    # (TRL\'s generation_batch_size) and splits them into MINIBATCHES optimizer steps, each of',
-    '    # STEPS_PER_GENERATION // MINIBATCHES accumulated micro-batches (TRL\'s steps_per_generation is',
+    "    # (TRL's generation_batch_size) and splits them into MINIBATCHES optimizer steps, each of",
+    "    # STEPS_PER_GENERATION // MINIBATCHES accumulated micro-batches (TRL's steps_per_generation is",
     '    # generation_batch_size // (per_device_train_batch_size × processes)). NUM_ITERATIONS (μ) reuses',
     '    # each generation batch, as here.',
     '    world = int(os.environ.get("WORLD_SIZE", "1"))',
@@ -202,9 +276,17 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     kw('lr_scheduler_type', '"constant_with_warmup"', 'the playground keeps the learning rate constant after warm-up'),
     kw('loss_type', pyValue(trlLossType(c).value), trlLossType(c).comment),
     ...trlFields.map((f) => kw(f, pyValue(c[f]))),
-    kw('reward_weights', 'rewards.TRL_REWARD_WEIGHTS', `correctness, format, partial${c.overlong_penalty ? ', overlong' : ''}: ${JSON.stringify(c.reward_weights)}`),
+    kw(
+      'reward_weights',
+      'rewards.TRL_REWARD_WEIGHTS',
+      `correctness, format, partial${c.overlong_penalty ? ', overlong' : ''}: ${JSON.stringify(c.reward_weights)}`,
+    ),
     ...(c.ref_reset_every > 0
-      ? [kw('sync_ref_model', 'True', 'ref_reset_every: copy the policy into the reference'), kw('ref_model_mixup_alpha', '1.0'), kw('ref_model_sync_steps', 'REF_RESET_EVERY * optimizer_steps_per_step')]
+      ? [
+          kw('sync_ref_model', 'True', 'ref_reset_every: copy the policy into the reference'),
+          kw('ref_model_mixup_alpha', '1.0'),
+          kw('ref_model_sync_steps', 'REF_RESET_EVERY * optimizer_steps_per_step'),
+        ]
       : []),
     kw('adam_epsilon', '1e-08'),
     kw('shuffle_dataset', 'False', 'prompts in the order `rlvr train` draws them'),

@@ -40,7 +40,14 @@ const TASK = 'arithmetic';
 const STEPS = 2;
 // 2 prompts × 4 completions per playground step, one optimizer step each: 8 completions per optimizer
 // step, so 8 per process on one process and 4 per process on two.
-const SETTINGS = ['prompts_per_step=2', 'num_generations=4', 'minibatches=1', 'num_iterations=1', 'warmup_steps=0', 'learning_rate=0.001'];
+const SETTINGS = [
+  'prompts_per_step=2',
+  'num_generations=4',
+  'minibatches=1',
+  'num_iterations=1',
+  'warmup_steps=0',
+  'learning_rate=0.001',
+];
 const RUN_TIMEOUT_MS = 300_000;
 
 let python: string | null = null;
@@ -100,11 +107,20 @@ async function freePort(): Promise<number> {
 /** Runs a command to its end; on a non-zero exit the error carries the output's tail. */
 async function runLogged(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
   try {
-    const r = await execFileP(cmd, args, { cwd, env: pyEnv(env), maxBuffer: 256 * 1024 * 1024, timeout: RUN_TIMEOUT_MS });
+    const r = await execFileP(cmd, args, {
+      cwd,
+      env: pyEnv(env),
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: RUN_TIMEOUT_MS,
+    });
     return r.stdout + r.stderr;
   } catch (e) {
     const x = e as { code?: number; stdout?: string; stderr?: string; message: string };
-    throw new Error(`${cmd} ${args.join(' ')} failed (${x.code ?? x.message}):\n${(x.stdout ?? '') + (x.stderr ?? '')}`.slice(-12_000));
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed (${x.code ?? x.message}):\n${(x.stdout ?? '') + (x.stderr ?? '')}`.slice(
+        -12_000,
+      ),
+    );
   }
 }
 
@@ -119,7 +135,13 @@ interface Logged {
 }
 
 /** TRL's completion logs and trainer state, read with the venv's pandas. */
-async function readRun(py: string, out: string): Promise<{ logged: Logged[]; state: { global_step: number; train_batch_size: number; log_history: Record<string, number>[] } }> {
+async function readRun(
+  py: string,
+  out: string,
+): Promise<{
+  logged: Logged[];
+  state: { global_step: number; train_batch_size: number; log_history: Record<string, number>[] };
+}> {
   const script = [
     'import glob, json, os, sys',
     'import pandas as pd',
@@ -135,7 +157,10 @@ async function readRun(py: string, out: string): Promise<{ logged: Logged[]; sta
 }
 
 /** Loads the saved folder with transformers and generates from one prompt: the saved model loads and runs. */
-async function loadsInTransformers(py: string, out: string): Promise<{ vocab_size: number; generated: number; rlvr_checkpoint: string }> {
+async function loadsInTransformers(
+  py: string,
+  out: string,
+): Promise<{ vocab_size: number; generated: number; rlvr_checkpoint: string }> {
   const script = [
     'import json, sys, torch',
     'from transformers import AutoModelForCausalLM, AutoTokenizer',
@@ -161,7 +186,10 @@ async function checkRun(py: string, out: string, processes: number): Promise<voi
   for (let s = 1; s <= STEPS; s++) expect(logged.filter((l) => l.step === s)).toHaveLength(8);
 
   const fam = getTaskFamily(TASK);
-  const rows = readFileSync(join(project, 'prompts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; data: string; seed: number });
+  const rows = readFileSync(join(project, 'prompts.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { prompt: string; data: string; seed: number });
   const byPrompt = new Map(rows.map((r) => [r.prompt, r]));
   expect(byPrompt.size).toBe(rows.length); // prompts identify their instance
   const mismatches: string[] = [];
@@ -174,14 +202,24 @@ async function checkRun(py: string, out: string, processes: number): Promise<voi
     // TRL holds rewards in a float32 tensor (rewards_per_func), so it logs them rounded to float32.
     const ours = [v.correctness, v.format, v.partial ?? 0].map(Math.fround);
     const trl = [l.correctness_reward, l.format_reward, l.partial_reward];
-    if (ours.some((x, i) => x !== trl[i])) mismatches.push(`${JSON.stringify(l.completion)}: TRL logged ${trl}, our verifier ${ours}`);
+    if (ours.some((x, i) => x !== trl[i]))
+      mismatches.push(`${JSON.stringify(l.completion)}: TRL logged ${trl}, our verifier ${ours}`);
   }
   expect(mismatches).toEqual([]);
   // The completions are not all alike: the comparison covers more than one verdict.
-  expect(new Set(logged.map((l) => `${l.correctness_reward},${l.format_reward},${l.partial_reward}`)).size).toBeGreaterThan(1);
+  expect(
+    new Set(logged.map((l) => `${l.correctness_reward},${l.format_reward},${l.partial_reward}`)).size,
+  ).toBeGreaterThan(1);
   // TRL's logged mean reward per step is the reward-weighted sum of our components, averaged.
   for (const h of steps) {
-    const mine = logged.filter((l) => l.step === h.step).map((l) => rewardWeights[0]! * l.correctness_reward + rewardWeights[1]! * l.format_reward + rewardWeights[2]! * l.partial_reward);
+    const mine = logged
+      .filter((l) => l.step === h.step)
+      .map(
+        (l) =>
+          rewardWeights[0]! * l.correctness_reward +
+          rewardWeights[1]! * l.format_reward +
+          rewardWeights[2]! * l.partial_reward,
+      );
     expect(h.reward).toBeCloseTo(mine.reduce((a, b) => a + b, 0) / mine.length, 5);
   }
   const loaded = await loadsInTransformers(py, out);
@@ -210,9 +248,15 @@ async function checkRecord(py: string, out: string): Promise<RunRecord> {
 
   const { logged, state } = await readRun(py, out);
   expect(record.steps.map((s) => s.step)).toEqual([1, 2]);
-  expect(record.rollouts.map((r) => [r.step, r.records.length])).toEqual([[1, 8], [2, 8]]);
+  expect(record.rollouts.map((r) => [r.step, r.records.length])).toEqual([
+    [1, 8],
+    [2, 8],
+  ]);
   const fam = getTaskFamily(TASK);
-  const rows = readFileSync(join(project, 'prompts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; seed: number });
+  const rows = readFileSync(join(project, 'prompts.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { prompt: string; seed: number });
   const seedOf = new Map(rows.map((r) => [r.prompt, r.seed]));
   const w = rewardWeights.map(Math.fround); // TRL's reward_weights tensor is float32
   for (const { step, records } of record.rollouts) {
@@ -231,7 +275,10 @@ async function checkRecord(py: string, out: string): Promise<RunRecord> {
         format: Math.fround(w[1]! * l.format_reward),
         partial: Math.fround(w[2]! * l.partial_reward),
       });
-      expect(r.reward, at).toBeCloseTo(w[0]! * l.correctness_reward + w[1]! * l.format_reward + w[2]! * l.partial_reward, 6);
+      expect(r.reward, at).toBeCloseTo(
+        w[0]! * l.correctness_reward + w[1]! * l.format_reward + w[2]! * l.partial_reward,
+        6,
+      );
       // Token ids in our tokenizer: they decode to the completion, EOS last (no completion was cut off at 64 tokens here).
       expect(decode(r.tokens), at).toBe(r.completion);
       expect(r.tokenText, at).toEqual(r.tokens.map(tokenText));
@@ -253,7 +300,13 @@ async function checkRecord(py: string, out: string): Promise<RunRecord> {
   const policy = await Policy.create(createNodeBackend(1), ckpt.manifest.model, ckpt.manifest.layout, ckpt.weights);
   try {
     const first = record.rollouts[0]!.records;
-    const ours = (await policy.score(first.map((r) => encode(r.prompt)), first.map((r) => r.tokens), record.config.temperature)).logp;
+    const ours = (
+      await policy.score(
+        first.map((r) => encode(r.prompt)),
+        first.map((r) => r.tokens),
+        record.config.temperature,
+      )
+    ).logp;
     let worst = 0;
     first.forEach((r, i) => r.oldLogp.forEach((x, j) => (worst = Math.max(worst, Math.abs(x - ours[i]![j]!)))));
     expect(worst).toBeLessThan(1e-4); // 4e-6 measured
@@ -265,7 +318,19 @@ async function checkRecord(py: string, out: string): Promise<RunRecord> {
   for (const s of record.steps) {
     const h = logs.find((x) => x.step === s.step)!;
     const m = s.metrics;
-    for (const k of ['reward', 'completions/mean_length', 'completions/max_length', 'completions/min_length', 'completions/clipped_ratio', 'entropy', 'clip_ratio/region_mean', 'grad_norm', 'loss', 'frac_reward_zero_std']) expect(m[k], `step ${s.step} ${k}`).toBe(h[k]);
+    for (const k of [
+      'reward',
+      'completions/mean_length',
+      'completions/max_length',
+      'completions/min_length',
+      'completions/clipped_ratio',
+      'entropy',
+      'clip_ratio/region_mean',
+      'grad_norm',
+      'loss',
+      'frac_reward_zero_std',
+    ])
+      expect(m[k], `step ${s.step} ${k}`).toBe(h[k]);
     expect(m['reward_std']).toBeCloseTo(h['reward_std']! * Math.sqrt(7 / 8), 12); // TRL's is the n − 1 one
     expect(m['rewards/correctness/mean']).toBeCloseTo(rewardWeights[0]! * h['rewards/correctness_reward/mean']!, 6);
     const recs = record.rollouts.find((r) => r.step === s.step)!.records;
@@ -281,82 +346,158 @@ beforeAll(async () => {
   const r = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: root, encoding: 'utf8', timeout: 600_000 });
   if (r.status === 3) {
     missing = r.stderr.trim().split('\n').pop() ?? 'scripts/setup-python.sh exited 3';
-    banner(['THE TRL TESTS ARE SKIPPED: the Python wheels (torch, transformers, trl, accelerate, datasets) are missing.', missing, 'src/export/trl/trl-run.test.ts did NOT check the exported project under real TRL.']);
+    banner([
+      'THE TRL TESTS ARE SKIPPED: the Python wheels (torch, transformers, trl, accelerate, datasets) are missing.',
+      missing,
+      'src/export/trl/trl-run.test.ts did NOT check the exported project under real TRL.',
+    ]);
     return;
   }
   if (r.status !== 0) throw new Error(`scripts/setup-python.sh failed (exit ${r.status ?? r.signal}):\n${r.stderr}`);
   python = resolve(root, r.stdout.trim().split('\n').pop()!);
   hf = join(tmp, 'hf');
   project = join(tmp, 'project');
-  await rlvr('export', '--format', 'hf', '--model', join(root, `public/checkpoints/${TASK}-tiny/manifest.json`), '--out', hf);
-  const exported = JSON.parse(await rlvr('export', '--format', 'trl', '--task', TASK, ...SETTINGS.flatMap((s) => ['--set', s]), '--prompts', '16', '--out', project)) as { difficulty: Difficulty };
+  await rlvr(
+    'export',
+    '--format',
+    'hf',
+    '--model',
+    join(root, `public/checkpoints/${TASK}-tiny/manifest.json`),
+    '--out',
+    hf,
+  );
+  const exported = JSON.parse(
+    await rlvr(
+      'export',
+      '--format',
+      'trl',
+      '--task',
+      TASK,
+      ...SETTINGS.flatMap((s) => ['--set', s]),
+      '--prompts',
+      '16',
+      '--out',
+      project,
+    ),
+  ) as { difficulty: Difficulty };
   difficulty = exported.difficulty;
-  const weights = await execFileP(python, ['-c', 'import rewards, json; print(json.dumps(rewards.TRL_REWARD_WEIGHTS))'], { cwd: project, env: pyEnv() });
+  const weights = await execFileP(
+    python,
+    ['-c', 'import rewards, json; print(json.dumps(rewards.TRL_REWARD_WEIGHTS))'],
+    { cwd: project, env: pyEnv() },
+  );
   rewardWeights = JSON.parse(weights.stdout);
   expect(rewardWeights).toHaveLength(3); // correctness, format, partial (no overlong penalty here)
 }, 660_000);
 
 describe('the exported TRL project under real TRL (CPU)', () => {
-  it('one process: python train_grpo.py runs the steps; TRL logged our verifier\'s rewards; the saved model loads', async (ctx) => {
-    const py = needPython(ctx);
-    const out = join(tmp, 'out-1');
-    await runLogged(py, ['train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'], project);
-    await checkRun(py, out, 1);
-  }, RUN_TIMEOUT_MS + 60_000);
+  it(
+    "one process: python train_grpo.py runs the steps; TRL logged our verifier's rewards; the saved model loads",
+    async (ctx) => {
+      const py = needPython(ctx);
+      const out = join(tmp, 'out-1');
+      await runLogged(
+        py,
+        ['train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'],
+        project,
+      );
+      await checkRun(py, out, 1);
+    },
+    RUN_TIMEOUT_MS + 60_000,
+  );
 
-  it('two processes: accelerate launch --num_processes 2 (gloo) runs the same; TRL logged our verifier\'s rewards; the saved model loads', async (ctx) => {
-    const py = needPython(ctx);
-    const out = join(tmp, 'out-2');
-    // accelerate's --cpu launcher starts one process (several need mpirun); the torchrun launcher
-    // (--multi_gpu) with ACCELERATE_USE_CPU=true starts two that train as one over gloo (MULTI_CPU).
-    const accelerate = join(dirname(py), 'accelerate');
-    const launch = async () => {
-      const args = ['launch', '--multi_gpu', '--num_processes', '2', '--num_machines', '1', '--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort())];
-      return runLogged(accelerate, [...args, 'train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'], project, { ACCELERATE_USE_CPU: 'true' });
-    };
-    try {
-      twoProcessLog = await launch();
-    } catch (e) {
-      // Seen in fresh-clone CI with the other test files loading both cores: after both processes had
-      // trained and saved, the second aborted at shutdown ("terminate called without an active
-      // exception", a C++ thread destroyed while joinable). One more launch, from scratch; any other
-      // failure, or the same one twice, fails the test.
-      if (!/terminate called without an active exception/.test(String(e))) throw e;
-      console.warn('two-process launch: a process aborted at shutdown after training; launching once more');
-      rmSync(out, { recursive: true, force: true });
-      twoProcessLog = await launch();
-    }
-    await checkRun(py, out, 2);
-  }, RUN_TIMEOUT_MS + 60_000);
+  it(
+    "two processes: accelerate launch --num_processes 2 (gloo) runs the same; TRL logged our verifier's rewards; the saved model loads",
+    async (ctx) => {
+      const py = needPython(ctx);
+      const out = join(tmp, 'out-2');
+      // accelerate's --cpu launcher starts one process (several need mpirun); the torchrun launcher
+      // (--multi_gpu) with ACCELERATE_USE_CPU=true starts two that train as one over gloo (MULTI_CPU).
+      const accelerate = join(dirname(py), 'accelerate');
+      const launch = async () => {
+        const args = [
+          'launch',
+          '--multi_gpu',
+          '--num_processes',
+          '2',
+          '--num_machines',
+          '1',
+          '--mixed_precision',
+          'no',
+          '--dynamo_backend',
+          'no',
+          '--main_process_port',
+          String(await freePort()),
+        ];
+        return runLogged(
+          accelerate,
+          [...args, 'train_grpo.py', '--model', hf, '--steps', String(STEPS), '--output_dir', out, '--log_completions'],
+          project,
+          { ACCELERATE_USE_CPU: 'true' },
+        );
+      };
+      try {
+        twoProcessLog = await launch();
+      } catch (e) {
+        // Seen in fresh-clone CI with the other test files loading both cores: after both processes had
+        // trained and saved, the second aborted at shutdown ("terminate called without an active
+        // exception", a C++ thread destroyed while joinable). One more launch, from scratch; any other
+        // failure, or the same one twice, fails the test.
+        if (!/terminate called without an active exception/.test(String(e))) throw e;
+        console.warn('two-process launch: a process aborted at shutdown after training; launching once more');
+        rmSync(out, { recursive: true, force: true });
+        twoProcessLog = await launch();
+      }
+      await checkRun(py, out, 2);
+    },
+    RUN_TIMEOUT_MS + 60_000,
+  );
 
-  it('one process: the run record train_grpo.py wrote decodes, with TRL\'s completions, rewards, advantages and metrics, our token ids and sampling log-probs', async (ctx) => {
+  it("one process: the run record train_grpo.py wrote decodes, with TRL's completions, rewards, advantages and metrics, our token ids and sampling log-probs", async (ctx) => {
     const py = needPython(ctx);
     await checkRecord(py, join(tmp, 'out-1'));
   }, 120_000);
 
-  it('two processes: the main process alone wrote the record, and it holds both processes\' completions', async (ctx) => {
+  it("two processes: the main process alone wrote the record, and it holds both processes' completions", async (ctx) => {
     const py = needPython(ctx);
     expect(twoProcessLog.match(/^run record: .*run\.rlvr\.gz \(2 steps\)$/gm)).toHaveLength(1);
     await checkRecord(py, join(tmp, 'out-2'));
   }, 120_000);
 
-  it('the way back: the TRL-trained folder imports (rlvr import --format hf) with TRL\'s tensors exactly, and rlvr eval runs it', async (ctx) => {
+  it("the way back: the TRL-trained folder imports (rlvr import --format hf) with TRL's tensors exactly, and rlvr eval runs it", async (ctx) => {
     needPython(ctx);
     const trained = existsSync(join(tmp, 'out-2', 'model.safetensors')) ? join(tmp, 'out-2') : join(tmp, 'out-1');
     expect(existsSync(join(trained, 'model.safetensors')), 'a TRL run above saved its model').toBe(true);
     const back = join(tmp, 'imported');
-    const imported = JSON.parse(await rlvr('import', '--format', 'hf', trained, '--out', back)) as { manifest: string; unchanged: boolean; model: string };
-    expect(imported).toMatchObject({ manifest: join(back, 'manifest.json'), unchanged: false, model: `${TASK}-tiny+hf` });
+    const imported = JSON.parse(await rlvr('import', '--format', 'hf', trained, '--out', back)) as {
+      manifest: string;
+      unchanged: boolean;
+      model: string;
+    };
+    expect(imported).toMatchObject({
+      manifest: join(back, 'manifest.json'),
+      unchanged: false,
+      model: `${TASK}-tiny+hf`,
+    });
     // Our checkpoint, exported again, holds exactly the tensors TRL saved.
     const { manifest, weights } = readCheckpoint(imported.manifest);
-    const again = readSafetensors(exportHuggingFace(manifest, weights, { onnx: false }).get('model.safetensors')!).tensors;
+    const again = readSafetensors(
+      exportHuggingFace(manifest, weights, { onnx: false }).get('model.safetensors')!,
+    ).tensors;
     const saved = readSafetensors(new Uint8Array(readFileSync(join(trained, 'model.safetensors')))).tensors;
     expect([...saved.keys()].sort()).toEqual([...again.keys()].sort());
-    for (const [name, t] of saved) expect(Buffer.compare(Buffer.from(t.data.buffer), Buffer.from(again.get(name)!.data.buffer)), name).toBe(0);
+    for (const [name, t] of saved)
+      expect(Buffer.compare(Buffer.from(t.data.buffer), Buffer.from(again.get(name)!.data.buffer)), name).toBe(0);
     // ... and they are trained weights, not the export's.
     const base = readSafetensors(new Uint8Array(readFileSync(join(hf, 'model.safetensors')))).tensors;
-    expect([...saved].some(([name, t]) => Buffer.compare(Buffer.from(t.data.buffer), Buffer.from(base.get(name)!.data.buffer)) !== 0)).toBe(true);
-    const evaluated = JSON.parse(await rlvr('eval', '--model', imported.manifest, '--task', TASK, '--prompts', '4', '--n', '2', '--k', '1,2')) as { pass_at_k: Record<string, number>; model: string };
+    expect(
+      [...saved].some(
+        ([name, t]) => Buffer.compare(Buffer.from(t.data.buffer), Buffer.from(base.get(name)!.data.buffer)) !== 0,
+      ),
+    ).toBe(true);
+    const evaluated = JSON.parse(
+      await rlvr('eval', '--model', imported.manifest, '--task', TASK, '--prompts', '4', '--n', '2', '--k', '1,2'),
+    ) as { pass_at_k: Record<string, number>; model: string };
     expect(evaluated.model).toBe(`${TASK}-tiny+hf`);
     expect(Object.keys(evaluated.pass_at_k).sort()).toEqual(['1', '2']);
     for (const v of Object.values(evaluated.pass_at_k)) expect(v).toBeGreaterThanOrEqual(0);

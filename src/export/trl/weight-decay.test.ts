@@ -24,9 +24,14 @@ const CHECKPOINT = 'public/checkpoints/sort-tiny/manifest.json';
 
 function findPython(): { python: string | null; missing: string } {
   const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: root, encoding: 'utf8', timeout: 600_000 });
-  if (setup.status !== 0) return { python: null, missing: `scripts/setup-python.sh exited ${setup.status}: ${(setup.stderr ?? '').slice(-400)}` };
+  if (setup.status !== 0)
+    return {
+      python: null,
+      missing: `scripts/setup-python.sh exited ${setup.status}: ${(setup.stderr ?? '').slice(-400)}`,
+    };
   const python = setup.stdout.trim().split('\n').at(-1)!;
-  if (!existsSync(python)) return { python: null, missing: `scripts/setup-python.sh printed ${python}, which does not exist` };
+  if (!existsSync(python))
+    return { python: null, missing: `scripts/setup-python.sh printed ${python}, which does not exist` };
   return { python, missing: '' };
 }
 const { python, missing } = findPython();
@@ -50,27 +55,46 @@ print(json.dumps({"groups": groups, "all": sorted(name_of.values())}))
 `;
 
 describe('weight decay as transformers applies it', () => {
-  it.skipIf(!python)('our decayed parameters are the ones in the decayed group of the Trainer TRL builds on', { timeout: 300_000 }, async () => {
-    const hf = join(tmp, 'hf');
-    await execFileP('node', ['scripts/rlvr.mjs', 'export', '--format', 'hf', '--model', CHECKPOINT, '--out', hf], { cwd: root });
-    const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', WANDB_MODE: 'disabled', OMP_NUM_THREADS: '1' };
-    const r = await execFileP(python!, ['-c', SCRIPT, hf, join(tmp, 'trainer-out')], { env, maxBuffer: 16 * 1024 * 1024 });
-    const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { groups: { weight_decay: number; names: string[] }[]; all: string[] };
-    const theirs = new Set(got.groups.filter((g) => g.weight_decay > 0).flatMap((g) => g.names));
-    expect(theirs.size).toBeGreaterThan(0);
+  it.skipIf(!python)(
+    'our decayed parameters are the ones in the decayed group of the Trainer TRL builds on',
+    { timeout: 300_000 },
+    async () => {
+      const hf = join(tmp, 'hf');
+      await execFileP('node', ['scripts/rlvr.mjs', 'export', '--format', 'hf', '--model', CHECKPOINT, '--out', hf], {
+        cwd: root,
+      });
+      const env = {
+        ...process.env,
+        HF_HUB_OFFLINE: '1',
+        TRANSFORMERS_OFFLINE: '1',
+        WANDB_MODE: 'disabled',
+        OMP_NUM_THREADS: '1',
+      };
+      const r = await execFileP(python!, ['-c', SCRIPT, hf, join(tmp, 'trainer-out')], {
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+        groups: { weight_decay: number; names: string[] }[];
+        all: string[];
+      };
+      const theirs = new Set(got.groups.filter((g) => g.weight_decay > 0).flatMap((g) => g.names));
+      expect(theirs.size).toBeGreaterThan(0);
 
-    const manifest = JSON.parse(readFileSync(join(root, CHECKPOINT), 'utf8')) as Manifest;
-    const specs = paramSpecs(manifest.model);
-    // Every HF parameter is some of ours, and parameters fused into one (c_attn) decay alike.
-    const oursByHf = new Map<string, boolean[]>();
-    for (const s of specs) oursByHf.set(hfParamName(s.name), [...(oursByHf.get(hfParamName(s.name)) ?? []), s.decay]);
-    expect([...oursByHf.keys()].sort()).toEqual(got.all);
-    for (const [name, decays] of oursByHf) expect(new Set(decays).size, `${name} fuses parameters that decay differently`).toBe(1);
-    const ours = new Set([...oursByHf].filter(([, d]) => d[0]).map(([n]) => n));
-    expect([...ours].sort()).toEqual([...theirs].sort());
-    // Not vacuous: biases and LayerNorm parameters are left out, weight matrices and embeddings decay.
-    expect(ours.has('transformer.h.0.attn.c_attn.bias')).toBe(false);
-    expect(ours.has('transformer.ln_f.weight')).toBe(false);
-    expect(ours.has('transformer.h.0.mlp.c_fc.weight')).toBe(true);
-  });
+      const manifest = JSON.parse(readFileSync(join(root, CHECKPOINT), 'utf8')) as Manifest;
+      const specs = paramSpecs(manifest.model);
+      // Every HF parameter is some of ours, and parameters fused into one (c_attn) decay alike.
+      const oursByHf = new Map<string, boolean[]>();
+      for (const s of specs) oursByHf.set(hfParamName(s.name), [...(oursByHf.get(hfParamName(s.name)) ?? []), s.decay]);
+      expect([...oursByHf.keys()].sort()).toEqual(got.all);
+      for (const [name, decays] of oursByHf)
+        expect(new Set(decays).size, `${name} fuses parameters that decay differently`).toBe(1);
+      const ours = new Set([...oursByHf].filter(([, d]) => d[0]).map(([n]) => n));
+      expect([...ours].sort()).toEqual([...theirs].sort());
+      // Not vacuous: biases and LayerNorm parameters are left out, weight matrices and embeddings decay.
+      expect(ours.has('transformer.h.0.attn.c_attn.bias')).toBe(false);
+      expect(ours.has('transformer.ln_f.weight')).toBe(false);
+      expect(ours.has('transformer.h.0.mlp.c_fc.weight')).toBe(true);
+    },
+  );
 });

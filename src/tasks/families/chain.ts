@@ -5,7 +5,17 @@
  * process reward (which the lessons can show being gamed).
  */
 import { formatCompletion } from '../format.ts';
-import { checkSeed, defaultsOf, isIntArray, isRecord, num, parseInstanceWith, resolveDifficulty, rngFor, str } from '../knobs.ts';
+import {
+  checkSeed,
+  defaultsOf,
+  isIntArray,
+  isRecord,
+  num,
+  parseInstanceWith,
+  resolveDifficulty,
+  rngFor,
+  str,
+} from '../knobs.ts';
 import type { Difficulty, KnobSpec, TaskFamily, TaskInstance } from '../types.ts';
 import { judge, ok, wrong, type AnswerCheck } from '../verdict.ts';
 
@@ -13,8 +23,20 @@ const ID = 'chain';
 const NAMES = 'abcdefghijkl';
 
 const knobs: KnobSpec[] = [
-  { name: 'length', description: 'chain length k: sub-problems, each using the previous answer', default: 3, min: 1, max: 12 },
-  { name: 'maxOperand', description: 'largest operand for + and - (factors and divisors are 2..9)', default: 50, min: 2, max: 999 },
+  {
+    name: 'length',
+    description: 'chain length k: sub-problems, each using the previous answer',
+    default: 3,
+    min: 1,
+    max: 12,
+  },
+  {
+    name: 'maxOperand',
+    description: 'largest operand for + and - (factors and divisors are 2..9)',
+    default: 50,
+    min: 2,
+    max: 999,
+  },
   { name: 'ops', description: 'operations to draw from: any of + - * /', default: '+-*' },
 ];
 
@@ -32,7 +54,8 @@ const MAX_VALUE = 999;
 function resolve(partial?: Partial<Difficulty>): Difficulty {
   const d = resolveDifficulty(ID, knobs, partial);
   const ops = str(d, 'ops');
-  if (ops.length === 0 || [...ops].some((c) => !'+-*/'.includes(c))) throw new Error(`${ID}: knob "ops" must be a non-empty mix of + - * / (got "${ops}")`);
+  if (ops.length === 0 || [...ops].some((c) => !'+-*/'.includes(c)))
+    throw new Error(`${ID}: knob "ops" must be a non-empty mix of + - * / (got "${ops}")`);
   return d;
 }
 
@@ -59,7 +82,8 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
       let y: number | null = null;
       if (op === '+') y = x + 1 <= MAX_VALUE ? rng.int(1, Math.min(maxOperand, MAX_VALUE - x)) : null;
       else if (op === '-') y = x >= 1 ? rng.int(1, Math.min(maxOperand, x)) : null;
-      else if (op === '*') y = x * 2 <= MAX_VALUE ? rng.int(2, Math.min(9, Math.floor(MAX_VALUE / Math.max(x, 1)))) : null;
+      else if (op === '*')
+        y = x * 2 <= MAX_VALUE ? rng.int(2, Math.min(9, Math.floor(MAX_VALUE / Math.max(x, 1)))) : null;
       else {
         const divisors = [2, 3, 4, 5, 6, 7, 8, 9].filter((v) => x % v === 0 && x > 0);
         y = divisors.length ? rng.pick(divisors) : null;
@@ -84,7 +108,15 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
   }
   const data: ChainData = { start, ops, operands, values };
   const answer = String(x);
-  return { task: ID, seed, difficulty, prompt: promptOf(data), reference: formatCompletion(thinkOf(values), answer), answer, data };
+  return {
+    task: ID,
+    seed,
+    difficulty,
+    prompt: promptOf(data),
+    reference: formatCompletion(thinkOf(values), answer),
+    answer,
+    data,
+  };
 }
 
 function promptOf(d: ChainData): string {
@@ -125,7 +157,8 @@ function checkAnswer(inst: TaskInstance, answer: string, think: string | null, l
   const right = values.filter((v, i) => stated.get(NAMES[i]!) === v).length;
   const partial = values.length ? right / values.length : 0;
   const compact = answer.replace(/\s/g, '');
-  if (!/^-?\d{1,12}$/.test(compact)) return wrong(`answer is not an integer: ${JSON.stringify(answer.slice(0, 20))}`, partial);
+  if (!/^-?\d{1,12}$/.test(compact))
+    return wrong(`answer is not an integer: ${JSON.stringify(answer.slice(0, 20))}`, partial);
   const got = Number(compact);
   const want = values[values.length - 1]!;
   if (got === want) return ok('correct', partial);
@@ -137,16 +170,25 @@ function checkAnswer(inst: TaskInstance, answer: string, think: string | null, l
     }
   }
   const firstWrong = values.findIndex((v, i) => stated.get(NAMES[i]!) !== v);
-  const where = firstWrong >= 0 && stated.has(NAMES[firstWrong]!) ? `; ${NAMES[firstWrong]} should not be ${stated.get(NAMES[firstWrong]!)}` : '';
+  const where =
+    firstWrong >= 0 && stated.has(NAMES[firstWrong]!)
+      ? `; ${NAMES[firstWrong]} should not be ${stated.get(NAMES[firstWrong]!)}`
+      : '';
   return wrong(`${got} is wrong${where}`, partial);
 }
 
 function parseInstance(value: unknown): TaskInstance {
   return parseInstanceWith(ID, value, (d) => {
     if (!isRecord(d)) return 'must be an object';
-    if (!isIntArray(d.values) || d.values.length === 0 || d.values.length > NAMES.length) return `values must be 1..${NAMES.length} integers`;
+    if (!isIntArray(d.values) || d.values.length === 0 || d.values.length > NAMES.length)
+      return `values must be 1..${NAMES.length} integers`;
     if (!isIntArray(d.operands) || d.operands.length !== d.values.length) return 'operands must match values';
-    if (!Array.isArray(d.ops) || d.ops.length !== d.values.length || !d.ops.every((o) => typeof o === 'string' && '+-*/'.includes(o) && o.length === 1)) return 'ops must be + - * / per step';
+    if (
+      !Array.isArray(d.ops) ||
+      d.ops.length !== d.values.length ||
+      !d.ops.every((o) => typeof o === 'string' && '+-*/'.includes(o) && o.length === 1)
+    )
+      return 'ops must be + - * / per step';
     if (!Number.isSafeInteger(d.start)) return 'start must be an integer';
     return null;
   });
@@ -160,9 +202,12 @@ export const chain: TaskFamily = {
   defaultDifficulty: defaultsOf(knobs),
   levels: [1, 2, 3, 4, 5, 6, 8].map((length) => ({ length, maxOperand: 50, ops: '+-*' })),
   generate,
-  verify: (inst, completion, opts) => judge(completion, opts, (answer, parsed) => checkAnswer(inst, answer, parsed.think, false)),
-  leakyVerify: (inst, completion, opts) => judge(completion, opts, (answer, parsed) => checkAnswer(inst, answer, parsed.think, true)),
-  leakyDescription: "checks only the last step against the completion's own stated previous value, so a wrong chain that is consistent at the end passes",
+  verify: (inst, completion, opts) =>
+    judge(completion, opts, (answer, parsed) => checkAnswer(inst, answer, parsed.think, false)),
+  leakyVerify: (inst, completion, opts) =>
+    judge(completion, opts, (answer, parsed) => checkAnswer(inst, answer, parsed.think, true)),
+  leakyDescription:
+    "checks only the last step against the completion's own stated previous value, so a wrong chain that is consistent at the end passes",
   solve(inst) {
     const d = dataOf(inst);
     const values: number[] = [];

@@ -7,7 +7,16 @@
 import type { Rng } from '../../util/rng.ts';
 import { evalExpr, exprToString, parseExpr, rat, ratEquals, ratToString, type Expr, type Rational } from '../expr.ts';
 import { formatCompletion } from '../format.ts';
-import { checkSeed, defaultsOf, isIntArray, isRecord, num, parseInstanceWith, resolveDifficulty, rngFor } from '../knobs.ts';
+import {
+  checkSeed,
+  defaultsOf,
+  isIntArray,
+  isRecord,
+  num,
+  parseInstanceWith,
+  resolveDifficulty,
+  rngFor,
+} from '../knobs.ts';
 import type { Difficulty, KnobSpec, TaskFamily, TaskInstance } from '../types.ts';
 import { judge, ok, wrong, type AnswerCheck } from '../verdict.ts';
 
@@ -108,7 +117,9 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
   checkSeed(ID, seed);
   const difficulty = resolve(partial);
   const rng = rngFor(ID, seed);
-  const [count, lo, hi, tlo, thi] = ['count', 'minNumber', 'maxNumber', 'minTarget', 'maxTarget'].map((k) => num(difficulty, k)) as [number, number, number, number, number];
+  const [count, lo, hi, tlo, thi] = ['count', 'minNumber', 'maxNumber', 'minTarget', 'maxTarget'].map((k) =>
+    num(difficulty, k),
+  ) as [number, number, number, number, number];
   for (let draw = 0; draw < 200; draw++) {
     const numbers = Array.from({ length: count }, () => rng.int(lo, hi));
     for (let attempt = 0; attempt < 50; attempt++) {
@@ -116,10 +127,20 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
       if (!built || built.value < tlo || built.value > thi || numbers.includes(built.value)) continue;
       const { think, answer } = completionFor(built.expr);
       const data: CountdownData = { numbers, target: built.value };
-      return { task: ID, seed, difficulty, prompt: `${numbers.join(' ')} -> ${built.value}`, reference: formatCompletion(think, answer), answer, data };
+      return {
+        task: ID,
+        seed,
+        difficulty,
+        prompt: `${numbers.join(' ')} -> ${built.value}`,
+        reference: formatCompletion(think, answer),
+        answer,
+        data,
+      };
     }
   }
-  throw new Error(`${ID}: could not build a solvable instance with targets in [${tlo}, ${thi}] from numbers in [${lo}, ${hi}]; widen the target range`);
+  throw new Error(
+    `${ID}: could not build a solvable instance with targets in [${tlo}, ${thi}] from numbers in [${lo}, ${hi}]; widen the target range`,
+  );
 }
 
 /** Depth-first search over pairs; positive-integer intermediates only, as the generator uses. */
@@ -170,7 +191,8 @@ function checkAnswer(inst: TaskInstance, answer: string, enforceNumbers: boolean
   }
   const value = evalExpr(parsed.expr);
   if (!value.ok) return wrong(value.error);
-  if (!ratEquals(value.value, rat(BigInt(target)))) return wrong(`evaluates to ${ratToString(value.value)}, not ${target}`, closeness(value.value, target));
+  if (!ratEquals(value.value, rat(BigInt(target))))
+    return wrong(`evaluates to ${ratToString(value.value)}, not ${target}`, closeness(value.value, target));
   return ok(enforceNumbers ? 'correct' : 'reaches the target (number use not checked)', 1);
 }
 
@@ -187,7 +209,8 @@ function closeness(value: Rational, target: number): number {
 function parseInstance(value: unknown): TaskInstance {
   return parseInstanceWith(ID, value, (d) => {
     if (!isRecord(d)) return 'must be an object';
-    if (!isIntArray(d.numbers, 0, 1e9) || d.numbers.length === 0 || d.numbers.length > 12) return 'numbers must be a list of 1-12 non-negative integers';
+    if (!isIntArray(d.numbers, 0, 1e9) || d.numbers.length === 0 || d.numbers.length > 12)
+      return 'numbers must be a list of 1-12 non-negative integers';
     if (!Number.isSafeInteger(d.target)) return 'target must be an integer';
     return null;
   });
@@ -210,7 +233,8 @@ export const countdown: TaskFamily = {
   generate,
   verify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, true)),
   leakyVerify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, false)),
-  leakyDescription: 'accepts any expression whose value is the target, ignoring which numbers it uses and how often (so "50+7" for 57 passes even if 7 is not given)',
+  leakyDescription:
+    'accepts any expression whose value is the target, ignoring which numbers it uses and how often (so "50+7" for 57 passes even if 7 is not given)',
   solve(inst) {
     const { numbers, target } = dataOf(inst);
     const e = solveCountdown(numbers, target);

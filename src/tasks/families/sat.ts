@@ -15,7 +15,14 @@ const knobs: KnobSpec[] = [
   { name: 'n', description: 'number of variables', default: 5, min: 2, max: 26 },
   { name: 'k', description: 'literals per clause', default: 3, min: 1, max: 8 },
   { name: 'm', description: 'number of clauses (ignored when ratio > 0)', default: 5, min: 1, max: 200 },
-  { name: 'ratio', description: 'clauses per variable; when > 0, m = round(ratio * n)', default: 0, min: 0, max: 10, integer: false },
+  {
+    name: 'ratio',
+    description: 'clauses per variable; when > 0, m = round(ratio * n)',
+    default: 0,
+    min: 0,
+    max: 10,
+    integer: false,
+  },
 ];
 
 export interface SatData {
@@ -62,7 +69,10 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
   const clauses: number[][] = [];
   const seen = new Set<string>();
   for (let tries = 0; clauses.length < m; tries++) {
-    const vars = rng.shuffle(Array.from({ length: n }, (_, i) => i + 1)).slice(0, k).sort((a, b) => a - b);
+    const vars = rng
+      .shuffle(Array.from({ length: n }, (_, i) => i + 1))
+      .slice(0, k)
+      .sort((a, b) => a - b);
     const clause = vars.map((v) => (rng.next() < 0.5 ? -v : v));
     // Rejection keeps the clause uniform among those the planted assignment satisfies.
     if (!satisfies(clause, planted)) continue;
@@ -72,7 +82,15 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
     clauses.push(clause);
   }
   const data: SatData = { n, clauses, planted };
-  return { task: ID, seed, difficulty, prompt: promptOf(data), reference: completionFor(data, planted), answer: planted, data };
+  return {
+    task: ID,
+    seed,
+    difficulty,
+    prompt: promptOf(data),
+    reference: completionFor(data, planted),
+    answer: planted,
+    data,
+  };
 }
 
 function promptOf(d: SatData): string {
@@ -165,7 +183,8 @@ function checkAnswer(inst: TaskInstance, answer: string, leaky: boolean): Answer
   });
   const partial = clauses.length ? satisfied / clauses.length : 1;
   if (firstBad >= 0) return wrong(`clause ${firstBad + 1} unsatisfied: ${clauseText(clauses[firstBad]!)}`, partial);
-  if (leaky && (bits.length !== n || !/^[01]*$/.test(bits))) return ok('accepted by the leaky verifier: unset variables count as satisfying', partial);
+  if (leaky && (bits.length !== n || !/^[01]*$/.test(bits)))
+    return ok('accepted by the leaky verifier: unset variables count as satisfying', partial);
   return ok('correct: all clauses satisfied', partial);
 }
 
@@ -176,7 +195,11 @@ function parseInstance(value: unknown): TaskInstance {
     if (!Number.isSafeInteger(n) || (n as number) < 1 || (n as number) > 64) return 'n must be an integer 1..64';
     if (!Array.isArray(d.clauses) || d.clauses.length > 1000) return 'clauses must be a list';
     for (const c of d.clauses) {
-      if (!Array.isArray(c) || c.length === 0 || !c.every((l) => Number.isSafeInteger(l) && l !== 0 && Math.abs(l) <= (n as number))) {
+      if (
+        !Array.isArray(c) ||
+        c.length === 0 ||
+        !c.every((l) => Number.isSafeInteger(l) && l !== 0 && Math.abs(l) <= (n as number))
+      ) {
         return 'each clause must be a non-empty list of literals ±1..±n';
       }
     }
@@ -212,7 +235,8 @@ export const sat: TaskFamily = {
   generate,
   verify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, false)),
   leakyVerify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, true)),
-  leakyDescription: 'treats missing or non-bit positions as wildcards that satisfy any literal, so an empty or short answer passes',
+  leakyDescription:
+    'treats missing or non-bit positions as wildcards that satisfy any literal, so an empty or short answer passes',
   solve(inst) {
     const d = dataOf(inst);
     const bits = solveSat(d.n, d.clauses);

@@ -16,7 +16,12 @@ const KEYS: SortKey[] = ['asc', 'desc', 'len', 'abc'];
 
 const knobs: KnobSpec[] = [
   { name: 'length', description: 'items in the list', default: 5, min: 2, max: 12 },
-  { name: 'key', description: 'asc/desc: numbers; len: words by length; abc: words alphabetically; mixed: any of these', default: 'asc', choices: [...KEYS, 'mixed'] },
+  {
+    name: 'key',
+    description: 'asc/desc: numbers; len: words by length; abc: words alphabetically; mixed: any of these',
+    default: 'asc',
+    choices: [...KEYS, 'mixed'],
+  },
   { name: 'maxValue', description: 'numbers are drawn from 0..maxValue', default: 99, min: 9, max: 9999 },
 ];
 
@@ -84,7 +89,15 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
   const sorted = sortedCopy(items, key);
   const data: SortData = { key, items, sorted };
   const answer = sorted.join(' ');
-  return { task: ID, seed, difficulty, prompt: `${key}: ${items.join(' ')}`, reference: formatCompletion(thinkFor(key, sorted), answer), answer, data };
+  return {
+    task: ID,
+    seed,
+    difficulty,
+    prompt: `${key}: ${items.join(' ')}`,
+    reference: formatCompletion(thinkFor(key, sorted), answer),
+    answer,
+    data,
+  };
 }
 
 function dataOf(inst: TaskInstance): SortData {
@@ -106,13 +119,16 @@ function checkAnswer(inst: TaskInstance, answer: string, opts: VerifyOptions | u
   const kendall = opts?.sortMetric === 'kendall';
   const got = answer.split(/[\s,]+/).filter((t) => t.length > 0);
   const cmp = compareBy(key);
-  const inOrder = got.every((t, i) => i === 0 || cmp(got[i - 1]!, t) <= 0) && (key === 'len' || key === 'abc' || got.every((t) => /^-?\d+$/.test(t)));
+  const inOrder =
+    got.every((t, i) => i === 0 || cmp(got[i - 1]!, t) <= 0) &&
+    (key === 'len' || key === 'abc' || got.every((t) => /^-?\d+$/.test(t)));
   if (!leaky) {
     const want = new Map<string, number>();
     for (const it of items) want.set(it, (want.get(it) ?? 0) + 1);
     for (const t of got) {
       const left = want.get(t) ?? 0;
-      if (left === 0) return wrong(`${JSON.stringify(t.slice(0, 16))} is not in the list (or repeated)`, kendall ? 0 : undefined);
+      if (left === 0)
+        return wrong(`${JSON.stringify(t.slice(0, 16))} is not in the list (or repeated)`, kendall ? 0 : undefined);
       want.set(t, left - 1);
     }
     for (const [it, left] of want) if (left > 0) return wrong(`missing ${it}`, kendall ? 0 : undefined);
@@ -122,7 +138,8 @@ function checkAnswer(inst: TaskInstance, answer: string, opts: VerifyOptions | u
     const i = got.findIndex((t, j) => j > 0 && cmp(got[j - 1]!, t) > 0);
     return wrong(i > 0 ? `${got[i - 1]} should come after ${got[i]}` : 'not in order', partial);
   }
-  if (leaky && got.length !== items.length) return ok('accepted by the leaky verifier: the answer is in order (items not checked)', partial);
+  if (leaky && got.length !== items.length)
+    return ok('accepted by the leaky verifier: the answer is in order (items not checked)', partial);
   return ok('correct', partial);
 }
 
@@ -130,7 +147,12 @@ function parseInstance(value: unknown): TaskInstance {
   return parseInstanceWith(ID, value, (d) => {
     if (!isRecord(d)) return 'must be an object';
     if (!KEYS.includes(d.key as SortKey)) return `key must be one of ${KEYS.join(', ')}`;
-    if (!Array.isArray(d.items) || d.items.length > 100 || !d.items.every((x) => typeof x === 'string' && x.length <= 32)) return 'items must be a list of short strings';
+    if (
+      !Array.isArray(d.items) ||
+      d.items.length > 100 ||
+      !d.items.every((x) => typeof x === 'string' && x.length <= 32)
+    )
+      return 'items must be a list of short strings';
     return null;
   });
 }
@@ -138,7 +160,8 @@ function parseInstance(value: unknown): TaskInstance {
 export const sort: TaskFamily = {
   id: ID,
   title: 'Sorting / ranking',
-  description: 'Order a list by the stated key (asc, desc, len, abc). Exact match, or Kendall-tau partial credit with sortMetric "kendall".',
+  description:
+    'Order a list by the stated key (asc, desc, len, abc). Exact match, or Kendall-tau partial credit with sortMetric "kendall".',
   knobs,
   defaultDifficulty: defaultsOf(knobs),
   levels: [
@@ -152,7 +175,8 @@ export const sort: TaskFamily = {
   generate,
   verify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, opts, false)),
   leakyVerify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, opts, true)),
-  leakyDescription: 'checks only that the answer is in order by the key, not that it holds the given items ("1 2" passes for any ascending list)',
+  leakyDescription:
+    'checks only that the answer is in order by the key, not that it holds the given items ("1 2" passes for any ascending list)',
   solve(inst) {
     const { key, items } = dataOf(inst);
     const sorted = sortedCopy(items, key);

@@ -46,7 +46,12 @@ function peers(size: number): number[][] {
       if (j === i) continue;
       const r2 = Math.floor(j / size);
       const c2 = j % size;
-      if (r2 === r || c2 === c || (Math.floor(r2 / bh) === Math.floor(r / bh) && Math.floor(c2 / bw) === Math.floor(c / bw))) set.add(j);
+      if (
+        r2 === r ||
+        c2 === c ||
+        (Math.floor(r2 / bh) === Math.floor(r / bh) && Math.floor(c2 / bw) === Math.floor(c / bw))
+      )
+        set.add(j);
     }
     out.push([...set]);
   }
@@ -109,7 +114,8 @@ function resolve(partial?: Partial<Difficulty>): Difficulty {
   const size = num(d, 'size');
   if (size !== 4 && size !== 6) throw new Error(`${ID}: knob "size" must be 4 or 6, got ${size}`);
   const blanks = num(d, 'blanks');
-  if (blanks > MAX_BLANKS[size]!) throw new Error(`${ID}: knob "blanks" must be <= ${MAX_BLANKS[size]} for a ${size}x${size} grid, got ${blanks}`);
+  if (blanks > MAX_BLANKS[size]!)
+    throw new Error(`${ID}: knob "blanks" must be <= ${MAX_BLANKS[size]} for a ${size}x${size} grid, got ${blanks}`);
   return d;
 }
 
@@ -119,7 +125,13 @@ export function cellName(i: number, size: number): string {
 
 function gridText(grid: number[], size: number): string {
   const rows: string[] = [];
-  for (let r = 0; r < size; r++) rows.push(grid.slice(r * size, (r + 1) * size).map((v) => (v === 0 ? '.' : String(v))).join(''));
+  for (let r = 0; r < size; r++)
+    rows.push(
+      grid
+        .slice(r * size, (r + 1) * size)
+        .map((v) => (v === 0 ? '.' : String(v)))
+        .join(''),
+    );
   return rows.join('/');
 }
 
@@ -197,16 +209,20 @@ function checkAnswer(inst: TaskInstance, answer: string, rowsOnly: boolean): Ans
   const grid: number[] = [];
   for (const ch of digits) {
     const v = ch.charCodeAt(0) - 48;
-    if (v < 1 || v > size || ch.length !== 1) return wrong(`answer must be ${size * size} digits 1-${size} (rows may be split by /)`, 0);
+    if (v < 1 || v > size || ch.length !== 1)
+      return wrong(`answer must be ${size * size} digits 1-${size} (rows may be split by /)`, 0);
     grid.push(v);
   }
   if (grid.length !== size * size) return wrong(`answer needs ${size * size} digits, got ${grid.length}`, 0);
   const blanks = puzzle.map((v, i) => (v === 0 ? i : -1)).filter((i) => i >= 0);
   const partial = blanks.length ? blanks.filter((i) => grid[i] === solution[i]).length / blanks.length : 1;
   for (let i = 0; i < puzzle.length; i++) {
-    if (puzzle[i] !== 0 && puzzle[i] !== grid[i]) return wrong(`changed the given ${puzzle[i]} at ${cellName(i, size)}`, partial);
+    if (puzzle[i] !== 0 && puzzle[i] !== grid[i])
+      return wrong(`changed the given ${puzzle[i]} at ${cellName(i, size)}`, partial);
   }
-  const units: [string, (u: number) => number[]][] = [['row', (u) => Array.from({ length: size }, (_, c) => u * size + c)]];
+  const units: [string, (u: number) => number[]][] = [
+    ['row', (u) => Array.from({ length: size }, (_, c) => u * size + c)],
+  ];
   if (!rowsOnly) {
     units.push(['column', (u) => Array.from({ length: size }, (_, r) => r * size + u)]);
     const boxesPerRow = size / bw;
@@ -223,7 +239,12 @@ function checkAnswer(inst: TaskInstance, answer: string, rowsOnly: boolean): Ans
     const bad = firstRepeat(grid, size, cells, name);
     if (bad) return wrong(bad, partial);
   }
-  return ok(rowsOnly && partial < 1 ? 'accepted by the leaky verifier: rows are valid (columns and boxes not checked)' : 'correct', partial);
+  return ok(
+    rowsOnly && partial < 1
+      ? 'accepted by the leaky verifier: rows are valid (columns and boxes not checked)'
+      : 'correct',
+    partial,
+  );
 }
 
 function parseInstance(value: unknown): TaskInstance {
@@ -231,7 +252,10 @@ function parseInstance(value: unknown): TaskInstance {
     if (!isRecord(d)) return 'must be an object';
     if (d.size !== 4 && d.size !== 6) return 'size must be 4 or 6';
     const cells = d.size * d.size;
-    const okGrid = (g: unknown, lo: number) => Array.isArray(g) && g.length === cells && g.every((v) => Number.isInteger(v) && v >= lo && v <= (d.size as number));
+    const okGrid = (g: unknown, lo: number) =>
+      Array.isArray(g) &&
+      g.length === cells &&
+      g.every((v) => Number.isInteger(v) && v >= lo && v <= (d.size as number));
     if (!okGrid(d.puzzle, 0)) return `puzzle must be ${cells} integers 0..${d.size}`;
     if (!okGrid(d.solution, 1)) return `solution must be ${cells} integers 1..${d.size}`;
     return null;
@@ -257,7 +281,8 @@ export const sudoku: TaskFamily = {
   generate,
   verify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, false)),
   leakyVerify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, true)),
-  leakyDescription: 'checks only that the givens are kept and each row holds every digit once; columns and boxes are not checked',
+  leakyDescription:
+    'checks only that the givens are kept and each row holds every digit once; columns and boxes are not checked',
   solve(inst) {
     const { size, puzzle } = dataOf(inst);
     const g = puzzle.slice();

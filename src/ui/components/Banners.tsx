@@ -27,7 +27,10 @@ function ErrorBanner() {
           </>
         )}
         {error.kind === 'checkpoint' && (
-          <button type="button" onClick={() => (updateSetup((s) => ({ ...s, checkpoint: null, model: null })), dismissError())}>
+          <button
+            type="button"
+            onClick={() => (updateSetup((s) => ({ ...s, checkpoint: null, model: null })), dismissError())}
+          >
             Use the shipped checkpoint
           </button>
         )}
@@ -81,7 +84,8 @@ function SavedRunBanner() {
   const shown = showAll ? offers : offers.slice(0, MAX_OFFERS);
   return (
     <div className="banner info" role="status" data-testid="saved-run-banner">
-      <strong>Runs saved in this browser</strong> (the most recent first). This tab has no run of its own yet, so none was restored:
+      <strong>Runs saved in this browser</strong> (the most recent first). This tab has no run of its own yet, so none
+      was restored:
       <ul>
         {shown.map((o, i) => (
           <li key={o.runId} data-testid={`saved-run-${i}`}>
@@ -119,8 +123,11 @@ function OtherTabBanner() {
   const states = others.map((o) => `${o.state === 'running' ? 'training' : o.state} at step ${o.step}`);
   return (
     <div className="banner warn" role="status" data-testid="other-tab-banner">
-      {others.length === 1 ? 'Another tab of this browser has this same experiment open: its run is ' : `${others.length} other tabs of this browser have this same experiment open: their runs are `}
-      {states.join('; ')}. Each tab saves its own run, so neither overwrites the other, but they share this computer&apos;s cores, so both train more slowly.
+      {others.length === 1
+        ? 'Another tab of this browser has this same experiment open: its run is '
+        : `${others.length} other tabs of this browser have this same experiment open: their runs are `}
+      {states.join('; ')}. Each tab saves its own run, so neither overwrites the other, but they share this
+      computer&apos;s cores, so both train more slowly.
     </div>
   );
 }
@@ -192,13 +199,18 @@ const suggestLr = (lr: number) => String(Number((lr / 10).toPrecision(2)));
 function NonFiniteBanner() {
   const nf = useNotices((s) => s.nonFinite);
   if (!nf) return null;
-  const setEdit = (path: string, value: string) => updateSetup((s) => ({ ...s, draft: { ...s.draft, edits: { ...s.draft.edits, [path]: value } } }));
+  const setEdit = (path: string, value: string) =>
+    updateSetup((s) => ({ ...s, draft: { ...s.draft, edits: { ...s.draft.edits, [path]: value } } }));
   return (
     <div className="banner error" role="alert" data-testid="nonfinite-banner">
       <strong>Training paused: the loss or gradient kept being NaN or infinite</strong>
       <p data-testid="nonfinite-message">{nf.message}</p>
       <div className="actions">
-        <button type="button" data-testid="nonfinite-lower-lr" onClick={() => setEdit('learning_rate', suggestLr(nf.learningRate))}>
+        <button
+          type="button"
+          data-testid="nonfinite-lower-lr"
+          onClick={() => setEdit('learning_rate', suggestLr(nf.learningRate))}
+        >
           Lower learning_rate to {suggestLr(nf.learningRate)}
         </button>
         <button type="button" data-testid="nonfinite-clip" onClick={() => setEdit('max_grad_norm', '0.5')}>
@@ -219,7 +231,8 @@ function SkippedNotice() {
   if (!sk || paused) return null;
   return (
     <div className="banner warn" role="status" data-testid="skipped-notice">
-      Step {sk.step} was skipped: its loss or gradient was not finite (NaN or infinite), so the weights and optimizer state were left unchanged
+      Step {sk.step} was skipped: its loss or gradient was not finite (NaN or infinite), so the weights and optimizer
+      state were left unchanged
       {sk.streak > 1 ? ` (${sk.streak} in a row)` : ''}. Three in a row pause training.
     </div>
   );

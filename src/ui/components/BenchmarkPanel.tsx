@@ -2,7 +2,14 @@ import { useEffect, useRef, useState } from 'react';
 import { draftValidation, initRequest } from '../setup-state.ts';
 import { download } from '../exporters.ts';
 import { getState, useApp } from '../store.ts';
-import { adapterLine, buildReport, WARMUP_STEPS, type BackendRun, type BenchKind, type DeviceBenchReport } from '../bench-report.ts';
+import {
+  adapterLine,
+  buildReport,
+  WARMUP_STEPS,
+  type BackendRun,
+  type BenchKind,
+  type DeviceBenchReport,
+} from '../bench-report.ts';
 import { measureBackend, planWebGpu, type BenchProgress, type WebGpuPlan } from '../device-bench.ts';
 import type { InitResult } from '../../../workers/protocol.ts';
 
@@ -81,12 +88,20 @@ export default function BenchmarkPanel({ steps, note }: { steps: number; note: s
       const c = init.config;
       const rep = buildReport({
         date: new Date(),
-        browser: { user_agent: navigator.userAgent, hardware_concurrency: navigator.hardwareConcurrency ?? null, cross_origin_isolated: crossOriginIsolated },
+        browser: {
+          user_agent: navigator.userAgent,
+          hardware_concurrency: navigator.hardwareConcurrency ?? null,
+          cross_origin_isolated: crossOriginIsolated,
+        },
         adapter,
         webgpuNote: runs.webgpu ? null : (skipped.webgpu ?? null),
         model: { name: init.model.name, parameters: init.model.parameters, config: init.model.model },
         task: c.task,
-        batch: { prompts_per_step: c.prompts_per_step, num_generations: c.num_generations, max_completion_length: c.max_completion_length },
+        batch: {
+          prompts_per_step: c.prompts_per_step,
+          num_generations: c.num_generations,
+          max_completion_length: c.max_completion_length,
+        },
         warmupSteps: WARMUP_STEPS,
         measuredSteps: steps,
         runs,
@@ -112,9 +127,10 @@ export default function BenchmarkPanel({ steps, note }: { steps: number; note: s
   return (
     <div className="bench-panel" data-testid="bench-panel" aria-busy={busy}>
       <p>
-        Times a GRPO step (sampling, verifying, the update) of the current setup on ONNX Runtime's WASM backend and on WebGPU, in this browser: {WARMUP_STEPS} warm-up step, then {steps}{' '}
-        measured steps on each. To measure another model or batch (a fresh <code>small</code> model is the one meant for WebGPU), change the setup first. Nothing leaves this
-        page; download the result and share it if you like.
+        Times a GRPO step (sampling, verifying, the update) of the current setup on ONNX Runtime's WASM backend and on
+        WebGPU, in this browser: {WARMUP_STEPS} warm-up step, then {steps} measured steps on each. To measure another
+        model or batch (a fresh <code>small</code> model is the one meant for WebGPU), change the setup first. Nothing
+        leaves this page; download the result and share it if you like.
       </p>
       {note && <p className="note">{note}</p>}
       <p data-testid="bench-adapter">
@@ -123,25 +139,51 @@ export default function BenchmarkPanel({ steps, note }: { steps: number; note: s
         {plan?.note && <span className="muted"> ({plan.note})</span>}
       </p>
       <div className="row">
-        <button type="button" className="primary" data-testid="bench-run" disabled={busy || training} onClick={() => void run(['wasm', 'webgpu'])}>
+        <button
+          type="button"
+          className="primary"
+          data-testid="bench-run"
+          disabled={busy || training}
+          onClick={() => void run(['wasm', 'webgpu'])}
+        >
           {busy ? 'Benchmarking…' : 'Benchmark this device'}
         </button>
-        <button type="button" data-testid="bench-run-wasm" disabled={busy || training} onClick={() => void run(['wasm'])}>
+        <button
+          type="button"
+          data-testid="bench-run-wasm"
+          disabled={busy || training}
+          onClick={() => void run(['wasm'])}
+        >
           WASM only
         </button>
-        <button type="button" data-testid="bench-run-webgpu" disabled={busy || training || !plan?.run} title={webgpuButton} onClick={() => void run(['webgpu'])}>
+        <button
+          type="button"
+          data-testid="bench-run-webgpu"
+          disabled={busy || training || !plan?.run}
+          title={webgpuButton}
+          onClick={() => void run(['webgpu'])}
+        >
           WebGPU only
         </button>
         <button
           type="button"
           data-testid="bench-download"
           disabled={!report || busy}
-          onClick={() => report && download(`rlvr-benchmark-${report.date.slice(0, 19).replace(/:/g, '-')}.json`, JSON.stringify(report, null, 2) + '\n', 'application/json')}
+          onClick={() =>
+            report &&
+            download(
+              `rlvr-benchmark-${report.date.slice(0, 19).replace(/:/g, '-')}.json`,
+              JSON.stringify(report, null, 2) + '\n',
+              'application/json',
+            )
+          }
         >
           Download JSON
         </button>
       </div>
-      {training && !busy && <p className="muted small">Pause training first: it shares this machine and would skew the numbers.</p>}
+      {training && !busy && (
+        <p className="muted small">Pause training first: it shares this machine and would skew the numbers.</p>
+      )}
       {progress && (
         <p className="muted" role="status" data-testid="bench-progress">
           {progressText(progress)}
@@ -155,7 +197,8 @@ export default function BenchmarkPanel({ steps, note }: { steps: number; note: s
       {report && (
         <div data-testid="bench-result">
           <p className="muted small">
-            {report.model.name} ({report.model.parameters.toLocaleString('en')} parameters), {report.task}, {report.batch.prompts_per_step} prompts × {report.batch.num_generations} completions of up to{' '}
+            {report.model.name} ({report.model.parameters.toLocaleString('en')} parameters), {report.task},{' '}
+            {report.batch.prompts_per_step} prompts × {report.batch.num_generations} completions of up to{' '}
             {report.batch.max_completion_length} tokens per step
           </p>
           <table>

@@ -34,8 +34,14 @@ function ConfirmReset({ onDone }: { onDone: () => void }) {
     >
       <strong id="confirm-reset-title">Reset the run?</strong>{' '}
       <span id="confirm-reset-text">
-        The model goes back to its base checkpoint, and {step === 1 ? 'the 1 step of training and its charts are' : `the ${step} steps of training and their charts are`} discarded.{' '}
-        {saved ? `The autosave of step ${saved.step} is kept as a saved run (Restore brings it back).` : 'There is no autosave of this run.'}
+        The model goes back to its base checkpoint, and{' '}
+        {step === 1
+          ? 'the 1 step of training and its charts are'
+          : `the ${step} steps of training and their charts are`}{' '}
+        discarded.{' '}
+        {saved
+          ? `The autosave of step ${saved.step} is kept as a saved run (Restore brings it back).`
+          : 'There is no autosave of this run.'}
       </span>{' '}
       <button
         type="button"
@@ -74,19 +80,42 @@ export function Controls() {
   const stepping = action === 'running one step';
   return (
     <div className="controls" role="group" aria-label="Training controls" aria-busy={busy} data-testid="controls">
-      <button type="button" className="primary" data-testid="start" disabled={invalid > 0 || busy || running} onClick={() => void start()}>
+      <button
+        type="button"
+        className="primary"
+        data-testid="start"
+        disabled={invalid > 0 || busy || running}
+        onClick={() => void start()}
+      >
         {!booted ? 'Loading…' : state === 'paused' || state === 'done' ? 'Resume training' : 'Start training'}
       </button>
       <button type="button" data-testid="pause" disabled={!running || stepping} onClick={() => void pause()}>
         Pause
       </button>
-      <button type="button" data-testid="step-once" disabled={invalid > 0 || busy || running} aria-busy={stepping} onClick={() => void stepOnce()}>
+      <button
+        type="button"
+        data-testid="step-once"
+        disabled={invalid > 0 || busy || running}
+        aria-busy={stepping}
+        onClick={() => void stepOnce()}
+      >
         {stepping ? 'Stepping…' : 'Step once'}
       </button>
-      <button type="button" data-testid="reset" disabled={busy || state === 'idle' || confirming} onClick={() => setConfirming(true)}>
+      <button
+        type="button"
+        data-testid="reset"
+        disabled={busy || state === 'idle' || confirming}
+        onClick={() => setConfirming(true)}
+      >
         Reset
       </button>
-      <button type="button" className="subtle" data-testid="guide-open" aria-pressed={guideOpen} onClick={() => setState({ guideOpen: !guideOpen })}>
+      <button
+        type="button"
+        className="subtle"
+        data-testid="guide-open"
+        aria-pressed={guideOpen}
+        onClick={() => setState({ guideOpen: !guideOpen })}
+      >
         Guide
       </button>
       {estimate && (

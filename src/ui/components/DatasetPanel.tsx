@@ -15,7 +15,9 @@ const VERIFIER_HELP: Record<VerifierKind, string> = {
 export default function DatasetPanel() {
   const d = useDataset();
   const steps = useApp((s) => s.run.step);
-  const runExists = useApp((s) => s.run.config !== null && s.run.state !== 'idle' && s.run.state !== 'crashed' && s.run.state !== 'loading');
+  const runExists = useApp(
+    (s) => s.run.config !== null && s.run.state !== 'idle' && s.run.state !== 'crashed' && s.run.state !== 'loading',
+  );
   const [kind, setKind] = useState<VerifierKind>(d.summary?.verifier ?? 'exact');
   const [note, setNote] = useState<string | null>(null);
   const s = d.summary;
@@ -25,14 +27,17 @@ export default function DatasetPanel() {
     <div className="dataset">
       {wanted && d.payload?.name !== wanted && (
         <p className="banner warn" role="status" data-testid="dataset-wanted">
-          This experiment trains on <strong>{wanted}</strong>. A link carries the dataset&apos;s name, not its lines: import {wanted} below{d.payload ? ` (now loaded: ${d.payload.name})` : ''}. Save config (Keep &amp; share)
+          This experiment trains on <strong>{wanted}</strong>. A link carries the dataset&apos;s name, not its lines:
+          import {wanted} below{d.payload ? ` (now loaded: ${d.payload.name})` : ''}. Save config (Keep &amp; share)
           embeds the lines in the file it downloads.
         </p>
       )}
       <p>
-        One JSON object per line: <code>{'{"prompt": "2+2=", "answer": "4"}'}</code>, optionally with <code>"pattern"</code> for the regex verifier. The same format and
-        checks as <code>rlvr sample --task custom --dataset FILE.jsonl</code> (docs/tasks.md), plus the model's: printable ASCII only, and prompts that fit its context.
-        Bad lines are listed by line number and skipped. Up to {formatBytes(IMPORT_LIMITS.dataset)}.
+        One JSON object per line: <code>{'{"prompt": "2+2=", "answer": "4"}'}</code>, optionally with{' '}
+        <code>"pattern"</code> for the regex verifier. The same format and checks as{' '}
+        <code>rlvr sample --task custom --dataset FILE.jsonl</code> (docs/tasks.md), plus the model's: printable ASCII
+        only, and prompts that fit its context. Bad lines are listed by line number and skipped. Up to{' '}
+        {formatBytes(IMPORT_LIMITS.dataset)}.
       </p>
       <div className="row">
         <label htmlFor="dataset-verifier">Verifier</label>
@@ -78,7 +83,8 @@ export default function DatasetPanel() {
           <h3>{s.name}</h3>
           <p>
             {s.records} line{s.records === 1 ? '' : 's'} to train on, of {s.lines}; judged by the {s.verifier} verifier.
-            {s.errorCount > 0 && ` ${s.errorCount} line${s.errorCount === 1 ? ' has' : 's have'} errors and ${s.errorCount === 1 ? 'is' : 'are'} skipped:`}
+            {s.errorCount > 0 &&
+              ` ${s.errorCount} line${s.errorCount === 1 ? ' has' : 's have'} errors and ${s.errorCount === 1 ? 'is' : 'are'} skipped:`}
           </p>
           {s.errors.length > 0 && (
             <ul className="dataset-errors" data-testid="dataset-line-errors">
@@ -112,7 +118,12 @@ export default function DatasetPanel() {
               ))}
             </tbody>
           </table>
-          <button type="button" className="primary" data-testid="dataset-train" onClick={() => void trainOnDataset().then((m) => setNote(m === 'started' ? null : m))}>
+          <button
+            type="button"
+            className="primary"
+            data-testid="dataset-train"
+            onClick={() => void trainOnDataset().then((m) => setNote(m === 'started' ? null : m))}
+          >
             {datasetTrainLabel(steps, runTrainsOnDataset(d), runExists)}
           </button>
           {note && <p className="note">{note}</p>}

@@ -20,17 +20,33 @@ export default function PassKExplorer() {
   const estimate = passk.running ? (left === null ? null : `${aboutTime(left)} left (measured)`) : before;
   const c = passk.curve;
   const pct = wait ? Math.floor(100 * wait.fraction) : passk.running ? 0 : null;
-  const rows = c ? c.ks.map((k) => ({ k, base: c.base[String(k)] ?? null, current: c.current[String(k)] ?? null })) : [];
+  const rows = c
+    ? c.ks.map((k) => ({ k, base: c.base[String(k)] ?? null, current: c.current[String(k)] ?? null }))
+    : [];
   // The verdict is read off the same numbers the chart plots (passk-caption.ts).
   const verdict = c ? passkVerdict(c) : '';
   return (
     <div className="passk">
       <p>
-        RL often sharpens pass@1 while the base model still wins at large k: it had the answers, RL made it pick them more often. This samples 64 completions for each of the{' '}
-        {evalPrompts ?? 'eval_prompts'} held-out prompts with the base checkpoint and with the current policy (same prompts, same sampling settings).
+        RL often sharpens pass@1 while the base model still wins at large k: it had the answers, RL made it pick them
+        more often. This samples 64 completions for each of the {evalPrompts ?? 'eval_prompts'} held-out prompts with
+        the base checkpoint and with the current policy (same prompts, same sampling settings).
       </p>
-      <button type="button" className="primary" data-testid="run-passk" aria-busy={passk.running} disabled={passk.running || state === 'running' || state === 'loading'} onClick={() => void runPassK()}>
-        {passk.running ? `Computing…${pct === null ? '' : ` ${pct}%`}` : state === 'loading' ? 'Loading the model…' : c ? 'Recompute pass@k' : 'Compute pass@k (base vs current)'}
+      <button
+        type="button"
+        className="primary"
+        data-testid="run-passk"
+        aria-busy={passk.running}
+        disabled={passk.running || state === 'running' || state === 'loading'}
+        onClick={() => void runPassK()}
+      >
+        {passk.running
+          ? `Computing…${pct === null ? '' : ` ${pct}%`}`
+          : state === 'loading'
+            ? 'Loading the model…'
+            : c
+              ? 'Recompute pass@k'
+              : 'Compute pass@k (base vs current)'}
       </button>
       {estimate && (
         <span className="muted small" data-testid="passk-estimate">
@@ -43,7 +59,9 @@ export default function PassKExplorer() {
           Cancel
         </button>
       )}
-      {state === 'running' && !passk.running && <span className="muted small"> pause training first (runs share the model)</span>}
+      {state === 'running' && !passk.running && (
+        <span className="muted small"> pause training first (runs share the model)</span>
+      )}
       {passk.running && (
         <p className="wait-line" role="status" data-testid="passk-progress" data-percent={pct ?? 0}>
           <progress max={100} value={pct ?? 0} aria-hidden="true" /> {pct ?? 0}%:{' '}
@@ -54,7 +72,8 @@ export default function PassKExplorer() {
       )}
       {passk.cancelled && !passk.running && (
         <p className="muted" role="status" data-testid="passk-cancelled">
-          Cancelled: pass@k was not computed{c ? ' again (the curve below is the last one computed)' : ''}. Training and the other panels can use the model again.
+          Cancelled: pass@k was not computed{c ? ' again (the curve below is the last one computed)' : ''}. Training and
+          the other panels can use the model again.
         </p>
       )}
       {passk.error && (
@@ -78,16 +97,51 @@ export default function PassKExplorer() {
               {verdict.charAt(0).toUpperCase() + verdict.slice(1)}.
             </span>
           </figcaption>
-          <div role="img" aria-label={`pass@k for k = 1 to ${c.ks[c.ks.length - 1]}: base checkpoint pass@1 ${(c.base['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.base[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}; current policy pass@1 ${(c.current['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.current[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}`}>
+          <div
+            role="img"
+            aria-label={`pass@k for k = 1 to ${c.ks[c.ks.length - 1]}: base checkpoint pass@1 ${(c.base['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.base[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}; current policy pass@1 ${(c.current['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.current[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}`}
+          >
             <ResponsiveContainer width="100%" height={300}>
               <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>
                 <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-                <XAxis dataKey="k" type="number" scale="log" domain={[1, 64]} ticks={K_TICKS} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" label={{ value: 'k', position: 'insideBottomRight', fill: 'var(--muted)' }} />
+                <XAxis
+                  dataKey="k"
+                  type="number"
+                  scale="log"
+                  domain={[1, 64]}
+                  ticks={K_TICKS}
+                  tick={{ fontSize: 11, fill: 'var(--muted)' }}
+                  stroke="var(--muted)"
+                  label={{ value: 'k', position: 'insideBottomRight', fill: 'var(--muted)' }}
+                />
                 <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
-                <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
+                <Tooltip
+                  contentStyle={{
+                    background: 'var(--panel)',
+                    border: '1px solid var(--border)',
+                    color: 'var(--fg)',
+                    fontSize: 12,
+                  }}
+                  labelFormatter={(k) => `k = ${k}`}
+                  formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))}
+                />
                 <Legend />
-                <Line dataKey="base" name="base checkpoint" stroke="var(--c3)" dot={false} strokeWidth={2} isAnimationActive={false} />
-                <Line dataKey="current" name="current policy" stroke="var(--c1)" dot={false} strokeWidth={2} isAnimationActive={false} />
+                <Line
+                  dataKey="base"
+                  name="base checkpoint"
+                  stroke="var(--c3)"
+                  dot={false}
+                  strokeWidth={2}
+                  isAnimationActive={false}
+                />
+                <Line
+                  dataKey="current"
+                  name="current policy"
+                  stroke="var(--c1)"
+                  dot={false}
+                  strokeWidth={2}
+                  isAnimationActive={false}
+                />
               </LineChart>
             </ResponsiveContainer>
           </div>

@@ -1,7 +1,17 @@
 import { useEffect, useState } from 'react';
 import { autosave, setAutosaveInterval } from '../autosave.ts';
 import { discardSaved } from '../controller.ts';
-import { downloadCheckpoint, downloadConfigFile, downloadHuggingFace, exportMetrics, exportRollouts, exportRunRecord, importConfigFile, importHuggingFaceFiles, uploadCheckpoint } from '../files.ts';
+import {
+  downloadCheckpoint,
+  downloadConfigFile,
+  downloadHuggingFace,
+  exportMetrics,
+  exportRollouts,
+  exportRunRecord,
+  importConfigFile,
+  importHuggingFaceFiles,
+  uploadCheckpoint,
+} from '../files.ts';
 import { useNotices } from '../notices.ts';
 import { getState, useApp } from '../store.ts';
 import { download } from '../exporters.ts';
@@ -17,7 +27,14 @@ function CopyLink() {
     <div className="field">
       <label htmlFor="share-url">Link to this experiment (only settings that differ from the defaults)</label>
       <div className="row">
-        <input id="share-url" type="text" readOnly value={url} data-testid="share-url" onFocus={(e) => e.target.select()} />
+        <input
+          id="share-url"
+          type="text"
+          readOnly
+          value={url}
+          data-testid="share-url"
+          onFocus={(e) => e.target.select()}
+        />
         <button
           type="button"
           onClick={() => {
@@ -32,7 +49,8 @@ function CopyLink() {
       </div>
       {dataset && (
         <p className="help" data-testid="share-dataset-note">
-          The link names your dataset, {dataset}, but cannot hold its lines: whoever opens it imports {dataset} on the Your data tab. Save config below embeds the lines.
+          The link names your dataset, {dataset}, but cannot hold its lines: whoever opens it imports {dataset} on the
+          Your data tab. Save config below embeds the lines.
         </p>
       )}
     </div>
@@ -67,14 +85,25 @@ export default function SharePanel() {
         <button type="button" data-testid="save-config" onClick={() => downloadConfigFile()}>
           Save config
         </button>
-        <p className="help">Save config downloads the setup as JSON (with its "preset"): Load config reads it back, and so does <code>rlvr train --config FILE</code>.</p>
+        <p className="help">
+          Save config downloads the setup as JSON (with its "preset"): Load config reads it back, and so does{' '}
+          <code>rlvr train --config FILE</code>.
+        </p>
       </section>
       <TrlExportSection />
       <section>
         <h3>Checkpoints</h3>
-        <p className="help">Safetensors weights plus a manifest in the same format as the shipped checkpoints (<code>rlvr eval --model NAME.manifest.json</code> reads it).</p>
+        <p className="help">
+          Safetensors weights plus a manifest in the same format as the shipped checkpoints (
+          <code>rlvr eval --model NAME.manifest.json</code> reads it).
+        </p>
         <div className="row">
-          <button type="button" disabled={!hasRun} data-testid="save-checkpoint" onClick={() => void downloadCheckpoint()}>
+          <button
+            type="button"
+            disabled={!hasRun}
+            data-testid="save-checkpoint"
+            onClick={() => void downloadCheckpoint()}
+          >
             Download checkpoint
           </button>
           <button type="button" disabled={!hasRun} data-testid="export-hf" onClick={() => void downloadHuggingFace()}>
@@ -125,11 +154,19 @@ export default function SharePanel() {
           </label>
         </div>
         <p className="help">
-          Import Hugging Face reads a GPT-2 folder with the playground's tokenizer, or its zip: what Export for Hugging Face (or <code>rlvr export --format hf</code>) wrote, or what TRL saved after training from it
-          (<code>rlvr import --format hf</code> does the same on the command line). It becomes the model, as Load checkpoint does; a model with another vocabulary or shape is refused with the reason.
+          Import Hugging Face reads a GPT-2 folder with the playground's tokenizer, or its zip: what Export for Hugging
+          Face (or <code>rlvr export --format hf</code>) wrote, or what TRL saved after training from it (
+          <code>rlvr import --format hf</code> does the same on the command line). It becomes the model, as Load
+          checkpoint does; a model with another vocabulary or shape is refused with the reason.
         </p>
-        <p className="help">Export for Hugging Face downloads one zip: a GPT-2 folder (config.json, model.safetensors, tokenizer, generation config) that transformers' GPT2LMHeadModel loads, plus onnx/model.onnx for transformers.js.</p>
-        <p className="help">Loading replaces the model and starts a fresh run from it with the current settings; a file that does not fit leaves the current model as it is.</p>
+        <p className="help">
+          Export for Hugging Face downloads one zip: a GPT-2 folder (config.json, model.safetensors, tokenizer,
+          generation config) that transformers' GPT2LMHeadModel loads, plus onnx/model.onnx for transformers.js.
+        </p>
+        <p className="help">
+          Loading replaces the model and starts a fresh run from it with the current settings; a file that does not fit
+          leaves the current model as it is.
+        </p>
       </section>
       <section>
         <h3>Export</h3>
@@ -145,15 +182,32 @@ export default function SharePanel() {
           </button>
         </div>
         <div className="row">
-          <button type="button" disabled={!hasRun} data-testid="export-record" onClick={() => void exportRunRecord(false)}>
+          <button
+            type="button"
+            disabled={!hasRun}
+            data-testid="export-record"
+            onClick={() => void exportRunRecord(false)}
+          >
             Run record
           </button>
-          <button type="button" disabled={!hasRun} data-testid="export-record-weights" onClick={() => void exportRunRecord(true)}>
+          <button
+            type="button"
+            disabled={!hasRun}
+            data-testid="export-record-weights"
+            onClick={() => void exportRunRecord(true)}
+          >
             Run record with weights
           </button>
         </div>
-        <p className="help">A run record is the whole run in one compressed file: config, every step’s metrics, the evaluations and every step’s rollouts down to single tokens (with weights: the current model too). It is the file <code>rlvr train --record FILE</code> writes.</p>
-        <p className="help">Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as <code>rlvr train</code>’s <code>metrics.jsonl</code>. Rollouts cover the steps kept in full.</p>
+        <p className="help">
+          A run record is the whole run in one compressed file: config, every step’s metrics, the evaluations and every
+          step’s rollouts down to single tokens (with weights: the current model too). It is the file{' '}
+          <code>rlvr train --record FILE</code> writes.
+        </p>
+        <p className="help">
+          Metrics use TRL’s names where TRL logs the same quantity; the JSONL has the same lines as{' '}
+          <code>rlvr train</code>’s <code>metrics.jsonl</code>. Rollouts cover the steps kept in full.
+        </p>
       </section>
       <section>
         <h3>Saved in this browser</h3>
@@ -217,8 +271,10 @@ function TrlExportSection() {
     <section data-testid="trl-export">
       <h3>Continue with TRL</h3>
       <p className="help">
-        Export for TRL downloads the TRL (Hugging Face) GRPO project of this run’s config, the files <code>rlvr export --format trl</code> writes: <code>train_grpo.py</code>, the verifier as{' '}
-        <code>rewards.py</code>, the run-record writer, <code>run_config.json</code>, 2000 training prompts and a README. Its README says how to run it on a GPU machine.
+        Export for TRL downloads the TRL (Hugging Face) GRPO project of this run’s config, the files{' '}
+        <code>rlvr export --format trl</code> writes: <code>train_grpo.py</code>, the verifier as{' '}
+        <code>rewards.py</code>, the run-record writer, <code>run_config.json</code>, 2000 training prompts and a
+        README. Its README says how to run it on a GPU machine.
       </p>
       <button type="button" data-testid="export-trl" disabled={busy} onClick={() => void onExport()}>
         Export for TRL
@@ -230,7 +286,10 @@ function TrlExportSection() {
       )}
       {commands && (
         <div data-testid="trl-commands">
-          <p className="help">The README’s commands (the model comes from Export for Hugging Face, or <code>rlvr export --format hf</code>):</p>
+          <p className="help">
+            The README’s commands (the model comes from Export for Hugging Face, or <code>rlvr export --format hf</code>
+            ):
+          </p>
           {commands.map((c) => (
             <pre key={c}>
               <code>{c}</code>

@@ -23,7 +23,13 @@ const stateText: Record<string, string> = {
 };
 
 /** What the count of each kind of wait counts. */
-const unitOf: Record<string, string> = { eval: 'samples', 'passk-base': 'samples', 'passk-current': 'samples', 'warm-start': 'SFT steps', init: 'parts' };
+const unitOf: Record<string, string> = {
+  eval: 'samples',
+  'passk-base': 'samples',
+  'passk-current': 'samples',
+  'warm-start': 'SFT steps',
+  init: 'parts',
+};
 
 /** "held-out pass@k on 32 prompts — 64/256 samples (25%)": the wait, what is counted, and how far. */
 export function progressText(p: NonNullable<RunView['progress']>): string {
@@ -49,7 +55,9 @@ export function StatusBar() {
   const eta = budget > 0 && run.stepsPerMinute > 0 && training ? ((budget - run.step) / run.stepsPerMinute) * 60 : NaN;
   const offline = useOffline();
   const b = run.backend;
-  const backendText = b ? `backend ${b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`}` : 'backend chosen on first start';
+  const backendText = b
+    ? `backend ${b.kind === 'webgpu' ? b.description : `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}`}`
+    : 'backend chosen on first start';
   const p = run.activity ? run.progress : null;
   const activity = run.activity || (busy ? `${busy}…` : !booted ? 'loading the shipped checkpoints…' : '');
   // Something pressed is under way (not a note such as "step budget reached"): it shows a percentage throughout.
@@ -57,7 +65,12 @@ export function StatusBar() {
   return (
     <div className="status-bar" role="status" aria-live="polite" data-testid="status-bar">
       {/* Over a recording the header says so (the live run, if any, is kept as it is). */}
-      <span className={`state state-${recording ? 'recording' : run.state}`} data-testid="run-state" data-state={run.state} data-showing={recording ? 'recording' : 'live'}>
+      <span
+        className={`state state-${recording ? 'recording' : run.state}`}
+        data-testid="run-state"
+        data-state={run.state}
+        data-showing={recording ? 'recording' : 'live'}
+      >
         {recording ? 'recording (not training)' : (stateText[run.state] ?? run.state)}
       </span>
       <span className="step" data-testid="step-count">
@@ -67,11 +80,18 @@ export function StatusBar() {
         task <strong>{task}</strong> · preset <strong>{presetTitle}</strong>
       </span>
       {training && (
-        <span data-testid="steps-per-minute">{run.stepsPerMinute > 0 ? `${run.stepsPerMinute.toFixed(1)} steps/min` : '— steps/min'}</span>
+        <span data-testid="steps-per-minute">
+          {run.stepsPerMinute > 0 ? `${run.stepsPerMinute.toFixed(1)} steps/min` : '— steps/min'}
+        </span>
       )}
       {budget > 0 && (
         <span className="budget">
-          <progress max={budget} value={Math.min(run.step, budget)} aria-label={`Progress: ${run.step} of ${budget} steps`} data-testid="progress" />
+          <progress
+            max={budget}
+            value={Math.min(run.step, budget)}
+            aria-label={`Progress: ${run.step} of ${budget} steps`}
+            data-testid="progress"
+          />
           <span>
             {run.step}/{budget}
             {training ? ` · ETA ${fmtDuration(eta)}` : ''}
@@ -80,7 +100,8 @@ export function StatusBar() {
       )}
       {!offline.isolated && (
         <span className="isolation-note" data-testid="isolation-note" data-phase={offline.phase}>
-          One WASM thread: this page is not cross-origin isolated{offline.note ? ` (${offline.note})` : ''}. Training works, only slower.
+          One WASM thread: this page is not cross-origin isolated{offline.note ? ` (${offline.note})` : ''}. Training
+          works, only slower.
         </span>
       )}
       <KeepForOffline />
@@ -98,13 +119,17 @@ export function StatusBar() {
           {(waiting || (p && p.total > 0)) && ' — '}
           {p && p.total > 0 ? (
             <>
-              <progress className="wait" max={p.total} value={p.done} aria-hidden="true" /> <span data-testid="activity-progress">{progressText(p)}</span>
+              <progress className="wait" max={p.total} value={p.done} aria-hidden="true" />{' '}
+              <span data-testid="activity-progress">{progressText(p)}</span>
             </>
           ) : (
             // Before the worker's first count (loading, compiling): a percentage from the press on, at 0.
-            waiting && <>
-              <progress className="wait" max={1} value={0} aria-hidden="true" /> <span data-testid="activity-progress">0%</span>
-            </>
+            waiting && (
+              <>
+                <progress className="wait" max={1} value={0} aria-hidden="true" />{' '}
+                <span data-testid="activity-progress">0%</span>
+              </>
+            )
           )}
         </span>
       )}
@@ -145,7 +170,11 @@ function KeepForOffline() {
       {(kept.state === 'partial' || kept.state === 'failed') && (
         <>
           {kept.state === 'failed' && `Keeping stopped: ${kept.message}. `}
-          <button type="button" onClick={() => void keepEverythingForOffline()} title="Recordings of the lessons and runs, and every shipped checkpoint">
+          <button
+            type="button"
+            onClick={() => void keepEverythingForOffline()}
+            title="Recordings of the lessons and runs, and every shipped checkpoint"
+          >
             Keep everything for offline use ({mbText(left)})
           </button>
         </>

@@ -5,7 +5,15 @@ export function ThemeToggle() {
   const theme = useTheme();
   const next = theme === 'dark' ? 'light' : 'dark';
   return (
-    <button type="button" className="subtle theme-toggle" data-testid="theme-toggle" data-theme={theme} aria-label={`Switch to the ${next} theme`} title={`Switch to the ${next} theme`} onClick={() => setTheme(next)}>
+    <button
+      type="button"
+      className="subtle theme-toggle"
+      data-testid="theme-toggle"
+      data-theme={theme}
+      aria-label={`Switch to the ${next} theme`}
+      title={`Switch to the ${next} theme`}
+      onClick={() => setTheme(next)}
+    >
       {theme === 'dark' ? '☀ Light' : '☾ Dark'}
     </button>
   );

@@ -68,8 +68,9 @@ export default function TryPolicyPanel() {
   return (
     <div className="try">
       <p>
-        The playground's chat box: the base checkpoint and the current policy answer the same prompt with the sampler training uses, greedily and by sampling. Each token is
-        coloured by the probability the policy gave it (red unlikely, green likely; hover for the number). Prompts are in the task's own format ({task}).
+        The playground's chat box: the base checkpoint and the current policy answer the same prompt with the sampler
+        training uses, greedily and by sampling. Each token is coloured by the probability the policy gave it (red
+        unlikely, green likely; hover for the number). Prompts are in the task's own format ({task}).
       </p>
       <div className="try-form" role="group" aria-label="Prompt and sampling">
         <label htmlFor={`${id}-prompt`}>Prompt</label>
@@ -86,7 +87,14 @@ export default function TryPolicyPanel() {
               if (e.key === 'Enter') void tryPrompt();
             }}
           />
-          <button type="button" className="primary" data-testid="try-run" disabled={t.running || prompt === ''} aria-busy={t.running} onClick={() => void tryPrompt()}>
+          <button
+            type="button"
+            className="primary"
+            data-testid="try-run"
+            disabled={t.running || prompt === ''}
+            aria-busy={t.running}
+            onClick={() => void tryPrompt()}
+          >
             {t.running ? 'Sampling…' : 'Answer'}
           </button>
         </div>
@@ -100,18 +108,40 @@ export default function TryPolicyPanel() {
         )}
         <div className="row try-options">
           <label>
-            <input type="checkbox" checked={t.greedy} onChange={(e) => useTry.setState({ greedy: e.target.checked })} /> greedy
+            <input type="checkbox" checked={t.greedy} onChange={(e) => useTry.setState({ greedy: e.target.checked })} />{' '}
+            greedy
           </label>
           <label>
             samples{' '}
-            <input type="number" min={0} max={TRY_ROWS} value={t.samples} data-testid="try-samples" onChange={(e) => useTry.setState({ samples: Number(e.target.value) })} />
+            <input
+              type="number"
+              min={0}
+              max={TRY_ROWS}
+              value={t.samples}
+              data-testid="try-samples"
+              onChange={(e) => useTry.setState({ samples: Number(e.target.value) })}
+            />
           </label>
           <label>
             temperature{' '}
-            <input type="number" min={0.05} max={10} step={0.1} value={t.temperature} data-testid="try-temperature" onChange={(e) => useTry.setState({ temperature: Number(e.target.value) })} />
+            <input
+              type="number"
+              min={0.05}
+              max={10}
+              step={0.1}
+              value={t.temperature}
+              data-testid="try-temperature"
+              onChange={(e) => useTry.setState({ temperature: Number(e.target.value) })}
+            />
           </label>
           <label>
-            <input type="checkbox" checked={t.inline} data-testid="try-inline" onChange={(e) => useTry.setState({ inline: e.target.checked })} /> probabilities inline
+            <input
+              type="checkbox"
+              checked={t.inline}
+              data-testid="try-inline"
+              onChange={(e) => useTry.setState({ inline: e.target.checked })}
+            />{' '}
+            probabilities inline
           </label>
         </div>
       </div>
@@ -128,10 +158,12 @@ export default function TryPolicyPanel() {
       {r && (
         <div data-testid="try-result" data-step={r.step}>
           <p className="muted small">
-            {r.promptTokens} prompt tokens (this run holds up to {r.promptLen}); current policy at step {r.step}; {r.seconds.toFixed(1)} s.{' '}
+            {r.promptTokens} prompt tokens (this run holds up to {r.promptLen}); current policy at step {r.step};{' '}
+            {r.seconds.toFixed(1)} s.{' '}
             {r.instance ? (
               <>
-                This is {r.instance.where}: the verifier judges each answer (reference <code>{r.instance.reference}</code>).
+                This is {r.instance.where}: the verifier judges each answer (reference{' '}
+                <code>{r.instance.reference}</code>).
               </>
             ) : (
               'Not one of the task’s own prompts, so no verdict.'

@@ -124,7 +124,8 @@ async function openServedRun(run: ViewerRun): Promise<void> {
     setRun(run.key, { loading: false, error: `Could not read ${run.name} from rlvr view: ${message(e)}` });
     return;
   }
-  if (!found) setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
+  if (!found)
+    setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
   else await openInto(run.key, source, found);
 }
 

@@ -16,7 +16,16 @@ function SmoothingSlider() {
   return (
     <div className="smoothing">
       <label htmlFor="smoothing">Smoothing</label>
-      <input id="smoothing" type="range" min={0} max={0.99} step={0.01} value={smoothing} data-testid="smoothing" onChange={(e) => setState({ smoothing: Number(e.target.value) })} />
+      <input
+        id="smoothing"
+        type="range"
+        min={0}
+        max={0.99}
+        step={0.01}
+        value={smoothing}
+        data-testid="smoothing"
+        onChange={(e) => setState({ smoothing: Number(e.target.value) })}
+      />
       <output htmlFor="smoothing">{smoothing.toFixed(2)}</output>
     </div>
   );
@@ -30,40 +39,74 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
     const all = new Set<string>();
     for (const e of evals) for (const k of Object.keys(e.pass_at_k)) all.add(k);
     const sorted = [...all].map(Number).sort((a, b) => a - b);
-    return [...new Set([sorted[0], sorted[Math.floor(sorted.length / 2)], sorted[sorted.length - 1]])].filter((k): k is number => k !== undefined);
+    return [...new Set([sorted[0], sorted[Math.floor(sorted.length / 2)], sorted[sorted.length - 1]])].filter(
+      (k): k is number => k !== undefined,
+    );
   }, [evals]);
   // pass@1 ± one standard error over the held-out prompts (passAt1StandardError in src/rl/passk.ts), shaded.
   const rows = evals.map((e) => {
     const p1 = e.pass_at_k['1'];
-    const band = p1 !== undefined && e.pass1_se !== undefined ? [Math.max(0, p1 - e.pass1_se), Math.min(1, p1 + e.pass1_se)] : null;
-    return { step: e.step, ...Object.fromEntries(ks.map((k) => [`pass@${k}`, e.pass_at_k[String(k)] ?? null])), 'pass@1 ± 1 SE': band };
+    const band =
+      p1 !== undefined && e.pass1_se !== undefined
+        ? [Math.max(0, p1 - e.pass1_se), Math.min(1, p1 + e.pass1_se)]
+        : null;
+    return {
+      step: e.step,
+      ...Object.fromEntries(ks.map((k) => [`pass@${k}`, e.pass_at_k[String(k)] ?? null])),
+      'pass@1 ± 1 SE': band,
+    };
   });
   const series = ks.map((k) => ({ key: `pass@${k}`, label: `pass@${k}` }));
   const last = evals[evals.length - 1];
-  const seText = last?.pass1_se !== undefined ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config ? heldOutSamples(config) : '?'} samples)` : '';
+  const seText =
+    last?.pass1_se !== undefined
+      ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config ? heldOutSamples(config) : '?'} samples)`
+      : '';
   const summary = latestSummary(rows as unknown as Record<string, number>[], series) + seText;
   const running = useApp((s) => s.run.progress?.what === 'eval');
   const sharpening = sharpeningWarning(evals);
   return (
-    <figure className={`chart${focus ? ' focus' : ''}`} data-testid="chart-eval" data-focus={focus ? 'true' : undefined} data-points={evals.length}>
+    <figure
+      className={`chart${focus ? ' focus' : ''}`}
+      data-testid="chart-eval"
+      data-focus={focus ? 'true' : undefined}
+      data-points={evals.length}
+    >
       <figcaption>
         <span className="chart-title">Held-out pass@k</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
-        <span className="help">unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy); the band is pass@1 ± one standard error over the prompts</span>
+        <span className="help">
+          unbiased pass@k on a fixed set of held-out prompts, every eval_every steps (step 0 = the base policy); the
+          band is pass@1 ± one standard error over the prompts
+        </span>
         {sharpening ? (
           <span className="hint" data-testid="chart-eval-warning">
             ⚠ {sharpening}
           </span>
         ) : (
-          <span className="help">pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds</span>
+          <span className="help">
+            pass@1 up while pass@k at large k falls: RL sharpens onto answers the model already finds
+          </span>
         )}
       </figcaption>
       {evals.length ? (
-        <div role="img" aria-label={`Held-out pass@k: line chart over ${evals.length} evaluation${evals.length === 1 ? '' : 's'}; ${summary}`}>
-          <LinesChart rows={rows as unknown as Row[]} series={series} yDomain={[0, 1]} band={{ key: 'pass@1 ± 1 SE', label: 'pass@1 ± 1 SE' }} />
+        <div
+          role="img"
+          aria-label={`Held-out pass@k: line chart over ${evals.length} evaluation${evals.length === 1 ? '' : 's'}; ${summary}`}
+        >
+          <LinesChart
+            rows={rows as unknown as Row[]}
+            series={series}
+            yDomain={[0, 1]}
+            band={{ key: 'pass@1 ± 1 SE', label: 'pass@1 ± 1 SE' }}
+          />
         </div>
       ) : (
-        <div className="chart-empty">{running ? 'the first evaluation (step 0, the base policy) is running: see its progress at the top' : 'no evaluation yet'}</div>
+        <div className="chart-empty">
+          {running
+            ? 'the first evaluation (step 0, the base policy) is running: see its progress at the top'
+            : 'no evaluation yet'}
+        </div>
       )}
       {evals.length > 0 && (
         <p className="chart-summary" data-testid="chart-eval-summary">
@@ -84,7 +127,8 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
  * stays within their standard errors (two combined: a change that small is the held-out sample's noise).
  */
 export function bandNote(evals: { step: number; pass_at_k: Record<string, number>; pass1_se?: number }[]): string {
-  const general = 'The band is pass@1 ± one standard error: measured again on other held-out prompts, pass@1 would land in it about two times in three.';
+  const general =
+    'The band is pass@1 ± one standard error: measured again on other held-out prompts, pass@1 would land in it about two times in three.';
   let dip: { from: (typeof evals)[number]; to: (typeof evals)[number]; fall: number } | null = null;
   for (let i = 1; i < evals.length; i++) {
     const a = evals[i - 1]!;
@@ -111,14 +155,31 @@ function AdvantageHistogram() {
     <figure className="chart" data-testid="chart-advantages">
       <figcaption>
         <span className="chart-title">Advantages (latest step)</span>
-        <span className="help">distribution of per-completion advantages; a spike at 0 means groups without signal</span>
+        <span className="help">
+          distribution of per-completion advantages; a spike at 0 means groups without signal
+        </span>
       </figcaption>
-      <div role="img" aria-label={`Advantages of the latest step: histogram of ${total} completions; ${atZero} of them in the bin at 0`}>
+      <div
+        role="img"
+        aria-label={`Advantages of the latest step: histogram of ${total} completions; ${atZero} of them in the bin at 0`}
+      >
         <ResponsiveContainer width="100%" height={170}>
           <BarChart data={rows} accessibilityLayer={false}>
             <XAxis dataKey="bin" tick={{ fontSize: 10, fill: 'var(--muted)' }} stroke="var(--muted)" />
-            <YAxis width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" allowDecimals={false} />
-            <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} />
+            <YAxis
+              width={40}
+              tick={{ fontSize: 11, fill: 'var(--muted)' }}
+              stroke="var(--muted)"
+              allowDecimals={false}
+            />
+            <Tooltip
+              contentStyle={{
+                background: 'var(--panel)',
+                border: '1px solid var(--border)',
+                color: 'var(--fg)',
+                fontSize: 12,
+              }}
+            />
             <Bar dataKey="count" fill="var(--c1)" isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
@@ -142,7 +203,12 @@ export default function Charts() {
     return Object.keys(last).filter((k): k is RewardComponentKey => /^rewards\/[^/]+\/mean$/.test(k));
   }, [metrics.length > 0 ? Object.keys(metrics[metrics.length - 1]!).length : 0]);
   const specs: ChartSpec[] = useMemo(
-    () => chartSpecs.map((s) => (s.id === 'reward' ? { ...s, lines: [...s.lines, ...componentKeys.map((k) => ({ key: k, label: k.split('/')[1]! }))] } : s)),
+    () =>
+      chartSpecs.map((s) =>
+        s.id === 'reward'
+          ? { ...s, lines: [...s.lines, ...componentKeys.map((k) => ({ key: k, label: k.split('/')[1]! }))] }
+          : s,
+      ),
     [componentKeys],
   );
   // A one-run lesson trains here: the charts it says to look at come first, highlighted.
@@ -151,7 +217,12 @@ export default function Charts() {
   const focusSpecs: ChartSpec[] = useMemo(
     () => [
       ...specs.filter((s) => s.lines.some((l) => (focus as readonly string[]).includes(l.key))),
-      ...focus.filter((k): k is MetricKey => k !== 'eval' && k !== 'difficulty' && !specs.some((s) => s.lines.some((l) => l.key === k))).map((k) => ({ id: `lesson-${k}`, title: metricTitle(k), lines: [{ key: k, label: k }], info: k })),
+      ...focus
+        .filter(
+          (k): k is MetricKey =>
+            k !== 'eval' && k !== 'difficulty' && !specs.some((s) => s.lines.some((l) => l.key === k)),
+        )
+        .map((k) => ({ id: `lesson-${k}`, title: metricTitle(k), lines: [{ key: k, label: k }], info: k })),
     ],
     [specs, focus],
   );
@@ -172,7 +243,15 @@ export default function Charts() {
       <div className="charts-grid">
         {focus.includes('eval') && <EvalChart focus />}
         {focusSpecs.map((s) => (
-          <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} source={source} focus />
+          <MetricChart
+            key={s.id}
+            spec={s}
+            metrics={metrics}
+            smoothing={smoothing}
+            config={config}
+            source={source}
+            focus
+          />
         ))}
         {rest.slice(0, 2).map((s) => (
           <MetricChart key={s.id} spec={s} metrics={metrics} smoothing={smoothing} config={config} source={source} />

@@ -35,16 +35,51 @@ export interface Band {
 }
 
 /** A line chart of rows (x = step) with a tooltip showing each value as measured and smoothed, and an optional shaded band. */
-export const LinesChart = memo(function LinesChart({ rows, series, yDomain, height = 170, band }: { rows: Row[]; series: Series[]; yDomain?: [number, number]; height?: number; band?: Band }) {
-  const domain = yDomain ?? autoDomain(rows, series.map((s) => s.key));
+export const LinesChart = memo(function LinesChart({
+  rows,
+  series,
+  yDomain,
+  height = 170,
+  band,
+}: {
+  rows: Row[];
+  series: Series[];
+  yDomain?: [number, number];
+  height?: number;
+  band?: Band;
+}) {
+  const domain =
+    yDomain ??
+    autoDomain(
+      rows,
+      series.map((s) => s.key),
+    );
   return (
     <ResponsiveContainer width="100%" height={height}>
       <ComposedChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer={false}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-        <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
-        <YAxis domain={domain ?? ['auto', 'auto']} width={52} tick={{ fontSize: 11, fill: 'var(--muted)' }} tickFormatter={tick} stroke="var(--muted)" />
+        <XAxis
+          dataKey="step"
+          type="number"
+          domain={['dataMin', 'dataMax']}
+          allowDecimals={false}
+          tick={{ fontSize: 11, fill: 'var(--muted)' }}
+          stroke="var(--muted)"
+        />
+        <YAxis
+          domain={domain ?? ['auto', 'auto']}
+          width={52}
+          tick={{ fontSize: 11, fill: 'var(--muted)' }}
+          tickFormatter={tick}
+          stroke="var(--muted)"
+        />
         <Tooltip
-          contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }}
+          contentStyle={{
+            background: 'var(--panel)',
+            border: '1px solid var(--border)',
+            color: 'var(--fg)',
+            fontSize: 12,
+          }}
           labelFormatter={(s) => `step ${s}`}
           formatter={(v, name, item) => {
             if (Array.isArray(v)) return [`${fmt(v[0])} to ${fmt(v[1])}`, name];
@@ -53,7 +88,18 @@ export const LinesChart = memo(function LinesChart({ rows, series, yDomain, heig
           }}
         />
         {(series.length > 1 || band) && <Legend wrapperStyle={{ fontSize: 11 }} />}
-        {band && <Area dataKey={band.key} name={band.label} stroke="none" fill="var(--c1)" fillOpacity={0.18} isAnimationActive={false} connectNulls legendType="square" />}
+        {band && (
+          <Area
+            dataKey={band.key}
+            name={band.label}
+            stroke="none"
+            fill="var(--c1)"
+            fillOpacity={0.18}
+            isAnimationActive={false}
+            connectNulls
+            legendType="square"
+          />
+        )}
         {series.map((s, i) => (
           <Line
             key={s.key}
@@ -116,11 +162,22 @@ export const MetricChart = memo(function MetricChart({
   // the token panel do), not the rows drawn last: a chart off screen or waiting for its redraw turn still
   // names the latest step. They print the value the plot draws there, smoothed as the plot smooths it,
   // and say so, with the measured value beside it.
-  const caption = useMemo(() => captionValue(latestValue(live, spec.lines[0]!.key, smoothing), source), [live, spec, smoothing, source]);
+  const caption = useMemo(
+    () => captionValue(latestValue(live, spec.lines[0]!.key, smoothing), source),
+    [live, spec, smoothing, source],
+  );
   const summary = useMemo(() => chartSummary(live, series, smoothing, source), [live, series, smoothing, source]);
   const titleId = `chart-title-${spec.id}`;
   return (
-    <figure ref={ref} className={`chart${focus ? ' focus' : ''}${constant ? ' constant' : ''}`} data-testid={`chart-${spec.id}`} data-focus={focus ? 'true' : undefined} data-points={metrics.length} data-constant={constant ? 'true' : undefined} aria-labelledby={titleId}>
+    <figure
+      ref={ref}
+      className={`chart${focus ? ' focus' : ''}${constant ? ' constant' : ''}`}
+      data-testid={`chart-${spec.id}`}
+      data-focus={focus ? 'true' : undefined}
+      data-points={metrics.length}
+      data-constant={constant ? 'true' : undefined}
+      aria-labelledby={titleId}
+    >
       <figcaption>
         <span className="chart-title" id={titleId}>
           {spec.title}
@@ -138,13 +195,22 @@ export const MetricChart = memo(function MetricChart({
           </span>
         )}
         {hint && !warning && !constant && <span className="help">{hint}</span>}
-        {noNoise && <span className="help" data-testid="accuracy-note">No verifier noise: "as judged" (dashed) equals "true" (wide line) at every step.</span>}
+        {noNoise && (
+          <span className="help" data-testid="accuracy-note">
+            No verifier noise: "as judged" (dashed) equals "true" (wide line) at every step.
+          </span>
+        )}
       </figcaption>
       {constant && (
         <p className="constant-note" data-testid={`chart-${spec.id}-constant`}>
           {constant}{' '}
           {metrics.length > 0 && (
-            <button type="button" className="link" aria-expanded={plotAnyway} onClick={() => setPlotAnyway(!plotAnyway)}>
+            <button
+              type="button"
+              className="link"
+              aria-expanded={plotAnyway}
+              onClick={() => setPlotAnyway(!plotAnyway)}
+            >
               {plotAnyway ? 'hide the values' : 'plot the values anyway'}
             </button>
           )}
@@ -152,7 +218,10 @@ export const MetricChart = memo(function MetricChart({
       )}
       {(!constant || plotAnyway) &&
         (metrics.length ? (
-          <div role="img" aria-label={`${spec.title}: line chart over ${metrics.length} step${metrics.length === 1 ? '' : 's'}; ${summary}`}>
+          <div
+            role="img"
+            aria-label={`${spec.title}: line chart over ${metrics.length} step${metrics.length === 1 ? '' : 's'}; ${summary}`}
+          >
             <LinesChart rows={rows} series={series} yDomain={spec.yDomain} />
           </div>
         ) : (

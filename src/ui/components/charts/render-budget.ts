@@ -39,7 +39,9 @@ export function useOnScreen(ref: RefObject<Element | null>): boolean {
   useEffect(() => {
     const el = ref.current;
     if (!el || typeof IntersectionObserver === 'undefined') return;
-    const io = new IntersectionObserver((entries) => setVisible(entries.some((e) => e.isIntersecting)), { rootMargin: '200px' });
+    const io = new IntersectionObserver((entries) => setVisible(entries.some((e) => e.isIntersecting)), {
+      rootMargin: '200px',
+    });
     io.observe(el);
     return () => io.disconnect();
   }, [ref]);

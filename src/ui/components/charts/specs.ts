@@ -23,9 +23,25 @@ const onPolicy = (what: string) => (c: RunConfig) =>
 
 export const chartSpecs: ChartSpec[] = [
   { id: 'reward', title: 'Reward', lines: [{ key: 'reward', label: 'total' }], info: 'reward' },
-  { id: 'accuracy', title: 'Accuracy (batch pass@1)', lines: [{ key: 'accuracy', label: 'true' }, { key: 'accuracy/observed', label: 'as judged' }, { key: 'accuracy/first_round', label: 'first round' }], info: 'accuracy', yDomain: [0, 1] },
+  {
+    id: 'accuracy',
+    title: 'Accuracy (batch pass@1)',
+    lines: [
+      { key: 'accuracy', label: 'true' },
+      { key: 'accuracy/observed', label: 'as judged' },
+      { key: 'accuracy/first_round', label: 'first round' },
+    ],
+    info: 'accuracy',
+    yDomain: [0, 1],
+  },
   { id: 'reward_std', title: 'Reward std', lines: [{ key: 'reward_std', label: 'reward_std' }], info: 'reward_std' },
-  { id: 'zero_std', title: 'Zero-variance groups', lines: [{ key: 'frac_reward_zero_std', label: 'fraction' }], info: 'frac_reward_zero_std', yDomain: [0, 1] },
+  {
+    id: 'zero_std',
+    title: 'Zero-variance groups',
+    lines: [{ key: 'frac_reward_zero_std', label: 'fraction' }],
+    info: 'frac_reward_zero_std',
+    yDomain: [0, 1],
+  },
   {
     id: 'length',
     title: 'Response length',
@@ -43,14 +59,23 @@ export const chartSpecs: ChartSpec[] = [
     info: 'length_bias/push_ratio',
     hint: 'in each group, how hard the update pushes down each token of its longest wrong answer, relative to its shortest: 1 = alike; below 1 = long wrong answers are penalised less per token',
   },
-  { id: 'truncated', title: 'Truncated completions', lines: [{ key: 'completions/clipped_ratio', label: 'fraction' }], info: 'completions/clipped_ratio', yDomain: [0, 1] },
+  {
+    id: 'truncated',
+    title: 'Truncated completions',
+    lines: [{ key: 'completions/clipped_ratio', label: 'fraction' }],
+    info: 'completions/clipped_ratio',
+    yDomain: [0, 1],
+  },
   { id: 'entropy', title: 'Entropy', lines: [{ key: 'entropy', label: 'entropy' }], info: 'entropy' },
   {
     id: 'kl',
     title: 'KL to reference',
     lines: [{ key: 'kl', label: 'kl' }],
     info: 'kl',
-    constantWhen: (c) => (c.beta === 0 ? 'KL is off: beta = 0, so there is no reference policy to measure against (what would plot here is float rounding, about 1e-9). Set beta > 0 to anchor the policy to its base and chart the KL.' : null),
+    constantWhen: (c) =>
+      c.beta === 0
+        ? 'KL is off: beta = 0, so there is no reference policy to measure against (what would plot here is float rounding, about 1e-9). Set beta > 0 to anchor the policy to its base and chart the KL.'
+        : null,
   },
   {
     id: 'clip',
@@ -75,8 +100,20 @@ export const chartSpecs: ChartSpec[] = [
     info: 'ratio/mean',
     constantWhen: onPolicy('the importance ratio π_θ/π_old is 1 up to float rounding'),
   },
-  { id: 'grad_norm', title: 'Gradient norm', lines: [{ key: 'grad_norm', label: 'before clipping' }], info: 'grad_norm' },
-  { id: 'ess', title: 'Effective sample size', lines: [{ key: 'ess', label: 'ess' }], info: 'ess', yDomain: [0, 1], constantWhen: onPolicy('every importance weight is 1 and the effective sample size stays at 1') },
+  {
+    id: 'grad_norm',
+    title: 'Gradient norm',
+    lines: [{ key: 'grad_norm', label: 'before clipping' }],
+    info: 'grad_norm',
+  },
+  {
+    id: 'ess',
+    title: 'Effective sample size',
+    lines: [{ key: 'ess', label: 'ess' }],
+    info: 'ess',
+    yDomain: [0, 1],
+    constantWhen: onPolicy('every importance weight is 1 and the effective sample size stays at 1'),
+  },
   {
     id: 'throughput',
     title: 'Throughput (tokens/s)',

@@ -2,7 +2,15 @@ import type { MetricKey } from '../../../rl/metrics.ts';
 import { memo, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { presets } from '../../../rl/presets.ts';
-import { checkB, compareEstimate, compareVerdict, evaluateBoth, pauseCompare, startCompare, stopCompare } from '../../compare.ts';
+import {
+  checkB,
+  compareEstimate,
+  compareVerdict,
+  evaluateBoth,
+  pauseCompare,
+  startCompare,
+  stopCompare,
+} from '../../compare.ts';
 import { draftValidation } from '../../setup-state.ts';
 import { chartRows } from '../../chart-data.ts';
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
@@ -56,7 +64,10 @@ function useSides(): CompareSide[] {
  */
 function useChartSides(): ChartSide[] {
   const sides = useSides();
-  const data = useMemo(() => sides.map(({ label, config, metrics, evals, seeds }) => ({ label, config, metrics, evals, seeds })), [sides]);
+  const data = useMemo(
+    () => sides.map(({ label, config, metrics, evals, seeds }) => ({ label, config, metrics, evals, seeds })),
+    [sides],
+  );
   const stable = useStableList(data);
   return useDeferredValue(useBoundedRate(stable));
 }
@@ -67,7 +78,16 @@ type ChartSide = Pick<CompareSide, 'label' | 'config' | 'metrics' | 'evals' | 's
 function useStableList(list: ChartSide[]): ChartSide[] {
   const prev = useRef(list);
   const p = prev.current;
-  const same = p.length === list.length && p.every((x, i) => x.label === list[i]!.label && x.config === list[i]!.config && x.metrics === list[i]!.metrics && x.evals === list[i]!.evals && x.seeds === list[i]!.seeds);
+  const same =
+    p.length === list.length &&
+    p.every(
+      (x, i) =>
+        x.label === list[i]!.label &&
+        x.config === list[i]!.config &&
+        x.metrics === list[i]!.metrics &&
+        x.evals === list[i]!.evals &&
+        x.seeds === list[i]!.seeds,
+    );
   if (!same) prev.current = list;
   return prev.current;
 }
@@ -82,7 +102,19 @@ function constantNotes(metric: string, sides: ChartSide[]): { all: string | null
 
 const NO_SIDES: ChartSide[] = [];
 
-const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, focus = false }: { metric: string; title: string; sides: ChartSide[]; smoothing: number; focus?: boolean }) {
+const Overlay = memo(function Overlay({
+  metric,
+  title,
+  sides: live,
+  smoothing,
+  focus = false,
+}: {
+  metric: string;
+  title: string;
+  sides: ChartSide[];
+  smoothing: number;
+  focus?: boolean;
+}) {
   // Off screen, the chart keeps what it drew: only the charts in view redraw as steps arrive.
   const ref = useRef<HTMLElement>(null);
   const sides = useChartData(ref, live, NO_SIDES);
@@ -92,21 +124,56 @@ const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, f
     const byStep = new Map<number, Record<string, number | null>>();
     sides.forEach(({ metrics, seeds }, i) => {
       const key = SIDE_STYLE[i]!.key;
-      for (const r of chartRows(metrics, [metric], smoothing)) byStep.set(r.step, { ...(byStep.get(r.step) ?? { step: r.step }), [key]: r[metric] ?? null, [`${key}~raw`]: r[`${metric}~raw`] ?? null });
+      for (const r of chartRows(metrics, [metric], smoothing))
+        byStep.set(r.step, {
+          ...(byStep.get(r.step) ?? { step: r.step }),
+          [key]: r[metric] ?? null,
+          [`${key}~raw`]: r[`${metric}~raw`] ?? null,
+        });
       // A mean over seeds: each seed's own curve, drawn faintly behind it.
-      for (const sd of seeds ?? []) for (const r of chartRows(sd.metrics, [metric], smoothing)) byStep.set(r.step, { ...(byStep.get(r.step) ?? { step: r.step }), [`${key} seed ${sd.seed}`]: r[metric] ?? null });
+      for (const sd of seeds ?? [])
+        for (const r of chartRows(sd.metrics, [metric], smoothing))
+          byStep.set(r.step, {
+            ...(byStep.get(r.step) ?? { step: r.step }),
+            [`${key} seed ${sd.seed}`]: r[metric] ?? null,
+          });
     });
-    return [...byStep.values()].sort((x, y) => x.step! - y.step!) as ({ step: number } & Record<string, number | null>)[];
+    return [...byStep.values()].sort((x, y) => x.step! - y.step!) as ({ step: number } & Record<
+      string,
+      number | null
+    >)[];
   }, [sides, metric, smoothing]);
   const series: Series[] = useMemo(() => {
-    const faint = sides.flatMap((x, i) => (x.seeds ?? []).map((sd) => ({ key: `${SIDE_STYLE[i]!.key} seed ${sd.seed}`, label: `${x.label} seed ${sd.seed}`, color: SIDE_STYLE[i]!.color, faint: true })));
-    const mean = sides.map((x, i) => ({ key: SIDE_STYLE[i]!.key, label: x.seeds?.length ? `${x.label || SIDE_STYLE[i]!.key} (mean of ${x.seeds.length} seeds)` : x.label || SIDE_STYLE[i]!.key, color: SIDE_STYLE[i]!.color, dashed: SIDE_STYLE[i]!.dashed }));
+    const faint = sides.flatMap((x, i) =>
+      (x.seeds ?? []).map((sd) => ({
+        key: `${SIDE_STYLE[i]!.key} seed ${sd.seed}`,
+        label: `${x.label} seed ${sd.seed}`,
+        color: SIDE_STYLE[i]!.color,
+        faint: true,
+      })),
+    );
+    const mean = sides.map((x, i) => ({
+      key: SIDE_STYLE[i]!.key,
+      label: x.seeds?.length
+        ? `${x.label || SIDE_STYLE[i]!.key} (mean of ${x.seeds.length} seeds)`
+        : x.label || SIDE_STYLE[i]!.key,
+      color: SIDE_STYLE[i]!.color,
+      dashed: SIDE_STYLE[i]!.dashed,
+    }));
     return [...faint, ...mean];
   }, [sides]);
   const notes = useMemo(() => constantNotes(metric, sides), [metric, sides]);
   const hideChart = notes.all !== null && !plotAnyway;
   return (
-    <figure ref={ref} className={`chart${focus ? ' focus' : ''}${notes.all ? ' constant' : ''}`} data-testid={`compare-chart-${metric}`} data-focus={focus ? 'true' : undefined} data-points={rows.length} data-constant={notes.all ? 'true' : undefined} data-seed-lines={series.filter((x) => x.faint).length || undefined}>
+    <figure
+      ref={ref}
+      className={`chart${focus ? ' focus' : ''}${notes.all ? ' constant' : ''}`}
+      data-testid={`compare-chart-${metric}`}
+      data-focus={focus ? 'true' : undefined}
+      data-points={rows.length}
+      data-constant={notes.all ? 'true' : undefined}
+      data-seed-lines={series.filter((x) => x.faint).length || undefined}
+    >
       <figcaption>
         <span className="chart-title">{title}</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
@@ -118,7 +185,12 @@ const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, f
         <p className="constant-note" data-testid={`compare-chart-${metric}-constant`}>
           {notes.all}{' '}
           {rows.length > 0 && (
-            <button type="button" className="link" aria-expanded={plotAnyway} onClick={() => setPlotAnyway(!plotAnyway)}>
+            <button
+              type="button"
+              className="link"
+              aria-expanded={plotAnyway}
+              onClick={() => setPlotAnyway(!plotAnyway)}
+            >
               {plotAnyway ? 'hide the values' : 'plot the values anyway'}
             </button>
           )}
@@ -141,38 +213,82 @@ const Overlay = memo(function Overlay({ metric, title, sides: live, smoothing, f
   );
 });
 
-const latestEval = (evals: EvalPoint[]) => evals.reduce<EvalPoint | null>((best, e) => (e.step > 0 && (!best || e.step > best.step) ? e : best), null);
+const latestEval = (evals: EvalPoint[]) =>
+  evals.reduce<EvalPoint | null>((best, e) => (e.step > 0 && (!best || e.step > best.step) ? e : best), null);
 
 /** Held-out pass@k against k: the base policy (step-0 evaluation) and each run's latest evaluation. */
 const PassKOverlay = memo(function PassKOverlay({ focus, sides }: { focus: boolean; sides: ChartSide[] }) {
   const base = sides.map((x) => x.evals.find((e) => e.step === 0)).find(Boolean) ?? null;
   const latest = sides.map((x) => latestEval(x.evals));
-  const ks = [...new Set([base, ...latest].flatMap((e) => (e ? Object.keys(e.pass_at_k).map(Number) : [])))].sort((a, b) => a - b);
+  const ks = [...new Set([base, ...latest].flatMap((e) => (e ? Object.keys(e.pass_at_k).map(Number) : [])))].sort(
+    (a, b) => a - b,
+  );
   const rows = ks.map((k) => {
     const r: Record<string, number | null> = { k, base: base?.pass_at_k[String(k)] ?? null };
     latest.forEach((e, i) => (r[SIDE_STYLE[i]!.key] = e?.pass_at_k[String(k)] ?? null));
     return r;
   });
   return (
-    <figure className={`chart${focus ? ' focus' : ''}`} data-testid="compare-chart-eval" data-focus={focus ? 'true' : undefined} data-points={rows.length}>
+    <figure
+      className={`chart${focus ? ' focus' : ''}`}
+      data-testid="compare-chart-eval"
+      data-focus={focus ? 'true' : undefined}
+      data-points={rows.length}
+    >
       <figcaption>
         <span className="chart-title">Held-out pass@k against k</span>
         {focus && <span className="focus-tag">lesson: look here</span>}
         <span className="help">
-          base policy (before training) and each run at its latest evaluation ({latest.map((e, i) => `${SIDE_STYLE[i]!.key}: step ${e?.step ?? '—'}`).join(', ')}); same held-out prompts
+          base policy (before training) and each run at its latest evaluation (
+          {latest.map((e, i) => `${SIDE_STYLE[i]!.key}: step ${e?.step ?? '—'}`).join(', ')}); same held-out prompts
         </span>
       </figcaption>
       {rows.length ? (
         <ResponsiveContainer width="100%" height={170}>
           <LineChart data={rows} margin={{ top: 6, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-            <XAxis dataKey="k" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
+            <XAxis
+              dataKey="k"
+              type="number"
+              domain={['dataMin', 'dataMax']}
+              allowDecimals={false}
+              tick={{ fontSize: 11, fill: 'var(--muted)' }}
+              stroke="var(--muted)"
+            />
             <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
-            <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
+            <Tooltip
+              contentStyle={{
+                background: 'var(--panel)',
+                border: '1px solid var(--border)',
+                color: 'var(--fg)',
+                fontSize: 12,
+              }}
+              labelFormatter={(k) => `k = ${k}`}
+              formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))}
+            />
             <Legend wrapperStyle={{ fontSize: 11 }} />
-            <Line dataKey="base" name="base policy" stroke="var(--muted)" strokeDasharray="2 2" dot={false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+            <Line
+              dataKey="base"
+              name="base policy"
+              stroke="var(--muted)"
+              strokeDasharray="2 2"
+              dot={false}
+              strokeWidth={1.8}
+              isAnimationActive={false}
+              connectNulls
+            />
             {sides.map((x, i) => (
-              <Line key={i} dataKey={SIDE_STYLE[i]!.key} name={x.label || SIDE_STYLE[i]!.key} stroke={SIDE_STYLE[i]!.color} strokeDasharray={SIDE_STYLE[i]!.dashed ? '5 3' : undefined} dot={false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+              <Line
+                key={i}
+                dataKey={SIDE_STYLE[i]!.key}
+                name={x.label || SIDE_STYLE[i]!.key}
+                stroke={SIDE_STYLE[i]!.color}
+                strokeDasharray={SIDE_STYLE[i]!.dashed ? '5 3' : undefined}
+                dot={false}
+                strokeWidth={1.8}
+                isAnimationActive={false}
+                connectNulls
+              />
             ))}
           </LineChart>
         </ResponsiveContainer>
@@ -187,15 +303,34 @@ const PassKOverlay = memo(function PassKOverlay({ focus, sides }: { focus: boole
 function DifficultyOverlays({ focus, sides, smoothing }: { focus: boolean; sides: ChartSide[]; smoothing: number }) {
   const knobs = useMemo(() => {
     const seen = new Map<string, Set<number>>();
-    for (const x of sides) for (const m of x.metrics) for (const [k, v] of Object.entries(m)) if (k.startsWith('difficulty/')) (seen.get(k) ?? seen.set(k, new Set()).get(k)!).add(v);
+    for (const x of sides)
+      for (const m of x.metrics)
+        for (const [k, v] of Object.entries(m))
+          if (k.startsWith('difficulty/')) (seen.get(k) ?? seen.set(k, new Set()).get(k)!).add(v);
     const moving = [...seen].filter(([, vs]) => vs.size > 1).map(([k]) => k);
     return moving.length ? moving : [...seen.keys()].slice(0, 1);
   }, [sides]);
-  if (!knobs.length) return <Overlay metric="difficulty" title={metricTitle('difficulty')} sides={sides} smoothing={smoothing} focus={focus} />;
+  if (!knobs.length)
+    return (
+      <Overlay
+        metric="difficulty"
+        title={metricTitle('difficulty')}
+        sides={sides}
+        smoothing={smoothing}
+        focus={focus}
+      />
+    );
   return (
     <>
       {knobs.map((k) => (
-        <Overlay key={k} metric={k} title={`Difficulty: ${k.slice('difficulty/'.length)}`} sides={sides} smoothing={smoothing} focus={focus} />
+        <Overlay
+          key={k}
+          metric={k}
+          title={`Difficulty: ${k.slice('difficulty/'.length)}`}
+          sides={sides}
+          smoothing={smoothing}
+          focus={focus}
+        />
       ))}
     </>
   );
@@ -204,7 +339,15 @@ function DifficultyOverlays({ focus, sides, smoothing }: { focus: boolean; sides
 function FocusChart({ metric, sides, smoothing }: { metric: string; sides: ChartSide[]; smoothing: number }) {
   if (metric === 'eval') return <PassKOverlay focus sides={sides} />;
   if (metric === 'difficulty') return <DifficultyOverlays focus sides={sides} smoothing={smoothing} />;
-  return <Overlay metric={metric} title={COMPARED.find((m) => m.key === metric)?.title ?? metricTitle(metric)} sides={sides} smoothing={smoothing} focus />;
+  return (
+    <Overlay
+      metric={metric}
+      title={COMPARED.find((m) => m.key === metric)?.title ?? metricTitle(metric)}
+      sides={sides}
+      smoothing={smoothing}
+      focus
+    />
+  );
 }
 
 /** Two configs on the same seed, side by side: overlaid charts and the list of differences. */
@@ -231,23 +374,31 @@ export default function ComparePanel() {
     <div className="compare">
       {allRecorded && (
         <p className="banner info" data-testid="compare-all-recorded">
-          <strong>Recorded runs</strong>: {sides.map((s, i) => `${'ABC'[i]} ${s.label}`).join(', ')}, {c.overSeeds && !c.overSeeds.pending ? `the mean over seeds ${c.overSeeds.seeds.join(', ')} (each seed a faint line)` : `seed ${c.a.config?.seed}`}, {c.steps} steps each. Nothing trains here; the curves and the held-out evaluations are the recorded ones. Press <em>Run it live</em>{' '}
-          to train the same runs in this tab, or move the scrubber above to see any recorded step’s rollouts.
+          <strong>Recorded runs</strong>: {sides.map((s, i) => `${'ABC'[i]} ${s.label}`).join(', ')},{' '}
+          {c.overSeeds && !c.overSeeds.pending
+            ? `the mean over seeds ${c.overSeeds.seeds.join(', ')} (each seed a faint line)`
+            : `seed ${c.a.config?.seed}`}
+          , {c.steps} steps each. Nothing trains here; the curves and the held-out evaluations are the recorded ones.
+          Press <em>Run it live</em> to train the same runs in this tab, or move the scrubber above to see any recorded
+          step’s rollouts.
         </p>
       )}
       <p>
-        Trains two runs at once, each in its own worker, from the same checkpoint and seed (so the same prompts): A is the setup on the left (preset <code>{presetA}</code>), B the same setup with another preset and your
-        overrides. Both share this machine’s cores, so each runs at about half speed.
+        Trains two runs at once, each in its own worker, from the same checkpoint and seed (so the same prompts): A is
+        the setup on the left (preset <code>{presetA}</code>), B the same setup with another preset and your overrides.
+        Both share this machine’s cores, so each runs at about half speed.
         {c.c && c.c.state !== 'recorded' && (
           <>
             {' '}
-            <strong>C</strong> ({c.c.label}) is the lesson’s third run: it has no form here; “Run both” runs A and B only.
+            <strong>C</strong> ({c.c.label}) is the lesson’s third run: it has no form here; “Run both” runs A and B
+            only.
           </>
         )}
         {c.c?.state === 'recorded' && (
           <span data-testid="compare-recorded">
             {' '}
-            <strong>C</strong> is a recorded run ({c.c.label}, seed {c.c.config?.seed}): it does not train; “Run both” trains A and B beside it.{' '}
+            <strong>C</strong> is a recorded run ({c.c.label}, seed {c.c.config?.seed}): it does not train; “Run both”
+            trains A and B beside it.{' '}
             <button type="button" className="link" onClick={() => patch('compare', { c: null })}>
               Remove it
             </button>
@@ -257,7 +408,12 @@ export default function ComparePanel() {
       <div className="row wrap">
         <div className="field">
           <label htmlFor="preset-b">B preset</label>
-          <select id="preset-b" value={c.presetB} data-testid="compare-preset-b" onChange={(e) => patch('compare', { presetB: e.target.value })}>
+          <select
+            id="preset-b"
+            value={c.presetB}
+            data-testid="compare-preset-b"
+            onChange={(e) => patch('compare', { presetB: e.target.value })}
+          >
             {presets.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.title}
@@ -267,7 +423,14 @@ export default function ComparePanel() {
         </div>
         <div className="field grow">
           <label htmlFor="edits-b">B overrides (key=value, one per line or comma-separated)</label>
-          <textarea id="edits-b" rows={2} value={c.editsB} placeholder="epsilon_high=0.28" data-testid="compare-edits-b" onChange={(e) => patch('compare', { editsB: e.target.value })} />
+          <textarea
+            id="edits-b"
+            rows={2}
+            value={c.editsB}
+            placeholder="epsilon_high=0.28"
+            data-testid="compare-edits-b"
+            onChange={(e) => patch('compare', { editsB: e.target.value })}
+          />
           {patchError && (
             <ul className="inline-error" role="alert" data-testid="compare-edits-errors">
               {patchErrors.map((m) => (
@@ -278,11 +441,24 @@ export default function ComparePanel() {
         </div>
         <div className="field">
           <label htmlFor="compare-steps">Steps</label>
-          <input id="compare-steps" type="number" min={1} value={c.steps} onChange={(e) => patch('compare', { steps: Math.max(1, Math.floor(Number(e.target.value) || 1)) })} />
+          <input
+            id="compare-steps"
+            type="number"
+            min={1}
+            value={c.steps}
+            onChange={(e) => patch('compare', { steps: Math.max(1, Math.floor(Number(e.target.value) || 1)) })}
+          />
         </div>
       </div>
       <div className="row">
-        <button type="button" className="primary" data-testid="compare-start" disabled={c.running || invalid || patchError || allRecorded} title={allRecorded ? 'These are recordings: the lesson banner’s Run it live trains them' : undefined} onClick={() => void startCompare()}>
+        <button
+          type="button"
+          className="primary"
+          data-testid="compare-start"
+          disabled={c.running || invalid || patchError || allRecorded}
+          title={allRecorded ? 'These are recordings: the lesson banner’s Run it live trains them' : undefined}
+          onClick={() => void startCompare()}
+        >
           Run both
         </button>
         <button type="button" disabled={!c.running} onClick={() => void pauseCompare()}>
@@ -301,18 +477,29 @@ export default function ComparePanel() {
         </span>
       </div>
       <div className="row compare-verdict">
-        <button type="button" data-testid="compare-evaluate" disabled={!haveWorkers || !!c.evaluating} aria-busy={!!c.evaluating} onClick={() => void evaluateBoth()}>
+        <button
+          type="button"
+          data-testid="compare-evaluate"
+          disabled={!haveWorkers || !!c.evaluating}
+          aria-busy={!!c.evaluating}
+          onClick={() => void evaluateBoth()}
+        >
           {c.evaluating ? 'Evaluating…' : 'Evaluate both now (held-out pass@1)'}
         </button>
         <span data-testid="compare-verdict" data-significant={verdict ? String(verdict.significant) : undefined}>
-          {verdict ? verdict.text : 'The verdict appears when both runs have a held-out evaluation after training (at the end of the steps when eval_every > 0, or on demand).'}
+          {verdict
+            ? verdict.text
+            : 'The verdict appears when both runs have a held-out evaluation after training (at the end of the steps when eval_every > 0, or on demand).'}
         </span>
       </div>
-      {sides.map((s) => s.error && (
-        <p key={s.label} className="inline-error" role="alert">
-          {s.label}: {s.error}
-        </p>
-      ))}
+      {sides.map(
+        (s) =>
+          s.error && (
+            <p key={s.label} className="inline-error" role="alert">
+              {s.label}: {s.error}
+            </p>
+          ),
+      )}
       {c.diff.length > 0 && (
         <table className="diff" data-testid="compare-diff">
           <caption>Config differences</caption>

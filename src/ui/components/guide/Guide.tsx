@@ -31,19 +31,34 @@ export function closeGuide(): void {
  * on the task and its difficulty (over the checkpoint's recipe), so another invalid field (a wrong
  * num_generations in a link) does not hide it; when it cannot be made, the message names what is wrong.
  */
-function exampleOf(): { example: ReturnType<NonNullable<ReturnType<typeof safeFamily>>['generate']> | null; why: string } {
+function exampleOf(): {
+  example: ReturnType<NonNullable<ReturnType<typeof safeFamily>>['generate']> | null;
+  why: string;
+} {
   const s = getState();
   const d = s.setup.draft;
   const family = safeFamily(d.task);
-  const bad = Object.entries(draftValidation(s).errors).filter(([k]) => k === 'task' || k === 'difficulty' || k.startsWith('difficulty.'));
+  const bad = Object.entries(draftValidation(s).errors).filter(
+    ([k]) => k === 'task' || k === 'difficulty' || k.startsWith('difficulty.'),
+  );
   const named = bad.map(([k, m]) => `${k}: ${m}`).join('; ');
   if (!family) return { example: null, why: `fix the task first (${named || `unknown task "${d.task}"`})` };
   try {
-    const c = resolveOrThrow({ manifest: selectedManifest(s), layers: [{ source: { kind: 'edited' }, values: { task: d.task, difficulty: draftPatch(d).difficulty } }] });
+    const c = resolveOrThrow({
+      manifest: selectedManifest(s),
+      layers: [{ source: { kind: 'edited' }, values: { task: d.task, difficulty: draftPatch(d).difficulty } }],
+    });
     return { example: family.generate(0, c.difficulty), why: '' };
   } catch (e) {
     // A task whose instances need data the form does not hold (custom: the imported dataset), or a bad knob.
-    return { example: null, why: named ? `fix the difficulty first (${named})` : d.task === 'custom' ? 'import a dataset on the Your data tab to see its prompts' : (e as Error).message };
+    return {
+      example: null,
+      why: named
+        ? `fix the difficulty first (${named})`
+        : d.task === 'custom'
+          ? 'import a dataset on the Your data tab to see its prompts'
+          : (e as Error).message,
+    };
   }
 }
 
@@ -60,10 +75,13 @@ function Example() {
   return (
     <div className="guide-example" data-testid="guide-example">
       <p>
-        An example from <code>{example.task}</code> at the difficulty in the setup (held-out prompt 1: the evaluation uses it, training never sees it). The model reads:
+        An example from <code>{example.task}</code> at the difficulty in the setup (held-out prompt 1: the evaluation
+        uses it, training never sees it). The model reads:
       </p>
       <pre data-testid="guide-prompt">{example.prompt}</pre>
-      <p>A completion that gets full reward (the generator's reference; its answer is {JSON.stringify(example.answer)}):</p>
+      <p>
+        A completion that gets full reward (the generator's reference; its answer is {JSON.stringify(example.answer)}):
+      </p>
       <pre data-testid="guide-reference">{example.reference}</pre>
     </div>
   );
@@ -83,21 +101,25 @@ export function Guide() {
       </header>
       <ol>
         <li>
-          <strong>A small language model learns by trial and verified error.</strong> The checkpoint chosen in the setup already saw the task&apos;s format in
-          supervised training; now, for each prompt, it samples a group of answers, a verifier checks each one, and the answers that beat their group&apos;s
-          average are made more likely (GRPO). Everything runs in this tab.
+          <strong>A small language model learns by trial and verified error.</strong> The checkpoint chosen in the setup
+          already saw the task&apos;s format in supervised training; now, for each prompt, it samples a group of
+          answers, a verifier checks each one, and the answers that beat their group&apos;s average are made more likely
+          (GRPO). Everything runs in this tab.
         </li>
         <li>
-          <strong>First, a baseline.</strong> Before step 1 the page measures the untouched model on held-out prompts (a percentage at the top shows how far
-          it is); that is step 0 of the Held-out pass@k chart.
+          <strong>First, a baseline.</strong> Before step 1 the page measures the untouched model on held-out prompts (a
+          percentage at the top shows how far it is); that is step 0 of the Held-out pass@k chart.
         </li>
         <li>
-          <strong>What to watch.</strong> <em>Reward</em> and <em>Accuracy</em> should climb over tens of steps; <em>Zero-variance groups</em> are prompts where
-          every answer got the same reward, so nothing is learned from them; <em>Held-out pass@k</em> says whether the gain carries over to prompts the model
-          never trains on. Charts that cannot move under your settings say why. The <em>Rollouts</em> tab shows each sampled answer token by token.
+          <strong>What to watch.</strong> <em>Reward</em> and <em>Accuracy</em> should climb over tens of steps;{' '}
+          <em>Zero-variance groups</em> are prompts where every answer got the same reward, so nothing is learned from
+          them; <em>Held-out pass@k</em> says whether the gain carries over to prompts the model never trains on. Charts
+          that cannot move under your settings say why. The <em>Rollouts</em> tab shows each sampled answer token by
+          token.
         </li>
         <li>
-          <strong>Then experiment.</strong> The <em>Lessons</em> tab replays published findings (clip-higher, KL, noisy verifiers…) as runs you can watch.
+          <strong>Then experiment.</strong> The <em>Lessons</em> tab replays published findings (clip-higher, KL, noisy
+          verifiers…) as runs you can watch.
         </li>
       </ol>
       <Example />

@@ -8,10 +8,16 @@ export function LessonBanner() {
   const lesson = findLesson(useApp((s) => s.lesson.active));
   const view = useApp((s) => s.view);
   const live = useApp((s) => !!s.lesson.live);
-  const recorded = useApp((s) => (s.recording?.showing && s.recording.record.provenance.lesson?.id === s.lesson.active ? s.recording.record.provenance.lesson : null));
+  const recorded = useApp((s) =>
+    s.recording?.showing && s.recording.record.provenance.lesson?.id === s.lesson.active
+      ? s.recording.record.provenance.lesson
+      : null,
+  );
   const arms = useApp((s) => (recorded ? (s.recording?.arms ?? null) : null));
   const measured = useApp((s) => (lesson ? (s.lesson.measured?.[lesson.id] ?? null) : null));
-  const overSeeds = useApp((s) => (recorded && s.compare.a.state === 'recorded' ? (s.compare.overSeeds ?? null) : null));
+  const overSeeds = useApp((s) =>
+    recorded && s.compare.a.state === 'recorded' ? (s.compare.overSeeds ?? null) : null,
+  );
   // Opened (or its verdict arrived): the banner and verdict come into view, wherever the page was scrolled.
   const ref = useRef<HTMLDivElement>(null);
   const shownKey = lesson ? `${lesson.id} ${live} ${!!recorded}` : null;
@@ -24,7 +30,13 @@ export function LessonBanner() {
   const single = lesson.runs.length === 1;
   const home = single ? 'charts' : 'compare';
   return (
-    <div ref={ref} className="banner info lesson-banner" role="status" data-testid="lesson-banner" data-lesson={lesson.id}>
+    <div
+      ref={ref}
+      className="banner info lesson-banner"
+      role="status"
+      data-testid="lesson-banner"
+      data-lesson={lesson.id}
+    >
       <strong>Lesson: {lesson.title}.</strong>{' '}
       {live
         ? single
@@ -34,12 +46,17 @@ export function LessonBanner() {
           ? overSeeds
             ? `Showing its recorded runs (${arms?.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live. ${overSeeds.text}`
             : arms
-            ? `Showing its recorded runs (seed ${recorded.seed}: ${arms.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live.`
-            : `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
+              ? `Showing its recorded runs (seed ${recorded.seed}: ${arms.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live.`
+              : `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
           : 'No recording of it ships with this build; press Run it live to train it here.'}{' '}
       {verdict && (
-        <span className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`} data-testid="lesson-banner-verdict" data-shows={verdict.shows}>
-          <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdictBody(verdict)}{' '}
+        <span
+          className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`}
+          data-testid="lesson-banner-verdict"
+          data-shows={verdict.shows}
+        >
+          <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong>{' '}
+          {verdictBody(verdict)}{' '}
         </span>
       )}
       Look at:{' '}

@@ -11,7 +11,13 @@ export default function LessonsGallery() {
   const notice = useApp((s) => s.lesson.notice);
   const active = useApp((s) => s.lesson.active);
   const steps = useApp((s) => s.lesson.steps);
-  const busy = useApp((s) => s.run.state === 'loading' || s.compare.a.state === 'loading' || s.compare.b.state === 'loading' || s.compare.c?.state === 'loading');
+  const busy = useApp(
+    (s) =>
+      s.run.state === 'loading' ||
+      s.compare.a.state === 'loading' ||
+      s.compare.b.state === 'loading' ||
+      s.compare.c?.state === 'loading',
+  );
   useEffect(() => {
     void loadMeasured();
   }, []);
@@ -26,10 +32,13 @@ export default function LessonsGallery() {
         </div>
       )}
       <p className="lessons-intro">
-        Each lesson is a ready experiment from a paper: the paper’s claim, the configs that test it, and what to look at. <strong>Open</strong> shows the lesson’s recorded runs (their curves, its verdict and every recorded step’s
-        rollouts); nothing trains until you press <em>Run it live</em> on the lesson’s banner, which trains them here — one run as the main run, two or
-        three side by side in Compare — from the task’s shipped checkpoint on the same seed. Below each lesson is what this tiny model showed when the same runs were measured headlessly (
-        <code>npx rlvr lesson run ID</code>); where the paper’s effect does not reproduce at this scale, that is what it says.
+        Each lesson is a ready experiment from a paper: the paper’s claim, the configs that test it, and what to look
+        at. <strong>Open</strong> shows the lesson’s recorded runs (their curves, its verdict and every recorded step’s
+        rollouts); nothing trains until you press <em>Run it live</em> on the lesson’s banner, which trains them here —
+        one run as the main run, two or three side by side in Compare — from the task’s shipped checkpoint on the same
+        seed. Below each lesson is what this tiny model showed when the same runs were measured headlessly (
+        <code>npx rlvr lesson run ID</code>); where the paper’s effect does not reproduce at this scale, that is what it
+        says.
       </p>
       <div className="row lessons-toolbar">
         <label htmlFor="lesson-steps">Steps per run</label>
@@ -52,7 +61,14 @@ export default function LessonsGallery() {
       )}
       <div className="lesson-grid">
         {lessons.map((l) => (
-          <LessonCard key={l.id} lesson={l} measured={measured === null ? undefined : (measured[l.id] ?? null)} active={active === l.id} steps={steps} busy={busy} />
+          <LessonCard
+            key={l.id}
+            lesson={l}
+            measured={measured === null ? undefined : (measured[l.id] ?? null)}
+            active={active === l.id}
+            steps={steps}
+            busy={busy}
+          />
         ))}
       </div>
     </div>

@@ -1,7 +1,13 @@
 import { measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../lessons/index.ts';
 import { fmtMeasured, verdictBody } from '../../lesson-plan.ts';
 
-const maxK = (p: Record<string, number> | undefined) => Math.max(0, ...Object.keys(p ?? {}).map(Number).filter(Number.isFinite));
+const maxK = (p: Record<string, number> | undefined) =>
+  Math.max(
+    0,
+    ...Object.keys(p ?? {})
+      .map(Number)
+      .filter(Number.isFinite),
+  );
 
 /**
  * What `rlvr lesson run ID` measured for this lesson (its summary and the numbers per run), or a
@@ -20,7 +26,9 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
       <div className="lesson-measured pending" data-testid={`measured-${lesson.id}`} data-measured="false">
         <h4>What this model shows</h4>
         <p>
-          <strong>Not measured yet.</strong> The outcome is recorded by running the lesson headlessly: <code>npx rlvr lesson run {lesson.id}</code>. Until then this lesson claims nothing about the tiny model; open it and see.
+          <strong>Not measured yet.</strong> The outcome is recorded by running the lesson headlessly:{' '}
+          <code>npx rlvr lesson run {lesson.id}</code>. Until then this lesson claims nothing about the tiny model; open
+          it and see.
         </p>
       </div>
     );
@@ -28,7 +36,9 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
   const verdict = lesson.verdict(measured);
   const seeds = perSeedVerdicts(lesson, measured);
   const columns = lesson.measures.filter((m) => m.metric !== 'eval');
-  const evalK = lesson.measures.some((m) => m.metric === 'eval') ? Math.max(maxK(measured.base_pass_at_k), ...measured.runs.map((r) => maxK(r.final_pass_at_k))) : 0;
+  const evalK = lesson.measures.some((m) => m.metric === 'eval')
+    ? Math.max(maxK(measured.base_pass_at_k), ...measured.runs.map((r) => maxK(r.final_pass_at_k)))
+    : 0;
   const ks = evalK > 1 ? [1, evalK] : evalK === 1 ? [1] : [];
   return (
     <div className="lesson-measured" data-testid={`measured-${lesson.id}`} data-measured="true">
@@ -36,7 +46,11 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
       <p className="lesson-summary" data-testid={`measured-summary-${lesson.id}`}>
         {measured.summary}
       </p>
-      <p className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`} data-testid={`measured-verdict-${lesson.id}`} data-shows={verdict.shows}>
+      <p
+        className={`lesson-verdict ${verdict.shows ? 'shows' : 'not-shown'}`}
+        data-testid={`measured-verdict-${lesson.id}`}
+        data-shows={verdict.shows}
+      >
         <strong>{verdict.shows ? 'The effect shows.' : 'The effect does not show here.'}</strong> {verdictBody(verdict)}
       </p>
       {seeds.length > 0 && (
@@ -55,7 +69,11 @@ export function MeasuredOutcome({ lesson, measured }: { lesson: Lesson; measured
       )}
       <table className="lesson-numbers" data-testid={`measured-table-${lesson.id}`}>
         <caption>
-          measured {measured.date} with <code>rlvr lesson run {lesson.id}</code>: {measured.seeds && measured.seeds.length > 1 ? `mean over seeds ${measured.seeds.join(', ')}` : `seed ${measured.seed}`}, {measured.steps} steps per run
+          measured {measured.date} with <code>rlvr lesson run {lesson.id}</code>:{' '}
+          {measured.seeds && measured.seeds.length > 1
+            ? `mean over seeds ${measured.seeds.join(', ')}`
+            : `seed ${measured.seed}`}
+          , {measured.steps} steps per run
         </caption>
         <thead>
           <tr>

@@ -18,13 +18,17 @@ export default function RecordedPassK() {
   const ks = [...new Set(all.flatMap((e) => Object.keys(e.pass_at_k)))].map(Number).sort((a, b) => a - b);
   const base = all.find((e) => e.step === 0) ?? all[0]!;
   const shown = rec.evals[rec.evals.length - 1] ?? base;
-  const rows = ks.map((k) => ({ k, base: base.pass_at_k[String(k)] ?? null, recorded: shown.pass_at_k[String(k)] ?? null }));
+  const rows = ks.map((k) => ({
+    k,
+    base: base.pass_at_k[String(k)] ?? null,
+    recorded: shown.pass_at_k[String(k)] ?? null,
+  }));
   const fmt = (v: number | undefined) => (v === undefined ? '–' : v.toFixed(3));
   return (
     <div className="passk" data-testid="recorded-passk" data-step={shown.step}>
       <p>
-        Recorded pass@k: the held-out evaluations this run measured while it trained (nothing is sampled now). The chart shows the evaluation at or before the scrubbed step (step{' '}
-        {shown.step}) beside step {base.step}
+        Recorded pass@k: the held-out evaluations this run measured while it trained (nothing is sampled now). The chart
+        shows the evaluation at or before the scrubbed step (step {shown.step}) beside step {base.step}
         {base.step === 0 ? ' (the base policy)' : ''}.
       </p>
       <figure className="chart wide" data-testid="recorded-passk-chart">
@@ -33,16 +37,49 @@ export default function RecordedPassK() {
             Recorded pass@k at step {shown.step} vs step {base.step}
           </span>
         </figcaption>
-        <div role="img" aria-label={`Recorded pass@k at step ${shown.step}: pass@1 ${fmt(shown.pass_at_k['1'])}; at step ${base.step}: pass@1 ${fmt(base.pass_at_k['1'])}`}>
+        <div
+          role="img"
+          aria-label={`Recorded pass@k at step ${shown.step}: pass@1 ${fmt(shown.pass_at_k['1'])}; at step ${base.step}: pass@1 ${fmt(base.pass_at_k['1'])}`}
+        >
           <ResponsiveContainer width="100%" height={260}>
             <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>
               <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-              <XAxis dataKey="k" type="number" scale="log" domain={['dataMin', 'dataMax']} ticks={ks} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
+              <XAxis
+                dataKey="k"
+                type="number"
+                scale="log"
+                domain={['dataMin', 'dataMax']}
+                ticks={ks}
+                tick={{ fontSize: 11, fill: 'var(--muted)' }}
+                stroke="var(--muted)"
+              />
               <YAxis domain={[0, 1]} width={40} tick={{ fontSize: 11, fill: 'var(--muted)' }} stroke="var(--muted)" />
-              <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }} labelFormatter={(k) => `k = ${k}`} />
+              <Tooltip
+                contentStyle={{
+                  background: 'var(--panel)',
+                  border: '1px solid var(--border)',
+                  color: 'var(--fg)',
+                  fontSize: 12,
+                }}
+                labelFormatter={(k) => `k = ${k}`}
+              />
               <Legend />
-              <Line dataKey="base" name={`step ${base.step}`} stroke="var(--c3)" dot strokeWidth={2} isAnimationActive={false} />
-              <Line dataKey="recorded" name={`step ${shown.step}`} stroke="var(--c1)" dot strokeWidth={2} isAnimationActive={false} />
+              <Line
+                dataKey="base"
+                name={`step ${base.step}`}
+                stroke="var(--c3)"
+                dot
+                strokeWidth={2}
+                isAnimationActive={false}
+              />
+              <Line
+                dataKey="recorded"
+                name={`step ${shown.step}`}
+                stroke="var(--c1)"
+                dot
+                strokeWidth={2}
+                isAnimationActive={false}
+              />
             </LineChart>
           </ResponsiveContainer>
         </div>
@@ -61,7 +98,11 @@ export default function RecordedPassK() {
         </thead>
         <tbody>
           {all.map((e) => (
-            <tr key={e.step} aria-current={e.step === shown.step ? 'true' : undefined} className={e.step === shown.step ? 'current' : undefined}>
+            <tr
+              key={e.step}
+              aria-current={e.step === shown.step ? 'true' : undefined}
+              className={e.step === shown.step ? 'current' : undefined}
+            >
               <th scope="row">
                 <button type="button" className="link" onClick={() => scrubTo(e.step)}>
                   {e.step}

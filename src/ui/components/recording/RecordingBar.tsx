@@ -1,5 +1,19 @@
 import { useEffect, useRef, useState } from 'react';
-import { addRecordingToCompare, compareWithLive, inspectArm, dismissRecordingError, loadShippedRecords, openRecordFile, openShippedRecord, prewarmRecordReader, scrubBy, scrubTo, showLive, showRecording, type ShippedRecord } from '../../recording.ts';
+import {
+  addRecordingToCompare,
+  compareWithLive,
+  inspectArm,
+  dismissRecordingError,
+  loadShippedRecords,
+  openRecordFile,
+  openShippedRecord,
+  prewarmRecordReader,
+  scrubBy,
+  scrubTo,
+  showLive,
+  showRecording,
+  type ShippedRecord,
+} from '../../recording.ts';
 import { continueFromRecording } from '../../recording-continue.ts';
 import { closeRecordingOrLesson } from '../../lessons.ts';
 import { useApp } from '../../store.ts';
@@ -105,7 +119,12 @@ function Scrubber() {
         aria-valuetext={`step ${rec.step} of ${last}`}
         onChange={(e) => scrubTo(rec.steps[Number(e.target.value)] ?? 0)}
       />
-      <button type="button" aria-label="One recorded step forward" onClick={() => scrubBy(1)} disabled={i >= rec.steps.length - 1}>
+      <button
+        type="button"
+        aria-label="One recorded step forward"
+        onClick={() => scrubBy(1)}
+        disabled={i >= rec.steps.length - 1}
+      >
         ▶
       </button>
       <output htmlFor="recording-step" data-testid="recording-step">
@@ -127,10 +146,17 @@ export function RecordingBar() {
   return (
     <div className="recording-bar">
       {rec?.showing && p && (
-        <div className="banner info recording-banner" role="status" data-testid="recording-banner" data-steps={rec.steps.length}>
+        <div
+          className="banner info recording-banner"
+          role="status"
+          data-testid="recording-banner"
+          data-steps={rec.steps.length}
+        >
           <p>
-            <strong>Showing a recorded run</strong> — a recording, not training: {rec.name}. {p.lesson ? `Lesson ${p.lesson.id}, ${p.lesson.arm}, seed ${p.lesson.seed}; ` : ''}
-            {rec.record.config.task} from {p.base.name}, seed {rec.record.config.seed}, {rec.record.steps.length} recorded steps, written by <code>{p.writer}</code> on {p.created.slice(0, 10)}.
+            <strong>Showing a recorded run</strong> — a recording, not training: {rec.name}.{' '}
+            {p.lesson ? `Lesson ${p.lesson.id}, ${p.lesson.arm}, seed ${p.lesson.seed}; ` : ''}
+            {rec.record.config.task} from {p.base.name}, seed {rec.record.config.seed}, {rec.record.steps.length}{' '}
+            recorded steps, written by <code>{p.writer}</code> on {p.created.slice(0, 10)}.
             {liveState !== 'idle' && ' Your live run is kept as it is.'}
           </p>
           {p.note && <p className="muted small">{p.note}</p>}
@@ -141,10 +167,21 @@ export function RecordingBar() {
           ))}
           <Scrubber />
           {rec.arms && (
-            <p className="actions inline" role="group" aria-label="Whose steps the scrubber, rollouts and pass@k show" data-testid="recording-arms">
+            <p
+              className="actions inline"
+              role="group"
+              aria-label="Whose steps the scrubber, rollouts and pass@k show"
+              data-testid="recording-arms"
+            >
               Compare draws {rec.arms.length} recordings side by side. The scrubber, rollouts and pass@k show:{' '}
               {rec.arms.map((a, i) => (
-                <button key={a.name} type="button" aria-pressed={a.name === rec.name} onClick={() => inspectArm(a.label)} data-testid={`recording-arm-${i}`}>
+                <button
+                  key={a.name}
+                  type="button"
+                  aria-pressed={a.name === rec.name}
+                  onClick={() => inspectArm(a.label)}
+                  data-testid={`recording-arm-${i}`}
+                >
                   {'ABC'[i]}: {a.label}
                 </button>
               ))}
@@ -152,12 +189,20 @@ export function RecordingBar() {
           )}
           {rec.record.checkpoints.length > 0 && !rec.record.checkpoints.some((c) => c.step === rec.step) && (
             <p className="muted small" data-testid="recording-checkpoints">
-              Weights were recorded after step{rec.record.checkpoints.length === 1 ? '' : 's'} {rec.record.checkpoints.map((c) => c.step).join(', ')}: move the scrubber there to continue training from them.
+              Weights were recorded after step{rec.record.checkpoints.length === 1 ? '' : 's'}{' '}
+              {rec.record.checkpoints.map((c) => c.step).join(', ')}: move the scrubber there to continue training from
+              them.
             </p>
           )}
           <span className="actions inline">
             {rec.record.checkpoints.some((c) => c.step === rec.step) && (
-              <button type="button" className="primary" onClick={() => void continueFromRecording()} data-testid="recording-continue" title="A new run from the weights recorded at this step, with the recording's config">
+              <button
+                type="button"
+                className="primary"
+                onClick={() => void continueFromRecording()}
+                data-testid="recording-continue"
+                title="A new run from the weights recorded at this step, with the recording's config"
+              >
                 Continue training from here
               </button>
             )}
@@ -167,7 +212,12 @@ export function RecordingBar() {
               </button>
             )}
             {!rec.arms?.some((a) => a.name === rec.name) && (
-              <button type="button" onClick={addRecordingToCompare} data-testid="recording-add-compare" title="Draw this recording in Compare beside other recordings (up to three): open another and add it too">
+              <button
+                type="button"
+                onClick={addRecordingToCompare}
+                data-testid="recording-add-compare"
+                title="Draw this recording in Compare beside other recordings (up to three): open another and add it too"
+              >
                 Add to Compare
               </button>
             )}

@@ -6,12 +6,24 @@ function Flags({ r }: { r: InspectRollout }) {
   return (
     <>
       {r.hinted && (
-        <span className="flag hint" title="A hint (a prefix of the reference solution) was forced at the start of this completion" data-testid="flag-hint">
+        <span
+          className="flag hint"
+          title="A hint (a prefix of the reference solution) was forced at the start of this completion"
+          data-testid="flag-hint"
+        >
           hint
         </span>
       )}
       {r.flipped && (
-        <span className="flag flip" title={r.flipped === 'fn' ? 'Noisy verifier: a correct answer judged wrong (false negative)' : 'Noisy verifier: a wrong answer judged right (false positive)'} data-testid="flag-flip">
+        <span
+          className="flag flip"
+          title={
+            r.flipped === 'fn'
+              ? 'Noisy verifier: a correct answer judged wrong (false negative)'
+              : 'Noisy verifier: a wrong answer judged right (false positive)'
+          }
+          data-testid="flag-flip"
+        >
           flipped {r.flipped === 'fn' ? '✓→✗' : '✗→✓'}
         </span>
       )}
@@ -49,13 +61,20 @@ export function GroupsTable({ records }: { records: InspectRollout[] }) {
             return rs.map((r, j) => {
               const selected = open?.group === g && open.index === r.index;
               return (
-                <tr key={`${g}-${r.index}`} className={`${j === 0 ? 'group-start' : ''}${selected ? ' selected' : ''}`} data-testid="rollout-row">
+                <tr
+                  key={`${g}-${r.index}`}
+                  className={`${j === 0 ? 'group-start' : ''}${selected ? ' selected' : ''}`}
+                  data-testid="rollout-row"
+                >
                   {j === 0 && (
                     <th scope="rowgroup" rowSpan={rs.length} className="prompt-cell">
                       <span className="muted small">group {g}</span>
                       <pre>{r.prompt}</pre>
                       {zero && (
-                        <span className="flag zero" title="Every completion got the same reward: all advantages are 0, this group teaches nothing">
+                        <span
+                          className="flag zero"
+                          title="Every completion got the same reward: all advantages are 0, this group teaches nothing"
+                        >
                           zero variance
                         </span>
                       )}
@@ -70,7 +89,11 @@ export function GroupsTable({ records }: { records: InspectRollout[] }) {
                       data-testid={`open-rollout-${g}-${r.index}`}
                       onClick={() => patch('inspector', { open: { group: g, index: r.index }, token: null })}
                     >
-                      <span className={r.correct ? 'ok' : 'bad'} role="img" aria-label={r.correct ? 'correct' : 'wrong'}>
+                      <span
+                        className={r.correct ? 'ok' : 'bad'}
+                        role="img"
+                        aria-label={r.correct ? 'correct' : 'wrong'}
+                      >
                         {r.correct ? '✓' : '✗'}
                       </span>{' '}
                       <code>{(r.hint + r.completion).slice(0, 60) || '(empty)'}</code>
@@ -79,7 +102,9 @@ export function GroupsTable({ records }: { records: InspectRollout[] }) {
                     <Flags r={r} />
                   </td>
                   <td className="num">{num(r.reward, 3)}</td>
-                  <td className={`num ${r.advantage > 0 ? 'pos' : r.advantage < 0 ? 'neg' : ''}`}>{num(r.advantage, 3)}</td>
+                  <td className={`num ${r.advantage > 0 ? 'pos' : r.advantage < 0 ? 'neg' : ''}`}>
+                    {num(r.advantage, 3)}
+                  </td>
                   <td className="reason">{r.reason}</td>
                 </tr>
               );

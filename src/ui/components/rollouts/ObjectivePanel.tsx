@@ -15,7 +15,12 @@ function formulaLines(s: ObjectiveSettings): string {
 function AdvantageFromRewards({ r, s, all }: { r: InspectRollout; s: ObjectiveSettings; all: InspectRollout[] }) {
   const d = deriveAdvantage(all, r, s);
   return (
-    <div className="advantage-derivation" data-testid="obj-advantage-derivation" data-value={d.value} data-matches={d.matches}>
+    <div
+      className="advantage-derivation"
+      data-testid="obj-advantage-derivation"
+      data-value={d.value}
+      data-matches={d.matches}
+    >
       <p>
         group {r.group}&apos;s rewards (G = {d.rewards.length}):{' '}
         <span data-testid="obj-group-rewards">
@@ -26,11 +31,13 @@ function AdvantageFromRewards({ r, s, all }: { r: InspectRollout; s: ObjectiveSe
             </span>
           ))}
         </span>{' '}
-        (this completion in bold); mean <span data-testid="obj-group-mean">{num(d.mean, 4)}</span>, std <span data-testid="obj-group-std">{num(d.std, 4)}</span>
+        (this completion in bold); mean <span data-testid="obj-group-mean">{num(d.mean, 4)}</span>, std{' '}
+        <span data-testid="obj-group-std">{num(d.std, 4)}</span>
         {d.divisor?.kind === 'batch' && `, std of the step's batch ${num(d.divisor.std, 4)}`}
         <span className="small" data-testid="obj-std-convention">
           {' '}
-          (every std here is the sample standard deviation: the squared deviations are summed and divided by n − 1{d.rewards.length > 1 ? ` = ${d.rewards.length - 1} for this group` : ''}, not by n, as torch.std and TRL
+          (every std here is the sample standard deviation: the squared deviations are summed and divided by n − 1
+          {d.rewards.length > 1 ? ` = ${d.rewards.length - 1} for this group` : ''}, not by n, as torch.std and TRL
           compute it)
         </span>
       </p>
@@ -39,7 +46,11 @@ function AdvantageFromRewards({ r, s, all }: { r: InspectRollout; s: ObjectiveSe
         {'\n'}
         {d.substituted}
       </pre>
-      <p className="small">{d.matches ? '✓ the advantage the update used' : `≠ the recorded ${num(r.advantage, 6)} (this step's groups may have been refilled or hinted)`}</p>
+      <p className="small">
+        {d.matches
+          ? '✓ the advantage the update used'
+          : `≠ the recorded ${num(r.advantage, 6)} (this step's groups may have been refilled or hinted)`}
+      </p>
     </div>
   );
 }
@@ -49,7 +60,17 @@ function AdvantageFromRewards({ r, s, all }: { r: InspectRollout; s: ObjectiveSe
  * graph itself output for it (ratio, obj, kl, token loss, contribution): nothing is recomputed here.
  * The last line checks weight × token loss against the contribution the graph summed into the loss.
  */
-export function ObjectivePanel({ r, i, s, all }: { r: InspectRollout; i: number; s: ObjectiveSettings; all: InspectRollout[] }) {
+export function ObjectivePanel({
+  r,
+  i,
+  s,
+  all,
+}: {
+  r: InspectRollout;
+  i: number;
+  s: ObjectiveSettings;
+  all: InspectRollout[];
+}) {
   const ratio = r.ratio[i]!;
   const A = r.advantage;
   const kl = r.kl[i]!;
@@ -113,7 +134,8 @@ loss   = Σ weight · token`}
             <th scope="row">KL term</th>
             <td data-testid="obj-kl">
               β = {num(s.beta, 4)}, kl = {num(kl, 6)}
-              {ref === undefined && ' (β = 0: no reference policy; kl is measured against the sampling policy and weighs nothing)'}
+              {ref === undefined &&
+                ' (β = 0: no reference policy; kl is measured against the sampling policy and weighs nothing)'}
             </td>
           </tr>
           <tr>
@@ -136,14 +158,16 @@ loss   = Σ weight · token`}
           <tr>
             <th scope="row">contribution</th>
             <td data-testid="obj-contribution" data-agree={agree}>
-              {num(theirs, 7)} (the graph’s weight × token loss: {num(w, 6)} × {num(token, 6)}) {agree ? '✓' : '≠ (see the note)'}
+              {num(theirs, 7)} (the graph’s weight × token loss: {num(w, 6)} × {num(token, 6)}){' '}
+              {agree ? '✓' : '≠ (see the note)'}
             </td>
           </tr>
         </tbody>
       </table>
       <p className="muted small">
-        Numbers from the last optimisation pass of step {r.step} (μ = {s.num_iterations}, {s.minibatches} minibatch{s.minibatches === 1 ? '' : 'es'}); loss_type {s.loss_type}, scale_rewards {s.scale_rewards}, advantage estimator{' '}
-        {s.advantage_estimator}.
+        Numbers from the last optimisation pass of step {r.step} (μ = {s.num_iterations}, {s.minibatches} minibatch
+        {s.minibatches === 1 ? '' : 'es'}); loss_type {s.loss_type}, scale_rewards {s.scale_rewards}, advantage
+        estimator {s.advantage_estimator}.
       </p>
     </section>
   );

@@ -62,7 +62,12 @@ export function TokenView({ r, all }: { r: InspectRollout; all: InspectRollout[]
     <div className="token-view" data-testid="token-view" data-group={r.group} data-index={r.index} data-step={r.step}>
       <div className="token-toolbar">
         <label htmlFor="channel">Colour by</label>
-        <select id="channel" value={channel} data-testid="channel" onChange={(e) => patch('inspector', { channel: e.target.value as Channel })}>
+        <select
+          id="channel"
+          value={channel}
+          data-testid="channel"
+          onChange={(e) => patch('inspector', { channel: e.target.value as Channel })}
+        >
           {channels.map((c) => (
             <option key={c.id} value={c.id}>
               {c.label}
@@ -72,7 +77,8 @@ export function TokenView({ r, all }: { r: InspectRollout; all: InspectRollout[]
         <span className="muted small">{spec.legend}</span>
       </div>
       <p className="rollout-meta">
-        <span className={r.correct ? 'ok' : 'bad'}>{r.correct ? '✓ correct' : '✗ wrong'}</span> · reward {num(r.reward, 3)} (
+        <span className={r.correct ? 'ok' : 'bad'}>{r.correct ? '✓ correct' : '✗ wrong'}</span> · reward{' '}
+        {num(r.reward, 3)} (
         {Object.entries(r.components)
           .map(([k, v]) => `${k} ${num(v, 2)}`)
           .join(', ')}
@@ -81,7 +87,11 @@ export function TokenView({ r, all }: { r: InspectRollout; all: InspectRollout[]
       <div className="tokens" role="group" aria-label="Completion tokens">
         <span className="prompt-text">{r.prompt}</span>
         {r.hint && (
-          <span className="hint-text" title="Hint: forced prefix of the reference solution (not sampled, not trained)" data-testid="hint-text">
+          <span
+            className="hint-text"
+            title="Hint: forced prefix of the reference solution (not sampled, not trained)"
+            data-testid="hint-text"
+          >
             {r.hint}
           </span>
         )}

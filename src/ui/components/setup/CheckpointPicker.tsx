@@ -11,12 +11,18 @@ export function CheckpointPicker() {
   const uploaded = useApp((s) => s.uploaded);
   const setup = useApp((s) => s.setup);
   const task = setup.draft.task;
-  const value = useApp((s) => (s.setup.model ? `fresh:${s.setup.model}` : s.setup.checkpoint === 'upload' ? 'upload' : selectedCheckpoint(s)));
+  const value = useApp((s) =>
+    s.setup.model ? `fresh:${s.setup.model}` : s.setup.checkpoint === 'upload' ? 'upload' : selectedCheckpoint(s),
+  );
   const taskDefault = defaultCheckpointFor(task, checkpoints);
   const current = checkpoints.find((c) => c.id === value);
   const measured = current?.manifest?.tasks.find((t) => t.task === task);
   const onChange = (v: string) =>
-    updateSetup((s) => (v.startsWith('fresh:') ? { ...s, model: v.slice(6), checkpoint: null } : { ...s, model: null, checkpoint: v === taskDefault ? null : v }));
+    updateSetup((s) =>
+      v.startsWith('fresh:')
+        ? { ...s, model: v.slice(6), checkpoint: null }
+        : { ...s, model: null, checkpoint: v === taskDefault ? null : v },
+    );
   return (
     <fieldset className="group">
       <legend>Base checkpoint</legend>
@@ -82,7 +88,9 @@ function measuredText(m: Manifest, task: string): string {
   const rl = recipeFor(m, task).difficulty ?? {};
   const same = Object.keys(rl).every((k) => String(rl[k]) === String(measured.difficulty[k]));
   const pct = ((measured.pass_at_k['1'] ?? 0) * 100).toFixed(0);
-  const start = same ? ' (RL starts at that difficulty).' : `. RL starts at the recipe's difficulty, ${knobText(rl)} (the difficulty knobs below).`;
+  const start = same
+    ? ' (RL starts at that difficulty).'
+    : `. RL starts at the recipe's difficulty, ${knobText(rl)} (the difficulty knobs below).`;
   return `Pretrained on ${task}; held-out pass@1 ${pct}% at ${knobText(measured.difficulty)} after pretraining${start}${recipeText(m, task)}`;
 }
 

@@ -27,17 +27,34 @@ export function ConfigField({ path }: { path: string }) {
     updateSetup((s) => {
       const edits = { ...s.draft.edits };
       const { [path]: _typed, ...origins } = s.draft.origins ?? {};
-      if (JSON.stringify(parseText(spec.kind, v)) === JSON.stringify(base) && typeof v === typeof toText(base)) delete edits[path];
+      if (JSON.stringify(parseText(spec.kind, v)) === JSON.stringify(base) && typeof v === typeof toText(base))
+        delete edits[path];
       else edits[path] = v;
       return { ...s, draft: { ...s.draft, edits, origins } };
     });
   const describedBy = `${id}-help${error ? ` ${id}-err` : ''}`;
   let input;
   if (spec.kind === 'bool') {
-    input = <input id={id} type="checkbox" checked={value === true} onChange={(e) => set(e.target.checked)} aria-describedby={describedBy} data-testid={`field-${path}`} />;
+    input = (
+      <input
+        id={id}
+        type="checkbox"
+        checked={value === true}
+        onChange={(e) => set(e.target.checked)}
+        aria-describedby={describedBy}
+        data-testid={`field-${path}`}
+      />
+    );
   } else if (spec.kind === 'enum') {
     input = (
-      <select id={id} value={String(value)} onChange={(e) => set(e.target.value)} aria-describedby={describedBy} aria-invalid={!!error} data-testid={`field-${path}`}>
+      <select
+        id={id}
+        value={String(value)}
+        onChange={(e) => set(e.target.value)}
+        aria-describedby={describedBy}
+        aria-invalid={!!error}
+        data-testid={`field-${path}`}
+      >
         {spec.options!.map((o) => (
           <option key={o} value={o}>
             {o}
@@ -91,4 +108,3 @@ export function ConfigField({ path }: { path: string }) {
     </div>
   );
 }
-

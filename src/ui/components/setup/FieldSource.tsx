@@ -19,14 +19,24 @@ export function FieldSource({ path, edited, reset }: { path: string; edited: boo
   const baseSource = useApp((s) => pageSourceText(resolvedBase(s).source[path] ?? { kind: 'default' }));
   const baseText = useApp((s) => String(toText(valueAt(resolvedBase(s).config, path) ?? null)));
   const origin = useApp((s) => s.setup.draft.origins?.[path]);
-  const layer = baseSource.startsWith('recipe of ') ? 'recipe' : baseSource.startsWith('preset ') ? 'preset' : baseSource;
+  const layer = baseSource.startsWith('recipe of ')
+    ? 'recipe'
+    : baseSource.startsWith('preset ')
+      ? 'preset'
+      : baseSource;
   return (
     <p className="field-source" data-testid={`source-${path}`}>
       <span className="muted">{fieldSourceText(origin, edited, baseSource)}</span>
       {edited && (
         <>
           {' '}
-          <button type="button" className="link" onClick={reset} data-testid={`reset-${path}`} title={`Back to ${baseSource}: ${baseText === '' ? 'off' : baseText}`}>
+          <button
+            type="button"
+            className="link"
+            onClick={reset}
+            data-testid={`reset-${path}`}
+            title={`Back to ${baseSource}: ${baseText === '' ? 'off' : baseText}`}
+          >
             reset to {layer}
           </button>
         </>

@@ -47,15 +47,30 @@ function WarmStart() {
     <fieldset className="group" data-testid="warm-start">
       <legend>SFT warm start (optional)</legend>
       <p className="help">
-        Supervised training on the task generator's reference solutions, before RL: how the shipped checkpoints were made
-        (<code>rlvr pretrain</code>). Use it with a fresh model, or to make a checkpoint stronger at this difficulty. It runs
-        before the first RL step; the warm-started model becomes the run's base.
+        Supervised training on the task generator's reference solutions, before RL: how the shipped checkpoints were
+        made (<code>rlvr pretrain</code>). Use it with a fresh model, or to make a checkpoint stronger at this
+        difficulty. It runs before the first RL step; the warm-started model becomes the run's base.
       </p>
       <div className="field">
         <label htmlFor="warm-start-steps">Steps</label>
-        <input id="warm-start-steps" type="number" min={1} max={10000} step={50} value={steps} data-testid="warm-start-steps" onChange={(e) => setSteps(Math.max(1, Math.min(10_000, Math.floor(Number(e.target.value) || 1))))} />
+        <input
+          id="warm-start-steps"
+          type="number"
+          min={1}
+          max={10000}
+          step={50}
+          value={steps}
+          data-testid="warm-start-steps"
+          onChange={(e) => setSteps(Math.max(1, Math.min(10_000, Math.floor(Number(e.target.value) || 1))))}
+        />
       </div>
-      <button type="button" disabled={busy || runStep > 0} data-testid="warm-start-run" onClick={() => void warmStart(steps)} title={runStep > 0 ? 'the warm start runs before RL: reset the run first' : undefined}>
+      <button
+        type="button"
+        disabled={busy || runStep > 0}
+        data-testid="warm-start-run"
+        onClick={() => void warmStart(steps)}
+        title={runStep > 0 ? 'the warm start runs before RL: reset the run first' : undefined}
+      >
         Warm start
       </button>
       {ws.running && progress?.what === 'warm-start' && (
@@ -65,7 +80,8 @@ function WarmStart() {
       )}
       {ws.result && !ws.running && (
         <p className="help" data-testid="warm-start-result">
-          {ws.result.steps} SFT steps in {ws.result.seconds.toFixed(0)} s: loss {ws.result.firstLoss.toFixed(3)} → {ws.result.lastLoss.toFixed(3)}
+          {ws.result.steps} SFT steps in {ws.result.seconds.toFixed(0)} s: loss {ws.result.firstLoss.toFixed(3)} →{' '}
+          {ws.result.lastLoss.toFixed(3)}
         </p>
       )}
     </fieldset>

@@ -15,7 +15,8 @@ function setKnob(name: string, text: string | null) {
 }
 
 /** A picked task is the person's: the task's and the old knobs' origins go, the other fields' stay. */
-const ownOrigins = (o: Record<string, EditOrigin> | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => k !== 'task' && !k.startsWith('difficulty.')));
+const ownOrigins = (o: Record<string, EditOrigin> | undefined) =>
+  Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => k !== 'task' && !k.startsWith('difficulty.')));
 
 /** Task family and its difficulty knobs (starting from the difficulty the checkpoint was measured at). */
 export function TaskPicker() {
@@ -36,7 +37,11 @@ export function TaskPicker() {
           data-testid="task"
           onChange={(e) =>
             // A new task starts from its own shipped checkpoint (an uploaded or fresh model stays chosen).
-            updateSetup((s) => ({ ...s, checkpoint: s.checkpoint === 'upload' ? 'upload' : null, draft: { ...s.draft, task: e.target.value, knobs: {}, origins: ownOrigins(s.draft.origins) } }))
+            updateSetup((s) => ({
+              ...s,
+              checkpoint: s.checkpoint === 'upload' ? 'upload' : null,
+              draft: { ...s.draft, task: e.target.value, knobs: {}, origins: ownOrigins(s.draft.origins) },
+            }))
           }
         >
           {pickableTasks.map((f) => (
@@ -68,9 +73,20 @@ export function TaskPicker() {
               data-testid={`knob-${k.name}`}
               spellCheck={false}
               autoComplete="off"
-              onChange={(e) => setKnob(k.name, JSON.stringify(parseKnob(family, k.name, e.target.value)) === JSON.stringify(base) ? null : e.target.value)}
+              onChange={(e) =>
+                setKnob(
+                  k.name,
+                  JSON.stringify(parseKnob(family, k.name, e.target.value)) === JSON.stringify(base)
+                    ? null
+                    : e.target.value,
+                )
+              }
             />
-            <FieldSource path={`difficulty.${k.name}`} edited={knobs[k.name] !== undefined} reset={() => setKnob(k.name, null)} />
+            <FieldSource
+              path={`difficulty.${k.name}`}
+              edited={knobs[k.name] !== undefined}
+              reset={() => setKnob(k.name, null)}
+            />
             <p id={`${id}-help`} className="help">
               {k.description}
               {k.min !== undefined && ` (${k.min}–${k.max ?? '∞'})`}

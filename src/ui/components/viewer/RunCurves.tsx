@@ -53,9 +53,7 @@ export function RunCurves() {
   const stepShown = useApp(
     (s) =>
       !s.viewer.stepLoading &&
-      (s.viewer.stepData !== null ||
-        s.viewer.stepError !== null ||
-        runByKey(s.viewer.open)?.index?.steps.length === 0),
+      (s.viewer.stepData !== null || s.viewer.stepError !== null || runByKey(s.viewer.open)?.index?.steps.length === 0),
   );
   const [draw, setDraw] = useState(false);
   useEffect(() => {
