@@ -250,7 +250,7 @@ test('the SFT warm start shows a progress bar and a percentage', async ({}, test
   await p.close();
 });
 
-test('the pass@k explorer counts its samples while it computes', async ({}, testInfo) => {
+test('the pass@k explorer shows how far it is while it computes: one line from 0 to 100% over both phases', async ({}, testInfo) => {
   test.setTimeout(180_000);
   const p = await openPage(browser, `/?${SMALL}`, { viewport: { width: 1280, height: 900 } });
   await withPageDiagnostics(testInfo, p, 'newcomer-passk', async () => {
@@ -259,11 +259,15 @@ test('the pass@k explorer counts its samples while it computes', async ({}, test
     await page.click('[data-testid="tab-passk"]');
     await page.click('[data-testid="run-passk"]');
     await page.waitForSelector('[data-testid="run-passk"][aria-busy="true"]', { timeout: 60_000 });
+    // Part-way through sampling: one line over both phases (src/ui/passk-progress.ts), the base policy's
+    // samples its first half.
     await page.waitForFunction(
-      () =>
-        /Sampling with the (base checkpoint|current policy): \d+\/256 samples \(\d+%\)/.test(
-          document.querySelector('[data-testid="passk-progress"]')?.textContent ?? '',
-        ),
+      () => {
+        const line = document.querySelector('[data-testid="passk-progress"]');
+        const pct = Number(line?.getAttribute('data-percent'));
+        const what = /^\s*\d+%: sampling with the (base checkpoint \(phase 1 of 2\)|current policy)/;
+        return pct > 0 && pct < 100 && what.test(line?.textContent ?? '');
+      },
       undefined,
       { timeout: 150_000, polling: 100 },
     );
