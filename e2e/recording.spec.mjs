@@ -310,7 +310,7 @@ test('a run record that the exported TRL project wrote under real TRL opens: its
 
 test('a TRL-made record\'s chart captions print no "undefined": a metric TRL does not log is not in this record, and a smoothed value says it is smoothed', async ({}, testInfo) => {
   test.setTimeout(60_000);
-  // Issue 44, item 12. TRL logs no length bias: its caption used to print "undefined". Reward std at
+  // TRL logs no length bias: its caption used to print "undefined". Reward std at
   // step 2 is 7.451e-9 as measured, under a plotted (smoothed) ~0.11: the caption printed the former.
   const bytes = readFileSync(join(ROOT, 'e2e', 'fixtures', 'trl-arithmetic-2steps.rlvr.gz'));
   const p = await open('/');

@@ -1,4 +1,4 @@
-// A file given to the wrong place is named by its content, in the page (issue 44, item 10): a Parquet
+// A file given to the wrong place is named by its content, in the page: a Parquet
 // file picked in "Your data" is "a Parquet file", not "not UTF-8"; TRL's trainer_state.json picked in
 // Keep & share → "Load a config file…" is named as TRL's trainer_state.json, not listed as 80 unknown
 // config fields; the setup is left as it was. The two files are written by the tools that write them in

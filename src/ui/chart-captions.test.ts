@@ -1,4 +1,4 @@
-// Chart captions (issue 44, item 12): on a record TRL made (e2e/fixtures/trl-arithmetic-2steps.rlvr.gz,
+// Chart captions: on a record TRL made (e2e/fixtures/trl-arithmetic-2steps.rlvr.gz,
 // written by train_grpo.py's record writer under real TRL) a metric TRL does not log (the length bias)
 // says it is not in this record instead of printing "undefined"; a caption prints the value the plot
 // draws at the latest step, says when it is smoothed, and gives the measured value beside it.

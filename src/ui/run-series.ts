@@ -1,7 +1,7 @@
 /**
  * The pure fold of a worker's run events (workers/protocol.ts SessionEvent) into a Compare side
  * (store.ts CompareSide): its metrics, evaluations, state, step, pace and error. No store, no worker:
- * compare.ts applies what it returns. The first step of issue 42 §1's one reducer of a run; the live
+ * compare.ts applies what it returns. The first step towards one reducer of a run (docs/architecture.md); the live
  * run (controller.ts onEvents) still folds its own events.
  */
 import type { SessionEvent } from '../../workers/protocol.ts';
