@@ -462,6 +462,14 @@ test.describe('the page that trained the default run', () => {
       await page.click('[data-testid="tab-compare"]');
       await page.selectOption('[data-testid="compare-preset-b"]', 'dr_grpo');
       await page.fill('#compare-steps', '2');
+      // The one progress line's percentages as they change.
+      await page.evaluate(() => {
+        window.__comparePct = [];
+        new MutationObserver(() => {
+          const p = document.querySelector('[data-testid="compare-progress"]')?.getAttribute('data-percent');
+          if (p != null && window.__comparePct.at(-1) !== Number(p)) window.__comparePct.push(Number(p));
+        }).observe(document.body, { subtree: true, childList: true, attributes: true });
+      });
       await page.click('[data-testid="compare-start"]');
       await page.waitForFunction(
         () => {
@@ -471,6 +479,14 @@ test.describe('the page that trained the default run', () => {
         undefined,
         { timeout: 400_000, polling: 500 },
       );
+      const pcts = await page.evaluate(() => window.__comparePct);
+      note(testInfo, `Compare's progress line: ${pcts.join('% → ')}%`);
+      assert.equal(pcts[0], 0, 'the line starts at 0%');
+      assert.ok(
+        pcts.some((x) => x > 0 && x < 100),
+        'and moves through the middle',
+      );
+      for (let i = 1; i < pcts.length; i++) assert.ok(pcts[i] >= pcts[i - 1], 'never backwards');
       const c = (await state(page)).compare;
       assert.ok(
         c.diff.some(([k]) => k === 'loss_type'),
@@ -625,8 +641,29 @@ test('SFT warm start in the browser: a fresh nano model learns the format, then 
     await withDiagnostics(testInfo, p, 'app-warm-start', async () => {
       const { page } = p;
       await page.fill('[data-testid="warm-start-steps"]', '80');
+      // Every measured estimate as it changes, to compare with the time that was actually left.
+      await page.evaluate(() => {
+        window.__estimates = [];
+        new MutationObserver(() => {
+          const e = document.querySelector('[data-testid="warm-start-progress-left"]')?.textContent ?? '';
+          if (e && window.__estimates.at(-1)?.text !== e) window.__estimates.push({ t: performance.now(), text: e });
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
       await page.click('[data-testid="warm-start-run"]');
       await page.waitForSelector('[data-testid="warm-start-result"]', { timeout: 280_000 });
+      const { estimates, doneAt } = await page.evaluate(() => ({
+        estimates: window.__estimates,
+        doneAt: performance.now(),
+      }));
+      if (estimates.length > 0) {
+        const mid = estimates[Math.floor(estimates.length / 2)];
+        const said = Number(/about (\d+) (s|min)/.exec(mid.text)?.[1] ?? NaN) * (/min/.test(mid.text) ? 60 : 1);
+        note(
+          testInfo,
+          `warm start estimate "${mid.text.trim()}" with ${((doneAt - mid.t) / 1000).toFixed(1)} s actually left`,
+        );
+        assert.ok(Number.isFinite(said), mid.text);
+      }
       const s = await state(page);
       assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
       const r = s.warmStart.result;

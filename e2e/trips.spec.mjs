@@ -364,6 +364,84 @@ test("pass@k: one line from 0 to 100% over both phases, a measured estimate, a C
   }
 });
 
+test('the warm start: one line from 0 to 100% with a measured estimate, and a Cancel that answers within 1 s and leaves the model as it was', async ({}, testInfo) => {
+  test.setTimeout(240_000);
+  const p = await openPage(
+    browser,
+    '/?task=arithmetic&model=nano&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&prompts_per_step=2&num_generations=4',
+  );
+  const { page } = p;
+  try {
+    await withPageDiagnostics(testInfo, p, 'trips-warm-start', async () => {
+      await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });
+      await page.fill('[data-testid="warm-start-steps"]', '5000');
+      await page.evaluate(() => {
+        window.__warm = { log: [] };
+        window.__rlvr.subscribe((s) => {
+          const w = s.warmStart.wait;
+          if (w && window.__warm.log.at(-1)?.fraction !== w.fraction) window.__warm.log.push({ fraction: w.fraction });
+        });
+      });
+      await page.click('[data-testid="warm-start-run"]');
+      // A measured estimate on the line, once a few percent are done.
+      await page.waitForSelector('[data-testid="warm-start-progress-left"]', { timeout: 180_000 });
+      const line = (await page.textContent('[data-testid="warm-start-progress"]')).trim();
+      assert.match(line, /^\d+%: SFT step \d+ of 5000 · about \d+ (s|min) left \(measured\)/);
+      note(testInfo, `warm start line: "${line.replace(/Cancel$/, '').trim()}"`);
+      await page.evaluate(() => {
+        document.addEventListener(
+          'click',
+          (e) => {
+            if (e.target.closest?.('[data-testid="warm-start-cancel"]')) window.__warm.pressed = e.timeStamp;
+          },
+          { capture: true },
+        );
+        new MutationObserver(() => {
+          if (!window.__warm.shown && document.querySelector('[data-testid="warm-start-cancelled"]'))
+            window.__warm.shown = performance.now();
+        }).observe(document.body, { subtree: true, childList: true });
+      });
+      await page.click('[data-testid="warm-start-cancel"]');
+      await page.waitForSelector('[data-testid="warm-start-cancelled"]', { timeout: 5_000 });
+      // The worker is free again once it has put the weights back: the button comes back.
+      await page.waitForFunction(
+        () => {
+          const b = document.querySelector('[data-testid="warm-start-run"]');
+          return b && !b.disabled;
+        },
+        undefined,
+        { timeout: 60_000 },
+      );
+      const { log, pressed, shown, freeAt } = await page.evaluate(() => ({
+        ...window.__warm,
+        freeAt: performance.now(),
+      }));
+      note(
+        testInfo,
+        `Cancel: "Cancelled" ${(shown - pressed).toFixed(0)} ms after the press; the worker free again by ${(freeAt - pressed).toFixed(0)} ms`,
+      );
+      assert.ok(shown - pressed < 1000, `Cancel answered in ${shown - pressed} ms`);
+      for (let i = 1; i < log.length; i++) assert.ok(log[i].fraction >= log[i - 1].fraction, 'never backwards');
+      const s = await state(page);
+      assert.equal(s.warmStart.result, null, 'no result: the warm start did not finish');
+      assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
+      assert.equal(await page.locator('[data-testid="warm-start-progress"]').count(), 0);
+      // The run is unchanged and usable: RL steps from it.
+      await page.click('[data-testid="step-once"]');
+      await page.waitForFunction(
+        () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+        undefined,
+        {
+          timeout: 120_000,
+        },
+      );
+      assert.equal((await state(page)).error, null);
+    });
+  } finally {
+    await p.close();
+  }
+});
+
 test('Keep & share: "Export for TRL" downloads exactly the project `rlvr export --format trl` writes for the same config, and shows its README\'s commands', async ({}, testInfo) => {
   test.setTimeout(120_000);
   const p = await openPage(browser, '/?preset=dapo&task=countdown&learning_rate=0.0002&steps=7');

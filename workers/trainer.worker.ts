@@ -57,6 +57,7 @@ const api = {
   pause: () => session.pause(),
   stepOnce: () => session.stepOnce(),
   warmStart: (opts: { steps: number; lr?: number; batchSize?: number }) => session.warmStart(opts),
+  cancelWarmStart: () => session.cancelWarmStart(),
   stop: () => session.stop(),
   reset: () => session.reset(),
   setStepBudget: (n: number) => session.setStepBudget(n),

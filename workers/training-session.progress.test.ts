@@ -87,4 +87,45 @@ describe('TrainingSession progress (what the status bar shows during long waits)
     expect(yields - before).toBe(8);
     await s.stop();
   }, 120_000);
+
+  it('a cancelled warm start stops after the step it is on and leaves the model as it was; an uncancelled one changes it', async () => {
+    let yields = 0;
+    let s: TrainingSession | null = null;
+    s = new TrainingSession({
+      createBackend: async () => createNodeBackend(1),
+      fetchBytes: async () => new Uint8Array(),
+      flushMs: 0,
+      // Cancel is pressed while the third SFT step's yield waits: the worker answers between steps.
+      yieldToEvents: () => {
+        yields += 1;
+        if (yields === 3) s?.cancelWarmStart();
+        return new Promise((ok) => setImmediate(ok));
+      },
+    });
+    const progress: Progress[] = [];
+    s.subscribe((batch) => progress.push(...batch.filter((e): e is Progress => e.type === 'progress')));
+    await s.init({
+      config: { task: 'arithmetic', difficulty: { digits: 1, ops: '+' }, eval_every: 0, seed: 5 },
+      checkpoint: { kind: 'fresh', model: 'nano', seed: 3 },
+      backend: null,
+    });
+    const before = await s.saveCheckpoint();
+    const r = await s.warmStart({ steps: 40, batchSize: 4 });
+    expect(r.cancelled).toBe(true);
+    expect(r.losses).toHaveLength(3);
+    const after = await s.saveCheckpoint();
+    expect(after.manifest.name).toBe(before.manifest.name);
+    expect(Buffer.from(after.bytes).equals(Buffer.from(before.bytes))).toBe(true);
+    expect(s.status().state).toBe('ready');
+    // The line starts at 0 before the first step's graph compiles.
+    s.flush();
+    expect(progress.find((e) => e.what === 'warm-start')).toMatchObject({ done: 0, total: 40 });
+    const done = await s.warmStart({ steps: 5, batchSize: 4 });
+    expect(done.cancelled).toBe(false);
+    expect(done.losses).toHaveLength(5);
+    const trained = await s.saveCheckpoint();
+    expect(trained.manifest.name).toContain('+sft5');
+    expect(Buffer.from(trained.bytes).equals(Buffer.from(before.bytes))).toBe(false);
+    await s.stop();
+  }, 120_000);
 });

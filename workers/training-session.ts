@@ -184,18 +184,37 @@ export class TrainingSession {
     }
   }
 
-  /** The optional supervised warm start before any RL step (workers/warm-start.ts). */
-  async warmStart(opts: WarmStartOptions): Promise<{ losses: number[]; seconds: number }> {
+  /** Set by cancelWarmStart: the warm start in progress stops after its current SFT step. */
+  private warmStartCancelled = false;
+
+  /** Stops the warm start in progress; not queued behind it (it answers at once). */
+  cancelWarmStart(): void {
+    this.warmStartCancelled = true;
+  }
+
+  /**
+   * The optional supervised warm start before any RL step (workers/warm-start.ts). Cancelled
+   * (cancelWarmStart), the policy keeps the weights it had and the run is unchanged.
+   */
+  async warmStart(opts: WarmStartOptions): Promise<{ losses: number[]; seconds: number; cancelled: boolean }> {
     const cur = this.need();
     checkWarmStart(opts, cur.run.step);
+    this.warmStartCancelled = false;
     await this.pause();
     const prev = this.state;
     return this.engine.run(async () => {
       this.setState('loading', 'SFT warm start');
       try {
-        const r = await warmStartRun(cur.run, opts, (done, total) =>
-          this.emit({ type: 'progress', what: 'warm-start', done, total }),
+        const r = await warmStartRun(
+          cur.run,
+          opts,
+          (done, total) => this.emit({ type: 'progress', what: 'warm-start', done, total }),
+          {
+            cancelled: () => this.warmStartCancelled,
+            betweenSteps: this.deps.yieldToEvents ?? (() => new Promise<void>((ok) => setTimeout(ok, 0))),
+          },
         );
+        if (r.cancelled) return r;
         cur.id = `${cur.id}+sft${opts.steps}`;
         cur.recorder.update(cur.run.config, `the base was warm-started with ${opts.steps} SFT steps before RL`);
         cur.passkBaseCache.clear();

@@ -25,26 +25,54 @@ export function checkWarmStart(opts: WarmStartOptions, stepsDone: number): void 
     );
 }
 
-/** Trains `run`'s policy in place and makes the result its base; returns the losses and the seconds taken. */
+/** How a warm start in progress is stopped: polled after every SFT step, with a return to the event loop first. */
+export interface WarmStartControl {
+  cancelled: () => boolean;
+  /** Awaited after every SFT step: lets the worker answer pings and Cancel (a WASM step does not yield). */
+  betweenSteps?: () => Promise<void>;
+}
+
+/** Thrown inside pretrain's step callback to stop it; caught in warmStartRun. */
+class WarmStartCancelled extends Error {}
+
+/**
+ * Trains `run`'s policy in place and makes the result its base; returns the losses and the seconds
+ * taken. Cancelled, it puts back the weights the policy had before (nothing the user had is lost)
+ * and returns `cancelled: true` with the losses of the steps that ran.
+ */
 export async function warmStartRun(
   run: TrainingRun,
   opts: WarmStartOptions,
   onProgress: (done: number, total: number) => void,
-): Promise<{ losses: number[]; seconds: number }> {
+  control: WarmStartControl = { cancelled: () => false },
+): Promise<{ losses: number[]; seconds: number; cancelled: boolean }> {
   const t0 = performance.now();
   const c = run.config;
   const difficulty = run.trainer.difficulty;
-  const losses = await pretrain(run.policy, {
-    mix: [{ task: c.task, difficulty }],
-    steps: opts.steps,
-    batchSize: opts.batchSize ?? 32,
-    lr: opts.lr ?? 2e-3,
-    warmupSteps: Math.min(20, Math.ceil(opts.steps / 10)),
-    seed: c.seed,
-    onStep: (i) => {
-      if (i % 5 === 4 || i === opts.steps - 1) onProgress(i + 1, opts.steps);
-    },
-  });
+  const before = await run.policy.getWeights();
+  const done: number[] = [];
+  onProgress(0, opts.steps);
+  let losses: number[];
+  try {
+    losses = await pretrain(run.policy, {
+      mix: [{ task: c.task, difficulty }],
+      steps: opts.steps,
+      batchSize: opts.batchSize ?? 32,
+      lr: opts.lr ?? 2e-3,
+      warmupSteps: Math.min(20, Math.ceil(opts.steps / 10)),
+      seed: c.seed,
+      onStep: async (i, loss) => {
+        done.push(loss);
+        if (i % 5 === 4 || i === opts.steps - 1) onProgress(i + 1, opts.steps);
+        await control.betweenSteps?.();
+        if (control.cancelled() && i < opts.steps - 1) throw new WarmStartCancelled();
+      },
+    });
+  } catch (e) {
+    if (!(e instanceof WarmStartCancelled)) throw e;
+    run.policy.setWeights(before);
+    return { losses: done, seconds: (performance.now() - t0) / 1000, cancelled: true };
+  }
   const weights = await run.policy.getWeights();
   run.policy.setWeights(weights);
   await run.policy.resetReference();
@@ -62,5 +90,5 @@ export async function warmStartRun(
   };
   run.base = { manifest, weights };
   run.evals = [];
-  return { losses, seconds: (performance.now() - t0) / 1000 };
+  return { losses, seconds: (performance.now() - t0) / 1000, cancelled: false };
 }

@@ -7,6 +7,7 @@
  */
 import { configFields, heldOutSamples, validateConfig, type RunConfig } from '../rl/config.ts';
 import type { SessionEvent } from '../../workers/protocol.ts';
+import { runsProgress } from './job-progress.ts';
 import { foldSideEvents } from './run-series.ts';
 import { appDefaults, draftPatch } from './config-form.ts';
 import { checkOverrides, passAt1Verdict, type HeldOut } from './compare-check.ts';
@@ -301,6 +302,15 @@ export function stopCompare(keepMetrics = false): void {
       c: c.c ? { ...c.c, state: c.c.state === 'recorded' ? 'recorded' : 'idle' } : null,
     });
   }
+}
+
+/** Compare's one progress line while its runs train (job-progress.ts); null when nothing trains. */
+export function compareProgress(c = getState().compare): { fraction: number; doing: string } | null {
+  if (!c.running) return null;
+  return runsProgress(
+    compareSides(c).map((x, i) => ({ name: 'ABC'[i]!, step: x.step, trains: x.state !== 'recorded' })),
+    c.steps,
+  );
 }
 
 /** Compare's two runs: before "Run both", and the slowest run's time left while they train. */

@@ -20,6 +20,7 @@ import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint,
 import type { UrlSetup } from './url-state.ts';
 import { client, connectWorker, dropWorker, liveClient } from './worker-link.ts';
 import { WorkerCrashed } from './worker-client.ts';
+import { jobWait } from './job-progress.ts';
 import { passKWait } from './passk-progress.ts';
 import { scrubTo } from './recording.ts';
 
@@ -81,6 +82,9 @@ function onEvents(events: SessionEvent[]): void {
       const pk = getState().passk;
       if ((e.what === 'passk-base' || e.what === 'passk-current') && pk.running)
         patch('passk', { wait: passKWait(pk.wait ?? null, e.what, e.done, e.total, performance.now()) });
+      const ws = getState().warmStart;
+      if (e.what === 'warm-start' && ws.running && e.total > 0)
+        patch('warmStart', { wait: jobWait(ws.wait ?? null, e.done / e.total, performance.now()) });
     } else if (e.type === 'saved') savedByWorker(e);
     else if (e.type === 'save-failed') saveFailed(Object.assign(new Error(e.message), { name: e.name }));
     else if (e.type === 'error') {
@@ -123,7 +127,9 @@ function onCrash(msg: string): void {
     error: { kind: 'crash', title: CRASH_TITLE, message: text },
     // Panels waiting on the worker stop waiting, with the banner's message (none keeps "Computing…").
     ...(s.passk.running ? { passk: { ...s.passk, running: false, wait: null, error: `${CRASH_TITLE}: ${text}` } } : {}),
-    ...(s.warmStart.running ? { warmStart: { ...s.warmStart, running: false } } : {}),
+    ...(s.warmStart.running
+      ? { warmStart: { ...s.warmStart, running: false, wait: null, error: `${CRASH_TITLE}: ${text}` } }
+      : {}),
   });
 }
 
@@ -288,14 +294,27 @@ export function stepOnce(): Promise<void> {
   });
 }
 
-/** The optional SFT warm start before RL (see TrainingSession.warmStart); progress streams as 'warm-start'. */
+/** Each warm-start press gets a number: a cancelled computation's answer is dropped. */
+let warmStartTicket = 0;
+
+/**
+ * The optional SFT warm start before RL (see TrainingSession.warmStart); progress streams as
+ * 'warm-start' into one line with its time left, and Cancel (cancelWarmStart) leaves the model as it was.
+ */
 export async function warmStart(steps: number): Promise<void> {
-  if (!(await ensureRun())) return;
-  patch('warmStart', { running: true, result: null });
+  const ticket = ++warmStartTicket;
+  patch('warmStart', { running: true, result: null, wait: null, cancelled: false, error: null });
+  if (!(await ensureRun())) {
+    if (ticket === warmStartTicket) patch('warmStart', { running: false });
+    return;
+  }
+  if (ticket !== warmStartTicket) return; // cancelled while the model loaded
   try {
     const r = await client().call((a) => a.warmStart({ steps }));
+    if (ticket !== warmStartTicket || r.cancelled) return;
     patch('warmStart', {
       running: false,
+      wait: null,
       result: {
         steps,
         firstLoss: r.losses[0] ?? NaN,
@@ -305,10 +324,21 @@ export async function warmStart(steps: number): Promise<void> {
     });
     setState({ evals: [] }); // the worker saves the warm-started run itself
   } catch (e) {
-    patch('warmStart', { running: false, result: null });
-    // A worker that stopped has said so in its banner (onCrash): the same message, not a second one.
-    if (!(e instanceof WorkerCrashed)) showError('step', 'The warm start failed', e);
+    // A worker that stopped has said so in its banner and in this panel (onCrash): not a second message.
+    if (e instanceof WorkerCrashed || ticket !== warmStartTicket) return;
+    patch('warmStart', { running: false, wait: null, result: null });
+    showError('step', 'The warm start failed', e);
   }
+}
+
+/** Cancel: the panel says so at once; the worker stops after its current SFT step and puts the weights back. */
+export function cancelWarmStart(): void {
+  if (!getState().warmStart.running) return;
+  warmStartTicket++;
+  patch('warmStart', { running: false, wait: null, cancelled: true });
+  void liveClient()
+    ?.call((a) => a.cancelWarmStart())
+    .catch(() => undefined);
 }
 
 /**

@@ -4,6 +4,7 @@
  * live in controller.ts.
  */
 import type { SeedCurves } from './lesson-seeds.ts';
+import type { JobWait } from './job-progress.ts';
 import type { PassKWait } from './passk-progress.ts';
 import { create } from 'zustand';
 import type { Manifest } from '../model/checkpoint.ts';
@@ -205,6 +206,12 @@ export interface AppState {
   warmStart: {
     running: boolean;
     result: { steps: number; firstLoss: number; lastLoss: number; seconds: number } | null;
+    /** While it runs: its one progress line (job-progress.ts); null before the first SFT step reports. */
+    wait?: JobWait | null;
+    /** Cancel was pressed: the model kept the weights it had. */
+    cancelled?: boolean;
+    /** Why it stopped: a failure, or the worker's crash in the banner's words. */
+    error?: string | null;
   };
   /** c: a third run (lessons with three configs); diff rows: field, then its value in A, B (and C). */
   compare: {

@@ -5,6 +5,7 @@ import { presets } from '../../../rl/presets.ts';
 import {
   checkB,
   compareEstimate,
+  compareProgress,
   compareVerdict,
   evaluateBoth,
   pauseCompare,
@@ -355,6 +356,8 @@ export default function ComparePanel() {
   const c = useApp((s) => s.compare);
   const chartSides = useChartSides();
   const estimate = useApp((s) => compareEstimate(s));
+  const progress = compareProgress(c);
+  const progressPct = progress ? Math.floor(100 * progress.fraction) : 0;
   const smoothing = useDeferredValue(useApp((s) => s.smoothing));
   const presetA = useApp((s) => s.setup.draft.presetId);
   const invalid = useApp((s) => Object.keys(draftValidation(s).errors).length > 0);
@@ -476,6 +479,15 @@ export default function ComparePanel() {
           {sides.map((s, i) => `${'ABC'[i]}: ${s.state} step ${s.step}`).join(' · ')}
         </span>
       </div>
+      {progress && (
+        <p className="wait-line" role="status" data-testid="compare-progress" data-percent={progressPct}>
+          <progress max={100} value={progressPct} aria-hidden="true" /> {progressPct}%: {progress.doing}
+          {estimate ? ` · ${estimate}` : ''}{' '}
+          <button type="button" data-testid="compare-cancel" onClick={() => stopCompare()}>
+            Cancel
+          </button>
+        </p>
+      )}
       <div className="row compare-verdict">
         <button
           type="button"

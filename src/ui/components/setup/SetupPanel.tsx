@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { setStepBudget, warmStart } from '../../controller.ts';
+import { cancelWarmStart, setStepBudget, warmStart } from '../../controller.ts';
+import { JobProgress } from '../JobProgress.tsx';
 import { useApp } from '../../store.ts';
 import { AdvancedConfig } from './AdvancedConfig.tsx';
 import { CheckpointPicker } from './CheckpointPicker.tsx';
@@ -73,9 +74,27 @@ function WarmStart() {
       >
         Warm start
       </button>
-      {ws.running && progress?.what === 'warm-start' && (
-        <p className="help" role="status">
-          <progress max={progress.total} value={progress.done} /> {progress.done}/{progress.total} SFT steps
+      {ws.running && (
+        <JobProgress
+          wait={ws.wait ?? null}
+          doing={
+            progress?.what === 'warm-start'
+              ? `SFT step ${progress.done} of ${progress.total}`
+              : 'preparing: loading the model and compiling the training graph'
+          }
+          testId="warm-start-progress"
+          onCancel={cancelWarmStart}
+          cancelTestId="warm-start-cancel"
+        />
+      )}
+      {ws.cancelled && !ws.running && (
+        <p className="help" role="status" data-testid="warm-start-cancelled">
+          Cancelled: the model keeps the weights it had before the warm start.
+        </p>
+      )}
+      {ws.error && !ws.running && (
+        <p className="inline-error" role="alert" data-testid="warm-start-error">
+          {ws.error}
         </p>
       )}
       {ws.result && !ws.running && (
