@@ -92,6 +92,17 @@ test('a lesson draws what its verdict judges: the mean over its seeds, each seed
         new RegExp(`shows on ${per.filter((x) => x.verdict.shows).length} of the ${m.seeds.length} seeds alone`),
       );
       assert.match(banner, new RegExp(`rollouts show seed ${shown}, one on which it shows`));
+      // A chart of a metric the recordings lack says so, not "no steps yet" under 150 recorded steps.
+      const kl = p.page.locator('[data-testid="compare-chart-kl-empty"]');
+      await kl.scrollIntoViewIfNeeded();
+      // A chart draws once in view, at a bounded rate: waited for.
+      await p.page.waitForFunction(
+        () =>
+          document.querySelector('[data-testid="compare-chart-kl-empty"]')?.textContent.trim() ===
+          'these runs have no values of it',
+        undefined,
+        { timeout: 10_000 },
+      );
       await p.page.locator('[data-testid="lesson-banner"]').scrollIntoViewIfNeeded();
       note(testInfo, `screenshot: ${await screenshot(p.page, 'trips-why-groups-cold')}`);
 

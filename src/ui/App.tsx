@@ -12,6 +12,7 @@ import { Guide } from './components/guide/Guide.tsx';
 import type { BenchUrl } from './bench-report.ts';
 import { searchToSetup } from './url-state.ts';
 import { setState, useApp, type View } from './store.ts';
+import { showsRecording } from './shown-run.ts';
 
 // Views below the fold load after the first screen (recharts is the heavy part).
 const Charts = lazy(() => import('./components/charts/Charts.tsx'));
@@ -40,7 +41,7 @@ export const views: { id: View; label: string }[] = [
 ];
 
 function CurrentView({ view, bench }: { view: View; bench: BenchUrl }) {
-  const recording = useApp((s) => !!s.recording?.showing);
+  const recording = useApp(showsRecording);
   switch (view) {
     case 'charts':
       return <Charts />;

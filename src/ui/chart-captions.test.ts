@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readRunRecord } from '../record/run-record.ts';
 import { captionValue, chartRows, chartSummary, fmt, latestValue } from './chart-data.ts';
-import { chartSpecs } from './components/charts/specs.ts';
+import { chartSpecs } from './chart-specs.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const fixture = join(root, 'e2e/fixtures/trl-arithmetic-2steps.rlvr.gz');

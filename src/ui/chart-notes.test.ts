@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../rl/config.ts';
 import { autoDomain, latestSummary } from './chart-data.ts';
-import { chartSpecs } from './components/charts/specs.ts';
+import { chartSpecs } from './chart-specs.ts';
 
 const spec = (id: string) => chartSpecs.find((s) => s.id === id)!;
 

@@ -2,7 +2,7 @@
 // otherwise MetricChart shows the hint as plain help text.
 import { describe, expect, it } from 'vitest';
 import { chartWarnings, sharpeningWarning, WINDOW } from './chart-warnings.ts';
-import { chartSpecs } from './components/charts/specs.ts';
+import { chartSpecs } from './chart-specs.ts';
 
 const steps = (n: number, row: (i: number) => Record<string, number>) =>
   Array.from({ length: n }, (_, i) => ({ step: i + 1, ...row(i) }));

@@ -38,7 +38,7 @@ function drift(rows: Rows, key: string): { before: number; after: number } | nul
 
 export type ChartWarning = (rows: Rows) => string | null;
 
-/** Per chart id (src/ui/components/charts/specs.ts): the warning text while its condition holds, else null. */
+/** Per chart id (src/ui/chart-specs.ts): the warning text while its condition holds, else null. */
 export const chartWarnings: Record<string, ChartWarning> = {
   reward: (rows) => {
     const xs = recent(rows, 'reward');

@@ -21,6 +21,7 @@ import type { UrlSetup } from './url-state.ts';
 import { client, connectWorker, dropWorker, liveClient } from './worker-link.ts';
 import { WorkerCrashed } from './worker-client.ts';
 import { jobWait } from './job-progress.ts';
+import { showsRecording } from './shown-run.ts';
 import { passKWait } from './passk-progress.ts';
 import { scrubTo } from './recording.ts';
 
@@ -570,7 +571,7 @@ export async function discardSaved(runId: string | null = failedRestore): Promis
 
 export async function openStep(step: number): Promise<void> {
   // A recording shown in the page: its own rollouts, at the scrubber (the worker is not asked).
-  if (getState().recording?.showing) {
+  if (showsRecording(getState())) {
     scrubTo(step);
     return;
   }

@@ -17,7 +17,6 @@ import {
   parseMeasured,
   unknownLessonMessage,
 } from './lesson-plan.ts';
-import type { SetupDraft } from './config-form.ts';
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
 import { searchToSetup, type UrlSetup } from './url-state.ts';
@@ -76,15 +75,14 @@ export function lessonSeed(id: string): number {
   return typeof seed === 'number' && Number.isInteger(seed) && seed >= 0 ? seed : LESSON_SEED;
 }
 
-/** The setup form a lesson put in place: editing it (anything else) ends the lesson's hold on the URL. */
-let appliedDraft: SetupDraft | null = null;
+/** Editing the setup form a lesson put in place (lesson.appliedDraft) ends the lesson's hold on the URL. */
 let watching = false;
 
 function watchSetupEdits(): void {
   if (watching) return;
   watching = true;
   useApp.subscribe((s, prev) => {
-    if (s.setup.lesson && s.setup.draft !== prev.setup.draft && s.setup.draft !== appliedDraft) {
+    if (s.setup.lesson && s.setup.draft !== prev.setup.draft && s.setup.draft !== s.lesson.appliedDraft) {
       setState((st) => ({ setup: { ...st.setup, lesson: null } }));
     }
   });
@@ -111,12 +109,11 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   const runState = getState().run.state;
   if (opts.live && (runState === 'running' || runState === 'pausing')) await pause();
   // The setup the person had before any lesson: closing the lesson gives it back.
-  if (!getState().lesson.active) setupBeforeLesson = pickSetup(getState().setup);
-  appliedDraft = forms.draft;
+  const setupBefore = getState().lesson.active ? getState().lesson.setupBefore : pickSetup(getState().setup);
   watchSetupEdits();
   setState((s) => ({
+    lesson: { ...s.lesson, active: lesson.id, notice: null, live: !!opts.live, setupBefore, appliedDraft: forms.draft },
     setup: { ...s.setup, draft: forms.draft, checkpoint: null, model: null, stepBudget: steps, lesson: lesson.id },
-    lesson: { ...s.lesson, active: lesson.id, notice: null, live: !!opts.live },
   }));
   if (!opts.live) {
     const shipped = (await loadShippedRecords()).filter((r) => r.lesson?.id === lesson.id);
@@ -199,7 +196,6 @@ export async function runLessonLive(): Promise<void> {
 
 /** The parts of the setup a lesson replaces. */
 type LessonSetup = Pick<UrlSetup, 'draft' | 'checkpoint' | 'model' | 'stepBudget'>;
-let setupBeforeLesson: LessonSetup | null = null;
 const pickSetup = ({ draft, checkpoint, model, stepBudget }: UrlSetup): LessonSetup => ({
   draft,
   checkpoint,
@@ -213,15 +209,12 @@ const pickSetup = ({ draft, checkpoint, model, stepBudget }: UrlSetup): LessonSe
  * edited the lesson's setup since (their edits stay).
  */
 export function closeLesson(): void {
-  const id = getState().lesson.active;
-  const before = setupBeforeLesson;
-  setupBeforeLesson = null;
+  const { active: id, setupBefore: before, appliedDraft } = getState().lesson;
   const untouched = getState().setup.draft === appliedDraft;
   setState((s) => ({
     setup: { ...s.setup, ...(before && untouched ? before : {}), lesson: null },
-    lesson: { ...s.lesson, active: null },
+    lesson: { ...s.lesson, active: null, setupBefore: null, appliedDraft: null },
   }));
-  appliedDraft = null;
   if (getState().recording?.record.provenance.lesson?.id === id) closeRecording();
 }
 

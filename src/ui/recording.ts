@@ -22,6 +22,7 @@ import { selectedManifest } from './setup-state.ts';
 import { droppedFilesPlan } from '../util/file-kind.ts';
 import { droppedDirectory, folderFromEntry } from './viewer/folder-files.ts';
 import { folderFailed, openFolder } from './viewer/viewer-actions.ts';
+import { showsRecording } from './shown-run.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -185,9 +186,6 @@ export async function openRecordingFromUrl(search = location.search): Promise<bo
 
 // ---- the shown recording ------------------------------------------------------------------------
 
-/** The live inspector's state while a recording is shown (given back when the page shows the live run again). */
-let liveInspector: AppState['inspector'] | null = null;
-
 const ascending = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
 
 /** Puts a decoded record in the page (on the last step) and shows it (in `opts.view`, else a view that can show it). */
@@ -210,8 +208,9 @@ export function showRecord(
     histogram: null,
     showing: true,
     ...(opts.arms ? { arms: opts.arms } : {}),
+    // The live inspector is kept once, when the page turns from the live run to a recording.
+    liveInspector: showsRecording(getState()) ? (getState().recording?.liveInspector ?? null) : getState().inspector,
   };
-  if (!getState().recording?.showing) liveInspector = getState().inspector;
   const view = getState().view;
   setState({
     recording: rec,
@@ -280,15 +279,17 @@ export function scrubBy(delta: -1 | 1): void {
 export function showLive(): void {
   const rec = getState().recording;
   if (!rec?.showing) return;
-  setState({ recording: { ...rec, showing: false }, ...(liveInspector ? { inspector: liveInspector } : {}) });
-  liveInspector = null;
+  const { liveInspector } = rec;
+  setState({
+    recording: { ...rec, showing: false, liveInspector: null },
+    ...(liveInspector ? { inspector: liveInspector } : {}),
+  });
 }
 
 export function showRecording(): void {
   const rec = getState().recording;
   if (!rec || rec.showing) return;
-  liveInspector = getState().inspector;
-  setState({ recording: { ...rec, showing: true } });
+  setState({ recording: { ...rec, showing: true, liveInspector: getState().inspector } });
   scrubTo(rec.step);
 }
 
@@ -301,8 +302,7 @@ export function closeRecording(): void {
     setState((s) => ({
       compare: { ...s.compare, a: idleSide('A'), b: idleSide('B'), c: null, diff: [], overSeeds: null },
     }));
-  meanSides = null;
-  overSeeds = null;
+  setState({ recordedArms: { opened: getState().recordedArms.opened, mean: null } });
   // The link no longer opens it: the address bar shows the setup alone (as boot.ts writes it).
   if (searchToSetup(location.search).page.run !== null) {
     const q = setupToSearch(getState().setup, selectedManifest());
@@ -386,11 +386,7 @@ export function openShippedRecord(r: ShippedRecord): Promise<boolean> {
   return openRecordUrl(appUrl(r.file), r.title);
 }
 
-/** The decoded records of the arms last opened together (what "inspect this arm" switches between). */
-let openedArms: { label: string; name: string; record: RunRecord; notes: string[] }[] = [];
-/** A lesson's arms averaged over its seeds (what Compare draws instead of one seed's), and what they are. */
-let meanSides: CompareSide[] | null = null;
-let overSeeds: NonNullable<AppState['compare']['overSeeds']> | null = null;
+type OverSeeds = NonNullable<AppState['compare']['overSeeds']>;
 
 /** A lesson's other seeds, whose records are averaged with the shown seed's into the curves Compare draws. */
 export interface SeedsToAverage {
@@ -441,17 +437,16 @@ export async function openRecordedArms(
     failed(bad.name, bad.r.error);
     return false;
   }
-  openedArms = decoded.map((d) =>
+  const opened = decoded.map((d) =>
     d.r.ok ? { label: d.label, name: d.name, record: d.r.record, notes: d.r.notes } : null!,
   );
-  meanSides = null;
+  setState({ recordedArms: { opened, mean: null } });
   // The shown seed first (one on which the effect shows, where there is one): the page opens at once,
   // and the banner says the mean is on its way until the other seeds are read.
   const pending = over
     ? `Reading seeds ${over.seeds.filter((x) => x !== over.shownSeed).join(', ')} to draw the mean over all ${over.seeds.length}; the curves are seed ${over.shownSeed}'s until then.`
     : '';
-  overSeeds = over ? { seeds: [...over.seeds], shownSeed: over.shownSeed, text: pending, pending: true } : null;
-  showArms(0);
+  showArms(0, over ? { seeds: [...over.seeds], shownSeed: over.shownSeed, text: pending, pending: true } : null);
   performance.mark('record-shown');
   if (!over) return true;
   // The other seeds' records, once the page has drawn the shown seed and one at a time (a reader is
@@ -471,9 +466,10 @@ export async function openRecordedArms(
       }
     }),
   );
-  if (dropped() || getState().compare.a.state !== 'recorded' || overSeeds?.shownSeed !== over.shownSeed) return true;
+  const shown = getState().compare;
+  if (dropped() || shown.a.state !== 'recorded' || shown.overSeeds?.shownSeed !== over.shownSeed) return true;
   if (error) {
-    overSeeds = {
+    const overSeeds: OverSeeds = {
       seeds: [...over.seeds],
       shownSeed: over.shownSeed,
       text: `The mean over the seeds could not be drawn (${error}): the curves are seed ${over.shownSeed}'s alone.`,
@@ -481,14 +477,15 @@ export async function openRecordedArms(
     patch('compare', { overSeeds });
     return true;
   }
-  meanSides = openedArms.map((a, arm) => {
+  const meanSides = getState().recordedArms.opened.map((a, arm) => {
     const records = [{ seed: over.shownSeed, record: a.record }, ...others.filter((o) => o.arm === arm)].sort(
       (x, y) => over.seeds.indexOf(x.seed) - over.seeds.indexOf(y.seed),
     );
     const mean = armOverSeeds(records.map((x) => ({ ...x, metrics: recordedSide(a.label, x.record).metrics })));
     return { ...recordedSide(a.label, a.record), ...mean, step: mean.metrics[mean.metrics.length - 1]?.step ?? 0 };
   });
-  overSeeds = { seeds: [...over.seeds], shownSeed: over.shownSeed, text: over.text };
+  const overSeeds: OverSeeds = { seeds: [...over.seeds], shownSeed: over.shownSeed, text: over.text };
+  setState((s) => ({ recordedArms: { ...s.recordedArms, mean: meanSides } }));
   const [a, b, c] = meanSides;
   patch('compare', { a: a!, b: b ?? idleSide('B'), c: c ?? null, overSeeds });
   performance.mark('record-seeds-shown');
@@ -501,10 +498,14 @@ export function cancelRecordOpen(): void {
   patch('recordingLoad', { loading: null, error: null });
 }
 
-/** Compare draws the opened recordings as its sides (none trains); the scrubber and inspector show arm `shown`'s. */
-function showArms(shown: number): void {
+/**
+ * Compare draws the opened recordings as its sides (none trains), with `overSeeds` (what a lesson's
+ * curves average); the scrubber and inspector show arm `shown`'s.
+ */
+function showArms(shown: number, overSeeds: OverSeeds | null): void {
+  const { opened: openedArms, mean } = getState().recordedArms;
   const arm = openedArms[shown]!;
-  const sides = meanSides ?? openedArms.map((a) => recordedSide(a.label, a.record));
+  const sides = mean ?? openedArms.map((a) => recordedSide(a.label, a.record));
   const longest = Math.max(1, ...openedArms.map((a) => a.record.steps.length));
   showRecord(arm.name, arm.record, arm.notes, {
     arms: openedArms.map((a) => ({ label: a.label, name: a.name })),
@@ -543,7 +544,7 @@ export function addRecordingToCompare(): void {
     return;
   }
   // Recordings already drawn there stay only while Compare still shows them.
-  if (getState().compare.a.state !== 'recorded') openedArms = [];
+  const openedArms = getState().compare.a.state === 'recorded' ? getState().recordedArms.opened : [];
   if (openedArms.some((a) => a.name === rec.name)) {
     setState({ view: 'compare' });
     return;
@@ -555,17 +556,16 @@ export function addRecordingToCompare(): void {
     });
     return;
   }
-  meanSides = null;
-  overSeeds = null;
   const short = rec.name.replace(/^.*\//, '').replace(/\.rlvr\.gz$/, '');
-  openedArms = [...openedArms, { label: short, name: rec.name, record: rec.record, notes: rec.notes }];
-  showArms(openedArms.length - 1);
+  const opened = [...openedArms, { label: short, name: rec.name, record: rec.record, notes: rec.notes }];
+  setState({ recordedArms: { opened, mean: null } });
+  showArms(opened.length - 1, null);
 }
 
 /** Shows another of the opened arms' records in the scrubber, inspector and pass@k view (at the same step). */
 export function inspectArm(label: string): void {
   const rec = getState().recording;
-  const arm = openedArms.find((a) => a.label === label);
+  const arm = getState().recordedArms.opened.find((a) => a.label === label);
   if (!rec?.arms || !arm || rec.name === arm.name) return;
   const step = rec.step;
   const view = getState().view;

@@ -111,6 +111,10 @@ export interface LessonState {
   steps: number;
   /** The open lesson's runs were started ("Run it live"); false while it shows its recording. */
   live?: boolean;
+  /** The parts of the setup the person had before the lesson replaced them: closing it gives them back. */
+  setupBefore?: Pick<UrlSetup, 'draft' | 'checkpoint' | 'model' | 'stepBudget'> | null;
+  /** The setup form the lesson put in place: any other form means the person edited it. */
+  appliedDraft?: UrlSetup['draft'] | null;
 }
 
 /**
@@ -139,6 +143,8 @@ export interface RecordingState {
   showing: boolean;
   /** A lesson's recorded arms, opened together (Compare draws them all; the inspector shows `name`'s). */
   arms?: { label: string; name: string }[];
+  /** The live run's inspector while the recording is shown: given back when the page shows the live run again. */
+  liveInspector?: AppState['inspector'] | null;
 }
 
 export interface SavedOffer {
@@ -186,6 +192,11 @@ export interface AppState {
 
   view: View;
   smoothing: number;
+  /**
+   * A chart asked for ("Look at" in a lesson: show-chart.ts): the chart that draws `metric` (Compare's
+   * when `compare`) scrolls into view, highlighted, and clears it.
+   */
+  chartFocus: { metric: string; compare: boolean } | null;
   inspector: {
     step: number | null;
     data: StepRollouts | null;
@@ -230,6 +241,15 @@ export interface AppState {
   /** How fast this device trains (time-estimate.ts), from the latest measured steps; null until a run has one. */
   pace: Pace | null;
   recording: RecordingState | null;
+  /**
+   * The recordings Compare draws side by side (a lesson's arms, or ones added with "Add to Compare"),
+   * decoded: what "inspect this arm" switches between; `mean`, a lesson's arms averaged over its seeds
+   * (what Compare draws instead of one seed's), once every seed is read.
+   */
+  recordedArms: {
+    opened: { label: string; name: string; record: RunRecord; notes: string[] }[];
+    mean: CompareSide[] | null;
+  };
   /** A record being read (what), or why the last one could not be opened. */
   recordingLoad: { loading: string | null; error: string | null };
   /** The run viewer: runs made elsewhere (TRL, veRL, JSONL) or records, opened from a folder or `rlvr view`. */
@@ -293,6 +313,7 @@ export const useApp = create<AppState>()(() => ({
   guideOpen: false,
   view: 'charts',
   smoothing: 0.6,
+  chartFocus: null,
   inspector: { step: null, data: null, loading: false, open: null, token: null, channel: 'advantage' },
   compare: {
     presetB: 'dr_grpo',
@@ -307,6 +328,7 @@ export const useApp = create<AppState>()(() => ({
   lesson: { active: null, measured: null, measuredNote: null, notice: null, steps: 0 },
   pace: loadPace(),
   recording: null,
+  recordedArms: { opened: [], mean: null },
   recordingLoad: { loading: null, error: null },
   viewer: initialViewer,
 }));

@@ -2,6 +2,7 @@ import { applyUpdate } from '../../pwa/register.ts';
 import { keepEverythingForOffline, useOffline } from '../offline-state.ts';
 import { presets } from '../../rl/presets.ts';
 import { useApp, type RunView } from '../store.ts';
+import { shownRecordedStep } from '../shown-run.ts';
 
 function fmtDuration(s: number): string {
   if (!Number.isFinite(s) || s < 0) return '—';
@@ -41,8 +42,8 @@ export function progressText(p: NonNullable<RunView['progress']>): string {
 /** "Step N", what is training (task · preset), what the worker is doing and how far, the backend (why: on demand), speed, and the step budget. */
 export function StatusBar() {
   const run = useApp((s) => s.run);
-  const recStep = useApp((s) => (s.recording?.showing ? s.recording.step : null));
-  const recLast = useApp((s) => (s.recording?.showing ? (s.recording.steps[s.recording.steps.length - 1] ?? 0) : null));
+  const recStep = useApp((s) => shownRecordedStep(s)?.step ?? null);
+  const recLast = useApp((s) => shownRecordedStep(s)?.last ?? null);
   const recording = recStep === null || recLast === null ? null : { step: recStep, last: recLast };
   // The run's own task once there is one (the setup may already name the next run's); the preset is the setup's, applied live to the run.
   const task = useApp((s) => s.run.config?.task ?? s.setup.draft.task);

@@ -1,4 +1,4 @@
-import { useDeferredValue, useMemo } from 'react';
+import { useDeferredValue, useMemo, useRef } from 'react';
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { findLesson, metricTitle } from '../../lesson-plan.ts';
 import { setState, useApp } from '../../store.ts';
@@ -7,9 +7,11 @@ import { latestSummary, type Row } from '../../chart-data.ts';
 import { sharpeningWarning } from '../../chart-warnings.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { useBoundedRate } from './render-budget.ts';
-import { chartSpecs, type ChartSpec } from './specs.ts';
+import { useChartFocus } from './chart-focus.ts';
+import { chartSpecs, type ChartSpec } from '../../chart-specs.ts';
 import type { MetricKey, RewardComponentKey } from '../../../rl/metrics.ts';
 import { heldOutSamples } from '../../../rl/config.ts';
+import { shownConfig, shownEvals, shownHistogram, shownRecordedMetrics } from '../../shown-run.ts';
 
 function SmoothingSlider() {
   const smoothing = useApp((s) => s.smoothing);
@@ -31,10 +33,14 @@ function SmoothingSlider() {
   );
 }
 
+const EVAL = ['eval'];
+
 /** Held-out pass@k over training: pass@1 up to pass@n at each evaluation (n samples per prompt: heldOutSamples in src/rl/config.ts). */
 function EvalChart({ focus = false }: { focus?: boolean }) {
-  const evals = useApp((s) => (s.recording?.showing ? s.recording.evals : s.evals));
-  const config = useApp((s) => (s.recording?.showing ? s.recording.record.config : s.run.config));
+  const ref = useRef<HTMLElement>(null);
+  useChartFocus(ref, EVAL, false);
+  const evals = useApp(shownEvals);
+  const config = useApp(shownConfig);
   const ks = useMemo(() => {
     const all = new Set<string>();
     for (const e of evals) for (const k of Object.keys(e.pass_at_k)) all.add(k);
@@ -67,6 +73,7 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
   const sharpening = sharpeningWarning(evals);
   return (
     <figure
+      ref={ref}
       className={`chart${focus ? ' focus' : ''}`}
       data-testid="chart-eval"
       data-focus={focus ? 'true' : undefined}
@@ -145,7 +152,7 @@ export function bandNote(evals: { step: number; pass_at_k: Record<string, number
 }
 
 function AdvantageHistogram() {
-  const h = useApp((s) => (s.recording?.showing ? s.recording.histogram : s.histogram));
+  const h = useApp(shownHistogram);
   if (!h) return null;
   const rows = h.counts.map((c, i) => ({ bin: `${h.edges[i]!.toFixed(1)}`, count: c }));
   const total = h.counts.reduce((a, b) => a + b, 0);
@@ -193,7 +200,7 @@ export default function Charts() {
   // recording shown in the page (src/ui/recording.ts) is drawn by the same charts, up to its scrubbed
   // step, at once: the scrubber is the user's own hand, not a stream of events.
   const live = useBoundedRate(useApp((s) => s.metrics));
-  const recorded = useApp((s) => (s.recording?.showing ? s.recording.metrics : null));
+  const recorded = useApp(shownRecordedMetrics);
   const metrics = useDeferredValue(recorded ?? live);
   const smoothing = useDeferredValue(useApp((s) => s.smoothing));
   const source = recorded ? 'record' : 'run';
@@ -228,7 +235,7 @@ export default function Charts() {
   );
   const rest = specs.filter((s) => !focusSpecs.includes(s));
   // Which quantities cannot move: judged by the run's config, or the setup's before a run exists.
-  const runConfig = useApp((s) => (s.recording?.showing ? s.recording.record.config : s.run.config));
+  const runConfig = useApp(shownConfig);
   const draft = useApp((s) => s.setup);
   const checkpoints = useApp((s) => s.checkpoints);
   const config = useMemo(() => runConfig ?? effectiveDraftConfig(), [runConfig, draft, checkpoints]);

@@ -14,7 +14,8 @@ import {
 } from '../../chart-data.ts';
 import { chartWarnings } from '../../chart-warnings.ts';
 import { useChartData } from './render-budget.ts';
-import { constantNote, infoFor, type ChartSpec } from './specs.ts';
+import { constantNote, infoFor, type ChartSpec } from '../../chart-specs.ts';
+import { useChartFocus } from './chart-focus.ts';
 
 /**
  * Okabe–Ito, the palette designed to stay distinct under the common colour-vision deficiencies
@@ -150,6 +151,7 @@ export const MetricChart = memo(function MetricChart({
   const ref = useRef<HTMLElement>(null);
   const metrics = useChartData(ref, live, NO_ROWS);
   const keys = spec.lines.map((l) => l.key);
+  useChartFocus(ref, keys, false);
   const rows = useMemo(() => chartRows(metrics, keys, smoothing), [metrics, keys.join('|'), smoothing]);
   const { definition, hint } = infoFor(spec);
   const [plotAnyway, setPlotAnyway] = useState(false);

@@ -2,17 +2,14 @@ import { useEffect, useRef } from 'react';
 import { findLesson, metricTitle, verdictBody } from '../../lesson-plan.ts';
 import { closeLesson, runLessonLive } from '../../lessons.ts';
 import { setState, useApp } from '../../store.ts';
+import { shownLessonRecording } from '../../shown-run.ts';
 
 /** While a lesson is open: which one, where its runs are, what to look at. */
 export function LessonBanner() {
   const lesson = findLesson(useApp((s) => s.lesson.active));
   const view = useApp((s) => s.view);
   const live = useApp((s) => !!s.lesson.live);
-  const recorded = useApp((s) =>
-    s.recording?.showing && s.recording.record.provenance.lesson?.id === s.lesson.active
-      ? s.recording.record.provenance.lesson
-      : null,
-  );
+  const recorded = useApp(shownLessonRecording);
   const arms = useApp((s) => (recorded ? (s.recording?.arms ?? null) : null));
   const measured = useApp((s) => (lesson ? (s.lesson.measured?.[lesson.id] ?? null) : null));
   const overSeeds = useApp((s) =>

@@ -4,14 +4,15 @@ import { patch, useApp } from '../../store.ts';
 import { GroupsTable } from './GroupsTable.tsx';
 import { ObjectivePanel } from './ObjectivePanel.tsx';
 import { TokenView } from './TokenView.tsx';
+import { shownLiveStep, shownRolloutSteps, showsRecording } from '../../shown-run.ts';
 
 /** Choose a step, see its groups, open a completion token by token, and the objective for a token. */
 export default function RolloutInspector() {
   // A recording shown in the page feeds the same views from its record (src/ui/recording.ts).
-  const recorded = useApp((s) => !!s.recording?.showing);
-  const steps = useApp((s) => (s.recording?.showing ? s.recording.rolloutSteps : s.run.rolloutSteps));
+  const recorded = useApp(showsRecording);
+  const steps = useApp(shownRolloutSteps);
   const insp = useApp((s) => s.inspector);
-  const runStep = useApp((s) => (s.recording?.showing ? 0 : s.run.step));
+  const runStep = useApp(shownLiveStep);
   const latest = steps[steps.length - 1];
   // Follow the latest step until the person picks one.
   useEffect(() => {

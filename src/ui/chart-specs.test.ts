@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isMetricKey, metricKeys } from '../../../rl/metrics.ts';
-import { chartSpecs, type ChartSpec } from './specs.ts';
+import { isMetricKey, metricKeys } from '../rl/metrics.ts';
+import { chartSpecs, type ChartSpec } from './chart-specs.ts';
 
 // Type-level check, run by `tsc -b` (tsconfig.tests.json): a chart naming a key the metric table
 // lacks is a compile error. If the line below ever compiles, tsc reports the unused directive.

@@ -1,5 +1,5 @@
-import type { RunConfig } from '../../../rl/config.ts';
-import { metricInfo, type MetricKey, type RewardComponentKey } from '../../../rl/metrics.ts';
+import type { RunConfig } from '../rl/config.ts';
+import { metricInfo, type MetricKey, type RewardComponentKey } from '../rl/metrics.ts';
 
 export interface ChartSpec {
   id: string;

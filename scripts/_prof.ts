@@ -1,0 +1,10 @@
+import { nodeRunFiles } from '/work/main/src/node/run-files.ts';
+import { openAllRuns } from '/work/main/src/runs/index.ts';
+const dir = process.argv[2]!;
+const text = process.argv[3] ?? 'the';
+const t0 = performance.now();
+const { runs } = await openAllRuns(nodeRunFiles(dir));
+console.log('opened', runs.length, ((performance.now() - t0) / 1000).toFixed(2), 's');
+const t1 = performance.now();
+const res = await runs[0]!.search({ text }, { limit: 200 });
+console.log('search', res.count, res.stepsSearched, ((performance.now() - t1) / 1000).toFixed(2), 's');
