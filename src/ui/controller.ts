@@ -13,13 +13,12 @@ import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
 import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
-import { deleteRun, forgetPassK, loadPassK, loadRun, restoredNote, savePassK, type SavedRun } from './persist.ts';
+import { deleteRun, forgetPassK, loadPassK, loadRun, restoredNote, type SavedRun } from './persist.ts';
 import { holdRun, recordShownStep } from './tabs.ts';
 import { getState, hasRun, initialRun, initialRunSlices, patch, setState, type AppError } from './store.ts';
 import { draftValidation, effectiveDraftConfig, initRequest, selectedCheckpoint, updateSetup } from './setup-state.ts';
 import type { UrlSetup } from './url-state.ts';
 import { client, connectWorker, dropWorker, liveClient } from './worker-link.ts';
-import { WorkerCrashed } from './worker-client.ts';
 import { jobWait } from './job-progress.ts';
 import { showsRecording } from './shown-run.ts';
 import { passKWait } from './passk-progress.ts';
@@ -295,53 +294,6 @@ export function stepOnce(): Promise<void> {
   });
 }
 
-/** Each warm-start press gets a number: a cancelled computation's answer is dropped. */
-let warmStartTicket = 0;
-
-/**
- * The optional SFT warm start before RL (see TrainingSession.warmStart); progress streams as
- * 'warm-start' into one line with its time left, and Cancel (cancelWarmStart) leaves the model as it was.
- */
-export async function warmStart(steps: number): Promise<void> {
-  const ticket = ++warmStartTicket;
-  patch('warmStart', { running: true, result: null, wait: null, cancelled: false, error: null });
-  if (!(await ensureRun())) {
-    if (ticket === warmStartTicket) patch('warmStart', { running: false });
-    return;
-  }
-  if (ticket !== warmStartTicket) return; // cancelled while the model loaded
-  try {
-    const r = await client().call((a) => a.warmStart({ steps }));
-    if (ticket !== warmStartTicket || r.cancelled) return;
-    patch('warmStart', {
-      running: false,
-      wait: null,
-      result: {
-        steps,
-        firstLoss: r.losses[0] ?? NaN,
-        lastLoss: r.losses[r.losses.length - 1] ?? NaN,
-        seconds: r.seconds,
-      },
-    });
-    setState({ evals: [] }); // the worker saves the warm-started run itself
-  } catch (e) {
-    // A worker that stopped has said so in its banner and in this panel (onCrash): not a second message.
-    if (e instanceof WorkerCrashed || ticket !== warmStartTicket) return;
-    patch('warmStart', { running: false, wait: null, result: null });
-    showError('step', 'The warm start failed', e);
-  }
-}
-
-/** Cancel: the panel says so at once; the worker stops after its current SFT step and puts the weights back. */
-export function cancelWarmStart(): void {
-  if (!getState().warmStart.running) return;
-  warmStartTicket++;
-  patch('warmStart', { running: false, wait: null, cancelled: true });
-  void liveClient()
-    ?.call((a) => a.cancelWarmStart())
-    .catch(() => undefined);
-}
-
 /**
  * Discards the run; the next Start builds a new one from the setup, saved as a run of its own. The
  * last autosave stays a saved run (Restore in the banner brings it back, and so does a reload before
@@ -583,40 +535,4 @@ export async function openStep(step: number): Promise<void> {
     patch('inspector', { loading: false });
     showError('other', `Could not fetch the rollouts of step ${step}`, e);
   }
-}
-
-/** Each pass@k press gets a number: a cancelled (or superseded) computation's answer is dropped. */
-let passkTicket = 0;
-
-export async function runPassK(): Promise<void> {
-  const ticket = ++passkTicket;
-  patch('passk', { running: true, error: null, wait: null, cancelled: false });
-  if (!(await ensureRun())) {
-    if (ticket === passkTicket) patch('passk', { running: false });
-    return;
-  }
-  if (ticket !== passkTicket) return; // cancelled while the model loaded
-  // A run loaded just now resets the panel (applyInit): it is waiting again.
-  patch('passk', { running: true, error: null, wait: null, cancelled: false });
-  try {
-    const curve = await client().call((a) => a.evaluatePassAtK());
-    if (ticket === passkTicket) patch('passk', { curve, running: false, wait: null, restored: false });
-    // Kept with the run: a reload shows it again (restoreSaved).
-    const id = currentRunId();
-    if (id) savePassK(id, curve);
-  } catch (e) {
-    // A crash has already put its message in the panel (onCrash); a cancel its own state.
-    if (ticket === passkTicket && getState().passk.running)
-      patch('passk', { running: false, wait: null, error: message(e) });
-  }
-}
-
-/** Cancel: the panel says so at once; the worker stops before its next sampling batch. */
-export function cancelPassK(): void {
-  if (!getState().passk.running) return;
-  passkTicket++;
-  patch('passk', { running: false, wait: null, cancelled: true });
-  void liveClient()
-    ?.call((a) => a.cancelPassK())
-    .catch(() => undefined);
 }

@@ -1,5 +1,5 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { cancelPassK, runPassK } from '../controller.ts';
+import { cancelPassK, runPassK } from '../long-jobs.ts';
 import { passKEstimate } from '../pace.ts';
 import { aboutTime, passKSecondsLeft } from '../passk-progress.ts';
 import { passkVerdict } from '../passk-caption.ts';

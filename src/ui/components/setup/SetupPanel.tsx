@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { cancelWarmStart, setStepBudget, warmStart } from '../../controller.ts';
+import { setStepBudget } from '../../controller.ts';
+import { cancelWarmStart, warmStart } from '../../long-jobs.ts';
 import { JobProgress } from '../JobProgress.tsx';
 import { useApp } from '../../store.ts';
 import { AdvancedConfig } from './AdvancedConfig.tsx';
