@@ -20,15 +20,9 @@ import {
 import { getState, patch, setState, useApp } from './store.ts';
 import { guardSearch } from './url-guard.ts';
 import { searchToSetup, type UrlSetup } from './url-state.ts';
-import {
-  cancelRecordOpen,
-  closeRecording,
-  loadShippedRecords,
-  openRecordedArms,
-  openShippedRecord,
-  showLive,
-  type ShippedRecord,
-} from './recording.ts';
+import { loadShippedRecords, openRecordedArms, openShippedRecord, type ShippedRecord } from './recorded-arms.ts';
+import { closeRecording, showLive } from './recording.ts';
+import { cancelRecordOpen } from './recording-read.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 

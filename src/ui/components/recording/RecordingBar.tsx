@@ -1,19 +1,21 @@
 import { useEffect, useRef, useState } from 'react';
 import {
-  addRecordingToCompare,
   compareWithLive,
-  inspectArm,
   dismissRecordingError,
-  loadShippedRecords,
   openRecordFile,
-  openShippedRecord,
-  prewarmRecordReader,
   scrubBy,
   scrubTo,
   showLive,
   showRecording,
-  type ShippedRecord,
 } from '../../recording.ts';
+import {
+  addRecordingToCompare,
+  inspectArm,
+  loadShippedRecords,
+  openShippedRecord,
+  type ShippedRecord,
+} from '../../recorded-arms.ts';
+import { prewarmRecordReader } from '../../recording-read.ts';
 import { continueFromRecording } from '../../recording-continue.ts';
 import { closeRecordingOrLesson } from '../../lessons.ts';
 import { useApp } from '../../store.ts';
