@@ -92,17 +92,6 @@ test('a lesson draws what its verdict judges: the mean over its seeds, each seed
         new RegExp(`shows on ${per.filter((x) => x.verdict.shows).length} of the ${m.seeds.length} seeds alone`),
       );
       assert.match(banner, new RegExp(`rollouts show seed ${shown}, one on which it shows`));
-      // A chart of a metric the recordings lack says so, not "no steps yet" under 150 recorded steps.
-      const kl = p.page.locator('[data-testid="compare-chart-kl-empty"]');
-      await kl.scrollIntoViewIfNeeded();
-      // A chart draws once in view, at a bounded rate: waited for.
-      await p.page.waitForFunction(
-        () =>
-          document.querySelector('[data-testid="compare-chart-kl-empty"]')?.textContent.trim() ===
-          'these runs have no values of it',
-        undefined,
-        { timeout: 10_000 },
-      );
       await p.page.locator('[data-testid="lesson-banner"]').scrollIntoViewIfNeeded();
       note(testInfo, `screenshot: ${await screenshot(p.page, 'trips-why-groups-cold')}`);
 
@@ -267,6 +256,16 @@ test("pass@k: one line from 0 to 100% over both phases, a measured estimate, a C
         pressedAt: window.__pressedAt,
         doneAt: performance.now(),
       }));
+      // The curve: base and current for k = 1..64, each growing with k, and drawn.
+      const c = (await state(page)).passk.curve;
+      assert.equal(c.ks.length, 64);
+      assert.equal(Object.keys(c.base).length, 64);
+      assert.ok(c.base['64'] >= c.base['1'] && c.current['64'] >= c.current['1'], 'pass@k grows with k');
+      await page.waitForSelector('[data-testid="passk-chart"]', { timeout: 10_000 });
+      note(
+        testInfo,
+        `base pass@1 ${c.base['1'].toFixed(3)} pass@64 ${c.base['64'].toFixed(3)}; current pass@1 ${c.current['1'].toFixed(3)} pass@64 ${c.current['64'].toFixed(3)}`,
+      );
       // One line over both phases: never backwards, through the middle (base → current), up to 100%.
       for (let i = 1; i < log.length; i++)
         assert.ok(

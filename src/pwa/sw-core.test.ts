@@ -24,6 +24,13 @@ describe('cacheKey', () => {
     );
     expect(cacheKey(`${scope}assets/a.js?v=1#f`, scope, false)).toBe(`${scope}assets/a.js?v=1`);
   });
+  it('leaves what rlvr view serves beside the page (the runs) to the network: live data, never cached', () => {
+    expect(cacheKey(`${scope}runs.json`, scope, false)).toBeNull();
+    expect(cacheKey(`${scope}runs/trl-100/file/completions/completions_00002.parquet`, scope, false)).toBeNull();
+    expect(cacheKey(`${scope}runs/trl-100/files.json`, scope, false)).toBeNull();
+    // The app's own recordings are cached as before.
+    expect(cacheKey(`${scope}records/sat-grpo.rlvr.gz`, scope, false)).toBe(`${scope}records/sat-grpo.rlvr.gz`);
+  });
   it('leaves other origins and paths outside the app to the network', () => {
     expect(cacheKey('https://cdn.example.com/rlvr/x.js', scope, false)).toBeNull();
     expect(cacheKey('https://example.github.io/other/index.html', scope, true)).toBeNull();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartRows, compactHistory, downsample, smooth } from './chart-data.ts';
+import { chartRows, compactHistory, downsample, emptyChartText, smooth } from './chart-data.ts';
 
 describe('chart data', () => {
   it('smooths without bias at the start and passes raw values at weight 0', () => {
@@ -58,5 +58,15 @@ describe('chart data', () => {
       { step: 1, x: 2 },
     ];
     expect(compactHistory(rows, 10)).toBe(rows);
+  });
+});
+
+describe("an empty chart's words", () => {
+  it('says no steps before any, nothing while values wait to be drawn, and that the runs lack a metric they lack', () => {
+    expect(emptyChartText([{ metrics: [] }, { metrics: [] }], 'kl')).toBe('no steps yet');
+    expect(emptyChartText([{ metrics: [{ kl: 0.1 }] }, { metrics: [] }], 'kl')).toBe('');
+    expect(emptyChartText([{ metrics: [{ reward: 1 }] }, { metrics: [{ reward: 0 }] }], 'kl')).toBe(
+      'these runs have no values of it',
+    );
   });
 });

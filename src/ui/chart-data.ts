@@ -221,3 +221,17 @@ export function chartSummary(
   }
   return `latest (step ${step})${smoothing > 0 ? `, smoothed with weight ${smoothing}` : ''}: ${parts.join(', ')}`;
 }
+
+/**
+ * What a chart with nothing drawn says, given every run it draws (`sides`, before the chart's own
+ * bounded-rate copy): "no steps yet" before any run has a step; nothing while the chart has yet to
+ * draw values the runs have (it draws once in view); else that the runs have no values of `metric`.
+ */
+export function emptyChartText(
+  sides: readonly { metrics: readonly Record<string, unknown>[] }[],
+  metric: string,
+): string {
+  if (!sides.some((x) => x.metrics.length > 0)) return 'no steps yet';
+  const has = sides.some((x) => x.metrics.some((m) => typeof m[metric] === 'number'));
+  return has ? '' : 'these runs have no values of it';
+}

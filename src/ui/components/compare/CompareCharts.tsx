@@ -5,7 +5,7 @@
 import type { MetricKey } from '../../../rl/metrics.ts';
 import { memo, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartRows } from '../../chart-data.ts';
+import { chartRows, emptyChartText } from '../../chart-data.ts';
 import { metricTitle } from '../../lesson-plan.ts';
 import { useApp, type CompareSide } from '../../store.ts';
 import type { EvalPoint } from '../../../../workers/protocol.ts';
@@ -204,7 +204,7 @@ const Overlay = memo(function Overlay({
           about 100 ms updating; e2e/responsive.spec.mjs). */}
       {!hideChart && !rows.length && (
         <div className="chart-empty" data-testid={`compare-chart-${metric}-empty`}>
-          {emptyText(sides)}
+          {emptyChartText(live, metric)}
         </div>
       )}
       {!hideChart && mounted && <LinesChart rows={rows} series={series} height={rows.length ? undefined : 1} />}
@@ -352,11 +352,6 @@ function FocusChart({ metric, sides, smoothing }: { metric: string; sides: Chart
       focus
     />
   );
-}
-
-/** What an empty chart says: nothing has run yet, or the runs (live or recorded) have steps but not this metric. */
-function emptyText(sides: ChartSide[]): string {
-  return sides.some((x) => x.metrics.length > 0) ? 'these runs have no values of it' : 'no steps yet';
 }
 
 /** Compare's charts: the lesson's first (highlighted) when one is open, then every other compared metric. */
