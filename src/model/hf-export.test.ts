@@ -326,7 +326,7 @@ describe('rlvr export --format hf', () => {
     };
     const bad = await fail('--format', 'gguf', '--model', manifestPath, '--out', out);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--format must be onnx, hf or trl, got "gguf"/);
+    expect(bad.stderr).toMatch(/--format must be onnx, hf, peft or trl, got "gguf"/);
     const file = join(out, '..', 'not-a-dir');
     writeFileSync(file, 'x');
     const notDir = await fail('--format', 'hf', '--model', manifestPath, '--out', file);

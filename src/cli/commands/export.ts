@@ -6,6 +6,7 @@ import { flag, flagUsage, intFlag, parseArgs, parseFlags, requireFlag, UsageErro
 import { readCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
 import { HF_EXPORT_FLAGS, hfExportHelp, runHfExport } from './export-hf.ts';
+import { PEFT_EXPORT_FLAGS, peftExportHelp, runPeftExport } from './export-peft.ts';
 import { runTrlExport, TRL_EXPORT_FLAGS, trlExportHelp } from './export-trl.ts';
 
 const ONNX_FLAGS: FlagTable = {
@@ -19,17 +20,20 @@ const ONNX_FLAGS: FlagTable = {
 export const exportCommand: Command = {
   name: 'export',
   summary:
-    'export a checkpoint as a standalone ONNX model (default) or a Hugging Face GPT-2 folder (--format hf), or a run config as a TRL project (--format trl)',
+    'export a checkpoint as a standalone ONNX model (default), a Hugging Face GPT-2 folder (--format hf) or its LoRA adapters for PEFT (--format peft), or a run config as a TRL project (--format trl)',
   help: `rlvr export [--format onnx] --model MANIFEST --out FILE.onnx [--batch B] [--length T]
   Inputs: tokens, positions (int64 [B,T]), key_bias (float [B,T], 0 real / -1e9 padding); output: logits [B,T,V].
 ${flagUsage(ONNX_FLAGS)}
 
 ${hfExportHelp}
 
+${peftExportHelp}
+
 ${trlExportHelp}`,
   modes: [
     { argv: [], flags: ONNX_FLAGS },
     { argv: ['--format', 'hf'], flags: HF_EXPORT_FLAGS },
+    { argv: ['--format', 'peft'], flags: PEFT_EXPORT_FLAGS },
     { argv: ['--format', 'trl'], flags: TRL_EXPORT_FLAGS },
   ],
   async run(argv) {
@@ -37,8 +41,9 @@ ${trlExportHelp}`,
     // then checks the flags.
     const format = flag(parseArgs(argv), 'format') ?? 'onnx';
     if (format === 'hf') return runHfExport(argv);
+    if (format === 'peft') return runPeftExport(argv);
     if (format === 'trl') return runTrlExport(argv);
-    if (format !== 'onnx') throw new UsageError(`--format must be onnx, hf or trl, got "${format}"`);
+    if (format !== 'onnx') throw new UsageError(`--format must be onnx, hf, peft or trl, got "${format}"`);
     const a = parseFlags(argv, ONNX_FLAGS);
     const { manifest, weights } = readCheckpoint(resolve(requireFlag(a, 'model')));
     const bytes = exportInferenceModel(
