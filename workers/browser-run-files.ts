@@ -44,6 +44,20 @@ export function httpRunFiles(name: string, base: string): RunFiles {
       if (res.status === 200 && headers.Range) return bytes.slice(start ?? 0, end ?? bytes.length);
       return bytes;
     },
+    // One request for many whole files (src/node/view-server.ts, `files?path=…`): the body is the files
+    // one after another, their sizes in X-Part-Sizes.
+    async readMany(paths: string[]): Promise<Uint8Array[]> {
+      const query = paths.map((p) => `path=${encodeURIComponent(p)}`).join('&');
+      const res = await fetch(new URL(`files?${query}`, base), { cache: 'no-store' });
+      if (!res.ok) throw new Error(`rlvr view answered ${res.status} for ${paths.length} files of ${name}`);
+      const sizes = (res.headers.get('X-Part-Sizes') ?? '').split(',').map(Number);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const total = sizes.reduce((a, b) => a + b, 0);
+      if (sizes.length !== paths.length || sizes.some((n) => !Number.isInteger(n) || n < 0) || total !== bytes.length)
+        throw new Error(`rlvr view's answer for ${paths.length} files of ${name} does not add up`);
+      let at = 0;
+      return sizes.map((n) => bytes.subarray(at, (at += n)));
+    },
   };
 }
 

@@ -46,6 +46,21 @@ function reusingDetected(spec: RunFilesSpec): RunFiles {
 const sameSpec = (a: RunFilesSpec, b: RunFilesSpec) =>
   a.kind === 'http' && b.kind === 'http' && a.base === b.base && a.name === b.name;
 
+/** How often a search's progress goes to the page at most: each report is a message and a redraw there. */
+const PROGRESS_MS = 100;
+
+/** `report`, passed on at most every PROGRESS_MS, the last one (all steps searched) always. */
+function throttled(report?: (p: RunSearchProgress) => void): ((p: RunSearchProgress) => void) | undefined {
+  if (!report) return undefined;
+  let last = 0;
+  return (p) => {
+    const now = performance.now();
+    if (p.done < p.total && now - last < PROGRESS_MS) return;
+    last = now;
+    report(p);
+  };
+}
+
 const api: RunReaderApi = {
   detectRuns(spec) {
     const files = runFilesOf(spec);
@@ -63,7 +78,7 @@ const api: RunReaderApi = {
   async startSearch(id, query, options, onProgress?: (p: RunSearchProgress) => void) {
     const searchId = ++searchIds;
     const abort = new AbortController();
-    const result = runOf(id).search(query, { ...options, signal: abort.signal, onProgress });
+    const result = runOf(id).search(query, { ...options, signal: abort.signal, onProgress: throttled(onProgress) });
     // Kept until the page asks for it; a failure is the page's to report then, not an unhandled rejection.
     result.catch(() => undefined);
     searches.set(searchId, { abort, result });

@@ -17,6 +17,7 @@ import { nodeRunFiles } from './run-files.ts';
 import { RunCatalog } from './run-catalog.ts';
 import { ServedFolder } from './served-folder.ts';
 import { createViewServer, listenForView } from './view-server.ts';
+import { httpRunFiles as pageRunFiles } from '../../workers/browser-run-files.ts';
 
 const repo = join(__dirname, '..', '..');
 const RECORD = join(repo, 'public/records/lessons/forking-tokens/seed-11/top_20_entropy.rlvr.gz');
@@ -128,5 +129,43 @@ describe('rlvr view serves every format', () => {
     expect(overHttp.index.steps).toEqual(disk.index.steps);
     const last = disk.index.steps[disk.index.steps.length - 1]!;
     expect(await overHttp.readStep(last)).toEqual(await disk.readStep(last));
+  });
+
+  it("a search over a served TRL run reads its steps' files many to a request (files?path=…), and finds what a search on disk finds", async () => {
+    const base = new URL('runs/grpo-qwen/', origin).href;
+    const plain = pageRunFiles('grpo-qwen', base);
+    let many = 0;
+    let single = 0;
+    const counted = {
+      ...plain,
+      read: (path: string, start?: number, end?: number) => (single++, plain.read(path, start, end)),
+      readMany: (paths: string[]) => (many++, plain.readMany!(paths)),
+    };
+    const [found] = (await detectRuns(counted)).runs;
+    const overHttp = await openRun(counted, found!);
+    const disk = await openRun(nodeRunFiles(join(served, 'grpo-qwen')), found!);
+    single = 0;
+    const query = { text: 'a' };
+    const got = await overHttp.search(query);
+    const want = await disk.search(query);
+    expect(got).toEqual(want);
+    expect(many).toBe(1); // every step of the fixture in one request
+    expect(single).toBe(0);
+    // The answer is the files one after another, each path checked as file/<path> is.
+    const steps = overHttp.index.steps.length;
+    expect(steps).toBeGreaterThan(1);
+    const at = (q: string) => fetch(new URL(`runs/grpo-qwen/files?${q}`, origin));
+    const two = await at('path=checkpoint-2/trainer_state.json&path=checkpoint-2%2Ftrainer_state.json');
+    expect(two.status).toBe(200);
+    const sizes = two.headers.get('x-part-sizes')!.split(',').map(Number);
+    expect(sizes[0]).toBe(sizes[1]);
+    expect((await two.arrayBuffer()).byteLength).toBe(sizes[0]! * 2);
+    for (const bad of ['path=../lesson.rlvr.gz', 'path=%2e%2e%2Fother.jsonl', 'path=a%5Cb', 'path='])
+      expect((await at(bad)).status, bad).toBe(403);
+    expect((await at('path=nope.parquet')).status).toBe(404);
+    expect((await at('')).status).toBe(400);
+    expect((await at(Array.from({ length: 65 }, () => 'path=checkpoint-2/trainer_state.json').join('&'))).status).toBe(
+      400,
+    );
   });
 });

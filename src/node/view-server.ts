@@ -5,9 +5,10 @@
  *   GET /runs.json                      [{"name", "format", "steps"}], found again on each request
  *   GET /runs/<name>/files.json         [{"path", "size"}]: the run's files, relative to its folder
  *   GET /runs/<name>/file/<path>        the bytes; `Range: bytes=a-b` answers 206 with Content-Range
+ *   GET /runs/<name>/files?path=A&path=B…  several whole files, one after another; sizes in X-Part-Sizes
  *   GET anything else                   the page from dist/, index.html for paths that name no file
  *
- * The last two are the readers' RunFiles (src/runs/types.ts) over HTTP, which the page's run reader
+ * The middle three are the readers' RunFiles (src/runs/types.ts) over HTTP, which the page's run reader
  * worker uses (workers/browser-run-files.ts). Only GET and HEAD; every answer carries the headers
  * `vite preview` sends (COOP/COEP and the CSP, src/pwa/page-headers.ts) and the CORP the app's service
  * worker adds (src/pwa/sw-core.ts). Paths are checked by ServedFolder (src/node/served-folder.ts):
@@ -19,7 +20,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CSP } from '../pwa/page-headers.ts';
 import { ISOLATION_HEADERS } from '../pwa/sw-core.ts';
-import type { RunCatalog } from './run-catalog.ts';
+import type { CatalogRun, RunCatalog } from './run-catalog.ts';
 import { safeSegments, type ServedFolder } from './served-folder.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -137,6 +138,7 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
         files.map((f) => ({ path: f.path, size: f.size })),
       );
     }
+    if (segments.length === 3 && segments[2] === 'files') return sendMany(req, res, run);
     if (segments[2] === 'file' && segments.length > 3) {
       const rel = segments.slice(3);
       if (run.only !== undefined && (rel.length !== 1 || rel[0] !== run.only)) return notFound(res, req);
@@ -176,6 +178,37 @@ async function sendPage(req: IncomingMessage, res: ServerResponse, real: string)
   res.setHeader('Content-Type', CONTENT_TYPES.html!);
   res.setHeader('Content-Length', String(Buffer.byteLength(html)));
   res.end(req.method === 'HEAD' ? undefined : html);
+}
+
+/** At most this many files, and this many bytes, in one `files?path=…` answer. */
+const MANY_FILES = 64;
+const MANY_BYTES = 32 << 20;
+
+/**
+ * `GET /runs/<name>/files?path=A&path=B…`: several whole files of a run in one answer (a search reads
+ * thousands of small step files; one request each is what bounds it in a browser). The body is the
+ * files one after another, their sizes in `X-Part-Sizes`. Every path is checked as `file/<path>` is.
+ */
+async function sendMany(req: IncomingMessage, res: ServerResponse, run: CatalogRun): Promise<void> {
+  const paths = new URLSearchParams((req.url ?? '').split('?')[1]?.split('#')[0] ?? '').getAll('path');
+  if (paths.length === 0 || paths.length > MANY_FILES)
+    return send(res, req, 400, TEXT, `ask for 1 to ${MANY_FILES} files with path=…\n`);
+  const reals: string[] = [];
+  for (const path of paths) {
+    const rel = safeSegments(path.split('/').map(encodeURIComponent).join('/'));
+    if (rel === null || rel.length === 0) return forbidden(res, req);
+    if (run.only !== undefined && (rel.length !== 1 || rel[0] !== run.only)) return notFound(res, req);
+    const real = await run.folder.resolve([...run.segments, ...rel]);
+    if (real === null) return notFound(res, req);
+    reals.push(real);
+  }
+  let total = 0;
+  for (const real of reals) total += (await stat(real)).size;
+  if (total > MANY_BYTES) return send(res, req, 413, TEXT, `more than ${MANY_BYTES} bytes asked at once\n`);
+  const parts = await Promise.all(reals.map((real) => readFile(real)));
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Part-Sizes', parts.map((p) => p.length).join(','));
+  send(res, req, 200, 'application/octet-stream', Buffer.concat(parts));
 }
 
 async function sendFile(

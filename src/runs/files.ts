@@ -17,6 +17,7 @@ export function subRunFiles(files: RunFiles, folder: string): RunFiles {
         .map((f) => ({ path: f.path.slice(prefix.length), size: f.size }));
     },
     read: (path, start, end) => files.read(prefix + path, start, end),
+    ...(files.readMany ? { readMany: (paths: string[]) => files.readMany!(paths.map((p) => prefix + p)) } : {}),
   };
 }
 

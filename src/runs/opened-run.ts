@@ -30,6 +30,11 @@ export interface RunSource {
   index(): Promise<RunIndex>;
   /** One step's rows in file order. Throws RunReadError when the step's file cannot be read at all. */
   readRows(step: number): Promise<StepRows>;
+  /**
+   * These steps will be read next (a search): the source may start reading their files together
+   * (RunFiles.readMany). Optional; a failed prefetch leaves each step to its own read.
+   */
+  prefetch?(steps: number[]): void;
 }
 
 /** Mean and sample (n − 1) std of the finite values; NaN rewards (every function returned None) are left out. */
@@ -150,6 +155,8 @@ function passes(query: RunQuery, group: RunGroup, c: RunCompletion): boolean {
 
 /** How many steps a search reads at once (a browser opens at most 6 connections to one server). */
 export const SEARCH_READS_IN_FLIGHT = 6;
+/** How many steps ahead a search asks its source to prefetch together (RunSource.prefetch). */
+export const SEARCH_PREFETCH_STEPS = 32;
 
 /** Wraps a source into an OpenedRun; the index object is the one the source keeps up to date. */
 export async function openSource(source: RunSource): Promise<OpenedRun> {
@@ -193,7 +200,13 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     // matched in step order, so hits, counts and progress come out as a one-at-a-time search gives them.
     const reading: Promise<StepRows>[] = [];
     let next = 0;
+    let prefetched = 0;
     const readAhead = () => {
+      // Where each read is a request, the next steps' files come together, a batch at a time.
+      if (source.prefetch && next >= prefetched - SEARCH_READS_IN_FLIGHT && prefetched < steps.length) {
+        source.prefetch(steps.slice(prefetched, prefetched + SEARCH_PREFETCH_STEPS));
+        prefetched += SEARCH_PREFETCH_STEPS;
+      }
       while (next < steps.length && reading.length < SEARCH_READS_IN_FLIGHT && !options.signal?.aborted) {
         const s = readStepRows(steps[next++]!);
         s.catch(() => undefined); // awaited in order below; a failure is seen there

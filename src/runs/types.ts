@@ -30,6 +30,11 @@ export interface RunFiles {
   list(): Promise<RunFileEntry[]>;
   /** Bytes [start, end) of a file; the whole file when both are omitted. */
   read(path: string, start?: number, end?: number): Promise<Uint8Array>;
+  /**
+   * Several whole files at once, in the order asked (optional): where each read is a request (a run
+   * `rlvr view` serves), one request for many small files instead of one each.
+   */
+  readMany?(paths: string[]): Promise<Uint8Array[]>;
 }
 
 /** Something a reader could not read: the run still opens, and the page lists these. */
