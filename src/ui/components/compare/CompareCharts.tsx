@@ -203,7 +203,7 @@ const Overlay = memo(function Overlay({
           two training workers already crowd (the first steps' draw measured 217-308 ms mounting,
           about 100 ms updating; e2e/responsive.spec.mjs). */}
       {!hideChart && !rows.length && (
-        <div className="chart-empty" data-testid={`compare-chart-${metric}-empty`}>
+        <div className="chart-empty">
           {emptyChartText(live, metric)}
         </div>
       )}
