@@ -202,11 +202,7 @@ const Overlay = memo(function Overlay({
           the costliest draw, and done before the runs train it does not land on a main thread that
           two training workers already crowd (the first steps' draw measured 217-308 ms mounting,
           about 100 ms updating; e2e/responsive.spec.mjs). */}
-      {!hideChart && !rows.length && (
-        <div className="chart-empty">
-          {emptyChartText(live, metric)}
-        </div>
-      )}
+      {!hideChart && !rows.length && <div className="chart-empty">{emptyChartText(live, metric)}</div>}
       {!hideChart && mounted && <LinesChart rows={rows} series={series} height={rows.length ? undefined : 1} />}
     </figure>
   );
