@@ -25,6 +25,31 @@ const lastMean = (metrics, key, window) => {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 };
 
+/**
+ * Times a Cancel in the page, from the click event to the cancelled message on screen (Playwright's own
+ * round trips on this busy machine are not the page's answer): after the click, `window.__cancel` holds
+ * `pressed` and `shown` (ms, the page's clock).
+ */
+async function armCancelTiming(page, button, cancelled) {
+  await page.evaluate(
+    ([button, cancelled]) => {
+      window.__cancel = {};
+      document.addEventListener(
+        'click',
+        (e) => {
+          if (e.target.closest?.(`[data-testid="${button}"]`)) window.__cancel.pressed = e.timeStamp;
+        },
+        { capture: true },
+      );
+      new MutationObserver(() => {
+        if (!window.__cancel.shown && document.querySelector(`[data-testid="${cancelled}"]`))
+          window.__cancel.shown = performance.now();
+      }).observe(document.body, { subtree: true, childList: true });
+    },
+    [button, cancelled],
+  );
+}
+
 /** Opens `?lesson=ID` cold and waits until Compare draws its recorded arms. */
 async function openLessonCold(p, id) {
   await p.page.goto(new URL(`/?lesson=${id}`, process.env.E2E_BASE_URL).href, { waitUntil: 'load' });
@@ -311,19 +336,8 @@ test("pass@k: one line from 0 to 100% over both phases, a measured estimate, a C
       });
       // Timed in the page, from the click event to the cancelled state on screen (Playwright's own round
       // trips on this busy machine are not the page's answer).
+      await armCancelTiming(page, 'passk-cancel', 'passk-cancelled');
       await page.evaluate(() => {
-        window.__cancel = {};
-        document.addEventListener(
-          'click',
-          (e) => {
-            if (e.target.closest?.('[data-testid="passk-cancel"]')) window.__cancel.pressed = e.timeStamp;
-          },
-          { capture: true },
-        );
-        new MutationObserver(() => {
-          if (!window.__cancel.shown && document.querySelector('[data-testid="passk-cancelled"]'))
-            window.__cancel.shown = performance.now();
-        }).observe(document.body, { subtree: true, childList: true });
         window.__rlvr.subscribe((s) => {
           if (window.__cancel.pressed && !window.__cancel.free && !/pass@k/.test(s.run.activity))
             window.__cancel.free = performance.now();
@@ -398,19 +412,7 @@ test('the warm start: one line from 0 to 100% with a measured estimate, and a Ca
       const line = (await page.textContent('[data-testid="warm-start-progress"]')).trim();
       assert.match(line, /^\d+%: SFT step \d+ of 5000 · about \d+ (s|min) left \(measured\)/);
       note(testInfo, `warm start line: "${line.replace(/Cancel$/, '').trim()}"`);
-      await page.evaluate(() => {
-        document.addEventListener(
-          'click',
-          (e) => {
-            if (e.target.closest?.('[data-testid="warm-start-cancel"]')) window.__warm.pressed = e.timeStamp;
-          },
-          { capture: true },
-        );
-        new MutationObserver(() => {
-          if (!window.__warm.shown && document.querySelector('[data-testid="warm-start-cancelled"]'))
-            window.__warm.shown = performance.now();
-        }).observe(document.body, { subtree: true, childList: true });
-      });
+      await armCancelTiming(page, 'warm-start-cancel', 'warm-start-cancelled');
       await page.click('[data-testid="warm-start-cancel"]');
       await page.waitForSelector('[data-testid="warm-start-cancelled"]', { timeout: 5_000 });
       // The worker is free again once it has put the weights back: the button comes back.
@@ -423,7 +425,8 @@ test('the warm start: one line from 0 to 100% with a measured estimate, and a Ca
         { timeout: 60_000 },
       );
       const { log, pressed, shown, freeAt } = await page.evaluate(() => ({
-        ...window.__warm,
+        log: window.__warm.log,
+        ...window.__cancel,
         freeAt: performance.now(),
       }));
       note(
