@@ -17,15 +17,11 @@ import {
 } from 'hyparquet';
 import { asText, isRecord, parsePythonJson, readRange, RunReadError, toNumber, utf8, why } from './files.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
+import { WHOLE_FILE_BYTES, wholeFiles } from './whole-files.ts';
 import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem } from './types.ts';
 
 export const trlCompletionFile = /^completions\/completions_(\d+)\.parquet$/;
 const checkpointState = /^checkpoint-(\d+)\/trainer_state\.json$/;
-/** Step files up to this size are read in one request (TRL's are tens of kB). */
-const WHOLE_FILE_BYTES = 4 << 20;
-/** A prefetch reads at most this many step files, and this many bytes, in one request. */
-const PREFETCH_FILES = 32;
-const PREFETCH_BYTES = 8 << 20;
 const coreColumns = new Set(['step', 'prompt', 'completion', 'advantage']);
 const numericTypes = new Set(['DOUBLE', 'FLOAT', 'INT32', 'INT64', 'BOOLEAN']);
 const expected = "TRL's completions table (columns step, prompt, completion, one per reward function, advantage)";
@@ -284,45 +280,16 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     return { name, format: 'trl', steps, metrics: state?.points ?? [], rewardNames, problems, notes };
   }
 
-  /** Whole step files being read together (prefetch), each taken once by its step's read. */
-  const prefetched = new Map<string, Promise<Uint8Array>>();
-
-  function prefetch(steps: number[]): void {
-    if (!files.readMany) return;
-    const small = steps
-      .map((s) => byStep.get(s))
-      .filter((p): p is ParquetFile => !!p && p.size <= WHOLE_FILE_BYTES && !prefetched.has(p.path));
-    // Batches of at most PREFETCH_FILES files and PREFETCH_BYTES bytes.
-    for (let i = 0; i < small.length; ) {
-      const batch: ParquetFile[] = [];
-      let bytes = 0;
-      while (
-        i < small.length &&
-        batch.length < PREFETCH_FILES &&
-        (bytes === 0 || bytes + small[i]!.size <= PREFETCH_BYTES)
-      )
-        (bytes += small[i]!.size), batch.push(small[i++]!);
-      const all = files.readMany(batch.map((p) => p.path));
-      batch.forEach((p, k) => {
-        const one = all.then((b) => b[k] ?? Promise.reject(new Error(`${p.path}: not in the batch read`)));
-        one.catch(() => undefined); // its step's read falls back to a read of its own
-        prefetched.set(p.path, one);
-      });
-    }
-  }
-
-  async function readWhole(path: string): Promise<Uint8Array> {
-    const pre = prefetched.get(path);
-    prefetched.delete(path);
-    return (pre && (await pre.catch(() => null))) || readRange(files, path);
-  }
+  const whole = wholeFiles(files);
+  const prefetch = (steps: number[]): void =>
+    whole.prefetch(steps.map((s) => byStep.get(s)).filter((p): p is ParquetFile => !!p));
 
   async function readRows(step: number): Promise<StepRows> {
     let p = byStep.get(step);
     if (!p) throw new RunReadError(name, `${name}: no completions file for step ${step}`);
     // A small file (TRL's are tens of kB a step) is read in one request, footer and rows together.
     const file =
-      p.size <= WHOLE_FILE_BYTES ? bytesBuffer(await readWhole(p.path)) : runFileBuffer(files, p.path, p.size);
+      p.size <= WHOLE_FILE_BYTES ? bytesBuffer(await whole.read(p.path)) : runFileBuffer(files, p.path, p.size);
     if (!p.read) {
       p = await indexParquet(p, step, file);
       parquets.set(p.path, p);

@@ -7,11 +7,12 @@
  *
  * Indexing lists the files only (the step is the file's name) and peeks at the first line of one file for
  * the reward fields; a step's file is scanned in chunks when the step is read, and the problems found
- * there join the index's.
+ * there join the index's. A search reads the step files ahead, many to a request (whole-files.ts).
  */
 import { isRecord, RunReadError, toNumber } from './files.ts';
 import { firstJsonLine, scanJsonLines } from './lines.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
+import { wholeFiles } from './whole-files.ts';
 import type { RunCompletion, RunFiles, RunIndex, RunProblem } from './types.ts';
 
 export const verlStepFile = /^(\d+)\.jsonl$/;
@@ -34,6 +35,7 @@ export function verlSource(files: RunFiles, name: string): RunSource {
   const byStep = new Map<number, { path: string; size: number }>();
   const rewardNames: string[] = [];
   let peeked = false;
+  const whole = wholeFiles(files);
 
   async function index(): Promise<RunIndex> {
     const problems: RunProblem[] = [];
@@ -81,7 +83,7 @@ export function verlSource(files: RunFiles, name: string): RunSource {
     const problems: RunProblem[] = [];
     const rows: RunCompletion[] = [];
     await scanJsonLines(
-      files,
+      await whole.files(file.path),
       file.path,
       { end: file.size },
       ({ line, value }) => {
@@ -127,5 +129,8 @@ export function verlSource(files: RunFiles, name: string): RunSource {
     return { rows, problems };
   }
 
-  return { index, readRows };
+  const prefetch = (steps: number[]): void =>
+    whole.prefetch(steps.map((s) => byStep.get(s)).filter((f): f is { path: string; size: number } => !!f));
+
+  return { index, readRows, prefetch };
 }
