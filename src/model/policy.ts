@@ -5,10 +5,9 @@ import { flatLength } from '../engine/optimizer.ts';
 import { size } from '../engine/shape.ts';
 import { Rng } from '../util/rng.ts';
 import { validateModelConfig, type ModelConfig } from './config.ts';
-import { buildDecodeGraph, buildPrefillGraph, buildScoreGraph, MOMENTS } from './graphs.ts';
+import { buildScoreGraph, MOMENTS } from './graphs.ts';
 import {
   chooseGrid,
-  leftPad,
   pack,
   predictingColumn,
   promptGroups,
@@ -19,18 +18,14 @@ import {
   type SharedBatch,
 } from './layout.ts';
 import { validateLora } from './lora.ts';
-import { drawToken, type SamplingParams } from './sampling.ts';
-import { EOS, PAD } from './tokenizer.ts';
-import { MASKED, paramSpecs, trainableSpecs } from './transformer.ts';
+import { type Completion, sampleBatch } from './kv-sampler.ts';
+import type { SamplingParams } from './sampling.ts';
+import { EOS } from './tokenizer.ts';
+import { paramSpecs, trainableSpecs } from './transformer.ts';
 
 export type Weights = Map<string, Float32Array>;
 
-export interface Completion {
-  tokens: number[]; // generated tokens, EOS included when emitted
-  logp: number[]; // sampling-time log-prob per token ("old policy")
-  entropy: number[];
-  truncated: boolean; // hit the length cap without EOS
-}
+export type { Completion } from './kv-sampler.ts';
 
 export interface TokenScores {
   logp: number[][];
@@ -234,144 +229,25 @@ export class Policy {
   }
 
   /**
-   * Generates one completion per prompt row in a single batch: one prefill run over the prompts gives
-   * their keys and values and the first token, then the decode graph adds one token per run. When the
-   * rows come in equal groups of the same prompt (a GRPO batch: row r continues prompt ⌊r / G⌋), the
-   * prompt is passed, and its keys and values kept and read, once per group.
+   * Generates one completion per prompt row in a single batch (kv-sampler.ts): one prefill run over the
+   * prompts gives their keys and values and the first token, then the decode graph adds one token per run.
    */
-  async sample(prompts: number[][], sp: SamplingParams, maxNewTokens: number, rng: Rng): Promise<Completion[]> {
-    const { promptLen, completionLen } = this.layout;
-    const rows = prompts.length;
-    const maxNew = Math.min(maxNewTokens, completionLen);
-    const c = this.config;
-    const dh = c.dModel / c.nHeads;
-    const cacheNames = Array.from({ length: c.nLayers }, (_, l) => [`k${l}`, `v${l}`]).flat();
-    // On the GPU the completion caches stay device-resident; on CPU backends the host keeps them and the
-    // decode graph returns only the new column (copying whole caches in and out every step dominated the time).
-    const deviceCache = this.backend.kind === 'webgpu';
-    if (maxNew <= 0) return prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: true }));
-    const { rowOf, first } = promptGroups(prompts);
-    const group = rows / first.length;
-    const grouped = Number.isInteger(group) && rowOf.every((u, r) => u === Math.floor(r / group));
-    const promptRows = grouped ? first.map((r) => prompts[r]!) : prompts;
-    const u = promptRows.length;
-    const G = rows / u;
-    const prefillSession = await this.session(`prefill:${u}x${promptLen}`, () => buildPrefillGraph(c, u, promptLen), {
-      deviceOutputs: deviceCache ? cacheNames.map((n) => 'cache.' + n) : [],
-      smallOps: true,
-    });
-    const session = await this.session(
-      `decode:${u}>${rows}x${promptLen}+${completionLen}:${deviceCache}`,
-      () => buildDecodeGraph(c, u, rows, promptLen, completionLen, deviceCache),
-      { deviceOutputs: deviceCache ? cacheNames.map((n) => 'new.' + n) : [], smallOps: true },
+  sample(prompts: number[][], sp: SamplingParams, maxNewTokens: number, rng: Rng): Promise<Completion[]> {
+    return sampleBatch(
+      {
+        backend: this.backend,
+        config: this.config,
+        layout: this.layout,
+        params: this.params,
+        stopTokens: this.stopTokens,
+        onDecode: this.onDecode,
+        session: (key, build, opts) => this.session(key, build, opts),
+      },
+      prompts,
+      sp,
+      maxNewTokens,
+      rng,
     );
-    const pads = prompts.map((p) => leftPad(this.layout, p));
-    const out: Completion[] = prompts.map(() => ({ tokens: [], logp: [], entropy: [], truncated: false }));
-    const done = new Array<boolean>(rows).fill(false);
-    const scratch = new Float64Array(2 * c.vocabSize);
-    // The repetition penalty reads each row's tokens so far, prompt included (as generate()'s input_ids).
-    const seen = (sp.repetitionPenalty ?? 1) !== 1 ? prompts.map((p) => new Set(p)) : null;
-    // `perPrompt`: the logits hold one row per prompt (the prefill's), shared by its group.
-    const draw = async (logitsTensor: DeviceTensor, produced: number, perPrompt: boolean) => {
-      const logits = (await this.backend.read(logitsTensor)) as Float32Array;
-      this.backend.dispose(logitsTensor);
-      for (let r = 0; r < rows; r++) {
-        if (done[r]) continue;
-        const d = drawToken(
-          logits,
-          (perPrompt ? Math.floor(r / G) : r) * c.vocabSize,
-          c.vocabSize,
-          sp,
-          rng,
-          scratch,
-          seen?.[r],
-        );
-        if (seen) seen[r]!.add(d.token);
-        const o = out[r]!;
-        o.tokens.push(d.token);
-        o.logp.push(d.logp);
-        o.entropy.push(d.entropy);
-        if (this.stopTokens.has(d.token)) done[r] = true;
-      }
-      this.onDecode?.(produced, maxNew);
-    };
-
-    const prompt = this.promptFeeds(
-      promptRows,
-      promptRows.map((p) => leftPad(this.layout, p)),
-    );
-    const pre = await prefillSession.run({ ...this.params, ...prompt });
-    const promptCaches: Record<string, DeviceTensor> = {};
-    for (const n of cacheNames) promptCaches['p' + n] = pre['cache.' + n]!;
-    const host: Record<string, Float32Array> = {};
-    const cache: Record<string, DeviceTensor> = {};
-    for (const n of cacheNames) {
-      host[n] = new Float32Array(rows * c.nHeads * completionLen * dh);
-      cache[n] = this.backend.tensor('float32', host[n]!, [rows, c.nHeads, completionLen, dh]);
-    }
-    const tok = new BigInt64Array(rows);
-    const pos = new BigInt64Array(rows);
-    // Completion columns visible to column j: every one before it (the token itself is scored apart).
-    const keyBias = new Float32Array(rows * completionLen).fill(MASKED);
-    try {
-      await draw(pre['logits']!, 1, true);
-      // Completion column j holds completion token j; its logits give the next one.
-      for (let j = 0; j < maxNew - 1 && !done.every(Boolean); j++) {
-        for (let r = 0; r < rows; r++) {
-          tok[r] = BigInt(out[r]!.tokens[j] ?? PAD);
-          pos[r] = BigInt(promptLen + j - pads[r]!);
-          if (j > 0) keyBias[r * completionLen + j - 1] = 0;
-        }
-        const res = await session.run({
-          ...this.params,
-          ...promptCaches,
-          ...cache,
-          tok: this.backend.tensor('int64', tok, [rows]),
-          pos: this.backend.tensor('int64', pos, [rows]),
-          step: this.backend.tensor('int64', BigInt64Array.of(BigInt(j)), []),
-          prompt_bias: prompt['key_bias']!,
-          key_bias: this.backend.tensor('float32', keyBias, [rows, completionLen]),
-        });
-        if (deviceCache) {
-          for (const n of cacheNames) {
-            this.backend.dispose(cache[n]!);
-            cache[n] = res['new.' + n]!;
-          }
-        } else {
-          const cols = (await this.backend.read(res['new.kv']!)) as Float32Array;
-          cacheNames.forEach((n, i) =>
-            writeColumn(host[n]!, cols, i * rows * c.nHeads * dh, rows * c.nHeads, completionLen, j, dh),
-          );
-          this.backend.dispose(res['new.kv']!);
-        }
-        await draw(res['logits']!, j + 2, false);
-      }
-    } finally {
-      for (const t of [...Object.values(promptCaches), ...Object.values(cache)]) this.backend.dispose(t);
-    }
-    for (let r = 0; r < rows; r++) out[r]!.truncated = !done[r];
-    return out;
-  }
-
-  /** The left-padded prompts as the prefill graph's inputs (pad columns masked, positions from 0 at each prompt's start). */
-  private promptFeeds(prompts: number[][], pads: number[]): Record<string, DeviceTensor> {
-    const { promptLen } = this.layout;
-    const rows = prompts.length;
-    const tokens = new BigInt64Array(rows * promptLen);
-    const positions = new BigInt64Array(rows * promptLen);
-    const keyBias = new Float32Array(rows * promptLen);
-    for (let r = 0; r < rows; r++)
-      for (let col = 0; col < promptLen; col++) {
-        const k = col - pads[r]!;
-        tokens[r * promptLen + col] = BigInt(k >= 0 ? prompts[r]![k]! : PAD);
-        positions[r * promptLen + col] = BigInt(Math.max(0, k));
-        keyBias[r * promptLen + col] = k >= 0 ? 0 : MASKED;
-      }
-    return {
-      tokens: this.backend.tensor('int64', tokens, [rows, promptLen]),
-      positions: this.backend.tensor('int64', positions, [rows, promptLen]),
-      key_bias: this.backend.tensor('float32', keyBias, [rows, promptLen]),
-    };
   }
 
   packedFeeds(b: PackedBatch, invTemperature: number): Record<string, DeviceTensor> {
@@ -476,25 +352,6 @@ export class Policy {
     for (const s of this.sessions.values()) await (await s).release();
     this.sessions.clear();
   }
-}
-
-/**
- * Copies one decode step's key (or value) rows, [rowsHeads, dh] starting at `from` in `cols`, into
- * column `s` of a host cache [rowsHeads, tmax, dh]. A plain loop in its own small function: views per
- * (row, head) were most of the JS time and garbage, and inside the long async sampler V8 ran this loop
- * about 5× slower than here.
- */
-function writeColumn(
-  cache: Float32Array,
-  cols: Float32Array,
-  from: number,
-  rowsHeads: number,
-  tmax: number,
-  s: number,
-  dh: number,
-): void {
-  for (let rh = 0, src = from; rh < rowsHeads; rh++)
-    for (let j = 0, dst = (rh * tmax + s) * dh; j < dh; j++) cache[dst + j] = cols[src++]!;
 }
 
 export { Rng };
