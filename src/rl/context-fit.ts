@@ -6,6 +6,7 @@
  */
 import { layoutFor } from '../model/task-layout.ts';
 import type { RunConfig } from './config-fields.ts';
+import { ConfigError } from './config.ts';
 
 type Level = Record<string, number | string>;
 
@@ -27,6 +28,26 @@ export function fittingLevels(
 ): Level[] {
   const room = contextLength - c.max_completion_length;
   return levels.filter((d) => promptTokensFor(c.task, [d], c.hints) <= room);
+}
+
+/**
+ * A ladder run's levels (those that fit the context; an Error when none does) and its first level,
+ * ladder_start, checked against them (a ConfigError names the field and the range).
+ */
+export function fittingLadder(
+  c: Pick<RunConfig, 'task' | 'hints' | 'max_completion_length' | 'ladder_start'>,
+  levels: Level[],
+  contextLength: number,
+): { levels: Level[]; start: number } {
+  const fit = fittingLevels(c, levels, contextLength);
+  if (!fit.length) throw new Error(noLevelFits(c, contextLength));
+  const n = fit.length;
+  if (c.ladder_start >= n)
+    throw new ConfigError(
+      'ladder_start',
+      `must be below ${n}: the "${c.task}" ladder has ${n} level${n === 1 ? '' : 's'} that fit the model's context`,
+    );
+  return { levels: fit, start: c.ladder_start };
 }
 
 export function noLevelFits(c: Pick<RunConfig, 'task' | 'max_completion_length'>, contextLength: number): string {

@@ -3,17 +3,16 @@ import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
 import type { TaskFamily } from '../tasks/types.ts';
-import { batchWeights, computeAdvantages, type RewardFunctions } from './advantages.ts';
+import { computeAdvantages } from './advantages.ts';
 import { collectGroups, type CollectContext, type Sampled } from './collect.ts';
 import { ConfigError, heldOutSamples, type RunConfig } from './config.ts';
 import { resolveLiveEdit } from './resolve-config.ts';
-import { fittingLevels, noLevelFits, promptTokensFor } from './context-fit.ts';
+import { fittingLadder, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
-import { Rng } from '../util/rng.ts';
 import { buildRlGraph, objectiveForm, objectiveOptions, rlGraphFeeds } from './objective.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
-import type { StepBatch, TokenMasks } from './step-batch.ts';
+import { rewardFunctions, type StepBatch, tokenMasks, trainedEntropy } from './step-batch.ts';
 import { samplingParams } from './config.ts';
 import {
   appliedEntropyCoef,
@@ -21,7 +20,6 @@ import {
   nextEntropyControl,
   type EntropyControl,
 } from './adaptive-entropy.ts';
-import { predictingColumn } from '../model/layout.ts';
 import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type UpdatePass } from './step-records.ts';
 
 export type { StepMetrics };
@@ -72,38 +70,15 @@ export class Trainer {
   ) {
     this.family = getTaskFamily(config.task);
     this.history = new RolloutHistory(config.rollout_history_steps);
-    this.curriculum =
-      config.curriculum === 'ladder'
-        ? new DifficultyLadder(this.fittingLevels(), {
-            window: config.ladder_window,
-            advanceAt: config.ladder_advance_at,
-            stepBackAt: config.ladder_step_back_at,
-            startLevel: this.ladderStart(),
-          })
-        : new FixedDifficulty({ ...this.family.defaultDifficulty, ...config.difficulty });
-  }
-
-  /** Prompt tokens a set of difficulties needs (plus room for a hint when hints are on). */
-  private promptTokens(levels: Record<string, number | string>[]): number {
-    return promptTokensFor(this.config.task, levels, this.config.hints);
-  }
-
-  /** The family's ladder, cut where a level's prompts no longer fit the model's context. */
-  private fittingLevels(): Record<string, number | string>[] {
-    const fit = fittingLevels(this.config, this.family.levels, this.policy.config.contextLength);
-    if (!fit.length) throw new Error(noLevelFits(this.config, this.policy.config.contextLength));
-    return fit;
-  }
-
-  /** ladder_start, checked against the levels that fit (a ConfigError names the field and the range). */
-  private ladderStart(): number {
-    const n = this.fittingLevels().length;
-    if (this.config.ladder_start >= n)
-      throw new ConfigError(
-        'ladder_start',
-        `must be below ${n}: the "${this.config.task}" ladder has ${n} level${n === 1 ? '' : 's'} that fit the model's context`,
-      );
-    return this.config.ladder_start;
+    if (config.curriculum === 'ladder') {
+      const ladder = fittingLadder(config, this.family.levels, policy.config.contextLength);
+      this.curriculum = new DifficultyLadder(ladder.levels, {
+        window: config.ladder_window,
+        advanceAt: config.ladder_advance_at,
+        stepBackAt: config.ladder_step_back_at,
+        startLevel: ladder.start,
+      });
+    } else this.curriculum = new FixedDifficulty({ ...this.family.defaultDifficulty, ...config.difficulty });
   }
 
   static async create(policy: Policy, config: RunConfig): Promise<Trainer> {
@@ -118,7 +93,7 @@ export class Trainer {
     const c = this.config;
     const levels =
       this.curriculum instanceof DifficultyLadder ? this.curriculum.toJSON().levels : [this.curriculum.current()];
-    const promptLen = this.promptTokens(levels);
+    const promptLen = promptTokensFor(c.task, levels, c.hints);
     const layout = { promptLen, completionLen: c.max_completion_length };
     if (totalLen(layout) > this.policy.config.contextLength) {
       throw new Error(
@@ -231,7 +206,7 @@ export class Trainer {
     const tSampled = performance.now();
     const { groups } = collected;
     const rows = groups.flat();
-    const masks = this.tokenMasks(rows);
+    const masks = tokenMasks(rows, c, this.step);
     const G = c.num_generations;
     const tokens = groups.map((g, gi) => g.map((_, i) => masks.seqMask[gi * G + i]!.reduce((x, y) => x + y, 0)));
     const advantages = computeAdvantages(
@@ -285,35 +260,6 @@ export class Trainer {
       step: this.step,
       nextInstance: (d) => this.family.generate(trainSeed(this.config.seed, this.promptCounter++), d),
     };
-  }
-
-  /** Truncated completions and low-entropy tokens can be excluded; the weights follow loss_type per minibatch. */
-  private tokenMasks(flat: Sampled[]): TokenMasks {
-    const c = this.config;
-    const seqMask: number[][] = flat.map((s) =>
-      s.tokens.map(() => (c.mask_truncated_completions && s.truncated ? 0 : 1)),
-    );
-    let trainMask = seqMask;
-    if (c.top_entropy_quantile < 1) {
-      const ents = flat.flatMap((s, r) => s.entropy.filter((_, i) => seqMask[r]![i])).sort((a, b) => a - b);
-      const threshold = ents[Math.floor((1 - c.top_entropy_quantile) * (ents.length - 1))] ?? 0;
-      trainMask = flat.map((s, r) => s.entropy.map((h, i) => (seqMask[r]![i] && h >= threshold ? 1 : 0)));
-    } else if (c.random_token_fraction < 1) {
-      // round(fraction × n) of the n unmasked tokens, drawn without replacement from a stream of this
-      // run's seed and step, so a run is reproducible and the count matches top_entropy_quantile's.
-      const slots = flat.flatMap((s, r) => s.tokens.map((_, i) => [r, i] as const).filter(([, i]) => seqMask[r]![i]));
-      const take = Math.max(1, Math.round(c.random_token_fraction * slots.length));
-      trainMask = flat.map((s) => s.tokens.map(() => 0));
-      for (const [r, i] of Rng.derive(c.seed, 'random-token-mask', this.step).sample(slots, take)) trainMask[r]![i] = 1;
-    }
-    const weights = batchWeights(
-      trainMask,
-      c.loss_type,
-      c.max_completion_length,
-      c.minibatches,
-      c.steps_per_generation,
-    );
-    return { seqMask, trainMask, weights };
   }
 
   /** Log-probs of the reference policy (only when beta > 0), after a ProRL reset when one is due. */
@@ -436,42 +382,4 @@ export class Trainer {
     this.evals.push({ step: this.step, result });
     return result;
   }
-}
-
-/** The mean entropy over a minibatch's trained tokens (trainMask), read from the graph's entropy output. */
-function trainedEntropy(entropy: Float32Array, batch: StepBatch, first: number, rows: number, layout: Layout): number {
-  const len = totalLen(layout);
-  let sum = 0;
-  let count = 0;
-  for (let k = 0; k < rows; k++) {
-    const m = batch.masks.trainMask[first + k]!;
-    for (let i = 0; i < m.length && i < layout.completionLen; i++) {
-      if (!m[i]) continue;
-      sum += entropy[k * len + predictingColumn(layout, i)]!;
-      count++;
-    }
-  }
-  return sum / Math.max(1, count);
-}
-
-/**
- * The reward functions apart, for multi_objective_aggregation normalize_then_sum: correctness, format
- * and partial unweighted with their reward_weights, the overlong penalty with weight 1 (the TRL export's
- * reward functions, src/export/trl/rewards-file.ts).
- */
-function rewardFunctions(groups: Sampled[][], c: RunConfig): RewardFunctions | undefined {
-  if (c.multi_objective_aggregation !== 'normalize_then_sum') return undefined;
-  const fin = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : 0);
-  const w = c.reward_weights;
-  return {
-    weights: [w.correctness, w.format, w.partial, 1],
-    values: groups.map((g) =>
-      g.map((s) => [
-        fin(s.verdict.components.correctness),
-        fin(s.verdict.components.format),
-        fin(s.verdict.components.partial),
-        fin(s.components.overlong),
-      ]),
-    ),
-  };
 }
