@@ -1,6 +1,7 @@
 import { validateManifest } from '../model/checkpoint.ts';
 import { saveWhenLeaving, setAutosaveInterval, setupKey } from './autosave.ts';
-import { restoreSaved, scheduleSync } from './controller.ts';
+import { restoreSaved } from './restore.ts';
+import { scheduleSync } from './live-config.ts';
 import { describeStorageError, notices, setNotices } from './notices.ts';
 import { listRuns, loadRun, restoredNote, type RunMeta } from './persist.ts';
 import { getState, setState, useApp, type SavedOffer, type ShippedCheckpoint } from './store.ts';

@@ -4,7 +4,8 @@
  * or the 0-step run Try the policy loads) is ended and a new run starts on the dataset, and when that
  * run has trained steps the button's label says so before the click (datasetTrainLabel).
  */
-import { reset, start } from './controller.ts';
+import { start } from './controller.ts';
+import { reset } from './run-load.ts';
 import { updateSetup } from './setup-state.ts';
 import { getState, hasRun } from './store.ts';
 import { useDataset, type DatasetState } from './dataset-import.ts';

@@ -8,7 +8,8 @@
 import { lessonSeeds, perSeedVerdicts, type Lesson } from '../lessons/index.ts';
 import { seedToShow, seedsSentence } from './lesson-seeds.ts';
 import { runCompare, stopCompare } from './compare.ts';
-import { pause, reset, start } from './controller.ts';
+import { pause, start } from './controller.ts';
+import { reset } from './run-load.ts';
 import {
   findLesson,
   LESSON_SEED,

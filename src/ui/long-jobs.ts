@@ -5,7 +5,8 @@
  * at its next batch or step. A worker that stops ends both waits with the banner's words (onCrash).
  */
 import { currentRunId } from './autosave.ts';
-import { ensureRun, showError } from './controller.ts';
+import { ensureRun } from './run-load.ts';
+import { showError } from './errors.ts';
 import { savePassK } from './persist.ts';
 import { getState, patch, setState } from './store.ts';
 import { WorkerCrashed } from './worker-client.ts';

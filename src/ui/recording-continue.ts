@@ -6,7 +6,9 @@
  * main run, so a run that exists is replaced only when the person confirms.
  */
 import { parseConfigFile } from './config-file.ts';
-import { reset, showError, start } from './controller.ts';
+import { start } from './controller.ts';
+import { reset } from './run-load.ts';
+import { showError } from './errors.ts';
 import { showLive } from './recording.ts';
 import { updateSetup } from './setup-state.ts';
 import { getState, setState } from './store.ts';

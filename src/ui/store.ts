@@ -254,6 +254,33 @@ export interface AppState {
   recordingLoad: { loading: string | null; error: string | null };
   /** The run viewer: runs made elsewhere (TRL, veRL, JSONL) or records, opened from a folder or `rlvr view`. */
   viewer: ViewerState;
+  /** What the actions know about the live run's loading, pausing and live edits (run-load.ts, live-config.ts). */
+  runControl: RunControl;
+}
+
+/** The actions' own run state, not shown: kept in the store so no module holds run state of its own. */
+export interface RunControl {
+  /** Which base checkpoint the current run was built from (changing it needs a reset); null: no run. */
+  sourceKey: string | null;
+  /**
+   * The run load in flight (initRun or restoreSaved), if any. A press that needs a run waits for it
+   * (ensureRun): the page shows a restored run's steps as soon as the worker's init answers, a status
+   * batch later than its state, and a Step once pressed in between must step that run, not load a new
+   * one over it.
+   */
+  loadInFlight: Promise<unknown> | null;
+  /** Set by Pause until the worker reports the loop stopped: a worker answers only between engine operations. */
+  pauseAsked: boolean;
+  /**
+   * Set when a sync found a config but no ready run: a restored run has its config before the worker's
+   * status says it is paused, and the setup it was restored under (this tab's URL, which may be ahead of
+   * the autosave) must still be applied live once it is.
+   */
+  syncOwed: boolean;
+  /** The pending live-config sync (scheduleSync), debounced. */
+  syncTimer: ReturnType<typeof setTimeout> | null;
+  /** The saved run whose restore failed last (the error banner's "Forget the saved run" deletes it). */
+  failedRestore: string | null;
 }
 
 export const initialRun: RunView = {
@@ -331,6 +358,14 @@ export const useApp = create<AppState>()(() => ({
   recordedArms: { opened: [], mean: null },
   recordingLoad: { loading: null, error: null },
   viewer: initialViewer,
+  runControl: {
+    sourceKey: null,
+    loadInFlight: null,
+    pauseAsked: false,
+    syncOwed: false,
+    syncTimer: null,
+    failedRestore: null,
+  },
 }));
 
 export const setState = useApp.setState;

@@ -7,7 +7,7 @@ import type { TryResult } from '../../workers/protocol.ts';
 import { heldOutSeed } from '../rl/evaluate.ts';
 import { encodeTryPrompt } from '../rl/try-prompt.ts';
 import { safeFamily } from './config-form.ts';
-import { ensureRun } from './controller.ts';
+import { ensureRun } from './run-load.ts';
 import { effectiveDraftConfig } from './setup-state.ts';
 import { client } from './worker-link.ts';
 import { useDataset } from './dataset-import.ts';

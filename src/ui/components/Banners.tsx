@@ -1,6 +1,9 @@
 import { useState } from 'react';
 import { autosave, setupKey } from '../autosave.ts';
-import { discardSaved, dismissError, reset, restartFromAutosave, restoreOffered, start } from '../controller.ts';
+import { start } from '../controller.ts';
+import { discardSaved, restartFromAutosave, restoreOffered } from '../restore.ts';
+import { dismissError } from '../errors.ts';
+import { reset } from '../run-load.ts';
 import { updateSetup } from '../setup-state.ts';
 import { setNotices, useNotices } from '../notices.ts';
 import { setState, useApp } from '../store.ts';

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { pause, reset, start, stepOnce } from '../controller.ts';
+import { pause, start, stepOnce } from '../controller.ts';
+import { reset } from '../run-load.ts';
 import { draftValidation } from '../setup-state.ts';
 import { mainRunEstimate } from '../pace.ts';
 import { setState, useApp } from '../store.ts';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { autosave, setAutosaveInterval } from '../autosave.ts';
-import { discardSaved } from '../controller.ts';
+import { discardSaved } from '../restore.ts';
 import {
   downloadCheckpoint,
   downloadConfigFile,
