@@ -18,13 +18,15 @@ import './styles.css';
 initTheme();
 initGuide();
 exposeTestHook();
-startOfflineSupport();
 installRecordDrop();
 syncViewerUrl();
 // Served by `rlvr view`: its runs are listed, and `?view=NAME&step=S` opens that run at that step. Such a
 // link shows the viewer from the first paint (the charts' code is not fetched for it), and boot() below
-// (shipped checkpoints, saved runs) waits until the run's first view is shown, so neither competes with it.
+// (shipped checkpoints, saved runs) and the service worker's install (it copies the app into the offline
+// cache) wait until the run's first view is painted, so neither competes with it. `rlvr view` sends the
+// isolation headers itself, so nothing there waits on the service worker.
 const viewLink = searchToSetup(location.search).page.viewer.name !== null;
+if (!viewLink) startOfflineSupport();
 const firstView = getState().view;
 if (viewLink) setState({ view: 'viewer' });
 const served = openServed()
@@ -42,7 +44,8 @@ createRoot(document.getElementById('root')!).render(
 // ?lesson=ID opens once the checkpoint index is known (it picks the lesson task's checkpoint).
 // A Start or Step once pressed before the service worker's isolation reload is honoured after it.
 // ?run=URL opens that run record as a recording (the live run, restored by boot, is left as it is).
-void (viewLink ? served : Promise.resolve()).then(boot).then(() => {
+const painted = () => new Promise<void>((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+void (viewLink ? served.then(painted).then(startOfflineSupport) : Promise.resolve()).then(boot).then(() => {
   const press = takePress();
   if (press === 'start') void start();
   else if (press === 'step-once') void stepOnce();

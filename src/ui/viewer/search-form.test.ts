@@ -51,6 +51,8 @@ describe('the viewer search form', () => {
   });
   it('says how far a search got and what it found', () => {
     expect(searchStatus({ done: 3, total: 10, hits: 7 }, null, 100)).toBe('Searching: step 3 of 10, 7 found so far…');
+    expect(searchStatus(null, null, 0, true)).toBe('Searching: reading the first steps…');
+    expect(searchStatus(null, null, 0)).toBe('');
     const result = { hits: [], count: 250, stepsSearched: 4, cancelled: true };
     expect(searchStatus(null, result, 200)).toBe(
       'Cancelled: 250 completions match in 4 steps searched (the first 200 shown)',

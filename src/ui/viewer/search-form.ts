@@ -76,11 +76,15 @@ export function parseSearchForm(f: SearchForm): ParsedSearch {
   return { ok: true, query: q };
 }
 
-/** The line under the search: how far it got and what it found. */
+/**
+ * The line under the search: how far it got and what it found. A search that has no step done yet says it
+ * is reading (its first request holds many steps' files).
+ */
 export function searchStatus(
   progress: RunSearchProgress | null,
   result: RunSearchResult | null,
   shown: number,
+  running = false,
 ): string {
   if (result) {
     const matches = `${result.count} completion${result.count === 1 ? '' : 's'} match`;
@@ -89,5 +93,5 @@ export function searchStatus(
     return `${result.cancelled ? 'Cancelled: ' : ''}${matches} ${where}${cut}`;
   }
   if (progress) return `Searching: step ${progress.done} of ${progress.total}, ${progress.hits} found so far…`;
-  return '';
+  return running ? 'Searching: reading the first steps…' : '';
 }

@@ -83,6 +83,8 @@ async function openInto(key: string, source: RunSource, found: FoundRun): Promis
  * prompt. Returns whether the page is served by it.
  */
 export async function openServed(link = searchToSetup(location.search).page.viewer): Promise<boolean> {
+  // A link to a run: its reader starts, and finds the run in its files, while runs.json is fetched.
+  const early = link.name ? startServed(link.name) : undefined;
   const listed = await listServedRuns();
   if (!listed) return false;
   set({ served: true });
@@ -94,7 +96,7 @@ export async function openServed(link = searchToSetup(location.search).page.view
       set({
         error: `rlvr view serves no run named "${link.name}" (it serves: ${listed.map((r) => r.name).join(', ')})`,
       });
-    else await showRun(run.key, link.step, link.prompt);
+    else await showRun(run.key, link.step, link.prompt, early);
   } else if (listed.length && !getState().lesson.active) setState({ view: 'viewer' });
   return true;
 }
@@ -113,13 +115,26 @@ function mergeServed(listed: { name: string; format: ViewerRun['format']; steps:
   set({ runs });
 }
 
+/** A served run's reader, already finding the run in its files (the first thing opening it does). */
+interface StartedServed {
+  source: RunSource;
+  detected: ReturnType<RunSource['detect']>;
+}
+
+function startServed(name: string): StartedServed {
+  const source = servedSource(name);
+  const detected = source.detect();
+  detected.catch(() => undefined); // openServedRun reports it, if the run is opened
+  return { source, detected };
+}
+
 /** Reads the index of a run `rlvr view` lists (its folder holds the one run; a record is a file in it). */
-async function openServedRun(run: ViewerRun): Promise<void> {
+async function openServedRun(run: ViewerRun, early?: StartedServed): Promise<void> {
   setRun(run.key, { loading: true, error: null });
-  const source = servedSource(run.name);
+  const { source, detected } = early ?? startServed(run.name);
   let found: FoundRun | undefined;
   try {
-    found = (await source.detect()).runs[0];
+    found = (await detected).runs[0];
   } catch (e) {
     setRun(run.key, { loading: false, error: `Could not read ${run.name} from rlvr view: ${message(e)}` });
     return;
@@ -130,7 +145,12 @@ async function openServedRun(run: ViewerRun): Promise<void> {
 }
 
 /** Opens a listed run (reading its index first when it is a served one not read yet) at a step. */
-export async function showRun(key: string, step: number | null = null, prompt: string | null = null): Promise<void> {
+export async function showRun(
+  key: string,
+  step: number | null = null,
+  prompt: string | null = null,
+  early?: StartedServed,
+): Promise<void> {
   let run = runByKey(key);
   if (!run) return;
   set({
@@ -144,7 +164,7 @@ export async function showRun(key: string, step: number | null = null, prompt: s
     promptSearch: idleSearch,
   });
   if (!run.handle && run.origin === 'server' && !run.loading) {
-    await openServedRun(run);
+    await openServedRun(run, early);
     run = runByKey(key);
   }
   if (!run?.index || viewer().open !== key) return;

@@ -48,23 +48,15 @@ export function RunCurves() {
   const chosen = useApp((s) => s.viewer.curves);
   // Drawing the charts (recharts, over every logged step) takes the page's thread for a second or more on a
   // long run; while the first step is being read they wait, so its completions are on screen first. Once
-  // drawn they stay (a step switch does not redraw them). They are drawn a frame after the step is, not in the
-  // same commit, so the step's completions are painted before the charts' work begins.
+  // drawn they stay (a step switch does not redraw them). They are drawn one a task, each a frame after the
+  // last (the first a frame after the step), so the step's completions are painted before the charts' work
+  // begins and the page answers between charts.
   const stepShown = useApp(
     (s) =>
       !s.viewer.stepLoading &&
       (s.viewer.stepData !== null || s.viewer.stepError !== null || runByKey(s.viewer.open)?.index?.steps.length === 0),
   );
-  const [draw, setDraw] = useState(false);
-  useEffect(() => {
-    if (draw || !stepShown) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setDraw(true), 0)));
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
-  }, [draw, stepShown]);
+  const [drawn, setDrawn] = useState(0);
   useApp((s) => s.viewer.runs);
   const run = runByKey(open);
   const otherRun = runByKey(other);
@@ -73,6 +65,15 @@ export function RunCurves() {
   const keys = useMemo(() => curveKeys(metrics), [metrics]);
   const shown = chosen ?? defaultCurves(metrics);
   const runs = useMemo(() => (otherMetrics ? [metrics, otherMetrics] : [metrics]), [metrics, otherMetrics]);
+  useEffect(() => {
+    if (!stepShown || drawn >= shown.length) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setDrawn((d) => d + 1), 0)));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [drawn, stepShown, shown.length]);
   if (!run?.index) return null;
   if (!keys.length) return <p className="muted">This run logged no metrics over training (no trainer_state.json).</p>;
   const labels = otherRun ? [run.name, otherRun.name] : [run.name];
@@ -96,8 +97,8 @@ export function RunCurves() {
         </div>
       </details>
       <div className="viewer-curve-grid">
-        {shown.map((k) => (
-          <Curve key={k} k={k} runs={runs} labels={labels} draw={draw} />
+        {shown.map((k, i) => (
+          <Curve key={k} k={k} runs={runs} labels={labels} draw={i < drawn} />
         ))}
       </div>
     </section>

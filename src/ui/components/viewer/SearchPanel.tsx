@@ -126,7 +126,7 @@ export function SearchPanel() {
         data-cancelled={search.result?.cancelled ? 'true' : undefined}
         data-count={search.result?.count}
       >
-        {searchStatus(search.progress, search.result, Math.min(SEARCH_LIMIT, hits.length))}
+        {searchStatus(search.progress, search.result, Math.min(SEARCH_LIMIT, hits.length), search.running)}
       </p>
       {hits.length > 0 && (
         <div className="table-wrap">
