@@ -5,9 +5,13 @@
  * realpath must still lie inside the folder's own realpath, so a symlink that points out of the folder
  * is never followed. Listing skips such symlinks the same way.
  */
+import type { Stats } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import type { RunFileEntry, RunFiles } from '../runs/types.ts';
+
+/** How many entries of a folder a listing looks at (realpath, stat) at once. */
+const STAT_BATCH = 256;
 
 /** A file under a served folder, with what the catalog needs to notice a change. */
 export interface ServedFileEntry extends RunFileEntry {
@@ -101,21 +105,32 @@ export class ServedFolder {
     const walk = async (dir: string, prefix: string): Promise<void> => {
       const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const e of entries) {
-        const path = join(dir, e.name);
-        let real = path;
-        if (e.isSymbolicLink()) {
-          const r = await realpath(path).catch(() => null);
-          if (r === null || !isInside(this.root, r)) continue;
-          real = r;
-        } else if (!e.isFile() && !e.isDirectory()) continue;
-        const s = await stat(real).catch(() => null);
-        if (!s) continue;
-        if (s.isDirectory()) {
-          if (seen.has(real)) continue;
-          seen.add(real);
-          await walk(real, `${prefix}${e.name}/`);
-        } else if (s.isFile()) out.push({ path: `${prefix}${e.name}`, size: s.size, mtimeMs: s.mtimeMs });
+      // Each entry's realpath and stat, STAT_BATCH at a time: one after another, a run of 15,000 step
+      // files took 0.6 s a listing here (bench:viewer's 1 GB TRL dump), and every runs.json lists again.
+      const looked: ({ name: string; real: string; s: Stats } | null)[] = [];
+      for (let i = 0; i < entries.length; i += STAT_BATCH)
+        looked.push(
+          ...(await Promise.all(
+            entries.slice(i, i + STAT_BATCH).map(async (e) => {
+              const path = join(dir, e.name);
+              let real = path;
+              if (e.isSymbolicLink()) {
+                const r = await realpath(path).catch(() => null);
+                if (r === null || !isInside(this.root, r)) return null;
+                real = r;
+              } else if (!e.isFile() && !e.isDirectory()) return null;
+              const s = await stat(real).catch(() => null);
+              return s ? { name: e.name, real, s } : null;
+            }),
+          )),
+        );
+      for (const l of looked) {
+        if (!l) continue;
+        if (l.s.isDirectory()) {
+          if (seen.has(l.real)) continue;
+          seen.add(l.real);
+          await walk(l.real, `${prefix}${l.name}/`);
+        } else if (l.s.isFile()) out.push({ path: `${prefix}${l.name}`, size: l.s.size, mtimeMs: l.s.mtimeMs });
       }
     };
     await walk(start, '');
