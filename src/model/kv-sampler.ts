@@ -26,7 +26,8 @@ export interface SamplerHost {
   readonly layout: Layout;
   readonly params: Record<string, DeviceTensor>;
   readonly stopTokens: ReadonlySet<number>;
-  readonly onDecode: ((tokens: number, maxTokens: number) => void) | null;
+  /** After each sampled token column: the Policy's onDecode as it is at that moment (a hook may be unset mid-batch). */
+  decoded(tokens: number, maxTokens: number): void;
   session(key: string, build: () => Graph, opts?: Omit<SessionOptions, 'label'>): Promise<Session>;
 }
 
@@ -96,7 +97,7 @@ export async function sampleBatch(
       o.entropy.push(d.entropy);
       if (policy.stopTokens.has(d.token)) done[r] = true;
     }
-    policy.onDecode?.(produced, maxNew);
+    policy.decoded(produced, maxNew);
   };
 
   const prompt = promptFeeds(

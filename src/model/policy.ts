@@ -240,7 +240,7 @@ export class Policy {
         layout: this.layout,
         params: this.params,
         stopTokens: this.stopTokens,
-        onDecode: this.onDecode,
+        decoded: (tokens, max) => this.onDecode?.(tokens, max),
         session: (key, build, opts) => this.session(key, build, opts),
       },
       prompts,
