@@ -62,7 +62,7 @@ export async function tryPromptOn(x: TryContext, req: TryRequest): Promise<TryRe
     greedy: req.greedy,
     seed: x.config.seed,
   });
-  const ids = encodeTryPrompt(req.prompt, x.policy.layout.promptLen);
+  const ids = encodeTryPrompt(req.prompt, x.policy.layout.promptLen, x.policy.codec);
   const match = findInstance(x.config, x.difficulty, req.prompt, x.dataset);
   const family = getTaskFamily(x.config.task);
   const verify = match ? (text: string) => family.verify(match.instance, text) : null;

@@ -1,6 +1,6 @@
 /** Held-out pass@k of a checkpoint file, as `rlvr eval` and `rlvr sweep` measure it. */
 import type { Backend } from '../engine/backend.ts';
-import { recipeTemperature, recommendedDifficulty, requireCharTokenizer, type Manifest } from '../model/checkpoint.ts';
+import { recipeTemperature, recommendedDifficulty, type Manifest } from '../model/checkpoint.ts';
 import { layoutFor } from '../model/task-layout.ts';
 import { evaluatePassAtK } from '../rl/evaluate.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -29,14 +29,13 @@ export interface HeldOut {
 
 export async function heldOutPassAtK(manifestPath: string, backend: Backend, o: HeldOutOptions): Promise<HeldOut> {
   const { manifest, policy } = await loadPolicy(manifestPath, backend);
-  requireCharTokenizer(manifest, 'the held-out evaluation');
   try {
     const difficulty = {
       ...getTaskFamily(o.task).defaultDifficulty,
       ...(recommendedDifficulty(manifest, o.task) ?? {}),
       ...(o.difficulty ?? {}),
     };
-    const needed = layoutFor([{ task: o.task, difficulty }]);
+    const needed = layoutFor([{ task: o.task, difficulty }], 8, 200, policy.codec);
     policy.setLayout({
       promptLen: Math.max(needed.promptLen, manifest.layout.promptLen),
       completionLen: manifest.layout.completionLen,

@@ -193,7 +193,7 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
       );
     }
     const manifest = run.trainedManifest(`${base.manifest.name}+${o.label}`, o.command);
-    writeCheckpoint(o.out, manifest, await run.policy.getWeights());
+    writeCheckpoint(o.out, manifest, await run.policy.getWeights(), run.base.tokenizerFiles);
     let record: TrainingRunResult['record'];
     if (recorder && o.record) {
       const bytes = await recorder.encode();

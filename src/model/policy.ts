@@ -20,7 +20,7 @@ import {
 import { validateLora } from './lora.ts';
 import { type Completion, sampleBatch } from './kv-sampler.ts';
 import type { SamplingParams } from './sampling.ts';
-import { EOS } from './tokenizer.ts';
+import { charCodec, type TextCodec } from './text-codec.ts';
 import { paramSpecs, trainableSpecs } from './transformer.ts';
 
 export type Weights = Map<string, Float32Array>;
@@ -73,10 +73,13 @@ export class Policy {
   private sessions = new Map<string, Promise<Session>>();
   adamStep = 0;
   /**
-   * The tokens that end a completion: the playground's EOS, or an imported model's own end-of-sequence
-   * ids (HfTokenizerSpec.eosTokenIds, set by the caller that loads it).
+   * Text to this model's tokens and back: the playground's characters, or an imported model's own
+   * tokenizer (text-codec.ts codecOf, set by the caller that loads it). Its stop tokens end a completion.
    */
-  stopTokens: ReadonlySet<number> = new Set([EOS]);
+  codec: TextCodec = charCodec;
+  get stopTokens(): ReadonlySet<number> {
+    return this.codec.stopTokens;
+  }
   /** Called after each sampled token column (tokens so far, the most allowed): long waits can show progress. */
   onDecode: ((tokens: number, maxTokens: number) => void) | null = null;
 

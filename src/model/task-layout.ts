@@ -1,7 +1,7 @@
 import { getTaskFamily } from '../tasks/registry.ts';
 import type { Difficulty } from '../tasks/types.ts';
 import type { Layout } from './layout.ts';
-import { encode } from './tokenizer.ts';
+import { charCodec, type TextCodec } from './text-codec.ts';
 
 const roundUp8 = (n: number) => Math.ceil(n / 8) * 8;
 
@@ -14,6 +14,7 @@ export function layoutFor(
   entries: { task: string; difficulty?: Partial<Difficulty> }[],
   slack = 8,
   probe = 200,
+  codec: TextCodec = charCodec,
 ): Layout {
   let p = 0;
   let c = 0;
@@ -21,8 +22,8 @@ export function layoutFor(
     const fam = getTaskFamily(e.task);
     const seen = Array.from({ length: probe }, (_, s) => fam.generate(9_000_000 + s, e.difficulty));
     for (const inst of [...seen, ...(fam.extremes?.() ?? [])]) {
-      p = Math.max(p, encode(inst.prompt).length);
-      c = Math.max(c, encode(inst.reference).length + 1);
+      p = Math.max(p, codec.encodePrompt(inst.prompt).length);
+      c = Math.max(c, codec.encodeContinuation(inst.reference).length + 1);
     }
   }
   return { promptLen: roundUp8(p + 2), completionLen: roundUp8(c + slack) };

@@ -3,7 +3,6 @@
  * and (with dynamic sampling) refill groups whose rewards carry no signal.
  */
 import type { Policy } from '../model/policy.ts';
-import { decode, encode, EOS } from '../model/tokenizer.ts';
 import { hintFor } from '../tasks/curriculum.ts';
 import { applyNoise } from '../tasks/noisy.ts';
 import { shapeReward } from '../tasks/reward.ts';
@@ -82,7 +81,8 @@ async function sampleGroups(
 ): Promise<Sampled[][]> {
   const c = x.config;
   const G = c.num_generations;
-  const prompts = instances.map((inst, i) => encode(inst.prompt + hints[i]!));
+  const codec = x.policy.codec;
+  const prompts = instances.map((inst, i) => codec.encodePrompt(inst.prompt + hints[i]!));
   const rows = prompts.flatMap((p) => new Array<number[]>(G).fill(p));
   const comps = await x.policy.sample(
     rows,
@@ -94,8 +94,8 @@ async function sampleGroups(
     Array.from({ length: G }, (_, j) => {
       const r = gi * G + j;
       const comp = comps[r]!;
-      const body = comp.tokens[comp.tokens.length - 1] === EOS ? comp.tokens.slice(0, -1) : comp.tokens;
-      const text = hints[gi]! + decode(body);
+      const body = codec.stopTokens.has(comp.tokens[comp.tokens.length - 1]!) ? comp.tokens.slice(0, -1) : comp.tokens;
+      const text = hints[gi]! + codec.decode(body);
       const v = verify(x, inst, text, round * 100_000 + r);
       const shaped = shapeReward(v.verdict, {
         weights: c.reward_weights,
@@ -126,13 +126,16 @@ async function sampleGroups(
 async function probabilityRewards(x: CollectContext, groups: Sampled[][]): Promise<void> {
   const c = x.config;
   const flat = groups.flat();
+  const codec = x.policy.codec;
   const prompts = flat.map((s) => s.prompt);
   const answers = flat.map((s) => {
     const thinkEnd = s.text.indexOf('</think>');
     const reasoning = thinkEnd >= 0 ? s.text.slice(0, thinkEnd + 8) : '<think></think>';
-    const prefix = encode(reasoning.slice(s.hint.length)).slice(0, Math.max(0, c.max_completion_length - 4));
-    const answer = encode(`<answer>${s.instance.answer}</answer>`);
-    const seq = [...prefix, ...answer, EOS].slice(0, x.policy.layout.completionLen);
+    const prefix = codec
+      .encodeContinuation(reasoning.slice(s.hint.length))
+      .slice(0, Math.max(0, c.max_completion_length - 4));
+    const answer = codec.encodeContinuation(`<answer>${s.instance.answer}</answer>`);
+    const seq = [...prefix, ...answer, codec.eos].slice(0, x.policy.layout.completionLen);
     return { seq, from: prefix.length + 1, to: Math.min(seq.length, prefix.length + answer.length - 1) };
   });
   const scores = await x.policy.score(

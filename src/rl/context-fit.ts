@@ -5,17 +5,19 @@
  * (src/ui/config-form.ts), so both use these functions.
  */
 import { layoutFor } from '../model/task-layout.ts';
+import { charCodec, type TextCodec } from '../model/text-codec.ts';
 import type { RunConfig } from './config-fields.ts';
 import { ConfigError } from './config.ts';
 
 type Level = Record<string, number | string>;
 
 /** Prompt tokens a set of difficulties needs (plus room for a hint when hints are on). */
-export function promptTokensFor(task: string, levels: Level[], hints: boolean): number {
+export function promptTokensFor(task: string, levels: Level[], hints: boolean, codec: TextCodec = charCodec): number {
   const probe = layoutFor(
     levels.map((d) => ({ task, difficulty: d })),
     0,
     100,
+    codec,
   );
   return hints ? probe.promptLen + probe.completionLen : probe.promptLen;
 }
@@ -25,9 +27,10 @@ export function fittingLevels(
   c: Pick<RunConfig, 'task' | 'hints' | 'max_completion_length'>,
   levels: Level[],
   contextLength: number,
+  codec: TextCodec = charCodec,
 ): Level[] {
   const room = contextLength - c.max_completion_length;
-  return levels.filter((d) => promptTokensFor(c.task, [d], c.hints) <= room);
+  return levels.filter((d) => promptTokensFor(c.task, [d], c.hints, codec) <= room);
 }
 
 /**
@@ -38,8 +41,9 @@ export function fittingLadder(
   c: Pick<RunConfig, 'task' | 'hints' | 'max_completion_length' | 'ladder_start'>,
   levels: Level[],
   contextLength: number,
+  codec: TextCodec = charCodec,
 ): { levels: Level[]; start: number } {
-  const fit = fittingLevels(c, levels, contextLength);
+  const fit = fittingLevels(c, levels, contextLength, codec);
   if (!fit.length) throw new Error(noLevelFits(c, contextLength));
   const n = fit.length;
   if (c.ladder_start >= n)

@@ -1,5 +1,4 @@
 import type { Policy } from '../model/policy.ts';
-import { decode, encode } from '../model/tokenizer.ts';
 import type { SamplingParams } from '../model/sampling.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
 import type { Difficulty } from '../tasks/types.ts';
@@ -64,13 +63,13 @@ export async function evaluatePassAtK(policy: Policy, o: EvalOptions): Promise<E
     // Pad the last batch to the same row count so the decode graph is reused.
     const rows = [...slice, ...new Array<number>(batch - slice.length).fill(slice[0]!)];
     const comps = await policy.sample(
-      rows.map((p) => encode(instances[p]!.prompt)),
+      rows.map((p) => policy.codec.encodePrompt(instances[p]!.prompt)),
       sp,
       o.maxNewTokens ?? policy.layout.completionLen,
       rng,
     );
     slice.forEach((p, r) => {
-      if (fam.verify(instances[p]!, decode(comps[r]!.tokens)).correct) correct[p]!++;
+      if (fam.verify(instances[p]!, policy.codec.decode(comps[r]!.tokens)).correct) correct[p]!++;
     });
     o.onProgress?.(Math.min(start + batch, jobs.length), jobs.length);
     await o.betweenBatches?.();

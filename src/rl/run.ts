@@ -17,7 +17,6 @@ import type { Backend } from '../engine/backend.ts';
 import {
   loadWeights,
   recipeTemperature,
-  requireCharTokenizer,
   saveWeights,
   tokenizerSpec,
   validateManifest,
@@ -26,6 +25,8 @@ import {
 import { modelPresets, type ModelPresetId } from '../model/config.ts';
 import { initAdapters, parseTargets, validateLora } from '../model/lora.ts';
 import { Policy, type Weights } from '../model/policy.ts';
+import { codecOf } from '../model/hf-codec.ts';
+import type { TokenizerFiles } from '../model/text-codec.ts';
 import { layoutFor } from '../model/task-layout.ts';
 import { initParams, parameterCount, paramSpecs } from '../model/transformer.ts';
 import { heldOutSamples, validateConfig, type RunConfig } from './config.ts';
@@ -45,12 +46,19 @@ export interface EvalPoint {
 export interface RunBase {
   manifest: Manifest;
   weights: Weights;
+  /** An imported model's own tokenizer files (text-codec.ts), by the names its manifest gives; absent for the characters. */
+  tokenizerFiles?: TokenizerFiles;
 }
 
-/** 2. A base checkpoint from its manifest (parsed JSON, validated here) and its safetensors bytes. */
-export function loadBase(manifestJson: unknown, weightBytes: Uint8Array): RunBase {
+/**
+ * 2. A base checkpoint from its manifest (parsed JSON, validated here), its safetensors bytes and, for
+ * a model with its own tokenizer, the tokenizer's files (checked here: the codec is built once).
+ */
+export function loadBase(manifestJson: unknown, weightBytes: Uint8Array, tokenizerFiles?: TokenizerFiles): RunBase {
   const manifest = validateManifest(manifestJson);
-  return { manifest, weights: loadWeights(manifest, weightBytes) };
+  const weights = loadWeights(manifest, weightBytes);
+  codecOf(manifest, tokenizerFiles);
+  return { manifest, weights, ...(manifest.tokenizer.kind === 'hf' ? { tokenizerFiles } : {}) };
 }
 
 /** A freshly initialised model and its manifest (nothing measured; it was never trained). */
@@ -112,7 +120,11 @@ export function withLora(base: RunBase, config: RunConfig): RunBase {
   const { lora: _drop, ...plain } = withAdapters;
   const weights = new Map(base.weights);
   for (const [k, a] of initAdapters(withAdapters, paramSpecs(plain), config.seed)) weights.set(k, a);
-  return { manifest: { ...base.manifest, model: withAdapters, parameters: parameterCount(withAdapters) }, weights };
+  return {
+    ...base,
+    manifest: { ...base.manifest, model: withAdapters, parameters: parameterCount(withAdapters) },
+    weights,
+  };
 }
 
 /**
@@ -128,7 +140,8 @@ export function evaluationDue(evalEvery: number, stepsDone: number, budget: numb
 /** 5. Everything needed to continue a run exactly where it was (JSON-safe but for the byte arrays). */
 export interface RunSnapshotCore {
   config: RunConfig;
-  base: { manifest: Manifest; bytes: Uint8Array };
+  /** tokenizerFiles: a model with its own tokenizer (RunBase). */
+  base: { manifest: Manifest; bytes: Uint8Array; tokenizerFiles?: TokenizerFiles };
   current: { bytes: Uint8Array; optimizer: { step: number; m: Uint8Array; v: Uint8Array } };
   /** Trainer.getState(): counters, the non-finite streak and the difficulty ladder (older snapshots have only the counters). */
   trainer: TrainerState;
@@ -159,9 +172,9 @@ export class TrainingRun {
 
   /** A new run at step 0 on `backend` (the policy is disposed again if the trainer cannot be built). */
   static async create(backend: Backend, plainBase: RunBase, config: RunConfig): Promise<TrainingRun> {
-    requireCharTokenizer(plainBase.manifest, 'training');
     const base = withLora(plainBase, config);
     const policy = await Policy.create(backend, base.manifest.model, base.manifest.layout, base.weights);
+    policy.codec = codecOf(base.manifest, base.tokenizerFiles);
     try {
       return new TrainingRun(policy, await Trainer.create(policy, config), base);
     } catch (e) {
@@ -172,7 +185,7 @@ export class TrainingRun {
 
   /** A run continued from a snapshot: same weights, AdamW moments, reference, counters and history. */
   static async restore(backend: Backend, s: RunSnapshotCore): Promise<TrainingRun> {
-    const base = loadBase(s.base.manifest, s.base.bytes);
+    const base = loadBase(s.base.manifest, s.base.bytes, s.base.tokenizerFiles);
     const run = await TrainingRun.create(backend, base, validateConfig(s.config));
     try {
       const m = run.base.manifest;
@@ -296,7 +309,11 @@ export class TrainingRun {
     const ref = await this.policy.getReferenceWeights();
     return {
       config: this.config,
-      base: { manifest: this.base.manifest, bytes: saveWeights(m, this.base.weights) },
+      base: {
+        manifest: this.base.manifest,
+        bytes: saveWeights(m, this.base.weights),
+        ...(this.base.tokenizerFiles ? { tokenizerFiles: this.base.tokenizerFiles } : {}),
+      },
       current: {
         bytes: saveWeights(m, await this.policy.getWeights()),
         optimizer: { step: opt.step, m: saveWeights(m, opt.m), v: saveWeights(m, opt.v) },

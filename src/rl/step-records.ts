@@ -3,7 +3,7 @@
  * number the graph output, copied, never recomputed) and the step's metrics.
  */
 import { predictingColumn, type Layout } from '../model/layout.ts';
-import { decode, tokenText } from '../model/tokenizer.ts';
+import type { TextCodec } from '../model/text-codec.ts';
 import type { Sampled } from './collect.ts';
 import type { RunConfig } from './config.ts';
 import { mean, std, type MetricKey } from './metrics.ts';
@@ -39,6 +39,7 @@ export function buildRecords(
   c: RunConfig,
   batch: StepBatch,
   pass: UpdatePass,
+  codec: TextCodec,
 ): { records: RolloutRecord[]; tallies: TokenTallies } {
   const { rows: flat, advantages, masks, refLogp } = batch;
   const { layout, lastPass } = pass;
@@ -58,8 +59,8 @@ export function buildRecords(
       prompt: s.instance.prompt,
       hint: s.hint,
       tokens: s.tokens,
-      tokenText: s.tokens.map(tokenText),
-      completion: decode(s.tokens),
+      tokenText: s.tokens.map(codec.tokenText),
+      completion: codec.decode(s.tokens),
       oldLogp: s.oldLogp,
       newLogp: [],
       refLogp: refLogp ? refLogp[r]!.slice(0, n) : null,

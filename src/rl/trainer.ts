@@ -71,7 +71,7 @@ export class Trainer {
     this.family = getTaskFamily(config.task);
     this.history = new RolloutHistory(config.rollout_history_steps);
     if (config.curriculum === 'ladder') {
-      const ladder = fittingLadder(config, this.family.levels, policy.config.contextLength);
+      const ladder = fittingLadder(config, this.family.levels, policy.config.contextLength, policy.codec);
       this.curriculum = new DifficultyLadder(ladder.levels, {
         window: config.ladder_window,
         advanceAt: config.ladder_advance_at,
@@ -93,7 +93,7 @@ export class Trainer {
     const c = this.config;
     const levels =
       this.curriculum instanceof DifficultyLadder ? this.curriculum.toJSON().levels : [this.curriculum.current()];
-    const promptLen = promptTokensFor(c.task, levels, c.hints);
+    const promptLen = promptTokensFor(c.task, levels, c.hints, this.policy.codec);
     const layout = { promptLen, completionLen: c.max_completion_length };
     if (totalLen(layout) > this.policy.config.contextLength) {
       throw new Error(
@@ -124,7 +124,7 @@ export class Trainer {
     if (changed.includes('difficulty')) {
       const difficulty = { ...this.family.defaultDifficulty, ...next.difficulty };
       // Harder prompts can outgrow the compiled grid: that takes a new run, not a silent failure next step.
-      const need = promptTokensFor(next.task, [difficulty], next.hints);
+      const need = promptTokensFor(next.task, [difficulty], next.hints, this.policy.codec);
       if (need > this.policy.layout.promptLen)
         throw new ConfigError(
           'difficulty',
@@ -228,7 +228,7 @@ export class Trainer {
     const upd = await this.update(batch, learningRate);
     const tEnd = performance.now();
     const step = this.step + 1;
-    const { records, tallies } = buildRecords(step, c, batch, upd);
+    const { records, tallies } = buildRecords(step, c, batch, upd, this.policy.codec);
     const metrics = stepMetrics(
       step,
       c,

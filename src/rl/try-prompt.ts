@@ -5,7 +5,8 @@
  */
 import type { Policy } from '../model/policy.ts';
 import type { SamplingParams } from '../model/sampling.ts';
-import { decode, encode, EOS, tokenText, TokenizeError } from '../model/tokenizer.ts';
+import type { TextCodec } from '../model/text-codec.ts';
+import { TokenizeError } from '../model/tokenizer.ts';
 import type { Verdict } from '../tasks/types.ts';
 import { Rng } from '../util/rng.ts';
 
@@ -56,11 +57,11 @@ export function checkTryOptions(o: TryOptions): Required<TryOptions> {
 }
 
 /** Tokenizes a typed prompt; throws TryPromptError for characters outside the vocabulary or a prompt the layout cannot hold. */
-export function encodeTryPrompt(prompt: string, promptLen: number): number[] {
+export function encodeTryPrompt(prompt: string, promptLen: number, codec: TextCodec): number[] {
   if (typeof prompt !== 'string' || prompt.length === 0) throw new TryPromptError('type a prompt first');
   let ids: number[];
   try {
-    ids = encode(prompt);
+    ids = codec.encodePrompt(prompt);
   } catch (e) {
     if (e instanceof TokenizeError)
       throw new TryPromptError(`${e.message}: the model reads printable ASCII and newline only`);
@@ -79,12 +80,13 @@ function completionOf(
   logp: number[],
   truncated: boolean,
   verify: ((text: string) => Verdict) | null,
+  codec: TextCodec,
 ): TriedCompletion {
-  const text = decode(tokens.filter((t) => t !== EOS));
+  const text = codec.decode(tokens.filter((t) => !codec.stopTokens.has(t)));
   const v = verify ? verify(text) : null;
   return {
     text,
-    tokens: tokens.map((t, i) => ({ text: tokenText(t), p: Math.exp(logp[i]!) })),
+    tokens: tokens.map((t, i) => ({ text: codec.tokenText(t), p: Math.exp(logp[i]!) })),
     truncated,
     verdict: v ? { correct: v.correct, reason: v.reason } : null,
   };
@@ -104,13 +106,13 @@ export async function tryPolicy(
     // top_k = 1 draws the most likely token; its reported log-prob is the full temperature-1 distribution's.
     const sp: SamplingParams = { temperature: 1, topK: 1, topP: 1 };
     const [c] = await policy.sample(rows, sp, maxNewTokens, new Rng(opts.seed));
-    greedy = completionOf(c!.tokens, c!.logp, c!.truncated, verify);
+    greedy = completionOf(c!.tokens, c!.logp, c!.truncated, verify, policy.codec);
   }
   let samples: TriedCompletion[] = [];
   if (opts.samples > 0) {
     const sp: SamplingParams = { temperature: opts.temperature, topK: 0, topP: 1 };
     const out = await policy.sample(rows, sp, maxNewTokens, new Rng(opts.seed));
-    samples = out.slice(0, opts.samples).map((c) => completionOf(c.tokens, c.logp, c.truncated, verify));
+    samples = out.slice(0, opts.samples).map((c) => completionOf(c.tokens, c.logp, c.truncated, verify, policy.codec));
   }
   return { greedy, samples };
 }

@@ -2,6 +2,7 @@
  * "Try the policy": a typed prompt sent to the trainer worker, answered by the base and the current
  * policy. The run is loaded first when there is none (as the pass@k explorer does).
  */
+import { charCodec } from '../model/text-codec.ts';
 import { create } from 'zustand';
 import type { TryResult } from '../../workers/protocol.ts';
 import { heldOutSeed } from '../rl/evaluate.ts';
@@ -60,7 +61,9 @@ export async function tryPrompt(): Promise<void> {
   if (t.running) return;
   useTry.setState({ running: true, error: null });
   try {
-    encodeTryPrompt(prompt, Infinity); // characters outside the vocabulary: say so before loading anything
+    // Characters outside the playground's vocabulary: say so before loading anything (the worker checks
+    // again in the run's own tokenizer).
+    encodeTryPrompt(prompt, Infinity, charCodec);
     if (!(await ensureRun())) throw new Error('the run could not be loaded (see the message above)');
     const result = await client().call((a) =>
       a.tryPrompt({ prompt, samples: t.samples, temperature: t.temperature, greedy: t.greedy }),

@@ -3,6 +3,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { HfImportError, type HfFolder } from '../../model/hf-import.ts';
 import { importAnyHuggingFace } from '../../model/hf-import-llama.ts';
 import { flag, flagUsage, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
+import { tokenizerFileNames } from '../../model/text-codec.ts';
 import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
 
@@ -76,8 +77,11 @@ export const importCommand: Command = {
       if (e instanceof HfImportError) throw new Error(`cannot import ${dir}: ${e.message}`);
       throw e;
     }
-    writeCheckpoint(out, result.manifest, result.weights);
-    for (const [name, bytes] of result.files ?? []) writeFileSync(join(out, name), bytes);
+    const files = result.files ?? new Map<string, Uint8Array>();
+    const text = (f: string) => new TextDecoder().decode(files.get(f));
+    const tokenizerFiles = Object.fromEntries(tokenizerFileNames(result.manifest).map((f) => [f, text(f)]));
+    writeCheckpoint(out, result.manifest, result.weights, tokenizerFiles);
+    for (const [name, bytes] of files) writeFileSync(join(out, name), bytes);
     process.stdout.write(
       JSON.stringify({
         out,

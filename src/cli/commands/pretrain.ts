@@ -1,15 +1,16 @@
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { modelPresets, type ModelPresetId } from '../../model/config.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { Policy } from '../../model/policy.ts';
-import { pretrain, type PretrainMixEntry } from '../../model/pretrain.ts';
+import { mixtureTexts, pretrain, type PretrainMixEntry } from '../../model/pretrain.ts';
 import { layoutFor } from '../../model/task-layout.ts';
 import { tokenizerSpec } from '../../model/tokenizer.ts';
 import { initParams, parameterCount } from '../../model/transformer.ts';
 import { evaluatePassAtK } from '../../rl/evaluate.ts';
 import { getTaskFamily } from '../../tasks/registry.ts';
 import { flag, flagUsage, intFlag, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
-import { writeCheckpoint } from '../../node/checkpoint-files.ts';
+import { loadPolicy, writeCheckpoint } from '../../node/checkpoint-files.ts';
 import { checkpointsDir, writeShippedIndex } from '../shipped.ts';
 import { ProgressBar } from '../progress.ts';
 import type { Command } from './command.ts';
@@ -28,7 +29,18 @@ const FLAGS: FlagTable = {
     value: 'JSON',
     help: "RL difficulty the base pass@k is measured at (default: the family's default)",
   },
-  model: { value: 'nano|tiny|mini|small', help: 'model preset (default tiny)' },
+  model: {
+    value: 'nano|tiny|mini|small|MANIFEST',
+    help:
+      'model preset (default tiny), or a checkpoint to continue from (its manifest.json), e.g. a\n' +
+      'Llama folder rlvr import --format hf made: it trains in its own tokenizer',
+  },
+  corpus: {
+    value: 'FILE.jsonl',
+    help:
+      "write the mixture's text instead of training: the prompt and reference of every row the warm\n" +
+      'start would draw (--steps x --batch), one JSON string a line, to train a tokenizer on; then exit',
+  },
   steps: { value: 'N', help: 'training steps (default 2000)' },
   batch: { value: 'N', help: 'rows a step (default 32)' },
   lr: { value: 'X', help: 'peak learning rate (default 0.002)' },
@@ -41,6 +53,7 @@ const FLAGS: FlagTable = {
 };
 
 const help = `rlvr pretrain --task T --out DIR [flags]
+       rlvr pretrain --task T --corpus FILE.jsonl [--mix JSON --steps N --batch N --seed S]
 Supervised warm start on reference solutions (RL from a random model gets no reward).
 ${flagUsage(FLAGS)}`;
 
@@ -62,10 +75,13 @@ export const pretrainCommand: Command = {
     const a = parseFlags(argv, FLAGS);
     const task = requireFlag(a, 'task');
     const fam = getTaskFamily(task);
-    const out = requireFlag(a, 'out');
-    const preset = (flag(a, 'model') ?? 'tiny') as ModelPresetId;
-    if (!(preset in modelPresets))
-      throw new UsageError(`--model must be one of ${Object.keys(modelPresets).join(', ')}`);
+    const modelArg = flag(a, 'model') ?? 'tiny';
+    const fromCheckpoint = modelArg.endsWith('.json');
+    const preset = modelArg as ModelPresetId;
+    if (!fromCheckpoint && !(preset in modelPresets))
+      throw new UsageError(
+        `--model must be one of ${Object.keys(modelPresets).join(', ')}, or a checkpoint's manifest.json`,
+      );
     const mix = (json(flag(a, 'mix'), 'mix') as PretrainMixEntry[] | undefined) ?? [
       { task, difficulty: json(flag(a, 'difficulty'), 'difficulty') as Record<string, number> | undefined },
     ];
@@ -80,11 +96,34 @@ export const pretrainCommand: Command = {
     const evalPrompts = intFlag(a, 'eval-prompts', 64);
     const evalN = intFlag(a, 'eval-n', 16);
     const evalEvery = intFlag(a, 'eval-every', 0);
-    const cfg = modelPresets[preset];
-    const layout = layoutFor([...mix, { task, difficulty: evalDifficulty }]);
-    const policy = await Policy.create(backendFromFlags(a), cfg, layout, initParams(cfg, seed));
+    const corpus = flag(a, 'corpus');
+    if (corpus !== undefined) {
+      const lines: string[] = [];
+      for (const text of mixtureTexts({ mix, steps, batchSize: batch, seed })) lines.push(JSON.stringify(text));
+      writeFileSync(resolve(corpus), lines.join('\n') + '\n');
+      process.stdout.write(JSON.stringify({ corpus: resolve(corpus), texts: lines.length }) + '\n');
+      return 0;
+    }
+    const out = requireFlag(a, 'out');
+    const base = fromCheckpoint
+      ? await loadPolicy(modelArg, backendFromFlags(a))
+      : {
+          manifest: null,
+          tokenizerFiles: undefined,
+          policy: await Policy.create(
+            backendFromFlags(a),
+            modelPresets[preset],
+            layoutFor([{ task }]),
+            initParams(modelPresets[preset], seed),
+          ),
+        };
+    const policy = base.policy;
+    const cfg = policy.config;
+    const layout = layoutFor([...mix, { task, difficulty: evalDifficulty }], 8, 200, policy.codec);
+    policy.setLayout(layout);
+    const modelName = base.manifest?.name ?? preset;
     process.stderr.write(
-      `pretrain: model ${preset} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} + completion ${layout.completionLen}\n`,
+      `pretrain: model ${modelName} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} + completion ${layout.completionLen}\n`,
     );
     const evaluate = () =>
       evaluatePassAtK(policy, {
@@ -117,11 +156,11 @@ export const pretrainCommand: Command = {
     const manifest: Manifest = {
       format: 'rlvr-playground-checkpoint',
       version: 1,
-      name: `${task}-${preset}`,
+      name: `${task}-${modelName}`,
       weights: 'model.safetensors',
       model: cfg,
       layout,
-      tokenizer: tokenizerSpec,
+      tokenizer: base.manifest?.tokenizer ?? tokenizerSpec,
       tasks: [
         { task, difficulty: evalDifficulty, pass_at_k: r.pass_at_k, eval: { prompts: evalPrompts, n: evalN, seed: 0 } },
       ],
@@ -141,7 +180,7 @@ export const pretrainCommand: Command = {
       created: new Date().toISOString().slice(0, 10),
       parameters: parameterCount(cfg),
     };
-    writeCheckpoint(resolve(out), manifest, await policy.getWeights());
+    writeCheckpoint(resolve(out), manifest, await policy.getWeights(), base.tokenizerFiles);
     if (resolve(out).startsWith(checkpointsDir)) writeShippedIndex();
     process.stdout.write(
       JSON.stringify({ out: resolve(out, 'manifest.json'), final_loss: lastLoss, pass_at_k: r.pass_at_k }) + '\n',

@@ -1,8 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { BpeTokenizer } from '../../model/bpe-tokenizer.ts';
-import type { Manifest } from '../../model/checkpoint.ts';
-import { encode } from '../../model/tokenizer.ts';
+import { resolve } from 'node:path';
 import { loadPolicy } from '../../node/checkpoint-files.ts';
 import { flagUsage, parseFlags, requireFlag, type FlagTable } from '../args.ts';
 import type { Command } from './command.ts';
@@ -23,20 +20,6 @@ ${flagUsage(FLAGS)}`;
 /** Lines scored per run of the scoring graph. */
 const BATCH = 16;
 
-/** The checkpoint's tokenizer as text -> ids. */
-function tokenizerOf(manifest: Manifest, manifestPath: string): (text: string) => number[] {
-  const t = manifest.tokenizer;
-  if (t.kind === 'char') return encode;
-  const dir = dirname(manifestPath);
-  const readJson = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
-  const tok = new BpeTokenizer(
-    readJson(t.file),
-    t.config ? readJson(t.config) : {},
-    t.chatTemplate ? readFileSync(join(dir, t.chatTemplate), 'utf8') : null,
-  );
-  return (text) => tok.encode(text);
-}
-
 export const scoreCommand: Command = {
   name: 'score',
   summary: "print each line's tokens and their log-probabilities under a checkpoint (JSON lines)",
@@ -56,7 +39,7 @@ export const scoreCommand: Command = {
     if (lines[lines.length - 1] === '') lines.pop(); // the file's final newline ends the last line
     const { manifest, policy } = await loadPolicy(manifestPath);
     try {
-      const tokenize = tokenizerOf(manifest, manifestPath);
+      const tokenize = (line: string) => policy.codec.encodePrompt(line);
       const ids = lines.map((line, i) => {
         try {
           return tokenize(line);
