@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { BpeTokenizer } from '../../model/bpe-tokenizer.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
-import { encode } from '../../model/tokenizer.ts';
+import { checkLineLengths, lineTokenizerOf, scoreLines } from '../../model/score-lines.ts';
 import { loadPolicy } from '../../node/checkpoint-files.ts';
 import { flagUsage, parseFlags, requireFlag, type FlagTable } from '../args.ts';
 import type { Command } from './command.ts';
@@ -20,20 +19,10 @@ const help = `rlvr score --model MANIFEST --text-file F
   no tokens of its own.
 ${flagUsage(FLAGS)}`;
 
-/** Lines scored per run of the scoring graph. */
-const BATCH = 16;
-
-/** The checkpoint's tokenizer as text -> ids. */
+/** The checkpoint's tokenizer as text -> ids (its files beside the manifest). */
 function tokenizerOf(manifest: Manifest, manifestPath: string): (text: string) => number[] {
-  const t = manifest.tokenizer;
-  if (t.kind === 'char') return encode;
   const dir = dirname(manifestPath);
-  const readJson = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
-  const tok = new BpeTokenizer(
-    readJson(t.file),
-    t.config ? readJson(t.config) : {},
-    t.chatTemplate ? readFileSync(join(dir, t.chatTemplate), 'utf8') : null,
-  );
+  const tok = lineTokenizerOf(manifest, (f) => readFileSync(join(dir, f), 'utf8'));
   return (text) => tok.encode(text);
 }
 
@@ -64,32 +53,8 @@ export const scoreCommand: Command = {
           throw new Error(`${file}:${i + 1}: ${(e as Error).message}`);
         }
       });
-      const ctx = manifest.model.contextLength;
-      ids.forEach((row, i) => {
-        if (row.length > ctx)
-          throw new Error(
-            `${file}:${i + 1}: ${row.length} tokens, but the model reads at most ${ctx} (its context length)`,
-          );
-      });
-      const longest = ids.reduce((m, row) => Math.max(m, row.length), 2);
-      // One prompt column (each line's first token) and the rest as the completion being scored.
-      policy.setLayout({ promptLen: 1, completionLen: longest - 1 });
-      for (let start = 0; start < ids.length; start += BATCH) {
-        const batch = ids.slice(start, start + BATCH);
-        const scored = batch.filter((row) => row.length > 1);
-        const res = scored.length
-          ? await policy.score(
-              scored.map((r) => [r[0]!]),
-              scored.map((r) => r.slice(1)),
-            )
-          : { logp: [] };
-        let k = 0;
-        for (const row of batch) {
-          const rest = row.length > 1 ? res.logp[k++]! : [];
-          const logprobs = row.length ? [null, ...rest] : [];
-          process.stdout.write(JSON.stringify({ ids: row, logprobs }) + '\n');
-        }
-      }
+      checkLineLengths(ids, manifest.model.contextLength, (i) => `${file}:${i + 1}`);
+      await scoreLines(policy, ids, (line) => process.stdout.write(JSON.stringify(line) + '\n'));
     } finally {
       await policy.dispose();
     }
