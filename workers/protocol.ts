@@ -208,6 +208,27 @@ export type UpdateResult =
 
 export type { DatasetPayload, TriedPolicy };
 
+/**
+ * Score a text (an imported model's card in Keep & share): each line's tokens and their log-probs under
+ * an uploaded checkpoint, as `rlvr score` prints them (src/model/score-lines.ts). Needs no run.
+ */
+export interface ScoreTextRequest {
+  /** The checkpoint as uploaded (manifest JSON as parsed, safetensors bytes). */
+  manifest: unknown;
+  bytes: Uint8Array;
+  /** Its tokenizer's files (HfTokenizerSpec names them), for a checkpoint with its own tokenizer. */
+  files: Record<string, Uint8Array>;
+  /** One line per scored line (a final newline ends the last line). */
+  text: string;
+  /** `?backend=`: used only when the worker has no backend yet. */
+  backend: WebBackendKind | null;
+}
+
+export interface ScoreTextResult {
+  lines: { ids: number[]; tokens: string[]; logprobs: (number | null)[] }[];
+  seconds: number;
+}
+
 /** "Try the policy": one typed prompt for the base and the current policy. */
 export interface TryRequest {
   prompt: string;
