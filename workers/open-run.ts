@@ -64,7 +64,8 @@ async function loadSource(
       id: `${src.model}:${src.seed}`,
     };
   }
-  if (src.kind === 'upload') return { ...loadBase(src.manifest, src.bytes), source: 'upload', id: src.name };
+  if (src.kind === 'upload')
+    return { ...loadBase(src.manifest, src.bytes, src.tokenizerFiles), source: 'upload', id: src.name };
   const weightsUrl = new URL(read.manifest.weights, src.manifestUrl).href;
   let bytes: Uint8Array;
   try {

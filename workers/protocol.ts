@@ -20,8 +20,11 @@ export type { StepMetrics, RunConfig, RolloutRecord, Manifest, EvalPoint };
 export type CheckpointSource =
   /** A checkpoint shipped under public/checkpoints/ (manifestUrl absolute; weights beside it). */
   | { kind: 'shipped'; id: string; manifestUrl: string }
-  /** Files a person uploaded (manifest JSON as parsed, safetensors bytes). */
-  | { kind: 'upload'; name: string; manifest: unknown; bytes: Uint8Array }
+  /**
+   * Files a person uploaded (manifest JSON as parsed, safetensors bytes) and, for a model with its own
+   * tokenizer (an imported Llama or Qwen2 folder), its tokenizer files as text (src/model/text-codec.ts).
+   */
+  | { kind: 'upload'; name: string; manifest: unknown; bytes: Uint8Array; tokenizerFiles?: Record<string, string> }
   /** A freshly, randomly initialised model (initParams(modelPresets[model], seed)): tests and demos only, it gets no reward. */
   | { kind: 'fresh'; model: ModelPresetId; seed: number };
 
@@ -207,6 +210,27 @@ export type UpdateResult =
   | { ok: false; field: string; reason: string };
 
 export type { DatasetPayload, TriedPolicy };
+
+/**
+ * Score a text (an imported model's card in Keep & share): each line's tokens and their log-probs under
+ * an uploaded checkpoint, as `rlvr score` prints them (src/model/score-lines.ts). Needs no run.
+ */
+export interface ScoreTextRequest {
+  /** The checkpoint as uploaded (manifest JSON as parsed, safetensors bytes). */
+  manifest: unknown;
+  bytes: Uint8Array;
+  /** Its tokenizer's files (HfTokenizerSpec names them), for a checkpoint with its own tokenizer. */
+  files: Record<string, Uint8Array>;
+  /** One line per scored line (a final newline ends the last line). */
+  text: string;
+  /** `?backend=`: used only when the worker has no backend yet. */
+  backend: WebBackendKind | null;
+}
+
+export interface ScoreTextResult {
+  lines: { ids: number[]; tokens: string[]; logprobs: (number | null)[] }[];
+  seconds: number;
+}
 
 /** "Try the policy": one typed prompt for the base and the current policy. */
 export interface TryRequest {

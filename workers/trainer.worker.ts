@@ -6,7 +6,7 @@
 import * as Comlink from 'comlink';
 import { chooseBackend } from '../src/engine/select-backend.ts';
 import type { WebBackendKind } from '../src/engine/select-backend.ts';
-import type { InitRequest, RunConfig, SaveTarget, SessionEvent, TryRequest } from './protocol.ts';
+import type { InitRequest, RunConfig, SaveTarget, ScoreTextRequest, SessionEvent, TryRequest } from './protocol.ts';
 import { openStore, saveRun } from './run-store.ts';
 import { TrainingSession } from './training-session.ts';
 
@@ -80,6 +80,7 @@ const api = {
   loadCheckpoint: (bytes: Uint8Array, manifest: unknown, name?: string) =>
     session.loadCheckpoint(bytes, manifest, name),
   tryPrompt: (req: TryRequest) => session.tryPrompt(req),
+  scoreText: (req: ScoreTextRequest) => session.scoreText(req),
   saveTo(target: SaveTarget | null, everySteps?: number) {
     session.saveTo(target, everySteps);
     if (target) void openStore().catch(() => undefined); // a failure is reported by the first save

@@ -31,6 +31,8 @@ import type {
   RunState,
   SavedCheckpoint,
   SaveTarget,
+  ScoreTextRequest,
+  ScoreTextResult,
   SessionEvent,
   SessionStatus,
   StepRollouts,
@@ -42,6 +44,7 @@ import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-star
 import { watchedStep } from './progress-hooks.ts';
 import { bindCustomFamily } from '../src/tasks/registry.ts';
 import { tryPromptOn } from './try-prompt-run.ts';
+import { scoreTextOn } from './score-text.ts';
 
 import { EngineQueue } from './engine-queue.ts';
 import { RunSaver, type SavedInfo } from './run-saver.ts';
@@ -545,6 +548,14 @@ export class TrainingSession {
   }
 
   // ---- try the policy, datasets -------------------------------------------------------------------
+
+  /**
+   * Score a text: each line's per-token log-probs under an uploaded checkpoint (workers/score-text.ts),
+   * on the run's backend (or a new one when there is no run). The run, if any, is not touched.
+   */
+  async scoreText(req: ScoreTextRequest): Promise<ScoreTextResult> {
+    return this.engine.run(async () => scoreTextOn(this.backend ?? (await this.ensureBackend(req.backend)), req));
+  }
 
   /** A typed prompt answered by the base and the current policy (greedy and sampled, per-token probabilities). */
   async tryPrompt(req: TryRequest): Promise<TryResult> {

@@ -141,10 +141,12 @@ describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot
     expect(existsSync(join(tmp, 'never'))).toBe(false);
   }, 600_000);
 
-  it("and the page's import (GPT-2 only) refuses a Llama folder, pointing to rlvr import", async (ctx) => {
+  it('and the GPT-2 reader alone refuses a Llama folder, naming the import that reads it', async (ctx) => {
     const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
     const folder = new Map([['config.json', new Uint8Array(readFileSync(join(dir, 'config.json')))]]);
-    expect(() => importHuggingFace(folder)).toThrow(/a Llama\/Qwen2 folder, which `rlvr import --format hf` reads/);
+    expect(() => importHuggingFace(folder)).toThrow(
+      /a Llama\/Qwen2 folder, which importAnyHuggingFace .*reads; this is the GPT-2 reader/,
+    );
   }, 600_000);
 
   it.for(REFUSALS)('$what', { timeout: 600_000 }, async ({ base, edit, message }, ctx) => {

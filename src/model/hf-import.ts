@@ -61,11 +61,11 @@ function readJson(f: HfFolder, name: string, why: string): Record<string, unknow
 export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const where = 'config.json';
   if (cfg.model_type === 'llama' || cfg.model_type === 'qwen2') {
-    // Read by hf-import-llama.ts (rlvr import --format hf); kept out of here so the page, which trains
-    // the GPT-2 models only, does not load a BPE tokenizer it cannot use.
+    // Read by hf-import-llama.ts: importAnyHuggingFace (rlvr import --format hf and the page's Import
+    // Hugging Face) sends these folders there and never here.
     throw new HfImportError(
-      `${where}: model_type is ${JSON.stringify(cfg.model_type)}: a Llama/Qwen2 folder, which \`rlvr import --format hf\` ` +
-        "reads (and `rlvr score` scores with); here only the playground's GPT-2 models run for now",
+      `${where}: model_type is ${JSON.stringify(cfg.model_type)}: a Llama/Qwen2 folder, which importAnyHuggingFace ` +
+        "(hf-import-llama.ts, behind `rlvr import --format hf` and the page's Import Hugging Face) reads; this is the GPT-2 reader",
     );
   }
   if (cfg.model_type !== 'gpt2') {

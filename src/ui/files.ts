@@ -3,7 +3,7 @@
  * metrics and rollouts. Each action reports a bad file by name and leaves the current run as it was.
  */
 import { loadWeights, saveWeights, validateManifest, type Manifest } from '../model/checkpoint.ts';
-import { importHuggingFace, type HfFolder } from '../model/hf-import.ts';
+import type { HfFolder } from '../model/hf-import.ts';
 import { hfImportPaths, nestedCheckpoints } from './hf-folder-paths.ts';
 import { unzip } from './unzip.ts';
 import type { RolloutRecord } from '../../workers/protocol.ts';
@@ -124,7 +124,9 @@ async function hfFolderOf(files: File[]): Promise<{ folder: HfFolder; source: st
     const read = new Set(hfImportPaths(files.map(pathOf)));
     const wanted = files.filter((f) => read.has(pathOf(f)));
     checkpoints = nestedCheckpoints(files.map(pathOf));
-    for (const f of wanted) checkImportSize(f.name.endsWith('.json') ? 'manifest' : 'checkpoint', pathOf(f), f.size);
+    // A real model's tokenizer.json is several MB (Qwen2's ~7 MB): it is held to the weights' cap.
+    const big = (f: File) => f.name.endsWith('.safetensors') || f.name === 'tokenizer.json';
+    for (const f of wanted) checkImportSize(big(f) ? 'checkpoint' : 'manifest', pathOf(f), f.size);
     for (const f of wanted) all.set(pathOf(f), new Uint8Array(await f.arrayBuffer()));
     source = pathOf(files[0]!).split('/')[0] || files[0]!.name;
   }
@@ -149,16 +151,29 @@ async function hfFolderOf(files: File[]): Promise<{ folder: HfFolder; source: st
 }
 
 /**
- * Imports a Hugging Face GPT-2 folder or zip (rlvr import --format hf in the page): the playground
- * checkpoint it holds becomes the model, as Load checkpoint does. A folder the playground cannot run
- * is refused with the reason and the current model stays.
+ * Imports a Hugging Face folder or zip (rlvr import --format hf in the page, through the same code:
+ * importAnyHuggingFace in src/model/hf-import-llama.ts). A GPT-2 folder holding a playground checkpoint
+ * becomes the model, as Load checkpoint does. A LlamaForCausalLM or Qwen2ForCausalLM folder becomes the
+ * uploaded checkpoint with its own tokenizer (shown in Base checkpoint and in Keep & share, where Score
+ * a text runs it); Start trains it (the run in progress, if any, is left as it is until then). A folder the playground cannot run is refused with the reason and the current
+ * model stays: everything is checked before anything changes.
  */
 export async function importHuggingFaceFiles(files: File[]): Promise<void> {
   try {
     if (!files.length) return;
     const { folder, source } = await hfFolderOf(files);
-    const { manifest, weights } = importHuggingFace(folder, { source });
-    await switchToCheckpoint(manifest.name, manifest, saveWeights(manifest.model, weights, { name: manifest.name }));
+    const { importAnyHuggingFace } = await import('../model/hf-import-llama.ts');
+    const { manifest, weights, files: own } = importAnyHuggingFace(folder, { source });
+    const bytes = saveWeights(manifest.model, weights, { name: manifest.name });
+    if (manifest.tokenizer.kind === 'hf') {
+      setState({
+        uploaded: { name: manifest.name, manifest, bytes, files: Object.fromEntries(own ?? []) },
+        error: null,
+      });
+      updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
+      return;
+    }
+    await switchToCheckpoint(manifest.name, manifest, bytes);
   } catch (e) {
     showError(
       'checkpoint',

@@ -44,4 +44,20 @@ describe('which files Import Hugging Face (folder) reads', () => {
       'model.safetensors',
     ]);
   });
+
+  it('a Llama or Qwen2 folder: its shards, their index and its chat template are read, a PyTorch file is not', () => {
+    const folder = [
+      'tiny-llama/config.json',
+      'tiny-llama/generation_config.json',
+      'tiny-llama/model-00001-of-00002.safetensors',
+      'tiny-llama/model-00002-of-00002.safetensors',
+      'tiny-llama/model.safetensors.index.json',
+      'tiny-llama/tokenizer.json',
+      'tiny-llama/tokenizer_config.json',
+      'tiny-llama/chat_template.jinja',
+      'tiny-llama/training_args.bin',
+      'tiny-llama/README.md',
+    ];
+    expect(hfImportPaths(folder)).toEqual(folder.slice(0, 8));
+  });
 });

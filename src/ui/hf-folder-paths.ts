@@ -5,8 +5,11 @@
  * folders: those are skipped below the chosen folder, never the chosen folder itself.
  */
 
-/** Only what the import reads: the weights and the JSON files (a folder may hold onnx/, logs, ...). */
-const READ = /(^|\/)[^/]+\.(json|safetensors)$/;
+/**
+ * Only what the import reads: the weights, the JSON files and a chat template (chat_template.jinja,
+ * which a Llama or Qwen2 folder may hold); a folder may also hold onnx/, logs, ...
+ */
+const READ = /(^|\/)[^/]+\.(json|safetensors|jinja)$/;
 const CHECKPOINT_DIR = /(^|\/)checkpoint-\d+\//;
 
 /** The chosen folder's name: the first segment every path shares ('' for loose files). */

@@ -116,8 +116,12 @@ export function updateSetup(fn: (s: UrlSetup) => UrlSetup): void {
 
 export function checkpointSource(s = getState()): CheckpointSource {
   if (s.setup.model) return { kind: 'fresh', model: s.setup.model as 'nano', seed: 0 };
-  if (s.setup.checkpoint === 'upload' && s.uploaded)
-    return { kind: 'upload', name: s.uploaded.name, manifest: s.uploaded.manifest, bytes: s.uploaded.bytes };
+  if (s.setup.checkpoint === 'upload' && s.uploaded) {
+    const { name, manifest, bytes, files } = s.uploaded;
+    const utf8 = new TextDecoder();
+    const tokenizerFiles = files && Object.fromEntries(Object.entries(files).map(([f, b]) => [f, utf8.decode(b)]));
+    return { kind: 'upload', name, manifest, bytes, ...(tokenizerFiles ? { tokenizerFiles } : {}) };
+  }
   const id = selectedCheckpoint(s);
   const c = s.checkpoints.find((x) => x.id === id);
   const path = c?.manifestPath ?? `checkpoints/${id}/manifest.json`;

@@ -161,7 +161,11 @@ export interface SavedOffer {
 
 export interface AppState {
   setup: UrlSetup;
-  uploaded: { name: string; manifest: Manifest; bytes: Uint8Array } | null;
+  /**
+   * The uploaded or imported checkpoint; `files` are its tokenizer's files when it has its own
+   * tokenizer (an imported Llama or Qwen2 folder: the manifest's HfTokenizerSpec names them).
+   */
+  uploaded: { name: string; manifest: Manifest; bytes: Uint8Array; files?: Record<string, Uint8Array> } | null;
   checkpoints: ShippedCheckpoint[];
   urlNotes: string[];
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { checkLineLengths, scoreLines } from '../../model/score-lines.ts';
 import { loadPolicy } from '../../node/checkpoint-files.ts';
 import { flagUsage, parseFlags, requireFlag, type FlagTable } from '../args.ts';
 import type { Command } from './command.ts';
@@ -16,9 +17,6 @@ const help = `rlvr score --model MANIFEST --text-file F
   1; the first token gets null. An empty line gives {"ids": [], "logprobs": []} when the tokenizer adds
   no tokens of its own.
 ${flagUsage(FLAGS)}`;
-
-/** Lines scored per run of the scoring graph. */
-const BATCH = 16;
 
 export const scoreCommand: Command = {
   name: 'score',
@@ -47,32 +45,8 @@ export const scoreCommand: Command = {
           throw new Error(`${file}:${i + 1}: ${(e as Error).message}`);
         }
       });
-      const ctx = manifest.model.contextLength;
-      ids.forEach((row, i) => {
-        if (row.length > ctx)
-          throw new Error(
-            `${file}:${i + 1}: ${row.length} tokens, but the model reads at most ${ctx} (its context length)`,
-          );
-      });
-      const longest = ids.reduce((m, row) => Math.max(m, row.length), 2);
-      // One prompt column (each line's first token) and the rest as the completion being scored.
-      policy.setLayout({ promptLen: 1, completionLen: longest - 1 });
-      for (let start = 0; start < ids.length; start += BATCH) {
-        const batch = ids.slice(start, start + BATCH);
-        const scored = batch.filter((row) => row.length > 1);
-        const res = scored.length
-          ? await policy.score(
-              scored.map((r) => [r[0]!]),
-              scored.map((r) => r.slice(1)),
-            )
-          : { logp: [] };
-        let k = 0;
-        for (const row of batch) {
-          const rest = row.length > 1 ? res.logp[k++]! : [];
-          const logprobs = row.length ? [null, ...rest] : [];
-          process.stdout.write(JSON.stringify({ ids: row, logprobs }) + '\n');
-        }
-      }
+      checkLineLengths(ids, manifest.model.contextLength, (i) => `${file}:${i + 1}`);
+      await scoreLines(policy, ids, (line) => process.stdout.write(JSON.stringify(line) + '\n'));
     } finally {
       await policy.dispose();
     }

@@ -13,6 +13,7 @@ import {
   uploadCheckpoint,
 } from '../files.ts';
 import { useNotices } from '../notices.ts';
+import { ImportedModelCard } from './ImportedModelCard.tsx';
 import { getState, useApp } from '../store.ts';
 import { download } from '../exporters.ts';
 import { effectiveDraftConfig } from '../setup-state.ts';
@@ -153,11 +154,16 @@ export default function SharePanel() {
             />
           </label>
         </div>
+        <ImportedModelCard />
         <p className="help">
-          Import Hugging Face reads a GPT-2 folder with the playground's tokenizer, or its zip: what Export for Hugging
-          Face (or <code>rlvr export --format hf</code>) wrote, or what TRL saved after training from it (
-          <code>rlvr import --format hf</code> does the same on the command line). It becomes the model, as Load
-          checkpoint does; a model with another vocabulary or shape is refused with the reason.
+          Import Hugging Face reads a folder, or its zip (<code>rlvr import --format hf</code> does the same on the
+          command line, through the same code): a GPT-2 folder with the playground's tokenizer, as Export for Hugging
+          Face (or <code>rlvr export --format hf</code>) wrote it or TRL saved it after training from it, becomes the
+          model, as Load checkpoint does. A LlamaForCausalLM or Qwen2ForCausalLM folder (config.json, model.safetensors
+          or its shards with model.safetensors.index.json, tokenizer.json, tokenizer_config.json,
+          generation_config.json) becomes the uploaded checkpoint with its own tokenizer: Score a text shows its
+          per-token log-probabilities, and Start trains it in its own tokens (with LoRA when lora_r is set). A folder of
+          another architecture, tokenizer type or shape, or with a truncated shard, is refused with the reason.
         </p>
         <p className="help">
           Export for Hugging Face downloads one zip: a GPT-2 folder (config.json, model.safetensors, tokenizer,

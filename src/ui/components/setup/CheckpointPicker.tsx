@@ -4,6 +4,7 @@ import { modelPresets } from '../../../model/config.ts';
 import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../setup-state.ts';
 import { uploadCheckpoint } from '../../files.ts';
 import { useApp } from '../../store.ts';
+import { architectureOf, modelSummary } from '../../imported-model.ts';
 
 /** Base checkpoint: a shipped one, an uploaded one, or a fresh random model (tests and demos). */
 export function CheckpointPicker() {
@@ -35,7 +36,12 @@ export function CheckpointPicker() {
               {c.manifest ? ` (${(c.manifest.parameters / 1e3).toFixed(0)}k params)` : ' (unavailable)'}
             </option>
           ))}
-          {uploaded && <option value="upload">uploaded: {uploaded.name}</option>}
+          {uploaded && (
+            <option value="upload">
+              uploaded: {uploaded.name} ({architectureOf(uploaded.manifest)},{' '}
+              {(uploaded.manifest.parameters / 1e3).toFixed(0)}k params)
+            </option>
+          )}
           {Object.keys(modelPresets).map((m) => (
             <option key={m} value={`fresh:${m}`}>
               fresh {m} model, random weights (gets no reward; for tests)
@@ -45,13 +51,15 @@ export function CheckpointPicker() {
         <p className="help" data-testid="checkpoint-note">
           {setup.model
             ? 'A randomly initialised model: it cannot solve anything yet, so rewards stay at zero. Useful for testing backends.'
-            : current?.error
-              ? `This checkpoint could not be read: ${current.error}`
-              : measured
-                ? measuredText(current!.manifest!, task)
-                : current?.manifest
-                  ? `This checkpoint lists no figures for ${task}; expect little reward.`
-                  : ''}
+            : value === 'upload' && uploaded && uploaded.manifest.tokenizer.kind === 'hf'
+              ? `${modelSummary(uploaded.name, uploaded.manifest)}, with its own tokenizer: training lays the task's prompts out in its tokens.`
+              : current?.error
+                ? `This checkpoint could not be read: ${current.error}`
+                : measured
+                  ? measuredText(current!.manifest!, task)
+                  : current?.manifest
+                    ? `This checkpoint lists no figures for ${task}; expect little reward.`
+                    : ''}
         </p>
       </div>
       <div className="field">

@@ -1,0 +1,332 @@
+// Keep & share → "Import Hugging Face" with a LlamaForCausalLM and a Qwen2ForCausalLM folder that the
+// real transformers built (scripts/hf_llama_fixture.py: random init, a byte-level BPE tokenizer trained
+// by `tokenizers`; the Llama in 17 safetensors shards with model.safetensors.index.json, the Qwen2 as one
+// model.safetensors with tied embeddings). The Llama is picked as a folder, the Qwen2 as a zip; each
+// becomes the uploaded checkpoint, named with its architecture and parameter count in Base checkpoint and
+// in its card; Score a text (the worker, on WASM) gives each line's ids exactly as transformers'
+// tokenizer and each token's log-prob within 1e-4 of transformers' float32 ones (reference.json); Start
+// trains the Llama a GRPO step with LoRA in its own tokens (the completions decode as the real
+// `tokenizers` decodes them). Then a truncated shard, an unsupported architecture, a Unigram tokenizer
+// and shapes that do not match config.json are each refused in the page with the reason, and the
+// imported model before them stays. Without the Python wheels (scripts/setup-python.sh exits 3) the
+// tests print a banner and are skipped. Alone: `npx playwright test e2e/hf-import-llama.spec.mjs`.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from '@playwright/test';
+import { openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+
+// One GRPO step with LoRA r = 4 on two prompts of two completions when Start is pressed (trainOneStep).
+const URL_ =
+  '/?backend=wasm&task=arithmetic&steps=1&prompts_per_step=2&num_generations=2&max_completion_length=12&eval_every=0&lora_r=4';
+const TOL = 1e-4;
+/** Lines of each fixture's lines.txt scored in the page (the first ones, plus the last four: empty, special tokens, Unicode). */
+const SCORED = 16;
+
+let browser;
+test.beforeAll(({ browser: b }) => {
+  browser = b;
+});
+
+const tmp = mkdtempSync(join(tmpdir(), 'rlvr-hf-import-llama-e2e-'));
+let fixtures = null;
+
+/**
+ * Both folders, built once for the file by scripts/hf_llama_fixture.py in one Python process (torch and
+ * transformers load once: ~10 s), with the venv scripts/setup-python.sh makes; where that venv cannot run
+ * it, setup-python.sh decides (exit 3: no wheels here, the tests are skipped). `{ missing }` then.
+ */
+function buildFixtures() {
+  fixtures ??= (async () => {
+    const t0 = performance.now();
+    const llama = join(tmp, 'llama');
+    const qwen2 = join(tmp, 'qwen2');
+    const script = [
+      'import sys',
+      "sys.path.insert(0, 'scripts')",
+      'import hf_llama_fixture as f',
+      `for a in [[${JSON.stringify(llama)}, '--arch', 'llama', '--shard-size', '20KB'], [${JSON.stringify(qwen2)}, '--arch', 'qwen2', '--tied']]:`,
+      "    sys.argv = ['hf_llama_fixture.py', *a]",
+      '    f.main()',
+    ].join('\n');
+    const env = {
+      ...process.env,
+      HF_HOME: join(tmp, 'hf-home'),
+      HF_HUB_OFFLINE: '1',
+      TRANSFORMERS_OFFLINE: '1',
+      OMP_NUM_THREADS: '1',
+      TOKENIZERS_PARALLELISM: 'false',
+    };
+    const build = (python) => spawnSync(python, ['-c', script], { cwd: ROOT, env, encoding: 'utf8', timeout: 300_000 });
+    let r = build(resolve(ROOT, '.venv-py/bin/python'));
+    if (r.status !== 0) {
+      const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+      if (setup.status === 3) return { missing: setup.stderr.trim().split('\n').pop() };
+      assert.equal(setup.status, 0, `scripts/setup-python.sh failed: ${setup.stderr}`);
+      r = build(resolve(ROOT, setup.stdout.trim().split('\n').pop()));
+      assert.equal(r.status, 0, `scripts/hf_llama_fixture.py failed: ${r.stderr}`);
+    }
+    console.log(`# fixtures (transformers): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return { llama, qwen2 };
+  })();
+  return fixtures;
+}
+
+async function needFixtures() {
+  const f = await buildFixtures();
+  if (f.missing) {
+    const bar = '!'.repeat(100);
+    console.error(
+      `\n${bar}\n!!  SKIPPED: e2e/hf-import-llama.spec.mjs did NOT compare the page with transformers; the Python wheels are missing:\n!!  ${f.missing}\n${bar}\n`,
+    );
+    test.skip(true, 'scripts/setup-python.sh: the Python wheels (torch, transformers, tokenizers) are missing');
+  }
+  return f;
+}
+
+const reference = (dir) => JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
+
+/** The lines the page scores, with transformers' ids and log-probs for each. */
+function scoredLines(dir) {
+  const text = readFileSync(join(dir, 'lines.txt'), 'utf8');
+  const lines = text.split('\n').slice(0, -1);
+  const ref = reference(dir).lines;
+  const pick = [...Array(SCORED).keys(), ...[4, 3, 2, 1].map((k) => lines.length - k)];
+  return pick.map((i) => ({ text: lines[i], ...ref[i] }));
+}
+
+/** Parameter count from the safetensors headers (transformers' state dict, float32: the tensors' element counts). */
+function parameterCount(dir) {
+  const index = join(dir, 'model.safetensors.index.json');
+  let files = ['model.safetensors'];
+  try {
+    files = [...new Set(Object.values(JSON.parse(readFileSync(index, 'utf8')).weight_map))];
+  } catch {}
+  let n = 0;
+  for (const f of files) {
+    const b = readFileSync(join(dir, f));
+    const header = JSON.parse(b.subarray(8, 8 + Number(b.readBigUInt64LE(0))).toString('utf8'));
+    for (const [k, t] of Object.entries(header)) if (k !== '__metadata__') n += t.shape.reduce((a, x) => a * x, 1);
+  }
+  return n;
+}
+
+/** Imports through the page's input `testid`, waits for `name` to be the uploaded checkpoint. */
+async function importAndWait(page, testid, path, name) {
+  const t0 = performance.now();
+  await page.setInputFiles(`[data-testid="${testid}"]`, path);
+  await page
+    .waitForFunction(
+      (n) => window.__rlvr.state().uploaded?.name === n || !!document.querySelector('[data-testid="error-banner"]'),
+      name,
+      { timeout: 30_000, polling: 250 },
+    )
+    .catch(() => undefined);
+  const refused = (await page.$('[data-testid="error-message"]'))
+    ? await page.textContent('[data-testid="error-message"]')
+    : null;
+  assert.equal(refused, null, `${path} imports`);
+  assert.equal(await page.evaluate(() => window.__rlvr.state().uploaded?.name), name);
+  console.log(`# imported ${name} through ${testid} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** The imported model's card and Base checkpoint name it with its architecture and parameter count. */
+async function checkShown(page, name, arch, params) {
+  const summary = await page.textContent('[data-testid="imported-model-summary"]');
+  assert.equal(summary, `${name}: ${arch}, ${params.toLocaleString('en-US')} parameters`);
+  assert.equal(await page.evaluate(() => window.__rlvr.state().uploaded.manifest.parameters), params);
+  assert.match(await page.textContent('[data-testid="imported-model-training"]'), /Start trains it in its own tokens/);
+  const option = await page.$eval('[data-testid="checkpoint"] option[value="upload"]', (o) => o.textContent);
+  assert.match(option, new RegExp(`uploaded: ${name} \\(${arch}, ${Math.round(params / 1e3)}k params\\)`));
+  assert.equal(await page.$eval('[data-testid="checkpoint"]', (s) => s.value), 'upload');
+}
+
+/** Scores the lines in the page and compares each with transformers. */
+async function scoreAndCompare(page, dir, what) {
+  const lines = scoredLines(dir);
+  const t0 = performance.now();
+  await page.fill('[data-testid="score-text"]', lines.map((l) => l.text).join('\n'));
+  const before = await page.$('[data-testid="score-result"]');
+  await page.click('[data-testid="score-run"]');
+  if (before) await page.waitForFunction((el) => !el.isConnected, before, { timeout: 60_000 });
+  await page.waitForSelector('[data-testid="score-result"], [data-testid="score-error"]', { timeout: 60_000 });
+  const err = await page.$('[data-testid="score-error"]');
+  assert.equal(err && (await err.textContent()), null, 'scored');
+  const got = await page.$$eval('[data-testid="score-line"]', (els) =>
+    els.map((e) => ({ ids: JSON.parse(e.dataset.ids), logprobs: JSON.parse(e.dataset.logprobs) })),
+  );
+  assert.equal(got.length, lines.length);
+  let worst = 0;
+  let tokens = 0;
+  lines.forEach((want, i) => {
+    assert.deepEqual(got[i].ids, want.ids, `${what} line ${i + 1} ${JSON.stringify(want.text)}: transformers' ids`);
+    assert.equal(got[i].logprobs.length, want.logprobs.length);
+    want.logprobs.forEach((lp, t) => {
+      if (lp === null) return assert.equal(got[i].logprobs[t], null);
+      const d = Math.abs(got[i].logprobs[t] - lp);
+      assert.ok(d <= TOL, `${what} line ${i + 1} token ${t}: page ${got[i].logprobs[t]}, transformers ${lp}`);
+      worst = Math.max(worst, d);
+      tokens++;
+    });
+  });
+  assert.ok(tokens > 100, `${what}: ${tokens} tokens compared`);
+  console.log(
+    `# ${what}: ${lines.length} lines, ${tokens} tokens, largest |log-prob difference| ${worst.toExponential(2)}, scored in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+}
+
+/**
+ * Start trains the imported Llama (the URL's budget: one GRPO step with LoRA r = 4): the step's
+ * completions are in the model's own tokens, and their text, and each token's, is what the real
+ * `tokenizers` decodes the ids to.
+ */
+async function trainOneStep(page, dir) {
+  const t0 = performance.now();
+  await page.click('[data-testid="start"]');
+  await page.waitForFunction(
+    () => window.__rlvr.state().metrics.length >= 1 || !!document.querySelector('[data-testid="error-banner"]'),
+    null,
+    { timeout: 120_000, polling: 250 },
+  );
+  const error = (await page.$('[data-testid="error-message"]'))
+    ? await page.textContent('[data-testid="error-message"]')
+    : null;
+  assert.equal(error, null, 'Start trains the imported Llama');
+  const records = await page.evaluate(async () => (await window.__rlvr.getRollouts(1)).records);
+  assert.equal(records.length, 2 * 2);
+  const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
+  assert.ok(records.every((r) => r.tokens.every((t) => t >= 0 && t < vocab)));
+  assert.ok(
+    records.some((r) => r.tokens.some((t) => t > 101)),
+    "ids beyond the playground's 102 characters",
+  );
+  const probe = join(tmp, 'probe.json');
+  writeFileSync(probe, JSON.stringify(records.map((r) => r.tokens)));
+  const py = [
+    'import json, sys',
+    'from tokenizers import Tokenizer',
+    'tok = Tokenizer.from_file(sys.argv[1])',
+    'rows = json.load(open(sys.argv[2]))',
+    'print(json.dumps([[tok.decode(r, skip_special_tokens=False), [tok.decode([t], skip_special_tokens=False) for t in r]] for r in rows]))',
+  ].join('\n');
+  const real = JSON.parse(
+    execFileSync(resolve(ROOT, '.venv-py/bin/python'), ['-c', py, join(dir, 'tokenizer.json'), probe], {
+      encoding: 'utf8',
+    }),
+  );
+  records.forEach((r, i) => {
+    assert.equal(r.completion, real[i][0], `completion ${i}: the real tokenizers' decoding`);
+    assert.deepEqual(r.tokenText, real[i][1], `completion ${i}: each token's text`);
+  });
+  console.log(
+    `# one GRPO step (LoRA r = 4) on the imported Llama in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+}
+
+test('a Llama folder (17 shards) and a Qwen2 zip import in the page, named with architecture and size, score as transformers does (1e-4), and the Llama trains a GRPO step with LoRA', async ({}, testInfo) => {
+  test.setTimeout(240_000);
+  const { llama, qwen2 } = await needFixtures();
+  const zip = join(tmp, 'qwen2-tiny.zip');
+  execFileSync('python3', ['-m', 'zipfile', '-c', zip, qwen2], { cwd: tmp });
+  const p = await openPage(browser, URL_, { viewport: { width: 1280, height: 900 } });
+  try {
+    await withPageDiagnostics(testInfo, p, 'hf-import-llama', async () => {
+      const { page } = p;
+      await page.click('[data-testid="tab-share"]');
+      await importAndWait(page, 'import-hf-folder', llama, 'llama-hf-import');
+      await checkShown(page, 'llama-hf-import', 'LlamaForCausalLM', parameterCount(llama));
+      await scoreAndCompare(page, llama, 'Llama (folder)');
+      await screenshot(page, 'hf-import-llama-score');
+      await trainOneStep(page, llama);
+      await page.click('[data-testid="tab-share"]');
+
+      await importAndWait(page, 'import-hf-zip', zip, 'qwen2-hf-import');
+      await checkShown(page, 'qwen2-hf-import', 'Qwen2ForCausalLM', parameterCount(qwen2));
+      await scoreAndCompare(page, qwen2, 'Qwen2 (zip)');
+      assert.deepEqual(p.pageErrors, []);
+    });
+  } finally {
+    await p.close();
+  }
+});
+
+const editJson = (path, f) => {
+  const o = JSON.parse(readFileSync(path, 'utf8'));
+  f(o);
+  writeFileSync(path, JSON.stringify(o));
+};
+
+const REFUSALS = [
+  {
+    what: 'a truncated safetensors shard',
+    edit: (d) => {
+      const f = join(d, 'model-00005-of-00017.safetensors');
+      truncateSync(f, statSync(f).size - 100);
+    },
+    message: /model-00005-of-00017\.safetensors: the file is truncated/,
+  },
+  {
+    what: 'an unsupported architecture',
+    edit: (d) =>
+      editJson(join(d, 'config.json'), (o) =>
+        Object.assign(o, { model_type: 'gpt_neox', architectures: ['GPTNeoXForCausalLM'] }),
+      ),
+    message: /model_type is "gpt_neox".*an unsupported architecture/,
+  },
+  {
+    what: 'a tokenizer type not supported (Unigram)',
+    edit: (d) => cpSync(join(d, 'unigram-tokenizer.json'), join(d, 'tokenizer.json')),
+    message: /tokenizer\.json: model\.type is "Unigram"; supported: BPE/,
+  },
+  {
+    what: 'shapes that do not match config.json',
+    edit: (d) => editJson(join(d, 'config.json'), (o) => (o.intermediate_size = 96)),
+    message: /tensor "model\.layers\.0\.mlp\.gate_proj\.weight" has shape \[80,48\].*needs \[96,48\]/,
+  },
+];
+
+test('a truncated shard, another architecture, a Unigram tokenizer, mismatched shapes: each refused in the page with the reason; the imported model stays', async ({}, testInfo) => {
+  test.setTimeout(120_000);
+  const { llama, qwen2 } = await needFixtures();
+  const p = await openPage(browser, URL_);
+  try {
+    await withPageDiagnostics(testInfo, p, 'hf-import-llama-refusals', async () => {
+      const { page } = p;
+      await page.click('[data-testid="tab-share"]');
+      await importAndWait(page, 'import-hf-folder', qwen2, 'qwen2-hf-import');
+      const kept = await page.evaluate(() => {
+        const u = window.__rlvr.state().uploaded;
+        return { manifest: u.manifest, bytes: u.bytes.length, files: Object.keys(u.files).sort() };
+      });
+      for (const r of REFUSALS) {
+        const dir = mkdtempSync(join(tmp, 'bad-'));
+        cpSync(llama, dir, { recursive: true });
+        r.edit(dir);
+        await page.setInputFiles('[data-testid="import-hf-folder"]', dir);
+        await page.waitForSelector('[data-testid="error-banner"]', { timeout: 30_000 });
+        assert.equal(await page.getAttribute('[data-testid="error-banner"]', 'data-kind'), 'checkpoint', r.what);
+        const msg = await page.textContent('[data-testid="error-message"]');
+        assert.match(msg, r.message, r.what);
+        assert.match(msg, /The current model is unchanged/, r.what);
+        const now = await page.evaluate(() => {
+          const u = window.__rlvr.state().uploaded;
+          return { manifest: u.manifest, bytes: u.bytes.length, files: Object.keys(u.files).sort() };
+        });
+        assert.deepEqual(now, kept, `${r.what}: the Qwen2 imported before stays`);
+        assert.equal(await page.$eval('[data-testid="checkpoint"]', (s) => s.value), 'upload');
+        assert.match(
+          await page.textContent('[data-testid="imported-model-summary"]'),
+          /^qwen2-hf-import: Qwen2ForCausalLM/,
+        );
+        console.log(`# refused in the page (${r.what}): ${msg.trim().slice(0, 160)}`);
+        await page.click('[data-testid="dismiss-error"]');
+        await page.waitForSelector('[data-testid="error-banner"]', { state: 'detached' });
+      }
+      assert.deepEqual(p.pageErrors, []);
+    });
+  } finally {
+    await p.close();
+  }
+});
