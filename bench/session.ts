@@ -3,12 +3,16 @@ import type { RunConfig } from '../src/rl/config.ts';
 import type { BrowserBench } from './browser/driver.ts';
 import type { BrowserEngine, Engine, PresetCtx } from './engines.ts';
 import type { CheckResult, Metric, PresetSetup, Sample } from './presets.ts';
+import type { LlamaPresetId, LlamaRun } from './llama.ts';
 import type { TorchPeer } from './torch.ts';
 
 /** The flags, read and checked (src/cli/commands/bench.ts). */
 export interface BenchOptions {
   quick: boolean;
+  /** The playground's GPT-2 presets, in --presets order. */
   presets: ('tiny' | 'small')[];
+  /** The Llama presets (bench/llama.ts), after them. */
+  llamaPresets: LlamaPresetId[];
   engines: Set<string>;
   threadList: number[];
   reps: number;
@@ -58,6 +62,8 @@ export interface Bench {
   /** The preset whose CPU engines are timing now (the engines read its batch). */
   ctxRef: { current: PresetCtx | null };
   runs: PresetRun[];
+  /** The Llama presets' runs (bench/llama.ts). */
+  llamaRuns: LlamaRun[];
 }
 
 export interface PresetRun {
