@@ -214,7 +214,7 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
   const md: string[] = [];
   const la = machine.load_average_start;
   md.push(
-    `**Speed against PyTorch** (\`rlvr bench${argv.length ? ' ' + argv.join(' ') : ''}\`, ${json.date.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(wall)} s; every sample in \`bench/results.json\`; \`--quick\` runs a 3-minute subset):`,
+    `**Speed against PyTorch** (\`rlvr bench${argv.length ? ' ' + argv.join(' ') : ''}\`, ${json.date.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(wall)} s; every sample in \`${relative(process.cwd(), outFile) || outFile}\`; \`--quick\` runs a 3-minute subset):`,
   );
   md.push('');
   md.push(

@@ -1,9 +1,9 @@
 /** The state one `rlvr bench` run shares between its phases (src/cli/commands/bench.ts runs them in order). */
+import type { ModelConfig } from '../src/model/config.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { BrowserBench } from './browser/driver.ts';
 import type { BrowserEngine, Engine, PresetCtx } from './engines.ts';
 import type { CheckResult, Metric, PresetSetup, Sample } from './presets.ts';
-import type { LlamaPresetId, LlamaRun } from './llama.ts';
 import type { TorchPeer } from './torch.ts';
 
 /** The flags, read and checked (src/cli/commands/bench.ts). */
@@ -83,4 +83,48 @@ export interface PresetRun {
   gpu: boolean;
   /** The WebGPU engine's load and warm-up (compiles shaders), started early so it overlaps the next preset's untimed set-up. */
   gpuWarm?: Promise<BrowserEngine>;
+}
+
+/** The Llama presets of bench/llama.ts. */
+export type LlamaPresetId = 'smollm2-135m';
+
+/** One measured call: seconds, tokens and the engine process's resident set before it and its peak during it (MiB). */
+export interface LlamaSample {
+  s: number;
+  tokens: number;
+  rss_before_mib: number | null;
+  peak_rss_mib: number | null;
+}
+
+/** A Llama preset's check on the first update: ok when log-probs and loss agree within TOLERANCE and gradient norms within 1e-3 relative. */
+export interface LlamaCheck {
+  ok: boolean;
+  max_abs_logp_diff: number;
+  abs_loss_diff: number;
+  loss_ours: number;
+  loss_torch: number;
+  grad_norm_ours: number;
+  grad_norm_torch: number;
+  tokens_compared: number;
+}
+
+/** One Llama preset's run (bench/llama.ts). */
+export interface LlamaRun {
+  id: LlamaPresetId;
+  model: ModelConfig;
+  parameters: number;
+  trainable: number;
+  shape: {
+    prompts: number;
+    generations: number;
+    promptLen: number;
+    completionLen: number;
+    rows: number;
+    update_tokens: number;
+  };
+  engines: Record<string, { label: string; threads: number; sampling: LlamaSample[]; update: LlamaSample[] }>;
+  checks: Record<string, LlamaCheck>;
+  first_run_ms: Record<string, number>;
+  skipped: string[];
+  peer: Record<string, unknown> | null;
 }

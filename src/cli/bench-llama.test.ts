@@ -78,8 +78,11 @@ describe('rlvr bench --presets smollm2-135m', () => {
     async () => {
       const json = await dryRun('node,torch', 'torch');
       const p = (json.presets as Record<string, Record<string, unknown>>)['smollm2-135m']!;
-      const check = (p.checks as Record<string, { ok: boolean; max_abs_logp_diff: number }>)['torch@1']!;
+      const check = (p.checks as Record<string, { ok: boolean; max_abs_logp_diff: number; grad_norm_torch: number }>)[
+        'torch@1'
+      ]!;
       expect(check.max_abs_logp_diff).toBeLessThan(1e-4);
+      expect(check.grad_norm_torch).toBeGreaterThan(0); // every group has a reward signal
       expect(check.ok).toBe(true);
       const torch = (p.engines as Record<string, Record<string, unknown>>)['torch@1']!;
       expect(torch.update_peak_rss_mib).toBeGreaterThan(0);
