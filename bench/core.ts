@@ -225,17 +225,43 @@ export interface StepBatch {
   tokenizer: { specials: readonly string[]; chars: string };
 }
 
+/**
+ * A runner without a task (the Llama presets, bench/llama.ts): fixed prompt rows (synthetic token ids,
+ * each prompt repeated G times) on a fixed layout, and no Trainer, so no whole step; sampling and the
+ * update are measured as with a task.
+ */
+export interface FixedRows {
+  rows: number[][];
+  layout: Layout;
+}
+
 /** One engine's policy and trainer, with the three measurements. */
 export class BenchRunner {
   private prepared: PreparedBatch | null = null;
 
   private constructor(
     readonly policy: Policy,
-    readonly trainer: Trainer,
+    private readonly trainer_: Trainer | null,
     readonly config: RunConfig,
+    private readonly fixed: FixedRows | null = null,
   ) {}
 
-  static async create(backend: Backend, model: ModelConfig, weights: Weights, config: RunConfig): Promise<BenchRunner> {
+  get trainer(): Trainer {
+    if (!this.trainer_) throw new Error('this runner has fixed prompt rows and no trainer (no whole step)');
+    return this.trainer_;
+  }
+
+  static async create(
+    backend: Backend,
+    model: ModelConfig,
+    weights: Weights,
+    config: RunConfig,
+    fixed?: FixedRows,
+  ): Promise<BenchRunner> {
+    if (fixed) {
+      const policy = await Policy.create(backend, model, fixed.layout, weights);
+      return new BenchRunner(policy, null, config, fixed);
+    }
     // The trainer sets the layout (task's prompt grid + max_completion_length); every measurement uses it.
     const policy = await Policy.create(
       backend,
@@ -255,7 +281,7 @@ export class BenchRunner {
     seed: number,
   ): Promise<SampleResult & { completions: { tokens: number[]; logp: number[] }[]; prompts: number[][] }> {
     const c = this.config;
-    const prompts = samplingRows(c);
+    const prompts = this.fixed?.rows ?? samplingRows(c);
     const t0 = performance.now();
     const comps = await this.policy.sample(
       prompts,

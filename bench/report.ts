@@ -9,6 +9,7 @@ import { relative } from 'node:path';
 import { profileNode, type ProfileSummary } from './profile.ts';
 import { fmtStat, median, stat, TOLERANCE, version, type Metric, type Sample } from './presets.ts';
 import type { Bench } from './session.ts';
+import { llamaSummary, llamaTable } from './llama.ts';
 
 /** The speed goals: ours at least this many times PyTorch eager (each thread count, and best vs best), the browser's WASM step at most this many times the Node step. */
 export const TARGETS = { vsPyTorch: 1.5, wasmVsNode: 1.5 };
@@ -164,7 +165,7 @@ export async function summarise(b: Bench): Promise<Summary> {
 export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioRows }: Summary): string {
   const { argv, elapsed, machine, browserInfo, torchInfo, skipped, browser } = b;
   const { presets, quick, reps, threadList, outFile, engines } = b.opts;
-  const headline = (results['tiny'] ?? results[presets[0]!])!;
+  const headline = (results['tiny'] ?? results[presets[0] ?? ''] ?? {}) as Record<string, unknown>;
   const wall = elapsed();
   const json = {
     date: new Date().toISOString(),
@@ -204,7 +205,7 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
       sampling_vs_pytorch: `>= ${TARGETS.vsPyTorch} at each thread count and best vs best`,
       browser_wasm_step_vs_node: `<= ${TARGETS.wasmVsNode} against Node at the WASM EP's thread count (ratios_best_vs_best: against Node's best step)`,
     },
-    presets: results,
+    presets: { ...results, ...Object.fromEntries(b.llamaRuns.map((r) => [r.id, llamaSummary(r)])) },
     profile: allProfiles,
     gemm_gflops: b.gemm,
   };
@@ -213,7 +214,7 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
   const md: string[] = [];
   const la = machine.load_average_start;
   md.push(
-    `**Speed against PyTorch** (\`rlvr bench${argv.length ? ' ' + argv.join(' ') : ''}\`, ${json.date.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(wall)} s; every sample in \`bench/results.json\`; \`--quick\` runs a 3-minute subset):`,
+    `**Speed against PyTorch** (\`rlvr bench${argv.length ? ' ' + argv.join(' ') : ''}\`, ${json.date.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(wall)} s; every sample in \`${relative(process.cwd(), outFile) || outFile}\`; \`--quick\` runs a 3-minute subset):`,
   );
   md.push('');
   md.push(
@@ -228,20 +229,23 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
       `The matmul kernels alone (\`bench/gemm.ts\`: one [4096×256]·[256×1024] matmul, the small model's MLP on this grid), GFLOP/s of onnxruntime-node (MLAS) vs PyTorch (OpenBLAS): ${per.join('; ')}. Most of an update is such matmuls, so these ratios bound what graph-level changes can gain at each thread count.`,
     );
   }
-  md.push(
-    `Median (min–max) over up to ${reps} alternating rounds (the engines of one thread count take their rounds together, 2 threads first); 64 rows = 8 prompts × 8 completions (arithmetic, 48-token cap). Sampling: rows × decode positions per second; update: completion tokens per second; step: seconds.`,
-  );
-  md.push('');
-  md.push('| preset | engine | sampling tok/s | update tok/s | step s |');
-  md.push('|---|---|---|---|---|');
-  md.push(...tableRows);
-  md.push('');
-  md.push(
-    `| preset | CPU threads | update vs PyTorch (goal ≥ ${TARGETS.vsPyTorch}) | sampling vs PyTorch (goal ≥ ${TARGETS.vsPyTorch}) | step time PyTorch / ours | WASM step / node step (goal ≤ ${TARGETS.wasmVsNode}) | check vs PyTorch: max abs Δ logp, Δ loss (≤1e-4) |`,
-  );
-  md.push('|---|---|---|---|---|---|---|');
-  md.push(...ratioRows);
-  if (engines.has('webgpu'))
+  if (tableRows.length) {
+    md.push(
+      `Median (min–max) over up to ${reps} alternating rounds (the engines of one thread count take their rounds together, 2 threads first); 64 rows = 8 prompts × 8 completions (arithmetic, 48-token cap). Sampling: rows × decode positions per second; update: completion tokens per second; step: seconds.`,
+    );
+    md.push('');
+    md.push('| preset | engine | sampling tok/s | update tok/s | step s |');
+    md.push('|---|---|---|---|---|');
+    md.push(...tableRows);
+    md.push('');
+    md.push(
+      `| preset | CPU threads | update vs PyTorch (goal ≥ ${TARGETS.vsPyTorch}) | sampling vs PyTorch (goal ≥ ${TARGETS.vsPyTorch}) | step time PyTorch / ours | WASM step / node step (goal ≤ ${TARGETS.wasmVsNode}) | check vs PyTorch: max abs Δ logp, Δ loss (≤1e-4) |`,
+    );
+    md.push('|---|---|---|---|---|---|---|');
+    md.push(...ratioRows);
+  }
+  for (const run of b.llamaRuns) md.push('', ...llamaTable(run));
+  if (engines.has('webgpu') && tableRows.length)
     md.push(
       '\nWebGPU here runs on SwiftShader, a software adapter (this machine has no GPU): its figures show the WebGPU code path working, not GPU speed; they use fewer rows (--webgpu-rows) and are not compared.',
     );

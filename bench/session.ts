@@ -1,4 +1,5 @@
 /** The state one `rlvr bench` run shares between its phases (src/cli/commands/bench.ts runs them in order). */
+import type { ModelConfig } from '../src/model/config.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { BrowserBench } from './browser/driver.ts';
 import type { BrowserEngine, Engine, PresetCtx } from './engines.ts';
@@ -8,7 +9,10 @@ import type { TorchPeer } from './torch.ts';
 /** The flags, read and checked (src/cli/commands/bench.ts). */
 export interface BenchOptions {
   quick: boolean;
+  /** The playground's GPT-2 presets, in --presets order. */
   presets: ('tiny' | 'small')[];
+  /** The Llama presets (bench/llama.ts), after them. */
+  llamaPresets: LlamaPresetId[];
   engines: Set<string>;
   threadList: number[];
   reps: number;
@@ -58,6 +62,8 @@ export interface Bench {
   /** The preset whose CPU engines are timing now (the engines read its batch). */
   ctxRef: { current: PresetCtx | null };
   runs: PresetRun[];
+  /** The Llama presets' runs (bench/llama.ts). */
+  llamaRuns: LlamaRun[];
 }
 
 export interface PresetRun {
@@ -77,4 +83,48 @@ export interface PresetRun {
   gpu: boolean;
   /** The WebGPU engine's load and warm-up (compiles shaders), started early so it overlaps the next preset's untimed set-up. */
   gpuWarm?: Promise<BrowserEngine>;
+}
+
+/** The Llama presets of bench/llama.ts. */
+export type LlamaPresetId = 'smollm2-135m';
+
+/** One measured call: seconds, tokens and the engine process's resident set before it and its peak during it (MiB). */
+export interface LlamaSample {
+  s: number;
+  tokens: number;
+  rss_before_mib: number | null;
+  peak_rss_mib: number | null;
+}
+
+/** A Llama preset's check on the first update: ok when log-probs and loss agree within TOLERANCE and gradient norms within 1e-3 relative. */
+export interface LlamaCheck {
+  ok: boolean;
+  max_abs_logp_diff: number;
+  abs_loss_diff: number;
+  loss_ours: number;
+  loss_torch: number;
+  grad_norm_ours: number;
+  grad_norm_torch: number;
+  tokens_compared: number;
+}
+
+/** One Llama preset's run (bench/llama.ts). */
+export interface LlamaRun {
+  id: LlamaPresetId;
+  model: ModelConfig;
+  parameters: number;
+  trainable: number;
+  shape: {
+    prompts: number;
+    generations: number;
+    promptLen: number;
+    completionLen: number;
+    rows: number;
+    update_tokens: number;
+  };
+  engines: Record<string, { label: string; threads: number; sampling: LlamaSample[]; update: LlamaSample[] }>;
+  checks: Record<string, LlamaCheck>;
+  first_run_ms: Record<string, number>;
+  skipped: string[];
+  peer: Record<string, unknown> | null;
 }

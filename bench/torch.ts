@@ -76,8 +76,9 @@ export class TorchPeer {
     });
   }
 
-  static start(benchDir: string, threads: number): TorchPeer {
-    const child = spawn(PYTHON, [join(benchDir, 'torch_peer.py')], {
+  /** `script` in `benchDir` under `python` (default: Debian's python3 running torch_peer.py). */
+  static start(benchDir: string, threads: number, script = 'torch_peer.py', python = PYTHON): TorchPeer {
+    const child = spawn(python, [join(benchDir, script)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       // OpenBLAS and OpenMP pools sized like ORT's: the same two cores.
       env: {

@@ -34,7 +34,7 @@ async function handle(req: BenchRequest): Promise<Record<string, unknown>> {
       const { tensors } = readSafetensors(new Uint8Array(await res.arrayBuffer()));
       const weights = new Map([...tensors].map(([n, t]) => [n, t.data]));
       const t0 = performance.now();
-      runners.set(req.preset, await BenchRunner.create(backend, req.model, weights, req.config));
+      runners.set(req.preset, await BenchRunner.create(backend, req.model, weights, req.config, req.fixed));
       const adapter = await backend.adapterInUse().catch(() => null);
       return { ms: performance.now() - t0, layout: runner(req.preset).layout, adapter };
     }

@@ -1,11 +1,11 @@
 /** Messages between the bench page (driven from Node by Playwright) and its per-backend workers. */
 import type { ModelConfig } from '../../src/model/config.ts';
 import type { RunConfig } from '../../src/rl/config.ts';
-import type { UpdateBatch } from '../core.ts';
+import type { FixedRows, UpdateBatch } from '../core.ts';
 
 export type BenchRequest =
   | { cmd: 'init'; kind: 'wasm' | 'webgpu' }
-  | { cmd: 'load'; preset: string; model: ModelConfig; weightsUrl: string; config: RunConfig }
+  | { cmd: 'load'; preset: string; model: ModelConfig; weightsUrl: string; config: RunConfig; fixed?: FixedRows }
   | { cmd: 'sample'; preset: string; seed: number }
   | { cmd: 'setBatch'; preset: string; batch: UpdateBatch }
   | { cmd: 'check'; preset: string }

@@ -286,13 +286,18 @@ export class Graph {
     s.splice(axis < 0 ? s.length + axis + 1 : axis, 0, 1);
     return this.reshape(a, s);
   }
-  /** one-hot (float32) of integer indices: rows of a constant identity (int64 Equal/Reshape/Cast have no WebGPU kernel). */
+  /**
+   * one-hot (float32) of integer indices, from float ops only (int64 Equal/Reshape/Cast have no WebGPU
+   * kernel): each index as a float (a Gather from the column 0..depth-1), d = index - j for every
+   * column j, and clip(1 - d², 0, 1): exactly 1 where d = 0 and 0 elsewhere (|d| ≥ 1). Two constants of
+   * depth values, where a constant identity would hold depth² (at a 49,152-token vocabulary, 2.4
+   * billion values: more than a JavaScript array can hold).
+   */
   oneHot(indices: Tensor, depth: number): Tensor {
-    const eye = this.constant(
-      Array.from({ length: depth * depth }, (_, k) => (k % (depth + 1) === 0 ? 1 : 0)),
-      [depth, depth],
-    );
-    return this.gather(eye, indices, 0);
+    const iota = Array.from({ length: depth }, (_, j) => j);
+    const at = this.gather(this.constant(iota, [depth, 1]), indices, 0); // [...indices, 1]
+    const d = this.sub(at, this.constant(iota, [depth]));
+    return this.clip(this.sub(1, this.mul(d, d)), 0, 1);
   }
 
   /**

@@ -17,6 +17,8 @@ import { summarise, writeResults } from '../../../bench/report.ts';
 import type { Bench, BenchOptions } from '../../../bench/session.ts';
 import { ensureTorch, TorchPeer } from '../../../bench/torch.ts';
 import type { Command } from './command.ts';
+import { isLlamaPreset, LLAMA_PRESETS, runLlamaPreset } from '../../../bench/llama.ts';
+import type { ModelConfig } from '../../model/config.ts';
 
 const FLAGS: FlagTable = {
   quick: {
@@ -24,7 +26,12 @@ const FLAGS: FlagTable = {
       'a time budget of 170 s (see --budget): tiny preset on node/torch/WASM (up to 3\n' +
       'rounds), small preset on node/torch (1 round), then WebGPU on tiny if time is left',
   },
-  presets: { value: 'LIST', help: 'tiny,small (default both; tiny is the CPU default, small the WebGPU one)' },
+  presets: {
+    value: 'LIST',
+    help:
+      'tiny,small,smollm2-135m (default tiny,small; tiny is the CPU default, small the WebGPU\n' +
+      'one; smollm2-135m: the SmolLM2-135M shape, random weights, LoRA r=8, against PyTorch + PEFT)',
+  },
   engines: { value: 'LIST', help: 'node,torch,wasm,webgpu (default all)' },
   threads: {
     value: 'LIST',
@@ -76,9 +83,13 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  const presets = list('presets', 'tiny,small') as ('tiny' | 'small')[];
-  for (const p of presets)
-    if (p !== 'tiny' && p !== 'small') throw new UsageError(`--presets: unknown preset "${p}" (tiny, small)`);
+  const all = list('presets', 'tiny,small');
+  for (const p of all)
+    if (p !== 'tiny' && p !== 'small' && !isLlamaPreset(p))
+      throw new UsageError(`--presets: unknown preset "${p}" (tiny, small, ${LLAMA_PRESETS.join(', ')})`);
+  if (!all.length) throw new UsageError('--presets: name at least one preset');
+  const presets = all.filter((p): p is 'tiny' | 'small' => p === 'tiny' || p === 'small');
+  const llamaPresets = all.filter(isLlamaPreset);
   const engines = new Set(list('engines', 'node,torch,wasm,webgpu'));
   for (const e of engines)
     if (!['node', 'torch', 'wasm', 'webgpu'].includes(e))
@@ -100,6 +111,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   return {
     quick,
     presets,
+    llamaPresets,
     engines,
     threadList,
     reps,
@@ -113,8 +125,11 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   };
 }
 
-/** Runs the benchmark; prints the markdown report on stdout (progress on stderr) and returns the exit code. */
-export async function runBench(argv: string[]): Promise<number> {
+/**
+ * Runs the benchmark; prints the markdown report on stdout (progress on stderr) and returns the exit code.
+ * `llamaModel` replaces the Llama presets' model (a test's dry run at a tiny shape).
+ */
+export async function runBench(argv: string[], test: { llamaModel?: ModelConfig } = {}): Promise<number> {
   const opts = parseBenchOptions(argv);
   const t0 = performance.now();
   const elapsed = () => (performance.now() - t0) / 1000;
@@ -143,6 +158,7 @@ export async function runBench(argv: string[]): Promise<number> {
     blasOk: true,
     ctxRef: { current: null },
     runs: [],
+    llamaRuns: [],
   };
   const { machine, log } = b;
   mkdirSync(WORK, { recursive: true });
@@ -165,6 +181,7 @@ export async function runBench(argv: string[]): Promise<number> {
     await measureGemm(b);
     for (const [pi, presetId] of opts.presets.entries()) await runCpuPreset(b, pi, presetId);
     await runWebGpu(b);
+    for (const id of opts.llamaPresets) await runLlamaPreset(b, id, test.llamaModel);
     const summary = await summarise(b);
     const report = writeResults(b, summary);
     process.stdout.write(report);
@@ -180,8 +197,9 @@ export async function runBench(argv: string[]): Promise<number> {
 /** The PyTorch peer: one process per thread count (OpenMP and OpenBLAS pools are sized at start). */
 async function startPeers(b: Bench): Promise<void> {
   const { log, peers } = b;
-  const { engines, threadList } = b.opts;
-  if (engines.has('torch')) {
+  const { engines, threadList, presets } = b.opts;
+  // The Llama presets start their own PyTorch + PEFT peer (bench/llama.ts).
+  if (engines.has('torch') && presets.length) {
     const inst = ensureTorch(log);
     for (const t of threadList) {
       const peer = TorchPeer.start(BENCH, t);
@@ -215,6 +233,7 @@ async function startPeers(b: Bench): Promise<void> {
 /** The matmul kernels themselves at each thread count: ours (Node, and the browser's WASM at its threads) and the peer's (gemm.ts). */
 async function measureGemm(b: Bench): Promise<void> {
   const { m, k, n } = MLP_GEMM;
+  if (!b.opts.presets.length) return; // the GPT presets' MLP matmul: nothing to compare at the Llama presets
   for (const t of b.opts.threadList) {
     const mlas = await gemmGflops(createNodeBackend(t));
     const peer = b.peers.get(t);
@@ -237,7 +256,9 @@ async function measureGemm(b: Bench): Promise<void> {
 /** Headless Chromium with the bench page (bench/browser/), when --engines asks for WASM or WebGPU. */
 async function startBrowser(b: Bench): Promise<void> {
   const { log, browserInfo } = b;
-  const { engines } = b.opts;
+  const { presets } = b.opts;
+  // WebGPU runs the GPT presets only (no GPU here: a software adapter at the Llama presets' size would take hours).
+  const engines = new Set([...b.opts.engines].filter((e) => e !== 'webgpu' || presets.length));
   if (engines.has('wasm') || engines.has('webgpu')) {
     const { BrowserBench } = await import('../../../bench/browser/driver.ts');
     const browser = await BrowserBench.start(log);

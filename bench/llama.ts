@@ -1,0 +1,593 @@
+/**
+ * `rlvr bench --presets smollm2-135m`: the SmolLM2-135M shape (its config.json, random weights) with
+ * LoRA r = 8 on all seven of PEFT's Llama projections, timed on onnxruntime-node, Chromium's WASM EP
+ * and PyTorch eager + PEFT (bench/peft_peer.py, the project's .venv-py) in the same run, on the same
+ * weights, prompts and update batch:
+ *   sampling  rows x decode positions per second, KV-cache sampler (Policy.sample; transformers' DynamicCache)
+ *   update    seconds of one GRPO update: scoring + loss + backward + AdamW on the adapters only
+ *   memory    peak resident set of the engine's process during each of them (Linux VmHWM, reset just before)
+ * No tokenizer: the prompts are seeded random token ids within the vocabulary, so no task and no whole step.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createNodeBackend } from '../src/engine/backend-node.ts';
+import { saveWeights } from '../src/model/checkpoint.ts';
+import type { ModelConfig } from '../src/model/config.ts';
+import { llamaConfigOf } from '../src/model/hf-import-llama.ts';
+import { PEFT_TARGETS } from '../src/model/lora.ts';
+import { initParams, parameterCount, trainableSpecs } from '../src/model/transformer.ts';
+import { defaultConfig, validateConfig, type RunConfig } from '../src/rl/config.ts';
+import { Rng } from '../src/util/rng.ts';
+import { BenchRunner, makeUpdateBatch, type UpdateBatch } from './core.ts';
+import { fmtNum, median, ROOT, TOLERANCE, version, WORK } from './presets.ts';
+import type { Bench, LlamaCheck, LlamaPresetId, LlamaRun, LlamaSample } from './session.ts';
+
+export type { LlamaPresetId, LlamaRun };
+import { TorchPeer } from './torch.ts';
+
+export const LLAMA_PRESETS: readonly LlamaPresetId[] = ['smollm2-135m'];
+export const isLlamaPreset = (p: string): p is LlamaPresetId => (LLAMA_PRESETS as readonly string[]).includes(p);
+
+/** HuggingFaceTB/SmolLM2-135M's config.json (the fields the engine reads); the weights are random. */
+export const SMOLLM2_135M_CONFIG = {
+  model_type: 'llama',
+  architectures: ['LlamaForCausalLM'],
+  hidden_size: 576,
+  intermediate_size: 1536,
+  num_hidden_layers: 30,
+  num_attention_heads: 9,
+  num_key_value_heads: 3,
+  vocab_size: 49152,
+  max_position_embeddings: 8192,
+  rope_theta: 100000,
+  rms_norm_eps: 1e-5,
+  hidden_act: 'silu',
+  tie_word_embeddings: true,
+};
+
+/** LoRA r = 8, alpha 16 (PEFT's usual 2r), on every Llama projection PEFT names (the engine's default target_modules). */
+export const LLAMA_LORA = { r: 8, alpha: 16, targets: [...PEFT_TARGETS] };
+
+/** The batch: small, so the whole preset runs in a few minutes on 2 cores. */
+export const LLAMA_SHAPE = { prompts: 2, generations: 2, promptLen: 16, completionLen: 16 };
+
+/** The preset's model with its adapters: SmolLM2-135M's shape. */
+export function llamaPresetModel(_id: LlamaPresetId): ModelConfig {
+  return { ...llamaConfigOf(SMOLLM2_135M_CONFIG), lora: LLAMA_LORA };
+}
+
+/** A Llama small enough for a test's dry run of the same code path (`runBench`'s `llamaModel` override). */
+export const DRY_LLAMA: ModelConfig = {
+  arch: 'llama',
+  vocabSize: 512,
+  contextLength: 64,
+  dModel: 64,
+  nLayers: 2,
+  nHeads: 4,
+  nKvHeads: 2,
+  dFF: 128,
+  ropeTheta: 100000,
+  normEps: 1e-5,
+  qkvBias: false,
+  tiedEmbeddings: true,
+  lora: LLAMA_LORA,
+};
+
+/** The project's Python (scripts/setup-python.sh) with torch, transformers and peft. */
+export const PEFT_PYTHON = process.env.RLVR_PEFT_PYTHON || join(ROOT, '.venv-py/bin/python');
+
+interface LlamaEngine {
+  id: string;
+  label: string;
+  threads: number;
+  sample(round: number): Promise<LlamaSample>;
+  update(): Promise<LlamaSample>;
+  finish(): Promise<void>;
+}
+
+// ------------------------------------------------------------------------------------ process memory
+
+const KIB = (pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number | null => {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+};
+
+/** Resets the peak resident set (VmHWM) of the processes to their current one; false where Linux refuses. */
+function resetPeak(pids: (number | 'self')[]): boolean {
+  try {
+    for (const p of pids) writeFileSync(`/proc/${p}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Times `f` and the peak resident set of `pids` (summed) while it runs. */
+async function measured<T>(
+  pids: () => (number | 'self')[],
+  f: () => Promise<T>,
+): Promise<{ r: T; ms: number; rss_before_mib: number | null; peak_rss_mib: number | null }> {
+  const ps = pids();
+  const sum = (field: 'VmRSS' | 'VmHWM') => {
+    const xs = ps.map((p) => KIB(p, field));
+    return xs.every((x) => x !== null) && xs.length ? (xs as number[]).reduce((a, b) => a + b, 0) / 1024 : null;
+  };
+  const before = sum('VmRSS');
+  const ok = resetPeak(ps);
+  const t0 = performance.now();
+  const r = await f();
+  const ms = performance.now() - t0;
+  return { r, ms, rss_before_mib: before, peak_rss_mib: ok ? sum('VmHWM') : null };
+}
+
+/** Chromium's renderer processes started by this process (the bench page and its workers live there). */
+function rendererPids(): number[] {
+  const parent = new Map<number, number>();
+  const renderers: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('--type=renderer')) renderers.push(Number(d));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const ours = (p: number) => {
+    for (let q = p, n = 0; q > 1 && n < 64; q = parent.get(q) ?? 0, n++) if (q === process.pid) return true;
+    return false;
+  };
+  return renderers.filter(ours);
+}
+
+// ------------------------------------------------------------------------------------------- engines
+
+class NodeLlama implements LlamaEngine {
+  constructor(
+    readonly runner: BenchRunner,
+    readonly threads: number,
+  ) {}
+  get id() {
+    return `node@${this.threads}`;
+  }
+  get label() {
+    return `onnxruntime-node ${version('onnxruntime-node')} CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`;
+  }
+  async sample(): Promise<LlamaSample> {
+    const m = await measured(
+      () => ['self'],
+      () => this.runner.sample(1),
+    );
+    return {
+      s: m.r.ms / 1000,
+      tokens: m.r.rows * m.r.genSteps,
+      rss_before_mib: m.rss_before_mib,
+      peak_rss_mib: m.peak_rss_mib,
+    };
+  }
+  async update(): Promise<LlamaSample> {
+    const m = await measured(
+      () => ['self'],
+      () => this.runner.update(),
+    );
+    return { s: m.r.ms / 1000, tokens: m.r.tokens, rss_before_mib: m.rss_before_mib, peak_rss_mib: m.peak_rss_mib };
+  }
+  async finish() {
+    await this.runner.dispose();
+  }
+}
+
+class PeftLlama implements LlamaEngine {
+  constructor(
+    readonly peer: TorchPeer,
+    readonly threads: number,
+    readonly versions: string,
+    readonly files: { batch: string; sampling: string },
+    readonly positions: () => number,
+    readonly rows: number,
+  ) {}
+  get id() {
+    return `torch@${this.threads}`;
+  }
+  get label() {
+    return `PyTorch ${this.versions} eager CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`;
+  }
+  async sample(round: number): Promise<LlamaSample> {
+    const x = await this.peer.call({
+      cmd: 'sample',
+      id: 'llama',
+      batch: this.files.sampling,
+      steps: this.positions(),
+      seed: 1 + round,
+    });
+    return {
+      s: (x.ms as number) / 1000,
+      tokens: this.rows * (x.steps as number),
+      rss_before_mib: x.rss_before_mib as number,
+      peak_rss_mib: (x.peak_rss_mib as number | null) ?? null,
+    };
+  }
+  async update(): Promise<LlamaSample> {
+    const x = await this.peer.call({ cmd: 'update', id: 'llama', batch: this.files.batch });
+    return {
+      s: (x.ms as number) / 1000,
+      tokens: x.tokens as number,
+      rss_before_mib: x.rss_before_mib as number,
+      peak_rss_mib: (x.peak_rss_mib as number | null) ?? null,
+    };
+  }
+  async finish() {
+    await this.peer.close();
+  }
+}
+
+class WasmLlama implements LlamaEngine {
+  constructor(
+    readonly b: Bench,
+    readonly preset: string,
+  ) {}
+  get id() {
+    return 'wasm';
+  }
+  get threads() {
+    return this.b.wasmThreads;
+  }
+  get label() {
+    return `Chromium WASM EP (onnxruntime-web ${version('onnxruntime-web')}), ${this.b.wasmThreads} threads`;
+  }
+  private async call(cmd: 'sample' | 'update'): Promise<Record<string, unknown>> {
+    const req = cmd === 'sample' ? { cmd, preset: this.preset, seed: 1 } : { cmd, preset: this.preset };
+    return this.b.browser!.call('wasm', req);
+  }
+  async sample(): Promise<LlamaSample> {
+    const m = await measured(rendererPids, () => this.call('sample'));
+    return {
+      s: (m.r.ms as number) / 1000,
+      tokens: (m.r.rows as number) * (m.r.genSteps as number),
+      rss_before_mib: m.rss_before_mib,
+      peak_rss_mib: m.peak_rss_mib,
+    };
+  }
+  async update(): Promise<LlamaSample> {
+    const m = await measured(rendererPids, () => this.call('update'));
+    return {
+      s: (m.r.ms as number) / 1000,
+      tokens: m.r.tokens as number,
+      rss_before_mib: m.rss_before_mib,
+      peak_rss_mib: m.peak_rss_mib,
+    };
+  }
+  async finish() {
+    await this.b.browser!.call('wasm', { cmd: 'dispose', preset: this.preset });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- run
+
+/** The run config: GRPO defaults with the preset's batch and LoRA (task arithmetic only fills the required field). */
+export function llamaRunConfig(model: ModelConfig): RunConfig {
+  return validateConfig({
+    ...defaultConfig,
+    task: 'arithmetic',
+    seed: 0,
+    prompts_per_step: LLAMA_SHAPE.prompts,
+    num_generations: LLAMA_SHAPE.generations,
+    max_completion_length: LLAMA_SHAPE.completionLen,
+    lora_r: model.lora!.r,
+    lora_alpha: model.lora!.alpha,
+    target_modules: model.lora!.targets.join(','),
+  });
+}
+
+/** The prompt rows: P seeded random prompts of token ids in [2, vocab) (0 and 1 are PAD and EOS), each G times. */
+export function llamaRows(model: ModelConfig): number[][] {
+  const rng = new Rng(20_240_135);
+  const prompts = Array.from({ length: LLAMA_SHAPE.prompts }, () =>
+    Array.from({ length: LLAMA_SHAPE.promptLen }, () => 2 + Math.floor(rng.next() * (model.vocabSize - 2))),
+  );
+  return prompts.flatMap((p) => new Array<number[]>(LLAMA_SHAPE.generations).fill(p));
+}
+
+function compare(
+  ours: { logp: number[]; loss: number; gradNorm: number },
+  b: UpdateBatch,
+  theirs: { logp: number[]; loss: number; grad_norm: number },
+): LlamaCheck {
+  let d = 0;
+  let n = 0;
+  for (let i = 0; i < b.mask.length; i++) {
+    if (!b.mask[i]) continue;
+    n++;
+    d = Math.max(d, Math.abs(ours.logp[i]! - theirs.logp[i]!));
+  }
+  const dl = Math.abs(ours.loss - theirs.loss);
+  const dg = Math.abs(ours.gradNorm - theirs.grad_norm) / Math.max(1e-8, theirs.grad_norm);
+  return {
+    ok: d <= TOLERANCE && dl <= TOLERANCE && dg <= 1e-3,
+    max_abs_logp_diff: d,
+    abs_loss_diff: dl,
+    loss_ours: ours.loss,
+    loss_torch: theirs.loss,
+    grad_norm_ours: ours.gradNorm,
+    grad_norm_torch: theirs.grad_norm,
+    tokens_compared: n,
+  };
+}
+
+/** Sets up, checks and times one Llama preset on the CPU engines (one thread count at a time, engines alternating); adds it to `b.llamaRuns`. */
+export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaPresetModel(id)): Promise<void> {
+  const { log, opts } = b;
+  const { engines, threadList, reps } = opts;
+  const config = llamaRunConfig(model);
+  const parameters = parameterCount(model);
+  const trainable = trainableSpecs(model).reduce((a, s) => a + s.shape.reduce((x, y) => x * y, 1), 0);
+  const rows = llamaRows(model);
+  const layout = { promptLen: LLAMA_SHAPE.promptLen, completionLen: LLAMA_SHAPE.completionLen };
+  const run: LlamaRun = {
+    id,
+    model,
+    parameters,
+    trainable,
+    shape: { ...LLAMA_SHAPE, rows: rows.length, update_tokens: 0 },
+    engines: {},
+    checks: {},
+    first_run_ms: {},
+    skipped: [],
+    peer: null,
+  };
+  b.llamaRuns.push(run);
+  log(
+    `== preset ${id}: ${parameters.toLocaleString('en-US')} parameters (random weights, seed 1), LoRA r=${model.lora!.r} alpha ${model.lora!.alpha} on ${model.lora!.targets.join(',')}: ${trainable.toLocaleString('en-US')} trainable; ${LLAMA_SHAPE.prompts} prompts x ${LLAMA_SHAPE.generations} = ${rows.length} rows, prompt ${LLAMA_SHAPE.promptLen} + completion ${LLAMA_SHAPE.completionLen} tokens`,
+  );
+  const tw = performance.now();
+  const weights = initParams(model, 1);
+  const weightsFile = join(WORK, `${id}-${model.nLayers}x${model.dModel}-seed1.safetensors`);
+  writeFileSync(weightsFile, saveWeights(model, weights, { name: `${id}-random-seed1` }));
+  run.first_run_ms.weights_init_and_save = performance.now() - tw;
+  const batchFile = join(WORK, `batch-${id}.json`);
+  const samplingFile = join(WORK, `sampling-${id}.json`);
+  writeFileSync(samplingFile, JSON.stringify({ rows, temperature: config.temperature }));
+
+  let batch: UpdateBatch | null = null;
+  let ours: { logp: number[]; loss: number; gradNorm: number } | null = null;
+  let positions = LLAMA_SHAPE.completionLen;
+  const wasmWanted = !!b.browser && engines.has('wasm');
+  let wasmDone = false;
+  if (engines.has('webgpu'))
+    run.skipped.push(`${id}: WebGPU (no GPU on this machine; a software adapter at 135M would take hours)`);
+
+  for (const t of threadList) {
+    const group: LlamaEngine[] = [];
+    // onnxruntime-node: compile (first sampling and update), the batch from its first sampling
+    const tn = performance.now();
+    const runner = await BenchRunner.create(createNodeBackend(t), model, weights, config, { rows, layout });
+    const s0 = await runner.sample(1);
+    run.first_run_ms[`node@${t}_load_and_first_sampling`] = performance.now() - tn;
+    positions = s0.genSteps;
+    if (!batch) {
+      // Rewards are seeded coin flips (core.ts); with G = 2 a group often gets equal rewards and no
+      // signal, so take the first seed whose every group has one (the work is the same either way,
+      // but the check then compares non-zero gradients).
+      for (let seed = 7; ; seed++) {
+        batch = makeUpdateBatch(layout, config, s0.prompts, s0.completions, seed);
+        const adv = batch.advantages;
+        const G = LLAMA_SHAPE.generations;
+        const rowHas = (r: number) => adv.slice(r * batch!.len, (r + 1) * batch!.len).some((x) => x !== 0);
+        if (Array.from({ length: rows.length / G }, (_, g) => rowHas(g * G)).every(Boolean) || seed > 100) break;
+      }
+      batch = batch!;
+      run.shape.update_tokens = batch.tokens_counted;
+      writeFileSync(batchFile, JSON.stringify(batch));
+    }
+    runner.setBatch(batch);
+    const tu = performance.now();
+    const first = await runner.checkValues();
+    run.first_run_ms[`node@${t}_first_update`] = performance.now() - tu;
+    ours ??= { logp: first.logp, loss: first.loss, gradNorm: first.gradNorm };
+    group.push(new NodeLlama(runner, t));
+    log(
+      `node@${t}: loaded and first sampling (compiles) ${(run.first_run_ms[`node@${t}_load_and_first_sampling`]! / 1000).toFixed(1)} s, first update ${(run.first_run_ms[`node@${t}_first_update`]! / 1000).toFixed(1)} s`,
+    );
+
+    // PyTorch + PEFT: a fresh process per thread count; its first update is the check against ours
+    if (engines.has('torch')) {
+      const tp = performance.now();
+      const peer = TorchPeer.start(join(ROOT, 'bench'), t, 'peft_peer.py', PEFT_PYTHON);
+      const init = await peer.call({ cmd: 'init', threads: t });
+      const load = await peer.call({
+        cmd: 'load',
+        id: 'llama',
+        config: model,
+        weights: weightsFile,
+        lr: batch.lr,
+        adam: {
+          beta1: config.adam_beta1,
+          beta2: config.adam_beta2,
+          eps: 1e-8,
+          weightDecay: config.weight_decay,
+          maxGradNorm: config.max_grad_norm,
+        },
+      });
+      const theirs = await peer.call({ cmd: 'update', id: 'llama', batch: batchFile, values: true });
+      // one untimed sampling too, as ours had (transformers' first call sets up its caches)
+      await peer.call({ cmd: 'sample', id: 'llama', batch: samplingFile, steps: positions, seed: 0 });
+      run.first_run_ms[`torch@${t}_load_first_update_and_sampling`] = performance.now() - tp;
+      const check = compare(ours, batch, theirs as unknown as { logp: number[]; loss: number; grad_norm: number });
+      run.checks[`torch@${t}`] = check;
+      run.peer ??= { ...init, ...load };
+      log(
+        `PyTorch ${String(init.torch)} + transformers ${String(init.transformers)} + PEFT ${String(init.peft)} (${String(init.blas)}, ${String(init.threads)} threads, attention ${String(load.attn_implementation)}): ${String(load.trainable)} trainable of ${String(load.parameters)}; check on the first update (${check.tokens_compared} tokens): max |Δ logp| ${check.max_abs_logp_diff.toExponential(2)}, |Δ loss| ${check.abs_loss_diff.toExponential(2)}, grad norm ${check.grad_norm_ours.toFixed(5)} vs ${check.grad_norm_torch.toFixed(5)} -> ${check.ok ? 'OK' : `FAILED (tolerance ${TOLERANCE}): no PyTorch ratios`}`,
+      );
+      group.push(
+        new PeftLlama(
+          peer,
+          t,
+          `${String(init.torch)} + PEFT ${String(init.peft)} (transformers ${String(init.transformers)}, ${String(init.blas)})`,
+          { batch: batchFile, sampling: samplingFile },
+          () => positions,
+          rows.length,
+        ),
+      );
+    }
+
+    // the browser's WASM EP joins the rounds of its own thread count
+    if (wasmWanted && !wasmDone && t === b.wasmThreads) {
+      wasmDone = true;
+      const tl = performance.now();
+      const url = b.browser!.serve(`${id}.safetensors`, weightsFile);
+      await b.browser!.call('wasm', {
+        cmd: 'load',
+        preset: id,
+        model,
+        weightsUrl: url,
+        config,
+        fixed: { rows, layout },
+      });
+      await b.browser!.call('wasm', { cmd: 'sample', preset: id, seed: 1 });
+      await b.browser!.call('wasm', { cmd: 'setBatch', preset: id, batch });
+      const r = await b.browser!.call('wasm', { cmd: 'check', preset: id });
+      run.first_run_ms.wasm_load_and_first_update = performance.now() - tl;
+      const lp = r.logp as number[];
+      let d = 0;
+      for (let i = 0; i < batch.mask.length; i++) if (batch.mask[i]) d = Math.max(d, Math.abs(lp[i]! - ours.logp[i]!));
+      run.checks.wasm_vs_node = {
+        ok: d <= TOLERANCE && Math.abs((r.loss as number) - ours.loss) <= TOLERANCE,
+        max_abs_logp_diff: d,
+        abs_loss_diff: Math.abs((r.loss as number) - ours.loss),
+        loss_ours: ours.loss,
+        loss_torch: r.loss as number,
+        grad_norm_ours: ours.gradNorm,
+        grad_norm_torch: r.gradNorm as number,
+        tokens_compared: batch.tokens_counted,
+      };
+      log(
+        `browser wasm: loaded, first sampling and update ${((performance.now() - tl) / 1000).toFixed(1)} s; vs node: max |Δ logp| ${d.toExponential(2)}`,
+      );
+      group.push(new WasmLlama(b, id));
+    }
+
+    for (const e of group) run.engines[e.id] = { label: e.label, threads: e.threads, sampling: [], update: [] };
+    for (let r = 0; r < reps; r++) {
+      const tr = performance.now();
+      const order = r % 2 === 0 ? group : [...group].reverse();
+      for (const e of order) run.engines[e.id]!.sampling.push(await e.sample(r));
+      for (const e of order) run.engines[e.id]!.update.push(await e.update());
+      b.loads.push((await import('node:os')).loadavg()[0]!);
+      log(
+        `${id}, ${t} thread${t === 1 ? '' : 's'}, round ${r + 1}/${reps} (${((performance.now() - tr) / 1000).toFixed(0)} s): ` +
+          group
+            .map((e) => {
+              const x = run.engines[e.id]!;
+              return `${e.id} sampling ${x.sampling.at(-1)!.s.toFixed(2)} s, update ${x.update.at(-1)!.s.toFixed(2)} s (peak ${fmtNum(x.update.at(-1)!.peak_rss_mib ?? Number.NaN)} MiB)`;
+            })
+            .join('; '),
+      );
+    }
+    for (const e of group) await e.finish();
+  }
+  if (wasmWanted && !wasmDone)
+    run.skipped.push(`${id}: WASM (its ${b.wasmThreads} threads are not in --threads ${threadList.join(',')})`);
+  b.skipped.push(...run.skipped);
+}
+
+// ------------------------------------------------------------------------------------------- report
+
+const med = (xs: (number | null)[]) => {
+  const ys = xs.filter((x): x is number => x !== null && Number.isFinite(x));
+  return ys.length ? median(ys) : null;
+};
+const r3 = (x: number | null) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 1000) / 1000);
+
+/** Medians and ratios of a Llama run, for the results JSON (key: the preset id). */
+export function llamaSummary(run: LlamaRun): Record<string, unknown> {
+  const stats = Object.fromEntries(
+    Object.entries(run.engines).map(([id, e]) => [
+      id,
+      {
+        label: e.label,
+        threads: e.threads,
+        sampling_tokens_per_s: med(e.sampling.map((x) => x.tokens / x.s)),
+        update_s: med(e.update.map((x) => x.s)),
+        update_peak_rss_mib: med(e.update.map((x) => x.peak_rss_mib)),
+        update_rss_before_mib: med(e.update.map((x) => x.rss_before_mib)),
+        sampling_peak_rss_mib: med(e.sampling.map((x) => x.peak_rss_mib)),
+        rounds: e.update.length,
+        runs: { sampling: e.sampling, update: e.update },
+      },
+    ]),
+  );
+  const ratios: Record<string, Record<string, number | null>> = {};
+  for (const [id, s] of Object.entries(stats)) {
+    if (id.startsWith('torch@')) continue;
+    const t = run.engines[id]!.threads;
+    const peer = stats[`torch@${t}`];
+    const ok = run.checks[`torch@${t}`]?.ok ?? false;
+    ratios[id] = {
+      sampling_vs_pytorch:
+        ok && peer && s.sampling_tokens_per_s && peer.sampling_tokens_per_s
+          ? r3(s.sampling_tokens_per_s / peer.sampling_tokens_per_s)
+          : null,
+      update_speed_vs_pytorch: ok && peer && s.update_s && peer.update_s ? r3(peer.update_s / s.update_s) : null,
+      update_peak_memory_vs_pytorch:
+        peer && s.update_peak_rss_mib && peer.update_peak_rss_mib
+          ? r3(s.update_peak_rss_mib / peer.update_peak_rss_mib)
+          : null,
+    };
+  }
+  return {
+    parameters: run.parameters,
+    trainable_parameters: run.trainable,
+    weights: 'random (initParams seed 1; SmolLM2-135M config.json shape, no checkpoint or tokenizer)',
+    model: run.model,
+    lora: run.model.lora,
+    shape: run.shape,
+    units: {
+      sampling_tokens_per_s:
+        'rows x decode positions per second (KV cache; EOS ignored by PyTorch, rare with random weights)',
+      update_s: 'seconds of one GRPO update (scoring + loss + backward + AdamW on the adapters)',
+      peak_rss_mib:
+        "peak resident set of the engine's process during the call (VmHWM reset just before); node: the whole bench process, wasm: Chromium's renderer",
+    },
+    peer: run.peer,
+    engines: stats,
+    ratios,
+    checks: run.checks,
+    first_run_ms: run.first_run_ms,
+    skipped: run.skipped,
+  };
+}
+
+/** The markdown table of a Llama run. */
+export function llamaTable(run: LlamaRun): string[] {
+  const s = llamaSummary(run);
+  const stats = s.engines as Record<string, Record<string, number | null | string>>;
+  const ratios = s.ratios as Record<string, Record<string, number | null>>;
+  const n = (x: unknown, suffix = '') => (typeof x === 'number' ? `${fmtNum(x)}${suffix}` : '—');
+  const md = [
+    `**${run.id}** (SmolLM2-135M's shape, random weights: ${(run.parameters / 1e6).toFixed(1)}M parameters; LoRA r=${run.model.lora!.r}, alpha ${run.model.lora!.alpha} on ${run.model.lora!.targets.join(', ')}: ${(run.trainable / 1e6).toFixed(2)}M trainable). ${run.shape.prompts} prompts × ${run.shape.generations} completions = ${run.shape.rows} rows, prompt ${run.shape.promptLen} + completion ${run.shape.completionLen} tokens (${run.shape.update_tokens} completion tokens per update). Medians over ${Math.max(0, ...Object.values(run.engines).map((e) => e.update.length))} alternating rounds.`,
+    '',
+    '| engine | sampling tok/s | GRPO update s | update peak RSS MiB | sampling vs PyTorch | update speed vs PyTorch | update peak memory vs PyTorch |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const [id, e] of Object.entries(stats)) {
+    const r = ratios[id];
+    md.push(
+      `| ${String(e.label)} | ${n(e.sampling_tokens_per_s)} | ${n(e.update_s)} | ${n(e.update_peak_rss_mib)} | ${r ? n(r.sampling_vs_pytorch, '×') : ''} | ${r ? n(r.update_speed_vs_pytorch, '×') : ''} | ${r ? n(r.update_peak_memory_vs_pytorch, '×') : ''} |`,
+    );
+  }
+  const checks = Object.entries(run.checks).map(
+    ([k, c]) =>
+      `${k}: max |Δ logp| ${c.max_abs_logp_diff.toExponential(1)}, |Δ loss| ${c.abs_loss_diff.toExponential(1)} ${c.ok ? 'OK' : 'FAILED'}`,
+  );
+  if (checks.length)
+    md.push(
+      '',
+      `Checks on the first update (tolerance ${TOLERANCE}; ratios against PyTorch only where it passed): ${checks.join('; ')}.`,
+    );
+  return md;
+}
