@@ -1,4 +1,3 @@
-import type { Manifest } from './checkpoint.ts';
 import * as chars from './tokenizer.ts';
 
 /**
@@ -38,7 +37,10 @@ export const charCodec: TextCodec = {
 export type TokenizerFiles = Record<string, string>;
 
 /** The names of the tokenizer files a manifest needs (none for the character tokenizer). */
-export function tokenizerFileNames(m: Manifest): string[] {
+export function tokenizerFileNames(m: {
+  tokenizer: { kind: string; file?: string; config?: string; chatTemplate?: string };
+}): string[] {
+  // A structural type, not checkpoint.ts's Manifest: checkpoint.ts imports policy.ts, which imports this.
   const t = m.tokenizer;
   if (t.kind !== 'hf') return [];
   return [t.file, t.config, t.chatTemplate].filter((f): f is string => typeof f === 'string');
