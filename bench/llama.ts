@@ -8,7 +8,7 @@
  *   memory    peak resident set of the engine's process during each of them (Linux VmHWM, reset just before)
  * No tokenizer: the prompts are seeded random token ids within the vocabulary, so no task and no whole step.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNodeBackend } from '../src/engine/backend-node.ts';
 import { saveWeights } from '../src/model/checkpoint.ts';
@@ -19,11 +19,15 @@ import { initParams, parameterCount, trainableSpecs } from '../src/model/transfo
 import { defaultConfig, validateConfig, type RunConfig } from '../src/rl/config.ts';
 import { Rng } from '../src/util/rng.ts';
 import { BenchRunner, makeUpdateBatch, type UpdateBatch } from './core.ts';
-import { fmtNum, median, ROOT, TOLERANCE, version, WORK } from './presets.ts';
-import type { Bench, LlamaCheck, LlamaPresetId, LlamaRun, LlamaSample } from './session.ts';
+import { fmtNum, ROOT, TOLERANCE, WORK } from './presets.ts';
+import type { Bench, LlamaCheck, LlamaPresetId, LlamaRun } from './session.ts';
 
 export type { LlamaPresetId, LlamaRun };
 import { TorchPeer } from './torch.ts';
+import { type LlamaEngine, NodeLlama, PEFT_PYTHON, PeftLlama, WasmLlama } from './llama-engines.ts';
+
+export { PEFT_PYTHON };
+export { llamaSummary, llamaTable } from './llama-report.ts';
 
 export const LLAMA_PRESETS: readonly LlamaPresetId[] = ['smollm2-135m'];
 export const isLlamaPreset = (p: string): p is LlamaPresetId => (LLAMA_PRESETS as readonly string[]).includes(p);
@@ -72,202 +76,6 @@ export const DRY_LLAMA: ModelConfig = {
   tiedEmbeddings: true,
   lora: LLAMA_LORA,
 };
-
-/** The project's Python (scripts/setup-python.sh) with torch, transformers and peft. */
-export const PEFT_PYTHON = process.env.RLVR_PEFT_PYTHON || join(ROOT, '.venv-py/bin/python');
-
-interface LlamaEngine {
-  id: string;
-  label: string;
-  threads: number;
-  sample(round: number): Promise<LlamaSample>;
-  update(): Promise<LlamaSample>;
-  finish(): Promise<void>;
-}
-
-// ------------------------------------------------------------------------------------ process memory
-
-const KIB = (pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number | null => {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-};
-
-/** Resets the peak resident set (VmHWM) of the processes to their current one; false where Linux refuses. */
-function resetPeak(pids: (number | 'self')[]): boolean {
-  try {
-    for (const p of pids) writeFileSync(`/proc/${p}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Times `f` and the peak resident set of `pids` (summed) while it runs. */
-async function measured<T>(
-  pids: () => (number | 'self')[],
-  f: () => Promise<T>,
-): Promise<{ r: T; ms: number; rss_before_mib: number | null; peak_rss_mib: number | null }> {
-  const ps = pids();
-  const sum = (field: 'VmRSS' | 'VmHWM') => {
-    const xs = ps.map((p) => KIB(p, field));
-    return xs.every((x) => x !== null) && xs.length ? (xs as number[]).reduce((a, b) => a + b, 0) / 1024 : null;
-  };
-  const before = sum('VmRSS');
-  const ok = resetPeak(ps);
-  const t0 = performance.now();
-  const r = await f();
-  const ms = performance.now() - t0;
-  return { r, ms, rss_before_mib: before, peak_rss_mib: ok ? sum('VmHWM') : null };
-}
-
-/** Chromium's renderer processes started by this process (the bench page and its workers live there). */
-function rendererPids(): number[] {
-  const parent = new Map<number, number>();
-  const renderers: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('--type=renderer')) renderers.push(Number(d));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  const ours = (p: number) => {
-    for (let q = p, n = 0; q > 1 && n < 64; q = parent.get(q) ?? 0, n++) if (q === process.pid) return true;
-    return false;
-  };
-  return renderers.filter(ours);
-}
-
-// ------------------------------------------------------------------------------------------- engines
-
-class NodeLlama implements LlamaEngine {
-  constructor(
-    readonly runner: BenchRunner,
-    readonly threads: number,
-  ) {}
-  get id() {
-    return `node@${this.threads}`;
-  }
-  get label() {
-    return `onnxruntime-node ${version('onnxruntime-node')} CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`;
-  }
-  async sample(): Promise<LlamaSample> {
-    const m = await measured(
-      () => ['self'],
-      () => this.runner.sample(1),
-    );
-    return {
-      s: m.r.ms / 1000,
-      tokens: m.r.rows * m.r.genSteps,
-      rss_before_mib: m.rss_before_mib,
-      peak_rss_mib: m.peak_rss_mib,
-    };
-  }
-  async update(): Promise<LlamaSample> {
-    const m = await measured(
-      () => ['self'],
-      () => this.runner.update(),
-    );
-    return { s: m.r.ms / 1000, tokens: m.r.tokens, rss_before_mib: m.rss_before_mib, peak_rss_mib: m.peak_rss_mib };
-  }
-  async finish() {
-    await this.runner.dispose();
-  }
-}
-
-class PeftLlama implements LlamaEngine {
-  constructor(
-    readonly peer: TorchPeer,
-    readonly threads: number,
-    readonly versions: string,
-    readonly files: { batch: string; sampling: string },
-    readonly positions: () => number,
-    readonly rows: number,
-  ) {}
-  get id() {
-    return `torch@${this.threads}`;
-  }
-  get label() {
-    return `PyTorch ${this.versions} eager CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`;
-  }
-  async sample(round: number): Promise<LlamaSample> {
-    const x = await this.peer.call({
-      cmd: 'sample',
-      id: 'llama',
-      batch: this.files.sampling,
-      steps: this.positions(),
-      seed: 1 + round,
-    });
-    return {
-      s: (x.ms as number) / 1000,
-      tokens: this.rows * (x.steps as number),
-      rss_before_mib: x.rss_before_mib as number,
-      peak_rss_mib: (x.peak_rss_mib as number | null) ?? null,
-    };
-  }
-  async update(): Promise<LlamaSample> {
-    const x = await this.peer.call({ cmd: 'update', id: 'llama', batch: this.files.batch });
-    return {
-      s: (x.ms as number) / 1000,
-      tokens: x.tokens as number,
-      rss_before_mib: x.rss_before_mib as number,
-      peak_rss_mib: (x.peak_rss_mib as number | null) ?? null,
-    };
-  }
-  async finish() {
-    await this.peer.close();
-  }
-}
-
-class WasmLlama implements LlamaEngine {
-  constructor(
-    readonly b: Bench,
-    readonly preset: string,
-  ) {}
-  get id() {
-    return 'wasm';
-  }
-  get threads() {
-    return this.b.wasmThreads;
-  }
-  get label() {
-    return `Chromium WASM EP (onnxruntime-web ${version('onnxruntime-web')}), ${this.b.wasmThreads} threads`;
-  }
-  private async call(cmd: 'sample' | 'update'): Promise<Record<string, unknown>> {
-    const req = cmd === 'sample' ? { cmd, preset: this.preset, seed: 1 } : { cmd, preset: this.preset };
-    return this.b.browser!.call('wasm', req);
-  }
-  async sample(): Promise<LlamaSample> {
-    const m = await measured(rendererPids, () => this.call('sample'));
-    return {
-      s: (m.r.ms as number) / 1000,
-      tokens: (m.r.rows as number) * (m.r.genSteps as number),
-      rss_before_mib: m.rss_before_mib,
-      peak_rss_mib: m.peak_rss_mib,
-    };
-  }
-  async update(): Promise<LlamaSample> {
-    const m = await measured(rendererPids, () => this.call('update'));
-    return {
-      s: (m.r.ms as number) / 1000,
-      tokens: m.r.tokens as number,
-      rss_before_mib: m.rss_before_mib,
-      peak_rss_mib: m.peak_rss_mib,
-    };
-  }
-  async finish() {
-    await this.b.browser!.call('wasm', { cmd: 'dispose', preset: this.preset });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------- run
 
 /** The run config: GRPO defaults with the preset's batch and LoRA (task arithmetic only fills the required field). */
 export function llamaRunConfig(model: ModelConfig): RunConfig {
@@ -496,98 +304,3 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
 }
 
 // ------------------------------------------------------------------------------------------- report
-
-const med = (xs: (number | null)[]) => {
-  const ys = xs.filter((x): x is number => x !== null && Number.isFinite(x));
-  return ys.length ? median(ys) : null;
-};
-const r3 = (x: number | null) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 1000) / 1000);
-
-/** Medians and ratios of a Llama run, for the results JSON (key: the preset id). */
-export function llamaSummary(run: LlamaRun): Record<string, unknown> {
-  const stats = Object.fromEntries(
-    Object.entries(run.engines).map(([id, e]) => [
-      id,
-      {
-        label: e.label,
-        threads: e.threads,
-        sampling_tokens_per_s: med(e.sampling.map((x) => x.tokens / x.s)),
-        update_s: med(e.update.map((x) => x.s)),
-        update_peak_rss_mib: med(e.update.map((x) => x.peak_rss_mib)),
-        update_rss_before_mib: med(e.update.map((x) => x.rss_before_mib)),
-        sampling_peak_rss_mib: med(e.sampling.map((x) => x.peak_rss_mib)),
-        rounds: e.update.length,
-        runs: { sampling: e.sampling, update: e.update },
-      },
-    ]),
-  );
-  const ratios: Record<string, Record<string, number | null>> = {};
-  for (const [id, s] of Object.entries(stats)) {
-    if (id.startsWith('torch@')) continue;
-    const t = run.engines[id]!.threads;
-    const peer = stats[`torch@${t}`];
-    const ok = run.checks[`torch@${t}`]?.ok ?? false;
-    ratios[id] = {
-      sampling_vs_pytorch:
-        ok && peer && s.sampling_tokens_per_s && peer.sampling_tokens_per_s
-          ? r3(s.sampling_tokens_per_s / peer.sampling_tokens_per_s)
-          : null,
-      update_speed_vs_pytorch: ok && peer && s.update_s && peer.update_s ? r3(peer.update_s / s.update_s) : null,
-      update_peak_memory_vs_pytorch:
-        peer && s.update_peak_rss_mib && peer.update_peak_rss_mib
-          ? r3(s.update_peak_rss_mib / peer.update_peak_rss_mib)
-          : null,
-    };
-  }
-  return {
-    parameters: run.parameters,
-    trainable_parameters: run.trainable,
-    weights: 'random (initParams seed 1; SmolLM2-135M config.json shape, no checkpoint or tokenizer)',
-    model: run.model,
-    lora: run.model.lora,
-    shape: run.shape,
-    units: {
-      sampling_tokens_per_s:
-        'rows x decode positions per second (KV cache; EOS ignored by PyTorch, rare with random weights)',
-      update_s: 'seconds of one GRPO update (scoring + loss + backward + AdamW on the adapters)',
-      peak_rss_mib:
-        "peak resident set of the engine's process during the call (VmHWM reset just before); node: the whole bench process, wasm: Chromium's renderer",
-    },
-    peer: run.peer,
-    engines: stats,
-    ratios,
-    checks: run.checks,
-    first_run_ms: run.first_run_ms,
-    skipped: run.skipped,
-  };
-}
-
-/** The markdown table of a Llama run. */
-export function llamaTable(run: LlamaRun): string[] {
-  const s = llamaSummary(run);
-  const stats = s.engines as Record<string, Record<string, number | null | string>>;
-  const ratios = s.ratios as Record<string, Record<string, number | null>>;
-  const n = (x: unknown, suffix = '') => (typeof x === 'number' ? `${fmtNum(x)}${suffix}` : '—');
-  const md = [
-    `**${run.id}** (SmolLM2-135M's shape, random weights: ${(run.parameters / 1e6).toFixed(1)}M parameters; LoRA r=${run.model.lora!.r}, alpha ${run.model.lora!.alpha} on ${run.model.lora!.targets.join(', ')}: ${(run.trainable / 1e6).toFixed(2)}M trainable). ${run.shape.prompts} prompts × ${run.shape.generations} completions = ${run.shape.rows} rows, prompt ${run.shape.promptLen} + completion ${run.shape.completionLen} tokens (${run.shape.update_tokens} completion tokens per update). Medians over ${Math.max(0, ...Object.values(run.engines).map((e) => e.update.length))} alternating rounds.`,
-    '',
-    '| engine | sampling tok/s | GRPO update s | update peak RSS MiB | sampling vs PyTorch | update speed vs PyTorch | update peak memory vs PyTorch |',
-    '|---|---|---|---|---|---|---|',
-  ];
-  for (const [id, e] of Object.entries(stats)) {
-    const r = ratios[id];
-    md.push(
-      `| ${String(e.label)} | ${n(e.sampling_tokens_per_s)} | ${n(e.update_s)} | ${n(e.update_peak_rss_mib)} | ${r ? n(r.sampling_vs_pytorch, '×') : ''} | ${r ? n(r.update_speed_vs_pytorch, '×') : ''} | ${r ? n(r.update_peak_memory_vs_pytorch, '×') : ''} |`,
-    );
-  }
-  const checks = Object.entries(run.checks).map(
-    ([k, c]) =>
-      `${k}: max |Δ logp| ${c.max_abs_logp_diff.toExponential(1)}, |Δ loss| ${c.abs_loss_diff.toExponential(1)} ${c.ok ? 'OK' : 'FAILED'}`,
-  );
-  if (checks.length)
-    md.push(
-      '',
-      `Checks on the first update (tolerance ${TOLERANCE}; ratios against PyTorch only where it passed): ${checks.join('; ')}.`,
-    );
-  return md;
-}
