@@ -6,6 +6,10 @@ GRPO and LoRA. scripts/llama-path.sh runs the whole path; docs/models.md describ
 
 usage: llama_task_model.py CORPUS.jsonl OUT [--vocab 512] [--hidden 64] [--layers 4] [--heads 4]
                            [--kv-heads 2] [--intermediate 176] [--context 256] [--seed 0]
+                           [--torch-sft-steps 0]
+
+--torch-sft-steps N: a warm start in PyTorch instead (N AdamW steps of next-token loss on the corpus, 16
+texts a step), for a folder that goes straight to TRL (the playground's own warm start is `rlvr pretrain`).
 
 CORPUS.jsonl: one JSON string per line, the task's prompts and reference completions
 (`rlvr pretrain --task T --corpus CORPUS.jsonl` writes it). Nothing is downloaded.
@@ -33,6 +37,7 @@ def main() -> None:
     ap.add_argument("--intermediate", type=int, default=176)
     ap.add_argument("--context", type=int, default=256)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--torch-sft-steps", type=int, default=0)
     a = ap.parse_args()
     torch.set_num_threads(1)
     os.makedirs(a.out, exist_ok=True)
@@ -70,6 +75,18 @@ def main() -> None:
         pad_token_id=fast.pad_token_id,
     )
     model = LlamaForCausalLM(config).float()
+    if a.torch_sft_steps > 0:
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+        gen = torch.Generator().manual_seed(a.seed)
+        for _ in range(a.torch_sft_steps):
+            pick = torch.randint(len(texts), (16,), generator=gen).tolist()
+            batch = fast([texts[i] + EOS for i in pick], return_tensors="pt", padding=True)
+            labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
+            loss = model(**batch, labels=labels).loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        model.eval()
     model.generation_config.eos_token_id = fast.eos_token_id
     model.save_pretrained(a.out, safe_serialization=True)
     fast.save_pretrained(a.out)

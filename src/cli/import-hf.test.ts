@@ -224,7 +224,7 @@ describe('rlvr import --format hf', () => {
   it('refuses bad flags and keeps an existing checkpoint in --out', async () => {
     const dir = await exportHf('sort');
     expect((await rlvr('import', '--format', 'gguf', dir, '--out', join(tmp, 'x'))).stderr).toMatch(
-      /--format must be hf, got "gguf"/,
+      /--format must be hf or peft, got "gguf"/,
     );
     expect((await rlvr('import', '--format', 'hf', '--out', join(tmp, 'x'))).stderr).toMatch(
       /give one folder to import \(DIR\), got none/,

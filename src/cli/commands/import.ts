@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { basename, join, relative, resolve } from 'node:path';
 import { HfImportError, type HfFolder } from '../../model/hf-import.ts';
 import { importAnyHuggingFace } from '../../model/hf-import-llama.ts';
-import { flag, flagUsage, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
+import { flag, flagUsage, parseArgs, parseFlags, requireFlag, UsageError, type FlagTable } from '../args.ts';
+import { PEFT_IMPORT_FLAGS, peftImportHelp, runPeftImport } from './import-peft.ts';
 import { tokenizerFileNames } from '../../model/text-codec.ts';
 import { writeCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Command } from './command.ts';
@@ -10,7 +11,7 @@ import type { Command } from './command.ts';
 const FLAGS: FlagTable = {
   format: {
     value: 'hf',
-    help: "a Hugging Face folder: LlamaForCausalLM, Qwen2ForCausalLM or the playground's GPT-2 (the only format)",
+    help: "a Hugging Face folder: LlamaForCausalLM, Qwen2ForCausalLM or the playground's GPT-2",
   },
   out: { value: 'OUTDIR', help: 'the checkpoint folder to write' },
   name: { value: 'NAME', help: 'the checkpoint\'s name when the weights were trained elsewhere (default "<base>+hf")' },
@@ -29,7 +30,9 @@ const help = `rlvr import --format hf DIR --out OUTDIR [--name NAME]
   training from it (train_grpo.py's --output_dir). Importing an unchanged export gives back the exported
   checkpoint bit for bit; other weights get a manifest that names where they came from, without the
   base's held-out figures. A model with another vocabulary, tokenizer or shape is refused, saying which.
-${flagUsage(FLAGS)}`;
+${flagUsage(FLAGS)}
+
+${peftImportHelp}`;
 
 /** The folder's top-level files (the ones the import reads are all at the top). */
 function readFolder(dir: string): HfFolder {
@@ -45,13 +48,17 @@ function readFolder(dir: string): HfFolder {
 export const importCommand: Command = {
   name: 'import',
   summary:
-    'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf)',
+    'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf), or a PEFT LoRA adapter onto its base (--format peft)',
   help,
-  modes: [{ argv: [], flags: FLAGS }],
+  modes: [
+    { argv: ['--format', 'hf'], flags: FLAGS },
+    { argv: ['--format', 'peft'], flags: PEFT_IMPORT_FLAGS },
+  ],
   async run(argv) {
+    if (flag(parseArgs(argv), 'format') === 'peft') return runPeftImport(argv);
     const a = parseFlags(argv, FLAGS);
     const format = requireFlag(a, 'format');
-    if (format !== 'hf') throw new UsageError(`--format must be hf, got "${format}"`);
+    if (format !== 'hf') throw new UsageError(`--format must be hf or peft, got "${format}"`);
     if (a.positional.length !== 1)
       throw new UsageError(
         `give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`,

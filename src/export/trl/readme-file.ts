@@ -65,8 +65,9 @@ Every reference scores the full reward.
 
 - \`rewards.py\` decodes TRL's \`completion_ids\` with the playground's vocabulary, because TRL decodes
   completions with \`skip_special_tokens=True\`, which would drop the \`<think>\`/\`<answer>\` tags if the
-  tokenizer marks them special. For a model with another tokenizer set \`USE_COMPLETION_IDS = False\`
-  there and keep the tags as non-special added tokens.
+  tokenizer marks them special. For a model with another tokenizer (one that is not the playground's
+  export, e.g. a Llama with its own BPE tokenizer) \`train_grpo.py\` sets \`USE_COMPLETION_IDS = False\`
+  and the rewards read TRL's decoded text; its run record then holds that tokenizer's text and tokens.
 - The model's context (\`n_positions\`) must hold the longest prompt plus \`max_completion_length\`
   (${c.max_completion_length}) tokens.
 - TRL's loss and advantage code is its own: the same settings give the same objective as the

@@ -55,6 +55,23 @@ def base_of(model):
     return {"name": meta["manifest"].get("name", meta.get("checkpoint", "")), "manifest": meta["manifest"]}
 
 
+def model_base_of(model, tokenizer):
+    """Another model's base, as Hugging Face describes it (as python/rlvr_playground/provenance.py base_of does)."""
+    config = model.config
+    architectures = getattr(config, "architectures", None) or [type(model).__name__]
+    where = getattr(tokenizer, "name_or_path", "") or ""
+    return {
+        "name": getattr(config, "_name_or_path", "") or type(model).__name__,
+        "model": {
+            "architecture": architectures[0],
+            "model_type": getattr(config, "model_type", "") or "",
+            "vocab_size": int(getattr(config, "vocab_size", 0) or model.get_input_embeddings().weight.shape[0]),
+            "tokenizer": f"{type(tokenizer).__name__} ({where})" if where else type(tokenizer).__name__,
+            "parameters": int(sum(p.numel() for p in model.parameters())),
+        },
+    }
+
+
 def token_text(t):
     """src/model/tokenizer.ts tokenText: specials by name, then characters."""
     first = len(rewards.SPECIALS)
@@ -80,11 +97,10 @@ class RecordingGRPOTrainer(GRPOTrainer):
         if record_path is None:
             return
         base = base_of(self.model)
+        # A model with its own tokenizer: the record's text and token texts are that tokenizer's.
+        self._record_own_tokenizer = base is None
         if base is None:
-            raise SystemExit(
-                "--record: the model's config.json has no rlvr_playground manifest (it is not from `rlvr export --format hf`); "
-                "the run record names the playground checkpoint a run started from. Pass --no_record to train without a record."
-            )
+            base = model_base_of(self.model, self.processing_class)
         if self.accelerator.is_main_process:
             argv = [os.path.basename(sys.argv[0])] + sys.argv[1:]
             self._record_writer = RunRecordWriter(
@@ -170,7 +186,7 @@ class RecordingGRPOTrainer(GRPOTrainer):
         G = self.num_generations
         records = []
         for r, row in enumerate(rows):
-            text = rewards.decode_ids(row["tokens"])
+            text = self.processing_class.decode(row["tokens"], skip_special_tokens=True) if self._record_own_tokenizer else rewards.decode_ids(row["tokens"])
             data = row["data"] if isinstance(row["data"], dict) else json.loads(row["data"])
             strict = rewards.verify(data, text, False)
             records.append(
@@ -181,7 +197,7 @@ class RecordingGRPOTrainer(GRPOTrainer):
                     "hint": "",
                     "completion": text,
                     "tokens": row["tokens"],
-                    "tokenText": [token_text(t) for t in row["tokens"]],
+                    "tokenText": self.processing_class.batch_decode([[t] for t in row["tokens"]]) if self._record_own_tokenizer else [token_text(t) for t in row["tokens"]],
                     "oldLogp": row["oldLogp"],
                     "refLogp": None,
                     **{k: [] for k in ("newLogp", "ratio", "clipped", "entropy", "kl", "objective", "tokenLoss", "weight", "lossContribution", "trained")},

@@ -11,7 +11,8 @@ from rlvr_settings import *  # rlvr:strip
 
 # TRL decodes completions with skip_special_tokens=True, which would drop the <think>/<answer> tags
 # if the tokenizer marks them special; the exported model uses the playground's token ids, so the
-# ids are decoded here with its vocabulary instead. Set to False for a model with another tokenizer.
+# ids are decoded here with its vocabulary instead. train_grpo.py sets it False for a model with another
+# tokenizer (one whose config.json has no rlvr_playground).
 USE_COMPLETION_IDS = True
 FIRST_CHAR = len(SPECIALS)
 
