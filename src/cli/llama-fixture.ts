@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { TestContext } from 'vitest';
+import { expect, type TestContext } from 'vitest';
 
 export const run = promisify(execFile);
 export const root = resolve(import.meta.dirname, '..', '..');
@@ -111,3 +111,37 @@ export const CASES = [
     args: ['--arch', 'llama', '--shape', 'smollm2-135m', '--tied'],
   },
 ];
+
+/** Throws with rlvr's stderr unless it exited 0. */
+export function ok(r: { code: number; stderr: string }): void {
+  if (r.code !== 0) throw new Error(`rlvr exited ${r.code}:\n${r.stderr}`);
+}
+
+export interface ScoredLine {
+  ids: number[];
+  logprobs: (number | null)[];
+}
+
+/**
+ * `rlvr score` of the lines in `textFile` under `manifest`, against another tool's ids and log-probs of
+ * the same lines: the ids equal, the first token null in both; returns the largest |log-prob difference|.
+ */
+export async function scoreAgainst(manifest: string, textFile: string, theirs: ScoredLine[]): Promise<number> {
+  const scored = await rlvr('score', '--model', manifest, '--text-file', textFile);
+  ok(scored);
+  const ours = scored.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ScoredLine);
+  expect(ours).toHaveLength(theirs.length);
+  let worst = 0;
+  ours.forEach((o, i) => {
+    expect(o.ids).toEqual(theirs[i]!.ids);
+    o.logprobs.forEach((x, t) => {
+      const want = theirs[i]!.logprobs[t];
+      if (want === null) return expect(x).toBeNull();
+      worst = Math.max(worst, Math.abs(x! - want!));
+    });
+  });
+  return worst;
+}

@@ -13,14 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckpoint, writeCheckpoint } from '../node/checkpoint-files.ts';
 import { validateConfig } from '../rl/config.ts';
 import { loadBase, withLora } from '../rl/run.ts';
-import { needPython, rlvr, root, run, setupPython, tmp } from './llama-fixture.ts';
+import { needPython, ok, rlvr, root, run, type ScoredLine, scoreAgainst, setupPython, tmp } from './llama-fixture.ts';
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 beforeAll(setupPython, 660_000);
-
-const ok = (r: { code: number; stderr: string }) => {
-  if (r.code !== 0) throw new Error(`rlvr exited ${r.code}:\n${r.stderr}`);
-};
 
 const PEFT_SCORE = `
 import json, sys, torch
@@ -69,22 +65,8 @@ describe("LoRA on the playground's GPT-2 against the real PEFT", () => {
     writeFileSync(file, lines.join('\n') + '\n');
     const theirs = JSON.parse(
       (await run(py, ['-c', PEFT_SCORE, hf, adapter, file], { cwd: root, maxBuffer: 16 << 20 })).stdout,
-    ) as { ids: number[]; logprobs: (number | null)[] }[];
-    const scored = await rlvr('score', '--model', join(ckpt, 'manifest.json'), '--text-file', file);
-    ok(scored);
-    const ours = scored.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { ids: number[]; logprobs: (number | null)[] });
-    let worst = 0;
-    ours.forEach((o, i) => {
-      expect(o.ids).toEqual(theirs[i]!.ids);
-      o.logprobs.forEach((x, t) => {
-        const want = theirs[i]!.logprobs[t];
-        if (want === null) return expect(x).toBeNull();
-        worst = Math.max(worst, Math.abs(x! - want!));
-      });
-    });
+    ) as ScoredLine[];
+    const worst = await scoreAgainst(join(ckpt, 'manifest.json'), file, theirs);
     process.stdout.write(`GPT-2 LoRA: max |log-prob - PEFT's| ${worst.toExponential(2)}\n`);
     expect(worst).toBeLessThan(1e-4);
 

@@ -10,14 +10,10 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { needPython, rlvr, root, run, setupPython, tmp } from './llama-fixture.ts';
+import { needPython, ok, rlvr, root, run, setupPython, tmp } from './llama-fixture.ts';
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 beforeAll(setupPython, 660_000);
-
-const ok = (r: { code: number; stderr: string }) => {
-  if (r.code !== 0) throw new Error(`rlvr exited ${r.code}:\n${r.stderr}`);
-};
 
 describe('a Llama with its own BPE tokenizer, trained with GRPO and LoRA in rlvr train', () => {
   it('is built, warm-started in its own tokens, trained with LoRA, and evaluated; the records decode as the real tokenizers decodes them', async (ctx) => {

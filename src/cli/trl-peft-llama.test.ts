@@ -15,14 +15,10 @@ import { createNodeBackend } from '../engine/backend-node.ts';
 import { loadPolicy } from '../node/checkpoint-files.ts';
 import { decodeRunRecord } from '../record/run-record.ts';
 import { Rng } from '../util/rng.ts';
-import { fixture, needPython, rlvr, root, run, setupPython, tmp } from './llama-fixture.ts';
+import { fixture, needPython, ok, rlvr, root, run, scoreAgainst, setupPython, tmp } from './llama-fixture.ts';
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 beforeAll(setupPython, 660_000);
-
-const ok = (r: { code: number; stderr: string }) => {
-  if (r.code !== 0) throw new Error(`rlvr exited ${r.code}:\n${r.stderr}`);
-};
 
 /** Nothing reaches the network; caches live in the test's folder. */
 const pyEnv = {
@@ -158,27 +154,7 @@ describe('a LoRA adapter TRL + PEFT trained on a Llama comes back into the playg
     );
     expect(moved).toBeGreaterThan(1e-3);
 
-    const scored = await rlvr(
-      'score',
-      '--model',
-      join(adapted, 'manifest.json'),
-      '--text-file',
-      join(tmp, 'lines.txt'),
-    );
-    ok(scored);
-    const ours = scored.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { ids: number[]; logprobs: (number | null)[] });
-    let worst = 0;
-    ours.forEach((o, i) => {
-      expect(o.ids).toEqual(peft.lines[i]!.ids);
-      o.logprobs.forEach((x, t) => {
-        const want = peft.lines[i]!.logprobs[t];
-        if (want === null) return expect(x).toBeNull();
-        worst = Math.max(worst, Math.abs(x! - want!));
-      });
-    });
+    const worst = await scoreAgainst(join(adapted, 'manifest.json'), join(tmp, 'lines.txt'), peft.lines);
     process.stdout.write(
       `TRL + PEFT adapter: max |log-prob - PEFT's| ${worst.toExponential(2)} (the adapter moved them up to ${moved.toExponential(2)})\n`,
     );
