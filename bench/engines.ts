@@ -6,7 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { BrowserBench } from './browser/driver.ts';
-import type { BenchRunner, CheckValues, UpdateBatch } from './core.ts';
+import type { UpdateBatch } from './batches.ts';
+import type { BenchRunner, CheckValues } from './core.ts';
 import { version, WORK, type Metric, type PresetSetup, type Sample } from './presets.ts';
 import type { TorchPeer } from './torch.ts';
 

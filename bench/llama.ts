@@ -18,7 +18,8 @@ import { PEFT_TARGETS } from '../src/model/lora.ts';
 import { initParams, parameterCount, trainableSpecs } from '../src/model/transformer.ts';
 import { defaultConfig, validateConfig, type RunConfig } from '../src/rl/config.ts';
 import { Rng } from '../src/util/rng.ts';
-import { BenchRunner, makeUpdateBatch, type UpdateBatch } from './core.ts';
+import { makeUpdateBatch, type UpdateBatch } from './batches.ts';
+import { BenchRunner } from './core.ts';
 import { fmtNum, ROOT, TOLERANCE, WORK } from './presets.ts';
 import type { Bench, LlamaCheck, LlamaPresetId, LlamaRun } from './session.ts';
 

@@ -5,7 +5,8 @@ import * as ort from 'onnxruntime-node';
 import { OrtBackend, type OrtModule } from '../src/engine/backend.ts';
 import { nodeSessionOptions } from '../src/engine/backend-node.ts';
 import type { RunConfig } from '../src/rl/config.ts';
-import { BenchRunner, type UpdateBatch } from './core.ts';
+import type { UpdateBatch } from './batches.ts';
+import { BenchRunner } from './core.ts';
 import { WORK, type PresetSetup } from './presets.ts';
 
 export interface ProfileSummary {

@@ -1,7 +1,8 @@
 /** Messages between the bench page (driven from Node by Playwright) and its per-backend workers. */
 import type { ModelConfig } from '../../src/model/config.ts';
 import type { RunConfig } from '../../src/rl/config.ts';
-import type { FixedRows, UpdateBatch } from '../core.ts';
+import type { UpdateBatch } from '../batches.ts';
+import type { FixedRows } from '../core.ts';
 
 export type BenchRequest =
   | { cmd: 'init'; kind: 'wasm' | 'webgpu' }
