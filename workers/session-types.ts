@@ -4,7 +4,7 @@ import type { Backend } from '../src/engine/backend.ts';
 import type { AdapterSummary, WebBackendKind } from '../src/engine/select-backend.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import type { StepResult, Trainer } from '../src/rl/trainer.ts';
-import type { SessionEvent } from './protocol.ts';
+import type { RunState, SessionEvent } from './protocol.ts';
 
 /** A backend plus what the web backend knows about itself (all optional: the Node backend has none of it). */
 export type SessionBackend = Backend & {
@@ -101,4 +101,15 @@ export function stepEvent(r: StepResult, numGenerations: number): SessionEvent {
     },
     skipped: r.skipped,
   };
+}
+
+/** The state after a load (init) failed: the previous run, if any, is kept, paused if it was loading or running. */
+export function stateAfterFailedLoad(hasRun: boolean, prev: RunState): RunState {
+  if (!hasRun) return 'idle';
+  return prev === 'loading' || prev === 'running' ? 'paused' : prev;
+}
+
+/** The state after a warm start, from the state before it: a loop it paused stays paused. */
+export function stateAfterWarmStart(prev: RunState): RunState {
+  return prev === 'running' || prev === 'pausing' ? 'paused' : prev === 'loading' ? 'ready' : prev;
 }

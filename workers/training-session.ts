@@ -32,7 +32,7 @@ import type {
 } from './protocol.ts';
 import type { SavedInfo } from './run-saver.ts';
 import { scoreTextOn } from './score-text.ts';
-import { message, SessionError } from './session-types.ts';
+import { message, SessionError, stateAfterFailedLoad, stateAfterWarmStart } from './session-types.ts';
 import { TrainingLoop } from './training-loop.ts';
 import { tryPromptOn } from './try-prompt-run.ts';
 import { checkWarmStart, warmStartRun, type WarmStartOptions } from './warm-start.ts';
@@ -77,10 +77,7 @@ export class TrainingSession extends TrainingLoop {
       return result;
     } catch (e) {
       bindCustomFamily(this.cur?.dataset?.family ?? null);
-      this.setState(
-        this.cur ? (prevState === 'loading' || prevState === 'running' ? 'paused' : prevState) : 'idle',
-        '',
-      );
+      this.setState(stateAfterFailedLoad(!!this.cur, prevState), '');
       throw e;
     }
   }
@@ -122,7 +119,7 @@ export class TrainingSession extends TrainingLoop {
         void this.saver?.saveNow();
         return r;
       } finally {
-        this.setState(prev === 'running' || prev === 'pausing' ? 'paused' : prev === 'loading' ? 'ready' : prev, '');
+        this.setState(stateAfterWarmStart(prev), '');
       }
     });
   }
