@@ -1,7 +1,7 @@
 /**
  * The few web-platform globals that Node and browsers both provide and that the DOM-free layers
- * (src/util, engine, tasks, model, rl, bench/core.ts) use. Their tsconfigs leave out the DOM lib, so
- * a DOM name (document, window, HTMLElement...) there is a compile error; these are declared here,
+ * (src/util, engine, tasks, model, rl, bench/core.ts, bench/batches.ts) use. Their tsconfigs leave out the
+ * DOM lib, so a DOM name (document, window, HTMLElement...) there is a compile error; these are declared here,
  * with only the members those layers use, instead.
  */
 
