@@ -27,6 +27,10 @@ import {
   type SessionDeps,
 } from './session-types.ts';
 
+/**
+ * The run a session holds, its state machine and status events, and the training loop. TrainingSession
+ * (training-session.ts) extends it with the commands around the loop.
+ */
 export class TrainingLoop {
   protected backend: SessionBackend | null = null;
   protected backendForced: WebBackendKind | null | undefined = undefined;
@@ -255,7 +259,7 @@ export class TrainingLoop {
     }
   }
 
-  // ---- what the status and the saves read ----------------------------------------------------------
+  // ---- what the status and the saves read ------------------------------------------------------
 
   rolloutSteps(): number[] {
     return this.cur?.run.trainer.history.steps() ?? [];
