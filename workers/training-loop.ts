@@ -272,7 +272,10 @@ export class TrainingLoop {
     };
   }
 
-  /** The snapshot a save takes: of the run current when it was asked for, or null if that run is gone by the time the engine is free. */
+  /**
+   * The snapshot a save takes: of the run current when it was asked for, or null if that run is gone by
+   * the time the engine is free.
+   */
   private snapshotForSave(): Promise<RunSnapshot | null> {
     const cur = this.cur;
     if (!cur || this.engine.lost) return Promise.resolve(null);

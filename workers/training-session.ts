@@ -266,7 +266,10 @@ export class TrainingSession extends TrainingLoop {
     this.saver.setTarget(target, everySteps);
   }
 
-  /** Saves the run now (after a save in flight), under the target saveTo set; null if there is none. `force`: also after a failed save. */
+  /**
+   * Saves the run now (after a save in flight), under the target saveTo set; null if there is none.
+   * `force`: also after a failed save.
+   */
   saveNow(force = false): Promise<SavedInfo | null> {
     return this.saver ? this.saver.saveNow(force) : Promise.resolve(null);
   }
