@@ -25,14 +25,16 @@ case "$TASK" in
   chain)
     D='"maxOperand":9,"ops":"+-"'
     MIX='[{"task":"chain","difficulty":{"length":1,'$D'}},{"task":"chain","difficulty":{"length":2,'$D'}},'
-    MIX+='{"task":"chain","difficulty":{"length":3,'$D'}},{"task":"chain","difficulty":{"length":4,'$D'},"weight":0.25}]'
+    MIX+='{"task":"chain","difficulty":{"length":3,'$D'}},'
+    MIX+='{"task":"chain","difficulty":{"length":4,'$D'},"weight":0.25}]'
     EVAL_DIFFICULTY='{"length":4,'$D'}'
     SFT_STEPS=${LLAMA_PATH_SFT_STEPS:-2000}
     RL_SETS=(--set lora_r=8 --set learning_rate=1e-3 --set prompts_per_step=32 --set minibatches=4
       --set temperature=0.7)
     ;;
   arithmetic)
-    MIX='[{"task":"arithmetic","difficulty":{"digits":1,"ops":"+-"}},{"task":"arithmetic","difficulty":{"digits":2,"ops":"+-"},"weight":2},'
+    MIX='[{"task":"arithmetic","difficulty":{"digits":1,"ops":"+-"}},'
+    MIX+='{"task":"arithmetic","difficulty":{"digits":2,"ops":"+-"},"weight":2},'
     MIX+='{"task":"arithmetic","difficulty":{"digits":3,"ops":"+-"},"weight":2}]'
     EVAL_DIFFICULTY='{"digits":3,"ops":"+-"}'
     SFT_STEPS=${LLAMA_PATH_SFT_STEPS:-1000}
