@@ -1,7 +1,7 @@
 import type { SaveCost } from '../../../workers/protocol.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
 import { deleteRun, forgetPassK, listRuns, newRunId, runsToPrune } from './persist.ts';
-import { getState, setState } from './store.ts';
+import { getState, session, setState } from './store.ts';
 import { heldRun, holdRun, openRuns, setTabRun, thisTab } from './tabs.ts';
 import { experimentKey, setupToSearch, type UrlSetup } from '../derive/url-state.ts';
 import { liveClient } from './worker-link.ts';
@@ -14,18 +14,17 @@ import { liveClient } from './worker-link.ts';
  * the worker's `saved` / `save-failed` events (controller.ts calls savedByWorker / saveFailed).
  */
 
-/** The current run's id: the key of its own saved record (persist.ts), held open by this tab (tabs.ts). */
-let runId: string | null = null;
+// The current run's id (session.runId): the key of its own saved record (persist.ts), held open by this tab (tabs.ts).
 
 /** A new run (no id: a fresh one) or a restored run keeping its saved id; the worker saves under it from now on. */
 export function setRunId(id?: string): void {
-  runId = id ?? newRunId();
-  void holdRun(runId);
+  session.runId = id ?? newRunId();
+  void holdRun(session.runId);
   void sendSaveTarget();
 }
 
 export function currentRunId(): string | null {
-  return runId;
+  return session.runId;
 }
 
 /** The experiment a setup describes, as compared between the address bar and the autosave. */
@@ -38,7 +37,7 @@ export const setupKey = (setup: UrlSetup) => experimentKey(setupToSearch(setup))
  */
 export function sendSaveTarget(): Promise<void> {
   const c = liveClient();
-  const id = runId;
+  const id = session.runId;
   if (!c || !id || !getState().run.config) return Promise.resolve();
   const setup = getState().setup;
   return c
@@ -53,7 +52,7 @@ export function sendSaveTarget(): Promise<void> {
  */
 export async function autosave(force = false): Promise<void> {
   const c = liveClient();
-  if (!c || !runId || !getState().run.config) return;
+  if (!c || !session.runId || !getState().run.config) return;
   if (notices().autosaveOff && !force) return;
   const target = sendSaveTarget();
   try {
@@ -67,7 +66,7 @@ export async function autosave(force = false): Promise<void> {
 
 /** The worker saved a run: this tab's own updates what the page says of its autosave. */
 export function savedByWorker(e: { runId: string; step: number; savedAt: string; ms: SaveCost }): void {
-  if (e.runId !== runId) return;
+  if (e.runId !== session.runId) return;
   setTabRun(e.runId);
   setState({ autosave: { at: e.savedAt, step: e.step, ms: e.ms } });
   if (notices().autosaveOff) setNotices({ autosaveOff: null });
@@ -84,13 +83,13 @@ export function saveFailed(e: unknown): void {
 
 /** Pruning lists every record: once per run and then at most this often (ms), not after every step's save. */
 const PRUNE_EVERY_MS = 60_000;
-let pruned: { runId: string; at: number } | null = null;
 
 /** Keeps the saved runs to persist.ts's MAX_SAVED_RUNS, never touching a run open in a tab or one offered on this page. */
 async function pruneSavedRuns(own: string): Promise<void> {
   const now = Date.now();
+  const pruned = session.pruned;
   if (pruned && pruned.runId === own && now - pruned.at < PRUNE_EVERY_MS) return;
-  pruned = { runId: own, at: now };
+  session.pruned = { runId: own, at: now };
   try {
     const keep = new Set([own, heldRun() ?? own, ...(await openRuns()), ...getState().savedRuns.map((r) => r.runId)]);
     for (const id of runsToPrune(await listRuns(), keep)) {

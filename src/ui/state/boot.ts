@@ -4,7 +4,7 @@ import { restoreSaved } from './restore.ts';
 import { scheduleSync } from './live-config.ts';
 import { describeStorageError, notices, setNotices } from './notices.ts';
 import { listRuns, loadRun, restoredNote, type RunMeta } from './persist.ts';
-import { getState, setState, useApp, type SavedOffer, type ShippedCheckpoint } from './store.ts';
+import { getState, session, setState, useApp, type SavedOffer, type ShippedCheckpoint } from './store.ts';
 import { announce, becomeNewTab, holdRun, joinTabs, openRuns, shownStep, tabRunId } from './tabs.ts';
 import { capNotes, guardSearch } from '../derive/url-guard.ts';
 import { searchToSetup, setupToSearch } from '../derive/url-state.ts';
@@ -38,15 +38,14 @@ async function loadCheckpointIndex(): Promise<void> {
   setState({ checkpoints: list });
 }
 
-/** boot() has finished: this tab's own run is restored, or the saved runs are offered. */
-let bootDone = false;
+// boot() has finished (session.bootDone): this tab's own run is restored, or the saved runs are offered.
 
 /** Reads the URL, the shipped checkpoints and any saved run; keeps the URL in sync from then on. */
 export async function boot(): Promise<void> {
   try {
     await bootSteps();
   } finally {
-    bootDone = true;
+    session.bootDone = true;
   }
 }
 
@@ -130,7 +129,7 @@ export function exposeTestHook(): void {
     state: () => getState(),
     notices: () => notices(),
     /** Start-up is over: the tab's own run restored (or failed to), or the saved runs offered. */
-    bootDone: () => bootDone,
+    bootDone: () => session.bootDone,
     /** Tests: autosave every n steps; the watchdog's timeout (ms) for a worker that stopped answering. */
     setAutosaveEvery: (n: number) => setAutosaveInterval(n),
     setWatchdogMs,

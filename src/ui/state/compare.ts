@@ -16,14 +16,12 @@ import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
 import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from '../derive/time-estimate.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
-import { getState, patch, type CompareSide, type CompareSideState } from './store.ts';
+import { getState, patch, session, type CompareSide, type CompareSideState, type SideId } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 
-type SideId = 'a' | 'b' | 'c';
 const SIDES: SideId[] = ['a', 'b', 'c'];
-const clients: Partial<Record<SideId, TrainerClient>> = {};
-/** Bumped whenever the workers are replaced: answers and events of older workers are dropped. */
-let generation = 0;
+// The sides' workers (session.compareClients) and their generation (session.compareGeneration), bumped
+// whenever the workers are replaced: answers and events of older workers are dropped.
 
 function updateSide(id: SideId, fn: (s: CompareSide) => Partial<CompareSide>): void {
   const cur = getState().compare[id];
@@ -40,15 +38,15 @@ export function compareSides(c = getState().compare): CompareSide[] {
   return c.c ? [c.a, c.b, c.c] : [c.a, c.b];
 }
 
-/** Sides whose Pause was pressed: until their worker says it stopped, a "running" status reads "pausing". */
-const pauseAsked = new Set<SideId>();
+// Sides whose Pause was pressed (session.comparePauseAsked): until their worker says it stopped, a
+// "running" status reads "pausing".
 
 /** One batch of a side's events (run-series.ts): the store is touched only when something it shows changed. */
 function onEvents(id: SideId, events: SessionEvent[]): void {
   const s = getState().compare[id];
   if (!s) return;
-  const { next, pauseAsked: stillAsked } = foldSideEvents(s, events, pauseAsked.has(id));
-  if (!stillAsked) pauseAsked.delete(id);
+  const { next, pauseAsked: stillAsked } = foldSideEvents(s, events, session.comparePauseAsked.has(id));
+  if (!stillAsked) session.comparePauseAsked.delete(id);
   if (Object.keys(next).length) updateSide(id, () => next);
   if (next.metrics) {
     const side = getState().compare[id];
@@ -111,7 +109,7 @@ export async function evaluateBoth(): Promise<void> {
   try {
     await Promise.all(
       ids.map(async (id) => {
-        const c = clients[id];
+        const c = session.compareClients[id];
         if (!c || c.dead) return;
         try {
           await c.call((api) => api.pause());
@@ -154,7 +152,7 @@ export interface CompareRun {
  */
 export async function runCompare(runs: CompareRun[], steps = getState().compare.steps): Promise<void> {
   stopCompare(true);
-  const gen = generation;
+  const gen = session.compareGeneration;
   const s = getState();
   const ids = SIDES.slice(0, Math.min(runs.length, SIDES.length));
   // Every config is checked before any worker loads: an invalid one starts nothing.
@@ -207,10 +205,12 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
     ids.map(async (id, i) => {
       const c = new TrainerClient(
         `compare-${id}`,
-        (ev) => gen === generation && onEvents(id, ev),
-        (m) => gen === generation && updateSide(id, () => ({ state: 'error', error: `worker stopped: ${m}` })),
+        (ev) => gen === session.compareGeneration && onEvents(id, ev),
+        (m) =>
+          gen === session.compareGeneration &&
+          updateSide(id, () => ({ state: 'error', error: `worker stopped: ${m}` })),
       );
-      clients[id] = c;
+      session.compareClients[id] = c;
       try {
         const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
         const r = await c.call((api) =>
@@ -224,16 +224,16 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
             ...(dataset ? { dataset } : {}),
           }),
         );
-        if (gen === generation)
+        if (gen === session.compareGeneration)
           updateSide(id, () => ({ config: r.config, parameters: r.model.parameters, backend: r.backend.kind }));
         return r.config;
       } catch (e) {
-        if (gen === generation) updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
+        if (gen === session.compareGeneration) updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
         return null;
       }
     }),
   );
-  if (gen !== generation) return; // stopped or replaced meanwhile
+  if (gen !== session.compareGeneration) return; // stopped or replaced meanwhile
   if (results.some((r) => !r)) {
     patch('compare', { running: false });
     return;
@@ -247,7 +247,7 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
   });
   await Promise.all(
     ids.map((id) =>
-      clients[id]
+      session.compareClients[id]
         ?.call((api) => api.start())
         .catch((e: unknown) => updateSide(id, () => ({ state: 'error', error: (e as Error).message }))),
     ),
@@ -276,22 +276,22 @@ export async function startCompare(): Promise<void> {
 export async function pauseCompare(): Promise<void> {
   // Shown at once: a worker answers only between engine operations, and its run stops after the current step.
   for (const id of SIDES) {
-    if (clients[id] && getState().compare[id]?.state === 'running') {
-      pauseAsked.add(id);
+    if (session.compareClients[id] && getState().compare[id]?.state === 'running') {
+      session.comparePauseAsked.add(id);
       updateSide(id, () => ({ state: 'pausing' }));
     }
   }
-  await Promise.all(SIDES.map((id) => clients[id]?.call((api) => api.pause()).catch(() => undefined)));
+  await Promise.all(SIDES.map((id) => session.compareClients[id]?.call((api) => api.pause()).catch(() => undefined)));
   patch('compare', { running: false });
 }
 
 /** Ends the workers (their memory is freed). */
 export function stopCompare(keepMetrics = false): void {
-  generation++;
-  pauseAsked.clear();
+  session.compareGeneration++;
+  session.comparePauseAsked.clear();
   for (const id of SIDES) {
-    clients[id]?.terminate();
-    delete clients[id];
+    session.compareClients[id]?.terminate();
+    delete session.compareClients[id];
   }
   patch('compare', { running: false });
   if (!keepMetrics) {

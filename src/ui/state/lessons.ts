@@ -18,7 +18,7 @@ import {
   parseMeasured,
   unknownLessonMessage,
 } from '../derive/lesson-plan.ts';
-import { getState, patch, setState, useApp } from './store.ts';
+import { getState, patch, session, setState, useApp } from './store.ts';
 import { guardSearch } from '../derive/url-guard.ts';
 import { searchToSetup, type UrlSetup } from '../derive/url-state.ts';
 import { loadShippedRecords, openRecordedArms, openShippedRecord, type ShippedRecord } from './recorded-arms.ts';
@@ -32,6 +32,8 @@ export function measuredUrl(): string {
   return new URL('lessons/measured.json', new URL(import.meta.env.BASE_URL || '/', location.href)).href;
 }
 
+// A cache, not run state: the one fetch of measured.json (its answer lands in the store's `lesson.measured`);
+// forgetting it only fetches again (module-state.test.ts allows it).
 let measuredLoad: Promise<void> | null = null;
 
 /** Reads measured.json once (again with force). Absent: every lesson shows "not measured yet". */
@@ -71,12 +73,9 @@ export function lessonSeed(id: string): number {
 }
 
 /** Editing the setup form a lesson put in place (lesson.appliedDraft) ends the lesson's hold on the URL. */
-let watching = false;
-
 function watchSetupEdits(): void {
-  if (watching) return;
-  watching = true;
-  useApp.subscribe((s, prev) => {
+  if (session.setupEditsWatch) return;
+  session.setupEditsWatch = useApp.subscribe((s, prev) => {
     if (s.setup.lesson && s.setup.draft !== prev.setup.draft && s.setup.draft !== s.lesson.appliedDraft) {
       setState((st) => ({ setup: { ...st.setup, lesson: null } }));
     }

@@ -7,6 +7,7 @@ import { askServiceWorker, registerServiceWorker, type OfflineState } from '../.
 import type { OfflineReply } from '../../pwa/sw-core.ts';
 // A failed install settles at once; this limit covers a worker that never answers.
 import { PRESS_WAIT_LIMIT_MS } from './pending-press.ts';
+import { session } from './store.ts';
 
 const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
 
@@ -50,8 +51,7 @@ export async function keepEverythingForOffline(): Promise<void> {
   showReply(await askServiceWorker('keep-everything', (m) => showReply(m, true)), false);
 }
 
-let settled: Promise<void> = Promise.resolve();
-let settledNow = true;
+// Whether (and when) the page stops reloading itself for isolation: session.isolationSettled(Now).
 
 /**
  * Production builds register sw.js (at the app's base, beside index.html). Not in dev: the dev
@@ -66,10 +66,11 @@ export function startOfflineSupport(): void {
   );
   if (isolated) return; // the service worker reloads only a page that is not isolated yet
   // A worker that never activates (an install that fails offline) must not hold a press forever.
-  settledNow = false;
-  settled = Promise.race([registered, new Promise<void>((ok) => setTimeout(ok, PRESS_WAIT_LIMIT_MS))]).then(
-    () => void (settledNow = true),
-  );
+  session.isolationSettledNow = false;
+  session.isolationSettled = Promise.race([
+    registered,
+    new Promise<void>((ok) => setTimeout(ok, PRESS_WAIT_LIMIT_MS)),
+  ]).then(() => void (session.isolationSettledNow = true));
 }
 
 /**
@@ -78,9 +79,9 @@ export function startOfflineSupport(): void {
  * reload: pending-press.ts carries a press across that reload.
  */
 export function isolationSettled(): Promise<void> {
-  return settled;
+  return session.isolationSettled;
 }
 
 export function isIsolationSettled(): boolean {
-  return settledNow;
+  return session.isolationSettledNow;
 }

@@ -30,6 +30,8 @@ export interface ShippedRecord {
   lesson?: { id: string; arm: string; seed: number };
 }
 
+// A cache, not run state: the one fetch of a file the build ships, shared by every caller; forgetting it only
+// fetches the same list again (module-state.test.ts allows it).
 let shippedLoad: Promise<ShippedRecord[]> | null = null;
 
 /** public/records/index.json: the records the app ships (absent: none). */

@@ -5,23 +5,22 @@
  * dropped when it finishes.
  */
 import { mb, readCapped, RUN_RECORD_MAX_BYTES, type DecodeResult } from '../../record/run-record.ts';
-import { patch } from './store.ts';
+import { patch, session } from './store.ts';
 
 export const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export const appUrl = (path: string) => new URL(path, new URL(import.meta.env.BASE_URL || '/', location.href)).href;
 
-/** Each open gets a number; a slower earlier open that finishes later is dropped. */
-let opening = 0;
+// Each open gets a number (session.recordOpening); a slower earlier open that finishes later is dropped.
 
 /** A new open's number: every earlier open still being read is dropped when it finishes. */
-export const newOpen = (): number => ++opening;
+export const newOpen = (): number => ++session.recordOpening;
 /** Whether open `ticket` is still the latest (its result is shown). */
-export const isLatestOpen = (ticket: number): boolean => ticket === opening;
+export const isLatestOpen = (ticket: number): boolean => ticket === session.recordOpening;
 
 /** Drops an open still being read (its result is not shown): "Run it live" pressed before a lesson's records arrived. */
 export function cancelRecordOpen(): void {
-  opening++;
+  session.recordOpening++;
   patch('recordingLoad', { loading: null, error: null });
 }
 

@@ -63,6 +63,8 @@ export function modelContextLength(s = getState()): number | undefined {
   return manifest?.model.contextLength;
 }
 
+// Memo caches, not run state: each answer is a pure function of the store's draft (kept by identity), so
+// forgetting one only computes it again (module-state.test.ts allows them).
 let validationMemo: { draft: unknown; key: string; result: ReturnType<typeof validateDraft> } | null = null;
 
 /** Every error of the setup form, including the checks Start would fail on (memoised: components call this on each store change). */
@@ -92,6 +94,7 @@ export function resolvedDraft(s = getState()): ResolvedConfig {
   return memoResolve('draft', s.setup.draft, selectedManifest(s));
 }
 
+// A memo too: the base draft made from the store's draft, kept by identity so that memoResolve finds it again.
 let baseDraft: { from: SetupDraft; draft: SetupDraft } | null = null;
 
 /** What the fields hold before the person's own layers (link, saved config, edits): defaults ← app defaults ← recipe ← preset. */

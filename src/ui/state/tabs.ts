@@ -11,6 +11,7 @@
  *   run is in; the page warns when another tab has the same experiment (Banners.tsx).
  */
 import { create } from 'zustand';
+import { session, type TabDescription } from './store.ts';
 
 const TAB_KEY = 'rlvr.tabId';
 /** Also the key of earlier versions, so a tab that saved the single-slot autosave still owns it. */
@@ -23,7 +24,7 @@ const CHANNEL = 'rlvr-tabs';
 const HEARTBEAT_MS = 4_000;
 const GONE_MS = 12_000;
 
-function session(): Storage | null {
+function tabStorage(): Storage | null {
   try {
     return globalThis.sessionStorage ?? null;
   } catch {
@@ -32,15 +33,15 @@ function session(): Storage | null {
 }
 function read(key: string): string | null {
   try {
-    return session()?.getItem(key) ?? null;
+    return tabStorage()?.getItem(key) ?? null;
   } catch {
     return null;
   }
 }
 function write(key: string, value: string | null): void {
   try {
-    if (value === null) session()?.removeItem(key);
-    else session()?.setItem(key, value);
+    if (value === null) tabStorage()?.removeItem(key);
+    else tabStorage()?.setItem(key, value);
   } catch {
     /* not remembered */
   }
@@ -48,15 +49,19 @@ function write(key: string, value: string | null): void {
 
 const newId = () => Math.random().toString(36).slice(2, 10);
 
-let tabId = read(TAB_KEY) ?? '';
-if (!tabId) {
-  tabId = newId();
-  write(TAB_KEY, tabId);
-}
-
+/** This tab's id (session.tabId): the one its sessionStorage names, or a new one written there. */
 export function thisTab(): string {
-  return tabId;
+  if (!session.tabId) {
+    session.tabId = read(TAB_KEY) ?? '';
+    if (!session.tabId) {
+      session.tabId = newId();
+      write(TAB_KEY, session.tabId);
+    }
+  }
+  return session.tabId;
 }
+// The id is settled as the page loads (a duplicated tab's copied one is replaced later: becomeNewTab).
+thisTab();
 
 /** The id of the run this tab has (or last had), or null in a new tab. */
 export function tabRunId(): string | null {
@@ -72,8 +77,8 @@ export function setTabRun(runId: string): void {
  * it becomes a tab of its own, with no run yet.
  */
 export function becomeNewTab(): void {
-  tabId = newId();
-  write(TAB_KEY, tabId);
+  session.tabId = newId();
+  write(TAB_KEY, session.tabId);
   write(TAB_RUN_KEY, null);
   write(SHOWN_KEY, null);
 }
@@ -96,7 +101,6 @@ export function shownStep(runId: string): number | null {
 // ---- Web Locks: which runs are open in a tab -----------------------------------------------------
 
 const locks = (): LockManager | null => (globalThis.navigator as Navigator | undefined)?.locks ?? null;
-let held: { runId: string; release: () => void } | null = null;
 
 /** The runs some tab (this one included) holds open. Empty where Web Locks are missing. */
 export async function openRuns(): Promise<Set<string>> {
@@ -116,7 +120,7 @@ export async function openRuns(): Promise<Set<string>> {
 }
 
 export function heldRun(): string | null {
-  return held?.runId ?? null;
+  return session.heldRun?.runId ?? null;
 }
 
 /**
@@ -126,9 +130,9 @@ export function heldRun(): string | null {
  * own run for a moment, while a duplicated tab's original holds it for good.
  */
 export async function holdRun(runId: string, waitMs = 0): Promise<boolean> {
-  if (held?.runId === runId) return true;
-  held?.release();
-  held = null;
+  if (session.heldRun?.runId === runId) return true;
+  session.heldRun?.release();
+  session.heldRun = null;
   const l = locks();
   if (!l) return true;
   const abort = waitMs > 0 ? new AbortController() : null;
@@ -141,7 +145,7 @@ export async function holdRun(runId: string, waitMs = 0): Promise<boolean> {
         return undefined;
       }
       return new Promise<void>((release) => {
-        held = { runId, release: () => release() };
+        session.heldRun = { runId, release: () => release() };
         ok(true);
       });
     };
@@ -165,23 +169,16 @@ export interface OtherTab {
   seenAt: number;
 }
 
-interface Presence {
+interface Presence extends TabDescription {
   type: 'here' | 'ask' | 'bye';
   tabId: string;
-  experiment?: string;
-  state?: string;
-  step?: number;
-  task?: string;
 }
 
 export const useTabs = create<{ others: OtherTab[] }>()(() => ({ others: [] }));
 
-let channel: BroadcastChannel | null = null;
-let describe: () => Omit<Presence, 'type' | 'tabId'> = () => ({});
-
 function post(msg: Presence): void {
   try {
-    channel?.postMessage(msg);
+    session.tabChannel?.postMessage(msg);
   } catch {
     /* the channel is closed (the page is going away) */
   }
@@ -189,7 +186,7 @@ function post(msg: Presence): void {
 
 /** Tells the other tabs this tab's state now (called when the experiment, run state or step changes). */
 export function announce(): void {
-  post({ type: 'here', tabId, ...describe() });
+  post({ type: 'here', tabId: thisTab(), ...session.describeTab() });
 }
 
 function prune(now = Date.now()): void {
@@ -203,12 +200,13 @@ function prune(now = Date.now()): void {
  * calls announce() when that changes.
  */
 export function joinTabs(what: () => { experiment: string; state: string; step: number; task: string }): void {
-  describe = what;
-  if (channel || typeof BroadcastChannel === 'undefined') return;
-  channel = new BroadcastChannel(CHANNEL);
+  session.describeTab = what;
+  if (session.tabChannel || typeof BroadcastChannel === 'undefined') return;
+  const channel = new BroadcastChannel(CHANNEL);
+  session.tabChannel = channel;
   channel.onmessage = (ev: MessageEvent<Presence>) => {
     const m = ev.data;
-    if (!m || typeof m.tabId !== 'string' || m.tabId === tabId) return;
+    if (!m || typeof m.tabId !== 'string' || m.tabId === thisTab()) return;
     const rest = useTabs.getState().others.filter((o) => o.tabId !== m.tabId);
     if (m.type === 'bye') {
       useTabs.setState({ others: rest });
@@ -231,14 +229,14 @@ export function joinTabs(what: () => { experiment: string; state: string; step: 
       });
     }
   };
-  post({ type: 'ask', tabId, ...describe() });
+  post({ type: 'ask', tabId: thisTab(), ...session.describeTab() });
   setInterval(() => {
     announce();
     prune();
   }, HEARTBEAT_MS);
-  addEventListener('pagehide', () => post({ type: 'bye', tabId }));
+  addEventListener('pagehide', () => post({ type: 'bye', tabId: thisTab() }));
   // Back from the back/forward cache: the others dropped this tab on its 'bye'.
   addEventListener('pageshow', (e) => {
-    if ((e as PageTransitionEvent).persisted) post({ type: 'ask', tabId, ...describe() });
+    if ((e as PageTransitionEvent).persisted) post({ type: 'ask', tabId: thisTab(), ...session.describeTab() });
   });
 }

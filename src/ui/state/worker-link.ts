@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../../../workers/protocol.ts';
+import { session, type Session } from './store.ts';
 import { TrainerClient } from './worker-client.ts';
 import { Watchdog } from './watchdog.ts';
 
@@ -7,28 +7,30 @@ import { Watchdog } from './watchdog.ts';
  * declares a worker that stops answering dead. The controller connects the event and crash handlers
  * once, so this module never imports it back.
  */
-type Handlers = { onEvents(events: SessionEvent[]): void; onCrash(why: string): void };
+type Handlers = NonNullable<Session['workerHandlers']>;
 
-let handlers: Handlers | null = null;
-let main: TrainerClient | null = null;
+// The worker (session.worker) and its handlers (session.workerHandlers) are the session's: a test sees them.
 const watchdog = new Watchdog();
 const dropListeners: (() => void)[] = [];
 
 export function connectWorker(h: Handlers): void {
-  handlers = h;
+  session.workerHandlers = h;
 }
 
 export function client(): TrainerClient {
-  if (!main || main.dead) {
-    if (!handlers) throw new Error('worker-link: connectWorker() must run before the first call to the worker');
-    main = new TrainerClient('trainer', handlers.onEvents, handlers.onCrash);
-    watchdog.start(() => main, declareDead);
-  }
+  const live = session.worker;
+  if (live && !live.dead) return live;
+  const handlers = session.workerHandlers;
+  if (!handlers) throw new Error('worker-link: connectWorker() must run before the first call to the worker');
+  const main = new TrainerClient('trainer', handlers.onEvents, handlers.onCrash);
+  session.worker = main;
+  watchdog.start(() => session.worker, declareDead);
   return main;
 }
 
 /** The worker if one is alive, without starting one. */
 export function liveClient(): TrainerClient | null {
+  const main = session.worker;
   return main && !main.dead ? main : null;
 }
 
@@ -39,21 +41,21 @@ export function onWorkerDropped(f: () => void): void {
 
 /** Terminates the worker; the next client() starts a fresh one. */
 export function dropWorker(): void {
-  const old = main;
-  main = null;
+  const old = session.worker;
+  session.worker = null;
   old?.terminate();
   for (const f of dropListeners) f();
 }
 
 function declareDead(c: TrainerClient, why: string): void {
   c.terminate(why);
-  if (main === c) main = null;
+  if (session.worker === c) session.worker = null;
   for (const f of dropListeners) f();
-  handlers?.onCrash(why);
+  session.workerHandlers?.onCrash(why);
 }
 
 /** Tests: how long (ms) the watchdog waits for a worker that stopped answering. */
 export function setWatchdogMs(ms: number): void {
   watchdog.setTimeout(ms);
-  if (main) watchdog.start(() => main, declareDead);
+  if (session.worker) watchdog.start(() => session.worker, declareDead);
 }
