@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 /**
  * src/ui in three roles, each a folder, imported in one direction only (views -> state -> derive):
  *
- * - derive/: pure modules, functions of their inputs: no store, no worker, no browser global (window,
- *   document, storage, fetch, timers...). They may name the store's types (`import type`, erased by the
- *   build) so that a selector can take the state it reads, but never import a value from state/ or a view.
+ * - derive/: pure modules, functions of their inputs: no store (nor a store library: zustand), no worker,
+ *   no browser global (window, document, storage, fetch, timers...). They may name the store's types
+ *   (`import type`, erased by the build) so that a selector can take the state it reads, but never import a
+ *   value from state/ or a view.
  * - state/: the store, and every module with an effect: one that reads or writes the store, talks to a
  *   worker, or touches the browser (storage, the address, the tab channel, the network). It imports
  *   derive/ and itself, never a view.
@@ -51,10 +52,15 @@ function importsOf(source: string): { spec: string; typeOnly: boolean }[] {
   return [...statics, ...dynamics, ...bare];
 }
 
+/** Libraries that hold state, draw or talk to a worker: derive/ may name their types only. */
+const STATEFUL_PACKAGES = /^(zustand|react|react-dom|comlink)(\/|$)/;
+
 /** The imports in `file` (at `path`) that break the direction, as "file imports spec" lines. */
 function wrongWay(path: string, source: string): string[] {
   const from = roleOf(path);
   return importsOf(source).flatMap(({ spec, typeOnly }) => {
+    if (STATEFUL_PACKAGES.test(spec) && from === 'derive' && !typeOnly)
+      return [`${relative(ui, path)} (derive) imports ${spec} (a store, view or worker library)`];
     if (!spec.startsWith('.')) return [];
     const to = roleOf(resolve(dirname(path), spec));
     if (to === 'outside' || allowed[from].includes(to)) return [];
@@ -104,6 +110,9 @@ describe('src/ui: views -> state -> derive, one way', () => {
     expect(wrongWay(at('state/x.ts'), "const m = await import('../components/Tabs.tsx');")).toHaveLength(1);
     expect(wrongWay(at('state/x.ts'), "import {\n  a,\n} from '../derive/chart-data.ts';")).toEqual([]);
     expect(wrongWay(at('derive/x.ts'), "import '../state/theme.ts';")).toHaveLength(1);
+    expect(wrongWay(at('derive/x.ts'), "import { create } from 'zustand';")).toHaveLength(1);
+    expect(wrongWay(at('derive/x.ts'), "import type { ReactNode } from 'react';")).toEqual([]);
+    expect(wrongWay(at('state/x.ts'), "import { create } from 'zustand';")).toEqual([]);
     expect(wrongWay(at('components/X.tsx'), "import { a } from '../state/store.ts';")).toEqual([]);
   });
   it('derive/ touches no browser global', () => {

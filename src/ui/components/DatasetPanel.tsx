@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { VERIFIER_KINDS, type VerifierKind } from '../../tasks/dataset.ts';
 import { datasetTrainLabel, runTrainsOnDataset, trainOnDataset } from '../state/dataset-actions.ts';
-import { importDatasetFile, setVerifier, useDataset } from '../derive/dataset-import.ts';
+import { importDatasetFile, setVerifier, useDataset } from '../state/dataset-import.ts';
 import { IMPORT_LIMITS, formatBytes } from '../derive/import-limits.ts';
 import { useApp } from '../state/store.ts';
 

@@ -11,7 +11,7 @@ import { runsProgress } from '../derive/job-progress.ts';
 import { foldSideEvents } from '../derive/run-series.ts';
 import { appDefaults, draftPatch } from '../derive/config-form.ts';
 import { checkOverrides, passAt1Verdict, type HeldOut } from '../derive/compare-check.ts';
-import { useDataset } from '../derive/dataset-import.ts';
+import { useDataset } from './dataset-import.ts';
 import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
 import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from '../derive/time-estimate.ts';

@@ -8,7 +8,7 @@ import { start } from './controller.ts';
 import { reset } from './run-load.ts';
 import { updateSetup } from './setup-state.ts';
 import { getState, hasRun } from './store.ts';
-import { useDataset, type DatasetState } from '../derive/dataset-import.ts';
+import { useDataset, type DatasetState } from './dataset-import.ts';
 
 /** Whether the current run (if any) was built on the dataset in use. */
 export function runTrainsOnDataset(d: Pick<DatasetState, 'payload' | 'inRun'> = useDataset.getState()): boolean {

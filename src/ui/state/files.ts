@@ -11,7 +11,7 @@ import { exportHuggingFace } from '../../model/hf-export.ts';
 import { zipStore } from '../../util/zip.ts';
 import { parseConfigFile } from '../derive/config-file.ts';
 import { parseRunConfigFile } from '../../rl/config-file.ts';
-import { adoptDataset, useDataset } from '../derive/dataset-import.ts';
+import { adoptDataset, useDataset } from './dataset-import.ts';
 import { setupFileText } from '../derive/config-save.ts';
 import { applyInit } from './run-load.ts';
 import { showError } from './errors.ts';

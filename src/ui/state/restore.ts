@@ -3,7 +3,7 @@
  * forgetting one, and going on on WASM when the WebGPU device is lost.
  */
 import { autosave, currentRunId, setRunId } from './autosave.ts';
-import { adoptDataset, useDataset } from '../derive/dataset-import.ts';
+import { adoptDataset, useDataset } from './dataset-import.ts';
 import { showError } from './errors.ts';
 import { syncLiveConfig } from './live-config.ts';
 import { setNotices } from './notices.ts';

@@ -3,7 +3,7 @@
  * loaded run puts on the page (applyInit), and Reset. Restoring a saved run is restore.ts.
  */
 import { currentRunId, setRunId } from './autosave.ts';
-import { useDataset } from '../derive/dataset-import.ts';
+import { useDataset } from './dataset-import.ts';
 import { message, showError } from './errors.ts';
 import { setNotices } from './notices.ts';
 import { draftValidation, initRequest, selectedCheckpoint } from './setup-state.ts';

@@ -3,7 +3,7 @@
  * difficulty it was measured at, every error of the form (including the checks Start would fail on),
  * the config the draft would run with, and the worker's init request.
  */
-import { useDataset } from '../derive/dataset-import.ts';
+import { useDataset } from './dataset-import.ts';
 import { recommendedDifficulty, type Manifest } from '../../model/checkpoint.ts';
 import { modelPresets } from '../../model/config.ts';
 import type { ResolvedConfig } from '../../rl/resolve-config.ts';

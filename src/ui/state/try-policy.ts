@@ -11,7 +11,7 @@ import { safeFamily } from '../derive/config-form.ts';
 import { ensureRun } from './run-load.ts';
 import { effectiveDraftConfig } from './setup-state.ts';
 import { client } from './worker-link.ts';
-import { useDataset } from '../derive/dataset-import.ts';
+import { useDataset } from './dataset-import.ts';
 import { getState } from './store.ts';
 
 export interface TryState {

@@ -8,8 +8,8 @@ import { create } from 'zustand';
 import { DatasetError, type DatasetLineError, type VerifierKind } from '../../tasks/dataset.ts';
 import { loadTrainingDataset, type DatasetPayload } from '../../tasks/dataset-load.ts';
 import { bindCustomFamily } from '../../tasks/registry.ts';
-import { checkImportSize } from './import-limits.ts';
-import { readUtf8File } from './text-import.ts';
+import { checkImportSize } from '../derive/import-limits.ts';
+import { readUtf8File } from '../derive/text-import.ts';
 
 export interface DatasetSummary {
   name: string;
