@@ -11,7 +11,7 @@ export default defineConfig({
     include: [
       'reliability/**/*.test.ts',
       'workers/training-session.faults.test.ts',
-      'src/ui/config-file.test.ts',
+      'src/ui/derive/config-file.test.ts',
       'src/tasks/robustness.test.ts',
       'src/tasks/dataset.test.ts',
       'src/model/checkpoint.test.ts',

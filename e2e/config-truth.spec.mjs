@@ -146,7 +146,7 @@ test('restoring from a plain address rewrites the URL to the saved experiment', 
         polling: 250,
       });
       // Another tab of this browser (no sessionStorage of its own) opens the bare address: it is
-      // offered the saved run (src/ui/tabs.ts), and restoring it rewrites the address.
+      // offered the saved run (src/ui/state/tabs.ts), and restoring it rewrites the address.
       const other = await p.context.newPage();
       await other.goto(new URL('/', page.url()).href, { waitUntil: 'load' });
       await other.waitForSelector('[data-testid="saved-run-banner"]', { timeout: 30_000 });

@@ -169,7 +169,7 @@ test('a folder: another vocabulary is refused with the reason; the unchanged exp
       );
 
       // A folder named as TRL names its checkpoints (output_dir/checkpoint-20/), picked itself: it is read,
-      // not dropped as a nested checkpoint folder (src/ui/hf-folder-paths.ts).
+      // not dropped as a nested checkpoint folder (src/ui/derive/hf-folder-paths.ts).
       await page.setInputFiles('[data-testid="import-hf-folder"]', checkpoint.dir);
       await waitForPage(
         page,

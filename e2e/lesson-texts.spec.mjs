@@ -12,7 +12,7 @@ import { test } from '@playwright/test';
 import { importTs, note, openPage, RESULTS_DIR, ROOT, withPageDiagnostics } from './lib.mjs';
 
 const { getLesson } = await importTs('src/lessons/index.ts');
-const { metricTitle, verdictBody } = await importTs('src/ui/lesson-plan.ts');
+const { metricTitle, verdictBody } = await importTs('src/ui/derive/lesson-plan.ts');
 
 /** The lessons added or re-staged since the first gallery. */
 const NEW_LESSONS = [

@@ -15,7 +15,7 @@ import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, wit
 
 const { lessons, perSeedVerdicts } = await importTs('src/lessons/index.ts');
 const { getPreset } = await importTs('src/rl/presets.ts');
-const { verdictBody } = await importTs('src/ui/lesson-plan.ts');
+const { verdictBody } = await importTs('src/ui/derive/lesson-plan.ts');
 
 /** What the build serves (copied from public/ at build time); absent until someone runs `rlvr lesson run`. */
 const measuredFile = join(ROOT, 'dist', 'lessons', 'measured.json');
@@ -341,7 +341,7 @@ test('every lesson opens from its card and starts its runs with the lesson confi
 async function runItLive(page, lessonId) {
   await page.waitForSelector(`[data-testid="lesson-banner"][data-lesson="${lessonId}"]`, { timeout: 30_000 });
   // The end of the link's opening: every lesson ships its recording, shown once read and decoded
-  // (src/ui/recording.ts marks 'record-shown'); a run the link started would be on the page by then.
+  // (src/ui/state/recording.ts marks 'record-shown'); a run the link started would be on the page by then.
   await page.waitForFunction(() => performance.getEntriesByName('record-shown').length > 0, undefined, {
     timeout: 60_000,
     polling: 100,

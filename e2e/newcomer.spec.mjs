@@ -259,7 +259,7 @@ test('the pass@k explorer shows how far it is while it computes: one line from 0
     await page.click('[data-testid="tab-passk"]');
     await page.click('[data-testid="run-passk"]');
     await page.waitForSelector('[data-testid="run-passk"][aria-busy="true"]', { timeout: 60_000 });
-    // Part-way through sampling: one line over both phases (src/ui/passk-progress.ts), the base policy's
+    // Part-way through sampling: one line over both phases (src/ui/derive/passk-progress.ts), the base policy's
     // samples its first half.
     await page.waitForFunction(
       () => {

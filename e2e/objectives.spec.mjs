@@ -14,7 +14,7 @@ test.beforeAll(({ browser: b }) => {
 });
 
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
-/** The page's number format (src/ui/channels.ts num). */
+/** The page's number format (src/ui/derive/channels.ts num). */
 const num = (v, digits) => (v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toFixed(digits));
 
 /**

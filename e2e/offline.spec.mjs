@@ -345,7 +345,7 @@ test('without the service worker the status bar says it runs on one WASM thread,
 
 // The first visit to a static host: the service worker reloads the page once for isolation (about a
 // second or two after load, once it has cached the build). A person who presses Start before that
-// reload must not lose the press: it is carried across the reload (src/ui/pending-press.ts).
+// reload must not lose the press: it is carried across the reload (src/ui/state/pending-press.ts).
 test('first visit on a plain static server: Start clicked at once, before the isolation reload, trains', async ({}, testInfo) => {
   test.setTimeout(300_000);
   // On a real host the service worker's install (33 MB of precache) takes longer than the page's own

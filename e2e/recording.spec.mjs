@@ -411,7 +411,7 @@ test('bad records each say what is wrong; the live run, its autosave and the ope
             const req = indexedDB.open('rlvr-playground', 1);
             req.onerror = () => fail(req.error);
             req.onsuccess = () => {
-              // This tab's run is saved under run:ID, the id its sessionStorage names (src/ui/tabs.ts).
+              // This tab's run is saved under run:ID, the id its sessionStorage names (src/ui/state/tabs.ts).
               const get = req.result
                 .transaction('runs')
                 .objectStore('runs')
@@ -543,7 +543,7 @@ test('a lesson opens from the Lessons tab (its time reported) with every arm\'s 
     await page.click('[data-testid="tab-lessons"]');
     await page.waitForSelector(`[data-testid="lesson-open-${LESSON.id}"]`);
     // The precondition of the timing: the spare record readers (one per arm) are started once the page
-    // has settled (src/ui/components/recording/RecordingBar.tsx, src/ui/recording.ts prewarmRecordReader).
+    // has settled (src/ui/components/recording/RecordingBar.tsx, src/ui/state/recording.ts prewarmRecordReader).
     await readersReady(page, LESSON.labels.length);
     const t0 = Date.now();
     await page.click(`[data-testid="lesson-open-${LESSON.id}"]`);
@@ -566,7 +566,8 @@ test('a lesson opens from the Lessons tab (its time reported) with every arm\'s 
     const seconds = (Date.now() - t0) / 1000;
     timings.lessonOpenSeconds = seconds;
     timings.lesson = LESSON.id;
-    // The opening's phases (src/ui/recording.ts marks them): read and decoded, shown in the store; the rest is drawing.
+    // The opening's phases (src/ui/state/recording.ts marks them): read and decoded, shown in the store; the rest
+    // is drawing.
     timings.lessonOpenPhases = await page.evaluate(() => {
       const at = (n) => performance.getEntriesByName(n).at(-1)?.startTime ?? NaN;
       return {
@@ -587,7 +588,7 @@ test('a lesson opens from the Lessons tab (its time reported) with every arm\'s 
       LESSON.labels,
       "Compare draws every arm, in the lesson's order",
     );
-    // The seed shown first is one on which the effect shows (src/ui/lesson-seeds.ts); the mean over
+    // The seed shown first is one on which the effect shows (src/ui/derive/lesson-seeds.ts); the mean over
     // every seed replaces its curves once the other seeds are read (e2e/trips.spec.mjs checks the mean).
     const shownSeed = s.compare.overSeeds?.shownSeed ?? LESSON.seed;
     for (const x of sides) {
@@ -688,7 +689,7 @@ test('"Run it live" pressed before the lesson\'s records have arrived: the recor
       undefined,
       { timeout: 120_000 },
     );
-    // The records' arrival: openRecordedArms (src/ui/recording.ts) marks 'record-decoded' once every arm
+    // The records' arrival: openRecordedArms (src/ui/state/recording.ts) marks 'record-decoded' once every arm
     // is read and decoded, and drops them or shows them in the same task.
     await page.waitForFunction(() => performance.getEntriesByName('record-decoded').length > 0, undefined, {
       timeout: 60_000,

@@ -1,4 +1,4 @@
-// Saved runs are per tab (src/ui/tabs.ts, src/ui/persist.ts): two tabs of one browser never save over
+// Saved runs are per tab (src/ui/state/tabs.ts, src/ui/state/persist.ts): two tabs of one browser never save over
 // each other, a new tab is offered the saved runs instead of silently taking one, two tabs on the same
 // experiment are told so, and a reload mid-training says at which step it resumed and which steps
 // (if any) were lost. Real Chromium tabs (pages of one context share IndexedDB, Web Locks and
@@ -293,7 +293,7 @@ test('a reload mid-training resumes at the last completed step (or one behind) a
 // The offline spec once waited 180 s for a step after its reload. The page shows a restored run's
 // steps as soon as the worker's init answers, while its run state, which comes from the worker's
 // batched status events, may still say idle or loading; a Step once pressed then found no run and
-// loaded a new one over the restored run (src/ui/controller.ts, ensureRun).
+// loaded a new one over the restored run (src/ui/state/controller.ts, ensureRun).
 //
 // The press is a person's: it lands the first moment the page shows both restored steps with Step
 // once enabled (a MutationObserver sees the button's `disabled` go as React commits it). While the

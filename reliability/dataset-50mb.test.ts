@@ -2,7 +2,7 @@
 // parseDatasetStream with bounded memory, malformed lines anywhere in it are reported by line number,
 // and an empty file gives a clear message. src/tasks/dataset.test.ts (main suite) covers the parser on
 // in-memory chunks; this reads a real file through fs streams, and through Blob.stream() as the
-// browser's File would be read (src/ui/import-limits.ts).
+// browser's File would be read (src/ui/derive/import-limits.ts).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openAsBlob } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetError, parseDatasetStream } from '../src/tasks/dataset.ts';
-import { readDatasetFile } from '../src/ui/import-limits.ts';
+import { readDatasetFile } from '../src/ui/derive/import-limits.ts';
 import { heapAfterGc } from './helpers.ts';
 
 const TARGET_BYTES = 50 * 1024 * 1024;

@@ -45,7 +45,10 @@ function recordedLesson() {
   throw new Error('public/records/index.json lists no lesson with every arm recorded on its measured seed');
 }
 
-/** Waits until `n` record readers run their script (src/ui/recording.ts starts them once the page has settled). */
+/**
+ * Waits until `n` record readers run their script (src/ui/state/recording.ts starts them once the page has
+ * settled).
+ */
 async function readersReady(page, n) {
   const readers = () => page.workers().filter((w) => w.url().includes('record-reader'));
   const t0 = Date.now();

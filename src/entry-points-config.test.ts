@@ -21,10 +21,10 @@ import {
   validateDraft,
   valueAt,
   type SetupDraft,
-} from './ui/config-form.ts';
-import { initRequest } from './ui/setup-state.ts';
-import { setState } from './ui/store.ts';
-import { emptySetup, searchToSetup, setupToSearch } from './ui/url-state.ts';
+} from './ui/derive/config-form.ts';
+import { initRequest } from './ui/state/setup-state.ts';
+import { setState } from './ui/state/store.ts';
+import { emptySetup, searchToSetup, setupToSearch } from './ui/derive/url-state.ts';
 import { resolveInitRequest } from '../workers/open-run.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-entry-points-'));

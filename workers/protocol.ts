@@ -31,7 +31,7 @@ export type CheckpointSource =
 export interface InitRequest {
   /** The person's choices over the checkpoint's recipe and the preset (the page flattens its link or saved config and edits into it: `draftOverrides`); resolved and validated by the worker (`resolveInitConfig`, workers/open-run.ts). */
   config: Partial<RunConfig>;
-  /** The page's own starting values (appDefaults, src/ui/config-form.ts): under the checkpoint's recipe. */
+  /** The page's own starting values (appDefaults, src/ui/derive/config-form.ts): under the checkpoint's recipe. */
   appDefaults?: Partial<RunConfig>;
   /** A preset id: over the checkpoint's recipe, under `config`. */
   preset?: string;
@@ -138,7 +138,7 @@ export type SessionEvent =
 
 /**
  * Where the worker saves its run (workers/run-store.ts): this tab's run id and tab, and the page's
- * setup (src/ui/url-state.ts UrlSetup, opaque to the worker) with its experiment key. The page sets
+ * setup (src/ui/derive/url-state.ts UrlSetup, opaque to the worker) with its experiment key. The page sets
  * it at init and restore, and again when the setup changes; the worker writes no other record.
  */
 export interface SaveTarget {

@@ -1,5 +1,5 @@
 /**
- * Decodes a run record off the page's thread (src/ui/recording.ts starts one per file and ends it
+ * Decodes a run record off the page's thread (src/ui/state/recording.ts starts one per file and ends it
  * after): gunzip, the header's JSON and the per-token channels of a large record would otherwise hold
  * the page for seconds. A thin shell over decodeRunRecord (src/record/run-record.ts), which names what is
  * wrong with a bad file. It has nothing to do with the trainer worker: opening a record never touches

@@ -1,7 +1,7 @@
 /**
  * The run reader's worker: the readers of src/runs (TRL, veRL, the documented JSONL, records) run here,
  * off the page's thread and apart from the trainer worker, so a huge or broken folder can neither hold
- * the page nor touch a live run. The page (src/ui/viewer/run-sources.ts) starts one per folder or
+ * the page nor touch a live run. The page (src/ui/state/run-sources.ts) starts one per folder or
  * served run and talks to it through Comlink (workers/run-reader-protocol.ts).
  */
 import * as Comlink from 'comlink';

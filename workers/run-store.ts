@@ -1,8 +1,8 @@
 /**
- * The saved runs' storage in IndexedDB, shared by the page (src/ui/persist.ts) and the trainer worker
+ * The saved runs' storage in IndexedDB, shared by the page (src/ui/state/persist.ts) and the trainer worker
  * (workers/run-saver.ts), which writes its own tab's run after its steps. It lives under workers/
  * because the page may import workers/ but the worker may not import the UI; the setup a record
- * carries is the page's (src/ui/url-state.ts UrlSetup), opaque here.
+ * carries is the page's (src/ui/derive/url-state.ts UrlSetup), opaque here.
  *
  * Layout of the one object store: `run:ID` holds a run's StoredRun, `meta:ID` a small RunMeta (listed
  * without reading any weights). `current` is the single record of earlier versions: it is moved to
@@ -25,7 +25,7 @@ export interface StoredRun<Setup = unknown> {
   experiment: string;
   /** The run's id (the key of its record); absent only in records of earlier versions. */
   runId?: string;
-  /** The tab that last saved it (src/ui/tabs.ts). */
+  /** The tab that last saved it (src/ui/state/tabs.ts). */
   tabId?: string;
 }
 

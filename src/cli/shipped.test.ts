@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { taskIds } from '../tasks/registry.ts';
-import { defaultCheckpointFor } from '../ui/setup-state.ts';
-import type { ShippedCheckpoint } from '../ui/store.ts';
+import { defaultCheckpointFor } from '../ui/state/setup-state.ts';
+import type { ShippedCheckpoint } from '../ui/state/store.ts';
 import { shippedFor, shippedManifests } from './shipped.ts';
 
 const families = taskIds.filter((id) => id !== 'custom');

@@ -126,7 +126,10 @@ export interface TrainingRunResult {
   record?: { path: string; bytes: number };
 }
 
-/** An evaluation's standard error of pass@1 as metrics.jsonl carries it (src/ui/exporters.ts writes the same key). */
+/**
+ * An evaluation's standard error of pass@1 as metrics.jsonl carries it (src/ui/state/exporters.ts writes the
+ * same key).
+ */
 const seField = (e: EvalPoint) => (e.pass1_se === undefined ? {} : { eval_pass1_se: e.pass1_se });
 
 /** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */

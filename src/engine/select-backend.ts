@@ -16,7 +16,7 @@ export {
  * 100x slower than the WASM EP here, so it is used only when forced (`?backend=webgpu`).
  * Works in a page and in a Web Worker (only `navigator.gpu`, no DOM). This module does not load
  * ONNX Runtime until `chooseBackend` runs, so the UI can import it cheaply. (The page reads
- * `?backend=` with every other URL key, in src/ui/url-state.ts.)
+ * `?backend=` with every other URL key, in src/ui/derive/url-state.ts.)
  */
 
 export type ForcedBackend = WebBackendKind | null | undefined;
@@ -52,7 +52,10 @@ export function decideBackend(forced: ForcedBackend, probe: AdapterProbe): Backe
   return { kind: 'webgpu', reason: `WebGPU: hardware adapter ${name}`, adapter: a };
 }
 
-/** Chooses and creates the backend. `forced` comes from the page's `?backend=` (src/ui/url-state.ts) or a setting. */
+/**
+ * Chooses and creates the backend. `forced` comes from the page's `?backend=` (src/ui/derive/url-state.ts) or a
+ * setting.
+ */
 export async function chooseBackend(
   forced?: ForcedBackend,
   opts: Omit<WebBackendOptions, 'reason' | 'adapter'> = {},

@@ -164,7 +164,7 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
 }
 
 /**
- * Marks the page as served by `rlvr view`: only a page with it asks for runs.json (src/ui/viewer/
+ * Marks the page as served by `rlvr view`: only a page with it asks for runs.json (src/ui/state/
  * run-sources.ts), so the page on a static host never requests a file that is not there.
  */
 export const VIEW_MARK = '<meta name="rlvr-view" content="runs.json">';

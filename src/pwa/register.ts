@@ -105,7 +105,7 @@ export async function registerServiceWorker(
   r.addEventListener('updatefound', () => watch(r.installing));
 
   // A first install that fails (the network went away mid-download) leaves `ready` pending for
-  // good; the page must hear that no reload is coming (a press waits for it: src/ui/pending-press.ts).
+  // good; the page must hear that no reload is coming (a press waits for it: src/ui/state/pending-press.ts).
   const installing = r.installing;
   const failedInstall = new Promise<'failed'>((ok) => {
     if (!installing || container.controller) return;

@@ -6,7 +6,7 @@ import { RunRecordError } from './format.ts';
 /**
  * Reads a byte stream to its end, refusing it (cancelled, `refuse(total)` thrown) as soon as it holds
  * more than `limit` bytes: the reader's gzip cap here, a download's size cap in the page
- * (src/ui/recording.ts).
+ * (src/ui/state/recording.ts).
  */
 export async function readCapped(
   reader: ByteStreamReader,

@@ -1,8 +1,8 @@
 /**
  * Every run-config field, declared once: its type, default, range or choices, one-line help, paper,
  * the group it sits in under the UI's "Advanced", and whether changing it needs a new run. The
- * RunConfig type, the defaults, validation (config.ts), the setup form (src/ui/config-form.ts), the
- * URL (src/ui/url-state.ts), `rlvr train --help` and docs/config.md's field table are all derived from
+ * RunConfig type, the defaults, validation (config.ts), the setup form (src/ui/derive/config-form.ts), the
+ * URL (src/ui/derive/url-state.ts), `rlvr train --help` and docs/config.md's field table are all derived from
  * this table. Where TRL's GRPOConfig has a knob, the field has its name and meaning (`trl: true`), so a
  * setting carries over to TRL and back.
  *

@@ -9,8 +9,8 @@ import { resolveOrThrow } from './resolve-config.ts';
 
 /** What `rlvr train --config` makes of the file with no checkpoint (no recipe), through the one resolver. */
 const resolveCliConfig = (o: UserConfigSources) => resolveOrThrow(userConfigInputs(o));
-import { parseConfigFile } from '../ui/config-file.ts';
-import { validateDraft } from '../ui/config-form.ts';
+import { parseConfigFile } from '../ui/derive/config-file.ts';
+import { validateDraft } from '../ui/derive/config-form.ts';
 import { defaultConfig, validateConfig } from './config.ts';
 import { configFileText, ConfigFileError, parseRunConfigFile } from './config-file.ts';
 import { getPreset } from './presets.ts';

@@ -2,7 +2,7 @@
  * Whether a run fits the model's context: the task's longest prompt (plus room for a hint when hints
  * are on) and max_completion_length must fit in contextLength positions. The trainer refuses a run
  * that does not (trainer.ts), and the setup form shows the same check inline before Start
- * (src/ui/config-form.ts), so both use these functions.
+ * (src/ui/derive/config-form.ts), so both use these functions.
  */
 import { layoutFor } from '../model/task-layout.ts';
 import { charCodec, type TextCodec } from '../model/text-codec.ts';

@@ -21,7 +21,7 @@ export interface EvalOptions {
   /**
    * Awaited after each sampling batch. A worker passes a macrotask yield: ONNX Runtime Web's WASM
    * session runs without returning to the event loop, so without it the page's status pings and Cancel
-   * wait for the whole evaluation (and src/ui/watchdog.ts declares a busy worker dead).
+   * wait for the whole evaluation (and src/ui/state/watchdog.ts declares a busy worker dead).
    */
   betweenBatches?: () => Promise<void>;
   cancelled?: () => boolean;

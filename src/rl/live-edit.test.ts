@@ -1,5 +1,5 @@
 // A live edit of a running run goes through the one resolver (resolveLiveEdit in resolve-config.ts) and
-// the one restart rule (needsRestart in config-fields.ts): the page's sync (src/ui/controller.ts) and the
+// the one restart rule (needsRestart in config-fields.ts): the page's sync (src/ui/state/controller.ts) and the
 // trainer (Trainer.updateConfig) both call it.
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, type RunConfig } from './config.ts';

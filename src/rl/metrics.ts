@@ -2,7 +2,7 @@
  * Every per-step metric `stepMetrics` (src/rl/step-records.ts) logs, in one typed table: its key, a
  * one-line definition and what a bad value means. Names follow TRL's GRPOTrainer logs where it logs
  * the same quantity, so charts read the way people know them. The chart specs
- * (src/ui/chart-specs.ts), the CSV header (src/ui/exporters.ts) and the run record
+ * (src/ui/derive/chart-specs.ts), the CSV header (src/ui/state/exporters.ts) and the run record
  * (src/record/run-record.ts) take their keys from here, so a mistyped key is a compile error, not an
  * empty chart.
  */

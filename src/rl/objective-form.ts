@@ -57,7 +57,7 @@ export function objectiveSettings(c: RunConfig): ObjectiveSettings {
 
 type Side = 'low' | 'high' | null;
 type ClipConfig = Pick<RunConfig, 'epsilon' | 'epsilon_high'>;
-/** The panel's number format (src/ui/channels.ts num). */
+/** The panel's number format (src/ui/derive/channels.ts num). */
 type Fmt = (v: number, digits?: number) => string;
 
 interface FormDecl {

@@ -7,7 +7,7 @@
  *
  *   1. default        the config table's defaults (src/rl/config-fields.ts) and the task family's
  *                     default difficulty;
- *   2. app default    the page's own starting values (`appDefaults` in src/ui/config-form.ts; the CLI
+ *   2. app default    the page's own starting values (`appDefaults` in src/ui/derive/config-form.ts; the CLI
  *                     has none);
  *   3. recipe         the base checkpoint's recipe for the task (`recipeFor` below),
  *                     its difficulty included;

@@ -9,10 +9,10 @@ import { StatusBar } from './components/StatusBar.tsx';
 import { Tabs } from './components/Tabs.tsx';
 import { ThemeToggle } from './components/ThemeToggle.tsx';
 import { Guide } from './components/guide/Guide.tsx';
-import type { BenchUrl } from './bench-report.ts';
-import { searchToSetup } from './url-state.ts';
-import { setState, useApp, type View } from './store.ts';
-import { showsRecording } from './shown-run.ts';
+import type { BenchUrl } from './derive/bench-report.ts';
+import { searchToSetup } from './derive/url-state.ts';
+import { setState, useApp, type View } from './state/store.ts';
+import { showsRecording } from './derive/shown-run.ts';
 
 // Views below the fold load after the first screen (recharts is the heavy part).
 const Charts = lazy(() => import('./components/charts/Charts.tsx'));

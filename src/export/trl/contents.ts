@@ -1,6 +1,6 @@
 /**
  * The files of a TRL export for one run config, as text: what `rlvr export --format trl` writes
- * (export.ts) and what the page's "Export for TRL" zips (src/ui/trl-export.ts). No file system, no DOM.
+ * (export.ts) and what the page's "Export for TRL" zips (src/ui/state/trl-export.ts). No file system, no DOM.
  */
 import type { RunConfig } from '../../rl/config.ts';
 import type { Difficulty } from '../../tasks/types.ts';

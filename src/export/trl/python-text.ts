@@ -1,7 +1,7 @@
 /**
  * The Python sources of the TRL export by name (python/<name>.py here, and `rlvr_playground/<module>`
  * for the package's modules in the repository's python/), from whoever can read them: in Node,
- * python-sources.ts reads them from disk; in the page, src/ui/trl-export.ts loads them as bundled text.
+ * python-sources.ts reads them from disk; in the page, src/ui/state/trl-export.ts loads them as bundled text.
  * The rest of the export (contents.ts and the files it writes) reads them through here, so it needs
  * neither the file system nor the DOM.
  */

@@ -1,13 +1,13 @@
 import { useState } from 'react';
-import { autosave, setupKey } from '../autosave.ts';
-import { start } from '../controller.ts';
-import { discardSaved, restartFromAutosave, restoreOffered } from '../restore.ts';
-import { dismissError } from '../errors.ts';
-import { reset } from '../run-load.ts';
-import { updateSetup } from '../setup-state.ts';
-import { setNotices, useNotices } from '../notices.ts';
-import { setState, useApp } from '../store.ts';
-import { useTabs } from '../tabs.ts';
+import { autosave, setupKey } from '../state/autosave.ts';
+import { start } from '../state/controller.ts';
+import { discardSaved, restartFromAutosave, restoreOffered } from '../state/restore.ts';
+import { dismissError } from '../state/errors.ts';
+import { reset } from '../state/run-load.ts';
+import { updateSetup } from '../state/setup-state.ts';
+import { setNotices, useNotices } from '../state/notices.ts';
+import { setState, useApp } from '../state/store.ts';
+import { useTabs } from '../state/tabs.ts';
 
 function ErrorBanner() {
   const error = useApp((s) => s.error);

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
-import { draftValidation, initRequest } from '../setup-state.ts';
-import { download } from '../exporters.ts';
-import { getState, useApp } from '../store.ts';
+import { draftValidation, initRequest } from '../state/setup-state.ts';
+import { download } from '../state/exporters.ts';
+import { getState, useApp } from '../state/store.ts';
 import {
   adapterLine,
   buildReport,
@@ -9,8 +9,8 @@ import {
   type BackendRun,
   type BenchKind,
   type DeviceBenchReport,
-} from '../bench-report.ts';
-import { measureBackend, planWebGpu, type BenchProgress, type WebGpuPlan } from '../device-bench.ts';
+} from '../derive/bench-report.ts';
+import { measureBackend, planWebGpu, type BenchProgress, type WebGpuPlan } from '../state/device-bench.ts';
 import type { InitResult } from '../../../workers/protocol.ts';
 
 const LABEL: Record<BenchKind, string> = { wasm: 'WASM', webgpu: 'WebGPU' };

@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { pause, start, stepOnce } from '../controller.ts';
-import { reset } from '../run-load.ts';
-import { draftValidation } from '../setup-state.ts';
-import { mainRunEstimate } from '../pace.ts';
-import { setState, useApp } from '../store.ts';
+import { pause, start, stepOnce } from '../state/controller.ts';
+import { reset } from '../state/run-load.ts';
+import { draftValidation } from '../state/setup-state.ts';
+import { mainRunEstimate } from '../state/pace.ts';
+import { setState, useApp } from '../state/store.ts';
 
 /** Opens the field's section (Advanced is a <details>) and moves the focus to it. */
 function focusField(path: string): void {

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { VERIFIER_KINDS, type VerifierKind } from '../../tasks/dataset.ts';
-import { datasetTrainLabel, runTrainsOnDataset, trainOnDataset } from '../dataset-actions.ts';
-import { importDatasetFile, setVerifier, useDataset } from '../dataset-import.ts';
-import { IMPORT_LIMITS, formatBytes } from '../import-limits.ts';
-import { useApp } from '../store.ts';
+import { datasetTrainLabel, runTrainsOnDataset, trainOnDataset } from '../state/dataset-actions.ts';
+import { importDatasetFile, setVerifier, useDataset } from '../state/dataset-import.ts';
+import { IMPORT_LIMITS, formatBytes } from '../derive/import-limits.ts';
+import { useApp } from '../state/store.ts';
 
 const VERIFIER_HELP: Record<VerifierKind, string> = {
   exact: 'the answer must equal "answer" (spaces collapsed)',

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import type { ScoreTextResult } from '../../../workers/protocol.ts';
-import { message } from '../errors.ts';
-import { modelSummary } from '../imported-model.ts';
-import { getState, useApp } from '../store.ts';
-import { client } from '../worker-link.ts';
+import { message } from '../state/errors.ts';
+import { modelSummary } from '../derive/imported-model.ts';
+import { getState, useApp } from '../state/store.ts';
+import { client } from '../state/worker-link.ts';
 
 /**
  * An imported model with its own tokenizer (a Llama or Qwen2 folder from Import Hugging Face): its

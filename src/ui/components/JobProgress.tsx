@@ -1,4 +1,4 @@
-import { aboutTime, type JobWait, jobSecondsLeft, percentOf } from '../job-progress.ts';
+import { aboutTime, type JobWait, jobSecondsLeft, percentOf } from '../derive/job-progress.ts';
 
 /**
  * A long job's one progress line: a bar and a percentage from 0 to 100%, what it is doing, the time

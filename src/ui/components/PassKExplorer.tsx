@@ -1,9 +1,9 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { cancelPassK, runPassK } from '../long-jobs.ts';
-import { passKEstimate } from '../pace.ts';
-import { aboutTime, passKSecondsLeft } from '../passk-progress.ts';
-import { passkVerdict } from '../passk-caption.ts';
-import { useApp } from '../store.ts';
+import { cancelPassK, runPassK } from '../state/long-jobs.ts';
+import { passKEstimate } from '../state/pace.ts';
+import { aboutTime, passKSecondsLeft } from '../derive/passk-progress.ts';
+import { passkVerdict } from '../derive/passk-caption.ts';
+import { useApp } from '../state/store.ts';
 
 const K_TICKS = [1, 2, 4, 8, 16, 32, 64];
 

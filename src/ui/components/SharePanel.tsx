@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { autosave, setAutosaveInterval } from '../autosave.ts';
-import { discardSaved } from '../restore.ts';
+import { autosave, setAutosaveInterval } from '../state/autosave.ts';
+import { discardSaved } from '../state/restore.ts';
 import {
   downloadCheckpoint,
   downloadConfigFile,
@@ -11,12 +11,12 @@ import {
   importConfigFile,
   importHuggingFaceFiles,
   uploadCheckpoint,
-} from '../files.ts';
-import { useNotices } from '../notices.ts';
+} from '../state/files.ts';
+import { useNotices } from '../state/notices.ts';
 import { ImportedModelCard } from './ImportedModelCard.tsx';
-import { getState, useApp } from '../store.ts';
-import { download } from '../exporters.ts';
-import { effectiveDraftConfig } from '../setup-state.ts';
+import { getState, useApp } from '../state/store.ts';
+import { download } from '../state/exporters.ts';
+import { effectiveDraftConfig } from '../state/setup-state.ts';
 
 function CopyLink() {
   const setup = useApp((s) => s.setup);
@@ -263,7 +263,7 @@ function TrlExportSection() {
       const s = getState();
       const config = s.run.config ?? effectiveDraftConfig(s);
       if (!config) throw new Error('the setup has invalid settings: fix them first');
-      const { trlExportZip, readmeCommands } = await import('../trl-export.ts');
+      const { trlExportZip, readmeCommands } = await import('../state/trl-export.ts');
       const r = await trlExportZip(config);
       download(r.name, r.bytes, 'application/zip');
       setCommands(readmeCommands(r.readme));

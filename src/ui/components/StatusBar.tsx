@@ -1,8 +1,8 @@
 import { applyUpdate } from '../../pwa/register.ts';
-import { keepEverythingForOffline, useOffline } from '../offline-state.ts';
+import { keepEverythingForOffline, useOffline } from '../state/offline-state.ts';
 import { presets } from '../../rl/presets.ts';
-import { useApp, type RunView } from '../store.ts';
-import { shownRecordedStep } from '../shown-run.ts';
+import { useApp, type RunView } from '../state/store.ts';
+import { shownRecordedStep } from '../derive/shown-run.ts';
 
 function fmtDuration(s: number): string {
   if (!Number.isFinite(s) || s < 0) return '—';

@@ -1,5 +1,5 @@
 import { useRef, type KeyboardEvent } from 'react';
-import { setState, useApp, type View } from '../store.ts';
+import { setState, useApp, type View } from '../state/store.ts';
 
 /** WAI-ARIA tabs: arrow keys, Home and End move between views. */
 export function Tabs({ views }: { views: { id: View; label: string }[] }) {

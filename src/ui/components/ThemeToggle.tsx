@@ -1,4 +1,4 @@
-import { setTheme, useTheme } from '../theme.ts';
+import { setTheme, useTheme } from '../state/theme.ts';
 
 /** One button: switches between the light and the dark theme (remembered in this browser). */
 export function ThemeToggle() {

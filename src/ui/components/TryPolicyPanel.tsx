@@ -2,8 +2,8 @@ import { useId } from 'react';
 import type { TriedPolicy } from '../../../workers/protocol.ts';
 import type { TriedCompletion } from '../../rl/try-prompt.ts';
 import { TRY_ROWS } from '../../rl/try-prompt.ts';
-import { useApp } from '../store.ts';
-import { examplePrompt, tryPrompt, useTry } from '../try-policy.ts';
+import { useApp } from '../state/store.ts';
+import { examplePrompt, tryPrompt, useTry } from '../state/try-policy.ts';
 
 /** Low probability red, high green (lightness kept readable on both themes' text colour). */
 const probColor = (p: number) => `hsl(${Math.round(120 * p)}, 70%, 80%)`;

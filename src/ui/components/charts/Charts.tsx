@@ -1,17 +1,17 @@
 import { useDeferredValue, useMemo, useRef } from 'react';
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { findLesson, metricTitle } from '../../lesson-plan.ts';
-import { setState, useApp } from '../../store.ts';
-import { effectiveDraftConfig } from '../../setup-state.ts';
-import { latestSummary, type Row } from '../../chart-data.ts';
-import { sharpeningWarning } from '../../chart-warnings.ts';
+import { findLesson, metricTitle } from '../../derive/lesson-plan.ts';
+import { setState, useApp } from '../../state/store.ts';
+import { effectiveDraftConfig } from '../../state/setup-state.ts';
+import { latestSummary, type Row } from '../../derive/chart-data.ts';
+import { sharpeningWarning } from '../../derive/chart-warnings.ts';
 import { LinesChart, MetricChart } from './MetricChart.tsx';
 import { useBoundedRate } from './render-budget.ts';
 import { useChartFocus } from './chart-focus.ts';
-import { chartSpecs, type ChartSpec } from '../../chart-specs.ts';
+import { chartSpecs, type ChartSpec } from '../../derive/chart-specs.ts';
 import type { MetricKey, RewardComponentKey } from '../../../rl/metrics.ts';
 import { heldOutSamples } from '../../../rl/config.ts';
-import { shownConfig, shownEvals, shownHistogram, shownRecordedMetrics } from '../../shown-run.ts';
+import { shownConfig, shownEvals, shownHistogram, shownRecordedMetrics } from '../../derive/shown-run.ts';
 
 function SmoothingSlider() {
   const smoothing = useApp((s) => s.smoothing);
@@ -197,7 +197,7 @@ function AdvantageHistogram() {
 
 export default function Charts() {
   // New steps of a live run reach the charts at a bounded rate, rendered as interruptible work. A
-  // recording shown in the page (src/ui/recording.ts) is drawn by the same charts, up to its scrubbed
+  // recording shown in the page (src/ui/state/recording.ts) is drawn by the same charts, up to its scrubbed
   // step, at once: the scrubber is the user's own hand, not a stream of events.
   const live = useBoundedRate(useApp((s) => s.metrics));
   const recorded = useApp(shownRecordedMetrics);

@@ -11,10 +11,10 @@ import {
   type MetricSource,
   type Row,
   type Series,
-} from '../../chart-data.ts';
-import { chartWarnings } from '../../chart-warnings.ts';
+} from '../../derive/chart-data.ts';
+import { chartWarnings } from '../../derive/chart-warnings.ts';
 import { useChartData } from './render-budget.ts';
-import { constantNote, infoFor, type ChartSpec } from '../../chart-specs.ts';
+import { constantNote, infoFor, type ChartSpec } from '../../derive/chart-specs.ts';
 import { useChartFocus } from './chart-focus.ts';
 
 /**
@@ -27,7 +27,7 @@ const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFracti
 /** Axis ticks: compact for large values, enough digits to tell close ticks apart (ratios near 1). */
 const tick = (v: number) => (Math.abs(v) >= 1000 ? compact.format(v) : String(Number(v.toPrecision(5))));
 
-export type { Series } from '../../chart-data.ts';
+export type { Series } from '../../derive/chart-data.ts';
 
 /** A shaded range around a line: each row's `key` holds [low, high] (the held-out chart's ±1 standard error of pass@1). */
 export interface Band {

@@ -1,5 +1,5 @@
 import { type RefObject, useEffect } from 'react';
-import { getState, setState, useApp } from '../../store.ts';
+import { getState, setState, useApp } from '../../state/store.ts';
 
 /** How long an asked-for chart stays highlighted (the `flash` class in styles.css). */
 const FLASH_MS = 1800;

@@ -53,6 +53,7 @@ export function useOnScreen(ref: RefObject<Element | null>): boolean {
  * work (a click, a scroll, the next event batch) gets in between two charts' redraws.
  */
 const redraws: (() => void)[] = [];
+// Whether the queue above is draining: the views' drawing schedule, not run state (module-state.test.ts allows it).
 let pumping = false;
 const REDRAW_GAP_MS = 16;
 

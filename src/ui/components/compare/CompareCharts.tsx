@@ -5,14 +5,14 @@
 import type { MetricKey } from '../../../rl/metrics.ts';
 import { memo, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartRows, emptyChartText } from '../../chart-data.ts';
-import { metricTitle } from '../../lesson-plan.ts';
-import { useApp, type CompareSide } from '../../store.ts';
+import { chartRows, emptyChartText } from '../../derive/chart-data.ts';
+import { metricTitle } from '../../derive/lesson-plan.ts';
+import { useApp, type CompareSide } from '../../state/store.ts';
 import type { EvalPoint } from '../../../../workers/protocol.ts';
 import { useChartFocus } from '../charts/chart-focus.ts';
 import { LinesChart, type Series } from '../charts/MetricChart.tsx';
 import { useBoundedRate, useChartData, useMountTurn } from '../charts/render-budget.ts';
-import { constantNote, specOf } from '../../chart-specs.ts';
+import { constantNote, specOf } from '../../derive/chart-specs.ts';
 
 /** The metrics Compare overlays, one chart each with a line per side. */
 const COMPARED_KEYS: MetricKey[] = [

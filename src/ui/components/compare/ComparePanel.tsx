@@ -9,10 +9,10 @@ import {
   pauseCompare,
   startCompare,
   stopCompare,
-} from '../../compare.ts';
-import { draftValidation } from '../../setup-state.ts';
-import { findLesson } from '../../lesson-plan.ts';
-import { patch, useApp } from '../../store.ts';
+} from '../../state/compare.ts';
+import { draftValidation } from '../../state/setup-state.ts';
+import { findLesson } from '../../derive/lesson-plan.ts';
+import { patch, useApp } from '../../state/store.ts';
 import { CompareCharts, useChartSides } from './CompareCharts.tsx';
 
 /** Two configs on the same seed, side by side: overlaid charts and the list of differences. */

@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
-import { draftValidation, selectedManifest } from '../../setup-state.ts';
-import { draftPatch, safeFamily } from '../../config-form.ts';
+import { draftValidation, selectedManifest } from '../../state/setup-state.ts';
+import { draftPatch, safeFamily } from '../../derive/config-form.ts';
 import { resolveOrThrow } from '../../../rl/resolve-config.ts';
-import { getState, setState, useApp } from '../../store.ts';
+import { getState, setState, useApp } from '../../state/store.ts';
 
 const KEY = 'rlvr-guide-dismissed';
 

@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'react';
-import { findLesson, metricTitle, verdictBody } from '../../lesson-plan.ts';
-import { closeLesson, runLessonLive } from '../../lessons.ts';
-import { setState, useApp } from '../../store.ts';
-import { shownLessonRecording } from '../../shown-run.ts';
+import { findLesson, metricTitle, verdictBody } from '../../derive/lesson-plan.ts';
+import { closeLesson, runLessonLive } from '../../state/lessons.ts';
+import { setState, useApp } from '../../state/store.ts';
+import { shownLessonRecording } from '../../derive/shown-run.ts';
 
 /** While a lesson is open: which one, where its runs are, what to look at. */
 export function LessonBanner() {

@@ -1,9 +1,9 @@
 import { lessonSeeds, type Lesson, type MeasuredLesson } from '../../../lessons/index.ts';
-import { MAX_LESSON_RUNS, metricTitle, SIDE_NAMES } from '../../lesson-plan.ts';
-import { openLesson } from '../../lessons.ts';
-import { lessonEstimate } from '../../pace.ts';
-import { useApp } from '../../store.ts';
-import { showChart } from '../../show-chart.ts';
+import { MAX_LESSON_RUNS, metricTitle, SIDE_NAMES } from '../../derive/lesson-plan.ts';
+import { openLesson } from '../../state/lessons.ts';
+import { lessonEstimate } from '../../state/pace.ts';
+import { useApp } from '../../state/store.ts';
+import { showChart } from '../../state/show-chart.ts';
 import { MeasuredOutcome } from './MeasuredOutcome.tsx';
 
 const configText = (c: Record<string, unknown>) =>

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { lessons } from '../../../lessons/index.ts';
-import { dismissLessonNotice, loadMeasured } from '../../lessons.ts';
-import { patch, useApp } from '../../store.ts';
+import { dismissLessonNotice, loadMeasured } from '../../state/lessons.ts';
+import { patch, useApp } from '../../state/store.ts';
 import { LessonCard } from './LessonCard.tsx';
 
 /** The guided experiments: a card per lesson, opened from here or from `?lesson=ID`. */

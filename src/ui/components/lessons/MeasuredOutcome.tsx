@@ -1,5 +1,5 @@
 import { measureKey, perSeedVerdicts, type Lesson, type MeasuredLesson } from '../../../lessons/index.ts';
-import { fmtMeasured, verdictBody } from '../../lesson-plan.ts';
+import { fmtMeasured, verdictBody } from '../../derive/lesson-plan.ts';
 
 const maxK = (p: Record<string, number> | undefined) =>
   Math.max(

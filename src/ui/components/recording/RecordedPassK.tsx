@@ -1,6 +1,6 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { scrubTo } from '../../recording.ts';
-import { useApp } from '../../store.ts';
+import { scrubTo } from '../../state/recording.ts';
+import { useApp } from '../../state/store.ts';
 
 /**
  * A recording's pass@k: the held-out evaluations it recorded (nothing is sampled), pass@k against k at

@@ -7,19 +7,19 @@ import {
   scrubTo,
   showLive,
   showRecording,
-} from '../../recording.ts';
+} from '../../state/recording.ts';
 import {
   addRecordingToCompare,
   inspectArm,
   loadShippedRecords,
   openShippedRecord,
   type ShippedRecord,
-} from '../../recorded-arms.ts';
-import { prewarmRecordReader } from '../../recording-read.ts';
-import { continueFromRecording } from '../../recording-continue.ts';
-import { closeRecordingOrLesson } from '../../lessons.ts';
-import { useApp } from '../../store.ts';
-import { searchToSetup } from '../../url-state.ts';
+} from '../../state/recorded-arms.ts';
+import { prewarmRecordReader } from '../../state/recording-read.ts';
+import { continueFromRecording } from '../../state/recording-continue.ts';
+import { closeRecordingOrLesson } from '../../state/lessons.ts';
+import { useApp } from '../../state/store.ts';
+import { searchToSetup } from '../../derive/url-state.ts';
 
 /** The shipped list in groups: the runs, then each lesson's records (every arm on every seed) under the lesson's name. */
 function shippedGroups(shipped: ShippedRecord[]): { label: string; items: { r: ShippedRecord; i: number }[] }[] {

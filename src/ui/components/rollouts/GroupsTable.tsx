@@ -1,6 +1,6 @@
 import type { InspectRollout } from '../../../../workers/protocol.ts';
-import { num } from '../../channels.ts';
-import { patch, useApp } from '../../store.ts';
+import { num } from '../../derive/channels.ts';
+import { patch, useApp } from '../../state/store.ts';
 
 function Flags({ r }: { r: InspectRollout }) {
   return (

@@ -1,8 +1,8 @@
 import type { InspectRollout, ObjectiveSettings } from '../../../../workers/protocol.ts';
 import { aggregationText, lossTypes } from '../../../rl/loss-types.ts';
 import { objectiveForm, objectiveForms } from '../../../rl/objective-form.ts';
-import { deriveAdvantage } from '../../advantage-derivation.ts';
-import { num } from '../../channels.ts';
+import { deriveAdvantage } from '../../derive/advantage-derivation.ts';
+import { num } from '../../derive/channels.ts';
 
 /** The ratio line of the importance-sampling level, then the form's obj line (objective-form.ts). */
 function formulaLines(s: ObjectiveSettings): string {

@@ -1,14 +1,14 @@
 import { useEffect } from 'react';
-import { openStep } from '../../controller.ts';
-import { patch, useApp } from '../../store.ts';
+import { openStep } from '../../state/controller.ts';
+import { patch, useApp } from '../../state/store.ts';
 import { GroupsTable } from './GroupsTable.tsx';
 import { ObjectivePanel } from './ObjectivePanel.tsx';
 import { TokenView } from './TokenView.tsx';
-import { shownLiveStep, shownRolloutSteps, showsRecording } from '../../shown-run.ts';
+import { shownLiveStep, shownRolloutSteps, showsRecording } from '../../derive/shown-run.ts';
 
 /** Choose a step, see its groups, open a completion token by token, and the objective for a token. */
 export default function RolloutInspector() {
-  // A recording shown in the page feeds the same views from its record (src/ui/recording.ts).
+  // A recording shown in the page feeds the same views from its record (src/ui/state/recording.ts).
   const recorded = useApp(showsRecording);
   const steps = useApp(shownRolloutSteps);
   const insp = useApp((s) => s.inspector);

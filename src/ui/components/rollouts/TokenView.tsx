@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { InspectRollout } from '../../../../workers/protocol.ts';
-import { channels, channelScale, channelSpec, colorFor, num, tokenLabel } from '../../channels.ts';
-import { patch, useApp, type Channel } from '../../store.ts';
+import { channels, channelScale, channelSpec, colorFor, num, tokenLabel } from '../../derive/channels.ts';
+import { patch, useApp, type Channel } from '../../state/store.ts';
 import { Flags } from './GroupsTable.tsx';
 
 function tokenTitle(r: InspectRollout, i: number): string {

@@ -1,4 +1,4 @@
-import { fieldGroups, fieldSpecs } from '../../config-form.ts';
+import { fieldGroups, fieldSpecs } from '../../derive/config-form.ts';
 import { ConfigField } from './ConfigField.tsx';
 
 /** Every config field, grouped, each with its one-line help and paper. */

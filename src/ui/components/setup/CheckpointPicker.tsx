@@ -1,10 +1,10 @@
 import type { Manifest } from '../../../model/checkpoint.ts';
 import { recipeFor } from '../../../rl/resolve-config.ts';
 import { modelPresets } from '../../../model/config.ts';
-import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../setup-state.ts';
-import { uploadCheckpoint } from '../../files.ts';
-import { useApp } from '../../store.ts';
-import { architectureOf, modelSummary } from '../../imported-model.ts';
+import { defaultCheckpointFor, selectedCheckpoint, updateSetup } from '../../state/setup-state.ts';
+import { uploadCheckpoint } from '../../state/files.ts';
+import { useApp } from '../../state/store.ts';
+import { architectureOf, modelSummary } from '../../derive/imported-model.ts';
 
 /** Base checkpoint: a shipped one, an uploaded one, or a fresh random model (tests and demos). */
 export function CheckpointPicker() {

@@ -1,7 +1,7 @@
-import { fieldSpec, parseText, toText, valueAt } from '../../config-form.ts';
-import { draftValidation, resolvedBase, updateSetup } from '../../setup-state.ts';
+import { fieldSpec, parseText, toText, valueAt } from '../../derive/config-form.ts';
+import { draftValidation, resolvedBase, updateSetup } from '../../state/setup-state.ts';
 import { FieldSource } from './FieldSource.tsx';
-import { useApp } from '../../store.ts';
+import { useApp } from '../../state/store.ts';
 
 /** Drops a field's edit and where it came from: the field goes back to the layer beneath (preset, recipe, default). */
 function dropEdit(path: string) {

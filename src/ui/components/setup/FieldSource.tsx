@@ -1,7 +1,7 @@
 import { pageSourceText } from '../../../rl/resolve-config.ts';
-import { toText, valueAt, type EditOrigin } from '../../config-form.ts';
-import { resolvedBase } from '../../setup-state.ts';
-import { useApp } from '../../store.ts';
+import { toText, valueAt, type EditOrigin } from '../../derive/config-form.ts';
+import { resolvedBase } from '../../state/setup-state.ts';
+import { useApp } from '../../state/store.ts';
 
 /** Which layer a field's text comes from: the draft's own (link, saved config, a lesson, edited) when it holds an edit, else the resolver's source of the base value. */
 export function fieldSourceText(origin: EditOrigin | undefined, edited: boolean, baseSource: string): string {

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { presets } from '../../../rl/presets.ts';
-import { choosePreset, safePreset, type PresetChange } from '../../config-form.ts';
-import { updateSetup } from '../../setup-state.ts';
-import { useApp } from '../../store.ts';
+import { choosePreset, safePreset, type PresetChange } from '../../derive/config-form.ts';
+import { updateSetup } from '../../state/setup-state.ts';
+import { useApp } from '../../state/store.ts';
 
 /**
  * Algorithm preset with its explanation and paper. Choosing one keeps the values you typed (a preset

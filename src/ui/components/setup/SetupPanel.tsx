@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { setStepBudget } from '../../controller.ts';
-import { cancelWarmStart, warmStart } from '../../long-jobs.ts';
+import { setStepBudget } from '../../state/controller.ts';
+import { cancelWarmStart, warmStart } from '../../state/long-jobs.ts';
 import { JobProgress } from '../JobProgress.tsx';
-import { useApp } from '../../store.ts';
+import { useApp } from '../../state/store.ts';
 import { AdvancedConfig } from './AdvancedConfig.tsx';
 import { CheckpointPicker } from './CheckpointPicker.tsx';
 import { ConfigField } from './ConfigField.tsx';

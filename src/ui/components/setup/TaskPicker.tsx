@@ -1,6 +1,6 @@
-import { parseKnob, pickableTasks, safeFamily, type EditOrigin } from '../../config-form.ts';
-import { draftValidation, measuredDifficulty, updateSetup } from '../../setup-state.ts';
-import { useApp } from '../../store.ts';
+import { parseKnob, pickableTasks, safeFamily, type EditOrigin } from '../../derive/config-form.ts';
+import { draftValidation, measuredDifficulty, updateSetup } from '../../state/setup-state.ts';
+import { useApp } from '../../state/store.ts';
 import { FieldSource } from './FieldSource.tsx';
 
 /** Sets (or, at its base value, drops) one knob's text; a typed knob is the person's edit, no longer the link's or the saved config's. */

@@ -1,10 +1,10 @@
 import { useMemo } from 'react';
 import type { RunCompletion, RunGroup, RunStep } from '../../../runs/types.ts';
-import { colorFor, num, tokenLabel } from '../../channels.ts';
-import { useApp } from '../../store.ts';
-import { setColour } from '../../viewer/viewer-actions.ts';
-import { deriveCompletion, type StepScaling } from '../../viewer/run-view-model.ts';
-import type { TokenColour } from '../../viewer/viewer-state.ts';
+import { colorFor, num, tokenLabel } from '../../derive/channels.ts';
+import { useApp } from '../../state/store.ts';
+import { setColour } from '../../state/viewer-actions.ts';
+import { deriveCompletion, type StepScaling } from '../../derive/run-view-model.ts';
+import type { TokenColour } from '../../state/viewer-state.ts';
 
 /** The sampling log-probs where recorded, else the trained policy's. */
 const logprobsOf = (c: RunCompletion) => c.tokens?.logprobs ?? c.tokens?.newLogprobs;

@@ -1,6 +1,6 @@
 import { useRef } from 'react';
-import { folderFromPicker } from '../../viewer/folder-files.ts';
-import { openFolder } from '../../viewer/viewer-actions.ts';
+import { folderFromPicker } from '../../derive/folder-files.ts';
+import { openFolder } from '../../state/viewer-actions.ts';
 
 /** "Open a run folder…": a folder picker (drops of a folder anywhere on the page do the same, recording.ts). */
 export function OpenRunFolder() {

@@ -1,8 +1,8 @@
 import type { RunSearchHit } from '../../../runs/types.ts';
-import { useApp } from '../../store.ts';
-import { cancelSearch, closePrompt, runByKey, showStep } from '../../viewer/viewer-actions.ts';
-import { cell, promptTimeline } from '../../viewer/run-view-model.ts';
-import type { ViewerSearch } from '../../viewer/viewer-state.ts';
+import { useApp } from '../../state/store.ts';
+import { cancelSearch, closePrompt, runByKey, showStep } from '../../state/viewer-actions.ts';
+import { cell, promptTimeline } from '../../derive/run-view-model.ts';
+import type { ViewerSearch } from '../../state/viewer-state.ts';
 
 function Column({
   label,

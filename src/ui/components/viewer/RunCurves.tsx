@@ -1,17 +1,17 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { MetricPoint } from '../../../runs/types.ts';
-import { downsample } from '../../chart-data.ts';
-import { useApp } from '../../store.ts';
+import { downsample } from '../../derive/chart-data.ts';
+import { useApp } from '../../state/store.ts';
 import { LinesChart } from '../charts/MetricChart.tsx';
-import { setCurves, runByKey } from '../../viewer/viewer-actions.ts';
-import { curveKeys, curvePoints, defaultCurves, overlayRows } from '../../viewer/run-view-model.ts';
+import { setCurves, runByKey } from '../../state/viewer-actions.ts';
+import { curveKeys, curvePoints, defaultCurves, overlayRows } from '../../derive/run-view-model.ts';
 
 const NONE: MetricPoint[] = [];
 
 /** One logged metric over training, for the open run and (Compare) the other run overlaid. */
 function Curve({ k, runs, labels, draw }: { k: string; runs: MetricPoint[][]; labels: string[]; draw: boolean }) {
   const rows = useMemo(() => overlayRows(runs, k), [runs, k]);
-  // Drawn from at most 300 points, bucket means, as the live charts are (src/ui/chart-data.ts): recharts
+  // Drawn from at most 300 points, bucket means, as the live charts are (src/ui/derive/chart-data.ts): recharts
   // over every step of a long run holds the page's thread for seconds. data-values keeps every point.
   const drawn = useMemo(() => downsample(rows, 300), [rows]);
   const series = labels.map((label, i) => ({ key: `s${i}`, label }));

@@ -1,6 +1,6 @@
-import { useApp } from '../../store.ts';
-import { compareWith, showRun } from '../../viewer/viewer-actions.ts';
-import type { ViewerRun } from '../../viewer/viewer-state.ts';
+import { useApp } from '../../state/store.ts';
+import { compareWith, showRun } from '../../state/viewer-actions.ts';
+import type { ViewerRun } from '../../state/viewer-state.ts';
 
 const stepsOf = (r: ViewerRun) => r.index?.steps.length ?? r.listedSteps;
 

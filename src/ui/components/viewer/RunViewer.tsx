@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { useApp } from '../../store.ts';
-import { dismissError, pollServed, runByKey, viewerLink } from '../../viewer/viewer-actions.ts';
+import { useApp } from '../../state/store.ts';
+import { dismissError, pollServed, runByKey, viewerLink } from '../../state/viewer-actions.ts';
 import { OpenRunFolder } from './OpenRunFolder.tsx';
 import { ProblemList } from './ProblemList.tsx';
 import { PromptOverTraining } from './PromptOverTraining.tsx';

@@ -1,8 +1,8 @@
 import type { RunSearchHit } from '../../../runs/types.ts';
-import { useApp } from '../../store.ts';
-import { cancelSearch, runSearch, setForm, showStep, SEARCH_LIMIT } from '../../viewer/viewer-actions.ts';
-import { cell } from '../../viewer/run-view-model.ts';
-import { searchStatus, type SearchForm } from '../../viewer/search-form.ts';
+import { useApp } from '../../state/store.ts';
+import { cancelSearch, runSearch, setForm, showStep, SEARCH_LIMIT } from '../../state/viewer-actions.ts';
+import { cell } from '../../derive/run-view-model.ts';
+import { searchStatus, type SearchForm } from '../../derive/search-form.ts';
 
 function Hit({ h }: { h: RunSearchHit }) {
   return (

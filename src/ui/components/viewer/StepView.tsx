@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
 import type { RunGroup, RunStep } from '../../../runs/types.ts';
-import { useApp } from '../../store.ts';
-import { followPrompt, runByKey, selectCompletion, showStep, stepBy } from '../../viewer/viewer-actions.ts';
-import { cell, groupStats, inferScaling, sortByReward, type StepScaling } from '../../viewer/run-view-model.ts';
+import { useApp } from '../../state/store.ts';
+import { followPrompt, runByKey, selectCompletion, showStep, stepBy } from '../../state/viewer-actions.ts';
+import { cell, groupStats, inferScaling, sortByReward, type StepScaling } from '../../derive/run-view-model.ts';
 import { CompletionDetail } from './CompletionDetail.tsx';
 import { ProblemList } from './ProblemList.tsx';
 

@@ -1,0 +1,213 @@
+import type { SessionEvent } from '../../../workers/protocol.ts';
+import { currentRunId, saveFailed, savedByWorker } from './autosave.ts';
+import { compactHistory } from '../derive/chart-data.ts';
+import { notices, setNotices } from './notices.ts';
+import { isIsolationSettled, isolationSettled } from './offline-state.ts';
+import { recordPace } from './pace.ts';
+import { forgetPress, rememberPress, type Press } from './pending-press.ts';
+import { recordShownStep } from './tabs.ts';
+import { getState, hasRun, patch, setState } from './store.ts';
+import { updateSetup } from './setup-state.ts';
+import { client, connectWorker } from './worker-link.ts';
+import { jobWait } from '../derive/job-progress.ts';
+import { showsRecording } from '../derive/shown-run.ts';
+import { passKWait } from '../derive/passk-progress.ts';
+import { scrubTo } from './recording.ts';
+import { showError } from './errors.ts';
+import { ensureRun } from './run-load.ts';
+import { scheduleSync } from './live-config.ts';
+import { fallbackToWasm } from './restore.ts';
+
+// ---- events from the worker ---------------------------------------------------------------------
+
+function onEvents(events: SessionEvent[]): void {
+  const s = getState();
+  // Copied only when a step or an evaluation arrives: progress ticks and status leave the charts' data as it is.
+  let metrics = s.metrics;
+  let evals = s.evals;
+  let summaries = s.summaries;
+  let histogram = s.histogram;
+  let run = s.run;
+  let error = s.error;
+  let shown: number | null = null;
+  for (const e of events) {
+    if (e.type === 'step') {
+      shown = e.metrics.step;
+      if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics = [...metrics, e.metrics];
+      summaries = [...summaries.slice(-199), e.summary];
+      histogram = e.histogram;
+      const prev = notices().skipped;
+      if (e.skipped)
+        setNotices({
+          skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 },
+        });
+      else if (prev) setNotices({ skipped: null });
+    } else if (e.type === 'eval') {
+      if (!evals.some((x) => x.step === e.point.step)) evals = [...evals, e.point];
+    } else if (e.type === 'status') {
+      const st = e.status;
+      // A new activity starts its own count: the last one's "100%" must not linger on the next wait.
+      const progress = st.activity && st.activity === run.activity ? run.progress : null;
+      // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
+      if (st.state !== 'running' && getState().runControl.pauseAsked) patch('runControl', { pauseAsked: false });
+      run = {
+        ...run,
+        state: st.state === 'running' && getState().runControl.pauseAsked ? 'pausing' : st.state,
+        step: st.step,
+        stepBudget: st.stepBudget,
+        stepsPerMinute: st.stepsPerMinute,
+        lastStepSeconds: st.lastStepSeconds,
+        activity: st.activity,
+        rolloutSteps: st.rolloutSteps,
+        progress,
+      };
+    } else if (e.type === 'progress') {
+      run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
+      const pk = getState().passk;
+      if ((e.what === 'passk-base' || e.what === 'passk-current') && pk.running)
+        patch('passk', { wait: passKWait(pk.wait ?? null, e.what, e.done, e.total, performance.now()) });
+      const ws = getState().warmStart;
+      if (e.what === 'warm-start' && ws.running && e.total > 0)
+        patch('warmStart', { wait: jobWait(ws.wait ?? null, e.done / e.total, performance.now()) });
+    } else if (e.type === 'saved') savedByWorker(e);
+    else if (e.type === 'save-failed') saveFailed(Object.assign(new Error(e.message), { name: e.name }));
+    else if (e.type === 'error') {
+      if (e.code === 'non-finite') {
+        const c = s.run.config;
+        setNotices({
+          nonFinite: { message: e.message, learningRate: c?.learning_rate ?? 0, maxGradNorm: c?.max_grad_norm ?? 0 },
+        });
+      } else if (e.code === 'device-lost') void fallbackToWasm(e.message);
+      else error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
+    }
+  }
+  setState({
+    metrics: metrics === s.metrics ? metrics : compactHistory(metrics),
+    evals,
+    summaries,
+    histogram,
+    run,
+    error,
+  });
+  if (metrics !== s.metrics) recordPace(getState().metrics, run.config, run.model?.parameters, run.backend?.kind);
+  // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
+  const id = currentRunId();
+  if (shown !== null && id) recordShownStep(id, shown);
+  if (getState().runControl.syncOwed && hasRun()) {
+    patch('runControl', { syncOwed: false });
+    scheduleSync();
+  }
+}
+
+/** The banner's words when the worker stops; every panel that was waiting on it says the same. */
+export const CRASH_TITLE = 'The training worker stopped unexpectedly';
+
+function onCrash(msg: string): void {
+  patch('run', { state: 'crashed', activity: '' });
+  const saved = getState().autosave;
+  const text = `${msg}. ${saved ? `The last autosave is from step ${saved.step}.` : 'There is no autosave of this run yet.'} (Out of memory? Try fewer prompts_per_step × num_generations.)`;
+  const s = getState();
+  setState({
+    error: { kind: 'crash', title: CRASH_TITLE, message: text },
+    // Panels waiting on the worker stop waiting, with the banner's message (none keeps "Computing…").
+    ...(s.passk.running ? { passk: { ...s.passk, running: false, wait: null, error: `${CRASH_TITLE}: ${text}` } } : {}),
+    ...(s.warmStart.running
+      ? { warmStart: { ...s.warmStart, running: false, wait: null, error: `${CRASH_TITLE}: ${text}` } }
+      : {}),
+  });
+}
+
+connectWorker({ onEvents, onCrash });
+
+// ---- setup (queries in setup-state.ts) ----------------------------------------------------------
+
+/** Runs a button's action once at a time: a second click while the first is unanswered does nothing. */
+async function busyWhile(what: string, fn: () => Promise<void>): Promise<void> {
+  if (getState().busy) return;
+  setState({ busy: what });
+  try {
+    await fn();
+  } finally {
+    setState({ busy: null });
+  }
+}
+
+/**
+ * Waits, before a press acts, until the service worker will not reload the page for isolation; the
+ * press is remembered meanwhile (pending-press.ts) so that the reloaded page honours it. Nothing is
+ * loaded before that: work started now would be cut off by the reload.
+ */
+async function afterIsolation(press: Press, busy: string): Promise<void> {
+  if (isIsolationSettled()) return;
+  rememberPress(press);
+  setState({ busy: `${busy} once the page has finished its one-time offline setup (it reloads itself once)` });
+  await isolationSettled();
+  forgetPress();
+  setState({ busy });
+}
+
+export function start(): Promise<void> {
+  return busyWhile('starting', async () => {
+    await afterIsolation('start', 'starting');
+    if (!(await ensureRun())) return;
+    setNotices({ nonFinite: null });
+    try {
+      await client().call((a) => a.setStepBudget(getState().setup.stepBudget));
+      await client().call((a) => a.start());
+    } catch (e) {
+      showError('step', 'Could not start training', e);
+    }
+  });
+}
+
+export async function pause(): Promise<void> {
+  // Answered at once on the page; the run stops after its current step.
+  if (getState().run.state === 'running') {
+    patch('runControl', { pauseAsked: true });
+    patch('run', { state: 'pausing', activity: 'finishing the current step' });
+  }
+  try {
+    await client().call((a) => a.pause());
+  } catch (e) {
+    showError('step', 'Could not pause', e);
+  }
+}
+
+export function stepOnce(): Promise<void> {
+  return busyWhile('running one step', async () => {
+    await afterIsolation('step-once', 'running one step');
+    if (!(await ensureRun())) return;
+    try {
+      await client().call((a) => a.stepOnce()); // the worker saves the step itself
+    } catch (e) {
+      showError('step', 'The step failed', e);
+    }
+  });
+}
+
+export async function setStepBudget(n: number): Promise<void> {
+  updateSetup((s) => ({ ...s, stepBudget: n }));
+  if (hasRun())
+    await client()
+      .call((a) => a.setStepBudget(n))
+      .catch(() => undefined);
+  patch('run', { stepBudget: n });
+}
+
+// ---- inspector, pass@k --------------------------------------------------------------------------
+
+export async function openStep(step: number): Promise<void> {
+  // A recording shown in the page: its own rollouts, at the scrubber (the worker is not asked).
+  if (showsRecording(getState())) {
+    scrubTo(step);
+    return;
+  }
+  patch('inspector', { step, loading: true });
+  try {
+    const data = await client().call((a) => a.getRollouts(step));
+    if (getState().inspector.step === step) patch('inspector', { data, loading: false });
+  } catch (e) {
+    patch('inspector', { loading: false });
+    showError('other', `Could not fetch the rollouts of step ${step}`, e);
+  }
+}

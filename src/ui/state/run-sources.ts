@@ -1,0 +1,109 @@
+/**
+ * Where the viewer's runs come from, each behind the readers' contract (src/runs/types.ts): a folder
+ * the person opened in the page, or a run `rlvr view` serves (GET runs.json, runs/<name>/files.json,
+ * runs/<name>/file/<path>). Either way the reading happens in the run reader's worker
+ * (workers/run-reader.worker.ts), one per source, so a huge or broken folder never holds the page or
+ * touches the trainer worker; this module only turns that worker's calls back into OpenedRun objects.
+ */
+import * as Comlink from 'comlink';
+import type {
+  FoundRun,
+  OpenedRun,
+  RunFormat,
+  RunIndex,
+  RunProblem,
+  RunQuery,
+  RunSearchOptions,
+} from '../../runs/types.ts';
+import type { RunReaderApi, RunFilesSpec } from '../../../workers/run-reader-protocol.ts';
+import type { PickedFolder } from '../derive/folder-files.ts';
+
+export interface RunSource {
+  /** The folder's name, or the run's name on the server (for messages). */
+  readonly label: string;
+  /** Every run under the root, and what was seen but not taken. */
+  detect(): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
+  open(found: FoundRun): Promise<OpenedRun>;
+}
+
+/** A run `rlvr view` lists in runs.json. */
+export interface ServedRun {
+  name: string;
+  format: RunFormat;
+  steps: number;
+}
+
+const startReader = () =>
+  Comlink.wrap<RunReaderApi>(
+    new Worker(new URL('../../../workers/run-reader.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'run reader',
+    }),
+  );
+
+function workerSource(spec: RunFilesSpec): RunSource {
+  const api = startReader();
+  return {
+    label: spec.name,
+    detect: () => api.detectRuns(spec),
+    async open(found) {
+      const { id, index } = await api.openRun(spec, found);
+      const run: { index: RunIndex } & Omit<OpenedRun, 'index'> = {
+        index,
+        readStep: (step) => api.readStep(id, step),
+        async search(query: RunQuery, options: RunSearchOptions = {}) {
+          const { signal, onProgress, limit } = options;
+          const searchId = await api.startSearch(
+            id,
+            query,
+            { limit },
+            onProgress ? Comlink.proxy(onProgress) : undefined,
+          );
+          const cancel = () => void api.cancelSearch(searchId);
+          if (signal?.aborted) cancel();
+          signal?.addEventListener('abort', cancel, { once: true });
+          try {
+            return await api.searchResult(searchId);
+          } finally {
+            signal?.removeEventListener('abort', cancel);
+          }
+        },
+        async refresh() {
+          run.index = await api.refresh(id);
+          return run.index;
+        },
+      };
+      return run;
+    },
+  };
+}
+
+/** A folder picked or dropped: read offline, in the worker, from the File objects the browser gave. */
+export function folderSource(folder: PickedFolder): RunSource {
+  return workerSource({ kind: 'files', name: folder.name, files: folder.files });
+}
+
+const appUrl = (path: string) => new URL(path, document.baseURI).href;
+
+/** One run `rlvr view` serves, read over HTTP (with Range requests) in the worker. */
+export function servedSource(name: string): RunSource {
+  return workerSource({ kind: 'http', name, base: appUrl(`runs/${encodeURIComponent(name)}/`) });
+}
+
+/**
+ * The runs `rlvr view` serves, or null when the page is not served by it.
+ */
+export async function listServedRuns(): Promise<ServedRun[] | null> {
+  // Only `rlvr view` marks the page (src/node/view-server.ts VIEW_MARK): elsewhere runs.json is not asked for.
+  if (!document.querySelector('meta[name="rlvr-view"]')) return null;
+  let res: Response;
+  try {
+    res = await fetch(appUrl('runs.json'), { cache: 'no-store' });
+  } catch {
+    return null;
+  }
+  if (!res.ok || !/json/.test(res.headers.get('content-type') ?? '')) return null;
+  const body: unknown = await res.json().catch(() => null);
+  if (!Array.isArray(body)) return null;
+  return body.filter((r): r is ServedRun => !!r && typeof r === 'object' && typeof (r as ServedRun).name === 'string');
+}

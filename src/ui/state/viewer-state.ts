@@ -1,0 +1,102 @@
+/**
+ * The run viewer's one slot in the store (src/ui/state/store.ts `viewer`): the runs found in a folder the
+ * person opened or that `rlvr view` serves, the one open at a step, and what its panels have asked for.
+ * Each run here is an opened run behind the contract of src/runs/types.ts, read in the run reader's
+ * worker; nothing in this slot is the live training run's, so opening a bad folder leaves `run`,
+ * `metrics` and the autosave as they are. Types and the initial value only: the actions that fill it
+ * are in viewer-actions.ts.
+ */
+import type {
+  OpenedRun,
+  RunFormat,
+  RunIndex,
+  RunProblem,
+  RunSearchProgress,
+  RunSearchResult,
+  RunStep,
+} from '../../runs/types.ts';
+import { emptySearchForm, type SearchForm } from '../derive/search-form.ts';
+
+/** One run the viewer lists. */
+export interface ViewerRun {
+  /** Unique in the page: where it came from and its path there. */
+  key: string;
+  name: string;
+  format: RunFormat;
+  /** A folder opened in the page (read offline), or a run `rlvr view` serves. */
+  origin: 'folder' | 'server';
+  /** What the reader's worker opened (null until it has, or when it could not). */
+  handle: OpenedRun | null;
+  index: RunIndex | null;
+  /** Steps `rlvr view` says the run has (known before the run is opened). */
+  listedSteps?: number;
+  loading: boolean;
+  error: string | null;
+}
+
+/** A search over every step of the open run, or "this prompt over training" (a search by prompt). */
+export interface ViewerSearch {
+  running: boolean;
+  progress: RunSearchProgress | null;
+  result: RunSearchResult | null;
+  error: string | null;
+  /** Cancels the running search (the reader stops between steps and answers with what it found). */
+  abort: AbortController | null;
+}
+
+export const idleSearch: ViewerSearch = { running: false, progress: null, result: null, error: null, abort: null };
+
+export type TokenColour = 'logprob' | 'advantage';
+
+export interface ViewerState {
+  runs: ViewerRun[];
+  /** The page is served by `rlvr view` (its /runs.json answered with a list). */
+  served: boolean;
+  /** What is being read ("Reading the folder my-run…"), or why the last open failed. */
+  loading: string | null;
+  error: string | null;
+  /** What the last folder opened held but no reader took (each with its file), shown under the runs. */
+  problems: RunProblem[];
+  /** The open run's key. */
+  open: string | null;
+  step: number | null;
+  stepData: RunStep | null;
+  stepLoading: boolean;
+  stepError: string | null;
+  /** The completion whose derivation and tokens are shown: its group and its row in the step. */
+  selected: { group: number; row: number } | null;
+  colour: TokenColour;
+  /** The curves drawn, by metric key (null: the defaults for the run). */
+  curves: string[] | null;
+  /** The search form as typed, and the search it ran. */
+  form: SearchForm;
+  search: ViewerSearch;
+  /** "This prompt over training": the prompt followed, and its search in the open run. */
+  prompt: string | null;
+  promptSearch: ViewerSearch;
+  /** Compare: the other run's key, and the prompt's search in it. */
+  compareWith: string | null;
+  comparePromptSearch: ViewerSearch;
+}
+
+export const initialViewer: ViewerState = {
+  runs: [],
+  served: false,
+  loading: null,
+  error: null,
+  problems: [],
+  open: null,
+  step: null,
+  stepData: null,
+  stepLoading: false,
+  stepError: null,
+  selected: null,
+  colour: 'logprob',
+  curves: null,
+  form: emptySearchForm,
+  search: idleSearch,
+  prompt: null,
+  promptSearch: idleSearch,
+  compareWith: null,
+  comparePromptSearch: idleSearch,
+};
