@@ -151,7 +151,8 @@ export function offlineServiceWorker(csp: string): Plugin {
       const later = precache.later.reduce((a, f) => a + f.bytes, 0);
       this.info?.(
         `${SW_FILE}: the first visit caches ${precache.files.length} files (${mb(bytesOf(outDir, precache.files))}); ` +
-          `${precache.later.length} more (${mb(later)}) on first use or "Keep everything for offline use"; version ${precache.version}`,
+          `${precache.later.length} more (${mb(later)}) on first use or "Keep everything for offline ` +
+          `use"; version ${precache.version}`,
       );
     },
   };

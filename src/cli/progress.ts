@@ -1,4 +1,6 @@
-/** A one-line progress bar on stderr (stdout stays clean for JSON). Silent when stderr is not a TTY, except every 10%. */
+/**
+ * A one-line progress bar on stderr (stdout stays clean for JSON). Silent when stderr is not a TTY, except every 10%.
+ */
 export class ProgressBar {
   private start = Date.now();
   private lastPct = -1;

@@ -16,7 +16,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 beforeAll(setupPython, 660_000);
 
 describe('a Llama with its own BPE tokenizer, trained with GRPO and LoRA in rlvr train', () => {
-  it('is built, warm-started in its own tokens, trained with LoRA, and evaluated; the records decode as the real tokenizers decodes them', async (ctx) => {
+  it('is built, warm-started in its own tokens, trained with LoRA, and evaluated; the records decode as the ' +
+    'real tokenizers decodes them', async (ctx) => {
     const py = needPython(ctx);
     const corpus = join(tmp, 'sat.jsonl');
     ok(await rlvr('pretrain', '--task', 'sat', '--steps', '20', '--batch', '50', '--corpus', corpus));

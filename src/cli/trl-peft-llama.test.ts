@@ -65,7 +65,8 @@ print(json.dumps({"lines": scored, "greedy": greedy}))
 `;
 
 describe('a LoRA adapter TRL + PEFT trained on a Llama comes back into the playground', () => {
-  it("the TRL export with peft_config trains a task Llama under the real TRL; rlvr import --format peft gives PEFT's log-probs (1e-4) and greedy tokens", async (ctx) => {
+  it('the TRL export with peft_config trains a task Llama under the real TRL; rlvr import --format peft ' +
+    "gives PEFT's log-probs (1e-4) and greedy tokens", async (ctx) => {
     const py = needPython(ctx);
     const corpus = join(tmp, 'sat.jsonl');
     const easy = ['--difficulty', '{"n":3,"m":3}'];
@@ -156,7 +157,8 @@ describe('a LoRA adapter TRL + PEFT trained on a Llama comes back into the playg
 
     const worst = await scoreAgainst(join(adapted, 'manifest.json'), join(tmp, 'lines.txt'), peft.lines);
     process.stdout.write(
-      `TRL + PEFT adapter: max |log-prob - PEFT's| ${worst.toExponential(2)} (the adapter moved them up to ${moved.toExponential(2)})\n`,
+      `TRL + PEFT adapter: max |log-prob - PEFT's| ${worst.toExponential(2)} (the adapter moved them up ` +
+        `to ${moved.toExponential(2)})\n`,
     );
     expect(worst).toBeLessThan(1e-4);
 

@@ -74,7 +74,10 @@ function tryLock(path: string): boolean {
   return true;
 }
 
-/** One cell's config inputs: the sweep's preset, its fixed --set and the cell's grid values over them, --task and the cell's seed (as rlvr train takes them). */
+/**
+ * One cell's config inputs: the sweep's preset, its fixed --set and the cell's grid values over them, --task and the
+ * cell's seed (as rlvr train takes them).
+ */
 export function sweepCellInputs(o: { preset: string; sets: string[]; task: string; seed: number }): ConfigInputs {
   return userConfigInputs(o);
 }
@@ -129,7 +132,8 @@ export const sweepCommand: Command = {
       readRows().map((r) => r.id),
     );
     process.stderr.write(
-      `sweep: ${cells.length} cells (${cells.length - todo.length} already finished), ${steps} steps each, into ${out}\n`,
+      `sweep: ${cells.length} cells (${cells.length - todo.length} already finished), ${steps} steps ` +
+        `each, into ${out}\n`,
     );
     const bar = new ProgressBar('sweep', todo.length * (steps + 1));
     const baseEvals = new Map<string, Record<string, number>>();
