@@ -11,7 +11,8 @@ initialisation, with a byte-level BPE tokenizer trained here by `tokenizers` on 
   logits.f32      transformers' float32 logits [T, V] of the first lines (3, or 1 at the 135M shape), little-endian
   reference.json  per line: transformers' input_ids and each token's float32 log-prob (first: null);
                   where the first lines' logits lie in logits.f32; greedy generate() of 3 prompts; the chat
-                  template rendered by apply_chat_template; and 1000 strings with the ids and decoded text of `tokenizers`.
+                  template rendered by apply_chat_template; and 1000 strings with the ids and decoded text of
+                  `tokenizers`.
 Nothing is downloaded.
 """
 import argparse
