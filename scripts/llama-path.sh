@@ -21,7 +21,8 @@ PY=$(bash scripts/setup-python.sh | tail -1)
 [ -s "$W/sat.jsonl" ] ||
   node scripts/rlvr.mjs pretrain --task sat --mix "$MIX" --steps 1000 --batch 32 --seed 1 --corpus "$W/sat.jsonl"
 [ -f "$W/hf/config.json" ] ||
-  OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 "$PY" scripts/llama_task_model.py "$W/sat.jsonl" "$W/hf" ${MODEL_FLAGS[@]+"${MODEL_FLAGS[@]}"}
+  OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 "$PY" scripts/llama_task_model.py "$W/sat.jsonl" "$W/hf" \
+    ${MODEL_FLAGS[@]+"${MODEL_FLAGS[@]}"}
 [ -f "$W/base/manifest.json" ] ||
   node scripts/rlvr.mjs import --format hf "$W/hf" --out "$W/base" --name sat-llama
 [ -f "$W/sft/manifest.json" ] ||
