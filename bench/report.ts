@@ -143,7 +143,11 @@ export async function summarise(b: Bench): Promise<Summary> {
           `| ${fr(b.step_vs_pytorch)} | ` +
           `${String(t) === wasmAt && wasmS ? fr(ratios.browser_wasm_step_vs_node, meetsWasm) : ''} ` +
           '| ' +
-          `${isHead && check ? `${check.max_abs_logp_diff.toExponential(1)}, ${check.abs_loss_diff.toExponential(1)} ${check.ok ? 'OK' : 'FAILED'}` : ''} ` +
+          (isHead && check
+            ? `${check.max_abs_logp_diff.toExponential(1)}, ${check.abs_loss_diff.toExponential(1)} ` +
+              (check.ok ? 'OK' : 'FAILED')
+            : '') +
+          ' ' +
           '|',
       );
     }
@@ -256,12 +260,22 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
     `${machine.cpu}, ${machine.cores} cores, shared with other jobs: load average ${la[0]!.toFixed(1)} at ` +
       `the start, median ${machine.load_average_1min_median_during_run.toFixed(1)} during the run. Node ` +
       `${process.version}, onnxruntime-node ${version('onnxruntime-node')}, onnxruntime-web ` +
-      `${version('onnxruntime-web')}${browserInfo.chromium ? `, Chromium ${String(browserInfo.chromium)}` : ''}${torchInfo.torch ? `; torch ${String(torchInfo.torch)} (${String(torchInfo.debian_package)}), OpenBLAS ${String(torchInfo.openblas)}: 512×512 matmul ${(torchInfo.matmul_512_gflops as number).toFixed(0)} GFLOP/s, torch.get_num_threads() = ${String(torchInfo.threads)}` : ''}.`,
+      `${version('onnxruntime-web')}${browserInfo.chromium ? `, Chromium ${String(browserInfo.chromium)}` : ''}` +
+      (torchInfo.torch
+        ? `; torch ${String(torchInfo.torch)} (${String(torchInfo.debian_package)}), ` +
+          `OpenBLAS ${String(torchInfo.openblas)}: 512×512 matmul ` +
+          `${(torchInfo.matmul_512_gflops as number).toFixed(0)} GFLOP/s, ` +
+          `torch.get_num_threads() = ${String(torchInfo.threads)}`
+        : '') +
+      '.',
   );
   if (b.gemm.length) {
     const per = b.gemm.map(
       (x) =>
-        `${x.threads} thread${x.threads === 1 ? '' : 's'}: ${x.mlas.toFixed(0)}${x.openblas === null ? '' : ` vs ${x.openblas.toFixed(0)} (ours ${(x.mlas / x.openblas).toFixed(2)}×)`}${x.wasm === null ? '' : `; browser WASM ${x.wasm.toFixed(0)} (Node ${(x.mlas / x.wasm).toFixed(2)}× WASM)`}`,
+        `${x.threads} thread${x.threads === 1 ? '' : 's'}: ` +
+        x.mlas.toFixed(0) +
+        (x.openblas === null ? '' : ` vs ${x.openblas.toFixed(0)} (ours ${(x.mlas / x.openblas).toFixed(2)}×)`) +
+        `${x.wasm === null ? '' : `; browser WASM ${x.wasm.toFixed(0)} (Node ${(x.mlas / x.wasm).toFixed(2)}× WASM)`}`,
     );
     md.push(
       `The matmul kernels alone (\`bench/gemm.ts\`: one [4096×256]·[256×1024] matmul, the small model's ` +
@@ -300,10 +314,15 @@ export function writeResults(b: Bench, { results, allProfiles, tableRows, ratioR
     md.push('\n#### Where onnxruntime-node spends its time (ORT profiling, per call)');
     for (const p of allProfiles) {
       md.push(
-        `- ${p.what}: ${p.wall_ms_per_call.toFixed(0)} ms = ORT runs ${p.ort_run_ms_per_call.toFixed(0)} ms (${p.ort_runs_per_call} run${p.ort_runs_per_call === 1 ? '' : 's'}: kernels ${p.kernel_ms_per_call.toFixed(0)} ms + ORT per-run overhead ${p.ort_overhead_ms_per_call.toFixed(0)} ms) + outside ORT ${p.outside_ort_ms_per_call.toFixed(0)} ms (JS: feeds, reading outputs, token draws). Top ops: ${p.top_ops
-          .slice(0, 6)
-          .map((o) => `${o.op} ${o.ms_per_call.toFixed(1)} ms (${(o.share * 100).toFixed(0)}%)`)
-          .join(', ')}`,
+        `- ${p.what}: ${p.wall_ms_per_call.toFixed(0)} ms = ORT runs ${p.ort_run_ms_per_call.toFixed(0)} ms ` +
+          `(${p.ort_runs_per_call} run${p.ort_runs_per_call === 1 ? '' : 's'}: ` +
+          `kernels ${p.kernel_ms_per_call.toFixed(0)} ms + ` +
+          `ORT per-run overhead ${p.ort_overhead_ms_per_call.toFixed(0)} ms) ` +
+          `+ outside ORT ${p.outside_ort_ms_per_call.toFixed(0)} ms (JS: feeds, reading outputs, token draws). ` +
+          `Top ops: ${p.top_ops
+            .slice(0, 6)
+            .map((o) => `${o.op} ${o.ms_per_call.toFixed(1)} ms (${(o.share * 100).toFixed(0)}%)`)
+            .join(', ')}`,
       );
     }
   }

@@ -139,7 +139,9 @@ const families: TaskFamily[] = [
   }),
   makeCustomFamily(
     parseDataset(
-      '{"prompt":"even?","answer":"8","pattern":"[02468]"}\n{"prompt":"thousands","answer":"1,000","pattern":"\\\\d{1,3}(,\\\\d{3})*"}\n{"prompt":"words","answer":"a ' +
+      '{"prompt":"even?","answer":"8","pattern":"[02468]"}\n' +
+        '{"prompt":"thousands","answer":"1,000","pattern":"\\\\d{1,3}(,\\\\d{3})*"}\n' +
+        '{"prompt":"words","answer":"a ' +
         'b","pattern":"[a-z]+( [a-z]+)*"}\n',
     ),
     { kind: 'regex' },
@@ -172,7 +174,8 @@ describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s: 10,000 
             v = verify(inst, s);
           } catch (e) {
             throw new Error(
-              `${f.id} threw on ${JSON.stringify(s.slice(0, 80))} (length ${s.length}): ${e instanceof Error ? e.message : String(e)}`,
+              `${f.id} threw on ${JSON.stringify(s.slice(0, 80))} ` +
+                `(length ${s.length}): ${e instanceof Error ? e.message : String(e)}`,
             );
           }
           ms = Math.min(ms, performance.now() - t);

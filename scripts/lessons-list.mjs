@@ -23,7 +23,8 @@ const lines = rows.map((l) => {
   const measured = m.summary.replace(/^[^:]*:\s*/, '');
   return (
     `- **${l.id}** (${seeds}, ${m.steps} steps on ${l.task}; effect ` +
-    `${l.verdict.shows ? 'shows' : 'does not show'}): ${l.verdict.text}${perSeed} Measured: ${measured}${measured.endsWith('.') ? '' : '.'}`
+    `${l.verdict.shows ? 'shows' : 'does not show'}): ${l.verdict.text}` +
+    `${perSeed} Measured: ${measured}${measured.endsWith('.') ? '' : '.'}`
   );
 });
 const shown = rows.filter((l) => l.verdict?.shows).length;

@@ -80,7 +80,13 @@ try {
       curve.sort((a, b) => a.step - b.step);
       if (e.step === 0) base = point.pass1;
       process.stdout.write(
-        `${point.seconds.toFixed(0).padStart(4)} s  step ${String(e.step).padStart(4)}  held-out pass@1 ${point.pass1.toFixed(3)}${point.se !== null ? ` ± ${point.se.toFixed(3)}` : ''}${base !== null ? `  (${point.pass1 - base >= 0 ? '+' : ''}${(100 * (point.pass1 - base)).toFixed(1)} points)` : ''}\n`,
+        `${point.seconds.toFixed(0).padStart(4)} s  step ${String(e.step).padStart(4)} ` +
+          ` held-out pass@1 ${point.pass1.toFixed(3)}` +
+          `${point.se !== null ? ` ± ${point.se.toFixed(3)}` : ''}` +
+          (base !== null
+            ? `  (${point.pass1 - base >= 0 ? '+' : ''}${(100 * (point.pass1 - base)).toFixed(1)} points)`
+            : '') +
+          '\n',
       );
       if (base !== null && firstCrossing === null && point.pass1 >= base + TARGET) firstCrossing = point;
       if (base !== null && reached === null) reached = sustainedFrom(curve, base);
@@ -147,7 +153,11 @@ try {
         `${maxSteps > 0 ? `${timing.steps} steps (${wall.toFixed(0)} s)` : `${seconds} s`}; best ` +
         `${best.pass1?.toFixed(3)} ` +
         `at step ${best.step} (base ${base?.toFixed(3)})\n`) +
-      `${firstCrossing ? `first single evaluation at +${(100 * TARGET).toFixed(0)} points: ${firstCrossing.seconds.toFixed(0)} s (step ${firstCrossing.step}); ` : ''}largest ` +
+      (firstCrossing
+        ? `first single evaluation at +${(100 * TARGET).toFixed(0)} points: ` +
+          `${firstCrossing.seconds.toFixed(0)} s (step ${firstCrossing.step}); `
+        : '') +
+      'largest ' +
       `standard error of one point: ${result.max_se.toFixed(3)}\n`,
   );
   if (toReadme) {
@@ -209,7 +219,8 @@ function demoMarkdown(r) {
     `|---|${shown.map(() => '---').join('|')}|`,
     `| step | ${cells((c) => c.step)} |`,
     '| held-out pass@1 | ' +
-      `${cells((c) => (r.reached_at && c.step === r.reached_at.step ? `**${c.pass1.toFixed(3)}**` : c.pass1.toFixed(3)))} ` +
+      cells((c) => (r.reached_at && c.step === r.reached_at.step ? `**${c.pass1.toFixed(3)}**` : c.pass1.toFixed(3))) +
+      ' ' +
       '|',
     `| ± 1 standard error | ${cells((c) => (c.se === null ? '—' : c.se.toFixed(3)))} |`,
   ];

@@ -32,7 +32,8 @@ for (const dir of readdirSync(ckptDir, { withFileTypes: true })
     const knobs = Object.entries(recipe)
       .filter(([k]) => k !== 'difficulty')
       .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-    const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : ''}`;
+    const knobText = knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : '';
+    const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobText}`;
     const results = join(root, 'docs/sweeps/recipes', defaultFor.get(t.task) === dir ? t.task : dir, 'results.jsonl');
     const rs = existsSync(results)
       ? readFileSync(results, 'utf8')

@@ -20,7 +20,8 @@ export function basePath(value: string | undefined = process.env.BASE_PATH): str
   if (value === undefined || value === '' || value === './') return './';
   if (!/^\/(?:[\w.~-]+\/)*$/.test(value) || /(^|\/)\.\.?\//.test(value)) {
     throw new Error(
-      `BASE_PATH must be a URL path that starts and ends with "/" (for example /rlvr/), or "./"; got ${JSON.stringify(value)}`,
+      'BASE_PATH must be a URL path that starts and ends ' +
+        `with "/" (for example /rlvr/), or "./"; got ${JSON.stringify(value)}`,
     );
   }
   return value;

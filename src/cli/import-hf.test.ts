@@ -161,7 +161,10 @@ describe('rlvr import --format hf', () => {
     [
       'another width in config.json',
       (d) => editJson(join(d, 'config.json'), (c) => ((c.n_embd = 128), (c.n_inner = 512))),
-      /model\.safetensors: tensor "transformer\.wte\.weight" has shape \[102,64\], but config\.json's model \(n_embd 128, n_inner 512.*needs \[102,128\]/,
+      new RegExp(
+        String.raw`model\.safetensors: tensor "transformer\.wte\.weight" has shape \[102,64\], ` +
+          String.raw`but config\.json's model \(n_embd 128, n_inner 512.*needs \[102,128\]`,
+      ),
     ],
     [
       'another MLP width in the weights',
@@ -195,7 +198,10 @@ describe('rlvr import --format hf', () => {
     [
       'another architecture',
       (d) => editJson(join(d, 'config.json'), (c) => (c.model_type = 'gpt_neox')),
-      /model_type is "gpt_neox" \(architectures \["GPT2LMHeadModel"\]\), an unsupported architecture; the import reads "gpt2"/,
+      new RegExp(
+        String.raw`model_type is "gpt_neox" \(architectures \["GPT2LMHeadModel"\]\), ` +
+          String.raw`an unsupported architecture; the import reads "gpt2"`,
+      ),
     ],
     [
       'a GPT-2 folder labelled Llama',

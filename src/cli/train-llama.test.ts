@@ -75,7 +75,8 @@ import json, sys
 from tokenizers import Tokenizer
 tok = Tokenizer.from_file(sys.argv[1])
 rows = json.load(open(sys.argv[2]))
-print(json.dumps([{"decoded": tok.decode(r["tokens"], skip_special_tokens=False), "pieces": [tok.decode([t], skip_special_tokens=False) for t in r["tokens"]]} for r in rows]))
+print(json.dumps([{"decoded": tok.decode(r["tokens"], skip_special_tokens=False), "pieces": [tok.decode([t], \
+skip_special_tokens=False) for t in r["tokens"]]} for r in rows]))
 `;
     const real = JSON.parse(
       (await run(py, ['-c', py2, join(hf, 'tokenizer.json'), probe], { cwd: root, maxBuffer: 64 << 20 })).stdout,

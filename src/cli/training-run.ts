@@ -202,7 +202,9 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
       o.onStep?.(
         step,
         o.steps,
-        `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}${last ? ` pass@1 ${(last.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}${r.skipped ? ' (skipped: non-finite)' : ''}`,
+        `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}` +
+          `${last ? ` pass@1 ${(last.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}` +
+          `${r.skipped ? ' (skipped: non-finite)' : ''}`,
       );
     }
     const manifest = run.trainedManifest(`${base.manifest.name}+${o.label}`, o.command);

@@ -59,7 +59,8 @@ greedy = []
 for p in json.load(open(prompts_file)):
     ids = tok(p)["input_ids"]
     with torch.no_grad():
-        out = model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long), max_new_tokens=8, do_sample=False, pad_token_id=tok.pad_token_id)
+        out = model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long), \
+max_new_tokens=8, do_sample=False, pad_token_id=tok.pad_token_id)
     greedy.append({"prompt": ids, "tokens": out[0, len(ids):].tolist()})
 print(json.dumps({"lines": scored, "greedy": greedy}))
 `;
@@ -189,7 +190,11 @@ describe('a LoRA adapter TRL + PEFT trained on a Llama comes back into the playg
     );
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(
-      /cannot import .* onto llama-hf-import: adapter_model\.safetensors: tensor "base_model\.model\.model\.layers\.0\..*lora_[AB]\.weight" has shape \[\d+,\d+\], this base model needs \[\d+, \d+\] \(an adapter for another base\?\)/,
+      new RegExp(
+        String.raw`cannot import .* onto llama-hf-import: adapter_model\.safetensors: ` +
+          String.raw`tensor "base_model\.model\.model\.layers\.0\..*lora_[AB]\.weight" has shape \[\d+,\d+\], ` +
+          String.raw`this base model needs \[\d+, \d+\] \(an adapter for another base\?\)`,
+      ),
     );
     expect(existsSync(join(tmp, 'x', 'manifest.json'))).toBe(false);
   }, 1_200_000);

@@ -67,7 +67,9 @@ export const lengthNormalisation: Lesson = {
           ? ": longer under Dr. GRPO, the opposite of the paper's direction (at this scale the gap goes " +
             'either way from seed to seed)'
           : ': about as long under both';
-    const lengths = `wrong answers ended ${lg.toFixed(1)} tokens long under GRPO and ${ld.toFixed(1)} under Dr. GRPO${lengthGap}`;
+    const lengths =
+      `wrong answers ended ${lg.toFixed(1)} tokens long ` +
+      `under GRPO and ${ld.toFixed(1)} under Dr. GRPO${lengthGap}`;
     const nums =
       `the per-token push on a group's longest wrong answer was ${pct(grpo)} of that on its shortest under ` +
       `GRPO, ${pct(dr)} under Dr. GRPO; ${lengths}`;

@@ -150,7 +150,8 @@ export function checkTokenizer(tok: Record<string, unknown>): void {
   for (const a of added) {
     if (typeof a.id === 'number' && a.id < SPECIALS.length && a.content !== SPECIALS[a.id]) {
       throw new HfImportError(
-        `${where}: added token ${a.id} is ${JSON.stringify(a.content)}, the playground's is ${JSON.stringify(SPECIALS[a.id])}`,
+        `${where}: added token ${a.id} is ${JSON.stringify(a.content)}` +
+          `, the playground's is ${JSON.stringify(SPECIALS[a.id])}`,
       );
     }
   }

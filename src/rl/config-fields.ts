@@ -140,7 +140,8 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
     rule: 'divides prompts_per_step × num_generations',
     check: (c) =>
       (c.prompts_per_step * c.num_generations) % c.minibatches !== 0
-        ? `must divide prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ${c.minibatches}`
+        ? `must divide prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ` +
+          `${c.minibatches}`
         : null,
   },
 ];

@@ -71,7 +71,8 @@ export function parseRunConfigFile(text: string, name = 'the config file'): Conf
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigFileError(
-      `${name} must hold one JSON object of config fields, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
+      `${name} must hold one JSON object of config ` +
+        `fields, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
     );
   }
   const { preset, dataset: datasetEntry, ...fields } = raw as Record<string, unknown>;

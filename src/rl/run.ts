@@ -118,7 +118,8 @@ export function withLora(base: RunBase, config: RunConfig): RunBase {
   if (model.lora) {
     if (JSON.stringify(model.lora) !== JSON.stringify(lora))
       throw new Error(
-        `the checkpoint carries LoRA adapters ${JSON.stringify(model.lora)}, the config asks for ${JSON.stringify(lora)}`,
+        `the checkpoint carries LoRA adapters ${JSON.stringify(model.lora)}` +
+          `, the config asks for ${JSON.stringify(lora)}`,
       );
     return base;
   }

@@ -304,7 +304,8 @@ export class Trainer {
     const form = objectiveForm(c.loss_type);
     const options = objectiveOptions(c);
     const key = (l: Layout) =>
-      `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+      `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}` +
+      `:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(
       this.policy.layout,
       flat.map((s) => s.tokens),

@@ -228,7 +228,11 @@ async function startPeers(b: Bench): Promise<void> {
       );
       log(
         `PyTorch peer: torch.get_num_threads() = ${String(init.threads)}; libblas.so.3 -> ` +
-          `${inst.blasAlternative}; 512x512 matmul ${blas.gflops_512.toFixed(1)} GFLOP/s ${blasOk ? '(> 20: optimised BLAS, OpenBLAS)' : '(< 20: NOT an optimised BLAS; ratios against it would flatter us, so none are printed)'}`,
+          `${inst.blasAlternative}; 512x512 matmul ${blas.gflops_512.toFixed(1)} ` +
+          'GFLOP/s ' +
+          (blasOk
+            ? '(> 20: optimised BLAS, OpenBLAS)'
+            : '(< 20: NOT an optimised BLAS; ratios against it would flatter us, so none are printed)'),
       );
     }
   }

@@ -63,7 +63,8 @@ export const importCommand: Command = {
     if (format !== 'hf') throw new UsageError(`--format must be hf or peft, got "${format}"`);
     if (a.positional.length !== 1)
       throw new UsageError(
-        `give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`,
+        'give one folder to import (DIR), got ' +
+          (a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'),
       );
     const dir = resolve(a.positional[0]!);
     if (!existsSync(dir)) throw new UsageError(`${dir} does not exist`);

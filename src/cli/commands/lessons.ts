@@ -107,7 +107,16 @@ export const lessonsCommand: Command = {
     }
     for (const r of rows)
       process.stdout.write(
-        `${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n${r.verdict ? `${''.padEnd(22)} ${r.verdict.text}\n` : ''}${r.verdict_per_seed.length ? `${''.padEnd(22)} per seed: ${r.verdict_per_seed.map((p) => `seed ${p.seed} ${p.verdict.shows ? 'shows' : 'does not show'}`).join(', ')}\n` : ''}`,
+        `${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} ` +
+          `measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n` +
+          `${r.verdict ? `${''.padEnd(22)} ${r.verdict.text}\n` : ''}` +
+          (r.verdict_per_seed.length
+            ? `${''.padEnd(22)} per seed: ` +
+              r.verdict_per_seed
+                .map((p) => `seed ${p.seed} ${p.verdict.shows ? 'shows' : 'does not show'}`)
+                .join(', ') +
+              '\n'
+            : ''),
       );
     return 0;
   },

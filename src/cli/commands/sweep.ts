@@ -126,7 +126,9 @@ export const sweepCommand: Command = {
     mkdirSync(join(out, 'cells'), { recursive: true });
     const resultsPath = join(out, 'results.jsonl');
     const readRows = () => (existsSync(resultsPath) ? parseRows(readFileSync(resultsPath, 'utf8')) : []);
-    const title = `rlvr sweep --task ${task} --preset ${preset}${fixed.map((s) => ` --set ${s}`).join('')}${(a.flags.get('grid') ?? []).map((g) => ` --grid ${g}`).join('')}`;
+    const title =
+      `rlvr sweep --task ${task} --preset ${preset}${fixed.map((s) => ` --set ${s}`).join('')}` +
+      `${(a.flags.get('grid') ?? []).map((g) => ` --grid ${g}`).join('')}`;
     const todo = pendingCells(
       cells,
       readRows().map((r) => r.id),

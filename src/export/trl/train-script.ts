@@ -82,7 +82,8 @@ function advantageNote(c: RunConfig): string {
       return (
         `no TRL field: REINFORCE++${c.advantage_estimator === 'reinforce_plus_plus_baseline' ? '-baseline' : ''} ` +
         `is veRL's algorithm.adv_estimator=${c.advantage_estimator}; nearest in TRL is ` +
-        `scale_rewards="batch"${c.advantage_estimator === 'reinforce_plus_plus' ? ' (TRL always subtracts the group mean)' : ''}`
+        'scale_rewards="batch"' +
+        (c.advantage_estimator === 'reinforce_plus_plus' ? ' (TRL always subtracts the group mean)' : '')
       );
   }
 }

@@ -125,7 +125,8 @@ describe('the TRL export maps every config field or says why not', () => {
         };
         const theirs = trlDefaults[k] === null && k in noneMeans ? noneMeans[k] : trlDefaults[k];
         rows.push(
-          `${k}: ours ${JSON.stringify(spec.default)}, TRL ${JSON.stringify(theirs)}, trlDefault ${JSON.stringify(spec.trlDefault)}`,
+          `${k}: ours ${JSON.stringify(spec.default)}, TRL ${JSON.stringify(theirs)}` +
+            `, trlDefault ${JSON.stringify(spec.trlDefault)}`,
         );
         if (spec.trlDefault === undefined) expect(theirs, rows.at(-1)).toEqual(spec.default);
         else {
