@@ -39,7 +39,10 @@ function cspMeta(): Plugin {
  * script of every WASM pthread worker), the `.wasm` the runtime itself.
  */
 export const ORT_FILES = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'];
-/** Folder (under the app's base URL) where the ORT files are served; backend-web.ts points `ort.env.wasm.wasmPaths` here. */
+/**
+ * Folder (under the app's base URL) where the ORT files are served; backend-web.ts points `ort.env.wasm.wasmPaths`
+ * here.
+ */
 export const ORT_DIR = 'ort';
 
 /** Serves the ORT runtime files in dev and copies them into the build output: the app never needs a CDN. */

@@ -146,7 +146,10 @@ export class BenchRunner {
     const c = this.config;
     const b = this.prepared!.b;
     // The trainer's session key, so the update benchmark and trainStep share one compiled graph.
-    return `rl:${b.rows}x${b.len}:u${this.prepared!.shared.distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+    return (
+      `rl:${b.rows}x${b.len}:u${this.prepared!.shared.distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}` +
+      `:${c.max_grad_norm}`
+    );
   }
 
   /** One GRPO update on the fixed batch, feeds built the way Trainer.trainStep builds them. */

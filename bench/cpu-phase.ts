@@ -43,13 +43,23 @@ export async function loadBrowser(
   run.firstRun[`${kind}_load_and_warmup_ms`] = performance.now() - tl;
   const adapter = r.adapter as { vendor?: string; architecture?: string; software?: boolean } | null;
   if (kind === 'webgpu') browserInfo.webgpu_adapter = adapter;
+  const adapterText = adapter
+    ? ` (adapter ${adapter.vendor} ${adapter.architecture}${adapter.software ? ', software' : ''})`
+    : '';
   log(
-    `browser ${kind}: loaded and compiled in ${((performance.now() - tl) / 1000).toFixed(1)} s${adapter ? ` (adapter ${adapter.vendor} ${adapter.architecture}${adapter.software ? ', software' : ''})` : ''}; vs node on the same rows: max |Δ logp| ${d.toExponential(2)}`,
+    `browser ${kind}: loaded and compiled in ${((performance.now() - tl) / 1000).toFixed(1)} ` +
+      `s${adapterText}` +
+      '; ' +
+      `vs node on the same rows: max |Δ logp| ${d.toExponential(2)}`,
   );
+  const gpuText =
+    adapter?.software !== false
+      ? `${adapter?.architecture || 'software'}: a software adapter, no GPU here`
+      : `${adapter.vendor} ${adapter.architecture}`;
   const label =
     kind === 'wasm'
       ? `Chromium WASM EP, ${wasmThreads} threads`
-      : `Chromium WebGPU EP (${adapter?.software !== false ? `${adapter?.architecture || 'software'}: a software adapter, no GPU here` : `${adapter.vendor} ${adapter.architecture}`})${nRows !== run.rows ? `, ${nRows} rows` : ''}`;
+      : 'Chromium WebGPU EP ' + `(${gpuText}` + `)${nRows !== run.rows ? `, ${nRows} rows` : ''}`;
   return new BrowserEngine(browser!, kind, kind === 'wasm' ? wasmThreads : 0, label, nRows, run.id);
 }
 
@@ -67,7 +77,16 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
   const gpuHere = !!browser && engines.has('webgpu') && !(quick && pi > 0);
   if (quick && pi > 0)
     skipped.push(
-      `${presetId}: ${[engines.has('wasm') ? 'WASM' : '', threadList.length > 1 ? `${threadList.slice(1).join(',')}-thread runs` : '', engines.has('webgpu') ? 'WebGPU' : ''].filter(Boolean).join(', ')} (not in --quick)`,
+      `${presetId}: ` +
+        [
+          engines.has('wasm') ? 'WASM' : '',
+          threadList.length > 1 ? `${threadList.slice(1).join(',')}-thread runs` : '',
+          engines.has('webgpu') ? 'WebGPU' : '',
+        ]
+          .filter(Boolean)
+          .join(', ') +
+        ' ' +
+        '(not in --quick)',
     );
   const phaseEnd = quick ? ([0.35, 0.6][pi] ?? 1) : 1;
   log(`== preset ${presetId}: ${params.toLocaleString('en-US')} parameters (${setup.source}); ${rows} rows`);
@@ -105,7 +124,10 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
       };
       const l = runner.layout;
       log(
-        `layout: prompt ${l.promptLen} + completion ${l.completionLen} columns; update batch ${batch.rows} rows, ${batch.tokens_counted} completion tokens; node@${t}: first sampling (compiles) ${(firstRun[`node@${t}_sampling_ms`]! / 1000).toFixed(1)} s, first update (compiles) ${(firstRun[`node@${t}_update_ms`]! / 1000).toFixed(1)} s`,
+        `layout: prompt ${l.promptLen} + completion ${l.completionLen} columns; update batch ${batch.rows} ` +
+          `rows, ${batch.tokens_counted} completion tokens; node@${t}: first sampling (compiles) ` +
+          `${(firstRun[`node@${t}_sampling_ms`]! / 1000).toFixed(1)} ` +
+          `s, first update (compiles) ${(firstRun[`node@${t}_update_ms`]! / 1000).toFixed(1)} s`,
       );
     } else {
       runner.setBatch(ctx.batch);
@@ -213,7 +235,10 @@ export async function runCpuPreset(b: Bench, pi: number, presetId: 'tiny' | 'sma
   }
 }
 
-/** Ours vs PyTorch on the preset's batch from the same weights: log-probs, entropy, loss, gradient norm, and the weights after one AdamW step. */
+/**
+ * Ours vs PyTorch on the preset's batch from the same weights: log-probs, entropy, loss, gradient norm, and the weights
+ * after one AdamW step.
+ */
 async function checkAgainstTorch(peer: TorchPeer, c: PresetCtx, log: (s: string) => void): Promise<CheckResult> {
   const presetId = c.id;
   const updFile = join(WORK, `torch-updated-${presetId}.safetensors`);
@@ -252,7 +277,12 @@ async function checkAgainstTorch(peer: TorchPeer, c: PresetCtx, log: (s: string)
     tokens_compared: n,
   };
   log(
-    `check vs PyTorch (${n} completion tokens): max |Δ logp| ${dl.toExponential(2)}, |Δ loss| ${check.abs_loss_diff.toExponential(2)} (loss ${c.ours.loss.toFixed(6)} vs ${lossT.toFixed(6)}), grad norm ${c.ours.gradNorm.toFixed(5)} vs ${check.grad_norm_torch.toFixed(5)}, max |Δ entropy| ${de.toExponential(2)}, max |Δ w| after the AdamW step ${dw.toExponential(2)}, packing ${check.pack_matches ? 'identical' : 'DIFFERS'} -> ${check.ok ? 'OK' : `FAILED (tolerance ${TOLERANCE}): no PyTorch ratios for ${presetId}`}`,
+    `check vs PyTorch (${n} completion tokens): max |Δ logp| ${dl.toExponential(2)}, |Δ loss| ` +
+      `${check.abs_loss_diff.toExponential(2)} ` +
+      `(loss ${c.ours.loss.toFixed(6)} vs ${lossT.toFixed(6)}), grad norm ${c.ours.gradNorm.toFixed(5)} vs ` +
+      `${check.grad_norm_torch.toFixed(5)}, max |Δ entropy| ${de.toExponential(2)}, max |Δ w| after the ` +
+      `AdamW step ${dw.toExponential(2)}, packing ${check.pack_matches ? 'identical' : 'DIFFERS'} ` +
+      `-> ${check.ok ? 'OK' : `FAILED (tolerance ${TOLERANCE}): no PyTorch ratios for ${presetId}`}`,
   );
   return check;
 }

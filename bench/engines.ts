@@ -52,7 +52,9 @@ export class NodeEngine implements Engine {
     return `node@${this.threads}`;
   }
   get label() {
-    return `onnxruntime-node ${version('onnxruntime-node')} CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`;
+    return (
+      `onnxruntime-node ${version('onnxruntime-node')} ` + `CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`
+    );
   }
   async run(m: Metric): Promise<Sample> {
     if (m === 'sampling') {

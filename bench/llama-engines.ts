@@ -93,7 +93,9 @@ export class NodeLlama implements LlamaEngine {
     return `node@${this.threads}`;
   }
   get label() {
-    return `onnxruntime-node ${version('onnxruntime-node')} CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`;
+    return (
+      `onnxruntime-node ${version('onnxruntime-node')} ` + `CPU, ${this.threads} thread${this.threads === 1 ? '' : 's'}`
+    );
   }
   async sample(): Promise<LlamaSample> {
     const m = await measured(

@@ -56,7 +56,8 @@ export function llamaSummary(run: LlamaRun): Record<string, unknown> {
         'rows x decode positions per second (KV cache; EOS ignored by PyTorch, rare with random weights)',
       update_s: 'seconds of one GRPO update (scoring + loss + backward + AdamW on the adapters)',
       peak_rss_mib:
-        "peak resident set of the engine's process during the call (VmHWM reset just before); node: the whole bench process, wasm: Chromium's renderer",
+        "peak resident set of the engine's process during the call (VmHWM reset just before); node: the " +
+        "whole bench process, wasm: Chromium's renderer",
     },
     peer: run.peer,
     engines: stats,
@@ -74,25 +75,37 @@ export function llamaTable(run: LlamaRun): string[] {
   const ratios = s.ratios as Record<string, Record<string, number | null>>;
   const n = (x: unknown, suffix = '') => (typeof x === 'number' ? `${fmtNum(x)}${suffix}` : '—');
   const md = [
-    `**${run.id}** (SmolLM2-135M's shape, random weights: ${(run.parameters / 1e6).toFixed(1)}M parameters; LoRA r=${run.model.lora!.r}, alpha ${run.model.lora!.alpha} on ${run.model.lora!.targets.join(', ')}: ${(run.trainable / 1e6).toFixed(2)}M trainable). ${run.shape.prompts} prompts × ${run.shape.generations} completions = ${run.shape.rows} rows, prompt ${run.shape.promptLen} + completion ${run.shape.completionLen} tokens (${run.shape.update_tokens} completion tokens per update). Medians over ${Math.max(0, ...Object.values(run.engines).map((e) => e.update.length))} alternating rounds.`,
+    `**${run.id}** (SmolLM2-135M's shape, random weights: ${(run.parameters / 1e6).toFixed(1)}M ` +
+      `parameters; LoRA r=${run.model.lora!.r}, alpha ${run.model.lora!.alpha} on ` +
+      `${run.model.lora!.targets.join(', ')}: ${(run.trainable / 1e6).toFixed(2)}M trainable). ${run.shape.prompts} ` +
+      `prompts × ${run.shape.generations} completions = ${run.shape.rows} rows, prompt ${run.shape.promptLen} ` +
+      `+ completion ${run.shape.completionLen} tokens (${run.shape.update_tokens} completion tokens per ` +
+      `update). Medians over ${Math.max(0, ...Object.values(run.engines).map((e) => e.update.length))} ` +
+      'alternating rounds.',
     '',
-    '| engine | sampling tok/s | GRPO update s | update peak RSS MiB | sampling vs PyTorch | update speed vs PyTorch | update peak memory vs PyTorch |',
+    '| engine | sampling tok/s | GRPO update s | update peak RSS MiB | sampling vs PyTorch | update speed ' +
+      'vs PyTorch | update peak memory vs PyTorch |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const [id, e] of Object.entries(stats)) {
     const r = ratios[id];
     md.push(
-      `| ${String(e.label)} | ${n(e.sampling_tokens_per_s)} | ${n(e.update_s)} | ${n(e.update_peak_rss_mib)} | ${r ? n(r.sampling_vs_pytorch, '×') : ''} | ${r ? n(r.update_speed_vs_pytorch, '×') : ''} | ${r ? n(r.update_peak_memory_vs_pytorch, '×') : ''} |`,
+      `| ${String(e.label)} | ${n(e.sampling_tokens_per_s)} | ${n(e.update_s)} | ${n(e.update_peak_rss_mib)} ` +
+        `| ${r ? n(r.sampling_vs_pytorch, '×') : ''} | ${r ? n(r.update_speed_vs_pytorch, '×') : ''} | ` +
+        `${r ? n(r.update_peak_memory_vs_pytorch, '×') : ''} ` +
+        '|',
     );
   }
   const checks = Object.entries(run.checks).map(
     ([k, c]) =>
-      `${k}: max |Δ logp| ${c.max_abs_logp_diff.toExponential(1)}, |Δ loss| ${c.abs_loss_diff.toExponential(1)} ${c.ok ? 'OK' : 'FAILED'}`,
+      `${k}: max |Δ logp| ${c.max_abs_logp_diff.toExponential(1)}, |Δ loss| ${c.abs_loss_diff.toExponential(1)} ` +
+      `${c.ok ? 'OK' : 'FAILED'}`,
   );
   if (checks.length)
     md.push(
       '',
-      `Checks on the first update (tolerance ${TOLERANCE}; ratios against PyTorch only where it passed): ${checks.join('; ')}.`,
+      `Checks on the first update (tolerance ${TOLERANCE}; ratios against PyTorch only where it passed): ` +
+        `${checks.join('; ')}.`,
     );
   return md;
 }

@@ -50,7 +50,9 @@ export const SMOLLM2_135M_CONFIG = {
   tie_word_embeddings: true,
 };
 
-/** LoRA r = 8, alpha 16 (PEFT's usual 2r), on every Llama projection PEFT names (the engine's default target_modules). */
+/**
+ * LoRA r = 8, alpha 16 (PEFT's usual 2r), on every Llama projection PEFT names (the engine's default target_modules).
+ */
 export const LLAMA_LORA = { r: 8, alpha: 16, targets: [...PEFT_TARGETS] };
 
 /** The batch: small, so the whole preset runs in a few minutes on 2 cores. */
@@ -128,7 +130,10 @@ function compare(
   };
 }
 
-/** Sets up, checks and times one Llama preset on the CPU engines (one thread count at a time, engines alternating); adds it to `b.llamaRuns`. */
+/**
+ * Sets up, checks and times one Llama preset on the CPU engines (one thread count at a time, engines alternating); adds
+ * it to `b.llamaRuns`.
+ */
 export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaPresetModel(id)): Promise<void> {
   const { log, opts } = b;
   const { engines, threadList, reps } = opts;
@@ -151,7 +156,11 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
   };
   b.llamaRuns.push(run);
   log(
-    `== preset ${id}: ${parameters.toLocaleString('en-US')} parameters (random weights, seed 1), LoRA r=${model.lora!.r} alpha ${model.lora!.alpha} on ${model.lora!.targets.join(',')}: ${trainable.toLocaleString('en-US')} trainable; ${LLAMA_SHAPE.prompts} prompts x ${LLAMA_SHAPE.generations} = ${rows.length} rows, prompt ${LLAMA_SHAPE.promptLen} + completion ${LLAMA_SHAPE.completionLen} tokens`,
+    `== preset ${id}: ${parameters.toLocaleString('en-US')} parameters (random weights, seed 1), LoRA ` +
+      `r=${model.lora!.r} ` +
+      `alpha ${model.lora!.alpha} on ${model.lora!.targets.join(',')}: ${trainable.toLocaleString('en-US')} ` +
+      `trainable; ${LLAMA_SHAPE.prompts} prompts x ${LLAMA_SHAPE.generations} = ${rows.length} rows, prompt ` +
+      `${LLAMA_SHAPE.promptLen} + completion ${LLAMA_SHAPE.completionLen} tokens`,
   );
   const tw = performance.now();
   const weights = initParams(model, 1);
@@ -200,7 +209,9 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     ours ??= { logp: first.logp, loss: first.loss, gradNorm: first.gradNorm };
     group.push(new NodeLlama(runner, t));
     log(
-      `node@${t}: loaded and first sampling (compiles) ${(run.first_run_ms[`node@${t}_load_and_first_sampling`]! / 1000).toFixed(1)} s, first update ${(run.first_run_ms[`node@${t}_first_update`]! / 1000).toFixed(1)} s`,
+      `node@${t}: loaded and first sampling (compiles) ` +
+        `${(run.first_run_ms[`node@${t}_load_and_first_sampling`]! / 1000).toFixed(1)} ` +
+        `s, first update ${(run.first_run_ms[`node@${t}_first_update`]! / 1000).toFixed(1)} s`,
     );
 
     // PyTorch + PEFT: a fresh process per thread count; its first update is the check against ours
@@ -230,13 +241,21 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
       run.checks[`torch@${t}`] = check;
       run.peer ??= { ...init, ...load };
       log(
-        `PyTorch ${String(init.torch)} + transformers ${String(init.transformers)} + PEFT ${String(init.peft)} (${String(init.blas)}, ${String(init.threads)} threads, attention ${String(load.attn_implementation)}): ${String(load.trainable)} trainable of ${String(load.parameters)}; check on the first update (${check.tokens_compared} tokens): max |Δ logp| ${check.max_abs_logp_diff.toExponential(2)}, |Δ loss| ${check.abs_loss_diff.toExponential(2)}, grad norm ${check.grad_norm_ours.toFixed(5)} vs ${check.grad_norm_torch.toFixed(5)} -> ${check.ok ? 'OK' : `FAILED (tolerance ${TOLERANCE}): no PyTorch ratios`}`,
+        `PyTorch ${String(init.torch)} + transformers ${String(init.transformers)} + PEFT ${String(init.peft)} ` +
+          `(${String(init.blas)}, ${String(init.threads)} threads, attention ` +
+          `${String(load.attn_implementation)}): ${String(load.trainable)} trainable of ` +
+          `${String(load.parameters)}; check on the first update (${check.tokens_compared} tokens): max |Δ ` +
+          `logp| ${check.max_abs_logp_diff.toExponential(2)}, |Δ loss| ` +
+          `${check.abs_loss_diff.toExponential(2)}, grad norm ${check.grad_norm_ours.toFixed(5)} vs ` +
+          `${check.grad_norm_torch.toFixed(5)} ` +
+          `-> ${check.ok ? 'OK' : `FAILED (tolerance ${TOLERANCE}): no PyTorch ratios`}`,
       );
       group.push(
         new PeftLlama(
           peer,
           t,
-          `${String(init.torch)} + PEFT ${String(init.peft)} (transformers ${String(init.transformers)}, ${String(init.blas)})`,
+          `${String(init.torch)} + PEFT ${String(init.peft)} (transformers ${String(init.transformers)}, ` +
+            `${String(init.blas)})`,
           { batch: batchFile, sampling: samplingFile },
           () => positions,
           rows.length,
@@ -275,7 +294,8 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
         tokens_compared: batch.tokens_counted,
       };
       log(
-        `browser wasm: loaded, first sampling and update ${((performance.now() - tl) / 1000).toFixed(1)} s; vs node: max |Δ logp| ${d.toExponential(2)}`,
+        `browser wasm: loaded, first sampling and update ${((performance.now() - tl) / 1000).toFixed(1)} ` +
+          `s; vs node: max |Δ logp| ${d.toExponential(2)}`,
       );
       group.push(new WasmLlama(b, id));
     }
@@ -288,11 +308,16 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
       for (const e of order) run.engines[e.id]!.update.push(await e.update());
       b.loads.push((await import('node:os')).loadavg()[0]!);
       log(
-        `${id}, ${t} thread${t === 1 ? '' : 's'}, round ${r + 1}/${reps} (${((performance.now() - tr) / 1000).toFixed(0)} s): ` +
+        `${id}, ${t} thread${t === 1 ? '' : 's'}, round ${r + 1}/${reps} ` +
+          `(${((performance.now() - tr) / 1000).toFixed(0)} ` +
+          's): ' +
           group
             .map((e) => {
               const x = run.engines[e.id]!;
-              return `${e.id} sampling ${x.sampling.at(-1)!.s.toFixed(2)} s, update ${x.update.at(-1)!.s.toFixed(2)} s (peak ${fmtNum(x.update.at(-1)!.peak_rss_mib ?? Number.NaN)} MiB)`;
+              return (
+                `${e.id} sampling ${x.sampling.at(-1)!.s.toFixed(2)} s, update ${x.update.at(-1)!.s.toFixed(2)} ` +
+                `s (peak ${fmtNum(x.update.at(-1)!.peak_rss_mib ?? Number.NaN)} MiB)`
+              );
             })
             .join('; '),
       );

@@ -32,7 +32,8 @@ def read_safetensors(path):
         if name == '__metadata__':
             continue
         a, b = e['data_offsets']
-        out[name] = torch.frombuffer(bytearray(data[base + a:base + b]), dtype=torch.float32).reshape(e['shape']).clone()
+        raw = bytearray(data[base + a:base + b])
+        out[name] = torch.frombuffer(raw, dtype=torch.float32).reshape(e['shape']).clone()
     return out
 
 
@@ -106,7 +107,9 @@ def setup_model(cmd):
     model.train()
     a = cmd['adam']
     params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=cmd['lr'], betas=(a['beta1'], a['beta2']), eps=a['eps'], weight_decay=a['weightDecay'])
+    opt = torch.optim.AdamW(
+        params, lr=cmd['lr'], betas=(a['beta1'], a['beta2']), eps=a['eps'], weight_decay=a['weightDecay']
+    )
     return {'model': model, 'opt': opt, 'params': params, 'adam': a,
             'trainable': sum(p.numel() for p in params), 'total': sum(p.numel() for p in model.parameters()),
             'attn_implementation': model.config._attn_implementation}
@@ -121,7 +124,8 @@ def load_batch(path):
     return {
         'tokens': i('tokens'), 'positions': i('positions'), 'attention_mask': (f('key_bias') == 0).to(torch.int64),
         'targets': i('targets'), 'old_logp': f('old_logp'), 'advantages': f('advantages'), 'weights': f('weights'),
-        'mask': f('mask'), 'inv_temperature': b['inv_temperature'], 'clip_low': b['clip_low'], 'clip_high': b['clip_high'],
+        'mask': f('mask'), 'inv_temperature': b['inv_temperature'],
+        'clip_low': b['clip_low'], 'clip_high': b['clip_high'],
         'tokens_counted': b['tokens_counted'], 'promptLen': b['promptLen'], 'len': L,
     }
 
@@ -185,7 +189,10 @@ def handle(peer, cmd):
     if c == 'load':
         st = setup_model(cmd)
         peer[cmd['id']] = st
-        return {'parameters': st['total'], 'trainable': st['trainable'], 'attn_implementation': st['attn_implementation']}
+        return {
+            'parameters': st['total'], 'trainable': st['trainable'],
+            'attn_implementation': st['attn_implementation'],
+        }
     st = peer[cmd['id']]
     if c == 'update':  # also the check: the first update's log-probs, loss and grad norm come back
         b = load_batch(cmd['batch'])

@@ -55,7 +55,10 @@ export interface Bench {
   browserInfo: Record<string, unknown>;
   wasmThreads: number;
   torchInfo: Record<string, unknown>;
-  /** GFLOP/s of one MLP-shaped matmul per thread count: ours on Node (MLAS), the peer's (OpenBLAS), the browser's WASM (at its thread count); null when not run. See gemm.ts. */
+  /**
+   * GFLOP/s of one MLP-shaped matmul per thread count: ours on Node (MLAS), the peer's (OpenBLAS), the browser's WASM
+   * (at its thread count); null when not run. See gemm.ts.
+   */
   gemm: { threads: number; mlas: number; openblas: number | null; wasm: number | null }[];
   /** torch uses an optimised BLAS; ratios against a slow one would flatter us. */
   blasOk: boolean;
@@ -81,7 +84,10 @@ export interface PresetRun {
   firstRun: Record<string, number>;
   browserChecks: Record<string, number>;
   gpu: boolean;
-  /** The WebGPU engine's load and warm-up (compiles shaders), started early so it overlaps the next preset's untimed set-up. */
+  /**
+   * The WebGPU engine's load and warm-up (compiles shaders), started early so it overlaps the next preset's untimed
+   * set-up.
+   */
   gpuWarm?: Promise<BrowserEngine>;
 }
 
@@ -96,7 +102,10 @@ export interface LlamaSample {
   peak_rss_mib: number | null;
 }
 
-/** A Llama preset's check on the first update: ok when log-probs and loss agree within TOLERANCE and gradient norms within 1e-3 relative. */
+/**
+ * A Llama preset's check on the first update: ok when log-probs and loss agree within TOLERANCE and gradient norms
+ * within 1e-3 relative.
+ */
 export interface LlamaCheck {
   ok: boolean;
   max_abs_logp_diff: number;

@@ -55,7 +55,9 @@ def setup_model(cmd):
     m = GPT(cmd['config'])
     m.load(read_safetensors(cmd['weights']))
     a = cmd['adam']
-    opt = torch.optim.AdamW(m.parameters(), lr=cmd['lr'], betas=(a['beta1'], a['beta2']), eps=a['eps'], weight_decay=a['weightDecay'])
+    opt = torch.optim.AdamW(
+        m.parameters(), lr=cmd['lr'], betas=(a['beta1'], a['beta2']), eps=a['eps'], weight_decay=a['weightDecay']
+    )
     return {'model': m, 'opt': opt, 'adam': a, 'lr': cmd['lr'], 'cmd': cmd}
 
 
@@ -173,9 +175,13 @@ def whole_step(st, s, spec, gen):
     t0 = time.perf_counter()
     G, P = s['G'], len(s['prompts'])
     rows = [p for p in s['prompts'] for _ in range(G)]
-    comps, _ = sample(st['model'], rows, s['promptLen'], s['completionLen'], s['completionLen'], s['temperature'], gen, True)
+    comps, _ = sample(
+        st['model'], rows, s['promptLen'], s['completionLen'], s['completionLen'], s['temperature'], gen, True
+    )
     t1 = time.perf_counter()
-    rewards = torch.tensor([verify(decode(c['tokens'], spec), s['answers'][r // G]) for r, c in enumerate(comps)]).view(P, G)
+    rewards = torch.tensor(
+        [verify(decode(c['tokens'], spec), s['answers'][r // G]) for r, c in enumerate(comps)]
+    ).view(P, G)
     adv = (rewards - rewards.mean(1, keepdim=True)) / (rewards.std(1, keepdim=True) + 1e-4)
     t2 = time.perf_counter()
     # the trainer's fitted grid (layout.ts fitCompletions): completion columns up to the longest, in multiples of 8
@@ -192,11 +198,13 @@ def whole_step(st, s, spec, gen):
         old[r, c0:c0 + n] = torch.tensor(c['logp'][:n])
         A[r, c0:c0 + n] = adv[r // G, r % G]
         w[r, c0:c0 + n] = 1.0 / (max(1, n) * R)  # loss_type grpo: mean per sequence, then over sequences
-    b = {'tokens': tokens, 'positions': positions, 'key_bias': key_bias, 'targets': targets.unsqueeze(-1), 'old_logp': old, 'advantages': A,
-         'weights': w, 'inv_temperature': 1.0 / s['temperature'], 'clip_low': s['clip_low'], 'clip_high': s['clip_high']}
+    b = {'tokens': tokens, 'positions': positions, 'key_bias': key_bias, 'targets': targets.unsqueeze(-1),
+         'old_logp': old, 'advantages': A, 'weights': w, 'inv_temperature': 1.0 / s['temperature'],
+         'clip_low': s['clip_low'], 'clip_high': s['clip_high']}
     grpo_update(st, b)
     t3 = time.perf_counter()
-    return {'ms': (t3 - t0) * 1e3, 'sampling_ms': (t1 - t0) * 1e3, 'verify_ms': (t2 - t1) * 1e3, 'update_ms': (t3 - t2) * 1e3,
+    return {'ms': (t3 - t0) * 1e3, 'sampling_ms': (t1 - t0) * 1e3, 'verify_ms': (t2 - t1) * 1e3,
+            'update_ms': (t3 - t2) * 1e3,
             'sampled_tokens': sum(len(c['tokens']) for c in comps), 'accuracy': float(rewards.mean())}
 
 
@@ -247,13 +255,22 @@ def handle(peer, cmd):
         # our pack() must match ours: rebuild the grid from the raw rows and compare
         raw = peer.load_json(cmd['batch'])
         tk, ps, kb, tg = pack(raw['prompts'], raw['completions'], raw['promptLen'], raw['completionLen'])
-        same_pack = bool(torch.equal(tk, b['tokens']) and torch.equal(ps, b['positions']) and torch.equal(kb, b['key_bias']) and torch.equal(tg, b['targets'][..., 0]))
-        return {'loss': float(loss), 'logp': logp.flatten().tolist(), 'entropy': entropy.flatten().tolist(), 'grad_norm': float(gn), 'pack_matches': same_pack}
+        same_pack = bool(
+            torch.equal(tk, b['tokens']) and torch.equal(ps, b['positions'])
+            and torch.equal(kb, b['key_bias']) and torch.equal(tg, b['targets'][..., 0])
+        )
+        return {
+            'loss': float(loss), 'logp': logp.flatten().tolist(), 'entropy': entropy.flatten().tolist(),
+            'grad_norm': float(gn), 'pack_matches': same_pack,
+        }
     if c == 'sample':
         s = peer.load_json(cmd['batch'])
         gen = torch.Generator().manual_seed(cmd.get('seed', 0))
         t0 = time.perf_counter()
-        comps, steps = sample(st['model'], s['rows'], s['promptLen'], s['completionLen'], cmd['steps'], s['temperature'], gen, cmd.get('stop_eos', False))
+        comps, steps = sample(
+            st['model'], s['rows'], s['promptLen'], s['completionLen'], cmd['steps'], s['temperature'], gen,
+            cmd.get('stop_eos', False),
+        )
         ms = (time.perf_counter() - t0) * 1e3
         return {'ms': ms, 'steps': steps, 'tokens': sum(len(x['tokens']) for x in comps)}
     if c == 'update':

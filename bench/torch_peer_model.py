@@ -33,7 +33,8 @@ def read_safetensors(path):
         if e['dtype'] != 'F32':
             raise ValueError(f'{path}: tensor {name} is {e["dtype"]}, expected F32')
         a, b = e['data_offsets']
-        out[name] = torch.frombuffer(bytearray(data[base + a:base + b]), dtype=torch.float32).reshape(e['shape']).clone()
+        raw = bytearray(data[base + a:base + b])
+        out[name] = torch.frombuffer(raw, dtype=torch.float32).reshape(e['shape']).clone()
     return out
 
 
@@ -105,7 +106,10 @@ class GPT(nn.Module):
 
     # our names <-> module parameters; our matrices are [in, out], nn.Linear's [out, in]
     def mapping(self):
-        m = {'wte': (self.wte.weight, False), 'wpe': (self.wpe.weight, False), 'lnf.g': (self.lnf.weight, False), 'lnf.b': (self.lnf.bias, False)}
+        m = {
+            'wte': (self.wte.weight, False), 'wpe': (self.wpe.weight, False),
+            'lnf.g': (self.lnf.weight, False), 'lnf.b': (self.lnf.bias, False),
+        }
         for l, b in enumerate(self.blocks):
             p = f'h{l}.'
             m.update({

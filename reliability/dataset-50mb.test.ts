@@ -1,4 +1,5 @@
-// Reliability (docs/reliability.md): JSONL datasets from disk. A 50 MB file (generated here, in a temp dir) streams through
+// Reliability (docs/reliability.md): JSONL datasets from disk. A 50 MB file (generated here, in a temp dir) streams
+// through
 // parseDatasetStream with bounded memory, malformed lines anywhere in it are reported by line number,
 // and an empty file gives a clear message. src/tasks/dataset.test.ts (main suite) covers the parser on
 // in-memory chunks; this reads a real file through fs streams, and through Blob.stream() as the
@@ -21,7 +22,9 @@ const BAD: Record<number, RegExp> = {
   250_000: /not a JSON object/,
   400_001: /"prompt" is empty/,
 };
-/** Retained heap (after a full GC) allowed while streaming 50 MB with at most 1,000 records kept: the file is 12x this. */
+/**
+ * Retained heap (after a full GC) allowed while streaming 50 MB with at most 1,000 records kept: the file is 12x this.
+ */
 const STREAM_HEAP_BOUND = 4 * 1024 * 1024;
 
 let dir = '';
@@ -70,7 +73,8 @@ describe('a 50 MB JSONL dataset file', () => {
     const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
     async function* sampled() {
       for await (const c of stream) {
-        if (++chunks % 100 === 0) peak = Math.max(peak, heapAfterGc() - before); // retained, not garbage waiting for collection
+        // retained, not garbage waiting for collection
+        if (++chunks % 100 === 0) peak = Math.max(peak, heapAfterGc() - before);
         yield c as string;
       }
     }
@@ -78,7 +82,9 @@ describe('a 50 MB JSONL dataset file', () => {
     const ds = await parseDatasetStream(sampled(), { maxRecords: 1000 });
     const seconds = (performance.now() - t0) / 1000;
     console.log(
-      `50 MB file, ${lines} lines, ${chunks} chunks: parsed in ${seconds.toFixed(1)} s; peak retained heap growth while streaming ${(peak / 2 ** 20).toFixed(1)} MB (bound ${STREAM_HEAP_BOUND / 2 ** 20} MB)`,
+      `50 MB file, ${lines} lines, ${chunks} chunks: parsed in ${seconds.toFixed(1)} s; peak retained ` +
+        `heap growth while streaming ${(peak / 2 ** 20).toFixed(1)} MB (bound ${STREAM_HEAP_BOUND / 2 ** 20} ` +
+        'MB)',
     );
     expect(ds.lines).toBe(lines);
     expect(ds.records).toHaveLength(1000);

@@ -1,4 +1,5 @@
-// Reliability (docs/reliability.md): exact resume under the heavier knobs (the fast version with a ladder and a reference reset
+// Reliability (docs/reliability.md): exact resume under the heavier knobs (the fast version with a ladder and a
+// reference reset
 // is in workers/training-session.faults.test.ts). Every random stream is derived from (seed, step,
 // round) and every prompt from promptCounter, so weights + AdamW state + reference + trainer state
 // restored from a snapshot continue with metrics identical to the uninterrupted run.

@@ -1,4 +1,5 @@
-// Reliability (docs/reliability.md): a 1000-step soak of the trainer worker's session on onnxruntime-node (nano model, tiny
+// Reliability (docs/reliability.md): a 1000-step soak of the trainer worker's session on onnxruntime-node (nano model,
+// tiny
 // batch, short completions), driven through the same start()/step-budget loop the Web Worker runs.
 // Checked every 100 steps, each time with the loop stopped between steps:
 //  - device tensors (engine outputs not yet disposed: weights, moments, caches) stay exactly constant;
@@ -13,9 +14,13 @@ import { CountingBackend, heapAfterGc, nodeSession, until } from './helpers.ts';
 const STEPS = 1000;
 const EVERY = 100;
 const KEEP = 10;
-/** JS heap growth allowed over steps 100..1000 (measured here: 1.0 MB, i.e. ~1.1 KB per step of metrics + summaries). */
+/**
+ * JS heap growth allowed over steps 100..1000 (measured here: 1.0 MB, i.e. ~1.1 KB per step of metrics + summaries).
+ */
 const HEAP_GROWTH_BOUND = 4 * 1024 * 1024;
-/** Growth allowed over the second half alone, per step: a leak of one step's rollout records (~20 KB) would exceed it. */
+/**
+ * Growth allowed over the second half alone, per step: a leak of one step's rollout records (~20 KB) would exceed it.
+ */
 const HEAP_SLOPE_BOUND = 4 * 1024;
 
 describe('1000-step soak on onnxruntime-node', () => {
@@ -69,7 +74,8 @@ describe('1000-step soak on onnxruntime-node', () => {
     }
     const seconds = (performance.now() - t0) / 1000;
     console.log(
-      `soak: ${STEPS} steps in ${seconds.toFixed(0)} s (${((seconds * 1000) / STEPS).toFixed(0)} ms/step, ${counting.runs} engine runs)`,
+      `soak: ${STEPS} steps in ${seconds.toFixed(0)} s (${((seconds * 1000) / STEPS).toFixed(0)} ms/step, ` +
+        `${counting.runs} engine runs)`,
     );
     console.table(
       rows.map((r) => ({
@@ -96,7 +102,10 @@ describe('1000-step soak on onnxruntime-node', () => {
     const half = rows.findIndex((r) => r.step === STEPS / 2);
     const slope = ((rows.at(-1)!.heapMB - rows[half]!.heapMB) * 2 ** 20) / (STEPS / 2);
     console.log(
-      `heap growth ${(growth / 2 ** 20).toFixed(2)} MB over steps ${rows[0]!.step}..${STEPS} (bound ${HEAP_GROWTH_BOUND / 2 ** 20} MB); ${(slope / 1024).toFixed(2)} KB/step over the second half (bound ${HEAP_SLOPE_BOUND / 1024} KB/step)`,
+      `heap growth ${(growth / 2 ** 20).toFixed(2)} MB over steps ${rows[0]!.step}..${STEPS} (bound ` +
+        `${HEAP_GROWTH_BOUND / 2 ** 20} ` +
+        `MB); ${(slope / 1024).toFixed(2)} KB/step over the second half (bound ${HEAP_SLOPE_BOUND / 1024} ` +
+        'KB/step)',
     );
     expect(growth).toBeLessThan(HEAP_GROWTH_BOUND);
     expect(slope).toBeLessThan(HEAP_SLOPE_BOUND);

@@ -1,4 +1,5 @@
-// Reliability (docs/reliability.md): every verifier family gets 10,000 random and adversarial completions (deeply nested
+// Reliability (docs/reliability.md): every verifier family gets 10,000 random and adversarial completions (deeply
+// nested
 // parentheses, 100 KB numbers, unicode, control characters, mutations of the right answer, broken
 // and repeated tags): no exception, a well-formed verdict, and bounded time per call.
 // src/tasks/robustness.test.ts (main suite) runs ~450 hand-picked strings per instance; this is the
@@ -138,7 +139,10 @@ const families: TaskFamily[] = [
   }),
   makeCustomFamily(
     parseDataset(
-      '{"prompt":"even?","answer":"8","pattern":"[02468]"}\n{"prompt":"thousands","answer":"1,000","pattern":"\\\\d{1,3}(,\\\\d{3})*"}\n{"prompt":"words","answer":"a b","pattern":"[a-z]+( [a-z]+)*"}\n',
+      '{"prompt":"even?","answer":"8","pattern":"[02468]"}\n' +
+        '{"prompt":"thousands","answer":"1,000","pattern":"\\\\d{1,3}(,\\\\d{3})*"}\n' +
+        '{"prompt":"words","answer":"a ' +
+        'b","pattern":"[a-z]+( [a-z]+)*"}\n',
     ),
     { kind: 'regex' },
   ),
@@ -170,7 +174,8 @@ describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s: 10,000 
             v = verify(inst, s);
           } catch (e) {
             throw new Error(
-              `${f.id} threw on ${JSON.stringify(s.slice(0, 80))} (length ${s.length}): ${e instanceof Error ? e.message : String(e)}`,
+              `${f.id} threw on ${JSON.stringify(s.slice(0, 80))} ` +
+                `(length ${s.length}): ${e instanceof Error ? e.message : String(e)}`,
             );
           }
           ms = Math.min(ms, performance.now() - t);
@@ -189,7 +194,9 @@ describe.each(families.map((f, i) => [`${f.id}#${i}`, f] as const))('%s: 10,000 
     }
     const seconds = (performance.now() - t0) / 1000;
     console.log(
-      `${f.id}: ${total} verify calls on ${PER_FAMILY} strings in ${seconds.toFixed(1)} s; slowest ${slowest.toFixed(2)} ms (input of ${slowestInput.length} chars starting ${JSON.stringify(slowestInput.slice(0, 24))})`,
+      `${f.id}: ${total} verify calls on ${PER_FAMILY} strings in ${seconds.toFixed(1)} s; slowest ` +
+        `${slowest.toFixed(2)} ` +
+        `ms (input of ${slowestInput.length} chars starting ${JSON.stringify(slowestInput.slice(0, 24))})`,
     );
     expect(total).toBe(PER_FAMILY * verifiers.length);
   });

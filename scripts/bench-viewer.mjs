@@ -207,8 +207,12 @@ for (const size of SIZES) {
       };
       results.push(row);
       console.log(
-        `viewer ${size >= 1000 ? `${size / 1000} GB` : `${size} MB`} ${format}: first view ${m.first_view_s.toFixed(2)} s, ` +
-          `step switch ${m.step_switch_ms.toFixed(0)} ms, search ${m.search_s.toFixed(2)} s, memory ${m.memory_mb.toFixed(0)} MB; ` +
+        `viewer ${size >= 1000 ? `${size / 1000} GB` : `${size} MB`} ${format}: first view ` +
+          `${m.first_view_s.toFixed(2)} ` +
+          's, ' +
+          `step switch ${m.step_switch_ms.toFixed(0)} ms, search ${m.search_s.toFixed(2)} s, memory ` +
+          `${m.memory_mb.toFixed(0)} ` +
+          'MB; ' +
           `pandas full read ${peer.seconds.toFixed(2)} s`,
       );
     } finally {

@@ -30,7 +30,8 @@ if (!isRoot || !defaultPath) {
   ];
   if (!defaultPath)
     lines.push(
-      `(RLVR_CHROMIUM_PATH is set to ${path}; unset it to use /usr/bin/chromium, or point it at an existing Chromium binary.)`,
+      `(RLVR_CHROMIUM_PATH is set to ${path}; unset it to use /usr/bin/chromium, or point it at an ` +
+        'existing Chromium binary.)',
       '',
     );
   else lines.push('then run the tests again. (Not running as root, so this script cannot install it itself.)', '');
@@ -45,7 +46,8 @@ for (const args of [['update'], ['install', '-y', 'chromium']]) {
   const r = spawnSync('apt-get', args, { stdio: 'inherit', env });
   if (r.status !== 0) {
     console.error(
-      `chromium: \`apt-get ${args.join(' ')}\` failed (exit ${r.status ?? r.signal}). Install it by hand: apt-get install -y chromium`,
+      `chromium: \`apt-get ${args.join(' ')}\` failed (exit ${r.status ?? r.signal}). Install it by hand: ` +
+        'apt-get install -y chromium',
     );
     process.exit(1);
   }

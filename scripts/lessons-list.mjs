@@ -17,10 +17,15 @@ const lines = rows.map((l) => {
   if (!m) return `- **${l.id}**: not measured yet (\`npx rlvr lesson run ${l.id} --seeds ${l.seeds.join(',')}\`).`;
   const seeds = m.seeds?.length > 1 ? `seeds ${m.seeds.join(', ')}, means` : `seed ${m.seed}`;
   const perSeed = l.verdict_per_seed.length
-    ? ` Per seed, the effect shows on ${l.verdict_per_seed.filter((p) => p.verdict.shows).length} of ${l.verdict_per_seed.length}.`
+    ? ` Per seed, the effect shows on ${l.verdict_per_seed.filter((p) => p.verdict.shows).length} of ` +
+      `${l.verdict_per_seed.length}.`
     : '';
   const measured = m.summary.replace(/^[^:]*:\s*/, '');
-  return `- **${l.id}** (${seeds}, ${m.steps} steps on ${l.task}; effect ${l.verdict.shows ? 'shows' : 'does not show'}): ${l.verdict.text}${perSeed} Measured: ${measured}${measured.endsWith('.') ? '' : '.'}`;
+  return (
+    `- **${l.id}** (${seeds}, ${m.steps} steps on ${l.task}; effect ` +
+    `${l.verdict.shows ? 'shows' : 'does not show'}): ${l.verdict.text}` +
+    `${perSeed} Measured: ${measured}${measured.endsWith('.') ? '' : '.'}`
+  );
 });
 const shown = rows.filter((l) => l.verdict?.shows).length;
 const block = [`${shown} of ${rows.length} lessons show their effect on the mean over their seeds.`, '', ...lines].join(

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Measures the default demo the way a visitor sees it (docs/measured.md's "default demo in the browser" row): the built app in
+// Measures the default demo the way a visitor sees it (docs/measured.md's "default demo in the browser" row): the built
+// app in
 // headless Chromium on the WASM EP, default task and preset, Start pressed, and the trainer's own
-// periodic held-out evaluation (eval_prompts × eval_samples, or × num_generations when it is 0, every eval_every steps) read from the
+// periodic held-out evaluation (eval_prompts × eval_samples, or × num_generations when it is 0, every eval_every steps)
+// read from the
 // page as it arrives. Prints the curve against wall time since Start (with each point's standard error),
 // and when held-out pass@1 first stood 20 points above the base for three evaluations in a row (a
 // sustained gain, not one noisy point): the line
@@ -78,7 +80,13 @@ try {
       curve.sort((a, b) => a.step - b.step);
       if (e.step === 0) base = point.pass1;
       process.stdout.write(
-        `${point.seconds.toFixed(0).padStart(4)} s  step ${String(e.step).padStart(4)}  held-out pass@1 ${point.pass1.toFixed(3)}${point.se !== null ? ` ± ${point.se.toFixed(3)}` : ''}${base !== null ? `  (${point.pass1 - base >= 0 ? '+' : ''}${(100 * (point.pass1 - base)).toFixed(1)} points)` : ''}\n`,
+        `${point.seconds.toFixed(0).padStart(4)} s  step ${String(e.step).padStart(4)} ` +
+          ` held-out pass@1 ${point.pass1.toFixed(3)}` +
+          `${point.se !== null ? ` ± ${point.se.toFixed(3)}` : ''}` +
+          (base !== null
+            ? `  (${point.pass1 - base >= 0 ? '+' : ''}${(100 * (point.pass1 - base)).toFixed(1)} points)`
+            : '') +
+          '\n',
       );
       if (base !== null && firstCrossing === null && point.pass1 >= base + TARGET) firstCrossing = point;
       if (base !== null && reached === null) reached = sustainedFrom(curve, base);
@@ -108,7 +116,10 @@ try {
     outside_steps_s: +(wall - timing.step).toFixed(1),
   };
   process.stdout.write(
-    `profile: ${profile.steps} steps in ${wall.toFixed(0)} s: ${profile.seconds_per_step} s/step (sampling ${profile.sampling_s} s, update ${profile.update_s} s, verify ${profile.verify_s} s); ${profile.outside_steps_s} s outside steps (held-out evaluations, start-up)\n`,
+    `profile: ${profile.steps} steps in ${wall.toFixed(0)} s: ${profile.seconds_per_step} s/step ` +
+      `(sampling ${profile.sampling_s} s, update ${profile.update_s} s, verify ${profile.verify_s} s); ` +
+      `${profile.outside_steps_s} ` +
+      's outside steps (held-out evaluations, start-up)\n',
   );
   const result = {
     date: new Date().toISOString(),
@@ -133,10 +144,21 @@ try {
   writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(
     (reached
-      ? `sustained +${(100 * TARGET).toFixed(0)} points held-out pass@1 reached at ${reached.seconds.toFixed(0)} s (step ${reached.step})\n` +
-        `(held for ${IN_A_ROW} evaluations in a row, through step ${reached.confirmed_at.step} at ${reached.confirmed_at.seconds.toFixed(0)} s; goal: within ${GOAL_SECONDS} s)\n`
-      : `sustained +${(100 * TARGET).toFixed(0)} points (${IN_A_ROW} evaluations in a row) not reached in ${maxSteps > 0 ? `${timing.steps} steps (${wall.toFixed(0)} s)` : `${seconds} s`}; best ${best.pass1?.toFixed(3)} at step ${best.step} (base ${base?.toFixed(3)})\n`) +
-      `${firstCrossing ? `first single evaluation at +${(100 * TARGET).toFixed(0)} points: ${firstCrossing.seconds.toFixed(0)} s (step ${firstCrossing.step}); ` : ''}largest standard error of one point: ${result.max_se.toFixed(3)}\n`,
+      ? `sustained +${(100 * TARGET).toFixed(0)} points held-out pass@1 reached at ${reached.seconds.toFixed(0)} ` +
+        `s (step ${reached.step})\n` +
+        `(held for ${IN_A_ROW} evaluations in a row, through step ${reached.confirmed_at.step} at ` +
+        `${reached.confirmed_at.seconds.toFixed(0)} ` +
+        `s; goal: within ${GOAL_SECONDS} s)\n`
+      : `sustained +${(100 * TARGET).toFixed(0)} points (${IN_A_ROW} evaluations in a row) not reached in ` +
+        `${maxSteps > 0 ? `${timing.steps} steps (${wall.toFixed(0)} s)` : `${seconds} s`}; best ` +
+        `${best.pass1?.toFixed(3)} ` +
+        `at step ${best.step} (base ${base?.toFixed(3)})\n`) +
+      (firstCrossing
+        ? `first single evaluation at +${(100 * TARGET).toFixed(0)} points: ` +
+          `${firstCrossing.seconds.toFixed(0)} s (step ${firstCrossing.step}); `
+        : '') +
+      'largest ' +
+      `standard error of one point: ${result.max_se.toFixed(3)}\n`,
   );
   if (toReadme) {
     const { writeDocBlock } = await import(new URL('../src/cli/doc-blocks.ts', import.meta.url).href);
@@ -168,10 +190,18 @@ function sustainedFrom(curve, base) {
   return null;
 }
 
-/** docs/measured.md's demo paragraph: the curve against wall time, when +20 points was reached, and where the time went. */
+/**
+ * docs/measured.md's demo paragraph: the curve against wall time, when +20 points was reached, and where the time went.
+ */
 function demoMarkdown(r) {
   const b = r.backend;
-  const head = `**The default demo in the browser** (\`npm run bench:demo\`: the built app in headless Chromium on ${b ? (b.description ?? b.kind) : 'the default backend'}, default task (${r.task}) and preset, Start pressed; the app's own held-out evaluation of ${r.eval?.prompts} prompts × ${r.eval?.samples} samples every ${r.eval?.every} steps, read from the page; ${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cpu}, ${r.machine.cores} cores, load average ${r.machine.load_average_start.toFixed(1)} at the start):`;
+  const head =
+    `**The default demo in the browser** (\`npm run bench:demo\`: the built app in headless Chromium on ` +
+    `${b ? (b.description ?? b.kind) : 'the default backend'}, default task (${r.task}) and preset, Start ` +
+    `pressed; the app's own held-out evaluation of ${r.eval?.prompts} prompts × ${r.eval?.samples} samples ` +
+    `every ${r.eval?.every} steps, read from the page; ${r.date.slice(0, 16).replace('T', ' ')} UTC, ` +
+    `${r.machine.cpu}, ${r.machine.cores} cores, load average ${r.machine.load_average_start.toFixed(1)} at ` +
+    'the start):';
   // At most 16 columns: the first evaluations up to the one that reached the target, then evenly
   // spaced ones to the last (a fast run evaluates hundreds of times; every point is in the JSON).
   const upTo = r.reached_at ? r.curve.findIndex((c) => c.step === r.reached_at.step) + 1 : 1;
@@ -188,14 +218,26 @@ function demoMarkdown(r) {
     `| wall time since Start | ${cells((c) => `${c.seconds.toFixed(0)} s`)} |`,
     `|---|${shown.map(() => '---').join('|')}|`,
     `| step | ${cells((c) => c.step)} |`,
-    `| held-out pass@1 | ${cells((c) => (r.reached_at && c.step === r.reached_at.step ? `**${c.pass1.toFixed(3)}**` : c.pass1.toFixed(3)))} |`,
+    '| held-out pass@1 | ' +
+      cells((c) => (r.reached_at && c.step === r.reached_at.step ? `**${c.pass1.toFixed(3)}**` : c.pass1.toFixed(3))) +
+      ' ' +
+      '|',
     `| ± 1 standard error | ${cells((c) => (c.se === null ? '—' : c.se.toFixed(3)))} |`,
   ];
   const verdict = r.reached_at
-    ? `A sustained +${r.target_points} points (${r.in_a_row} evaluations in a row) is reached at ${r.reached_at.seconds.toFixed(0)} s (step ${r.reached_at.step}); the goal is ${GOAL_SECONDS} s${r.reached_at.seconds <= GOAL_SECONDS ? ' (met)' : ' (not met)'}. One point's standard error is at most ${r.max_se.toFixed(3)}.`
-    : `A sustained +${r.target_points} points (${r.in_a_row} evaluations in a row) was not reached (best ${r.best.pass1?.toFixed(3)} at step ${r.best.step}, base ${r.base_pass1?.toFixed(3)}); the goal is ${GOAL_SECONDS} s.`;
+    ? `A sustained +${r.target_points} points (${r.in_a_row} evaluations in a row) is reached at ` +
+      `${r.reached_at.seconds.toFixed(0)} ` +
+      `s (step ${r.reached_at.step}); the goal is ${GOAL_SECONDS} ` +
+      `s${r.reached_at.seconds <= GOAL_SECONDS ? ' (met)' : ' (not met)'}. One point's standard error is at ` +
+      `most ${r.max_se.toFixed(3)}.`
+    : `A sustained +${r.target_points} points (${r.in_a_row} evaluations in a row) was not reached (best ` +
+      `${r.best.pass1?.toFixed(3)} ` +
+      `at step ${r.best.step}, base ${r.base_pass1?.toFixed(3)}); the goal is ${GOAL_SECONDS} s.`;
   const p = r.profile;
-  const prof = `Profile: ${p.seconds_per_step} s per step (sampling ${p.sampling_s} s, update ${p.update_s} s, verifying ${p.verify_s} s over ${p.steps} steps); ${p.outside_steps_s} s of the run went to start-up and the held-out evaluations.`;
+  const prof =
+    `Profile: ${p.seconds_per_step} s per step (sampling ${p.sampling_s} s, update ${p.update_s} s, ` +
+    `verifying ${p.verify_s} s over ${p.steps} steps); ${p.outside_steps_s} s of the run went to start-up ` +
+    'and the held-out evaluations.';
   const note =
     shown.length < r.curve.length
       ? ` The table shows ${shown.length} of the ${r.curve.length} evaluations; all are in \`bench/demo-results.json\`.`

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tasks=("$@"); [ ${#tasks[@]} -gt 0 ] || tasks=(sat sudoku arithmetic countdown chain sort)
 for t in "${tasks[@]}"; do
-  node scripts/rlvr.mjs sweep --task "$t" --preset grpo --seeds 2,3,4 --steps 200 --out "docs/sweeps/recipes/$t" --record-gain
+  node scripts/rlvr.mjs sweep --task "$t" --preset grpo --seeds 2,3,4 --steps 200 --out "docs/sweeps/recipes/$t" \
+    --record-gain
 done
 node scripts/rl-gains-table.mjs

@@ -15,13 +15,16 @@ const data = JSON.parse(readFileSync(new URL('../docs/trl-loss-parity.json', imp
 const fmt = (x) => (x === 0 ? '0' : x.toExponential(1));
 const worst = (o) => Math.max(o.loss, o.per_token, o.grad);
 const lines = [
-  `Parity with TRL ${data.trl} (torch ${data.torch}): max relative difference, ours vs \`GRPOTrainer._compute_loss\`, tolerance ${data.tolerance}.`,
+  `Parity with TRL ${data.trl} (torch ${data.torch}): max relative difference, ours vs ` +
+    `\`GRPOTrainer._compute_loss\`, tolerance ${data.tolerance}.`,
   '',
-  '| loss_type | importance_sampling_level | variant | loss (f32) | per-token terms (f32) | d loss / d logp (f32) | all three (f64) |',
+  '| loss_type | importance_sampling_level | variant | loss (f32) | per-token terms (f32) | d loss / d ' +
+    'logp (f32) | all three (f64) |',
   '|---|---|---|---|---|---|---|',
   ...data.rows.map(
     (r) =>
-      `| \`${r.loss_type}\` | \`${r.importance_sampling_level}\` | ${r.label || '—'} | ${fmt(r.float32.loss)} | ${fmt(r.float32.per_token)} | ${fmt(r.float32.grad)} | ${fmt(worst(r.float64))} |`,
+      `| \`${r.loss_type}\` | \`${r.importance_sampling_level}\` | ${r.label || '—'} | ${fmt(r.float32.loss)} ` +
+      `| ${fmt(r.float32.per_token)} | ${fmt(r.float32.grad)} | ${fmt(worst(r.float64))} |`,
   ),
 ];
 const body = lines.join('\n');

@@ -4,7 +4,8 @@
                                     LoraConfig(r=4, lora_alpha=8, seven modules) adapter with random lora_B
                                     in OUT/peft-adapter (save_pretrained), and OUT/peft-ref.json: PEFT's
                                     per-token log-probs of fixed id rows.
-  peft_lora_fixture.py score BASE ADAPTER IDS_JSON   PeftModel.from_pretrained(BASE, ADAPTER)'s log-probs of the rows, as JSON.
+  peft_lora_fixture.py score BASE ADAPTER IDS_JSON   PeftModel.from_pretrained(BASE, ADAPTER)'s log-probs of
+                                                     the rows, as JSON.
 Nothing is downloaded.
 """
 import json
@@ -35,7 +36,9 @@ def make(out):
                       tie_word_embeddings=False)
     base = LlamaForCausalLM(cfg).eval()
     base.save_pretrained(os.path.join(out, "base"))
-    model = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, lora_dropout=0.0, target_modules=TARGETS, task_type="CAUSAL_LM"))
+    model = get_peft_model(
+        base, LoraConfig(r=4, lora_alpha=8, lora_dropout=0.0, target_modules=TARGETS, task_type="CAUSAL_LM")
+    )
     g = torch.Generator().manual_seed(1)
     with torch.no_grad():
         for name, p in model.named_parameters():

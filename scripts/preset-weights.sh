@@ -13,6 +13,7 @@ cd "$root"
 presets=$(node scripts/rlvr.mjs train --help | sed -n 's/^  --preset P *//p' | tr -d ' ' | tr '|' ' ')
 for p in $presets; do
   RLVR_THREADS=1 node scripts/rlvr.mjs train --preset "$p" --steps "$steps" --seed 3 --out "$out/$p" --rollouts none \
-    --set eval_every=0 --set prompts_per_step=4 --set num_generations=4 --set num_iterations=2 --set minibatches=2 >/dev/null 2>&1
+    --set eval_every=0 --set prompts_per_step=4 --set num_generations=4 --set num_iterations=2 --set minibatches=2 \
+    >/dev/null 2>&1
   echo "$p $(sha256sum "$out/$p/model.safetensors" | cut -d' ' -f1)"
 done

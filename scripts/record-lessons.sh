@@ -51,8 +51,12 @@ if [ "$only" = recipes ]; then
     full="runs/records/recipe-$t-grpo-200-seed2.rlvr.gz"
     if [ ! -e "$full" ]; then
       # Several of these may run at once (one family each): a family another one is recording is skipped.
-      if ! mkdir "runs/records/recipe-$t.lock" 2>/dev/null; then echo "# $t: another run is recording it, skipped"; continue; fi
-      $RLVR train --task "$t" --preset grpo --steps 200 --seed 2 --out "runs/records/recipe-$t" --record "$full" --record-checkpoints 200
+      if ! mkdir "runs/records/recipe-$t.lock" 2>/dev/null; then
+        echo "# $t: another run is recording it, skipped"
+        continue
+      fi
+      $RLVR train --task "$t" --preset grpo --steps 200 --seed 2 --out "runs/records/recipe-$t" \
+        --record "$full" --record-checkpoints 200
       rmdir "runs/records/recipe-$t.lock"
     fi
     $RLVR record thin "$full" --out "$f" --rollouts-every 50 >/dev/null
@@ -66,7 +70,8 @@ if [ "$only" != demo ]; then
   # fixed there, with its rule, before it is measured).
   node --input-type=module --import tsx -e '
     const { lessons, lessonSeeds } = await import("./src/lessons/index.ts");
-    for (const l of lessons) console.log([l.id, lessonSeeds(l).join(" "), l.runs.map((r) => r.label).join("|")].join("\t"));
+    for (const l of lessons)
+      console.log([l.id, lessonSeeds(l).join(" "), l.runs.map((r) => r.label).join("|")].join("\t"));
   ' | while IFS=$'\t' read -r id seeds labels; do
     if [ "$only" != all ] && [ "$only" != "$id" ]; then continue; fi
     IFS='|' read -r -a arms <<<"$labels"
@@ -76,7 +81,9 @@ if [ "$only" != demo ]; then
       [ "$seed" = "$first_seed" ] && every=15
       dir="$OUT/lessons/$id/seed-$seed"
       missing=0
-      for arm in "${arms[@]}"; do [ -e "$dir/$(echo "$arm" | sed 's/[^A-Za-z0-9_.+=-]\+/_/g').rlvr.gz" ] || missing=1; done
+      for arm in "${arms[@]}"; do
+        [ -e "$dir/$(echo "$arm" | sed 's/[^A-Za-z0-9_.+=-]\+/_/g').rlvr.gz" ] || missing=1
+      done
       if [ $missing = 0 ]; then echo "# $dir: every arm recorded, skipped"; continue; fi
       # A seed measured before runs were recorded has a cached result but no records: measure it again.
       for cached in runs/lessons/"$id"/*-seed"$seed".json; do

@@ -9,7 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dest="${1:-e2e/fixtures}"
-py=$(bash scripts/setup-python.sh) || { code=$?; echo "recorder-fixture: NO record written: the Python environment is missing (setup-python.sh exited $code)" >&2; exit "$code"; }
+py=$(bash scripts/setup-python.sh) || {
+  code=$?
+  echo "recorder-fixture: NO record written: the Python environment is missing (setup-python.sh exited $code)" >&2
+  exit "$code"
+}
 py="$PWD/$(echo "$py" | tail -1)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -19,10 +23,12 @@ export PYTHONPATH="$work/site" HF_HOME="$work/hf-home" HF_HUB_OFFLINE=1 HF_DATAS
   WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1
 rec=src/export/trl/recorder
 "$py" "$rec/tiny_model.py" "$work/model" >"$work/model.log" 2>&1 || { tail -30 "$work/model.log" >&2; exit 1; }
-(cd "$work" && "$py" "$OLDPWD/$rec/train_recorded.py" model out1 3 1 >train1.log 2>&1) || { tail -30 "$work/train1.log" >&2; exit 1; }
+(cd "$work" && "$py" "$OLDPWD/$rec/train_recorded.py" model out1 3 1 >train1.log 2>&1) \
+  || { tail -30 "$work/train1.log" >&2; exit 1; }
 port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-(cd "$work" && ACCELERATE_USE_CPU=true "$(dirname "$py")/accelerate" launch --multi_gpu --num_processes 2 --num_machines 1 \
-  --mixed_precision no --dynamo_backend no --main_process_port "$port" "$OLDPWD/$rec/train_recorded.py" model out2 4 2 >train2.log 2>&1) \
+(cd "$work" && ACCELERATE_USE_CPU=true "$(dirname "$py")/accelerate" launch --multi_gpu --num_processes 2 \
+  --num_machines 1 --mixed_precision no --dynamo_backend no --main_process_port "$port" \
+  "$OLDPWD/$rec/train_recorded.py" model out2 4 2 >train2.log 2>&1) \
   || { tail -30 "$work/train2.log" >&2; exit 1; }
 mkdir -p "$dest"
 cp "$work/out1/run.rlvr.gz" "$dest/recorder-1proc.rlvr.gz"

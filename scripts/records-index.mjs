@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes public/records/index.json, the page's list of shipped run records (src/ui/state/recording.ts reads
 // it), from the files under public/records/ (scripts/record-lessons.sh records them): the demo record,
-// then each family's recipe run (public/records/recipes/T-grpo-200-seed2.rlvr.gz), then each lesson's records (public/records/lessons/ID/seed-S/ARM.rlvr.gz) with their lesson, arm and seed.
+// then each family's recipe run (public/records/recipes/T-grpo-200-seed2.rlvr.gz), then each lesson's records
+// (public/records/lessons/ID/seed-S/ARM.rlvr.gz) with their lesson, arm and seed.
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { register } from 'tsx/esm/api';

@@ -32,7 +32,8 @@ for (const dir of readdirSync(ckptDir, { withFileTypes: true })
     const knobs = Object.entries(recipe)
       .filter(([k]) => k !== 'difficulty')
       .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-    const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : ''}`;
+    const knobText = knobs.length ? `, ${knobs.map((k) => `\`${k}\``).join(', ')}` : '';
+    const recipeText = `\`${JSON.stringify(recipe.difficulty)}\`${knobText}`;
     const results = join(root, 'docs/sweeps/recipes', defaultFor.get(t.task) === dir ? t.task : dir, 'results.jsonl');
     const rs = existsSync(results)
       ? readFileSync(results, 'utf8')
@@ -51,12 +52,18 @@ for (const dir of readdirSync(ckptDir, { withFileTypes: true })
     const gains = rs.map((r) => r.pass_at_1_after - r.pass_at_1_before);
     const ok = Math.min(...gains) >= 0.15 ? 'yes' : 'no';
     rows.push(
-      `| ${t.task} | ${m.name} | ${recipeText} | ${f2(rs[0].pass_at_1_before)} → ${f2(mean(a1))}${spread(a1)} | ${f2(rs[0].pass_at_8_before)} → ${f2(mean(a8))}${spread(a8)} | ${(100 * mean(gains)).toFixed(1)} (min ${(100 * Math.min(...gains)).toFixed(1)}) | ${ok} | ${rs.map((r) => r.seed).join(', ')}; ${Math.round(mean(rs.map((r) => r.wall_time_s)))} s |`,
+      `| ${t.task} | ${m.name} | ${recipeText} | ${f2(rs[0].pass_at_1_before)} → ${f2(mean(a1))}${spread(a1)} ` +
+        `| ${f2(rs[0].pass_at_8_before)} → ${f2(mean(a8))}${spread(a8)} | ${(100 * mean(gains)).toFixed(1)} ` +
+        `(min ${(100 * Math.min(...gains)).toFixed(1)}) | ${ok} | ${rs.map((r) => r.seed).join(', ')}; ` +
+        `${Math.round(mean(rs.map((r) => r.wall_time_s)))} ` +
+        's |',
     );
   }
 }
 const table = [
-  "| family | checkpoint | recipe (difficulty, knobs) | pass@1 before → after (mean, range), at the recipe's temperature | pass@8 before → after | gain, points (mean, min) | ≥ 15 on every seed | seeds; wall time per run |",
+  '| family | checkpoint | recipe (difficulty, knobs) | pass@1 before → after (mean, range), at the ' +
+    "recipe's temperature | pass@8 before → after | gain, points (mean, min) | ≥ 15 on every seed | seeds; " +
+    'wall time per run |',
   '|---|---|---|---|---|---|---|---|',
   ...rows,
 ].join('\n');

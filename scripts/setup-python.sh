@@ -21,7 +21,9 @@ if command -v flock >/dev/null; then
 fi
 
 if [ -x "$py" ] && "$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors' 2>/dev/null; then
-  echo "python: $venv ready ($("$py" -c 'import trl, torch, transformers; print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")'))" >&2
+  versions=$("$py" -c 'import trl, torch, transformers
+print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")') || true
+  echo "python: $venv ready ($versions)" >&2
   echo "$py"
   exit 0
 fi
@@ -53,5 +55,6 @@ if ! "$py" -m pip install -q "${args[@]}" "${packages[@]}" >&2; then
   echo "python: the local wheels for ${packages[*]} are MISSING or broken; the TRL tests cannot run" >&2
   exit 3
 fi
-"$py" -c 'import trl, torch, transformers; print(f"python: trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' >&2
+"$py" -c 'import trl, torch, transformers
+print(f"python: trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' >&2
 echo "$py"

@@ -20,7 +20,8 @@ export function basePath(value: string | undefined = process.env.BASE_PATH): str
   if (value === undefined || value === '' || value === './') return './';
   if (!/^\/(?:[\w.~-]+\/)*$/.test(value) || /(^|\/)\.\.?\//.test(value)) {
     throw new Error(
-      `BASE_PATH must be a URL path that starts and ends with "/" (for example /rlvr/), or "./"; got ${JSON.stringify(value)}`,
+      'BASE_PATH must be a URL path that starts and ends ' +
+        `with "/" (for example /rlvr/), or "./"; got ${JSON.stringify(value)}`,
     );
   }
   return value;
@@ -151,7 +152,8 @@ export function offlineServiceWorker(csp: string): Plugin {
       const later = precache.later.reduce((a, f) => a + f.bytes, 0);
       this.info?.(
         `${SW_FILE}: the first visit caches ${precache.files.length} files (${mb(bytesOf(outDir, precache.files))}); ` +
-          `${precache.later.length} more (${mb(later)}) on first use or "Keep everything for offline use"; version ${precache.version}`,
+          `${precache.later.length} more (${mb(later)}) on first use or "Keep everything for offline ` +
+          `use"; version ${precache.version}`,
       );
     },
   };

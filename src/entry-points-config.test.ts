@@ -30,7 +30,8 @@ import { resolveInitRequest } from '../workers/open-run.ts';
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-entry-points-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// sat-tiny with a recipe that sets eval_prompts, eval_samples, temperature, prompts_per_step, a reward weight and the difficulty.
+// sat-tiny with a recipe that sets eval_prompts, eval_samples, temperature, prompts_per_step, a reward weight and the
+// difficulty.
 const shipped = resolve('public/checkpoints/sat-tiny');
 const manifestJson = JSON.parse(readFileSync(join(shipped, 'manifest.json'), 'utf8')) as Record<string, unknown>;
 manifestJson.name = 'sat-recipe';
@@ -58,7 +59,10 @@ const draft: SetupDraft = {
   knobs: { m: '7' },
 };
 
-/** Sources with the person's own layer named alike: `--set`, `--seed`, `edited` and `from the link` are the same layer seen from different doors. */
+/**
+ * Sources with the person's own layer named alike: `--set`, `--seed`, `edited` and `from the link` are the same layer
+ * seen from different doors.
+ */
 function layerOf(s: Source): string {
   return ['flag', 'edited', 'link', 'saved config', 'config file'].includes(s.kind) ? 'the person' : sourceText(s);
 }

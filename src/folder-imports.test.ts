@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The folder a module belongs to: src/X for the layers under src/, else the top folder (bench, workers, e2e/harness). */
+/**
+ * The folder a module belongs to: src/X for the layers under src/, else the top folder (bench, workers, e2e/harness).
+ */
 export const folderOf = (file: string): string => {
   const parts = file.split('/');
   if (parts[0] === 'src') return parts.length > 2 ? `src/${parts[1]}` : 'src';

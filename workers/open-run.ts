@@ -47,7 +47,10 @@ async function sourceManifest(
   }
 }
 
-/** Loads a base whose manifest is already read; `config` gives the task and difficulty a fresh model's layout is sized for. */
+/**
+ * Loads a base whose manifest is already read; `config` gives the task and difficulty a fresh model's layout is sized
+ * for.
+ */
 async function loadSource(
   src: CheckpointSource,
   read: { manifestJson: unknown; manifest: Manifest } | null,
@@ -165,7 +168,10 @@ export interface SessionRun extends Origin {
   passkBaseCache: Map<string, Record<string, number>>;
   /** The custom task's dataset (null for the generated families). */
   dataset: LoadedDataset | null;
-  /** The run record Keep & share downloads (src/record/run-record.ts, the writer `rlvr train --record` uses): fed every step. */
+  /**
+   * The run record Keep & share downloads (src/record/run-record.ts, the writer `rlvr train --record` uses): fed every
+   * step.
+   */
   recorder: RunRecorder;
 }
 
@@ -181,13 +187,18 @@ export function sessionRun(o: OpenedRun): SessionRun {
   };
 }
 
-/** A run record for the session's run; a run resumed from an autosave brings its metrics and evaluations, not its earlier rollouts. */
+/**
+ * A run record for the session's run; a run resumed from an autosave brings its metrics and evaluations, not its
+ * earlier rollouts.
+ */
 function recorderFor(run: TrainingRun, origin: Origin): RunRecorder {
   const m = run.base.manifest;
   const c = run.config;
   const rec = new RunRecorder(c, {
     writer: 'playground',
-    command: `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json --seed ${c.seed} repeats it headlessly`,
+    command:
+      `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json ` +
+      `--seed ${c.seed} repeats it headlessly`,
     created: new Date().toISOString(),
     base: { name: m.name, manifest: m },
   });
@@ -213,13 +224,17 @@ export function initResult(run: TrainingRun, backend: BackendInfo, initSeconds: 
   };
 }
 
-/** The current weights with a manifest in the shipped checkpoints' format (its command says how to repeat the run headlessly). */
+/**
+ * The current weights with a manifest in the shipped checkpoints' format (its command says how to repeat the run
+ * headlessly).
+ */
 export async function savedCheckpoint(run: TrainingRun, origin: Origin): Promise<SavedCheckpoint> {
   const c = run.config;
   const name = `${run.base.manifest.name}+rl${run.step}`;
   const manifest = run.trainedManifest(
     name,
-    `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json --steps ${run.step} --seed ${c.seed}`,
+    `RLVR Playground (browser), base ${origin.id}; rlvr train --task ${c.task} --config config.json ` +
+      `--steps ${run.step} --seed ${c.seed}`,
   );
   return { manifest, bytes: await run.weightBytes(name) };
 }

@@ -25,11 +25,17 @@ export type CheckpointSource =
    * tokenizer (an imported Llama or Qwen2 folder), its tokenizer files as text (src/model/text-codec.ts).
    */
   | { kind: 'upload'; name: string; manifest: unknown; bytes: Uint8Array; tokenizerFiles?: Record<string, string> }
-  /** A freshly, randomly initialised model (initParams(modelPresets[model], seed)): tests and demos only, it gets no reward. */
+  /**
+   * A freshly, randomly initialised model (initParams(modelPresets[model], seed)): tests and demos only, it gets no
+   * reward.
+   */
   | { kind: 'fresh'; model: ModelPresetId; seed: number };
 
 export interface InitRequest {
-  /** The person's choices over the checkpoint's recipe and the preset (the page flattens its link or saved config and edits into it: `draftOverrides`); resolved and validated by the worker (`resolveInitConfig`, workers/open-run.ts). */
+  /**
+   * The person's choices over the checkpoint's recipe and the preset (the page flattens its link or saved config and
+   * edits into it: `draftOverrides`); resolved and validated by the worker (`resolveInitConfig`, workers/open-run.ts).
+   */
   config: Partial<RunConfig>;
   /** The page's own starting values (appDefaults, src/ui/derive/config-form.ts): under the checkpoint's recipe. */
   appDefaults?: Partial<RunConfig>;
@@ -195,7 +201,10 @@ export interface SavedCheckpoint {
   manifest: Manifest;
 }
 
-/** Everything needed to resume a run after a reload (kept in IndexedDB by the UI): the run pipeline's snapshot (src/rl/run.ts) plus where its base came from. */
+/**
+ * Everything needed to resume a run after a reload (kept in IndexedDB by the UI): the run pipeline's snapshot
+ * (src/rl/run.ts) plus where its base came from.
+ */
 export interface RunSnapshot extends Omit<RunSnapshotCore, 'base'> {
   version: 1;
   savedAt: string;

@@ -99,7 +99,8 @@ describe('one run pipeline: CLI path and worker session agree', () => {
       expect(session.evals).toEqual(cliEvals);
       expect(cli.initial_pass_at_k).toEqual(session.evals[0]!.pass_at_k);
       expect(cli.final_pass_at_k).toEqual(session.evals.at(-1)!.pass_at_k);
-      expect(new Set(cliMetrics.map((m) => m['completions/mean_length'])).size).toBeGreaterThan(1); // not a constant stream
+      // not a constant stream
+      expect(new Set(cliMetrics.map((m) => m['completions/mean_length'])).size).toBeGreaterThan(1);
 
       // The trained checkpoints match too (same weights; the manifests differ only by name and command).
       const saved = await s.saveCheckpoint();
@@ -111,7 +112,8 @@ describe('one run pipeline: CLI path and worker session agree', () => {
         training: { ...cliManifest.training, command: '' },
       });
 
-      // One writer: the worker's run record (Keep & share) holds what `rlvr train --record` wrote, but for provenance and wall-clock times.
+      // One writer: the worker's run record (Keep & share) holds what `rlvr train --record` wrote, but for provenance
+      // and wall-clock times.
       const cliRecord = (await readRunRecord(new Uint8Array(readFileSync(join(out, 'run.rlvr.gz'))))).record;
       const sessionRecord = (await readRunRecord(await s.runRecord())).record;
       const comparable = ({ provenance, steps, ...rest }: RunRecord) => ({

@@ -149,29 +149,33 @@ describe('RunSaver: what the worker saves, when, and under which record', () => 
     expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([1, 3]);
   });
 
-  it(`the next save may start while the last commits, but no more than ${MAX_UNCOMMITTED} wait for their commit`, async () => {
-    let release!: () => void;
-    let gate = new Promise<void>((ok) => (release = ok));
-    const w = saver({ commit: () => gate });
-    w.s.setTarget(target('r'));
-    for (let n = 1; n <= MAX_UNCOMMITTED + 2; n++) {
-      w.setStep(n);
-      w.s.afterStep(n);
-      await new Promise((ok) => setTimeout(ok, 0)); // the save hands its record over
-    }
-    const opened = gate;
-    gate = Promise.resolve();
-    release();
-    await opened;
-    await w.s.idle();
-    const first = Array.from({ length: MAX_UNCOMMITTED }, (_, i) => i + 1);
-    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual(first); // the later steps found MAX_UNCOMMITTED uncommitted
-    const next = MAX_UNCOMMITTED + 3;
-    w.setStep(next);
-    w.s.afterStep(next);
-    await w.s.idle();
-    expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([...first, next]);
-  });
+  it(
+    `the next save may start while the last commits, but no more than ${MAX_UNCOMMITTED} wait for their ` + 'commit',
+    async () => {
+      let release!: () => void;
+      let gate = new Promise<void>((ok) => (release = ok));
+      const w = saver({ commit: () => gate });
+      w.s.setTarget(target('r'));
+      for (let n = 1; n <= MAX_UNCOMMITTED + 2; n++) {
+        w.setStep(n);
+        w.s.afterStep(n);
+        await new Promise((ok) => setTimeout(ok, 0)); // the save hands its record over
+      }
+      const opened = gate;
+      gate = Promise.resolve();
+      release();
+      await opened;
+      await w.s.idle();
+      const first = Array.from({ length: MAX_UNCOMMITTED }, (_, i) => i + 1);
+      // the later steps found MAX_UNCOMMITTED uncommitted
+      expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual(first);
+      const next = MAX_UNCOMMITTED + 3;
+      w.setStep(next);
+      w.s.afterStep(next);
+      await w.s.idle();
+      expect(w.written.map((r) => r.snapshot.trainer.step)).toEqual([...first, next]);
+    },
+  );
 
   it('a save started under one run id stays under it when the page moves on to another run', async () => {
     let release!: () => void;
@@ -232,7 +236,8 @@ const request: InitRequest = {
 };
 
 describe('TrainingSession saves its own run (onnxruntime-node, records into an array)', () => {
-  it('saves after steps and when the budget is reached, under the page-given run id only, and the last record resumes at the last step', async () => {
+  it('saves after steps and when the budget is reached, under the page-given run id only, and the last ' +
+    'record resumes at the last step', async () => {
     const written: Rec[] = [];
     const s = new TrainingSession({
       createBackend: async () => createNodeBackend(1),

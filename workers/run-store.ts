@@ -15,7 +15,9 @@ const STORE = 'runs';
 const LEGACY_KEY = 'current';
 const runKey = (id: string) => `run:${id}`;
 const metaKey = (id: string) => `meta:${id}`;
-/** Saved runs kept in this browser; beyond it the oldest not open in any tab are deleted (each holds a model's weights). */
+/**
+ * Saved runs kept in this browser; beyond it the oldest not open in any tab are deleted (each holds a model's weights).
+ */
 export const MAX_SAVED_RUNS = 10;
 
 export interface StoredRun<Setup = unknown> {

@@ -55,7 +55,10 @@ export class EventBatcher {
   }
 }
 
-/** Steps per minute from the end times of recent steps: the median interval, so one slow step (an evaluation, a graph compile) does not swing it. */
+/**
+ * Steps per minute from the end times of recent steps: the median interval, so one slow step (an evaluation, a graph
+ * compile) does not swing it.
+ */
 export function stepsPerMinute(ends: number[]): number {
   if (ends.length < 2) return 0;
   const gaps = ends

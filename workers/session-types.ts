@@ -43,9 +43,12 @@ export function nonFiniteMessage(c: RunConfig, step: number): string {
   const lr = c.learning_rate;
   const clip = c.max_grad_norm;
   return (
-    `${NON_FINITE_LIMIT} steps in a row (up to step ${step}) had a non-finite (NaN or infinite) loss or gradient and were skipped: ` +
-    `weights and optimizer state are unchanged since the last good step. Training is paused. Suggestions: lower learning_rate ` +
-    `(now ${lr}; try ${Number((lr / 10).toPrecision(2))}), clip gradients harder with max_grad_norm (now ${clip}${clip > 0.5 || clip === 0 ? '; try 0.5' : ''}), ` +
+    `${NON_FINITE_LIMIT} steps in a row (up to step ${step}) had a non-finite (NaN or infinite) loss or ` +
+    'gradient and were skipped: ' +
+    'weights and optimizer state are unchanged since the last good step. Training is paused. Suggestions: ' +
+    'lower learning_rate ' +
+    `(now ${lr}; try ${Number((lr / 10).toPrecision(2))}), clip gradients harder with max_grad_norm (now ` +
+    `${clip}${clip > 0.5 || clip === 0 ? '; try 0.5' : ''}), ` +
     `check the reward weights, or reset the run. Press Start to try again.`
   );
 }
@@ -70,7 +73,10 @@ export class NaNRewardInjector {
   }
 }
 
-/** TEST ONLY: one training step with a NaN reward weight, as a buggy reward function would produce (see debugInjectNonFinite). */
+/**
+ * TEST ONLY: one training step with a NaN reward weight, as a buggy reward function would produce (see
+ * debugInjectNonFinite).
+ */
 export async function trainStepWithNaNReward(trainer: Trainer): Promise<StepResult> {
   const clean = trainer.config;
   trainer.config = { ...clean, reward_weights: { ...clean.reward_weights, correctness: NaN } };

@@ -28,7 +28,9 @@ function newSession() {
 const strip = (m: StepMetrics) =>
   Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('tokens_per_second')));
 
-/** Weights and AdamW state (moments and step count) as bytes, without the checkpoint's name (which carries the step). */
+/**
+ * Weights and AdamW state (moments and step count) as bytes, without the checkpoint's name (which carries the step).
+ */
 async function deviceState(s: TrainingSession) {
   const c = (await s.snapshot()).current;
   return { weights: c.bytes, m: c.optimizer.m, v: c.optimizer.v, adamStep: c.optimizer.step };
@@ -58,7 +60,8 @@ const nano: InitRequest = {
 };
 
 describe('non-finite steps (NaN/Inf in the loss or gradients)', () => {
-  it(`are skipped and recorded; ${NON_FINITE_LIMIT} in a row pause the loop with an explanation and suggestions`, async () => {
+  it(`are skipped and recorded; ${NON_FINITE_LIMIT} in a row pause the loop with an explanation and ` +
+    'suggestions', async () => {
     const { s, events } = newSession();
     await s.init({ ...nano, stepBudget: 50 });
     await s.stepOnce();
@@ -148,7 +151,8 @@ describe('resume from a snapshot (the autosave) is exact', () => {
     return { init, metrics: out.map(strip), difficulty, session: b.s };
   }
 
-  it(`weights, AdamW moments, counters, reference, ladder, config and metrics history: the next ${M} steps match an uninterrupted run`, async () => {
+  it(`weights, AdamW moments, counters, reference, ladder, config and metrics history: the next ${M} steps ` +
+    'match an uninterrupted run', async () => {
     const a = newSession();
     await a.s.init(request);
     for (let i = 0; i < K; i++) await a.s.stepOnce();

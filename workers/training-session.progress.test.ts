@@ -6,7 +6,8 @@ import { TrainingSession } from './training-session.ts';
 type Progress = Extract<SessionEvent, { type: 'progress' }>;
 
 describe('TrainingSession progress (what the status bar shows during long waits)', () => {
-  it('streams the step-0 evaluation by samples and each step by phase: tokens sampled, reference scoring, minibatches', async () => {
+  it('streams the step-0 evaluation by samples and each step by phase: tokens sampled, reference scoring, ' +
+    'minibatches', async () => {
     const events: SessionEvent[] = [];
     // flushMs 0: every progress event goes out at once, so the test sees each one.
     const s = new TrainingSession({
@@ -59,7 +60,8 @@ describe('TrainingSession progress (what the status bar shows during long waits)
     await s.stop();
   }, 120_000);
 
-  it('pass@k returns to the event loop after every sampling batch, so pings and Cancel are answered during it', async () => {
+  it('pass@k returns to the event loop after every sampling batch, so pings and Cancel are answered during ' +
+    'it', async () => {
     let yields = 0;
     const s = new TrainingSession({
       createBackend: async () => createNodeBackend(1),
@@ -88,7 +90,8 @@ describe('TrainingSession progress (what the status bar shows during long waits)
     await s.stop();
   }, 120_000);
 
-  it('a cancelled warm start stops after the step it is on and leaves the model as it was; an uncancelled one changes it', async () => {
+  it('a cancelled warm start stops after the step it is on and leaves the model as it was; an uncancelled ' +
+    'one changes it', async () => {
     let yields = 0;
     let s: TrainingSession | null = null;
     s = new TrainingSession({

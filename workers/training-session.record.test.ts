@@ -31,7 +31,8 @@ const newSession = () =>
   });
 
 describe("the worker's run record", () => {
-  it("holds every step (beyond the inspector's history), config changes, and the current weights on request; a resumed run notes what it lacks", {
+  it("holds every step (beyond the inspector's history), config changes, and the current weights on request; " +
+    'a resumed run notes what it lacks', {
     timeout: 300_000,
   }, async () => {
     const s = newSession();

@@ -75,7 +75,8 @@ describe('TrainingSession (the trainer worker, on onnxruntime-node)', () => {
     expect(s.status()).toMatchObject({ state: 'done', step: 3 });
     s.flush();
     expect(events.filter((e) => e.type === 'step')).toHaveLength(3);
-    expect(s.metricsHistory().evals.map((e) => e.step)).toEqual([0, 2, 3]); // before the first step, every eval_every, and at the budget's end (as rlvr train)
+    // before the first step, every eval_every, and at the budget's end (as rlvr train)
+    expect(s.metricsHistory().evals.map((e) => e.step)).toEqual([0, 2, 3]);
 
     const refused = await s.updateConfig({ num_generations: 8 });
     expect(refused).toMatchObject({ ok: false, field: 'num_generations' });

@@ -84,7 +84,9 @@ export async function warmStartRun(
       ...prev.training,
       kind: 'pretrain',
       steps: prev.training.steps + opts.steps,
-      command: `${prev.training.command}; then an SFT warm start in the browser: ${opts.steps} steps on ${c.task} ${JSON.stringify(difficulty)}`,
+      command:
+        `${prev.training.command}; then an SFT warm start in the browser: ${opts.steps} steps on ${c.task} ` +
+        `${JSON.stringify(difficulty)}`,
       trained_on: [...prev.training.trained_on, { task: c.task, difficulty }],
     },
   };

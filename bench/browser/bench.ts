@@ -43,7 +43,9 @@ window.__bench = {
     statusEl.textContent = `${kind}: ${req.cmd} ${'preset' in req ? req.preset : ''}`;
     return new Promise<BenchReply>((ok) => {
       pending.set(id, (r) => {
-        logEl.textContent += `${kind} ${req.cmd}${'preset' in req ? ' ' + req.preset : ''}: ${r.ok ? ('ms' in r ? `${Number(r.ms).toFixed(0)} ms` : 'ok') : 'ERROR ' + r.error}\n`;
+        logEl.textContent +=
+          `${kind} ${req.cmd}${'preset' in req ? ' ' + req.preset : ''}` +
+          `: ${r.ok ? ('ms' in r ? `${Number(r.ms).toFixed(0)} ms` : 'ok') : 'ERROR ' + r.error}\n`;
         ok(r);
       });
       worker(kind).postMessage({ id, req });

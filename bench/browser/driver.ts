@@ -93,7 +93,8 @@ export class BrowserBench {
     });
     const isolated = await page.evaluate(() => (globalThis as unknown as BenchPage).__bench!.crossOriginIsolated);
     log(
-      `browser: Chromium ${browser.version()} headless, bench page ${url}/bench/browser/bench.html, crossOriginIsolated=${isolated}`,
+      `browser: Chromium ${browser.version()} headless, bench page ${url}/bench/browser/bench.html, ` +
+        `crossOriginIsolated=${isolated}`,
     );
     const b = new BrowserBench(
       async () => {

@@ -15,12 +15,14 @@ def main():
     fmt, d = sys.argv[1], sys.argv[2]
     t0 = time.perf_counter()
     if fmt == "trl":
-        frames = [pd.read_parquet(p) for p in sorted(glob.glob(os.path.join(d, "completions", "completions_*.parquet")))]
+        paths = sorted(glob.glob(os.path.join(d, "completions", "completions_*.parquet")))
+        frames = [pd.read_parquet(p) for p in paths]
     else:
         frames = [pd.read_json(p, lines=True) for p in sorted(glob.glob(os.path.join(d, "*.jsonl")))]
     df = pd.concat(frames, ignore_index=True)
     seconds = time.perf_counter() - t0
-    print(json.dumps({"seconds": seconds, "rows": len(df), "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "rows": len(df), "peak_rss_mb": peak_rss_mb}))
 
 
 if __name__ == "__main__":

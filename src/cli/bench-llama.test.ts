@@ -31,17 +31,21 @@ async function dryRun(engines: string, name: string): Promise<Record<string, unk
 }
 
 describe('rlvr bench --presets smollm2-135m', () => {
-  it('accepts smollm2-135m beside tiny and small, keeps tiny,small as the default, and refuses an unknown preset naming the three', () => {
-    const o = parseBenchOptions(['--presets', 'smollm2-135m']);
-    expect(o.llamaPresets).toEqual(['smollm2-135m']);
-    expect(o.presets).toEqual([]);
-    const all = parseBenchOptions(['--presets', 'tiny,small,smollm2-135m']);
-    expect([all.presets, all.llamaPresets]).toEqual([['tiny', 'small'], ['smollm2-135m']]);
-    const d = parseBenchOptions([]);
-    expect([d.presets, d.llamaPresets]).toEqual([['tiny', 'small'], []]);
-    expect(() => parseBenchOptions(['--presets', 'smollm2-360m'])).toThrow(UsageError);
-    expect(() => parseBenchOptions(['--presets', 'smollm2-360m'])).toThrow(/tiny, small, smollm2-135m/);
-  });
+  it(
+    'accepts smollm2-135m beside tiny and small, keeps tiny,small as the default, and refuses an unknown ' +
+      'preset naming the three',
+    () => {
+      const o = parseBenchOptions(['--presets', 'smollm2-135m']);
+      expect(o.llamaPresets).toEqual(['smollm2-135m']);
+      expect(o.presets).toEqual([]);
+      const all = parseBenchOptions(['--presets', 'tiny,small,smollm2-135m']);
+      expect([all.presets, all.llamaPresets]).toEqual([['tiny', 'small'], ['smollm2-135m']]);
+      const d = parseBenchOptions([]);
+      expect([d.presets, d.llamaPresets]).toEqual([['tiny', 'small'], []]);
+      expect(() => parseBenchOptions(['--presets', 'smollm2-360m'])).toThrow(UsageError);
+      expect(() => parseBenchOptions(['--presets', 'smollm2-360m'])).toThrow(/tiny, small, smollm2-135m/);
+    },
+  );
 
   it("builds SmolLM2-135M's shape with LoRA r = 8 on the seven Llama projections", () => {
     const m = llamaPresetModel('smollm2-135m');
@@ -59,7 +63,8 @@ describe('rlvr bench --presets smollm2-135m', () => {
     });
   });
 
-  it('a dry run at a tiny Llama shape on onnxruntime-node writes the preset with sampling tokens/s, update seconds and peak memory', async () => {
+  it('a dry run at a tiny Llama shape on onnxruntime-node writes the preset with sampling tokens/s, update ' +
+    'seconds and peak memory', async () => {
     const json = await dryRun('node', 'node');
     const p = (json.presets as Record<string, Record<string, unknown>>)['smollm2-135m']!;
     expect(p.shape).toMatchObject({ prompts: 2, generations: 2, rows: 4, promptLen: 16, completionLen: 16 });

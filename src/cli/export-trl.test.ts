@@ -49,25 +49,29 @@ describe('rlvr export --format trl', () => {
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toMatch(/accelerate launch train_grpo\.py --model \.\/hf/);
   });
 
-  it('reads a config file with its preset; a disagreeing --preset, an unknown task and a missing config are refused', async () => {
-    const cfg = join(dir, 'run.json');
-    writeFileSync(cfg, JSON.stringify({ preset: 'gspo', task: 'sort', difficulty: { length: 4 } }));
-    const out = join(dir, 'sort');
-    const ok = await rlvr('export', '--format', 'trl', '--config', cfg, '--prompts', '5', '--out', out);
-    expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout).difficulty).toMatchObject({ length: 4 });
-    expect(readFileSync(join(out, 'train_grpo.py'), 'utf8')).toContain('importance_sampling_level="sequence",');
-    const clash = await rlvr('export', '--format', 'trl', '--config', cfg, '--preset', 'grpo', '--out', out);
-    expect(clash.code).toBe(2);
-    expect(clash.stderr).toMatch(/--preset: grpo disagrees with "preset": "gspo" in .*run\.json/);
-    const chess = await rlvr('export', '--format', 'trl', '--task', 'chess', '--out', out);
-    expect(chess.code).toBe(2);
-    expect(chess.stderr).toMatch(
-      /reward functions for arithmetic, countdown, sat, sudoku, sort, chain; not for task "chess"/,
-    );
-    const none = await rlvr('export', '--format', 'trl', '--out', out);
-    expect(none.stderr).toMatch(/needs --config FILE or --task T/);
-    const format = await rlvr('export', '--format', 'tf', '--out', out);
-    expect(format.stderr).toMatch(/--format must be .*got "tf"/);
-  });
+  it(
+    'reads a config file with its preset; a disagreeing --preset, an unknown task and a missing config are ' +
+      'refused',
+    async () => {
+      const cfg = join(dir, 'run.json');
+      writeFileSync(cfg, JSON.stringify({ preset: 'gspo', task: 'sort', difficulty: { length: 4 } }));
+      const out = join(dir, 'sort');
+      const ok = await rlvr('export', '--format', 'trl', '--config', cfg, '--prompts', '5', '--out', out);
+      expect(ok.code).toBe(0);
+      expect(JSON.parse(ok.stdout).difficulty).toMatchObject({ length: 4 });
+      expect(readFileSync(join(out, 'train_grpo.py'), 'utf8')).toContain('importance_sampling_level="sequence",');
+      const clash = await rlvr('export', '--format', 'trl', '--config', cfg, '--preset', 'grpo', '--out', out);
+      expect(clash.code).toBe(2);
+      expect(clash.stderr).toMatch(/--preset: grpo disagrees with "preset": "gspo" in .*run\.json/);
+      const chess = await rlvr('export', '--format', 'trl', '--task', 'chess', '--out', out);
+      expect(chess.code).toBe(2);
+      expect(chess.stderr).toMatch(
+        /reward functions for arithmetic, countdown, sat, sudoku, sort, chain; not for task "chess"/,
+      );
+      const none = await rlvr('export', '--format', 'trl', '--out', out);
+      expect(none.stderr).toMatch(/needs --config FILE or --task T/);
+      const format = await rlvr('export', '--format', 'tf', '--out', out);
+      expect(format.stderr).toMatch(/--format must be .*got "tf"/);
+    },
+  );
 });

@@ -88,48 +88,55 @@ describe('rlvr import --format hf', () => {
     },
   );
 
-  it("imports changed weights exactly, under a manifest that names the import and drops the base's measured figures", async () => {
-    const dir = await edited('trained', (d) =>
-      editTensors(join(d, 'model.safetensors'), (t) => {
-        const q = t.get('transformer.h.1.attn.c_attn.weight')!.data;
-        q[5] = q[5]! + 0.25; // a q weight of layer 1
-        t.get('transformer.h.0.attn.c_attn.bias')!.data[64 * 2 + 3] = -1.5; // a v bias of layer 0
-      }),
-    );
-    const out = join(tmp, 'trained-back');
-    const r = await rlvr('import', '--format', 'hf', dir, '--out', out, '--name', 'sat-trl');
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ model: 'sat-trl', unchanged: false, tasks: ['sat'] });
-    const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest;
-    const base = JSON.parse(readFileSync(join(root, 'public/checkpoints/sat-tiny/manifest.json'), 'utf8')) as Manifest;
-    expect(m).toMatchObject({
-      name: 'sat-trl',
-      weights: 'model.safetensors',
-      model: base.model,
-      layout: base.layout,
-      tokenizer: base.tokenizer,
-      recipe: base.recipe,
-      parameters: base.parameters,
-    });
-    expect(m.tasks).toEqual([{ ...base.tasks[0], pass_at_k: {} }]);
-    expect(m.training.command).toMatch(/rlvr import --format hf.*from sat-tiny/);
-    expect(m.rl_gain).toBeUndefined();
-    const ours = readSafetensors(new Uint8Array(readFileSync(join(out, 'model.safetensors')))).tensors;
-    const before = readSafetensors(
-      new Uint8Array(readFileSync(join(root, 'public/checkpoints/sat-tiny/model.safetensors'))),
-    ).tensors;
-    // Only the two edited numbers differ: c_attn's row 0, column 5 is wq[0][5] of layer 1; bias 131 is bv[3] of layer 0.
-    for (const [name, t] of ours) {
-      const b = before.get(name)!.data;
-      const diff = [...t.data.keys()].filter((i) => !Object.is(t.data[i], b[i]));
-      if (name === 'h1.attn.wq') expect(diff).toEqual([5]);
-      else if (name === 'h0.attn.bv') {
-        expect(diff).toEqual([3]);
-        expect(t.data[3]).toBe(-1.5);
-      } else expect(diff, name).toEqual([]);
-    }
-    expect(ours.get('h1.attn.wq')!.data[5]).toBe(Math.fround(before.get('h1.attn.wq')!.data[5]! + 0.25));
-  });
+  it(
+    "imports changed weights exactly, under a manifest that names the import and drops the base's measured " +
+      'figures',
+    async () => {
+      const dir = await edited('trained', (d) =>
+        editTensors(join(d, 'model.safetensors'), (t) => {
+          const q = t.get('transformer.h.1.attn.c_attn.weight')!.data;
+          q[5] = q[5]! + 0.25; // a q weight of layer 1
+          t.get('transformer.h.0.attn.c_attn.bias')!.data[64 * 2 + 3] = -1.5; // a v bias of layer 0
+        }),
+      );
+      const out = join(tmp, 'trained-back');
+      const r = await rlvr('import', '--format', 'hf', dir, '--out', out, '--name', 'sat-trl');
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ model: 'sat-trl', unchanged: false, tasks: ['sat'] });
+      const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest;
+      const base = JSON.parse(
+        readFileSync(join(root, 'public/checkpoints/sat-tiny/manifest.json'), 'utf8'),
+      ) as Manifest;
+      expect(m).toMatchObject({
+        name: 'sat-trl',
+        weights: 'model.safetensors',
+        model: base.model,
+        layout: base.layout,
+        tokenizer: base.tokenizer,
+        recipe: base.recipe,
+        parameters: base.parameters,
+      });
+      expect(m.tasks).toEqual([{ ...base.tasks[0], pass_at_k: {} }]);
+      expect(m.training.command).toMatch(/rlvr import --format hf.*from sat-tiny/);
+      expect(m.rl_gain).toBeUndefined();
+      const ours = readSafetensors(new Uint8Array(readFileSync(join(out, 'model.safetensors')))).tensors;
+      const before = readSafetensors(
+        new Uint8Array(readFileSync(join(root, 'public/checkpoints/sat-tiny/model.safetensors'))),
+      ).tensors;
+      // Only the two edited numbers differ: c_attn's row 0, column 5 is wq[0][5] of layer 1; bias 131 is bv[3] of layer
+      // 0.
+      for (const [name, t] of ours) {
+        const b = before.get(name)!.data;
+        const diff = [...t.data.keys()].filter((i) => !Object.is(t.data[i], b[i]));
+        if (name === 'h1.attn.wq') expect(diff).toEqual([5]);
+        else if (name === 'h0.attn.bv') {
+          expect(diff).toEqual([3]);
+          expect(t.data[3]).toBe(-1.5);
+        } else expect(diff, name).toEqual([]);
+      }
+      expect(ours.get('h1.attn.wq')!.data[5]).toBe(Math.fround(before.get('h1.attn.wq')!.data[5]! + 0.25));
+    },
+  );
 
   const refusals: [string, (d: string) => void, RegExp][] = [
     [
@@ -154,7 +161,10 @@ describe('rlvr import --format hf', () => {
     [
       'another width in config.json',
       (d) => editJson(join(d, 'config.json'), (c) => ((c.n_embd = 128), (c.n_inner = 512))),
-      /model\.safetensors: tensor "transformer\.wte\.weight" has shape \[102,64\], but config\.json's model \(n_embd 128, n_inner 512.*needs \[102,128\]/,
+      new RegExp(
+        String.raw`model\.safetensors: tensor "transformer\.wte\.weight" has shape \[102,64\], ` +
+          String.raw`but config\.json's model \(n_embd 128, n_inner 512.*needs \[102,128\]`,
+      ),
     ],
     [
       'another MLP width in the weights',
@@ -188,7 +198,10 @@ describe('rlvr import --format hf', () => {
     [
       'another architecture',
       (d) => editJson(join(d, 'config.json'), (c) => (c.model_type = 'gpt_neox')),
-      /model_type is "gpt_neox" \(architectures \["GPT2LMHeadModel"\]\), an unsupported architecture; the import reads "gpt2"/,
+      new RegExp(
+        String.raw`model_type is "gpt_neox" \(architectures \["GPT2LMHeadModel"\]\), ` +
+          String.raw`an unsupported architecture; the import reads "gpt2"`,
+      ),
     ],
     [
       'a GPT-2 folder labelled Llama',

@@ -121,7 +121,9 @@ const REFUSALS: { what: string; base: 'llama' | 'qwen2'; edit: Edit; message: Re
 ];
 
 describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot run, writing nothing', () => {
-  it('and an imported Llama is refused where the character-level path would misread it (the GPT-2 export)', async (ctx) => {
+  it('and an imported Llama is refused where the ' +
+    'character-level path would misread it (the GPT-2 ' +
+    'export)', async (ctx) => {
     const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
     const ckpt = join(tmp, 'llama-ckpt-guard');
     expect((await rlvr('import', '--format', 'hf', dir, '--out', ckpt)).code).toBe(0);

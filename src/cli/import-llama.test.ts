@@ -60,7 +60,8 @@ async function engineLogits(manifestPath: string, ids: number[]): Promise<Float3
 }
 
 describe.each(CASES)('a $name folder made by transformers', ({ name, what, args }) => {
-  it(`imports with rlvr import --format hf and rlvr score gives transformers' tokens and log-probs (${what})`, async (ctx) => {
+  it('imports with rlvr import --format hf and rlvr score ' +
+    `gives transformers' tokens and log-probs (${what})`, async (ctx) => {
     const dir = await fixture(needPython(ctx), name, args);
     const out = join(tmp, `${name}-ckpt`);
     const imp = await rlvr('import', '--format', 'hf', dir, '--out', out);
@@ -92,7 +93,8 @@ describe.each(CASES)('a $name folder made by transformers', ({ name, what, args 
       });
     });
     process.stdout.write(
-      `${name}: rlvr score log-probs, max |diff| to transformers = ${maxDiff.toExponential(2)} over ${got.length} lines\n`,
+      `${name}: rlvr score log-probs, max |diff| to transformers = ${maxDiff.toExponential(2)} over ${got.length} ` +
+        'lines\n',
     );
     expect(maxDiff).toBeLessThan(TOL);
   }, 600_000);

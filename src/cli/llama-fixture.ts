@@ -107,7 +107,9 @@ export const CASES = [
   },
   {
     name: 'smollm2-135m',
-    what: 'the SmolLM2-135M shape: hidden 576, 30 layers, 9/3 heads, intermediate 1536, vocab 49152, rope_theta 100000, tied',
+    what:
+      'the SmolLM2-135M shape: hidden 576, 30 layers, 9/3 heads, intermediate 1536, vocab 49152, rope_theta ' +
+      '100000, tied',
     args: ['--arch', 'llama', '--shape', 'smollm2-135m', '--tied'],
   },
 ];

@@ -36,7 +36,8 @@ print(json.dumps(out))
 `;
 
 describe("LoRA on the playground's GPT-2 against the real PEFT", () => {
-  it("PEFT loads the exported adapters on the exported GPT-2 and gives rlvr score's log-probs (1e-4); they import back bit for bit", async (ctx) => {
+  it("PEFT loads the exported adapters on the exported GPT-2 and gives rlvr score's log-probs (1e-4); they " +
+    'import back bit for bit', async (ctx) => {
     const py = needPython(ctx);
     const shipped = join(root, 'public/checkpoints/arithmetic-tiny');
     const base = loadBase(

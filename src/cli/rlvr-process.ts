@@ -1,4 +1,7 @@
-/** Runs the `rlvr` command in a child process, as a user would, and returns its exit code and output (for the CLI tests). */
+/**
+ * Runs the `rlvr` command in a child process, as a user would, and returns its exit code and output (for the CLI
+ * tests).
+ */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';

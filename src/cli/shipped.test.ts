@@ -30,20 +30,23 @@ describe('shipped base checkpoints', () => {
 
   // The goal for RL on every family: with its recipe, 200 steps of GRPO lift held-out pass@1
   // at least 15 points on every measured seed (scripts/measure-recipes.sh writes rl_gain).
-  it("each family's default checkpoint gains at least +15 points of held-out pass@1 on every seed with its recipe", () => {
-    for (const task of families) {
-      const m = JSON.parse(readFileSync(shippedFor(task), 'utf8')) as {
-        name: string;
-        rl_gain?: { seeds: number[]; steps: number; pass_at_1_before: number; pass_at_1_after_min: number };
-      };
-      expect(m.rl_gain, `${m.name}: measured (scripts/measure-recipes.sh ${task})`).toBeDefined();
-      const g = m.rl_gain!;
-      expect(g.seeds.length, m.name).toBeGreaterThanOrEqual(3);
-      expect(g.steps, m.name).toBe(200);
-      expect(
-        g.pass_at_1_after_min - g.pass_at_1_before,
-        `${m.name}: smallest gain over seeds ${g.seeds.join(', ')}`,
-      ).toBeGreaterThanOrEqual(0.15);
-    }
-  });
+  it(
+    "each family's default checkpoint gains at least +15 points of held-out pass@1 on every seed with its " + 'recipe',
+    () => {
+      for (const task of families) {
+        const m = JSON.parse(readFileSync(shippedFor(task), 'utf8')) as {
+          name: string;
+          rl_gain?: { seeds: number[]; steps: number; pass_at_1_before: number; pass_at_1_after_min: number };
+        };
+        expect(m.rl_gain, `${m.name}: measured (scripts/measure-recipes.sh ${task})`).toBeDefined();
+        const g = m.rl_gain!;
+        expect(g.seeds.length, m.name).toBeGreaterThanOrEqual(3);
+        expect(g.steps, m.name).toBe(200);
+        expect(
+          g.pass_at_1_after_min - g.pass_at_1_before,
+          `${m.name}: smallest gain over seeds ${g.seeds.join(', ')}`,
+        ).toBeGreaterThanOrEqual(0.15);
+      }
+    },
+  );
 });

@@ -9,7 +9,9 @@ export interface GridAxis {
 }
 
 export interface SweepCell {
-  /** Stable across runs of the same sweep: the grid values and the seed, e.g. "learning_rate=3e-5,temperature=1,seed=2". */
+  /**
+   * Stable across runs of the same sweep: the grid values and the seed, e.g. "learning_rate=3e-5,temperature=1,seed=2".
+   */
   id: string;
   /** The grid point's assignments, as `--set` takes them. */
   sets: string[];
@@ -147,15 +149,22 @@ export function markdownTable(rows: SweepRow[], title: string): string {
     `## ${title}`,
     '',
     head
-      ? `Task \`${head.task}\`, preset \`${head.preset}\`, ${head.steps} steps; held-out pass@k on ${head.eval.prompts} prompts × ${head.eval.n} samples (eval seed ${head.eval.seed}) ${at}, difficulty \`${JSON.stringify(head.difficulty)}\`. Gains in points of pass@1.`
+      ? `Task \`${head.task}\`, preset \`${head.preset}\`, ${head.steps} steps; held-out pass@k on ` +
+        `${head.eval.prompts} ` +
+        `prompts × ${head.eval.n} samples (eval seed ${head.eval.seed}) ${at}, difficulty ` +
+        `\`${JSON.stringify(head.difficulty)}\`. Gains in points of pass@1.`
       : 'No finished cells yet.',
     '',
-    '| grid point | seeds | pass@1 before | pass@1 after (mean / min) | gain (mean / min) | pass@8 before → after (mean) | wall time (mean) |',
+    '| grid point | seeds | pass@1 before | pass@1 after (mean / min) | gain (mean / min) | pass@8 before ' +
+      '→ after (mean) | wall time (mean) |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const s of summarise(rows)) {
     lines.push(
-      `| \`${s.point}\` | ${s.seeds.join(', ')} | ${f3(s.before1)} | ${f3(s.after1Mean)} / ${f3(s.after1Min)} | ${signed(s.gain1Mean)} / ${signed(s.gain1Min)} | ${f3(s.before8)} → ${f3(s.after8Mean)} | ${s.wallMean.toFixed(0)} s |`,
+      `| \`${s.point}\` | ${s.seeds.join(', ')} | ${f3(s.before1)} | ${f3(s.after1Mean)} / ${f3(s.after1Min)} ` +
+        `| ${signed(s.gain1Mean)} / ${signed(s.gain1Min)} | ${f3(s.before8)} → ${f3(s.after8Mean)} | ` +
+        `${s.wallMean.toFixed(0)} ` +
+        's |',
     );
   }
   return lines.join('\n') + '\n';

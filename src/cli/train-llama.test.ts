@@ -16,7 +16,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 beforeAll(setupPython, 660_000);
 
 describe('a Llama with its own BPE tokenizer, trained with GRPO and LoRA in rlvr train', () => {
-  it('is built, warm-started in its own tokens, trained with LoRA, and evaluated; the records decode as the real tokenizers decodes them', async (ctx) => {
+  it('is built, warm-started in its own tokens, trained with LoRA, and evaluated; the records decode as the ' +
+    'real tokenizers decodes them', async (ctx) => {
     const py = needPython(ctx);
     const corpus = join(tmp, 'sat.jsonl');
     ok(await rlvr('pretrain', '--task', 'sat', '--steps', '20', '--batch', '50', '--corpus', corpus));
@@ -74,7 +75,8 @@ import json, sys
 from tokenizers import Tokenizer
 tok = Tokenizer.from_file(sys.argv[1])
 rows = json.load(open(sys.argv[2]))
-print(json.dumps([{"decoded": tok.decode(r["tokens"], skip_special_tokens=False), "pieces": [tok.decode([t], skip_special_tokens=False) for t in r["tokens"]]} for r in rows]))
+print(json.dumps([{"decoded": tok.decode(r["tokens"], skip_special_tokens=False), "pieces": [tok.decode([t], \
+skip_special_tokens=False) for t in r["tokens"]]} for r in rows]))
 `;
     const real = JSON.parse(
       (await run(py, ['-c', py2, join(hf, 'tokenizer.json'), probe], { cwd: root, maxBuffer: 64 << 20 })).stdout,

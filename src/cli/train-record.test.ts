@@ -25,7 +25,8 @@ const small = [
 ];
 
 describe('rlvr train --record', () => {
-  it('writes a record that decodes and matches metrics.jsonl, rollouts.jsonl and config.json, with checkpoints at the chosen steps', {
+  it('writes a record that decodes and matches metrics.jsonl, rollouts.jsonl and config.json, with ' +
+    'checkpoints at the chosen steps', {
     timeout: 300_000,
   }, async () => {
     const out = join(dir, 'run');
@@ -60,7 +61,8 @@ describe('rlvr train --record', () => {
     expect(record.provenance.command).toContain('--record');
     expect(record.provenance.base.name).toBe('sat-tiny');
 
-    // metrics.jsonl: the base's evaluation line, then one line per update with its difficulty, histogram and any evaluation.
+    // metrics.jsonl: the base's evaluation line, then one line per update with its difficulty, histogram and any
+    // evaluation.
     const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
       .trim()
       .split('\n')
@@ -75,7 +77,8 @@ describe('rlvr train --record', () => {
     );
     expect(record.evals.map((e) => e.step)).toEqual([0, 2, 3]);
 
-    // rollouts.jsonl (--rollouts all): the same completions, every per-token channel (old log-probs and weights as float32).
+    // rollouts.jsonl (--rollouts all): the same completions, every per-token channel (old log-probs and weights as
+    // float32).
     const f32 = (xs: number[]) => Array.from(new Float32Array(xs));
     const rollouts = readFileSync(join(out, 'rollouts.jsonl'), 'utf8')
       .trim()

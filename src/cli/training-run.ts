@@ -31,7 +31,10 @@ export interface UserConfigSources {
   seed?: number;
 }
 
-/** `key=value` assignments as one sparse layer: dotted keys (reward_weights.format, difficulty.digits) set only that part. */
+/**
+ * `key=value` assignments as one sparse layer: dotted keys (reward_weights.format, difficulty.digits) set only that
+ * part.
+ */
 function assignmentLayer(assignments: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const a of assignments) {
@@ -80,11 +83,15 @@ export function userConfigInputs(opts: UserConfigSources): ConfigInputs {
   if (opts.sets.length) layers.push({ source: { kind: 'flag', flag: '--set' }, values: assignmentLayer(opts.sets) });
   if (opts.task) layers.push({ source: { kind: 'flag', flag: '--task' }, values: { task: opts.task } });
   if (opts.seed !== undefined) layers.push({ source: { kind: 'flag', flag: '--seed' }, values: { seed: opts.seed } });
-  if (preset !== undefined) getPreset(preset); // an unknown preset is the user's error, named before any checkpoint is read
+  // an unknown preset is the user's error, named before any checkpoint is read
+  if (preset !== undefined) getPreset(preset);
   return { ...(preset === undefined ? {} : { preset }), layers };
 }
 
-/** The base checkpoint the user's choices start from (`model`, else the task's shipped one), and the run config over its recipe. */
+/**
+ * The base checkpoint the user's choices start from (`model`, else the task's shipped one), and the run config over its
+ * recipe.
+ */
 export function resolveOverBase(
   user: ConfigInputs,
   model?: string,
@@ -104,7 +111,10 @@ export interface TrainingRunOptions {
   steps: number;
   out: string;
   rollouts: 'all' | 'last' | 'none';
-  /** Also write a run record (src/record/run-record.ts) to `path`: every step's rollouts, and checkpoints after these step numbers (0 = the base). */
+  /**
+   * Also write a run record (src/record/run-record.ts) to `path`: every step's rollouts, and checkpoints after these
+   * step numbers (0 = the base).
+   */
   record?: { path: string; checkpointSteps: number[] };
   backend: Backend;
   /** Recorded in the manifest: the label after the base's name, and the command that made it. */
@@ -132,7 +142,10 @@ export interface TrainingRunResult {
  */
 const seField = (e: EvalPoint) => (e.pass1_se === undefined ? {} : { eval_pass1_se: e.pass1_se });
 
-/** The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's evaluation), rollouts.jsonl, config.json, the checkpoint. */
+/**
+ * The run pipeline of src/rl/run.ts with files: metrics.jsonl (steps numbered by updates done; step 0 = the base's
+ * evaluation), rollouts.jsonl, config.json, the checkpoint.
+ */
 export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunResult> {
   const { path, checkpoint: base, config } = resolveOverBase(o.user, o.modelPath);
   const run = await TrainingRun.create(o.backend, base, config);
@@ -192,7 +205,9 @@ export async function runTraining(o: TrainingRunOptions): Promise<TrainingRunRes
       o.onStep?.(
         step,
         o.steps,
-        `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}${last ? ` pass@1 ${(last.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}${r.skipped ? ' (skipped: non-finite)' : ''}`,
+        `reward ${(r.metrics.reward ?? 0).toFixed(3)} acc ${(r.metrics.accuracy ?? 0).toFixed(2)}` +
+          `${last ? ` pass@1 ${(last.pass_at_k['1'] ?? 0).toFixed(3)}` : ''}` +
+          `${r.skipped ? ' (skipped: non-finite)' : ''}`,
       );
     }
     const manifest = run.trainedManifest(`${base.manifest.name}+${o.label}`, o.command);

@@ -59,13 +59,15 @@ greedy = []
 for p in json.load(open(prompts_file)):
     ids = tok(p)["input_ids"]
     with torch.no_grad():
-        out = model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long), max_new_tokens=8, do_sample=False, pad_token_id=tok.pad_token_id)
+        out = model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long), \
+max_new_tokens=8, do_sample=False, pad_token_id=tok.pad_token_id)
     greedy.append({"prompt": ids, "tokens": out[0, len(ids):].tolist()})
 print(json.dumps({"lines": scored, "greedy": greedy}))
 `;
 
 describe('a LoRA adapter TRL + PEFT trained on a Llama comes back into the playground', () => {
-  it("the TRL export with peft_config trains a task Llama under the real TRL; rlvr import --format peft gives PEFT's log-probs (1e-4) and greedy tokens", async (ctx) => {
+  it('the TRL export with peft_config trains a task Llama under the real TRL; rlvr import --format peft ' +
+    "gives PEFT's log-probs (1e-4) and greedy tokens", async (ctx) => {
     const py = needPython(ctx);
     const corpus = join(tmp, 'sat.jsonl');
     const easy = ['--difficulty', '{"n":3,"m":3}'];
@@ -156,7 +158,8 @@ describe('a LoRA adapter TRL + PEFT trained on a Llama comes back into the playg
 
     const worst = await scoreAgainst(join(adapted, 'manifest.json'), join(tmp, 'lines.txt'), peft.lines);
     process.stdout.write(
-      `TRL + PEFT adapter: max |log-prob - PEFT's| ${worst.toExponential(2)} (the adapter moved them up to ${moved.toExponential(2)})\n`,
+      `TRL + PEFT adapter: max |log-prob - PEFT's| ${worst.toExponential(2)} (the adapter moved them up ` +
+        `to ${moved.toExponential(2)})\n`,
     );
     expect(worst).toBeLessThan(1e-4);
 
@@ -187,7 +190,11 @@ describe('a LoRA adapter TRL + PEFT trained on a Llama comes back into the playg
     );
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(
-      /cannot import .* onto llama-hf-import: adapter_model\.safetensors: tensor "base_model\.model\.model\.layers\.0\..*lora_[AB]\.weight" has shape \[\d+,\d+\], this base model needs \[\d+, \d+\] \(an adapter for another base\?\)/,
+      new RegExp(
+        String.raw`cannot import .* onto llama-hf-import: adapter_model\.safetensors: ` +
+          String.raw`tensor "base_model\.model\.model\.layers\.0\..*lora_[AB]\.weight" has shape \[\d+,\d+\], ` +
+          String.raw`this base model needs \[\d+, \d+\] \(an adapter for another base\?\)`,
+      ),
     );
     expect(existsSync(join(tmp, 'x', 'manifest.json'))).toBe(false);
   }, 1_200_000);

@@ -104,7 +104,8 @@ function adapterLabel(a: AdapterSummary | null | undefined): string {
 export function createWebBackend(choice: WebBackendKind, opts: WebBackendOptions = {}): WebBackend {
   const { threads, note } = configureOrt(opts);
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
-  const threadText = `${threads} thread${threads === 1 ? '' : 's'}${!isolated && threads === 1 ? ' (not cross-origin isolated)' : ''}`;
+  const isolationText = !isolated && threads === 1 ? ' (not cross-origin isolated)' : '';
+  const threadText = `${threads} thread${threads === 1 ? '' : 's'}${isolationText}`;
   const base = {
     graphOptimizationLevel: 'all' as const,
     ...(opts.logSeverityLevel !== undefined ? { logSeverityLevel: opts.logSeverityLevel, logVerbosityLevel: 0 } : {}),

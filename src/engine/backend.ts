@@ -28,7 +28,10 @@ export interface SessionOptions {
   smallOps?: boolean;
 }
 
-/** The ORT session options for one session: `base`, with one intra-op thread where `smallOps` asks and the thread count is automatic (onnxruntime-node only; the web builds set threads globally). */
+/**
+ * The ORT session options for one session: `base`, with one intra-op thread where `smallOps` asks and the thread count
+ * is automatic (onnxruntime-node only; the web builds set threads globally).
+ */
 export function sessionOptionsFor(
   kind: BackendKind,
   base: InferenceSession.SessionOptions,

@@ -311,7 +311,8 @@ describe('the Llama/Qwen2 composites against their formulas, in float64', () => 
   it('rmsNorm is x / sqrt(mean(x²) + eps) · scale (transformers LlamaRMSNorm)', () => {
     const x = vals(rng, 2 * 5);
     const s = vals(rng, 5);
-    const got = run([[2, 5], [5]], (g, [a, b]) => g.rmsNorm(a!, b!, 2 ** -16), [x, s]); // eps exact in float32, as constants are stored
+    // eps exact in float32, as constants are stored
+    const got = run([[2, 5], [5]], (g, [a, b]) => g.rmsNorm(a!, b!, 2 ** -16), [x, s]);
     for (let r = 0; r < 2; r++) {
       const row = x.slice(r * 5, r * 5 + 5);
       const rms = Math.sqrt(row.reduce((m, v) => m + v * v, 0) / 5 + 2 ** -16);

@@ -96,7 +96,8 @@ export const gradRules: GradRules = {
     let db: Tensor | null = null;
     if (w(1)) {
       if (b.shape.length === 2 && a.shape.length > 2) {
-        // Shared weight: fold the batch into rows so the weight gradient is one matmul, not a batched one plus a reduction.
+        // Shared weight: fold the batch into rows so the weight gradient is one matmul, not a batched one plus a
+        // reduction.
         const k = a.shape[a.shape.length - 1]!;
         const a2 = g.reshape(a, [size(a.shape) / k, k]);
         const d2 = g.reshape(dy, [size(dy.shape) / b.shape[1]!, b.shape[1]!]);

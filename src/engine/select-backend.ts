@@ -46,7 +46,9 @@ export function decideBackend(forced: ForcedBackend, probe: AdapterProbe): Backe
   if (a.software)
     return {
       kind: 'wasm',
-      reason: `WASM: the only WebGPU adapter is a software one (${name}); ${SOFTWARE_NOTE}. Force it with ?backend=webgpu`,
+      reason:
+        `WASM: the only WebGPU adapter is a software one (${name}); ${SOFTWARE_NOTE}. Force it with ` +
+        '?backend=webgpu',
       adapter: a,
     };
   return { kind: 'webgpu', reason: `WebGPU: hardware adapter ${name}`, adapter: a };

@@ -32,11 +32,17 @@ export const clipHigher: Lesson = {
     return high > sym * 1.05
       ? {
           shows: true,
-          text: `Shows: with epsilon_high = 0.28 entropy stayed ${pct(high / sym - 1)} higher (${f3(high)} vs ${f3(sym)}).`,
+          text:
+            `Shows: with epsilon_high = 0.28 entropy stayed ${pct(high / sym - 1)} higher (${f3(high)} vs ` +
+            `${f3(sym)}).`,
         }
       : {
           shows: false,
-          text: `Does not show here: entropy ended ${high < sym * 0.95 ? 'lower' : 'about the same'} with epsilon_high = 0.28 (${f3(high)} vs ${f3(sym)}). Only ${pct(v(m, 0, 'clip_ratio/high_mean'))} of tokens reached the upper clip, so its height barely acts and the two runs differ mostly by chance.`,
+          text:
+            `Does not show here: entropy ended ${high < sym * 0.95 ? 'lower' : 'about the same'} with ` +
+            `epsilon_high = 0.28 (${f3(high)} vs ${f3(sym)}). Only ${pct(v(m, 0, 'clip_ratio/high_mean'))} ` +
+            'of tokens reached the upper clip, so its height barely acts and the two runs differ mostly by ' +
+            'chance.',
         };
   },
 };

@@ -83,11 +83,15 @@ export const easyToHard: Lesson = {
     return ladder > fixed + 0.03
       ? {
           shows: true,
-          text: `Shows: training on the ladder transferred to the hard level better than training on it directly (${nums}).`,
+          text:
+            'Shows: training on the ladder transferred to the hard level better than training on it ' +
+            `directly (${nums}).`,
         }
       : {
           shows: false,
-          text: `No advantage for the ladder at the hard level in this run (${nums}). Training at the target directly found its rare successes as fast as the ladder's easier level taught them.`,
+          text:
+            `No advantage for the ladder at the hard level in this run (${nums}). Training at the target ` +
+            `directly found its rare successes as fast as the ladder's easier level taught them.`,
         };
   },
 };

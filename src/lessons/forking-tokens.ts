@@ -58,13 +58,16 @@ export const forkingTokens: Lesson = {
     if (matches && beatsRandom)
       return {
         shows: true,
-        text: `Shows: training on the highest-entropy fifth of the tokens kept up with training on all of them, and a random fifth fell behind (${nums}).`,
+        text:
+          'Shows: training on the highest-entropy fifth of the tokens kept up with training on all of them, ' +
+          `and a random fifth fell behind (${nums}).`,
       };
     return {
       shows: false,
       text: !matches
         ? `Does not show: the top-20% run fell behind full training by more than the evaluation noise (${nums}).`
-        : `Does not show: the top fifth kept up with full training, but a random fifth did about as well, so the choice by entropy did not matter here (${nums}).`,
+        : 'Does not show: the top fifth kept up with full training, but a random fifth did about as well, ' +
+          `so the choice by entropy did not matter here (${nums}).`,
     };
   },
 };

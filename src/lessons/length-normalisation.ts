@@ -7,7 +7,28 @@ export const lengthNormalisation: Lesson = {
   claim:
     'Dr. GRPO removes the per-sequence length normalisation and the std scaling that bias GRPO toward long wrong ' +
     'answers.',
-  text: "GRPO divides each answer's loss by the answer's length. In a group, every wrong answer gets the same negative advantage, so a long wrong answer is pushed down less per token than a short one: its penalty is spread over more tokens. (The push on a token is how hard the update lowers that token's probability: the answer's advantage times the token's aggregation weight, the factor its loss is multiplied by.) The Dr. GRPO paper reports that, over long training, this lets wrong answers grow. Dr. GRPO divides every answer's loss by the same constant instead, so every token of every wrong answer in a group is pushed down alike. Dr. GRPO also stops dividing each group's advantages by their standard deviation (the std scaling); the paper names that a second bias, by question difficulty rather than length, and this lesson does not measure it. What this lesson shows is the push itself, in the live update. The Length bias chart shows, in each group, the push per token on its longest wrong answer divided by that on its shortest: 1 means alike; below 1, the long answer gets off lighter. Under GRPO the ratio is, by arithmetic, the shortest answer's length over the longest's: not a new finding, but the bias made visible. Dr. GRPO's sits at 1, off only where two wrong answers in a group earned different rewards (a well-formed wrong answer earns a small format reward, a malformed one none). On single tokens: in a step's rollouts, click a token of a long and of a short wrong answer in the same group and compare their aggregation weight. The result is in the box below. What does not show at this scale is the growth. Watch the Length of wrong answers chart: wrong answers come out longer under one objective on some seeds and under the other on others, here and in earlier trials on six task families (docs/sweeps.md). Why: the lighter push can only lengthen answers by making the model stop later, and this model ends every answer right after </answer> all but certainly, so the push barely moves that choice.",
+  text:
+    "GRPO divides each answer's loss by the answer's length. In a group, every wrong answer gets the same " +
+    'negative advantage, so a long wrong answer is pushed down less per token than a short one: its penalty ' +
+    "is spread over more tokens. (The push on a token is how hard the update lowers that token's " +
+    "probability: the answer's advantage times the token's aggregation weight, the factor its loss is " +
+    'multiplied by.) The Dr. GRPO paper reports that, over long training, this lets wrong answers grow. Dr. ' +
+    "GRPO divides every answer's loss by the same constant instead, so every token of every wrong answer in " +
+    "a group is pushed down alike. Dr. GRPO also stops dividing each group's advantages by their standard " +
+    'deviation (the std scaling); the paper names that a second bias, by question difficulty rather than ' +
+    'length, and this lesson does not measure it. What this lesson shows is the push itself, in the live ' +
+    'update. The Length bias chart shows, in each group, the push per token on its longest wrong answer ' +
+    'divided by that on its shortest: 1 means alike; below 1, the long answer gets off lighter. Under GRPO ' +
+    "the ratio is, by arithmetic, the shortest answer's length over the longest's: not a new finding, but " +
+    "the bias made visible. Dr. GRPO's sits at 1, off only where two wrong answers in a group earned " +
+    'different rewards (a well-formed wrong answer earns a small format reward, a malformed one none). On ' +
+    "single tokens: in a step's rollouts, click a token of a long and of a short wrong answer in the same " +
+    'group and compare their aggregation weight. The result is in the box below. What does not show at this ' +
+    'scale is the growth. Watch the Length of wrong answers chart: wrong answers come out longer under one ' +
+    'objective on some seeds and under the other on others, here and in earlier trials on six task families ' +
+    '(docs/sweeps.md). Why: the lighter push can only lengthen answers by making the model stop later, and ' +
+    'this model ends every answer right after </answer> all but certainly, so the push barely moves that ' +
+    'choice.',
   lookAt: ['length_bias/push_ratio', 'completions/mean_length_wrong'],
   task: sat,
   steps: 150,
@@ -43,14 +64,21 @@ export const lengthNormalisation: Lesson = {
       lg > ld * 1.1
         ? ', longer under GRPO, as the paper reports'
         : ld > lg * 1.1
-          ? ": longer under Dr. GRPO, the opposite of the paper's direction (at this scale the gap goes either way from seed to seed)"
+          ? ": longer under Dr. GRPO, the opposite of the paper's direction (at this scale the gap goes " +
+            'either way from seed to seed)'
           : ': about as long under both';
-    const lengths = `wrong answers ended ${lg.toFixed(1)} tokens long under GRPO and ${ld.toFixed(1)} under Dr. GRPO${lengthGap}`;
-    const nums = `the per-token push on a group's longest wrong answer was ${pct(grpo)} of that on its shortest under GRPO, ${pct(dr)} under Dr. GRPO; ${lengths}`;
+    const lengths =
+      `wrong answers ended ${lg.toFixed(1)} tokens long ` +
+      `under GRPO and ${ld.toFixed(1)} under Dr. GRPO${lengthGap}`;
+    const nums =
+      `the per-token push on a group's longest wrong answer was ${pct(grpo)} of that on its shortest under ` +
+      `GRPO, ${pct(dr)} under Dr. GRPO; ${lengths}`;
     return grpo <= 0.9 * dr && Math.abs(dr - 1) <= 0.05
       ? {
           shows: true,
-          text: `Shows: GRPO's per-answer divisor let long wrong answers off lighter, Dr. GRPO's constant one did not (${nums}).`,
+          text:
+            `Shows: GRPO's per-answer divisor let long wrong answers off lighter, Dr. GRPO's constant one ` +
+            `did not (${nums}).`,
         }
       : { shows: false, text: `Does not show: the per-token push did not differ as the rule asks (${nums}).` };
   },

@@ -14,7 +14,10 @@ export interface LessonRun {
   config: Partial<RunConfig>;
 }
 
-/** One lesson run's config inputs for the resolver: its preset, then the run's config on the lesson's task, then `extra` (seed, evaluation) over it. */
+/**
+ * One lesson run's config inputs for the resolver: its preset, then the run's config on the lesson's task, then `extra`
+ * (seed, evaluation) over it.
+ */
 export function lessonRunInputs(lesson: Lesson, run: LessonRun, extra: Partial<RunConfig>): ConfigInputs {
   return {
     preset: run.preset,
@@ -25,7 +28,10 @@ export function lessonRunInputs(lesson: Lesson, run: LessonRun, extra: Partial<R
 export interface LessonMeasure {
   /** What the summary number is, per run. */
   description: string;
-  /** Metric averaged over the last `window` steps of each run (a key of the metric table, src/rl/metrics.ts), or 'eval' for final held-out pass@k. */
+  /**
+   * Metric averaged over the last `window` steps of each run (a key of the metric table, src/rl/metrics.ts), or 'eval'
+   * for final held-out pass@k.
+   */
   metric: MetricKey | 'eval';
   window: number;
   /**
@@ -35,7 +41,10 @@ export interface LessonMeasure {
   abs?: boolean;
 }
 
-/** A measured number as the lesson's table and summary print it: magnitudes below 0.001 in exponent form, so a loss of 1e-8 does not read as 0.000. */
+/**
+ * A measured number as the lesson's table and summary print it: magnitudes below 0.001 in exponent form, so a loss of
+ * 1e-8 does not read as 0.000.
+ */
 export function formatMeasured(x: number | undefined): string {
   if (x === undefined || !Number.isFinite(x)) return '—';
   if (x !== 0 && Math.abs(x) < 1e-3) return x.toExponential(1);
@@ -84,10 +93,16 @@ export const pk = (p: Record<string, number> | undefined, k: number): number => 
 
 /** Held-out prompts of a lesson's pass@k evaluation (rlvr lesson run). */
 export const LESSON_EVAL_PROMPTS = 32;
-/** One standard error of a pass@k estimate near p over the lesson's held-out prompts: the noise a "no worse" rule allows. */
+/**
+ * One standard error of a pass@k estimate near p over the lesson's held-out prompts: the noise a "no worse" rule
+ * allows.
+ */
 export const passKNoise = (p: number) => Math.sqrt(Math.max(p * (1 - p), 0) / LESSON_EVAL_PROMPTS);
 export const f3 = (x: number) => x.toFixed(3);
-/** The largest amount by which `run`'s pass@k falls below the base's over the base's k (0 when it never does), and that k. */
+/**
+ * The largest amount by which `run`'s pass@k falls below the base's over the base's k (0 when it never does), and that
+ * k.
+ */
 export function largestShortfall(
   base: Record<string, number> | undefined,
   run: Record<string, number> | undefined,

@@ -36,26 +36,30 @@ describe('lesson verdicts follow the measured numbers', () => {
     }
   });
 
-  it('length normalisation: shows when GRPO pushes long wrong answers clearly less per token and Dr. GRPO alike; lengths are reported, not judged', () => {
-    const l = getLesson('length-normalisation');
-    const push = 'length_bias/push_ratio';
-    const len = 'completions/mean_length_wrong';
-    const m = (g: number, d: number, lg = 22, ld = 22) =>
-      measured(l.id, [run('GRPO', { [push]: g, [len]: lg }), run('Dr. GRPO', { [push]: d, [len]: ld })]);
-    expect(l.verdict(m(0.82, 1.0)).shows).toBe(true);
-    expect(l.verdict(m(0.82, 1.0)).text).toMatch(
-      /was 82\.0% of that on its shortest under GRPO, 100\.0% under Dr\. GRPO/,
-    );
-    expect(l.verdict(m(0.82, 1.0)).text).toMatch(/about as long under both/);
-    expect(l.verdict(m(0.82, 1.0, 30, 20)).text).toMatch(/longer under GRPO, as the paper reports/);
-    expect(l.verdict(m(0.82, 1.0, 21.3, 27.6)).text).toMatch(
-      /longer under Dr\. GRPO, the opposite of the paper's direction/,
-    );
-    expect(l.verdict(m(0.95, 1.0)).shows).toBe(false);
-    // Dr. GRPO must push alike: a constant divisor that still favoured long answers shows nothing.
-    expect(l.verdict(m(0.7, 0.9)).shows).toBe(false);
-    expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'dr_grpo']);
-  });
+  it(
+    'length normalisation: shows when GRPO pushes long wrong answers clearly less per token and Dr. GRPO ' +
+      'alike; lengths are reported, not judged',
+    () => {
+      const l = getLesson('length-normalisation');
+      const push = 'length_bias/push_ratio';
+      const len = 'completions/mean_length_wrong';
+      const m = (g: number, d: number, lg = 22, ld = 22) =>
+        measured(l.id, [run('GRPO', { [push]: g, [len]: lg }), run('Dr. GRPO', { [push]: d, [len]: ld })]);
+      expect(l.verdict(m(0.82, 1.0)).shows).toBe(true);
+      expect(l.verdict(m(0.82, 1.0)).text).toMatch(
+        /was 82\.0% of that on its shortest under GRPO, 100\.0% under Dr\. GRPO/,
+      );
+      expect(l.verdict(m(0.82, 1.0)).text).toMatch(/about as long under both/);
+      expect(l.verdict(m(0.82, 1.0, 30, 20)).text).toMatch(/longer under GRPO, as the paper reports/);
+      expect(l.verdict(m(0.82, 1.0, 21.3, 27.6)).text).toMatch(
+        /longer under Dr\. GRPO, the opposite of the paper's direction/,
+      );
+      expect(l.verdict(m(0.95, 1.0)).shows).toBe(false);
+      // Dr. GRPO must push alike: a constant divisor that still favoured long answers shows nothing.
+      expect(l.verdict(m(0.7, 0.9)).shows).toBe(false);
+      expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'dr_grpo']);
+    },
+  );
 
   it('per seed: the rule is applied to each seed alone, while the recorded verdict is the one on the mean', () => {
     const l = getLesson('reward-hacking');
@@ -94,49 +98,59 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(l.verdict(m(0.6, 0.55)).shows).toBe(false);
   });
 
-  it('sharpening: shows when both raise pass@1, PSR falls below the base at some k, and NSR falls less far than PSR', () => {
-    const l = getLesson('sharpening');
-    expect(lessonSeeds(l)).toEqual([11, 12, 13]);
-    const base = { '1': 0.54, '4': 0.945, '8': 0.994, '16': 1 };
-    const m = (psr: Record<string, number>, nsr: Record<string, number>) =>
-      measured(l.id, [run('PSR', {}, psr), run('NSR', {}, nsr)], base);
-    // The mean of the first staging's seeds 1-3: PSR's largest dip 0.031 (k = 4 here 0.029), NSR's 0.017.
-    const yes = l.verdict(
-      m({ '1': 0.609, '4': 0.916, '8': 0.976, '16': 1 }, { '1': 0.632, '4': 0.932, '8': 0.977, '16': 1 }),
-    );
-    expect(yes.shows).toBe(true);
-    expect(yes.text).toMatch(/PSR 0\.029 \(at k = 4\), NSR 0\.017 \(at k = 8\)/);
-    // NSR dips further than PSR.
-    expect(
-      l.verdict(m({ '1': 0.609, '4': 0.93, '8': 0.98, '16': 1 }, { '1': 0.632, '4': 0.91, '8': 0.97, '16': 1 })).shows,
-    ).toBe(false);
-    // PSR at or above the base everywhere: no sharpening.
-    const noSharp = l.verdict(
-      m({ '1': 0.609, '4': 0.956, '8': 0.996, '16': 1 }, { '1': 0.613, '4': 0.92, '8': 0.973, '16': 1 }),
-    );
-    expect(noSharp.shows).toBe(false);
-    expect(noSharp.text).toMatch(/no sharpening/);
-    // NSR did not raise pass@1 by 3 points.
-    expect(
-      l.verdict(m({ '1': 0.609, '4': 0.916, '8': 0.976, '16': 1 }, { '1': 0.55, '4': 0.94, '8': 0.99, '16': 1 })).shows,
-    ).toBe(false);
-  });
-
-  it('noisy verifiers: shows when (1 − 2p)^−2 more prompts recover three quarters of the clean held-out gain, more than without them', () => {
-    const l = getLesson('noisy-verifiers');
-    expect(l.runs.map((r) => r.config.prompts_per_step ?? 8)).toEqual([8, 8, 22]);
-    const base = { '1': 0.3, '16': 0.8 };
-    const m = (clean: number, n20: number, n20x: number) =>
-      measured(
-        l.id,
-        [run('clean', {}, { '1': clean }), run('20%', {}, { '1': n20 }), run('20% x', {}, { '1': n20x })],
-        base,
+  it(
+    'sharpening: shows when both raise pass@1, PSR falls below the base at some k, and NSR falls less far ' +
+      'than PSR',
+    () => {
+      const l = getLesson('sharpening');
+      expect(lessonSeeds(l)).toEqual([11, 12, 13]);
+      const base = { '1': 0.54, '4': 0.945, '8': 0.994, '16': 1 };
+      const m = (psr: Record<string, number>, nsr: Record<string, number>) =>
+        measured(l.id, [run('PSR', {}, psr), run('NSR', {}, nsr)], base);
+      // The mean of the first staging's seeds 1-3: PSR's largest dip 0.031 (k = 4 here 0.029), NSR's 0.017.
+      const yes = l.verdict(
+        m({ '1': 0.609, '4': 0.916, '8': 0.976, '16': 1 }, { '1': 0.632, '4': 0.932, '8': 0.977, '16': 1 }),
       );
-    expect(l.verdict(m(0.6, 0.45, 0.55)).shows).toBe(true); // recovers 83% of +0.30, against 50%
-    expect(l.verdict(m(0.6, 0.45, 0.5)).shows).toBe(false); // 67%: below three quarters
-    expect(l.verdict(m(0.6, 0.58, 0.55)).shows).toBe(false); // the extra samples did not help
-    expect(l.verdict(m(0.32, 0.3, 0.33)).text).toMatch(/clean run did not learn/);
-  });
+      expect(yes.shows).toBe(true);
+      expect(yes.text).toMatch(/PSR 0\.029 \(at k = 4\), NSR 0\.017 \(at k = 8\)/);
+      // NSR dips further than PSR.
+      expect(
+        l.verdict(m({ '1': 0.609, '4': 0.93, '8': 0.98, '16': 1 }, { '1': 0.632, '4': 0.91, '8': 0.97, '16': 1 }))
+          .shows,
+      ).toBe(false);
+      // PSR at or above the base everywhere: no sharpening.
+      const noSharp = l.verdict(
+        m({ '1': 0.609, '4': 0.956, '8': 0.996, '16': 1 }, { '1': 0.613, '4': 0.92, '8': 0.973, '16': 1 }),
+      );
+      expect(noSharp.shows).toBe(false);
+      expect(noSharp.text).toMatch(/no sharpening/);
+      // NSR did not raise pass@1 by 3 points.
+      expect(
+        l.verdict(m({ '1': 0.609, '4': 0.916, '8': 0.976, '16': 1 }, { '1': 0.55, '4': 0.94, '8': 0.99, '16': 1 }))
+          .shows,
+      ).toBe(false);
+    },
+  );
+
+  it(
+    'noisy verifiers: shows when (1 − 2p)^−2 more prompts recover three quarters of the clean held-out ' +
+      'gain, more than without them',
+    () => {
+      const l = getLesson('noisy-verifiers');
+      expect(l.runs.map((r) => r.config.prompts_per_step ?? 8)).toEqual([8, 8, 22]);
+      const base = { '1': 0.3, '16': 0.8 };
+      const m = (clean: number, n20: number, n20x: number) =>
+        measured(
+          l.id,
+          [run('clean', {}, { '1': clean }), run('20%', {}, { '1': n20 }), run('20% x', {}, { '1': n20x })],
+          base,
+        );
+      expect(l.verdict(m(0.6, 0.45, 0.55)).shows).toBe(true); // recovers 83% of +0.30, against 50%
+      expect(l.verdict(m(0.6, 0.45, 0.5)).shows).toBe(false); // 67%: below three quarters
+      expect(l.verdict(m(0.6, 0.58, 0.55)).shows).toBe(false); // the extra samples did not help
+      expect(l.verdict(m(0.32, 0.3, 0.33)).text).toMatch(/clean run did not learn/);
+    },
+  );
 
   it('zero loss: shows when μ = 1, β = 0 keeps |loss| at 0 while the policy learns, and β > 0 or μ > 1 move it', () => {
     const l = getLesson('zero-loss');
@@ -158,69 +172,82 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(l.verdict(m(2e-8, 1e-3, 1.5e-3, 1.1, 0.5)).text).toMatch(/2\.0e-8/);
   });
 
-  it('no signal: shows when the hard level leaves ≥ 30% of groups silent and a larger group or an easier level cut that share', () => {
-    const l = getLesson('no-signal');
-    expect(l.runs.length).toBeLessThanOrEqual(3); // the page compares at most three runs
-    const m = (z8: number, z16: number, zEasy: number) =>
-      measured(l.id, [
-        run('8', { frac_reward_zero_std: z8, accuracy: 0.1 }),
-        run('16', { frac_reward_zero_std: z16, accuracy: 0.1 }),
-        run('easy', { frac_reward_zero_std: zEasy, accuracy: 0.5 }),
+  it(
+    'no signal: shows when the hard level leaves ≥ 30% of groups silent and a larger group or an easier ' +
+      'level cut that share',
+    () => {
+      const l = getLesson('no-signal');
+      expect(l.runs.length).toBeLessThanOrEqual(3); // the page compares at most three runs
+      const m = (z8: number, z16: number, zEasy: number) =>
+        measured(l.id, [
+          run('8', { frac_reward_zero_std: z8, accuracy: 0.1 }),
+          run('16', { frac_reward_zero_std: z16, accuracy: 0.1 }),
+          run('easy', { frac_reward_zero_std: zEasy, accuracy: 0.5 }),
+        ]);
+      expect(l.verdict(m(0.75, 0.6, 0.25)).shows).toBe(true);
+      expect(l.verdict(m(0.2, 0.1, 0.05)).shows).toBe(false);
+      expect(l.verdict(m(0.75, 0.73, 0.25)).shows).toBe(false);
+      expect(l.verdict(m(0.75, 0.6, 0.7)).shows).toBe(false);
+    },
+  );
+
+  it(
+    'forking tokens: shows when full training learns, the top 20% keeps up with it, and a random 20% falls ' +
+      '5 points behind the top',
+    () => {
+      const l = getLesson('forking-tokens');
+      expect(l.task).toBe('sudoku');
+      expect(lessonSeeds(l)).toEqual([11, 12, 13]);
+      expect(l.runs.map((r) => [r.config.top_entropy_quantile, r.config.random_token_fraction])).toEqual([
+        [undefined, undefined],
+        [0.2, undefined],
+        [undefined, 0.2],
       ]);
-    expect(l.verdict(m(0.75, 0.6, 0.25)).shows).toBe(true);
-    expect(l.verdict(m(0.2, 0.1, 0.05)).shows).toBe(false);
-    expect(l.verdict(m(0.75, 0.73, 0.25)).shows).toBe(false);
-    expect(l.verdict(m(0.75, 0.6, 0.7)).shows).toBe(false);
-  });
+      const m = (all: number, top: number, rand: number) =>
+        measured(
+          l.id,
+          [
+            run('all', { accuracy: 0.5 }, { '1': all }),
+            run('top', { accuracy: 0.5 }, { '1': top }),
+            run('random', { accuracy: 0.5 }, { '1': rand }),
+          ],
+          { '1': 0.43 },
+        );
+      expect(l.verdict(m(0.6, 0.59, 0.47)).shows).toBe(true);
+      expect(l.verdict(m(0.6, 0.59, 0.47)).text).toMatch(/random 20% 0\.470/);
+      // 0.15 behind: beyond one standard error (0.087)
+      expect(l.verdict(m(0.6, 0.45, 0.4)).text).toMatch(/fell behind full training/);
+      expect(l.verdict(m(0.6, 0.59, 0.56)).text).toMatch(/random fifth did about as well/);
+      expect(l.verdict(m(0.46, 0.5, 0.4)).text).toMatch(/full training did not learn/);
+    },
+  );
 
-  it('forking tokens: shows when full training learns, the top 20% keeps up with it, and a random 20% falls 5 points behind the top', () => {
-    const l = getLesson('forking-tokens');
-    expect(l.task).toBe('sudoku');
-    expect(lessonSeeds(l)).toEqual([11, 12, 13]);
-    expect(l.runs.map((r) => [r.config.top_entropy_quantile, r.config.random_token_fraction])).toEqual([
-      [undefined, undefined],
-      [0.2, undefined],
-      [undefined, 0.2],
-    ]);
-    const m = (all: number, top: number, rand: number) =>
-      measured(
-        l.id,
-        [
-          run('all', { accuracy: 0.5 }, { '1': all }),
-          run('top', { accuracy: 0.5 }, { '1': top }),
-          run('random', { accuracy: 0.5 }, { '1': rand }),
-        ],
-        { '1': 0.43 },
-      );
-    expect(l.verdict(m(0.6, 0.59, 0.47)).shows).toBe(true);
-    expect(l.verdict(m(0.6, 0.59, 0.47)).text).toMatch(/random 20% 0\.470/);
-    expect(l.verdict(m(0.6, 0.45, 0.4)).text).toMatch(/fell behind full training/); // 0.15 behind: beyond one standard error (0.087)
-    expect(l.verdict(m(0.6, 0.59, 0.56)).text).toMatch(/random fifth did about as well/);
-    expect(l.verdict(m(0.46, 0.5, 0.4)).text).toMatch(/full training did not learn/);
-  });
-
-  it("easy to hard: the target is sudoku's hardest 4×4 level, the ladder climbs to it from 8 blanks, judged by the first staging's rule on six new seeds", () => {
-    const l = getLesson('easy-to-hard');
-    expect(l.task).toBe('sudoku');
-    expect(lessonSeeds(l)).toEqual([23, 24, 25, 26, 27, 28]);
-    expect(l.runs.map((r) => r.config.difficulty)).toEqual([
-      { size: 4, blanks: 10 },
-      { size: 4, blanks: 10 },
-    ]);
-    // 8 puzzles a step, set in the lesson (unset, sudoku-tiny's recipe gives 64): at 16 direct
-    // training finds rare successes and catches up.
-    expect(l.runs.map((r) => r.config.prompts_per_step)).toEqual([8, 8]);
-    expect(l.runs[1]!.config).toMatchObject({ curriculum: 'ladder', ladder_start: 2 });
-    const m = (fixed: number, ladder: number) =>
-      measured(
-        l.id,
-        [run('fixed', { accuracy: 0.3 }, { '1': fixed }), run('ladder', { accuracy: 0.3 }, { '1': ladder })],
-        { '1': 0 },
-      );
-    expect(l.verdict(m(0.2, 0.28)).shows).toBe(true);
-    expect(l.verdict(m(0.23, 0.227)).shows).toBe(false);
-    expect(l.verdict(m(0.2, 0.22)).shows).toBe(false); // within 0.03
-  });
+  it(
+    "easy to hard: the target is sudoku's hardest 4×4 level, the ladder climbs to it from 8 blanks, judged " +
+      "by the first staging's rule on six new seeds",
+    () => {
+      const l = getLesson('easy-to-hard');
+      expect(l.task).toBe('sudoku');
+      expect(lessonSeeds(l)).toEqual([23, 24, 25, 26, 27, 28]);
+      expect(l.runs.map((r) => r.config.difficulty)).toEqual([
+        { size: 4, blanks: 10 },
+        { size: 4, blanks: 10 },
+      ]);
+      // 8 puzzles a step, set in the lesson (unset, sudoku-tiny's recipe gives 64): at 16 direct
+      // training finds rare successes and catches up.
+      expect(l.runs.map((r) => r.config.prompts_per_step)).toEqual([8, 8]);
+      expect(l.runs[1]!.config).toMatchObject({ curriculum: 'ladder', ladder_start: 2 });
+      const m = (fixed: number, ladder: number) =>
+        measured(
+          l.id,
+          [run('fixed', { accuracy: 0.3 }, { '1': fixed }), run('ladder', { accuracy: 0.3 }, { '1': ladder })],
+          { '1': 0 },
+        );
+      expect(l.verdict(m(0.2, 0.28)).shows).toBe(true);
+      expect(l.verdict(m(0.23, 0.227)).shows).toBe(false);
+      expect(l.verdict(m(0.2, 0.22)).shows).toBe(false); // within 0.03
+    },
+  );
 
   it('a measure of |x| is recorded under its own key, and tiny numbers print in exponent form', () => {
     expect(measureKey({ description: '', metric: 'loss', window: 5, abs: true })).toBe('|loss|');
@@ -231,35 +258,38 @@ describe('lesson verdicts follow the measured numbers', () => {
     expect(formatMeasured(24.46)).toBe('24.5');
   });
 
-  it('CISPO vs clipping: shows when the clip acts, the clipped objective learns, and CISPO falls clearly behind it', () => {
-    const l = getLesson('cispo-vs-clip');
-    expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'cispo']);
-    // The same sixteen updates a batch for both runs: only the loss (objective and averaging) differs.
-    expect(l.runs[0]!.config).toEqual({ num_iterations: 4, minibatches: 4 });
-    expect(l.runs[1]!.config).toEqual(l.runs[0]!.config);
-    const m = (silenced: number, grpo: number, cispo: number) =>
-      measured(
-        l.id,
-        [
-          run('grpo', { 'clip_ratio/region_mean': silenced, entropy: 0.4 }, { '1': grpo }),
-          run('cispo', { 'clip_ratio/region_mean': 0, entropy: 0.5 }, { '1': cispo }),
-        ],
-        { '1': 0.3 },
+  it(
+    'CISPO vs clipping: shows when the clip acts, the clipped objective learns, and CISPO falls clearly ' + 'behind it',
+    () => {
+      const l = getLesson('cispo-vs-clip');
+      expect(l.runs.map((r) => r.preset)).toEqual(['grpo', 'cispo']);
+      // The same sixteen updates a batch for both runs: only the loss (objective and averaging) differs.
+      expect(l.runs[0]!.config).toEqual({ num_iterations: 4, minibatches: 4 });
+      expect(l.runs[1]!.config).toEqual(l.runs[0]!.config);
+      const m = (silenced: number, grpo: number, cispo: number) =>
+        measured(
+          l.id,
+          [
+            run('grpo', { 'clip_ratio/region_mean': silenced, entropy: 0.4 }, { '1': grpo }),
+            run('cispo', { 'clip_ratio/region_mean': 0, entropy: 0.5 }, { '1': cispo }),
+          ],
+          { '1': 0.3 },
+        );
+      expect(l.verdict(m(0.02, 0.65, 0)).shows).toBe(true);
+      expect(l.verdict(m(0.02, 0.65, 0)).text).toMatch(
+        /CISPO, which keeps every token's gradient, collapsed below the base/,
       );
-    expect(l.verdict(m(0.02, 0.65, 0)).shows).toBe(true);
-    expect(l.verdict(m(0.02, 0.65, 0)).text).toMatch(
-      /CISPO, which keeps every token's gradient, collapsed below the base/,
-    );
-    expect(l.verdict(m(0.02, 0.65, 0.55)).shows).toBe(true);
-    expect(l.verdict(m(0.02, 0.65, 0.55)).text).toMatch(/fell behind it/);
-    // Within max(0.03, one standard error of pass@1 near 0.65, about 0.084) is keeping up.
-    expect(l.verdict(m(0.02, 0.65, 0.6)).shows).toBe(false);
-    expect(l.verdict(m(0.02, 0.65, 0.6)).text).toMatch(/CISPO kept up/);
-    expect(l.verdict(m(0.005, 0.65, 0)).text).toMatch(/clip barely acted/);
-    // The clip must itself learn: two collapsed runs show nothing.
-    expect(l.verdict(m(0.02, 0.33, 0)).shows).toBe(false);
-    expect(l.verdict(m(0.02, 0.33, 0)).text).toMatch(/clipped objective itself did not learn/);
-  });
+      expect(l.verdict(m(0.02, 0.65, 0.55)).shows).toBe(true);
+      expect(l.verdict(m(0.02, 0.65, 0.55)).text).toMatch(/fell behind it/);
+      // Within max(0.03, one standard error of pass@1 near 0.65, about 0.084) is keeping up.
+      expect(l.verdict(m(0.02, 0.65, 0.6)).shows).toBe(false);
+      expect(l.verdict(m(0.02, 0.65, 0.6)).text).toMatch(/CISPO kept up/);
+      expect(l.verdict(m(0.005, 0.65, 0)).text).toMatch(/clip barely acted/);
+      // The clip must itself learn: two collapsed runs show nothing.
+      expect(l.verdict(m(0.02, 0.33, 0)).shows).toBe(false);
+      expect(l.verdict(m(0.02, 0.33, 0)).text).toMatch(/clipped objective itself did not learn/);
+    },
+  );
 
   it('every lesson compares at most three runs (the page shows A, B, C)', () => {
     for (const l of lessons) expect(l.runs.length, l.id).toBeLessThanOrEqual(3);

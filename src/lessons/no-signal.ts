@@ -43,7 +43,9 @@ export const noSignal: Lesson = {
   verdict: (m) => {
     const z = [0, 1, 2].map((i) => v(m, i, 'frac_reward_zero_std')) as [number, number, number];
     const acc = [0, 1, 2].map((i) => v(m, i, 'accuracy')) as [number, number, number];
-    const nums = `zero-variance groups: hard G = 8 ${pct(z[0])}, hard G = 16 ${pct(z[1])}, checkpoint level ${pct(z[2])}; batch accuracy ${f3(acc[0])}, ${f3(acc[1])}, ${f3(acc[2])}`;
+    const nums =
+      `zero-variance groups: hard G = 8 ${pct(z[0])}, hard G = 16 ${pct(z[1])}, checkpoint level ` +
+      `${pct(z[2])}; batch accuracy ${f3(acc[0])}, ${f3(acc[1])}, ${f3(acc[2])}`;
     const silent = z[0] >= 0.3;
     const shows = silent && z[1] <= z[0] - 0.05 && z[2] <= z[0] - 0.1;
     if (!silent)
@@ -51,11 +53,15 @@ export const noSignal: Lesson = {
     return shows
       ? {
           shows: true,
-          text: `Shows: most hard groups carried no signal; doubling the group or easing the level gave more of them a signal (${nums}).`,
+          text:
+            'Shows: most hard groups carried no signal; doubling the group or easing the level gave more of ' +
+            `them a signal (${nums}).`,
         }
       : {
           shows: false,
-          text: `Partly: the hard level left many groups silent, but a larger group or an easier level did not cut that share as expected (${nums}).`,
+          text:
+            'Partly: the hard level left many groups silent, but a larger group or an easier level did not ' +
+            `cut that share as expected (${nums}).`,
         };
   },
 };

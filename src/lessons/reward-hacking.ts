@@ -7,7 +7,10 @@ export const rewardHacking: Lesson = {
   claim:
     'Model-based verifiers are "highly susceptible to hacking"; rule-based ones "fail to recognize equivalent ' +
     'answers".',
-  text: "The SAT verifier's leaky variant treats missing positions of the assignment as wildcards, so a short answer passes. Train against it and compare what it rewards with what the strict verifier says about the same completions.",
+  text:
+    "The SAT verifier's leaky variant treats missing positions of the assignment as wildcards, so a short " +
+    'answer passes. Train against it and compare what it rewards with what the strict verifier says about ' +
+    'the same completions.',
   lookAt: ['accuracy/observed', 'accuracy', 'completions/mean_length'],
   task: sat,
   steps: 150,
@@ -25,7 +28,9 @@ export const rewardHacking: Lesson = {
     return reported - strict > 0.3
       ? {
           shows: true,
-          text: `Shows: the leaky verifier reported ${f3(reported)} while the strict verifier judged the same completions ${f3(strict)}.`,
+          text:
+            `Shows: the leaky verifier reported ${f3(reported)} while the strict verifier judged the same ` +
+            `completions ${f3(strict)}.`,
         }
       : { shows: false, text: `No hacking seen in this run: reported ${f3(reported)}, strict ${f3(strict)}.` };
   },

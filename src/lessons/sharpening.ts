@@ -63,17 +63,23 @@ export const sharpening: Lesson = {
     const nsrKeepsMore = nsrGap.gap < psrGap.gap;
     const gapText = (g: { gap: number; k: number }) =>
       g.gap > 0 ? `${f3(g.gap)} (at k = ${g.k})` : 'none (at or above the base at every k)';
-    const nums = `pass@1: base ${f3(b1)}, PSR ${f3(pk(psr, 1))}, NSR ${f3(pk(nsr, 1))}; largest shortfall below the base over k = 1..${kMax}: PSR ${gapText(psrGap)}, NSR ${gapText(nsrGap)}`;
+    const nums =
+      `pass@1: base ${f3(b1)}, PSR ${f3(pk(psr, 1))}, NSR ${f3(pk(nsr, 1))}; largest shortfall below the ` +
+      `base over k = 1..${kMax}: PSR ${gapText(psrGap)}, NSR ${gapText(nsrGap)}`;
     if (!bothUp) return { shows: false, text: `Does not show: not both runs raised pass@1 by 3 points (${nums}).` };
     if (!psrSharpens)
       return {
         shows: false,
-        text: `Does not show: PSR stayed within a point of the base at every k, so there was no sharpening to compare against (${nums}).`,
+        text:
+          'Does not show: PSR stayed within a point of the base at every k, so there was no sharpening to ' +
+          `compare against (${nums}).`,
       };
     return nsrKeepsMore
       ? {
           shows: true,
-          text: `Shows: both raised pass@1, PSR sharpened (the base overtook it at large k), and NSR stayed closer to the base's pass@k than PSR did (${nums}).`,
+          text:
+            'Shows: both raised pass@1, PSR sharpened (the base overtook it at large k), and NSR stayed ' +
+            `closer to the base's pass@k than PSR did (${nums}).`,
         }
       : {
           shows: false,

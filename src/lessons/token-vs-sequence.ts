@@ -27,7 +27,9 @@ export const tokenVsSequence: Lesson = {
     return seq > tok * 2 && seq > 0.01
       ? {
           shows: true,
-          text: `Shows: GSPO clipped ${pct(seq)} of tokens (whole responses at once) against GRPO's ${pct(tok)} token by token.`,
+          text:
+            `Shows: GSPO clipped ${pct(seq)} of tokens (whole responses at once) against GRPO's ${pct(tok)} ` +
+            'token by token.',
         }
       : { shows: false, text: `The clipping differs little here: GSPO ${pct(seq)} vs GRPO ${pct(tok)} of tokens.` };
   },

@@ -51,16 +51,22 @@ export const whyGroups: Lesson = {
     if (zero < 0.15)
       return {
         shows: false,
-        text: `Does not show at this difficulty: only ${pct(zero)} of GRPO's groups had zero reward variance, so dynamic sampling had almost nothing to replace (accuracy ${gain >= 0 ? '+' : ''}${f3(gain)}).`,
+        text:
+          `Does not show at this difficulty: only ${pct(zero)} of GRPO's groups had zero reward variance, ` +
+          `so dynamic sampling had almost nothing to replace (accuracy ${gain >= 0 ? '+' : ''}${f3(gain)}).`,
       };
     return gain > 0.03
       ? {
           shows: true,
-          text: `Shows: ${pct(zero)} of GRPO's groups carried no signal; refilling them raised the accuracy of the first sampling round by ${f3(gain)}.`,
+          text:
+            `Shows: ${pct(zero)} of GRPO's groups carried no signal; refilling them raised the accuracy of ` +
+            `the first sampling round by ${f3(gain)}.`,
         }
       : {
           shows: false,
-          text: `${pct(zero)} of GRPO's groups carried no signal, but refilling them did not raise the accuracy of the first sampling round here (${gain >= 0 ? '+' : ''}${f3(gain)}).`,
+          text:
+            `${pct(zero)} of GRPO's groups carried no signal, but refilling them did not raise the accuracy ` +
+            `of the first sampling round here (${gain >= 0 ? '+' : ''}${f3(gain)}).`,
         };
   },
 };

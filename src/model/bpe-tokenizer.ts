@@ -37,7 +37,8 @@ export class BpeTokenizer {
     const type = model?.type;
     if (typeof type !== 'string' || !SUPPORTED_TOKENIZER_MODELS.includes(type)) {
       throw new BpeTokenizerError(
-        `tokenizer.json: model.type is ${JSON.stringify(type ?? null)}; supported: ${SUPPORTED_TOKENIZER_MODELS.join(', ')}`,
+        `tokenizer.json: model.type is ${JSON.stringify(type ?? null)}` +
+          `; supported: ${SUPPORTED_TOKENIZER_MODELS.join(', ')}`,
       );
     }
     try {

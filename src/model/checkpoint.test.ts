@@ -105,35 +105,38 @@ describe('checkpoints', () => {
     );
   });
 
-  it('exports a standalone ONNX inference model that onnxruntime loads on its own and that matches the policy', async () => {
-    const w = initParams(cfg, 9);
-    const T = layout.promptLen + layout.completionLen;
-    const bytes = exportInferenceModel(cfg, w, 2, T);
-    const session = await ort.InferenceSession.create(bytes);
-    expect([...session.inputNames].sort()).toEqual(['key_bias', 'positions', 'tokens']);
-    const prompts = [encode('12+3='), encode('7-2=')];
-    const comps = [encode('<think>5</think>'), encode('<answer>5</answer>')];
-    const b = pack(layout, prompts, comps);
-    const out = await session.run({
-      tokens: new ort.Tensor('int64', b.tokens, [2, T]),
-      positions: new ort.Tensor('int64', b.positions, [2, T]),
-      key_bias: new ort.Tensor('float32', b.keyBias, [2, T]),
-    });
-    const logits = out['logits']!.data as Float32Array;
-    const policy = await Policy.create(createNodeBackend(1), cfg, layout, w);
-    const scores = await policy.score(prompts, comps, 1);
-    // log-softmax of the exported logits at the predicting column equals the policy's score.
-    const V = cfg.vocabSize;
-    comps.forEach((c, r) =>
-      c.forEach((tok, i) => {
-        const col = layout.promptLen - 1 + i;
-        const row = logits.subarray((r * T + col) * V, (r * T + col + 1) * V);
-        const mx = Math.max(...row);
-        const lse = mx + Math.log(row.reduce((s, v) => s + Math.exp(v - mx), 0));
-        expect(Math.abs(row[tok]! - lse - scores.logp[r]![i]!)).toBeLessThan(1e-4);
-      }),
-    );
-    expect(paramSpecs(cfg).length).toBeGreaterThan(0);
-    await policy.dispose();
-  });
+  it(
+    'exports a standalone ONNX inference model that onnxruntime loads on its own and that matches the ' + 'policy',
+    async () => {
+      const w = initParams(cfg, 9);
+      const T = layout.promptLen + layout.completionLen;
+      const bytes = exportInferenceModel(cfg, w, 2, T);
+      const session = await ort.InferenceSession.create(bytes);
+      expect([...session.inputNames].sort()).toEqual(['key_bias', 'positions', 'tokens']);
+      const prompts = [encode('12+3='), encode('7-2=')];
+      const comps = [encode('<think>5</think>'), encode('<answer>5</answer>')];
+      const b = pack(layout, prompts, comps);
+      const out = await session.run({
+        tokens: new ort.Tensor('int64', b.tokens, [2, T]),
+        positions: new ort.Tensor('int64', b.positions, [2, T]),
+        key_bias: new ort.Tensor('float32', b.keyBias, [2, T]),
+      });
+      const logits = out['logits']!.data as Float32Array;
+      const policy = await Policy.create(createNodeBackend(1), cfg, layout, w);
+      const scores = await policy.score(prompts, comps, 1);
+      // log-softmax of the exported logits at the predicting column equals the policy's score.
+      const V = cfg.vocabSize;
+      comps.forEach((c, r) =>
+        c.forEach((tok, i) => {
+          const col = layout.promptLen - 1 + i;
+          const row = logits.subarray((r * T + col) * V, (r * T + col + 1) * V);
+          const mx = Math.max(...row);
+          const lse = mx + Math.log(row.reduce((s, v) => s + Math.exp(v - mx), 0));
+          expect(Math.abs(row[tok]! - lse - scores.logp[r]![i]!)).toBeLessThan(1e-4);
+        }),
+      );
+      expect(paramSpecs(cfg).length).toBeGreaterThan(0);
+      await policy.dispose();
+    },
+  );
 });

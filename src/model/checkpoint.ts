@@ -95,7 +95,9 @@ export class CheckpointError extends Error {}
 export function requireCharTokenizer(m: Manifest, what: string): void {
   if (m.tokenizer.kind !== 'char') {
     throw new CheckpointError(
-      `${m.name} is a ${m.model.qkvBias ? 'Qwen2' : 'Llama'} checkpoint with its own tokenizer (tokenizer.json); ${what} runs the playground's character-level models only for now (rlvr score reads it)`,
+      `${m.name} is a ${m.model.qkvBias ? 'Qwen2' : 'Llama'} checkpoint with its own tokenizer ` +
+        `(tokenizer.json); ${what} runs the playground's character-level models only for now (rlvr score ` +
+        'reads it)',
     );
   }
 }
@@ -130,7 +132,8 @@ export function loadWeights(manifest: Manifest, bytes: Uint8Array): Weights {
       );
     if (t.shape.length !== s.shape.length || t.shape.some((d, i) => d !== s.shape[i])) {
       throw new CheckpointError(
-        `checkpoint does not match its manifest: tensor "${s.name}" has shape [${t.shape}], the model needs [${s.shape}]`,
+        `checkpoint does not match its manifest: tensor "${s.name}" has shape [${t.shape}], the model ` +
+          `needs [${s.shape}]`,
       );
     }
     w.set(s.name, t.data);

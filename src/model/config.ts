@@ -31,7 +31,10 @@ export interface ModelConfig {
   lora?: LoraSpec;
 }
 
-/** PEFT's LoraConfig fields the graphs read: r, lora_alpha and target_modules (lora_dropout is the trainer's, not the model's). */
+/**
+ * PEFT's LoraConfig fields the graphs read: r, lora_alpha and target_modules (lora_dropout is the trainer's, not the
+ * model's).
+ */
 export interface LoraSpec {
   r: number;
   alpha: number;

@@ -19,7 +19,8 @@ function hfCodec(spec: HfTokenizerSpec, files: TokenizerFiles, name: string): Te
   );
   if (!spec.eosTokenIds.length)
     throw new TextCodecError(
-      `${name}: the tokenizer names no end-of-sequence token (generation_config.json eos_token_id, tokenizer_config.json eos_token)`,
+      `${name}: the tokenizer names no end-of-sequence token (generation_config.json eos_token_id, ` +
+        'tokenizer_config.json eos_token)',
     );
   const texts = new Map<number, string>();
   return {

@@ -40,7 +40,8 @@ export function llamaConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const archs = cfg.architectures;
   if (Array.isArray(archs) && archs.some((a) => a !== family.architecture)) {
     fail(
-      `${W}: architectures is ${JSON.stringify(archs)}; a ${cfg.model_type} folder is read as ${family.architecture} only`,
+      `${W}: architectures is ${JSON.stringify(archs)}; a ${cfg.model_type} folder is read as ${family.architecture} ` +
+        'only',
     );
   }
   const int = (k: string) => {
@@ -79,7 +80,8 @@ export function llamaConfigOf(cfg: Record<string, unknown>): ModelConfig {
   );
   if (rp && rp.rope_type !== undefined && rp.rope_type !== 'default') {
     fail(
-      `${W}: rope_parameters.rope_type is ${JSON.stringify(rp.rope_type)}; the engine computes default rotary embeddings only`,
+      `${W}: rope_parameters.rope_type is ${JSON.stringify(rp.rope_type)}; the engine computes default ` +
+        'rotary embeddings only',
     );
   }
   const ropeTheta = typeof rp?.rope_theta === 'number' ? rp.rope_theta : num('rope_theta', 10000);
@@ -195,7 +197,8 @@ export function llamaWeightsFrom(c: ModelConfig, tensors: Tensors): Weights {
     const wte = w.get('wte')!;
     if (head.data.length !== wte.length || head.data.some((x, i) => !Object.is(x, wte[i]))) {
       fail(
-        'weights: lm_head.weight differs from model.embed_tokens.weight, but config.json ties them (tie_word_embeddings true)',
+        'weights: lm_head.weight differs from model.embed_tokens.weight, but config.json ties them ' +
+          '(tie_word_embeddings true)',
       );
     }
     used.add('lm_head.weight');
@@ -252,7 +255,9 @@ const json = (folder: Map<string, Uint8Array>, name: string, required: boolean):
   }
 };
 
-/** generation_config.json's eos_token_id (one id or a list), else the tokenizer's eos_token; [] when neither names one. */
+/**
+ * generation_config.json's eos_token_id (one id or a list), else the tokenizer's eos_token; [] when neither names one.
+ */
 function eosIds(gen: Record<string, unknown> | null, tokenizer: BpeTokenizer, vocabSize: number): number[] {
   const v = gen?.eos_token_id;
   const ids = typeof v === 'number' ? [v] : Array.isArray(v) ? v : [];
@@ -288,7 +293,8 @@ export function tokenizerOf(
   }
   if (tokenizer.maxId >= vocabSize)
     fail(
-      `tokenizer.json: it has token id ${tokenizer.maxId}, but config.json's vocab_size is ${vocabSize} (no embedding row for it)`,
+      `tokenizer.json: it has token id ${tokenizer.maxId}, but config.json's vocab_size is ${vocabSize} ` +
+        '(no embedding row for it)',
     );
   const files = new Map<string, Uint8Array>();
   for (const f of [

@@ -65,13 +65,16 @@ export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
     // Hugging Face) sends these folders there and never here.
     throw new HfImportError(
       `${where}: model_type is ${JSON.stringify(cfg.model_type)}: a Llama/Qwen2 folder, which importAnyHuggingFace ` +
-        "(hf-import-llama.ts, behind `rlvr import --format hf` and the page's Import Hugging Face) reads; this is the GPT-2 reader",
+        "(hf-import-llama.ts, behind `rlvr import --format hf` and the page's Import Hugging Face) reads; " +
+        'this is the GPT-2 reader',
     );
   }
   if (cfg.model_type !== 'gpt2') {
     const archs = Array.isArray(cfg.architectures) ? ` (architectures ${JSON.stringify(cfg.architectures)})` : '';
     throw new HfImportError(
-      `${where}: model_type is ${JSON.stringify(cfg.model_type)}${archs}, an unsupported architecture; the import reads "gpt2" (the playground's own export), "llama" (LlamaForCausalLM) and "qwen2" (Qwen2ForCausalLM)`,
+      `${where}: model_type is ${JSON.stringify(cfg.model_type)}${archs}, an unsupported architecture; ` +
+        `the import reads "gpt2" (the playground's own export), "llama" (LlamaForCausalLM) and "qwen2" ` +
+        '(Qwen2ForCausalLM)',
     );
   }
   const int = (k: string) => {
@@ -83,7 +86,8 @@ export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const vocabSize = int('vocab_size');
   if (vocabSize !== VOCAB_SIZE) {
     throw new HfImportError(
-      `${where}: vocab_size is ${vocabSize}, but the playground's tokenizer has ${VOCAB_SIZE} tokens (6 specials and 96 characters); a model with another vocabulary cannot run here`,
+      `${where}: vocab_size is ${vocabSize}, but the playground's tokenizer has ${VOCAB_SIZE} tokens (6 ` +
+        'specials and 96 characters); a model with another vocabulary cannot run here',
     );
   }
   const dModel = int('n_embd');
@@ -93,7 +97,8 @@ export function modelConfigOf(cfg: Record<string, unknown>): ModelConfig {
   const act = cfg.activation_function ?? 'gelu_new';
   if (act !== 'gelu') {
     throw new HfImportError(
-      `${where}: activation_function is ${JSON.stringify(act)}; the playground's transformer uses the exact (erf) GELU, which GPT-2 calls "gelu"`,
+      `${where}: activation_function is ${JSON.stringify(act)}; the playground's transformer uses the ` +
+        'exact (erf) GELU, which GPT-2 calls "gelu"',
     );
   }
   const eps = cfg.layer_norm_epsilon ?? 1e-5;
@@ -130,20 +135,23 @@ export function checkTokenizer(tok: Record<string, unknown>): void {
   for (const [token, id] of Object.entries(ours)) {
     if (theirs[token] !== id) {
       throw new HfImportError(
-        `${where}: token ${JSON.stringify(token)} has id ${JSON.stringify(theirs[token] ?? null)}, the playground's tokenizer gives it ${id}; this is another tokenizer`,
+        `${where}: token ${JSON.stringify(token)} has id ${JSON.stringify(theirs[token] ?? null)}, the ` +
+          `playground's tokenizer gives it ${id}; this is another tokenizer`,
       );
     }
   }
   const extra = Object.keys(theirs).filter((t) => !(t in ours));
   if (extra.length)
     throw new HfImportError(
-      `${where}: ${extra.length} token(s) the playground's tokenizer lacks, e.g. ${JSON.stringify(extra[0])}; this is another tokenizer`,
+      `${where}: ${extra.length} token(s) the playground's tokenizer lacks, e.g. ` +
+        `${JSON.stringify(extra[0])}; this is another tokenizer`,
     );
   const added = Array.isArray(tok.added_tokens) ? (tok.added_tokens as { id?: unknown; content?: unknown }[]) : [];
   for (const a of added) {
     if (typeof a.id === 'number' && a.id < SPECIALS.length && a.content !== SPECIALS[a.id]) {
       throw new HfImportError(
-        `${where}: added token ${a.id} is ${JSON.stringify(a.content)}, the playground's is ${JSON.stringify(SPECIALS[a.id])}`,
+        `${where}: added token ${a.id} is ${JSON.stringify(a.content)}` +
+          `, the playground's is ${JSON.stringify(SPECIALS[a.id])}`,
       );
     }
   }
@@ -170,7 +178,9 @@ export function weightsFromHf(c: ModelConfig, bytes: Uint8Array): Weights {
       );
     if (t.shape.length !== shape.length || t.shape.some((x, i) => x !== shape[i])) {
       throw new HfImportError(
-        `model.safetensors: tensor "${name}" has shape [${t.shape}], but config.json's model (n_embd ${c.dModel}, n_inner ${c.dFF}, n_positions ${c.contextLength}, vocab_size ${c.vocabSize}) needs [${shape}]`,
+        `model.safetensors: tensor "${name}" has shape [${t.shape}], but config.json's model (n_embd ` +
+          `${c.dModel}, n_inner ${c.dFF}, n_positions ${c.contextLength}, vocab_size ${c.vocabSize}) needs ` +
+          `[${shape}]`,
       );
     }
     used.add(name);
@@ -215,7 +225,8 @@ export function weightsFromHf(c: ModelConfig, bytes: Uint8Array): Weights {
     const wte = w.get('wte')!;
     if (head.data.length !== wte.length || head.data.some((x, i) => !Object.is(x, wte[i]))) {
       throw new HfImportError(
-        'model.safetensors: lm_head.weight differs from transformer.wte.weight; the playground ties its output head to the token embedding',
+        'model.safetensors: lm_head.weight differs from transformer.wte.weight; the playground ties its ' +
+          'output head to the token embedding',
       );
     }
     used.add('lm_head.weight');
@@ -223,7 +234,8 @@ export function weightsFromHf(c: ModelConfig, bytes: Uint8Array): Weights {
   for (const name of tensors.keys()) {
     if (!used.has(name) && !isBuffer(name)) {
       throw new HfImportError(
-        `model.safetensors: unexpected tensor "${name}" (config.json's n_layer is ${c.nLayers}; the playground's GPT-2 has no such weight)`,
+        `model.safetensors: unexpected tensor "${name}" (config.json's n_layer is ${c.nLayers}; the ` +
+          `playground's GPT-2 has no such weight)`,
       );
     }
   }
@@ -236,12 +248,14 @@ function layoutOf(cfg: Record<string, unknown>, c: ModelConfig, embedded: Manife
   const layout = embedded?.layout ?? pg?.layout;
   if (!layout || !Number.isInteger(layout.promptLen) || !Number.isInteger(layout.completionLen)) {
     throw new HfImportError(
-      'config.json: no rlvr_playground.layout (the prompt and completion lengths); only a folder written by `rlvr export --format hf` (or trained from one) can be imported',
+      'config.json: no rlvr_playground.layout (the prompt and completion lengths); only a folder written ' +
+        'by `rlvr export --format hf` (or trained from one) can be imported',
     );
   }
   if (layout.promptLen + layout.completionLen > c.contextLength) {
     throw new HfImportError(
-      `config.json: n_positions ${c.contextLength} is shorter than the layout's ${layout.promptLen} prompt + ${layout.completionLen} completion tokens`,
+      `config.json: n_positions ${c.contextLength} is shorter than the layout's ${layout.promptLen} ` +
+        `prompt + ${layout.completionLen} completion tokens`,
     );
   }
   return { promptLen: layout.promptLen, completionLen: layout.completionLen };
@@ -260,7 +274,8 @@ export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}):
   );
   if (!folder.has('model.safetensors')) {
     const why = folder.has('model.safetensors.index.json')
-      ? 'the weights are sharded (model.safetensors.index.json), which the import does not read; save with a larger max_shard_size'
+      ? 'the weights are sharded (model.safetensors.index.json), which the import does not read; save with ' +
+        'a larger max_shard_size'
       : folder.has('pytorch_model.bin')
         ? 'only pytorch_model.bin is there; save with safe_serialization=True'
         : 'the weights file is not in the folder';
@@ -317,7 +332,9 @@ export function importHuggingFace(folder: HfFolder, opts: HfImportOptions = {}):
     })),
     training: {
       kind: 'rl',
-      command: `imported from ${opts.source ?? 'a Hugging Face folder'} (rlvr import --format hf), trained outside the playground from ${baseName}`,
+      command:
+        `imported from ${opts.source ?? 'a Hugging Face folder'} (rlvr import --format hf), trained outside ` +
+        `the playground from ${baseName}`,
       seed: embedded?.training.seed ?? 0,
       steps: 0,
       trained_on: taskIds.map((task) => ({ task, difficulty: difficultyOf(task) })),

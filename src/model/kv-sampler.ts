@@ -159,7 +159,9 @@ export async function sampleBatch(
   return out;
 }
 
-/** The left-padded prompts as the prefill graph's inputs (pad columns masked, positions from 0 at each prompt's start). */
+/**
+ * The left-padded prompts as the prefill graph's inputs (pad columns masked, positions from 0 at each prompt's start).
+ */
 function promptFeeds(
   backend: Backend,
   layout: Layout,

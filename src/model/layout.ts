@@ -147,7 +147,8 @@ export interface SharedBatch {
 
 /**
  * Splits a packed grid (pack) whose rows' prompts are grouped by `groups` (promptGroups). Rows with
- * the same prompt share one prompt row. `slots` pads the distinct prompts to at least that many (repeating one; no row points at
+ * the same prompt share one prompt row. `slots` pads the distinct prompts to at least that many (repeating one; no row
+ * points at
  * a pad) so that a run whose batches hold the same number of groups keeps one graph shape.
  */
 export function splitShared(

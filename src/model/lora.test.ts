@@ -38,45 +38,49 @@ const meanLogp = (g: Graph, c: ModelConfig, p: Params, [tok, pos, kb, tgt]: Retu
   g.reshape(g.meanAll(g.gatherElements(g.logSoftmax(forward(g, c, p, tok!, pos!, kb!), -1), tgt!, 2)), [1]);
 
 describe('LoRA weights', () => {
-  it("wrap PEFT's seven modules on Llama and the six GPT-2 has (no gate_proj), A [in, r] and B [r, out], the base frozen", () => {
-    const names = (c: ModelConfig) =>
-      trainableSpecs(c)
-        .filter((s) => s.name.startsWith('h0.'))
-        .map((s) => `${s.name} [${s.shape}]`);
-    expect(names(llama)).toEqual([
-      'h0.attn.wq.lora_A [8,2]',
-      'h0.attn.wq.lora_B [2,8]',
-      'h0.attn.wk.lora_A [8,2]',
-      'h0.attn.wk.lora_B [2,4]',
-      'h0.attn.wv.lora_A [8,2]',
-      'h0.attn.wv.lora_B [2,4]',
-      'h0.attn.wo.lora_A [8,2]',
-      'h0.attn.wo.lora_B [2,8]',
-      'h0.mlp.wg.lora_A [8,2]',
-      'h0.mlp.wg.lora_B [2,8]',
-      'h0.mlp.wu.lora_A [8,2]',
-      'h0.mlp.wu.lora_B [2,8]',
-      'h0.mlp.wd.lora_A [8,2]',
-      'h0.mlp.wd.lora_B [2,8]',
-    ]);
-    expect(
-      names(gpt2)
-        .map((n) => n.split(' ')[0]!.replace(/\.lora_[AB]$/, ''))
-        .filter((_, i) => i % 2 === 0),
-    ).toEqual(['h0.attn.wq', 'h0.attn.wk', 'h0.attn.wv', 'h0.attn.wo', 'h0.mlp.w1', 'h0.mlp.w2']);
-    expect(
-      paramSpecs(llama)
-        .filter((s) => !s.name.includes('lora_'))
-        .every((s) => s.frozen),
-    ).toBe(true);
-    expect(() => validateLora(gpt2, { ...lora, targets: ['gate_proj'] })).toThrow(
-      /name no module of this architecture/,
-    );
-    expect(() => validateLora(gpt2, { ...lora, targets: ['c_attn'] })).toThrow(
-      /"c_attn" is not one of PEFT's module names/,
-    );
-    expect(() => validateLora(gpt2, { ...lora, r: 0 })).toThrow(/lora.r must be a positive integer/);
-  });
+  it(
+    "wrap PEFT's seven modules on Llama and the six GPT-2 has (no gate_proj), A [in, r] and B [r, out], the " +
+      'base frozen',
+    () => {
+      const names = (c: ModelConfig) =>
+        trainableSpecs(c)
+          .filter((s) => s.name.startsWith('h0.'))
+          .map((s) => `${s.name} [${s.shape}]`);
+      expect(names(llama)).toEqual([
+        'h0.attn.wq.lora_A [8,2]',
+        'h0.attn.wq.lora_B [2,8]',
+        'h0.attn.wk.lora_A [8,2]',
+        'h0.attn.wk.lora_B [2,4]',
+        'h0.attn.wv.lora_A [8,2]',
+        'h0.attn.wv.lora_B [2,4]',
+        'h0.attn.wo.lora_A [8,2]',
+        'h0.attn.wo.lora_B [2,8]',
+        'h0.mlp.wg.lora_A [8,2]',
+        'h0.mlp.wg.lora_B [2,8]',
+        'h0.mlp.wu.lora_A [8,2]',
+        'h0.mlp.wu.lora_B [2,8]',
+        'h0.mlp.wd.lora_A [8,2]',
+        'h0.mlp.wd.lora_B [2,8]',
+      ]);
+      expect(
+        names(gpt2)
+          .map((n) => n.split(' ')[0]!.replace(/\.lora_[AB]$/, ''))
+          .filter((_, i) => i % 2 === 0),
+      ).toEqual(['h0.attn.wq', 'h0.attn.wk', 'h0.attn.wv', 'h0.attn.wo', 'h0.mlp.w1', 'h0.mlp.w2']);
+      expect(
+        paramSpecs(llama)
+          .filter((s) => !s.name.includes('lora_'))
+          .every((s) => s.frozen),
+      ).toBe(true);
+      expect(() => validateLora(gpt2, { ...lora, targets: ['gate_proj'] })).toThrow(
+        /name no module of this architecture/,
+      );
+      expect(() => validateLora(gpt2, { ...lora, targets: ['c_attn'] })).toThrow(
+        /"c_attn" is not one of PEFT's module names/,
+      );
+      expect(() => validateLora(gpt2, { ...lora, r: 0 })).toThrow(/lora.r must be a positive integer/);
+    },
+  );
 
   it('initialise as PEFT does: A uniform in ±1/√in, B zero, so a fresh adapter leaves the logits unchanged', () => {
     const w = initParams(llama, 5);

@@ -87,7 +87,10 @@ export function loraModules(c: ModelConfig): { layer: number; weight: string; mo
   return out;
 }
 
-/** The adapter weights of `c` (after the base ones in paramSpecs): `W.lora_A` [in, r] and `W.lora_B` [r, out] per targeted W. */
+/**
+ * The adapter weights of `c` (after the base ones in paramSpecs): `W.lora_A` [in, r] and `W.lora_B` [r, out] per
+ * targeted W.
+ */
 export function adapterSpecs(c: ModelConfig, base: readonly Omit<ParamSpec, 'decay'>[]): Omit<ParamSpec, 'decay'>[] {
   const r = c.lora?.r ?? 0;
   const shapes = new Map(base.map((s) => [s.name, s.shape]));

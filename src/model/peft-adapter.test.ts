@@ -65,7 +65,8 @@ describe('LoRA adapters in PEFT format, against the real PEFT 0.21', () => {
   it('we load what PEFT saves and give its log-probs; PEFT loads what we save and gives ours (≤ 1e-4)', (ctx) => {
     if (!hasPeft) {
       process.stderr.write(
-        `\n${'!'.repeat(100)}\n!!  SKIPPED: ${ctx.task.name}: ${py} cannot import peft (scripts/setup-python.sh)\n${'!'.repeat(100)}\n`,
+        `\n${'!'.repeat(100)}\n!!  SKIPPED: ${ctx.task.name}: ${py} cannot import peft ` +
+          `(scripts/setup-python.sh)\n${'!'.repeat(100)}\n`,
       );
       ctx.skip();
     }

@@ -51,7 +51,8 @@ function peftModule(c: ModelConfig, layer: number, t: PeftTarget): string {
   const m =
     GPT2_MODULES[t] ??
     fail(
-      `${t}: transformers' GPT-2 fuses q, k and v into attn.c_attn, so a separate ${t} adapter has no PEFT form (train o_proj, up_proj, down_proj on GPT-2 to export)`,
+      `${t}: transformers' GPT-2 fuses q, k and v into attn.c_attn, so a separate ${t} adapter has no ` +
+        'PEFT form (train o_proj, up_proj, down_proj on GPT-2 to export)',
     );
   return `transformer.h.${layer}.${m}`;
 }
@@ -184,7 +185,8 @@ export function readAdapter(
         fail(`adapter_model.safetensors: tensor "${key}" is missing (target_modules names ${module})`);
       if (t.shape.length !== 2 || t.shape[0] !== cols || t.shape[1] !== rows)
         fail(
-          `adapter_model.safetensors: tensor "${key}" has shape [${t.shape}], this base model needs [${cols}, ${rows}] (an adapter for another base?)`,
+          `adapter_model.safetensors: tensor "${key}" has shape [${t.shape}], this base model needs ` +
+            `[${cols}, ${rows}] (an adapter for another base?)`,
         );
       weights.set(`${weight}.${part}`, transpose(t.data, cols!, rows!));
       used.add(key);

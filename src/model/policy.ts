@@ -93,7 +93,8 @@ export class Policy {
   setLayout(layout: Layout): void {
     if (totalLen(layout) > this.config.contextLength)
       throw new Error(
-        `layout needs ${totalLen(layout)} positions (prompt ${layout.promptLen} + completion ${layout.completionLen}), the model has ${this.config.contextLength}`,
+        `layout needs ${totalLen(layout)} positions (prompt ${layout.promptLen} + completion ` +
+          `${layout.completionLen}), the model has ${this.config.contextLength}`,
       );
     this.layout = layout;
   }
@@ -152,7 +153,10 @@ export class Policy {
     return out;
   }
 
-  /** The AdamW moments per parameter; a frozen base weight (LoRA) has none and reads as zeros, so the map covers every parameter. */
+  /**
+   * The AdamW moments per parameter; a frozen base weight (LoRA) has none and reads as zeros, so the map covers every
+   * parameter.
+   */
   async getOptimizerState(): Promise<OptimizerState> {
     const split = async (name: string): Promise<Weights> => {
       const flat = (await this.backend.read(this.moments[name]!)) as Float32Array;

@@ -93,7 +93,8 @@ export function readSafetensors(bytes: Uint8Array): ParsedSafetensors {
       );
     if (offs[1] > dataLen)
       throw new SafetensorsError(
-        `the file is truncated: tensor "${name}" ends at byte ${offs[1]} of the data section, which has only ${dataLen}`,
+        `the file is truncated: tensor "${name}" ends at byte ${offs[1]} of the data section, which has ` +
+          `only ${dataLen}`,
       );
     const copy = bytes.slice(dataStart + offs[0], dataStart + offs[1]);
     tensors.set(name, { shape: e.shape as number[], data: toFloat32(e.dtype as string, copy, count) });

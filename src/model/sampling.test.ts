@@ -48,7 +48,8 @@ describe('drawToken', () => {
     expect(k2[2]! + k2[3]! + k2[4]!).toBe(0);
     const p = probs(1);
     expect(k2[0]!).toBeCloseTo(p[0]! / (p[0]! + p[1]!), 1);
-    // The most likely token holds 0.56 of the mass and the top two 0.77: top-p 0.6 keeps them, top-p 0.4 only the first.
+    // The most likely token holds 0.56 of the mass and the top two 0.77: top-p 0.6 keeps them, top-p 0.4 only the
+    // first.
     expect(
       frequencies(1, 0, 0.6, 5_000)
         .slice(2)

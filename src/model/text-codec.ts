@@ -3,11 +3,15 @@ import * as chars from './tokenizer.ts';
 /**
  * Text to a model's token ids and back, as the trainer, the evaluation, the SFT warm start and the
  * token view need it: the playground's characters (tokenizer.ts), or an imported model's own
- * tokenizer.json (hf-codec.ts, kept apart so the page's main bundle does not carry tokenizers.js). Task prompts are laid out in the model's tokens; verifiers read
+ * tokenizer.json (hf-codec.ts, kept apart so the page's main bundle does not carry tokenizers.js). Task prompts are
+ * laid out in the model's tokens; verifiers read
  * the decoded text.
  */
 export interface TextCodec {
-  /** The ids of a prompt or a reference text (a Hugging Face tokenizer adds its own special tokens, e.g. BOS, as transformers does by default). */
+  /**
+   * The ids of a prompt or a reference text (a Hugging Face tokenizer adds its own special tokens, e.g. BOS, as
+   * transformers does by default).
+   */
   encodePrompt(text: string): number[];
   /** The ids of text that continues a prompt (no special tokens added). */
   encodeContinuation(text: string): number[];

@@ -43,26 +43,30 @@ function paramInputs(cfg: ModelConfig, seed: number): CheckInput[] {
 }
 
 describe('the Llama/Qwen2 weights', () => {
-  it("are transformers' LlamaForCausalLM ones under our names: no position table or LayerNorm biases, a gated MLP, narrower k/v, q/k/v biases, lm_head", () => {
-    const shapes = Object.fromEntries(paramSpecs(llama).map((s) => [s.name, s.shape]));
-    expect(Object.keys(shapes).filter((n) => n.startsWith('h0.'))).toEqual([
-      'h0.ln1.g',
-      'h0.attn.wq',
-      'h0.attn.bq',
-      'h0.attn.wk',
-      'h0.attn.bk',
-      'h0.attn.wv',
-      'h0.attn.bv',
-      'h0.attn.wo',
-      'h0.ln2.g',
-      'h0.mlp.wg',
-      'h0.mlp.wu',
-      'h0.mlp.wd',
-    ]);
-    expect(shapes['h0.attn.wk']).toEqual([8, 4]); // 1 KV head of 4
-    expect(shapes['lm_head']).toEqual([7, 8]);
-    expect(shapes['wpe']).toBeUndefined();
-  });
+  it(
+    "are transformers' LlamaForCausalLM ones under our names: no position table or LayerNorm biases, a " +
+      'gated MLP, narrower k/v, q/k/v biases, lm_head',
+    () => {
+      const shapes = Object.fromEntries(paramSpecs(llama).map((s) => [s.name, s.shape]));
+      expect(Object.keys(shapes).filter((n) => n.startsWith('h0.'))).toEqual([
+        'h0.ln1.g',
+        'h0.attn.wq',
+        'h0.attn.bq',
+        'h0.attn.wk',
+        'h0.attn.bk',
+        'h0.attn.wv',
+        'h0.attn.bv',
+        'h0.attn.wo',
+        'h0.ln2.g',
+        'h0.mlp.wg',
+        'h0.mlp.wu',
+        'h0.mlp.wd',
+      ]);
+      expect(shapes['h0.attn.wk']).toEqual([8, 4]); // 1 KV head of 4
+      expect(shapes['lm_head']).toEqual([7, 8]);
+      expect(shapes['wpe']).toBeUndefined();
+    },
+  );
 });
 
 describe.each(CONFIGS)('whole-model gradient check (float64 central differences): %s', (_name, cfg) => {

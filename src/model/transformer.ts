@@ -174,7 +174,9 @@ function causalBias(g: Graph, keyBias: Tensor): Tensor {
   return g.add(g.constant(causal, [1, 1, t, t]), g.reshape(keyBias, [b, 1, 1, t]));
 }
 
-/** The blocks over a whole sequence, before the final LayerNorm; `kv` sees each layer's keys and values ([B,H,T,dh]). */
+/**
+ * The blocks over a whole sequence, before the final LayerNorm; `kv` sees each layer's keys and values ([B,H,T,dh]).
+ */
 function blocks(
   g: Graph,
   c: ModelConfig,

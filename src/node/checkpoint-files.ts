@@ -8,7 +8,10 @@ import { codecOf } from '../model/hf-codec.ts';
 import { tokenizerFileNames, type TokenizerFiles } from '../model/text-codec.ts';
 import { loadBase, type RunBase } from '../rl/run.ts';
 
-/** Reads a manifest and its weights from disk and hands the bytes to loadBase (src/rl/run.ts); errors name the file and what is wrong. */
+/**
+ * Reads a manifest and its weights from disk and hands the bytes to loadBase (src/rl/run.ts); errors name the file and
+ * what is wrong.
+ */
 export function readCheckpoint(manifestPath: string): RunBase {
   let raw: string;
   try {

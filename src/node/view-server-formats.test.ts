@@ -131,43 +131,47 @@ describe('rlvr view serves every format', () => {
     expect(await overHttp.readStep(last)).toEqual(await disk.readStep(last));
   });
 
-  it("a search over a served TRL run, and a served veRL dump, reads their steps' files many to a request (files?path=…), and finds what a search on disk finds", async () => {
-    for (const [name, folder, text] of [
-      ['grpo-qwen', 'grpo-qwen', 'a'],
-      ['dump', 'verl/dump', 'a'],
-    ] as const) {
-      const plain = pageRunFiles(name, new URL(`runs/${name}/`, origin).href);
-      let many = 0;
-      let single = 0;
-      const counted = {
-        ...plain,
-        read: (path: string, start?: number, end?: number) => (single++, plain.read(path, start, end)),
-        readMany: (paths: string[]) => (many++, plain.readMany!(paths)),
-      };
-      const [found] = (await detectRuns(counted)).runs;
-      const overHttp = await openRun(counted, found!);
-      const disk = await openRun(nodeRunFiles(join(served, folder)), found!);
-      single = 0;
-      const got = await overHttp.search({ text });
-      const want = await disk.search({ text });
-      expect(got.count, name).toBeGreaterThan(0);
-      expect(got, name).toEqual(want);
-      expect(many, name).toBe(1); // every step of the fixture in one request
-      expect(single, name).toBe(0);
-    }
-    // The answer is the files one after another, each path checked as file/<path> is.
-    const at = (q: string) => fetch(new URL(`runs/grpo-qwen/files?${q}`, origin));
-    const two = await at('path=checkpoint-2/trainer_state.json&path=checkpoint-2%2Ftrainer_state.json');
-    expect(two.status).toBe(200);
-    const sizes = two.headers.get('x-part-sizes')!.split(',').map(Number);
-    expect(sizes[0]).toBe(sizes[1]);
-    expect((await two.arrayBuffer()).byteLength).toBe(sizes[0]! * 2);
-    for (const bad of ['path=../lesson.rlvr.gz', 'path=%2e%2e%2Fother.jsonl', 'path=a%5Cb', 'path='])
-      expect((await at(bad)).status, bad).toBe(403);
-    expect((await at('path=nope.parquet')).status).toBe(404);
-    expect((await at('')).status).toBe(400);
-    expect((await at(Array.from({ length: 65 }, () => 'path=checkpoint-2/trainer_state.json').join('&'))).status).toBe(
-      400,
-    );
-  });
+  it(
+    "a search over a served TRL run, and a served veRL dump, reads their steps' files many to a request " +
+      '(files?path=…), and finds what a search on disk finds',
+    async () => {
+      for (const [name, folder, text] of [
+        ['grpo-qwen', 'grpo-qwen', 'a'],
+        ['dump', 'verl/dump', 'a'],
+      ] as const) {
+        const plain = pageRunFiles(name, new URL(`runs/${name}/`, origin).href);
+        let many = 0;
+        let single = 0;
+        const counted = {
+          ...plain,
+          read: (path: string, start?: number, end?: number) => (single++, plain.read(path, start, end)),
+          readMany: (paths: string[]) => (many++, plain.readMany!(paths)),
+        };
+        const [found] = (await detectRuns(counted)).runs;
+        const overHttp = await openRun(counted, found!);
+        const disk = await openRun(nodeRunFiles(join(served, folder)), found!);
+        single = 0;
+        const got = await overHttp.search({ text });
+        const want = await disk.search({ text });
+        expect(got.count, name).toBeGreaterThan(0);
+        expect(got, name).toEqual(want);
+        expect(many, name).toBe(1); // every step of the fixture in one request
+        expect(single, name).toBe(0);
+      }
+      // The answer is the files one after another, each path checked as file/<path> is.
+      const at = (q: string) => fetch(new URL(`runs/grpo-qwen/files?${q}`, origin));
+      const two = await at('path=checkpoint-2/trainer_state.json&path=checkpoint-2%2Ftrainer_state.json');
+      expect(two.status).toBe(200);
+      const sizes = two.headers.get('x-part-sizes')!.split(',').map(Number);
+      expect(sizes[0]).toBe(sizes[1]);
+      expect((await two.arrayBuffer()).byteLength).toBe(sizes[0]! * 2);
+      for (const bad of ['path=../lesson.rlvr.gz', 'path=%2e%2e%2Fother.jsonl', 'path=a%5Cb', 'path='])
+        expect((await at(bad)).status, bad).toBe(403);
+      expect((await at('path=nope.parquet')).status).toBe(404);
+      expect((await at('')).status).toBe(400);
+      expect(
+        (await at(Array.from({ length: 65 }, () => 'path=checkpoint-2/trainer_state.json').join('&'))).status,
+      ).toBe(400);
+    },
+  );
 });

@@ -27,7 +27,10 @@ export interface OfflineState {
   updateReady: boolean;
 }
 
-/** Set before the one reload; cleared once the page is isolated. Stops a reload loop in browsers that ignore the worker's headers. */
+/**
+ * Set before the one reload; cleared once the page is isolated. Stops a reload loop in browsers that ignore the
+ * worker's headers.
+ */
 const RELOAD_KEY = 'rlvr.coiReload';
 
 function isolatedNow(): boolean {
@@ -69,7 +72,9 @@ export async function registerServiceWorker(
   if (!container) {
     return set({
       phase: 'unsupported',
-      note: 'this browser offers no service workers here (they need https or localhost, and are off in some private windows), so neither the COOP/COEP headers nor the offline cache can be added',
+      note:
+        'this browser offers no service workers here (they need https or localhost, and are off in some ' +
+        'private windows), so neither the COOP/COEP headers nor the offline cache can be added',
     });
   }
   set({
@@ -116,7 +121,9 @@ export async function registerServiceWorker(
   if ((await Promise.race([container.ready.then(() => 'ready' as const), failedInstall])) === 'failed') {
     return set({
       phase: 'failed',
-      note: 'the service worker could not install (a file of the app failed to download), so the page is not isolated and not cached for offline use',
+      note:
+        'the service worker could not install (a file of the app failed to download), so the page is not ' +
+        'isolated and not cached for offline use',
     });
   }
   const store = session();

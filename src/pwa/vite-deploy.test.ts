@@ -54,34 +54,37 @@ describe('listPrecache', () => {
     expect(listPrecache(dir).version).not.toBe(first.version);
   });
 
-  it("caches on the first visit the shell, ONNX Runtime and the first run's checkpoint; the rest later, with sizes", () => {
-    put(
-      'checkpoints/index.json',
-      JSON.stringify([
-        { id: 'arithmetic-tiny', tasks: ['arithmetic'] },
-        { id: 'sat-tiny', tasks: ['sat'] },
-      ]),
-    );
-    put('checkpoints/arithmetic-tiny/manifest.json', '{}');
-    put('checkpoints/arithmetic-tiny/model.safetensors', 'weights!');
-    put('checkpoints/sat-tiny/manifest.json', '{}');
-    put('records/lessons/why-groups/seed-1/GRPO.rlvr.gz', 'record');
-    const p = listPrecache(dir);
-    expect(p.files).toEqual([
-      'assets/a.js',
-      'assets/b.js',
-      'checkpoints/arithmetic-tiny/manifest.json',
-      'checkpoints/index.json',
-      'checkpoints/sat-tiny/manifest.json',
-      'checkpoints/sat-tiny/model.safetensors',
-      'index.html',
-      'ort/x.wasm',
-    ]);
-    expect(p.later).toEqual([
-      { path: 'checkpoints/arithmetic-tiny/model.safetensors', bytes: 8 },
-      { path: 'records/lessons/why-groups/seed-1/GRPO.rlvr.gz', bytes: 6 },
-    ]);
-  });
+  it(
+    "caches on the first visit the shell, ONNX Runtime and the first run's checkpoint; the rest later, with " + 'sizes',
+    () => {
+      put(
+        'checkpoints/index.json',
+        JSON.stringify([
+          { id: 'arithmetic-tiny', tasks: ['arithmetic'] },
+          { id: 'sat-tiny', tasks: ['sat'] },
+        ]),
+      );
+      put('checkpoints/arithmetic-tiny/manifest.json', '{}');
+      put('checkpoints/arithmetic-tiny/model.safetensors', 'weights!');
+      put('checkpoints/sat-tiny/manifest.json', '{}');
+      put('records/lessons/why-groups/seed-1/GRPO.rlvr.gz', 'record');
+      const p = listPrecache(dir);
+      expect(p.files).toEqual([
+        'assets/a.js',
+        'assets/b.js',
+        'checkpoints/arithmetic-tiny/manifest.json',
+        'checkpoints/index.json',
+        'checkpoints/sat-tiny/manifest.json',
+        'checkpoints/sat-tiny/model.safetensors',
+        'index.html',
+        'ort/x.wasm',
+      ]);
+      expect(p.later).toEqual([
+        { path: 'checkpoints/arithmetic-tiny/model.safetensors', bytes: 8 },
+        { path: 'records/lessons/why-groups/seed-1/GRPO.rlvr.gz', bytes: 6 },
+      ]);
+    },
+  );
 
   it("the first run's task is the config's default task", () => {
     expect(FIRST_RUN_TASK).toBe(fieldTable.task.default);

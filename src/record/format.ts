@@ -105,7 +105,10 @@ export interface RecordProvenance {
   base: RecordBase;
   /** `rlvr lesson run`: which lesson, arm and seed. */
   lesson?: { id: string; arm: string; seed: number };
-  /** What else a reader should know (a run resumed from an autosave has no rollouts for its earlier steps; an SFT warm start). */
+  /**
+   * What else a reader should know (a run resumed from an autosave has no rollouts for its earlier steps; an SFT warm
+   * start).
+   */
   note?: string;
 }
 
@@ -230,7 +233,10 @@ export interface RolloutMeta {
   ref: boolean;
 }
 
-/** Splits little-endian words into byte planes (all first bytes, then all second bytes...): gzip compresses floats far better so. */
+/**
+ * Splits little-endian words into byte planes (all first bytes, then all second bytes...): gzip compresses floats far
+ * better so.
+ */
 export function toPlanes(raw: Uint8Array, width: number): Uint8Array {
   const n = raw.length / width;
   const out = new Uint8Array(raw.length);

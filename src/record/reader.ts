@@ -139,7 +139,8 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
   const version = count(o.version, 'version');
   if (version > RUN_RECORD_VERSION)
     throw new RunRecordError(
-      `it is format version ${version}, newer than this playground reads (up to version ${RUN_RECORD_VERSION}); open it with a newer playground`,
+      `it is format version ${version}, newer than this playground reads (up to version ` +
+        `${RUN_RECORD_VERSION}); open it with a newer playground`,
     );
   if (version < 1) throw new RunRecordError(`version ${version} does not exist`);
   const notes: string[] = [];
@@ -247,7 +248,8 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
       bad(`channels.${name}.length`, `${n * width} (count × ${width})`, c.length);
     if (off + n * width > blob.length)
       throw new RunRecordError(
-        `the file is truncated: channel "${name}" needs bytes up to ${off + n * width} of the binary section, which has ${blob.length}`,
+        `the file is truncated: channel "${name}" needs bytes up to ${off + n * width} of the binary ` +
+          `section, which has ${blob.length}`,
       );
     const bytes = blob.slice(off, off + n * width);
     const plain = width > 1 ? fromPlanes(bytes, width) : bytes;
@@ -339,7 +341,8 @@ function parseHeader(h: unknown, blob: Uint8Array): { record: RunRecord; notes: 
     const len = count(c.length, `${at}.length`);
     if (off + len > blob.length)
       throw new RunRecordError(
-        `the file is truncated: checkpoint ${i} needs bytes up to ${off + len} of the binary section, which has ${blob.length}`,
+        `the file is truncated: checkpoint ${i} needs bytes up to ${off + len} of the binary section, ` +
+          `which has ${blob.length}`,
       );
     let manifest: Manifest;
     try {

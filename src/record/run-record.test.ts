@@ -116,66 +116,77 @@ async function errorOf(b: Uint8Array, limits = {}): Promise<string> {
 }
 
 describe('run record: round trip', () => {
-  it('a real run: record → encode → decode gives the same config, metrics, evaluations, rollouts (every per-token channel) and checkpoint', async () => {
-    const r = await decodeRunRecord(bytes);
-    if (!r.ok) throw new Error(r.error);
-    const got = r.record;
-    expect(r.notes).toEqual([]);
-    expect(got.config).toEqual(record.config);
-    expect(got.provenance).toEqual(record.provenance);
-    expect(got.steps.map((s) => s.metrics)).toEqual(record.steps.map((s) => s.metrics));
-    expect(got.steps.every((s) => s.difficulty && s.advantage_histogram)).toBe(true);
-    expect(got.evals).toEqual(record.evals);
-    expect(got.evals.map((e) => e.step)).toEqual([0, 2, 3]);
-    expect(got.checkpoints).toHaveLength(1);
-    // Byte arrays compared as one boolean (a diff of a megabyte of bytes would take forever to print).
-    expect(Buffer.compare(got.checkpoints[0]!.safetensors, record.checkpoints[0]!.safetensors)).toBe(0);
-    expect(got.rollouts.map((x) => x.step)).toEqual([1, 2, 3]);
-    const want = record.rollouts.flatMap((x) => x.records);
-    const have = got.rollouts.flatMap((x) => x.records);
-    expect(have).toHaveLength(want.length);
-    // The graph computes in float32, so its per-token numbers come back exactly; the two the host
-    // computes in float64 (the sampler's old log-probs, the aggregation weight) come back as float32.
-    // One record at a time, so a failure prints one record's diff.
-    for (let i = 0; i < want.length; i++) expect(have[i]).toEqual(asStored(want[i]!));
-    expect(have[0]!.prompt.startsWith(HOSTILE)).toBe(true);
-    // The run really exercised the channels: some refLogp present, some ratios off 1.
-    expect(have.some((x) => x.refLogp !== null)).toBe(true);
-    expect(have.some((x) => x.ratio.some((q) => Math.abs(q - 1) > 1e-6))).toBe(true);
-  });
+  it(
+    'a real run: record → encode → decode gives the same config, metrics, evaluations, rollouts (every ' +
+      'per-token channel) and checkpoint',
+    async () => {
+      const r = await decodeRunRecord(bytes);
+      if (!r.ok) throw new Error(r.error);
+      const got = r.record;
+      expect(r.notes).toEqual([]);
+      expect(got.config).toEqual(record.config);
+      expect(got.provenance).toEqual(record.provenance);
+      expect(got.steps.map((s) => s.metrics)).toEqual(record.steps.map((s) => s.metrics));
+      expect(got.steps.every((s) => s.difficulty && s.advantage_histogram)).toBe(true);
+      expect(got.evals).toEqual(record.evals);
+      expect(got.evals.map((e) => e.step)).toEqual([0, 2, 3]);
+      expect(got.checkpoints).toHaveLength(1);
+      // Byte arrays compared as one boolean (a diff of a megabyte of bytes would take forever to print).
+      expect(Buffer.compare(got.checkpoints[0]!.safetensors, record.checkpoints[0]!.safetensors)).toBe(0);
+      expect(got.rollouts.map((x) => x.step)).toEqual([1, 2, 3]);
+      const want = record.rollouts.flatMap((x) => x.records);
+      const have = got.rollouts.flatMap((x) => x.records);
+      expect(have).toHaveLength(want.length);
+      // The graph computes in float32, so its per-token numbers come back exactly; the two the host
+      // computes in float64 (the sampler's old log-probs, the aggregation weight) come back as float32.
+      // One record at a time, so a failure prints one record's diff.
+      for (let i = 0; i < want.length; i++) expect(have[i]).toEqual(asStored(want[i]!));
+      expect(have[0]!.prompt.startsWith(HOSTILE)).toBe(true);
+      // The run really exercised the channels: some refLogp present, some ratios off 1.
+      expect(have.some((x) => x.refLogp !== null)).toBe(true);
+      expect(have.some((x) => x.ratio.some((q) => Math.abs(q - 1) > 1e-6))).toBe(true);
+    },
+  );
 
-  it('encodeRunRecord (a record in memory) writes what the recorder wrote, and non-finite metrics survive', async () => {
-    const r = await decodeRunRecord(await encodeRunRecord(record));
-    if (!r.ok) throw new Error(r.error);
-    const have = r.record.rollouts.flatMap((x) => x.records);
-    const want = record.rollouts.flatMap((x) => x.records);
-    expect(have).toHaveLength(want.length);
-    for (let i = 0; i < want.length; i++) expect(have[i]).toEqual(asStored(want[i]!));
-    const skipped = {
-      ...record,
-      steps: [{ step: 1, metrics: { ...record.steps[0]!.metrics, grad_norm: NaN, loss: Infinity } }],
-      rollouts: [],
-    };
-    const s = await decodeRunRecord(await encodeRunRecord(skipped));
-    if (!s.ok) throw new Error(s.error);
-    expect(s.record.steps[0]!.metrics.grad_norm).toBeNaN();
-    expect(s.record.steps[0]!.metrics.loss).toBe(Infinity);
-  });
+  it(
+    'encodeRunRecord (a record in memory) writes what ' + 'the recorder wrote, and non-finite metrics survive',
+    async () => {
+      const r = await decodeRunRecord(await encodeRunRecord(record));
+      if (!r.ok) throw new Error(r.error);
+      const have = r.record.rollouts.flatMap((x) => x.records);
+      const want = record.rollouts.flatMap((x) => x.records);
+      expect(have).toHaveLength(want.length);
+      for (let i = 0; i < want.length; i++) expect(have[i]).toEqual(asStored(want[i]!));
+      const skipped = {
+        ...record,
+        steps: [{ step: 1, metrics: { ...record.steps[0]!.metrics, grad_norm: NaN, loss: Infinity } }],
+        rollouts: [],
+      };
+      const s = await decodeRunRecord(await encodeRunRecord(skipped));
+      if (!s.ok) throw new Error(s.error);
+      expect(s.record.steps[0]!.metrics.grad_norm).toBeNaN();
+      expect(s.record.steps[0]!.metrics.loss).toBe(Infinity);
+    },
+  );
 
-  it("an evaluation's pass@1 standard error (the held-out chart's band) survives the round trip; a NaN one is refused", async () => {
-    const withSe = await encodeRunRecord({
-      ...record,
-      rollouts: [],
-      checkpoints: [],
-      evals: [{ step: 0, pass_at_k: { '1': 0.25 }, pass1_se: 0.031 }],
-    });
-    const r = await decodeRunRecord(withSe);
-    if (!r.ok) throw new Error(r.error);
-    expect(r.record.evals).toEqual([{ step: 0, pass_at_k: { '1': 0.25 }, pass1_se: 0.031 }]);
-    expect(await errorOf(rewrite(withSe, (h) => h.replace('"pass1_se":0.031', '"pass1_se":"NaN"')))).toMatch(
-      /evals\[0\]\.pass1_se/,
-    );
-  });
+  it(
+    "an evaluation's pass@1 standard error (the held-out chart's band) survives the round trip; a NaN one " +
+      'is refused',
+    async () => {
+      const withSe = await encodeRunRecord({
+        ...record,
+        rollouts: [],
+        checkpoints: [],
+        evals: [{ step: 0, pass_at_k: { '1': 0.25 }, pass1_se: 0.031 }],
+      });
+      const r = await decodeRunRecord(withSe);
+      if (!r.ok) throw new Error(r.error);
+      expect(r.record.evals).toEqual([{ step: 0, pass_at_k: { '1': 0.25 }, pass1_se: 0.031 }]);
+      expect(await errorOf(rewrite(withSe, (h) => h.replace('"pass1_se":0.031', '"pass1_se":"NaN"')))).toMatch(
+        /evals\[0\]\.pass1_se/,
+      );
+    },
+  );
 
   it('a 3-step record is small: well under 1 MB compressed', () => {
     expect(bytes.length).toBeLessThan(1024 * 1024);
@@ -287,9 +298,13 @@ describe('run record: bad input is refused with a message naming what is wrong',
     );
   });
 
-  it('a metric key this build does not know is kept and named in the notes (a chart can say so instead of drawing nothing)', async () => {
-    const r = await decodeRunRecord(rewrite(bytes, (h) => h.replace('"reward":', '"rewrad":1,"reward":')));
-    if (!r.ok) throw new Error(r.error);
-    expect(r.notes).toEqual(['metric keys this playground does not know (kept, not charted): rewrad']);
-  });
+  it(
+    'a metric key this build does not know is kept and named in the notes (a chart can say so instead of ' +
+      'drawing nothing)',
+    async () => {
+      const r = await decodeRunRecord(rewrite(bytes, (h) => h.replace('"reward":', '"rewrad":1,"reward":')));
+      if (!r.ok) throw new Error(r.error);
+      expect(r.notes).toEqual(['metric keys this playground does not know (kept, not charted): rewrad']);
+    },
+  );
 });

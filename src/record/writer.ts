@@ -295,7 +295,9 @@ export function thinRunRecord(r: RunRecord, every: number): RunRecord {
   if (every === 1 || r.rollouts.length <= 2) return r;
   const last = r.rollouts.length - 1;
   const rollouts = r.rollouts.filter((_, i) => i % every === 0 || i === last);
-  const note = `rollouts kept for ${rollouts.length} of the ${r.rollouts.length} recorded steps (every ${every}th, and the last); every step's metrics are kept`;
+  const note =
+    `rollouts kept for ${rollouts.length} of the ${r.rollouts.length} recorded steps (every ${every}th, and ` +
+    `the last); every step's metrics are kept`;
   return {
     ...r,
     rollouts,

@@ -66,7 +66,8 @@ export function computeAdvantages(
 }
 
 function weighSigns(adv: number[][], c: Pick<RunConfig, 'positive_weight' | 'negative_weight'>): number[][] {
-  return adv.map((a) => a.map((x) => (x > 0 ? x * c.positive_weight : x < 0 ? x * c.negative_weight : x) + 0)); // + 0 turns -0 into 0; NaN stays NaN so the step is skipped
+  // + 0 turns -0 into 0; NaN stays NaN so the step is skipped
+  return adv.map((a) => a.map((x) => (x > 0 ? x * c.positive_weight : x < 0 ? x * c.negative_weight : x) + 0));
 }
 
 /** Reward functions apart: values[g][i][k] is function k's unweighted reward of completion i of group g. */

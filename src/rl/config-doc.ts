@@ -50,7 +50,8 @@ export function setFlagHelp(): string {
   }
   const w = Math.max(...rows.map(([a]) => a.length)) + 2;
   return [
-    'config fields for --set key=value ("new run": cannot change while training; a preset and the checkpoint\'s recipe set some):',
+    'config fields for --set key=value ("new run": cannot change while training; a preset and the ' +
+      "checkpoint's recipe set some):",
     ...rows.map(([a, b]) => `  ${a.padEnd(w)}${b}`),
   ].join('\n');
 }
@@ -66,12 +67,15 @@ export function configTableMarkdown(): string {
   for (const k of configFields) {
     const d: FieldDecl = fieldTable[k];
     lines.push(
-      `| \`${k}\` | ${d.group} | ${cell(rangeText(d) + rulesOf(k))} | \`${cell(defaultText(d))}\` | ${d.restart ? 'yes' : ''} | ${d.trl ? 'yes' : ''} | ${cell(d.help)} | ${cell(d.paper ?? '')} |`,
+      `| \`${k}\` | ${d.group} | ${cell(rangeText(d) + rulesOf(k))} | \`${cell(defaultText(d))}\` | ` +
+        `${d.restart ? 'yes' : ''} ` +
+        `| ${d.trl ? 'yes' : ''} | ${cell(d.help)} | ${cell(d.paper ?? '')} |`,
     );
     if (d.kind === 'weights') {
       for (const [part, p] of Object.entries(d.parts))
         lines.push(
-          `| \`${k}.${part}\` | ${d.group} | number ${num(d.min)}..${num(d.max)} | \`${d.default[part]}\` |  | ${p.trl ? 'yes' : ''} | ${cell(p.help)} | ${cell(p.paper ?? '')} |`,
+          `| \`${k}.${part}\` | ${d.group} | number ${num(d.min)}..${num(d.max)} | \`${d.default[part]}\` ` +
+            `|  | ${p.trl ? 'yes' : ''} | ${cell(p.help)} | ${cell(p.paper ?? '')} |`,
         );
     }
   }

@@ -42,19 +42,23 @@ describe('the config field table', () => {
     }
   });
 
-  it("the manual's table (docs/config.md) and the --set help are generated from it (run node scripts/config-table.mjs)", () => {
-    const readme = readFileSync(new URL('../../docs/config.md', import.meta.url), 'utf8');
-    const table = readme
-      .slice(
-        readme.indexOf('<!-- config-fields:start -->') + '<!-- config-fields:start -->'.length,
-        readme.indexOf('<!-- config-fields:end -->'),
-      )
-      .trim();
-    expect(table).toBe(configTableMarkdown());
-    const help = setFlagHelp();
-    for (const k of configFields) if (k !== 'version') expect(help).toContain(`\n  ${k} `);
-    expect(help).toMatch(/max_completion_length +int 1\.\.512, default 48, new run: /);
-  });
+  it(
+    "the manual's table (docs/config.md) and the --set help are generated from it (run node " +
+      'scripts/config-table.mjs)',
+    () => {
+      const readme = readFileSync(new URL('../../docs/config.md', import.meta.url), 'utf8');
+      const table = readme
+        .slice(
+          readme.indexOf('<!-- config-fields:start -->') + '<!-- config-fields:start -->'.length,
+          readme.indexOf('<!-- config-fields:end -->'),
+        )
+        .trim();
+      expect(table).toBe(configTableMarkdown());
+      const help = setFlagHelp();
+      for (const k of configFields) if (k !== 'version') expect(help).toContain(`\n  ${k} `);
+      expect(help).toMatch(/max_completion_length +int 1\.\.512, default 48, new run: /);
+    },
+  );
 });
 
 describe('context fit (the check Start would fail on)', () => {

@@ -90,7 +90,8 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
     rule: 'top_entropy_quantile = 1',
     check: (c) =>
       c.random_token_fraction < 1 && c.top_entropy_quantile < 1
-        ? `cannot be set with top_entropy_quantile (${c.top_entropy_quantile}): choose tokens at random or by entropy, not both`
+        ? `cannot be set with top_entropy_quantile (${c.top_entropy_quantile}): choose tokens at random or ` +
+          'by entropy, not both'
         : null,
   },
   {
@@ -105,7 +106,8 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
     check: (c) =>
       c.multi_objective_aggregation === 'normalize_then_sum' &&
       (c.advantage_estimator !== 'grpo' || c.reward_source !== 'verifier')
-        ? `normalize_then_sum needs advantage_estimator grpo and reward_source verifier (its reward functions apart), got ${c.advantage_estimator} and ${c.reward_source}`
+        ? 'normalize_then_sum needs advantage_estimator grpo and reward_source verifier (its reward ' +
+          `functions apart), got ${c.advantage_estimator} and ${c.reward_source}`
         : null,
   },
   {
@@ -115,7 +117,8 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
       c.steps_per_generation > 0 &&
       (c.steps_per_generation % c.minibatches !== 0 ||
         (c.prompts_per_step * c.num_generations) % c.steps_per_generation !== 0)
-        ? `must be 0 or a multiple of minibatches (${c.minibatches}) that divides prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ${c.steps_per_generation}`
+        ? `must be 0 or a multiple of minibatches (${c.minibatches}) that divides prompts_per_step × ` +
+          `num_generations (${c.prompts_per_step * c.num_generations}), got ${c.steps_per_generation}`
         : null,
   },
   {
@@ -128,7 +131,8 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
     rule: '0 (no dropout in the engine)',
     check: (c) =>
       c.lora_r > 0 && c.lora_dropout > 0
-        ? `must be 0: the engine has no dropout (TRL's disable_dropout, which the export sets, zeroes it too), got ${c.lora_dropout}`
+        ? `must be 0: the engine has no dropout (TRL's disable_dropout, which the export sets, zeroes it ` +
+          `too), got ${c.lora_dropout}`
         : null,
   },
   {
@@ -136,7 +140,8 @@ export const crossFieldRules: { field: keyof RunConfig; rule: string; check: (c:
     rule: 'divides prompts_per_step × num_generations',
     check: (c) =>
       (c.prompts_per_step * c.num_generations) % c.minibatches !== 0
-        ? `must divide prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ${c.minibatches}`
+        ? `must divide prompts_per_step × num_generations (${c.prompts_per_step * c.num_generations}), got ` +
+          `${c.minibatches}`
         : null,
   },
 ];

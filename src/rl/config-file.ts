@@ -53,7 +53,9 @@ export interface ConfigFile {
   preset?: string;
   /** The RunConfig fields the file sets (everything but "preset"). */
   fields: Record<string, unknown>;
-  /** defaults ← preset ← fields, resolved and validated by the one resolver (no checkpoint recipe: none is known here). */
+  /**
+   * defaults ← preset ← fields, resolved and validated by the one resolver (no checkpoint recipe: none is known here).
+   */
   config: RunConfig;
   /** The custom task's dataset, when the file carries one. */
   dataset?: ConfigDataset;
@@ -69,7 +71,8 @@ export function parseRunConfigFile(text: string, name = 'the config file'): Conf
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigFileError(
-      `${name} must hold one JSON object of config fields, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
+      `${name} must hold one JSON object of config ` +
+        `fields, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
     );
   }
   const { preset, dataset: datasetEntry, ...fields } = raw as Record<string, unknown>;
@@ -86,7 +89,8 @@ export function parseRunConfigFile(text: string, name = 'the config file'): Conf
     ...(preset === undefined ? {} : { preset: preset as string }),
     layers: [{ source: { kind: 'config file', file: name }, values: fields }],
   });
-  // A custom task's instances come from its dataset, bound later (from the file's "dataset" or --dataset): not checkable here.
+  // A custom task's instances come from its dataset, bound later (from the file's "dataset" or --dataset): not
+  // checkable here.
   const first = resolved.errors.find((e) => !(resolved.config.task === 'custom' && e.field === 'difficulty'));
   if (first) throw new ConfigFileError(`${name}: ${first.field}: ${first.message}`);
   const config = resolved.config;

@@ -55,7 +55,10 @@ export function fittingLadder(
 }
 
 export function noLevelFits(c: Pick<RunConfig, 'task' | 'max_completion_length'>, contextLength: number): string {
-  return `no level of the "${c.task}" ladder fits the model's context of ${contextLength} with max_completion_length ${c.max_completion_length}`;
+  return (
+    `no level of the "${c.task}" ladder fits the model's context of ${contextLength} with ` +
+    `max_completion_length ${c.max_completion_length}`
+  );
 }
 
 /** Null when a fixed-difficulty run fits; else the reason, naming the numbers. */
@@ -67,5 +70,8 @@ export function contextOverflow(
   const promptLen = promptTokensFor(c.task, [difficulty], c.hints);
   const total = promptLen + c.max_completion_length;
   if (total <= contextLength) return null;
-  return `task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} = ${total} positions, but the model has ${contextLength}; lower max_completion_length or the difficulty`;
+  return (
+    `task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} = ` +
+    `${total} positions, but the model has ${contextLength}; lower max_completion_length or the difficulty`
+  );
 }

@@ -9,7 +9,8 @@ import { validateConfig } from './config.ts';
 import { loadBase, TrainingRun, withLora } from './run.ts';
 
 describe('GRPO with LoRA (lora_r > 0)', () => {
-  it("trains only the adapters, and each update raises GRPO's objective on its batch (rewarded completions likelier, the others less)", async () => {
+  it("trains only the adapters, and each update raises GRPO's objective on its batch (rewarded completions " +
+    'likelier, the others less)', async () => {
     const backend = createNodeBackend(1);
     // The shipped arithmetic checkpoint (pass@1 about 0.2), so groups earn mixed rewards.
     const dir = 'public/checkpoints/arithmetic-tiny';

@@ -26,7 +26,8 @@ export const metricTable = {
   },
   'accuracy/first_round': {
     definition:
-      "fraction of the first sampling round's completions the strict verifier judges correct (equals accuracy unless dynamic sampling drops and refills groups, which skews the trained batch)",
+      "fraction of the first sampling round's completions the strict verifier judges correct (equals " +
+      'accuracy unless dynamic sampling drops and refills groups, which skews the trained batch)',
     hint: 'below accuracy → dynamic sampling is replacing all-wrong groups; compare runs on this, not on accuracy',
   },
   frac_reward_zero_std: {
@@ -49,8 +50,12 @@ export const metricTable = {
   },
   'length_bias/push_ratio': {
     definition:
-      'per-token push on the longest answer a group pushes down (negative advantage) over that on its shortest, averaged over the groups where they differ in length (1 when none does); the push on a token is |advantage| × its aggregation weight',
-    hint: 'below 1 → a long wrong answer is penalised less per token than a short one: the per-sequence normalisation Dr. GRPO removes (about 1 under dr_grpo and the token-mean losses)',
+      'per-token push on the longest answer a group pushes down (negative advantage) over that on its ' +
+      'shortest, averaged over the groups where they differ in length (1 when none does); the push on a ' +
+      'token is |advantage| × its aggregation weight',
+    hint:
+      'below 1 → a long wrong answer is penalised less per token than a short one: the per-sequence ' +
+      'normalisation Dr. GRPO removes (about 1 under dr_grpo and the token-mean losses)',
   },
   entropy: {
     definition: 'mean per-token entropy of the current policy on its completions (nats)',

@@ -102,61 +102,65 @@ describe('rlGraphFeeds', () => {
   const variants = [...forms.map((form) => ({ form, offPolicy: null })), { form: 'clip' as const, offPolicy: 0.01 }];
   for (const { form, offPolicy } of variants) {
     const name = `${form}${offPolicy === null ? '' : ' with off_policy_mask_threshold'}`;
-    it(`${name}: the feeds and what Policy.train adds are exactly the RL graph's inputs, with their dtypes and shapes`, async () => {
-      const loss_type = lossTypes.find((lt) => objectiveForm(lt) === form)!;
-      const c: RunConfig = {
-        ...defaultConfig,
-        task: 'sat',
-        loss_type,
-        prompts_per_step: 4,
-        num_generations: 4,
-        minibatches: 2,
-        beta: 0.04,
-        off_policy_mask_threshold: offPolicy,
-      };
-      const be = createNodeBackend(1);
-      const policy = await Policy.create(be, cfg, layout, initParams(cfg, 11));
-      try {
-        const batch = stepBatch(c);
-        const mbRows = batch.rows.length / c.minibatches;
-        const groups = promptGroups(batch.rows.slice(mbRows, 2 * mbRows).map((s) => s.prompt));
-        const slots = Math.ceil(mbRows / c.num_generations);
-        const feeds: Record<string, DeviceTensor> = rlGraphFeeds(policy, c, batch, {
-          index: 1,
-          first: mbRows,
-          rows: mbRows,
-          layout,
-          groups,
-          slots,
-        });
-        const graph = buildRlGraph(
-          cfg,
-          mbRows,
-          slots,
-          layout.promptLen,
-          totalLen(layout),
-          defaultAdamW,
-          form,
-          objectiveOptions(c),
-        );
-        // Policy.train feeds the weights, the AdamW moments, step and lr: the inputs trainState declares.
-        const own = new Graph();
-        trainState(own, cfg);
-        const fedByPolicy = own.inputs.map((t) => t.name);
-        expect(Object.keys(feeds).filter((n) => fedByPolicy.includes(n))).toEqual([]);
-        expect([...Object.keys(feeds), ...fedByPolicy].sort()).toEqual(graph.inputs.map((t) => t.name).sort());
-        for (const t of graph.inputs) {
-          const fed = feeds[t.name];
-          if (!fed) continue;
-          expect({ name: t.name, dtype: fed.type, shape: [...fed.dims] }).toEqual({
-            name: t.name,
-            dtype: t.dtype,
-            shape: [...t.shape],
+    it(
+      `${name}: the feeds and what Policy.train adds are exactly the RL graph's inputs, with their dtypes ` +
+        'and shapes',
+      async () => {
+        const loss_type = lossTypes.find((lt) => objectiveForm(lt) === form)!;
+        const c: RunConfig = {
+          ...defaultConfig,
+          task: 'sat',
+          loss_type,
+          prompts_per_step: 4,
+          num_generations: 4,
+          minibatches: 2,
+          beta: 0.04,
+          off_policy_mask_threshold: offPolicy,
+        };
+        const be = createNodeBackend(1);
+        const policy = await Policy.create(be, cfg, layout, initParams(cfg, 11));
+        try {
+          const batch = stepBatch(c);
+          const mbRows = batch.rows.length / c.minibatches;
+          const groups = promptGroups(batch.rows.slice(mbRows, 2 * mbRows).map((s) => s.prompt));
+          const slots = Math.ceil(mbRows / c.num_generations);
+          const feeds: Record<string, DeviceTensor> = rlGraphFeeds(policy, c, batch, {
+            index: 1,
+            first: mbRows,
+            rows: mbRows,
+            layout,
+            groups,
+            slots,
           });
+          const graph = buildRlGraph(
+            cfg,
+            mbRows,
+            slots,
+            layout.promptLen,
+            totalLen(layout),
+            defaultAdamW,
+            form,
+            objectiveOptions(c),
+          );
+          // Policy.train feeds the weights, the AdamW moments, step and lr: the inputs trainState declares.
+          const own = new Graph();
+          trainState(own, cfg);
+          const fedByPolicy = own.inputs.map((t) => t.name);
+          expect(Object.keys(feeds).filter((n) => fedByPolicy.includes(n))).toEqual([]);
+          expect([...Object.keys(feeds), ...fedByPolicy].sort()).toEqual(graph.inputs.map((t) => t.name).sort());
+          for (const t of graph.inputs) {
+            const fed = feeds[t.name];
+            if (!fed) continue;
+            expect({ name: t.name, dtype: fed.type, shape: [...fed.dims] }).toEqual({
+              name: t.name,
+              dtype: t.dtype,
+              shape: [...t.shape],
+            });
+          }
+        } finally {
+          await policy.dispose();
         }
-      } finally {
-        await policy.dispose();
-      }
-    });
+      },
+    );
   }
 });

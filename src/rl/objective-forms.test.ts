@@ -96,7 +96,8 @@ describe('objective forms beyond the clip (float64)', () => {
   };
 
   it('gmpo: the loss is veRL geo_mean written out by hand', () => {
-    // veRL compute_policy_loss_geo_mean: l = clamp(logp - old, ±20); l' = sgn(A)·min(sgn(A)·l, sgn(A)·clamp(l, -eps, eps_high));
+    // veRL compute_policy_loss_geo_mean: l = clamp(logp - old, ±20); l' = sgn(A)·min(sgn(A)·l, sgn(A)·clamp(l, -eps,
+    // eps_high));
     // ratio = exp(Σ l'·mask / Σ mask); loss = mean over sequences of -A·ratio
     let hand = 0;
     for (let r = 0; r < ROWS; r++) {

@@ -116,7 +116,9 @@ export interface ObjectiveInputs {
   knobs: { [K in ObjectiveKnobName]?: Tensor };
   /** [rows, len] clip_cov / kl_cov only: 1 on the tokens covSelection (cov-select.ts) picked. */
   covSelect?: Tensor;
-  /** [] off_policy_mask_threshold set only: the sequence-mean KL above which a negative-advantage sequence is dropped. */
+  /**
+   * [] off_policy_mask_threshold set only: the sequence-mean KL above which a negative-advantage sequence is dropped.
+   */
   offPolicyThreshold?: Tensor;
 }
 

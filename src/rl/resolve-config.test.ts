@@ -13,28 +13,32 @@ const countdownTiny = validateManifest(
 );
 
 describe('resolveConfig', () => {
-  it('layers: defaults ← app defaults ← recipe ← preset ← link ← edits, each field naming the last layer that set it', () => {
-    const r = resolveConfig({
-      manifest: sortTiny,
-      appDefaults: { eval_prompts: 64, temperature: 0.5, top_k: 3 },
-      preset: 'dapo',
-      layers: [
-        { source: { kind: 'link' }, values: { task: 'sort', epsilon_high: 0.3, learning_rate: 0.001 } },
-        { source: { kind: 'edited' }, values: { learning_rate: 0.002 } },
-      ],
-    });
-    expect(r.errors).toEqual([]);
-    const at = (f: string) => pageSourceText(r.source[f]!);
-    expect([r.config.top_p, at('top_p')]).toEqual([1, 'default']);
-    expect([r.config.eval_prompts, at('eval_prompts')]).toEqual([64, 'app default']);
-    // The recipe lies over the app defaults: sort-tiny's temperature 0.7, not the app's 0.5.
-    expect([r.config.temperature, at('temperature')]).toEqual([0.7, 'recipe of sort-tiny']);
-    expect([r.config.top_k, at('top_k')]).toEqual([3, 'app default']);
-    expect([r.config.dynamic_sampling, at('dynamic_sampling')]).toEqual([true, 'preset dapo']);
-    expect([r.config.epsilon_high, at('epsilon_high')]).toEqual([0.3, 'from the link']);
-    expect([r.config.learning_rate, at('learning_rate')]).toEqual([0.002, 'edited']);
-    expect(at('difficulty.length')).toBe('recipe of sort-tiny');
-  });
+  it(
+    'layers: defaults ← app defaults ← recipe ← preset ← link ← edits, each field naming the last layer ' +
+      'that set it',
+    () => {
+      const r = resolveConfig({
+        manifest: sortTiny,
+        appDefaults: { eval_prompts: 64, temperature: 0.5, top_k: 3 },
+        preset: 'dapo',
+        layers: [
+          { source: { kind: 'link' }, values: { task: 'sort', epsilon_high: 0.3, learning_rate: 0.001 } },
+          { source: { kind: 'edited' }, values: { learning_rate: 0.002 } },
+        ],
+      });
+      expect(r.errors).toEqual([]);
+      const at = (f: string) => pageSourceText(r.source[f]!);
+      expect([r.config.top_p, at('top_p')]).toEqual([1, 'default']);
+      expect([r.config.eval_prompts, at('eval_prompts')]).toEqual([64, 'app default']);
+      // The recipe lies over the app defaults: sort-tiny's temperature 0.7, not the app's 0.5.
+      expect([r.config.temperature, at('temperature')]).toEqual([0.7, 'recipe of sort-tiny']);
+      expect([r.config.top_k, at('top_k')]).toEqual([3, 'app default']);
+      expect([r.config.dynamic_sampling, at('dynamic_sampling')]).toEqual([true, 'preset dapo']);
+      expect([r.config.epsilon_high, at('epsilon_high')]).toEqual([0.3, 'from the link']);
+      expect([r.config.learning_rate, at('learning_rate')]).toEqual([0.002, 'edited']);
+      expect(at('difficulty.length')).toBe('recipe of sort-tiny');
+    },
+  );
 
   it('merges a weights field part by part and the difficulty knob by knob', () => {
     const r = resolveConfig({

@@ -84,7 +84,10 @@ export interface ResolvedConfig {
   errors: FieldError[];
 }
 
-/** The source in the command line's words (`rlvr train --explain-config`): default, recipe of CHECKPOINT, preset P, config file, --set, flag --task, … */
+/**
+ * The source in the command line's words (`rlvr train --explain-config`): default, recipe of CHECKPOINT, preset P,
+ * config file, --set, flag --task, …
+ */
 export function sourceText(s: Source): string {
   switch (s.kind) {
     case 'recipe':
@@ -119,7 +122,10 @@ interface Layer {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The layers in the documented order, each with its source (the recipe's needs the task, taken from the layers above it). */
+/**
+ * The layers in the documented order, each with its source (the recipe's needs the task, taken from the layers above
+ * it).
+ */
 function orderedLayers(inputs: ConfigInputs, errors: FieldError[]): Layer[] {
   const out: Layer[] = [];
   if (inputs.appDefaults)

@@ -38,7 +38,10 @@ export interface EvalPoint {
   /** Updates done when it was measured (0 = the base policy). */
   step: number;
   pass_at_k: Record<string, number>;
-  /** Standard error of pass_at_k['1'] over the held-out prompts (passAt1StandardError); absent in runs saved before it was recorded. */
+  /**
+   * Standard error of pass_at_k['1'] over the held-out prompts (passAt1StandardError); absent in runs saved before it
+   * was recorded.
+   */
   pass1_se?: number;
 }
 
@@ -46,7 +49,10 @@ export interface EvalPoint {
 export interface RunBase {
   manifest: Manifest;
   weights: Weights;
-  /** An imported model's own tokenizer files (text-codec.ts), by the names its manifest gives; absent for the characters. */
+  /**
+   * An imported model's own tokenizer files (text-codec.ts), by the names its manifest gives; absent for the
+   * characters.
+   */
   tokenizerFiles?: TokenizerFiles;
 }
 
@@ -103,7 +109,8 @@ export function withLora(base: RunBase, config: RunConfig): RunBase {
   if (config.lora_r === 0) {
     if (model.lora)
       throw new Error(
-        `the checkpoint carries LoRA adapters (r = ${model.lora.r}); set lora_r = ${model.lora.r} to continue training them`,
+        `the checkpoint carries LoRA adapters (r = ${model.lora.r}); set lora_r = ${model.lora.r} to ` +
+          'continue training them',
       );
     return base;
   }
@@ -111,7 +118,8 @@ export function withLora(base: RunBase, config: RunConfig): RunBase {
   if (model.lora) {
     if (JSON.stringify(model.lora) !== JSON.stringify(lora))
       throw new Error(
-        `the checkpoint carries LoRA adapters ${JSON.stringify(model.lora)}, the config asks for ${JSON.stringify(lora)}`,
+        `the checkpoint carries LoRA adapters ${JSON.stringify(model.lora)}` +
+          `, the config asks for ${JSON.stringify(lora)}`,
       );
     return base;
   }
@@ -143,7 +151,10 @@ export interface RunSnapshotCore {
   /** tokenizerFiles: a model with its own tokenizer (RunBase). */
   base: { manifest: Manifest; bytes: Uint8Array; tokenizerFiles?: TokenizerFiles };
   current: { bytes: Uint8Array; optimizer: { step: number; m: Uint8Array; v: Uint8Array } };
-  /** Trainer.getState(): counters, the non-finite streak and the difficulty ladder (older snapshots have only the counters). */
+  /**
+   * Trainer.getState(): counters, the non-finite streak and the difficulty ladder (older snapshots have only the
+   * counters).
+   */
   trainer: TrainerState;
   /** The reference (KL anchor) weights as safetensors; absent in older snapshots (then the base weights are used). */
   reference?: Uint8Array | null;

@@ -29,7 +29,10 @@ export interface TokenTallies {
   clipHigh: number;
   entropies: number[];
   kls: number[];
-  /** Each completion the update pushes down (negative advantage): its group, length, and per-token push (|A| × mean aggregation weight of its weighted tokens). */
+  /**
+   * Each completion the update pushes down (negative advantage): its group, length, and per-token push (|A| × mean
+   * aggregation weight of its weighted tokens).
+   */
   pushedDown: { group: number; length: number; push: number }[];
 }
 

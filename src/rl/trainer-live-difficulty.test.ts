@@ -42,33 +42,37 @@ describe('live difficulty changes', () => {
 });
 
 describe('live edits through the resolver', () => {
-  it("an edit the resolver refuses is refused by the trainer with the resolver's message; a restart field by the one rule", async () => {
-    const cfg = modelPresets.nano;
-    const policy = await Policy.create(
-      createNodeBackend(1),
-      cfg,
-      { promptLen: 8, completionLen: 24 },
-      initParams(cfg, 7),
-    );
-    const config = validateConfig({
-      task: 'sat',
-      difficulty: { n: 5, k: 3, m: 6 },
-      prompts_per_step: 2,
-      num_generations: 2,
-      max_completion_length: 24,
-    });
-    const trainer = await Trainer.create(policy, config);
-    // A knob sat does not have: the resolver checks the difficulty against the task, so it names the knob.
-    const edit = { difficulty: { n: 5, k: 3, m: 6, digits: 2 } };
-    const expected = resolveLiveEdit(config, edit).errors[0]!;
-    expect(expected.field).toBe('difficulty.digits');
-    expect(() => trainer.updateConfig(edit)).toThrow(`${expected.field}: ${expected.message}`);
-    expect(() => trainer.updateConfig({ num_generations: 4 })).toThrow(
-      /^num_generations: cannot change while training/,
-    );
-    expect(trainer.config).toEqual(config);
-    await policy.dispose();
-  });
+  it(
+    "an edit the resolver refuses is refused by the trainer with the resolver's message; a restart field by " +
+      'the one rule',
+    async () => {
+      const cfg = modelPresets.nano;
+      const policy = await Policy.create(
+        createNodeBackend(1),
+        cfg,
+        { promptLen: 8, completionLen: 24 },
+        initParams(cfg, 7),
+      );
+      const config = validateConfig({
+        task: 'sat',
+        difficulty: { n: 5, k: 3, m: 6 },
+        prompts_per_step: 2,
+        num_generations: 2,
+        max_completion_length: 24,
+      });
+      const trainer = await Trainer.create(policy, config);
+      // A knob sat does not have: the resolver checks the difficulty against the task, so it names the knob.
+      const edit = { difficulty: { n: 5, k: 3, m: 6, digits: 2 } };
+      const expected = resolveLiveEdit(config, edit).errors[0]!;
+      expect(expected.field).toBe('difficulty.digits');
+      expect(() => trainer.updateConfig(edit)).toThrow(`${expected.field}: ${expected.message}`);
+      expect(() => trainer.updateConfig({ num_generations: 4 })).toThrow(
+        /^num_generations: cannot change while training/,
+      );
+      expect(trainer.config).toEqual(config);
+      await policy.dispose();
+    },
+  );
 });
 
 describe('the ladder’s start', () => {

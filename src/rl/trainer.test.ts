@@ -55,7 +55,8 @@ describe('trainer on onnxruntime-node', () => {
     const b = await run(c, 20);
     expect(a.metrics).toHaveLength(20);
     expect(b.metrics).toEqual(a.metrics);
-    expect(new Set(a.metrics.map((m) => m['completions/mean_length'])).size).toBeGreaterThan(1); // not a constant stream
+    // not a constant stream
+    expect(new Set(a.metrics.map((m) => m['completions/mean_length'])).size).toBeGreaterThan(1);
     const rec = a.trainer.history.get(19)!;
     expect(rec).toHaveLength(16);
     expect(rec[0]!.newLogp.length).toBe(Math.min(rec[0]!.tokens.length, 24));
@@ -70,7 +71,9 @@ describe('trainer on onnxruntime-node', () => {
     }
   }, 120_000);
 
-  it('a step whose loss is not finite is skipped, recorded, and leaves weights and optimizer state unchanged', async () => {
+  it('a step whose loss is not finite is skipped, ' +
+    'recorded, and leaves weights and optimizer state ' +
+    'unchanged', async () => {
     const policy = await warmPolicy();
     const trainer = await Trainer.create(policy, validateConfig({ ...base, seed: 1 }));
     await trainer.trainStep();
@@ -101,7 +104,8 @@ describe('trainer on onnxruntime-node', () => {
     expect((await fromGroup.evaluate()).n).toBe(base.num_generations);
   }, 120_000);
 
-  it("accuracy/first_round is the first sampling round's accuracy: equal to accuracy without refills, logged with them", async () => {
+  it("accuracy/first_round is the first sampling round's accuracy: equal to accuracy without refills, logged " +
+    'with them', async () => {
     const plain = await run(validateConfig({ ...base, seed: 4 }), 3);
     for (const m of plain.metrics) expect(m['accuracy/first_round']).toBe(m.accuracy);
     const refilled = await run(validateConfig({ ...base, seed: 4, dynamic_sampling: true, max_refill_rounds: 2 }), 3);
@@ -125,7 +129,8 @@ describe('trainer on onnxruntime-node', () => {
     // The same first batch under each (the mask changes the update, not the sampling before it).
     expect(rand.trainer.history.get(1)!.map((r) => r.tokens)).toEqual(all.trainer.history.get(1)!.map((r) => r.tokens));
     expect(count(trainedOf(rand.trainer))).toBe(Math.round(0.2 * n));
-    expect(Math.abs(count(trainedOf(top.trainer)) - Math.round(0.2 * n))).toBeLessThanOrEqual(2); // ties at the threshold
+    // ties at the threshold
+    expect(Math.abs(count(trainedOf(top.trainer)) - Math.round(0.2 * n))).toBeLessThanOrEqual(2);
     expect(trainedOf(again.trainer)).toEqual(trainedOf(rand.trainer));
     // Drawn without looking at entropy: the random fifth is not the top fifth.
     expect(trainedOf(rand.trainer)).not.toEqual(trainedOf(top.trainer));
@@ -136,7 +141,8 @@ describe('trainer on onnxruntime-node', () => {
     expect(meanEntropy(top.trainer)).toBeGreaterThan(meanEntropy(rand.trainer));
   }, 120_000);
 
-  it('length_bias/push_ratio: GRPO pushes a long wrong answer down less per token than a short one in its group; Dr. GRPO alike', async () => {
+  it('length_bias/push_ratio: GRPO pushes a long wrong answer down less per token than a short one in its ' +
+    'group; Dr. GRPO alike', async () => {
     // The ratio recomputed from the step's own rollout records: per group, the per-token push
     // (|advantage| × aggregation weight) on its longest pushed-down completion over its shortest's.
     const fromRecords = (t: Trainer, step: number) => {

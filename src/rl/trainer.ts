@@ -97,7 +97,9 @@ export class Trainer {
     const layout = { promptLen, completionLen: c.max_completion_length };
     if (totalLen(layout) > this.policy.config.contextLength) {
       throw new Error(
-        `task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} = ${totalLen(layout)} positions, but the model has ${this.policy.config.contextLength}; lower max_completion_length or the difficulty`,
+        `task "${c.task}" needs ${promptLen} prompt tokens + max_completion_length ${c.max_completion_length} ` +
+          `= ${totalLen(layout)} positions, but the model has ${this.policy.config.contextLength}; lower ` +
+          'max_completion_length or the difficulty',
       );
     }
     return layout;
@@ -116,7 +118,8 @@ export class Trainer {
     if (blocked)
       throw new ConfigError(
         blocked,
-        `cannot change while training (it changes the compiled graph shapes or the prompt stream); reset the run to change it`,
+        'cannot change while training (it changes the compiled graph shapes or the prompt stream); reset ' +
+          'the run to change it',
       );
     const { config: next, changed } = edit;
     if (changed.includes('hints') && next.hints && !this.config.hints)
@@ -128,7 +131,8 @@ export class Trainer {
       if (need > this.policy.layout.promptLen)
         throw new ConfigError(
           'difficulty',
-          `these prompts need ${need} tokens, more than the ${this.policy.layout.promptLen} this run's graphs were built for; reset the run to change it`,
+          `these prompts need ${need} tokens, more than the ${this.policy.layout.promptLen} this run's ` +
+            'graphs were built for; reset the run to change it',
         );
       this.curriculum = new FixedDifficulty(difficulty);
     }
@@ -300,7 +304,8 @@ export class Trainer {
     const form = objectiveForm(c.loss_type);
     const options = objectiveOptions(c);
     const key = (l: Layout) =>
-      `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
+      `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}` +
+      `:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
     const layout = chooseGrid(
       this.policy.layout,
       flat.map((s) => s.tokens),
@@ -331,7 +336,8 @@ export class Trainer {
     );
     for (let it = 0; it < c.num_iterations; it++) {
       for (let mb = 0; mb < M; mb++) {
-        // use_adaptive_entropy: each optimizer step applies the controller's coefficient, then its tokens' entropy moves it
+        // use_adaptive_entropy: each optimizer step applies the controller's coefficient, then its tokens' entropy
+        // moves it
         if (c.use_adaptive_entropy) this.entropyControl ??= initialEntropyControl(c);
         const stepFeeds = c.use_adaptive_entropy
           ? {
@@ -360,7 +366,10 @@ export class Trainer {
     return { layout, lastPass, losses, gradNorms, skipped };
   }
 
-  /** Held-out pass@k for k = 1..n (unbiased; n: heldOutSamples, eval_samples or else num_generations), on a fixed prompt set at the current difficulty. */
+  /**
+   * Held-out pass@k for k = 1..n (unbiased; n: heldOutSamples, eval_samples or else num_generations), on a fixed prompt
+   * set at the current difficulty.
+   */
   async evaluate(
     n = heldOutSamples(this.config),
     ks?: number[],

@@ -26,7 +26,10 @@ export interface TryOptions {
 
 export interface TriedToken {
   text: string;
-  /** Probability of this token when it was drawn: under temperature 1 for greedy, under the sampling temperature otherwise. */
+  /**
+   * Probability of this token when it was drawn: under temperature 1 for greedy, under the sampling temperature
+   * otherwise.
+   */
   p: number;
 }
 
@@ -56,7 +59,10 @@ export function checkTryOptions(o: TryOptions): Required<TryOptions> {
   return { samples: o.samples, temperature: o.temperature, greedy: !!o.greedy, seed: o.seed ?? 1 };
 }
 
-/** Tokenizes a typed prompt; throws TryPromptError for characters outside the vocabulary or a prompt the layout cannot hold. */
+/**
+ * Tokenizes a typed prompt; throws TryPromptError for characters outside the vocabulary or a prompt the layout cannot
+ * hold.
+ */
 export function encodeTryPrompt(prompt: string, promptLen: number, codec: TextCodec): number[] {
   if (typeof prompt !== 'string' || prompt.length === 0) throw new TryPromptError('type a prompt first');
   let ids: number[];
@@ -69,7 +75,8 @@ export function encodeTryPrompt(prompt: string, promptLen: number, codec: TextCo
   }
   if (ids.length > promptLen) {
     throw new TryPromptError(
-      `the prompt is ${ids.length} tokens, but this run's layout holds prompts of at most ${promptLen} tokens (sized for the task's longest prompt); shorten it`,
+      `the prompt is ${ids.length} tokens, but this run's layout holds prompts of at most ${promptLen} ` +
+        `tokens (sized for the task's longest prompt); shorten it`,
     );
   }
   return ids;

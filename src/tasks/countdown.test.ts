@@ -1,5 +1,6 @@
 // Countdown: instances are solvable (checked by brute force here), the strict verifier enforces
-// "each given number at most once" and rejects numbers not in the question (a bug once reported against Reasoning Gym's countdown verifier),
+// "each given number at most once" and rejects numbers not in the question (a bug once reported against Reasoning Gym's
+// countdown verifier),
 // the leaky one does not.
 import { describe, expect, it } from 'vitest';
 import { countdown, type CountdownData } from './families/countdown.ts';
@@ -66,21 +67,25 @@ describe('countdown', () => {
     expect(countdown.verify(inst, wrap('7*7+7+3-3+1')).reason).toBe('used 7 twice');
   });
 
-  it('rejects numbers not in the question (as the fixed Reasoning Gym verifier does), the leaky variant accepts them', () => {
-    const inst: TaskInstance = {
-      task: 'countdown',
-      seed: 0,
-      difficulty: {},
-      prompt: '',
-      reference: '',
-      answer: '',
-      data: { numbers: [3, 7, 25, 50], target: 57 },
-    };
-    expect(countdown.verify(inst, wrap('57')).reason).toBe('used 57, which is not one of the given numbers');
-    expect(countdown.verify(inst, wrap('50+8-1')).reason).toMatch(/used 8, which is not one/);
-    expect(countdown.leakyVerify!(inst, wrap('57')).correct).toBe(true);
-    expect(countdown.leakyVerify!(inst, wrap('50+8-1')).correct).toBe(true);
-  });
+  it(
+    'rejects numbers not in the question (as the fixed Reasoning Gym verifier does), the leaky variant ' +
+      'accepts them',
+    () => {
+      const inst: TaskInstance = {
+        task: 'countdown',
+        seed: 0,
+        difficulty: {},
+        prompt: '',
+        reference: '',
+        answer: '',
+        data: { numbers: [3, 7, 25, 50], target: 57 },
+      };
+      expect(countdown.verify(inst, wrap('57')).reason).toBe('used 57, which is not one of the given numbers');
+      expect(countdown.verify(inst, wrap('50+8-1')).reason).toMatch(/used 8, which is not one/);
+      expect(countdown.leakyVerify!(inst, wrap('57')).correct).toBe(true);
+      expect(countdown.leakyVerify!(inst, wrap('50+8-1')).correct).toBe(true);
+    },
+  );
 
   it('judges values exactly: fractions, division by zero, wrong totals', () => {
     const inst: TaskInstance = {

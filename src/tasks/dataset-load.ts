@@ -35,7 +35,10 @@ function badCharacter(field: string, text: string): string | null {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 10 && (c < 32 || c > 126)) {
-      return `character ${JSON.stringify(text[i])} (code ${c}) at position ${i} of "${field}" is not in the model's vocabulary (printable ASCII and newline only)`;
+      return (
+        `character ${JSON.stringify(text[i])} (code ${c}) at position ${i} of "${field}" is not in the ` +
+        `model's vocabulary (printable ASCII and newline only)`
+      );
     }
   }
   return null;
@@ -75,7 +78,10 @@ export function loadTrainingDataset(p: DatasetPayload): LoadedDataset {
   return { dataset, family: makeCustomFamily(dataset, p.verifier), verifier: p.verifier };
 }
 
-/** Longest prompt (tokens) the layout can hold: the prompt grid is the prompt plus 2, rounded up to 8 (src/model/task-layout.ts). */
+/**
+ * Longest prompt (tokens) the layout can hold: the prompt grid is the prompt plus 2, rounded up to 8
+ * (src/model/task-layout.ts).
+ */
 export function maxPromptTokens(contextLength: number, maxCompletionLength: number): number {
   return Math.floor((contextLength - maxCompletionLength) / 8) * 8 - 2;
 }
@@ -88,7 +94,9 @@ export function checkPromptsFit(ds: Dataset, contextLength: number, maxCompletio
     .map((r) => ({ line: r.line, reason: `prompt is ${countTokens(r.prompt)} tokens` }));
   if (over.length) {
     throw new DatasetError(
-      `${over.length} prompt${over.length > 1 ? 's are' : ' is'} too long for this model: with max_completion_length ${maxCompletionLength}, its ${contextLength} positions take prompts of at most ${room} tokens (${lineErrorsText(over)}). Shorten those lines or lower max_completion_length.`,
+      `${over.length} prompt${over.length > 1 ? 's are' : ' is'} too long for this model: with ` +
+        `max_completion_length ${maxCompletionLength}, its ${contextLength} positions take prompts of at ` +
+        `most ${room} tokens (${lineErrorsText(over)}). Shorten those lines or lower max_completion_length.`,
     );
   }
 }

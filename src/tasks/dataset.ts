@@ -204,7 +204,10 @@ function regexError(pattern: string): string | null {
   return backtrackingRisk(pattern);
 }
 
-/** Most unbounded quantifiers (*, +, {n,}) a pattern may have: n^k backtracking on a 200-char answer stays small for k <= 3. */
+/**
+ * Most unbounded quantifiers (*, +, {n,}) a pattern may have: n^k backtracking on a 200-char answer stays small for k
+ * <= 3.
+ */
 export const MAX_UNBOUNDED_QUANTIFIERS = 3;
 
 /**
@@ -238,9 +241,15 @@ export function backtrackingRisk(pattern: string): string | null {
     if (q && atom) {
       const once = ch === '?' || /^\{[01](,1)?\}/.test(pattern.slice(i)); // at most one repetition
       if (closedRisky && !once)
-        return 'repeats a group that itself contains a quantifier or an alternation (catastrophic backtracking: some completions would make the verifier hang); simplify the pattern';
+        return (
+          'repeats a group that itself contains a quantifier or an alternation (catastrophic backtracking: ' +
+          'some completions would make the verifier hang); simplify the pattern'
+        );
       if (q.unbounded && ++unbounded > MAX_UNBOUNDED_QUANTIFIERS)
-        return `has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers (* + {n,}): backtracking could make the verifier slow; simplify the pattern`;
+        return (
+          `has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers (* + {n,}): backtracking could ` +
+          'make the verifier slow; simplify the pattern'
+        );
       if (q.variable) mark();
       i += q.len - 1;
       if (pattern[i + 1] === '?') i++; // lazy

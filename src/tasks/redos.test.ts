@@ -1,4 +1,5 @@
-// Reliability (docs/reliability.md): dataset regex patterns that backtrack catastrophically are refused at load, so a custom
+// Reliability (docs/reliability.md): dataset regex patterns that backtrack catastrophically are refused at load, so a
+// custom
 // verifier answers in bounded time on any completion. Before this check, `(a+)+b` took 5 s on a
 // 28-character completion.
 import { describe, expect, it } from 'vitest';

@@ -28,7 +28,10 @@ declare function structuredClone<T>(value: T): T;
 
 declare const performance: { now(): number };
 
-/** The byte-stream halves of CompressionStream / DecompressionStream (src/record/run-record.ts gzips run records with them). */
+/**
+ * The byte-stream halves of CompressionStream / DecompressionStream (src/record/run-record.ts gzips run
+ * records with them).
+ */
 interface ByteStreamReader {
   read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
   cancel(reason?: unknown): Promise<void>;

@@ -33,7 +33,9 @@ describe('zipStore', () => {
       'python3',
       [
         '-c',
-        'import json,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps([[i.filename,i.file_size,i.compress_type,list(i.date_time)] for i in z.infolist()]))',
+        'import json,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is ' +
+          'None\nprint(json.dumps([[i.filename,i.file_size,i.compress_type,list(i.date_time)] for i in ' +
+          'z.infolist()]))',
         zip,
       ],
       { encoding: 'utf8' },

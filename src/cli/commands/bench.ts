@@ -163,7 +163,9 @@ export async function runBench(argv: string[], test: { llamaModel?: ModelConfig 
   const { machine, log } = b;
   mkdirSync(WORK, { recursive: true });
   log(
-    `machine: ${machine.cpu}, ${machine.cores} cores; load average ${machine.load_average_start.map((x) => x.toFixed(2)).join(' ')} (other jobs share these cores: medians over alternating runs)`,
+    `machine: ${machine.cpu}, ${machine.cores} cores; load average ` +
+      `${machine.load_average_start.map((x) => x.toFixed(2)).join(' ')} ` +
+      '(other jobs share these cores: medians over alternating runs)',
   );
 
   const cleanup = async () => {
@@ -221,16 +223,25 @@ async function startPeers(b: Bench): Promise<void> {
         blas_ok: blasOk,
       };
       log(
-        `PyTorch peer: torch ${String(init.torch)} (Debian python3-torch ${dpkgVersion('python3-torch')}), python ${String(init.python)}; ${inst.note}`,
+        `PyTorch peer: torch ${String(init.torch)} (Debian python3-torch ` +
+          `${dpkgVersion('python3-torch')}), python ${String(init.python)}; ${inst.note}`,
       );
       log(
-        `PyTorch peer: torch.get_num_threads() = ${String(init.threads)}; libblas.so.3 -> ${inst.blasAlternative}; 512x512 matmul ${blas.gflops_512.toFixed(1)} GFLOP/s ${blasOk ? '(> 20: optimised BLAS, OpenBLAS)' : '(< 20: NOT an optimised BLAS; ratios against it would flatter us, so none are printed)'}`,
+        `PyTorch peer: torch.get_num_threads() = ${String(init.threads)}; libblas.so.3 -> ` +
+          `${inst.blasAlternative}; 512x512 matmul ${blas.gflops_512.toFixed(1)} ` +
+          'GFLOP/s ' +
+          (blasOk
+            ? '(> 20: optimised BLAS, OpenBLAS)'
+            : '(< 20: NOT an optimised BLAS; ratios against it would flatter us, so none are printed)'),
       );
     }
   }
 }
 
-/** The matmul kernels themselves at each thread count: ours (Node, and the browser's WASM at its threads) and the peer's (gemm.ts). */
+/**
+ * The matmul kernels themselves at each thread count: ours (Node, and the browser's WASM at its threads) and the peer's
+ * (gemm.ts).
+ */
 async function measureGemm(b: Bench): Promise<void> {
   const { m, k, n } = MLP_GEMM;
   if (!b.opts.presets.length) return; // the GPT presets' MLP matmul: nothing to compare at the Llama presets
@@ -248,7 +259,8 @@ async function measureGemm(b: Bench): Promise<void> {
       wasm === null ? '' : `, browser WASM ${wasm.toFixed(0)}`,
     ].join('');
     b.log(
-      `matmul [${m},${k}]x[${k},${n}], ${t} thread${t === 1 ? '' : 's'}, GFLOP/s: onnxruntime-node (MLAS) ${mlas.toFixed(0)}${also}`,
+      `matmul [${m},${k}]x[${k},${n}], ${t} thread${t === 1 ? '' : 's'}, GFLOP/s: onnxruntime-node (MLAS) ` +
+        `${mlas.toFixed(0)}${also}`,
     );
   }
 }

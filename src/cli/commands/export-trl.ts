@@ -23,7 +23,8 @@ export const TRL_EXPORT_FLAGS: FlagTable = {
   prompts: { value: 'N', help: 'how many training prompts to write (default 2000)' },
 };
 
-export const trlExportHelp = `rlvr export --format trl (--config FILE | --task T) [--preset P] [--set key=value …] --out DIR
+export const trlExportHelp = `rlvr export --format trl (--config FILE | --task T) [--preset P] [--set \
+key=value …] --out DIR
   Writes a TRL (Hugging Face) GRPO project for the run config, resolved exactly as rlvr train resolves it:
   train_grpo.py (GRPOConfig + GRPOTrainer), rewards.py (the task's verifier in Python),
   prompts.jsonl (training prompts) and README.md (how to run it on a GPU machine).

@@ -39,7 +39,8 @@ export function runPeftImport(argv: string[]): number {
   const base = readCheckpoint(modelPath);
   if (base.manifest.model.lora)
     throw new Error(
-      `${modelPath}: ${base.manifest.name} already carries LoRA adapters; give the base model the adapter was trained on`,
+      `${modelPath}: ${base.manifest.name} already carries LoRA adapters; give the base model the adapter ` +
+        'was trained on',
     );
   const read = (f: string) => {
     try {

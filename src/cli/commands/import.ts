@@ -48,7 +48,9 @@ function readFolder(dir: string): HfFolder {
 export const importCommand: Command = {
   name: 'import',
   summary:
-    'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained from it by TRL), as a playground checkpoint (--format hf), or a PEFT LoRA adapter onto its base (--format peft)',
+    'import a Hugging Face Llama or Qwen2 folder, or a GPT-2 one (rlvr export --format hf, or trained ' +
+    'from it by TRL), as a playground checkpoint (--format hf), or a PEFT LoRA adapter onto its base ' +
+    '(--format peft)',
   help,
   modes: [
     { argv: ['--format', 'hf'], flags: FLAGS },
@@ -61,13 +63,15 @@ export const importCommand: Command = {
     if (format !== 'hf') throw new UsageError(`--format must be hf or peft, got "${format}"`);
     if (a.positional.length !== 1)
       throw new UsageError(
-        `give one folder to import (DIR), got ${a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'}`,
+        'give one folder to import (DIR), got ' +
+          (a.positional.length ? a.positional.map((p) => JSON.stringify(p)).join(' ') : 'none'),
       );
     const dir = resolve(a.positional[0]!);
     if (!existsSync(dir)) throw new UsageError(`${dir} does not exist`);
     if (!statSync(dir).isDirectory())
       throw new UsageError(
-        `${dir} is not a folder; give the folder that holds config.json and model.safetensors (unzip a zip first; the page's Import Hugging Face reads zips)`,
+        `${dir} is not a folder; give the folder that holds config.json and model.safetensors (unzip a ` +
+          `zip first; the page's Import Hugging Face reads zips)`,
       );
     const out = resolve(requireFlag(a, 'out'));
     if (existsSync(join(out, 'manifest.json')))

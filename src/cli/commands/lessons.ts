@@ -33,7 +33,10 @@ const seedCacheDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../
 
 type SeedResult = { runs: MeasuredRun[]; base?: Record<string, number> };
 
-/** The cache key covers what decides a seed's numbers: the runs, the measures, the steps, the base checkpoint and its recipe. */
+/**
+ * The cache key covers what decides a seed's numbers: the runs, the measures, the steps, the base checkpoint and its
+ * recipe.
+ */
 export function seedCachePath(lesson: Lesson, steps: number, seed: number): string {
   const basePath = shippedFor(lesson.task);
   const base = {
@@ -76,7 +79,10 @@ export const lessonsCommand: Command = {
   name: 'lessons',
   summary: 'list the guided experiments with their configs and measured outcomes',
   help:
-    'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, seeds (the seeds its verdict is measured on), runs (preset + config), the outcome measured by "rlvr lesson run ID" (or null if never run), its verdict (the rule on the mean over seeds) and verdict_per_seed (the rule on each seed alone).\n' +
+    'rlvr lessons [--json]\n  Each lesson: id, title, task, steps, seeds (the seeds its verdict is ' +
+    'measured on), runs (preset + config), the outcome measured by "rlvr lesson run ID" (or null if never ' +
+    'run), its verdict (the rule on the mean over seeds) and verdict_per_seed (the rule on each seed ' +
+    'alone).\n' +
     flagUsage(LESSONS_FLAGS),
   modes: [{ argv: [], flags: LESSONS_FLAGS }],
   async run(argv) {
@@ -101,7 +107,16 @@ export const lessonsCommand: Command = {
     }
     for (const r of rows)
       process.stdout.write(
-        `${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n${r.verdict ? `${''.padEnd(22)} ${r.verdict.text}\n` : ''}${r.verdict_per_seed.length ? `${''.padEnd(22)} per seed: ${r.verdict_per_seed.map((p) => `seed ${p.seed} ${p.verdict.shows ? 'shows' : 'does not show'}`).join(', ')}\n` : ''}`,
+        `${r.id.padEnd(22)} ${r.title}\n${''.padEnd(22)} ` +
+          `measured: ${r.measured ? r.measured.summary : 'not yet run (rlvr lesson run ' + r.id + ')'}\n` +
+          `${r.verdict ? `${''.padEnd(22)} ${r.verdict.text}\n` : ''}` +
+          (r.verdict_per_seed.length
+            ? `${''.padEnd(22)} per seed: ` +
+              r.verdict_per_seed
+                .map((p) => `seed ${p.seed} ${p.verdict.shows ? 'shows' : 'does not show'}`)
+                .join(', ') +
+              '\n'
+            : ''),
       );
     return 0;
   },
@@ -132,7 +147,8 @@ export async function runSeed(
     const { manifest, policy } = await loadPolicy(manifestPath, createNodeBackend());
     const config = resolveOrThrow({ ...lessonRunInputs(lesson, run, { seed, eval_every: 0 }), manifest });
     const trainer = await Trainer.create(policy, config);
-    // Held-out pass@k at the run's target difficulty (for a ladder: the hard level it climbs toward, not the level it reached).
+    // Held-out pass@k at the run's target difficulty (for a ladder: the hard level it climbs toward, not the level it
+    // reached).
     const evalOnce = (n: number) =>
       evaluatePassAtK(policy, {
         task: lesson.task,
@@ -147,7 +163,8 @@ export async function runSeed(
     const bar = new ProgressBar(`${lesson.id}: ${run.label}`, steps);
     const recorder = new RunRecorder(config, {
       writer: 'rlvr lesson run',
-      command: `rlvr lesson run ${lesson.id} --steps ${steps} --seed ${seed} (arm "${run.label}": preset ${run.preset})`,
+      command:
+        `rlvr lesson run ${lesson.id} --steps ${steps} --seed ${seed} (arm "${run.label}": preset ` + `${run.preset})`,
       created: new Date().toISOString(),
       base: { name: manifest.name, manifest },
       lesson: { id: lesson.id, arm: run.label, seed },
@@ -230,7 +247,15 @@ export const lessonCommand: Command = {
   name: 'lesson',
   summary: 'run one guided experiment headlessly and record its measured outcome',
   help:
-    'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means (each seed is kept under per_seed).\n  Each arm on each seed is also written as a run record (the file rlvr train --record writes) next to the cached seed result: runs/lessons/ID/KEY-stepsN-seedS-ARM.rlvr.gz.\n  Each finished seed is kept under runs/lessons/ID/ and reused by later runs of the same lesson setup, so an interrupted run resumes and seeds can run in separate processes (e.g. --seed 2 in one, --seed 3 in another, then --seeds 1,2,3 to record the mean).\n' +
+    'rlvr lesson run ID [--steps N] [--seed S | --seeds 1,2,3]\n  Runs every config of the lesson on the ' +
+    'same seed from the shipped base checkpoint, prints the measured outcome as JSON and records it in ' +
+    'public/lessons/measured.json. With --seeds, every seed is run and the recorded numbers are the means ' +
+    '(each seed is kept under per_seed).\n  Each arm on each seed is also written as a run record (the ' +
+    'file rlvr train --record writes) next to the cached seed result: ' +
+    'runs/lessons/ID/KEY-stepsN-seedS-ARM.rlvr.gz.\n  Each finished seed is kept under runs/lessons/ID/ ' +
+    'and reused by later runs of the same lesson setup, so an interrupted run resumes and seeds can run ' +
+    'in separate processes (e.g. --seed 2 in one, --seed 3 in another, then --seeds 1,2,3 to record the ' +
+    'mean).\n' +
     flagUsage(LESSON_FLAGS),
   modes: [{ argv: ['run', 'ID'], flags: LESSON_FLAGS }],
   async run(argv) {

@@ -10,7 +10,10 @@ export const modelsCommand: Command = {
   name: 'models',
   summary: 'list the shipped base checkpoints, one row per (checkpoint, task), with base pass@k',
   help:
-    'rlvr models [--json]\n  One row per (shipped checkpoint, task): manifest path, task id, model size, recorded base pass@k,\n  recipe (the RL setting rlvr train and the UI use unless told otherwise) and rl_gain (what GRPO with\n  that recipe measurably did: rlvr sweep --record-gain), or null where not measured.\n' +
+    'rlvr models [--json]\n  One row per (shipped checkpoint, task): manifest path, task id, model size, ' +
+    'recorded base pass@k,\n  recipe (the RL setting rlvr train and the UI use unless told otherwise) and ' +
+    'rl_gain (what GRPO with\n  that recipe measurably did: rlvr sweep --record-gain), or null where not ' +
+    'measured.\n' +
     flagUsage(FLAGS),
   modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
@@ -37,17 +40,21 @@ export const modelsCommand: Command = {
       return 0;
     }
     const lines = [
-      '| checkpoint | task | parameters | RL difficulty | pass@1 (temperature 1) | pass@8 | GRPO gain with the recipe | manifest |',
+      '| checkpoint | task | parameters | RL difficulty | pass@1 (temperature 1) | pass@8 | GRPO gain ' +
+        'with the recipe | manifest |',
       '|---|---|---|---|---|---|---|---|',
     ];
     for (const r of rows) {
       const g = r.rl_gain;
       const at = g && (g.temperature ?? 1) !== 1 ? ` at temperature ${g.temperature}` : '';
       const gain = g
-        ? `${g.pass_at_1_before.toFixed(2)} → ${g.pass_at_1_after.toFixed(2)} in ${g.steps} steps (${g.seeds.length} seeds)${at}`
+        ? `${g.pass_at_1_before.toFixed(2)} → ${g.pass_at_1_after.toFixed(2)} in ${g.steps} steps (${g.seeds.length} ` +
+          `seeds)${at}`
         : 'not measured';
       lines.push(
-        `| ${r.name} | ${r.task} | ${r.parameters} | ${JSON.stringify(r.difficulty)} | ${(r.pass_at_k['1'] ?? NaN).toFixed(3)} | ${(r.pass_at_k['8'] ?? NaN).toFixed(3)} | ${gain} | ${r.manifest} |`,
+        `| ${r.name} | ${r.task} | ${r.parameters} | ${JSON.stringify(r.difficulty)} | ` +
+          `${(r.pass_at_k['1'] ?? NaN).toFixed(3)} ` +
+          `| ${(r.pass_at_k['8'] ?? NaN).toFixed(3)} | ${gain} | ${r.manifest} |`,
       );
     }
     process.stdout.write(lines.join('\n') + '\n');

@@ -123,7 +123,8 @@ export const pretrainCommand: Command = {
     policy.setLayout(layout);
     const modelName = base.manifest?.name ?? preset;
     process.stderr.write(
-      `pretrain: model ${modelName} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} + completion ${layout.completionLen}\n`,
+      `pretrain: model ${modelName} (${parameterCount(cfg)} parameters), layout prompt ${layout.promptLen} ` +
+        `+ completion ${layout.completionLen}\n`,
     );
     const evaluate = () =>
       evaluatePassAtK(policy, {

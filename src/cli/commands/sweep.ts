@@ -74,7 +74,10 @@ function tryLock(path: string): boolean {
   return true;
 }
 
-/** One cell's config inputs: the sweep's preset, its fixed --set and the cell's grid values over them, --task and the cell's seed (as rlvr train takes them). */
+/**
+ * One cell's config inputs: the sweep's preset, its fixed --set and the cell's grid values over them, --task and the
+ * cell's seed (as rlvr train takes them).
+ */
 export function sweepCellInputs(o: { preset: string; sets: string[]; task: string; seed: number }): ConfigInputs {
   return userConfigInputs(o);
 }
@@ -123,13 +126,16 @@ export const sweepCommand: Command = {
     mkdirSync(join(out, 'cells'), { recursive: true });
     const resultsPath = join(out, 'results.jsonl');
     const readRows = () => (existsSync(resultsPath) ? parseRows(readFileSync(resultsPath, 'utf8')) : []);
-    const title = `rlvr sweep --task ${task} --preset ${preset}${fixed.map((s) => ` --set ${s}`).join('')}${(a.flags.get('grid') ?? []).map((g) => ` --grid ${g}`).join('')}`;
+    const title =
+      `rlvr sweep --task ${task} --preset ${preset}${fixed.map((s) => ` --set ${s}`).join('')}` +
+      `${(a.flags.get('grid') ?? []).map((g) => ` --grid ${g}`).join('')}`;
     const todo = pendingCells(
       cells,
       readRows().map((r) => r.id),
     );
     process.stderr.write(
-      `sweep: ${cells.length} cells (${cells.length - todo.length} already finished), ${steps} steps each, into ${out}\n`,
+      `sweep: ${cells.length} cells (${cells.length - todo.length} already finished), ${steps} steps ` +
+        `each, into ${out}\n`,
     );
     const bar = new ProgressBar('sweep', todo.length * (steps + 1));
     const baseEvals = new Map<string, Record<string, number>>();

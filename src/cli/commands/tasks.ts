@@ -17,7 +17,9 @@ const FLAGS: FlagTable = { json: { help: 'print one JSON array instead of text' 
 export const tasksCommand: Command = {
   name: 'tasks',
   summary: 'list task families with their knobs and defaults',
-  help: `usage: rlvr tasks [--json]\n\nLists the task families (ids, knobs with defaults and ranges, difficulty ladders).\n${flagUsage(FLAGS)}`,
+  help:
+    'usage: rlvr tasks [--json]\n\nLists the task families (ids, knobs with defaults and ranges, difficulty ' +
+    `ladders).\n${flagUsage(FLAGS)}`,
   modes: [{ argv: [], flags: FLAGS }],
   async run(argv) {
     const args = parseFlags(argv, FLAGS);

@@ -118,7 +118,8 @@ export const trainCommand: Command = {
         );
       if (carried.text === undefined)
         throw new UsageError(
-          `${configPath} names the dataset ${carried.name} without embedding it${carried.note ? ` (${carried.note})` : ''}: give it with --dataset ${carried.name}`,
+          `${configPath} names the dataset ${carried.name} without embedding ` +
+            `it${carried.note ? ` (${carried.note})` : ''}: give it with --dataset ${carried.name}`,
         );
       let loaded;
       try {

@@ -18,7 +18,8 @@ export const verifyCommand: Command = {
   name: 'verify',
   summary: 'judge a completion against an instance printed by "rlvr sample"',
   help: [
-    'usage: rlvr verify --task T --instance FILE --completion FILE [--leaky] [--sort-metric exact|kendall] [--max-length N]',
+    'usage: rlvr verify --task T --instance FILE --completion FILE [--leaky] [--sort-metric ' +
+      'exact|kendall] [--max-length N]',
     '',
     'FILE for --instance is the JSON that "rlvr sample" printed; --completion is raw text.',
     'Prints one JSON object: reward (total with the default weights), components (weighted terms),',

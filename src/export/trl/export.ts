@@ -1,4 +1,7 @@
-/** Writes a TRL export (train_grpo.py, rewards.py, the run-record writer, run_config.json, prompts.jsonl, README.md) for one run config. */
+/**
+ * Writes a TRL export (train_grpo.py, rewards.py, the run-record writer, run_config.json, prompts.jsonl, README.md) for
+ * one run config.
+ */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../../rl/config.ts';

@@ -11,7 +11,8 @@ describe('train_grpo.py with LoRA', () => {
     );
     expect(src).toContain('    target_modules = ["q_proj", "v_proj"]');
     expect(src).toContain(
-      '    peft_config = LoraConfig(r=8, lora_alpha=16, lora_dropout=0, target_modules=target_modules, task_type="CAUSAL_LM")',
+      '    peft_config = LoraConfig(r=8, lora_alpha=16, lora_dropout=0, target_modules=target_modules, ' +
+        'task_type="CAUSAL_LM")',
     );
     expect(src).toContain('        peft_config=peft_config,');
     const full = trainScriptSource(validateConfig({ task: 'arithmetic' }), {});

@@ -7,7 +7,9 @@ import { defaultConfig, type RunConfig } from '../../rl/config.ts';
 import { trlLossTypeNames } from '../../rl/loss-types.ts';
 import { Rng } from '../../util/rng.ts';
 
-/** The loss types TRL 1.13's GRPOConfig accepts (the loss-type table marks them), and its importance-sampling levels. */
+/**
+ * The loss types TRL 1.13's GRPOConfig accepts (the loss-type table marks them), and its importance-sampling levels.
+ */
 const TRL_LOSS_TYPES = trlLossTypeNames;
 const LEVELS = ['token', 'sequence'] as const;
 
@@ -221,7 +223,10 @@ export function cases(): Case[] {
     ['normalize_then_sum', 'dapo', 'sequence'],
     ['sum_then_normalize', 'grpo', 'token'],
   ] as const) {
-    const label = `multi_objective_aggregation = ${agg}${agg === 'normalize_then_sum' ? ' (GDPO)' : ', scale_rewards = group'}: advantages of 3 reward functions`;
+    const label =
+      'multi_objective_aggregation = ' +
+      `${agg}${agg === 'normalize_then_sum' ? ' (GDPO)' : ', scale_rewards = group'}: advantages of 3 ` +
+      'reward functions';
     out.push({
       ...base,
       ...functions,

@@ -62,7 +62,8 @@ const missing =
 if (missing) {
   const line = '!'.repeat(100);
   console.warn(
-    `\n${line}\n!! TRL LOSS PARITY SKIPPED: ${missing}.\n!! Run \`bash scripts/setup-python.sh\` (or set TRL_PYTHON) to check our objectives against TRL 1.13's own loss code.\n${line}\n`,
+    `\n${line}\n!! TRL LOSS PARITY SKIPPED: ${missing}.\n!! Run \`bash scripts/setup-python.sh\` (or set ` +
+      `TRL_PYTHON) to check our objectives against TRL 1.13's own loss code.\n${line}\n`,
   );
 }
 
@@ -123,83 +124,88 @@ describe('objective parity with TRL 1.13 GRPOTrainer._compute_loss', () => {
 
   const backend = createNodeBackend();
   all.forEach((k, i) => {
-    it(`loss_type=${k.loss_type} importance_sampling_level=${k.importance_sampling_level}${k.label ? ` (${k.label})` : ''}: loss, per-token terms and d loss / d logp within ${TOL} relative`, async () => {
-      expect(trl, 'TRL did not run').not.toBeNull();
-      const theirs = trl!.results[i]!;
-      const side = (x: { loss: number; per_token_loss: number[][]; grad: number[][] }): Side => ({
-        loss: x.loss,
-        perToken: x.per_token_loss,
-        grad: x.grad,
-      });
-      let row: ParityRow;
-      if (k.rewards_per_func) {
-        // the advantages themselves, in float64: ours (computeAdvantages) against TRL's code, within 1e-7
-        // (TRL's nanstd takes Bessel's correction count / (count − 1) of integer tensors: a float32 4/3)
-        const a = ourAdvantages(k);
-        const b = (theirs.float64 as TrlResult & { advantages: number[] }).advantages;
-        expect(Math.max(...a.map((x, r) => Math.abs(x - b[r]!)))).toBeLessThan(1e-7);
-        if (k.multi_objective_aggregation === 'normalize_then_sum') {
-          // GDPO moves the constant-correctness group's advantages off those of the summed rewards
-          const summed = ourAdvantages({ ...k, multi_objective_aggregation: 'sum_then_normalize' });
-          expect(Math.max(...a.map((x, r) => Math.abs(x - summed[r]!)))).toBeGreaterThan(0.1);
-        }
-      }
-      if (!k.entropy_scales) {
-        const o = await ours(k, backend);
-        row = {
-          label: k.label,
-          loss_type: k.loss_type,
-          importance_sampling_level: k.importance_sampling_level,
-          float32: compare(o.f32, side(theirs.float32)),
-          float64: compare(o.f64, side(theirs.float64)),
-        };
-      } else {
-        // each optimizer step: our controller's coefficient into our graph, then the step's entropy moves it
-        const knobs: RunConfig = { ...defaultConfig, ...k };
-        let control = initialEntropyControl(knobs);
-        const worst = (a: ParityRow['float32'], b: ParityRow['float32']) => ({
-          loss: Math.max(a.loss, b.loss),
-          per_token: Math.max(a.per_token, b.per_token),
-          grad: Math.max(a.grad, b.grad),
+    it(
+      `loss_type=${k.loss_type} ` +
+        `importance_sampling_level=${k.importance_sampling_level}${k.label ? ` (${k.label})` : ''}: loss, ` +
+        `per-token terms and d loss / d logp within ${TOL} relative`,
+      async () => {
+        expect(trl, 'TRL did not run').not.toBeNull();
+        const theirs = trl!.results[i]!;
+        const side = (x: { loss: number; per_token_loss: number[][]; grad: number[][] }): Side => ({
+          loss: x.loss,
+          perToken: x.per_token_loss,
+          grad: x.grad,
         });
-        let f32w = { loss: 0, per_token: 0, grad: 0 };
-        let f64w = { loss: 0, per_token: 0, grad: 0 };
-        const applied: number[] = [];
-        for (const [n, scale] of k.entropy_scales.entries()) {
-          const ent = entropy.map((row) => row.map((e) => f32(e * scale)));
-          applied.push(appliedEntropyCoef(control, knobs));
-          const o = await ours({ ...k, entropy_coef: applied[n]! }, backend, ent);
-          f32w = worst(f32w, compare(o.f32, side(theirs.float32.steps![n]!)));
-          f64w = worst(f64w, compare(o.f64, side(theirs.float64.steps![n]!)));
-          const tokens = mask.flat().reduce((a, b) => a + b, 0);
-          control = nextEntropyControl(
-            control,
-            ent.reduce((a, row, r) => a + row.reduce((x, e, t) => x + e * mask[r]![t]!, 0), 0) / tokens,
-            knobs,
-          );
-          expect(control.coef, `step ${n + 1}: the coefficient after it`).toBeCloseTo(
-            theirs.float64.steps![n]!.entropy_coef_after!,
-            12,
-          );
+        let row: ParityRow;
+        if (k.rewards_per_func) {
+          // the advantages themselves, in float64: ours (computeAdvantages) against TRL's code, within 1e-7
+          // (TRL's nanstd takes Bessel's correction count / (count − 1) of integer tensors: a float32 4/3)
+          const a = ourAdvantages(k);
+          const b = (theirs.float64 as TrlResult & { advantages: number[] }).advantages;
+          expect(Math.max(...a.map((x, r) => Math.abs(x - b[r]!)))).toBeLessThan(1e-7);
+          if (k.multi_objective_aggregation === 'normalize_then_sum') {
+            // GDPO moves the constant-correctness group's advantages off those of the summed rewards
+            const summed = ourAdvantages({ ...k, multi_objective_aggregation: 'sum_then_normalize' });
+            expect(Math.max(...a.map((x, r) => Math.abs(x - summed[r]!)))).toBeGreaterThan(0.1);
+          }
         }
-        // the case did exercise the controller: no bonus at first, then bonuses that rose to the cap and fell
-        expect(applied[0]).toBe(0);
-        expect(Math.max(...applied)).toBeCloseTo(knobs.entropy_coef_max, 12);
-        expect(new Set(applied.map((x) => x.toFixed(6))).size).toBeGreaterThan(3);
-        row = {
-          label: k.label,
-          loss_type: k.loss_type,
-          importance_sampling_level: k.importance_sampling_level,
-          float32: f32w,
-          float64: f64w,
-        };
-      }
-      table.push(row);
-      for (const prec of ['float32', 'float64'] as const) {
-        for (const [what, d] of Object.entries(row[prec]))
-          expect(d, `${prec} ${what}: ours vs TRL, max relative difference`).toBeLessThan(TOL);
-      }
-    });
+        if (!k.entropy_scales) {
+          const o = await ours(k, backend);
+          row = {
+            label: k.label,
+            loss_type: k.loss_type,
+            importance_sampling_level: k.importance_sampling_level,
+            float32: compare(o.f32, side(theirs.float32)),
+            float64: compare(o.f64, side(theirs.float64)),
+          };
+        } else {
+          // each optimizer step: our controller's coefficient into our graph, then the step's entropy moves it
+          const knobs: RunConfig = { ...defaultConfig, ...k };
+          let control = initialEntropyControl(knobs);
+          const worst = (a: ParityRow['float32'], b: ParityRow['float32']) => ({
+            loss: Math.max(a.loss, b.loss),
+            per_token: Math.max(a.per_token, b.per_token),
+            grad: Math.max(a.grad, b.grad),
+          });
+          let f32w = { loss: 0, per_token: 0, grad: 0 };
+          let f64w = { loss: 0, per_token: 0, grad: 0 };
+          const applied: number[] = [];
+          for (const [n, scale] of k.entropy_scales.entries()) {
+            const ent = entropy.map((row) => row.map((e) => f32(e * scale)));
+            applied.push(appliedEntropyCoef(control, knobs));
+            const o = await ours({ ...k, entropy_coef: applied[n]! }, backend, ent);
+            f32w = worst(f32w, compare(o.f32, side(theirs.float32.steps![n]!)));
+            f64w = worst(f64w, compare(o.f64, side(theirs.float64.steps![n]!)));
+            const tokens = mask.flat().reduce((a, b) => a + b, 0);
+            control = nextEntropyControl(
+              control,
+              ent.reduce((a, row, r) => a + row.reduce((x, e, t) => x + e * mask[r]![t]!, 0), 0) / tokens,
+              knobs,
+            );
+            expect(control.coef, `step ${n + 1}: the coefficient after it`).toBeCloseTo(
+              theirs.float64.steps![n]!.entropy_coef_after!,
+              12,
+            );
+          }
+          // the case did exercise the controller: no bonus at first, then bonuses that rose to the cap and fell
+          expect(applied[0]).toBe(0);
+          expect(Math.max(...applied)).toBeCloseTo(knobs.entropy_coef_max, 12);
+          expect(new Set(applied.map((x) => x.toFixed(6))).size).toBeGreaterThan(3);
+          row = {
+            label: k.label,
+            loss_type: k.loss_type,
+            importance_sampling_level: k.importance_sampling_level,
+            float32: f32w,
+            float64: f64w,
+          };
+        }
+        table.push(row);
+        for (const prec of ['float32', 'float64'] as const) {
+          for (const [what, d] of Object.entries(row[prec]))
+            expect(d, `${prec} ${what}: ours vs TRL, max relative difference`).toBeLessThan(TOL);
+        }
+      },
+    );
   });
 
   it("writes the differences for docs/parity.md's table (scripts/parity-table.mjs)", () => {

@@ -9,11 +9,20 @@ Written by \`rlvr export --format trl\` from an rlvr playground run config.
 
 | file | what it is |
 |---|---|
-| \`train_grpo.py\` | TRL's \`GRPOConfig\` and \`GRPOTrainer\` with the run's values; fields TRL lacks are listed as comments with what would approximate them |
-| \`rewards.py\` | the ${c.task} verifier ported from the playground's TypeScript (same rewards on every completion, tested), as TRL reward functions: correctness, format, partial${c.overlong_penalty ? ', overlong' : ''} with weights ${JSON.stringify(c.reward_weights)}; standard library only |
-| \`trl_record.py\`, \`rlvr_record.py\` | the run record: \`RecordingGRPOTrainer\` (TRL's \`GRPOTrainer\` plus a capture of each generation batch and a callback, TRL unchanged) and the writer of the playground's run-record format (standard library only) |
+| \`train_grpo.py\` | TRL's \`GRPOConfig\` and \`GRPOTrainer\` with the run's values; fields TRL lacks are \
+listed as comments with what would approximate them |
+| \`rewards.py\` | the ${c.task} verifier ported from the playground's TypeScript (same rewards on every \
+completion, tested), as TRL reward functions: correctness, format, \
+partial${c.overlong_penalty ? ', overlong' : ''} with weights ${JSON.stringify(c.reward_weights)}; standard \
+library only |
+| \`trl_record.py\`, \`rlvr_record.py\` | the run record: \`RecordingGRPOTrainer\` (TRL's \`GRPOTrainer\` plus \
+a capture of each generation batch and a callback, TRL unchanged) and the writer of the playground's \
+run-record format (standard library only) |
 | \`run_config.json\` | the playground run config this project was exported from (the run record carries it) |
-| \`prompts.jsonl\` | ${promptCount} training prompts from the playground's generator at difficulty \`${JSON.stringify(difficulty)}\`, in the order \`rlvr train --seed ${c.seed}\` draws them (never the held-out evaluation seeds 0..${c.eval_prompts - 1}); columns \`prompt\`, \`data\` (the instance, JSON text, read by rewards.py), \`answer\`, \`reference\`, \`seed\` |
+| \`prompts.jsonl\` | ${promptCount} training prompts from the playground's generator at difficulty \
+\`${JSON.stringify(difficulty)}\`, in the order \`rlvr train --seed ${c.seed}\` draws them (never the held-out \
+evaluation seeds 0..${c.eval_prompts - 1}); columns \`prompt\`, \`data\` (the instance, JSON text, read by \
+rewards.py), \`answer\`, \`reference\`, \`seed\` |
 
 ## Run it on a GPU machine
 
@@ -23,7 +32,8 @@ Written by \`rlvr export --format trl\` from an rlvr playground run config.
    npx rlvr export --format hf --model runs/my-run/manifest.json --out hf
    \`\`\`
 
-   (any checkpoint manifest: a shipped one under \`public/checkpoints/\`, one from \`rlvr train\`, or one saved from the browser).
+   (any checkpoint manifest: a shipped one under \`public/checkpoints/\`, one from \`rlvr train\`, or one \
+saved from the browser).
 
 2. Copy this folder and \`hf/\` to the GPU machine, then:
 
@@ -56,7 +66,8 @@ Written by \`rlvr export --format trl\` from an rlvr playground run config.
 Check the reward functions on their own (no packages needed):
 
 \`\`\`sh
-head -3 prompts.jsonl | python3 -c 'import json,sys; [print(json.dumps({"completion": r["reference"], "data": r["data"]})) for r in map(json.loads, sys.stdin)]' | python3 rewards.py
+head -3 prompts.jsonl | python3 -c 'import json,sys; [print(json.dumps({"completion": r["reference"], "data": \
+r["data"]})) for r in map(json.loads, sys.stdin)]' | python3 rewards.py
 \`\`\`
 
 Every reference scores the full reward.

@@ -88,7 +88,8 @@ describe("rlvr_record.py, the TRL export's run-record writer", () => {
   it('writes what RunRecorder writes: both files decode to the same record, every channel included', async (ctx) => {
     if (!python) {
       process.stderr.write(
-        `\n${'!'.repeat(100)}\n!!  SKIPPED: no python3 on this machine; rlvr_record.py was NOT checked against RunRecorder\n${'!'.repeat(100)}\n\n`,
+        `\n${'!'.repeat(100)}\n!!  SKIPPED: no python3 on this machine; rlvr_record.py was NOT checked ` +
+          `against RunRecorder\n${'!'.repeat(100)}\n\n`,
       );
       ctx.skip();
     }

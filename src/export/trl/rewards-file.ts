@@ -25,7 +25,11 @@ export function settingsSource(config: RunConfig): string {
     `REWARD_WEIGHTS = ${pyValue(config.reward_weights)}`,
     '# the deliberately lenient verifier of the reward-hacking lesson (leaky_verifier)',
     `LEAKY = ${pyValue(config.leaky_verifier)}`,
-    `OVERLONG = ${pyValue({ enabled: config.overlong_penalty, cache_length: config.overlong_cache_length, max_length: config.max_completion_length })}`,
+    `OVERLONG = ${pyValue({
+      enabled: config.overlong_penalty,
+      cache_length: config.overlong_cache_length,
+      max_length: config.max_completion_length,
+    })}`,
     '# the playground tokenizer (src/model/tokenizer.ts): ids 0.. are these specials, then these characters',
     `SPECIALS = ${pyValue([...tokenizerSpec.specials])}`,
     `CHARS = ${pyValue(tokenizerSpec.chars)}`,

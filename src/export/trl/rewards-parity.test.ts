@@ -268,95 +268,106 @@ describe.each(portedFamilies.map((f) => [f]))('TRL export: %s', (task) => {
     expect(script).toMatch(/#\s+entropy_coef = 0: not passed: TRL 1\.13's entropy_coef/);
   });
 
-  it(`gives the same rewards and components as the TypeScript verifier on ${PER_FAMILY} completions, strict and leaky`, () => {
-    const rng = Rng.derive(7, 'trl-parity', task);
-    const instances = fam.levels.flatMap((level, li) =>
-      Array.from({ length: 12 }, (_, s) => fam.generate(1000 * li + s + 1, level)),
-    );
-    const cases = completionsFor(fam, instances, rng).flatMap((c) =>
-      [false, true].map((leaky) => ({ ...c, leaky, length: rng.int(0, 60) })),
-    );
-    const input =
-      cases
-        .map((c) =>
-          JSON.stringify({ completion: c.text, data: c.inst.data, leaky: c.leaky, completion_length: c.length }),
-        )
-        .join('\n') + '\n';
-    const lines = runPython([join(dir, 'rewards.py')], input, dir)
-      .trim()
-      .split('\n');
-    expect(lines).toHaveLength(cases.length);
-    const mismatches: string[] = [];
-    let correct = 0;
-    let wellFormed = 0;
-    cases.forEach((c, i) => {
-      const py = JSON.parse(lines[i]!) as PyScore;
-      const verdict = c.leaky ? fam.leakyVerify!(c.inst, c.text) : fam.verify(c.inst, c.text);
-      const ts = shapeReward(verdict, {
-        weights: config.reward_weights,
-        overlong: { enabled: true, cacheLength: 8, penalty: 1 },
-        completionLength: c.length,
-        maxLength: 48,
-      });
-      const want = { reward: ts.total, components: ts.components, raw: verdict.components, correct: verdict.correct };
-      const same =
-        Object.is(py.reward, want.reward) &&
-        py.correct === want.correct &&
-        (['correctness', 'format', 'partial', 'overlong', 'length'] as const).every((k) =>
-          Object.is(py.components[k], want.components[k]),
-        ) &&
-        JSON.stringify(Object.entries(py.raw).sort()) === JSON.stringify(Object.entries(want.raw).sort());
-      if (!same)
-        mismatches.push(
-          `${JSON.stringify(c.text)} (leaky ${c.leaky}): python ${lines[i]} typescript ${JSON.stringify(want)}`,
-        );
-      if (verdict.correct) correct++;
-      if (verdict.components.format === 1) wellFormed++;
-    });
-    expect(mismatches.slice(0, 5)).toEqual([]);
-    expect(mismatches.length).toBe(0);
-    // The set is not degenerate: right, wrong, well-formed and malformed completions all occur.
-    expect(correct).toBeGreaterThan(cases.length * 0.1);
-    expect(correct).toBeLessThan(cases.length * 0.9);
-    expect(wellFormed).toBeGreaterThan(cases.length * 0.2);
-    expect(wellFormed).toBeLessThan(cases.length * 0.9);
-  });
-
-  it("TRL's reward functions, called as GRPOTrainer calls them (token ids, dataset columns), add up to the same reward", () => {
-    const rng = Rng.derive(8, 'trl-funcs', task);
-    const instances = Array.from({ length: 20 }, (_, s) => fam.generate(s + 1, fam.levels[s % fam.levels.length]));
-    const cases = completionsFor(fam, instances, rng)
-      .filter((c) => isTokenizable(c.text))
-      .slice(0, 300);
-    expect(cases.length).toBeGreaterThan(200);
-    const ids = cases.map((c) => [...encode(c.text), EOS]);
-    const call = [
-      'import json, sys',
-      'import rewards',
-      'batch = json.load(sys.stdin)',
-      'per_func = [f(prompts=batch["prompts"], completions=["(ignored: decoded from ids)"] * len(batch["ids"]), completion_ids=batch["ids"], data=batch["data"], trainer_state=None) for f in rewards.REWARD_FUNCS]',
-      'totals = [sum(w * r[i] for w, r in zip(rewards.TRL_REWARD_WEIGHTS, per_func)) for i in range(len(batch["ids"]))]',
-      'print(json.dumps(totals))',
-    ].join('\n');
-    const batch = {
-      prompts: cases.map((c) => c.inst.prompt),
-      ids,
-      data: cases.map((c) => JSON.stringify(c.inst.data)),
-    };
-    const totals = JSON.parse(runPython(['-c', call], JSON.stringify(batch), dir)) as number[];
-    const want = cases.map(
-      (c, i) =>
-        shapeReward(fam.verify(c.inst, c.text), {
+  it(
+    `gives the same rewards and components as the TypeScript verifier on ${PER_FAMILY} completions, strict ` +
+      'and leaky',
+    () => {
+      const rng = Rng.derive(7, 'trl-parity', task);
+      const instances = fam.levels.flatMap((level, li) =>
+        Array.from({ length: 12 }, (_, s) => fam.generate(1000 * li + s + 1, level)),
+      );
+      const cases = completionsFor(fam, instances, rng).flatMap((c) =>
+        [false, true].map((leaky) => ({ ...c, leaky, length: rng.int(0, 60) })),
+      );
+      const input =
+        cases
+          .map((c) =>
+            JSON.stringify({ completion: c.text, data: c.inst.data, leaky: c.leaky, completion_length: c.length }),
+          )
+          .join('\n') + '\n';
+      const lines = runPython([join(dir, 'rewards.py')], input, dir)
+        .trim()
+        .split('\n');
+      expect(lines).toHaveLength(cases.length);
+      const mismatches: string[] = [];
+      let correct = 0;
+      let wellFormed = 0;
+      cases.forEach((c, i) => {
+        const py = JSON.parse(lines[i]!) as PyScore;
+        const verdict = c.leaky ? fam.leakyVerify!(c.inst, c.text) : fam.verify(c.inst, c.text);
+        const ts = shapeReward(verdict, {
           weights: config.reward_weights,
           overlong: { enabled: true, cacheLength: 8, penalty: 1 },
-          completionLength: ids[i]!.length,
+          completionLength: c.length,
           maxLength: 48,
-        }).total,
-    );
-    expect(totals).toHaveLength(want.length);
-    const diffs = totals
-      .map((t, i) => (t === want[i] ? null : `${JSON.stringify(cases[i]!.text)}: python ${t}, typescript ${want[i]}`))
-      .filter(Boolean);
-    expect(diffs).toEqual([]);
-  });
+        });
+        const want = { reward: ts.total, components: ts.components, raw: verdict.components, correct: verdict.correct };
+        const same =
+          Object.is(py.reward, want.reward) &&
+          py.correct === want.correct &&
+          (['correctness', 'format', 'partial', 'overlong', 'length'] as const).every((k) =>
+            Object.is(py.components[k], want.components[k]),
+          ) &&
+          JSON.stringify(Object.entries(py.raw).sort()) === JSON.stringify(Object.entries(want.raw).sort());
+        if (!same)
+          mismatches.push(
+            `${JSON.stringify(c.text)} (leaky ${c.leaky}): python ${lines[i]} typescript ${JSON.stringify(want)}`,
+          );
+        if (verdict.correct) correct++;
+        if (verdict.components.format === 1) wellFormed++;
+      });
+      expect(mismatches.slice(0, 5)).toEqual([]);
+      expect(mismatches.length).toBe(0);
+      // The set is not degenerate: right, wrong, well-formed and malformed completions all occur.
+      expect(correct).toBeGreaterThan(cases.length * 0.1);
+      expect(correct).toBeLessThan(cases.length * 0.9);
+      expect(wellFormed).toBeGreaterThan(cases.length * 0.2);
+      expect(wellFormed).toBeLessThan(cases.length * 0.9);
+    },
+  );
+
+  it(
+    "TRL's reward functions, called as GRPOTrainer calls them (token ids, dataset columns), add up to the " +
+      'same reward',
+    () => {
+      const rng = Rng.derive(8, 'trl-funcs', task);
+      const instances = Array.from({ length: 20 }, (_, s) => fam.generate(s + 1, fam.levels[s % fam.levels.length]));
+      const cases = completionsFor(fam, instances, rng)
+        .filter((c) => isTokenizable(c.text))
+        .slice(0, 300);
+      expect(cases.length).toBeGreaterThan(200);
+      const ids = cases.map((c) => [...encode(c.text), EOS]);
+      const call = [
+        'import json, sys',
+        'import rewards',
+        'batch = json.load(sys.stdin)',
+        'per_func = [f(prompts=batch["prompts"], completions=["(ignored: decoded from ids)"] * ' +
+          'len(batch["ids"]), completion_ids=batch["ids"], data=batch["data"], trainer_state=None) for f in ' +
+          'rewards.REWARD_FUNCS]',
+        'totals = [sum(w * r[i] for w, r in zip(rewards.TRL_REWARD_WEIGHTS, per_func)) for i in ' +
+          'range(len(batch["ids"]))]',
+        'print(json.dumps(totals))',
+      ].join('\n');
+      const batch = {
+        prompts: cases.map((c) => c.inst.prompt),
+        ids,
+        data: cases.map((c) => JSON.stringify(c.inst.data)),
+      };
+      const totals = JSON.parse(runPython(['-c', call], JSON.stringify(batch), dir)) as number[];
+      const want = cases.map(
+        (c, i) =>
+          shapeReward(fam.verify(c.inst, c.text), {
+            weights: config.reward_weights,
+            overlong: { enabled: true, cacheLength: 8, penalty: 1 },
+            completionLength: ids[i]!.length,
+            maxLength: 48,
+          }).total,
+      );
+      expect(totals).toHaveLength(want.length);
+      const diffs = totals
+        .map((t, i) => (t === want[i] ? null : `${JSON.stringify(cases[i]!.text)}: python ${t}, typescript ${want[i]}`))
+        .filter(Boolean);
+      expect(diffs).toEqual([]);
+    },
+  );
 });

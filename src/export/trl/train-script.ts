@@ -74,9 +74,17 @@ function advantageNote(c: RunConfig): string {
     case 'rloo':
       return "no GRPOConfig field: TRL's RLOOTrainer uses the leave-one-out baseline";
     case 'signed':
-      return 'no TRL field: nearest is a ±1 correctness reward (REWARD_WEIGHTS correctness 2, format 0, minus 1) with scale_rewards="none"';
+      return (
+        'no TRL field: nearest is a ±1 correctness reward (REWARD_WEIGHTS correctness 2, format 0, minus 1) ' +
+        'with scale_rewards="none"'
+      );
     default:
-      return `no TRL field: REINFORCE++${c.advantage_estimator === 'reinforce_plus_plus_baseline' ? '-baseline' : ''} is veRL's algorithm.adv_estimator=${c.advantage_estimator}; nearest in TRL is scale_rewards="batch"${c.advantage_estimator === 'reinforce_plus_plus' ? ' (TRL always subtracts the group mean)' : ''}`;
+      return (
+        `no TRL field: REINFORCE++${c.advantage_estimator === 'reinforce_plus_plus_baseline' ? '-baseline' : ''} ` +
+        `is veRL's algorithm.adv_estimator=${c.advantage_estimator}; nearest in TRL is ` +
+        'scale_rewards="batch"' +
+        (c.advantage_estimator === 'reinforce_plus_plus' ? ' (TRL always subtracts the group mean)' : '')
+      );
   }
 }
 
@@ -92,12 +100,16 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     [
       'steps_per_generation',
       c.steps_per_generation > 0
-        ? "mapped: generation_batch_size // per_device_train_batch_size (above) is TRL's steps_per_generation, gradient_accumulation_steps = steps_per_generation // minibatches"
-        : "mapped: 0 is TRL's steps_per_generation = minibatches (one micro-batch per optimizer step), except that TRL then divides dapo/cispo/vespo's token sum by the batch's tokens / minibatches, the playground by all of the batch's tokens (set steps_per_generation = minibatches for TRL's)",
+        ? "mapped: generation_batch_size // per_device_train_batch_size (above) is TRL's " +
+          'steps_per_generation, gradient_accumulation_steps = steps_per_generation // minibatches'
+        : "mapped: 0 is TRL's steps_per_generation = minibatches (one micro-batch per optimizer step), " +
+          "except that TRL then divides dapo/cispo/vespo's token sum by the batch's tokens / minibatches, " +
+          "the playground by all of the batch's tokens (set steps_per_generation = minibatches for TRL's)",
     ],
     [
       'warmup_steps',
-      'mapped: our steps × optimizer steps per step, with lr_scheduler_type="constant_with_warmup" (TRL\'s first step has lr 0, ours lr/warmup_steps)',
+      'mapped: our steps × optimizer steps per step, with lr_scheduler_type="constant_with_warmup" ' +
+        "(TRL's first step has lr 0, ours lr/warmup_steps)",
     ],
     [
       'reward_weights',
@@ -107,7 +119,8 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     [
       'overlong_penalty',
       c.overlong_penalty
-        ? 'mapped: rewards.overlong_reward (DAPO soft punishment, weight 1); TRL also has trl.rewards.get_soft_overlong_punishment'
+        ? 'mapped: rewards.overlong_reward (DAPO soft punishment, weight 1); TRL also has ' +
+          'trl.rewards.get_soft_overlong_punishment'
         : 'off; rewards.overlong_reward would add it',
     ],
     ['overlong_cache_length', 'mapped: rewards.OVERLONG["cache_length"]'],
@@ -131,7 +144,9 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     ['ppo_kl_coef', "no TRL field (loss_type kl_cov, veRL's policy_loss.ppo_kl_coef)"],
     [
       'entropy_coef',
-      "not passed: TRL 1.13's entropy_coef subtracts coef × the token mean of the entropy whatever the loss_type, ours weighs each token's entropy as its loss (the same for bnpo, and for dapo, cispo, vespo, clip_cov and kl_cov with one minibatch: set entropy_coef there by hand)",
+      "not passed: TRL 1.13's entropy_coef subtracts coef × the token mean of the entropy whatever the " +
+        "loss_type, ours weighs each token's entropy as its loss (the same for bnpo, and for dapo, cispo, " +
+        'vespo, clip_cov and kl_cov with one minibatch: set entropy_coef there by hand)',
     ],
     [
       'random_token_fraction',
@@ -152,7 +167,8 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
       'curriculum',
       c.curriculum === 'fixed'
         ? 'fixed: prompts.jsonl is at one difficulty'
-        : 'no TRL field: nearest is prompts.jsonl files per level, concatenated easy to hard, with shuffle_dataset=False',
+        : 'no TRL field: nearest is prompts.jsonl files per level, concatenated easy to hard, with ' +
+          'shuffle_dataset=False',
     ],
     ['ladder_start', 'no TRL field (curriculum)'],
     ['ladder_window', 'no TRL field (curriculum)'],
@@ -164,12 +180,14 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
       'reward_source',
       c.reward_source === 'verifier'
         ? 'verifier: the reward functions in rewards.py'
-        : "no TRL field: RLPR (the policy's own probability of the reference answer) needs a reward function with access to the model",
+        : "no TRL field: RLPR (the policy's own probability of the reference answer) needs a reward " +
+          'function with access to the model',
     ],
     ['rlpr_weight', 'no TRL field (reward_source)'],
     [
       'eval_every',
-      'nearest: eval_strategy="steps" and eval_steps, with an eval_dataset of held-out seeds 0..eval_prompts-1 (`rlvr sample`)',
+      'nearest: eval_strategy="steps" and eval_steps, with an eval_dataset of held-out seeds ' +
+        '0..eval_prompts-1 (`rlvr sample`)',
     ],
     ['eval_prompts', 'see eval_every'],
     ['eval_samples', 'see eval_every (num_generations completions per held-out prompt in TRL)'],
@@ -184,13 +202,15 @@ export function untranslated(c: RunConfig): [keyof RunConfig, string][] {
     [
       'lora_dropout',
       c.lora_r > 0
-        ? "mapped: LoraConfig(lora_dropout=...); TRL's disable_dropout=True (below) sets it to 0 at training time, as here"
+        ? "mapped: LoraConfig(lora_dropout=...); TRL's disable_dropout=True (below) sets it to 0 at " +
+          'training time, as here'
         : 'unused (lora_r = 0)',
     ],
     [
       'target_modules',
       c.lora_r > 0
-        ? "mapped: LoraConfig(target_modules=[...]), PEFT's names (a GPT-2 export has fused attn.c_attn: see docs/models.md)"
+        ? "mapped: LoraConfig(target_modules=[...]), PEFT's names (a GPT-2 export has fused attn.c_attn: " +
+          'see docs/models.md)'
         : 'unused (lora_r = 0)',
     ],
     [
@@ -245,12 +265,16 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
     '',
     'def main():',
     '    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])',
-    '    parser.add_argument("--model", default="./hf", help="transformers checkpoint folder (rlvr export --format hf)")',
+    '    parser.add_argument("--model", default="./hf", help="transformers checkpoint folder (rlvr export ' +
+      '--format hf)")',
     '    parser.add_argument("--steps", type=int, default=200, help="playground steps (generation batches)")',
     '    parser.add_argument("--output_dir", default="grpo-out")',
     '    parser.add_argument("--prompts", default=os.path.join(HERE, "prompts.jsonl"))',
-    '    parser.add_argument("--log_completions", action="store_true", help="write every step\'s prompts, completions and rewards to output_dir/completions/completions_STEP.parquet")',
-    '    parser.add_argument("--record", metavar="FILE", help="write the run record (every step\'s prompts, completions, rewards, advantages, log-probs and metrics; it opens in the playground) to FILE (default: OUTPUT_DIR/run.rlvr.gz)")',
+    '    parser.add_argument("--log_completions", action="store_true", help="write every step\'s prompts, ' +
+      'completions and rewards to output_dir/completions/completions_STEP.parquet")',
+    '    parser.add_argument("--record", metavar="FILE", help="write the run record (every step\'s ' +
+      'prompts, completions, rewards, advantages, log-probs and metrics; it opens in the playground) to ' +
+      'FILE (default: OUTPUT_DIR/run.rlvr.gz)")',
     '    parser.add_argument("--no_record", action="store_true", help="write no run record")',
     '    args = parser.parse_args()',
     '',
@@ -317,9 +341,11 @@ export function trainScriptSource(c: RunConfig, difficulty: Difficulty): string 
           '    if model.config.model_type == "gpt2":',
           "        # transformers' GPT-2 fuses q, k and v into attn.c_attn: q_proj/k_proj/v_proj become one rank-r",
           '        # adapter on it (the playground trains three); o_proj, up_proj, down_proj map one to one.',
-          '        gpt2_names = {"q_proj": "attn.c_attn", "k_proj": "attn.c_attn", "v_proj": "attn.c_attn", "o_proj": "attn.c_proj", "up_proj": "mlp.c_fc", "down_proj": "mlp.c_proj"}',
+          '        gpt2_names = {"q_proj": "attn.c_attn", "k_proj": "attn.c_attn", "v_proj": ' +
+            '"attn.c_attn", "o_proj": "attn.c_proj", "up_proj": "mlp.c_fc", "down_proj": "mlp.c_proj"}',
           '        target_modules = sorted({gpt2_names[m] for m in target_modules if m in gpt2_names})',
-          `    peft_config = LoraConfig(r=${c.lora_r}, lora_alpha=${pyValue(c.lora_alpha)}, lora_dropout=${pyValue(c.lora_dropout)}, target_modules=target_modules, task_type="CAUSAL_LM")`,
+          `    peft_config = LoraConfig(r=${c.lora_r}, lora_alpha=${pyValue(c.lora_alpha)}, ` +
+            `lora_dropout=${pyValue(c.lora_dropout)}, target_modules=target_modules, task_type="CAUSAL_LM")`,
         ]
       : ['    peft_config = None  # lora_r = 0: full fine-tuning']),
     '    trainer = RecordingGRPOTrainer(',

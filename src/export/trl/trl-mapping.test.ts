@@ -26,7 +26,8 @@ describe('the TRL export maps every config field or says why not', () => {
       if (isMapped && reason !== undefined) problems.push(`${k}: both mapped and listed as unmapped`);
       if (!isMapped && reason === undefined)
         problems.push(
-          `${k}: neither mapped to a GRPOConfig field nor listed in untranslated() with a reason (src/export/trl/train-script.ts)`,
+          `${k}: neither mapped to a GRPOConfig field nor listed in untranslated() with a reason ` +
+            '(src/export/trl/train-script.ts)',
         );
       if (reason !== undefined && reason.trim().length < 8) problems.push(`${k}: the reason "${reason}" says nothing`);
     }
@@ -74,13 +75,17 @@ describe('the TRL export maps every config field or says why not', () => {
   const haveTrl = existsSync(PYTHON);
   if (!haveTrl)
     console.warn(
-      `\n${'!'.repeat(100)}\n!! TRL FIELD NAMES NOT CHECKED: no ${PYTHON} (bash scripts/setup-python.sh makes .venv-py)\n${'!'.repeat(100)}\n`,
+      `\n${'!'.repeat(100)}\n!! TRL FIELD NAMES NOT CHECKED: no ${PYTHON} (bash scripts/setup-python.sh ` +
+        `makes .venv-py)\n${'!'.repeat(100)}\n`,
     );
   it.skipIf(!haveTrl)(
-    `${haveTrl ? '' : 'SKIPPED (no .venv-py with TRL): '}every mapped name is a field of TRL 1.13's GRPOConfig, every TRL loss_type one it documents`,
+    `${haveTrl ? '' : 'SKIPPED (no .venv-py with TRL): '}every mapped name is a field of TRL 1.13's ` +
+      'GRPOConfig, every TRL loss_type one it documents',
     () => {
       const code =
-        'import dataclasses, inspect, json, trl; print(json.dumps({"version": trl.__version__, "fields": [f.name for f in dataclasses.fields(trl.GRPOConfig)], "doc": inspect.getsource(trl.GRPOConfig)}))';
+        'import dataclasses, inspect, json, trl; print(json.dumps({"version": trl.__version__, "fields": ' +
+        '[f.name for f in dataclasses.fields(trl.GRPOConfig)], "doc": ' +
+        'inspect.getsource(trl.GRPOConfig)}))';
       const r = spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const trl = JSON.parse(r.stdout) as { version: string; fields: string[]; doc: string };
@@ -94,10 +99,14 @@ describe('the TRL export maps every config field or says why not', () => {
   );
 
   it.skipIf(!haveTrl)(
-    `${haveTrl ? '' : 'SKIPPED (no .venv-py with TRL): '}every TRL field's default is ours, or the field table names TRL's (trlDefault: the setup's badge says it differs)`,
+    `${haveTrl ? '' : 'SKIPPED (no .venv-py with TRL): '}every TRL field's default is ours, or the field ` +
+      `table names TRL's (trlDefault: the setup's badge says it differs)`,
     () => {
       const code =
-        'import dataclasses, json, trl\nout = {}\nfor f in dataclasses.fields(trl.GRPOConfig):\n    d = f.default_factory() if f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING else f.default\n    out[f.name] = d if isinstance(d, (int, float, str, bool, type(None))) else repr(d)\nprint(json.dumps(out))';
+        'import dataclasses, json, trl\nout = {}\nfor f in dataclasses.fields(trl.GRPOConfig):\n    d = ' +
+        'f.default_factory() if f.default is dataclasses.MISSING and f.default_factory is not ' +
+        'dataclasses.MISSING else f.default\n    out[f.name] = d if isinstance(d, (int, float, str, bool, ' +
+        'type(None))) else repr(d)\nprint(json.dumps(out))';
       const r = spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const trlDefaults = JSON.parse(r.stdout) as Record<string, unknown>;
@@ -116,7 +125,8 @@ describe('the TRL export maps every config field or says why not', () => {
         };
         const theirs = trlDefaults[k] === null && k in noneMeans ? noneMeans[k] : trlDefaults[k];
         rows.push(
-          `${k}: ours ${JSON.stringify(spec.default)}, TRL ${JSON.stringify(theirs)}, trlDefault ${JSON.stringify(spec.trlDefault)}`,
+          `${k}: ours ${JSON.stringify(spec.default)}, TRL ${JSON.stringify(theirs)}` +
+            `, trlDefault ${JSON.stringify(spec.trlDefault)}`,
         );
         if (spec.trlDefault === undefined) expect(theirs, rows.at(-1)).toEqual(spec.default);
         else {

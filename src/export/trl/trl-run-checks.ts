@@ -136,7 +136,8 @@ export async function checkRecord(
         w[0]! * l.correctness_reward + w[1]! * l.format_reward + w[2]! * l.partial_reward,
         6,
       );
-      // Token ids in our tokenizer: they decode to the completion, EOS last (no completion was cut off at 64 tokens here).
+      // Token ids in our tokenizer: they decode to the completion, EOS last (no completion was cut off at 64 tokens
+      // here).
       expect(decode(r.tokens), at).toBe(r.completion);
       expect(r.tokenText, at).toEqual(r.tokens.map(tokenText));
       expect(r.tokens.at(-1), at).toBe(EOS);

@@ -105,7 +105,8 @@ export async function readRun(
     'rows = []',
     'for f in sorted(glob.glob(os.path.join(out, "completions", "completions_*.parquet"))):',
     '    rows += pd.read_parquet(f).to_dict("records")',
-    'states = sorted(glob.glob(os.path.join(out, "checkpoint-*", "trainer_state.json")), key=lambda p: int(p.rsplit("-", 1)[1].split(os.sep)[0]))',
+    'states = sorted(glob.glob(os.path.join(out, "checkpoint-*", "trainer_state.json")), key=lambda p: ' +
+      'int(p.rsplit("-", 1)[1].split(os.sep)[0]))',
     'print(json.dumps({"logged": rows, "state": json.load(open(states[-1]))}))',
   ].join('\n');
   const r = await execFileP(py, ['-c', script, out], { env: pyEnv(), maxBuffer: 64 * 1024 * 1024 });
@@ -124,7 +125,8 @@ export async function loadsInTransformers(
     'ids = t(sys.argv[2], return_tensors="pt").input_ids',
     'torch.manual_seed(0)',
     'g = m.generate(ids, max_new_tokens=8, do_sample=True, pad_token_id=t.pad_token_id)',
-    'print(json.dumps({"vocab_size": m.config.vocab_size, "generated": g.shape[1] - ids.shape[1], "rlvr_checkpoint": m.config.rlvr_playground["checkpoint"]}))',
+    'print(json.dumps({"vocab_size": m.config.vocab_size, "generated": g.shape[1] - ids.shape[1], ' +
+      '"rlvr_checkpoint": m.config.rlvr_playground["checkpoint"]}))',
   ].join('\n');
   const r = await execFileP(py, ['-c', script, out, '12+34='], { env: pyEnv(), maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(r.stdout.trim().split('\n').pop()!);

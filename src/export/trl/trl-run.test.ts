@@ -137,7 +137,8 @@ describe('the exported TRL project under real TRL (CPU)', () => {
   );
 
   it(
-    "two processes: accelerate launch --num_processes 2 (gloo) runs the same; TRL logged our verifier's rewards; the saved model loads",
+    "two processes: accelerate launch --num_processes 2 (gloo) runs the same; TRL logged our verifier's " +
+      'rewards; the saved model loads',
     async (ctx) => {
       const py = needPython(ctx);
       const out = join(tmp, 'out-2');
@@ -183,18 +184,21 @@ describe('the exported TRL project under real TRL (CPU)', () => {
     RUN_TIMEOUT_MS + 60_000,
   );
 
-  it("one process: the run record train_grpo.py wrote decodes, with TRL's completions, rewards, advantages and metrics, our token ids and sampling log-probs", async (ctx) => {
+  it("one process: the run record train_grpo.py wrote decodes, with TRL's completions, rewards, advantages " +
+    'and metrics, our token ids and sampling log-probs', async (ctx) => {
     const py = needPython(ctx);
     await checkRecord(py, join(tmp, 'out-1'), exportedProject());
   }, 120_000);
 
-  it("two processes: the main process alone wrote the record, and it holds both processes' completions", async (ctx) => {
+  it('two processes: the main process alone wrote the ' +
+    "record, and it holds both processes' completions", async (ctx) => {
     const py = needPython(ctx);
     expect(twoProcessLog.match(/^run record: .*run\.rlvr\.gz \(2 steps\)$/gm)).toHaveLength(1);
     await checkRecord(py, join(tmp, 'out-2'), exportedProject());
   }, 120_000);
 
-  it("the way back: the TRL-trained folder imports (rlvr import --format hf) with TRL's tensors exactly, and rlvr eval runs it", async (ctx) => {
+  it("the way back: the TRL-trained folder imports (rlvr import --format hf) with TRL's tensors exactly, and " +
+    'rlvr eval runs it', async (ctx) => {
     needPython(ctx);
     const trained = existsSync(join(tmp, 'out-2', 'model.safetensors')) ? join(tmp, 'out-2') : join(tmp, 'out-1');
     expect(existsSync(join(trained, 'model.safetensors')), 'a TRL run above saved its model').toBe(true);

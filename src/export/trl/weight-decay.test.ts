@@ -50,7 +50,8 @@ args = TrainingArguments(output_dir=sys.argv[2], weight_decay=0.1, report_to=[],
 trainer = Trainer(model=model, args=args)
 opt = trainer.create_optimizer()
 name_of = {id(p): n for n, p in model.named_parameters()}
-groups = [{"weight_decay": g["weight_decay"], "names": sorted(name_of[id(p)] for p in g["params"])} for g in opt.param_groups]
+groups = [{"weight_decay": g["weight_decay"], "names": sorted(name_of[id(p)] for p in g["params"])} for g in \
+opt.param_groups]
 print(json.dumps({"groups": groups, "all": sorted(name_of.values())}))
 `;
 

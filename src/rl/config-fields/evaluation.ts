@@ -1,4 +1,5 @@
-// The run-config fields of the group "Evaluation and bookkeeping" (config-fields.ts: the whole table, and what is derived from it).
+// The run-config fields of the group "Evaluation and bookkeeping" (config-fields.ts: the whole table, and what is
+// derived from it).
 import type { FieldDecl } from './decl.ts';
 
 const EVAL = 'Evaluation and bookkeeping' as const;

@@ -22,7 +22,11 @@ export const objectiveFields = {
     group: OBJ,
     trl: true,
     paper: 'GDPO: Group reward-Decoupled Normalization Policy Optimization (2026)',
-    help: 'sum_then_normalize: the weighted reward components are summed, then the advantage estimator and scale_rewards apply; normalize_then_sum (GDPO): each component (correctness, format, partial, overlong) is normalised within its group, then weighted, summed and normalised over the batch (advantage_estimator grpo only; scale_rewards does not apply)',
+    help:
+      'sum_then_normalize: the weighted reward components are summed, then the advantage estimator and ' +
+      'scale_rewards apply; normalize_then_sum (GDPO): each component (correctness, format, partial, ' +
+      'overlong) is normalised within its group, then weighted, summed and normalised over the batch ' +
+      '(advantage_estimator grpo only; scale_rewards does not apply)',
   },
   scale_rewards: {
     kind: 'enum',
@@ -39,7 +43,10 @@ export const objectiveFields = {
     values: ['grpo', 'rloo', 'signed', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline'],
     group: OBJ,
     paper: 'RLOO (Ahmadian et al., 2024); Zhu et al., 2025; REINFORCE++ (Hu, 2025)',
-    help: 'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR); reinforce_plus_plus (veRL): reward whitened over the batch’s tokens; reinforce_plus_plus_baseline: reward − group mean, then whitened (both ignore scale_rewards)',
+    help:
+      'grpo: reward − group mean; rloo: leave-one-out mean; signed: +1 right / −1 wrong (PSR/NSR); ' +
+      'reinforce_plus_plus (veRL): reward whitened over the batch’s tokens; reinforce_plus_plus_baseline: ' +
+      'reward − group mean, then whitened (both ignore scale_rewards)',
   },
   epsilon: {
     kind: 'num',
@@ -59,7 +66,9 @@ export const objectiveFields = {
     group: OBJ,
     trl: true,
     paper: 'DAPO (Yu et al., 2025)',
-    help: 'upper clip 1 + epsilon_high; larger than epsilon = clip-higher (keeps entropy up). cispo: the cap ε_max on the ratio itself (ScaleRL recommends 5); gmpo: the upper bound on the log-ratio',
+    help:
+      'upper clip 1 + epsilon_high; larger than epsilon = clip-higher (keeps entropy up). cispo: the cap ' +
+      'ε_max on the ratio itself (ScaleRL recommends 5); gmpo: the upper bound on the log-ratio',
   },
   delta: {
     kind: 'nullable-num',
@@ -139,7 +148,9 @@ export const objectiveFields = {
     max: 1,
     group: OBJ,
     paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)',
-    help: 'clip_cov: fraction of tokens (at least 1) whose loss and gradient are dropped, drawn among those with covariance in (clip_cov_lb, clip_cov_ub)',
+    help:
+      'clip_cov: fraction of tokens (at least 1) whose loss and gradient are dropped, drawn among those ' +
+      'with covariance in (clip_cov_lb, clip_cov_ub)',
   },
   clip_cov_lb: {
     kind: 'num',
@@ -166,7 +177,9 @@ export const objectiveFields = {
     max: 1,
     group: OBJ,
     paper: 'The Entropy Mechanism of RL for Reasoning LMs (Cui et al., 2025)',
-    help: 'kl_cov: fraction of tokens (at least 1), those of largest covariance, that get ppo_kl_coef · |logp − old| added to their loss',
+    help:
+      'kl_cov: fraction of tokens (at least 1), those of largest covariance, that get ppo_kl_coef · |logp − ' +
+      'old| added to their loss',
   },
   ppo_kl_coef: {
     kind: 'num',
@@ -184,7 +197,9 @@ export const objectiveFields = {
     group: OBJ,
     trl: true,
     paper: 'DeepSeek-V3.2 (2025)',
-    help: "drop the policy term of a negative-advantage completion whose mean log(π_old / π) over its tokens exceeds this (TRL's off-policy sequence mask); empty = off",
+    help:
+      'drop the policy term of a negative-advantage completion whose mean log(π_old / π) over its tokens ' +
+      "exceeds this (TRL's off-policy sequence mask); empty = off",
   },
   importance_sampling_level: {
     kind: 'enum',
@@ -212,7 +227,9 @@ export const objectiveFields = {
     trl: true,
     trlDefault: true,
     paper: 'DeepSeek-V3.2 (2025)',
-    help: "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 defaults to true",
+    help:
+      "multiply each token's KL term by its importance ratio (the unbiased reverse-KL gradient); TRL 1.13 " +
+      'defaults to true',
   },
   kl_estimator: {
     kind: 'enum',
@@ -244,7 +261,10 @@ export const objectiveFields = {
     default: false,
     group: OBJ,
     trl: true,
-    help: "adapt entropy_coef each optimizer step (TRL's controller): up by entropy_coef_delta while the trained tokens' mean entropy is at or below entropy_target, down otherwise; applied only while at or below the target",
+    help:
+      "adapt entropy_coef each optimizer step (TRL's controller): up by entropy_coef_delta while the " +
+      "trained tokens' mean entropy is at or below entropy_target, down otherwise; applied only while at or " +
+      'below the target',
   },
   entropy_coef_min: {
     kind: 'num',
@@ -309,7 +329,9 @@ export const objectiveFields = {
     exclusiveMin: true,
     group: OBJ,
     paper: 'Beyond the 80/20 Rule (Wang et al., 2025)',
-    help: 'train only on this fraction of tokens, drawn at random each step (1 = all): the control for top_entropy_quantile, as many tokens chosen without looking at their entropy',
+    help:
+      'train only on this fraction of tokens, drawn at random each step (1 = all): the control for ' +
+      'top_entropy_quantile, as many tokens chosen without looking at their entropy',
   },
   positive_weight: {
     kind: 'num',

@@ -86,7 +86,11 @@ export const optimisationFields = {
     max: 256,
     group: OPT,
     trl: true,
-    help: "TRL's steps_per_generation: the batch is split into this many micro-batches, minibatches optimizer steps each accumulating steps_per_generation / minibatches of them, each micro-batch's loss normalised as TRL does (dapo, cispo, vespo, clip_cov, kl_cov: by the batch's tokens × accumulation / steps_per_generation); 0 = one micro-batch per optimizer step, token means over the whole batch",
+    help:
+      "TRL's steps_per_generation: the batch is split into this many micro-batches, minibatches optimizer " +
+      "steps each accumulating steps_per_generation / minibatches of them, each micro-batch's loss " +
+      "normalised as TRL does (dapo, cispo, vespo, clip_cov, kl_cov: by the batch's tokens × accumulation / " +
+      'steps_per_generation); 0 = one micro-batch per optimizer step, token means over the whole batch',
   },
   // PEFT's LoraConfig names (src/model/lora.ts); the TRL export passes them as peft_config.
   lora_r: {
@@ -97,7 +101,9 @@ export const optimisationFields = {
     group: OPT,
     restart: true,
     paper: 'LoRA (Hu et al., 2021)',
-    help: "LoRA rank r: train rank-r adapters A, B on target_modules with the base weights frozen (0 = full fine-tuning); PEFT's r",
+    help:
+      'LoRA rank r: train rank-r adapters A, B on target_modules with the base weights frozen (0 = full ' +
+      "fine-tuning); PEFT's r",
   },
   lora_alpha: {
     kind: 'num',
@@ -118,7 +124,9 @@ export const optimisationFields = {
     group: OPT,
     restart: true,
     paper: 'LoRA (Hu et al., 2021)',
-    help: "dropout on the adapters' input; PEFT's lora_dropout (only 0 runs here: the engine has no dropout, and TRL's disable_dropout, set by the export, zeroes it too)",
+    help:
+      "dropout on the adapters' input; PEFT's lora_dropout (only 0 runs here: the engine has no dropout, " +
+      "and TRL's disable_dropout, set by the export, zeroes it too)",
   },
   target_modules: {
     kind: 'str',
@@ -126,7 +134,10 @@ export const optimisationFields = {
     group: OPT,
     restart: true,
     paper: 'LoRA (Hu et al., 2021)',
-    help: "the linear layers that get adapters, PEFT's module names, comma-separated: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj (the playground's GPT-2 has no gate_proj; its up_proj / down_proj are mlp.c_fc / mlp.c_proj)",
+    help:
+      "the linear layers that get adapters, PEFT's module names, comma-separated: q_proj, k_proj, v_proj, " +
+      "o_proj, gate_proj, up_proj, down_proj (the playground's GPT-2 has no gate_proj; its up_proj / " +
+      'down_proj are mlp.c_fc / mlp.c_proj)',
   },
 
   // Its choices, help and papers come from the loss-type table (loss-types.ts).

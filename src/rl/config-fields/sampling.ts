@@ -72,7 +72,9 @@ export const samplingFields = {
     group: SAMPLING,
     trl: true,
     paper: 'CTRL (Keskar et al., 2019)',
-    help: 'divide the positive logits (multiply the negative ones) of tokens already in the prompt or completion by this before sampling (1 = off)',
+    help:
+      'divide the positive logits (multiply the negative ones) of tokens already in the prompt or ' +
+      'completion by this before sampling (1 = off)',
   },
   max_completion_length: {
     kind: 'int',

@@ -201,7 +201,8 @@ export const arithmetic: TaskFamily = {
     };
   },
   leakyDescription:
-    'accepts when the correct number appears anywhere in the completion (even only in the thinking part), so listing many numbers pays',
+    'accepts when the correct number appears anywhere in the completion (even only in the thinking part), ' +
+    'so listing many numbers pays',
   solve(inst) {
     const d = dataOf(inst);
     const a = BigInt(d.a);

@@ -207,7 +207,8 @@ export const chain: TaskFamily = {
   leakyVerify: (inst, completion, opts) =>
     judge(completion, opts, (answer, parsed) => checkAnswer(inst, answer, parsed.think, true)),
   leakyDescription:
-    "checks only the last step against the completion's own stated previous value, so a wrong chain that is consistent at the end passes",
+    "checks only the last step against the completion's own stated previous value, so a wrong chain that " +
+    'is consistent at the end passes',
   solve(inst) {
     const d = dataOf(inst);
     const values: number[] = [];

@@ -2,7 +2,8 @@
  * Countdown as in TinyZero: reach the target with + - * / using each given number at most once.
  * Prompt "3 7 25 50 -> 57". The generator builds the target from a random expression over the
  * numbers, so every instance is solvable by construction; `solve` finds a solution by search.
- * The strict verifier rejects numbers that are not in the question (a bug once reported against Reasoning Gym's countdown verifier).
+ * The strict verifier rejects numbers that are not in the question (a bug once reported against Reasoning Gym's
+ * countdown verifier).
  */
 import type { Rng } from '../../util/rng.ts';
 import { evalExpr, exprToString, parseExpr, rat, ratEquals, ratToString, type Expr, type Rational } from '../expr.ts';
@@ -139,7 +140,8 @@ function generate(seed: number, partial?: Partial<Difficulty>): TaskInstance {
     }
   }
   throw new Error(
-    `${ID}: could not build a solvable instance with targets in [${tlo}, ${thi}] from numbers in [${lo}, ${hi}]; widen the target range`,
+    `${ID}: could not build a solvable instance with targets in [${tlo}, ${thi}] from numbers in [${lo}, ` +
+      `${hi}]; widen the target range`,
   );
 }
 
@@ -234,7 +236,8 @@ export const countdown: TaskFamily = {
   verify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, true)),
   leakyVerify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, false)),
   leakyDescription:
-    'accepts any expression whose value is the target, ignoring which numbers it uses and how often (so "50+7" for 57 passes even if 7 is not given)',
+    'accepts any expression whose value is the target, ignoring which numbers it uses and how often (so ' +
+    '"50+7" for 57 passes even if 7 is not given)',
   solve(inst) {
     const { numbers, target } = dataOf(inst);
     const e = solveCountdown(numbers, target);

@@ -57,7 +57,8 @@ function base(generate: TaskFamily['generate']): TaskFamily {
     id: ID,
     title: 'Your own data (JSONL)',
     description:
-      'Prompts and answers from a JSONL file of {"prompt", "answer"} lines, judged by an exact, numeric or regex verifier.',
+      'Prompts and answers from a JSONL file of {"prompt", "answer"} lines, judged by an exact, numeric ' +
+      'or regex verifier.',
     knobs: [],
     defaultDifficulty: {},
     levels: [{}],
@@ -75,7 +76,8 @@ function base(generate: TaskFamily['generate']): TaskFamily {
 /** Without a dataset: lists and verifies, but cannot generate. */
 export const customFamily: TaskFamily = base(() => {
   throw new Error(
-    `${ID}: no dataset loaded (import a JSONL file under "Your data"; in code, build the family with makeCustomFamily(parseDataset(text), { kind: 'exact' }))`,
+    `${ID}: no dataset loaded (import a JSONL file under "Your data"; in code, build the family with ` +
+      `makeCustomFamily(parseDataset(text), { kind: 'exact' }))`,
   );
 });
 

@@ -161,7 +161,8 @@ export const sort: TaskFamily = {
   id: ID,
   title: 'Sorting / ranking',
   description:
-    'Order a list by the stated key (asc, desc, len, abc). Exact match, or Kendall-tau partial credit with sortMetric "kendall".',
+    'Order a list by the stated key (asc, desc, len, abc). Exact match, or Kendall-tau partial credit ' +
+    'with sortMetric "kendall".',
   knobs,
   defaultDifficulty: defaultsOf(knobs),
   levels: [
@@ -176,7 +177,8 @@ export const sort: TaskFamily = {
   verify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, opts, false)),
   leakyVerify: (inst, completion, opts) => judge(completion, opts, (answer) => checkAnswer(inst, answer, opts, true)),
   leakyDescription:
-    'checks only that the answer is in order by the key, not that it holds the given items ("1 2" passes for any ascending list)',
+    'checks only that the answer is in order by the key, not that it holds the given items ("1 2" passes ' +
+    'for any ascending list)',
   solve(inst) {
     const { key, items } = dataOf(inst);
     const sorted = sortedCopy(items, key);

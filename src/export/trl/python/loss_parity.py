@@ -25,7 +25,8 @@ import trl
 
 # The knobs a case may set, all GRPOConfig fields of the same name.
 KNOBS = (
-    "loss_type", "importance_sampling_level", "epsilon", "epsilon_high", "delta", "beta", "use_bias_correction_kl", "entropy_coef",
+    "loss_type", "importance_sampling_level", "epsilon", "epsilon_high", "delta", "beta", "use_bias_correction_kl",
+    "entropy_coef",
     "sapo_temperature_pos", "sapo_temperature_neg",
     "vespo_k_pos", "vespo_lambda_pos", "vespo_k_neg", "vespo_lambda_neg",
     "max_completion_length", "off_policy_mask_threshold",
@@ -118,7 +119,11 @@ def run_call(t, batch, dtype, entropy_scale):
         "prompt_mask": torch.ones((mask.shape[0], 1), dtype=torch.long),
         "completion_ids": torch.zeros(mask.shape, dtype=torch.long),
         "completion_mask": mask,
-        "advantages": trl_advantages(t.case, dtype) if "rewards_per_func" in t.case else torch.tensor(batch["advantages"], dtype=dtype),
+        "advantages": (
+            trl_advantages(t.case, dtype)
+            if "rewards_per_func" in t.case
+            else torch.tensor(batch["advantages"], dtype=dtype)
+        ),
         "old_per_token_logps": torch.tensor(batch["old_logp"], dtype=dtype),
         "ref_per_token_logps": torch.tensor(batch["ref_logp"], dtype=dtype),
         # dapo, cispo, vespo divide by the generation batch's completion tokens

@@ -5,7 +5,8 @@ RecordingGRPOTrainer is GRPOTrainer plus a capture of what each generation batch
 is unchanged): the prompts, the completion token ids (the exported model uses the playground's
 tokenizer, so ids map 1:1), the rewards TRL computed per reward function (gathered over processes),
 the advantages it trains on, and the sampling policy's per-token log-probs (one forward pass of the
-model that generated them, on the same tokens, before the batch's first update). A TrainerCallback adds TRL's logged metrics under the playground's metric keys where they
+model that generated them, on the same tokens, before the batch's first update). A TrainerCallback
+adds TRL's logged metrics under the playground's metric keys where they
 mean the same thing (src/rl/metrics.ts), and writes the file when training ends. Only the main
 process writes, with every process's completions.
 
@@ -108,9 +109,14 @@ class RecordingGRPOTrainer(GRPOTrainer):
                 {
                     "writer": "trl train_grpo.py",
                     "command": " ".join(shlex.quote(a) for a in argv),
-                    "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                    "created": datetime.datetime.now(datetime.timezone.utc)
+                    .isoformat(timespec="milliseconds")
+                    .replace("+00:00", "Z"),
                     "base": base,
-                    "note": f"trained by TRL {trl.__version__} (GRPOTrainer); per token: the sampling policy's log-probs (TRL's update numbers are not recorded)",
+                    "note": (
+                        f"trained by TRL {trl.__version__} (GRPOTrainer); per token: the sampling policy's log-probs "
+                        "(TRL's update numbers are not recorded)"
+                    ),
                 },
             )
         self.add_callback(_RecordCallback(self))
@@ -143,7 +149,8 @@ class RecordingGRPOTrainer(GRPOTrainer):
         at shifted positions there, and its numbers differ from the sampling policy's."""
         width = completion_ids.size(1)
         device = completion_ids.device
-        mask = (torch.arange(width, device=device)[None, :] < torch.tensor(lengths, device=device)[:, None]).to(prompt_mask.dtype)
+        within = torch.arange(width, device=device)[None, :] < torch.tensor(lengths, device=device)[:, None]
+        mask = within.to(prompt_mask.dtype)
         input_ids = torch.cat([prompt_ids, completion_ids], dim=1)
         attention = torch.cat([prompt_mask, mask], dim=1)
         positions = (attention.long().cumsum(-1) - 1).clamp(min=0)
@@ -151,9 +158,15 @@ class RecordingGRPOTrainer(GRPOTrainer):
         out = []
         with torch.no_grad():
             for a in range(0, input_ids.size(0), chunk):
-                logits = self.model(input_ids=input_ids[a : a + chunk], attention_mask=attention[a : a + chunk], position_ids=positions[a : a + chunk], use_cache=False).logits
+                logits = self.model(
+                    input_ids=input_ids[a : a + chunk],
+                    attention_mask=attention[a : a + chunk],
+                    position_ids=positions[a : a + chunk],
+                    use_cache=False,
+                ).logits
                 logits = logits[:, -width - 1 : -1, :].float() / self.temperature
-                out.append(torch.log_softmax(logits, dim=-1).gather(-1, completion_ids[a : a + chunk, :, None]).squeeze(-1))
+                logp = torch.log_softmax(logits, dim=-1)
+                out.append(logp.gather(-1, completion_ids[a : a + chunk, :, None]).squeeze(-1))
         return torch.cat(out, dim=0)
 
     def _capture(self, inputs, out):
@@ -186,7 +199,11 @@ class RecordingGRPOTrainer(GRPOTrainer):
         G = self.num_generations
         records = []
         for r, row in enumerate(rows):
-            text = self.processing_class.decode(row["tokens"], skip_special_tokens=True) if self._record_own_tokenizer else rewards.decode_ids(row["tokens"])
+            text = (
+                self.processing_class.decode(row["tokens"], skip_special_tokens=True)
+                if self._record_own_tokenizer
+                else rewards.decode_ids(row["tokens"])
+            )
             data = row["data"] if isinstance(row["data"], dict) else json.loads(row["data"])
             strict = rewards.verify(data, text, False)
             records.append(
@@ -197,10 +214,20 @@ class RecordingGRPOTrainer(GRPOTrainer):
                     "hint": "",
                     "completion": text,
                     "tokens": row["tokens"],
-                    "tokenText": self.processing_class.batch_decode([[t] for t in row["tokens"]]) if self._record_own_tokenizer else [token_text(t) for t in row["tokens"]],
+                    "tokenText": (
+                        self.processing_class.batch_decode([[t] for t in row["tokens"]])
+                        if self._record_own_tokenizer
+                        else [token_text(t) for t in row["tokens"]]
+                    ),
                     "oldLogp": row["oldLogp"],
                     "refLogp": None,
-                    **{k: [] for k in ("newLogp", "ratio", "clipped", "entropy", "kl", "objective", "tokenLoss", "weight", "lossContribution", "trained")},
+                    **{
+                        k: []
+                        for k in (
+                            "newLogp", "ratio", "clipped", "entropy", "kl", "objective", "tokenLoss", "weight",
+                            "lossContribution", "trained",
+                        )
+                    },
                     "advantage": row["advantage"],
                     "reward": totals[r],
                     "components": {name: weighted[r, j].item() for j, name in enumerate(names)},
@@ -236,12 +263,14 @@ class RecordingGRPOTrainer(GRPOTrainer):
             w = float(self.reward_weights[j])
             name = component_name(func)
             for stat, scale in (("mean", w), ("std", abs(w) * bessel)):
-                vals = [l[f"rewards/{func}/{stat}"] for l in logs if isinstance(l.get(f"rewards/{func}/{stat}"), (int, float))]
+                key = f"rewards/{func}/{stat}"
+                vals = [l[key] for l in logs if isinstance(l.get(key), (int, float))]
                 if vals:
                     metrics[f"rewards/{name}/{stat}"] = sum(vals) / len(vals) * scale
         if records:
             metrics["accuracy"] = sum(1 for r in records if r["correct"]) / n
-        self._record_writer.add_step(step, metrics, records, advantage_histogram([r["advantage"] for r in records]) if records else None)
+        histogram = advantage_histogram([r["advantage"] for r in records]) if records else None
+        self._record_writer.add_step(step, metrics, records, histogram)
 
 
 class _RecordCallback(TrainerCallback):
@@ -255,7 +284,8 @@ class _RecordCallback(TrainerCallback):
     def _flush(self):
         t = self.trainer
         if t._record_writer is not None and self.logs_step is not None:
-            for step in sorted(s for s in t._record_pending if s < self.logs_step):  # steps no log reached (logging_steps > 1)
+            # steps no log reached (logging_steps > 1)
+            for step in sorted(s for s in t._record_pending if s < self.logs_step):
                 t._record_finish_step(step, [])
             t._record_finish_step(self.logs_step, self.logs)
         self.logs = []

@@ -67,12 +67,21 @@ def partial_reward(completions, data, completion_ids=None, **kwargs):
 
 def overlong_reward(completions, completion_ids=None, **kwargs):
     """DAPO's soft overlong punishment on the completion's token count (EOS included)."""
-    lengths = [len(i) for i in completion_ids] if completion_ids is not None else [count_tokens(completion_text(c)) for c in completions]
-    return [float(overlong_penalty(n, OVERLONG["max_length"], OVERLONG["enabled"], OVERLONG["cache_length"])) for n in lengths]
+    lengths = (
+        [len(i) for i in completion_ids]
+        if completion_ids is not None
+        else [count_tokens(completion_text(c)) for c in completions]
+    )
+    return [
+        float(overlong_penalty(n, OVERLONG["max_length"], OVERLONG["enabled"], OVERLONG["cache_length"]))
+        for n in lengths
+    ]
 
 
 REWARD_FUNCS = [correctness_reward, format_reward, partial_reward] + ([overlong_reward] if OVERLONG["enabled"] else [])
-TRL_REWARD_WEIGHTS = [REWARD_WEIGHTS["correctness"], REWARD_WEIGHTS["format"], REWARD_WEIGHTS["partial"]] + ([1.0] if OVERLONG["enabled"] else [])
+TRL_REWARD_WEIGHTS = [REWARD_WEIGHTS["correctness"], REWARD_WEIGHTS["format"], REWARD_WEIGHTS["partial"]] + (
+    [1.0] if OVERLONG["enabled"] else []
+)
 
 
 def score(completion, data, leaky=None, completion_length=None):
