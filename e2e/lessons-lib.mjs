@@ -25,7 +25,10 @@ export const shots = [];
 export const pageErrors = [];
 export const externalRequests = [];
 
-/** Registers the file's hooks: the browser for `open`, and its timings and screenshots written to test-results/`file`. */
+/**
+ * Registers the file's hooks: the browser for `open`, and its timings and screenshots written to
+ * test-results/`file`.
+ */
 export function lessonsHooks(test, file) {
   test.beforeAll(({ browser: b }) => {
     browser = b;

@@ -1,7 +1,8 @@
 // What a teacher and a student trip on, end to end on the production build (alone:
 // `npx vite build && npx playwright test e2e/trips-progress.spec.mjs`): the pass@k and warm-start progress
-// lines, their estimates, and a Cancel that answers. Tests share one page where they can and
-// open the shipped recordings (public/records/) instead of training wherever the point is not training.
+// lines, their estimates, and a Cancel that answers.
+// Tests share one page where they can and open the shipped recordings (public/records/) instead of
+// training wherever the point is not training.
 import assert from 'node:assert/strict';
 import { test } from '@playwright/test';
 import { note, openPage, withPageDiagnostics } from './lib.mjs';

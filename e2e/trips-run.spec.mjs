@@ -1,7 +1,8 @@
 // What a teacher and a student trip on, end to end on the production build (alone:
 // `npx vite build && npx playwright test e2e/trips-run.spec.mjs`): a run's numbers say one thing, the
-// default run's time line and held-out band, and a reload that brings back what was on screen. Tests share one page where they can and
-// open the shipped recordings (public/records/) instead of training wherever the point is not training.
+// default run's time line and held-out band, and a reload that brings back what was on screen.
+// Tests share one page where they can and open the shipped recordings (public/records/) instead of
+// training wherever the point is not training.
 import assert from 'node:assert/strict';
 import { test } from '@playwright/test';
 import { note, openPage, withPageDiagnostics } from './lib.mjs';

@@ -1,7 +1,8 @@
 // What a teacher and a student trip on, end to end on the production build (alone:
 // `npx vite build && npx playwright test e2e/trips.spec.mjs`): lessons and recordings, and Keep & share.
-// Progress lines and Cancel: trips-progress.spec.mjs; a run's numbers and its reload: trips-run.spec.mjs. Tests share one page where they can and
-// open the shipped recordings (public/records/) instead of training wherever the point is not training.
+// Progress lines and Cancel: trips-progress.spec.mjs; a run's numbers and its reload: trips-run.spec.mjs.
+// Tests share one page where they can and open the shipped recordings (public/records/) instead of
+// training wherever the point is not training.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
