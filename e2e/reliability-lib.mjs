@@ -15,8 +15,8 @@ export const SOAK_STEPS = Number(process.env.RLVR_SOAK_STEPS ?? 300);
 export const WEBGPU_SOAK_STEPS = Number(process.env.RLVR_WEBGPU_SOAK_STEPS ?? 100);
 
 /** @type {import('playwright-core').Browser} */
-let browser;
-let origin = '';
+export let browser;
+export let origin = '';
 /** What the tests of one spec file measured; `reliabilityHooks` writes it out after the file. */
 export const results = {};
 

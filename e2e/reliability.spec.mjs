@@ -15,6 +15,7 @@ import {
   cspConsole,
   listenForCsp,
   open,
+  origin,
   reliabilityHooks,
   results,
   state,
