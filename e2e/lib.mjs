@@ -253,6 +253,34 @@ export async function withPageDiagnostics(testInfo, p, name, fn, extra) {
   }
 }
 
+/**
+ * The page's state, with each open record cut to its header (format, version, config, config changes,
+ * provenance, metric keys): its steps, evaluations, rollouts and weights are megabytes that a round trip
+ * through the DevTools protocol took 15-40 s to copy on a loaded machine, and no test reads them from
+ * here (the page's own metrics, evals and scrubbed step are still in `recording`).
+ */
+export const stateWithoutRecords = (page) =>
+  page.evaluate(() => {
+    const s = window.__rlvr.state();
+    const head = (r) =>
+      r && {
+        format: r.format,
+        version: r.version,
+        config: r.config,
+        config_changes: r.config_changes,
+        provenance: r.provenance,
+        metric_keys: r.metric_keys,
+      };
+    return {
+      ...s,
+      recording: s.recording && { ...s.recording, record: head(s.recording.record) },
+      recordedArms: s.recordedArms && {
+        ...s.recordedArms,
+        opened: s.recordedArms.opened.map((o) => ({ ...o, record: head(o.record) })),
+      },
+    };
+  });
+
 /** What the page shows of its run, for a failure message. */
 export function pageRunState(page) {
   return page

@@ -59,7 +59,7 @@ export function withText(change) {
   return pack(u, text);
 }
 
-export const state = (page) => page.evaluate(() => window.__rlvr.state());
+export { stateWithoutRecords as state } from './lib.mjs';
 
 export async function open(path) {
   const p = await openPage(browser, path, { viewport: { width: 1280, height: 900 } });

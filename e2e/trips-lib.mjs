@@ -14,7 +14,7 @@ export function tripsHooks(test) {
   });
 }
 
-export const state = (page) => page.evaluate(() => window.__rlvr.state());
+export { stateWithoutRecords as state } from './lib.mjs';
 export const lastMean = (metrics, key, window) => {
   const xs = metrics
     .slice(-window)
