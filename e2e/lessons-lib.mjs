@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { importTs, openPage, RESULTS_DIR, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { importTs, openPage, RESULTS_DIR, ROOT, screenshot, stateWithoutRecords, withPageDiagnostics } from './lib.mjs';
 
 export const { lessons, perSeedVerdicts } = await importTs('src/lessons/index.ts');
 export const { getPreset } = await importTs('src/rl/presets.ts');
@@ -142,7 +142,7 @@ export async function runItLive(page, lessonId) {
     timeout: 60_000,
     polling: 100,
   });
-  const s = await page.evaluate(() => window.__rlvr.state());
+  const s = await stateWithoutRecords(page); // the lesson's records are megabytes, and not read here
   assert.equal(s.run.state, 'idle', 'the main run did not start before the press');
   // A lesson that ships its recording shows it in Compare (recorded sides); none trains before the press.
   assert.ok(
