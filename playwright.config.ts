@@ -17,7 +17,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/lib.mjs';
  *   npx playwright test                              every e2e/*.spec.mjs
  *   npx playwright test e2e/engine.spec.mjs          one file
  *   npx playwright test -g placement                 tests whose title matches
- *   RLVR_RELIABILITY_LONG=1 npx playwright test e2e/reliability.spec.mjs   with the long soaks
+ *   RLVR_RELIABILITY_LONG=1 npx playwright test e2e/reliability   with the long soaks
  *
  * Screenshots and result files go to test-results/ (the tests write them there by name); traces of
  * failed tests go to test-results/playwright/ (open with `npx playwright show-trace <zip>`).

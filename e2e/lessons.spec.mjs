@@ -4,129 +4,34 @@
 // The gallery shows every lesson with its claim and measured outcome (public/lessons/measured.json,
 // or "not measured yet"); each of the lessons opens from its card and its runs start in Compare with
 // the lesson's configs (one-step budgets: one lesson is followed until every run has a first step, the
-// others until their workers are initialised and training, each after "Run it live"); two lessons open
-// from `?lesson=ID` (nothing starts before "Run it live" is pressed) and an
-// unknown id shows the known ones. Timings go to test-results/lessons-e2e.json.
+// others until their workers are initialised and training, each after "Run it live"). Lessons opened
+// from their links: lessons-url.spec.mjs. Timings go to test-results/lessons-e2e.json.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, serverUrl, withPageDiagnostics } from './lib.mjs';
+import { note, RESULTS_DIR, screenshot, serverUrl } from './lib.mjs';
+import {
+  assertFocusCharts,
+  assertLessonConfigs,
+  closePage,
+  externalRequests,
+  FULL,
+  lessons,
+  lessonsHooks,
+  open,
+  pageErrors,
+  perSeedVerdicts,
+  realMeasured,
+  shot,
+  shots,
+  SIDES,
+  timings,
+  verdictBody,
+  waitForRuns,
+  withDiagnostics,
+} from './lessons-lib.mjs';
 
-const { lessons, perSeedVerdicts } = await importTs('src/lessons/index.ts');
-const { getPreset } = await importTs('src/rl/presets.ts');
-const { verdictBody } = await importTs('src/ui/derive/lesson-plan.ts');
-
-/** What the build serves (copied from public/ at build time); absent until someone runs `rlvr lesson run`. */
-const measuredFile = join(ROOT, 'dist', 'lessons', 'measured.json');
-const realMeasured = existsSync(measuredFile) ? JSON.parse(readFileSync(measuredFile, 'utf8')) : {};
-/** The lesson followed until each of its runs has finished a step (the cheapest pair: GRPO vs Dr. GRPO). */
-const FULL = 'length-normalisation';
-const SIDES = ['a', 'b', 'c'];
-
-/** @type {import('playwright-core').Browser} */
-let browser;
-const timings = { lessons: {} };
-const shots = [];
-const pageErrors = [];
-const externalRequests = [];
-
-test.beforeAll(({ browser: b }) => {
-  browser = b;
-});
-test.afterAll(async () => {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, 'lessons-e2e.json'), JSON.stringify({ timings, screenshots: shots }, null, 2));
-});
-
-async function shot(page, name) {
-  shots.push(`${name}.png`);
-  await page.evaluate(() => window.scrollTo(0, 0));
-  return screenshot(page, name);
-}
-
-async function open(path) {
-  const p = await openPage(browser, path, { viewport: { width: 1280, height: 800 } });
-  await p.page.waitForFunction(() => !!window.__rlvr, undefined, { timeout: 20_000 });
-  return p;
-}
-
-async function closePage(p) {
-  pageErrors.push(...p.pageErrors);
-  externalRequests.push(...p.externalRequests);
-  await p.close();
-}
-
-const compareState = (page) => page.evaluate(() => window.__rlvr.state().compare);
-
-/** Each run of the lesson started with the lesson's config: preset ← run config, the lesson's task, one seed. */
-function assertLessonConfigs(lesson, c, steps) {
-  const sides = SIDES.slice(0, Math.min(lesson.runs.length, 3)).map((s) => c[s]);
-  assert.equal(sides.length, lesson.runs.length, `${lesson.id}: one run per config`);
-  if (lesson.runs.length < 3) assert.equal(c.c, null, `${lesson.id}: no third run`);
-  const seed = realMeasured[lesson.id]?.seed ?? 1;
-  lesson.runs.forEach((run, i) => {
-    const side = sides[i];
-    assert.equal(side.label, `${'ABC'[i]}: ${run.label}`);
-    const cfg = side.config;
-    assert.ok(cfg, `${lesson.id} ${run.label}: initialised`);
-    assert.equal(cfg.task, lesson.task, `${lesson.id} ${run.label}: task`);
-    assert.equal(cfg.seed, seed, `${lesson.id} ${run.label}: the measured seed`);
-    for (const [k, v] of Object.entries(getPreset(run.preset).config))
-      if (!(k in run.config)) assert.deepEqual(cfg[k], v, `${lesson.id} ${run.label}: preset ${run.preset} sets ${k}`);
-    for (const [k, v] of Object.entries(run.config)) assert.deepEqual(cfg[k], v, `${lesson.id} ${run.label}: ${k}`);
-    assert.ok(Object.keys(cfg.difficulty).length > 0, 'difficulty resolved from the checkpoint');
-  });
-  assert.equal(c.steps, steps, `${lesson.id}: step budget`);
-}
-
-/** withDiagnostics with the Compare runs' states in the failure report. */
-const withDiagnostics = (testInfo, p, name, fn) =>
-  withPageDiagnostics(testInfo, p, name, fn, async () => {
-    const c = await p.page.evaluate(() => window.__rlvr.state().compare).catch(() => null);
-    return `compare: ${
-      c
-        ? SIDES.filter((s) => c[s])
-            .map((s) => `${s}: ${c[s].state} step ${c[s].step} ${c[s].error ?? ''}`)
-            .join('; ')
-        : '?'
-    }`;
-  });
-
-/** Waits until every run of the lesson is initialised and training (or, with `steps`, has that many steps). */
-async function waitForRuns(page, n, { steps = 0, timeout }) {
-  await page.waitForFunction(
-    ([n, steps]) => {
-      const c = window.__rlvr.state().compare;
-      const sides = [c.a, c.b, c.c].slice(0, n);
-      if (sides.some((s) => !s || s.state === 'error' || s.error)) return true; // fail fast, with the error in the assertion below
-      // A lesson that ships its recording shows it in Compare until Run it live replaces it with live runs.
-      return sides.every(
-        (s) =>
-          s.config &&
-          s.state !== 'recorded' &&
-          (steps ? s.metrics.length >= steps : ['running', 'done'].includes(s.state) || s.metrics.length > 0),
-      );
-    },
-    [n, steps],
-    { timeout, polling: 250 },
-  );
-  const c = await compareState(page);
-  for (const s of SIDES.slice(0, n)) assert.equal(c[s].error, null, `${c[s].label}: ${c[s].error}`);
-  return c;
-}
-
-/** The charts the lesson says to look at are in Compare, highlighted. */
-async function assertFocusCharts(page, lesson) {
-  for (const m of lesson.lookAt) {
-    const sel =
-      m === 'difficulty'
-        ? '[data-testid^="compare-chart-difficulty"][data-focus="true"]'
-        : `[data-testid="compare-chart-${m}"][data-focus="true"]`;
-    assert.ok(await page.$(sel), `${lesson.id}: the "${m}" chart is shown and highlighted`);
-  }
-  assert.equal(await page.getAttribute('[data-testid="lesson-banner"]', 'data-lesson'), lesson.id);
-}
+lessonsHooks(test, 'lessons-e2e.json');
 
 test('the gallery shows every lesson: claim, text, what to look at, and its measured outcome or "not measured yet"', async ({}, testInfo) => {
   test.setTimeout(90_000);
@@ -331,148 +236,6 @@ test('every lesson opens from its card and starts its runs with the lesson confi
       assert.deepEqual(problems, [], 'every lesson opens and its runs start');
       await page.click('text=Stop and free the workers');
       assert.deepEqual(p.pageErrors, []);
-    });
-  } finally {
-    await closePage(p);
-  }
-});
-
-/** A lesson link opens the lesson and starts nothing until "Run it live" is pressed. */
-async function runItLive(page, lessonId) {
-  await page.waitForSelector(`[data-testid="lesson-banner"][data-lesson="${lessonId}"]`, { timeout: 30_000 });
-  // The end of the link's opening: every lesson ships its recording, shown once read and decoded
-  // (src/ui/state/recording.ts marks 'record-shown'); a run the link started would be on the page by then.
-  await page.waitForFunction(() => performance.getEntriesByName('record-shown').length > 0, undefined, {
-    timeout: 60_000,
-    polling: 100,
-  });
-  const s = await page.evaluate(() => window.__rlvr.state());
-  assert.equal(s.run.state, 'idle', 'the main run did not start before the press');
-  // A lesson that ships its recording shows it in Compare (recorded sides); none trains before the press.
-  assert.ok(
-    !s.compare.running && ['idle', 'recorded'].includes(s.compare.a.state),
-    'no Compare run started before the press',
-  );
-  await page.click('[data-testid="lesson-run-live"]');
-}
-
-test('?lesson=noisy-verifiers&steps=1 opens that lesson and starts its three runs when "Run it live" is pressed', async ({}, testInfo) => {
-  test.setTimeout(120_000);
-  const t0 = Date.now();
-  const p = await open('/?lesson=noisy-verifiers&steps=1');
-  try {
-    await withDiagnostics(testInfo, p, 'lessons-url', async () => {
-      const { page } = p;
-      const lesson = lessons.find((l) => l.id === 'noisy-verifiers');
-      await runItLive(page, lesson.id);
-      await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
-      const c = await waitForRuns(page, 3, { timeout: 100_000 });
-      assertLessonConfigs(lesson, c, 1);
-      assert.equal(c.c.config.noise_p_fn, 0.2);
-      assert.equal(c.c.config.prompts_per_step, 22);
-      assert.deepEqual(
-        c.diff.map(([k]) => k).sort(),
-        ['noise_p_fn', 'noise_p_fp', 'prompts_per_step'],
-        'the three runs differ only in the noise and, for the compensated run, the prompts per step',
-      );
-      assert.equal(
-        await page.$$eval('[data-testid="compare-diff"] thead th', (els) => els.length),
-        4,
-        'field, A, B, C',
-      );
-      assert.equal(new URL(page.url()).search, '?lesson=noisy-verifiers&steps=1');
-      await assertFocusCharts(page, lesson);
-      assert.equal(await page.$('[data-testid="url-notes"]'), null, 'no complaints about the link');
-      timings.url = { 'noisy-verifiers': { startedSeconds: (Date.now() - t0) / 1000 } };
-      note(testInfo, `three runs initialised and training ${((Date.now() - t0) / 1000).toFixed(1)} s after navigation`);
-      await shot(page, 'lessons-url-three-runs');
-      await page.click('text=Stop and free the workers');
-    });
-  } finally {
-    await closePage(p);
-  }
-});
-
-test("?lesson=sharpening opens with the lesson's own step budget and evaluates pass@k", async ({}, testInfo) => {
-  test.setTimeout(120_000);
-  const t0 = Date.now();
-  const p = await open('/?lesson=sharpening');
-  try {
-    await withDiagnostics(testInfo, p, 'lessons-url-2', async () => {
-      const { page } = p;
-      const lesson = lessons.find((l) => l.id === 'sharpening');
-      await runItLive(page, lesson.id);
-      const c = await waitForRuns(page, 2, { timeout: 100_000 });
-      assertLessonConfigs(lesson, c, lesson.steps);
-      assert.ok(c.a.config.eval_every > 0, 'pass@k lessons evaluate held-out pass@k (step 0 = the base)');
-      assert.equal(new URL(page.url()).search, '?lesson=sharpening');
-      assert.equal(await page.inputValue('[data-testid="preset"]'), 'psr_only', 'the setup form shows run A');
-      assert.equal(await page.inputValue('[data-testid="compare-preset-b"]'), 'nsr_only', "Compare's B shows run B");
-      await assertFocusCharts(page, lesson);
-      timings.url.sharpening = { startedSeconds: (Date.now() - t0) / 1000 };
-      // Editing the setup leaves the lesson's URL for the plain config.
-      await page.fill('[data-testid="field-learning_rate"]', '0.0003');
-      await page.waitForFunction(() => !location.search.includes('lesson='));
-      assert.match(new URL(page.url()).search, /learning_rate=0\.0003/);
-      assert.match(new URL(page.url()).search, /preset=psr_only/);
-      await page.click('text=Stop and free the workers');
-    });
-  } finally {
-    await closePage(p);
-  }
-});
-
-test('every lesson opens from its own URL (?lesson=ID&steps=1) and starts its runs with the lesson configs', async ({}, testInfo) => {
-  // 12 lessons of 2-3 runs each: 20 s a lesson on this 2-core machine, twice that when it is loaded
-  // (measured 17-39 s at load average 14); the limit only catches a hang.
-  test.setTimeout(900_000);
-  const problems = [];
-  for (const lesson of lessons) {
-    const t0 = Date.now();
-    const p = await open(`/?lesson=${lesson.id}&steps=1`);
-    try {
-      const { page } = p;
-      await runItLive(page, lesson.id);
-      await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
-      const c = await waitForRuns(page, lesson.runs.length, { timeout: 100_000 });
-      assertLessonConfigs(lesson, c, 1);
-      assert.deepEqual(p.pageErrors, []);
-      note(
-        testInfo,
-        `${lesson.id}: ${lesson.runs.length} runs started from its URL in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-      );
-    } catch (e) {
-      problems.push(`${lesson.id}: ${e.message.split('\n')[0]}`);
-      await screenshot(p.page, `lessons-url-${lesson.id}-FAILED`).catch(() => undefined);
-    } finally {
-      await closePage(p);
-    }
-  }
-  assert.deepEqual(problems, [], 'every lesson opens from its URL and its runs start');
-});
-
-test('an unknown lesson id lists the known ones and keeps the rest of the link', async ({}, testInfo) => {
-  test.setTimeout(60_000);
-  const p = await open('/?lesson=bogus&preset=dapo&steps=7');
-  try {
-    await withDiagnostics(testInfo, p, 'lessons-unknown', async () => {
-      const { page } = p;
-      await page.waitForSelector('[data-testid="lesson-notice"]', { timeout: 20_000 });
-      const notice = await page.textContent('[data-testid="lesson-notice"]');
-      const notes = await page.textContent('[data-testid="url-notes"]');
-      for (const l of lessons) {
-        assert.ok(notice.includes(l.id), `the notice lists ${l.id}`);
-        assert.ok(notes.includes(l.id), `the link notes list ${l.id}`);
-      }
-      assert.match(notice, /unknown lesson "bogus"/);
-      assert.equal(await page.inputValue('[data-testid="preset"]'), 'dapo', 'the rest of the link still applies');
-      assert.equal(await page.inputValue('[data-testid="step-budget"]'), '7');
-      const s = await page.evaluate(() => window.__rlvr.state());
-      assert.equal(s.lesson.active, null);
-      assert.equal(s.compare.a.state, 'idle', 'nothing started');
-      assert.equal(s.run.state, 'idle');
-      assert.equal(page.workers().filter((w) => w.url().includes('trainer.worker')).length, 0, 'no trainer worker');
-      await shot(page, 'lessons-unknown');
     });
   } finally {
     await closePage(p);

@@ -29,6 +29,13 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/**
+ * The smallest real run, for tests that need a live run but not what it learns: a fresh nano model,
+ * 2 prompts x 2 completions of at most 8 tokens, no held-out evaluation (a step takes about a second).
+ */
+export const NANO =
+  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
+
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
   return new Promise((ok, fail) => {
@@ -141,17 +148,20 @@ export async function closeBrowser(browser, ms = 20_000) {
  * page and its workers, page errors, and requests that left the server's origin (there must be none:
  * the app works offline). The app's service worker (src/pwa/service-worker.ts) is blocked unless
  * `serviceWorkers: 'allow'`: with it, later loads come from its cache, out of reach of `context.route`.
+ * With `context`, the page opens as a new tab of that context (sharing its HTTP cache and storage) and
+ * `close()` closes only the page.
  * @param {import('playwright-core').Browser} browser
  * @param {string} path
- * @param {{ base?: string, viewport?: { width: number, height: number }, serviceWorkers?: 'allow' | 'block' }} [opts]
+ * @param {{ base?: string, viewport?: { width: number, height: number }, serviceWorkers?: 'allow' | 'block',
+ *   context?: import('playwright-core').BrowserContext }} [opts]
  */
 export async function openPage(
   browser,
   path,
-  { base, viewport = { width: 1280, height: 800 }, serviceWorkers = 'block' } = {},
+  { base, viewport = { width: 1280, height: 800 }, serviceWorkers = 'block', context: shared } = {},
 ) {
   const origin = base ?? (await serverUrl());
-  const context = await browser.newContext({ viewport, serviceWorkers });
+  const context = shared ?? (await browser.newContext({ viewport, serviceWorkers }));
   const page = await context.newPage();
   /** @type {{ source: string, type: string, text: string }[]} */
   const consoleMessages = [];
@@ -164,12 +174,13 @@ export async function openPage(
   page.on('worker', (w) =>
     w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })),
   );
-  context.on('request', (r) => {
+  (shared ? page : context).on('request', (r) => {
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) externalRequests.push(u);
   });
   await page.goto(new URL(path, origin).href, { waitUntil: 'load' });
-  return { page, context, consoleMessages, pageErrors, externalRequests, close: () => context.close() };
+  const close = () => (shared ? page.close() : context.close());
+  return { page, context, consoleMessages, pageErrors, externalRequests, close };
 }
 
 /** Saves a full-page screenshot into test-results/<name>.png and returns its path. */
@@ -241,6 +252,34 @@ export async function withPageDiagnostics(testInfo, p, name, fn, extra) {
     throw e;
   }
 }
+
+/**
+ * The page's state, with each open record cut to its header (format, version, config, config changes,
+ * provenance, metric keys): its steps, evaluations, rollouts and weights are megabytes that a round trip
+ * through the DevTools protocol took 15-40 s to copy on a loaded machine, and no test reads them from
+ * here (the page's own metrics, evals and scrubbed step are still in `recording`).
+ */
+export const stateWithoutRecords = (page) =>
+  page.evaluate(() => {
+    const s = window.__rlvr.state();
+    const head = (r) =>
+      r && {
+        format: r.format,
+        version: r.version,
+        config: r.config,
+        config_changes: r.config_changes,
+        provenance: r.provenance,
+        metric_keys: r.metric_keys,
+      };
+    return {
+      ...s,
+      recording: s.recording && { ...s.recording, record: head(s.recording.record) },
+      recordedArms: s.recordedArms && {
+        ...s.recordedArms,
+        opened: s.recordedArms.opened.map((o) => ({ ...o, record: head(o.record) })),
+      },
+    };
+  });
 
 /** What the page shows of its run, for a failure message. */
 export function pageRunState(page) {

@@ -10,16 +10,14 @@
 // (b) A veRL rollout dump written exactly as veRL's _dump_generations writes it (e2e/fixtures/verl-dump.py)
 //     opens, its lines grouped by input with their scores.
 // (c) "This prompt over training" in two runs compared, side by side (and (a) overlays two runs' curves).
-// (d) A run record's token heat map: each token and its sampling log-prob as recorded.
-// (e) Served by `rlvr view`: a cold link `/?view=NAME&step=S&prompt=P`, a search over every step
-//     cancelled while the reader waits on a step file the test holds, the link, a live run's new step.
+// (d) and (e): viewer-records.spec.mjs.
 // Where scripts/setup-python.sh finds no Python wheels (exit 3) the TRL test prints a banner and is skipped.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from '@playwright/test';
-import { importTs, note, openPage, RESULTS_DIR, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { note, openPage, RESULTS_DIR, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 import {
   close,
   consecutiveGroups,
@@ -29,7 +27,6 @@ import {
   readGroups,
   sampleStd,
   showStep,
-  startView,
 } from './viewer-lib.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlvr-viewer-e2e-'));
@@ -332,135 +329,4 @@ test("(c) this prompt over training, and two runs compared: the same prompt's co
     await screenshot(p.page, 'viewer-prompt-compare');
   });
   await p.close();
-});
-
-// (d) Run records from three writers: the exported TRL project's train_grpo.py under real TRL
-// (scripts/trl-record-fixture.sh), and the Python recorder, RecordingGRPOTrainer, on a Qwen2 with its own
-// BPE tokenizer under real TRL on one process and on two under accelerate (scripts/recorder-fixture.sh).
-for (const [fixtureName, writer] of [
-  ['trl-arithmetic-2steps.rlvr.gz', 'trl train_grpo.py'],
-  ['recorder-1proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
-  ['recorder-2proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
-]) {
-  test(`(d) a run record (${fixtureName}) opens with its token heat map: each token and its sampling log-prob as recorded`, async ({
-    browser,
-  }, testInfo) => {
-    test.setTimeout(120_000);
-    const { decodeRunRecord } = await importTs('src/record/run-record.ts');
-    const fixture = join(ROOT, 'e2e/fixtures', fixtureName);
-    const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
-    assert.ok(decoded.ok, decoded.error);
-    assert.equal(decoded.record.provenance.writer, writer);
-    const dir = join(tmp, `record-run-${fixtureName}`);
-    mkdirSync(dir, { recursive: true });
-    copyFileSync(fixture, join(dir, 'run.rlvr.gz'));
-    const first = decoded.record.rollouts[0];
-    const p = await openPage(browser, '/');
-    await withPageDiagnostics(testInfo, p, `viewer-record-${fixtureName}`, async () => {
-      await openFolder(p, dir);
-      await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
-      await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
-      await p.page.locator('[data-testid="viewer-completion"][data-row="0"]').click();
-      const tokens = await p.page.locator('[data-testid="viewer-token"]').evaluateAll((els) =>
-        els.map((el) => ({
-          text: el.getAttribute('title').split('\n')[0],
-          logprob: Number(el.getAttribute('data-logprob')),
-        })),
-      );
-      const rec = first.records[0];
-      assert.equal(tokens.length, rec.tokenText.length, 'one chip per recorded token');
-      tokens.forEach((t, i) => {
-        assert.ok(t.text.startsWith(`token ${i}: ${JSON.stringify(rec.tokenText[i])}`), t.text);
-        assert.ok(
-          Math.abs(t.logprob - rec.oldLogp[i]) < 1e-6,
-          `token ${i}: log-prob ${t.logprob} vs ${rec.oldLogp[i]}`,
-        );
-      });
-      assert.equal(await p.page.locator('[data-testid="viewer-run"]').count(), 1, 'the record is listed');
-      await p.page
-        .locator('[data-testid="viewer-detail"]')
-        .screenshot({ path: join(RESULTS_DIR, `viewer-record-tokens-logprob-${fixtureName}.png`) });
-      await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
-      await screenshot(p.page, `viewer-record-tokens-${fixtureName}`);
-    });
-    await p.close();
-  });
-}
-
-test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stops a search, new steps appear', async ({
-  browser,
-}, testInfo) => {
-  test.setTimeout(180_000);
-  const served = join(tmp, 'served');
-  const dump = join(served, 'verl-live');
-  const want = JSON.parse(py('python3', ['e2e/fixtures/verl-dump.py', dump, '--steps', '6']));
-  const view = await startView(served);
-  try {
-    const runs = await (await fetch(new URL('runs.json', view.url))).json();
-    const name = runs.find((r) => r.format === 'verl').name;
-    const prompt = want.steps[2].rows[0].input;
-    const coldLink = `/?view=${encodeURIComponent(name)}&step=3&prompt=${encodeURIComponent(prompt)}`;
-    const p = await openPage(browser, coldLink, { base: view.url });
-    await withPageDiagnostics(testInfo, p, 'viewer-served', async () => {
-      const { page, context } = p;
-      // The cold link: the run at step 3, its rows as the dump's.
-      await page.waitForSelector('[data-testid="viewer-completion"][data-step="3"]');
-      const groups = await readGroups(page);
-      assert.deepEqual(
-        groups.flatMap((g) => g.rows.map((r) => r.completion)).sort(),
-        want.steps[2].rows.map((r) => r.output).sort(),
-      );
-      // The prompt the link names, followed over training: every step that sampled it.
-      await page.locator('[data-testid="viewer-prompt-count"]').waitFor();
-      const sampled = await page
-        .locator('[data-testid="viewer-prompt-step"]')
-        .evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-step'))));
-      assert.deepEqual(
-        sampled,
-        want.steps.filter((s) => s.rows.some((r) => r.input === prompt)).map((s) => s.step),
-      );
-      const link = new URL(await page.locator('[data-testid="viewer-link"]').getAttribute('href'));
-      assert.deepEqual(
-        [...link.searchParams],
-        [
-          ['view', name],
-          ['step', '3'],
-          ['prompt', prompt],
-        ],
-      );
-      assert.equal(page.url(), link.href, 'the address bar is the link');
-      // A search held at step 5's file (the reader's request waits for the test) is cancelled there. A search
-      // reads its steps' files many to a request (files?path=…, docs/viewer.md), so the request held is the
-      // one that holds step 5, with the steps batched beside it.
-      const step5 = /\/file\/5\.jsonl|\/files\?(.*&)?path=5\.jsonl(&|$)/;
-      let held;
-      const reached = new Promise((ok) => {
-        context.route(step5, (route) => {
-          held = route;
-          ok();
-        });
-      });
-      await page.fill('[data-testid="viewer-search-text"]', 'answer');
-      await page.click('[data-testid="viewer-search-run"]');
-      await reached;
-      await page.waitForSelector('[data-testid="viewer-search-status"][data-running="true"]');
-      await page.click('[data-testid="viewer-search-cancel"]');
-      await held.continue();
-      await page.waitForSelector('[data-testid="viewer-search-status"][data-cancelled="true"]');
-      const status = await page.locator('[data-testid="viewer-search-status"]').textContent();
-      note(testInfo, `cancelled search: "${status}"`);
-      assert.match(status, /^Cancelled: \d+ completions match in [0-5] steps? searched/);
-      await context.unroute(step5);
-      // The trainer writes step 7: it appears without a reload.
-      py('python3', ['e2e/fixtures/verl-dump.py', join(tmp, 'step7'), '--steps', '7']);
-      copyFileSync(join(tmp, 'step7', '7.jsonl'), join(dump, '7.jsonl'));
-      await page.waitForFunction(
-        () => document.querySelector('[data-testid="viewer-scrubber"]')?.getAttribute('max') === '6',
-      );
-      await screenshot(page, 'viewer-served');
-    });
-    await p.close();
-  } finally {
-    view.stop();
-  }
 });

@@ -6,7 +6,8 @@
 //   first screen           the app mounted (window.__rlvrFirstScreen), ms after navigation start   goal 2000 ms
 //   shipped recording open public/records/sat-grpo-30.rlvr.gz from the shipped list, charts drawn  goal 2 s
 //   lesson open            a lesson's recorded arms from its card in the Lessons tab, charts drawn goal 2 s
-// The same steps as e2e/app.spec.mjs and e2e/recording.spec.mjs, which report the same figures.
+// The same steps as e2e/app-start.spec.mjs, e2e/recording.spec.mjs and e2e/recording-lessons.spec.mjs, which
+// report the same figures.
 // Run it on an idle machine (the load average is printed). Writes bench/page-results.json; exits 1 when a
 // median is over its goal, 2 on bad arguments.
 // Usage: node scripts/measure-page.mjs [--runs N] [--out FILE]
@@ -30,7 +31,7 @@ if (!Number.isInteger(runs) || runs < 1) {
 const GOALS = { firstScreenMs: 2000, shippedOpenSeconds: 2, lessonOpenSeconds: 2 };
 const WAIT = { timeout: 30_000 };
 
-/** The first lesson with every measured arm recorded on its measured seed (as e2e/recording.spec.mjs picks it). */
+/** The first lesson with every measured arm recorded on its measured seed (as e2e/recording-lib.mjs picks it). */
 function recordedLesson() {
   const records = JSON.parse(readFileSync(join(ROOT, 'public/records/index.json'), 'utf8')).records;
   const measured = JSON.parse(readFileSync(join(ROOT, 'public/lessons/measured.json'), 'utf8'));
