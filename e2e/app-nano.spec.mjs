@@ -28,7 +28,9 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async (
       timings.webgpu = { firstStepSeconds: (Date.now() - t0) / 1000, backend: s.run.backend, model: s.run.model.name };
       note(
         testInfo,
-        `${s.run.backend.description} (${s.run.backend.reason}): first step in ${timings.webgpu.firstStepSeconds.toFixed(0)} s`,
+        `${s.run.backend.description} (${s.run.backend.reason}` +
+          `): first step in ${timings.webgpu.firstStepSeconds.toFixed(0)} ` +
+          's',
       );
       assert.equal(s.run.backend.kind, 'webgpu');
       assert.match(await text(page, 'backend'), /WebGPU/);
@@ -45,62 +47,66 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async (
   }
 });
 
-test('SFT warm start in the browser: a fresh nano model learns the format, then RL steps from it', async ({}, testInfo) => {
-  test.setTimeout(300_000);
-  const q =
-    'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
-  const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
-  try {
-    await withDiagnostics(testInfo, p, 'app-warm-start', async () => {
-      const { page } = p;
-      await page.fill('[data-testid="warm-start-steps"]', '80');
-      // Every measured estimate as it changes, to compare with the time that was actually left.
-      await page.evaluate(() => {
-        window.__estimates = [];
-        new MutationObserver(() => {
-          const e = document.querySelector('[data-testid="warm-start-progress-left"]')?.textContent ?? '';
-          if (e && window.__estimates.at(-1)?.text !== e) window.__estimates.push({ t: performance.now(), text: e });
-        }).observe(document.body, { subtree: true, childList: true, characterData: true });
-      });
-      await page.click('[data-testid="warm-start-run"]');
-      await page.waitForSelector('[data-testid="warm-start-result"]', { timeout: 280_000 });
-      const { estimates, doneAt } = await page.evaluate(() => ({
-        estimates: window.__estimates,
-        doneAt: performance.now(),
-      }));
-      if (estimates.length > 0) {
-        const mid = estimates[Math.floor(estimates.length / 2)];
-        const said = Number(/about (\d+) (s|min)/.exec(mid.text)?.[1] ?? NaN) * (/min/.test(mid.text) ? 60 : 1);
+test(
+  'SFT warm start in the browser: a fresh nano model ' + 'learns the format, then RL steps from it',
+  async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const q =
+      'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+    const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
+    try {
+      await withDiagnostics(testInfo, p, 'app-warm-start', async () => {
+        const { page } = p;
+        await page.fill('[data-testid="warm-start-steps"]', '80');
+        // Every measured estimate as it changes, to compare with the time that was actually left.
+        await page.evaluate(() => {
+          window.__estimates = [];
+          new MutationObserver(() => {
+            const e = document.querySelector('[data-testid="warm-start-progress-left"]')?.textContent ?? '';
+            if (e && window.__estimates.at(-1)?.text !== e) window.__estimates.push({ t: performance.now(), text: e });
+          }).observe(document.body, { subtree: true, childList: true, characterData: true });
+        });
+        await page.click('[data-testid="warm-start-run"]');
+        await page.waitForSelector('[data-testid="warm-start-result"]', { timeout: 280_000 });
+        const { estimates, doneAt } = await page.evaluate(() => ({
+          estimates: window.__estimates,
+          doneAt: performance.now(),
+        }));
+        if (estimates.length > 0) {
+          const mid = estimates[Math.floor(estimates.length / 2)];
+          const said = Number(/about (\d+) (s|min)/.exec(mid.text)?.[1] ?? NaN) * (/min/.test(mid.text) ? 60 : 1);
+          note(
+            testInfo,
+            `warm start estimate "${mid.text.trim()}" with ${((doneAt - mid.t) / 1000).toFixed(1)} s actually left`,
+          );
+          assert.ok(Number.isFinite(said), mid.text);
+        }
+        const s = await state(page);
+        assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
+        const r = s.warmStart.result;
         note(
           testInfo,
-          `warm start estimate "${mid.text.trim()}" with ${((doneAt - mid.t) / 1000).toFixed(1)} s actually left`,
+          `warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} ` +
+            `s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`,
         );
-        assert.ok(Number.isFinite(said), mid.text);
-      }
-      const s = await state(page);
-      assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
-      const r = s.warmStart.result;
-      note(
-        testInfo,
-        `warm start: ${r.steps} SFT steps in ${r.seconds.toFixed(1)} s, loss ${r.firstLoss.toFixed(3)} -> ${r.lastLoss.toFixed(3)}`,
-      );
-      assert.equal(r.steps, 80);
-      assert.ok(r.lastLoss < r.firstLoss * 0.6, `SFT loss must fall: ${r.firstLoss} -> ${r.lastLoss}`);
-      assert.match(await text(page, 'warm-start-result'), /80 SFT steps/);
-      // RL starts from the warm-started weights; the warm start is refused once RL has begun.
-      await page.click('[data-testid="step-once"]');
-      await page.waitForFunction(
-        () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
-        undefined,
-        { timeout: 120_000, polling: 500 },
-      );
-      const after = await state(page);
-      assert.equal(after.error, null, after.error && `${after.error.title}: ${after.error.message}`);
-      assert.ok(Number.isFinite(after.metrics[0].loss));
-      assert.equal(await page.isDisabled('[data-testid="warm-start-run"]'), true);
-      await shot(page, 'app-warm-start');
-    });
-  } finally {
-    await p.close();
-  }
-});
+        assert.equal(r.steps, 80);
+        assert.ok(r.lastLoss < r.firstLoss * 0.6, `SFT loss must fall: ${r.firstLoss} -> ${r.lastLoss}`);
+        assert.match(await text(page, 'warm-start-result'), /80 SFT steps/);
+        // RL starts from the warm-started weights; the warm start is refused once RL has begun.
+        await page.click('[data-testid="step-once"]');
+        await page.waitForFunction(
+          () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+          undefined,
+          { timeout: 120_000, polling: 500 },
+        );
+        const after = await state(page);
+        assert.equal(after.error, null, after.error && `${after.error.title}: ${after.error.message}`);
+        assert.ok(Number.isFinite(after.metrics[0].loss));
+        assert.equal(await page.isDisabled('[data-testid="warm-start-run"]'), true);
+        await shot(page, 'app-warm-start');
+      });
+    } finally {
+      await p.close();
+    }
+  },
+);

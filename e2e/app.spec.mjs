@@ -51,7 +51,11 @@ test.describe('the page that trained the default run', () => {
       };
       note(
         testInfo,
-        `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} s (model load, graph compile, held-out eval); then ${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`,
+        `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} ` +
+          's (model load, graph compile, held-out eval); then ' +
+          `${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} ` +
+          `s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} ` +
+          'steps/min',
       );
       assert.equal(s.run.backend.kind, 'wasm', 'with only a software WebGPU adapter the app picks WASM by itself');
       assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
@@ -72,7 +76,8 @@ test.describe('the page that trained the default run', () => {
         assert.ok(points >= DEFAULT_STEPS, `chart ${id} has ${points} points`);
         assert.ok(await page.$(`[data-testid="chart-${id}"] .recharts-line path`), `chart ${id} draws a line`);
       }
-      // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why instead.
+      // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why
+      // instead.
       for (const id of ['kl', 'clip', 'ratio', 'ess']) {
         await inView(id);
         assert.ok(
@@ -107,82 +112,87 @@ test.describe('the page that trained the default run', () => {
     loss: (r, i) => r.lossContribution[i],
   };
 
-  test("a rollout's token colouring carries the trainer's numbers; the objective panel matches the loss", async ({}, testInfo) => {
-    test.setTimeout(120_000);
-    assert.ok(main, 'needs the default run');
-    const { page } = main;
-    await withDiagnostics(testInfo, main, 'app-rollouts', async () => {
-      await page.click('[data-testid="tab-rollouts"]');
-      await page.waitForSelector('[data-testid="groups-table"]', { timeout: 30_000 });
-      const step = Number(await page.getAttribute('[data-testid="inspector"]', 'data-step'));
-      // The worker's own record of that step, fetched through the page.
-      const records = await page.evaluate(async (s) => (await window.__rlvr.getRollouts(s)).records, step);
-      const rec = records.find((r) => r.advantage !== 0 && r.tokens.length >= 4) ?? records[0];
-      await page.click(`[data-testid="open-rollout-${rec.group}-${rec.index}"]`);
-      await page.waitForSelector('[data-testid="token-view"]');
-      const rows = await page.$$eval('[data-testid="rollout-row"]', (els) => els.length);
-      assert.equal(rows, records.length, 'one table row per completion');
-      for (const [channel, field] of Object.entries(CHANNEL_FIELDS)) {
-        await page.selectOption('[data-testid="channel"]', channel);
-        const tokens = await page.$$eval('[data-testid="token"]', (els) =>
-          els.map((e) => ({
-            i: Number(e.dataset.index),
-            channel: e.dataset.channel,
-            value: e.dataset.value,
-            bg: getComputedStyle(e).backgroundColor,
-          })),
-        );
-        assert.equal(tokens.length, rec.tokens.length, `${channel}: one element per completion token`);
-        for (const tok of tokens) {
-          assert.equal(tok.channel, channel);
-          const want = field(rec, tok.i);
-          // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses Object.is).
-          if (typeof want === 'number')
-            assert.equal(
-              Number(tok.value) + 0,
-              want + 0,
-              `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`,
-            );
-          else assert.equal(tok.value, want, `${channel}, token ${tok.i}`);
-          const transparent = tok.bg === 'rgba(0, 0, 0, 0)' || tok.bg === 'transparent';
-          if (channel === 'clipped')
-            assert.equal(transparent, want === '', `clipped token ${tok.i} is coloured iff it was clipped`);
-          else if (channel !== 'advantage' || rec.advantage !== 0)
-            assert.ok(!transparent, `${channel}, token ${tok.i} has a colour`);
+  test(
+    "a rollout's token colouring carries the trainer's " + 'numbers; the objective panel matches the loss',
+    async ({}, testInfo) => {
+      test.setTimeout(120_000);
+      assert.ok(main, 'needs the default run');
+      const { page } = main;
+      await withDiagnostics(testInfo, main, 'app-rollouts', async () => {
+        await page.click('[data-testid="tab-rollouts"]');
+        await page.waitForSelector('[data-testid="groups-table"]', { timeout: 30_000 });
+        const step = Number(await page.getAttribute('[data-testid="inspector"]', 'data-step'));
+        // The worker's own record of that step, fetched through the page.
+        const records = await page.evaluate(async (s) => (await window.__rlvr.getRollouts(s)).records, step);
+        const rec = records.find((r) => r.advantage !== 0 && r.tokens.length >= 4) ?? records[0];
+        await page.click(`[data-testid="open-rollout-${rec.group}-${rec.index}"]`);
+        await page.waitForSelector('[data-testid="token-view"]');
+        const rows = await page.$$eval('[data-testid="rollout-row"]', (els) => els.length);
+        assert.equal(rows, records.length, 'one table row per completion');
+        for (const [channel, field] of Object.entries(CHANNEL_FIELDS)) {
+          await page.selectOption('[data-testid="channel"]', channel);
+          const tokens = await page.$$eval('[data-testid="token"]', (els) =>
+            els.map((e) => ({
+              i: Number(e.dataset.index),
+              channel: e.dataset.channel,
+              value: e.dataset.value,
+              bg: getComputedStyle(e).backgroundColor,
+            })),
+          );
+          assert.equal(tokens.length, rec.tokens.length, `${channel}: one element per completion token`);
+          for (const tok of tokens) {
+            assert.equal(tok.channel, channel);
+            const want = field(rec, tok.i);
+            // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses Object.is).
+            if (typeof want === 'number')
+              assert.equal(
+                Number(tok.value) + 0,
+                want + 0,
+                `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`,
+              );
+            else assert.equal(tok.value, want, `${channel}, token ${tok.i}`);
+            const transparent = tok.bg === 'rgba(0, 0, 0, 0)' || tok.bg === 'transparent';
+            if (channel === 'clipped')
+              assert.equal(transparent, want === '', `clipped token ${tok.i} is coloured iff it was clipped`);
+            else if (channel !== 'advantage' || rec.advantage !== 0)
+              assert.ok(!transparent, `${channel}, token ${tok.i} has a colour`);
+          }
+          if (channel === 'logp')
+            assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
         }
-        if (channel === 'logp')
-          assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
-      }
-      note(
-        testInfo,
-        `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match the trainer's record exactly`,
-      );
-      await page.selectOption('[data-testid="channel"]', 'ratio');
-      // Hover shows exact numbers; a click selects the token and fills the objective in.
-      const k = Math.min(2, rec.tokens.length - 1);
-      await page.hover(`[data-testid="token"][data-index="${k}"]`);
-      const detail = await text(page, 'token-detail');
-      assert.match(detail, new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
-      assert.match(
-        await page.getAttribute(`[data-testid="token"][data-index="${k}"]`, 'title'),
-        new RegExp(`ratio ${String(rec.ratio[k]).replace('.', '\\.')}`),
-      );
-      await shot(page, 'app-rollouts');
-      await page.click(`[data-testid="token"][data-index="${k}"]`);
-      await page.waitForSelector('[data-testid="objective-panel"]');
-      assert.equal(
-        await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'),
-        'true',
-        "the graph's weight × token loss equals the loss contribution it summed",
-      );
-      assert.match(await text(page, 'obj-ratio'), new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
-      assert.match(await text(page, 'objective-formula'), /clip\(ratio, 1 − ε, 1 \+ ε_high\)/);
-      await page.evaluate(() =>
-        document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }),
-      );
-      await shot(page, 'app-objective', { fullPage: false });
-    });
-  });
+        note(
+          testInfo,
+          `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} ` +
+            `tokens, all 7 channels match the trainer's record ` +
+            'exactly',
+        );
+        await page.selectOption('[data-testid="channel"]', 'ratio');
+        // Hover shows exact numbers; a click selects the token and fills the objective in.
+        const k = Math.min(2, rec.tokens.length - 1);
+        await page.hover(`[data-testid="token"][data-index="${k}"]`);
+        const detail = await text(page, 'token-detail');
+        assert.match(detail, new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
+        assert.match(
+          await page.getAttribute(`[data-testid="token"][data-index="${k}"]`, 'title'),
+          new RegExp(`ratio ${String(rec.ratio[k]).replace('.', '\\.')}`),
+        );
+        await shot(page, 'app-rollouts');
+        await page.click(`[data-testid="token"][data-index="${k}"]`);
+        await page.waitForSelector('[data-testid="objective-panel"]');
+        assert.equal(
+          await page.getAttribute('[data-testid="obj-contribution"]', 'data-agree'),
+          'true',
+          "the graph's weight × token loss equals the loss contribution it summed",
+        );
+        assert.match(await text(page, 'obj-ratio'), new RegExp(rec.ratio[k].toFixed(6).replace('.', '\\.')));
+        assert.match(await text(page, 'objective-formula'), /clip\(ratio, 1 − ε, 1 \+ ε_high\)/);
+        await page.evaluate(() =>
+          document.querySelector('[data-testid="objective-panel"]').scrollIntoView({ block: 'end' }),
+        );
+        await shot(page, 'app-objective', { fullPage: false });
+      });
+    },
+  );
 
   test('an invalid knob shows an inline error and disables training', async ({}, testInfo) => {
     test.setTimeout(60_000);
@@ -277,7 +287,8 @@ test.describe('the page that trained the default run', () => {
         .map((l) => JSON.parse(l));
       assert.ok(recs.length >= 64 && Array.isArray(recs[0].ratio) && Array.isArray(recs[0].objective));
       assert.ok(recs[0].step >= 1, 'rollouts carry the update they fed (the first is step 1)');
-      // Keep & share's run record: the bytes the worker wrote with the writer `rlvr train --record` uses (src/record/run-record.ts).
+      // Keep & share's run record: the bytes the worker wrote with the writer `rlvr train --record` uses
+      // (src/record/run-record.ts).
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-record"]')]);
       assert.match(dl.suggestedFilename(), /^rlvr-sat-.*-step\d+\.rlvr\.gz$/);
       const raw = gunzipSync(readFileSync(await dl.path()));
@@ -385,34 +396,37 @@ test.describe('the page that trained the default run', () => {
     });
   });
 
-  test('a crashed worker shows a message with a way forward, and restarts from the last autosave', async ({}, testInfo) => {
-    test.setTimeout(120_000);
-    const { page } = main;
-    await withDiagnostics(testInfo, main, 'app-crash', async () => {
-      await page.click('text=Stop and free the workers');
-      const step = (await state(page)).run.step;
-      await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, step, { timeout: 60_000 });
-      const worker = page.workers().find((w) => w.url().includes('trainer.worker'));
-      assert.ok(worker, 'the trainer worker is running');
-      await worker.evaluate(() => {
-        setTimeout(() => {
-          throw new Error('simulated crash (e2e)');
-        }, 0);
+  test(
+    'a crashed worker shows a message with a way ' + 'forward, and restarts from the last autosave',
+    async ({}, testInfo) => {
+      test.setTimeout(120_000);
+      const { page } = main;
+      await withDiagnostics(testInfo, main, 'app-crash', async () => {
+        await page.click('text=Stop and free the workers');
+        const step = (await state(page)).run.step;
+        await page.waitForFunction((n) => window.__rlvr.state().autosave?.step === n, step, { timeout: 60_000 });
+        const worker = page.workers().find((w) => w.url().includes('trainer.worker'));
+        assert.ok(worker, 'the trainer worker is running');
+        await worker.evaluate(() => {
+          setTimeout(() => {
+            throw new Error('simulated crash (e2e)');
+          }, 0);
+        });
+        await page.waitForSelector('[data-testid="error-banner"][data-kind="crash"]', { timeout: 30_000 });
+        assert.match(await text(page, 'error-message'), /simulated crash/);
+        assert.equal((await state(page)).run.state, 'crashed');
+        await shot(page, 'app-crash', { fullPage: false });
+        await page.click('[data-testid="restart-autosave"]');
+        await page.waitForFunction(
+          (n) => window.__rlvr.state().run.step === n && window.__rlvr.state().run.state === 'paused',
+          step,
+          { timeout: 60_000, polling: 250 },
+        );
+        assert.equal(await page.$('[data-testid="error-banner"]'), null, 'the message goes away once the run is back');
+        note(testInfo, `worker restarted and resumed from its autosave at step ${step}`);
       });
-      await page.waitForSelector('[data-testid="error-banner"][data-kind="crash"]', { timeout: 30_000 });
-      assert.match(await text(page, 'error-message'), /simulated crash/);
-      assert.equal((await state(page)).run.state, 'crashed');
-      await shot(page, 'app-crash', { fullPage: false });
-      await page.click('[data-testid="restart-autosave"]');
-      await page.waitForFunction(
-        (n) => window.__rlvr.state().run.step === n && window.__rlvr.state().run.state === 'paused',
-        step,
-        { timeout: 60_000, polling: 250 },
-      );
-      assert.equal(await page.$('[data-testid="error-banner"]'), null, 'the message goes away once the run is back');
-      note(testInfo, `worker restarted and resumed from its autosave at step ${step}`);
-    });
-  });
+    },
+  );
 
   test('light and dark, 1280×720 and tablet width', async () => {
     test.setTimeout(60_000);

@@ -19,38 +19,41 @@ test.beforeAll(({ browser: b }) => {
 
 const text = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
 
-test('?bench=1 opens the panel; a software-only adapter is named and not measured unless forced', async ({}, testInfo) => {
-  test.setTimeout(60_000);
-  const p = await openPage(browser, `/?bench=1&${SMALL_RUN}`);
-  try {
-    await withPageDiagnostics(testInfo, p, 'bench-unforced', async () => {
-      const { page } = p;
-      await page.waitForSelector('[data-testid="bench-panel"]', { timeout: 20_000 });
-      assert.equal(await page.getAttribute('[data-testid="tab-bench"]', 'aria-selected'), 'true');
-      await waitForPage(
-        page,
-        () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'),
-        { timeout: 20_000 },
-      );
-      const adapter = await text(page, 'bench-adapter');
-      note(testInfo, `adapter line: ${adapter}`);
-      assert.match(adapter, /swiftshader/i, 'headless Chromium offers SwiftShader');
-      assert.match(adapter, /software adapter/);
-      assert.match(adapter, /\?backend=webgpu/, 'says how to measure it anyway');
-      assert.equal(await page.isDisabled('[data-testid="bench-run-webgpu"]'), true);
-      assert.equal(await page.isDisabled('[data-testid="bench-run"]'), false);
-      assert.equal(await page.isDisabled('[data-testid="bench-download"]'), true, 'nothing to download yet');
-      assert.deepEqual(p.pageErrors, []);
-      // The bench keys are not settings: no "unknown setting" note about them.
-      assert.equal(
-        (await page.evaluate(() => window.__rlvr.state().urlNotes)).filter((n) => /bench/.test(n)).length,
-        0,
-      );
-    });
-  } finally {
-    await p.close();
-  }
-});
+test(
+  '?bench=1 opens the panel; a software-only adapter ' + 'is named and not measured unless forced',
+  async ({}, testInfo) => {
+    test.setTimeout(60_000);
+    const p = await openPage(browser, `/?bench=1&${SMALL_RUN}`);
+    try {
+      await withPageDiagnostics(testInfo, p, 'bench-unforced', async () => {
+        const { page } = p;
+        await page.waitForSelector('[data-testid="bench-panel"]', { timeout: 20_000 });
+        assert.equal(await page.getAttribute('[data-testid="tab-bench"]', 'aria-selected'), 'true');
+        await waitForPage(
+          page,
+          () => !document.querySelector('[data-testid="bench-adapter"]')?.textContent?.includes('probing'),
+          { timeout: 20_000 },
+        );
+        const adapter = await text(page, 'bench-adapter');
+        note(testInfo, `adapter line: ${adapter}`);
+        assert.match(adapter, /swiftshader/i, 'headless Chromium offers SwiftShader');
+        assert.match(adapter, /software adapter/);
+        assert.match(adapter, /\?backend=webgpu/, 'says how to measure it anyway');
+        assert.equal(await page.isDisabled('[data-testid="bench-run-webgpu"]'), true);
+        assert.equal(await page.isDisabled('[data-testid="bench-run"]'), false);
+        assert.equal(await page.isDisabled('[data-testid="bench-download"]'), true, 'nothing to download yet');
+        assert.deepEqual(p.pageErrors, []);
+        // The bench keys are not settings: no "unknown setting" note about them.
+        assert.equal(
+          (await page.evaluate(() => window.__rlvr.state().urlNotes)).filter((n) => /bench/.test(n)).length,
+          0,
+        );
+      });
+    } finally {
+      await p.close();
+    }
+  },
+);
 
 test('WASM and WebGPU (SwiftShader, forced): steps/s, adapter, ratio and the JSON download', async ({}, testInfo) => {
   test.setTimeout(240_000);

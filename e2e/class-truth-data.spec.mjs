@@ -93,74 +93,77 @@ test('Train on this dataset trains, also after Try the policy loaded a 0-step ru
   }
 });
 
-test('a Windows-1252 file is refused as "not UTF-8", naming the line and byte, and nothing is lost', async ({}, testInfo) => {
-  test.setTimeout(60_000);
-  const p = await openPage(browser, `/?${SMALL}`);
-  try {
-    await withPageDiagnostics(testInfo, p, 'class-truth-latin1', async () => {
-      const { page } = p;
-      await page.click('[data-testid="tab-data"]');
-      await page.setInputFiles('[data-testid="dataset-file"]', {
-        name: 'sums.jsonl',
-        mimeType: 'application/jsonl',
-        buffer: Buffer.from(DATASET),
+test(
+  'a Windows-1252 file is refused as "not UTF-8", ' + 'naming the line and byte, and nothing is lost',
+  async ({}, testInfo) => {
+    test.setTimeout(60_000);
+    const p = await openPage(browser, `/?${SMALL}`);
+    try {
+      await withPageDiagnostics(testInfo, p, 'class-truth-latin1', async () => {
+        const { page } = p;
+        await page.click('[data-testid="tab-data"]');
+        await page.setInputFiles('[data-testid="dataset-file"]', {
+          name: 'sums.jsonl',
+          mimeType: 'application/jsonl',
+          buffer: Buffer.from(DATASET),
+        });
+        await page.waitForSelector('[data-testid="dataset-summary"]');
+        // Curly quotes saved by a word processor in Windows-1252: bytes 0x93 and 0x94.
+        const cp1252 = Buffer.concat([
+          Buffer.from('{"prompt": "1+1=", "answer": "2"}\n{'),
+          Buffer.from([0x93]),
+          Buffer.from('prompt'),
+          Buffer.from([0x94]),
+          Buffer.from(': "2+2=", "answer": "4"}\n'),
+        ]);
+        await page.setInputFiles('[data-testid="dataset-file"]', {
+          name: 'word.jsonl',
+          mimeType: 'application/jsonl',
+          buffer: cp1252,
+        });
+        await waitForPage(
+          page,
+          () =>
+            document.querySelector('[data-testid="dataset-error"]') ||
+            document.querySelector('[data-testid="dataset-summary"] h3')?.textContent === 'word.jsonl',
+          { timeout: 10_000 },
+        );
+        const err = (await page.$('[data-testid="dataset-error"]'))
+          ? await text(page, 'dataset-error')
+          : `(accepted) ${await page.textContent('[data-testid="dataset-summary"]')}`;
+        assert.match(err, /^word\.jsonl is not UTF-8 text: line 2 has the byte 0x93/);
+        assert.doesNotMatch(err, /not valid JSON/);
+        assert.match(err, /Still using sums\.jsonl/);
+        assert.equal(await page.getAttribute('[data-testid="dataset-summary"]', 'data-records'), '4');
+        // A config file in Latin-1 (an accented value): the same message, and the setup is unchanged.
+        await page.click('[data-testid="tab-share"]');
+        const latin1 = Buffer.concat([
+          Buffer.from('{"task": "sat", "learning_rate": 0.001, "note": "caf'),
+          Buffer.from([0xe9]),
+          Buffer.from('"}\n'),
+        ]);
+        await page.setInputFiles('[data-testid="load-config"]', {
+          name: 'mine.json',
+          mimeType: 'application/json',
+          buffer: latin1,
+        });
+        await waitForPage(
+          page,
+          () =>
+            document.querySelector('[data-testid="error-message"]') ||
+            document.querySelector('[data-testid="url-notes"]'),
+          { timeout: 10_000 },
+        );
+        assert.match(
+          (await page.$('[data-testid="error-message"]'))
+            ? await text(page, 'error-message')
+            : `(loaded) ${await text(page, 'url-notes')}`,
+          /^mine\.json is not UTF-8 text: line 1 has the byte 0xE9/,
+        );
+        note(testInfo, err);
       });
-      await page.waitForSelector('[data-testid="dataset-summary"]');
-      // Curly quotes saved by a word processor in Windows-1252: bytes 0x93 and 0x94.
-      const cp1252 = Buffer.concat([
-        Buffer.from('{"prompt": "1+1=", "answer": "2"}\n{'),
-        Buffer.from([0x93]),
-        Buffer.from('prompt'),
-        Buffer.from([0x94]),
-        Buffer.from(': "2+2=", "answer": "4"}\n'),
-      ]);
-      await page.setInputFiles('[data-testid="dataset-file"]', {
-        name: 'word.jsonl',
-        mimeType: 'application/jsonl',
-        buffer: cp1252,
-      });
-      await waitForPage(
-        page,
-        () =>
-          document.querySelector('[data-testid="dataset-error"]') ||
-          document.querySelector('[data-testid="dataset-summary"] h3')?.textContent === 'word.jsonl',
-        { timeout: 10_000 },
-      );
-      const err = (await page.$('[data-testid="dataset-error"]'))
-        ? await text(page, 'dataset-error')
-        : `(accepted) ${await page.textContent('[data-testid="dataset-summary"]')}`;
-      assert.match(err, /^word\.jsonl is not UTF-8 text: line 2 has the byte 0x93/);
-      assert.doesNotMatch(err, /not valid JSON/);
-      assert.match(err, /Still using sums\.jsonl/);
-      assert.equal(await page.getAttribute('[data-testid="dataset-summary"]', 'data-records'), '4');
-      // A config file in Latin-1 (an accented value): the same message, and the setup is unchanged.
-      await page.click('[data-testid="tab-share"]');
-      const latin1 = Buffer.concat([
-        Buffer.from('{"task": "sat", "learning_rate": 0.001, "note": "caf'),
-        Buffer.from([0xe9]),
-        Buffer.from('"}\n'),
-      ]);
-      await page.setInputFiles('[data-testid="load-config"]', {
-        name: 'mine.json',
-        mimeType: 'application/json',
-        buffer: latin1,
-      });
-      await waitForPage(
-        page,
-        () =>
-          document.querySelector('[data-testid="error-message"]') ||
-          document.querySelector('[data-testid="url-notes"]'),
-        { timeout: 10_000 },
-      );
-      assert.match(
-        (await page.$('[data-testid="error-message"]'))
-          ? await text(page, 'error-message')
-          : `(loaded) ${await text(page, 'url-notes')}`,
-        /^mine\.json is not UTF-8 text: line 1 has the byte 0xE9/,
-      );
-      note(testInfo, err);
-    });
-  } finally {
-    await p.close();
-  }
-});
+    } finally {
+      await p.close();
+    }
+  },
+);

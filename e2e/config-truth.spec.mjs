@@ -25,111 +25,114 @@ const params = (page) => Object.fromEntries(new URL(page.url()).searchParams);
 const SHARED =
   '/?v=1&preset=dr_grpo&difficulty.m=7&learning_rate=2e-4&prompts_per_step=4&num_generations=4&eval_every=0';
 
-test('a shared link, trained, paused, edited live and reloaded: URL, setup panel and restored run agree', async ({}, testInfo) => {
-  test.setTimeout(300_000);
-  const p = await openPage(browser, SHARED, { viewport: { width: 1280, height: 800 } });
-  try {
-    await withPageDiagnostics(testInfo, p, 'config-truth-reload', async () => {
-      const { page } = p;
-      await page.waitForSelector('[data-testid="preset"]');
-      assert.equal(await page.inputValue('[data-testid="preset"]'), 'dr_grpo');
-      assert.equal(await page.inputValue('[data-testid="field-learning_rate"]'), '2e-4');
-      assert.equal(await page.inputValue('[data-testid="knob-m"]'), '7');
+test(
+  'a shared link, trained, paused, edited live and ' + 'reloaded: URL, setup panel and restored run agree',
+  async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const p = await openPage(browser, SHARED, { viewport: { width: 1280, height: 800 } });
+    try {
+      await withPageDiagnostics(testInfo, p, 'config-truth-reload', async () => {
+        const { page } = p;
+        await page.waitForSelector('[data-testid="preset"]');
+        assert.equal(await page.inputValue('[data-testid="preset"]'), 'dr_grpo');
+        assert.equal(await page.inputValue('[data-testid="field-learning_rate"]'), '2e-4');
+        assert.equal(await page.inputValue('[data-testid="knob-m"]'), '7');
 
-      await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 2, undefined, {
-        timeout: 180_000,
-        polling: 250,
+        await page.click('[data-testid="start"]');
+        await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 2, undefined, {
+          timeout: 180_000,
+          polling: 250,
+        });
+        await page.click('[data-testid="pause"]');
+        await waitForPage(page, () => window.__rlvr.state().run.state === 'paused', { timeout: 60_000 });
+        const ran = await state(page);
+        assert.equal(ran.run.config.loss_type, 'dr_grpo');
+        assert.equal(ran.run.config.learning_rate, 2e-4);
+        assert.equal(ran.run.config.difficulty.m, 7);
+
+        // While paused: type a learning rate, then pick a preset (the typed rate is kept, and said so), then a knob.
+        await page.fill('[data-testid="field-learning_rate"]', '0.0003');
+        await page.selectOption('[data-testid="preset"]', 'dapo');
+        assert.equal(
+          await page.inputValue('[data-testid="field-learning_rate"]'),
+          '0.0003',
+          'picking a preset keeps the typed learning rate',
+        );
+        assert.match(await text(page, 'preset-kept'), /learning_rate = 0\.0003/);
+        // A harder knob whose prompts outgrow this run's compiled grid waits for a new run, and says so.
+        await page.fill('[data-testid="knob-m"]', '8');
+        await page.waitForSelector('[data-testid="pending-restart"]', { timeout: 30_000 });
+        assert.match(await text(page, 'pending-restart'), /^difficulty: these prompts need \d+ tokens/);
+        await page.fill('[data-testid="knob-m"]', '5');
+
+        // Applied live to the paused run, and in the address bar.
+        await page.waitForFunction(
+          () => {
+            const c = window.__rlvr.state().run.config;
+            return (
+              c.loss_type === 'dapo' && c.learning_rate === 0.0003 && c.difficulty.m === 5 && c.epsilon_high === 0.28
+            );
+          },
+          undefined,
+          { timeout: 30_000, polling: 100 },
+        );
+        const before = await state(page);
+        const url = params(page);
+        assert.equal(url.preset, 'dapo');
+        assert.equal(url.learning_rate, '0.0003');
+        assert.equal(url['difficulty.m'], '5');
+        assert.equal(url.prompts_per_step, '4');
+        assert.match(await text(page, 'live-note'), /applied live/);
+        assert.equal(await page.$('[data-testid="pending-restart"]'), null);
+        // The live edits reach the autosave (no further step is needed).
+        await page.waitForFunction(() => !!window.__rlvr.state().autosave, undefined, { timeout: 30_000 });
+
+        await page.reload({ waitUntil: 'load' });
+        await page.waitForFunction(
+          (n) => window.__rlvr?.state().run.step === n && window.__rlvr.state().run.state === 'paused',
+          before.run.step,
+          { timeout: 120_000, polling: 250 },
+        );
+        // The restored run's config settles on the setup (applied live if the autosave was behind the URL).
+        await page.waitForFunction(
+          () => {
+            const c = window.__rlvr.state().run.config;
+            return c && c.loss_type === 'dapo' && c.learning_rate === 0.0003 && c.difficulty.m === 5;
+          },
+          undefined,
+          { timeout: 30_000, polling: 100 },
+        );
+        const after = await state(page);
+        assert.equal(
+          await page.$('[data-testid="saved-run-banner"]'),
+          null,
+          'reloading your own tab restores your run without the conflict banner',
+        );
+        assert.deepEqual(after.savedRuns, []);
+        // Address bar = setup panel = restored run.
+        assert.deepEqual(params(page), url, 'the URL after the reload is the URL before it');
+        assert.equal(await page.inputValue('[data-testid="preset"]'), 'dapo');
+        assert.equal(await page.inputValue('[data-testid="field-learning_rate"]'), '0.0003');
+        assert.equal(await page.inputValue('[data-testid="knob-m"]'), '5');
+        assert.equal(await page.inputValue('[data-testid="field-prompts_per_step"]'), '4');
+        assert.deepEqual(
+          after.run.config,
+          before.run.config,
+          "the restored run's config is the one that ran before the reload",
+        );
+        assert.equal(after.metrics.length, before.metrics.length);
+        assert.equal(await page.$('[data-testid="pending-restart"]'), null, 'nothing waits for a new run');
+        await screenshot(page, 'config-truth-restored');
+        note(
+          testInfo,
+          `restored at step ${after.run.step}: ${JSON.stringify({ preset: url.preset, learning_rate: after.run.config.learning_rate, m: after.run.config.difficulty.m })}`,
+        );
       });
-      await page.click('[data-testid="pause"]');
-      await waitForPage(page, () => window.__rlvr.state().run.state === 'paused', { timeout: 60_000 });
-      const ran = await state(page);
-      assert.equal(ran.run.config.loss_type, 'dr_grpo');
-      assert.equal(ran.run.config.learning_rate, 2e-4);
-      assert.equal(ran.run.config.difficulty.m, 7);
-
-      // While paused: type a learning rate, then pick a preset (the typed rate is kept, and said so), then a knob.
-      await page.fill('[data-testid="field-learning_rate"]', '0.0003');
-      await page.selectOption('[data-testid="preset"]', 'dapo');
-      assert.equal(
-        await page.inputValue('[data-testid="field-learning_rate"]'),
-        '0.0003',
-        'picking a preset keeps the typed learning rate',
-      );
-      assert.match(await text(page, 'preset-kept'), /learning_rate = 0\.0003/);
-      // A harder knob whose prompts outgrow this run's compiled grid waits for a new run, and says so.
-      await page.fill('[data-testid="knob-m"]', '8');
-      await page.waitForSelector('[data-testid="pending-restart"]', { timeout: 30_000 });
-      assert.match(await text(page, 'pending-restart'), /^difficulty: these prompts need \d+ tokens/);
-      await page.fill('[data-testid="knob-m"]', '5');
-
-      // Applied live to the paused run, and in the address bar.
-      await page.waitForFunction(
-        () => {
-          const c = window.__rlvr.state().run.config;
-          return (
-            c.loss_type === 'dapo' && c.learning_rate === 0.0003 && c.difficulty.m === 5 && c.epsilon_high === 0.28
-          );
-        },
-        undefined,
-        { timeout: 30_000, polling: 100 },
-      );
-      const before = await state(page);
-      const url = params(page);
-      assert.equal(url.preset, 'dapo');
-      assert.equal(url.learning_rate, '0.0003');
-      assert.equal(url['difficulty.m'], '5');
-      assert.equal(url.prompts_per_step, '4');
-      assert.match(await text(page, 'live-note'), /applied live/);
-      assert.equal(await page.$('[data-testid="pending-restart"]'), null);
-      // The live edits reach the autosave (no further step is needed).
-      await page.waitForFunction(() => !!window.__rlvr.state().autosave, undefined, { timeout: 30_000 });
-
-      await page.reload({ waitUntil: 'load' });
-      await page.waitForFunction(
-        (n) => window.__rlvr?.state().run.step === n && window.__rlvr.state().run.state === 'paused',
-        before.run.step,
-        { timeout: 120_000, polling: 250 },
-      );
-      // The restored run's config settles on the setup (applied live if the autosave was behind the URL).
-      await page.waitForFunction(
-        () => {
-          const c = window.__rlvr.state().run.config;
-          return c && c.loss_type === 'dapo' && c.learning_rate === 0.0003 && c.difficulty.m === 5;
-        },
-        undefined,
-        { timeout: 30_000, polling: 100 },
-      );
-      const after = await state(page);
-      assert.equal(
-        await page.$('[data-testid="saved-run-banner"]'),
-        null,
-        'reloading your own tab restores your run without the conflict banner',
-      );
-      assert.deepEqual(after.savedRuns, []);
-      // Address bar = setup panel = restored run.
-      assert.deepEqual(params(page), url, 'the URL after the reload is the URL before it');
-      assert.equal(await page.inputValue('[data-testid="preset"]'), 'dapo');
-      assert.equal(await page.inputValue('[data-testid="field-learning_rate"]'), '0.0003');
-      assert.equal(await page.inputValue('[data-testid="knob-m"]'), '5');
-      assert.equal(await page.inputValue('[data-testid="field-prompts_per_step"]'), '4');
-      assert.deepEqual(
-        after.run.config,
-        before.run.config,
-        "the restored run's config is the one that ran before the reload",
-      );
-      assert.equal(after.metrics.length, before.metrics.length);
-      assert.equal(await page.$('[data-testid="pending-restart"]'), null, 'nothing waits for a new run');
-      await screenshot(page, 'config-truth-restored');
-      note(
-        testInfo,
-        `restored at step ${after.run.step}: ${JSON.stringify({ preset: url.preset, learning_rate: after.run.config.learning_rate, m: after.run.config.difficulty.m })}`,
-      );
-    });
-  } finally {
-    await p.close();
-  }
-});
+    } finally {
+      await p.close();
+    }
+  },
+);
 
 test('restoring from a plain address rewrites the URL to the saved experiment', async ({}, testInfo) => {
   test.setTimeout(120_000);

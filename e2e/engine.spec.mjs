@@ -85,7 +85,10 @@ test('WASM EP: 20 training steps, multi-threaded (cross-origin isolated)', async
   );
   note(
     testInfo,
-    `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. WASM load + session ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`,
+    `${r.backend.description}: ${seconds.toFixed(1)} s ` +
+      `wall (first step incl. WASM load + session ${round(r.firstStepMs / 1000)} ` +
+      `s, then ${round(median(r.stepMs.slice(1)))} ` +
+      'ms/step)',
   );
   timings.wasm = {
     wallS: round(seconds),
@@ -116,7 +119,10 @@ test('WebGPU EP (SwiftShader adapter, forced): 20 training steps', async ({}, te
   );
   note(
     testInfo,
-    `${r.backend.description}: ${seconds.toFixed(1)} s wall (first step incl. session + shader compilation ${round(r.firstStepMs / 1000)} s, then ${round(median(r.stepMs.slice(1)))} ms/step)`,
+    `${r.backend.description}: ${seconds.toFixed(1)} s ` +
+      'wall (first step incl. session + shader ' +
+      `compilation ${round(r.firstStepMs / 1000)} s, then ` +
+      `${round(median(r.stepMs.slice(1)))} ms/step)`,
   );
   timings.webgpu = {
     wallS: round(seconds),
@@ -145,28 +151,31 @@ test('onnxruntime-node: 20 training steps', async ({}, testInfo) => {
   losses.node = r.losses;
 });
 
-test(`WASM, WebGPU and onnxruntime-node losses agree step by step (|diff| <= ${LOSS_TOLERANCE})`, async ({}, testInfo) => {
-  for (const k of ['wasm', 'webgpu', 'node']) assert.ok(losses[k], `no ${k} losses: its test failed`);
-  const pairs = [
-    ['wasm', 'node'],
-    ['webgpu', 'node'],
-    ['webgpu', 'wasm'],
-  ];
-  const report = {};
-  for (const [a, b] of pairs) {
-    const diffs = losses[a].map((x, i) => Math.abs(x - losses[b][i]));
-    const max = Math.max(...diffs);
-    report[`${a}-${b}`] = { maxAbsDiff: max, perStep: diffs };
-    note(testInfo, `${a} vs ${b}: max |diff| ${max.toExponential(2)} (step ${diffs.indexOf(max) + 1})`);
-    for (const [i, d] of diffs.entries()) {
-      assert.ok(
-        d <= LOSS_TOLERANCE,
-        `${a} vs ${b} at step ${i + 1}: ${losses[a][i]} vs ${losses[b][i]} (|diff| ${d} > ${LOSS_TOLERANCE})`,
-      );
+test(
+  'WASM, WebGPU and onnxruntime-node losses agree ' + `step by step (|diff| <= ${LOSS_TOLERANCE})`,
+  async ({}, testInfo) => {
+    for (const k of ['wasm', 'webgpu', 'node']) assert.ok(losses[k], `no ${k} losses: its test failed`);
+    const pairs = [
+      ['wasm', 'node'],
+      ['webgpu', 'node'],
+      ['webgpu', 'wasm'],
+    ];
+    const report = {};
+    for (const [a, b] of pairs) {
+      const diffs = losses[a].map((x, i) => Math.abs(x - losses[b][i]));
+      const max = Math.max(...diffs);
+      report[`${a}-${b}`] = { maxAbsDiff: max, perStep: diffs };
+      note(testInfo, `${a} vs ${b}: max |diff| ${max.toExponential(2)} (step ${diffs.indexOf(max) + 1})`);
+      for (const [i, d] of diffs.entries()) {
+        assert.ok(
+          d <= LOSS_TOLERANCE,
+          `${a} vs ${b} at step ${i + 1}: ${losses[a][i]} vs ${losses[b][i]} (|diff| ${d} > ${LOSS_TOLERANCE})`,
+        );
+      }
     }
-  }
-  timings.agreement = report;
-});
+    timings.agreement = report;
+  },
+);
 
 test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow`, async ({}, testInfo) => {
   test.setTimeout(600_000);
@@ -180,7 +189,9 @@ test(`WebGPU soak: ${SOAK_STEPS} steps, live GPU tensors and buffers do not grow
   for (const c of r.checkpoints)
     note(
       testInfo,
-      `  step ${c.step}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} bytes), loss ${c.loss.toFixed(4)}`,
+      `  step ${c.step}: ${c.liveTensors} live GPU ` +
+        `tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} ` +
+        `bytes), loss ${c.loss.toFixed(4)}`,
     );
   timings.soak = { wallS: round(seconds), msPerStep: round(median(r.stepMs.slice(1))), checkpoints: r.checkpoints };
   assert.equal(r.losses.length, SOAK_STEPS);
@@ -243,7 +254,8 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
     const cpu = g.placement.eps.CPUExecutionProvider;
     if (cpu)
       bad.push(
-        `${g.graph}: ${cpu.count} node(s) on CPUExecutionProvider: ${cpu.nodes.join(', ')}${g.placement.kernelNotFound.length ? ` (no WebGPU kernel for: ${g.placement.kernelNotFound.join(', ')})` : ''}`,
+        `${g.graph}: ${cpu.count} node(s) on ` +
+          `CPUExecutionProvider: ${cpu.nodes.join(', ')}${g.placement.kernelNotFound.length ? ` (no WebGPU kernel for: ${g.placement.kernelNotFound.join(', ')})` : ''}`,
       );
     for (const ep of Object.keys(g.placement.eps))
       if (ep !== 'WebGpuExecutionProvider' && ep !== 'CPUExecutionProvider') bad.push(`${g.graph}: nodes on ${ep}`);
@@ -252,23 +264,30 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
 });
 
 for (const backend of ['wasm', 'webgpu']) {
-  test(`${backend === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader, forced)'}: KV-cache sampler log-probs equal the scoring graph within 1e-4`, async ({}, testInfo) => {
-    test.setTimeout(300_000);
-    const r = await runHarness(testInfo, `backend=${backend}&mode=parity`, {
-      name: `parity-${backend}`,
-      timeout: 290_000,
-    });
-    assert.equal(r.backend.kind, backend);
-    const p = r.parity;
-    note(
-      testInfo,
-      `${backend}: ${p.rows} rows, ${p.tokens} sampled tokens; max |Δ logp| ${p.maxLogpDiff.toExponential(2)}, max |Δ entropy| ${p.maxEntropyDiff.toExponential(2)}`,
-    );
-    assert.ok(p.tokens > p.rows * 5, `the sampler must produce real completions (${p.tokens} tokens)`);
-    assert.ok(p.maxLogpDiff < 1e-4, `sampler vs scorer log-probs differ by ${p.maxLogpDiff}`);
-    assert.ok(p.maxEntropyDiff < 1e-4, `sampler vs scorer entropies differ by ${p.maxEntropyDiff}`);
-    assert.ok(p.reproducible, 'the same seed must give the same completions');
-  });
+  test(
+    `${backend === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader, forced)'}` +
+      ': KV-cache sampler log-probs equal the scoring ' +
+      'graph within 1e-4',
+    async ({}, testInfo) => {
+      test.setTimeout(300_000);
+      const r = await runHarness(testInfo, `backend=${backend}&mode=parity`, {
+        name: `parity-${backend}`,
+        timeout: 290_000,
+      });
+      assert.equal(r.backend.kind, backend);
+      const p = r.parity;
+      note(
+        testInfo,
+        `${backend}: ${p.rows} rows, ${p.tokens} sampled ` +
+          `tokens; max |Δ logp| ${p.maxLogpDiff.toExponential(2)}` +
+          `, max |Δ entropy| ${p.maxEntropyDiff.toExponential(2)}`,
+      );
+      assert.ok(p.tokens > p.rows * 5, `the sampler must produce real completions (${p.tokens} tokens)`);
+      assert.ok(p.maxLogpDiff < 1e-4, `sampler vs scorer log-probs differ by ${p.maxLogpDiff}`);
+      assert.ok(p.maxEntropyDiff < 1e-4, `sampler vs scorer entropies differ by ${p.maxEntropyDiff}`);
+      assert.ok(p.reproducible, 'the same seed must give the same completions');
+    },
+  );
 }
 
 test('automatic choice: no hardware adapter -> WASM, with the reason recorded', async ({}, testInfo) => {

@@ -22,7 +22,10 @@ import { openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 const URL_ =
   '/?backend=wasm&task=arithmetic&steps=1&prompts_per_step=2&num_generations=2&max_completion_length=12&eval_every=0&lora_r=4';
 const TOL = 1e-4;
-/** Lines of each fixture's lines.txt scored in the page (the first ones, plus the last four: empty, special tokens, Unicode). */
+/**
+ * Lines of each fixture's lines.txt scored in the page (the first ones, plus the last four: empty, special tokens,
+ * Unicode).
+ */
 const SCORED = 16;
 
 let browser;
@@ -47,7 +50,9 @@ function buildFixtures() {
       'import sys',
       "sys.path.insert(0, 'scripts')",
       'import hf_llama_fixture as f',
-      `for a in [[${JSON.stringify(llama)}, '--arch', 'llama', '--shard-size', '20KB'], [${JSON.stringify(qwen2)}, '--arch', 'qwen2', '--tied']]:`,
+      `for a in [[${JSON.stringify(llama)}, '--arch', ` +
+        `'llama', '--shard-size', '20KB'], [${JSON.stringify(qwen2)}` +
+        `, '--arch', 'qwen2', '--tied']]:`,
       "    sys.argv = ['hf_llama_fixture.py', *a]",
       '    f.main()',
     ].join('\n');
@@ -79,7 +84,10 @@ async function needFixtures() {
   if (f.missing) {
     const bar = '!'.repeat(100);
     console.error(
-      `\n${bar}\n!!  SKIPPED: e2e/hf-import-llama.spec.mjs did NOT compare the page with transformers; the Python wheels are missing:\n!!  ${f.missing}\n${bar}\n`,
+      `\n${bar}\n!!  SKIPPED: ` +
+        'e2e/hf-import-llama.spec.mjs did NOT compare the ' +
+        'page with transformers; the Python wheels are ' +
+        `missing:\n!!  ${f.missing}\n${bar}\n`,
     );
     test.skip(true, 'scripts/setup-python.sh: the Python wheels (torch, transformers, tokenizers) are missing');
   }
@@ -173,7 +181,10 @@ async function scoreAndCompare(page, dir, what) {
   });
   assert.ok(tokens > 100, `${what}: ${tokens} tokens compared`);
   console.log(
-    `# ${what}: ${lines.length} lines, ${tokens} tokens, largest |log-prob difference| ${worst.toExponential(2)}, scored in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    `# ${what}: ${lines.length} lines, ${tokens} ` +
+      `tokens, largest |log-prob difference| ${worst.toExponential(2)}` +
+      `, scored in ${((performance.now() - t0) / 1000).toFixed(1)} ` +
+      's',
   );
 }
 
@@ -209,7 +220,10 @@ async function trainOneStep(page, dir) {
     'from tokenizers import Tokenizer',
     'tok = Tokenizer.from_file(sys.argv[1])',
     'rows = json.load(open(sys.argv[2]))',
-    'print(json.dumps([[tok.decode(r, skip_special_tokens=False), [tok.decode([t], skip_special_tokens=False) for t in r]] for r in rows]))',
+    'print(json.dumps([[tok.decode(r, ' +
+      'skip_special_tokens=False), [tok.decode([t], ' +
+      'skip_special_tokens=False) for t in r]] for r in ' +
+      'rows]))',
   ].join('\n');
   const real = JSON.parse(
     execFileSync(resolve(ROOT, '.venv-py/bin/python'), ['-c', py, join(dir, 'tokenizer.json'), probe], {
@@ -225,32 +239,38 @@ async function trainOneStep(page, dir) {
   );
 }
 
-test('a Llama folder (17 shards) and a Qwen2 zip import in the page, named with architecture and size, score as transformers does (1e-4), and the Llama trains a GRPO step with LoRA', async ({}, testInfo) => {
-  test.setTimeout(240_000);
-  const { llama, qwen2 } = await needFixtures();
-  const zip = join(tmp, 'qwen2-tiny.zip');
-  execFileSync('python3', ['-m', 'zipfile', '-c', zip, qwen2], { cwd: tmp });
-  const p = await openPage(browser, URL_, { viewport: { width: 1280, height: 900 } });
-  try {
-    await withPageDiagnostics(testInfo, p, 'hf-import-llama', async () => {
-      const { page } = p;
-      await page.click('[data-testid="tab-share"]');
-      await importAndWait(page, 'import-hf-folder', llama, 'llama-hf-import');
-      await checkShown(page, 'llama-hf-import', 'LlamaForCausalLM', parameterCount(llama));
-      await scoreAndCompare(page, llama, 'Llama (folder)');
-      await screenshot(page, 'hf-import-llama-score');
-      await trainOneStep(page, llama);
-      await page.click('[data-testid="tab-share"]');
+test(
+  'a Llama folder (17 shards) and a Qwen2 zip import ' +
+    'in the page, named with architecture and size, ' +
+    'score as transformers does (1e-4), and the Llama ' +
+    'trains a GRPO step with LoRA',
+  async ({}, testInfo) => {
+    test.setTimeout(240_000);
+    const { llama, qwen2 } = await needFixtures();
+    const zip = join(tmp, 'qwen2-tiny.zip');
+    execFileSync('python3', ['-m', 'zipfile', '-c', zip, qwen2], { cwd: tmp });
+    const p = await openPage(browser, URL_, { viewport: { width: 1280, height: 900 } });
+    try {
+      await withPageDiagnostics(testInfo, p, 'hf-import-llama', async () => {
+        const { page } = p;
+        await page.click('[data-testid="tab-share"]');
+        await importAndWait(page, 'import-hf-folder', llama, 'llama-hf-import');
+        await checkShown(page, 'llama-hf-import', 'LlamaForCausalLM', parameterCount(llama));
+        await scoreAndCompare(page, llama, 'Llama (folder)');
+        await screenshot(page, 'hf-import-llama-score');
+        await trainOneStep(page, llama);
+        await page.click('[data-testid="tab-share"]');
 
-      await importAndWait(page, 'import-hf-zip', zip, 'qwen2-hf-import');
-      await checkShown(page, 'qwen2-hf-import', 'Qwen2ForCausalLM', parameterCount(qwen2));
-      await scoreAndCompare(page, qwen2, 'Qwen2 (zip)');
-      assert.deepEqual(p.pageErrors, []);
-    });
-  } finally {
-    await p.close();
-  }
-});
+        await importAndWait(page, 'import-hf-zip', zip, 'qwen2-hf-import');
+        await checkShown(page, 'qwen2-hf-import', 'Qwen2ForCausalLM', parameterCount(qwen2));
+        await scoreAndCompare(page, qwen2, 'Qwen2 (zip)');
+        assert.deepEqual(p.pageErrors, []);
+      });
+    } finally {
+      await p.close();
+    }
+  },
+);
 
 const editJson = (path, f) => {
   const o = JSON.parse(readFileSync(path, 'utf8'));
@@ -287,46 +307,51 @@ const REFUSALS = [
   },
 ];
 
-test('a truncated shard, another architecture, a Unigram tokenizer, mismatched shapes: each refused in the page with the reason; the imported model stays', async ({}, testInfo) => {
-  test.setTimeout(120_000);
-  const { llama, qwen2 } = await needFixtures();
-  const p = await openPage(browser, URL_);
-  try {
-    await withPageDiagnostics(testInfo, p, 'hf-import-llama-refusals', async () => {
-      const { page } = p;
-      await page.click('[data-testid="tab-share"]');
-      await importAndWait(page, 'import-hf-folder', qwen2, 'qwen2-hf-import');
-      const kept = await page.evaluate(() => {
-        const u = window.__rlvr.state().uploaded;
-        return { manifest: u.manifest, bytes: u.bytes.length, files: Object.keys(u.files).sort() };
-      });
-      for (const r of REFUSALS) {
-        const dir = mkdtempSync(join(tmp, 'bad-'));
-        cpSync(llama, dir, { recursive: true });
-        r.edit(dir);
-        await page.setInputFiles('[data-testid="import-hf-folder"]', dir);
-        await page.waitForSelector('[data-testid="error-banner"]', { timeout: 30_000 });
-        assert.equal(await page.getAttribute('[data-testid="error-banner"]', 'data-kind'), 'checkpoint', r.what);
-        const msg = await page.textContent('[data-testid="error-message"]');
-        assert.match(msg, r.message, r.what);
-        assert.match(msg, /The current model is unchanged/, r.what);
-        const now = await page.evaluate(() => {
+test(
+  'a truncated shard, another architecture, a Unigram ' +
+    'tokenizer, mismatched shapes: each refused in the ' +
+    'page with the reason; the imported model stays',
+  async ({}, testInfo) => {
+    test.setTimeout(120_000);
+    const { llama, qwen2 } = await needFixtures();
+    const p = await openPage(browser, URL_);
+    try {
+      await withPageDiagnostics(testInfo, p, 'hf-import-llama-refusals', async () => {
+        const { page } = p;
+        await page.click('[data-testid="tab-share"]');
+        await importAndWait(page, 'import-hf-folder', qwen2, 'qwen2-hf-import');
+        const kept = await page.evaluate(() => {
           const u = window.__rlvr.state().uploaded;
           return { manifest: u.manifest, bytes: u.bytes.length, files: Object.keys(u.files).sort() };
         });
-        assert.deepEqual(now, kept, `${r.what}: the Qwen2 imported before stays`);
-        assert.equal(await page.$eval('[data-testid="checkpoint"]', (s) => s.value), 'upload');
-        assert.match(
-          await page.textContent('[data-testid="imported-model-summary"]'),
-          /^qwen2-hf-import: Qwen2ForCausalLM/,
-        );
-        console.log(`# refused in the page (${r.what}): ${msg.trim().slice(0, 160)}`);
-        await page.click('[data-testid="dismiss-error"]');
-        await page.waitForSelector('[data-testid="error-banner"]', { state: 'detached' });
-      }
-      assert.deepEqual(p.pageErrors, []);
-    });
-  } finally {
-    await p.close();
-  }
-});
+        for (const r of REFUSALS) {
+          const dir = mkdtempSync(join(tmp, 'bad-'));
+          cpSync(llama, dir, { recursive: true });
+          r.edit(dir);
+          await page.setInputFiles('[data-testid="import-hf-folder"]', dir);
+          await page.waitForSelector('[data-testid="error-banner"]', { timeout: 30_000 });
+          assert.equal(await page.getAttribute('[data-testid="error-banner"]', 'data-kind'), 'checkpoint', r.what);
+          const msg = await page.textContent('[data-testid="error-message"]');
+          assert.match(msg, r.message, r.what);
+          assert.match(msg, /The current model is unchanged/, r.what);
+          const now = await page.evaluate(() => {
+            const u = window.__rlvr.state().uploaded;
+            return { manifest: u.manifest, bytes: u.bytes.length, files: Object.keys(u.files).sort() };
+          });
+          assert.deepEqual(now, kept, `${r.what}: the Qwen2 imported before stays`);
+          assert.equal(await page.$eval('[data-testid="checkpoint"]', (s) => s.value), 'upload');
+          assert.match(
+            await page.textContent('[data-testid="imported-model-summary"]'),
+            /^qwen2-hf-import: Qwen2ForCausalLM/,
+          );
+          console.log(`# refused in the page (${r.what}): ${msg.trim().slice(0, 160)}`);
+          await page.click('[data-testid="dismiss-error"]');
+          await page.waitForSelector('[data-testid="error-banner"]', { state: 'detached' });
+        }
+        assert.deepEqual(p.pageErrors, []);
+      });
+    } finally {
+      await p.close();
+    }
+  },
+);

@@ -1,5 +1,6 @@
 // The new or re-staged lessons as a newcomer reads them, in the production build's Lessons tab
-// (playwright.config.ts's webServer serves it; alone: `npx vite build && npx playwright test e2e/lesson-texts.spec.mjs`).
+// (playwright.config.ts's webServer serves it; alone: `npx vite build && npx playwright test
+// e2e/lesson-texts.spec.mjs`).
 //
 // For each lesson the card must show the paper's claim, the whole lesson text, one "look at" chip per
 // lookAt entry, and either the measured outcome with its verdict or "Not measured yet"; its card is saved

@@ -104,7 +104,8 @@ export async function waitForRuns(page, n, { steps = 0, timeout }) {
     ([n, steps]) => {
       const c = window.__rlvr.state().compare;
       const sides = [c.a, c.b, c.c].slice(0, n);
-      if (sides.some((s) => !s || s.state === 'error' || s.error)) return true; // fail fast, with the error in the assertion below
+      // fail fast, with the error in the assertion below
+      if (sides.some((s) => !s || s.state === 'error' || s.error)) return true;
       // A lesson that ships its recording shows it in Compare until Run it live replaces it with live runs.
       return sides.every(
         (s) =>

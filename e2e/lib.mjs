@@ -116,7 +116,9 @@ export async function serverUrl() {
 export async function launchBrowser(extraArgs = []) {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}: run \`node scripts/ensure-chromium.mjs\` (or apt-get install -y chromium as root)`,
+      `Chromium not found at ${CHROMIUM_PATH}: run \`node ` +
+        `scripts/ensure-chromium.mjs\` (or apt-get install ` +
+        '-y chromium as root)',
     );
   }
   const { chromium } = await import('playwright-core');

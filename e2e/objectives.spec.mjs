@@ -98,7 +98,9 @@ for (const [preset, want] of Object.entries(CASES)) {
         await screenshot(page, `objectives-${preset}`);
         note(
           testInfo,
-          `${preset}: ${records.length} completions checked against the formula; token ${k} of group ${rec.group} #${rec.index}: obj ${rec.objective[k]}`,
+          `${preset}: ${records.length} completions checked ` +
+            `against the formula; token ${k} of group ${rec.group} ` +
+            `#${rec.index}: obj ${rec.objective[k]}`,
         );
         assert.deepEqual(p.pageErrors, []);
         assert.deepEqual(p.externalRequests, []);

@@ -84,7 +84,9 @@ export async function stepOnce(page) {
     );
   } catch (e) {
     throw new Error(
-      `step ${n + 1} never came: before the click ${before}; now ${await pageRunState(page)} (${e instanceof Error ? e.message : String(e)})`,
+      `step ${n + 1} never came: before the click ${before}` +
+        `; now ${await pageRunState(page)} (${e instanceof Error ? e.message : String(e)}` +
+        ')',
     );
   }
   const s = await page.evaluate(() => window.__rlvr.state());

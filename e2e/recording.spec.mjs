@@ -2,7 +2,8 @@
 // `npx vite build && npx playwright test e2e/recording.spec.mjs`).
 //
 // The shipped record public/records/sat-grpo-30.rlvr.gz was written by `rlvr train --record`
-// (scripts/record-lessons.sh makes it again). It opens from the shipped list (time reported against a 2 s goal) with its
+// (scripts/record-lessons.sh makes it again). It opens from the shipped list (time reported against a 2 s goal) with
+// its
 // curves, its rollouts at the first and the last step, its objective panel and its recorded pass@k;
 // it opens from `?run=URL` and by drag-and-drop; the scrubber moves with the keyboard; records TRL wrote open
 // too; HTML in a prompt is shown as text. Bad files: recording-bad-input.spec.mjs; lessons with their
@@ -31,88 +32,95 @@ import {
 
 recordingHooks(test, 'recording-e2e.json');
 
-test('a shipped recording opens (its time reported) with its curves, rollouts at the first and last step, objective panel and recorded pass@k', async ({}, testInfo) => {
-  test.setTimeout(120_000);
-  const p = await open('/');
-  const { page } = p;
-  try {
-    await page.click('[data-testid="tab-charts"]');
-    await page.waitForSelector('[data-testid="shipped-recordings"] option:nth-child(2)', { state: 'attached' });
-    await readersReady(page, 1);
-    const t0 = Date.now();
-    await page.selectOption('[data-testid="shipped-recordings"]', { index: 1 });
-    await page.waitForSelector('[data-testid="recording-banner"]');
-    await page.waitForFunction(
-      () =>
-        document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('30 steps') &&
-        document.querySelector('[data-testid="chart-eval"]')?.getAttribute('data-points') === '4',
-      undefined,
-      { timeout: HANG_MS },
-    );
-    const seconds = (Date.now() - t0) / 1000;
-    const drawnAt = await page.evaluate(() => Math.round(performance.now()));
-    timings.shippedOpenSeconds = seconds;
-    timings.shippedOpenPhases = await page.evaluate(() =>
-      Object.fromEntries(
-        ['record-open', 'record-read', 'record-decoded', 'record-shown'].map((m) => [
-          m,
-          Math.round(performance.getEntriesByName(m)[0]?.startTime ?? -1),
-        ]),
-      ),
-    );
-    note(
-      testInfo,
-      `phases (ms since navigation): ${JSON.stringify(timings.shippedOpenPhases)}, charts drawn by ${drawnAt}`,
-    );
-    note(
-      testInfo,
-      `the shipped recording opened with its curves in ${seconds.toFixed(2)} s (goal ${OPEN_GOAL_S} s, held to it by scripts/measure-page.mjs)`,
-    );
-    const banner = await page.textContent('[data-testid="recording-banner"]');
-    assert.match(banner, /recorded run/);
-    assert.match(banner, /recording/);
-    const s = await state(page);
-    assert.equal(s.run.state, 'idle', 'nothing trains: no live run was started');
-    assert.equal(s.metrics.length, 0, "the live run's metrics are untouched");
-    await screenshot(page, 'recording-charts');
+test(
+  'a shipped recording opens (its time reported) with ' +
+    'its curves, rollouts at the first and last step, ' +
+    'objective panel and recorded pass@k',
+  async ({}, testInfo) => {
+    test.setTimeout(120_000);
+    const p = await open('/');
+    const { page } = p;
+    try {
+      await page.click('[data-testid="tab-charts"]');
+      await page.waitForSelector('[data-testid="shipped-recordings"] option:nth-child(2)', { state: 'attached' });
+      await readersReady(page, 1);
+      const t0 = Date.now();
+      await page.selectOption('[data-testid="shipped-recordings"]', { index: 1 });
+      await page.waitForSelector('[data-testid="recording-banner"]');
+      await page.waitForFunction(
+        () =>
+          document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('30 steps') &&
+          document.querySelector('[data-testid="chart-eval"]')?.getAttribute('data-points') === '4',
+        undefined,
+        { timeout: HANG_MS },
+      );
+      const seconds = (Date.now() - t0) / 1000;
+      const drawnAt = await page.evaluate(() => Math.round(performance.now()));
+      timings.shippedOpenSeconds = seconds;
+      timings.shippedOpenPhases = await page.evaluate(() =>
+        Object.fromEntries(
+          ['record-open', 'record-read', 'record-decoded', 'record-shown'].map((m) => [
+            m,
+            Math.round(performance.getEntriesByName(m)[0]?.startTime ?? -1),
+          ]),
+        ),
+      );
+      note(
+        testInfo,
+        `phases (ms since navigation): ${JSON.stringify(timings.shippedOpenPhases)}, charts drawn by ${drawnAt}`,
+      );
+      note(
+        testInfo,
+        `the shipped recording opened with its curves in ${seconds.toFixed(2)} ` +
+          `s (goal ${OPEN_GOAL_S} s, held to it by ` +
+          'scripts/measure-page.mjs)',
+      );
+      const banner = await page.textContent('[data-testid="recording-banner"]');
+      assert.match(banner, /recorded run/);
+      assert.match(banner, /recording/);
+      const s = await state(page);
+      assert.equal(s.run.state, 'idle', 'nothing trains: no live run was started');
+      assert.equal(s.metrics.length, 0, "the live run's metrics are untouched");
+      await screenshot(page, 'recording-charts');
 
-    // Rollouts at the last step, then at step 1 (keyboard on the scrubber), each with the objective panel.
-    await openRollout(page);
-    assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '30');
-    assert.equal(await page.getAttribute('[data-testid="token-view"]', 'data-step'), '30');
-    await page.focus('[data-testid="recording-scrubber"]');
-    await page.keyboard.press('Home');
-    await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 30',
-    );
-    assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '1');
-    await page.locator('[data-testid="token"]').first().click();
-    await page.waitForSelector('[data-testid="objective-panel"]');
-    assert.equal(await page.getAttribute('[data-testid="token-view"]', 'data-step'), '1');
-    const obj = await page.textContent('[data-testid="obj-ratio"]');
-    assert.ok(obj && obj.trim().length > 0, 'the objective panel shows the recorded ratio');
-    await screenshot(page, 'recording-rollouts-step1');
-    // The charts follow the scrubber.
-    await page.click('[data-testid="tab-charts"]');
-    await page.waitForFunction(() =>
-      document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('1 step'),
-    );
+      // Rollouts at the last step, then at step 1 (keyboard on the scrubber), each with the objective panel.
+      await openRollout(page);
+      assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '30');
+      assert.equal(await page.getAttribute('[data-testid="token-view"]', 'data-step'), '30');
+      await page.focus('[data-testid="recording-scrubber"]');
+      await page.keyboard.press('Home');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 30',
+      );
+      assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '1');
+      await page.locator('[data-testid="token"]').first().click();
+      await page.waitForSelector('[data-testid="objective-panel"]');
+      assert.equal(await page.getAttribute('[data-testid="token-view"]', 'data-step'), '1');
+      const obj = await page.textContent('[data-testid="obj-ratio"]');
+      assert.ok(obj && obj.trim().length > 0, 'the objective panel shows the recorded ratio');
+      await screenshot(page, 'recording-rollouts-step1');
+      // The charts follow the scrubber.
+      await page.click('[data-testid="tab-charts"]');
+      await page.waitForFunction(() =>
+        document.querySelector('[data-testid="charts-steps"]')?.textContent?.startsWith('1 step'),
+      );
 
-    // Recorded pass@k at the last step.
-    await page.focus('[data-testid="recording-scrubber"]');
-    await page.keyboard.press('End');
-    await page.click('[data-testid="tab-passk"]');
-    await page.waitForSelector('[data-testid="recorded-passk-chart"]');
-    assert.equal(await page.getAttribute('[data-testid="recorded-passk"]', 'data-step'), '30');
-    assert.equal(await page.locator('[data-testid="recorded-passk-table"] tbody tr').count(), 4);
-    await screenshot(page, 'recording-passk');
-    assert.deepEqual(p.pageErrors, []);
-    assert.deepEqual(p.externalRequests, []);
-  } finally {
-    await p.close();
-  }
-});
+      // Recorded pass@k at the last step.
+      await page.focus('[data-testid="recording-scrubber"]');
+      await page.keyboard.press('End');
+      await page.click('[data-testid="tab-passk"]');
+      await page.waitForSelector('[data-testid="recorded-passk-chart"]');
+      assert.equal(await page.getAttribute('[data-testid="recorded-passk"]', 'data-step'), '30');
+      assert.equal(await page.locator('[data-testid="recorded-passk-table"] tbody tr').count(), 4);
+      await screenshot(page, 'recording-passk');
+      assert.deepEqual(p.pageErrors, []);
+      assert.deepEqual(p.externalRequests, []);
+    } finally {
+      await p.close();
+    }
+  },
+);
 
 test('?run=URL opens a record written by rlvr train --record; a dropped file opens too', async ({}, testInfo) => {
   test.setTimeout(120_000);
@@ -169,102 +177,113 @@ test('?run=URL opens a record written by rlvr train --record; a dropped file ope
   }
 });
 
-test('a run record that the exported TRL project wrote under real TRL opens: its steps, completions, rewards and per-token view', async () => {
-  test.setTimeout(60_000);
-  // e2e/fixtures/trl-arithmetic-2steps.rlvr.gz: train_grpo.py (rlvr export --format trl) run for 2 steps
-  // by TRL 1.13 on CPU (scripts/trl-record-fixture.sh remakes it; src/export/trl/trl-run.test.ts checks
-  // such a record against what TRL logged).
-  const bytes = readFileSync(join(ROOT, 'e2e', 'fixtures', 'trl-arithmetic-2steps.rlvr.gz'));
-  const header = JSON.parse(unpack(bytes).text);
-  assert.equal(header.provenance.writer, 'trl train_grpo.py');
-  const first = header.rollouts[0].records[0];
-  const p = await open('/');
-  const { page } = p;
-  try {
-    await pick(page, 'trl-arithmetic-2steps.rlvr.gz', bytes);
-    await page.waitForSelector('[data-testid="recording-banner"]');
-    assert.match(await page.textContent('[data-testid="recording-banner"]'), /recorded run/i);
-    assert.match(await page.textContent('[data-testid="recording-step"]'), /of 2$/);
-    await page.focus('[data-testid="recording-scrubber"]');
-    await page.keyboard.press('Home');
-    await page.waitForFunction(() =>
-      /^step [01] of 2$/.test(document.querySelector('[data-testid="recording-step"]')?.textContent ?? ''),
-    );
-    if ((await page.textContent('[data-testid="recording-step"]')) === 'step 0 of 2')
-      await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 2',
-    );
-    await openRollout(page);
-    assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '1');
-    const table = await page.textContent('[data-testid="groups-table"]');
-    assert.ok(table.includes(first.prompt), `TRL's prompt ${first.prompt} is listed`);
-    assert.ok(
-      (await page.locator('[data-testid="token"]').count()) > 0,
-      "the completion's tokens are shown one by one",
-    );
-  } finally {
-    await p.close();
-  }
-});
+test(
+  'a run record that the exported TRL project wrote ' +
+    'under real TRL opens: its steps, completions, ' +
+    'rewards and per-token view',
+  async () => {
+    test.setTimeout(60_000);
+    // e2e/fixtures/trl-arithmetic-2steps.rlvr.gz: train_grpo.py (rlvr export --format trl) run for 2 steps
+    // by TRL 1.13 on CPU (scripts/trl-record-fixture.sh remakes it; src/export/trl/trl-run.test.ts checks
+    // such a record against what TRL logged).
+    const bytes = readFileSync(join(ROOT, 'e2e', 'fixtures', 'trl-arithmetic-2steps.rlvr.gz'));
+    const header = JSON.parse(unpack(bytes).text);
+    assert.equal(header.provenance.writer, 'trl train_grpo.py');
+    const first = header.rollouts[0].records[0];
+    const p = await open('/');
+    const { page } = p;
+    try {
+      await pick(page, 'trl-arithmetic-2steps.rlvr.gz', bytes);
+      await page.waitForSelector('[data-testid="recording-banner"]');
+      assert.match(await page.textContent('[data-testid="recording-banner"]'), /recorded run/i);
+      assert.match(await page.textContent('[data-testid="recording-step"]'), /of 2$/);
+      await page.focus('[data-testid="recording-scrubber"]');
+      await page.keyboard.press('Home');
+      await page.waitForFunction(() =>
+        /^step [01] of 2$/.test(document.querySelector('[data-testid="recording-step"]')?.textContent ?? ''),
+      );
+      if ((await page.textContent('[data-testid="recording-step"]')) === 'step 0 of 2')
+        await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 1 of 2',
+      );
+      await openRollout(page);
+      assert.equal(await page.getAttribute('[data-testid="inspector"]', 'data-step'), '1');
+      const table = await page.textContent('[data-testid="groups-table"]');
+      assert.ok(table.includes(first.prompt), `TRL's prompt ${first.prompt} is listed`);
+      assert.ok(
+        (await page.locator('[data-testid="token"]').count()) > 0,
+        "the completion's tokens are shown one by one",
+      );
+    } finally {
+      await p.close();
+    }
+  },
+);
 
-test('a TRL-made record\'s chart captions print no "undefined": a metric TRL does not log is not in this record, and a smoothed value says it is smoothed', async ({}, testInfo) => {
-  test.setTimeout(60_000);
-  // TRL logs no length bias: its caption used to print "undefined". Reward std at
-  // step 2 is 7.451e-9 as measured, under a plotted (smoothed) ~0.11: the caption printed the former.
-  const bytes = readFileSync(join(ROOT, 'e2e', 'fixtures', 'trl-arithmetic-2steps.rlvr.gz'));
-  const p = await open('/');
-  const { page } = p;
-  try {
-    await pick(page, 'trl-arithmetic-2steps.rlvr.gz', bytes);
-    await page.waitForSelector('[data-testid="recording-banner"]');
-    await page.focus('[data-testid="recording-scrubber"]');
-    await page.keyboard.press('End');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 2 of 2',
-    );
-    await page.click('[data-testid="tab-charts"]');
-    // The value beside each chart's title (.chart-last, as the page has always marked it).
-    const value = (id) => page.textContent(`[data-testid="chart-${id}"] .chart-last`);
-    await page.waitForSelector('[data-testid="chart-reward_std"] .chart-last');
-    // The metrics the page holds for the recording (the store's, which the header, CSV and inspector read).
-    const { metrics, smoothing } = await page.evaluate(() => ({
-      metrics: window.__rlvr.state().recording.metrics,
-      smoothing: window.__rlvr.state().smoothing,
-    }));
-    assert.equal(metrics.length, 2);
-    assert.ok(smoothing > 0, `the page smooths by default (${smoothing})`);
-    // The plot's smoothing, recomputed here: TensorBoard's debiased exponential moving average.
-    let ema = 0;
-    metrics.forEach((m) => (ema = ema * smoothing + (1 - smoothing) * m.reward_std));
-    const drawn = ema / (1 - smoothing ** metrics.length);
-    const measured = metrics[1].reward_std;
-    const f = (v) => (Math.abs(v) < 0.001 && v !== 0 ? v.toExponential(3) : v.toFixed(4));
-    assert.equal(await value('reward_std'), `${f(drawn)} smoothed (measured ${f(measured)})`);
-    assert.equal(await value('length_bias'), 'not in this record');
-    await page.locator('[data-testid="chart-reward_std"]').scrollIntoViewIfNeeded();
-    await page.waitForSelector('[data-testid="chart-reward_std-summary"]');
-    assert.equal(
-      await page.textContent('[data-testid="chart-reward_std-summary"]'),
-      `latest (step 2), smoothed with weight ${smoothing}: reward_std ${f(drawn)} (measured ${f(measured)})`,
-    );
-    // No caption or summary anywhere in the charts prints "undefined" or "NaN".
-    const texts = await page.$$eval('[data-testid^="chart-"] figcaption, [data-testid$="-summary"]', (els) =>
-      els.map((e) => e.textContent),
-    );
-    for (const t of texts) assert.doesNotMatch(t, /undefined|NaN/, t);
-    // Smoothing off: the plot draws the measured value, and the caption prints just that.
-    await page.focus('[data-testid="smoothing"]');
-    await page.keyboard.press('Home');
-    await page.waitForFunction(
-      (v) => document.querySelector('[data-testid="chart-reward_std"] .chart-last')?.textContent === v,
-      f(measured),
-    );
-    note(testInfo, `reward_std at step 2: drawn ${f(drawn)} (smoothing ${smoothing}), measured ${f(measured)}`);
-  } finally {
-    await p.close();
-  }
-});
+test(
+  "a TRL-made record's chart captions print no " +
+    '"undefined": a metric TRL does not log is not in ' +
+    'this record, and a smoothed value says it is ' +
+    'smoothed',
+  async ({}, testInfo) => {
+    test.setTimeout(60_000);
+    // TRL logs no length bias: its caption used to print "undefined". Reward std at
+    // step 2 is 7.451e-9 as measured, under a plotted (smoothed) ~0.11: the caption printed the former.
+    const bytes = readFileSync(join(ROOT, 'e2e', 'fixtures', 'trl-arithmetic-2steps.rlvr.gz'));
+    const p = await open('/');
+    const { page } = p;
+    try {
+      await pick(page, 'trl-arithmetic-2steps.rlvr.gz', bytes);
+      await page.waitForSelector('[data-testid="recording-banner"]');
+      await page.focus('[data-testid="recording-scrubber"]');
+      await page.keyboard.press('End');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="recording-step"]')?.textContent === 'step 2 of 2',
+      );
+      await page.click('[data-testid="tab-charts"]');
+      // The value beside each chart's title (.chart-last, as the page has always marked it).
+      const value = (id) => page.textContent(`[data-testid="chart-${id}"] .chart-last`);
+      await page.waitForSelector('[data-testid="chart-reward_std"] .chart-last');
+      // The metrics the page holds for the recording (the store's, which the header, CSV and inspector read).
+      const { metrics, smoothing } = await page.evaluate(() => ({
+        metrics: window.__rlvr.state().recording.metrics,
+        smoothing: window.__rlvr.state().smoothing,
+      }));
+      assert.equal(metrics.length, 2);
+      assert.ok(smoothing > 0, `the page smooths by default (${smoothing})`);
+      // The plot's smoothing, recomputed here: TensorBoard's debiased exponential moving average.
+      let ema = 0;
+      metrics.forEach((m) => (ema = ema * smoothing + (1 - smoothing) * m.reward_std));
+      const drawn = ema / (1 - smoothing ** metrics.length);
+      const measured = metrics[1].reward_std;
+      const f = (v) => (Math.abs(v) < 0.001 && v !== 0 ? v.toExponential(3) : v.toFixed(4));
+      assert.equal(await value('reward_std'), `${f(drawn)} smoothed (measured ${f(measured)})`);
+      assert.equal(await value('length_bias'), 'not in this record');
+      await page.locator('[data-testid="chart-reward_std"]').scrollIntoViewIfNeeded();
+      await page.waitForSelector('[data-testid="chart-reward_std-summary"]');
+      assert.equal(
+        await page.textContent('[data-testid="chart-reward_std-summary"]'),
+        `latest (step 2), smoothed with weight ${smoothing}: reward_std ${f(drawn)} (measured ${f(measured)})`,
+      );
+      // No caption or summary anywhere in the charts prints "undefined" or "NaN".
+      const texts = await page.$$eval('[data-testid^="chart-"] figcaption, [data-testid$="-summary"]', (els) =>
+        els.map((e) => e.textContent),
+      );
+      for (const t of texts) assert.doesNotMatch(t, /undefined|NaN/, t);
+      // Smoothing off: the plot draws the measured value, and the caption prints just that.
+      await page.focus('[data-testid="smoothing"]');
+      await page.keyboard.press('Home');
+      await page.waitForFunction(
+        (v) => document.querySelector('[data-testid="chart-reward_std"] .chart-last')?.textContent === v,
+        f(measured),
+      );
+      note(testInfo, `reward_std at step 2: drawn ${f(drawn)} (smoothing ${smoothing}), measured ${f(measured)}`);
+    } finally {
+      await p.close();
+    }
+  },
+);
 
 test('HTML in a recorded prompt is shown as text, never as markup', async () => {
   test.setTimeout(60_000);

@@ -11,7 +11,10 @@ export const LONG = process.env.RLVR_RELIABILITY_LONG === '1';
 export const LONG_ONLY = 'long: npm run test:reliability (RLVR_RELIABILITY_LONG=1)';
 
 export const SOAK_STEPS = Number(process.env.RLVR_SOAK_STEPS ?? 300);
-/** SwiftShader runs a nano step in ~1.8 s here: 100 steps take ~3 min (RLVR_WEBGPU_SOAK_STEPS=300 for the full 300 of docs/reliability.md, ~9 min). */
+/**
+ * SwiftShader runs a nano step in ~1.8 s here: 100 steps take ~3 min (RLVR_WEBGPU_SOAK_STEPS=300 for the full 300 of
+ * docs/reliability.md, ~9 min).
+ */
 export const WEBGPU_SOAK_STEPS = Number(process.env.RLVR_WEBGPU_SOAK_STEPS ?? 100);
 
 /** @type {import('playwright-core').Browser} */

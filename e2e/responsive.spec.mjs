@@ -154,14 +154,21 @@ function report(testInfo, name, f) {
   figures[name] = f;
   note(
     testInfo,
-    `${name}: longest main-thread task ${f.longestTaskMs} ms (${f.longTasksOver200} over ${LONGEST_TASK_MS} ms, ${f.longTasksOver50} over 50 ms in ${f.windowSeconds} s of training, steps A ${f.stepsA} B ${f.stepsB}); Pause shown after ${f.pauseMs} ms (goal ${PAUSE_MS} ms); long tasks (start in the window: duration) ${f.tasks}`,
+    `${name}: longest main-thread task ${f.longestTaskMs} ` +
+      `ms (${f.longTasksOver200} over ${LONGEST_TASK_MS} ` +
+      `ms, ${f.longTasksOver50} over 50 ms in ${f.windowSeconds} ` +
+      `s of training, steps A ${f.stepsA} B ${f.stepsB}); ` +
+      `Pause shown after ${f.pauseMs} ms (goal ${PAUSE_MS} ` +
+      `ms); long tasks (start in the window: duration) ${f.tasks}`,
   );
 }
 
 function assertBudget(name, f) {
   assert.ok(
     f.longestTaskMs <= FREEZE_GUARD_MS,
-    `${name}: the longest main-thread task while training was ${f.longestTaskMs} ms (asserted limit ${FREEZE_GUARD_MS} ms; goal ${LONGEST_TASK_MS} ms)`,
+    `${name}: the longest main-thread task while ` +
+      `training was ${f.longestTaskMs} ms (asserted limit ` +
+      `${FREEZE_GUARD_MS} ms; goal ${LONGEST_TASK_MS} ms)`,
   );
   assert.ok(
     f.pauseMs <= PAUSE_HANG_MS,
@@ -169,86 +176,99 @@ function assertBudget(name, f) {
   );
 }
 
-test('Compare: the page keeps answering while both runs train (longest main-thread task reported against 200 ms), and Pause answers (reported against 1 s)', async ({}, testInfo) => {
-  test.setTimeout(HANG_TEST_MS);
-  const p = await open('/?backend=wasm');
-  try {
-    await withPageDiagnostics(
-      testInfo,
-      p,
-      'responsive-compare',
-      async () => {
-        const { page } = p;
-        await page.click('[data-testid="tab-compare"]');
-        await page.fill('#compare-steps', '20');
-        await page.click('[data-testid="compare-start"]');
-        // The overlay charts are mounted (axes drawn) before the first step lands: the mount, the
-        // costliest draw, used to come with the first steps and was the longest task while training.
-        const first = await page.waitForFunction(
-          () => {
-            const c = window.__rlvr.state().compare;
-            const charts = [
-              ...document.querySelectorAll(
-                '[data-testid^="compare-chart-"]:not([data-testid="compare-chart-eval"]):not([data-constant="true"])',
-              ),
-            ];
-            if (charts.length && charts.every((el) => el.querySelector('.recharts-wrapper')))
-              return `mounted with ${charts.length} charts at steps A ${c.a.metrics.length} B ${c.b.metrics.length}`;
-            return [c.a, c.b].some((x) => x.metrics.length > 0)
-              ? `a step landed first (A ${c.a.metrics.length}, B ${c.b.metrics.length}) with ${charts.filter((el) => el.querySelector('.recharts-wrapper')).length} of ${charts.length} charts mounted`
-              : false;
-          },
-          undefined,
-          { timeout: HANG_WAIT_MS, polling: 50 },
-        );
-        const firstText = await first.jsonValue();
-        note(testInfo, `before the first step: ${firstText}`);
-        assert.match(
-          firstText,
-          /^mounted with \d+ charts at steps A 0 B 0$/,
-          'every overlay chart is mounted before the first step',
-        );
-        const f = await measureWhileTraining(page, { steps: STEPS_BEFORE_PAUSE, timeout: HANG_WAIT_MS });
-        report(testInfo, 'compare', f);
-        await screenshot(page, 'responsive-compare');
-        assertBudget('Compare', f);
-      },
-      () => compareSummary(p.page),
-    );
-  } finally {
-    await p.page
-      .getByRole('button', { name: 'Stop and free the workers' })
-      .click({ timeout: 5_000 })
-      .catch(() => undefined);
-    await p.close();
-  }
-});
+test(
+  'Compare: the page keeps answering while both runs ' +
+    'train (longest main-thread task reported against ' +
+    '200 ms), and Pause answers (reported against 1 s)',
+  async ({}, testInfo) => {
+    test.setTimeout(HANG_TEST_MS);
+    const p = await open('/?backend=wasm');
+    try {
+      await withPageDiagnostics(
+        testInfo,
+        p,
+        'responsive-compare',
+        async () => {
+          const { page } = p;
+          await page.click('[data-testid="tab-compare"]');
+          await page.fill('#compare-steps', '20');
+          await page.click('[data-testid="compare-start"]');
+          // The overlay charts are mounted (axes drawn) before the first step lands: the mount, the
+          // costliest draw, used to come with the first steps and was the longest task while training.
+          const first = await page.waitForFunction(
+            () => {
+              const c = window.__rlvr.state().compare;
+              const charts = [
+                ...document.querySelectorAll(
+                  '[data-testid^="compare-chart-"]:not([data-testid="compare-chart-eval"]):not([data-constant="true"])',
+                ),
+              ];
+              if (charts.length && charts.every((el) => el.querySelector('.recharts-wrapper')))
+                return `mounted with ${charts.length} charts at steps A ${c.a.metrics.length} B ${c.b.metrics.length}`;
+              return [c.a, c.b].some((x) => x.metrics.length > 0)
+                ? `a step landed first (A ${c.a.metrics.length}, B ${c.b.metrics.length}` +
+                    `) with ${charts.filter((el) => el.querySelector('.recharts-wrapper')).length} ` +
+                    `of ${charts.length} charts mounted`
+                : false;
+            },
+            undefined,
+            { timeout: HANG_WAIT_MS, polling: 50 },
+          );
+          const firstText = await first.jsonValue();
+          note(testInfo, `before the first step: ${firstText}`);
+          assert.match(
+            firstText,
+            /^mounted with \d+ charts at steps A 0 B 0$/,
+            'every overlay chart is mounted before the first step',
+          );
+          const f = await measureWhileTraining(page, { steps: STEPS_BEFORE_PAUSE, timeout: HANG_WAIT_MS });
+          report(testInfo, 'compare', f);
+          await screenshot(page, 'responsive-compare');
+          assertBudget('Compare', f);
+        },
+        () => compareSummary(p.page),
+      );
+    } finally {
+      await p.page
+        .getByRole('button', { name: 'Stop and free the workers' })
+        .click({ timeout: 5_000 })
+        .catch(() => undefined);
+      await p.close();
+    }
+  },
+);
 
-test('a two-run lesson: the page keeps answering while both runs train (longest main-thread task reported against 200 ms), and Pause answers (reported against 1 s)', async ({}, testInfo) => {
-  test.setTimeout(HANG_TEST_MS);
-  const p = await open('/?lesson=length-normalisation&steps=20&backend=wasm');
-  try {
-    await withPageDiagnostics(
-      testInfo,
-      p,
-      'responsive-lesson',
-      async () => {
-        const { page } = p;
-        // A lesson link trains nothing until "Run it live" (it opens the lesson's recording, if one ships).
-        await page.click('[data-testid="lesson-run-live"]', { timeout: 30_000 });
-        await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
-        const f = await measureWhileTraining(page, { steps: STEPS_BEFORE_PAUSE, timeout: HANG_WAIT_MS });
-        report(testInfo, 'lesson', f);
-        await screenshot(page, 'responsive-lesson');
-        assertBudget('The lesson', f);
-      },
-      () => compareSummary(p.page),
-    );
-  } finally {
-    await p.page
-      .getByRole('button', { name: 'Stop and free the workers' })
-      .click({ timeout: 5_000 })
-      .catch(() => undefined);
-    await p.close();
-  }
-});
+test(
+  'a two-run lesson: the page keeps answering while ' +
+    'both runs train (longest main-thread task reported ' +
+    'against 200 ms), and Pause answers (reported ' +
+    'against 1 s)',
+  async ({}, testInfo) => {
+    test.setTimeout(HANG_TEST_MS);
+    const p = await open('/?lesson=length-normalisation&steps=20&backend=wasm');
+    try {
+      await withPageDiagnostics(
+        testInfo,
+        p,
+        'responsive-lesson',
+        async () => {
+          const { page } = p;
+          // A lesson link trains nothing until "Run it live" (it opens the lesson's recording, if one ships).
+          await page.click('[data-testid="lesson-run-live"]', { timeout: 30_000 });
+          await page.waitForSelector('[data-testid="view-compare"]', { timeout: 30_000 });
+          const f = await measureWhileTraining(page, { steps: STEPS_BEFORE_PAUSE, timeout: HANG_WAIT_MS });
+          report(testInfo, 'lesson', f);
+          await screenshot(page, 'responsive-lesson');
+          assertBudget('The lesson', f);
+        },
+        () => compareSummary(p.page),
+      );
+    } finally {
+      await p.page
+        .getByRole('button', { name: 'Stop and free the workers' })
+        .click({ timeout: 5_000 })
+        .catch(() => undefined);
+      await p.close();
+    }
+  },
+);

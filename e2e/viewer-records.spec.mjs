@@ -26,49 +26,52 @@ for (const [fixtureName, writer] of [
   ['recorder-1proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
   ['recorder-2proc.rlvr.gz', 'trl RecordingGRPOTrainer'],
 ]) {
-  test(`(d) a run record (${fixtureName}) opens with its token heat map: each token and its sampling log-prob as recorded`, async ({
-    browser,
-  }, testInfo) => {
-    test.setTimeout(120_000);
-    const { decodeRunRecord } = await importTs('src/record/run-record.ts');
-    const fixture = join(ROOT, 'e2e/fixtures', fixtureName);
-    const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
-    assert.ok(decoded.ok, decoded.error);
-    assert.equal(decoded.record.provenance.writer, writer);
-    const dir = join(tmp, `record-run-${fixtureName}`);
-    mkdirSync(dir, { recursive: true });
-    copyFileSync(fixture, join(dir, 'run.rlvr.gz'));
-    const first = decoded.record.rollouts[0];
-    const p = await openPage(browser, '/');
-    await withPageDiagnostics(testInfo, p, `viewer-record-${fixtureName}`, async () => {
-      await openFolder(p, dir);
-      await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
-      await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
-      await p.page.locator('[data-testid="viewer-completion"][data-row="0"]').click();
-      const tokens = await p.page.locator('[data-testid="viewer-token"]').evaluateAll((els) =>
-        els.map((el) => ({
-          text: el.getAttribute('title').split('\n')[0],
-          logprob: Number(el.getAttribute('data-logprob')),
-        })),
-      );
-      const rec = first.records[0];
-      assert.equal(tokens.length, rec.tokenText.length, 'one chip per recorded token');
-      tokens.forEach((t, i) => {
-        assert.ok(t.text.startsWith(`token ${i}: ${JSON.stringify(rec.tokenText[i])}`), t.text);
-        assert.ok(
-          Math.abs(t.logprob - rec.oldLogp[i]) < 1e-6,
-          `token ${i}: log-prob ${t.logprob} vs ${rec.oldLogp[i]}`,
+  test(
+    `(d) a run record (${fixtureName}) opens with its ` +
+      'token heat map: each token and its sampling ' +
+      'log-prob as recorded',
+    async ({ browser }, testInfo) => {
+      test.setTimeout(120_000);
+      const { decodeRunRecord } = await importTs('src/record/run-record.ts');
+      const fixture = join(ROOT, 'e2e/fixtures', fixtureName);
+      const decoded = await decodeRunRecord(new Uint8Array(readFileSync(fixture)));
+      assert.ok(decoded.ok, decoded.error);
+      assert.equal(decoded.record.provenance.writer, writer);
+      const dir = join(tmp, `record-run-${fixtureName}`);
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(fixture, join(dir, 'run.rlvr.gz'));
+      const first = decoded.record.rollouts[0];
+      const p = await openPage(browser, '/');
+      await withPageDiagnostics(testInfo, p, `viewer-record-${fixtureName}`, async () => {
+        await openFolder(p, dir);
+        await p.page.waitForSelector('[data-testid="viewer-open"][data-format="record"]');
+        await p.page.waitForSelector(`[data-testid="viewer-completion"][data-step="${first.step}"]`);
+        await p.page.locator('[data-testid="viewer-completion"][data-row="0"]').click();
+        const tokens = await p.page.locator('[data-testid="viewer-token"]').evaluateAll((els) =>
+          els.map((el) => ({
+            text: el.getAttribute('title').split('\n')[0],
+            logprob: Number(el.getAttribute('data-logprob')),
+          })),
         );
+        const rec = first.records[0];
+        assert.equal(tokens.length, rec.tokenText.length, 'one chip per recorded token');
+        tokens.forEach((t, i) => {
+          assert.ok(t.text.startsWith(`token ${i}: ${JSON.stringify(rec.tokenText[i])}`), t.text);
+          assert.ok(
+            Math.abs(t.logprob - rec.oldLogp[i]) < 1e-6,
+            `token ${i}: log-prob ${t.logprob} vs ${rec.oldLogp[i]}`,
+          );
+        });
+        assert.equal(await p.page.locator('[data-testid="viewer-run"]').count(), 1, 'the record is listed');
+        await p.page
+          .locator('[data-testid="viewer-detail"]')
+          .screenshot({ path: join(RESULTS_DIR, `viewer-record-tokens-logprob-${fixtureName}.png`) });
+        await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
+        await screenshot(p.page, `viewer-record-tokens-${fixtureName}`);
       });
-      assert.equal(await p.page.locator('[data-testid="viewer-run"]').count(), 1, 'the record is listed');
-      await p.page
-        .locator('[data-testid="viewer-detail"]')
-        .screenshot({ path: join(RESULTS_DIR, `viewer-record-tokens-logprob-${fixtureName}.png`) });
-      await p.page.selectOption('[data-testid="viewer-colour"]', 'advantage');
-      await screenshot(p.page, `viewer-record-tokens-${fixtureName}`);
-    });
-    await p.close();
-  });
+      await p.close();
+    },
+  );
 }
 
 test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stops a search, new steps appear', async ({

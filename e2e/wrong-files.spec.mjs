@@ -39,43 +39,46 @@ function trlFiles() {
   return { parquet: join(out, 'completions_00001.parquet'), state: join(out, 'trainer_state.json') };
 }
 
-test('a Parquet file in Your data and a trainer_state.json in Load a config file are named for what they are', async ({}, testInfo) => {
-  test.setTimeout(300_000);
-  const files = trlFiles();
-  if (files.skip) {
-    const bar = '!'.repeat(100);
-    console.error(
-      `\n${bar}\n!!  SKIPPED: e2e/wrong-files.spec.mjs; the Python wheels are missing:\n!!  ${files.skip}\n${bar}\n`,
-    );
-    test.skip(true, 'scripts/setup-python.sh: the Python wheels are missing');
-  }
-  const p = await openPage(browser, '/?backend=wasm&eval_every=0');
-  try {
-    await withPageDiagnostics(testInfo, p, 'wrong-files', async () => {
-      const { page } = p;
-      await page.click('[data-testid="tab-data"]');
-      await page.setInputFiles('[data-testid="dataset-file"]', files.parquet);
-      await page.waitForSelector('[data-testid="dataset-error"]');
-      const dataset = await page.textContent('[data-testid="dataset-error"]');
-      assert.match(dataset, /completions_00001\.parquet is a Parquet file/);
-      assert.doesNotMatch(dataset, /UTF-8|Latin-1/);
-
-      const before = await page.evaluate(() => JSON.stringify(window.__rlvr.state().setup));
-      await page.click('[data-testid="tab-share"]');
-      await page.setInputFiles('[data-testid="load-config"]', files.state);
-      await page.waitForSelector('[data-testid="error-message"]');
-      const config = await page.textContent('[data-testid="error-message"]');
-      assert.match(config, /trainer_state\.json is TRL's trainer_state\.json/);
-      assert.doesNotMatch(config, /unknown (config )?field/i);
-      assert.match(config, /Nothing was changed/);
-      assert.equal(
-        await page.evaluate(() => JSON.stringify(window.__rlvr.state().setup)),
-        before,
-        'the setup is unchanged',
+test(
+  'a Parquet file in Your data and a ' + 'trainer_state.json in Load a config file are named ' + 'for what they are',
+  async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const files = trlFiles();
+    if (files.skip) {
+      const bar = '!'.repeat(100);
+      console.error(
+        `\n${bar}\n!!  SKIPPED: e2e/wrong-files.spec.mjs; the Python wheels are missing:\n!!  ${files.skip}\n${bar}\n`,
       );
-      assert.deepEqual(p.pageErrors, []);
-    });
-  } finally {
-    await p.close();
-  }
-});
+      test.skip(true, 'scripts/setup-python.sh: the Python wheels are missing');
+    }
+    const p = await openPage(browser, '/?backend=wasm&eval_every=0');
+    try {
+      await withPageDiagnostics(testInfo, p, 'wrong-files', async () => {
+        const { page } = p;
+        await page.click('[data-testid="tab-data"]');
+        await page.setInputFiles('[data-testid="dataset-file"]', files.parquet);
+        await page.waitForSelector('[data-testid="dataset-error"]');
+        const dataset = await page.textContent('[data-testid="dataset-error"]');
+        assert.match(dataset, /completions_00001\.parquet is a Parquet file/);
+        assert.doesNotMatch(dataset, /UTF-8|Latin-1/);
+
+        const before = await page.evaluate(() => JSON.stringify(window.__rlvr.state().setup));
+        await page.click('[data-testid="tab-share"]');
+        await page.setInputFiles('[data-testid="load-config"]', files.state);
+        await page.waitForSelector('[data-testid="error-message"]');
+        const config = await page.textContent('[data-testid="error-message"]');
+        assert.match(config, /trainer_state\.json is TRL's trainer_state\.json/);
+        assert.doesNotMatch(config, /unknown (config )?field/i);
+        assert.match(config, /Nothing was changed/);
+        assert.equal(
+          await page.evaluate(() => JSON.stringify(window.__rlvr.state().setup)),
+          before,
+          'the setup is unchanged',
+        );
+        assert.deepEqual(p.pageErrors, []);
+      });
+    } finally {
+      await p.close();
+    }
+  },
+);

@@ -45,7 +45,9 @@ worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
   } else if (m.type === 'result') {
     state.result = m.result;
     state.done = true;
-    statusEl.textContent = `done: ${m.result.backend.description} — ${req.mode === 'placement' ? `${m.result.placements.length} graphs + control` : req.mode === 'parity' ? `sampler vs scorer max |Δ logp| ${m.result.parity?.maxLogpDiff.toExponential(1)}` : `${m.result.losses.length} steps`} in ${(m.result.totalMs / 1000).toFixed(1)} s`;
+    statusEl.textContent =
+      `done: ${m.result.backend.description} — ${req.mode === 'placement' ? `${m.result.placements.length} graphs + control` : req.mode === 'parity' ? `sampler vs scorer max |Δ logp| ${m.result.parity?.maxLogpDiff.toExponential(1)}` : `${m.result.losses.length} steps`} ` +
+      `in ${(m.result.totalMs / 1000).toFixed(1)} s`;
     out.textContent = summary(m.result);
   } else {
     state.error = m.message + (m.stack ? `\n${m.stack}` : '');
@@ -66,7 +68,9 @@ function summary(r: HarnessResult): string {
   const lines = [
     `backend      ${r.backend.description}`,
     `reason       ${r.backend.reason}`,
-    `isolation    crossOriginIsolated=${r.backend.crossOriginIsolated}, WASM threads ${r.backend.threads}, pthread workers started ${r.workersSpawned}`,
+    `isolation    crossOriginIsolated=${r.backend.crossOriginIsolated}` +
+      `, WASM threads ${r.backend.threads}, pthread ` +
+      `workers started ${r.workersSpawned}`,
     `adapter      ${a ? `${a.vendor} ${a.architecture} ${a.description}`.trim() + (a.software ? ' (software)' : '') : 'none'}`,
   ];
   if (r.losses.length) {
@@ -74,13 +78,17 @@ function summary(r: HarnessResult): string {
     lines.push(
       `steps        ${r.losses.length} (graph: ${r.nodeCount} nodes)`,
       `loss         ${r.losses[0]!.toFixed(5)} -> ${r.losses.at(-1)!.toFixed(5)}`,
-      `time         first step ${(r.firstStepMs / 1000).toFixed(1)} s, then median ${(rest[Math.floor(rest.length / 2)] ?? 0).toFixed(0)} ms/step, total ${(r.totalMs / 1000).toFixed(1)} s`,
+      `time         first step ${(r.firstStepMs / 1000).toFixed(1)} ` +
+        `s, then median ${(rest[Math.floor(rest.length / 2)] ?? 0).toFixed(0)} ` +
+        `ms/step, total ${(r.totalMs / 1000).toFixed(1)} s`,
       `leaks        live GPU tensors after the run: ${r.liveTensorsAfter}`,
     );
   }
   for (const c of r.checkpoints) {
     lines.push(
-      `  step ${String(c.step).padStart(4)}: ${c.liveTensors} live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} B), loss ${c.loss.toFixed(4)}`,
+      `  step ${String(c.step).padStart(4)}: ${c.liveTensors} ` +
+        `live GPU tensors, ${c.liveGpuBuffers} GPUBuffers (` +
+        `${c.liveGpuBytes} B), loss ${c.loss.toFixed(4)}`,
     );
   }
   for (const g of [...r.placements, ...(r.control ? [r.control] : [])]) {

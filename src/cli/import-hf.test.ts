@@ -200,7 +200,7 @@ describe('rlvr import --format hf', () => {
       (d) => editJson(join(d, 'config.json'), (c) => (c.model_type = 'gpt_neox')),
       new RegExp(
         String.raw`model_type is "gpt_neox" \(architectures \["GPT2LMHeadModel"\]\), ` +
-          String.raw`an unsupported architecture; the import reads "gpt2"`,
+          'an unsupported architecture; the import reads "gpt2"',
       ),
     ],
     [

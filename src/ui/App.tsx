@@ -78,7 +78,8 @@ export function App() {
     (window as unknown as { __rlvrFirstScreen?: number }).__rlvrFirstScreen ??= performance.now();
     if (bench.open) setState({ view: 'bench' });
   }, []);
-  // DOM order = tab order and the narrow layout's order before a run (controls, guide, setup, views); once a run exists the narrow layout shows the views right under the controls (styles.css).
+  // DOM order = tab order and the narrow layout's order before a run (controls, guide, setup, views); once a run exists
+  // the narrow layout shows the views right under the controls (styles.css).
   return (
     <div className="app">
       <header className="app-header">

@@ -84,7 +84,9 @@ export default function DatasetPanel() {
           <p>
             {s.records} line{s.records === 1 ? '' : 's'} to train on, of {s.lines}; judged by the {s.verifier} verifier.
             {s.errorCount > 0 &&
-              ` ${s.errorCount} line${s.errorCount === 1 ? ' has' : 's have'} errors and ${s.errorCount === 1 ? 'is' : 'are'} skipped:`}
+              ` ${s.errorCount} line${s.errorCount === 1 ? ' has' : 's have'} ` +
+                `errors and ${s.errorCount === 1 ? 'is' : 'are'} ` +
+                'skipped:'}
           </p>
           {s.errors.length > 0 && (
             <ul className="dataset-errors" data-testid="dataset-line-errors">

@@ -99,7 +99,13 @@ export default function PassKExplorer() {
           </figcaption>
           <div
             role="img"
-            aria-label={`pass@k for k = 1 to ${c.ks[c.ks.length - 1]}: base checkpoint pass@1 ${(c.base['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.base[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}; current policy pass@1 ${(c.current['1'] ?? 0).toFixed(3)}, pass@${c.ks[c.ks.length - 1]} ${(c.current[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}`}
+            aria-label={
+              `pass@k for k = 1 to ${c.ks[c.ks.length - 1]}: base ` +
+              `checkpoint pass@1 ${(c.base['1'] ?? 0).toFixed(3)}` +
+              `, pass@${c.ks[c.ks.length - 1]} ${(c.base[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}` +
+              `; current policy pass@1 ${(c.current['1'] ?? 0).toFixed(3)}` +
+              `, pass@${c.ks[c.ks.length - 1]} ${(c.current[String(c.ks[c.ks.length - 1])] ?? 0).toFixed(3)}`
+            }
           >
             <ResponsiveContainer width="100%" height={300}>
               <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>

@@ -220,8 +220,11 @@ export default function SharePanel() {
         <p data-testid="autosave-status">
           {off ? 'Autosave is off (see the note above). ' : ''}
           {saved
-            ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}${saved.ms ? `; training waited ${Math.round(saved.ms.snapshot + saved.ms.put)} ms for it` : ''}); a reload resumes from there.`
-            : `Nothing saved yet: the run is saved ${every === 1 ? 'after every step (at most a tenth of the training time) and ' : every > 1 ? `every ${every} steps and ` : ''}whenever it pauses.`}
+            ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}` +
+              `${saved.ms ? `; training waited ${Math.round(saved.ms.snapshot + saved.ms.put)} ms for it` : ''}` +
+              '); a reload resumes from there.'
+            : `Nothing saved yet: the run is saved ${every === 1 ? 'after every step (at most a tenth of the training time) and ' : every > 1 ? `every ${every} steps and ` : ''}` +
+              'whenever it pauses.'}
         </p>
         <div className="field">
           <label htmlFor="autosave-every">Autosave every N steps (0: only when training pauses or ends)</label>

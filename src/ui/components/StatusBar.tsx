@@ -39,13 +39,17 @@ export function progressText(p: NonNullable<RunView['progress']>): string {
   return `${unit ? `${unit} ` : ''}${p.done}/${p.total} (${pct}%)`;
 }
 
-/** "Step N", what is training (task · preset), what the worker is doing and how far, the backend (why: on demand), speed, and the step budget. */
+/**
+ * "Step N", what is training (task · preset), what the worker is doing and how far, the backend (why: on demand),
+ * speed, and the step budget.
+ */
 export function StatusBar() {
   const run = useApp((s) => s.run);
   const recStep = useApp((s) => shownRecordedStep(s)?.step ?? null);
   const recLast = useApp((s) => shownRecordedStep(s)?.last ?? null);
   const recording = recStep === null || recLast === null ? null : { step: recStep, last: recLast };
-  // The run's own task once there is one (the setup may already name the next run's); the preset is the setup's, applied live to the run.
+  // The run's own task once there is one (the setup may already name the next run's); the preset is the setup's,
+  // applied live to the run.
   const task = useApp((s) => s.run.config?.task ?? s.setup.draft.task);
   const presetId = useApp((s) => s.setup.draft.presetId);
   const presetTitle = presets.find((x) => x.id === presetId)?.title ?? presetId;

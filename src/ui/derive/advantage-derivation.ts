@@ -85,8 +85,14 @@ export function deriveAdvantage(
   let substituted: string;
   if (reinforcePP) {
     const base = s.advantage_estimator === 'reinforce_plus_plus' ? 'r' : '(r − mean of the group)';
-    formula = `A = whiten(${base}) over every completion token of the batch: (x − token mean) / token std   (advantage_estimator ${s.advantage_estimator}; scale_rewards is not used)`;
-    substituted = `A = whiten(${s.advantage_estimator === 'reinforce_plus_plus' ? f(r) : `${f(r)} − ${f(mean)}`}) = ${value.toFixed(4)}`;
+    formula =
+      `A = whiten(${base}) over every completion token of ` +
+      'the batch: (x − token mean) / token std   ' +
+      `(advantage_estimator ${s.advantage_estimator}; ` +
+      'scale_rewards is not used)';
+    substituted =
+      `A = whiten(${s.advantage_estimator === 'reinforce_plus_plus' ? f(r) : `${f(r)} − ${f(mean)}`}` +
+      `) = ${value.toFixed(4)}`;
   } else if (s.advantage_estimator !== 'signed' && isZeroVariance(rewards)) {
     formula = 'A = 0   (every completion of the group got the same reward: no signal)';
     substituted = `A = 0`;
@@ -114,7 +120,10 @@ export function deriveAdvantage(
           : '';
     const weightSym =
       s.positive_weight !== 1 || s.negative_weight !== 1 ? ' × (positive_weight if > 0, negative_weight if < 0)' : '';
-    formula = `A = ${top}${under}${weightSym}   (advantage_estimator ${s.advantage_estimator}, scale_rewards ${s.scale_rewards})`;
+    formula =
+      `A = ${top}${under}${weightSym}   ` +
+      `(advantage_estimator ${s.advantage_estimator}, ` +
+      `scale_rewards ${s.scale_rewards})`;
     substituted = `A = ${topNum}${underNum}${weight} = ${value.toFixed(4)}`;
   }
   const matches = Math.abs(value - rec.advantage) <= 1e-5 + 1e-4 * Math.abs(rec.advantage);

@@ -91,7 +91,8 @@ export function channelScale(spec: ChannelSpec, records: InspectRollout[]): numb
 export function colorFor(spec: Pick<ChannelSpec, 'id' | 'kind'>, v: number | string | null, scale: number): string {
   if (v === null || v === undefined) return 'transparent';
   // The hues are CSS variables (--tok-*, styles.css), one lightness per theme, chosen so the theme's
-  // text keeps at least 4.5:1 contrast on a chip at any strength (a light chip under dark text, a dark one under light text).
+  // text keeps at least 4.5:1 contrast on a chip at any strength (a light chip under dark text, a dark one under light
+  // text).
   const c = (name: string, alpha: string) => `hsl(var(--tok-${name}) / ${alpha})`;
   if (spec.kind === 'category') return v === 'low' ? c('down', '0.75') : v === 'high' ? c('up', '0.8') : 'transparent';
   if (typeof v !== 'number' || !Number.isFinite(v)) return 'transparent';

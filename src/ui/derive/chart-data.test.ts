@@ -62,11 +62,16 @@ describe('chart data', () => {
 });
 
 describe("an empty chart's words", () => {
-  it('says no steps before any, nothing while values wait to be drawn, and that the runs lack a metric they lack', () => {
-    expect(emptyChartText([{ metrics: [] }, { metrics: [] }], 'kl')).toBe('no steps yet');
-    expect(emptyChartText([{ metrics: [{ kl: 0.1 }] }, { metrics: [] }], 'kl')).toBe('');
-    expect(emptyChartText([{ metrics: [{ reward: 1 }] }, { metrics: [{ reward: 0 }] }], 'kl')).toBe(
-      'these runs have no values of it',
-    );
-  });
+  it(
+    'says no steps before any, nothing while values ' +
+      'wait to be drawn, and that the runs lack a metric ' +
+      'they lack',
+    () => {
+      expect(emptyChartText([{ metrics: [] }, { metrics: [] }], 'kl')).toBe('no steps yet');
+      expect(emptyChartText([{ metrics: [{ kl: 0.1 }] }, { metrics: [] }], 'kl')).toBe('');
+      expect(emptyChartText([{ metrics: [{ reward: 1 }] }, { metrics: [{ reward: 0 }] }], 'kl')).toBe(
+        'these runs have no values of it',
+      );
+    },
+  );
 });

@@ -2,7 +2,9 @@
 
 export type Row = Record<string, number | null> & { step: number };
 
-/** TensorBoard-style debiased exponential moving average; weight 0 = raw values. Non-finite values pass through as null. */
+/**
+ * TensorBoard-style debiased exponential moving average; weight 0 = raw values. Non-finite values pass through as null.
+ */
 export function smooth(values: (number | null)[], weight: number): (number | null)[] {
   if (weight <= 0) return values;
   let last = 0;
@@ -39,7 +41,10 @@ export function downsample(rows: Row[], max: number): Row[] {
   return out;
 }
 
-/** Rows for the given metric keys: `key` smoothed, `key~raw` as measured. A row's step is its metrics' step (updates done: the first update is step 1). */
+/**
+ * Rows for the given metric keys: `key` smoothed, `key~raw` as measured. A row's step is its metrics' step (updates
+ * done: the first update is step 1).
+ */
 export function chartRows(metrics: Record<string, number>[], keys: string[], smoothing: number, max = 300): Row[] {
   const cols = keys.map((k) =>
     smooth(
@@ -63,7 +68,8 @@ export const HISTORY_MAX_ROWS = 4000;
 
 /**
  * Bounds the metric history a long run keeps in memory: once it holds more than `max` rows, every
- * pair of consecutive rows in the older half becomes one row (numbers averaged, weighted by the steps each stands for; the later step kept;
+ * pair of consecutive rows in the older half becomes one row (numbers averaged, weighted by the steps each stands for;
+ * the later step kept;
  * `merged_steps` counting the steps it stands for). The recent half always stays at full resolution,
  * and each compaction shrinks the history to about 3/4 of `max`, so the cost is amortised.
  */

@@ -18,7 +18,11 @@ export interface ChartSpec {
 /** On-policy: every batch gets one gradient step, so the policy that scores it is the one that sampled it. */
 const onPolicy = (what: string) => (c: RunConfig) =>
   c.num_iterations === 1 && c.minibatches === 1
-    ? `Updates are on-policy (num_iterations = 1, minibatches = 1): each batch gets a single gradient step, scored by the same weights that sampled it, so ${what}. Raise num_iterations or minibatches to reuse a batch and see it move.`
+    ? 'Updates are on-policy (num_iterations = 1, ' +
+      'minibatches = 1): each batch gets a single ' +
+      'gradient step, scored by the same weights that ' +
+      `sampled it, so ${what}. Raise num_iterations or ` +
+      'minibatches to reuse a batch and see it move.'
     : null;
 
 export const chartSpecs: ChartSpec[] = [
@@ -57,7 +61,11 @@ export const chartSpecs: ChartSpec[] = [
     title: 'Length bias (per-token push)',
     lines: [{ key: 'length_bias/push_ratio', label: 'longest ÷ shortest wrong answer' }],
     info: 'length_bias/push_ratio',
-    hint: 'in each group, how hard the update pushes down each token of its longest wrong answer, relative to its shortest: 1 = alike; below 1 = long wrong answers are penalised less per token',
+    hint:
+      'in each group, how hard the update pushes down ' +
+      'each token of its longest wrong answer, relative ' +
+      'to its shortest: 1 = alike; below 1 = long wrong ' +
+      'answers are penalised less per token',
   },
   {
     id: 'truncated',
@@ -74,7 +82,10 @@ export const chartSpecs: ChartSpec[] = [
     info: 'kl',
     constantWhen: (c) =>
       c.beta === 0
-        ? 'KL is off: beta = 0, so there is no reference policy to measure against (what would plot here is float rounding, about 1e-9). Set beta > 0 to anchor the policy to its base and chart the KL.'
+        ? 'KL is off: beta = 0, so there is no reference ' +
+          'policy to measure against (what would plot here is ' +
+          'float rounding, about 1e-9). Set beta > 0 to ' +
+          'anchor the policy to its base and chart the KL.'
         : null,
   },
   {
@@ -142,7 +153,10 @@ export function specOf(metric: string): ChartSpec | undefined {
   return chartSpecs.find((s) => s.lines.some((l) => l.key === metric));
 }
 
-/** Why the chart cannot move under this config ("KL is off: ..."), or null: the one rule the Charts tab and Compare show. */
+/**
+ * Why the chart cannot move under this config ("KL is off: ..."), or null: the one rule the Charts tab and Compare
+ * show.
+ */
 export function constantNote(spec: ChartSpec | undefined, config: RunConfig | null | undefined): string | null {
   return config && spec?.constantWhen ? spec.constantWhen(config) : null;
 }

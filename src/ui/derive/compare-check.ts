@@ -82,7 +82,10 @@ export interface HeldOut {
   step: number;
 }
 
-/** Binomial standard error of a pass@1 estimated from prompts × n samples (treats samples as independent, so it is a lower bound). */
+/**
+ * Binomial standard error of a pass@1 estimated from prompts × n samples (treats samples as independent, so it is a
+ * lower bound).
+ */
 export function passAt1StdErr(h: HeldOut): number {
   const N = h.prompts * h.n;
   return N > 0 ? Math.sqrt((h.passAt1 * (1 - h.passAt1)) / N) : Infinity;
@@ -102,7 +105,10 @@ export function passAt1Verdict(
   const se = Math.hypot(passAt1StdErr(a), passAt1StdErr(b));
   const significant = Math.abs(diff) > 2 * se;
   const at = a.step === b.step ? `at step ${a.step}` : `at steps ${a.step} and ${b.step}`;
-  const noise = `standard error of the difference ${(100 * se).toFixed(1)} points (binomial, ${a.prompts}×${a.n} and ${b.prompts}×${b.n} samples)`;
+  const noise =
+    `standard error of the difference ${(100 * se).toFixed(1)} ` +
+    `points (binomial, ${a.prompts}×${a.n} and ${b.prompts}` +
+    `×${b.n} samples)`;
   if (Math.abs(diff) < 1e-12)
     return {
       text: `A and B tie on held-out pass@1 ${at}: ${pct(a.passAt1)} each; ${noise}.`,
@@ -111,7 +117,10 @@ export function passAt1Verdict(
       se,
     };
   const [win, lose] = diff > 0 ? [b, a] : [a, b];
-  const head = `${win.label} did better on held-out pass@1 ${at}: ${pct(win.passAt1)} vs ${pct(lose.passAt1)} (+${(100 * Math.abs(diff)).toFixed(1)} points)`;
+  const head =
+    `${win.label} did better on held-out pass@1 ${at}: ` +
+    `${pct(win.passAt1)} vs ${pct(lose.passAt1)} (+${(100 * Math.abs(diff)).toFixed(1)} ` +
+    'points)';
   return {
     text: significant
       ? `${head}, more than twice the noise (${noise}).`

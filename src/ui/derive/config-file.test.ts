@@ -17,7 +17,8 @@ describe('parseConfigFile', () => {
       }),
       'run.json',
     );
-    // eval_prompts and eval_samples, which the app starts at its own values, are pinned to the file's (the library defaults here).
+    // eval_prompts and eval_samples, which the app starts at its own values, are pinned to the file's (the library
+    // defaults here).
     // Every value from the file is marked as the saved config's (the form says "saved config" beside it).
     const saved = 'saved config';
     expect(d).toEqual({

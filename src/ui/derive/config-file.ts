@@ -33,7 +33,8 @@ export function parseConfigFile(text: string, name = 'the config file'): SetupDr
   const knobs: Record<string, string> = {};
   for (const [k, v] of Object.entries((fields.difficulty as Record<string, unknown> | undefined) ?? {}))
     knobs[k] = String(v);
-  // Every value the file gives is marked as the saved config's, so the form says "saved config" beside it until it is edited.
+  // Every value the file gives is marked as the saved config's, so the form says "saved config" beside it until it is
+  // edited.
   const origins: NonNullable<SetupDraft['origins']> = { task: 'saved config' };
   for (const path of [...Object.keys(edits), ...Object.keys(knobs).map((k) => `difficulty.${k}`)])
     origins[path] = 'saved config';

@@ -173,7 +173,9 @@ export function parseKnob(family: TaskFamily, name: string, raw: string): number
   return raw;
 }
 
-/** Where an edit that the person has not changed since came from (absent: they typed it; `lesson:ID`: a lesson set it). */
+/**
+ * Where an edit that the person has not changed since came from (absent: they typed it; `lesson:ID`: a lesson set it).
+ */
 export type EditOrigin = 'link' | 'saved config' | `lesson:${string}`;
 
 export interface SetupDraft {
@@ -182,7 +184,10 @@ export interface SetupDraft {
   edits: Edits;
   /** Knob edits (text), over the checkpoint's measured difficulty. */
   knobs: Record<string, string>;
-  /** Paths (`epsilon`, `difficulty.digits`, `task`) whose value came from the link or a loaded config and is unchanged since. */
+  /**
+   * Paths (`epsilon`, `difficulty.digits`, `task`) whose value came from the link or a loaded config and is unchanged
+   * since.
+   */
   origins?: Record<string, EditOrigin>;
 }
 
@@ -233,7 +238,10 @@ export function draftLayers(d: SetupDraft): ConfigLayer[] {
     .map(([o, values]) => ({ source: originSource(o), values }));
 }
 
-/** The resolver's inputs for the draft over a checkpoint: defaults ← app defaults ← recipe ← preset ← link or saved config ← edits. */
+/**
+ * The resolver's inputs for the draft over a checkpoint: defaults ← app defaults ← recipe ← preset ← link or saved
+ * config ← edits.
+ */
 export function draftInputs(d: SetupDraft, manifest: Manifest | null): ConfigInputs {
   return { manifest, appDefaults, preset: d.presetId, layers: draftLayers(d) };
 }
@@ -253,12 +261,17 @@ export function draftOverrides(d: SetupDraft): Record<string, unknown> {
   return flatten({}, draftLayers(d));
 }
 
-/** The config patch the form describes, the preset's fields included (Compare's sides and lessons send it as one patch). */
+/**
+ * The config patch the form describes, the preset's fields included (Compare's sides and lessons send it as one patch).
+ */
 export function draftPatch(d: SetupDraft): Record<string, unknown> {
   return flatten({ ...(safePreset(d.presetId)?.config ?? {}) }, draftLayers(d));
 }
 
-/** Layers' sparse patches, later over earlier (weights and the difficulty part by part), for the wire to the worker, which resolves them. */
+/**
+ * Layers' sparse patches, later over earlier (weights and the difficulty part by part), for the wire to the worker,
+ * which resolves them.
+ */
 function flatten(patch: Record<string, unknown>, layers: ConfigLayer[]): Record<string, unknown> {
   for (const layer of layers) {
     for (const [k, v] of Object.entries(layer.values)) {

@@ -26,7 +26,8 @@ describe('Save config', () => {
     expect(back.presetId).toBe(d.presetId);
     expect(back.task).toBe(d.task);
     expect(back.knobs).toEqual(d.knobs);
-    // The app's own starting values are written out (so `rlvr train --config` runs what the page runs); nothing else is added.
+    // The app's own starting values are written out (so `rlvr train --config` runs what the page runs); nothing else is
+    // added.
     const added = Object.keys(back.edits).filter((k) => !(k in d.edits));
     expect(added.sort()).toEqual(
       Object.keys(appDefaults)

@@ -18,7 +18,10 @@ import { formatBytes, IMPORT_LIMITS } from './import-limits.ts';
 
 export class ConfigSaveError extends Error {}
 
-/** The largest dataset embedded in a saved config: the whole file then stays well under the config import cap (import-limits.ts). */
+/**
+ * The largest dataset embedded in a saved config: the whole file then stays well under the config import cap
+ * (import-limits.ts).
+ */
 export const EMBED_DATASET_MAX = IMPORT_LIMITS.config - 32 * 1024;
 
 /**
@@ -32,11 +35,18 @@ export function configDataset(p: DatasetPayload): ConfigDataset {
   return {
     name: p.name,
     verifier: p.verifier,
-    note: `${p.name} is ${formatBytes(bytes)}, more than the ${formatBytes(EMBED_DATASET_MAX)} a config file embeds: keep the file beside this config and import it (rlvr train --dataset ${p.name})`,
+    note:
+      `${p.name} is ${formatBytes(bytes)}, more than the ` +
+      `${formatBytes(EMBED_DATASET_MAX)} a config file ` +
+      'embeds: keep the file beside this config and ' +
+      `import it (rlvr train --dataset ${p.name})`,
   };
 }
 
-/** The file's JSON object; throws ConfigSaveError naming the invalid fields (an invalid setup is not saved). A custom task's dataset goes with it (configDataset). */
+/**
+ * The file's JSON object; throws ConfigSaveError naming the invalid fields (an invalid setup is not saved). A custom
+ * task's dataset goes with it (configDataset).
+ */
 export function setupFileObject(
   d: SetupDraft,
   measured: Record<string, number | string> = {},
@@ -46,7 +56,8 @@ export function setupFileObject(
   const bad = Object.entries(errors);
   if (bad.length)
     throw new ConfigSaveError(
-      `fix ${bad.length === 1 ? 'this setting' : `these ${bad.length} settings`} first: ${bad.map(([k, m]) => `${k}: ${m}`).join('; ')}`,
+      `fix ${bad.length === 1 ? 'this setting' : `these ${bad.length} settings`} ` +
+        `first: ${bad.map(([k, m]) => `${k}: ${m}`).join('; ')}`,
     );
   const out: Record<string, unknown> = { preset: d.presetId, task: d.task };
   for (const [k, v] of Object.entries(appDefaults)) if (!(k in d.edits)) out[k] = v;

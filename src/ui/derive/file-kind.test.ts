@@ -22,13 +22,18 @@ function madeByPython(): string | null {
     'import sys, pandas as pd',
     'from transformers import TrainerState',
     'out = sys.argv[1]',
-    'pd.DataFrame({"step": ["1"], "prompt": ["2+2="], "completion": ["4"], "advantage": [0.5]}).to_parquet(out + "/completions_00001.parquet")',
+    'pd.DataFrame({"step": ["1"], "prompt": ["2+2="], ' +
+      '"completion": ["4"], "advantage": ' +
+      '[0.5]}).to_parquet(out + ' +
+      '"/completions_00001.parquet")',
     's = TrainerState(global_step=20, max_steps=20, log_history=[{"loss": 0.1, "step": 10}])',
     's.save_to_json(out + "/trainer_state.json")',
   ].join('\n');
   if (!python || !existsSync(python)) {
     process.stderr.write(
-      `\n${'!'.repeat(100)}\n!!  FILE KIND: Parquet and trainer_state.json cases SKIPPED: no Python from scripts/setup-python.sh\n${'!'.repeat(100)}\n`,
+      `\n${'!'.repeat(100)}\n!!  FILE KIND: Parquet and ` +
+        'trainer_state.json cases SKIPPED: no Python from ' +
+        `scripts/setup-python.sh\n${'!'.repeat(100)}\n`,
     );
     return null;
   }

@@ -24,7 +24,9 @@ export function hfImportPaths(paths: readonly string[]): string[] {
   return paths.filter((p) => READ.test(p) && !CHECKPOINT_DIR.test(p.slice(root.length)));
 }
 
-/** The checkpoint-N/ folders directly inside the chosen folder, highest step first (named when it has no config.json). */
+/**
+ * The checkpoint-N/ folders directly inside the chosen folder, highest step first (named when it has no config.json).
+ */
 export function nestedCheckpoints(paths: readonly string[]): string[] {
   const root = pickedRoot(paths);
   const names = new Set<string>();

@@ -72,28 +72,33 @@ describe('lesson runs', () => {
     expect(lessonDraft(l, l.runs[1]!).edits).toEqual({ seed: '1', eval_every: '0', max_completion_length: '64' });
   });
 
-  it('each field a lesson set reads "lesson ID" as its source, in the resolver and beside the field, until the person edits it', () => {
-    const l = lessons.find((x) => x.id === 'no-signal')!;
-    const d = lessonDraft(l, l.runs[1]!);
-    expect(d.origins).toEqual(
-      Object.fromEntries(
-        [...Object.keys(d.edits), ...Object.keys(d.knobs).map((k) => `difficulty.${k}`)].map((p) => [
-          p,
-          'lesson:no-signal',
-        ]),
-      ),
-    );
-    const r = resolveConfig(draftInputs(d, null));
-    expect(r.errors).toEqual([]);
-    expect(pageSourceText(r.source.num_generations!)).toBe('lesson no-signal');
-    expect(pageSourceText(r.source['difficulty.m']!)).toBe('lesson no-signal');
-    expect(fieldSourceText(d.origins!.num_generations, true, 'default')).toBe('lesson no-signal');
-    // Typed over: the person's own edit.
-    const { num_generations: _gone, ...rest } = d.origins!;
-    expect(pageSourceText(resolveConfig(draftInputs({ ...d, origins: rest }, null)).source.num_generations!)).toBe(
-      'edited',
-    );
-  });
+  it(
+    'each field a lesson set reads "lesson ID" as its ' +
+      'source, in the resolver and beside the field, ' +
+      'until the person edits it',
+    () => {
+      const l = lessons.find((x) => x.id === 'no-signal')!;
+      const d = lessonDraft(l, l.runs[1]!);
+      expect(d.origins).toEqual(
+        Object.fromEntries(
+          [...Object.keys(d.edits), ...Object.keys(d.knobs).map((k) => `difficulty.${k}`)].map((p) => [
+            p,
+            'lesson:no-signal',
+          ]),
+        ),
+      );
+      const r = resolveConfig(draftInputs(d, null));
+      expect(r.errors).toEqual([]);
+      expect(pageSourceText(r.source.num_generations!)).toBe('lesson no-signal');
+      expect(pageSourceText(r.source['difficulty.m']!)).toBe('lesson no-signal');
+      expect(fieldSourceText(d.origins!.num_generations, true, 'default')).toBe('lesson no-signal');
+      // Typed over: the person's own edit.
+      const { num_generations: _gone, ...rest } = d.origins!;
+      expect(pageSourceText(resolveConfig(draftInputs({ ...d, origins: rest }, null)).source.num_generations!)).toBe(
+        'edited',
+      );
+    },
+  );
 });
 
 describe('lesson URLs', () => {
@@ -145,14 +150,19 @@ describe('measured outcomes', () => {
 });
 
 describe('verdict body', () => {
-  it('drops a leading "Shows: " that would repeat the headline "The effect shows.", and keeps every other text whole', () => {
-    expect(verdictBody({ shows: true, text: 'Shows: the clipped objective learned (x).' })).toBe(
-      'The clipped objective learned (x).',
-    );
-    expect(verdictBody({ shows: true, text: "Shows: GRPO's divisor (x)." })).toBe("GRPO's divisor (x).");
-    expect(verdictBody({ shows: false, text: 'Does not show at this difficulty: none learned.' })).toBe(
-      'Does not show at this difficulty: none learned.',
-    );
-    expect(verdictBody({ shows: false, text: 'Shows: but judged not to.' })).toBe('Shows: but judged not to.');
-  });
+  it(
+    'drops a leading "Shows: " that would repeat the ' +
+      'headline "The effect shows.", and keeps every ' +
+      'other text whole',
+    () => {
+      expect(verdictBody({ shows: true, text: 'Shows: the clipped objective learned (x).' })).toBe(
+        'The clipped objective learned (x).',
+      );
+      expect(verdictBody({ shows: true, text: "Shows: GRPO's divisor (x)." })).toBe("GRPO's divisor (x).");
+      expect(verdictBody({ shows: false, text: 'Does not show at this difficulty: none learned.' })).toBe(
+        'Does not show at this difficulty: none learned.',
+      );
+      expect(verdictBody({ shows: false, text: 'Shows: but judged not to.' })).toBe('Shows: but judged not to.');
+    },
+  );
 });

@@ -22,12 +22,17 @@ describe("pass@k's one progress line", () => {
     expect(passKSecondsLeft(first, 0)).toBeNull();
     expect(aboutTime(24)).toBe('about 25 s');
   });
-  it('follows the recent rate when a phase runs faster than the first (the rate of the latter half of the wait)', () => {
-    let w = passKWait(null, 'passk-base', 32, 320, 0); // 5% at 0 s
-    w = passKWait(w, 'passk-base', 320, 320, 20_000); // 50% at 20 s: slow
-    w = passKWait(w, 'passk-current', 64, 320, 22_000); // 60% at 22 s
-    w = passKWait(w, 'passk-current', 128, 320, 24_000); // 70% at 24 s: 10% every 2 s
-    expect(passKSecondsLeft(w, 24_000)).toBeCloseTo(6);
-    expect(aboutTime(400)).toBe('about 7 min');
-  });
+  it(
+    'follows the recent rate when a phase runs faster ' +
+      'than the first (the rate of the latter half of the ' +
+      'wait)',
+    () => {
+      let w = passKWait(null, 'passk-base', 32, 320, 0); // 5% at 0 s
+      w = passKWait(w, 'passk-base', 320, 320, 20_000); // 50% at 20 s: slow
+      w = passKWait(w, 'passk-current', 64, 320, 22_000); // 60% at 22 s
+      w = passKWait(w, 'passk-current', 128, 320, 24_000); // 70% at 24 s: 10% every 2 s
+      expect(passKSecondsLeft(w, 24_000)).toBeCloseTo(6);
+      expect(aboutTime(400)).toBe('about 7 min');
+    },
+  );
 });

@@ -15,7 +15,10 @@ export function shownRecording(s: AppState): RecordingState | null {
 /** Whether a recording is shown (nothing trains in what the page shows). */
 export const showsRecording = (s: AppState): boolean => shownRecording(s) !== null;
 
-/** The metrics drawn: the recording's up to its scrubbed step, or null for the live run's (s.metrics, bounded by the charts). */
+/**
+ * The metrics drawn: the recording's up to its scrubbed step, or null for the live run's (s.metrics, bounded by the
+ * charts).
+ */
 export const shownRecordedMetrics = (s: AppState): StepMetrics[] | null => shownRecording(s)?.metrics ?? null;
 
 /** The held-out evaluations drawn. */

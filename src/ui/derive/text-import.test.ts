@@ -23,16 +23,23 @@ describe('strict UTF-8 import', () => {
       expect(firstInvalidUtf8(b) < 0, `bytes ${[...b].map((x) => x.toString(16))}`).toBe(fatal);
     }
   });
-  it('names the line and the byte of a Windows-1252 file (curly quotes), instead of decoding it with replacement characters', () => {
-    const bytes = new Uint8Array([
-      ...new TextEncoder().encode('{"prompt": "1+1=", "answer": "2"}\n{'),
-      0x93,
-      ...new TextEncoder().encode('prompt'),
-      0x94,
-      ...new TextEncoder().encode(': "2+2="}\n'),
-    ]);
-    expect(() => decodeUtf8(bytes, 'smart.jsonl')).toThrow(NotUtf8Error);
-    expect(() => decodeUtf8(bytes, 'smart.jsonl')).toThrow(/^smart\.jsonl is not UTF-8 text: line 2 has the byte 0x93/);
-    expect(decodeUtf8(new TextEncoder().encode('café\n'), 'ok.jsonl')).toBe('café\n');
-  });
+  it(
+    'names the line and the byte of a Windows-1252 file ' +
+      '(curly quotes), instead of decoding it with ' +
+      'replacement characters',
+    () => {
+      const bytes = new Uint8Array([
+        ...new TextEncoder().encode('{"prompt": "1+1=", "answer": "2"}\n{'),
+        0x93,
+        ...new TextEncoder().encode('prompt'),
+        0x94,
+        ...new TextEncoder().encode(': "2+2="}\n'),
+      ]);
+      expect(() => decodeUtf8(bytes, 'smart.jsonl')).toThrow(NotUtf8Error);
+      expect(() => decodeUtf8(bytes, 'smart.jsonl')).toThrow(
+        /^smart\.jsonl is not UTF-8 text: line 2 has the byte 0x93/,
+      );
+      expect(decodeUtf8(new TextEncoder().encode('café\n'), 'ok.jsonl')).toBe('café\n');
+    },
+  );
 });

@@ -41,7 +41,11 @@ export function decodeUtf8(bytes: Uint8Array, name: string): string {
     for (let i = 0; i < bad; i++) if (bytes[i] === 0x0a) line++;
     const hex = bytes[bad]!.toString(16).toUpperCase().padStart(2, '0');
     throw new NotUtf8Error(
-      `${name} is not UTF-8 text: line ${line} has the byte 0x${hex}, which UTF-8 does not allow (a Latin-1 or Windows-1252 file, e.g. with accents or curly quotes?). Save it as UTF-8 and import it again`,
+      `${name} is not UTF-8 text: line ${line} has the ` +
+        `byte 0x${hex}, which UTF-8 does not allow (a ` +
+        'Latin-1 or Windows-1252 file, e.g. with accents or ' +
+        'curly quotes?). Save it as UTF-8 and import it ' +
+        'again',
     );
   }
   return new TextDecoder('utf-8').decode(bytes);

@@ -36,7 +36,9 @@ describe('unzip', () => {
       'python3',
       [
         '-c',
-        'import sys, zipfile; print(sorted({i.compress_type for i in zipfile.ZipFile(sys.argv[1]).infolist() if not i.is_dir()}))',
+        'import sys, zipfile; print(sorted({i.compress_type ' +
+          'for i in zipfile.ZipFile(sys.argv[1]).infolist() ' +
+          'if not i.is_dir()}))',
         join(dir, 'a.zip'),
       ],
       { encoding: 'utf8' },

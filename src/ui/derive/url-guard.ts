@@ -12,7 +12,10 @@ export function guardSearch(search: string): { search: string; note: string | nu
   if (search.length <= MAX_SEARCH_CHARS) return { search, note: null };
   return {
     search: '',
-    note: `this link's settings are ${search.length.toLocaleString('en')} characters long (at most ${MAX_SEARCH_CHARS.toLocaleString('en')}): it was ignored and the defaults are shown`,
+    note:
+      `this link's settings are ${search.length.toLocaleString('en')} ` +
+      `characters long (at most ${MAX_SEARCH_CHARS.toLocaleString('en')}` +
+      '): it was ignored and the defaults are shown',
   };
 }
 

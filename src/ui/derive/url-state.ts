@@ -77,7 +77,10 @@ interface Param {
 
 /** The page state a URL carries besides the setup's backend: the Benchmark panel and a recording to open. */
 export interface PageUrl {
-  /** `?bench=1` opens the Benchmark panel; `?bench_steps=N` sets its measured steps per backend (the panel shows the note on a bad N). */
+  /**
+   * `?bench=1` opens the Benchmark panel; `?bench_steps=N` sets its measured steps per backend (the panel shows the
+   * note on a bad N).
+   */
   bench: BenchUrl;
   /** `?run=URL`: a run record to open as a recording. */
   run: string | null;
@@ -130,7 +133,10 @@ function choice(
   };
 }
 
-/** A config field from the table (src/rl/config-fields.ts): written when it differs from the value the form starts it at (the resolver's, over the checkpoint's recipe when it is known). */
+/**
+ * A config field from the table (src/rl/config-fields.ts): written when it differs from the value the form starts it at
+ * (the resolver's, over the checkpoint's recipe when it is known).
+ */
 function fieldParam(spec: FieldSpec): Param {
   return {
     key: spec.path,
@@ -245,7 +251,8 @@ const params: Param[] = [
       return null;
     },
   },
-  // The bench and run keys are read once at start-up and not written back (the address bar drops them; boot.ts keeps `run` while its recording is open).
+  // The bench and run keys are read once at start-up and not written back (the address bar drops them; boot.ts keeps
+  // `run` while its recording is open).
   {
     key: 'bench',
     scope: 'page',
@@ -260,7 +267,10 @@ const params: Param[] = [
       const n = Number(raw);
       if (Number.isInteger(n) && n >= 1 && n <= MAX_BENCH_STEPS) page.bench.steps = n;
       else
-        page.bench.note = `bench_steps=${raw} is not a whole number from 1 to ${MAX_BENCH_STEPS}; measuring ${DEFAULT_BENCH_STEPS} steps`;
+        page.bench.note =
+          `bench_steps=${raw} is not a whole number from 1 to ` +
+          `${MAX_BENCH_STEPS}; measuring ${DEFAULT_BENCH_STEPS} ` +
+          'steps';
       return null;
     },
   },
@@ -298,7 +308,10 @@ const paramFor = (key: string) =>
   params.find((p) => p.key === key || (p.key.endsWith('.') && key.startsWith(p.key) && key.length > p.key.length));
 const pageParam = (key: string) => params.find((p) => p.key === key && p.scope === 'page')!;
 
-/** The query string for a setup (without `?`); empty when everything is default. `manifest`: the checkpoint it starts from (its recipe is part of the base an edit is compared with). */
+/**
+ * The query string for a setup (without `?`); empty when everything is default. `manifest`: the checkpoint it starts
+ * from (its recipe is part of the base an edit is compared with).
+ */
 export function setupToSearch(s: UrlSetup, manifest: Manifest | null = null): string {
   const p = new URLSearchParams();
   const lesson = s.lesson ? lessons.find((l) => l.id === s.lesson) : undefined;
@@ -317,7 +330,10 @@ export function setupToSearch(s: UrlSetup, manifest: Manifest | null = null): st
   return p.toString();
 }
 
-/** The part of the query that describes the experiment (its page-state keys dropped): two URLs with equal keys are the same experiment. */
+/**
+ * The part of the query that describes the experiment (its page-state keys dropped): two URLs with equal keys are the
+ * same experiment.
+ */
 export function experimentKey(search: string): string {
   const p = new URLSearchParams(search);
   for (const k of [...new Set(p.keys())]) if (paramFor(k)?.scope === 'page' && k !== 'v') p.delete(k);

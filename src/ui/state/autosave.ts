@@ -77,14 +77,20 @@ export function savedByWorker(e: { runId: string; step: number; savedAt: string;
 export function saveFailed(e: unknown): void {
   const last = getState().autosave;
   setNotices({
-    autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training goes on, but a reload or a crash will lose the steps since the last save${last ? ` (step ${last.step})` : ''}. Download a checkpoint to keep the weights.`,
+    autosaveOff:
+      `Autosave is off: ${describeStorageError(e)}. ` +
+      'Training goes on, but a reload or a crash will ' +
+      `lose the steps since the last save${last ? ` (step ${last.step})` : ''}` +
+      '. Download a checkpoint to keep the weights.',
   });
 }
 
 /** Pruning lists every record: once per run and then at most this often (ms), not after every step's save. */
 const PRUNE_EVERY_MS = 60_000;
 
-/** Keeps the saved runs to persist.ts's MAX_SAVED_RUNS, never touching a run open in a tab or one offered on this page. */
+/**
+ * Keeps the saved runs to persist.ts's MAX_SAVED_RUNS, never touching a run open in a tab or one offered on this page.
+ */
 async function pruneSavedRuns(own: string): Promise<void> {
   const now = Date.now();
   const pruned = session.pruned;

@@ -87,7 +87,11 @@ async function bootSteps(): Promise<void> {
     runs = await listRuns();
   } catch (e) {
     setNotices({
-      autosaveOff: `Autosave is off: ${describeStorageError(e)}. Training works, but a reload or a crash will lose the run. Download a checkpoint to keep the weights.`,
+      autosaveOff:
+        `Autosave is off: ${describeStorageError(e)}. ` +
+        'Training works, but a reload or a crash will lose ' +
+        'the run. Download a checkpoint to keep the ' +
+        'weights.',
     });
     return;
   }

@@ -62,7 +62,9 @@ export function checkB(s = getState()) {
   return checkOverrides(draftPatch({ ...s.setup.draft, presetId: s.compare.presetB }), s.compare.editsB);
 }
 
-/** The two config patches: A is the setup; B the setup with preset B and the overrides. Throws listing every error in B. */
+/**
+ * The two config patches: A is the setup; B the setup with preset B and the overrides. Throws listing every error in B.
+ */
 export function comparePatches(): { a: Record<string, unknown>; b: Record<string, unknown> } {
   const s = getState();
   const a = draftPatch(s.setup.draft);

@@ -105,7 +105,10 @@ export const CRASH_TITLE = 'The training worker stopped unexpectedly';
 function onCrash(msg: string): void {
   patch('run', { state: 'crashed', activity: '' });
   const saved = getState().autosave;
-  const text = `${msg}. ${saved ? `The last autosave is from step ${saved.step}.` : 'There is no autosave of this run yet.'} (Out of memory? Try fewer prompts_per_step × num_generations.)`;
+  const text =
+    `${msg}. ${saved ? `The last autosave is from step ${saved.step}.` : 'There is no autosave of this run yet.'} ` +
+    '(Out of memory? Try fewer prompts_per_step × ' +
+    'num_generations.)';
   const s = getState();
   setState({
     error: { kind: 'crash', title: CRASH_TITLE, message: text },

@@ -30,7 +30,10 @@ export interface DatasetState {
   /** Why the last file was refused (the dataset in use, if any, is unchanged). */
   error: string | null;
   loading: boolean;
-  /** The dataset the current run was built with (set when a run is initialised or restored; null: none, or not a custom run). */
+  /**
+   * The dataset the current run was built with (set when a run is initialised or restored; null: none, or not a custom
+   * run).
+   */
   inRun: DatasetPayload | null;
 }
 

@@ -36,7 +36,10 @@ export async function planWebGpu(forced: 'webgpu' | 'wasm' | null): Promise<WebG
     return {
       adapter: a,
       run: false,
-      note: 'the only WebGPU adapter is a software one, which says nothing about GPU speed; add ?backend=webgpu to the URL to measure it anyway',
+      note:
+        'the only WebGPU adapter is a software one, which ' +
+        'says nothing about GPU speed; add ?backend=webgpu ' +
+        'to the URL to measure it anyway',
     };
   }
   return { adapter: a, run: true, note: null };

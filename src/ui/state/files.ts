@@ -136,12 +136,16 @@ async function hfFolderOf(files: File[]): Promise<{ folder: HfFolder; source: st
   if (!configs.length && checkpoints.length) {
     const list = checkpoints.join(', ');
     throw new Error(
-      `${source} has no config.json of its own, only the checkpoint folders ${list}: choose one of them (the highest step is the latest)`,
+      `${source} has no config.json of its own, only the ` +
+        `checkpoint folders ${list}: choose one of them ` +
+        '(the highest step is the latest)',
     );
   }
   if (!configs.length)
     throw new Error(
-      `${source} has no config.json: choose the Hugging Face folder (or its zip) that rlvr export --format hf or TRL wrote`,
+      `${source} has no config.json: choose the Hugging ` +
+        'Face folder (or its zip) that rlvr export --format ' +
+        'hf or TRL wrote',
     );
   const dir = configs[0]!.slice(0, -'config.json'.length);
   const folder: HfFolder = new Map();
@@ -155,7 +159,8 @@ async function hfFolderOf(files: File[]): Promise<{ folder: HfFolder; source: st
  * importAnyHuggingFace in src/model/hf-import-llama.ts). A GPT-2 folder holding a playground checkpoint
  * becomes the model, as Load checkpoint does. A LlamaForCausalLM or Qwen2ForCausalLM folder becomes the
  * uploaded checkpoint with its own tokenizer (shown in Base checkpoint and in Keep & share, where Score
- * a text runs it); Start trains it (the run in progress, if any, is left as it is until then). A folder the playground cannot run is refused with the reason and the current
+ * a text runs it); Start trains it (the run in progress, if any, is left as it is until then). A folder the playground
+ * cannot run is refused with the reason and the current
  * model stays: everything is checked before anything changes.
  */
 export async function importHuggingFaceFiles(files: File[]): Promise<void> {
@@ -198,7 +203,10 @@ export async function importConfigFile(file: File): Promise<boolean> {
     const carried = parseRunConfigFile(text, file.name).dataset;
     if (carried && carried.text === undefined && kept.payload?.name !== carried.name) {
       throw new Error(
-        `${file.name} trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import ${carried.name} on the Your data tab first, then load this config`,
+        `${file.name} trains on ${carried.name}, which it ` +
+          `names but does not embed${carried.note ? ` (${carried.note})` : ''}` +
+          `: import ${carried.name} on the Your data tab ` +
+          'first, then load this config',
       );
     }
     if (carried?.text !== undefined)
@@ -210,7 +218,9 @@ export async function importConfigFile(file: File): Promise<boolean> {
       notes.push(`its dataset ${carried.name} (embedded in the file) is now the one in use: see the Your data tab`);
     else if (carried)
       notes.push(
-        `it trains on ${carried.name}, which it names but does not embed${carried.note ? ` (${carried.note})` : ''}: import that file on the Your data tab`,
+        `it trains on ${carried.name}, which it names but ` +
+          `does not embed${carried.note ? ` (${carried.note})` : ''}` +
+          ': import that file on the Your data tab',
       );
     setState({ error: null, urlNotes: notes });
     return true;
@@ -222,7 +232,10 @@ export async function importConfigFile(file: File): Promise<boolean> {
   }
 }
 
-/** Downloads the setup as a config file (what Load config and `rlvr train --config` read); an invalid setup is refused, naming its fields. */
+/**
+ * Downloads the setup as a config file (what Load config and `rlvr train --config` read); an invalid setup is refused,
+ * naming its fields.
+ */
 export function downloadConfigFile(): boolean {
   const s = getState();
   try {

@@ -2,7 +2,8 @@
  * Guided experiments, the actions: read the measured outcomes, open a lesson (from the gallery or
  * `?lesson=ID`) with its shipped recording (public/records/, recorded by `rlvr lesson run`), and start
  * its runs live only when the person presses "Run it live". A one-run lesson becomes the main run
- * (Charts view); two or three runs train side by side in the Compare view. The setup form (and Compare's B) show the lesson's
+ * (Charts view); two or three runs train side by side in the Compare view. The setup form (and Compare's B) show the
+ * lesson's
  * configs, so the URL reads `?lesson=ID` until the person edits the setup.
  */
 import { lessonSeeds, perSeedVerdicts, type Lesson } from '../../lessons/index.ts';
@@ -84,7 +85,8 @@ function watchSetupEdits(): void {
 
 /**
  * Opens a lesson: its setup, and its shipped recording when there is one: every arm on the seed its
- * outcome was measured with, side by side in Compare (a one-run lesson: its record in the Charts tab). With `live` it also starts its runs: one run as the main run,
+ * outcome was measured with, side by side in Compare (a one-run lesson: its record in the Charts tab). With `live` it
+ * also starts its runs: one run as the main run,
  * two or three side by side in Compare. `steps` (> 0) replaces the lesson's step budget. False for an
  * unknown id (the gallery says which exist).
  */
@@ -216,7 +218,10 @@ export function dismissLessonNotice(): void {
   patch('lesson', { notice: null });
 }
 
-/** Experiment keys a lesson link may carry (the lesson sets everything else; page-state keys such as backend are not the experiment's). */
+/**
+ * Experiment keys a lesson link may carry (the lesson sets everything else; page-state keys such as backend are not the
+ * experiment's).
+ */
 const LESSON_LINK_KEYS = ['lesson', 'steps'];
 
 /**

@@ -33,7 +33,9 @@ export async function syncLiveConfig(): Promise<void> {
     ? {
         field: blocked.join(', '),
         reason:
-          'takes effect in a new run (it changes the compiled graphs, the prompt stream or the model): press Reset, then Start',
+          'takes effect in a new run (it changes the compiled ' +
+          'graphs, the prompt stream or the model): press ' +
+          'Reset, then Start',
       }
     : null;
   let note: string | null = s.liveNote;

@@ -24,7 +24,10 @@ export interface Notices {
   nonFinite: { message: string; learningRate: number; maxGradNorm: number } | null;
   /** What happened after a lost WebGPU device (resumed on WASM from an autosave, or started over). */
   fallback: string | null;
-  /** What a reload (or Restore) brought back: the step, and the steps lost if the page had shown more (persist.ts restoredNote). */
+  /**
+   * What a reload (or Restore) brought back: the step, and the steps lost if the page had shown more (persist.ts
+   * restoredNote).
+   */
   restored: string | null;
 }
 

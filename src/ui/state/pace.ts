@@ -64,7 +64,10 @@ export function mainRunEstimate(s = getState()): string | null {
   const config = r.config ?? effectiveDraftConfig(s);
   const parameters = r.model?.parameters ?? selectedManifest(s)?.parameters;
   if (!pace || !config || !parameters) return `${stepsLeft} steps: ${UNKNOWN_TIME}`;
-  return `${stepsLeft} steps: ${aboutMinutes(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }]))} on this device`;
+  return (
+    `${stepsLeft} steps: ${aboutMinutes(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }]))} ` +
+    'on this device'
+  );
 }
 
 /** Steps a newcomer's first run is worth watching for: the time line of a run without a step budget names it. */
@@ -82,7 +85,10 @@ function openEndedEstimate(s: AppState): string {
   if ((r.state === 'running' || r.state === 'pausing') && r.stepsPerMinute > 0) {
     const sec = 60 / r.stepsPerMinute;
     const left = Math.max(0, LOOK_AT_STEPS - r.step);
-    return `no step budget: ${perStep(sec)} per step (${r.stepsPerMinute.toFixed(1)} steps/min, measured)${left > 0 ? `; step ${LOOK_AT_STEPS} in ${aboutMinutes(left * sec)}` : ''}`;
+    return (
+      `no step budget: ${perStep(sec)} per step (${r.stepsPerMinute.toFixed(1)} ` +
+      `steps/min, measured)${left > 0 ? `; step ${LOOK_AT_STEPS} in ${aboutMinutes(left * sec)}` : ''}`
+    );
   }
   const pace = forBackend(s);
   const config = r.config ?? effectiveDraftConfig(s);
@@ -90,7 +96,11 @@ function openEndedEstimate(s: AppState): string {
   if (!pace || !config || !parameters)
     return `no step budget (it trains until you pause): time per step known after the first steps on this device`;
   const sec = trainingSeconds(pace, [{ config, parameters, steps: 1 }]);
-  return `no step budget: about ${perStep(sec)} per step on this device (${(60 / sec).toFixed(1)} steps/min); ${LOOK_AT_STEPS} steps ${aboutMinutes(sec * LOOK_AT_STEPS)}`;
+  return (
+    `no step budget: about ${perStep(sec)} per step on ` +
+    `this device (${(60 / sec).toFixed(1)} steps/min); ` +
+    `${LOOK_AT_STEPS} steps ${aboutMinutes(sec * LOOK_AT_STEPS)}`
+  );
 }
 
 /** A lesson's runs, side by side, `steps` each (its own budget when 0), from its task's checkpoint. */

@@ -33,11 +33,16 @@ export function loadRun(runId: string): Promise<SavedRun | undefined> {
 export function restoredNote(step: number, savedAt: string, shown: number | null, copy = false): string {
   const when = new Date(savedAt);
   const at = Number.isNaN(when.getTime()) ? savedAt : when.toLocaleTimeString();
-  let s = `Restored at step ${step} (saved ${at})${copy ? ": a copy of a run open in another tab, saved from now on as this tab's own" : ''}.`;
+  let s =
+    `Restored at step ${step} (saved ${at})${copy ? ": a copy of a run open in another tab, saved from now on as this tab's own" : ''}` +
+    '.';
   if (shown !== null && shown > step) {
     const n = shown - step;
     const which = n === 1 ? `step ${step + 1}` : `steps ${step + 1}–${shown}`;
-    s += ` ${n} step${n === 1 ? ' was' : 's were'} lost (${which}): the page went away before ${n === 1 ? 'it was' : 'they were'} saved. Training goes on from step ${step}.`;
+    s +=
+      ` ${n} step${n === 1 ? ' was' : 's were'} lost (${which}` +
+      `): the page went away before ${n === 1 ? 'it was' : 'they were'} ` +
+      `saved. Training goes on from step ${step}.`;
   }
   return s;
 }

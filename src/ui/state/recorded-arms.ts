@@ -119,7 +119,10 @@ export async function openRecordedArms(
   // The shown seed first (one on which the effect shows, where there is one): the page opens at once,
   // and the banner says the mean is on its way until the other seeds are read.
   const pending = over
-    ? `Reading seeds ${over.seeds.filter((x) => x !== over.shownSeed).join(', ')} to draw the mean over all ${over.seeds.length}; the curves are seed ${over.shownSeed}'s until then.`
+    ? `Reading seeds ${over.seeds.filter((x) => x !== over.shownSeed).join(', ')} ` +
+      `to draw the mean over all ${over.seeds.length}; ` +
+      `the curves are seed ${over.shownSeed}'s until ` +
+      'then.'
     : '';
   showArms(0, over ? { seeds: [...over.seeds], shownSeed: over.shownSeed, text: pending, pending: true } : null);
   performance.mark('record-shown');
@@ -221,7 +224,10 @@ export function addRecordingToCompare(): void {
   if (openedArms.length >= MAX_COMPARED_RECORDINGS) {
     patch('recordingLoad', {
       loading: null,
-      error: `Compare already draws ${MAX_COMPARED_RECORDINGS} recordings (A, B and C): close the recording to start again (nothing was changed).`,
+      error:
+        `Compare already draws ${MAX_COMPARED_RECORDINGS} ` +
+        'recordings (A, B and C): close the recording to ' +
+        'start again (nothing was changed).',
     });
     return;
   }

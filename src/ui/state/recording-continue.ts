@@ -39,7 +39,10 @@ export async function continueFromRecording(
   if (
     live &&
     !confirm(
-      `Continue training from the recording's step ${ck.step}? This replaces your current run (step ${run.step}) and, at its first autosave, the autosaved run. Download a checkpoint first to keep it.`,
+      `Continue training from the recording's step ${ck.step}` +
+        `? This replaces your current run (step ${run.step}` +
+        ') and, at its first autosave, the autosaved run. ' +
+        'Download a checkpoint first to keep it.',
     )
   )
     return false;

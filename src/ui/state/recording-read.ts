@@ -18,7 +18,9 @@ export const newOpen = (): number => ++session.recordOpening;
 /** Whether open `ticket` is still the latest (its result is shown). */
 export const isLatestOpen = (ticket: number): boolean => ticket === session.recordOpening;
 
-/** Drops an open still being read (its result is not shown): "Run it live" pressed before a lesson's records arrived. */
+/**
+ * Drops an open still being read (its result is not shown): "Run it live" pressed before a lesson's records arrived.
+ */
 export function cancelRecordOpen(): void {
   session.recordOpening++;
   patch('recordingLoad', { loading: null, error: null });
@@ -67,7 +69,11 @@ export function decodeOffThread(bytes: ArrayBuffer): Promise<DecodeResult> {
 }
 
 export function sizeRefusal(bytes: number): string {
-  return `not a readable run record: the file is ${mb(bytes)}; records of ${mb(RUN_RECORD_MAX_BYTES)} or more are refused`;
+  return (
+    `not a readable run record: the file is ${mb(bytes)}` +
+    `; records of ${mb(RUN_RECORD_MAX_BYTES)} or more ` +
+    'are refused'
+  );
 }
 
 /** Reads a response body, refusing it as soon as it reaches the size limit. */

@@ -73,12 +73,19 @@ export async function fallbackToWasm(reason: string): Promise<void> {
   if (saved) {
     await restoreSaved(saved, getState().setup);
     setNotices({
-      fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM and resumed from the autosave at step ${saved.snapshot.trainer.step}; steps after it were lost. Press Start to go on.`,
+      fallback:
+        `${reason[0]!.toUpperCase()}${reason.slice(1)}. ` +
+        'Switched to WASM and resumed from the autosave at ' +
+        `step ${saved.snapshot.trainer.step}; steps after ` +
+        'it were lost. Press Start to go on.',
     });
   } else {
     await reset();
     setNotices({
-      fallback: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Switched to WASM; there was no autosave of this run, so it starts over.`,
+      fallback:
+        `${reason[0]!.toUpperCase()}${reason.slice(1)}. ` +
+        'Switched to WASM; there was no autosave of this ' +
+        'run, so it starts over.',
     });
   }
 }

@@ -62,7 +62,10 @@ export function applyLoaded(r: InitResult): void {
   patch('run', { state: r.step > 0 ? 'paused' : 'ready', activity: '' });
 }
 
-/** The run a press acts on: the one being loaded now, else the one there is, else a new one from the setup. False if none could be loaded. */
+/**
+ * The run a press acts on: the one being loaded now, else the one there is, else a new one from the setup. False if
+ * none could be loaded.
+ */
 export async function ensureRun(): Promise<boolean> {
   for (let p = control().loadInFlight; p; p = control().loadInFlight) await p.catch(() => undefined);
   return hasRun() || (await initRun());

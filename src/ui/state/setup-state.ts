@@ -47,7 +47,10 @@ export function selectedManifest(s = getState()): Manifest | null {
   );
 }
 
-/** The difficulty the selected checkpoint recommends for the selected task (its recipe's, else where it was measured): the knobs' starting values. */
+/**
+ * The difficulty the selected checkpoint recommends for the selected task (its recipe's, else where it was measured):
+ * the knobs' starting values.
+ */
 export function measuredDifficulty(s = getState()): Record<string, number | string> {
   const manifest = selectedManifest(s);
   return (manifest && recommendedDifficulty(manifest, s.setup.draft.task)) ?? {};
@@ -67,7 +70,10 @@ export function modelContextLength(s = getState()): number | undefined {
 // forgetting one only computes it again (module-state.test.ts allows them).
 let validationMemo: { draft: unknown; key: string; result: ReturnType<typeof validateDraft> } | null = null;
 
-/** Every error of the setup form, including the checks Start would fail on (memoised: components call this on each store change). */
+/**
+ * Every error of the setup form, including the checks Start would fail on (memoised: components call this on each store
+ * change).
+ */
 export function draftValidation(s = getState()): ReturnType<typeof validateDraft> {
   const measured = measuredDifficulty(s);
   const context = modelContextLength(s);
@@ -89,7 +95,10 @@ function memoResolve(kind: string, draft: SetupDraft, manifest: Manifest | null)
   return result;
 }
 
-/** The draft over the selected checkpoint, through the one resolver: the config, each field's source and every error (memoised: each field reads it). */
+/**
+ * The draft over the selected checkpoint, through the one resolver: the config, each field's source and every error
+ * (memoised: each field reads it).
+ */
 export function resolvedDraft(s = getState()): ResolvedConfig {
   return memoResolve('draft', s.setup.draft, selectedManifest(s));
 }
@@ -97,7 +106,10 @@ export function resolvedDraft(s = getState()): ResolvedConfig {
 // A memo too: the base draft made from the store's draft, kept by identity so that memoResolve finds it again.
 let baseDraft: { from: SetupDraft; draft: SetupDraft } | null = null;
 
-/** What the fields hold before the person's own layers (link, saved config, edits): defaults ← app defaults ← recipe ← preset. */
+/**
+ * What the fields hold before the person's own layers (link, saved config, edits): defaults ← app defaults ← recipe ←
+ * preset.
+ */
 export function resolvedBase(s = getState()): ResolvedConfig {
   const d = s.setup.draft;
   if (baseDraft?.from !== d)
@@ -105,7 +117,9 @@ export function resolvedBase(s = getState()): ResolvedConfig {
   return memoResolve('base', baseDraft.draft, selectedManifest(s));
 }
 
-/** The config the draft would run with: the person's choices over the checkpoint's recipe, as the worker resolves it. */
+/**
+ * The config the draft would run with: the person's choices over the checkpoint's recipe, as the worker resolves it.
+ */
 export function effectiveDraftConfig(s = getState()): RunConfig | null {
   const { config } = draftValidation(s);
   if (!config || !safeFamily(s.setup.draft.task)) return null;

@@ -195,7 +195,10 @@ export interface AppState {
    * or, in a tab with no run of its own, the runs other tabs saved in this browser ('other').
    */
   savedRuns: SavedOffer[];
-  /** This tab's run as last saved; `ms`: what the worker's save cost (workers/protocol.ts SaveCost), absent for a restored one. */
+  /**
+   * This tab's run as last saved; `ms`: what the worker's save cost (workers/protocol.ts SaveCost), absent for a
+   * restored one.
+   */
   autosave: { at: string; step: number; ms?: SaveCost } | null;
 
   /** False until the shipped checkpoints are known (the setup shows its real defaults only then). */

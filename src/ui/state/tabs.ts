@@ -16,7 +16,9 @@ import { session, type TabDescription } from './store.ts';
 const TAB_KEY = 'rlvr.tabId';
 /** Also the key of earlier versions, so a tab that saved the single-slot autosave still owns it. */
 const TAB_RUN_KEY = 'rlvr.tabRun';
-/** The last step this tab showed (its run and step), written on every step: a reload compares it with what was saved. */
+/**
+ * The last step this tab showed (its run and step), written on every step: a reload compares it with what was saved.
+ */
 const SHOWN_KEY = 'rlvr.shownStep';
 const LOCK_PREFIX = 'rlvr-run:';
 const CHANNEL = 'rlvr-tabs';
@@ -83,7 +85,9 @@ export function becomeNewTab(): void {
   write(SHOWN_KEY, null);
 }
 
-/** Remembers the step the page now shows for `runId` (cheap and synchronous: it must be current when the page unloads). */
+/**
+ * Remembers the step the page now shows for `runId` (cheap and synchronous: it must be current when the page unloads).
+ */
 export function recordShownStep(runId: string, step: number): void {
   write(SHOWN_KEY, JSON.stringify({ runId, step }));
 }

@@ -38,7 +38,10 @@ export const useTry = create<TryState>()(() => ({
   error: null,
 }));
 
-/** An example prompt of the task the run (or else the setup) trains on: its first held-out prompt, or the dataset's first line. */
+/**
+ * An example prompt of the task the run (or else the setup) trains on: its first held-out prompt, or the dataset's
+ * first line.
+ */
 export function examplePrompt(): { prompt: string; reference: string } | null {
   const s = getState();
   const config = s.run.config ?? effectiveDraftConfig(s);

@@ -27,7 +27,9 @@ export class Watchdog {
           if (current() === c && !c.dead)
             dead(
               c,
-              `the training worker stopped responding (no answer for ${Math.round(this.ms / 1000)} s: killed by the browser, out of memory, or stuck)`,
+              'the training worker stopped responding (no answer ' +
+                `for ${Math.round(this.ms / 1000)} s: killed by the ` +
+                'browser, out of memory, or stuck)',
             );
         }, this.ms);
         void c

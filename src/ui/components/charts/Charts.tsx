@@ -35,7 +35,10 @@ function SmoothingSlider() {
 
 const EVAL = ['eval'];
 
-/** Held-out pass@k over training: pass@1 up to pass@n at each evaluation (n samples per prompt: heldOutSamples in src/rl/config.ts). */
+/**
+ * Held-out pass@k over training: pass@1 up to pass@n at each evaluation (n samples per prompt: heldOutSamples in
+ * src/rl/config.ts).
+ */
 function EvalChart({ focus = false }: { focus?: boolean }) {
   const ref = useRef<HTMLElement>(null);
   useChartFocus(ref, EVAL, false);
@@ -66,7 +69,9 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
   const last = evals[evals.length - 1];
   const seText =
     last?.pass1_se !== undefined
-      ? ` (± ${last.pass1_se.toFixed(3)} standard error over ${config?.eval_prompts ?? '?'} prompts × ${config ? heldOutSamples(config) : '?'} samples)`
+      ? ` (± ${last.pass1_se.toFixed(3)} standard error ` +
+        `over ${config?.eval_prompts ?? '?'} prompts × ${config ? heldOutSamples(config) : '?'} ` +
+        'samples)'
       : '';
   const summary = latestSummary(rows as unknown as Record<string, number>[], series) + seText;
   const running = useApp((s) => s.run.progress?.what === 'eval');
@@ -99,7 +104,10 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
       {evals.length ? (
         <div
           role="img"
-          aria-label={`Held-out pass@k: line chart over ${evals.length} evaluation${evals.length === 1 ? '' : 's'}; ${summary}`}
+          aria-label={
+            `Held-out pass@k: line chart over ${evals.length} ` +
+            `evaluation${evals.length === 1 ? '' : 's'}; ${summary}`
+          }
         >
           <LinesChart
             rows={rows as unknown as Row[]}
@@ -135,7 +143,9 @@ function EvalChart({ focus = false }: { focus?: boolean }) {
  */
 export function bandNote(evals: { step: number; pass_at_k: Record<string, number>; pass1_se?: number }[]): string {
   const general =
-    'The band is pass@1 ± one standard error: measured again on other held-out prompts, pass@1 would land in it about two times in three.';
+    'The band is pass@1 ± one standard error: measured ' +
+    'again on other held-out prompts, pass@1 would land ' +
+    'in it about two times in three.';
   let dip: { from: (typeof evals)[number]; to: (typeof evals)[number]; fall: number } | null = null;
   for (let i = 1; i < evals.length; i++) {
     const a = evals[i - 1]!;
@@ -145,10 +155,18 @@ export function bandNote(evals: { step: number; pass_at_k: Record<string, number
   }
   if (!dip || dip.from.pass1_se === undefined || dip.to.pass1_se === undefined) return general;
   const noise = 2 * Math.hypot(dip.from.pass1_se, dip.to.pass1_se);
-  const what = `The dip from step ${dip.from.step} to ${dip.to.step} (${dip.from.pass_at_k['1']!.toFixed(2)} → ${dip.to.pass_at_k['1']!.toFixed(2)})`;
+  const what =
+    `The dip from step ${dip.from.step} to ${dip.to.step} ` +
+    `(${dip.from.pass_at_k['1']!.toFixed(2)} → ${dip.to.pass_at_k['1']!.toFixed(2)}` +
+    ')';
   return dip.fall <= noise
-    ? `${general} ${what} is within two standard errors of the difference (${noise.toFixed(2)}): noise of the held-out sample, not a sign the policy got worse.`
-    : `${general} ${what} is larger than two standard errors of the difference (${noise.toFixed(2)}): more likely a real drop than noise.`;
+    ? `${general} ${what} is within two standard errors ` +
+        `of the difference (${noise.toFixed(2)}): noise of ` +
+        'the held-out sample, not a sign the policy got ' +
+        'worse.'
+    : `${general} ${what} is larger than two standard ` +
+        `errors of the difference (${noise.toFixed(2)}): ` +
+        'more likely a real drop than noise.';
 }
 
 function AdvantageHistogram() {
@@ -168,7 +186,9 @@ function AdvantageHistogram() {
       </figcaption>
       <div
         role="img"
-        aria-label={`Advantages of the latest step: histogram of ${total} completions; ${atZero} of them in the bin at 0`}
+        aria-label={
+          `Advantages of the latest step: histogram of ${total} ` + `completions; ${atZero} of them in the bin at 0`
+        }
       >
         <ResponsiveContainer width="100%" height={170}>
           <BarChart data={rows} accessibilityLayer={false}>

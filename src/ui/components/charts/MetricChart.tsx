@@ -29,13 +29,18 @@ const tick = (v: number) => (Math.abs(v) >= 1000 ? compact.format(v) : String(Nu
 
 export type { Series } from '../../derive/chart-data.ts';
 
-/** A shaded range around a line: each row's `key` holds [low, high] (the held-out chart's ±1 standard error of pass@1). */
+/**
+ * A shaded range around a line: each row's `key` holds [low, high] (the held-out chart's ±1 standard error of pass@1).
+ */
 export interface Band {
   key: string;
   label: string;
 }
 
-/** A line chart of rows (x = step) with a tooltip showing each value as measured and smoothed, and an optional shaded band. */
+/**
+ * A line chart of rows (x = step) with a tooltip showing each value as measured and smoothed, and an optional shaded
+ * band.
+ */
 export const LinesChart = memo(function LinesChart({
   rows,
   series,
@@ -222,7 +227,9 @@ export const MetricChart = memo(function MetricChart({
         (metrics.length ? (
           <div
             role="img"
-            aria-label={`${spec.title}: line chart over ${metrics.length} step${metrics.length === 1 ? '' : 's'}; ${summary}`}
+            aria-label={
+              `${spec.title}: line chart over ${metrics.length} ` + `step${metrics.length === 1 ? '' : 's'}; ${summary}`
+            }
           >
             <LinesChart rows={rows} series={series} yDomain={spec.yDomain} />
           </div>

@@ -80,7 +80,8 @@ function queueRedraw(job: () => void): () => void {
 }
 
 /**
- * The data a chart draws (`empty` at first): `value` once the chart's turn comes (charts redraw one at a time), and only
+ * The data a chart draws (`empty` at first): `value` once the chart's turn comes (charts redraw one at a time), and
+ * only
  * while it is on screen; off screen it keeps the value it had when last on screen, so a memoised
  * chart skips its redraw until it is scrolled back into view.
  */

@@ -27,7 +27,10 @@ const COMPARED_KEYS: MetricKey[] = [
   'grad_norm',
 ];
 
-/** A compared metric's title from the Charts tab's table (chartSpecs): its chart, and its line where the chart has several. */
+/**
+ * A compared metric's title from the Charts tab's table (chartSpecs): its chart, and its line where the chart has
+ * several.
+ */
 function comparedTitle(key: MetricKey): string {
   const spec = specOf(key);
   if (!spec) return metricTitle(key);
@@ -86,7 +89,10 @@ function useStableList(list: ChartSide[]): ChartSide[] {
   return prev.current;
 }
 
-/** The Charts tab's note for this metric under each side's config ("KL is off: ..."): one note when every side has it, else one per side. */
+/**
+ * The Charts tab's note for this metric under each side's config ("KL is off: ..."): one note when every side has it,
+ * else one per side.
+ */
 function constantNotes(metric: string, sides: ChartSide[]): { all: string | null; some: string[] } {
   const spec = specOf(metric);
   const notes = sides.map((x) => constantNote(spec, x.config));

@@ -165,7 +165,9 @@ export default function ComparePanel() {
         <span data-testid="compare-verdict" data-significant={verdict ? String(verdict.significant) : undefined}>
           {verdict
             ? verdict.text
-            : 'The verdict appears when both runs have a held-out evaluation after training (at the end of the steps when eval_every > 0, or on demand).'}
+            : 'The verdict appears when both runs have a held-out ' +
+              'evaluation after training (at the end of the steps ' +
+              'when eval_every > 0, or on demand).'}
         </span>
       </div>
       {sides.map(

@@ -41,9 +41,12 @@ export function LessonBanner() {
           : `Its ${Math.min(lesson.runs.length, 3)} runs train side by side in Compare.`
         : recorded
           ? overSeeds
-            ? `Showing its recorded runs (${arms?.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live. ${overSeeds.text}`
+            ? `Showing its recorded runs (${arms?.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}` +
+              `); nothing trains until you press Run it live. ${overSeeds.text}`
             : arms
-              ? `Showing its recorded runs (seed ${recorded.seed}: ${arms.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}); nothing trains until you press Run it live.`
+              ? `Showing its recorded runs (seed ${recorded.seed}: ` +
+                `${arms.map((a, i) => `${'ABC'[i]} ${a.label}`).join(', ')}` +
+                '); nothing trains until you press Run it live.'
               : `Showing its recorded run (${recorded.arm}, seed ${recorded.seed}); press Run it live to train it here.`
           : 'No recording of it ships with this build; press Run it live to train it here.'}{' '}
       {verdict && (

@@ -39,7 +39,10 @@ export default function RecordedPassK() {
         </figcaption>
         <div
           role="img"
-          aria-label={`Recorded pass@k at step ${shown.step}: pass@1 ${fmt(shown.pass_at_k['1'])}; at step ${base.step}: pass@1 ${fmt(base.pass_at_k['1'])}`}
+          aria-label={
+            `Recorded pass@k at step ${shown.step}: pass@1 ${fmt(shown.pass_at_k['1'])}` +
+            `; at step ${base.step}: pass@1 ${fmt(base.pass_at_k['1'])}`
+          }
         >
           <ResponsiveContainer width="100%" height={260}>
             <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }} accessibilityLayer={false}>

@@ -21,7 +21,9 @@ import { closeRecordingOrLesson } from '../../state/lessons.ts';
 import { useApp } from '../../state/store.ts';
 import { searchToSetup } from '../../derive/url-state.ts';
 
-/** The shipped list in groups: the runs, then each lesson's records (every arm on every seed) under the lesson's name. */
+/**
+ * The shipped list in groups: the runs, then each lesson's records (every arm on every seed) under the lesson's name.
+ */
 function shippedGroups(shipped: ShippedRecord[]): { label: string; items: { r: ShippedRecord; i: number }[] }[] {
   const groups = new Map<string, { label: string; items: { r: ShippedRecord; i: number }[] }>();
   shipped.forEach((r, i) => {
@@ -218,7 +220,11 @@ export function RecordingBar() {
                 type="button"
                 onClick={addRecordingToCompare}
                 data-testid="recording-add-compare"
-                title="Draw this recording in Compare beside other recordings (up to three): open another and add it too"
+                title={
+                  'Draw this recording in Compare beside other ' +
+                  'recordings (up to three): open another and add it ' +
+                  'too'
+                }
               >
                 Add to Compare
               </button>

@@ -11,7 +11,10 @@ function formulaLines(s: ObjectiveSettings): string {
   return objectiveForms[objectiveForm(s.loss_type)].formula(ratio);
 }
 
-/** Where A comes from: the group's rewards, their mean and std, and the estimator's formula with the numbers (advantage-derivation.ts). */
+/**
+ * Where A comes from: the group's rewards, their mean and std, and the estimator's formula with the numbers
+ * (advantage-derivation.ts).
+ */
 function AdvantageFromRewards({ r, s, all }: { r: InspectRollout; s: ObjectiveSettings; all: InspectRollout[] }) {
   const d = deriveAdvantage(all, r, s);
   return (
@@ -93,7 +96,7 @@ export function ObjectivePanel({
       <pre className="formula" data-testid="objective-formula">
         {`${formulaLines(s)}
 kl     = ${s.kl_estimator === 'k3' ? 'exp(ref − logp) − (ref − logp) − 1   (k3)' : 'logp − ref   (k1)'}
-${s.off_policy_mask_threshold !== null ? `keep   = A ≥ 0 or mean over the sequence of (old − logp) ≤ ${s.off_policy_mask_threshold}   (off-policy sequence mask)\n` : ''}token  = −obj${s.off_policy_mask_threshold !== null ? ' · keep' : ''} + β · kl${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy
+${s.off_policy_mask_threshold !== null ? 'keep   = A ≥ 0 or mean over the sequence of (old − ' + `logp) ≤ ${s.off_policy_mask_threshold}   ` + '(off-policy sequence mask)\n' : ''}token  = −obj${s.off_policy_mask_threshold !== null ? ' · keep' : ''} + β · kl${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy
 loss   = Σ weight · token`}
       </pre>
       <table className="objective-numbers">

@@ -69,7 +69,8 @@ export default function RolloutInspector() {
         </button>
         <span className="muted small">
           {recorded
-            ? `recorded rollouts of ${steps.length} step${steps.length === 1 ? '' : 's'}; the scrubber above moves through them`
+            ? `recorded rollouts of ${steps.length} step${steps.length === 1 ? '' : 's'}` +
+              '; the scrubber above moves through them'
             : `the last ${steps.length} steps are kept in full (rollout_history_steps); older ones are summarised`}
         </span>
         {insp.loading && <span className="muted">loading…</span>}

@@ -104,7 +104,10 @@ export function TokenView({ r, all }: { r: InspectRollout; all: InspectRollout[]
               className={`tok${r.trained[i] ? '' : ' masked'}${selected === i ? ' selected' : ''}`}
               style={{ background: colorFor(spec, v, scale) }}
               title={tokenTitle(r, i)}
-              aria-label={`token ${i} ${JSON.stringify(r.tokenText[i])}, ${spec.label} ${typeof v === 'number' ? num(v) : (v ?? 'none')}`}
+              aria-label={
+                `token ${i} ${JSON.stringify(r.tokenText[i])}, ${spec.label} ` +
+                `${typeof v === 'number' ? num(v) : (v ?? 'none')}`
+              }
               aria-pressed={selected === i}
               data-testid="token"
               data-index={i}

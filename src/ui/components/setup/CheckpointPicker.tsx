@@ -50,9 +50,13 @@ export function CheckpointPicker() {
         </select>
         <p className="help" data-testid="checkpoint-note">
           {setup.model
-            ? 'A randomly initialised model: it cannot solve anything yet, so rewards stay at zero. Useful for testing backends.'
+            ? 'A randomly initialised model: it cannot solve ' +
+              'anything yet, so rewards stay at zero. Useful for ' +
+              'testing backends.'
             : value === 'upload' && uploaded && uploaded.manifest.tokenizer.kind === 'hf'
-              ? `${modelSummary(uploaded.name, uploaded.manifest)}, with its own tokenizer: training lays the task's prompts out in its tokens.`
+              ? `${modelSummary(uploaded.name, uploaded.manifest)}, ` +
+                `with its own tokenizer: training lays the task's ` +
+                'prompts out in its tokens.'
               : current?.error
                 ? `This checkpoint could not be read: ${current.error}`
                 : measured
@@ -99,10 +103,17 @@ function measuredText(m: Manifest, task: string): string {
   const start = same
     ? ' (RL starts at that difficulty).'
     : `. RL starts at the recipe's difficulty, ${knobText(rl)} (the difficulty knobs below).`;
-  return `Pretrained on ${task}; held-out pass@1 ${pct}% at ${knobText(measured.difficulty)} after pretraining${start}${recipeText(m, task)}`;
+  return (
+    `Pretrained on ${task}; held-out pass@1 ${pct}% at ` +
+    `${knobText(measured.difficulty)} after pretraining` +
+    `${start}${recipeText(m, task)}`
+  );
 }
 
-/** What the checkpoint's recipe sets beyond the difficulty, and what GRPO measurably did with it (rlvr sweep --record-gain). */
+/**
+ * What the checkpoint's recipe sets beyond the difficulty, and what GRPO measurably did with it (rlvr sweep
+ * --record-gain).
+ */
 function recipeText(m: Manifest | null, task: string): string {
   if (!m) return '';
   const { difficulty: _d, ...knobs } = recipeFor(m, task);
@@ -111,13 +122,16 @@ function recipeText(m: Manifest | null, task: string): string {
   let gain = '';
   if (g) {
     const who = g.preset === 'grpo' ? 'GRPO' : g.preset;
-    const seeds = `${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'}, lowest ${g.pass_at_1_after_min.toFixed(2)}`;
+    const seeds =
+      `${g.seeds.length} seed${g.seeds.length === 1 ? '' : 's'}` + `, lowest ${g.pass_at_1_after_min.toFixed(2)}`;
     const [before, after] = [g.pass_at_1_before.toFixed(2), g.pass_at_1_after.toFixed(2)];
     const at = (g.temperature ?? 1) !== 1 ? ` (sampling at temperature ${g.temperature})` : '';
     gain =
       g.pass_at_1_after - g.pass_at_1_before >= 0.01
         ? ` ${who} raises held-out pass@1${at} there from ${before} to ${after} in ${g.steps} steps (${seeds}).`
-        : ` ${who} does not raise held-out pass@1${at} there: ${before} before, ${after} after ${g.steps} steps (${seeds}).`;
+        : ` ${who} does not raise held-out pass@1${at} there: ` +
+          `${before} before, ${after} after ${g.steps} steps ` +
+          `(${seeds}).`;
   }
   return `${set.length ? ` Its recipe also sets ${set.join(', ')}.` : ''}${gain}`;
 }

@@ -3,7 +3,10 @@ import { toText, valueAt, type EditOrigin } from '../../derive/config-form.ts';
 import { resolvedBase } from '../../state/setup-state.ts';
 import { useApp } from '../../state/store.ts';
 
-/** Which layer a field's text comes from: the draft's own (link, saved config, a lesson, edited) when it holds an edit, else the resolver's source of the base value. */
+/**
+ * Which layer a field's text comes from: the draft's own (link, saved config, a lesson, edited) when it holds an edit,
+ * else the resolver's source of the base value.
+ */
 export function fieldSourceText(origin: EditOrigin | undefined, edited: boolean, baseSource: string): string {
   if (!edited) return baseSource;
   if (origin?.startsWith('lesson:')) return `lesson ${origin.slice('lesson:'.length)}`;

@@ -3,7 +3,10 @@ import { draftValidation, measuredDifficulty, updateSetup } from '../../state/se
 import { useApp } from '../../state/store.ts';
 import { FieldSource } from './FieldSource.tsx';
 
-/** Sets (or, at its base value, drops) one knob's text; a typed knob is the person's edit, no longer the link's or the saved config's. */
+/**
+ * Sets (or, at its base value, drops) one knob's text; a typed knob is the person's edit, no longer the link's or the
+ * saved config's.
+ */
 function setKnob(name: string, text: string | null) {
   updateSetup((s) => {
     const next = { ...s.draft.knobs };
