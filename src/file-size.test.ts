@@ -24,10 +24,13 @@ const GENERATED: Record<string, string> = {
 };
 
 /**
- * TEMPORARY: e2e/*.spec.mjs are being split on another branch. Until that is merged, e2e/ is left out;
- * then set this to false (and delete it), so the rule covers e2e/ too.
+ * Known to be over, each with what is left to do. The only one: e2e/app.spec.mjs, whose serial block shares
+ * one page that trained the default run, and every later test inspects that page; splitting it means a
+ * second page that trains its own run (issue 42's follow-up).
  */
-const PENDING_E2E_SPLIT = true;
+const NOT_YET_SPLIT: Record<string, string> = {
+  'e2e/app.spec.mjs': 'one page trained once, inspected by the tests after it: a split needs a second trained page',
+};
 
 /** Lines as `wc -l` counts them, plus a last line without its newline. */
 function lineCount(text: string): number {
@@ -36,14 +39,10 @@ function lineCount(text: string): number {
   return text.length > 0 && !text.endsWith('\n') ? n + 1 : n;
 }
 
-/** The files the rule covers: tracked source files in FOLDERS, less the generated ones (and e2e/ while pending). */
-function coveredFiles(tracked: string[], pendingE2e = PENDING_E2E_SPLIT): string[] {
+/** The files the rule covers: tracked source files in FOLDERS, less the generated ones and NOT_YET_SPLIT. */
+function coveredFiles(tracked: string[], notYetSplit: Record<string, string> = NOT_YET_SPLIT): string[] {
   return tracked.filter(
-    (f) =>
-      SOURCE.test(f) &&
-      FOLDERS.some((d) => f.startsWith(`${d}/`)) &&
-      !(f in GENERATED) &&
-      !(pendingE2e && f.startsWith('e2e/')),
+    (f) => SOURCE.test(f) && FOLDERS.some((d) => f.startsWith(`${d}/`)) && !(f in GENERATED) && !(f in notYetSplit),
   );
 }
 
@@ -68,6 +67,8 @@ describe(`no hand-written source file over ${MAX_LINES} lines`, () => {
     expect(files.length).toBeGreaterThan(300);
     expect(files).toContain('workers/training-session.ts');
     expect(files).toContain('bench/torch_peer.py');
+    expect(files).toContain('e2e/recording.spec.mjs');
+    for (const f of Object.keys(NOT_YET_SPLIT)) expect(tracked, `${f} is listed as not yet split`).toContain(f);
     for (const f of Object.keys(GENERATED)) expect(tracked, `${f} is listed as generated`).toContain(f);
     expect(oversized(files, (f) => readFileSync(join(root, f), 'utf8'))).toEqual([]);
   });
@@ -77,10 +78,12 @@ describe(`no hand-written source file over ${MAX_LINES} lines`, () => {
     const files: Record<string, string> = { 'src/at.ts': text(MAX_LINES), 'src/over.ts': text(MAX_LINES + 1) };
     expect(oversized(Object.keys(files), (f) => files[f]!)).toEqual([`src/over.ts: ${MAX_LINES + 1} lines`]);
     expect(lineCount('a\nb')).toBe(2);
-    expect(coveredFiles(['e2e/a.spec.mjs', 'src/a.ts', 'src/a.json', 'docs/a.ts'], false)).toEqual([
+    expect(coveredFiles(['e2e/a.spec.mjs', 'src/a.ts', 'src/a.json', 'docs/a.ts'], {})).toEqual([
       'e2e/a.spec.mjs',
       'src/a.ts',
     ]);
-    expect(coveredFiles(['e2e/a.spec.mjs', 'python/rlvr_playground/record_settings.py'], true)).toEqual([]);
+    expect(
+      coveredFiles(['e2e/a.spec.mjs', 'python/rlvr_playground/record_settings.py'], { 'e2e/a.spec.mjs': '' }),
+    ).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * No run state in module variables: which run, tab, worker or Compare side is live, the tickets that say
  * which job's answer counts, pause requests and the autosave's run id live in the store or its session
- * (state/store.ts `session`), where a reset or a test can see and clear them. A module-level `let` (or
+ * (state/session.ts `session`), where a reset or a test can see and clear them. A module-level `let` (or
  * `var`) in src/ui is allowed only when it is listed here, with why it is not run state.
  */
 const ALLOWED: Record<string, string> = {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  appDefaults,
-  baseValue,
-  choosePreset,
-  draftPatch,
-  fieldSpecs,
-  parseText,
-  validateDraft,
-} from './config-form.ts';
+import { appDefaults, baseValue, draftPatch, fieldSpecs, parseText, validateDraft } from './config-form.ts';
+import { choosePreset } from './preset-change.ts';
 import { passAt1StandardError } from '../../rl/passk.ts';
 import { emptySetup, experimentKey, searchToSetup, setupToSearch } from './url-state.ts';
 import { configFields } from '../../rl/config.ts';

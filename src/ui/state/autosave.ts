@@ -1,7 +1,8 @@
 import type { SaveCost } from '../../../workers/protocol.ts';
 import { describeStorageError, notices, setAutosaveEvery, setNotices } from './notices.ts';
 import { deleteRun, forgetPassK, listRuns, newRunId, runsToPrune } from './persist.ts';
-import { getState, session, setState } from './store.ts';
+import { getState, setState } from './store.ts';
+import { session } from './session.ts';
 import { heldRun, holdRun, openRuns, setTabRun, thisTab } from './tabs.ts';
 import { experimentKey, setupToSearch, type UrlSetup } from '../derive/url-state.ts';
 import { liveClient } from './worker-link.ts';

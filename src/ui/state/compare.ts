@@ -16,7 +16,8 @@ import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
 import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from '../derive/time-estimate.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
-import { getState, patch, session, type CompareSide, type CompareSideState, type SideId } from './store.ts';
+import { getState, patch, type CompareSide, type CompareSideState, type SideId } from './store.ts';
+import { session } from './session.ts';
 import { TrainerClient } from './worker-client.ts';
 
 const SIDES: SideId[] = ['a', 'b', 'c'];

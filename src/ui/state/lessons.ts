@@ -19,7 +19,8 @@ import {
   parseMeasured,
   unknownLessonMessage,
 } from '../derive/lesson-plan.ts';
-import { getState, patch, session, setState, useApp } from './store.ts';
+import { getState, patch, setState, useApp } from './store.ts';
+import { session } from './session.ts';
 import { guardSearch } from '../derive/url-guard.ts';
 import { searchToSetup, type UrlSetup } from '../derive/url-state.ts';
 import { loadShippedRecords, openRecordedArms, openShippedRecord, type ShippedRecord } from './recorded-arms.ts';

@@ -8,7 +8,8 @@ import { currentRunId } from './autosave.ts';
 import { ensureRun } from './run-load.ts';
 import { showError } from './errors.ts';
 import { savePassK } from './persist.ts';
-import { getState, patch, session, setState } from './store.ts';
+import { getState, patch, setState } from './store.ts';
+import { session } from './session.ts';
 import { WorkerCrashed } from './worker-client.ts';
 import { client, liveClient } from './worker-link.ts';
 

@@ -7,7 +7,7 @@ import { askServiceWorker, registerServiceWorker, type OfflineState } from '../.
 import type { OfflineReply } from '../../pwa/sw-core.ts';
 // A failed install settles at once; this limit covers a worker that never answers.
 import { PRESS_WAIT_LIMIT_MS } from './pending-press.ts';
-import { session } from './store.ts';
+import { session } from './session.ts';
 
 const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
 

@@ -8,7 +8,8 @@ import type { RunConfig, StepMetrics } from '../../../workers/protocol.ts';
 import { appDefaults } from '../derive/config-form.ts';
 import { lessonRunPlans } from '../derive/lesson-plan.ts';
 import { defaultCheckpointFor, effectiveDraftConfig, selectedManifest } from './setup-state.ts';
-import { browserStorage, getState, setState, type AppState } from './store.ts';
+import { browserStorage } from './browser-storage.ts';
+import { getState, setState, type AppState } from './store.ts';
 import {
   aboutMinutes,
   paceOf,

@@ -5,7 +5,8 @@
  * dropped when it finishes.
  */
 import { mb, readCapped, RUN_RECORD_MAX_BYTES, type DecodeResult } from '../../record/run-record.ts';
-import { patch, session } from './store.ts';
+import { patch } from './store.ts';
+import { session } from './session.ts';
 
 export const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 

@@ -11,7 +11,8 @@
  *   run is in; the page warns when another tab has the same experiment (Banners.tsx).
  */
 import { create } from 'zustand';
-import { session, type TabDescription } from './store.ts';
+import type { TabDescription } from './session.ts';
+import { session } from './session.ts';
 
 const TAB_KEY = 'rlvr.tabId';
 /** Also the key of earlier versions, so a tab that saved the single-slot autosave still owns it. */

@@ -1,4 +1,4 @@
-import { session, type Session } from './store.ts';
+import { session, type Session } from './session.ts';
 import { TrainerClient } from './worker-client.ts';
 import { Watchdog } from './watchdog.ts';
 

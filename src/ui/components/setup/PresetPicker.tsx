@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { presets } from '../../../rl/presets.ts';
-import { choosePreset, safePreset, type PresetChange } from '../../derive/config-form.ts';
+import { safePreset } from '../../derive/config-form.ts';
+import { choosePreset, type PresetChange } from '../../derive/preset-change.ts';
 import { updateSetup } from '../../state/setup-state.ts';
 import { useApp } from '../../state/store.ts';
 

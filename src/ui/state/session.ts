@@ -1,0 +1,91 @@
+import type { SessionEvent } from '../../../workers/protocol.ts';
+import type { SideId } from './store.ts';
+import type { TrainerClient } from './worker-client.ts';
+
+/** What this tab tells the others about itself on the tabs' channel (tabs.ts joinTabs). */
+export interface TabDescription {
+  experiment?: string;
+  state?: string;
+  step?: number;
+  task?: string;
+}
+
+/**
+ * The page's session: what no view draws but what decides which run, tab, worker and answer is the live
+ * one. Which tab this is and the run it holds open, the live trainer worker, the autosave's run id, the
+ * tickets that say which long job's answer still counts, Compare's workers and pause requests, the
+ * latest record open. One object, created here beside the store and held by it, so that a test (or a
+ * reset) sees all of it and can clear it (resetSession); no module keeps such state in a variable of its
+ * own (src/ui/module-state.test.ts lists the few that may: caches).
+ */
+export interface Session {
+  /** This tab's id (tabs.ts): read from (or written to) sessionStorage on first use; '' until then. */
+  tabId: string;
+  /** The run this tab holds open with a Web Lock, and how to let it go (tabs.ts holdRun). */
+  heldRun: { runId: string; release: () => void } | null;
+  /** The tabs' presence channel once joined, and what this tab says of itself on it (tabs.ts joinTabs). */
+  tabChannel: BroadcastChannel | null;
+  describeTab: () => TabDescription;
+  /** The live run's id: the key of its saved record, held open by this tab (autosave.ts setRunId). */
+  runId: string | null;
+  /** The latest pruning of the saved runs: for which run, and when (ms), autosave.ts. */
+  pruned: { runId: string; at: number } | null;
+  /** The live run's worker (null before the first call and after a crash or drop), worker-link.ts. */
+  worker: TrainerClient | null;
+  /** Where that worker's events and crash go (the controller connects them once, worker-link.ts). */
+  workerHandlers: { onEvents(events: SessionEvent[]): void; onCrash(why: string): void } | null;
+  /**
+   * Each warm-start / pass@k press takes a ticket; an answer whose ticket is not the latest is dropped
+   * (long-jobs.ts).
+   */
+  warmStartTicket: number;
+  passkTicket: number;
+  /** Compare's workers by side, and the generation they belong to: events of an older one are dropped (compare.ts). */
+  compareClients: Partial<Record<SideId, TrainerClient>>;
+  compareGeneration: number;
+  /** Compare sides whose Pause was pressed: until their worker says it stopped, "running" reads "pausing". */
+  comparePauseAsked: Set<SideId>;
+  /** The latest record open's number: a slower earlier open that finishes later is dropped (recording-read.ts). */
+  recordOpening: number;
+  /** The store subscription that ends a lesson's hold on the URL when its form is edited (lessons.ts). */
+  setupEditsWatch: (() => void) | null;
+  /** boot() has finished: this tab's own run is restored, or the saved runs are offered (boot.ts). */
+  bootDone: boolean;
+  /** When the page will not reload itself for isolation, and whether that is already so (offline-state.ts). */
+  isolationSettled: Promise<void>;
+  isolationSettledNow: boolean;
+}
+
+export function newSession(): Session {
+  return {
+    tabId: '',
+    heldRun: null,
+    tabChannel: null,
+    describeTab: () => ({}),
+    runId: null,
+    pruned: null,
+    worker: null,
+    workerHandlers: null,
+    warmStartTicket: 0,
+    passkTicket: 0,
+    compareClients: {},
+    compareGeneration: 0,
+    comparePauseAsked: new Set(),
+    recordOpening: 0,
+    setupEditsWatch: null,
+    bootDone: false,
+    isolationSettled: Promise.resolve(),
+    isolationSettledNow: true,
+  };
+}
+
+/** The page's one session (see Session). Modules read and write its fields; nothing replaces the object. */
+export const session: Session = newSession();
+
+/**
+ * Tests: forgets the session (a fresh one's values in the same object). It closes nothing: a held lock,
+ * a joined channel or a live worker is dropped from sight, not ended.
+ */
+export function resetSession(): void {
+  Object.assign(session, newSession());
+}
