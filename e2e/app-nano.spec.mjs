@@ -11,7 +11,8 @@ appHooks(test, 'app-nano-e2e.json');
 test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async ({}, testInfo) => {
   test.setTimeout(600_000);
   const q =
-    'task=arithmetic&backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+    'task=arithmetic&backend=webgpu&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8' +
+    '&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
   const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 720 } });
   try {
     await withDiagnostics(testInfo, p, 'app-webgpu', async () => {
@@ -52,7 +53,8 @@ test(
   async ({}, testInfo) => {
     test.setTimeout(300_000);
     const q =
-      'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+      'task=arithmetic&model=nano&prompts_per_step=2&num_generations=4&max_completion_length=8' +
+      '&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
     const p = await openPage(browser, `/?${q}`, { viewport: { width: 1280, height: 900 } });
     try {
       await withDiagnostics(testInfo, p, 'app-warm-start', async () => {

@@ -143,7 +143,8 @@ test.describe('the page that trained the default run', () => {
           for (const tok of tokens) {
             assert.equal(tok.channel, channel);
             const want = field(rec, tok.i);
-            // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses Object.is).
+            // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses
+            // Object.is).
             if (typeof want === 'number')
               assert.equal(
                 Number(tok.value) + 0,

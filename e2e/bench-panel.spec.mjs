@@ -8,7 +8,8 @@ import { test } from '@playwright/test';
 import { note, openPage, RESULTS_DIR, screenshot, waitForPage, withPageDiagnostics } from './lib.mjs';
 
 const SMALL_RUN =
-  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&difficulty.digits=1&difficulty.ops=%2B';
+  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8' +
+  '&difficulty.digits=1&difficulty.ops=%2B';
 const STEPS = 2;
 
 /** @type {import('playwright-core').Browser} */

@@ -209,7 +209,8 @@ test(
           evals.map((e) => e.step),
           [0, 2, 3],
         );
-        // The page's evaluation takes eval_samples (2) per prompt, not a group of num_generations (4): pass@1 and pass@2.
+        // The page's evaluation takes eval_samples (2) per prompt, not a group of num_generations (4): pass@1
+        // and pass@2.
         for (const e of evals)
           check(e.ks.join(',') === '1,2', `step ${e.step}: pass@k measured for k = ${e.ks.join(', ')}`);
         for (const e of evals)
@@ -322,7 +323,8 @@ test(
         const all = { lightCharts, lightInspector, darkCharts, darkInspector };
         note(
           testInfo,
-          `axe serious/critical: ${JSON.stringify(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.length])))}`,
+          `axe serious/critical: ` +
+            JSON.stringify(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.length]))),
         );
         for (const [where, v] of Object.entries(all))
           check(v.length === 0, `axe, ${where}: ${JSON.stringify(v, null, 1)}`);

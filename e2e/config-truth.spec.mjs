@@ -125,7 +125,12 @@ test(
         await screenshot(page, 'config-truth-restored');
         note(
           testInfo,
-          `restored at step ${after.run.step}: ${JSON.stringify({ preset: url.preset, learning_rate: after.run.config.learning_rate, m: after.run.config.difficulty.m })}`,
+          `restored at step ${after.run.step}: ` +
+            JSON.stringify({
+              preset: url.preset,
+              learning_rate: after.run.config.learning_rate,
+              m: after.run.config.difficulty.m,
+            }),
         );
       });
     } finally {

@@ -255,7 +255,10 @@ test('WebGPU: no node of our graphs is placed on the CPU EP (ORT verbose placeme
     if (cpu)
       bad.push(
         `${g.graph}: ${cpu.count} node(s) on ` +
-          `CPUExecutionProvider: ${cpu.nodes.join(', ')}${g.placement.kernelNotFound.length ? ` (no WebGPU kernel for: ${g.placement.kernelNotFound.join(', ')})` : ''}`,
+          `CPUExecutionProvider: ${cpu.nodes.join(', ')}` +
+          (g.placement.kernelNotFound.length
+            ? ` (no WebGPU kernel for: ${g.placement.kernelNotFound.join(', ')})`
+            : ''),
       );
     for (const ep of Object.keys(g.placement.eps))
       if (ep !== 'WebGpuExecutionProvider' && ep !== 'CPUExecutionProvider') bad.push(`${g.graph}: nodes on ${ep}`);

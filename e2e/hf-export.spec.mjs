@@ -11,7 +11,8 @@ import { importTs, openPage, screenshot, withPageDiagnostics } from './lib.mjs';
 
 /** The smallest real run (as in reliability.spec.mjs): a fresh nano model, one step. */
 const NANO =
-  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
+  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8' +
+  '&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&steps=1';
 
 let browser;
 test.beforeAll(({ browser: b }) => {

@@ -20,7 +20,8 @@ import { openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 
 // One GRPO step with LoRA r = 4 on two prompts of two completions when Start is pressed (trainOneStep).
 const URL_ =
-  '/?backend=wasm&task=arithmetic&steps=1&prompts_per_step=2&num_generations=2&max_completion_length=12&eval_every=0&lora_r=4';
+  '/?backend=wasm&task=arithmetic&steps=1&prompts_per_step=2&num_generations=2' +
+  '&max_completion_length=12&eval_every=0&lora_r=4';
 const TOL = 1e-4;
 /**
  * Lines of each fixture's lines.txt scored in the page (the first ones, plus the last four: empty, special tokens,

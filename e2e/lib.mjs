@@ -34,7 +34,8 @@ export const CHROMIUM_ARGS = [
  * 2 prompts x 2 completions of at most 8 tokens, no held-out evaluation (a step takes about a second).
  */
 export const NANO =
-  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
+  'task=arithmetic&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8' +
+  '&eval_every=0&difficulty.digits=1&difficulty.ops=%2B';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {

@@ -207,7 +207,10 @@ test(
         assert.equal(errors.length, 3, JSON.stringify(errors));
         assert.match(
           errors.join('\n'),
-          /learning_rat: unknown field[\s\S]*num_generations: must be >= 2|num_generations: must be >= 2[\s\S]*learning_rat: unknown field/,
+          new RegExp(
+            String.raw`learning_rat: unknown field[\s\S]*num_generations: must be >= ` +
+              String.raw`2|num_generations: must be >= 2[\s\S]*learning_rat: unknown field`,
+          ),
         );
         assert.match(errors.join('\n'), /temperature: must be a number/);
         assert.equal(await page.isDisabled('[data-testid="compare-start"]'), true, 'Run both is disabled');
@@ -228,7 +231,11 @@ test(
         console.log(`# compare verdict: ${verdict}`);
         assert.match(
           verdict,
-          /(did better on held-out pass@1 at step 2: [\d.]+% vs [\d.]+% \(\+[\d.]+ points\)|tie on held-out pass@1 at step 2).*standard error of the difference [\d.]+ points \(binomial, 4×2 and 4×2 samples\)/,
+          new RegExp(
+            String.raw`(did better on held-out pass@1 at step 2: [\d.]+% vs [\d.]+% \(\+[\d.]+ points\)` +
+              '|tie on held-out pass@1 at step 2).*' +
+              String.raw`standard error of the difference [\d.]+ points \(binomial, 4×2 and 4×2 samples\)`,
+          ),
         );
       });
     } finally {

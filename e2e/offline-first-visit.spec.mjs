@@ -26,7 +26,10 @@ test(
         note(testInfo, `status bar: ${isolationNote}`);
         assert.match(
           isolationNote,
-          /One WASM thread: this page is not cross-origin isolated \(the browser refused to register the service worker\)/,
+          new RegExp(
+            'One WASM thread: this page is not cross-origin isolated ' +
+              String.raw`\(the browser refused to register the service worker\)`,
+          ),
         );
         await stepOnce(page);
         const s = await page.evaluate(() => window.__rlvr.state());
@@ -77,7 +80,8 @@ test(
       if (/press|isolat|service worker/i.test(m.text())) mark(`console: ${m.text().slice(0, 120)}`);
     });
     await page.goto(
-      `${server.origin}/${SUB}/${QUERY}&model=nano&prompts_per_step=2&num_generations=2&max_completion_length=8&steps=2`,
+      `${server.origin}/${SUB}/${QUERY}&model=nano&prompts_per_step=2` +
+        '&num_generations=2&max_completion_length=8&steps=2',
       { waitUntil: 'load' },
     );
     try {

@@ -55,7 +55,10 @@ test(
           }));
           note(
             testInfo,
-            `isolated at ${nav.url} after a ${nav.type}${cancelledByReload.length ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load` : ''}`,
+            `isolated at ${nav.url} after a ${nav.type}` +
+              (cancelledByReload.length
+                ? `; the reload cancelled ${cancelledByReload.length} request(s) of the first load`
+                : ''),
           );
           assert.equal(nav.type, 'reload', 'the page reloads itself once to come under the service worker');
           assert.equal(new URL(nav.url).pathname, `/${SUB}/`);

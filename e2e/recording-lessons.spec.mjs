@@ -28,7 +28,8 @@ test(
     test.setTimeout(120_000);
     assert.ok(
       LESSON,
-      'public/records/index.json lists every arm of at least one lesson on its measured seed (scripts/record-lessons.sh)',
+      'public/records/index.json lists every arm of at least one lesson on its measured seed ' +
+        '(scripts/record-lessons.sh)',
     );
     const p = await openLessonPage('/');
     const { page } = p;

@@ -78,7 +78,10 @@ test('bad input from links and files: clear messages, the current run untouched'
       await page.waitForSelector('[data-testid="error-banner"][data-kind="checkpoint"]', { timeout: 10_000 });
       assert.match(
         await text(page, 'error-message'),
-        /manifest\.json is 2\.0 MB; a checkpoint manifest may be at most 1\.0 MB, so it was not read\. The current model is unchanged\./,
+        new RegExp(
+          String.raw`manifest\.json is 2\.0 MB; a checkpoint manifest may be at most ` +
+            String.raw`1\.0 MB, so it was not read\. The current model is unchanged\.`,
+        ),
       );
       await page.click('[data-testid="dismiss-error"]');
       const after = await state(page);

@@ -22,7 +22,8 @@ test(
     // throttled by the worker: workers/run-saver.ts).
     const p = await tab(
       context,
-      `/?task=arithmetic&model=nano&prompts_per_step=4&num_generations=4&max_completion_length=16&eval_every=0&steps=200`,
+      '/?task=arithmetic&model=nano&prompts_per_step=4&num_generations=4' +
+        '&max_completion_length=16&eval_every=0&steps=200',
     );
     try {
       await withPageDiagnostics(testInfo, p, 'tabs-reload-mid-run', async () => {
@@ -72,10 +73,13 @@ test(
         if (held.length)
           note(
             testInfo,
-            `${held.length} saves seen up to step ${saves.at(-1).step}; training waited per save: median ${held[held.length >> 1].toFixed(1)} ms, max ${held.at(-1).toFixed(1)} ms (snapshot ${saves.map((x) => x.snapshot.toFixed(1)).join(' ')}; put ${saves.map((x) => x.put.toFixed(1)).join(' ')}); commit median ${saves
-              .map((x) => x.commit)
-              .sort((x, y) => x - y)
-              [saves.length >> 1].toFixed(0)} ms`,
+            `${held.length} saves seen up to step ${saves.at(-1).step}; training waited per save: ` +
+              `median ${held[held.length >> 1].toFixed(1)} ms, max ${held.at(-1).toFixed(1)} ms ` +
+              `(snapshot ${saves.map((x) => x.snapshot.toFixed(1)).join(' ')}; ` +
+              `put ${saves.map((x) => x.put.toFixed(1)).join(' ')}); commit median ${saves
+                .map((x) => x.commit)
+                .sort((x, y) => x - y)
+                [saves.length >> 1].toFixed(0)} ms`,
           );
         const shown = atUnload.step;
         const cost = atUnload.autosave?.ms;
@@ -83,7 +87,10 @@ test(
           testInfo,
           `a step took ${stepSeconds.toFixed(2)} s; last save ` +
             `the page heard of before the reload: step ${atUnload.autosave?.step}` +
-            `${cost ? ` (snapshot ${cost.snapshot.toFixed(1)} ms, put ${cost.put.toFixed(1)} ms, commit ${cost.commit.toFixed(1)} ms)` : ''}` +
+            (cost
+              ? ` (snapshot ${cost.snapshot.toFixed(1)} ms, put ${cost.put.toFixed(1)} ms, ` +
+                `commit ${cost.commit.toFixed(1)} ms)`
+              : '') +
             `; shown before the reload: step ${shown}; ` +
             `restored: step ${s.run.step}; message: ${msg}`,
         );

@@ -35,7 +35,8 @@ test(
         assert.equal(
           s.run.step,
           7,
-          `tab A restored its own run (step ${s.run.step}, state ${s.run.state}, offers ${JSON.stringify(s.savedRuns)})`,
+          `tab A restored its own run (step ${s.run.step}, state ${s.run.state}, ` +
+            `offers ${JSON.stringify(s.savedRuns)})`,
         );
         assert.equal(s.run.config.task, 'sat');
         assert.deepEqual(
@@ -121,7 +122,10 @@ test(
         note(testInfo, `tab B: ${toB}`);
         assert.match(
           toB,
-          /Another tab of this browser has this same experiment open: its run is (ready|training|loading|done|paused) at step \d+/,
+          new RegExp(
+            'Another tab of this browser has this same experiment open: ' +
+              String.raw`its run is (ready|training|loading|done|paused) at step \d+`,
+          ),
         );
         await b.page.click('[data-testid="start"]');
         await a.page.waitForFunction(

@@ -183,7 +183,8 @@ test(
     test.setTimeout(240_000);
     const p = await openPage(
       browser,
-      '/?task=arithmetic&model=nano&eval_every=0&difficulty.digits=1&difficulty.ops=%2B&prompts_per_step=2&num_generations=4',
+      '/?task=arithmetic&model=nano&eval_every=0&difficulty.digits=1&difficulty.ops=%2B' +
+        '&prompts_per_step=2&num_generations=4',
     );
     const { page } = p;
     try {

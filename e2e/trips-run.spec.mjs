@@ -30,7 +30,10 @@ test(
         );
         assert.match(
           await page.getAttribute('[data-testid="trl-badge-learning_rate"]', 'title'),
-          /TRL's default is 0\.000001 and this playground's 0\.0001|TRL's default is 1e-6 and this playground's 0\.0001/,
+          new RegExp(
+            String.raw`TRL's default is 0\.000001 and this playground's ` +
+              String.raw`0\.0001|TRL's default is 1e-6 and this playground's 0\.0001`,
+          ),
         );
         assert.equal((await page.textContent('[data-testid="trl-badge-beta"]')).trim(), 'TRL');
         // The guide names its example "held-out prompt 1".
@@ -64,7 +67,8 @@ test(
         assert.deepEqual(bare, [], `header lines without a percentage: ${JSON.stringify(bare.slice(0, 3))}`);
         note(
           testInfo,
-          `the header's waits from Start to step 1: ${[...new Set(header.map((h) => h.text.replace(/\d+/g, 'N')))].slice(0, 6).join(' | ')}`,
+          `the header's waits from Start to step 1: ` +
+            [...new Set(header.map((h) => h.text.replace(/\d+/g, 'N')))].slice(0, 6).join(' | '),
         );
 
         // Try the policy on the guide's example: the same name.

@@ -46,7 +46,13 @@ worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
     state.result = m.result;
     state.done = true;
     statusEl.textContent =
-      `done: ${m.result.backend.description} — ${req.mode === 'placement' ? `${m.result.placements.length} graphs + control` : req.mode === 'parity' ? `sampler vs scorer max |Δ logp| ${m.result.parity?.maxLogpDiff.toExponential(1)}` : `${m.result.losses.length} steps`} ` +
+      `done: ${m.result.backend.description} — ` +
+      (req.mode === 'placement'
+        ? `${m.result.placements.length} graphs + control`
+        : req.mode === 'parity'
+          ? `sampler vs scorer max |Δ logp| ${m.result.parity?.maxLogpDiff.toExponential(1)}`
+          : `${m.result.losses.length} steps`) +
+      ' ' +
       `in ${(m.result.totalMs / 1000).toFixed(1)} s`;
     out.textContent = summary(m.result);
   } else {
@@ -71,7 +77,8 @@ function summary(r: HarnessResult): string {
     `isolation    crossOriginIsolated=${r.backend.crossOriginIsolated}` +
       `, WASM threads ${r.backend.threads}, pthread ` +
       `workers started ${r.workersSpawned}`,
-    `adapter      ${a ? `${a.vendor} ${a.architecture} ${a.description}`.trim() + (a.software ? ' (software)' : '') : 'none'}`,
+    'adapter      ' +
+      (a ? `${a.vendor} ${a.architecture} ${a.description}`.trim() + (a.software ? ' (software)' : '') : 'none'),
   ];
   if (r.losses.length) {
     const rest = r.stepMs.slice(1).sort((x, y) => x - y);

@@ -239,7 +239,8 @@ export default function BenchmarkPanel({ steps, note }: { steps: number; note: s
             <strong>WebGPU/WASM: </strong>
             {report.webgpu_over_wasm === null
               ? 'needs both backends'
-              : `${fmt(report.webgpu_over_wasm)}× (WebGPU ${report.webgpu_over_wasm >= 1 ? 'is faster' : 'is slower'} ` +
+              : `${fmt(report.webgpu_over_wasm)}× ` +
+                `(WebGPU ${report.webgpu_over_wasm >= 1 ? 'is faster' : 'is slower'} ` +
                 'than WASM here)'}
           </p>
         </div>

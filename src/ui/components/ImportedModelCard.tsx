@@ -90,7 +90,9 @@ export function ImportedModelCard() {
                 <span
                   key={j}
                   className="score-token"
-                  title={`id ${line.ids[j]}: ${line.logprobs[j] === null ? 'first token' : line.logprobs[j]!.toFixed(4)}`}
+                  title={
+                    `id ${line.ids[j]}: ` + (line.logprobs[j] === null ? 'first token' : line.logprobs[j]!.toFixed(4))
+                  }
                 >
                   {t}
                   <sub>{line.logprobs[j] === null ? '' : line.logprobs[j]!.toFixed(2)}</sub>{' '}

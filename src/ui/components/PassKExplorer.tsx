@@ -66,7 +66,10 @@ export default function PassKExplorer() {
         <p className="wait-line" role="status" data-testid="passk-progress" data-percent={pct ?? 0}>
           <progress max={100} value={pct ?? 0} aria-hidden="true" /> {pct ?? 0}%:{' '}
           {wait
-            ? `sampling with ${wait.what === 'passk-base' ? 'the base checkpoint (phase 1 of 2)' : `the current policy${wait.twoPhases ? ' (phase 2 of 2)' : ''}`}`
+            ? 'sampling with ' +
+              (wait.what === 'passk-base'
+                ? 'the base checkpoint (phase 1 of 2)'
+                : `the current policy${wait.twoPhases ? ' (phase 2 of 2)' : ''}`)
             : 'preparing: loading the model and compiling the sampling graph'}
         </p>
       )}

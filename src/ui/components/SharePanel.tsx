@@ -223,7 +223,12 @@ export default function SharePanel() {
             ? `Autosaved at step ${saved.step} (${new Date(saved.at).toLocaleTimeString()}` +
               `${saved.ms ? `; training waited ${Math.round(saved.ms.snapshot + saved.ms.put)} ms for it` : ''}` +
               '); a reload resumes from there.'
-            : `Nothing saved yet: the run is saved ${every === 1 ? 'after every step (at most a tenth of the training time) and ' : every > 1 ? `every ${every} steps and ` : ''}` +
+            : 'Nothing saved yet: the run is saved ' +
+              (every === 1
+                ? 'after every step (at most a tenth of the training time) and '
+                : every > 1
+                  ? `every ${every} steps and `
+                  : '') +
               'whenever it pauses.'}
         </p>
         <div className="field">

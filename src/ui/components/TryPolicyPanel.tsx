@@ -8,6 +8,8 @@ import { examplePrompt, tryPrompt, useTry } from '../state/try-policy.ts';
 /** Low probability red, high green (lightness kept readable on both themes' text colour). */
 const probColor = (p: number) => `hsl(${Math.round(120 * p)}, 70%, 80%)`;
 
+const setGreedy = (greedy: boolean) => useTry.setState({ greedy });
+
 /** One completion, token by token, each coloured by its probability; hover or focus shows the number. */
 function Tokens({ c, label }: { c: TriedCompletion; label: string }) {
   const inline = useTry((s) => s.inline);
@@ -108,8 +110,7 @@ export default function TryPolicyPanel() {
         )}
         <div className="row try-options">
           <label>
-            <input type="checkbox" checked={t.greedy} onChange={(e) => useTry.setState({ greedy: e.target.checked })} />{' '}
-            greedy
+            <input type="checkbox" checked={t.greedy} onChange={(e) => setGreedy(e.target.checked)} /> greedy
           </label>
           <label>
             samples{' '}

@@ -223,7 +223,9 @@ export function chartSummary(
   }
   if (!parts.length) {
     const logged = values.some(({ v }) => !('missing' in v && v.missing === 'not logged'));
-    return `latest (step ${step}): ${logged ? 'no value at this step' : `not in this ${source}: the run did not log it`}`;
+    return (
+      `latest (step ${step}): ` + (logged ? 'no value at this step' : `not in this ${source}: the run did not log it`)
+    );
   }
   return `latest (step ${step})${smoothing > 0 ? `, smoothed with weight ${smoothing}` : ''}: ${parts.join(', ')}`;
 }

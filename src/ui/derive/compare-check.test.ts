@@ -40,7 +40,10 @@ describe('Compare: the held-out pass@1 verdict', () => {
     const big = passAt1Verdict(a, { ...a, label: 'B', passAt1: 0.7 });
     expect(big.significant).toBe(true);
     expect(big.text).toMatch(
-      /^B did better on held-out pass@1 at step 20: 70\.0% vs 50\.0% \(\+20\.0 points\), more than twice the noise \(standard error of the difference 6\.0 points/,
+      new RegExp(
+        String.raw`^B did better on held-out pass@1 at step 20: 70\.0% vs 50\.0% \(\+20\.0 points\), ` +
+          String.raw`more than twice the noise \(standard error of the difference 6\.0 points`,
+      ),
     );
     const small = passAt1Verdict({ ...a, passAt1: 0.55 }, { ...a, label: 'B', passAt1: 0.5 });
     expect(small.significant).toBe(false);

@@ -61,7 +61,10 @@ describe('a file given to the wrong place is named for what it is', () => {
   it.skipIf(!made)("TRL's trainer_state.json given as a config: named, not listed as unknown fields", async () => {
     const err = await readUtf8File(file(join(tmp, 'trainer_state.json')), 'a run config').catch((e: Error) => e);
     expect(String(err)).toMatch(
-      /trainer_state\.json is TRL's trainer_state\.json .*, not a run config: a TRL run folder .* opens with "Open a run folder…"/,
+      new RegExp(
+        String.raw`trainer_state\.json is TRL's trainer_state\.json .*, not a run ` +
+          'config: a TRL run folder .* opens with "Open a run folder…"',
+      ),
     );
     expect(String(err)).not.toContain('unknown field');
   });
@@ -74,7 +77,10 @@ describe('a file given to the wrong place is named for what it is', () => {
     );
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(
-      /trainer_state\.json is TRL's trainer_state\.json .*, not a run config: its checkpoint folder imports with rlvr import --format hf DIR/,
+      new RegExp(
+        String.raw`trainer_state\.json is TRL's trainer_state\.json .*, not a run ` +
+          'config: its checkpoint folder imports with rlvr import --format hf DIR',
+      ),
     );
     expect(r.stderr).not.toContain('unknown field');
   });

@@ -41,7 +41,8 @@ export function passkVerdict(c: Pick<PassKCurve, 'ks' | 'base' | 'current'>): st
   return runs
     .map(
       (r) =>
-        `${WHO[r.leader]} ${r.from === r.to ? `at k = ${r.from}` : r.to === lastK ? `from k = ${r.from}` : `at k = ${r.from} to ${r.to}`}`,
+        `${WHO[r.leader]} ` +
+        (r.from === r.to ? `at k = ${r.from}` : r.to === lastK ? `from k = ${r.from}` : `at k = ${r.from} to ${r.to}`),
     )
     .join('; ');
 }

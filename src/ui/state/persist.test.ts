@@ -39,7 +39,10 @@ describe('restoredNote', () => {
   });
   it('names exactly the steps lost', () => {
     expect(restoredNote(21, at, 24)).toMatch(
-      / 3 steps were lost \(steps 22–24\): the page went away before they were saved\. Training goes on from step 21\.$/,
+      new RegExp(
+        String.raw` 3 steps were lost \(steps 22–24\): the page went away ` +
+          String.raw`before they were saved\. Training goes on from step 21\.$`,
+      ),
     );
     expect(restoredNote(21, at, 22)).toMatch(/ 1 step was lost \(step 22\): the page went away before it was saved\./);
   });

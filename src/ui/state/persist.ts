@@ -34,7 +34,8 @@ export function restoredNote(step: number, savedAt: string, shown: number | null
   const when = new Date(savedAt);
   const at = Number.isNaN(when.getTime()) ? savedAt : when.toLocaleTimeString();
   let s =
-    `Restored at step ${step} (saved ${at})${copy ? ": a copy of a run open in another tab, saved from now on as this tab's own" : ''}` +
+    `Restored at step ${step} (saved ${at})` +
+    (copy ? ": a copy of a run open in another tab, saved from now on as this tab's own" : '') +
     '.';
   if (shown !== null && shown > step) {
     const n = shown - step;

@@ -7,7 +7,9 @@ import { num } from '../../derive/channels.ts';
 /** The ratio line of the importance-sampling level, then the form's obj line (objective-form.ts). */
 function formulaLines(s: ObjectiveSettings): string {
   const seq = s.importance_sampling_level === 'sequence';
-  const ratio = `ratio  = ${seq ? 'exp(mean over the sequence of (logp − old))   (sequence level, GSPO)' : 'exp(logp − old)   (token level)'}`;
+  const ratio =
+    'ratio  = ' +
+    (seq ? 'exp(mean over the sequence of (logp − old))   (sequence level, GSPO)' : 'exp(logp − old)   (token level)');
   return objectiveForms[objectiveForm(s.loss_type)].formula(ratio);
 }
 
@@ -88,6 +90,14 @@ export function ObjectivePanel({
   const formName = objectiveForm(s.loss_type);
   const form = objectiveForms[formName];
   const clippedNote = form.clippedNote ?? ` — the clipped branch (${r.clipped[i]}): this token gives no gradient`;
+  const masked = s.off_policy_mask_threshold !== null;
+  const maskLine = masked
+    ? 'keep   = A ≥ 0 or mean over the sequence of (old − ' +
+      `logp) ≤ ${s.off_policy_mask_threshold}   (off-policy sequence mask)\n`
+    : '';
+  const tokenLine =
+    `token  = −obj${masked ? ' · keep' : ''} + β · kl` +
+    `${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy`;
   return (
     <section className="objective" aria-label="Objective for the selected token" data-testid="objective-panel">
       <h3>
@@ -96,7 +106,7 @@ export function ObjectivePanel({
       <pre className="formula" data-testid="objective-formula">
         {`${formulaLines(s)}
 kl     = ${s.kl_estimator === 'k3' ? 'exp(ref − logp) − (ref − logp) − 1   (k3)' : 'logp − ref   (k1)'}
-${s.off_policy_mask_threshold !== null ? 'keep   = A ≥ 0 or mean over the sequence of (old − ' + `logp) ≤ ${s.off_policy_mask_threshold}   ` + '(off-policy sequence mask)\n' : ''}token  = −obj${s.off_policy_mask_threshold !== null ? ' · keep' : ''} + β · kl${s.use_bias_correction_kl ? ' · ratio   (use_bias_correction_kl)' : ''} − entropy_coef · entropy
+${maskLine}${tokenLine}
 loss   = Σ weight · token`}
       </pre>
       <table className="objective-numbers">
