@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The most lines a hand-written source file may have (issue 42): past it, split it into modules by topic. */
+/** The most lines a hand-written source file may have (docs/architecture.md): past it, split it by topic. */
 const MAX_LINES = 400;
 
 /** The folders whose source files the rule covers, and what counts as a source file there. */
@@ -26,7 +26,7 @@ const GENERATED: Record<string, string> = {
 /**
  * Known to be over, each with what is left to do. The only one: e2e/app.spec.mjs, whose serial block shares
  * one page that trained the default run, and every later test inspects that page; splitting it means a
- * second page that trains its own run (issue 42's follow-up).
+ * second page that trains its own run.
  */
 const NOT_YET_SPLIT: Record<string, string> = {
   'e2e/app.spec.mjs': 'one page trained once, inspected by the tests after it: a split needs a second trained page',

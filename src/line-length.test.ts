@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The longest a line of a hand-written source file may be (issue 42), in characters (code points). */
+/** The longest a line of a hand-written source file may be (biome.json lineWidth), in characters (code points). */
 const MAX_CHARS = 120;
 
 /** What counts as a source file: the rule looks at every tracked file with one of these endings. */
