@@ -11,30 +11,15 @@ Peak memory: VmHWM of this process (/proc/self/status) after resetting it (write
 /proc/self/clear_refs) just before the measured call, so it is that call's peak resident set.
 """
 import json
-import struct
 import sys
 import time
 
 import torch
 
+# The safetensors reader and the additive mask value shared with the GPT-2 peer (this script's folder).
+from torch_peer_model import MASKED, read_safetensors
+
 EOS = 1
-MASKED = -1e9
-
-
-def read_safetensors(path):
-    with open(path, 'rb') as f:
-        data = f.read()
-    (n,) = struct.unpack('<Q', data[:8])
-    header = json.loads(data[8:8 + n])
-    base = 8 + n
-    out = {}
-    for name, e in header.items():
-        if name == '__metadata__':
-            continue
-        a, b = e['data_offsets']
-        raw = bytearray(data[base + a:base + b])
-        out[name] = torch.frombuffer(raw, dtype=torch.float32).reshape(e['shape']).clone()
-    return out
 
 
 def rss_kib(field):
