@@ -1,12 +1,21 @@
 /**
- * The pure fold of a worker's run events (workers/protocol.ts SessionEvent) into a Compare side
- * (store.ts CompareSide): its metrics, evaluations, state, step, pace and error. No store, no worker:
- * compare.ts applies what it returns. The first step towards one reducer of a run (docs/architecture.md); the live
- * run (controller.ts onEvents) still folds its own events.
+ * One model of a run in the UI, and the one pure reducer of a worker's run events (workers/protocol.ts
+ * SessionEvent). `RunSeries` is what every slot that shows a run holds: the live run (controller.ts reads it
+ * out of the store's `run`, `metrics`, `evals`… as a `LiveSeries`) and each Compare side (store.ts
+ * CompareSide extends it). `foldRunEvents` folds a batch of events into either: it returns the fields that
+ * changed and, as plain data, the effects the caller applies (notices, waits, autosave, the WebGPU fallback).
+ * No store, no worker, no browser global: controller.ts onEvents and compare.ts onEvents apply what it returns.
+ * A recording is not folded from events (recording.ts builds its side from the record).
  */
-import type { SessionEvent } from '../../../workers/protocol.ts';
+import type {
+  EvalPoint,
+  RolloutSummary,
+  RunState,
+  SaveCost,
+  SessionEvent,
+  StepMetrics,
+} from '../../../workers/protocol.ts';
 import { compactHistory } from './chart-data.ts';
-import type { CompareSide } from '../state/store.ts';
 
 /** The numeric difficulty knobs a step ran at, as `difficulty/<knob>` metrics (a curriculum's level over time). */
 export function difficultyMetrics(d: Record<string, number | string> | undefined): Record<string, number> {
@@ -17,44 +26,152 @@ export function difficultyMetrics(d: Record<string, number | string> | undefined
   return out;
 }
 
-/** What one batch of events changes on a side, and whether its Pause is still waiting for the worker. */
-export interface SideFold {
-  /** Only the fields that changed: empty when the batch changed nothing the side shows. */
-  next: Partial<CompareSide>;
+/** A run as every slot holds it, live or in Compare. */
+export interface RunSeries {
+  /** One row per step, compacted (chart-data.ts compactHistory) once a long run has many. */
+  metrics: StepMetrics[];
+  /** Held-out pass@k evaluations (when the config has eval_every > 0), one per step. */
+  evals: EvalPoint[];
+  /**
+   * The worker's run state ('pausing' while a Pause waits for it), or a slot's own: 'recorded' for a
+   * recording shown in a Compare side, 'crashed' for a live worker that died.
+   */
+  state: RunState | 'recorded' | 'crashed';
+  step: number;
+  /** The worker's pace over the recent steps (0 until two steps are done). */
+  stepsPerMinute?: number;
+  /** The last error the worker reported; the live run shows its errors in the page's banner instead (null). */
+  error: string | null;
+}
+
+/** How far the live run's current wait is (the worker's activity). */
+export interface RunProgress {
+  what: string;
+  done: number;
+  total: number;
+  phase?: string;
+}
+
+/** What the live run holds beyond a series: the rollouts' summaries, the histogram, the status bar's figures. */
+export interface LiveSeries extends RunSeries {
+  /** The last 200 steps' rollout summaries. */
+  summaries: RolloutSummary[];
+  histogram: { edges: number[]; counts: number[] } | null;
+  state: RunState | 'crashed';
+  stepBudget: number;
+  stepsPerMinute: number;
+  lastStepSeconds: number;
+  activity: string;
+  rolloutSteps: number[];
+  /** Cleared when the activity changes. */
+  progress: RunProgress | null;
+}
+
+/** What an event asks of the page beyond the series: the caller decides which it acts on. */
+export type RunEffect =
+  /** Each step, in order: the live run remembers the step shown and the skipped-step notice. */
+  | { kind: 'step'; step: number; skipped: boolean }
+  | { kind: 'progress'; what: Extract<SessionEvent, { type: 'progress' }>['what']; done: number; total: number }
+  | { kind: 'saved'; runId: string; step: number; savedAt: string; ms: SaveCost }
+  | { kind: 'save-failed'; runId: string; message: string; name: string }
+  /** The loop paused itself after steps that were not finite. */
+  | { kind: 'non-finite'; message: string }
+  /** The WebGPU device is gone. */
+  | { kind: 'device-lost'; message: string }
+  /** Any other error: `fatal` when training stopped rather than paused. */
+  | { kind: 'error'; message: string; fatal: boolean };
+
+export interface FoldContext {
+  /**
+   * 'live': the page's own run (its LiveSeries fields are folded too). 'side': a Compare side, whose rows carry
+   * the difficulty knobs (Compare draws them: CompareCharts.tsx) and whose 'error' outlives the idle status a
+   * failed init leaves its worker in.
+   */
+  slot: 'live' | 'side';
+  /** Pause was pressed and the worker has not yet stopped: a "running" status reads "pausing". */
+  pauseAsked: boolean;
+}
+
+/** What one batch of events changes, what it asks of the page, and whether Pause still waits. */
+export interface RunFold<S extends RunSeries> {
+  /** Only the fields that changed: empty when the batch changed nothing the slot shows. */
+  next: Partial<S>;
+  effects: RunEffect[];
   pauseAsked: boolean;
 }
 
 /**
- * One batch of a side's events. Metrics and evaluations are copied only when a step or an evaluation
- * arrived. pauseAsked: Pause was pressed and the worker has not yet stopped, so "running" reads "pausing".
+ * One batch of a run's events. Metrics and evaluations are copied only when a new step or evaluation
+ * arrived (a step no later than the last row, or an evaluation of a step already held, is dropped).
  */
-export function foldSideEvents(s: CompareSide, events: SessionEvent[], pauseAsked: boolean): SideFold {
-  const steps = events.filter((e): e is Extract<SessionEvent, { type: 'step' }> => e.type === 'step');
-  const newEvals = events
-    .filter((e): e is Extract<SessionEvent, { type: 'eval' }> => e.type === 'eval')
-    .map((e) => e.point)
-    .filter((p, i, all) => !s.evals.some((x) => x.step === p.step) && all.findIndex((q) => q.step === p.step) === i);
-  let state = s.state;
-  let step = s.step;
-  let error = s.error;
-  let stepsPerMinute = s.stepsPerMinute ?? 0;
+export function foldRunEvents(
+  series: LiveSeries,
+  events: SessionEvent[],
+  ctx: FoldContext & { slot: 'live' },
+): RunFold<LiveSeries>;
+/** A side's own fields (its label, config…) pass through: `next` holds only the series' fields, states of RunState. */
+export function foldRunEvents<S extends RunSeries>(
+  series: S,
+  events: SessionEvent[],
+  ctx: FoldContext & { slot: 'side' },
+): RunFold<S>;
+export function foldRunEvents(
+  series: RunSeries & Partial<LiveSeries>,
+  events: SessionEvent[],
+  ctx: FoldContext,
+): RunFold<LiveSeries> {
+  const live = ctx.slot === 'live';
+  const cur = { ...series } as LiveSeries;
+  let { pauseAsked } = ctx;
+  const effects: RunEffect[] = [];
   for (const e of events) {
-    if (e.type === 'status') {
-      // A failed init leaves the worker idle: keep showing the error.
-      state = state === 'error' && e.status.state === 'idle' ? state : e.status.state;
-      if (state === 'running' && pauseAsked) state = 'pausing';
-      else if (state !== 'running') pauseAsked = false;
-      step = e.status.step;
-      stepsPerMinute = e.status.stepsPerMinute;
-    } else if (e.type === 'error') error = e.message;
+    if (e.type === 'step') {
+      effects.push({ kind: 'step', step: e.metrics.step, skipped: e.skipped });
+      const last = cur.metrics[cur.metrics.length - 1];
+      if (!last || last.step < e.metrics.step)
+        cur.metrics = [...cur.metrics, live ? e.metrics : { ...e.metrics, ...difficultyMetrics(e.difficulty) }];
+      if (live) {
+        cur.summaries = [...cur.summaries.slice(-199), e.summary];
+        cur.histogram = e.histogram;
+      }
+    } else if (e.type === 'eval') {
+      if (!cur.evals.some((x) => x.step === e.point.step)) cur.evals = [...cur.evals, e.point];
+    } else if (e.type === 'status') {
+      const st = e.status;
+      // A failed init leaves a side's worker idle: keep showing the error.
+      const keepError = !live && cur.state === 'error' && st.state === 'idle';
+      if (!keepError) cur.state = st.state === 'running' && pauseAsked ? 'pausing' : st.state;
+      if (keepError || st.state !== 'running') pauseAsked = false;
+      cur.step = st.step;
+      cur.stepsPerMinute = st.stepsPerMinute;
+      if (live) {
+        // A new activity starts its own count: the last one's "100%" must not linger on the next wait.
+        if (!st.activity || st.activity !== cur.activity) cur.progress = null;
+        Object.assign(cur, {
+          stepBudget: st.stepBudget,
+          lastStepSeconds: st.lastStepSeconds,
+          activity: st.activity,
+          rolloutSteps: st.rolloutSteps,
+        });
+      }
+    } else if (e.type === 'progress') {
+      effects.push({ kind: 'progress', what: e.what, done: e.done, total: e.total });
+      if (live) cur.progress = { what: e.what, done: e.done, total: e.total, phase: e.phase };
+    } else if (e.type === 'saved') {
+      effects.push({ kind: 'saved', runId: e.runId, step: e.step, savedAt: e.savedAt, ms: e.ms });
+    } else if (e.type === 'save-failed') {
+      effects.push({ kind: 'save-failed', runId: e.runId, message: e.message, name: e.name });
+    } else if (e.type === 'error') {
+      cur.error = e.message;
+      effects.push(
+        e.code ? { kind: e.code, message: e.message } : { kind: 'error', message: e.message, fatal: e.fatal },
+      );
+    }
   }
-  const next: Partial<CompareSide> = {};
-  const stepMetrics = steps.map((e) => ({ ...e.metrics, ...difficultyMetrics(e.difficulty) }));
-  if (steps.length) next.metrics = compactHistory([...s.metrics, ...stepMetrics]);
-  if (newEvals.length) next.evals = [...s.evals, ...newEvals];
-  if (state !== s.state) next.state = state;
-  if (step !== s.step) next.step = step;
-  if (error !== s.error) next.error = error;
-  if (stepsPerMinute !== (s.stepsPerMinute ?? 0)) next.stepsPerMinute = stepsPerMinute;
-  return { next, pauseAsked };
+  if (cur.metrics !== series.metrics) cur.metrics = compactHistory(cur.metrics);
+  const next: Partial<LiveSeries> = {};
+  for (const k of Object.keys(cur) as (keyof LiveSeries)[])
+    if (cur[k] !== series[k] && !(k === 'stepsPerMinute' && cur[k] === (series[k] ?? 0)))
+      (next as Record<string, unknown>)[k] = cur[k];
+  return { next, effects, pauseAsked };
 }

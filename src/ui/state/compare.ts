@@ -8,7 +8,7 @@
 import { configFields, heldOutSamples, validateConfig, type RunConfig } from '../../rl/config.ts';
 import type { SessionEvent } from '../../../workers/protocol.ts';
 import { runsProgress } from '../derive/job-progress.ts';
-import { foldSideEvents } from '../derive/run-series.ts';
+import { foldRunEvents } from '../derive/run-series.ts';
 import { appDefaults, draftPatch } from '../derive/config-form.ts';
 import { checkOverrides, passAt1Verdict, type HeldOut } from '../derive/compare-check.ts';
 import { useDataset } from './dataset-import.ts';
@@ -42,11 +42,15 @@ export function compareSides(c = getState().compare): CompareSide[] {
 // Sides whose Pause was pressed (session.comparePauseAsked): until their worker says it stopped, a
 // "running" status reads "pausing".
 
-/** One batch of a side's events (run-series.ts): the store is touched only when something it shows changed. */
+/** One batch of a side's events (foldRunEvents): the store is touched only when something it shows changed. */
 function onEvents(id: SideId, events: SessionEvent[]): void {
   const s = getState().compare[id];
   if (!s) return;
-  const { next, pauseAsked: stillAsked } = foldSideEvents(s, events, session.comparePauseAsked.has(id));
+  // A side shows its errors itself (next.error): the effects are the live run's (controller.ts).
+  const { next, pauseAsked: stillAsked } = foldRunEvents(s, events, {
+    slot: 'side',
+    pauseAsked: session.comparePauseAsked.has(id),
+  });
   if (!stillAsked) session.comparePauseAsked.delete(id);
   if (Object.keys(next).length) updateSide(id, () => next);
   if (next.metrics) {

@@ -22,6 +22,7 @@ import type {
   StepMetrics,
   StepRollouts,
 } from '../../../workers/protocol.ts';
+import type { RunProgress, RunSeries } from '../derive/run-series.ts';
 import { emptySetup, type UrlSetup } from '../derive/url-state.ts';
 import { loadPace, type Pace } from '../derive/time-estimate.ts';
 import { initialViewer, type ViewerState } from './viewer-state.ts';
@@ -69,7 +70,7 @@ export interface RunView {
   config: RunConfig | null;
   initSeconds: number;
   /** How far the current wait is (the worker's activity), cleared when the activity changes. */
-  progress: { what: string; done: number; total: number; phase?: string } | null;
+  progress: RunProgress | null;
 }
 
 /**
@@ -78,17 +79,11 @@ export interface RunView {
  */
 export type CompareSideState = RunState | 'recorded';
 
-export interface CompareSide {
+/** A Compare side: a run series (run-series.ts, folded from its worker's events like the live run's) and its label. */
+export interface CompareSide extends RunSeries {
   label: string;
   config: RunConfig | null;
-  metrics: StepMetrics[];
-  /** Held-out pass@k evaluations (when the config has eval_every > 0). */
-  evals: EvalPoint[];
   state: CompareSideState;
-  step: number;
-  error: string | null;
-  /** Its worker's pace over the recent steps (0 until two steps are done). */
-  stepsPerMinute?: number;
   /** The model's parameters and the backend it trains on (known after init): the time estimate's scale. */
   parameters?: number;
   backend?: string;
