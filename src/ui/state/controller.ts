@@ -1,12 +1,12 @@
 import type { SessionEvent } from '../../../workers/protocol.ts';
 import { currentRunId, saveFailed, savedByWorker } from './autosave.ts';
-import { compactHistory } from '../derive/chart-data.ts';
+import { foldRunEvents, type LiveSeries, type RunEffect } from '../derive/run-series.ts';
 import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
 import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
 import { recordShownStep } from './tabs.ts';
-import { getState, hasRun, patch, setState } from './store.ts';
+import { type AppState, getState, hasRun, patch, setState } from './store.ts';
 import { updateSetup } from './setup-state.ts';
 import { client, connectWorker } from './worker-link.ts';
 import { jobWait } from '../derive/job-progress.ts';
@@ -20,79 +20,77 @@ import { fallbackToWasm } from './restore.ts';
 
 // ---- events from the worker ---------------------------------------------------------------------
 
-function onEvents(events: SessionEvent[]): void {
-  const s = getState();
-  // Copied only when a step or an evaluation arrives: progress ticks and status leave the charts' data as it is.
-  let metrics = s.metrics;
-  let evals = s.evals;
-  let summaries = s.summaries;
-  let histogram = s.histogram;
-  let run = s.run;
-  let error = s.error;
-  let shown: number | null = null;
-  for (const e of events) {
-    if (e.type === 'step') {
-      shown = e.metrics.step;
-      if (!metrics.length || metrics[metrics.length - 1]!.step < e.metrics.step) metrics = [...metrics, e.metrics];
-      summaries = [...summaries.slice(-199), e.summary];
-      histogram = e.histogram;
-      const prev = notices().skipped;
-      if (e.skipped)
-        setNotices({
-          skipped: { step: e.metrics.step, streak: prev && prev.step === e.metrics.step - 1 ? prev.streak + 1 : 1 },
-        });
-      else if (prev) setNotices({ skipped: null });
-    } else if (e.type === 'eval') {
-      if (!evals.some((x) => x.step === e.point.step)) evals = [...evals, e.point];
-    } else if (e.type === 'status') {
-      const st = e.status;
-      // A new activity starts its own count: the last one's "100%" must not linger on the next wait.
-      const progress = st.activity && st.activity === run.activity ? run.progress : null;
-      // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
-      if (st.state !== 'running' && getState().runControl.pauseAsked) patch('runControl', { pauseAsked: false });
-      run = {
-        ...run,
-        state: st.state === 'running' && getState().runControl.pauseAsked ? 'pausing' : st.state,
-        step: st.step,
-        stepBudget: st.stepBudget,
-        stepsPerMinute: st.stepsPerMinute,
-        lastStepSeconds: st.lastStepSeconds,
-        activity: st.activity,
-        rolloutSteps: st.rolloutSteps,
-        progress,
-      };
-    } else if (e.type === 'progress') {
-      run = { ...run, progress: { what: e.what, done: e.done, total: e.total, phase: e.phase } };
-      const pk = getState().passk;
-      if ((e.what === 'passk-base' || e.what === 'passk-current') && pk.running)
-        patch('passk', { wait: passKWait(pk.wait ?? null, e.what, e.done, e.total, performance.now()) });
-      const ws = getState().warmStart;
-      if (e.what === 'warm-start' && ws.running && e.total > 0)
-        patch('warmStart', { wait: jobWait(ws.wait ?? null, e.done / e.total, performance.now()) });
-    } else if (e.type === 'saved') savedByWorker(e);
-    else if (e.type === 'save-failed') saveFailed(Object.assign(new Error(e.message), { name: e.name }));
-    else if (e.type === 'error') {
-      if (e.code === 'non-finite') {
-        const c = s.run.config;
-        setNotices({
-          nonFinite: { message: e.message, learningRate: c?.learning_rate ?? 0, maxGradNorm: c?.max_grad_norm ?? 0 },
-        });
-      } else if (e.code === 'device-lost') void fallbackToWasm(e.message);
-      else error = { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message };
-    }
-  }
-  setState({
-    metrics: metrics === s.metrics ? metrics : compactHistory(metrics),
+/** The live run as a series (run-series.ts): its rows, and the run view's state and status bar figures. */
+function liveSeries(s: AppState): LiveSeries {
+  const { metrics, evals, summaries, histogram } = s;
+  const { state, step, stepBudget, stepsPerMinute, lastStepSeconds, activity, rolloutSteps, progress } = s.run;
+  return {
+    metrics,
     evals,
     summaries,
     histogram,
-    run,
-    error,
+    state,
+    step,
+    stepBudget,
+    stepsPerMinute,
+    lastStepSeconds,
+    activity,
+    rolloutSteps,
+    progress,
+    error: null,
+  };
+}
+
+/** What a batch of the live worker's events asks of the page beyond the run (foldRunEvents' effects). */
+function applyEffect(e: RunEffect, s: AppState): void {
+  if (e.kind === 'step') {
+    const prev = notices().skipped;
+    if (e.skipped)
+      setNotices({ skipped: { step: e.step, streak: prev && prev.step === e.step - 1 ? prev.streak + 1 : 1 } });
+    else if (prev) setNotices({ skipped: null });
+  } else if (e.kind === 'progress') {
+    const pk = getState().passk;
+    if ((e.what === 'passk-base' || e.what === 'passk-current') && pk.running)
+      patch('passk', { wait: passKWait(pk.wait ?? null, e.what, e.done, e.total, performance.now()) });
+    const ws = getState().warmStart;
+    if (e.what === 'warm-start' && ws.running && e.total > 0)
+      patch('warmStart', { wait: jobWait(ws.wait ?? null, e.done / e.total, performance.now()) });
+  } else if (e.kind === 'saved') savedByWorker(e);
+  else if (e.kind === 'save-failed') saveFailed(Object.assign(new Error(e.message), { name: e.name }));
+  else if (e.kind === 'non-finite') {
+    const c = s.run.config;
+    setNotices({
+      nonFinite: { message: e.message, learningRate: c?.learning_rate ?? 0, maxGradNorm: c?.max_grad_norm ?? 0 },
+    });
+  } else if (e.kind === 'device-lost') void fallbackToWasm(e.message);
+  else
+    setState({ error: { kind: 'step', title: e.fatal ? 'Training stopped' : 'Training paused', message: e.message } });
+}
+
+/** One batch of the live worker's events: folded by foldRunEvents (run-series.ts), as a Compare side's are. */
+function onEvents(events: SessionEvent[]): void {
+  const s = getState();
+  const { next, effects, pauseAsked } = foldRunEvents(liveSeries(s), events, {
+    slot: 'live',
+    pauseAsked: s.runControl.pauseAsked,
   });
-  if (metrics !== s.metrics) recordPace(getState().metrics, run.config, run.model?.parameters, run.backend?.kind);
+  // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
+  if (s.runControl.pauseAsked && !pauseAsked) patch('runControl', { pauseAsked: false });
+  // The live run's errors are the banner's (the 'error' effect), not the series' own.
+  const { metrics, evals, summaries, histogram, error: _shownInBanner, ...run } = next;
+  setState({
+    ...(metrics ? { metrics } : {}),
+    ...(evals ? { evals } : {}),
+    ...(summaries ? { summaries } : {}),
+    ...(histogram !== undefined ? { histogram } : {}),
+    ...(Object.keys(run).length ? { run: { ...s.run, ...run } } : {}),
+  });
+  for (const e of effects) applyEffect(e, s);
+  if (metrics) recordPace(getState().metrics, s.run.config, s.run.model?.parameters, s.run.backend?.kind);
   // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
   const id = currentRunId();
-  if (shown !== null && id) recordShownStep(id, shown);
+  const shown = effects.filter((e) => e.kind === 'step').pop();
+  if (shown && id) recordShownStep(id, shown.step);
   if (getState().runControl.syncOwed && hasRun()) {
     patch('runControl', { syncOwed: false });
     scheduleSync();
