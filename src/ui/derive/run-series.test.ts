@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionStatus, StepMetrics } from '../../../workers/protocol.ts';
+import { HISTORY_MAX_ROWS } from './chart-data.ts';
 import { foldRunEvents, type LiveSeries, type RunSeries } from './run-series.ts';
 import { idleSide } from '../state/store.ts';
 
@@ -116,6 +117,15 @@ describe('foldRunEvents: the live run and a Compare side are one series', () => 
     const cur = { ...idleLive(), ...during };
     expect(live([status('running', 0, 'held-out eval')], cur).next).not.toHaveProperty('progress');
     expect(live([status('running', 0, 'sampling step 1')], cur).next.progress).toBeNull();
+  });
+
+  it('compacts a long history the same way for both (chart-data.ts compactHistory)', () => {
+    const long = Array.from({ length: HISTORY_MAX_ROWS }, (_, i) => ({ step: i }) as StepMetrics);
+    const l = live([stepEvent(HISTORY_MAX_ROWS)], { ...idleLive(), metrics: long }).next.metrics;
+    const s = side([stepEvent(HISTORY_MAX_ROWS)], { ...idleSide('A'), metrics: long }).next.metrics;
+    expect(l!.length).toBeLessThan(HISTORY_MAX_ROWS);
+    expect(l!.at(-1)).toMatchObject({ step: HISTORY_MAX_ROWS });
+    expect(s).toEqual(l);
   });
 
   it("does not let a live run's error outlive the worker's idle status (only a side keeps it)", () => {
