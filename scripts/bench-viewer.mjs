@@ -21,6 +21,9 @@
 //
 //   npm run bench:viewer                     10, 100 and 1000 MB (the dumps are kept in bench/.work/viewer/)
 //   BENCH_VIEWER_SIZES=10,100 npm run bench:viewer
+//   BENCH_VIEWER_ONLY=search BENCH_VIEWER_FORMATS=trl BENCH_VIEWER_SIZES=100 node scripts/bench-viewer.mjs
+//                                            the search alone (no first view, step switch or pandas peer), of TRL
+//                                            only; after a `vite build`. BENCH_VIEWER_SEARCHES=3 searches 3 times.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +31,9 @@ import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, ROOT } from '../e2e/lib.mjs';
 
 const SIZES = (process.env.BENCH_VIEWER_SIZES || '10,100,1000').split(',').map(Number);
+const FORMATS = (process.env.BENCH_VIEWER_FORMATS || 'trl,verl').split(',');
+const SEARCH_ONLY = process.env.BENCH_VIEWER_ONLY === 'search';
+const SEARCHES = Number(process.env.BENCH_VIEWER_SEARCHES || 1);
 const WORK = join(ROOT, 'bench/.work/viewer');
 const BUDGET = { first_view_s: 2, step_switch_ms: 200, search_1gb_s: 10, memory_mb: 500 };
 
@@ -93,6 +99,38 @@ function pageClock() {
     addEventListener(type, (e) => (window.__lastInput = e.timeStamp), { capture: true });
 }
 
+/** A text search over every step, from the click until the page says it is done. */
+async function searchOnce(page) {
+  await page.fill('[data-testid="viewer-search-text"]', 'satisfied');
+  const t0 = performance.now();
+  await page.click('[data-testid="viewer-search-run"]');
+  await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', {
+    timeout: 600_000,
+  });
+  const search = seconds(t0);
+  return { search, status: await page.locator('[data-testid="viewer-search-status"]').textContent() };
+}
+
+/** BENCH_VIEWER_ONLY=search: the run opened at its first step, then SEARCHES searches, each timed. */
+async function measureSearch(url, name, steps) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${url}?view=${encodeURIComponent(name)}&step=${steps[0]}`);
+    await page.waitForSelector(`[data-testid="viewer-completion"][data-step="${steps[0]}"]`, { timeout: 120_000 });
+    const times = [];
+    let status = '';
+    for (let k = 0; k < SEARCHES; k++) {
+      const one = await searchOnce(page);
+      times.push(one.search);
+      status = one.status;
+    }
+    return { search_s: Math.min(...times), search_all_s: times, search_status: status };
+  } finally {
+    await browser.close();
+  }
+}
+
 async function measure(url, name, steps) {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
@@ -148,15 +186,7 @@ async function measure(url, name, steps) {
     switchesWall.sort((a, b) => a - b);
     peak = Math.max(peak, await pageMb(page));
 
-    // A text search over every step.
-    await page.fill('[data-testid="viewer-search-text"]', 'satisfied');
-    t0 = performance.now();
-    await page.click('[data-testid="viewer-search-run"]');
-    await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', {
-      timeout: 600_000,
-    });
-    const search = seconds(t0);
-    const status = await page.locator('[data-testid="viewer-search-status"]').textContent();
+    const { search, status } = await searchOnce(page);
     peak = Math.max(peak, await pageMb(page));
     await ctx.close();
     return {
@@ -184,8 +214,24 @@ for (const size of SIZES) {
   const dumps = JSON.parse(
     execFileSync(py, ['bench/viewer/make_dumps.py', WORK, String(size)], { cwd: ROOT, encoding: 'utf8' }),
   );
-  for (const format of ['trl', 'verl']) {
+  for (const format of FORMATS) {
     const d = dumps[format];
+    if (SEARCH_ONLY) {
+      const { url, child } = await serve(d.dir);
+      try {
+        const run = (await (await fetch(`${url}runs.json`)).json())[0];
+        const m = await measureSearch(
+          url,
+          run.name,
+          Array.from({ length: d.steps }, (_, i) => i + 1),
+        );
+        results.push({ size_mb: size, format, bytes: d.bytes, steps: d.steps, rows: d.rows, ...m });
+        console.log(`viewer ${size} MB ${format}: search ${m.search_all_s.map((t) => t.toFixed(2)).join(', ')} s`);
+      } finally {
+        child.kill();
+      }
+      continue;
+    }
     const peer = JSON.parse(
       execFileSync(py, ['bench/viewer/pandas_peer.py', format, d.dir], { cwd: ROOT, encoding: 'utf8' }),
     );
@@ -222,6 +268,6 @@ for (const size of SIZES) {
 }
 mkdirSync(join(ROOT, 'test-results'), { recursive: true });
 writeFileSync(
-  join(ROOT, 'test-results/bench-viewer.json'),
+  join(ROOT, SEARCH_ONLY ? 'test-results/bench-viewer-search.json' : 'test-results/bench-viewer.json'),
   `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`,
 );

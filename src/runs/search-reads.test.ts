@@ -1,7 +1,14 @@
 // Search reads several steps at once (a served run answers each read over HTTP, so one at a time is mostly
 // waiting) yet reports hits, counts, progress and problems in step order, as a one-at-a-time search does.
 import { describe, expect, it } from 'vitest';
-import { openSource, SEARCH_READS_IN_FLIGHT, type RunSource, type StepRows } from './opened-run.ts';
+import {
+  openSource,
+  SEARCH_PREFETCH_BATCHES,
+  SEARCH_PREFETCH_STEPS,
+  SEARCH_READS_IN_FLIGHT,
+  type RunSource,
+  type StepRows,
+} from './opened-run.ts';
 import type { RunCompletion, RunSearchProgress } from './types.ts';
 
 const row = (step: number, i: number): RunCompletion => ({
@@ -65,6 +72,32 @@ describe('search over many steps', () => {
         s === 3 ? 'step 3 could not be read' : `a note about step ${s}`,
       ),
     );
+  });
+
+  it('asks for several prefetch batches ahead, each step once, in order', async () => {
+    const n = SEARCH_PREFETCH_STEPS * 5 + 3;
+    const { source } = slowSource(n);
+    const asked: number[][] = [];
+    let readsDone = 0;
+    let askedBeforeFirstRead = 0;
+    const read = source.readRows;
+    const prefetching: RunSource = {
+      ...source,
+      prefetch: (steps) => asked.push(steps),
+      readRows: async (step) => {
+        if (readsDone === 0) askedBeforeFirstRead = asked.length;
+        const rows = await read(step);
+        readsDone++;
+        return rows;
+      },
+    };
+    const run = await openSource(prefetching);
+    await run.search({ text: 'needle' });
+    // The next batches' requests are under way while the first is read, not one batch at a time.
+    expect(SEARCH_PREFETCH_BATCHES).toBeGreaterThan(1);
+    expect(askedBeforeFirstRead).toBe(SEARCH_PREFETCH_BATCHES);
+    expect(asked.every((b) => b.length <= SEARCH_PREFETCH_STEPS)).toBe(true);
+    expect(asked.flat()).toEqual(Array.from({ length: n }, (_, i) => i + 1));
   });
 
   it('stops starting reads once cancelled', async () => {

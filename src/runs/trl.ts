@@ -17,6 +17,7 @@ import {
 } from 'hyparquet';
 import { asText, isRecord, parsePythonJson, readRange, RunReadError, toNumber, utf8, why } from './files.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
+import { parquetCompressors } from './parquet-codecs.ts';
 import { WHOLE_FILE_BYTES, wholeFiles } from './whole-files.ts';
 import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem } from './types.ts';
 
@@ -299,7 +300,15 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     const metadata = p.metadata;
     let rows: Record<string, unknown>[];
     try {
-      rows = await parquetReadObjects({ file, metadata, rowFormat: 'object' });
+      // Every column but `step` (the file's name says the step; the rows never use it), snappy in WebAssembly.
+      const columns = p.columns.filter((c) => c !== 'step');
+      rows = await parquetReadObjects({
+        file,
+        metadata,
+        rowFormat: 'object',
+        columns,
+        compressors: parquetCompressors(),
+      });
     } catch (e) {
       throw e instanceof RunReadError
         ? e
