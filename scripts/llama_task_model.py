@@ -6,10 +6,12 @@ GRPO and LoRA. scripts/llama-path.sh runs the whole path; docs/models.md describ
 
 usage: llama_task_model.py CORPUS.jsonl OUT [--vocab 512] [--hidden 64] [--layers 4] [--heads 4]
                            [--kv-heads 2] [--intermediate 176] [--context 256] [--seed 0]
-                           [--torch-sft-steps 0]
+                           [--torch-sft-steps 0] [--digits]
 
 --torch-sft-steps N: a warm start in PyTorch instead (N AdamW steps of next-token loss on the corpus, 16
 texts a step), for a folder that goes straight to TRL (the playground's own warm start is `rlvr pretrain`).
+--digits: every digit its own token (a `Digits(individual_digits=True)` pre-tokenizer before the byte-level
+one, as Llama 3's and Qwen2's tokenizers split numbers), so no merge joins digits into a multi-digit token.
 
 CORPUS.jsonl: one JSON string per line, the task's prompts and reference completions
 (`rlvr pretrain --task T --corpus CORPUS.jsonl` writes it). Nothing is downloaded.
@@ -38,6 +40,7 @@ def main() -> None:
     ap.add_argument("--context", type=int, default=256)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--torch-sft-steps", type=int, default=0)
+    ap.add_argument("--digits", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(1)
     os.makedirs(a.out, exist_ok=True)
@@ -45,7 +48,10 @@ def main() -> None:
     with open(a.corpus, encoding="utf-8") as f:
         texts = [json.loads(line) for line in f if line.strip()]
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.pre_tokenizer = (
+        pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level]) if a.digits else byte_level
+    )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=a.vocab,
