@@ -16,7 +16,7 @@ import { cpSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
+import { openPage, ROOT, screenshot, setupPython, withPageDiagnostics } from './lib.mjs';
 
 // One GRPO step with LoRA r = 4 on two prompts of two completions when Start is pressed (trainOneStep).
 const URL_ =
@@ -68,7 +68,7 @@ function buildFixtures() {
     const build = (python) => spawnSync(python, ['-c', script], { cwd: ROOT, env, encoding: 'utf8', timeout: 300_000 });
     let r = build(resolve(ROOT, '.venv-py/bin/python'));
     if (r.status !== 0) {
-      const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+      const setup = setupPython();
       if (setup.status === 3) return { missing: setup.stderr.trim().split('\n').pop() };
       assert.equal(setup.status, 0, `scripts/setup-python.sh failed: ${setup.stderr}`);
       r = build(resolve(ROOT, setup.stdout.trim().split('\n').pop()));
