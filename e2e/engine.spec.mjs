@@ -21,9 +21,9 @@ const STEPS = 20;
 /**
  * The soak's length: 40 steps in `npm test` (checkpoints at steps 20 and 40, 20 steps apart: a leak of one
  * tensor or buffer a step shows as 20), 300 in the long suite (`npm run test:reliability`,
- * RLVR_RELIABILITY_LONG=1). The GPU state settles after the first step (38 live tensors at step 1, the
- * optimizer's on the GPU from step 2: 76 at steps 20, 40, 50 and 100, 218 GPUBuffers throughout, measured
- * on SwiftShader), so step 20 is already steady. At 0.3-0.6 s a step, the 60 steps more took 20-35 s.
+ * RLVR_RELIABILITY_LONG=1). The GPU state settles after the first step: measured on SwiftShader, 38 live
+ * tensors at step 1 and 76 at steps 20, 40, 50 and 100, 218 GPUBuffers (545,744 bytes) at every one, so step
+ * 20 is already steady. At 0.3-0.5 s a step, the 60 steps more took 16-33 s of every run.
  */
 const SOAK_STEPS = process.env.RLVR_RELIABILITY_LONG === '1' ? 300 : 40;
 const SOAK_EVERY = process.env.RLVR_RELIABILITY_LONG === '1' ? 50 : 20;
