@@ -11,7 +11,19 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { test } from '@playwright/test';
 import { note, openPage, serverUrl, waitForPage } from './lib.mjs';
-import { appHooks, browser, DEFAULT_STEPS, shot, state, text, timings, withDiagnostics } from './app-lib.mjs';
+import {
+  appHooks,
+  assertRunCharts,
+  assertTokenChannels,
+  browser,
+  DEFAULT_STEPS,
+  download,
+  shot,
+  state,
+  text,
+  timings,
+  withDiagnostics,
+} from './app-lib.mjs';
 
 /** The page that trains the default run; later tests inspect it. */
 let main = null;
@@ -51,41 +63,15 @@ test.describe('the page that trained the default run', () => {
       };
       note(
         testInfo,
-        `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} ` +
-          's (model load, graph compile, held-out eval); then ' +
-          `${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} ` +
-          `s/step); status bar says ${s.run.stepsPerMinute.toFixed(1)} ` +
-          'steps/min',
+        `${s.run.backend.description}: first step after ${((tFirst - t0) / 1000).toFixed(1)} s (model load, ` +
+          `graph compile, held-out eval); then ${spm.toFixed(1)} steps/min (${timings.wasm.secondsPerStep} s/step); ` +
+          `status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`,
       );
       assert.equal(s.run.backend.kind, 'wasm', 'with only a software WebGPU adapter the app picks WASM by itself');
       assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
       assert.match(s.run.backend.reason, /software/);
-      // The charts show every step. A chart off screen keeps its last picture until it is in view
-      // (src/ui/components/charts/render-budget.ts), so each is looked at in view.
-      const inView = async (id) => {
-        await page.locator(`[data-testid="chart-${id}"]`).scrollIntoViewIfNeeded();
-        await page.waitForFunction(
-          ([id, n]) => Number(document.querySelector(`[data-testid="chart-${id}"]`)?.getAttribute('data-points')) >= n,
-          [id, DEFAULT_STEPS],
-          { timeout: 10_000 },
-        );
-      };
-      for (const id of ['reward', 'accuracy', 'entropy', 'grad_norm', 'zero_std', 'length', 'throughput']) {
-        await inView(id);
-        const points = Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points'));
-        assert.ok(points >= DEFAULT_STEPS, `chart ${id} has ${points} points`);
-        assert.ok(await page.$(`[data-testid="chart-${id}"] .recharts-line path`), `chart ${id} draws a line`);
-      }
-      // The defaults (beta = 0, on-policy) make KL, clip fraction, ratio and ESS constant: those charts say why
-      // instead.
-      for (const id of ['kl', 'clip', 'ratio', 'ess']) {
-        await inView(id);
-        assert.ok(
-          Number(await page.getAttribute(`[data-testid="chart-${id}"]`, 'data-points')) >= DEFAULT_STEPS,
-          `chart ${id} has the steps`,
-        );
-        assert.ok(await page.$(`[data-testid="chart-${id}-constant"]`), `chart ${id} explains why it is constant`);
-      }
+      // The charts show every step (the constant ones say why).
+      await assertRunCharts(page, DEFAULT_STEPS);
       assert.ok(
         Number(await page.getAttribute('[data-testid="chart-eval"]', 'data-points')) >= 1,
         'the held-out pass@k chart has the step-0 evaluation',
@@ -100,17 +86,6 @@ test.describe('the page that trained the default run', () => {
       assert.deepEqual(main.externalRequests, []);
     });
   });
-
-  /** Which record field each colour channel must carry. */
-  const CHANNEL_FIELDS = {
-    advantage: (r) => r.advantage,
-    logp: (r, i) => r.newLogp[i],
-    ratio: (r, i) => r.ratio[i],
-    clipped: (r, i) => r.clipped[i] ?? '',
-    entropy: (r, i) => r.entropy[i],
-    kl: (r, i) => r.kl[i],
-    loss: (r, i) => r.lossContribution[i],
-  };
 
   test(
     "a rollout's token colouring carries the trainer's " + 'numbers; the objective panel matches the loss',
@@ -129,43 +104,11 @@ test.describe('the page that trained the default run', () => {
         await page.waitForSelector('[data-testid="token-view"]');
         const rows = await page.$$eval('[data-testid="rollout-row"]', (els) => els.length);
         assert.equal(rows, records.length, 'one table row per completion');
-        for (const [channel, field] of Object.entries(CHANNEL_FIELDS)) {
-          await page.selectOption('[data-testid="channel"]', channel);
-          const tokens = await page.$$eval('[data-testid="token"]', (els) =>
-            els.map((e) => ({
-              i: Number(e.dataset.index),
-              channel: e.dataset.channel,
-              value: e.dataset.value,
-              bg: getComputedStyle(e).backgroundColor,
-            })),
-          );
-          assert.equal(tokens.length, rec.tokens.length, `${channel}: one element per completion token`);
-          for (const tok of tokens) {
-            assert.equal(tok.channel, channel);
-            const want = field(rec, tok.i);
-            // `+ 0` turns -0 into 0: the page writes a zero loss as "0" whatever its sign (assert.equal uses
-            // Object.is).
-            if (typeof want === 'number')
-              assert.equal(
-                Number(tok.value) + 0,
-                want + 0,
-                `${channel}, token ${tok.i}: page shows ${tok.value}, trainer recorded ${want}`,
-              );
-            else assert.equal(tok.value, want, `${channel}, token ${tok.i}`);
-            const transparent = tok.bg === 'rgba(0, 0, 0, 0)' || tok.bg === 'transparent';
-            if (channel === 'clipped')
-              assert.equal(transparent, want === '', `clipped token ${tok.i} is coloured iff it was clipped`);
-            else if (channel !== 'advantage' || rec.advantage !== 0)
-              assert.ok(!transparent, `${channel}, token ${tok.i} has a colour`);
-          }
-          if (channel === 'logp')
-            assert.ok(new Set(tokens.map((x) => x.bg)).size > 1, 'log-prob colours vary across tokens');
-        }
+        await assertTokenChannels(page, rec);
         note(
           testInfo,
-          `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} ` +
-            `tokens, all 7 channels match the trainer's record ` +
-            'exactly',
+          `step ${step}, group ${rec.group} #${rec.index}: ${rec.tokens.length} tokens, all 7 channels match ` +
+            "the trainer's record exactly",
         );
         await page.selectOption('[data-testid="channel"]', 'ratio');
         // Hover shows exact numbers; a click selects the token and fills the objective in.
@@ -255,15 +198,8 @@ test.describe('the page that trained the default run', () => {
     test.setTimeout(60_000);
     const { page } = main;
     await withDiagnostics(testInfo, main, 'app-share', async () => {
-      const read = async (testid) => {
-        const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid="${testid}"]`)]);
-        const stream = await dl.createReadStream();
-        const chunks = [];
-        for await (const c of stream) chunks.push(c);
-        return { name: dl.suggestedFilename(), body: Buffer.concat(chunks).toString('utf8') };
-      };
       const steps = (await state(page)).metrics.length;
-      const csv = await read('export-csv');
+      const csv = await download(page, 'export-csv');
       assert.equal(csv.name, 'metrics.csv');
       const lines = csv.body.trim().split('\n');
       const evals = (await state(page)).evals;
@@ -274,14 +210,14 @@ test.describe('the page that trained the default run', () => {
       );
       assert.match(lines[0], /^step,/);
       assert.ok(lines[0].includes('frac_reward_zero_std') && lines[0].includes('clip_ratio/high_mean'));
-      const jsonl = await read('export-jsonl');
+      const jsonl = await download(page, 'export-jsonl');
       const objs = jsonl.body
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l));
       assert.equal(objs[0].step, 0, 'the first line is the base policy evaluation (step 0), as rlvr train writes it');
       assert.equal(objs[1].step, 1, 'the first update is step 1');
-      const roll = await read('export-rollouts');
+      const roll = await download(page, 'export-rollouts');
       const recs = roll.body
         .trim()
         .split('\n')

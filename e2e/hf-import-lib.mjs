@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { ROOT } from './lib.mjs';
+import { ROOT, setupPython } from './lib.mjs';
 
 /** The largest |log-prob difference| from transformers' float32 allowed (docs/models.md). */
 export const TOL = 1e-4;
@@ -42,7 +42,7 @@ export async function buildHfFixtures(tmp, builds, timeout = 300_000) {
   const build = (python) => spawnSync(python, ['-c', script], { cwd: ROOT, env, encoding: 'utf8', timeout });
   let r = build(resolve(ROOT, '.venv-py/bin/python'));
   if (r.status !== 0) {
-    const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+    const setup = setupPython();
     if (setup.status === 3) return { missing: setup.stderr.trim().split('\n').pop() };
     assert.equal(setup.status, 0, `scripts/setup-python.sh failed: ${setup.stderr}`);
     r = build(resolve(ROOT, setup.stdout.trim().split('\n').pop()));

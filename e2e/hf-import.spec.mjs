@@ -8,12 +8,12 @@
 // what `rlvr import --format hf` makes of it, and answers in Try the policy (without the wheels that
 // test prints a banner and is skipped). Alone: `npx playwright test e2e/hf-import.spec.mjs`.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { importTs, openPage, ROOT, screenshot, waitForPage, withPageDiagnostics } from './lib.mjs';
+import { importTs, openPage, ROOT, screenshot, setupPython, waitForPage, withPageDiagnostics } from './lib.mjs';
 
 const FAST = 'backend=wasm&task=arithmetic&prompts_per_step=2&num_generations=4&eval_every=0';
 
@@ -209,7 +209,7 @@ test(
     'answers in Try the policy',
   async ({}, testInfo) => {
     test.setTimeout(300_000);
-    const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+    const setup = setupPython();
     if (setup.status === 3) {
       const bar = '!'.repeat(100);
       console.error(

@@ -3,6 +3,7 @@
 //
 // Under `playwright test` the server is playwright.config.ts's webServer, whose address the config puts
 // in E2E_BASE_URL; the scripts start their own through `startServer()` / `serverUrl()`.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -203,6 +204,25 @@ export async function screenshot(page, name) {
 export async function waitForPage(page, fn, { timeout = 60_000, polling = 250 } = {}) {
   const handle = await page.waitForFunction(fn, undefined, { timeout, polling });
   return /** @type {Promise<T>} */ (handle.jsonValue());
+}
+
+let pythonSetup = null;
+/**
+ * scripts/setup-python.sh's answer (`{ status, stdout, stderr }`: exit 0 with the venv's python on the last
+ * line of stdout, 3 without the wheels), asked once per test worker: the check imports torch, transformers
+ * and trl, 10-40 s on a loaded machine, and the files that need the venv run in the same worker.
+ */
+export function setupPython() {
+  if (pythonSetup) return pythonSetup;
+  const { status, stdout, stderr } = spawnSync('bash', ['scripts/setup-python.sh'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  const answer = { status, stdout, stderr };
+  // Kept when it is an answer (ready, or no wheels here); a failure or a timeout is asked again.
+  if (status === 0 || status === 3) pythonSetup = answer;
+  return answer;
 }
 
 /** Loads TypeScript sources from src/ in Node (through tsx, as scripts/rlvr.mjs does). */

@@ -18,23 +18,23 @@ test(
   async ({}, testInfo) => {
     test.setTimeout(600_000);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
-    const a = await tab(context, `/?${SAT}&steps=7`);
-    const b = await tab(context, `/?${ARITH}&steps=3`);
+    const a = await tab(context, `/?${SAT}&steps=4`);
+    const b = await tab(context, `/?${ARITH}&steps=2`);
     try {
       await withPageDiagnostics(testInfo, a, 'tabs-two-experiments', async () => {
-        // A trains 7 steps, then B 3: B's is the last save in this browser, as in the class where A's run was lost.
+        // A trains 4 steps, then B 2: B's is the last save in this browser, as in the class where A's run was lost.
         await a.page.click('[data-testid="start"]');
-        await trained(a.page, 7);
+        await trained(a.page, 4);
         await b.page.click('[data-testid="start"]');
-        await trained(b.page, 3);
+        await trained(b.page, 2);
         const beforeA = await state(a.page);
         const beforeB = await state(b.page);
 
-        // Tab A reloads: its own sat run at step 7, no question asked; B's run is not offered over it.
+        // Tab A reloads: its own sat run at step 4, no question asked; B's run is not offered over it.
         let s = await reloaded(a.page);
         assert.equal(
           s.run.step,
-          7,
+          4,
           `tab A restored its own run (step ${s.run.step}, state ${s.run.state}, ` +
             `offers ${JSON.stringify(s.savedRuns)})`,
         );
@@ -45,10 +45,10 @@ test(
           "tab A's metrics are its own",
         );
         assert.equal(await a.page.$('[data-testid="saved-run-banner"]'), null, 'no conflict banner in tab A');
-        assert.match(await text(a.page, 'restored-message'), /^Restored at step 7 /);
-        // Tab B reloads: its own arithmetic run at step 3.
+        assert.match(await text(a.page, 'restored-message'), /^Restored at step 4 /);
+        // Tab B reloads: its own arithmetic run at step 2.
         s = await reloaded(b.page);
-        assert.equal(s.run.step, 3, 'tab B restored its own run');
+        assert.equal(s.run.step, 2, 'tab B restored its own run');
         assert.equal(s.run.config.task, 'arithmetic');
         assert.deepEqual(
           s.metrics.map((m) => m.reward),
@@ -67,35 +67,35 @@ test(
         assert.deepEqual(
           s.savedRuns.map((o) => [o.task, o.step, o.openElsewhere]).sort(),
           [
-            ['arithmetic', 3, true],
-            ['sat', 7, true],
+            ['arithmetic', 2, true],
+            ['sat', 4, true],
           ],
           'both saved runs, each open in its tab',
         );
         const satIndex = s.savedRuns.findIndex((o) => o.task === 'sat');
-        assert.match(await text(c.page, `saved-run-${1 - satIndex}`), /arithmetic, step 3, .*open in another tab/);
+        assert.match(await text(c.page, `saved-run-${1 - satIndex}`), /arithmetic, step 2, .*open in another tab/);
         await screenshot(c.page, 'tabs-offered');
         // Restoring A's run (open in tab A) makes a copy: training it in C leaves A's record alone.
         await c.page.click(`[data-testid="restore-saved-${satIndex}"]`);
         await c.page.waitForFunction(
-          () => window.__rlvr.state().run.step === 7 && window.__rlvr.state().run.state === 'paused',
+          () => window.__rlvr.state().run.step === 4 && window.__rlvr.state().run.state === 'paused',
           undefined,
           { timeout: 60_000 },
         );
         assert.match(
           await text(c.page, 'restored-message'),
-          /Restored at step 7 .*a copy of a run open in another tab/,
+          /Restored at step 4 .*a copy of a run open in another tab/,
         );
         await c.page.click('[data-testid="step-once"]');
-        await c.page.waitForFunction(() => window.__rlvr.state().autosave?.step === 8, undefined, { timeout: 120_000 });
+        await c.page.waitForFunction(() => window.__rlvr.state().autosave?.step === 5, undefined, { timeout: 120_000 });
         s = await reloaded(a.page);
-        assert.equal(s.run.step, 7, "tab A's run is still at step 7 after tab C trained its copy to step 8");
+        assert.equal(s.run.step, 4, "tab A's run is still at step 4 after tab C trained its copy to step 5");
         s = await reloaded(c.page);
-        assert.equal(s.run.step, 8, 'and tab C reloads into its own copy');
+        assert.equal(s.run.step, 5, 'and tab C reloads into its own copy');
         assert.deepEqual([...a.pageErrors, ...b.pageErrors, ...c.pageErrors], []);
         note(
           testInfo,
-          'A (sat) 7 steps and B (arithmetic) 3 steps, ' +
+          'A (sat) 4 steps and B (arithmetic) 2 steps, ' +
             'trained together; each reload restored its own; a ' +
             'new tab was offered both and copied A',
         );

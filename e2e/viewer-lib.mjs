@@ -1,9 +1,9 @@
 // Helpers of e2e/viewer.spec.mjs: the run viewer driven as a person would (open a folder, move the
 // scrubber, read the groups shown), the expected groups of a dump, and `rlvr view` as a child process.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { freePort, ROOT } from './lib.mjs';
+import { freePort, ROOT, setupPython } from './lib.mjs';
 
 export const py = (python, args, opts = {}) =>
   execFileSync(python, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28, ...opts });
@@ -88,7 +88,7 @@ export async function startView(dir) {
  * view of it (e2e/fixtures/trl-expected.py): `{ trl }`, or `{ skip }` saying why not.
  */
 export function makeTrlRun(dir, reuse) {
-  const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  const setup = setupPython();
   if (setup.status === 3) {
     const bar = '!'.repeat(100);
     const why = setup.stderr.trim().split('\n').pop();

@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '@playwright/test';
-import { openPage, ROOT, withPageDiagnostics } from './lib.mjs';
+import { openPage, ROOT, setupPython, withPageDiagnostics } from './lib.mjs';
 
 let browser;
 test.beforeAll(({ browser: b }) => {
@@ -20,7 +20,7 @@ test.beforeAll(({ browser: b }) => {
 
 /** Writes completions_00001.parquet and trainer_state.json with pandas and transformers; null without them. */
 function trlFiles() {
-  const setup = spawnSync('bash', ['scripts/setup-python.sh'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  const setup = setupPython();
   if (setup.status !== 0) return { skip: setup.stderr.trim().split('\n').pop() };
   const python = resolve(ROOT, setup.stdout.trim().split('\n').pop());
   const out = mkdtempSync(join(tmpdir(), 'rlvr-wrong-files-'));

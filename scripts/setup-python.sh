@@ -20,9 +20,9 @@ if command -v flock >/dev/null; then
   flock 9
 fi
 
-if [ -x "$py" ] && "$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors' 2>/dev/null; then
-  versions=$("$py" -c 'import trl, torch, transformers
-print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")') || true
+# One interpreter both checks the imports and reports the versions (each start imports torch: 5-20 s).
+if [ -x "$py" ] && versions=$("$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors
+print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' 2>/dev/null); then
   echo "python: $venv ready ($versions)" >&2
   echo "$py"
   exit 0
