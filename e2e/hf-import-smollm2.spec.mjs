@@ -21,9 +21,11 @@ import {
 } from './hf-import-lib.mjs';
 import { openPage, screenshot, withPageDiagnostics } from './lib.mjs';
 
-test('a model at the SmolLM2-135M shape (one 538 MB safetensors file) imports in the page and scores as transformers does (1e-4)', async ({
-  browser,
-}, testInfo) => {
+const TITLE =
+  'a model at the SmolLM2-135M shape (one 538 MB safetensors file) imports in the page and scores as ' +
+  'transformers does (1e-4)';
+
+test(TITLE, async ({ browser }, testInfo) => {
   test.setTimeout(600_000);
   const tmp = mkdtempSync(join(tmpdir(), 'rlvr-hf-import-smollm2-e2e-'));
   const dir = join(tmp, 'smollm2-135m');
