@@ -13,13 +13,10 @@ import { join } from 'node:path';
 import { createNodeBackend } from '../src/engine/backend-node.ts';
 import { saveWeights } from '../src/model/checkpoint.ts';
 import type { ModelConfig } from '../src/model/config.ts';
-import { llamaConfigOf } from '../src/model/hf-import-llama.ts';
-import { PEFT_TARGETS } from '../src/model/lora.ts';
 import { initParams, parameterCount, trainableSpecs } from '../src/model/transformer.ts';
-import { defaultConfig, validateConfig, type RunConfig } from '../src/rl/config.ts';
-import { Rng } from '../src/util/rng.ts';
-import { makeUpdateBatch, type UpdateBatch } from './batches.ts';
+import type { UpdateBatch } from './batches.ts';
 import { BenchRunner } from './core.ts';
+import { LLAMA_SHAPE, llamaPresetModel, llamaRows, llamaRunConfig, llamaUpdateBatch } from './llama-preset.ts';
 import { fmtNum, ROOT, TOLERANCE, WORK } from './presets.ts';
 import type { Bench, LlamaCheck, LlamaPresetId, LlamaRun } from './session.ts';
 
@@ -28,81 +25,19 @@ import { TorchPeer } from './torch.ts';
 import { type LlamaEngine, NodeLlama, PEFT_PYTHON, PeftLlama, WasmLlama } from './llama-engines.ts';
 
 export { PEFT_PYTHON };
+export {
+  DRY_LLAMA,
+  LLAMA_LORA,
+  LLAMA_SHAPE,
+  llamaPresetModel,
+  llamaRows,
+  llamaRunConfig,
+  SMOLLM2_135M_CONFIG,
+} from './llama-preset.ts';
 export { llamaSummary, llamaTable } from './llama-report.ts';
 
 export const LLAMA_PRESETS: readonly LlamaPresetId[] = ['smollm2-135m'];
 export const isLlamaPreset = (p: string): p is LlamaPresetId => (LLAMA_PRESETS as readonly string[]).includes(p);
-
-/** HuggingFaceTB/SmolLM2-135M's config.json (the fields the engine reads); the weights are random. */
-export const SMOLLM2_135M_CONFIG = {
-  model_type: 'llama',
-  architectures: ['LlamaForCausalLM'],
-  hidden_size: 576,
-  intermediate_size: 1536,
-  num_hidden_layers: 30,
-  num_attention_heads: 9,
-  num_key_value_heads: 3,
-  vocab_size: 49152,
-  max_position_embeddings: 8192,
-  rope_theta: 100000,
-  rms_norm_eps: 1e-5,
-  hidden_act: 'silu',
-  tie_word_embeddings: true,
-};
-
-/**
- * LoRA r = 8, alpha 16 (PEFT's usual 2r), on every Llama projection PEFT names (the engine's default target_modules).
- */
-export const LLAMA_LORA = { r: 8, alpha: 16, targets: [...PEFT_TARGETS] };
-
-/** The batch: small, so the whole preset runs in a few minutes on 2 cores. */
-export const LLAMA_SHAPE = { prompts: 2, generations: 2, promptLen: 16, completionLen: 16 };
-
-/** The preset's model with its adapters: SmolLM2-135M's shape. */
-export function llamaPresetModel(_id: LlamaPresetId): ModelConfig {
-  return { ...llamaConfigOf(SMOLLM2_135M_CONFIG), lora: LLAMA_LORA };
-}
-
-/** A Llama small enough for a test's dry run of the same code path (`runBench`'s `llamaModel` override). */
-export const DRY_LLAMA: ModelConfig = {
-  arch: 'llama',
-  vocabSize: 512,
-  contextLength: 64,
-  dModel: 64,
-  nLayers: 2,
-  nHeads: 4,
-  nKvHeads: 2,
-  dFF: 128,
-  ropeTheta: 100000,
-  normEps: 1e-5,
-  qkvBias: false,
-  tiedEmbeddings: true,
-  lora: LLAMA_LORA,
-};
-
-/** The run config: GRPO defaults with the preset's batch and LoRA (task arithmetic only fills the required field). */
-export function llamaRunConfig(model: ModelConfig): RunConfig {
-  return validateConfig({
-    ...defaultConfig,
-    task: 'arithmetic',
-    seed: 0,
-    prompts_per_step: LLAMA_SHAPE.prompts,
-    num_generations: LLAMA_SHAPE.generations,
-    max_completion_length: LLAMA_SHAPE.completionLen,
-    lora_r: model.lora!.r,
-    lora_alpha: model.lora!.alpha,
-    target_modules: model.lora!.targets.join(','),
-  });
-}
-
-/** The prompt rows: P seeded random prompts of token ids in [2, vocab) (0 and 1 are PAD and EOS), each G times. */
-export function llamaRows(model: ModelConfig): number[][] {
-  const rng = new Rng(20_240_135);
-  const prompts = Array.from({ length: LLAMA_SHAPE.prompts }, () =>
-    Array.from({ length: LLAMA_SHAPE.promptLen }, () => 2 + Math.floor(rng.next() * (model.vocabSize - 2))),
-  );
-  return prompts.flatMap((p) => new Array<number[]>(LLAMA_SHAPE.generations).fill(p));
-}
 
 function compare(
   ours: { logp: number[]; loss: number; gradNorm: number },
@@ -188,17 +123,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     run.first_run_ms[`node@${t}_load_and_first_sampling`] = performance.now() - tn;
     positions = s0.genSteps;
     if (!batch) {
-      // Rewards are seeded coin flips (core.ts); with G = 2 a group often gets equal rewards and no
-      // signal, so take the first seed whose every group has one (the work is the same either way,
-      // but the check then compares non-zero gradients).
-      for (let seed = 7; ; seed++) {
-        batch = makeUpdateBatch(layout, config, s0.prompts, s0.completions, seed);
-        const adv = batch.advantages;
-        const G = LLAMA_SHAPE.generations;
-        const rowHas = (r: number) => adv.slice(r * batch!.len, (r + 1) * batch!.len).some((x) => x !== 0);
-        if (Array.from({ length: rows.length / G }, (_, g) => rowHas(g * G)).every(Boolean) || seed > 100) break;
-      }
-      batch = batch!;
+      batch = llamaUpdateBatch(layout, config, s0.prompts, s0.completions, LLAMA_SHAPE.generations);
       run.shape.update_tokens = batch.tokens_counted;
       writeFileSync(batchFile, JSON.stringify(batch));
     }

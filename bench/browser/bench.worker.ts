@@ -3,12 +3,20 @@
 // training worker would run the engine.
 import { createWebBackend, type WebBackend } from '../../src/engine/backend-web.ts';
 import { readSafetensors } from '../../src/model/safetensors.ts';
+import { initParams } from '../../src/model/transformer.ts';
 import { BenchRunner } from '../core.ts';
 import { gemmGflops } from '../gemm.ts';
 import type { BenchReply, BenchRequest } from './protocol.ts';
 
 let backend: WebBackend | null = null;
 const runners = new Map<string, BenchRunner>();
+
+async function fetchWeights(url: string): Promise<Map<string, Float32Array>> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`fetching ${url}: HTTP ${res.status}`);
+  const { tensors } = readSafetensors(new Uint8Array(await res.arrayBuffer()));
+  return new Map([...tensors].map(([n, t]) => [n, t.data]));
+}
 
 function runner(preset: string): BenchRunner {
   const r = runners.get(preset);
@@ -29,18 +37,15 @@ async function handle(req: BenchRequest): Promise<Record<string, unknown>> {
     }
     case 'load': {
       if (!backend) throw new Error('init first');
-      const res = await fetch(req.weightsUrl);
-      if (!res.ok) throw new Error(`fetching ${req.weightsUrl}: HTTP ${res.status}`);
-      const { tensors } = readSafetensors(new Uint8Array(await res.arrayBuffer()));
-      const weights = new Map([...tensors].map(([n, t]) => [n, t.data]));
+      const weights = req.weightsUrl ? await fetchWeights(req.weightsUrl) : initParams(req.model, 1);
       const t0 = performance.now();
       runners.set(req.preset, await BenchRunner.create(backend, req.model, weights, req.config, req.fixed));
       const adapter = await backend.adapterInUse().catch(() => null);
       return { ms: performance.now() - t0, layout: runner(req.preset).layout, adapter };
     }
     case 'sample': {
-      const { completions: _c, prompts: _p, ...rest } = await runner(req.preset).sample(req.seed);
-      return { ...rest };
+      const { completions, prompts, ...rest } = await runner(req.preset).sample(req.seed);
+      return req.keep ? { ...rest, completions, prompts } : { ...rest };
     }
     case 'setBatch':
       runner(req.preset).setBatch(req.batch);
