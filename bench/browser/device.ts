@@ -6,7 +6,8 @@
 //   ?rows=4,64&reps=5,3        for each row count (groups of 2, then 8 completions), the timed rounds
 //   &kinds=wasm,webgpu         the engines, in this order (the first one's batch is the others' too)
 //   &model=dry                 a 2-layer Llama instead (DRY_LLAMA: a quick check of the page itself)
-// Progress goes to /__log and each phase's name to /__phase (the server samples memory under it).
+// Progress goes to /__log, each phase's name to /__phase (the server samples memory under it), each
+// engine's figures to /__partial as soon as they are measured, and everything to /__result at the end.
 import { probeWebGpu } from '../../src/engine/webgpu-adapter.ts';
 import type { UpdateBatch } from '../batches.ts';
 import {
@@ -116,9 +117,10 @@ async function measure(rows: number, reps: number, kinds: Kind[], engines: Map<K
       await post('/__phase', `${kind}-${rows}-update`);
       const u = await e.call({ cmd: 'update', preset });
       update.push({ s: (u.ms as number) / 1000, tokens: u.tokens as number });
+      const [sl, ul] = [sampling.at(-1)!, update.at(-1)!];
+      const rate = (sl.tokens / sl.s).toFixed(1);
       await log(
-        `${kind} ${rows} rows, round ${r + 1}: sampling ${sampling.at(-1)!.s.toFixed(3)} s ` +
-          `(${(sampling.at(-1)!.tokens / sampling.at(-1)!.s).toFixed(1)} tokens/s), update ${update.at(-1)!.s.toFixed(3)} s`,
+        `${kind} ${rows} rows, round ${r + 1}: sampling ${sl.s.toFixed(3)} s (${rate} tokens/s), update ${ul.s.toFixed(3)} s`,
       );
     }
     await post('/__phase', 'idle');
@@ -134,8 +136,10 @@ async function measure(rows: number, reps: number, kinds: Kind[], engines: Map<K
       update,
       live_tensors_after_dispose: disposed.liveTensors,
     };
+    out.update_tokens = batch.tokens_counted;
+    // What is measured so far, in case the server's time runs out before the end.
+    await post('/__partial', { rows: out });
   }
-  out.update_tokens = batch?.tokens_counted ?? 0;
   return out;
 }
 

@@ -46,6 +46,7 @@ class State:
         self.lock = threading.Lock()
         self.phase = "start"
         self.result = None
+        self.partial = []
         self.done = threading.Event()
         self.peaks = {}  # phase -> {"rss_mib": x, "gpu_mib": y}
 
@@ -92,6 +93,8 @@ def handler(dist, state):
             elif self.path == "/__phase":
                 with state.lock:
                     state.phase = body
+            elif self.path == "/__partial":
+                state.partial.append(json.loads(body))
             elif self.path == "/__result":
                 state.result = json.loads(body)
                 state.done.set()
@@ -150,11 +153,13 @@ def gpu_mib(pids):
     return used
 
 
-def run_page(chromium, flags, url, state, timeout):
+def run_page(chromium, flags, url, state, timeout, lib_path):
     profile = tempfile.mkdtemp(prefix="rlvr-device-bench-")
-    cmd = [chromium, *BASE_FLAGS, f"--user-data-dir={profile}", *flags, url]
+    cmd = [chromium, *BASE_FLAGS, "--enable-logging=stderr", f"--user-data-dir={profile}", *flags, url]
     stderr = open(os.path.join(profile, "stderr.log"), "w")
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr)
+    # The libraries a carried Chromium needs, for Chromium alone (not for this script or nvidia-smi).
+    env = dict(os.environ, LD_LIBRARY_PATH=lib_path) if lib_path else None
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
     t0 = time.time()
     last_gpu = 0.0
     while not state.done.wait(0.25):
@@ -183,6 +188,8 @@ def main():
     ap.add_argument("--query", default="rows=4,64&reps=5,3")
     ap.add_argument("--timeout", type=float, default=420)
     ap.add_argument("--probe-timeout", type=float, default=45)
+    ap.add_argument("--allow-software", action="store_true", help="run even on a software adapter (a check)")
+    ap.add_argument("--lib-path", default="", help="LD_LIBRARY_PATH for Chromium (a carried copy's libraries)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     state = State()
@@ -194,22 +201,28 @@ def main():
     for flags in FLAG_SETS:
         state.done.clear()
         state.result = None
-        result, tail, secs = run_page(a.chromium, flags, base + "?probe=1", state, a.probe_timeout)
+        result, tail, secs = run_page(a.chromium, flags, base + "?probe=1", state, a.probe_timeout, a.lib_path)
         adapter = (result or {}).get("probe", {}).get("adapter")
         print(f"probe {flags}: {json.dumps(result)} ({secs:.1f} s)", flush=True)
         report["probes"].append({"flags": flags, "result": result, "stderr_tail": tail[-1500:]})
         if adapter and not adapter.get("software"):
             chosen = flags
             break
-    if chosen is None:
-        print("no hardware WebGPU adapter with any flag set; running with the last one", flush=True)
-        chosen = FLAG_SETS[-1]
+    if chosen is None and not a.allow_software:
+        # A software adapter at the 135M shape would take hours: report the probes and stop.
+        with open(os.path.join(a.out, "device-bench.json"), "w") as f:
+            json.dump(report, f, indent=1)
+        print("no hardware WebGPU adapter with any flag set (probes in device-bench.json); no bench", flush=True)
+        return 2
+    chosen = chosen if chosen is not None else FLAG_SETS[-1]
     report["flags"] = chosen
     state.done.clear()
     state.result = None
     state.peaks = {}
-    result, tail, secs = run_page(a.chromium, chosen, f"{base}?{a.query}", state, a.timeout)
-    report.update({"result": result, "peaks_by_phase": state.peaks, "seconds": secs, "stderr_tail": tail})
+    state.partial = []
+    result, tail, secs = run_page(a.chromium, chosen, f"{base}?{a.query}", state, a.timeout, a.lib_path)
+    report.update({"result": result, "partial": state.partial, "peaks_by_phase": state.peaks, "seconds": secs,
+                   "stderr_tail": tail})
     with open(os.path.join(a.out, "device-bench.json"), "w") as f:
         json.dump(report, f, indent=1)
     print(f"bench finished in {secs:.1f} s; result {'kept' if result else 'MISSING'} in {a.out}", flush=True)
