@@ -119,9 +119,8 @@ async function measure(rows: number, reps: number, kinds: Kind[], engines: Map<K
       update.push({ s: (u.ms as number) / 1000, tokens: u.tokens as number });
       const [sl, ul] = [sampling.at(-1)!, update.at(-1)!];
       const rate = (sl.tokens / sl.s).toFixed(1);
-      await log(
-        `${kind} ${rows} rows, round ${r + 1}: sampling ${sl.s.toFixed(3)} s (${rate} tokens/s), update ${ul.s.toFixed(3)} s`,
-      );
+      const round = `${kind} ${rows} rows, round ${r + 1}`;
+      await log(`${round}: sampling ${sl.s.toFixed(3)} s (${rate} tokens/s), update ${ul.s.toFixed(3)} s`);
     }
     await post('/__phase', 'idle');
     const disposed = await e.call({ cmd: 'dispose', preset });

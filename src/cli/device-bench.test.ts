@@ -8,9 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH } from '../../e2e/lib.mjs';
 
 const root = resolve(__dirname, '../..');
+// Debian's Chromium, as e2e/lib.mjs finds it.
+const CHROMIUM_PATH = process.env.RLVR_CHROMIUM_PATH || '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-device-bench-'));
 const dist = join(dir, 'page');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
