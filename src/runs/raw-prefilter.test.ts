@@ -16,10 +16,10 @@ function jsonString(s: string, escapes: boolean[], slashes: boolean): string {
   let out = '"';
   let i = 0;
   for (const ch of s) {
-    const escape = escapes[i++ % Math.max(1, escapes.length)] ?? false;
+    const escaped = escapes[i++ % Math.max(1, escapes.length)] ?? false;
     const plain = JSON.stringify(ch).slice(1, -1);
-    if ((escape || slashes) && ch === '/') out += '\\/';
-    else if (escape && ch.length === 1) out += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    if ((escaped || slashes) && ch === '/') out += '\\/';
+    else if (escaped && ch.length === 1) out += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
     else out += plain;
   }
   return `${out}"`;
