@@ -126,7 +126,7 @@ export async function searchServedRun(
     const onError = (e: Error) => finish(() => reject(e));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const give = (w: Worker) => {
-      if (next >= shares.length) return;
+      if (finished || next >= shares.length) return;
       w.postMessage({ type: 'share', search: id, id: next, steps: shares[next++]! } satisfies ToSearchWorker);
       outstanding.set(w, (outstanding.get(w) ?? 0) + 1);
       sharesOut++;
