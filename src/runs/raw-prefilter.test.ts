@@ -12,7 +12,7 @@ import { verlSource } from './verl.ts';
 const enc = new TextEncoder();
 
 /** A JSON string as some writer might escape it: each character plain, `\uXXXX`, or (for `/`) `\/`. */
-function jsonString(s: string, escapes: boolean[], slashes: boolean): string {
+function jsonString(s: string, escapes: readonly boolean[], slashes: boolean): string {
   let out = '"';
   let i = 0;
   for (const ch of s) {
@@ -51,7 +51,7 @@ const line = fc.record({
   slashes: fc.boolean(),
 });
 
-type Line = { input: string; output: string; score: number; escapes: boolean[]; slashes: boolean };
+type Line = { input: string; output: string; score: number; escapes: readonly boolean[]; slashes: boolean };
 function step(lines: Line[], n: number): string {
   return lines
     .map((l) => {
