@@ -15,7 +15,7 @@ import type { RunQuery, RunSearchHit, RunSearchProgress, RunSearchResult } from 
 import type { CatalogRun } from './run-catalog.ts';
 import type { FromSearchWorker, ToSearchWorker } from './search-worker.ts';
 
-/** Steps a worker is given at a time: small enough to share the work evenly, large enough that messages cost nothing. */
+/** Steps a worker is given at a time: small enough to share the work evenly, big enough that messages cost little. */
 export const SHARE_STEPS = 8;
 /** Shares a worker holds at once, so it never waits for the next while a result travels. */
 const SHARES_AHEAD = 2;
