@@ -34,14 +34,32 @@ const LOWERS_TO_ASCII = [
 ];
 
 /** Where `needle` first occurs in `hay`, or -1 (the first byte found natively, the rest compared). */
-export function indexOfBytes(hay: Uint8Array, needle: readonly number[], end = hay.length): number {
+export function indexOfBytes(hay: Uint8Array, needle: readonly number[]): number {
   const first = needle[0]!;
-  for (let i = hay.indexOf(first); i >= 0 && i + needle.length <= end; i = hay.indexOf(first, i + 1)) {
+  for (let i = hay.indexOf(first); i >= 0 && i + needle.length <= hay.length; i = hay.indexOf(first, i + 1)) {
     let k = 1;
     while (k < needle.length && hay[i + k] === needle[k]) k++;
     if (k === needle.length) return i;
   }
   return -1;
+}
+
+const fold = (b: number) => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
+
+/**
+ * Whether the bytes, ASCII letters lowered, hold `needle` (lowercase ASCII): each place where its first
+ * byte is, in either case, is found natively and the rest compared, so no lowered copy is made.
+ */
+export function holdsFolded(hay: Uint8Array, needle: readonly number[]): boolean {
+  const first = needle[0]!;
+  for (const variant of new Set([first, first >= 0x61 && first <= 0x7a ? first - 0x20 : first])) {
+    for (let i = hay.indexOf(variant); i >= 0 && i + needle.length <= hay.length; i = hay.indexOf(variant, i + 1)) {
+      let k = 1;
+      while (k < needle.length && fold(hay[i + k]!) === needle[k]) k++;
+      if (k === needle.length) return true;
+    }
+  }
+  return false;
 }
 
 /** The filter for a query's text, or null where none is provably safe (a regex, no text, other characters). */
@@ -51,19 +69,11 @@ export function rawTextFilter(query: RunQuery): RawTextFilter | null {
   // Printable ASCII but `"` (0x22), `/` (0x2f) and `\` (0x5c): see the comment at the top.
   if (!/^[\x20-\x21\x23-\x2e\x30-\x5b\x5d-\x7e]+$/.test(lowered)) return null;
   const needle = [...lowered].map((c) => c.charCodeAt(0));
-  const hasLetter = /[a-z]/.test(lowered);
-  let scratch = new Uint8Array(0);
   return {
     mayMatch(bytes) {
       if (indexOfBytes(bytes, BACKSLASH_U) >= 0) return true;
       if (LOWERS_TO_ASCII.some((mark) => indexOfBytes(bytes, mark) >= 0)) return true;
-      if (!hasLetter) return indexOfBytes(bytes, needle) >= 0;
-      if (scratch.length < bytes.length) scratch = new Uint8Array(Math.max(bytes.length, scratch.length * 2));
-      for (let i = 0; i < bytes.length; i++) {
-        const b = bytes[i]!;
-        scratch[i] = b >= 0x41 && b <= 0x5a ? b | 0x20 : b;
-      }
-      return indexOfBytes(scratch, needle, bytes.length) >= 0;
+      return holdsFolded(bytes, needle);
     },
   };
 }
