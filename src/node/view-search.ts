@@ -36,7 +36,9 @@ function workers(n: number): Worker[] {
   while (pool.length < n) {
     const w = new Worker(workerUrl);
     w.unref(); // an idle pool never keeps `rlvr view` (or a test) from exiting
-    w.once('exit', () => pool.splice(pool.indexOf(w), 1));
+    w.once('exit', () => {
+      if (pool.includes(w)) pool.splice(pool.indexOf(w), 1);
+    });
     pool.push(w);
   }
   return pool.slice(0, n);
@@ -116,6 +118,7 @@ export async function searchServedRun(
       for (const w of threads) {
         w.off('message', onMessage.get(w)!);
         w.off('error', onError);
+        w.off('exit', onExit);
         w.postMessage({ type: 'cancel', search: id } satisfies ToSearchWorker);
         sharesOut -= outstanding.get(w) ?? 0;
       }
@@ -124,6 +127,7 @@ export async function searchServedRun(
     };
     const onAbort = () => finish(() => resolve({ hits, count, stepsSearched, cancelled: true }));
     const onError = (e: Error) => finish(() => reject(e));
+    const onExit = () => finish(() => reject(new Error('a search thread ended before the search was done')));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const give = (w: Worker) => {
       if (finished || next >= shares.length) return;
@@ -162,6 +166,7 @@ export async function searchServedRun(
       onMessage.set(w, listener);
       w.on('message', listener);
       w.on('error', onError);
+      w.on('exit', onExit);
       for (let k = 0; k < SHARES_AHEAD; k++) give(w);
     }
   });
