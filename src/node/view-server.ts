@@ -20,6 +20,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CSP } from '../pwa/page-headers.ts';
+import { SEARCH_RUN_PARAM } from '../runs/search-wire.ts';
 import { ISOLATION_HEADERS } from '../pwa/sw-core.ts';
 import type { CatalogRun, RunCatalog } from './run-catalog.ts';
 import { safeSegments, type ServedFolder } from './served-folder.ts';
@@ -131,7 +132,7 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
   }
   if (segments[0] === 'search.json' && segments.length === 1) {
     const params = new URLSearchParams((req.url ?? '').split('?')[1]?.split('#')[0] ?? '');
-    const run = await options.catalog.named(params.get('run') ?? '');
+    const run = await options.catalog.named(params.get(SEARCH_RUN_PARAM) ?? '');
     if (!run) return notFound(res, req);
     baseHeaders(res);
     return sendSearch(req, res, run, options.catalog.steps(run), params);

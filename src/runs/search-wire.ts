@@ -46,6 +46,9 @@ export function hitFromWire(w: WireHit): RunSearchHit {
   };
 }
 
+/** The parameter naming the run: the endpoint's own, not a key of the page's URL (src/ui/derive/url-state.ts). */
+export const SEARCH_RUN_PARAM = 'run';
+
 const numberFields = ['rewardMin', 'rewardMax', 'lengthMin', 'lengthMax'] as const;
 
 /**
@@ -86,7 +89,7 @@ export function queryFromParams(params: { get(name: string): string | null }): R
 
 /** The URL parameters of a query (the inverse of queryFromParams), with the run's name and the hits kept. */
 export function searchParams(run: string, query: RunQuery, limit?: number): [string, string][] {
-  const out: [string, string][] = [['run', run]];
+  const out: [string, string][] = [[SEARCH_RUN_PARAM, run]];
   const p = { set: (k: string, v: string) => out.push([k, v]) };
   if (query.text !== undefined) p.set('text', query.text);
   if (query.regex) p.set('regex', '1');
