@@ -116,13 +116,12 @@ test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stop
         ],
       );
       assert.equal(page.url(), link.href, 'the address bar is the link');
-      // A search held at step 5's file (the reader's request waits for the test) is cancelled there. A search
-      // reads its steps' files many to a request (files?path=…, docs/viewer.md), so the request held is the
-      // one that holds step 5, with the steps batched beside it.
-      const step5 = /\/file\/5\.jsonl|\/files\?(.*&)?path=5\.jsonl(&|$)/;
+      // The search runs in rlvr view, near the files (GET /search.json, docs/viewer.md): a search whose
+      // request is held here is cancelled before the server answers.
+      const searchRequest = /\/search\.json\?/;
       let held;
       const reached = new Promise((ok) => {
-        context.route(step5, (route) => {
+        context.route(searchRequest, (route) => {
           held = route;
           ok();
         });
@@ -132,12 +131,18 @@ test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stop
       await reached;
       await page.waitForSelector('[data-testid="viewer-search-status"][data-running="true"]');
       await page.click('[data-testid="viewer-search-cancel"]');
-      await held.continue();
+      await held.continue().catch(() => undefined); // the page has let go of it
       await page.waitForSelector('[data-testid="viewer-search-status"][data-cancelled="true"]');
       const status = await page.locator('[data-testid="viewer-search-status"]').textContent();
       note(testInfo, `cancelled search: "${status}"`);
       assert.match(status, /^Cancelled: \d+ completions match in [0-5] steps? searched/);
-      await context.unroute(step5);
+      await context.unroute(searchRequest);
+      // Not held: every row of the dump holds "answer" (its prompts ask for <answer>).
+      await page.click('[data-testid="viewer-search-run"]');
+      await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]');
+      const done = await page.locator('[data-testid="viewer-search-status"]').textContent();
+      const rows = want.steps.reduce((n, s) => n + s.rows.length, 0);
+      assert.match(done, new RegExp(`^${rows} completions match in 6 steps searched`));
       // The trainer writes step 7: it appears without a reload.
       py('python3', ['e2e/fixtures/verl-dump.py', join(tmp, 'step7'), '--steps', '7']);
       copyFileSync(join(tmp, 'step7', '7.jsonl'), join(dump, '7.jsonl'));

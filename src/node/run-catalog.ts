@@ -5,7 +5,7 @@
  * and an opened run is refreshed (the readers read only what is new) only when its own files changed,
  * so asking often is cheap.
  */
-import type { FoundRun, OpenedRun, RunFiles, RunFormat, RunProblem } from '../runs/types.ts';
+import type { FoundRun, OpenedRun, RunFileEntry, RunFiles, RunFormat, RunProblem } from '../runs/types.ts';
 import type { ServedFolder, ServedFileEntry } from './served-folder.ts';
 
 /** How runs are found and opened: the readers of src/runs (src/runs/detect.ts), or a stand-in in tests. */
@@ -28,6 +28,8 @@ export interface CatalogRun {
   /** The run as the readers see it through `files()` (its folder's files): path '' or, for a one-file run, `only`. */
   found: FoundRun;
   files(): RunFiles;
+  /** The run's files as `files().list()` gave them at the last look (a server search's workers start from it). */
+  listing(): RunFileEntry[];
 }
 
 /** Letters, digits, `.`, `_` and `-` are kept; anything else becomes `_` (a name is one URL path segment). */
@@ -84,6 +86,11 @@ export class RunCatalog {
     return this.last?.find((r) => r.name === name) ?? (await this.runs()).find((r) => r.name === name);
   }
 
+  /** The steps of a listed run as its opened index has them (its last refresh), or null when it could not be opened. */
+  steps(run: CatalogRun): number[] | null {
+    return this.opened.get(openKey(run))?.run?.index.steps ?? null;
+  }
+
   private async look(): Promise<CatalogRun[]> {
     const located: (Omit<CatalogRun, 'name' | 'steps'> & { listed: ServedFileEntry[] })[] = [];
     const parents: string[] = [];
@@ -108,7 +115,9 @@ export class RunCatalog {
         // The run's own files, from the folder's listing (one walk of the folder per look).
         const prefix = segments.length ? `${segments.join('/')}/` : '';
         const listed = state.files.filter((e) => (only === undefined ? e.path.startsWith(prefix) : e.path === f.path));
-        located.push({ format: f.format, folder, segments, only, found, files, listed });
+        // In the order of the folder's walk, as files().list() gives them.
+        const listing = () => listed.map((e) => ({ path: only ?? e.path.slice(prefix.length), size: e.size }));
+        located.push({ format: f.format, folder, segments, only, found, files, listing, listed });
         parents.push(segments.length ? (segments[segments.length - 2] ?? folder.name) : folder.name);
       }
     }
@@ -124,7 +133,7 @@ export class RunCatalog {
   }
 
   private async countSteps(r: Omit<CatalogRun, 'name' | 'steps'>, listed: ServedFileEntry[]): Promise<number> {
-    const key = `${r.folder.root}\0${r.segments.join('/')}\0${r.only ?? ''}\0${r.format}`;
+    const key = openKey(r);
     const sig = signature(listed);
     const state = this.opened.get(key);
     if (state && state.signature === sig) return state.steps;
@@ -145,6 +154,9 @@ export class RunCatalog {
     return steps;
   }
 }
+
+const openKey = (r: Omit<CatalogRun, 'name' | 'steps'>) =>
+  `${r.folder.root}\0${r.segments.join('/')}\0${r.only ?? ''}\0${r.format}`;
 
 /**
  * URL-safe names, unique: a run's own name, or where two clash, its parent folder's name before it

@@ -6,6 +6,7 @@
  *   GET /runs/<name>/files.json         [{"path", "size"}]: the run's files, relative to its folder
  *   GET /runs/<name>/file/<path>        the bytes; `Range: bytes=a-b` answers 206 with Content-Range
  *   GET /runs/<name>/files?path=A&path=B…  several whole files, one after another; sizes in X-Part-Sizes
+ *   GET /search.json?run=<name>&text=…   a search over every step, near the files: NDJSON (view-search.ts)
  *   GET anything else                   the page from dist/, index.html for paths that name no file
  *
  * The middle three are the readers' RunFiles (src/runs/types.ts) over HTTP, which the page's run reader
@@ -19,9 +20,11 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CSP } from '../pwa/page-headers.ts';
+import { SEARCH_RUN_PARAM } from '../runs/search-wire.ts';
 import { ISOLATION_HEADERS } from '../pwa/sw-core.ts';
 import type { CatalogRun, RunCatalog } from './run-catalog.ts';
 import { safeSegments, type ServedFolder } from './served-folder.ts';
+import { sendSearch } from './view-search-route.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -126,6 +129,13 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
       req,
       runs.map((r) => ({ name: r.name, format: r.format, steps: r.steps })),
     );
+  }
+  if (segments[0] === 'search.json' && segments.length === 1) {
+    const params = new URLSearchParams((req.url ?? '').split('?')[1]?.split('#')[0] ?? '');
+    const run = await options.catalog.named(params.get(SEARCH_RUN_PARAM) ?? '');
+    if (!run) return notFound(res, req);
+    baseHeaders(res);
+    return sendSearch(req, res, run, options.catalog.steps(run), params);
   }
   if (segments[0] === 'runs') {
     const run = await options.catalog.named(segments[1] ?? '');

@@ -28,6 +28,7 @@ describe('cacheKey', () => {
     expect(cacheKey(`${scope}runs.json`, scope, false)).toBeNull();
     expect(cacheKey(`${scope}runs/trl-100/file/completions/completions_00002.parquet`, scope, false)).toBeNull();
     expect(cacheKey(`${scope}runs/trl-100/files.json`, scope, false)).toBeNull();
+    expect(cacheKey(`${scope}search.json?run=trl-100&text=a`, scope, false)).toBeNull();
     // The app's own recordings are cached as before.
     expect(cacheKey(`${scope}records/sat-grpo.rlvr.gz`, scope, false)).toBe(`${scope}records/sat-grpo.rlvr.gz`);
   });

@@ -92,16 +92,17 @@ export function offlineCoverage(
  * The URL to look up in the cache for a request, or null to leave the request to the network.
  * `scope` is the app's base URL (the service worker's folder, ending in '/'). Navigations to the
  * app's page, with any query (the run config lives in the URL), map to the cached `index.html`.
- * What `rlvr view` serves beside the page (`runs.json`, `runs/<name>/…`: src/node/view-server.ts) is
- * live data, never cached, and goes straight to the network: a search reads thousands of step files,
- * and each would otherwise wait on a cache lookup and a copy through the worker.
+ * What `rlvr view` serves beside the page (`runs.json`, `runs/<name>/…`, `search.json`:
+ * src/node/view-server.ts) is live data, never cached, and goes straight to the network: a search reads
+ * thousands of step files, and each would otherwise wait on a cache lookup and a copy through the worker;
+ * a server search's answer streams its progress, which a copy through the worker would hold back.
  */
 export function cacheKey(requestUrl: string, scope: string, navigate: boolean): string | null {
   const url = new URL(requestUrl);
   const base = new URL(scope);
   if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) return null;
   const rel = url.pathname.slice(base.pathname.length);
-  if (!navigate && (rel === 'runs.json' || rel.startsWith('runs/'))) return null;
+  if (!navigate && (rel === 'runs.json' || rel === 'search.json' || rel.startsWith('runs/'))) return null;
   if (navigate && rel === '') return new URL('index.html', base).href;
   url.hash = '';
   if (navigate) url.search = '';

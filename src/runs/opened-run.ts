@@ -4,6 +4,7 @@
  * A format's reader supplies only a RunSource: its index and one step's rows.
  */
 import { RunReadError, why } from './files.ts';
+import { type RawTextFilter, rawTextFilter } from './raw-prefilter.ts';
 import type {
   OpenedRun,
   RunCompletion,
@@ -28,8 +29,12 @@ export interface StepRows {
 export interface RunSource {
   /** Reads (first call) or updates (later calls: files listed again, only what is new read) the index. */
   index(): Promise<RunIndex>;
-  /** One step's rows in file order. Throws RunReadError when the step's file cannot be read at all. */
-  readRows(step: number): Promise<StepRows>;
+  /**
+   * One step's rows in file order. Throws RunReadError when the step's file cannot be read at all. With
+   * `filter` (a search's raw-text prefilter, raw-prefilter.ts), a reader that can apply it may answer no
+   * rows for a step whose bytes cannot match; a reader that cannot ignores it.
+   */
+  readRows(step: number, filter?: RawTextFilter): Promise<StepRows>;
   /**
    * These steps will be read next (a search): the source may start reading their files together
    * (RunFiles.readMany). Optional; a failed prefetch leaves each step to its own read.
@@ -117,7 +122,7 @@ export function missingSteps(steps: number[]): number[] {
 }
 
 /** A matcher for a query's text, or a thrown Error naming what is wrong with the regular expression. */
-function textMatcher(query: RunQuery): ((s: string) => boolean) | null {
+export function textMatcher(query: RunQuery): ((s: string) => boolean) | null {
   if (query.text === undefined || query.text === '') return null;
   if (query.regex) {
     let re: RegExp;
@@ -173,7 +178,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     return stepOf(step, await readStepRows(step));
   }
   /** A step's rows, a failed read turned into a problem; nothing is added to the index yet. */
-  async function readStepRows(step: number): Promise<StepRows> {
+  async function readStepRows(step: number, filter?: RawTextFilter): Promise<StepRows> {
     if (!index.steps.includes(step)) {
       const shown = index.steps.length > 8 ? `${index.steps.slice(0, 8).join(', ')}, …` : index.steps.join(', ');
       const range = index.steps.length ? `its steps are ${shown}` : 'it has no steps';
@@ -181,7 +186,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     }
     let rows: StepRows;
     try {
-      rows = await source.readRows(step);
+      rows = await source.readRows(step, filter);
     } catch (e) {
       const file = e instanceof RunReadError ? e.file : index.name;
       rows = { rows: [], problems: [{ file, message: why(e) }] };
@@ -198,7 +203,8 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     const match = textMatcher(query);
     const where = query.in ?? 'both';
     const limit = options.limit ?? 1000;
-    const steps = [...index.steps];
+    const filter = options.rawPrefilter ? (rawTextFilter(query) ?? undefined) : undefined;
+    const steps = options.steps ? options.steps.filter((s) => index.steps.includes(s)) : [...index.steps];
     const hits: RunSearchHit[] = [];
     let count = 0;
     let done = 0;
@@ -215,7 +221,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
         prefetched += SEARCH_PREFETCH_STEPS;
       }
       while (next < steps.length && reading.length < SEARCH_READS_IN_FLIGHT && !options.signal?.aborted) {
-        const s = readStepRows(steps[next++]!);
+        const s = readStepRows(steps[next++]!, filter);
         s.catch(() => undefined); // awaited in order below; a failure is seen there
         reading.push(s);
       }

@@ -168,6 +168,13 @@ export interface RunSearchOptions {
   onProgress?: (p: RunSearchProgress) => void;
   /** Hits kept (the count goes on past it). */
   limit?: number;
+  /** Only these steps (those the run has), in the order given; every step when absent (a server search's share). */
+  steps?: number[];
+  /**
+   * Pass over step files whose raw bytes cannot match the query's text (src/runs/raw-prefilter.ts), where
+   * the reader can tell; the hits and count are the same. Their problems are then not found.
+   */
+  rawPrefilter?: boolean;
 }
 
 export interface RunSearchResult {

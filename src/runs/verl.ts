@@ -9,10 +9,11 @@
  * the reward fields; a step's file is scanned in chunks when the step is read, and the problems found
  * there join the index's. A search reads the step files ahead, many to a request (whole-files.ts).
  */
-import { isRecord, RunReadError, toNumber } from './files.ts';
+import { isRecord, RunReadError, readRange, toNumber } from './files.ts';
 import { firstJsonLine, scanJsonLines } from './lines.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
-import { wholeFiles } from './whole-files.ts';
+import type { RawTextFilter } from './raw-prefilter.ts';
+import { WHOLE_FILE_BYTES, wholeFiles } from './whole-files.ts';
 import type { RunCompletion, RunFiles, RunIndex, RunProblem } from './types.ts';
 
 export const verlStepFile = /^(\d+)\.jsonl$/;
@@ -77,13 +78,26 @@ export function verlSource(files: RunFiles, name: string): RunSource {
     return { name, format: 'verl', steps, metrics: [], rewardNames, problems, notes };
   }
 
-  async function readRows(step: number): Promise<StepRows> {
+  async function readRows(step: number, filter?: RawTextFilter): Promise<StepRows> {
     const file = byStep.get(step);
     if (!file) throw new RunReadError(name, `${name}: no ${step}.jsonl`);
     const problems: RunProblem[] = [];
     const rows: RunCompletion[] = [];
+    let stepFiles = await whole.files(file.path);
+    if (filter && file.size <= WHOLE_FILE_BYTES) {
+      // `input` and `output` must be JSON strings (below), which is what makes the raw test safe
+      // (raw-prefilter.ts); the bytes tested are the bytes then scanned.
+      const bytes = await readRange(stepFiles, file.path, 0, file.size);
+      if (!filter.mayMatch(bytes)) return { rows, problems };
+      const listed = stepFiles;
+      stepFiles = {
+        name: listed.name,
+        list: () => listed.list(),
+        read: async (_path, start, end) => bytes.subarray(start ?? 0, end ?? bytes.length),
+      };
+    }
     await scanJsonLines(
-      await whole.files(file.path),
+      stepFiles,
       file.path,
       { end: file.size },
       ({ line, value }) => {

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunCatalog } from '../../node/run-catalog.ts';
 import { ServedFolder, ServedFolderError } from '../../node/served-folder.ts';
+import { endSearchThreads } from '../../node/view-search.ts';
 import { createViewServer, listenForView } from '../../node/view-server.ts';
 import { detectRuns, openRun } from '../../runs/index.ts';
 import { flag, flagUsage, parseFlags, UsageError, type FlagTable } from '../args.ts';
@@ -112,6 +113,7 @@ export const viewCommand: Command = {
 
     await new Promise<void>((done) => {
       const stop = () => {
+        endSearchThreads(); // a search under way stops; its answer's connection is closed just below
         server.close(() => done());
         server.closeAllConnections();
       };

@@ -17,6 +17,7 @@ import type {
 } from '../../runs/types.ts';
 import type { RunReaderApi, RunFilesSpec } from '../../../workers/run-reader-protocol.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
+import { servedSearch } from './served-search.ts';
 
 export interface RunSource {
   /** The folder's name, or the run's name on the server (for messages). */
@@ -41,7 +42,10 @@ const startReader = () =>
     }),
   );
 
-function workerSource(spec: RunFilesSpec): RunSource {
+type Search = OpenedRun['search'];
+
+/** Runs read in the worker; `search`, where given, replaces the worker's search (a served run's, on the server). */
+function workerSource(spec: RunFilesSpec, search?: Search): RunSource {
   const api = startReader();
   return {
     label: spec.name,
@@ -51,23 +55,25 @@ function workerSource(spec: RunFilesSpec): RunSource {
       const run: { index: RunIndex } & Omit<OpenedRun, 'index'> = {
         index,
         readStep: (step) => api.readStep(id, step),
-        async search(query: RunQuery, options: RunSearchOptions = {}) {
-          const { signal, onProgress, limit } = options;
-          const searchId = await api.startSearch(
-            id,
-            query,
-            { limit },
-            onProgress ? Comlink.proxy(onProgress) : undefined,
-          );
-          const cancel = () => void api.cancelSearch(searchId);
-          if (signal?.aborted) cancel();
-          signal?.addEventListener('abort', cancel, { once: true });
-          try {
-            return await api.searchResult(searchId);
-          } finally {
-            signal?.removeEventListener('abort', cancel);
-          }
-        },
+        search:
+          search ??
+          (async (query: RunQuery, options: RunSearchOptions = {}) => {
+            const { signal, onProgress, limit } = options;
+            const searchId = await api.startSearch(
+              id,
+              query,
+              { limit },
+              onProgress ? Comlink.proxy(onProgress) : undefined,
+            );
+            const cancel = () => void api.cancelSearch(searchId);
+            if (signal?.aborted) cancel();
+            signal?.addEventListener('abort', cancel, { once: true });
+            try {
+              return await api.searchResult(searchId);
+            } finally {
+              signal?.removeEventListener('abort', cancel);
+            }
+          }),
         async refresh() {
           run.index = await api.refresh(id);
           return run.index;
@@ -85,9 +91,14 @@ export function folderSource(folder: PickedFolder): RunSource {
 
 const appUrl = (path: string) => new URL(path, document.baseURI).href;
 
-/** One run `rlvr view` serves, read over HTTP (with Range requests) in the worker. */
+/**
+ * One run `rlvr view` serves, read over HTTP (with Range requests) in the worker; its search runs on the
+ * server, near the files (served-search.ts).
+ */
 export function servedSource(name: string): RunSource {
-  return workerSource({ kind: 'http', name, base: appUrl(`runs/${encodeURIComponent(name)}/`) });
+  return workerSource({ kind: 'http', name, base: appUrl(`runs/${encodeURIComponent(name)}/`) }, (query, options) =>
+    servedSearch(document.baseURI, name, query, options),
+  );
 }
 
 /**

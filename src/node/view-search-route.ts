@@ -1,0 +1,80 @@
+/**
+ * `GET /search.json?run=<name>&text=…` (src/node/view-server.ts): the query's parameters are those of
+ * src/runs/search-wire.ts `searchParams`, plus `limit` (hits kept, 1000 by default, at most 10,000). The
+ * answer is NDJSON (src/runs/search-wire.ts SearchLine): a `progress` line at the start and at most every
+ * PROGRESS_MS, each kept `hit` in step order, and a last `done` line (or an `error` line). A query the
+ * page would refuse (a bad regular expression, a bad parameter) is a 400 with the reason as text. When
+ * the client goes away, the search stops (src/node/view-search.ts ends its workers).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hitToWire, queryFromParams, type SearchLine } from '../runs/search-wire.ts';
+import type { CatalogRun } from './run-catalog.ts';
+import { searchServedRun } from './view-search.ts';
+
+/** Progress lines at most this often (the page redraws on each). */
+export const PROGRESS_MS = 250;
+const MAX_LIMIT = 10_000;
+
+function refuse(res: ServerResponse, status: number, message: string) {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.end(`${message}\n`);
+}
+
+export async function sendSearch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  run: CatalogRun,
+  steps: number[] | null,
+  params: URLSearchParams,
+): Promise<void> {
+  const query = queryFromParams(params);
+  if ('error' in query) return refuse(res, 400, query.error);
+  const limitParam = params.get('limit');
+  const limit = limitParam === null ? 1000 : Number(limitParam);
+  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) return refuse(res, 400, `limit: 0 to ${MAX_LIMIT}`);
+  if (steps === null) return refuse(res, 404, `${run.name} could not be opened`);
+  res.setHeader('Cache-Control', 'no-store');
+  if (req.method === 'HEAD') {
+    res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+    res.end();
+    return;
+  }
+  const abort = new AbortController();
+  const onClose = () => abort.abort();
+  res.on('close', onClose);
+  const line = (l: SearchLine) => {
+    if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(l)}\n`);
+  };
+  let lastProgress = 0;
+  let started = false;
+  try {
+    await searchServedRun(run, steps, query, {
+      limit,
+      signal: abort.signal,
+      onProgress: (p) => {
+        const now = Date.now();
+        if (now - lastProgress < PROGRESS_MS) return;
+        lastProgress = now;
+        line({ type: 'progress', ...p });
+      },
+      onHit: (hit) => line({ type: 'hit', hit: hitToWire(hit) }),
+      onStart: () => {
+        started = true;
+        res.statusCode = 200;
+        res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+        line({ type: 'progress', done: 0, total: steps.length, hits: 0 });
+      },
+    }).then((r) => {
+      line({ type: 'progress', done: r.stepsSearched, total: steps.length, hits: r.count });
+      line({ type: 'done', count: r.count, stepsSearched: r.stepsSearched, cancelled: r.cancelled });
+    });
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (!started) return refuse(res, 400, message);
+    line({ type: 'error', message });
+  } finally {
+    res.off('close', onClose);
+  }
+  res.end();
+}

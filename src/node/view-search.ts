@@ -1,0 +1,173 @@
+/**
+ * `rlvr view`'s search over every step of a run, near the files (`GET /search.json`,
+ * src/node/view-search-route.ts): the steps are cut into shares of SHARE_STEPS and searched by worker
+ * threads, one per core (src/node/search-worker.ts), each reading the step files from disk and matching
+ * them with the page's own search (src/runs/opened-run.ts), so the hits are the page's. The shares'
+ * results are put back in step order, so the hits kept and the count are exactly those of a search one
+ * step at a time. Stopping (the client went away) cancels the workers' shares between steps and gives
+ * them no more. The threads stay for IDLE_MS after a search (starting one, with its TypeScript, takes
+ * about a second here), then end.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { textMatcher } from '../runs/opened-run.ts';
+import type { RunQuery, RunSearchHit, RunSearchProgress, RunSearchResult } from '../runs/types.ts';
+import type { CatalogRun } from './run-catalog.ts';
+import type { FromSearchWorker, ToSearchWorker } from './search-worker.ts';
+
+/** Steps a worker is given at a time: small enough to share the work evenly, big enough that messages cost little. */
+export const SHARE_STEPS = 8;
+/** Shares a worker holds at once, so it never waits for the next while a result travels. */
+const SHARES_AHEAD = 2;
+/** How long idle threads are kept for the next search. */
+export const IDLE_MS = 60_000;
+
+const workerUrl = new URL('./search-worker.mjs', import.meta.url);
+const pool: Worker[] = [];
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
+let running = 0;
+let nextSearch = 1;
+/** Shares sent to a worker and not yet answered, over every search (the tests check a cancel stops them). */
+let sharesOut = 0;
+export const searchSharesInFlight = () => sharesOut;
+
+function workers(n: number): Worker[] {
+  clearTimeout(idleTimer);
+  while (pool.length < n) {
+    const w = new Worker(workerUrl);
+    w.unref(); // an idle pool never keeps `rlvr view` (or a test) from exiting
+    w.once('exit', () => {
+      if (pool.includes(w)) pool.splice(pool.indexOf(w), 1);
+    });
+    pool.push(w);
+  }
+  return pool.slice(0, n);
+}
+
+function release(): void {
+  if (--running > 0) return;
+  idleTimer = setTimeout(() => endSearchThreads(), IDLE_MS);
+  idleTimer.unref();
+}
+
+/** Ends the idle threads now (the server closing, a test's end). */
+export function endSearchThreads(): void {
+  clearTimeout(idleTimer);
+  for (const w of [...pool]) void w.terminate();
+}
+
+export interface ServerSearchOptions {
+  limit: number;
+  signal?: AbortSignal;
+  onProgress?: (p: RunSearchProgress) => void;
+  /** Each kept hit, in step order, as soon as the steps before it are searched. */
+  onHit?: (h: RunSearchHit) => void;
+  /** Called once the query is accepted, before any work (an answer's status can then be sent). */
+  onStart?: () => void;
+  /** Threads to use; the machine's cores by default. */
+  threads?: number;
+}
+
+/** Searches `steps` of a served run; throws (before any work) a query the page would refuse (a bad regex). */
+export async function searchServedRun(
+  run: CatalogRun,
+  steps: number[],
+  query: RunQuery,
+  options: ServerSearchOptions,
+): Promise<RunSearchResult> {
+  textMatcher(query);
+  options.onStart?.();
+  const shares: number[][] = [];
+  for (let i = 0; i < steps.length; i += SHARE_STEPS) shares.push(steps.slice(i, i + SHARE_STEPS));
+  const hits: RunSearchHit[] = [];
+  const results: ({ hits: RunSearchHit[]; count: number; steps: number } | undefined)[] = [];
+  let count = 0;
+  let stepsSearched = 0;
+  if (shares.length === 0 || options.signal?.aborted)
+    return { hits, count, stepsSearched, cancelled: !!options.signal?.aborted };
+
+  const id = nextSearch++;
+  running++;
+  const threads = workers(Math.max(1, Math.min(options.threads ?? availableParallelism(), shares.length)));
+  const start: ToSearchWorker = {
+    type: 'search',
+    search: id,
+    run: {
+      root: run.folder.root,
+      segments: run.segments,
+      only: run.only,
+      name: run.found.name,
+      found: run.found,
+      listing: run.listing(),
+    },
+    query,
+    limit: options.limit,
+  };
+  for (const w of threads) w.postMessage(start);
+  let next = 0;
+  let putBack = 0;
+  let stepsDone = 0;
+  let countDone = 0;
+  const outstanding = new Map<Worker, number>();
+  return await new Promise<RunSearchResult>((resolve, reject) => {
+    let finished = false;
+    const finish = (f: () => void) => {
+      if (finished) return;
+      finished = true;
+      options.signal?.removeEventListener('abort', onAbort);
+      for (const w of threads) {
+        w.off('message', onMessage.get(w)!);
+        w.off('error', onError);
+        w.off('exit', onExit);
+        w.postMessage({ type: 'cancel', search: id } satisfies ToSearchWorker);
+        sharesOut -= outstanding.get(w) ?? 0;
+      }
+      release();
+      f();
+    };
+    const onAbort = () => finish(() => resolve({ hits, count, stepsSearched, cancelled: true }));
+    const onError = (e: Error) => finish(() => reject(e));
+    const onExit = () => finish(() => reject(new Error('a search thread ended before the search was done')));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const give = (w: Worker) => {
+      if (finished || next >= shares.length) return;
+      w.postMessage({ type: 'share', search: id, id: next, steps: shares[next++]! } satisfies ToSearchWorker);
+      outstanding.set(w, (outstanding.get(w) ?? 0) + 1);
+      sharesOut++;
+    };
+    const inOrder = () => {
+      while (results[putBack]) {
+        const r = results[putBack]!;
+        results[putBack++] = undefined;
+        for (const h of r.hits) {
+          if (hits.length >= options.limit) break;
+          hits.push(h);
+          options.onHit?.(h);
+        }
+        count += r.count;
+        stepsSearched += r.steps;
+      }
+    };
+    const onMessage = new Map<Worker, (m: FromSearchWorker) => void>();
+    for (const w of threads) {
+      const listener = (m: FromSearchWorker) => {
+        if (finished || m.search !== id) return;
+        if (m.type === 'error') return finish(() => reject(new Error(m.message)));
+        outstanding.set(w, outstanding.get(w)! - 1);
+        sharesOut--;
+        results[m.id] = { hits: m.hits, count: m.count, steps: m.steps };
+        stepsDone += m.steps;
+        countDone += m.count;
+        inOrder();
+        options.onProgress?.({ done: stepsDone, total: steps.length, hits: countDone });
+        if (putBack === shares.length) return finish(() => resolve({ hits, count, stepsSearched, cancelled: false }));
+        give(w);
+      };
+      onMessage.set(w, listener);
+      w.on('message', listener);
+      w.on('error', onError);
+      w.on('exit', onExit);
+      for (let k = 0; k < SHARES_AHEAD; k++) give(w);
+    }
+  });
+}
