@@ -190,7 +190,8 @@ test(
         assert.equal(
           s.run.step,
           3,
-          `the press stepped the restored run to step 3 (page: step ${s.run.step}, ${s.run.metrics.length} steps charted)`,
+          `the press stepped the restored run to step 3 (page: step ${s.run.step}, ` +
+            `${s.run.metrics.length} steps charted)`,
         );
         assert.deepEqual(
           s.run.metrics.slice(0, 2).map((m) => m.reward),
