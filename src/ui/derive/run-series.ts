@@ -1,8 +1,8 @@
 /**
  * One model of a run in the UI, and the one pure reducer of a worker's run events (workers/protocol.ts
- * SessionEvent). `RunSeries` is what every slot that shows a run holds: the live run (controller.ts reads it
- * out of the store's `run`, `metrics`, `evals`… as a `LiveSeries`) and each Compare side (store.ts
- * CompareSide extends it). `foldRunEvents` folds a batch of events into either: it returns the fields that
+ * SessionEvent). `RunSeries` is what every slot that shows a run holds: the live run (the store's `run`, a
+ * `LiveSeries`: store.ts LiveRun), each Compare side (store.ts CompareSide extends it) and an open recording
+ * (`recording.series`). `foldRunEvents` folds a batch of events into either: it returns the fields that
  * changed and, as plain data, the effects the caller applies (notices, waits, autosave, the WebGPU fallback).
  * No store, no worker, no browser global: controller.ts onEvents and compare.ts onEvents apply what it returns.
  * A recording is not folded from events: `recordedSeries` opens its record as a series up to a step (the store's

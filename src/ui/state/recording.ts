@@ -7,7 +7,8 @@
  *
  * Opening a record never touches the live run: the record is read and decoded in its own short-lived
  * worker (workers/record-reader.worker.ts), not the trainer worker, and lands in the store's
- * `recording` slice; `run`, `metrics`, `evals` and the autosave are left as they are. A bad file
+ * `recording` slice (the record up to the scrubbed step as `recording.series`, a RunSeries); the live run's slot
+ * (`run`) and the autosave are left as they are. A bad file
  * leaves whatever was open (the live run, an earlier recording) and says what is wrong with it.
  */
 import { RUN_RECORD_MAX_BYTES, type RunRecord } from '../../record/run-record.ts';
