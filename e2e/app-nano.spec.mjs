@@ -20,7 +20,7 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async (
       const t0 = Date.now();
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(
-        () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+        () => window.__rlvr.state().run.metrics.length >= 1 || window.__rlvr.state().error,
         undefined,
         { timeout: 580_000, polling: 1000 },
       );
@@ -37,7 +37,7 @@ test('forced WebGPU (SwiftShader) with a fresh nano model: a full step', async (
       assert.match(await text(page, 'backend'), /WebGPU/);
       assert.equal(s.run.model.parameters < 50_000, true, 'the nano model');
       assert.equal(await text(page, 'step-count'), 'Step 1');
-      assert.ok(Number.isFinite(s.metrics[0].loss));
+      assert.ok(Number.isFinite(s.run.metrics[0].loss));
       // A step budget of 1 (steps=1 in the URL): the progress bar is full and the run is done.
       await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 10_000 });
       assert.equal(await page.getAttribute('[data-testid="progress"]', 'value'), '1');
@@ -97,13 +97,13 @@ test(
         // RL starts from the warm-started weights; the warm start is refused once RL has begun.
         await page.click('[data-testid="step-once"]');
         await page.waitForFunction(
-          () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+          () => window.__rlvr.state().run.metrics.length >= 1 || window.__rlvr.state().error,
           undefined,
           { timeout: 120_000, polling: 500 },
         );
         const after = await state(page);
         assert.equal(after.error, null, after.error && `${after.error.title}: ${after.error.message}`);
-        assert.ok(Number.isFinite(after.metrics[0].loss));
+        assert.ok(Number.isFinite(after.run.metrics[0].loss));
         assert.equal(await page.isDisabled('[data-testid="warm-start-run"]'), true);
         await shot(page, 'app-warm-start');
       });

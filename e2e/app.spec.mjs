@@ -43,15 +43,15 @@ test.describe('the page that trained the default run', () => {
     await withDiagnostics(testInfo, main, 'app-default-run', async () => {
       await page.click('[data-testid="start"]');
       const t0 = Date.now();
-      await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1, { timeout: 400_000 });
+      await waitForPage(page, () => window.__rlvr.state().run.metrics.length >= 1, { timeout: 400_000 });
       const tFirst = Date.now();
-      await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, DEFAULT_STEPS, {
+      await page.waitForFunction((n) => window.__rlvr.state().run.metrics.length >= n, DEFAULT_STEPS, {
         timeout: 480_000,
         polling: 250,
       });
       const tLast = Date.now();
       const s = await state(page);
-      const steps = s.metrics.length;
+      const steps = s.run.metrics.length;
       // Steps/minute over steps 2..N (steady state: no model loading, no first-step compilation, no eval).
       const spm = ((steps - 1) * 60_000) / (tLast - tFirst);
       timings.wasm = {
@@ -183,7 +183,7 @@ test.describe('the page that trained the default run', () => {
       assert.match(await text(page, 'error-message'), /unchanged/);
       const afterState = await state(page);
       assert.equal(afterState.run.step, before.run.step, 'the run is where it was');
-      assert.equal(afterState.metrics.length, before.metrics.length);
+      assert.equal(afterState.run.metrics.length, before.run.metrics.length);
       assert.equal(
         (await page.evaluate(() => window.__rlvr.status())).step,
         before.run.step,
@@ -198,11 +198,11 @@ test.describe('the page that trained the default run', () => {
     test.setTimeout(60_000);
     const { page } = main;
     await withDiagnostics(testInfo, main, 'app-share', async () => {
-      const steps = (await state(page)).metrics.length;
+      const steps = (await state(page)).run.metrics.length;
       const csv = await download(page, 'export-csv');
       assert.equal(csv.name, 'metrics.csv');
       const lines = csv.body.trim().split('\n');
-      const evals = (await state(page)).evals;
+      const evals = (await state(page)).run.evals;
       assert.equal(
         lines.length,
         steps + 1 + (evals.some((e) => e.step === 0) ? 1 : 0),
@@ -233,7 +233,7 @@ test.describe('the page that trained the default run', () => {
       const header = JSON.parse(raw.subarray(20, 20 + raw.readUInt32LE(16)).toString('utf8'));
       assert.equal(header.format, 'rlvr-playground-run-record');
       assert.equal(header.provenance.writer, 'playground');
-      const shown = (await state(page)).metrics.map((m) => m.step);
+      const shown = (await state(page)).run.metrics.map((m) => m.step);
       assert.deepEqual(
         header.steps.map((x) => x.step).slice(0, shown.length),
         shown,
@@ -262,21 +262,21 @@ test.describe('the page that trained the default run', () => {
         { timeout: 60_000, polling: 250 },
       );
       const after = await state(page);
-      assert.equal(after.metrics.length, before.metrics.length);
+      assert.equal(after.run.metrics.length, before.run.metrics.length);
       assert.deepEqual(
-        after.metrics.map((m) => m.reward),
-        before.metrics.map((m) => m.reward),
+        after.run.metrics.map((m) => m.reward),
+        before.run.metrics.map((m) => m.reward),
       );
       assert.deepEqual(after.run.config, before.run.config);
       assert.equal(await text(page, 'step-count'), `Step ${before.run.step}`);
       await page.locator('[data-testid="chart-reward"]').scrollIntoViewIfNeeded();
       await page.waitForFunction(
         (n) => Number(document.querySelector('[data-testid="chart-reward"]')?.getAttribute('data-points')) === n,
-        before.metrics.length,
+        before.run.metrics.length,
       );
       // And it trains on from there.
       await page.click('[data-testid="step-once"]');
-      await page.waitForFunction((n) => window.__rlvr.state().metrics.length === n + 1, before.metrics.length, {
+      await page.waitForFunction((n) => window.__rlvr.state().run.metrics.length === n + 1, before.run.metrics.length, {
         timeout: 60_000,
       });
       assert.equal(await text(page, 'step-count'), `Step ${before.run.step + 1}`);

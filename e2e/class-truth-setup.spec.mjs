@@ -146,7 +146,7 @@ test('at 800 px wide, a chart is on the first screen after Start', async ({}, te
       const { page } = p;
       await page.waitForSelector('[data-testid="guide"]', { timeout: 30_000 }); // a first visit: the guide is open
       await page.click('[data-testid="start"]');
-      await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1, undefined, {
+      await page.waitForFunction(() => window.__rlvr.state().run.metrics.length >= 1, undefined, {
         timeout: 200_000,
         polling: 250,
       });

@@ -200,7 +200,7 @@ test(
         );
 
         // The held-out chart: each evaluation carries its standard error, drawn as a band.
-        const evals = (await page.evaluate(() => window.__rlvr.state().evals)).map((e) => ({
+        const evals = (await page.evaluate(() => window.__rlvr.state().run.evals)).map((e) => ({
           step: e.step,
           se: e.pass1_se,
           ks: Object.keys(e.pass_at_k),

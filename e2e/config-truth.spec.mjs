@@ -39,7 +39,7 @@ test(
         assert.equal(await page.inputValue('[data-testid="knob-m"]'), '7');
 
         await page.click('[data-testid="start"]');
-        await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 2, undefined, {
+        await page.waitForFunction(() => window.__rlvr.state().run.metrics.length >= 2, undefined, {
           timeout: 180_000,
           polling: 250,
         });
@@ -120,7 +120,7 @@ test(
           before.run.config,
           "the restored run's config is the one that ran before the reload",
         );
-        assert.equal(after.metrics.length, before.metrics.length);
+        assert.equal(after.run.metrics.length, before.run.metrics.length);
         assert.equal(await page.$('[data-testid="pending-restart"]'), null, 'nothing waits for a new run');
         await screenshot(page, 'config-truth-restored');
         note(

@@ -59,7 +59,7 @@ async function trainOneStep(page, dir) {
   const t0 = performance.now();
   await page.click('[data-testid="start"]');
   await page.waitForFunction(
-    () => window.__rlvr.state().metrics.length >= 1 || !!document.querySelector('[data-testid="error-banner"]'),
+    () => window.__rlvr.state().run.metrics.length >= 1 || !!document.querySelector('[data-testid="error-banner"]'),
     null,
     { timeout: 120_000, polling: 250 },
   );

@@ -318,7 +318,7 @@ export function pageRunState(page) {
         state: s.run.state,
         activity: s.run.activity,
         step: s.run.step,
-        metrics: s.metrics.length,
+        metrics: s.run.metrics.length,
         busy: s.busy,
         booted: s.booted,
         error: s.error,

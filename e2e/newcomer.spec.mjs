@@ -175,19 +175,27 @@ test(
         path: join(DOCS, 'status-eval-progress.png'),
         clip: { x: 0, y: 0, width: 1280, height: 120 },
       });
-      await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1 && window.__rlvr.state().busy === null, {
-        timeout: 240_000,
-      });
-      assert.equal((await state(page)).metrics.length, 1, 'the first click ran one step');
+      await waitForPage(
+        page,
+        () => window.__rlvr.state().run.metrics.length >= 1 && window.__rlvr.state().busy === null,
+        {
+          timeout: 240_000,
+        },
+      );
+      assert.equal((await state(page)).run.metrics.length, 1, 'the first click ran one step');
       // A click kept while busy would run once the page is free again, ahead of any later press. So one
       // more press, once the page is free, and its step: two steps in all, not three or four.
       await page.click('[data-testid="step-once"]');
-      await waitForPage(page, () => window.__rlvr.state().metrics.length >= 2 && window.__rlvr.state().busy === null, {
-        timeout: 120_000,
-      });
+      await waitForPage(
+        page,
+        () => window.__rlvr.state().run.metrics.length >= 2 && window.__rlvr.state().busy === null,
+        {
+          timeout: 120_000,
+        },
+      );
       const s = await state(page);
       assert.equal(
-        s.metrics.length,
+        s.run.metrics.length,
         2,
         'the two clicks made while the first step ran were not kept: one more press, one more step',
       );
@@ -227,7 +235,7 @@ test(
       await page.reload({ waitUntil: 'load' });
       await waitForPage(
         page,
-        () => window.__rlvr.state().run.step === 2 && window.__rlvr.state().metrics.length === 2,
+        () => window.__rlvr.state().run.step === 2 && window.__rlvr.state().run.metrics.length === 2,
         {
           timeout: 60_000,
         },

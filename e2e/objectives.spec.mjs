@@ -73,7 +73,7 @@ for (const [preset, want] of Object.entries(CASES)) {
         await page.waitForSelector('[data-testid="preset"]');
         assert.equal(await page.inputValue('[data-testid="preset"]'), preset);
         await page.click('[data-testid="step-once"]');
-        await waitForPage(page, () => window.__rlvr.state().metrics.length >= 1, { timeout: 200_000 });
+        await waitForPage(page, () => window.__rlvr.state().run.metrics.length >= 1, { timeout: 200_000 });
         const records = await page.evaluate(async () => (await window.__rlvr.getRollouts(1)).records);
         for (const r of records) if (r.advantage !== 0) want.check(r);
         await page.click('[data-testid="tab-rollouts"]');

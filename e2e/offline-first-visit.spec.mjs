@@ -115,7 +115,7 @@ test(
                 s &&
                 (s.error
                   ? `error: ${s.error.title}: ${s.error.message}`
-                  : s.run.state === 'done' && s.metrics.length === 2
+                  : s.run.state === 'done' && s.run.metrics.length === 2
                     ? 'done'
                     : false)
               );

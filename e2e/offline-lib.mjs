@@ -73,12 +73,12 @@ export async function until(page, fn, arg, { timeout = 60_000, what = 'condition
 
 /** Clicks "Step once" and waits for the metrics of that step. */
 export async function stepOnce(page) {
-  const n = await page.evaluate(() => window.__rlvr.state().metrics.length);
+  const n = await page.evaluate(() => window.__rlvr.state().run.metrics.length);
   const before = await pageRunState(page);
   await page.click('[data-testid="step-once"]');
   try {
     await page.waitForFunction(
-      (want) => window.__rlvr.state().metrics.length >= want || window.__rlvr.state().error,
+      (want) => window.__rlvr.state().run.metrics.length >= want || window.__rlvr.state().error,
       n + 1,
       { timeout: 180_000, polling: 250 },
     );

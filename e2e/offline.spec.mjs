@@ -135,7 +135,7 @@ test(
           for (let i = 0; i < 3; i++) await stepOnce(page);
           let s = await page.evaluate(() => window.__rlvr.state());
           assert.equal(s.run.step, 3);
-          assert.equal(s.metrics.length, 3);
+          assert.equal(s.run.metrics.length, 3);
           assert.equal(s.run.backend.kind, 'wasm');
           assert.equal(s.run.backend.crossOriginIsolated, true, 'the training worker is isolated too');
           const cores = await page.evaluate(() => navigator.hardwareConcurrency);
@@ -148,7 +148,7 @@ test(
           note(
             testInfo,
             `online: ${s.run.backend.description}; 3 steps, ` +
-              `rewards ${s.metrics.map((m) => m.reward.toFixed(3)).join(', ')}`,
+              `rewards ${s.run.metrics.map((m) => m.reward.toFixed(3)).join(', ')}`,
           );
           await page.waitForFunction(() => window.__rlvr.state().autosave?.step === 3, undefined, { timeout: 60_000 });
 
@@ -159,7 +159,7 @@ test(
           await page.reload({ waitUntil: 'load' });
           await until(
             page,
-            () => window.__rlvr?.state().run.step === 3 && window.__rlvr.state().metrics.length === 3,
+            () => window.__rlvr?.state().run.step === 3 && window.__rlvr.state().run.metrics.length === 3,
             undefined,
             { timeout: 60_000, what: 'the run restored at step 3 (offline)' },
           );
@@ -174,9 +174,9 @@ test(
           for (let i = 0; i < 3; i++) await stepOnce(page);
           s = await page.evaluate(() => window.__rlvr.state());
           assert.equal(s.run.step, 6);
-          assert.equal(s.metrics.length, 6);
+          assert.equal(s.run.metrics.length, 6);
           assert.ok(
-            s.metrics.every((m) => Number.isFinite(m.loss)),
+            s.run.metrics.every((m) => Number.isFinite(m.loss)),
             'every step has a finite loss',
           );
           assert.equal(s.run.backend.crossOriginIsolated, true);
@@ -186,7 +186,7 @@ test(
           assert.equal(recordStatus, 200, `${record.path}, kept before going offline, is served offline`);
           note(
             testInfo,
-            `offline: ${s.run.backend.description}; steps 4-6, rewards ${s.metrics
+            `offline: ${s.run.backend.description}; steps 4-6, rewards ${s.run.metrics
               .slice(3)
               .map((m) => m.reward.toFixed(3))
               .join(', ')}`,

@@ -26,7 +26,7 @@ test('the sort recipe (512 rows per step) trains on WASM', async ({}, testInfo) 
       assert.equal(s.run.config.prompts_per_step, 64);
       assert.equal(s.run.config.temperature, 0.7);
       assert.equal(s.run.config.task, 'sort');
-      assert.ok(s.metrics.length >= 2, 'two steps of metrics');
+      assert.ok(s.run.metrics.length >= 2, 'two steps of metrics');
     });
   } finally {
     await p.close();

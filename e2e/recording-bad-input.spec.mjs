@@ -93,8 +93,8 @@ test(
         step: s.run.step,
         state: s.run.state,
         config: JSON.stringify(s.run.config),
-        metrics: JSON.stringify(s.metrics),
-        evals: JSON.stringify(s.evals),
+        metrics: JSON.stringify(s.run.metrics),
+        evals: JSON.stringify(s.run.evals),
         autosave: s.autosave,
       });
       const savedBefore = await autosaved();

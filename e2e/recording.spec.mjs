@@ -80,7 +80,7 @@ test(
       assert.match(banner, /recording/);
       const s = await state(page);
       assert.equal(s.run.state, 'idle', 'nothing trains: no live run was started');
-      assert.equal(s.metrics.length, 0, "the live run's metrics are untouched");
+      assert.equal(s.run.metrics.length, 0, "the live run's metrics are untouched");
       await screenshot(page, 'recording-charts');
 
       // Rollouts at the last step, then at step 1 (keyboard on the scrubber), each with the objective panel.
@@ -247,7 +247,7 @@ test(
       await page.waitForSelector('[data-testid="chart-reward_std"] .chart-last');
       // The metrics the page holds for the recording (the store's, which the header, CSV and inspector read).
       const { metrics, smoothing } = await page.evaluate(() => ({
-        metrics: window.__rlvr.state().recording.metrics,
+        metrics: window.__rlvr.state().recording.series.metrics,
         smoothing: window.__rlvr.state().smoothing,
       }));
       assert.equal(metrics.length, 2);

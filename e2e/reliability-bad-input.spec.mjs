@@ -42,7 +42,7 @@ test('bad input from links and files: clear messages, the current run untouched'
       const { page } = p3;
       await page.click('[data-testid="step-once"]');
       await page.waitForFunction(
-        () => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused',
+        () => window.__rlvr.state().run.metrics.length === 1 && window.__rlvr.state().run.state === 'paused',
         undefined,
         { timeout: 150_000 },
       );

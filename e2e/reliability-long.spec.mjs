@@ -44,7 +44,7 @@ test(
         // Past model loading and graph compiles: a short watchdog (default 120 s) so the test is quick.
         await page.evaluate(() => window.__rlvr.setWatchdogMs(8000));
         const firstSave = (await state(page)).autosave.step;
-        await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 3, firstSave, {
+        await page.waitForFunction((k) => window.__rlvr.state().run.metrics.length >= k + 3, firstSave, {
           timeout: 60_000,
           polling: 50,
         });
@@ -60,7 +60,7 @@ test(
         await page.waitForSelector('[data-testid="error-banner"][data-kind="crash"]', { timeout: 40_000 });
         const msg = await text(page, 'error-message');
         assert.match(msg, /stopped responding/);
-        const original = (await state(page)).metrics;
+        const original = (await state(page)).run.metrics;
         const K = (await state(page)).autosave.step;
         assert.match(msg, new RegExp(`last autosave is from step ${K}`));
         assert.equal(await text(page, 'restart-autosave'), `Restart from the last autosave (step ${K})`);
@@ -75,7 +75,7 @@ test(
         );
         const restored = await state(page);
         assert.deepEqual(
-          restored.metrics.map(strip),
+          restored.run.metrics.map(strip),
           original.slice(0, K).map(strip),
           'the metrics history is restored',
         );
@@ -84,12 +84,12 @@ test(
         for (let i = 0; i < compare; i++) {
           await page.click('[data-testid="step-once"]');
           await page.waitForFunction(
-            (n) => window.__rlvr.state().metrics.length === n && window.__rlvr.state().run.state === 'paused',
+            (n) => window.__rlvr.state().run.metrics.length === n && window.__rlvr.state().run.state === 'paused',
             K + i + 1,
             { timeout: 60_000 },
           );
         }
-        const resumed = (await state(page)).metrics.slice(K, K + compare);
+        const resumed = (await state(page)).run.metrics.slice(K, K + compare);
         assert.deepEqual(
           resumed.map(strip),
           original.slice(K, K + compare).map(strip),
@@ -146,7 +146,9 @@ test(
         // points they draw (measured at the end, with its own bound); the rest of the page must stay flat.
         await page.click('[data-testid="tab-share"]');
         await page.click('[data-testid="start"]');
-        await page.waitForFunction(() => window.__rlvr.state().metrics.length >= 1, undefined, { timeout: 150_000 });
+        await page.waitForFunction(() => window.__rlvr.state().run.metrics.length >= 1, undefined, {
+          timeout: 150_000,
+        });
         await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
         // The trainer worker's target attaches asynchronously: wait for it before talking to it.
         await expect
@@ -158,7 +160,7 @@ test(
         const rows = [];
         const t0 = Date.now();
         for (let target = 50; target <= SOAK_STEPS; target += 50) {
-          await page.waitForFunction((n) => window.__rlvr.state().metrics.length >= n, target, {
+          await page.waitForFunction((n) => window.__rlvr.state().run.metrics.length >= n, target, {
             timeout: 600_000,
             polling: 250,
           });
@@ -180,12 +182,12 @@ test(
         const s = await state(page);
         for (const r of rows) note(testInfo, JSON.stringify(r));
         results.soak = rows;
-        assert.equal(s.metrics.length, SOAK_STEPS, 'metrics for every step');
+        assert.equal(s.run.metrics.length, SOAK_STEPS, 'metrics for every step');
         assert.deepEqual(
-          s.metrics.map((m) => m.step),
+          s.run.metrics.map((m) => m.step),
           Array.from({ length: SOAK_STEPS }, (_, i) => i),
         );
-        assert.ok(s.metrics.every((m) => Number.isFinite(m.loss) && Number.isFinite(m.reward)));
+        assert.ok(s.run.metrics.every((m) => Number.isFinite(m.loss) && Number.isFinite(m.reward)));
         assert.ok(
           rows.every((r) => r.rolloutStepsKept <= 10),
           'rollout history bounded',
@@ -244,7 +246,7 @@ test(
           () =>
             window.__rlvr.state().run.state === 'paused' &&
             window.__rlvr.state().autosave?.step === 1 &&
-            window.__rlvr.state().metrics.length === 1,
+            window.__rlvr.state().run.metrics.length === 1,
           undefined,
           { timeout: 600_000, polling: 500 },
         );
@@ -271,8 +273,8 @@ test(
           secondsPerStep: +perStep.toFixed(2),
         };
         note(testInfo, JSON.stringify(results.webgpuSoak));
-        assert.equal(s.metrics.length, WEBGPU_SOAK_STEPS);
-        assert.ok(s.metrics.every((m) => Number.isFinite(m.loss)));
+        assert.equal(s.run.metrics.length, WEBGPU_SOAK_STEPS);
+        assert.ok(s.run.metrics.every((m) => Number.isFinite(m.loss)));
         assert.equal(
           end.liveTensors,
           steady,
@@ -305,7 +307,7 @@ test(
         // The autosave can land before the step's event (events are batched): wait for both.
         await page.waitForFunction(
           () =>
-            (window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().metrics.length === 1) ||
+            (window.__rlvr.state().autosave?.step === 1 && window.__rlvr.state().run.metrics.length === 1) ||
             window.__rlvr.state().error,
           undefined,
           { timeout: 800_000, polling: 500 },
@@ -313,7 +315,7 @@ test(
         let s = await state(page);
         assert.equal(s.error, null, s.error?.message);
         assert.equal(s.run.backend.kind, 'webgpu');
-        const before = s.metrics.map(strip);
+        const before = s.run.metrics.map(strip);
         // TEST ONLY hook: destroy ORT's GPUDevice; device.lost resolves as it would after a driver reset.
         assert.equal(
           await trainerWorker(page).evaluate(() => self.__rlvrTest.loseDevice()),
@@ -332,10 +334,12 @@ test(
         );
         s = await state(page);
         assert.equal(s.run.step, 1);
-        assert.deepEqual(s.metrics.map(strip), before);
+        assert.deepEqual(s.run.metrics.map(strip), before);
         assert.match(page.url(), /backend=wasm/, 'the link now asks for WASM');
         await page.click('[data-testid="step-once"]');
-        await page.waitForFunction(() => window.__rlvr.state().metrics.length === 2, undefined, { timeout: 120_000 });
+        await page.waitForFunction(() => window.__rlvr.state().run.metrics.length === 2, undefined, {
+          timeout: 120_000,
+        });
         await screenshot(page, 'reliability-device-lost');
         note(testInfo, 'device destroyed after step 1 on WebGPU; resumed on WASM at step 1 and trained step 2');
       });

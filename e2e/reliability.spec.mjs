@@ -43,13 +43,13 @@ test(
         assert.equal(meta, csp, 'the built index.html carries the same policy as a <meta> (static hosts)');
         await page.click('[data-testid="step-once"]');
         await page.waitForFunction(
-          () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+          () => window.__rlvr.state().run.metrics.length >= 1 || window.__rlvr.state().error,
           undefined,
           { timeout: 150_000, polling: 250 },
         );
         const s = await state(page);
         assert.equal(s.error, null, s.error && `${s.error.title}: ${s.error.message}`);
-        assert.ok(Number.isFinite(s.metrics[0].loss));
+        assert.ok(Number.isFinite(s.run.metrics[0].loss));
         // The worker and ORT's files carry the policy too (a worker's CSP comes from its own response).
         const worker = trainerWorker(page);
         assert.ok(worker, 'the trainer worker runs');
@@ -140,7 +140,7 @@ test(
           timeout: 200_000,
           polling: 250,
         });
-        assert.equal((await state(page)).metrics.length, 3);
+        assert.equal((await state(page)).run.metrics.length, 3);
         await page.click('[data-testid="tab-share"]');
         const downloads = [];
         for (const id of ['save-checkpoint', 'export-csv', 'export-jsonl', 'export-rollouts']) {
@@ -202,7 +202,7 @@ test(
         const { page } = p;
         await page.click('[data-testid="step-once"]');
         await page.waitForFunction(
-          () => window.__rlvr.state().metrics.length === 1 && window.__rlvr.state().run.state === 'paused',
+          () => window.__rlvr.state().run.metrics.length === 1 && window.__rlvr.state().run.state === 'paused',
           undefined,
           { timeout: 150_000 },
         );
@@ -211,7 +211,7 @@ test(
         await page.click('[data-testid="step-once"]');
         await page.waitForSelector('[data-testid="skipped-notice"]', { timeout: 60_000 });
         assert.match(await text(page, 'skipped-notice'), /Step 2 was skipped: its loss or gradient was not finite/);
-        assert.equal((await state(page)).metrics[1].skipped, 1);
+        assert.equal((await state(page)).run.metrics[1].skipped, 1);
         await page.click('[data-testid="step-once"]'); // a good step ends the streak (and the notice)
         await page.waitForSelector('[data-testid="skipped-notice"]', { state: 'detached', timeout: 60_000 });
         await trainerWorker(page).evaluate(() => self.__rlvrTest.injectNonFinite(10));
@@ -225,7 +225,7 @@ test(
           'paused right after the third skipped step in a row (steps 4, 5, 6), far from the budget of 40',
         );
         assert.deepEqual(
-          s.metrics.map((m) => m.skipped),
+          s.run.metrics.map((m) => m.skipped),
           [0, 1, 0, 1, 1, 1],
         );
         const msg = await text(page, 'nonfinite-message');
@@ -246,8 +246,10 @@ test(
         );
         await trainerWorker(page).evaluate(() => self.__rlvrTest.injectNonFinite(0));
         await page.click('[data-testid="step-once"]');
-        await page.waitForFunction(() => window.__rlvr.state().metrics.length === 7, undefined, { timeout: 60_000 });
-        assert.equal((await state(page)).metrics[6].skipped, 0, 'training goes on once the cause is gone');
+        await page.waitForFunction(() => window.__rlvr.state().run.metrics.length === 7, undefined, {
+          timeout: 60_000,
+        });
+        assert.equal((await state(page)).run.metrics[6].skipped, 0, 'training goes on once the cause is gone');
         assert.deepEqual(p.pageErrors, []);
       });
     } finally {
@@ -288,7 +290,7 @@ for (const [name, fault, expected] of [
         assert.match(await text(page, 'autosave-off'), /Training goes on|Training works/);
         await page.waitForFunction(() => window.__rlvr.state().run.state === 'done', undefined, { timeout: 120_000 });
         const s = await state(page);
-        assert.equal(s.metrics.length, 3, 'every step ran');
+        assert.equal(s.run.metrics.length, 3, 'every step ran');
         assert.equal(s.error, null, 'no error banner: the run was not interrupted');
         assert.equal(s.autosave, null, 'nothing claims to be saved');
         assert.deepEqual(p.pageErrors, []);

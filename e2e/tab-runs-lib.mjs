@@ -40,7 +40,7 @@ export async function trained(page, steps) {
   await page.waitForFunction(
     (n) => {
       const s = window.__rlvr.state();
-      return s.error || (s.run.state === 'done' && s.metrics.length === n && s.autosave?.step === n);
+      return s.error || (s.run.state === 'done' && s.run.metrics.length === n && s.autosave?.step === n);
     },
     steps,
     { timeout: 240_000, polling: 250 },

@@ -44,7 +44,7 @@ test(
         const saved = (await state(page)).autosave;
         // Two steps past that save, reload while training goes on. The test notes, as the page goes away,
         // the last step the page showed: its own record, not the app's.
-        await page.waitForFunction((k) => window.__rlvr.state().metrics.length >= k + 2, saved.step, {
+        await page.waitForFunction((k) => window.__rlvr.state().run.metrics.length >= k + 2, saved.step, {
           timeout: 120_000,
           polling: 20,
         });
@@ -53,7 +53,7 @@ test(
             sessionStorage.setItem(
               'e2e.shownAtUnload',
               JSON.stringify({
-                step: window.__rlvr.state().metrics.at(-1)?.step ?? 0,
+                step: window.__rlvr.state().run.metrics.at(-1)?.step ?? 0,
                 state: window.__rlvr.state().run.state,
                 autosave: window.__rlvr.state().autosave,
               }),
@@ -112,7 +112,7 @@ test(
             new RegExp(`${lost} steps? (was|were) lost \\(steps? ${s.run.step + 1}${lost > 1 ? `–${shown}` : ''}\\)`),
             'the message names exactly the steps lost',
           );
-        assert.equal(s.metrics.length, s.run.step, 'the charts hold the restored steps');
+        assert.equal(s.run.metrics.length, s.run.step, 'the charts hold the restored steps');
         await screenshot(page, 'tabs-reload-mid-run');
         assert.deepEqual(p.pageErrors, []);
       });
@@ -150,7 +150,7 @@ test(
             const s = window.__rlvr?.state();
             const button = document.querySelector('[data-testid="step-once"]');
             if (window.__e2ePress || !s || !button || button.disabled) return;
-            if (s.run.step !== 2 || s.metrics.length !== 2) return;
+            if (s.run.step !== 2 || s.run.metrics.length !== 2) return;
             window.__e2ePress = { state: s.run.state, at: performance.now() };
             button.click();
           };
@@ -171,7 +171,10 @@ test(
               const s = window.__rlvr.state();
               return (
                 s.error ||
-                (!s.busy && ['paused', 'done'].includes(s.run.state) && s.metrics.length >= 1 && s.metrics.length !== 2)
+                (!s.busy &&
+                  ['paused', 'done'].includes(s.run.state) &&
+                  s.run.metrics.length >= 1 &&
+                  s.run.metrics.length !== 2)
               );
             },
             undefined,
@@ -187,14 +190,15 @@ test(
         assert.equal(
           s.run.step,
           3,
-          `the press stepped the restored run to step 3 (page: step ${s.run.step}, ${s.metrics.length} steps charted)`,
+          `the press stepped the restored run to step 3 (page: step ${s.run.step}, ` +
+            `${s.run.metrics.length} steps charted)`,
         );
         assert.deepEqual(
-          s.metrics.slice(0, 2).map((m) => m.reward),
-          before.metrics.map((m) => m.reward),
+          s.run.metrics.slice(0, 2).map((m) => m.reward),
+          before.run.metrics.map((m) => m.reward),
           'its first two steps are the restored ones',
         );
-        assert.equal(s.metrics.length, 3);
+        assert.equal(s.run.metrics.length, 3);
         assert.deepEqual(p.pageErrors, []);
       });
     } finally {

@@ -40,8 +40,8 @@ test(
         );
         assert.equal(s.run.config.task, 'sat');
         assert.deepEqual(
-          s.metrics.map((m) => m.reward),
-          beforeA.metrics.map((m) => m.reward),
+          s.run.metrics.map((m) => m.reward),
+          beforeA.run.metrics.map((m) => m.reward),
           "tab A's metrics are its own",
         );
         assert.equal(await a.page.$('[data-testid="saved-run-banner"]'), null, 'no conflict banner in tab A');
@@ -51,8 +51,8 @@ test(
         assert.equal(s.run.step, 2, 'tab B restored its own run');
         assert.equal(s.run.config.task, 'arithmetic');
         assert.deepEqual(
-          s.metrics.map((m) => m.reward),
-          beforeB.metrics.map((m) => m.reward),
+          s.run.metrics.map((m) => m.reward),
+          beforeB.run.metrics.map((m) => m.reward),
         );
         assert.equal(await b.page.$('[data-testid="saved-run-banner"]'), null);
 
@@ -141,13 +141,13 @@ test(
         await trained(b.page, 4);
         // B trains a step further (its budget raised): the two records differ, and each reload gets its own.
         await b.page.evaluate(() => window.__rlvr.setAutosaveEvery(1));
-        const aRewards = (await state(a.page)).metrics.map((m) => m.reward);
+        const aRewards = (await state(a.page)).run.metrics.map((m) => m.reward);
         await b.page.click('[data-testid="step-once"]');
         await b.page.waitForFunction(() => window.__rlvr.state().autosave?.step === 5, undefined, { timeout: 120_000 });
         let s = await reloaded(a.page);
         assert.equal(s.run.step, 4, "tab A restores its own step 4, not B's step 5");
         assert.deepEqual(
-          s.metrics.map((m) => m.reward),
+          s.run.metrics.map((m) => m.reward),
           aRewards,
         );
         s = await reloaded(b.page);

@@ -237,7 +237,7 @@ test(
         // The run is unchanged and usable: RL steps from it.
         await page.click('[data-testid="step-once"]');
         await page.waitForFunction(
-          () => window.__rlvr.state().metrics.length >= 1 || window.__rlvr.state().error,
+          () => window.__rlvr.state().run.metrics.length >= 1 || window.__rlvr.state().error,
           undefined,
           {
             timeout: 120_000,

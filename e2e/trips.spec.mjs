@@ -194,7 +194,7 @@ test(
         assert.equal(await page.textContent('[data-testid="run-state"]'), 'recording (not training)');
         assert.equal(
           await page.textContent('[data-testid="step-count"]'),
-          `Recorded step ${rec.step} of ${rec.steps.at(-1)}`,
+          `Recorded step ${rec.series.step} of ${rec.steps.at(-1)}`,
         );
         await screenshot(page, 'trips-open-texts');
       });

@@ -171,7 +171,7 @@ test('(b) a veRL rollout dump, as _dump_generations writes it, opens grouped by 
     const live = () =>
       page.evaluate(() => {
         const s = window.__rlvr.state();
-        return JSON.stringify([s.run.step, s.run.state, s.run.config, s.metrics, s.evals, s.autosave]);
+        return JSON.stringify([s.run.step, s.run.state, s.run.config, s.run.metrics, s.run.evals, s.autosave]);
       });
     const before = await live();
     // A folder with nothing recognisable says so; a dump with a broken line opens and lists it.

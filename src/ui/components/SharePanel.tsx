@@ -61,7 +61,7 @@ function CopyLink() {
 /** Keep and share: the URL, checkpoints, exports, and the run saved in this browser. */
 export default function SharePanel() {
   const hasRun = useApp((s) => s.run.config !== null && s.run.state !== 'idle' && s.run.state !== 'crashed');
-  const steps = useApp((s) => s.metrics.length);
+  const steps = useApp((s) => s.run.metrics.length);
   const saved = useApp((s) => s.autosave);
   const every = useNotices((s) => s.autosaveEvery);
   const off = useNotices((s) => s.autosaveOff !== null);

@@ -1,7 +1,7 @@
 import { applyUpdate } from '../../pwa/register.ts';
 import { keepEverythingForOffline, useOffline } from '../state/offline-state.ts';
 import { presets } from '../../rl/presets.ts';
-import { useApp, type RunView } from '../state/store.ts';
+import { useApp, type LiveRun } from '../state/store.ts';
 import { shownRecordedStep } from '../derive/shown-run.ts';
 
 function fmtDuration(s: number): string {
@@ -33,7 +33,7 @@ const unitOf: Record<string, string> = {
 };
 
 /** "held-out pass@k on 32 prompts — 64/256 samples (25%)": the wait, what is counted, and how far. */
-export function progressText(p: NonNullable<RunView['progress']>): string {
+export function progressText(p: NonNullable<LiveRun['progress']>): string {
   const pct = p.total > 0 ? Math.round((100 * p.done) / p.total) : 0;
   const unit = p.phase ?? unitOf[p.what] ?? '';
   return `${unit ? `${unit} ` : ''}${p.done}/${p.total} (${pct}%)`;

@@ -1,11 +1,12 @@
 /**
  * One model of a run in the UI, and the one pure reducer of a worker's run events (workers/protocol.ts
- * SessionEvent). `RunSeries` is what every slot that shows a run holds: the live run (controller.ts reads it
- * out of the store's `run`, `metrics`, `evals`… as a `LiveSeries`) and each Compare side (store.ts
- * CompareSide extends it). `foldRunEvents` folds a batch of events into either: it returns the fields that
+ * SessionEvent). `RunSeries` is what every slot that shows a run holds: the live run (the store's `run`, a
+ * `LiveSeries`: store.ts LiveRun), each Compare side (store.ts CompareSide extends it) and an open recording
+ * (`recording.series`). `foldRunEvents` folds a batch of events into either: it returns the fields that
  * changed and, as plain data, the effects the caller applies (notices, waits, autosave, the WebGPU fallback).
  * No store, no worker, no browser global: controller.ts onEvents and compare.ts onEvents apply what it returns.
- * A recording is not folded from events (recording.ts builds its side from the record).
+ * A recording is not folded from events: `recordedSeries` opens its record as a series up to a step (the store's
+ * `recording.series`, what recording.ts scrubTo sets), read by the charts as they read the live run's.
  */
 import type {
   EvalPoint,
@@ -15,6 +16,7 @@ import type {
   SessionEvent,
   StepMetrics,
 } from '../../../workers/protocol.ts';
+import type { RunRecord } from '../../record/format.ts';
 import { compactHistory } from './chart-data.ts';
 
 /** The numeric difficulty knobs a step ran at, as `difficulty/<knob>` metrics (a curriculum's level over time). */
@@ -26,7 +28,7 @@ export function difficultyMetrics(d: Record<string, number | string> | undefined
   return out;
 }
 
-/** A run as every slot holds it, live or in Compare. */
+/** A run as every slot holds it: live, in Compare, or an open recording. */
 export interface RunSeries {
   /** One row per step, compacted (chart-data.ts compactHistory) once a long run has many. */
   metrics: StepMetrics[];
@@ -174,4 +176,25 @@ export function foldRunEvents(
     if (cur[k] !== series[k] && !(k === 'stepsPerMinute' && cur[k] === (series[k] ?? 0)))
       (next as Record<string, unknown>)[k] = cur[k];
   return { next, effects, pauseAsked };
+}
+
+/**
+ * A record opened as a run series up to `at` (the scrubber's step): its metrics and evaluations of steps no later
+ * than `at`, and the last advantage histogram it holds by then (what the histogram chart draws).
+ */
+export function recordedSeries(
+  record: Pick<RunRecord, 'steps' | 'evals'>,
+  at: number,
+): { series: RunSeries; histogram: LiveSeries['histogram'] } {
+  const steps = record.steps.filter((s) => s.step <= at);
+  let histogram: LiveSeries['histogram'] = null;
+  for (const s of steps) if (s.advantage_histogram) histogram = s.advantage_histogram;
+  const series: RunSeries = {
+    metrics: steps.map((s) => s.metrics),
+    evals: record.evals.filter((e) => e.step <= at),
+    state: 'recorded',
+    step: at,
+    error: null,
+  };
+  return { series, histogram };
 }

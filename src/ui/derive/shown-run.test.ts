@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shownConfig, shownEvals, shownLiveStep, shownRecordedStep, shownRolloutSteps } from './shown-run.ts';
+import {
+  shownConfig,
+  shownEvals,
+  shownLiveStep,
+  shownRecordedStep,
+  shownRolloutSteps,
+  shownSeries,
+} from './shown-run.ts';
 import type { AppState, RecordingState } from '../state/store.ts';
 import { getState } from '../state/store.ts';
 
@@ -14,14 +21,13 @@ const files = (dir: string): string[] =>
 describe('the run being shown (shown-run.ts)', () => {
   it('is the live run, or the recording the page shows in its place', () => {
     const live = getState();
-    expect(shownEvals(live)).toBe(live.evals);
+    expect(shownEvals(live)).toBe(live.run.evals);
+    expect(shownSeries(live)).toBe(live.run);
     expect(shownRecordedStep(live)).toBeNull();
     const recording = {
-      step: 40,
       steps: [0, 20, 40, 150],
       rolloutSteps: [40, 150],
-      evals: [],
-      metrics: [],
+      series: { metrics: [], evals: [], state: 'recorded', step: 40, error: null },
       histogram: null,
       showing: true,
       record: { config: { task: 'sat' }, provenance: {} },
@@ -31,6 +37,7 @@ describe('the run being shown (shown-run.ts)', () => {
     expect(shownRolloutSteps(shown)).toEqual([40, 150]);
     expect(shownConfig(shown)?.task).toBe('sat');
     expect(shownLiveStep(shown)).toBe(0);
+    expect(shownSeries(shown)).toBe(recording.series);
     // Open but not shown: the live run again.
     const behind: AppState = { ...shown, recording: { ...recording, showing: false } };
     expect(shownLiveStep(behind)).toBe(7);

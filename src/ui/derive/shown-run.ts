@@ -4,7 +4,9 @@
  * the recording themselves, so a view draws a recording and the live run the same way.
  */
 import type { RunConfig } from '../../rl/config.ts';
-import type { EvalPoint, StepMetrics } from '../../../workers/protocol.ts';
+import type { EvalPoint } from '../../../workers/protocol.ts';
+import type { LiveSeries, RunSeries } from './run-series.ts';
+import type { MetricSource } from './chart-data.ts';
 import type { AppState, RecordingState } from '../state/store.ts';
 
 /** The recording the page shows instead of the live run, or null when it shows the live run. */
@@ -16,22 +18,23 @@ export function shownRecording(s: AppState): RecordingState | null {
 export const showsRecording = (s: AppState): boolean => shownRecording(s) !== null;
 
 /**
- * The metrics drawn: the recording's up to its scrubbed step, or null for the live run's (s.metrics, bounded by the
- * charts).
+ * The run series drawn (run-series.ts): the recording's, up to its scrubbed step, or the live run's. Views that
+ * draw curves read this one slot, the same way for both.
  */
-export const shownRecordedMetrics = (s: AppState): StepMetrics[] | null => shownRecording(s)?.metrics ?? null;
+export const shownSeries = (s: AppState): RunSeries => shownRecording(s)?.series ?? s.run;
+
+/** What a chart's caption calls the series it draws (chart-data.ts captionValue): a record's, or a run's. */
+export const seriesSource = (series: Pick<RunSeries, 'state'>): MetricSource =>
+  series.state === 'recorded' ? 'record' : 'run';
 
 /** The held-out evaluations drawn. */
-export const shownEvals = (s: AppState): EvalPoint[] => shownRecording(s)?.evals ?? s.evals;
+export const shownEvals = (s: AppState): EvalPoint[] => shownSeries(s).evals;
 
 /** The config of the run shown; null before a live run exists. */
 export const shownConfig = (s: AppState): RunConfig | null => shownRecording(s)?.record.config ?? s.run.config;
 
 /** The advantage histogram of the latest step shown. */
-export const shownHistogram = (s: AppState): AppState['histogram'] => {
-  const r = shownRecording(s);
-  return r ? r.histogram : s.histogram;
-};
+export const shownHistogram = (s: AppState): LiveSeries['histogram'] => (shownRecording(s) ?? s.run).histogram;
 
 /** The steps whose rollouts can be opened. */
 export const shownRolloutSteps = (s: AppState): number[] => shownRecording(s)?.rolloutSteps ?? s.run.rolloutSteps;
@@ -42,7 +45,7 @@ export const shownLiveStep = (s: AppState): number => (showsRecording(s) ? 0 : s
 /** The scrubbed step and the last recorded one, or null for the live run. */
 export function shownRecordedStep(s: AppState): { step: number; last: number } | null {
   const r = shownRecording(s);
-  return r ? { step: r.step, last: r.steps[r.steps.length - 1] ?? 0 } : null;
+  return r ? { step: r.series.step, last: r.steps[r.steps.length - 1] ?? 0 } : null;
 }
 
 /** The lesson provenance of the recording shown, when it is a recording of the open lesson. */

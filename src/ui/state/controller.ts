@@ -1,6 +1,6 @@
 import type { SessionEvent } from '../../../workers/protocol.ts';
 import { currentRunId, saveFailed, savedByWorker } from './autosave.ts';
-import { foldRunEvents, type LiveSeries, type RunEffect } from '../derive/run-series.ts';
+import { foldRunEvents, type RunEffect } from '../derive/run-series.ts';
 import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
 import { recordPace } from './pace.ts';
@@ -19,27 +19,6 @@ import { scheduleSync } from './live-config.ts';
 import { fallbackToWasm } from './restore.ts';
 
 // ---- events from the worker ---------------------------------------------------------------------
-
-/** The live run as a series (run-series.ts): its rows, and the run view's state and status bar figures. */
-function liveSeries(s: AppState): LiveSeries {
-  const { metrics, evals, summaries, histogram } = s;
-  const { state, step, stepBudget, stepsPerMinute, lastStepSeconds, activity, rolloutSteps, progress } = s.run;
-  return {
-    metrics,
-    evals,
-    summaries,
-    histogram,
-    state,
-    step,
-    stepBudget,
-    stepsPerMinute,
-    lastStepSeconds,
-    activity,
-    rolloutSteps,
-    progress,
-    error: null,
-  };
-}
 
 /** What a batch of the live worker's events asks of the page beyond the run (foldRunEvents' effects). */
 function applyEffect(e: RunEffect, s: AppState): void {
@@ -70,23 +49,17 @@ function applyEffect(e: RunEffect, s: AppState): void {
 /** One batch of the live worker's events: folded by foldRunEvents (run-series.ts), as a Compare side's are. */
 function onEvents(events: SessionEvent[]): void {
   const s = getState();
-  const { next, effects, pauseAsked } = foldRunEvents(liveSeries(s), events, {
+  const { next, effects, pauseAsked } = foldRunEvents(s.run, events, {
     slot: 'live',
     pauseAsked: s.runControl.pauseAsked,
   });
   // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
   if (s.runControl.pauseAsked && !pauseAsked) patch('runControl', { pauseAsked: false });
   // The live run's errors are the banner's (the 'error' effect), not the series' own.
-  const { metrics, evals, summaries, histogram, error: _shownInBanner, ...run } = next;
-  setState({
-    ...(metrics ? { metrics } : {}),
-    ...(evals ? { evals } : {}),
-    ...(summaries ? { summaries } : {}),
-    ...(histogram !== undefined ? { histogram } : {}),
-    ...(Object.keys(run).length ? { run: { ...s.run, ...run } } : {}),
-  });
+  const { error: _shownInBanner, ...changed } = next;
+  if (Object.keys(changed).length) setState({ run: { ...s.run, ...changed } });
   for (const e of effects) applyEffect(e, s);
-  if (metrics) recordPace(getState().metrics, s.run.config, s.run.model?.parameters, s.run.backend?.kind);
+  if (changed.metrics) recordPace(changed.metrics, s.run.config, s.run.model?.parameters, s.run.backend?.kind);
   // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
   const id = currentRunId();
   const shown = effects.filter((e) => e.kind === 'step').pop();

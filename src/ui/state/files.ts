@@ -252,7 +252,7 @@ export function downloadConfigFile(): boolean {
 }
 
 export function exportMetrics(kind: 'csv' | 'jsonl'): void {
-  const { metrics, evals } = getState();
+  const { metrics, evals } = getState().run;
   if (kind === 'csv') download('metrics.csv', metricsCsv(metrics, evals), 'text/csv');
   else download('metrics.jsonl', metricsJsonl(metrics, evals), 'application/jsonl');
 }

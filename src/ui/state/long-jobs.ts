@@ -42,7 +42,7 @@ export async function warmStart(steps: number): Promise<void> {
         seconds: r.seconds,
       },
     });
-    setState({ evals: [] }); // the worker saves the warm-started run itself
+    setState((s) => ({ run: { ...s.run, evals: [] } })); // the worker saves the warm-started run itself
   } catch (e) {
     // A worker that stopped has said so in its banner and in this panel (onCrash): not a second message.
     if (e instanceof WorkerCrashed || ticket !== session.warmStartTicket) return;

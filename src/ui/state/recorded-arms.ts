@@ -242,7 +242,7 @@ export function inspectArm(label: string): void {
   const rec = getState().recording;
   const arm = getState().recordedArms.opened.find((a) => a.label === label);
   if (!rec?.arms || !arm || rec.name === arm.name) return;
-  const step = rec.step;
+  const step = rec.series.step;
   const view = getState().view;
   showRecord(arm.name, arm.record, arm.notes, { arms: rec.arms, view });
   scrubTo(step);

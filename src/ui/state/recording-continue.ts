@@ -18,7 +18,7 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 /** The weights recorded at the scrubbed step, if any. */
 export function recordedCheckpointHere() {
   const rec = getState().recording;
-  return rec?.record.checkpoints.find((c) => c.step === rec.step) ?? null;
+  return rec?.record.checkpoints.find((c) => c.step === rec.series.step) ?? null;
 }
 
 export async function continueFromRecording(

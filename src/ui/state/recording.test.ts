@@ -17,43 +17,43 @@ beforeAll(async () => {
 
 describe('a recording in the store', () => {
   it('opens on its last step, feeds the views from the record and leaves the live run alone', () => {
-    const liveMetrics = getState().metrics;
+    const liveMetrics = getState().run.metrics;
     patch('inspector', { step: 7, channel: 'kl' }); // the live inspector's state, given back later
     showRecord('demo', record);
     const s = getState();
-    expect(s.recording!.step).toBe(30);
-    expect(s.recording!.metrics).toHaveLength(30);
-    expect(s.recording!.evals.map((e) => e.step)).toEqual([0, 10, 20, 30]);
+    expect(s.recording!.series.step).toBe(30);
+    expect(s.recording!.series.metrics).toHaveLength(30);
+    expect(s.recording!.series.evals.map((e) => e.step)).toEqual([0, 10, 20, 30]);
     expect(s.inspector.data!.step).toBe(30);
     expect(s.inspector.data!.records).toBe(record.rollouts.find((r) => r.step === 30)!.records);
     expect(s.inspector.data!.settings.loss_type).toBe(record.config.loss_type);
-    expect(s.metrics).toBe(liveMetrics);
+    expect(s.run.metrics).toBe(liveMetrics);
   });
 
   it('the scrubber moves the charts, the histogram and the inspector to a step; an open completion stays open', () => {
     scrubTo(1);
     let s = getState();
-    expect(s.recording!.metrics.map((m) => m.step)).toEqual([1]);
-    expect(s.recording!.evals.map((e) => e.step)).toEqual([0]);
+    expect(s.recording!.series.metrics.map((m) => m.step)).toEqual([1]);
+    expect(s.recording!.series.evals.map((e) => e.step)).toEqual([0]);
     expect(s.recording!.histogram).toEqual(record.steps.find((x) => x.step === 1)!.advantage_histogram ?? null);
     expect(s.inspector.data!.step).toBe(1);
     patch('inspector', { open: { group: 1, index: 2 }, token: 3 });
     scrubBy(1);
     s = getState();
-    expect(s.recording!.step).toBe(2);
+    expect(s.recording!.series.step).toBe(2);
     expect(s.inspector.data!.step).toBe(2);
     expect(s.inspector.open).toEqual({ group: 1, index: 2 });
     expect(s.inspector.token).toBe(3);
     // Step 0 (the base) has no rollouts: the inspector stays on the first recorded step.
     scrubTo(0);
     s = getState();
-    expect(s.recording!.metrics).toEqual([]);
+    expect(s.recording!.series.metrics).toEqual([]);
     expect(s.inspector.step).toBe(1);
     scrubBy(-1);
-    expect(getState().recording!.step).toBe(0);
+    expect(getState().recording!.series.step).toBe(0);
     // A step the record does not have goes to the nearest one below it.
     scrubTo(999);
-    expect(getState().recording!.step).toBe(30);
+    expect(getState().recording!.series.step).toBe(30);
   });
 
   it('recordedStepRollouts: a recorded step in the inspector shape, null for one without rollouts', () => {

@@ -7,13 +7,14 @@
  *
  * Opening a record never touches the live run: the record is read and decoded in its own short-lived
  * worker (workers/record-reader.worker.ts), not the trainer worker, and lands in the store's
- * `recording` slice; `run`, `metrics`, `evals` and the autosave are left as they are. A bad file
+ * `recording` slice (the record up to the scrubbed step as `recording.series`, a RunSeries); the live run's slot
+ * (`run`) and the autosave are left as they are. A bad file
  * leaves whatever was open (the live run, an earlier recording) and says what is wrong with it.
  */
 import { RUN_RECORD_MAX_BYTES, type RunRecord } from '../../record/run-record.ts';
 import type { StepRollouts } from '../../../workers/protocol.ts';
 import { settingsOf } from '../../../workers/inspection.ts';
-import { difficultyMetrics } from '../derive/run-series.ts';
+import { difficultyMetrics, recordedSeries } from '../derive/run-series.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from '../derive/url-state.ts';
 import { selectedManifest } from './setup-state.ts';
@@ -102,12 +103,9 @@ export function showRecord(
     name,
     record,
     notes,
-    step: steps[steps.length - 1] ?? 0,
     steps,
     rolloutSteps: ascending(record.rollouts.map((r) => r.step)),
-    metrics: [],
-    evals: [],
-    histogram: null,
+    ...recordedSeries(record, steps[steps.length - 1] ?? 0),
     showing: true,
     ...(opts.arms ? { arms: opts.arms } : {}),
     // The live inspector is kept once, when the page turns from the live run to a recording.
@@ -127,7 +125,7 @@ export function showRecord(
       channel: getState().inspector.channel,
     },
   });
-  scrubTo(rec.step);
+  scrubTo(rec.series.step);
 }
 
 /** A recorded step's rollouts in the inspector's shape (the settings are the record's config). */
@@ -150,10 +148,6 @@ export function scrubTo(step: number): void {
   // The nearest stop at or below the asked step (steps without metrics are skipped).
   let at = rec.steps[0] ?? 0;
   for (const s of rec.steps) if (s <= step) at = s;
-  const metrics = rec.record.steps.filter((s) => s.step <= at).map((s) => s.metrics);
-  const evals = rec.record.evals.filter((e) => e.step <= at);
-  let histogram: RecordingState['histogram'] = null;
-  for (const s of rec.record.steps) if (s.step <= at && s.advantage_histogram) histogram = s.advantage_histogram;
   const inspectStep = rolloutStepFor(rec, at);
   const insp = getState().inspector;
   const data = inspectStep === null ? null : recordedStepRollouts(rec.record, inspectStep);
@@ -163,7 +157,7 @@ export function scrubTo(step: number): void {
       ? insp.open
       : null;
   setState({
-    recording: { ...rec, step: at, metrics, evals, histogram },
+    recording: { ...rec, ...recordedSeries(rec.record, at) },
     inspector: { ...insp, step: inspectStep, data, loading: false, open, token: open ? insp.token : null },
   });
 }
@@ -172,7 +166,7 @@ export function scrubTo(step: number): void {
 export function scrubBy(delta: -1 | 1): void {
   const rec = getState().recording;
   if (!rec) return;
-  const i = rec.steps.indexOf(rec.step);
+  const i = rec.steps.indexOf(rec.series.step);
   const next = rec.steps[Math.min(rec.steps.length - 1, Math.max(0, i + delta))];
   if (next !== undefined) scrubTo(next);
 }
@@ -192,7 +186,7 @@ export function showRecording(): void {
   const rec = getState().recording;
   if (!rec || rec.showing) return;
   setState({ recording: { ...rec, showing: true, liveInspector: getState().inspector } });
-  scrubTo(rec.step);
+  scrubTo(rec.series.step);
 }
 
 export function closeRecording(): void {

@@ -12,17 +12,14 @@ import type { MeasuredLesson } from '../../lessons/index.ts';
 import type { RunRecord } from '../../record/run-record.ts';
 import type {
   BackendInfo,
-  EvalPoint,
   ModelInfo,
   PassKCurve,
-  RolloutSummary,
   RunConfig,
   RunState,
   SaveCost,
-  StepMetrics,
   StepRollouts,
 } from '../../../workers/protocol.ts';
-import type { RunProgress, RunSeries } from '../derive/run-series.ts';
+import type { LiveSeries, RunSeries } from '../derive/run-series.ts';
 import { emptySetup, type UrlSetup } from '../derive/url-state.ts';
 import { loadPace, type Pace } from '../derive/time-estimate.ts';
 import { initialViewer, type ViewerState } from './viewer-state.ts';
@@ -56,21 +53,17 @@ export interface AppError {
   message: string;
 }
 
-export interface RunView {
-  state: RunState | 'crashed';
-  step: number;
-  stepBudget: number;
-  stepsPerMinute: number;
-  lastStepSeconds: number;
-  activity: string;
-  rolloutSteps: number[];
+/**
+ * The live run's slot: its series (run-series.ts LiveSeries, folded from the worker's events by foldRunEvents in
+ * controller.ts) and what the worker's init tells of it. Its `error` stays null: the live run's errors are the
+ * page's banner (`error`).
+ */
+export interface LiveRun extends LiveSeries {
   backend: BackendInfo | null;
   model: ModelInfo | null;
   /** The config the worker runs with (null before init). */
   config: RunConfig | null;
   initSeconds: number;
-  /** How far the current wait is (the worker's activity), cleared when the activity changes. */
-  progress: RunProgress | null;
 }
 
 /**
@@ -114,10 +107,9 @@ export interface LessonState {
 }
 
 /**
- * A recorded run open in the page (src/ui/state/recording.ts): the decoded record, the step the scrubber is
- * at, and what the charts show up to that step (kept here so the selectors return stable arrays).
- * Nothing here is the live run's: opening or closing a recording leaves `run`, `metrics`, `evals` and
- * the autosave as they are.
+ * A recorded run open in the page (src/ui/state/recording.ts): the decoded record, and the record opened as a
+ * run series up to the step the scrubber is at (kept here so the selectors return stable arrays).
+ * Nothing here is the live run's: opening or closing a recording leaves `run` and the autosave as they are.
  */
 export interface RecordingState {
   /** What was opened: a file name, a URL or a shipped record's title. */
@@ -125,15 +117,15 @@ export interface RecordingState {
   record: RunRecord;
   /** What the reader kept but does not understand (metric keys this build does not chart). */
   notes: string[];
-  /** The scrubbed step: updates done (0 = the base). */
-  step: number;
   /** Every step the record has metrics for, ascending (the scrubber's stops). */
   steps: number[];
   /** Steps whose rollouts the record holds, ascending. */
   rolloutSteps: number[];
-  /** The record's metrics and evaluations up to the scrubbed step (what the charts draw). */
-  metrics: StepMetrics[];
-  evals: EvalPoint[];
+  /**
+   * The record up to the scrubbed step, as a run series (run-series.ts recordedSeries): what the charts draw, as
+   * they draw the live run's. Its `step` is the scrubbed step (updates done, 0 = the base); its state 'recorded'.
+   */
+  series: RunSeries;
   histogram: { edges: number[]; counts: number[] } | null;
   /** The page shows the recording (false: it shows the live run; the recording stays open). */
   showing: boolean;
@@ -165,11 +157,8 @@ export interface AppState {
   checkpoints: ShippedCheckpoint[];
   urlNotes: string[];
 
-  run: RunView;
-  metrics: StepMetrics[];
-  evals: EvalPoint[];
-  summaries: RolloutSummary[];
-  histogram: { edges: number[]; counts: number[] } | null;
+  /** The live run: one slot, a LiveSeries (run-series.ts), as each Compare side is a RunSeries. */
+  run: LiveRun;
   /** Edits that wait for a reset (fields that change graph shapes), with the worker's reason. */
   pendingRestart: { field: string; reason: string } | null;
   liveNote: string | null;
@@ -286,7 +275,12 @@ export interface RunControl {
   failedRestore: string | null;
 }
 
-export const initialRun: RunView = {
+export const initialRun: LiveRun = {
+  metrics: [],
+  evals: [],
+  summaries: [],
+  histogram: null,
+  error: null,
   state: 'idle',
   step: 0,
   stepBudget: 0,
@@ -318,10 +312,6 @@ export const idleSide = (label: string): CompareSide => ({
 export function initialRunSlices() {
   return {
     run: initialRun,
-    metrics: [],
-    evals: [],
-    summaries: [],
-    histogram: null,
     pendingRestart: null,
     liveNote: null,
     error: null,

@@ -180,7 +180,7 @@ describe("the run viewer's actions", () => {
     ]);
     // The live run's state is not the viewer's: nothing of it changed.
     expect(getState().run.state).toBe('idle');
-    expect(getState().metrics).toEqual([]);
+    expect(getState().run.metrics).toEqual([]);
   });
 
   it('links to a run `rlvr view` serves, at its step and prompt; a folder opened in the page has no link', () => {

@@ -2,8 +2,8 @@
  * The run viewer's one slot in the store (src/ui/state/store.ts `viewer`): the runs found in a folder the
  * person opened or that `rlvr view` serves, the one open at a step, and what its panels have asked for.
  * Each run here is an opened run behind the contract of src/runs/types.ts, read in the run reader's
- * worker; nothing in this slot is the live training run's, so opening a bad folder leaves `run`,
- * `metrics` and the autosave as they are. Types and the initial value only: the actions that fill it
+ * worker; nothing in this slot is the live training run's, so opening a bad folder leaves `run` (the live run's
+ * slot) and the autosave as they are. Types and the initial value only: the actions that fill it
  * are in viewer-actions.ts.
  */
 import type {

@@ -11,7 +11,7 @@ import { useChartFocus } from './chart-focus.ts';
 import { chartSpecs, type ChartSpec } from '../../derive/chart-specs.ts';
 import type { MetricKey, RewardComponentKey } from '../../../rl/metrics.ts';
 import { heldOutSamples } from '../../../rl/config.ts';
-import { shownConfig, shownEvals, shownHistogram, shownRecordedMetrics } from '../../derive/shown-run.ts';
+import { seriesSource, shownConfig, shownEvals, shownHistogram, shownSeries } from '../../derive/shown-run.ts';
 
 function SmoothingSlider() {
   const smoothing = useApp((s) => s.smoothing);
@@ -216,14 +216,14 @@ function AdvantageHistogram() {
 }
 
 export default function Charts() {
-  // New steps of a live run reach the charts at a bounded rate, rendered as interruptible work. A
-  // recording shown in the page (src/ui/state/recording.ts) is drawn by the same charts, up to its scrubbed
-  // step, at once: the scrubber is the user's own hand, not a stream of events.
-  const live = useBoundedRate(useApp((s) => s.metrics));
-  const recorded = useApp(shownRecordedMetrics);
-  const metrics = useDeferredValue(recorded ?? live);
+  // The series shown (shown-run.ts): the live run's or a recording's, drawn the same way. New steps of a live
+  // run reach the charts at a bounded rate, rendered as interruptible work; a recorded series up to its
+  // scrubbed step at once: the scrubber is the user's own hand, not a stream of events.
+  const series = useApp(shownSeries);
+  const live = useBoundedRate(useApp((s) => s.run.metrics));
+  const metrics = useDeferredValue(series.state === 'recorded' ? series.metrics : live);
   const smoothing = useDeferredValue(useApp((s) => s.smoothing));
-  const source = recorded ? 'record' : 'run';
+  const source = seriesSource(series);
   // Reward components appear as the task reports them (correctness, format, partial, rlpr...).
   const componentKeys = useMemo(() => {
     const last = metrics[metrics.length - 1] ?? {};

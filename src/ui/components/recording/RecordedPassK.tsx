@@ -17,7 +17,7 @@ export default function RecordedPassK() {
     );
   const ks = [...new Set(all.flatMap((e) => Object.keys(e.pass_at_k)))].map(Number).sort((a, b) => a - b);
   const base = all.find((e) => e.step === 0) ?? all[0]!;
-  const shown = rec.evals[rec.evals.length - 1] ?? base;
+  const shown = rec.series.evals[rec.series.evals.length - 1] ?? base;
   const rows = ks.map((k) => ({
     k,
     base: base.pass_at_k[String(k)] ?? null,

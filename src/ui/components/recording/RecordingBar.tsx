@@ -94,7 +94,7 @@ function RecordingOpener() {
 /** The step scrubber: a range over the recorded steps; arrow keys move it one recorded step. */
 function Scrubber() {
   const rec = useApp((s) => s.recording)!;
-  const i = Math.max(0, rec.steps.indexOf(rec.step));
+  const i = Math.max(0, rec.steps.indexOf(rec.series.step));
   const last = rec.steps[rec.steps.length - 1] ?? 0;
   return (
     <div
@@ -120,7 +120,7 @@ function Scrubber() {
         step={1}
         value={i}
         data-testid="recording-scrubber"
-        aria-valuetext={`step ${rec.step} of ${last}`}
+        aria-valuetext={`step ${rec.series.step} of ${last}`}
         onChange={(e) => scrubTo(rec.steps[Number(e.target.value)] ?? 0)}
       />
       <button
@@ -132,7 +132,7 @@ function Scrubber() {
         ▶
       </button>
       <output htmlFor="recording-step" data-testid="recording-step">
-        step {rec.step} of {last}
+        step {rec.series.step} of {last}
       </output>
     </div>
   );
@@ -191,7 +191,7 @@ export function RecordingBar() {
               ))}
             </p>
           )}
-          {rec.record.checkpoints.length > 0 && !rec.record.checkpoints.some((c) => c.step === rec.step) && (
+          {rec.record.checkpoints.length > 0 && !rec.record.checkpoints.some((c) => c.step === rec.series.step) && (
             <p className="muted small" data-testid="recording-checkpoints">
               Weights were recorded after step{rec.record.checkpoints.length === 1 ? '' : 's'}{' '}
               {rec.record.checkpoints.map((c) => c.step).join(', ')}: move the scrubber there to continue training from
@@ -199,7 +199,7 @@ export function RecordingBar() {
             </p>
           )}
           <span className="actions inline">
-            {rec.record.checkpoints.some((c) => c.step === rec.step) && (
+            {rec.record.checkpoints.some((c) => c.step === rec.series.step) && (
               <button
                 type="button"
                 className="primary"
