@@ -12,7 +12,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNodeBackend } from '../src/engine/backend-node.ts';
 import { saveWeights } from '../src/model/checkpoint.ts';
-import type { ModelConfig } from '../src/model/config.ts';
 import { initParams, parameterCount, trainableSpecs } from '../src/model/transformer.ts';
 import type { UpdateBatch } from './batches.ts';
 import { BenchRunner } from './core.ts';

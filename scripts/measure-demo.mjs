@@ -63,7 +63,13 @@ try {
     await new Promise((r) => setTimeout(r, 1000));
     const s = await page.evaluate(() => {
       const st = window.__rlvr.state();
-      return { evals: st.evals, step: st.run.step, error: st.error, backend: st.run.backend, config: st.run.config };
+      return {
+        evals: st.run.evals,
+        step: st.run.step,
+        error: st.error,
+        backend: st.run.backend,
+        config: st.run.config,
+      };
     });
     if (s.error) throw new Error(`${s.error.title}: ${s.error.message}`);
     backend = s.backend;

@@ -115,7 +115,7 @@ export default function SharePanel() {
             <input
               type="file"
               multiple
-              accept=".json,.safetensors,application/json"
+              accept=".json,.safetensors,.jinja,application/json"
               data-testid="load-checkpoint"
               onChange={(e) => {
                 const files = [...(e.target.files ?? [])];

@@ -19,6 +19,7 @@ import { hasRun } from './store.ts';
 import { client } from './worker-link.ts';
 import { download, metricsCsv, metricsJsonl, rolloutsJsonl } from './exporters.ts';
 import { checkImportSize, IMPORT_LIMITS } from '../derive/import-limits.ts';
+import { checkpointParts, savedTokenizer, tokenizerParts } from '../derive/checkpoint-files.ts';
 import { readUtf8File } from '../derive/text-import.ts';
 import { measuredDifficulty, updateSetup } from './setup-state.ts';
 import { getState, setState } from './store.ts';
@@ -38,7 +39,14 @@ async function savedCheckpoint(): Promise<{ base: string; manifest: Manifest; by
 
 export async function downloadCheckpoint(): Promise<void> {
   try {
-    const { base, manifest, bytes } = await savedCheckpoint();
+    const { base, manifest: saved, bytes } = await savedCheckpoint();
+    let manifest = saved;
+    // A Llama or Qwen2 run's checkpoint is not whole without its tokenizer (Load checkpoint asks for it).
+    if (saved.tokenizer.kind === 'hf') {
+      const t = savedTokenizer(saved.tokenizer, base, getState().uploaded?.files ?? {});
+      manifest = { ...saved, tokenizer: t.spec };
+      for (const [name, data] of t.files) download(name, data);
+    }
     download(`${base}.safetensors`, bytes);
     download(`${base}.manifest.json`, JSON.stringify(manifest, null, 2) + '\n', 'application/json');
   } catch (e) {
@@ -65,13 +73,14 @@ export async function downloadHuggingFace(): Promise<void> {
   }
 }
 
-/** Reads an uploaded manifest.json + .safetensors pair and loads it (into the run if there is one). */
+/**
+ * Reads an uploaded manifest.json + .safetensors pair and loads it (into the run if there is one). A
+ * checkpoint with its own tokenizer (a Llama or Qwen2) also needs the tokenizer files its manifest names;
+ * it becomes the setup's checkpoint, as Import Hugging Face makes such a model, and Start trains it.
+ */
 export async function uploadCheckpoint(files: File[]): Promise<void> {
   try {
-    const mf = files.find((f) => f.name.endsWith('.json'));
-    const wf = files.find((f) => f.name.endsWith('.safetensors'));
-    if (!mf || !wf)
-      throw new Error('choose both files of a checkpoint: its manifest (.json) and its weights (.safetensors)');
+    const { manifest: mf, weights: wf } = checkpointParts(files);
     checkImportSize('manifest', mf.name, mf.size);
     checkImportSize('checkpoint', wf.name, wf.size);
     const text = await readUtf8File(mf, "a checkpoint's manifest.json");
@@ -82,6 +91,18 @@ export async function uploadCheckpoint(files: File[]): Promise<void> {
       throw new Error(`${mf.name} is not valid JSON`);
     }
     const manifest: Manifest = validateManifest(json);
+    if (manifest.tokenizer.kind === 'hf') {
+      const own: Record<string, Uint8Array> = {};
+      for (const [name, f] of tokenizerParts(manifest.tokenizer, mf.name, files)) {
+        checkImportSize('checkpoint', f.name, f.size);
+        own[name] = new Uint8Array(await f.arrayBuffer());
+      }
+      const bytes = new Uint8Array(await wf.arrayBuffer());
+      loadWeights(manifest, bytes); // every tensor checked against the manifest before anything changes
+      setState({ uploaded: { name: manifest.name, manifest, bytes, files: own }, error: null });
+      updateSetup((s) => ({ ...s, checkpoint: 'upload', model: null }));
+      return;
+    }
     await switchToCheckpoint(wf.name.replace(/\.safetensors$/, ''), manifest, new Uint8Array(await wf.arrayBuffer()));
   } catch (e) {
     showError('checkpoint', 'Could not load the checkpoint', `${message(e)}. The current model is unchanged.`);

@@ -67,12 +67,14 @@ export function CheckpointPicker() {
         </p>
       </div>
       <div className="field">
-        <label htmlFor="upload-checkpoint">Upload a checkpoint (manifest .json + .safetensors)</label>
+        <label htmlFor="upload-checkpoint">
+          Upload a checkpoint (manifest .json + .safetensors, and the tokenizer files a Llama or Qwen2 has)
+        </label>
         <input
           id="upload-checkpoint"
           type="file"
           multiple
-          accept=".json,.safetensors,application/json"
+          accept=".json,.safetensors,.jinja,application/json"
           data-testid="upload-checkpoint"
           onChange={(e) => {
             const files = [...(e.target.files ?? [])];
