@@ -101,11 +101,84 @@ async function trainOneStep(page, dir) {
   );
 }
 
+/**
+ * Download checkpoint saves the trained Llama with its tokenizer (each file named after the checkpoint), and
+ * Load checkpoint takes it back: without the tokenizer files it is refused naming the one missing and the
+ * model stays; with them it becomes the setup's checkpoint, and Start trains it a step in its own tokens.
+ */
+async function saveAndLoadBack(page, dir) {
+  await page.click('[data-testid="tab-share"]');
+  const downloads = [];
+  const onDownload = (d) => downloads.push(d);
+  page.on('download', onDownload);
+  // The manifest is the last of the downloads (files.ts downloadCheckpoint): listen for it before the click.
+  const last = page.waitForEvent('download', { predicate: (d) => d.suggestedFilename().endsWith('.manifest.json') });
+  await page.click('[data-testid="save-checkpoint"]');
+  await last;
+  page.off('download', onDownload);
+  const saved = mkdtempSync(join(tmp, 'saved-'));
+  const paths = {};
+  for (const d of downloads) {
+    paths[d.suggestedFilename()] = join(saved, d.suggestedFilename());
+    await d.saveAs(paths[d.suggestedFilename()]);
+  }
+  const names = Object.keys(paths).sort();
+  const base = names.find((n) => n.endsWith('.manifest.json')).slice(0, -'.manifest.json'.length);
+  assert.deepEqual(names, [
+    `${base}.chat_template.jinja`,
+    `${base}.manifest.json`,
+    `${base}.safetensors`,
+    `${base}.tokenizer.json`,
+    `${base}.tokenizer_config.json`,
+  ]);
+  const manifest = JSON.parse(readFileSync(paths[`${base}.manifest.json`], 'utf8'));
+  assert.equal(manifest.tokenizer.file, `${base}.tokenizer.json`);
+  assert.ok(
+    readFileSync(paths[`${base}.tokenizer.json`]).equals(readFileSync(join(dir, 'tokenizer.json'))),
+    "the saved tokenizer is the folder's own",
+  );
+  const before = await page.evaluate(() => window.__rlvr.state().uploaded.name);
+  await page.setInputFiles('[data-testid="load-checkpoint"]', [
+    paths[`${base}.manifest.json`],
+    paths[`${base}.safetensors`],
+  ]);
+  await page.waitForSelector('[data-testid="error-banner"]', { timeout: 30_000 });
+  assert.match(
+    await page.textContent('[data-testid="error-message"]'),
+    new RegExp(`names its tokenizer's file ${base}\\.tokenizer\\.json: choose it too.*unchanged`),
+  );
+  assert.equal(await page.evaluate(() => window.__rlvr.state().uploaded.name), before, 'the model stays');
+  await page.click('[data-testid="dismiss-error"]');
+  await page.waitForSelector('[data-testid="error-banner"]', { state: 'detached' });
+  await page.setInputFiles('[data-testid="load-checkpoint"]', Object.values(paths));
+  await page.waitForFunction(
+    (n) => window.__rlvr.state().uploaded?.name === n || !!document.querySelector('[data-testid="error-banner"]'),
+    manifest.name,
+    { timeout: 30_000, polling: 250 },
+  );
+  assert.equal(await page.$('[data-testid="error-banner"]'), null, 'the whole checkpoint loads');
+  const loaded = await page.evaluate(() => {
+    const u = window.__rlvr.state().uploaded;
+    return { bytes: u.bytes.length, files: Object.keys(u.files).sort() };
+  });
+  assert.deepEqual(loaded, {
+    bytes: statSync(paths[`${base}.safetensors`]).size,
+    files: [`${base}.chat_template.jinja`, `${base}.tokenizer.json`, `${base}.tokenizer_config.json`],
+  });
+  // A new base checkpoint takes a new run: Reset (confirmed), then Start.
+  await page.click('[data-testid="reset"]');
+  await page.click('[data-testid="confirm-reset-yes"]');
+  await page.waitForFunction(
+    () => window.__rlvr.state().run.state === 'idle' && !window.__rlvr.state().run.metrics.length,
+  );
+  await trainOneStep(page, dir);
+}
+
 test(
   'a Llama folder (17 shards) and a Qwen2 zip import ' +
     'in the page, named with architecture and size, ' +
     'score as transformers does (1e-4), and the Llama ' +
-    'trains a GRPO step with LoRA',
+    'trains a GRPO step with LoRA, saved and loaded back with its tokenizer',
   async ({}, testInfo) => {
     test.setTimeout(240_000);
     const { llama, qwen2 } = await needFixtures();
@@ -121,6 +194,7 @@ test(
         await scoreAndCompare(page, llama, 'Llama (folder)');
         await screenshot(page, 'hf-import-llama-score');
         await trainOneStep(page, llama);
+        await saveAndLoadBack(page, llama);
         await page.click('[data-testid="tab-share"]');
 
         await importAndWait(page, 'import-hf-zip', zip, 'qwen2-hf-import');
