@@ -180,17 +180,19 @@ export function foldRunEvents(
 
 /**
  * A record opened as a run series up to `at` (the scrubber's step): its metrics and evaluations of steps no later
- * than `at`, and the last advantage histogram it holds by then (what the histogram chart draws).
+ * than `at`, and the last advantage histogram it holds by then (what the histogram chart draws). In a Compare
+ * side (`slot` 'side') each step's metrics also carry its difficulty, as foldRunEvents gives a live side's.
  */
 export function recordedSeries(
   record: Pick<RunRecord, 'steps' | 'evals'>,
   at: number,
+  slot: FoldContext['slot'] = 'live',
 ): { series: RunSeries; histogram: LiveSeries['histogram'] } {
   const steps = record.steps.filter((s) => s.step <= at);
   let histogram: LiveSeries['histogram'] = null;
   for (const s of steps) if (s.advantage_histogram) histogram = s.advantage_histogram;
   const series: RunSeries = {
-    metrics: steps.map((s) => s.metrics),
+    metrics: steps.map((s) => (slot === 'live' ? s.metrics : { ...s.metrics, ...difficultyMetrics(s.difficulty) })),
     evals: record.evals.filter((e) => e.step <= at),
     state: 'recorded',
     step: at,

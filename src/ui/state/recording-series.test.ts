@@ -4,10 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeRunRecord, type RunRecord } from '../../record/run-record.ts';
 import type { SessionEvent } from '../../../workers/protocol.ts';
 import { captionValue, chartRows, latestValue } from '../derive/chart-data.ts';
-import { recordedSeries, type RunSeries } from '../derive/run-series.ts';
+import { foldRunEvents, recordedSeries, type RunSeries } from '../derive/run-series.ts';
 import { seriesSource, shownEvals, shownHistogram, shownSeries } from '../derive/shown-run.ts';
 import './controller.ts'; // connects the worker's event handlers (worker-link.ts connectWorker)
-import { scrubTo, showLive, showRecord, showRecording } from './recording.ts';
+import { recordedSide, scrubTo, showLive, showRecord, showRecording } from './recording.ts';
 import { session } from './session.ts';
 import { getState, initialRun, setState } from './store.ts';
 
@@ -27,7 +27,8 @@ function eventsOf(rec: RunRecord, at: number): SessionEvent[] {
   for (const e of rec.evals) if (e.step === 0) events.push({ type: 'eval', point: e } as SessionEvent);
   for (const s of rec.steps.filter((x) => x.step <= at)) {
     const histogram = s.advantage_histogram ?? { edges: [], counts: [] };
-    events.push({ type: 'step', metrics: s.metrics, histogram, summary: {}, skipped: false } as SessionEvent);
+    const step = { metrics: s.metrics, histogram, summary: {}, skipped: false, difficulty: s.difficulty };
+    events.push({ type: 'step', ...step } as SessionEvent);
     for (const e of rec.evals) if (e.step === s.step) events.push({ type: 'eval', point: e } as SessionEvent);
   }
   return events;
@@ -83,5 +84,16 @@ describe('a recording opens into a RunSeries, read as the live run is', () => {
       expect(r.caption?.replace('record', 'run')).toBe(l.caption);
     }
     setState({ recording: null });
+  });
+
+  it('as a Compare side, it is the series a live side folds from the same steps (difficulty rows included)', () => {
+    const last = record.steps[record.steps.length - 1]!.step;
+    const empty: RunSeries = { metrics: [], evals: [], state: 'idle', step: 0, error: null };
+    const live = foldRunEvents(empty, eventsOf(record, last), { slot: 'side', pauseAsked: false }).next;
+    const side = recordedSide('C', record);
+    expect(side).toMatchObject({ label: 'C', config: record.config, state: 'recorded', step: last, error: null });
+    expect(side.metrics).toEqual(live.metrics);
+    expect(side.evals).toEqual(live.evals);
+    expect(Object.keys(side.metrics[0]!).some((k) => k.startsWith('difficulty/'))).toBe(true);
   });
 });

@@ -208,15 +208,8 @@ export function closeRecording(): void {
 
 /** A recorded run as a Compare side: its curves and evaluations; it does not train. */
 export function recordedSide(label: string, record: RunRecord): CompareSide {
-  return {
-    label,
-    config: record.config,
-    metrics: record.steps.map((s) => ({ ...s.metrics, ...difficultyMetrics(s.difficulty) })),
-    evals: record.evals,
-    state: 'recorded',
-    step: record.steps[record.steps.length - 1]?.step ?? 0,
-    error: null,
-  };
+  const last = record.steps[record.steps.length - 1]?.step ?? 0;
+  return { label, config: record.config, ...recordedSeries(record, last, 'side').series, state: 'recorded' };
 }
 
 /**
