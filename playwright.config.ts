@@ -13,9 +13,9 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/lib.mjs';
  * `vite preview`, which sends COOP/COEP (multi-threaded WASM) and the app's CSP (vite.config.ts);
  * E2E_SERVER=dev runs the dev server instead (no build needed).
  *
- * Two workers, two projects (docs/tests.md, "Two workers"). A test uses a little over one of this
- * machine's two cores on average (page loads, Python fixtures, the pauses between steps), so two files
- * side by side finish sooner than one after the other (measured there: four files 296 s -> 210 s).
+ * Two workers, two projects (docs/tests.md, "Two workers"). A file alone leaves much of this machine's
+ * two cores unused (page loads, Python fixtures, a tab waiting for its worker's next step), so two files
+ * side by side finish sooner than one after the other (measured there: 296 s -> 210 s, 496 s -> 439 s).
  * `shared` holds every file except those whose figures are compared against a goal or time the device:
  * `alone` (one worker), which `npm run test:e2e` (scripts/e2e.mjs) runs after `shared`, with nothing
  * beside it, so its figures stay those of a test alone on the machine. Tests in one file still run in
