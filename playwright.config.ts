@@ -11,16 +11,24 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/lib.mjs';
  * The tests drive Debian's Chromium (`executablePath`): Playwright's own browser downloads cannot work
  * here, so `npx playwright install` is never needed. `webServer` serves the production build through
  * `vite preview`, which sends COOP/COEP (multi-threaded WASM) and the app's CSP (vite.config.ts);
- * E2E_SERVER=dev runs the dev server instead (no build needed). One worker: Chromium with SwiftShader
- * saturates this machine's 2 cores, and the timings the tests print mean more on an idle worker.
+ * E2E_SERVER=dev runs the dev server instead (no build needed).
  *
- *   npx playwright test                              every e2e/*.spec.mjs
+ * Two workers, two projects (docs/tests.md, "Two workers"). A file alone leaves much of this machine's
+ * two cores unused (page loads, Python fixtures, a tab waiting for its worker's next step), so two files
+ * side by side finish sooner than one after the other (measured there: 296 s -> 210 s, 496 s -> 439 s).
+ * `shared` holds every file except those whose figures are compared against a goal or time the device:
+ * `alone` (one worker), which `npm run test:e2e` (scripts/e2e.mjs) runs after `shared`, with nothing
+ * beside it, so its figures stay those of a test alone on the machine. Tests in one file still run in
+ * order in one worker (they share state).
+ *
+ *   npm run test:e2e                                 shared on two workers, then alone on one
+ *   npx playwright test                              every e2e/*.spec.mjs (both projects at once)
  *   npx playwright test e2e/engine.spec.mjs          one file
  *   npx playwright test -g placement                 tests whose title matches
  *   RLVR_RELIABILITY_LONG=1 npx playwright test e2e/reliability   with the long soaks
  *
  * Screenshots and result files go to test-results/ (the tests write them there by name); traces of
- * failed tests go to test-results/playwright/ (open with `npx playwright show-trace <zip>`).
+ * failed tests go to test-results/playwright/<project>/ (open with `npx playwright show-trace <zip>`).
  */
 const root = dirname(fileURLToPath(import.meta.url));
 // One port per checkout, so two worktrees can run their suites side by side; E2E_PORT overrides it.
@@ -30,18 +38,35 @@ const dev = process.env.E2E_SERVER === 'dev';
 // e2e/lib.mjs's openPage/serverUrl read the server from here (workers inherit the runner's environment).
 process.env.E2E_BASE_URL = baseURL;
 
+/**
+ * Files run with nothing beside them: their figures are reported against a goal (first screen, a
+ * recording or a lesson's arms opened, the longest main-thread task and Pause while training) or are the
+ * device's own timings (the Benchmark panel).
+ */
+const ALONE = [
+  'app-start.spec.mjs',
+  'responsive.spec.mjs',
+  'recording.spec.mjs',
+  'recording-lessons.spec.mjs',
+  'bench-panel.spec.mjs',
+];
+
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '*.spec.mjs',
-  outputDir: 'test-results/playwright',
-  workers: 1,
+  workers: 2,
   fullyParallel: false,
+  projects: [
+    { name: 'shared', testIgnore: ALONE, outputDir: 'test-results/playwright/shared' },
+    { name: 'alone', testMatch: ALONE, workers: 1, outputDir: 'test-results/playwright/alone' },
+  ],
   forbidOnly: !!process.env.CI,
   retries: 0,
   // Each test sets its own budget (test.setTimeout) from what it trains; this covers the rest.
   timeout: 120_000,
   expect: { timeout: 30_000 },
-  reporter: [['list'], ['json', { outputFile: 'test-results/e2e-report.json' }]],
+  // scripts/e2e.mjs names one report per project (E2E_REPORT); a plain run writes e2e-report.json.
+  reporter: [['list'], ['json', { outputFile: process.env.E2E_REPORT || 'test-results/e2e-report.json' }]],
   use: {
     baseURL,
     // Traces of failed tests (actions, console, network, sources), without the screencast and DOM
