@@ -245,7 +245,7 @@ export async function timed(fn) {
 
 /**
  * A line about what a test measured: printed by the list reporter and kept as an annotation of the
- * test in test-results/e2e-report.json.
+ * test in test-results/e2e-report-{shared,alone}.json (scripts/e2e.mjs; a plain run: e2e-report.json).
  * @param {import('@playwright/test').TestInfo} testInfo
  * @param {string} message
  */
