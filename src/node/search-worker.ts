@@ -44,7 +44,7 @@ let queue = Promise.resolve();
 
 async function open(spec: SearchRunSpec): Promise<OpenedRun> {
   const folder = await ServedFolder.open(spec.root);
-  const files = folder.runFiles(spec.segments, spec.name, spec.only);
+  const files = folder.runFiles(spec.segments, spec.name, spec.only, true);
   return openRun({ name: files.name, read: files.read, list: async () => spec.listing }, spec.found);
 }
 
