@@ -186,12 +186,18 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
   let index = await source.index();
   // Problems found while reading steps stay listed after a refresh rebuilds the index.
   const readProblems: RunProblem[] = [];
+  // The index's steps as a set (a run of 15,000 steps was searched a scan of its steps a step).
+  let known = { steps: index.steps, set: new Set(index.steps) };
+  const hasStep = (step: number): boolean => {
+    if (known.steps !== index.steps) known = { steps: index.steps, set: new Set(index.steps) };
+    return known.set.has(step);
+  };
   async function readStep(step: number): Promise<RunStep> {
     return stepOf(step, await readStepRows(step));
   }
   /** A step's rows, a failed read turned into a problem; nothing is added to the index yet. */
   async function readStepRows(step: number, filter?: RawTextFilter): Promise<StepRows> {
-    if (!index.steps.includes(step)) {
+    if (!hasStep(step)) {
       const shown = index.steps.length > 8 ? `${index.steps.slice(0, 8).join(', ')}, …` : index.steps.join(', ');
       const range = index.steps.length ? `its steps are ${shown}` : 'it has no steps';
       throw new RunReadError(index.name, `${index.name}: there is no step ${step} (${range})`);
@@ -216,7 +222,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     const where = query.in ?? 'both';
     const limit = options.limit ?? 1000;
     const filter = options.rawPrefilter ? (rawTextFilter(query) ?? undefined) : undefined;
-    const steps = options.steps ? options.steps.filter((s) => index.steps.includes(s)) : [...index.steps];
+    const steps = options.steps ? options.steps.filter(hasStep) : [...index.steps];
     const hits: RunSearchHit[] = [];
     let count = 0;
     let done = 0;
