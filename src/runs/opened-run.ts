@@ -48,7 +48,7 @@ export interface RunSource {
   countText?(step: number, query: RunQuery): Promise<number | StepRows>;
 }
 
-/** Whether a query is a plain text and nothing else, so that a step's count needs only its text (RunSource.countText). */
+/** Whether a query is a plain text and nothing else: a step's count then needs only its text (RunSource.countText). */
 export const countsByText = (query: RunQuery): boolean =>
   !query.regex &&
   !!query.text &&

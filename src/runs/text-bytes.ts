@@ -24,7 +24,7 @@ const LOWERS_TO_ASCII = [
 ];
 const decoder = new TextDecoder();
 
-/** Whether a string's UTF-8 bytes match the query's plain text, or null where the text is a regex, empty or not ASCII. */
+/** Whether a string's UTF-8 bytes match the query's plain text; null for a regex, an empty or a non-ASCII text. */
 export function bytesTextMatcher(query: RunQuery): ((bytes: Uint8Array) => boolean) | null {
   if (query.regex || query.text === undefined || query.text === '') return null;
   const lowered = query.text.toLowerCase();

@@ -1,13 +1,13 @@
 /**
  * A TRL step's count of rows that a plain-text query matches, made without building its rows: a search
  * past the hits it keeps needs only that count (opened-run.ts, RunSource.countText). The strings are left
- * as UTF-8 bytes (hyparquet's `stringFromBytes` parser, given here) and matched as bytes (text-bytes.ts); a dictionary's value is one object for every
- * row that uses it, so each is matched once. The columns read are those `readRows` reads (the numbers are
- * small beside the text), so a damaged column fails this read where it fails that one. The count is that of
- * the rows trl.ts `readRows` builds,
- * matched by the page's search, whenever this gives one: it gives null (read the rows) where the two could
- * differ or the step has problems to report (a file problem, a row without a completion), and where the
- * columns are not plain strings (TRL's conversational prompts and completions are lists of messages).
+ * as UTF-8 bytes (hyparquet's `stringFromBytes` parser, given here) and matched as bytes (text-bytes.ts);
+ * a dictionary's value is one object for every row that uses it, so each is matched once. The columns read
+ * are those `readRows` reads (the numbers are small beside the text), so a damaged column fails this read
+ * where it fails that one. The count is that of the rows trl.ts `readRows` builds, matched by the page's
+ * search, whenever this gives one: it gives null (read the rows) where the two could differ or the step
+ * has problems to report (a row without a completion), and where the columns are not plain strings (TRL's
+ * conversational prompts and completions are lists of messages).
  */
 import { type AsyncBuffer, type FileMetaData, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { parquetCompressors } from './parquet-codecs.ts';
