@@ -221,17 +221,6 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     const candidates = [newest[0], states.find((f) => f.path === 'trainer_state.json')].filter(
       (f): f is RunFileEntry => f !== undefined,
     );
-    state = null;
-    for (const c of candidates) {
-      const key = `${c.path}\u0000${c.size}`;
-      if (!stateCache.has(key)) {
-        const found: RunProblem[] = [];
-        stateCache.set(key, { state: await readTrainerState(files, c, found), problems: found });
-      }
-      const s = stateCache.get(key)!;
-      problems.push(...s.problems);
-      if (s.state && (!state || s.state.globalStep > state.globalStep)) state = s.state;
-    }
     // The completions: known by name and size. Footers are read for the first and the newest file only (the
     // columns, and whether the newest is whole yet: TRL may be writing it); the others' when their step is read.
     const found = listed.filter((f) => trlCompletionFile.test(f.path));
@@ -241,10 +230,29 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       const known = parquets.get(f.path);
       if (!known || known.size !== f.size) parquets.set(f.path, unread(f, stepOf(f)));
     }
-    for (const f of new Set([found[0], found[found.length - 1]])) {
-      if (f && !parquets.get(f.path)!.read)
-        parquets.set(f.path, await indexParquet(f, stepOf(f), runFileBuffer(files, f.path, f.size)));
+    // The trainer states and the two footers are read at once: over HTTP each is a request, and a link's
+    // first view waits for them all (docs/viewer.md, "Measured").
+    const footers = Promise.all(
+      [...new Set([found[0], found[found.length - 1]])].map(async (f) => {
+        if (f && !parquets.get(f.path)!.read)
+          parquets.set(f.path, await indexParquet(f, stepOf(f), runFileBuffer(files, f.path, f.size)));
+      }),
+    );
+    await Promise.all(
+      candidates.map(async (c) => {
+        const key = `${c.path}\u0000${c.size}`;
+        if (stateCache.has(key)) return;
+        const found: RunProblem[] = [];
+        stateCache.set(key, { state: await readTrainerState(files, c, found), problems: found });
+      }),
+    );
+    state = null;
+    for (const c of candidates) {
+      const s = stateCache.get(`${c.path}\u0000${c.size}`)!;
+      problems.push(...s.problems);
+      if (s.state && (!state || s.state.globalStep > state.globalStep)) state = s.state;
     }
+    await footers;
     byStep = new Map();
     for (const f of found) {
       const p = parquets.get(f.path)!;
