@@ -23,7 +23,7 @@ export interface SearchRunSpec {
 
 export type ToSearchWorker =
   | { type: 'search'; search: number; run: SearchRunSpec; query: RunQuery; limit: number }
-  | { type: 'share'; search: number; id: number; steps: number[] }
+  | { type: 'share'; search: number; id: number; steps: number[]; limit: number }
   | { type: 'cancel'; search: number };
 export type FromSearchWorker =
   | { type: 'share'; search: number; id: number; hits: RunSearchHit[]; count: number; steps: number }
@@ -44,7 +44,7 @@ let queue = Promise.resolve();
 
 async function open(spec: SearchRunSpec): Promise<OpenedRun> {
   const folder = await ServedFolder.open(spec.root);
-  const files = folder.runFiles(spec.segments, spec.name, spec.only);
+  const files = folder.runFiles(spec.segments, spec.name, spec.only, true);
   return openRun({ name: files.name, read: files.read, list: async () => spec.listing }, spec.found);
 }
 
@@ -65,7 +65,7 @@ port.on('message', (m: ToSearchWorker) => {
         const run = await s.run;
         const r = await run.search(s.query, {
           steps: m.steps,
-          limit: s.limit,
+          limit: Math.min(s.limit, m.limit),
           rawPrefilter: true,
           signal: s.abort.signal,
         });

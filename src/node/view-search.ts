@@ -109,6 +109,8 @@ export async function searchServedRun(
   let stepsDone = 0;
   let countDone = 0;
   const outstanding = new Map<Worker, number>();
+  /** Hits each answered share sent, by share. */
+  const hitsOf: number[] = [];
   return await new Promise<RunSearchResult>((resolve, reject) => {
     let finished = false;
     const finish = (f: () => void) => {
@@ -131,7 +133,12 @@ export async function searchServedRun(
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const give = (w: Worker) => {
       if (finished || next >= shares.length) return;
-      w.postMessage({ type: 'share', search: id, id: next, steps: shares[next++]! } satisfies ToSearchWorker);
+      // A share needs no more hits than the shares before it that are done leave to keep: where those
+      // already hold `limit`, it only counts, and sends no hits (each a prompt and a completion) back.
+      let before = 0;
+      for (let k = 0; k < next; k++) before += hitsOf[k] ?? 0;
+      const limit = Math.max(0, options.limit - before);
+      w.postMessage({ type: 'share', search: id, id: next, steps: shares[next++]!, limit } satisfies ToSearchWorker);
       outstanding.set(w, (outstanding.get(w) ?? 0) + 1);
       sharesOut++;
     };
@@ -156,6 +163,7 @@ export async function searchServedRun(
         outstanding.set(w, outstanding.get(w)! - 1);
         sharesOut--;
         results[m.id] = { hits: m.hits, count: m.count, steps: m.steps };
+        hitsOf[m.id] = m.hits.length;
         stepsDone += m.steps;
         countDone += m.count;
         inOrder();

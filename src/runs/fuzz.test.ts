@@ -12,7 +12,9 @@ import { detectRuns, openRun } from './detect.ts';
 import { asText, RunReadError } from './files.ts';
 import { memoryRunFiles } from './memory-files.ts';
 import { parquetCompressors } from './parquet-codecs.ts';
-import type { RunFiles, RunProblem } from './types.ts';
+import { openSource } from './opened-run.ts';
+import { trlSource } from './trl.ts';
+import type { RunFiles, RunProblem, RunQuery } from './types.ts';
 import { verlDumpGenerations } from './verl-fixture.ts';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
@@ -208,6 +210,26 @@ describe('fuzzing the run readers', () => {
         );
       }),
       { numRuns: 150 },
+    );
+  }, 120_000);
+
+  it('a mutated TRL parquet is counted by a search past its hits as reading its rows counts it', async () => {
+    const text = new Uint8Array(readFileSync(join(fixtures, 'trl-text', 'completions', 'completions_00001.parquet')));
+    const queries: RunQuery[] = [{ text: 'k' }, { text: 'Key', in: 'prompt' }, { text: 'i', in: 'completion' }];
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated(parquet), mutated(text)), fc.constantFrom(...queries), async (bytes, q) => {
+        const contents = {
+          'completions/completions_00001.parquet': bytes,
+          'completions/completions_00002.parquet': text,
+        };
+        const counting = trlSource(memoryRunFiles('r', contents), 'r');
+        const reading = trlSource(memoryRunFiles('r', contents), 'r');
+        delete reading.countText; // every step's rows read and matched, as before the count
+        const [a, b] = [await openSource(counting), await openSource(reading)];
+        expect(await a.search(q, { limit: 0 })).toEqual(await b.search(q, { limit: 0 }));
+        expect(a.index.problems).toEqual(b.index.problems);
+      }),
+      { numRuns: 200 },
     );
   }, 120_000);
 

@@ -40,7 +40,19 @@ export interface RunSource {
    * (RunFiles.readMany). Optional; a failed prefetch leaves each step to its own read.
    */
   prefetch?(steps: number[]): void;
+  /**
+   * For a search that keeps no more hits and whose query is plain text alone (`countsByText`): how many
+   * of the step's rows the page's search would count, without building them; or, where the reader cannot
+   * be sure of that (or the step has problems to report), the step's rows as readRows gives them. Optional.
+   */
+  countText?(step: number, query: RunQuery): Promise<number | StepRows>;
 }
+
+/** Whether a query is a plain text and nothing else: a step's count then needs only its text (RunSource.countText). */
+export const countsByText = (query: RunQuery): boolean =>
+  !query.regex &&
+  !!query.text &&
+  Object.entries(query).every(([k, v]) => v === undefined || k === 'text' || k === 'in' || k === 'regex');
 
 /** Mean and sample (n − 1) std of the finite values; NaN rewards (every function returned None) are left out. */
 export function meanStd(values: number[]): { mean: number; std: number } {
@@ -174,12 +186,18 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
   let index = await source.index();
   // Problems found while reading steps stay listed after a refresh rebuilds the index.
   const readProblems: RunProblem[] = [];
+  // The index's steps as a set (a run of 15,000 steps was searched a scan of its steps a step).
+  let known = { steps: index.steps, set: new Set(index.steps) };
+  const hasStep = (step: number): boolean => {
+    if (known.steps !== index.steps) known = { steps: index.steps, set: new Set(index.steps) };
+    return known.set.has(step);
+  };
   async function readStep(step: number): Promise<RunStep> {
     return stepOf(step, await readStepRows(step));
   }
   /** A step's rows, a failed read turned into a problem; nothing is added to the index yet. */
   async function readStepRows(step: number, filter?: RawTextFilter): Promise<StepRows> {
-    if (!index.steps.includes(step)) {
+    if (!hasStep(step)) {
       const shown = index.steps.length > 8 ? `${index.steps.slice(0, 8).join(', ')}, …` : index.steps.join(', ');
       const range = index.steps.length ? `its steps are ${shown}` : 'it has no steps';
       throw new RunReadError(index.name, `${index.name}: there is no step ${step} (${range})`);
@@ -204,13 +222,22 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     const where = query.in ?? 'both';
     const limit = options.limit ?? 1000;
     const filter = options.rawPrefilter ? (rawTextFilter(query) ?? undefined) : undefined;
-    const steps = options.steps ? options.steps.filter((s) => index.steps.includes(s)) : [...index.steps];
+    const steps = options.steps ? options.steps.filter(hasStep) : [...index.steps];
     const hits: RunSearchHit[] = [];
     let count = 0;
     let done = 0;
+    // Once the hits kept are full, a step of a plain-text query is only counted, where its reader can.
+    const countText = countsByText(query) ? source.countText : undefined;
+    const readCount = async (step: number): Promise<number | StepRows> => {
+      try {
+        return await countText!(step, query);
+      } catch {
+        return readStepRows(step); // the failure, read again, becomes the step's problem
+      }
+    };
     // Steps are read a few at a time (reads are mostly waiting: a served run answers each over HTTP) and
     // matched in step order, so hits, counts and progress come out as a one-at-a-time search gives them.
-    const reading: Promise<StepRows>[] = [];
+    const reading: Promise<number | StepRows>[] = [];
     let next = 0;
     let prefetched = 0;
     const readAhead = () => {
@@ -221,7 +248,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
         prefetched += SEARCH_PREFETCH_STEPS;
       }
       while (next < steps.length && reading.length < SEARCH_READS_IN_FLIGHT && !options.signal?.aborted) {
-        const s = readStepRows(steps[next++]!, filter);
+        const s = countText && hits.length >= limit ? readCount(steps[next++]!) : readStepRows(steps[next++]!, filter);
         s.catch(() => undefined); // awaited in order below; a failure is seen there
         reading.push(s);
       }
@@ -229,7 +256,14 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     for (const step of steps) {
       if (options.signal?.aborted) return { hits, count, stepsSearched: done, cancelled: true };
       readAhead();
-      const s = stepOf(step, await reading.shift()!);
+      const read = await reading.shift()!;
+      if (typeof read === 'number') {
+        count += read;
+        done++;
+        options.onProgress?.({ done, total: steps.length, hits: count });
+        continue;
+      }
+      const s = stepOf(step, read);
       for (const g of s.groups) {
         for (const c of g.completions) {
           if (!passes(query, g, c)) continue;

@@ -18,8 +18,9 @@ import {
 import { asText, isRecord, parsePythonJson, readRange, RunReadError, toNumber, utf8, why } from './files.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
 import { parquetCompressors } from './parquet-codecs.ts';
+import { countTrlTextRows } from './trl-count.ts';
 import { WHOLE_FILE_BYTES, wholeFiles } from './whole-files.ts';
-import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem } from './types.ts';
+import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem, RunQuery } from './types.ts';
 
 export const trlCompletionFile = /^completions\/completions_(\d+)\.parquet$/;
 const checkpointState = /^checkpoint-(\d+)\/trainer_state\.json$/;
@@ -62,6 +63,9 @@ const unread = (entry: RunFileEntry, step: number): ParquetFile => ({
   numeric: new Set(),
   problems: [],
 });
+
+/** The columns a step is read with: every one but `step` (the file's name says the step; the rows never use it). */
+const stepColumns = (p: ParquetFile) => p.columns.filter((c) => c !== 'step');
 
 /** An AsyncBuffer over bytes already read. */
 const bytesBuffer = (bytes: Uint8Array): AsyncBuffer => ({
@@ -217,17 +221,6 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     const candidates = [newest[0], states.find((f) => f.path === 'trainer_state.json')].filter(
       (f): f is RunFileEntry => f !== undefined,
     );
-    state = null;
-    for (const c of candidates) {
-      const key = `${c.path}\u0000${c.size}`;
-      if (!stateCache.has(key)) {
-        const found: RunProblem[] = [];
-        stateCache.set(key, { state: await readTrainerState(files, c, found), problems: found });
-      }
-      const s = stateCache.get(key)!;
-      problems.push(...s.problems);
-      if (s.state && (!state || s.state.globalStep > state.globalStep)) state = s.state;
-    }
     // The completions: known by name and size. Footers are read for the first and the newest file only (the
     // columns, and whether the newest is whole yet: TRL may be writing it); the others' when their step is read.
     const found = listed.filter((f) => trlCompletionFile.test(f.path));
@@ -237,10 +230,29 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       const known = parquets.get(f.path);
       if (!known || known.size !== f.size) parquets.set(f.path, unread(f, stepOf(f)));
     }
-    for (const f of new Set([found[0], found[found.length - 1]])) {
-      if (f && !parquets.get(f.path)!.read)
-        parquets.set(f.path, await indexParquet(f, stepOf(f), runFileBuffer(files, f.path, f.size)));
+    // The trainer states and the two footers are read at once: over HTTP each is a request, and a link's
+    // first view waits for them all (docs/viewer.md, "Measured").
+    const footers = Promise.all(
+      [...new Set([found[0], found[found.length - 1]])].map(async (f) => {
+        if (f && !parquets.get(f.path)!.read)
+          parquets.set(f.path, await indexParquet(f, stepOf(f), runFileBuffer(files, f.path, f.size)));
+      }),
+    );
+    await Promise.all(
+      candidates.map(async (c) => {
+        const key = `${c.path}\u0000${c.size}`;
+        if (stateCache.has(key)) return;
+        const found: RunProblem[] = [];
+        stateCache.set(key, { state: await readTrainerState(files, c, found), problems: found });
+      }),
+    );
+    state = null;
+    for (const c of candidates) {
+      const s = stateCache.get(`${c.path}\u0000${c.size}`)!;
+      problems.push(...s.problems);
+      if (s.state && (!state || s.state.globalStep > state.globalStep)) state = s.state;
     }
+    await footers;
     byStep = new Map();
     for (const f of found) {
       const p = parquets.get(f.path)!;
@@ -285,7 +297,8 @@ export function trlSource(files: RunFiles, name: string): RunSource {
   const prefetch = (steps: number[]): void =>
     whole.prefetch(steps.map((s) => byStep.get(s)).filter((p): p is ParquetFile => !!p));
 
-  async function readRows(step: number): Promise<StepRows> {
+  /** A step's file and its footer (read now where it was not yet). */
+  async function stepFile(step: number): Promise<{ p: ParquetFile; file: AsyncBuffer; metadata: FileMetaData }> {
     let p = byStep.get(step);
     if (!p) throw new RunReadError(name, `${name}: no completions file for step ${step}`);
     // A small file (TRL's are tens of kB a step) is read in one request, footer and rows together.
@@ -297,16 +310,33 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       byStep.set(step, p);
     }
     if (!p.metadata) throw new RunReadError(p.path, p.problems[0]?.message ?? `${p.path}: not readable`);
-    const metadata = p.metadata;
+    return { p, file, metadata: p.metadata };
+  }
+
+  async function readRows(step: number): Promise<StepRows> {
+    return rowsOf(await stepFile(step));
+  }
+
+  async function countText(step: number, query: RunQuery): Promise<number | StepRows> {
+    const read = await stepFile(step);
+    // A file with problems of its own is read whole, so that the search reports them as it always did.
+    if (read.p.problems.length === 0) {
+      const count = await countTrlTextRows(read.file, read.metadata, stepColumns(read.p), query).catch(() => null);
+      if (count !== null) return count;
+    }
+    return rowsOf(read);
+  }
+
+  async function rowsOf(read: { p: ParquetFile; file: AsyncBuffer; metadata: FileMetaData }): Promise<StepRows> {
+    const { p, file, metadata } = read;
     let rows: Record<string, unknown>[];
     try {
-      // Every column but `step` (the file's name says the step; the rows never use it), snappy in WebAssembly.
-      const columns = p.columns.filter((c) => c !== 'step');
+      // Snappy in WebAssembly (parquet-codecs.ts).
       rows = await parquetReadObjects({
         file,
         metadata,
         rowFormat: 'object',
-        columns,
+        columns: stepColumns(p),
         compressors: parquetCompressors(),
       });
     } catch (e) {
@@ -357,5 +387,5 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     return { rows: out, problems };
   }
 
-  return { index, readRows, prefetch };
+  return { index, readRows, prefetch, countText };
 }
