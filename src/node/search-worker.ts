@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { openRun } from '../runs/detect.ts';
-import type { FoundRun, OpenedRun, RunFileEntry, RunQuery, RunSearchHit } from '../runs/types.ts';
+import type { FoundRun, OpenedRun, RunFileEntry, RunProblem, RunQuery, RunSearchHit } from '../runs/types.ts';
 import { ServedFolder } from './served-folder.ts';
 
 /** The run a search is over: the served folder's realpath, its folder under it, its files as listed. */
@@ -26,7 +26,15 @@ export type ToSearchWorker =
   | { type: 'share'; search: number; id: number; steps: number[]; limit: number }
   | { type: 'cancel'; search: number };
 export type FromSearchWorker =
-  | { type: 'share'; search: number; id: number; hits: RunSearchHit[]; count: number; steps: number }
+  | {
+      type: 'share';
+      search: number;
+      id: number;
+      hits: RunSearchHit[];
+      count: number;
+      steps: number;
+      problems: RunProblem[];
+    }
   | { type: 'error'; search: number; message: string };
 
 const port = parentPort!;
@@ -70,7 +78,15 @@ port.on('message', (m: ToSearchWorker) => {
           signal: s.abort.signal,
         });
         if (!r.cancelled)
-          post({ type: 'share', search: m.search, id: m.id, hits: r.hits, count: r.count, steps: r.stepsSearched });
+          post({
+            type: 'share',
+            search: m.search,
+            id: m.id,
+            hits: r.hits,
+            count: r.count,
+            steps: r.stepsSearched,
+            problems: r.problems ?? [],
+          });
       } catch (e) {
         post({ type: 'error', search: m.search, message: why(e) });
       }

@@ -67,7 +67,13 @@ export async function sendSearch(
       },
     }).then((r) => {
       line({ type: 'progress', done: r.stepsSearched, total: steps.length, hits: r.count });
-      line({ type: 'done', count: r.count, stepsSearched: r.stepsSearched, cancelled: r.cancelled });
+      line({
+        type: 'done',
+        count: r.count,
+        stepsSearched: r.stepsSearched,
+        cancelled: r.cancelled,
+        problems: r.problems ?? [],
+      });
     });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

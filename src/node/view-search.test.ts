@@ -4,7 +4,7 @@
  * page's own search's hits, count and steps (src/runs/opened-run.ts) on the TRL fixture and on random veRL
  * dumps, refuses what it must, never reads outside the served folder, and stops when the client goes.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -140,6 +140,26 @@ describe('GET /search.json', () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  it('names the step files it could not read, as the page search does, and searches the rest', async () => {
+    const trl = join(served, 'trl-broken');
+    cpSync(join(import.meta.dirname, '..', 'runs', 'fixtures', 'trl-tiny'), trl, { recursive: true });
+    const broken = join(trl, 'completions', 'completions_00002.parquet');
+    writeFileSync(broken, readFileSync(broken).subarray(0, 300));
+    writeVerl(join(served, 'verl-broken'), 4, 4);
+    const line2 = join(served, 'verl-broken', '2.jsonl');
+    writeFileSync(line2, readFileSync(line2, 'utf8').replace(/\n/, '\n{not json\n'));
+    await catalog.runs();
+    for (const [run, file] of [
+      ['trl-broken', 'completions/completions_00002.parquet'],
+      ['verl-broken', '2.jsonl'],
+    ] as const) {
+      const served = await viaServer(run, { text: 'a' });
+      expect(served).toEqual(await inPage(run, { text: 'a' }));
+      expect(served.problems?.map((p) => p.file)).toEqual([file]);
+      expect(served.stepsSearched).toBe(catalog.steps((await catalog.named(run))!)!.length);
+    }
   });
 
   it('answers a bad query with the reason (as the page would throw it), an unknown run with 404', async () => {

@@ -11,7 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { textMatcher } from '../runs/opened-run.ts';
-import type { RunQuery, RunSearchHit, RunSearchProgress, RunSearchResult } from '../runs/types.ts';
+import type { RunProblem, RunQuery, RunSearchHit, RunSearchProgress, RunSearchResult } from '../runs/types.ts';
 import type { CatalogRun } from './run-catalog.ts';
 import type { FromSearchWorker, ToSearchWorker } from './search-worker.ts';
 
@@ -80,11 +80,12 @@ export async function searchServedRun(
   const shares: number[][] = [];
   for (let i = 0; i < steps.length; i += SHARE_STEPS) shares.push(steps.slice(i, i + SHARE_STEPS));
   const hits: RunSearchHit[] = [];
-  const results: ({ hits: RunSearchHit[]; count: number; steps: number } | undefined)[] = [];
+  const results: ({ hits: RunSearchHit[]; count: number; steps: number; problems: RunProblem[] } | undefined)[] = [];
+  const problems: RunProblem[] = [];
   let count = 0;
   let stepsSearched = 0;
   if (shares.length === 0 || options.signal?.aborted)
-    return { hits, count, stepsSearched, cancelled: !!options.signal?.aborted };
+    return { hits, count, stepsSearched, cancelled: !!options.signal?.aborted, problems };
 
   const id = nextSearch++;
   running++;
@@ -127,7 +128,7 @@ export async function searchServedRun(
       release();
       f();
     };
-    const onAbort = () => finish(() => resolve({ hits, count, stepsSearched, cancelled: true }));
+    const onAbort = () => finish(() => resolve({ hits, count, stepsSearched, cancelled: true, problems }));
     const onError = (e: Error) => finish(() => reject(e));
     const onExit = () => finish(() => reject(new Error('a search thread ended before the search was done')));
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -153,6 +154,7 @@ export async function searchServedRun(
         }
         count += r.count;
         stepsSearched += r.steps;
+        problems.push(...r.problems);
       }
     };
     const onMessage = new Map<Worker, (m: FromSearchWorker) => void>();
@@ -162,13 +164,14 @@ export async function searchServedRun(
         if (m.type === 'error') return finish(() => reject(new Error(m.message)));
         outstanding.set(w, outstanding.get(w)! - 1);
         sharesOut--;
-        results[m.id] = { hits: m.hits, count: m.count, steps: m.steps };
+        results[m.id] = { hits: m.hits, count: m.count, steps: m.steps, problems: m.problems };
         hitsOf[m.id] = m.hits.length;
         stepsDone += m.steps;
         countDone += m.count;
         inOrder();
         options.onProgress?.({ done: stepsDone, total: steps.length, hits: countDone });
-        if (putBack === shares.length) return finish(() => resolve({ hits, count, stepsSearched, cancelled: false }));
+        if (putBack === shares.length)
+          return finish(() => resolve({ hits, count, stepsSearched, cancelled: false, problems }));
         give(w);
       };
       onMessage.set(w, listener);

@@ -224,6 +224,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     const filter = options.rawPrefilter ? (rawTextFilter(query) ?? undefined) : undefined;
     const steps = options.steps ? options.steps.filter(hasStep) : [...index.steps];
     const hits: RunSearchHit[] = [];
+    const problems: RunProblem[] = [];
     let count = 0;
     let done = 0;
     // Once the hits kept are full, a step of a plain-text query is only counted, where its reader can.
@@ -254,7 +255,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
       }
     };
     for (const step of steps) {
-      if (options.signal?.aborted) return { hits, count, stepsSearched: done, cancelled: true };
+      if (options.signal?.aborted) return { hits, count, stepsSearched: done, cancelled: true, problems };
       readAhead();
       const read = await reading.shift()!;
       if (typeof read === 'number') {
@@ -264,6 +265,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
         continue;
       }
       const s = stepOf(step, read);
+      problems.push(...s.problems);
       for (const g of s.groups) {
         for (const c of g.completions) {
           if (!passes(query, g, c)) continue;
@@ -287,7 +289,7 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
       done++;
       options.onProgress?.({ done, total: steps.length, hits: count });
     }
-    return { hits, count, stepsSearched: done, cancelled: false };
+    return { hits, count, stepsSearched: done, cancelled: false, problems };
   }
   return {
     get index() {

@@ -4,13 +4,13 @@
  * both ends agree; numbers JSON cannot hold (NaN, ±Infinity, -0: a veRL score may be NaN) travel as
  * strings, so a hit arrives as the page's own search would have made it.
  */
-import type { RunQuery, RunSearchHit } from './types.ts';
+import type { RunProblem, RunQuery, RunSearchHit } from './types.ts';
 
 /** One NDJSON line of a search's answer. */
 export type SearchLine =
   | { type: 'progress'; done: number; total: number; hits: number }
   | { type: 'hit'; hit: WireHit }
-  | { type: 'done'; count: number; stepsSearched: number; cancelled: boolean }
+  | { type: 'done'; count: number; stepsSearched: number; cancelled: boolean; problems?: RunProblem[] }
   | { type: 'error'; message: string };
 
 type WireNumber = number | string;

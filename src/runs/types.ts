@@ -183,6 +183,8 @@ export interface RunSearchResult {
   count: number;
   stepsSearched: number;
   cancelled: boolean;
+  /** The step files the search could not read, in step order: each step skipped, the rest searched. */
+  problems?: RunProblem[];
 }
 
 /** An opened run. */

@@ -49,7 +49,10 @@ export async function servedSearch(
         onProgress?.(progress);
       } else if (line.type === 'hit') hits.push(hitFromWire(line.hit));
       else if (line.type === 'error') throw new Error(line.message);
-      else return { hits, count: line.count, stepsSearched: line.stepsSearched, cancelled: line.cancelled };
+      else {
+        const { count, stepsSearched, cancelled, problems } = line;
+        return { hits, count, stepsSearched, cancelled, problems: problems ?? [] };
+      }
     }
     throw new Error('the server stopped before the search was done');
   } catch (e) {

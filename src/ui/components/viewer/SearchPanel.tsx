@@ -3,6 +3,7 @@ import { useApp } from '../../state/store.ts';
 import { cancelSearch, runSearch, setForm, showStep, SEARCH_LIMIT } from '../../state/viewer-actions.ts';
 import { cell } from '../../derive/run-view-model.ts';
 import { searchStatus, type SearchForm } from '../../derive/search-form.ts';
+import { ProblemList } from './ProblemList.tsx';
 
 function Hit({ h }: { h: RunSearchHit }) {
   return (
@@ -128,6 +129,13 @@ export function SearchPanel() {
       >
         {searchStatus(search.progress, search.result, Math.min(SEARCH_LIMIT, hits.length), search.running)}
       </p>
+      {/* Step files the search could not read, in the page or near the files (rlvr view): named, not hidden. */}
+      <ProblemList
+        problems={search.result?.problems ?? []}
+        what="in the searched steps"
+        rest="the rest searched"
+        testId="viewer-search-problems"
+      />
       {hits.length > 0 && (
         <div className="table-wrap">
           <table className="groups" data-testid="viewer-hits">
