@@ -108,14 +108,20 @@ async function trainOneStep(page, dir) {
  */
 async function saveAndLoadBack(page, dir) {
   await page.click('[data-testid="tab-share"]');
+  // The weights, the manifest and the fixture's three tokenizer files (tokenizer.json, tokenizer_config.json,
+  // chat_template.jinja): the browser may report them in any order, so wait for all five, however they come.
   const downloads = [];
-  const onDownload = (d) => downloads.push(d);
-  page.on('download', onDownload);
-  // The manifest is the last of the downloads (files.ts downloadCheckpoint): listen for it before the click.
-  const last = page.waitForEvent('download', { predicate: (d) => d.suggestedFilename().endsWith('.manifest.json') });
+  const all = new Promise((ok) => {
+    const onDownload = (d) => {
+      downloads.push(d);
+      if (downloads.length < 5) return;
+      page.off('download', onDownload);
+      ok(undefined);
+    };
+    page.on('download', onDownload);
+  });
   await page.click('[data-testid="save-checkpoint"]');
-  await last;
-  page.off('download', onDownload);
+  await all;
   const saved = mkdtempSync(join(tmp, 'saved-'));
   const paths = {};
   for (const d of downloads) {
