@@ -54,6 +54,8 @@ describe('Save checkpoint: the tokenizer named after the checkpoint', () => {
   });
 
   it('refuses to save half a checkpoint when the page lost the tokenizer', () => {
-    expect(() => savedTokenizer(spec, 'x', {})).toThrow(/tokenizer.json is not in this page any more/);
+    expect(() => savedTokenizer(spec, 'x', {})).toThrow(
+      /tokenizer.json of this run's model is not in this page any more/,
+    );
   });
 });

@@ -77,7 +77,11 @@ export function savedTokenizer(
   const rename = (name: string | undefined) => {
     if (!name) return undefined;
     const data = files[name];
-    if (!data) throw new Error(`the tokenizer's file ${name} is not in this page any more: import the model again`);
+    if (!data)
+      throw new Error(
+        `the tokenizer's file ${name} of this run's model is not in this page any more (another model was ` +
+          'imported since, or the page was reloaded): import the model again, then Reset and Start',
+      );
     const saved = `${base}.${plainName(name)}`;
     out.set(saved, data);
     return saved;

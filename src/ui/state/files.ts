@@ -43,7 +43,10 @@ export async function downloadCheckpoint(): Promise<void> {
     let manifest = saved;
     // A Llama or Qwen2 run's checkpoint is not whole without its tokenizer (Load checkpoint asks for it).
     if (saved.tokenizer.kind === 'hf') {
-      const t = savedTokenizer(saved.tokenizer, base, getState().uploaded?.files ?? {});
+      // Only the files of the model this run was built from: a model imported since has its own.
+      const s = getState();
+      const built = s.uploaded && s.runControl.sourceKey === `upload:${s.uploaded.name}` ? s.uploaded.files : undefined;
+      const t = savedTokenizer(saved.tokenizer, base, built ?? {});
       manifest = { ...saved, tokenizer: t.spec };
       for (const [name, data] of t.files) download(name, data);
     }
