@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The Llama path's GRPO run in the page (issue 43: "+15 points ... in `rlvr train` and in the page"), the way a
+// The Llama path's GRPO run in the page (docs/models.md, "The same run in the page"), the way a
 // person does it: the built app in Debian's Chromium on the WASM EP, the warm-started Llama of
 // scripts/llama-path.sh chosen with "Upload a checkpoint" (its manifest, weights and tokenizer files), the
 // run's settings from a shared link (the URL below: those of llama-path.sh's sweep), Start, and the page's
@@ -143,12 +143,20 @@ async function runSeed(seed) {
   // Download checkpoint: the trained model with its tokenizer, scored by rlvr eval as the sweep scores.
   const dir = join(saved, `seed-${seed}`);
   mkdirSync(dir, { recursive: true });
+  // The weights, the manifest and each tokenizer file the warm start's manifest names, in whatever order
+  // the browser reports them.
+  const spec = JSON.parse(readFileSync(join(ckDir, 'manifest.json'), 'utf8')).tokenizer;
+  const expected = 2 + [spec.file, spec.config, spec.chatTemplate].filter(Boolean).length;
   const downloads = [];
-  page.on('download', (d) => downloads.push(d));
+  const all = new Promise((ok) => {
+    page.on('download', (d) => {
+      downloads.push(d);
+      if (downloads.length === expected) ok(undefined);
+    });
+  });
   await page.click('[data-testid="tab-share"]');
   await page.click('[data-testid="save-checkpoint"]');
-  await page.waitForFunction(() => true); // let the download events arrive before counting them
-  for (let i = 0; i < 100 && downloads.length < 4; i++) await page.waitForTimeout(100);
+  await all;
   for (const d of downloads) await d.saveAs(join(dir, d.suggestedFilename()));
   await context.close();
   const manifest = readdirSync(dir).find((f) => f.endsWith('.manifest.json'));
