@@ -98,12 +98,30 @@ export const withDiagnostics = (testInfo, p, name, fn) =>
     }`;
   });
 
-/** Waits until every run of the lesson is initialised and training (or, with `steps`, has that many steps). */
-export async function waitForRuns(page, n, { steps = 0, timeout }) {
+/**
+ * Waits until every run of the lesson is initialised and training (or, with `steps`, has that many steps; with
+ * `started`, until each is live and past idle: its worker asked for, its config set). With `lesson`, only runs
+ * with that lesson's labels and config fields count: a lesson opened after another replaces its runs.
+ */
+export async function waitForRuns(page, n, { steps = 0, started = false, lesson = null, timeout }) {
+  const expected = lesson?.runs.map((r, i) => ({ label: `${'ABC'[i]}: ${r.label}`, config: r.config })) ?? null;
   await page.waitForFunction(
-    ([n, steps]) => {
+    ([n, steps, started, expected]) => {
       const c = window.__rlvr.state().compare;
       const sides = [c.a, c.b, c.c].slice(0, n);
+      // Key order aside (a difficulty is an object), as assertLessonConfigs compares.
+      const canon = (v) =>
+        v && typeof v === 'object' && !Array.isArray(v)
+          ? `{${Object.keys(v)
+              .sort()
+              .map((k) => `${k}:${canon(v[k])}`)
+              .join(',')}}`
+          : JSON.stringify(v);
+      const theLesson = (s, i) =>
+        !expected ||
+        (s.label === expected[i].label &&
+          Object.entries(expected[i].config).every(([k, v]) => canon(s.config?.[k]) === canon(v)));
+      if (!sides.every((s, i) => s && theLesson(s, i))) return false;
       // fail fast, with the error in the assertion below
       if (sides.some((s) => !s || s.state === 'error' || s.error)) return true;
       // A lesson that ships its recording shows it in Compare until Run it live replaces it with live runs.
@@ -111,10 +129,14 @@ export async function waitForRuns(page, n, { steps = 0, timeout }) {
         (s) =>
           s.config &&
           s.state !== 'recorded' &&
-          (steps ? s.metrics.length >= steps : ['running', 'done'].includes(s.state) || s.metrics.length > 0),
+          (steps
+            ? s.metrics.length >= steps
+            : started
+              ? s.state !== 'idle'
+              : ['running', 'done'].includes(s.state) || s.metrics.length > 0),
       );
     },
-    [n, steps],
+    [n, steps, started, expected],
     { timeout, polling: 250 },
   );
   const c = await compareState(page);
