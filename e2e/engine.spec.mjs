@@ -116,66 +116,74 @@ test('WASM EP: 20 training steps, multi-threaded (cross-origin isolated)', async
 
 // One WebGPU run serves two checks: its first STEPS losses are compared with WASM's and Node's (the same graph
 // and initial weights, so the first 20 of 40 are the 20 a shorter run would give), and its checkpoints are the soak.
-test(`WebGPU EP (SwiftShader adapter, forced): ${SOAK_STEPS} training steps; live GPU tensors and buffers do not grow`, async ({}, testInfo) => {
-  test.setTimeout(600_000);
-  const { value: r, seconds } = await timed(() =>
-    runHarness(testInfo, `backend=webgpu&mode=soak&steps=${SOAK_STEPS}&every=${SOAK_EVERY}`, {
-      name: 'webgpu',
-      timeout: 590_000,
-    }),
-  );
-  note(
-    testInfo,
-    `${r.backend.description}: ${seconds.toFixed(1)} s ` +
-      'wall (first step incl. session + shader ' +
-      `compilation ${round(r.firstStepMs / 1000)} s, then ` +
-      `${round(median(r.stepMs.slice(1)))} ms/step)`,
-  );
-  for (const c of r.checkpoints)
+test(
+  `WebGPU EP (SwiftShader adapter, forced): ${SOAK_STEPS} training steps; ` +
+    'live GPU tensors and buffers do not grow',
+  async ({}, testInfo) => {
+    test.setTimeout(600_000);
+    const { value: r, seconds } = await timed(() =>
+      runHarness(testInfo, `backend=webgpu&mode=soak&steps=${SOAK_STEPS}&every=${SOAK_EVERY}`, {
+        name: 'webgpu',
+        timeout: 590_000,
+      }),
+    );
     note(
       testInfo,
-      `  step ${c.step}: ${c.liveTensors} live GPU ` +
-        `tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} ` +
-        `bytes), loss ${c.loss.toFixed(4)}`,
+      `${r.backend.description}: ${seconds.toFixed(1)} s ` +
+        'wall (first step incl. session + shader ' +
+        `compilation ${round(r.firstStepMs / 1000)} s, then ` +
+        `${round(median(r.stepMs.slice(1)))} ms/step)`,
     );
-  timings.webgpu = {
-    wallS: round(seconds),
-    firstStepS: round(r.firstStepMs / 1000),
-    msPerStep: round(median(r.stepMs.slice(1))),
-    checkpoints: r.checkpoints,
-  };
-  assert.equal(r.backend.kind, 'webgpu');
-  assert.ok(r.adapter, 'select-backend found no adapter');
-  assert.ok(r.adapterInUse, 'could not read the adapter of the GPUDevice ORT uses');
-  assert.equal(r.adapterInUse.architecture, r.adapter.architecture, 'ORT must run on the adapter select-backend chose');
-  assert.match(r.backend.reason, /forced/);
-  if (r.adapter.software) assert.match(r.backend.reason, /software/);
-  assert.equal(r.losses.length, SOAK_STEPS);
-  for (const [i, l] of r.losses.entries()) assert.ok(Number.isFinite(l), `loss at step ${i + 1} is ${l}`);
-  assertLearns('webgpu', r.losses.slice(0, STEPS));
-  losses.webgpu = r.losses.slice(0, STEPS);
-  // Checkpoint 0 is step 1 (state still on the CPU); from step SOAK_EVERY on, the counts must be identical.
-  const steady = r.checkpoints.filter((c) => c.step >= SOAK_EVERY);
-  assert.equal(steady.length, SOAK_STEPS / SOAK_EVERY);
-  const first = steady[0];
-  for (const c of steady) {
+    for (const c of r.checkpoints)
+      note(
+        testInfo,
+        `  step ${c.step}: ${c.liveTensors} live GPU ` +
+          `tensors, ${c.liveGpuBuffers} GPUBuffers (${c.liveGpuBytes} ` +
+          `bytes), loss ${c.loss.toFixed(4)}`,
+      );
+    timings.webgpu = {
+      wallS: round(seconds),
+      firstStepS: round(r.firstStepMs / 1000),
+      msPerStep: round(median(r.stepMs.slice(1))),
+      checkpoints: r.checkpoints,
+    };
+    assert.equal(r.backend.kind, 'webgpu');
+    assert.ok(r.adapter, 'select-backend found no adapter');
+    assert.ok(r.adapterInUse, 'could not read the adapter of the GPUDevice ORT uses');
     assert.equal(
-      c.liveTensors,
-      first.liveTensors,
-      `live GPU tensors grew: ${first.liveTensors} at step ${first.step}, ${c.liveTensors} at step ${c.step}`,
+      r.adapterInUse.architecture,
+      r.adapter.architecture,
+      'ORT must run on the adapter select-backend chose',
     );
-    assert.ok(
-      c.liveGpuBuffers <= first.liveGpuBuffers,
-      `GPUBuffers grew: ${first.liveGpuBuffers} at step ${first.step}, ${c.liveGpuBuffers} at step ${c.step}`,
-    );
-    assert.ok(
-      c.liveGpuBytes <= first.liveGpuBytes,
-      `GPU memory grew: ${first.liveGpuBytes} B at step ${first.step}, ${c.liveGpuBytes} B at step ${c.step}`,
-    );
-  }
-  assert.equal(r.liveTensorsAfter, 0, 'every GPU tensor the run created must be disposed');
-  assert.ok(r.losses.at(-1) < r.losses[0], 'the soak run must still be learning');
-});
+    assert.match(r.backend.reason, /forced/);
+    if (r.adapter.software) assert.match(r.backend.reason, /software/);
+    assert.equal(r.losses.length, SOAK_STEPS);
+    for (const [i, l] of r.losses.entries()) assert.ok(Number.isFinite(l), `loss at step ${i + 1} is ${l}`);
+    assertLearns('webgpu', r.losses.slice(0, STEPS));
+    losses.webgpu = r.losses.slice(0, STEPS);
+    // Checkpoint 0 is step 1 (state still on the CPU); from step SOAK_EVERY on, the counts must be identical.
+    const steady = r.checkpoints.filter((c) => c.step >= SOAK_EVERY);
+    assert.equal(steady.length, SOAK_STEPS / SOAK_EVERY);
+    const first = steady[0];
+    for (const c of steady) {
+      assert.equal(
+        c.liveTensors,
+        first.liveTensors,
+        `live GPU tensors grew: ${first.liveTensors} at step ${first.step}, ${c.liveTensors} at step ${c.step}`,
+      );
+      assert.ok(
+        c.liveGpuBuffers <= first.liveGpuBuffers,
+        `GPUBuffers grew: ${first.liveGpuBuffers} at step ${first.step}, ${c.liveGpuBuffers} at step ${c.step}`,
+      );
+      assert.ok(
+        c.liveGpuBytes <= first.liveGpuBytes,
+        `GPU memory grew: ${first.liveGpuBytes} B at step ${first.step}, ${c.liveGpuBytes} B at step ${c.step}`,
+      );
+    }
+    assert.equal(r.liveTensorsAfter, 0, 'every GPU tensor the run created must be disposed');
+    assert.ok(r.losses.at(-1) < r.losses[0], 'the soak run must still be learning');
+  },
+);
 
 test('onnxruntime-node: 20 training steps', async ({}, testInfo) => {
   test.setTimeout(120_000);
