@@ -28,7 +28,11 @@ export type RunFilesSpec =
 export interface RunReaderApi {
   /** Every run under the root, and what was seen but not taken (a folder of nothing known says why). */
   detectRuns(spec: RunFilesSpec): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
-  openRun(spec: RunFilesSpec, found: FoundRun): Promise<{ id: number; index: RunIndex }>;
+  /**
+   * `firstStep`: the step the page will show first (a link's, or -Infinity for the first step); the
+   * nearest one is read as soon as the index is, and the first readStep of it takes that read.
+   */
+  openRun(spec: RunFilesSpec, found: FoundRun, firstStep?: number): Promise<{ id: number; index: RunIndex }>;
   readStep(id: number, step: number): Promise<RunStep>;
   startSearch(
     id: number,

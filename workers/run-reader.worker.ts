@@ -72,8 +72,8 @@ const api: RunReaderApi = {
     detected = { spec, listing };
     return detectRuns({ ...files, list: () => listing });
   },
-  async openRun(spec, found) {
-    const run = await openRun(reusingDetected(spec), found);
+  async openRun(spec, found, firstStep) {
+    const run = await openRun(reusingDetected(spec), found, { firstStep });
     opened.push(run);
     return { id: opened.length - 1, index: run.index };
   },

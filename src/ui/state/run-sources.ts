@@ -24,7 +24,8 @@ export interface RunSource {
   readonly label: string;
   /** Every run under the root, and what was seen but not taken. */
   detect(): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
-  open(found: FoundRun): Promise<OpenedRun>;
+  /** `firstStep`: the step shown first, read by the worker as soon as the index is (workers/run-reader-protocol.ts). */
+  open(found: FoundRun, firstStep?: number): Promise<OpenedRun>;
 }
 
 /** A run `rlvr view` lists in runs.json. */
@@ -50,8 +51,8 @@ function workerSource(spec: RunFilesSpec, search?: Search): RunSource {
   return {
     label: spec.name,
     detect: () => api.detectRuns(spec),
-    async open(found) {
-      const { id, index } = await api.openRun(spec, found);
+    async open(found, firstStep) {
+      const { id, index } = await api.openRun(spec, found, firstStep);
       const run: { index: RunIndex } & Omit<OpenedRun, 'index'> = {
         index,
         readStep: (step) => api.readStep(id, step),
