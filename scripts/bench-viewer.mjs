@@ -24,6 +24,11 @@
 //   BENCH_VIEWER_ONLY=search BENCH_VIEWER_FORMATS=trl BENCH_VIEWER_SIZES=100 node scripts/bench-viewer.mjs
 //                                            the search alone (no first view, step switch or pandas peer), of TRL
 //                                            only; after a `vite build`. BENCH_VIEWER_SEARCHES=3 searches 3 times.
+//   BENCH_VIEWER_ONLY=view ...               the first views and step switches alone (no search, no pandas peer);
+//                                            BENCH_VIEWER_COLD=3 opens the cold link 3 times (the median is kept);
+//                                            BENCH_VIEWER_TRACE=DIR writes Chromium traces of the first cold link
+//                                            and of the step switches there (open them in chrome://tracing or
+//                                            Perfetto).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +38,18 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, ROOT } from '../e2e/lib.mjs';
 const SIZES = (process.env.BENCH_VIEWER_SIZES || '10,100,1000').split(',').map(Number);
 const FORMATS = (process.env.BENCH_VIEWER_FORMATS || 'trl,verl').split(',');
 const SEARCH_ONLY = process.env.BENCH_VIEWER_ONLY === 'search';
+const VIEW_ONLY = process.env.BENCH_VIEWER_ONLY === 'view';
+const COLD = Number(process.env.BENCH_VIEWER_COLD || 1);
+const TRACE = process.env.BENCH_VIEWER_TRACE;
+/** The trace's categories: Chromium's timeline, and V8's sampling profiler (where the page's JavaScript spends). */
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-v8.cpu_profiler',
+  'v8.execute',
+  'blink.user_timing',
+  'loading',
+];
 const SEARCHES = Number(process.env.BENCH_VIEWER_SEARCHES || 1);
 const WORK = join(ROOT, 'bench/.work/viewer');
 const BUDGET = { first_view_s: 2, step_switch_ms: 200, search_1gb_s: 10, memory_mb: 500 };
@@ -140,28 +157,37 @@ async function measure(url, name, steps) {
   try {
     const mid = steps[Math.floor(steps.length / 2)];
     const completionOf = (step) => `[data-testid="viewer-completion"][data-step="${step}"]`;
-    // A cold link, in a fresh context.
-    let ctx = await browser.newContext();
-    await ctx.addInitScript(pageClock);
-    await ctx.addInitScript((sel) => (window.__firstView = window.__onScreen(sel)), completionOf(mid));
-    let page = await ctx.newPage();
-    let t0 = performance.now();
-    await page.goto(`${url}?view=${encodeURIComponent(name)}&step=${mid}`);
-    await page.waitForSelector(completionOf(mid), { timeout: 120_000 });
-    const coldLinkWall = seconds(t0);
-    const coldLink = (await page.evaluate(() => window.__firstView)) / 1000;
-    peak = Math.max(peak, await pageMb(page));
-    await ctx.close();
+    // A cold link, in a fresh context (COLD times; the median is kept).
+    const colds = [];
+    let coldLinkWall = 0;
+    for (let k = 0; k < COLD; k++) {
+      const ctx = await browser.newContext();
+      await ctx.addInitScript(pageClock);
+      await ctx.addInitScript((sel) => (window.__firstView = window.__onScreen(sel)), completionOf(mid));
+      const page = await ctx.newPage();
+      if (TRACE && k === 0)
+        await browser.startTracing(page, { path: join(TRACE, 'cold-link.json'), categories: TRACE_CATEGORIES });
+      const t0 = performance.now();
+      await page.goto(`${url}?view=${encodeURIComponent(name)}&step=${mid}`);
+      await page.waitForSelector(completionOf(mid), { timeout: 120_000 });
+      coldLinkWall = seconds(t0);
+      colds.push((await page.evaluate(() => window.__firstView)) / 1000);
+      if (TRACE && k === 0) await browser.stopTracing();
+      peak = Math.max(peak, await pageMb(page));
+      await ctx.close();
+    }
+    colds.sort((a, b) => a - b);
+    const coldLink = colds[Math.floor(colds.length / 2)];
 
     // From a click: the runs list, then the run.
-    ctx = await browser.newContext();
+    const ctx = await browser.newContext();
     await ctx.addInitScript(pageClock);
-    page = await ctx.newPage();
+    const page = await ctx.newPage();
     await page.goto(url);
     await page.getByRole('tab', { name: 'Run viewer' }).click();
     const entry = page.locator(`[data-testid="viewer-run"][data-name="${name}"]`);
     await entry.waitFor({ timeout: 120_000 });
-    t0 = performance.now();
+    let t0 = performance.now();
     const opened = page.evaluate(() => window.__onScreen('[data-testid="viewer-completion"]'));
     await entry.locator('[data-testid="viewer-run-open"]').click();
     await page.waitForSelector('[data-testid="viewer-completion"]', { timeout: 120_000 });
@@ -173,6 +199,8 @@ async function measure(url, name, steps) {
     const switchesWall = [];
     const count = await page.locator('[data-testid="viewer-scrubber"]').getAttribute('max');
     const last = Number(count);
+    if (TRACE)
+      await browser.startTracing(page, { path: join(TRACE, 'step-switch.json'), categories: TRACE_CATEGORIES });
     for (let k = 1; k <= 5; k++) {
       const i = Math.round((k / 6) * last);
       t0 = performance.now();
@@ -182,15 +210,17 @@ async function measure(url, name, steps) {
       switchesWall.push(performance.now() - t0);
       switches.push((await shown) - (await page.evaluate(() => window.__lastInput)));
     }
+    if (TRACE) await browser.stopTracing();
     switches.sort((a, b) => a - b);
     switchesWall.sort((a, b) => a - b);
     peak = Math.max(peak, await pageMb(page));
 
-    const { search, status } = await searchOnce(page);
+    const { search, status } = VIEW_ONLY ? { search: Number.NaN, status: '' } : await searchOnce(page);
     peak = Math.max(peak, await pageMb(page));
     await ctx.close();
     return {
       cold_link_s: coldLink,
+      cold_link_all_s: colds,
       click_s: fromClick,
       first_view_s: Math.max(coldLink, fromClick),
       step_switch_ms: switches[2],
@@ -208,6 +238,7 @@ async function measure(url, name, steps) {
 
 const py = python();
 mkdirSync(WORK, { recursive: true });
+if (TRACE) mkdirSync(TRACE, { recursive: true });
 const results = [];
 for (const size of SIZES) {
   process.stderr.write(`bench:viewer: writing the ${size} MB dumps (kept in ${WORK})…\n`);
@@ -232,9 +263,9 @@ for (const size of SIZES) {
       }
       continue;
     }
-    const peer = JSON.parse(
-      execFileSync(py, ['bench/viewer/pandas_peer.py', format, d.dir], { cwd: ROOT, encoding: 'utf8' }),
-    );
+    const peer = VIEW_ONLY
+      ? { seconds: Number.NaN, peak_rss_mb: Number.NaN }
+      : JSON.parse(execFileSync(py, ['bench/viewer/pandas_peer.py', format, d.dir], { cwd: ROOT, encoding: 'utf8' }));
     const { url, child } = await serve(d.dir);
     try {
       const runs = await (await fetch(`${url}runs.json`)).json();
@@ -252,6 +283,13 @@ for (const size of SIZES) {
         pandas_peak_rss_mb: peer.peak_rss_mb,
       };
       results.push(row);
+      if (VIEW_ONLY) {
+        console.log(
+          `viewer ${size} MB ${format}: cold link ${m.cold_link_all_s.map((t) => t.toFixed(2)).join(', ')} s, ` +
+            `click ${m.click_s.toFixed(2)} s, step switch ${m.step_switch_ms.toFixed(0)} ms`,
+        );
+        continue;
+      }
       console.log(
         `viewer ${size >= 1000 ? `${size / 1000} GB` : `${size} MB`} ${format}: first view ` +
           `${m.first_view_s.toFixed(2)} ` +
@@ -268,6 +306,6 @@ for (const size of SIZES) {
 }
 mkdirSync(join(ROOT, 'test-results'), { recursive: true });
 writeFileSync(
-  join(ROOT, SEARCH_ONLY ? 'test-results/bench-viewer-search.json' : 'test-results/bench-viewer.json'),
+  join(ROOT, `test-results/bench-viewer${SEARCH_ONLY ? '-search' : VIEW_ONLY ? '-view' : ''}.json`),
   `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`,
 );

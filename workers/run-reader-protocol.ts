@@ -6,6 +6,7 @@
  */
 import type {
   FoundRun,
+  RunFileEntry,
   RunIndex,
   RunProblem,
   RunQuery,
@@ -26,9 +27,17 @@ export type RunFilesSpec =
   | { kind: 'http'; name: string; base: string };
 
 export interface RunReaderApi {
-  /** Every run under the root, and what was seen but not taken (a folder of nothing known says why). */
-  detectRuns(spec: RunFilesSpec): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
-  openRun(spec: RunFilesSpec, found: FoundRun): Promise<{ id: number; index: RunIndex }>;
+  /**
+   * Every run under the root, and what was seen but not taken (a folder of nothing known says why).
+   * `listing`: the root's files, where the page has listed them already (a served run's files.json, asked
+   * for while this worker starts); else the worker lists them.
+   */
+  detectRuns(spec: RunFilesSpec, listing?: RunFileEntry[]): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
+  /**
+   * `firstStep`: the step the page will show first (a link's, or -Infinity for the first step); the
+   * nearest one is read as soon as the index is, and the first readStep of it takes that read.
+   */
+  openRun(spec: RunFilesSpec, found: FoundRun, firstStep?: number): Promise<{ id: number; index: RunIndex }>;
   readStep(id: number, step: number): Promise<RunStep>;
   startSearch(
     id: number,

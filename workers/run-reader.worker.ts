@@ -65,15 +65,15 @@ function throttled(report?: (p: RunSearchProgress) => void): ((p: RunSearchProgr
 }
 
 const api: RunReaderApi = {
-  detectRuns(spec) {
+  detectRuns(spec, given) {
     const files = runFilesOf(spec);
-    const listing = files.list();
+    const listing = given ? Promise.resolve(given) : files.list();
     listing.catch(() => undefined); // detectRuns below sees the failure
     detected = { spec, listing };
     return detectRuns({ ...files, list: () => listing });
   },
-  async openRun(spec, found) {
-    const run = await openRun(reusingDetected(spec), found);
+  async openRun(spec, found, firstStep) {
+    const run = await openRun(reusingDetected(spec), found, { firstStep });
     opened.push(run);
     return { id: opened.length - 1, index: run.index };
   },

@@ -5,12 +5,12 @@
  * realpath must still lie inside the folder's own realpath, so a symlink that points out of the folder
  * is never followed. Listing skips such symlinks the same way.
  */
-import { closeSync, fstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, type Dirent, fstatSync, openSync, readSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import type { RunFileEntry, RunFiles } from '../runs/types.ts';
 
-/** How many entries of a folder a listing looks at (realpath, stat) at once. */
+/** How many entries of a folder a listing looks at (realpath, stat) before it lets other requests in. */
 const STAT_BATCH = 256;
 
 /** A file under a served folder, with what the catalog needs to notice a change. */
@@ -92,6 +92,21 @@ export class ServedFolder {
     return (kind === 'file' ? s.isFile() : s.isDirectory()) ? real : null;
   }
 
+  /** An entry of a folder being walked: its real path (a symlink only where it stays inside) and its stat. */
+  private look(dir: string, e: Dirent): { name: string; real: string; s: Stats } | null {
+    const path = join(dir, e.name);
+    let real = path;
+    try {
+      if (e.isSymbolicLink()) {
+        real = realpathSync(path);
+        if (!isInside(this.root, real)) return null;
+      } else if (!e.isFile() && !e.isDirectory()) return null;
+      return { name: e.name, real, s: statSync(real) };
+    } catch {
+      return null;
+    }
+  }
+
   /**
    * Every file under `segments` (the folder itself by default), with '/'-separated paths relative to
    * that folder. Symlinks are followed only where they resolve inside the served folder, and each real
@@ -105,25 +120,15 @@ export class ServedFolder {
     const walk = async (dir: string, prefix: string): Promise<void> => {
       const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      // Each entry's realpath and stat, STAT_BATCH at a time: one after another, a run of 15,000 step
-      // files took 0.6 s a listing here (bench:viewer's 1 GB TRL dump), and every runs.json lists again.
+      // Each entry's realpath and stat, with blocking calls STAT_BATCH at a time, the server answering other
+      // requests between batches. One after another with promises, a run of 15,000 step files took 0.6 s a
+      // listing here (bench:viewer's 1 GB TRL dump); STAT_BATCH promises at once, 0.35-0.6 s of CPU (each a
+      // trip through libuv's threads); blocking calls, 0.1-0.15 s (docs/viewer.md, "Measured").
       const looked: ({ name: string; real: string; s: Stats } | null)[] = [];
-      for (let i = 0; i < entries.length; i += STAT_BATCH)
-        looked.push(
-          ...(await Promise.all(
-            entries.slice(i, i + STAT_BATCH).map(async (e) => {
-              const path = join(dir, e.name);
-              let real = path;
-              if (e.isSymbolicLink()) {
-                const r = await realpath(path).catch(() => null);
-                if (r === null || !isInside(this.root, r)) return null;
-                real = r;
-              } else if (!e.isFile() && !e.isDirectory()) return null;
-              const s = await stat(real).catch(() => null);
-              return s ? { name: e.name, real, s } : null;
-            }),
-          )),
-        );
+      for (let i = 0; i < entries.length; i += STAT_BATCH) {
+        if (i > 0) await new Promise((ok) => setImmediate(ok));
+        for (const e of entries.slice(i, i + STAT_BATCH)) looked.push(this.look(dir, e));
+      }
       for (const l of looked) {
         if (!l) continue;
         if (l.s.isDirectory()) {

@@ -47,6 +47,7 @@ let tmp: string;
 let served: string;
 let server: Server;
 let port: number;
+let catalog: RunCatalog;
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'rlvr-view-'));
@@ -69,7 +70,7 @@ beforeAll(async () => {
   writeFileSync(join(dist, 'assets', 'app.js'), 'export {};');
   symlinkSync(tmp, join(dist, 'outside'));
 
-  const catalog = new RunCatalog([await ServedFolder.open(served)], { detectRuns, openRun });
+  catalog = new RunCatalog([await ServedFolder.open(served)], { detectRuns, openRun });
   server = createViewServer({ catalog, dist: await ServedFolder.open(dist), loopbackOnly: true });
   port = await listenForView(server, '127.0.0.1', 0, 0);
   port = (server.address() as AddressInfo).port;
@@ -97,6 +98,29 @@ describe('rlvr view: what it serves', () => {
     const files = JSON.parse(r.body) as { path: string; size: number }[];
     expect(files.map((f) => f.path).sort()).toEqual(['1.jsonl', '2.jsonl', 'alias.txt', 'notes.html']);
     expect(files.find((f) => f.path === '1.jsonl')!.size).toBe(Buffer.byteLength(verlStep(1)));
+  });
+
+  it("a run's files.json asked for beside runs.json shares its walk of the served folder", async () => {
+    const folder = catalog.folders[0]!;
+    const list = folder.list.bind(folder);
+    let walks = 0;
+    folder.list = (segments) => {
+      walks++;
+      return list(segments);
+    };
+    try {
+      const [runs, files] = await Promise.all([get(port, '/runs.json'), get(port, '/runs/rollouts/files.json')]);
+      expect(JSON.parse(runs.body)).toEqual([{ name: 'rollouts', format: 'verl', steps: 2 }]);
+      expect((JSON.parse(files.body) as { path: string }[]).map((f) => f.path).sort()).toEqual([
+        '1.jsonl',
+        '2.jsonl',
+        'alias.txt',
+        'notes.html',
+      ]);
+      expect(walks).toBe(1);
+    } finally {
+      folder.list = list;
+    }
   });
 
   it('serves a file whole, and a Range as 206 with Content-Range', async () => {

@@ -10,7 +10,7 @@
 import { baseOf, dirOf, RunReadError, subRunFiles, why } from './files.ts';
 import { isDocumentedLine, jsonlSource } from './jsonl.ts';
 import { firstJsonLine } from './lines.ts';
-import { openSource } from './opened-run.ts';
+import { openSource, type OpenOptions } from './opened-run.ts';
 import { recordSource } from './record.ts';
 import { trlCompletionFile, trlSource } from './trl.ts';
 import type { FoundRun, OpenedRun, RunFileEntry, RunFiles, RunProblem } from './types.ts';
@@ -116,18 +116,24 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
   return { runs, problems };
 }
 
-/** Opens a run that detectRuns found; throws RunReadError only when its files cannot be listed at all. */
-export async function openRun(files: RunFiles, found: FoundRun): Promise<OpenedRun> {
+/**
+ * Opens a run that detectRuns found; throws RunReadError only when its files cannot be listed at all.
+ * `options.firstStep`: the step the page shows first, read as soon as the index is (opened-run.ts).
+ */
+export async function openRun(files: RunFiles, found: FoundRun, options: OpenOptions = {}): Promise<OpenedRun> {
   try {
     switch (found.format) {
       case 'trl':
-        return await openSource(trlSource(subRunFiles(files, found.path), found.name));
+        return await openSource(trlSource(subRunFiles(files, found.path), found.name, options.firstStep), options);
       case 'verl':
-        return await openSource(verlSource(subRunFiles(files, found.path), found.name));
+        return await openSource(verlSource(subRunFiles(files, found.path), found.name), options);
       case 'jsonl':
-        return await openSource(jsonlSource(subRunFiles(files, dirOf(found.path)), baseOf(found.path), found.name));
+        return await openSource(
+          jsonlSource(subRunFiles(files, dirOf(found.path)), baseOf(found.path), found.name),
+          options,
+        );
       case 'record':
-        return await openSource(recordSource(files, found.path, found.name));
+        return await openSource(recordSource(files, found.path, found.name), options);
     }
   } catch (e) {
     if (e instanceof RunReadError) throw e;

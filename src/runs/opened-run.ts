@@ -4,6 +4,7 @@
  * A format's reader supplies only a RunSource: its index and one step's rows.
  */
 import { RunReadError, why } from './files.ts';
+import { nearestStep } from './nearest-step.ts';
 import { type RawTextFilter, rawTextFilter } from './raw-prefilter.ts';
 import type {
   OpenedRun,
@@ -181,8 +182,18 @@ export const SEARCH_PREFETCH_STEPS = 32;
  */
 export const SEARCH_PREFETCH_BATCHES = 3;
 
+/** How a run is opened. */
+export interface OpenOptions {
+  /**
+   * The step the page will show first (a link's step, or -Infinity for the run's first step): the step
+   * nearest to it is read as soon as the index is, and the page's readStep of it takes that read, instead
+   * of waiting until the page has taken in the index and asked (a link's first view, docs/viewer.md).
+   */
+  firstStep?: number;
+}
+
 /** Wraps a source into an OpenedRun; the index object is the one the source keeps up to date. */
-export async function openSource(source: RunSource): Promise<OpenedRun> {
+export async function openSource(source: RunSource, options: OpenOptions = {}): Promise<OpenedRun> {
   let index = await source.index();
   // Problems found while reading steps stay listed after a refresh rebuilds the index.
   const readProblems: RunProblem[] = [];
@@ -193,7 +204,19 @@ export async function openSource(source: RunSource): Promise<OpenedRun> {
     return known.set.has(step);
   };
   async function readStep(step: number): Promise<RunStep> {
+    if (first?.step === step) {
+      const taken = first.read;
+      first = null;
+      return taken;
+    }
     return stepOf(step, await readStepRows(step));
+  }
+  /** The first step's read, begun before the page asks for it (OpenOptions.firstStep); taken once. */
+  let first: { step: number; read: Promise<RunStep> } | null = null;
+  const firstStep = options.firstStep === undefined ? null : nearestStep(index.steps, options.firstStep);
+  if (firstStep !== null) {
+    first = { step: firstStep, read: readStepRows(firstStep).then((rows) => stepOf(firstStep, rows)) };
+    first.read.catch(() => undefined); // the page's readStep sees a failure
   }
   /** A step's rows, a failed read turned into a problem; nothing is added to the index yet. */
   async function readStepRows(step: number, filter?: RawTextFilter): Promise<StepRows> {

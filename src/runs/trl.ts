@@ -16,6 +16,7 @@ import {
   type FileMetaData,
 } from 'hyparquet';
 import { asText, isRecord, parsePythonJson, readRange, RunReadError, toNumber, utf8, why } from './files.ts';
+import { nearestStep } from './nearest-step.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
 import { parquetCompressors } from './parquet-codecs.ts';
 import { countTrlTextRows } from './trl-count.ts';
@@ -202,9 +203,14 @@ async function readTrainerState(
   return { path: entry.path, size: entry.size, globalStep, points, rewardNames };
 }
 
-/** The TRL reader over a run's own folder (`files` is the output_dir). */
-export function trlSource(files: RunFiles, name: string): RunSource {
+/**
+ * The TRL reader over a run's own folder (`files` is the output_dir). With `firstStep` (opened-run.ts
+ * OpenOptions), the first index asks for the nearest step's file as soon as the files are listed.
+ */
+export function trlSource(files: RunFiles, name: string, firstStep?: number): RunSource {
   const parquets = new Map<string, ParquetFile>();
+  const whole = wholeFiles(files);
+  let early = firstStep;
   let state: TrainerState | null = null;
   const stateCache = new Map<string, { state: TrainerState | null; problems: RunProblem[] }>();
   let byStep = new Map<number, ParquetFile>();
@@ -230,6 +236,9 @@ export function trlSource(files: RunFiles, name: string): RunSource {
       const known = parquets.get(f.path);
       if (!known || known.size !== f.size) parquets.set(f.path, unread(f, stepOf(f)));
     }
+    const first = early === undefined ? undefined : nearestStep(found.map(stepOf), early);
+    early = undefined;
+    if (first !== undefined) whole.prefetch(found.filter((f) => stepOf(f) === first).slice(0, 1));
     // The trainer states and the two footers are read at once: over HTTP each is a request, and a link's
     // first view waits for them all (docs/viewer.md, "Measured").
     const footers = Promise.all(
@@ -293,7 +302,6 @@ export function trlSource(files: RunFiles, name: string): RunSource {
     return { name, format: 'trl', steps, metrics: state?.points ?? [], rewardNames, problems, notes };
   }
 
-  const whole = wholeFiles(files);
   const prefetch = (steps: number[]): void =>
     whole.prefetch(steps.map((s) => byStep.get(s)).filter((p): p is ParquetFile => !!p));
 

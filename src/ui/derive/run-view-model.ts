@@ -119,9 +119,11 @@ export function curveKeys(metrics: MetricPoint[]): string[] {
   return [...first, ...rest];
 }
 
-/** The curves shown before the person picks: the preferred ones present, else the first few keys. */
-export function defaultCurves(metrics: MetricPoint[], max = 4): string[] {
-  const keys = curveKeys(metrics);
+/**
+ * The curves shown before the person picks: the preferred ones present, else the first few keys (`keys`:
+ * curveKeys(metrics), where the caller has them already: each is a pass over every logged step).
+ */
+export function defaultCurves(metrics: MetricPoint[], max = 4, keys = curveKeys(metrics)): string[] {
   const preferred = keys.filter((k) => preferredCurves.includes(k));
   return (preferred.length ? preferred : keys).slice(0, max);
 }
@@ -170,10 +172,7 @@ export function promptTimeline(hits: RunSearchHit[]): PromptStep[] {
 }
 
 /** The step nearest to `wanted` among the run's steps (a link's step that the run does not have). */
-export function nearestStep(steps: number[], wanted: number): number | null {
-  if (!steps.length) return null;
-  return steps.reduce((best, s) => (Math.abs(s - wanted) < Math.abs(best - wanted) ? s : best), steps[0]!);
-}
+export { nearestStep } from '../../runs/nearest-step.ts';
 
 /** A short number for a table cell: integers as they are, others to 4 significant decimals. */
 export function cell(v: number | undefined | null, digits = 4): string {

@@ -9,6 +9,7 @@ import * as Comlink from 'comlink';
 import type {
   FoundRun,
   OpenedRun,
+  RunFileEntry,
   RunFormat,
   RunIndex,
   RunProblem,
@@ -16,6 +17,7 @@ import type {
   RunSearchOptions,
 } from '../../runs/types.ts';
 import type { RunReaderApi, RunFilesSpec } from '../../../workers/run-reader-protocol.ts';
+import { httpRunFiles } from '../../../workers/browser-run-files.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
 import { servedSearch } from './served-search.ts';
 
@@ -24,7 +26,8 @@ export interface RunSource {
   readonly label: string;
   /** Every run under the root, and what was seen but not taken. */
   detect(): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
-  open(found: FoundRun): Promise<OpenedRun>;
+  /** `firstStep`: the step shown first, read by the worker as soon as the index is (workers/run-reader-protocol.ts). */
+  open(found: FoundRun, firstStep?: number): Promise<OpenedRun>;
 }
 
 /** A run `rlvr view` lists in runs.json. */
@@ -44,14 +47,17 @@ const startReader = () =>
 
 type Search = OpenedRun['search'];
 
-/** Runs read in the worker; `search`, where given, replaces the worker's search (a served run's, on the server). */
-function workerSource(spec: RunFilesSpec, search?: Search): RunSource {
+/**
+ * Runs read in the worker; `search`, where given, replaces the worker's search (a served run's, on the server);
+ * `listing`, where given, is the root's files already asked for (the worker lists them itself if it fails).
+ */
+function workerSource(spec: RunFilesSpec, search?: Search, listing?: Promise<RunFileEntry[]>): RunSource {
   const api = startReader();
   return {
     label: spec.name,
-    detect: () => api.detectRuns(spec),
-    async open(found) {
-      const { id, index } = await api.openRun(spec, found);
+    detect: async () => api.detectRuns(spec, await listing?.catch(() => undefined)),
+    async open(found, firstStep) {
+      const { id, index } = await api.openRun(spec, found, firstStep);
       const run: { index: RunIndex } & Omit<OpenedRun, 'index'> = {
         index,
         readStep: (step) => api.readStep(id, step),
@@ -96,8 +102,15 @@ const appUrl = (path: string) => new URL(path, document.baseURI).href;
  * server, near the files (served-search.ts).
  */
 export function servedSource(name: string): RunSource {
-  return workerSource({ kind: 'http', name, base: appUrl(`runs/${encodeURIComponent(name)}/`) }, (query, options) =>
-    servedSearch(document.baseURI, name, query, options),
+  const base = appUrl(`runs/${encodeURIComponent(name)}/`);
+  // The run's files.json is asked for now, while the worker starts (it would ask only once started: for a
+  // link, about 0.4 s later), and beside runs.json, whose walk of the folder rlvr view then shares.
+  const listing = httpRunFiles(name, base).list();
+  listing.catch(() => undefined); // the worker lists again, and reports a failure
+  return workerSource(
+    { kind: 'http', name, base },
+    (query, options) => servedSearch(document.baseURI, name, query, options),
+    listing,
   );
 }
 

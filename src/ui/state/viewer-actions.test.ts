@@ -1,13 +1,14 @@
 // The run viewer's actions over an in-memory opened run (the contract of src/runs/types.ts): the slot
 // they fill, an answer for a step the person has left dropped, a search cancelled between steps with
 // what it found kept, and a prompt followed in the open run and the compared one.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OpenedRun, RunIndex, RunQuery, RunSearchOptions, RunSearchResult, RunStep } from '../../runs/types.ts';
 import { getState, setState } from './store.ts';
 import {
   cancelSearch,
   compareWith,
   followPrompt,
+  pollServed,
   runSearch,
   setForm,
   showRun,
@@ -192,4 +193,30 @@ describe("the run viewer's actions", () => {
     );
     expect(viewerLink({ ...state, open: folder.key }, 'http://127.0.0.1:6006/')).toBe(null);
   });
+
+  it("a served run's index is read again only when runs.json counts steps it lacks", async () => {
+    // The page as `rlvr view` serves it: marked, and answering runs.json with the run's step count.
+    let listedSteps = 2;
+    vi.stubGlobal('document', { querySelector: () => ({}), baseURI: 'http://127.0.0.1:6006/' });
+    vi.stubGlobal('fetch', async () =>
+      Response.json([{ name: 'live', format: 'verl', steps: listedSteps }], {
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    const handle = memoryRun('live', [1, 2]);
+    let refreshes = 0;
+    handle.refresh = async () => {
+      refreshes++;
+      return handle.index;
+    };
+    const served = { ...entry('server:live', handle), origin: 'server' as const, listedSteps: 2 };
+    setState({ viewer: { ...initialViewer, served: true, runs: [served], open: served.key, step: 1 } });
+    await pollServed();
+    expect(refreshes).toBe(0);
+    listedSteps = 3; // the trainer wrote a step
+    await pollServed();
+    expect(refreshes).toBe(1);
+  });
 });
+
+afterEach(() => vi.unstubAllGlobals());

@@ -67,9 +67,9 @@ export async function openFolder(folder: PickedFolder): Promise<void> {
   if (first) await showRun(first.key);
 }
 
-async function openInto(key: string, source: RunSource, found: FoundRun): Promise<boolean> {
+async function openInto(key: string, source: RunSource, found: FoundRun, firstStep?: number): Promise<boolean> {
   try {
-    const handle = await source.open(found);
+    const handle = await source.open(found, firstStep);
     setRun(key, { handle, index: handle.index, loading: false, error: null });
     return true;
   } catch (e) {
@@ -128,8 +128,11 @@ function startServed(name: string): StartedServed {
   return { source, detected };
 }
 
-/** Reads the index of a run `rlvr view` lists (its folder holds the one run; a record is a file in it). */
-async function openServedRun(run: ViewerRun, early?: StartedServed): Promise<void> {
+/**
+ * Reads the index of a run `rlvr view` lists (its folder holds the one run; a record is a file in it).
+ * `firstStep`: the step to be shown (-Infinity: the first), which the reader reads as soon as its index.
+ */
+async function openServedRun(run: ViewerRun, early?: StartedServed, firstStep?: number): Promise<void> {
   setRun(run.key, { loading: true, error: null });
   const { source, detected } = early ?? startServed(run.name);
   let found: FoundRun | undefined;
@@ -141,7 +144,7 @@ async function openServedRun(run: ViewerRun, early?: StartedServed): Promise<voi
   }
   if (!found)
     setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
-  else await openInto(run.key, source, found);
+  else await openInto(run.key, source, found, firstStep);
 }
 
 /** Opens a listed run (reading its index first when it is a served one not read yet) at a step. */
@@ -164,7 +167,7 @@ export async function showRun(
     promptSearch: idleSearch,
   });
   if (!run.handle && run.origin === 'server' && !run.loading) {
-    await openServedRun(run, early);
+    await openServedRun(run, early, step ?? Number.NEGATIVE_INFINITY);
     run = runByKey(key);
   }
   if (!run?.index || viewer().open !== key) return;
@@ -282,18 +285,20 @@ export async function compareWith(key: string | null): Promise<void> {
 
 /**
  * A live run: lists runs.json again (new runs, new step counts) and refreshes the open and compared
- * runs' indexes, so steps the trainer adds appear without a reload. Called every few seconds while the
- * viewer is on screen (components/viewer/RunViewer.tsx).
+ * runs' indexes where runs.json counts steps they lack, so steps the trainer adds appear without a
+ * reload. Called every few seconds while the viewer is on screen (components/viewer/RunViewer.tsx).
  */
 export async function pollServed(): Promise<void> {
   const v = viewer();
-  if (v.served) {
-    const listed = await listServedRuns();
-    if (listed) mergeServed(listed);
-  }
+  const listed = v.served ? await listServedRuns() : null;
+  if (listed) mergeServed(listed);
   for (const key of new Set([v.open, v.compareWith])) {
     const run = runByKey(key);
     if (!run?.handle || run.origin !== 'server') continue;
+    // runs.json has just counted the run's steps as its reader does: where the index has them all, nothing
+    // new is read. A refresh lists every file of the run again and rebuilds its index (at 14,913 steps,
+    // work in rlvr view, the reader's worker and the page every few seconds, much of it during step switches).
+    if (listed && run.listedSteps === run.index?.steps.length) continue;
     try {
       const index = await run.handle.refresh();
       if (runByKey(key)?.handle === run.handle) setRun(run.key, { index });

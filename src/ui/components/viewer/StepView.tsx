@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import type { RunGroup, RunStep } from '../../../runs/types.ts';
 import { useApp } from '../../state/store.ts';
 import { followPrompt, runByKey, selectCompletion, showStep, stepBy } from '../../state/viewer-actions.ts';
@@ -109,8 +109,11 @@ function GroupRows({ step, g, names, scaling }: { step: RunStep; g: RunGroup; na
   );
 }
 
-/** The step's groups: each prompt with its completions sorted by reward, every reward function and the advantage. */
-function Groups({ step, names }: { step: RunStep; names: string[] }) {
+/**
+ * The step's groups: each prompt with its completions sorted by reward, every reward function and the advantage.
+ * Memoized: a step switch first marks the step loading, and the step still shown is not drawn again then.
+ */
+const Groups = memo(function Groups({ step, names }: { step: RunStep; names: string[] }) {
   const scaling = useMemo(() => inferScaling(step), [step]);
   return (
     <div className="table-wrap">
@@ -143,7 +146,7 @@ function Groups({ step, names }: { step: RunStep; names: string[] }) {
       </table>
     </div>
   );
-}
+});
 
 export function StepView() {
   const open = useApp((s) => s.viewer.open);
