@@ -113,7 +113,7 @@ beforeAll(async () => {
   const offline = ['--no-build-isolation', '--no-index', '--no-deps'];
   await run(python, ['-m', 'pip', 'install', '--quiet', ...offline, '--target', site, join(tmp, 'python-src')]);
   await run(python, [join(scripts, 'tiny_model.py'), model]);
-}, 300_000);
+}, 900_000); // a pip install and a model built in Python: minutes when the machine is loaded
 
 interface Checked {
   rollouts: { token_text: string[]; completion: string; logps: Record<string, number[]> }[];
