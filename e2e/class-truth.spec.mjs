@@ -185,7 +185,8 @@ test(
           );
         note(
           testInfo,
-          `chart summaries caught up with the header: ${chartsCaughtUp}, after ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+          `chart summaries caught up with the header: ${chartsCaughtUp}, ` +
+            `after ${((Date.now() - t0) / 1000).toFixed(1)} s`,
         );
         const summaries = await page.$$eval('[data-testid^="chart-"][data-testid$="-summary"]', (els) =>
           els.map((e) => `${e.getAttribute('data-testid')}: ${e.textContent}`),
