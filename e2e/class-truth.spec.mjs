@@ -157,37 +157,25 @@ test(
         await page.click('[data-testid="tab-charts"]');
         const header = (await text(page, 'step-count')).trim();
         assert.equal(header, 'Step 3');
-        // Every chart's summary names the step the header names. The Charts tab draws from a deferred copy of
-        // the metrics (src/ui/components/charts/Charts.tsx) and redraws at most once a second while data streams
-        // in (CHART_UPDATE_MS, src/ui/components/charts/render-budget.ts), so on a busy machine the summaries come
-        // after the header: wait until they are there and name a step that is the header's, and report how long
-        // that took (the ceiling only catches a hang).
-        const t0 = Date.now();
+        // Every chart's summary names the step the header names. Charts redraw at most once a second while
+        // data streams in (CHART_UPDATE_MS, src/ui/components/charts/render-budget.ts), so the last step may
+        // land up to a second after the header's: wait for that (at most 3 s), then read them.
         const chartsCaughtUp = await page
           .waitForFunction(
-            () => {
-              const all = [...document.querySelectorAll('[data-testid^="chart-"][data-testid$="-summary"]')];
-              return (
-                all.length >= 4 &&
-                all.every(
-                  (e) =>
-                    !/latest \((after )?step \d+\)/.test(e.textContent) ||
-                    /latest \((after )?step 3\)/.test(e.textContent),
-                )
-              );
-            },
+            () =>
+              [...document.querySelectorAll('[data-testid^="chart-"][data-testid$="-summary"]')].every(
+                (e) =>
+                  !/latest \((after )?step \d+\)/.test(e.textContent) ||
+                  /latest \((after )?step 3\)/.test(e.textContent),
+              ),
             undefined,
-            { timeout: 60_000, polling: 100 },
+            { timeout: 3_000, polling: 100 },
           )
           .then(
             () => true,
             () => false,
           );
-        note(
-          testInfo,
-          `chart summaries caught up with the header: ${chartsCaughtUp}, ` +
-            `after ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-        );
+        note(testInfo, `chart summaries caught up with the header within 3 s: ${chartsCaughtUp}`);
         const summaries = await page.$$eval('[data-testid^="chart-"][data-testid$="-summary"]', (els) =>
           els.map((e) => `${e.getAttribute('data-testid')}: ${e.textContent}`),
         );
