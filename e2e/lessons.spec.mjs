@@ -231,6 +231,14 @@ async function openFromGallery(testInfo, page, lesson) {
     };
     note(testInfo, `${lesson.id}: ${lesson.runs.length} runs started in ${seconds.toFixed(1)} s`);
   }
+  // The checked runs are stopped before the next card: a card's buttons wait while any run is still
+  // loading (src/ui/components/lessons/LessonsGallery.tsx), and under load three sudoku runs stayed
+  // loading for over 90 s, which the next lesson's time then counted.
+  await page.click('text=Stop and free the workers');
+  await page.waitForFunction(() => {
+    const c = window.__rlvr.state().compare;
+    return [c.a, c.b, c.c].every((s) => s?.state !== 'loading');
+  });
 }
 
 test('every lesson opens from its card and starts its runs with the lesson configs', async ({}, testInfo) => {
@@ -256,7 +264,6 @@ test('every lesson opens from its card and starts its runs with the lesson confi
         }
       }
       assert.deepEqual(problems, [], 'every lesson opens and its runs start');
-      await page.click('text=Stop and free the workers');
       assert.deepEqual(p.pageErrors, []);
     });
   } finally {

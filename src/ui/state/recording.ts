@@ -14,7 +14,7 @@
 import { RUN_RECORD_MAX_BYTES, type RunRecord } from '../../record/run-record.ts';
 import type { StepRollouts } from '../../../workers/protocol.ts';
 import { settingsOf } from '../../../workers/inspection.ts';
-import { difficultyMetrics, recordedSeries } from '../derive/run-series.ts';
+import { recordedSeries } from '../derive/run-series.ts';
 import { getState, idleSide, patch, setState, type AppState, type CompareSide, type RecordingState } from './store.ts';
 import { searchToSetup, setupToSearch } from '../derive/url-state.ts';
 import { selectedManifest } from './setup-state.ts';
