@@ -11,8 +11,8 @@ import { ROOT, setupPython } from './lib.mjs';
 /** The largest |log-prob difference| from transformers' float32 allowed (docs/models.md). */
 export const TOL = 1e-4;
 /**
- * Lines of each fixture's lines.txt scored in the page (the first ones, plus the last four: empty, special tokens,
- * Unicode).
+ * Lines of each fixture's lines.txt scored in the page by default (the first ones, plus the last four: empty, special
+ * tokens, Unicode).
  */
 const SCORED = 16;
 
@@ -65,12 +65,12 @@ export function skipWithoutWheels(built, spec) {
 
 const reference = (dir) => JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
 
-/** The lines the page scores, with transformers' ids and log-probs for each. */
-function scoredLines(dir) {
+/** The lines the page scores (the first `first`, then the last four), with transformers' ids and log-probs. */
+function scoredLines(dir, first) {
   const text = readFileSync(join(dir, 'lines.txt'), 'utf8');
   const lines = text.split('\n').slice(0, -1);
   const ref = reference(dir).lines;
-  const pick = [...Array(SCORED).keys(), ...[4, 3, 2, 1].map((k) => lines.length - k)];
+  const pick = [...Array(first).keys(), ...[4, 3, 2, 1].map((k) => lines.length - k)];
   return pick.map((i) => ({ text: lines[i], ...ref[i] }));
 }
 
@@ -120,9 +120,12 @@ export async function checkShown(page, name, arch, params) {
   assert.equal(await page.$eval('[data-testid="checkpoint"]', (s) => s.value), 'upload');
 }
 
-/** Scores the lines in the page and compares each with transformers. */
-export async function scoreAndCompare(page, dir, what, timeout = 60_000) {
-  const lines = scoredLines(dir);
+/**
+ * Scores the lines in the page and compares each with transformers: the first `first` lines of lines.txt and its
+ * last four.
+ */
+export async function scoreAndCompare(page, dir, what, timeout = 60_000, first = SCORED) {
+  const lines = scoredLines(dir, first);
   const t0 = performance.now();
   await page.fill('[data-testid="score-text"]', lines.map((l) => l.text).join('\n'));
   const before = await page.$('[data-testid="score-result"]');

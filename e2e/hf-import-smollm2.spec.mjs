@@ -41,7 +41,9 @@ test(TITLE, async ({ browser }, testInfo) => {
       await page.click('[data-testid="tab-share"]');
       await importAndWait(page, 'import-hf-folder', dir, 'llama-hf-import', 240_000);
       await checkShown(page, 'llama-hf-import', 'LlamaForCausalLM', parameterCount(dir));
-      await scoreAndCompare(page, dir, 'SmolLM2-135M shape (folder)', 240_000);
+      // Six lines and the last four (138 tokens): at this size the page scores about 8 tokens a second under load,
+      // and the tiny shapes (e2e/hf-import-llama.spec.mjs) already score 20 lines each.
+      await scoreAndCompare(page, dir, 'SmolLM2-135M shape (folder)', 240_000, 6);
       await screenshot(page, 'hf-import-smollm2-score');
       assert.deepEqual(p.pageErrors, []);
     });

@@ -196,6 +196,16 @@ export async function screenshot(page, name) {
 }
 
 /**
+ * Types `value` into a config field of the setup, the way a person does: "Advanced: every knob" is opened first
+ * (src/ui/components/setup/AdvancedConfig.tsx), where most fields live.
+ */
+export async function setField(page, path, value) {
+  if (!(await page.$eval('[data-testid="advanced"]', (d) => d.open)))
+    await page.click('[data-testid="advanced"] > summary');
+  await page.fill(`[data-testid="field-${path}"]`, value);
+}
+
+/**
  * Polls `fn` in the page until it returns a truthy value (a small stand-in for playwright-test's expect.poll).
  * @template T
  * @param {import('playwright-core').Page} page

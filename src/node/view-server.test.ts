@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -249,6 +249,33 @@ describe('rlvr view: names and ports', () => {
     expect(uniqueNames(['r', 'r'], ['p', 'p'])).toEqual(['p-r', 'p-r-2']);
     expect(uniqueNames(['..', '.hidden'], ['p', 'p'])).toEqual(['_', '_hidden']);
   });
+
+  it("an idle kept-alive connection outlives Node's 5 s default: a polling client never meets its close", async () => {
+    // Node's fetch keeps a connection for the server's hint less 1 s: with the default 5 s on both sides, a request
+    // sent on a busy machine as the server closes fails with "other side closed" (seen in e2e/view.spec.mjs).
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    let closed = false;
+    socket.on('data', (c: Buffer) => (received += c.toString('utf8')));
+    socket.on('close', () => (closed = true));
+    const answers = () => received.split('HTTP/1.1 200 OK').length - 1;
+    const ask = () => socket.write('GET /runs.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
+    const until = async (done: () => boolean) => {
+      while (!done() && !closed) await new Promise((ok) => setTimeout(ok, 20));
+    };
+    try {
+      ask();
+      await until(() => answers() === 1);
+      expect(received).toMatch(/Keep-Alive: timeout=65/i);
+      await new Promise((ok) => setTimeout(ok, 6_000));
+      expect(closed).toBe(false);
+      ask();
+      await until(() => answers() === 2);
+      expect(answers()).toBe(2);
+    } finally {
+      socket.destroy();
+    }
+  }, 20_000);
 
   it('moves to the next port when the default is taken, and names a taken --port', async () => {
     const blocker = createNetServer();

@@ -79,13 +79,19 @@ export function parseRange(
 const LOOPBACK_HOSTS = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?$/i;
 
 export function createViewServer(options: ViewServerOptions): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(options, req, res).catch(() => {
       // Never a stack trace to the client: the error is the server's, and says nothing about the request.
       if (!res.headersSent) send(res, req, 500, TEXT, 'internal error\n');
       else res.destroy();
     });
   });
+  // Node closes an idle kept-alive connection after 5 s, and Node's fetch keeps one for that hint less 1 s: a client
+  // that polls every few seconds on a busy machine then sends on a socket the server is closing ("other side
+  // closed", seen in e2e/view.spec.mjs at load average 15). A minute apart, the two timers no longer meet.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }
 
 function baseHeaders(res: ServerResponse) {
