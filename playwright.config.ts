@@ -13,15 +13,15 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/lib.mjs';
  * `vite preview`, which sends COOP/COEP (multi-threaded WASM) and the app's CSP (vite.config.ts);
  * E2E_SERVER=dev runs the dev server instead (no build needed).
  *
- * Two workers, two projects (docs/tests.md, "Two workers"). A file alone leaves much of this machine's
+ * Two workers, three projects (docs/tests.md, "Two workers"). A file alone leaves much of this machine's
  * two cores unused (page loads, Python fixtures, a tab waiting for its worker's next step), so two files
  * side by side finish sooner than one after the other (measured there: 296 s -> 210 s, 496 s -> 439 s).
- * `shared` holds every file except those whose figures are compared against a goal or time the device:
- * `alone` (one worker), which `npm run test:e2e` (scripts/e2e.mjs) runs after `shared`, with nothing
- * beside it, so its figures stay those of a test alone on the machine. Tests in one file still run in
- * order in one worker (they share state).
+ * `shared` and then `shared-short` hold every file except those whose figures are compared against a goal
+ * or time the device: `alone` (one worker), which `npm run test:e2e` (scripts/e2e.mjs) runs after the
+ * two shared ones, with nothing beside it, so its figures stay those of a test alone on the machine.
+ * Tests in one file still run in order in one worker (they share state).
  *
- *   npm run test:e2e                                 shared on two workers, then alone on one
+ *   npm run test:e2e                                 shared (+ shared-short) on two workers, then alone on one
  *   npx playwright test                              every e2e/*.spec.mjs (both projects at once)
  *   npx playwright test e2e/engine.spec.mjs          one file
  *   npx playwright test -g placement                 tests whose title matches
@@ -51,13 +51,33 @@ const ALONE = [
   'bench-panel.spec.mjs',
 ];
 
+/**
+ * Short `shared` files (under 25 s each under load), queued after the others. Playwright hands files to
+ * its two workers in project order, then name order; a long file near the end of the queue kept one
+ * worker busy for up to 45 s after the other had run out (docs/tests.md, "Two workers"). With the short
+ * ones last, the two finish within about one short file of each other.
+ */
+const SHORT = [
+  'class-truth-data.spec.mjs',
+  'config-source.spec.mjs',
+  'hf-export.spec.mjs',
+  'lesson-texts.spec.mjs',
+  'recording-bad-input.spec.mjs',
+  'reliability-bad-input.spec.mjs',
+  'reliability-long.spec.mjs',
+  'view.spec.mjs',
+  'viewer-records.spec.mjs',
+  'viewer.spec.mjs',
+];
+
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '*.spec.mjs',
   workers: 2,
   fullyParallel: false,
   projects: [
-    { name: 'shared', testIgnore: ALONE, outputDir: 'test-results/playwright/shared' },
+    { name: 'shared', testIgnore: [...ALONE, ...SHORT], outputDir: 'test-results/playwright/shared' },
+    { name: 'shared-short', testMatch: SHORT, outputDir: 'test-results/playwright/shared' },
     { name: 'alone', testMatch: ALONE, workers: 1, outputDir: 'test-results/playwright/alone' },
   ],
   forbidOnly: !!process.env.CI,

@@ -6,7 +6,8 @@
 #   bash scripts/setup-python.sh        prints the venv's python on its last line, or exits 3 when the
 #                                       wheels are not there (the tests then say so loudly and skip)
 #
-# Re-running is cheap: an existing venv that already imports everything is kept.
+# Re-running is cheap: an existing venv that already imports everything is kept (the check itself is
+# kept in .venv-py/.imports-checked until site-packages changes).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 venv=".venv-py"
@@ -20,13 +21,24 @@ if command -v flock >/dev/null; then
   flock 9
 fi
 
-# One interpreter both checks the imports and reports the versions (each start imports torch: 5-20 s).
+# One interpreter both checks the imports and reports the versions (each start imports torch: 5-20 s, and
+# a dozen test files ask). The answer is kept in $stamp until anything is installed into or removed from
+# site-packages (which changes that folder's mtime) or the interpreter changes.
+stamp="$venv/.imports-checked"
+site=$(ls -d "$venv"/lib/python*/site-packages 2>/dev/null | head -1)
+if [ -x "$py" ] && [ -n "$site" ] && [ -f "$stamp" ] && [ "$stamp" -nt "$site" ] && [ "$stamp" -nt "$py" ]; then
+  echo "python: $venv ready ($(cat "$stamp"); imports checked $(date -r "$stamp" '+%F %T'))" >&2
+  echo "$py"
+  exit 0
+fi
 if [ -x "$py" ] && versions=$("$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors
 print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' 2>/dev/null); then
+  echo "$versions" > "$stamp"
   echo "python: $venv ready ($versions)" >&2
   echo "$py"
   exit 0
 fi
+rm -f "$stamp"
 
 host_py=$(command -v python3 || true)
 if [ -z "$host_py" ]; then
@@ -55,6 +67,11 @@ if ! "$py" -m pip install -q "${args[@]}" "${packages[@]}" >&2; then
   echo "python: the local wheels for ${packages[*]} are MISSING or broken; the TRL tests cannot run" >&2
   exit 3
 fi
-"$py" -c 'import trl, torch, transformers
-print(f"python: trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' >&2
+if ! versions=$("$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors
+print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")'); then
+  echo "python: $venv was installed but does not import ${packages[*]}; the TRL tests cannot run" >&2
+  exit 3
+fi
+echo "$versions" > "$stamp"
+echo "python: $versions" >&2
 echo "$py"

@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { decodeRunRecord, type RunRecord } from '../../record/run-record.ts';
 import type { RolloutRecord } from '../../rl/rollout.ts';
+import { launchOnceMoreAfterShutdownAbort } from './shutdown-abort.ts';
 
 const execFileP = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..', '..');
@@ -132,7 +133,8 @@ async function train(out: string, steps: number, iterations: number, processes: 
   const accelerate = join(dirname(python!), 'accelerate');
   const args = ['launch', '--multi_gpu', '--num_processes', String(processes), '--num_machines', '1'];
   args.push('--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort()));
-  await run(accelerate, [...args, ...script], { env: { ACCELERATE_USE_CPU: 'true' } });
+  const launch = () => run(accelerate, [...args, ...script], { env: { ACCELERATE_USE_CPU: 'true' } });
+  await launchOnceMoreAfterShutdownAbort(launch, () => rmSync(out, { recursive: true, force: true }));
 }
 
 async function readRecord(out: string): Promise<RunRecord> {

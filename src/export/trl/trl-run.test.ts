@@ -24,6 +24,7 @@ import { readSafetensors } from '../../model/safetensors.ts';
 import { readCheckpoint } from '../../node/checkpoint-files.ts';
 import type { Difficulty } from '../../tasks/types.ts';
 import { checkRecord, checkRun, type ExportedProject } from './trl-run-checks.ts';
+import { launchOnceMoreAfterShutdownAbort } from './shutdown-abort.ts';
 import {
   banner,
   execFileP,
@@ -167,18 +168,9 @@ describe('the exported TRL project under real TRL (CPU)', () => {
           { ACCELERATE_USE_CPU: 'true' },
         );
       };
-      try {
-        twoProcessLog = await launch();
-      } catch (e) {
-        // Seen in fresh-clone CI with the other test files loading both cores: after both processes had
-        // trained and saved, the second aborted at shutdown ("terminate called without an active
-        // exception", a C++ thread destroyed while joinable). One more launch, from scratch; any other
-        // failure, or the same one twice, fails the test.
-        if (!/terminate called without an active exception/.test(String(e))) throw e;
-        console.warn('two-process launch: a process aborted at shutdown after training; launching once more');
-        rmSync(out, { recursive: true, force: true });
-        twoProcessLog = await launch();
-      }
+      twoProcessLog = await launchOnceMoreAfterShutdownAbort(launch, () =>
+        rmSync(out, { recursive: true, force: true }),
+      );
       await checkRun(py, out, 2, exportedProject());
     },
     RUN_TIMEOUT_MS + 60_000,

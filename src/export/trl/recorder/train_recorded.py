@@ -6,6 +6,7 @@ parquet (log_completions=True). Used by src/export/trl/recorder-run.test.ts.
 import os
 import sys
 
+import torch
 from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import GRPOConfig
@@ -60,6 +61,10 @@ def main(model_dir, out, steps, iterations):
         record_path=os.path.join(out, "run.rlvr.gz"),
     )
     trainer.train()
+    # Under accelerate launch with several processes, leave the process group before exiting, as torch asks
+    # (its gloo threads otherwise meet interpreter shutdown), and as the exported train_grpo.py does.
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
