@@ -31,8 +31,12 @@ if [ -x "$py" ] && [ -n "$site" ] && [ -f "$stamp" ] && [ "$stamp" -nt "$site" ]
   echo "$py"
   exit 0
 fi
-if [ -x "$py" ] && versions=$("$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors
-print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' 2>/dev/null); then
+# Imports every package and prints the versions line kept in $stamp.
+imports() {
+  "$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors
+print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")'
+}
+if [ -x "$py" ] && versions=$(imports 2>/dev/null); then
   echo "$versions" > "$stamp"
   echo "python: $venv ready ($versions)" >&2
   echo "$py"
@@ -67,8 +71,7 @@ if ! "$py" -m pip install -q "${args[@]}" "${packages[@]}" >&2; then
   echo "python: the local wheels for ${packages[*]} are MISSING or broken; the TRL tests cannot run" >&2
   exit 3
 fi
-if ! versions=$("$py" -c 'import torch, transformers, trl, peft, accelerate, datasets, safetensors
-print(f"trl {trl.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")'); then
+if ! versions=$(imports); then
   echo "python: $venv was installed but does not import ${packages[*]}; the TRL tests cannot run" >&2
   exit 3
 fi

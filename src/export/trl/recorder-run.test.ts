@@ -134,7 +134,7 @@ async function train(out: string, steps: number, iterations: number, processes: 
   const args = ['launch', '--multi_gpu', '--num_processes', String(processes), '--num_machines', '1'];
   args.push('--mixed_precision', 'no', '--dynamo_backend', 'no', '--main_process_port', String(await freePort()));
   const launch = () => run(accelerate, [...args, ...script], { env: { ACCELERATE_USE_CPU: 'true' } });
-  await launchOnceMoreAfterShutdownAbort(launch, () => rmSync(out, { recursive: true, force: true }));
+  await launchOnceMoreAfterShutdownAbort(launch, out);
 }
 
 async function readRecord(out: string): Promise<RunRecord> {

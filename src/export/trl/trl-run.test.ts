@@ -168,9 +168,7 @@ describe('the exported TRL project under real TRL (CPU)', () => {
           { ACCELERATE_USE_CPU: 'true' },
         );
       };
-      twoProcessLog = await launchOnceMoreAfterShutdownAbort(launch, () =>
-        rmSync(out, { recursive: true, force: true }),
-      );
+      twoProcessLog = await launchOnceMoreAfterShutdownAbort(launch, out);
       await checkRun(py, out, 2, exportedProject());
     },
     RUN_TIMEOUT_MS + 60_000,
