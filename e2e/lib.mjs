@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { visitorContext } from './visitor.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const RESULTS_DIR = join(ROOT, 'test-results');
@@ -148,12 +149,14 @@ export async function closeBrowser(browser, ms = 20_000) {
 }
 
 /**
- * Opens `path` (relative to the server) in a fresh context and records every console message of the
+ * Opens `path` (relative to the server) as a fresh visitor and records every console message of the
  * page and its workers, page errors, and requests that left the server's origin (there must be none:
  * the app works offline). The app's service worker (src/pwa/service-worker.ts) is blocked unless
  * `serviceWorkers: 'allow'`: with it, later loads come from its cache, out of reach of `context.route`.
  * With `context`, the page opens as a new tab of that context (sharing its HTTP cache and storage) and
- * `close()` closes only the page.
+ * `close()` closes only the page. Otherwise, in a test, the page opens in the test worker's reused context
+ * with the origin's storage cleared, where it can (`visitorContext`), and `close()` closes the pages of that
+ * context; else (`serviceWorkers: 'allow'`, a script outside a test) in a new context that `close()` closes.
  * @param {import('playwright-core').Browser} browser
  * @param {string} path
  * @param {{ base?: string, viewport?: { width: number, height: number }, serviceWorkers?: 'allow' | 'block',
@@ -165,8 +168,10 @@ export async function openPage(
   { base, viewport = { width: 1280, height: 800 }, serviceWorkers = 'block', context: shared } = {},
 ) {
   const origin = base ?? (await serverUrl());
-  const context = shared ?? (await browser.newContext({ viewport, serviceWorkers }));
-  const page = await context.newPage();
+  const reused = shared || serviceWorkers !== 'block' ? null : await visitorContext(browser, origin);
+  const context = shared ?? reused?.context ?? (await browser.newContext({ viewport, serviceWorkers }));
+  const page = reused?.page ?? (await context.newPage());
+  if (reused) await page.setViewportSize(viewport);
   /** @type {{ source: string, type: string, text: string }[]} */
   const consoleMessages = [];
   /** @type {string[]} */
@@ -178,12 +183,18 @@ export async function openPage(
   page.on('worker', (w) =>
     w.on('console', (m) => consoleMessages.push({ source: `worker ${w.url()}`, type: m.type(), text: m.text() })),
   );
-  (shared ? page : context).on('request', (r) => {
+  const onRequest = (r) => {
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) externalRequests.push(u);
-  });
+  };
+  (shared ? page : context).on('request', onRequest);
   await page.goto(new URL(path, origin).href, { waitUntil: 'load' });
-  const close = () => (shared ? page.close() : context.close());
+  const close = async () => {
+    if (shared) return page.close();
+    if (!reused) return context.close();
+    context.off('request', onRequest);
+    await Promise.all(context.pages().map((p) => p.close()));
+  };
   return { page, context, consoleMessages, pageErrors, externalRequests, close };
 }
 

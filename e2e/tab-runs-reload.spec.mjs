@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from '@playwright/test';
 import { note, pageRunState, screenshot, withPageDiagnostics } from './lib.mjs';
+import { visitorTabs } from './visitor.mjs';
 import { ARITH, browser, reloaded, state, tab, tabRunsHooks, text, trained } from './tab-runs-lib.mjs';
 
 tabRunsHooks(test);
@@ -17,7 +18,7 @@ test(
     'the steps it lost',
   async ({}, testInfo) => {
     test.setTimeout(600_000);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const { context, close } = await visitorTabs(browser);
     // A long step budget: the reload lands mid-run. The autosave interval is the default (every step,
     // throttled by the worker: workers/run-saver.ts).
     const p = await tab(
@@ -117,7 +118,7 @@ test(
         assert.deepEqual(p.pageErrors, []);
       });
     } finally {
-      await context.close();
+      await close();
     }
   },
 );
@@ -135,7 +136,7 @@ test(
   'a Step once pressed the moment a reload shows the ' + 'restored steps trains that run, not a new one',
   async ({}, testInfo) => {
     test.setTimeout(300_000);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const { context, close } = await visitorTabs(browser);
     const p = await tab(context, `/?${ARITH}&steps=2`);
     try {
       await withPageDiagnostics(testInfo, p, 'tabs-press-during-restore', async () => {
@@ -202,7 +203,7 @@ test(
         assert.deepEqual(p.pageErrors, []);
       });
     } finally {
-      await context.close();
+      await close();
     }
   },
 );
@@ -211,7 +212,7 @@ test(
   "an earlier version's single-slot autosave is moved " + 'to its own record and still restores',
   async ({}, testInfo) => {
     test.setTimeout(300_000);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const { context, close } = await visitorTabs(browser);
     const p = await tab(context, `/?${ARITH}`);
     try {
       await withPageDiagnostics(testInfo, p, 'tabs-legacy', async () => {
@@ -263,7 +264,7 @@ test(
         assert.deepEqual(p.pageErrors, []);
       });
     } finally {
-      await context.close();
+      await close();
     }
   },
 );

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from '@playwright/test';
 import { note, screenshot, withPageDiagnostics } from './lib.mjs';
+import { visitorTabs } from './visitor.mjs';
 import { ARITH, browser, reloaded, SAT, state, tab, tabRunsHooks, text, trained } from './tab-runs-lib.mjs';
 
 tabRunsHooks(test);
@@ -17,7 +18,7 @@ test(
   'two tabs, two experiments: each reload restores ' + 'its own run, and a new tab is offered both',
   async ({}, testInfo) => {
     test.setTimeout(600_000);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const { context, close } = await visitorTabs(browser);
     const a = await tab(context, `/?${SAT}&steps=4`);
     const b = await tab(context, `/?${ARITH}&steps=2`);
     try {
@@ -101,7 +102,7 @@ test(
         );
       });
     } finally {
-      await context.close();
+      await close();
     }
   },
 );
@@ -110,7 +111,7 @@ test(
   'two tabs on the same experiment are each told ' + 'about the other, and neither overwrites the other',
   async ({}, testInfo) => {
     test.setTimeout(600_000);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const { context, close } = await visitorTabs(browser);
     const a = await tab(context, `/?${ARITH}&steps=4`);
     const b = await tab(context, `/?${ARITH}&steps=4`);
     try {
@@ -158,7 +159,7 @@ test(
         assert.deepEqual([...a.pageErrors, ...b.pageErrors], []);
       });
     } finally {
-      await context.close();
+      await close();
     }
   },
 );

@@ -1,0 +1,58 @@
+// One browser context per test worker, reused by the tests' pages as fresh visitors (e2e/lib.mjs openPage,
+// visitorTabs): the origin's storage is cleared between tests, the HTTP cache kept, and with it Chromium's
+// compiled code for ONNX Runtime's WebAssembly (docs/tests.md, "Fourth round").
+
+/** Per browser (one per test worker): the context pages reuse (`visitorContext`). */
+const visitorContexts = new WeakMap();
+
+/**
+ * The test worker's reused browser context, emptied for a new visitor; null outside a Playwright test, in the
+ * `alone` project, and while any page of it is still open (a page a test keeps for the next one, or a second
+ * visitor of the same test: those get a context of their own). Emptied: the origin's storage is cleared
+ * (IndexedDB, localStorage, Cache Storage, service workers, OPFS), the HTTP cache is not. That cache is why it
+ * exists: Chromium keeps V8's compiled code for ONNX Runtime's 27 MB .wasm beside it from about the third load
+ * on, and a page that finds it skips several CPU-seconds of top-tier compilation in its first step
+ * (docs/tests.md, "Fourth round"). Returns the context and a blank page in it.
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} origin
+ * @returns {Promise<{ context: import('playwright-core').BrowserContext, page: import('playwright-core').Page } | null>}
+ */
+export async function visitorContext(browser, origin) {
+  if (process.env.TEST_WORKER_INDEX === undefined) return null;
+  // The `alone` project's figures (a first screen, a recording opened) are a first visit's: no warm cache there.
+  const { test } = await import('@playwright/test');
+  if (test.info().project.name === 'alone') return null;
+  let context = visitorContexts.get(browser);
+  if (context && context.pages().length > 0) return null;
+  if (!context) {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    visitorContexts.set(browser, context);
+  }
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.clearDataForOrigin', {
+    origin: new URL(origin).origin,
+    storageTypes: 'cookies,file_systems,indexeddb,local_storage,websql,service_workers,cache_storage',
+  });
+  await cdp.detach();
+  return { context, page };
+}
+
+/**
+ * A browser context for a test that opens its own tabs (`context.newPage()`), as a fresh visitor: the worker's
+ * reused one (`visitorContext`) where it can be, else a new one. `close()` closes its pages, or the new context.
+ * @param {import('playwright-core').Browser} browser
+ * @returns {Promise<{ context: import('playwright-core').BrowserContext, close: () => Promise<void> }>}
+ */
+export async function visitorTabs(browser, { viewport = { width: 1280, height: 800 } } = {}) {
+  const origin = process.env.E2E_BASE_URL;
+  const reused =
+    origin && viewport.width === 1280 && viewport.height === 800 ? await visitorContext(browser, origin) : null;
+  if (!reused) {
+    const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+    return { context, close: () => context.close() };
+  }
+  await reused.page.close();
+  const { context } = reused;
+  return { context, close: async () => void (await Promise.all(context.pages().map((p) => p.close()))) };
+}
