@@ -2,6 +2,9 @@
 // visitorTabs): the origin's storage is cleared between tests, the HTTP cache kept, and with it Chromium's
 // compiled code for ONNX Runtime's WebAssembly (docs/tests.md, "Fourth round").
 
+/** @typedef {import('playwright-core').BrowserContext} BrowserContext */
+/** @typedef {import('playwright-core').Page} Page */
+
 /** Per browser (one per test worker): the context pages reuse (`visitorContext`). */
 const visitorContexts = new WeakMap();
 
@@ -15,7 +18,7 @@ const visitorContexts = new WeakMap();
  * (docs/tests.md, "Fourth round"). Returns the context and a blank page in it.
  * @param {import('playwright-core').Browser} browser
  * @param {string} origin
- * @returns {Promise<{ context: import('playwright-core').BrowserContext, page: import('playwright-core').Page } | null>}
+ * @returns {Promise<{ context: BrowserContext, page: Page } | null>}
  */
 export async function visitorContext(browser, origin) {
   if (process.env.TEST_WORKER_INDEX === undefined) return null;
