@@ -11,11 +11,12 @@ const visitorContexts = new WeakMap();
 /**
  * The test worker's reused browser context, emptied for a new visitor; null outside a Playwright test, in the
  * `alone` project, and while any page of it is still open (a page a test keeps for the next one, or a second
- * visitor of the same test: those get a context of their own). Emptied: the origin's storage is cleared
- * (IndexedDB, localStorage, Cache Storage, service workers, OPFS), the HTTP cache is not. That cache is why it
- * exists: Chromium keeps V8's compiled code for ONNX Runtime's 27 MB .wasm beside it from about the third load
- * on, and a page that finds it skips several CPU-seconds of top-tier compilation in its first step
- * (docs/tests.md, "Fourth round"). Returns the context and a blank page in it.
+ * visitor of the same test: those get a context of their own). Emptied: the origin's storage cleared
+ * (IndexedDB, localStorage, Cache Storage, service workers, OPFS), and the context's routes, offline switch,
+ * permissions and extra headers reset (init scripts cannot be: a test that adds one makes its own context).
+ * The HTTP cache is kept, and it is why this exists: Chromium keeps V8's compiled code for ONNX Runtime's
+ * 27 MB .wasm beside it from about the third load on, and a page that finds it skips several CPU-seconds of
+ * top-tier compilation in its first step (docs/tests.md, "Fourth round"). Returns the context and a blank page.
  * @param {import('playwright-core').Browser} browser
  * @param {string} origin
  * @returns {Promise<{ context: BrowserContext, page: Page } | null>}
@@ -31,6 +32,11 @@ export async function visitorContext(browser, origin) {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
     visitorContexts.set(browser, context);
   }
+  // What a test may have set on the context itself goes too (lessons.spec.mjs routes measured.json).
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  await context.setOffline(false);
+  await context.clearPermissions();
+  await context.setExtraHTTPHeaders({});
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Storage.clearDataForOrigin', {
