@@ -68,6 +68,7 @@ const SHORT = [
   'view.spec.mjs',
   'viewer-records.spec.mjs',
   'viewer.spec.mjs',
+  'visitor.spec.mjs',
 ];
 
 export default defineConfig({

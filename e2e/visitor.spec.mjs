@@ -1,0 +1,51 @@
+// The reused browser context of e2e/visitor.mjs hands each test a fresh visitor: what one test leaves in it
+// (storage of every kind, a route, the offline switch) is gone for the next, and only the HTTP cache stays.
+// The two tests run in order in one worker. Alone: `npx playwright test e2e/visitor.spec.mjs`.
+import assert from 'node:assert/strict';
+import { test } from '@playwright/test';
+import { openPage } from './lib.mjs';
+
+test.describe.configure({ mode: 'serial' });
+
+/** The context the first test used: the second must get the same one, or it proves nothing. */
+let first = null;
+
+test('a test leaves storage, a route and the offline switch behind', async ({ browser }) => {
+  const p = await openPage(browser, '/');
+  first = p.context;
+  await p.page.evaluate(async () => {
+    localStorage.setItem('visitor-left', '1');
+    await new Promise((ok, fail) => {
+      const req = indexedDB.open('visitor-left', 1);
+      req.onupgradeneeded = () => req.result.createObjectStore('s');
+      req.onsuccess = () => {
+        req.result.close();
+        ok();
+      };
+      req.onerror = () => fail(req.error);
+    });
+    const cache = await caches.open('visitor-left');
+    await cache.put('/visitor-left', new Response('left'));
+  });
+  await p.context.route('**/manifest.webmanifest', (route) => route.fulfill({ status: 200, body: 'routed' }));
+  await p.context.setOffline(true);
+  await p.close();
+});
+
+test('the next test finds none of it in the same context', async ({ browser }) => {
+  assert.ok(first, 'needs the first test');
+  const p = await openPage(browser, '/');
+  try {
+    assert.equal(p.context, first, 'the worker reused its context');
+    const seen = await p.page.evaluate(async () => ({
+      local: localStorage.getItem('visitor-left'),
+      database: (await indexedDB.databases()).some((d) => d.name === 'visitor-left'),
+      cache: (await caches.keys()).includes('visitor-left'),
+      manifest: (await (await fetch('/manifest.webmanifest')).text()) !== 'routed',
+    }));
+    // The page loaded at all: the offline switch is off again.
+    assert.deepEqual(seen, { local: null, database: false, cache: false, manifest: true });
+  } finally {
+    await p.close();
+  }
+});
