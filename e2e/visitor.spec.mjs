@@ -1,16 +1,25 @@
 // The reused browser context of e2e/visitor.mjs hands each test a fresh visitor: what one test leaves in it
 // (storage of every kind, a route, the offline switch) is gone for the next, and only the HTTP cache stays.
-// The two tests run in order in one worker. Alone: `npx playwright test e2e/visitor.spec.mjs`.
+// The two tests run in order in one worker, on a browser of their own: a page another file left open in the
+// worker's browser would keep its reused context from them. Alone: `npx playwright test e2e/visitor.spec.mjs`.
 import assert from 'node:assert/strict';
-import { test } from '@playwright/test';
-import { openPage } from './lib.mjs';
+import { chromium, test } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, openPage } from './lib.mjs';
 
 test.describe.configure({ mode: 'serial' });
+
+let browser = null;
+test.beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+});
+test.afterAll(async () => {
+  await browser?.close();
+});
 
 /** The context the first test used: the second must get the same one, or it proves nothing. */
 let first = null;
 
-test('a test leaves storage, a route and the offline switch behind', async ({ browser }) => {
+test('a test leaves storage, a route and the offline switch behind', async () => {
   const p = await openPage(browser, '/');
   first = p.context;
   await p.page.evaluate(async () => {
@@ -32,7 +41,7 @@ test('a test leaves storage, a route and the offline switch behind', async ({ br
   await p.close();
 });
 
-test('the next test finds none of it in the same context', async ({ browser }) => {
+test('the next test finds none of it in the same context', async () => {
   assert.ok(first, 'needs the first test');
   const p = await openPage(browser, '/');
   try {
