@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { visitorContext } from './visitor.mjs';
+import { closePages, visitorContext } from './visitor.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const RESULTS_DIR = join(ROOT, 'test-results');
@@ -193,7 +193,7 @@ export async function openPage(
     if (shared) return page.close();
     if (!reused) return context.close();
     context.off('request', onRequest);
-    await Promise.all(context.pages().map((p) => p.close()));
+    await closePages(context);
   };
   return { page, context, consoleMessages, pageErrors, externalRequests, close };
 }

@@ -47,21 +47,25 @@ export async function visitorContext(browser, origin) {
   return { context, page };
 }
 
+/** Closes every page of `context`: a reused context is handed back this way, never closed. */
+export async function closePages(context) {
+  await Promise.all(context.pages().map((p) => p.close()));
+}
+
 /**
  * A browser context for a test that opens its own tabs (`context.newPage()`), as a fresh visitor: the worker's
  * reused one (`visitorContext`) where it can be, else a new one. `close()` closes its pages, or the new context.
  * @param {import('playwright-core').Browser} browser
- * @returns {Promise<{ context: import('playwright-core').BrowserContext, close: () => Promise<void> }>}
+ * @returns {Promise<{ context: BrowserContext, close: () => Promise<void> }>}
  */
-export async function visitorTabs(browser, { viewport = { width: 1280, height: 800 } } = {}) {
+export async function visitorTabs(browser) {
   const origin = process.env.E2E_BASE_URL;
-  const reused =
-    origin && viewport.width === 1280 && viewport.height === 800 ? await visitorContext(browser, origin) : null;
+  const reused = origin ? await visitorContext(browser, origin) : null;
   if (!reused) {
-    const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
     return { context, close: () => context.close() };
   }
   await reused.page.close();
   const { context } = reused;
-  return { context, close: async () => void (await Promise.all(context.pages().map((p) => p.close()))) };
+  return { context, close: () => closePages(context) };
 }
