@@ -5,6 +5,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { basePath, offlineServiceWorker } from './scripts/vite-deploy.ts';
 import { CSP } from './src/pwa/page-headers.ts';
+import { ORT_DIR, ORT_FILES } from './src/engine/ort-builds.ts';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const ortDist = resolve(root, 'node_modules/onnxruntime-web/dist');
@@ -33,19 +34,9 @@ function cspMeta(): Plugin {
 }
 
 /**
- * The runtime files `onnxruntime-web/webgpu` loads. In ORT 1.30 that build is the "asyncify" one
- * (the native C++ WebGPU EP plus the WASM/CPU EP in one module); the `.jsep.*` files belong to the
- * default `onnxruntime-web` entry, which we do not use. The `.mjs` is the Emscripten glue (also the
- * script of every WASM pthread worker), the `.wasm` the runtime itself.
+ * Serves the ORT runtime files (both builds, src/engine/ort-builds.ts) in dev and copies them into the build
+ * output: the app never needs a CDN.
  */
-export const ORT_FILES = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'];
-/**
- * Folder (under the app's base URL) where the ORT files are served; backend-web.ts points `ort.env.wasm.wasmPaths`
- * here.
- */
-export const ORT_DIR = 'ort';
-
-/** Serves the ORT runtime files in dev and copies them into the build output: the app never needs a CDN. */
 function ortRuntimeFiles(): Plugin {
   let base = '/';
   let outDir = 'dist';
@@ -88,10 +79,11 @@ export default defineConfig({
   plugins: [react(), ortRuntimeFiles(), cspMeta(), offlineServiceWorker(CSP)],
   resolve: {
     alias: [
-      // The package's default "import" condition picks ort.webgpu.bundle.min.mjs, which inlines the glue
-      // and makes the bundler copy the 27 MB .wasm into assets/ a second time. The plain build loads both
-      // files from `env.wasm.wasmPaths` instead (served above).
+      // The package's default "import" condition picks ort.webgpu.bundle.min.mjs (ort.wasm.bundle.min.mjs),
+      // which inlines the glue and makes the bundler copy the .wasm into assets/ a second time. The plain
+      // builds load both files from `env.wasm.wasmPaths` instead (served above).
       { find: /^onnxruntime-web\/webgpu$/, replacement: join(ortDist, 'ort.webgpu.min.mjs') },
+      { find: /^onnxruntime-web\/wasm$/, replacement: join(ortDist, 'ort.wasm.min.mjs') },
     ],
   },
   optimizeDeps: { exclude: ['onnxruntime-web'] },

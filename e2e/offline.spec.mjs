@@ -64,8 +64,8 @@ test(
           assert.equal(new URL(nav.url).pathname, `/${SUB}/`);
           assert.equal(await page.$('[data-testid="isolation-note"]'), null, 'no single-thread note once isolated');
 
-          // The first visit cached the shell, ONNX Runtime and the first run's checkpoint under this build's
-          // version; anything else in the cache is a later file the page has already fetched.
+          // The first visit cached the shell, ONNX Runtime (its WASM build) and the first run's checkpoint under
+          // this build's version; anything else in the cache is a later file the page has already fetched.
           const cachedNow = async () =>
             page.evaluate(async () => {
               const names = (await caches.keys()).filter((n) => n.startsWith('rlvr-'));
@@ -88,9 +88,15 @@ test(
             [],
             'nothing outside the build is cached',
           );
+          // ONNX Runtime's WebGPU build waits for first use: this browser trains on WASM (src/engine/ort-builds.ts).
+          assert.ok(
+            precache.later.some((f) => f.path === 'ort/ort-wasm-simd-threaded.asyncify.wasm'),
+            'the WebGPU build is cached on first use',
+          );
           for (const f of [
             'index.html',
-            'ort/ort-wasm-simd-threaded.asyncify.wasm',
+            'ort/ort-wasm-simd-threaded.mjs',
+            'ort/ort-wasm-simd-threaded.wasm',
             'checkpoints/sat-tiny/model.safetensors',
             'manifest.webmanifest',
             'icons/icon-512.png',

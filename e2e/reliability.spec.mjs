@@ -53,8 +53,20 @@ test(
         // The worker and ORT's files carry the policy too (a worker's CSP comes from its own response).
         const worker = trainerWorker(page);
         assert.ok(worker, 'the trainer worker runs');
+        // A WASM run loads ONNX Runtime's WASM build only, never the twice-as-large WebGPU one
+        // (src/engine/ort-builds.ts).
+        const ortFiles = (
+          await worker.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname))
+        ).filter((f) => f.startsWith('/ort/'));
+        assert.deepEqual(
+          [...new Set(ortFiles)].sort(),
+          ['/ort/ort-wasm-simd-threaded.mjs', '/ort/ort-wasm-simd-threaded.wasm'],
+          'the trainer worker fetched the WASM build of ONNX Runtime',
+        );
         for (const url of [
           worker.url(),
+          `${origin}/ort/ort-wasm-simd-threaded.mjs`,
+          `${origin}/ort/ort-wasm-simd-threaded.wasm`,
           `${origin}/ort/ort-wasm-simd-threaded.asyncify.mjs`,
           `${origin}/ort/ort-wasm-simd-threaded.asyncify.wasm`,
         ]) {

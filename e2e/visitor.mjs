@@ -15,7 +15,7 @@ const visitorContexts = new WeakMap();
  * (IndexedDB, localStorage, Cache Storage, service workers, OPFS), and the context's routes, offline switch,
  * permissions and extra headers reset (init scripts cannot be: a test that adds one makes its own context).
  * The HTTP cache is kept, and it is why this exists: Chromium keeps V8's compiled code for ONNX Runtime's
- * 27 MB .wasm beside it from about the third load on, and a page that finds it skips several CPU-seconds of
+ * .wasm beside it from about the third load on, and a page that finds it skips several CPU-seconds of
  * top-tier compilation in its first step (docs/tests.md, "Fourth round"). Returns the context and a blank page.
  * @param {import('playwright-core').Browser} browser
  * @param {string} origin

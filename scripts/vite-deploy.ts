@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Plugin } from 'vite';
+import { ORT_BUILDS, ORT_DIR } from '../src/engine/ort-builds.ts';
 import type { Precache } from '../src/pwa/sw-core.ts';
 
 /** Where the built service worker goes, at the root of the build (its scope is the whole app). */
@@ -47,12 +48,15 @@ function walk(dir: string, prefix = ''): string[] {
 export const FIRST_RUN_TASK = 'sat';
 
 /**
- * What the first visit caches: everything but the recordings and the checkpoints other than the first
- * run's (its manifest and weights: the first shipped checkpoint that lists FIRST_RUN_TASK, as the page
- * picks it). Every checkpoint's manifest and the index stay: the setup lists them all.
+ * What the first visit caches: everything but the recordings, ONNX Runtime's WebGPU build and the
+ * checkpoints other than the first run's (its manifest and weights: the first shipped checkpoint that
+ * lists FIRST_RUN_TASK, as the page picks it). Every checkpoint's manifest and the index stay: the setup
+ * lists them all. The WASM build runs in every browser; a browser that picks WebGPU caches that build on
+ * first use, and offline before then trains on WASM (src/engine/select-backend.ts, `withWebGpuBuild`).
  */
 export function inShell(rel: string, firstCheckpoint: string | null): boolean {
   if (rel.startsWith('records/')) return false;
+  if (ORT_BUILDS.webgpu.some((f) => rel === `${ORT_DIR}/${f}`)) return false;
   const m = /^checkpoints\/([^/]+)\/(.+)$/.exec(rel);
   if (!m) return true;
   return m[2] === 'manifest.json' || m[1] === firstCheckpoint;

@@ -27,7 +27,7 @@ function runner(preset: string): BenchRunner {
 async function handle(req: BenchRequest): Promise<Record<string, unknown>> {
   switch (req.cmd) {
     case 'init': {
-      backend = createWebBackend(req.kind);
+      backend = await createWebBackend(req.kind);
       return {
         description: backend.description,
         threads: backend.threads,

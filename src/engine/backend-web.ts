@@ -1,13 +1,30 @@
-import * as ort from 'onnxruntime-web/webgpu';
 import { OrtBackend, type OrtModule } from './backend.ts';
+import { ORT_DIR } from './ort-builds.ts';
 import { summariseAdapterInfo, type AdapterSummary, type WebBackendKind } from './webgpu-adapter.ts';
 export type { AdapterSummary, WebBackendKind } from './webgpu-adapter.ts';
 
 /**
- * onnxruntime-web backends (browser tab or Web Worker; no DOM needed). `onnxruntime-web/webgpu` in
- * ORT 1.30 is one WebAssembly module holding both the native WebGPU EP and the WASM (CPU) EP; its
- * runtime files are served by the app itself (see vite.config.ts), never by a CDN.
+ * onnxruntime-web backends (browser tab or Web Worker; no DOM needed). Each backend loads its own ORT
+ * build (src/engine/ort-builds.ts): the WASM EP `onnxruntime-web/wasm`, the WebGPU EP
+ * `onnxruntime-web/webgpu` (which holds a CPU EP too, for the ops WebGPU leaves to it). Their runtime
+ * files are served by the app itself (see vite.config.ts), never by a CDN. A module is loaded on first use
+ * only, so a WASM run never downloads or compiles the WebGPU build.
  */
+
+/** The part of an onnxruntime-web module this file configures, beside what OrtBackend runs. */
+type WebOrtModule = OrtModule & {
+  env: {
+    wasm: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean };
+    logLevel?: string;
+    webgpu: { device?: unknown };
+  };
+};
+
+/** The ORT module for a backend (each import is its own module instance, with its own `env`). */
+export async function loadOrt(kind: WebBackendKind): Promise<WebOrtModule> {
+  const ort = kind === 'webgpu' ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
+  return ort as unknown as WebOrtModule;
+}
 
 export interface WebBackendOptions {
   /** Why this backend was chosen (select-backend.ts fills this in). */
@@ -34,9 +51,9 @@ export function defaultWasmPaths(): string {
   const here = (globalThis as { location?: { href: string } }).location?.href ?? 'http://localhost/';
   // An absolute base ('/', '/rlvr/') is resolved against the origin; a relative one ('./') against the
   // document, which for a worker chunk in assets/ is one level up.
-  if (base.startsWith('/') || /^[a-z]+:/i.test(base)) return new URL(`${base}ort/`, here).href;
+  if (base.startsWith('/') || /^[a-z]+:/i.test(base)) return new URL(`${base}${ORT_DIR}/`, here).href;
   const inWorker = typeof (globalThis as { document?: unknown }).document === 'undefined';
-  return new URL(`${inWorker ? '../' : ''}${base}ort/`, here).href;
+  return new URL(`${inWorker ? '../' : ''}${base}${ORT_DIR}/`, here).href;
 }
 
 /** The WASM thread count we ask for, and why. */
@@ -51,26 +68,27 @@ export function wasmThreads(): { threads: number; note: string } {
   return { threads: Math.max(1, Math.min(4, cores)), note: `cross-origin isolated, ${cores} logical cores` };
 }
 
-let configured: { threads: number; wasmPaths: string } | null = null;
+const configured = new Map<WebOrtModule, { threads: number; wasmPaths: string }>();
 
-/** ORT's `env` is global and read once, when the first session is created: set it once. */
-function configureOrt(opts: WebBackendOptions): { threads: number; note: string } {
+/** An ORT module's `env` is global to it and read once, when its first session is created: set it once. */
+function configureOrt(ort: WebOrtModule, opts: WebBackendOptions): { threads: number; note: string } {
   const t = wasmThreads();
-  const threads = opts.numThreads ?? t.threads;
-  if (!configured) {
-    const wasmPaths = opts.wasmPaths ?? defaultWasmPaths();
-    ort.env.wasm.wasmPaths = wasmPaths;
-    ort.env.wasm.numThreads = threads;
+  let done = configured.get(ort);
+  if (!done) {
+    done = { threads: opts.numThreads ?? t.threads, wasmPaths: opts.wasmPaths ?? defaultWasmPaths() };
+    ort.env.wasm.wasmPaths = done.wasmPaths;
+    ort.env.wasm.numThreads = done.threads;
     ort.env.wasm.proxy = false;
     if (opts.logLevel) ort.env.logLevel = opts.logLevel;
-    configured = { threads, wasmPaths };
+    configured.set(ort, done);
   }
-  return { threads: configured.threads, note: t.note };
+  return { threads: done.threads, note: t.note };
 }
 
 /** A web backend: OrtBackend plus what the UI shows about it. */
 export class WebBackend extends OrtBackend {
   constructor(
+    private readonly webOrt: WebOrtModule,
     kind: WebBackendKind,
     description: string,
     reason: string,
@@ -81,13 +99,13 @@ export class WebBackend extends OrtBackend {
     /** Adapter probed by select-backend, if any. */
     readonly adapter: AdapterSummary | null,
   ) {
-    super(ort as unknown as OrtModule, kind, description, reason, options);
+    super(webOrt, kind, description, reason, options);
   }
 
   /** The adapter of the GPUDevice ORT actually uses (known after the first WebGPU session). */
   async adapterInUse(): Promise<AdapterSummary | null> {
     if (this.kind !== 'webgpu') return null;
-    const device = (await ort.env.webgpu.device) as unknown as
+    const device = (await this.webOrt.env.webgpu.device) as unknown as
       | { adapterInfo?: Parameters<typeof summariseAdapterInfo>[0] }
       | undefined;
     return device?.adapterInfo ? summariseAdapterInfo(device.adapterInfo) : null;
@@ -100,9 +118,10 @@ function adapterLabel(a: AdapterSummary | null | undefined): string {
   return name || 'unnamed adapter';
 }
 
-/** Creates an onnxruntime-web backend on the WebGPU EP or the WASM EP. */
-export function createWebBackend(choice: WebBackendKind, opts: WebBackendOptions = {}): WebBackend {
-  const { threads, note } = configureOrt(opts);
+/** Creates an onnxruntime-web backend on the WebGPU EP or the WASM EP, loading its ORT build. */
+export async function createWebBackend(choice: WebBackendKind, opts: WebBackendOptions = {}): Promise<WebBackend> {
+  const ort = await loadOrt(choice);
+  const { threads, note } = configureOrt(ort, opts);
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
   const isolationText = !isolated && threads === 1 ? ' (not cross-origin isolated)' : '';
   const threadText = `${threads} thread${threads === 1 ? '' : 's'}${isolationText}`;
@@ -114,6 +133,7 @@ export function createWebBackend(choice: WebBackendKind, opts: WebBackendOptions
   if (!isolated) reason += `; ${note}`;
   if (choice === 'webgpu') {
     return new WebBackend(
+      ort,
       'webgpu',
       `WebGPU (${adapterLabel(opts.adapter)})`,
       reason,
@@ -124,6 +144,7 @@ export function createWebBackend(choice: WebBackendKind, opts: WebBackendOptions
     );
   }
   return new WebBackend(
+    ort,
     'wasm',
     `WASM, ${threadText}`,
     reason,

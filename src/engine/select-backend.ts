@@ -1,4 +1,5 @@
 import type { WebBackend, WebBackendOptions } from './backend-web.ts';
+import { ORT_BUILDS } from './ort-builds.ts';
 import { probeWebGpu, type AdapterProbe, type AdapterSummary, type WebBackendKind } from './webgpu-adapter.ts';
 
 // Re-exported: the worker, its protocol and the harnesses import these from here.
@@ -55,6 +56,32 @@ export function decideBackend(forced: ForcedBackend, probe: AdapterProbe): Backe
 }
 
 /**
+ * A WebGPU choice the browser made itself falls back to WASM when ONNX Runtime's WebGPU build cannot be
+ * fetched: offline, before its first use cached it (the first visit caches the WASM build only,
+ * scripts/vite-deploy.ts). A forced WebGPU stays WebGPU, and its failure is reported.
+ */
+export function withWebGpuBuild(d: BackendDecision, forced: ForcedBackend, buildError: string | null): BackendDecision {
+  if (d.kind !== 'webgpu' || forced === 'webgpu' || buildError === null) return d;
+  return {
+    kind: 'wasm',
+    reason: `WASM: ONNX Runtime's WebGPU build could not be fetched (${buildError}); it is cached on first use online`,
+    adapter: d.adapter,
+  };
+}
+
+/** Why the WebGPU build's glue file cannot be fetched, or null when it can (a service worker may answer). */
+async function webGpuBuildError(wasmPaths: string): Promise<string | null> {
+  const url = new URL(ORT_BUILDS.webgpu[0], wasmPaths).href;
+  try {
+    const res = await fetch(url);
+    await res.body?.cancel();
+    return res.ok ? null : `HTTP ${res.status} ${res.statusText}`.trim();
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
  * Chooses and creates the backend. `forced` comes from the page's `?backend=` (src/ui/derive/url-state.ts) or a
  * setting.
  */
@@ -63,7 +90,9 @@ export async function chooseBackend(
   opts: Omit<WebBackendOptions, 'reason' | 'adapter'> = {},
 ): Promise<WebBackend> {
   const probe = forced === 'wasm' ? { adapter: null } : await probeWebGpu();
-  const d = decideBackend(forced, probe);
-  const { createWebBackend } = await import('./backend-web.ts');
+  const { createWebBackend, defaultWasmPaths } = await import('./backend-web.ts');
+  let d = decideBackend(forced, probe);
+  if (d.kind === 'webgpu' && forced !== 'webgpu')
+    d = withWebGpuBuild(d, forced, await webGpuBuildError(opts.wasmPaths ?? defaultWasmPaths()));
   return createWebBackend(d.kind, { ...opts, reason: d.reason, adapter: d.adapter });
 }

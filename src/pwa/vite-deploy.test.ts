@@ -55,8 +55,13 @@ describe('listPrecache', () => {
   });
 
   it(
-    "caches on the first visit the shell, ONNX Runtime and the first run's checkpoint; the rest later, with " + 'sizes',
+    "caches on the first visit the shell, ONNX Runtime's WASM build and the first run's checkpoint; the rest " +
+      '(the WebGPU build too) later, with sizes',
     () => {
+      put('ort/ort-wasm-simd-threaded.mjs', 'glue');
+      put('ort/ort-wasm-simd-threaded.wasm', 'cpu');
+      put('ort/ort-wasm-simd-threaded.asyncify.mjs', 'glue');
+      put('ort/ort-wasm-simd-threaded.asyncify.wasm', 'webgpu');
       put(
         'checkpoints/index.json',
         JSON.stringify([
@@ -77,10 +82,14 @@ describe('listPrecache', () => {
         'checkpoints/sat-tiny/manifest.json',
         'checkpoints/sat-tiny/model.safetensors',
         'index.html',
+        'ort/ort-wasm-simd-threaded.mjs',
+        'ort/ort-wasm-simd-threaded.wasm',
         'ort/x.wasm',
       ]);
       expect(p.later).toEqual([
         { path: 'checkpoints/arithmetic-tiny/model.safetensors', bytes: 8 },
+        { path: 'ort/ort-wasm-simd-threaded.asyncify.mjs', bytes: 4 },
+        { path: 'ort/ort-wasm-simd-threaded.asyncify.wasm', bytes: 6 },
         { path: 'records/lessons/why-groups/seed-1/GRPO.rlvr.gz', bytes: 6 },
       ]);
     },

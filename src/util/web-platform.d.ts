@@ -63,3 +63,11 @@ interface AbortSignal {
   readonly aborted: boolean;
   readonly reason: unknown;
 }
+
+/** fetch, with the members src/engine/select-backend.ts uses (it checks that an ORT build can be fetched). */
+declare function fetch(url: string): Promise<{
+  ok: boolean;
+  status: number;
+  statusText: string;
+  body: { cancel(): Promise<void> } | null;
+}>;
