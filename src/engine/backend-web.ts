@@ -21,7 +21,7 @@ type WebOrtModule = OrtModule & {
 };
 
 /** The ORT module for a backend (each import is its own module instance, with its own `env`). */
-export async function loadOrt(kind: WebBackendKind): Promise<WebOrtModule> {
+async function loadOrt(kind: WebBackendKind): Promise<WebOrtModule> {
   const ort = kind === 'webgpu' ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
   return ort as unknown as WebOrtModule;
 }
