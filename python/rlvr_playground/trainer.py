@@ -24,6 +24,7 @@ import math
 import os
 import shlex
 import sys
+import warnings
 
 import torch
 import trl
@@ -32,12 +33,13 @@ from transformers import TrainerCallback
 from trl import GRPOTrainer
 
 from .provenance import base_of, run_config
+from .record_settings import LOSS_AGGREGATIONS, LOSS_FORMS
 from .rlvr_record import RunRecordWriter, advantage_histogram
 
 WRITER = "trl RecordingGRPOTrainer"
 # The losses whose per-token objective is min(ratio·A, clip(ratio)·A), whose clipped side TRL's
-# clip_ratio metrics count (grpo_trainer.py _compute_loss).
-CLIP_LOSSES = ("grpo", "bnpo", "dr_grpo", "dapo", "luspo")
+# clip_ratio metrics count (grpo_trainer.py _compute_loss): the "clip" form in src/rl/loss-types.ts.
+CLIP_LOSSES = tuple(name for name, form in LOSS_FORMS.items() if form == "clip")
 NAN = float("nan")
 SCORED = (
     "newLogp", "ratio", "entropy", "kl", "objective", "tokenLoss", "weight", "lossContribution", "clipped", "trained"
@@ -58,6 +60,12 @@ class RecordingGRPOTrainer(GRPOTrainer):
     def __init__(self, *args, record_path=None, record=True, correct_reward=None, record_rollouts_every=1, **kwargs):
         super().__init__(*args, **kwargs)
         self.record_path = None
+        if record and self.loss_type not in LOSS_AGGREGATIONS:
+            warnings.warn(
+                f"rlvr_playground: loss_type {self.loss_type!r} is not in the playground's table of TRL's loss types "
+                f"({', '.join(LOSS_AGGREGATIONS)}); the record's per-token weights and loss contributions are NaN",
+                stacklevel=2,
+            )
         if not record:
             return
         self.record_path = record_path or os.path.join(self.args.output_dir, "run.rlvr.gz")
@@ -270,19 +278,21 @@ class RecordingGRPOTrainer(GRPOTrainer):
         accum = self.current_gradient_accumulation_steps
         lengths = mask.sum(-1, keepdim=True).clamp(min=1.0)
         batch = mask.size(0)
-        if self.loss_type in ("grpo", "sapo"):
+        # one branch per aggregation of src/rl/loss-types.ts (TRL 1.13's GRPOTrainer._compute_loss)
+        aggregation = LOSS_AGGREGATIONS.get(self.loss_type)
+        if aggregation == "sequence-mean":
             w = 1.0 / lengths / batch / accum
-        elif self.loss_type == "bnpo":
+        elif aggregation == "minibatch-token-mean":
             w = torch.ones_like(lengths) / mask.sum().clamp(min=1.0) / accum
-        elif self.loss_type == "dr_grpo":
+        elif aggregation == "constant":
             w = torch.full_like(lengths, 1.0 / (batch * self.max_completion_length * accum))
-        elif self.loss_type in ("cispo", "dapo", "vespo"):
+        elif aggregation == "batch-token-mean":
             normalizer = inputs["num_items_in_batch"].clamp(min=1.0) / self.accelerator.num_processes
             normalizer = normalizer * accum / self.args.steps_per_generation
             w = torch.ones_like(lengths) / normalizer
-        elif self.loss_type == "luspo":
+        elif aggregation == "sequence-sum":
             w = torch.full_like(lengths, 1.0 / (batch * accum))
-        else:
+        else:  # said once in __init__
             w = torch.full_like(lengths, NAN)
         return w.expand_as(mask) * mask
 

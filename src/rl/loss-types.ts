@@ -91,8 +91,9 @@ export const lossTypes = {
     aggregation: 'sequence-mean',
     trl: {
       nearest: 'grpo',
-      note: `(veRL's geo_mean, GMPO): "grpon +
-        n" is the nearest, with importance_sampling_level="sequence" for a per-sequence ratio`,
+      note:
+        `(veRL's geo_mean, GMPO): "grpo" is the nearest, ` +
+        'with importance_sampling_level="sequence" for a per-sequence ratio',
     },
     help: 'geometric mean of log-clipped token ratios (veRL, not in TRL)',
     paper: 'GMPO (Zhao et al., 2025)',
@@ -102,8 +103,9 @@ export const lossTypes = {
     aggregation: 'batch-token-mean',
     trl: {
       nearest: 'dapo',
-      note: `(veRL's clip_cov, Clip-Cov): "dapo",n +
-        n its clipped token-mean objective without the dropped tokens, is the nearest`,
+      note:
+        `(veRL's clip_cov, Clip-Cov): "dapo", ` +
+        'its clipped token-mean objective without the dropped tokens, is the nearest',
     },
     help: 'clipped objective with the highest-covariance tokens dropped (token mean; veRL, not in TRL)',
     paper: 'Clip-Cov / KL-Cov (Cui et al., 2025)',
@@ -113,8 +115,9 @@ export const lossTypes = {
     aggregation: 'batch-token-mean',
     trl: {
       nearest: 'dapo',
-      note: `(veRL's kl_cov, KL-Cov): "dapo" is the nearest;n +
-        n the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass`,
+      note:
+        `(veRL's kl_cov, KL-Cov): "dapo" is the nearest; ` +
+        'the per-token |logp - old| penalty on the highest-covariance tokens needs a GRPOTrainer subclass',
     },
     help: 'unclipped objective with the highest-covariance tokens KL-penalised (token mean; veRL, not in TRL)',
     paper: 'Clip-Cov / KL-Cov (Cui et al., 2025)',

@@ -7,6 +7,7 @@
  * The format's constants, channel list and metric keys come from the TypeScript, so the two cannot drift.
  */
 import { fieldTable, type FieldDecl } from '../../rl/config.ts';
+import { lossTypes } from '../../rl/loss-types.ts';
 import { metricKeys } from '../../rl/metrics.ts';
 import { RUN_RECORD_FORMAT, RUN_RECORD_MAGIC, RUN_RECORD_VERSION } from '../../record/run-record.ts';
 import { runRecordChannels, runRecordScoredChannels, runRecordVersion1Writers } from '../../record/run-record.ts';
@@ -27,6 +28,19 @@ function trlConfigFields(): Record<string, Record<string, unknown>> {
   return out;
 }
 
+/**
+ * The loss types TRL has by name, with each one's per-token surrogate and aggregation (src/rl/loss-types.ts),
+ * so the recorder's clipped-objective and loss-weight channels follow the TypeScript's table.
+ */
+function lossTypeTables(): string[] {
+  const named = Object.entries(lossTypes).filter(([, d]) => d.trl === true);
+  return [
+    "# TRL's loss types (src/rl/loss-types.ts): each one's per-token surrogate and how its token losses are aggregated",
+    `LOSS_FORMS = ${pyValue(Object.fromEntries(named.map(([k, d]) => [k, d.form])))}`,
+    `LOSS_AGGREGATIONS = ${pyValue(Object.fromEntries(named.map(([k, d]) => [k, d.aggregation])))}`,
+  ];
+}
+
 /** The format's settings block: what the Python writer takes from src/record/run-record.ts and src/rl/metrics.ts. */
 export function recordSettingsSource(): string {
   return [
@@ -43,6 +57,7 @@ export function recordSettingsSource(): string {
     `METRIC_KEYS = ${pyValue(metricKeys)}`,
     "# the run config's fields TRL's GRPOConfig shares by name, and the values the playground accepts",
     `TRL_CONFIG_FIELDS = ${pyValue(trlConfigFields())}`,
+    ...lossTypeTables(),
   ].join('\n');
 }
 
