@@ -107,7 +107,7 @@ test(
           page,
           () => {
             const t = document.querySelector('[data-testid="time-estimate"]')?.textContent ?? '';
-            return /about \d+ min left on this device/.test(t) && t;
+            return /about \d+ (s|min) left on this device/.test(t) && t;
           },
           { timeout: 180_000, polling: 250 },
         );
@@ -122,15 +122,15 @@ test(
         );
         // Before the rest of the budget: from the measured pace.
         const rest = await text(page, 'time-estimate');
-        assert.match(rest, new RegExp(`^${30 - s.run.step} steps: about \\d+ min on this device$`));
+        assert.match(rest, new RegExp(`^${30 - s.run.step} steps: about \\d+ (s|min) on this device$`));
         // Compare, before "Run both".
         await page.click('[data-testid="tab-compare"]');
         const compare = await text(page, 'compare-estimate');
-        assert.match(compare, /^20 steps each: about \d+ min on this device$/);
+        assert.match(compare, /^20 steps each: about \d+ (s|min) on this device$/);
         // pass@k, before pressing it.
         await page.click('[data-testid="tab-passk"]');
         const passk = await text(page, 'passk-estimate');
-        assert.match(passk, /about \d+ min on this device/);
+        assert.match(passk, /about \d+ (s|min) on this device/);
         // Every lesson, before "Open and run".
         await page.click('[data-testid="tab-lessons"]');
         await page.waitForSelector('[data-testid="lessons-gallery"]');
@@ -138,7 +138,7 @@ test(
           els.map((e) => [e.getAttribute('data-testid'), e.textContent]),
         );
         assert.ok(lessons.length >= 2, 'an estimate on every lesson card');
-        for (const [id, t] of lessons) assert.match(t, /^about \d+ min on this device$/, id);
+        for (const [id, t] of lessons) assert.match(t, /^about \d+ (s|min) on this device$/, id);
         // The pace is the device's: kept across a reload.
         await page.reload();
         await page.waitForFunction(() => window.__rlvr?.state().booted, undefined, { timeout: 30_000 });

@@ -160,6 +160,18 @@ test('?lesson=ID opens the lesson with its recording; "Run it live" then starts 
   try {
     await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
     assert.equal((await state(page)).recording.record.provenance.lesson.id, LESSON.id);
+    // What the link is for is on the first screen: a "look here" chart drawn without a scroll (the guide
+    // stays closed for a link; issue 59).
+    const focus = page.locator('[data-focus="true"]').first();
+    await focus.locator('.recharts-line path').first().waitFor({ state: 'attached', timeout: 30_000 });
+    const box = await focus.boundingBox();
+    const { innerHeight, scrollY } = await page.evaluate(() => ({ innerHeight, scrollY }));
+    assert.equal(scrollY, 0);
+    assert.ok(
+      box && box.y >= 0 && box.y < innerHeight,
+      `the lesson's chart starts at y = ${box?.y}, below ${innerHeight}`,
+    );
+    assert.equal(await page.locator('[data-testid="guide"]').count(), 0, 'no guide above the lesson');
     assert.equal(
       (await state(page)).compare.a.state,
       'recorded',

@@ -66,8 +66,17 @@ test(
         await page.reload({ waitUntil: 'load' });
         await page.waitForSelector('[data-testid="restored-notice"]', { timeout: 60_000 });
         await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused', undefined, { timeout: 60_000 });
+        // It asks, with Resume focused: Enter trains on (issue 59).
+        await page.waitForFunction(
+          () => document.activeElement?.getAttribute('data-testid') === 'restored-resume',
+          undefined,
+          {
+            timeout: 10_000,
+          },
+        );
         const s = await state(page);
         const msg = await text(page, 'restored-message');
+        assert.match(msg, /It was training when the page went away\./);
         const atUnload = JSON.parse(await page.evaluate(() => sessionStorage.getItem('e2e.shownAtUnload')));
         assert.equal(atUnload.state, 'running', 'reloaded mid-run');
         const held = saves.map((x) => x.snapshot + x.put).sort((x, y) => x - y);

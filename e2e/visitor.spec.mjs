@@ -37,7 +37,22 @@ test('a test leaves storage, a route and the offline switch behind', async () =>
     await cache.put('/visitor-left', new Response('left'));
   });
   await p.context.route('**/manifest.webmanifest', (route) => route.fulfill({ status: 200, body: 'routed' }));
+  // What it leaves is really there before it goes (else the next test's "none of it" proves nothing).
+  const left = await p.page.evaluate(async () => ({
+    local: localStorage.getItem('visitor-left'),
+    database: (await indexedDB.databases()).some((d) => d.name === 'visitor-left'),
+    cache: (await caches.keys()).includes('visitor-left'),
+    routed: (await (await fetch('/manifest.webmanifest')).text()) === 'routed',
+  }));
+  assert.deepEqual(left, { local: '1', database: true, cache: true, routed: true });
   await p.context.setOffline(true);
+  const offline = await p.page.evaluate(() =>
+    fetch('/index.html', { cache: 'no-store' }).then(
+      () => false,
+      () => true,
+    ),
+  );
+  assert.equal(offline, true, 'the page is offline when the test ends');
   await p.close();
 });
 

@@ -22,7 +22,7 @@ export const noisyVerifiers: Lesson = {
     `compensation). At 40% the same rule asks for ${noiseCompensation(0.4).toFixed(0)}× the samples, which ` +
     'is why a 40%-noise run of the same length falls far behind here (measured in an earlier version of ' +
     'this lesson: true batch accuracy 0.158 against 0.552 clean, mean of seeds 1–3). Accuracy is always ' +
-    'measured with the strict, noiseless verifier (the Accuracy (strict verifier) chart); what the noisy ' +
+    'measured with the strict, noiseless verifier (the Accuracy (batch pass@1): true chart); what the noisy ' +
     'verifier reported is in "Accuracy as judged by the training verifier", and how many verdicts it ' +
     'flipped in "Verdicts flipped by the noise".',
   lookAt: ['accuracy', 'accuracy/observed', 'noise_flips'],

@@ -15,7 +15,7 @@ export const whyGroups: Lesson = {
     'wrong. Compare the runs on the accuracy of their first sampling round, before any refill: the batch dynamic ' +
     'sampling trains on has had its all-wrong groups replaced, so its accuracy is higher by construction, not ' +
     'because the policy learned more.',
-  lookAt: ['frac_reward_zero_std', 'accuracy', 'sampling_rounds'],
+  lookAt: ['frac_reward_zero_std', 'accuracy/first_round', 'sampling_rounds'],
   task: sat,
   steps: 150,
   runs: [

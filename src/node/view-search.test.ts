@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { detectRuns, openRun } from '../runs/index.ts';
 import { verlDumpGenerations } from '../runs/verl-fixture.ts';
 import type { RunQuery } from '../runs/types.ts';
@@ -200,8 +200,8 @@ describe('GET /search.json', () => {
     });
     expect(r.cancelled).toBe(true);
     expect(r.stepsSearched).toBeLessThan(steps.length);
-    await new Promise((ok) => setTimeout(ok, 200));
-    expect(searchSharesInFlight()).toBe(0);
+    // the shares still running when the search returned end on the abort: waited for, not slept on
+    await vi.waitFor(() => expect(searchSharesInFlight()).toBe(0), { timeout: 10_000, interval: 20 });
 
     await new Promise<void>((ok, fail) => {
       const req = request(`${base}search.json?run=big&text=zz&regex=1`, (res) => {
@@ -216,7 +216,6 @@ describe('GET /search.json', () => {
       setTimeout(() => fail(new Error('no answer')), 10_000);
       req.end();
     });
-    await new Promise((ok) => setTimeout(ok, 300));
-    expect(searchSharesInFlight()).toBe(0);
+    await vi.waitFor(() => expect(searchSharesInFlight()).toBe(0), { timeout: 10_000, interval: 20 });
   });
 });

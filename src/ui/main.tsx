@@ -16,7 +16,8 @@ import { openServed, syncViewerUrl } from './state/viewer-actions.ts';
 import './styles.css';
 
 initTheme();
-initGuide();
+const linked = searchToSetup(location.search).page;
+initGuide(linked.lesson !== null || linked.run !== null || linked.viewer.name !== null);
 exposeTestHook();
 installRecordDrop();
 syncViewerUrl();

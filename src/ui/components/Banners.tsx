@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { autosave, setupKey } from '../state/autosave.ts';
 import { start } from '../state/controller.ts';
 import { discardSaved, restartFromAutosave, restoreOffered } from '../state/restore.ts';
@@ -138,21 +138,33 @@ function OtherTabBanner() {
 /** What a reload or Restore brought back, and the steps lost if the page had shown more than was saved. */
 function RestoredNotice() {
   const text = useNotices((s) => s.restored);
+  const whileTraining = useNotices((s) => s.restoredWhileTraining);
   const state = useApp((s) => s.run.state);
-  if (!text) return null;
   const resumable = state === 'paused' || state === 'ready';
+  const resume = useRef<HTMLButtonElement>(null);
+  // A reload mid-run asks rather than trains on its own (issue 59): Resume takes the focus, so Enter goes on.
+  useEffect(() => {
+    if (whileTraining && resumable) resume.current?.focus();
+  }, [whileTraining, resumable]);
+  if (!text) return null;
   return (
     <div className="banner info" role="status" data-testid="restored-notice">
       <span data-testid="restored-message">{text}</span>{' '}
       {resumable && (
         <>
           It is paused.{' '}
-          <button type="button" className="primary" data-testid="restored-resume" onClick={() => void start()}>
+          <button
+            type="button"
+            className="primary"
+            data-testid="restored-resume"
+            ref={resume}
+            onClick={() => void start()}
+          >
             Resume
           </button>{' '}
         </>
       )}
-      <button type="button" onClick={() => setNotices({ restored: null })}>
+      <button type="button" onClick={() => setNotices({ restored: null, restoredWhileTraining: false })}>
         Dismiss
       </button>
     </div>

@@ -11,6 +11,7 @@
 import { configFields, validateConfig, type RunConfig } from '../../rl/config.ts';
 import { lessons, type Lesson, type LessonRun, type MeasuredLesson, type Verdict } from '../../lessons/index.ts';
 import { getPreset } from '../../rl/presets.ts';
+import { chartSpecs } from './chart-specs.ts';
 import { baseValue, draftPatch, toText, type EditOrigin, type Edits, type SetupDraft } from './config-form.ts';
 
 /** `rlvr lesson run`'s default --seed. */
@@ -200,6 +201,14 @@ export function verdictBody(v: Verdict): string {
   return rest.charAt(0).toUpperCase() + rest.slice(1);
 }
 
+/**
+ * A metric's name as its chart shows it, so a banner, a card and a chart name one thing alike: the Charts
+ * tab's chart (chartSpecs) that draws it, and its line where that chart has several ("Accuracy (batch
+ * pass@1): first round"); the titles above for the rest.
+ */
 export function metricTitle(key: string): string {
-  return TITLES[key] ?? key;
+  const spec = chartSpecs.find((s) => s.lines.some((l) => l.key === key));
+  if (!spec) return TITLES[key] ?? key;
+  const line = spec.lines.find((l) => l.key === key)!;
+  return spec.lines.length > 1 ? `${spec.title}: ${line.label}` : spec.title;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../rl/config.ts';
 import {
-  aboutMinutes,
+  aboutTime,
   loadPace,
   paceOf,
   passKSeconds,
@@ -97,11 +97,18 @@ describe('time estimates', () => {
     expect(waitSecondsLeft(0, 100, 30)).toBeNull();
   });
 
-  it('reads "about N min", at least 1', () => {
-    expect(aboutMinutes(1800)).toBe('about 30 min');
-    expect(aboutMinutes(89)).toBe('about 1 min');
-    expect(aboutMinutes(91)).toBe('about 2 min');
-    expect(aboutMinutes(5)).toBe('about 1 min');
+  it('reads "about N s" under a minute and a half, else "about N min"', () => {
+    expect(aboutTime(1800)).toBe('about 30 min');
+    expect(aboutTime(89)).toBe('about 90 s');
+    expect(aboutTime(91)).toBe('about 2 min');
+    expect(aboutTime(20)).toBe('about 20 s');
+    expect(aboutTime(8.6)).toBe('about 10 s');
+    expect(aboutTime(1)).toBe('about 5 s');
+    // within 1.5x of the time it states, from 5 s to 400 steps' worth
+    for (let t = 4; t < 4000; t *= 1.07) {
+      const said = Number(/about (\d+) (s|min)/.exec(aboutTime(t))![1]) * (aboutTime(t).endsWith('min') ? 60 : 1);
+      expect(Math.max(said / t, t / said), `${t} s`).toBeLessThanOrEqual(1.5);
+    }
   });
 
   it('keeps one pace per backend; the latest is used when no backend is forced', () => {

@@ -1,5 +1,5 @@
 /**
- * How long training and pass@k take on this device, as "about N min" (pure, unit-tested in
+ * How long training and pass@k take on this device, as "about N s" or "about N min" (pure, unit-tested in
  * time-estimate.test.ts; the one stored value is read and written by `loadPace` / `savePace`).
  *
  * The pace is measured, never assumed: the seconds a step's sampling and update took on this device
@@ -105,9 +105,13 @@ export function waitSecondsLeft(done: number, total: number, elapsed: number): n
   return (elapsed / done) * Math.max(0, total - done);
 }
 
-/** "about N min" (whole minutes, at least 1). */
-export function aboutMinutes(seconds: number): string {
-  return `about ${Math.max(1, Math.round(seconds / 60))} min`;
+/**
+ * "about N s" under a minute and a half (to 5 s, at least 5), else "about N min" (whole minutes). Whole
+ * minutes alone said "about 1 min" for an 8-step run of 20 s: three times too long (issue 59).
+ */
+export function aboutTime(seconds: number): string {
+  if (seconds < 90) return `about ${Math.max(5, Math.round(seconds / 5) * 5)} s`;
+  return `about ${Math.round(seconds / 60)} min`;
 }
 
 /** What the page says before a run on this device has measured any step. */

@@ -6,7 +6,7 @@ import { describeStorageError, notices, setNotices } from './notices.ts';
 import { listRuns, loadRun, restoredNote, type RunMeta } from './persist.ts';
 import { getState, setState, useApp, type SavedOffer, type ShippedCheckpoint } from './store.ts';
 import { session } from './session.ts';
-import { announce, becomeNewTab, holdRun, joinTabs, openRuns, shownStep, tabRunId } from './tabs.ts';
+import { announce, becomeNewTab, holdRun, joinTabs, openRuns, shownStep, tabRunId, wasTraining } from './tabs.ts';
 import { capNotes, guardSearch } from '../derive/url-guard.ts';
 import { searchToSetup, setupToSearch } from '../derive/url-state.ts';
 import { selectedManifest } from './setup-state.ts';
@@ -104,9 +104,15 @@ async function bootSteps(): Promise<void> {
       const saved = await loadRun(own).catch(() => undefined);
       if (saved) {
         const shown = shownStep(own);
+        const training = wasTraining(own);
         await restoreSaved(saved, parsed.hasExperiment ? parsed.setup : saved.setup);
         if (getState().run.config)
-          setNotices({ restored: restoredNote(saved.snapshot.trainer.step, saved.snapshot.savedAt, shown) });
+          setNotices({
+            restored:
+              restoredNote(saved.snapshot.trainer.step, saved.snapshot.savedAt, shown) +
+              (training ? ' It was training when the page went away.' : ''),
+            restoredWhileTraining: training,
+          });
         return;
       }
     } else becomeNewTab(); // a duplicated tab: the original has this run open

@@ -14,7 +14,7 @@ import { checkOverrides, passAt1Verdict, type HeldOut } from '../derive/compare-
 import { useDataset } from './dataset-import.ts';
 import { checkpointSource, selectedManifest } from './setup-state.ts';
 import { forBackend, recordPace } from './pace.ts';
-import { aboutMinutes, secondsLeft, trainingSeconds, UNKNOWN_TIME } from '../derive/time-estimate.ts';
+import { aboutTime, secondsLeft, trainingSeconds, UNKNOWN_TIME } from '../derive/time-estimate.ts';
 import { resolveOrThrow } from '../../rl/resolve-config.ts';
 import { getState, patch, type CompareSide, type CompareSideState, type SideId } from './store.ts';
 import { session } from './session.ts';
@@ -328,10 +328,10 @@ export function compareEstimate(s = getState()): string | null {
     const left = secondsLeft(
       sides.map((x) => ({ step: x.step, budget: c.steps, stepsPerMinute: x.stepsPerMinute ?? 0 })),
     );
-    if (left !== null) return `${aboutMinutes(left)} left on this device (measured from their steps)`;
+    if (left !== null) return `${aboutTime(left)} left on this device (measured from their steps)`;
     const pace = forBackend(s);
     if (pace && sides.every((x) => x.parameters))
-      return `${aboutMinutes(
+      return `${aboutTime(
         trainingSeconds(
           pace,
           sides.map((x) => ({ config: x.config!, parameters: x.parameters!, steps: Math.max(0, c.steps - x.step) })),
@@ -349,7 +349,7 @@ export function compareEstimate(s = getState()): string | null {
       parameters: manifest.parameters,
       steps: c.steps,
     }));
-    return `${c.steps} steps each: ${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
+    return `${c.steps} steps each: ${aboutTime(trainingSeconds(pace, runs))} on this device`;
   } catch {
     return null;
   }

@@ -5,7 +5,7 @@ import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
 import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
-import { recordShownStep } from './tabs.ts';
+import { recordShownStep, recordTraining } from './tabs.ts';
 import { type AppState, getState, hasRun, patch, setState } from './store.ts';
 import { updateSetup } from './setup-state.ts';
 import { client, connectWorker } from './worker-link.ts';
@@ -64,6 +64,7 @@ function onEvents(events: SessionEvent[]): void {
   const id = currentRunId();
   const shown = effects.filter((e) => e.kind === 'step').pop();
   if (shown && id) recordShownStep(id, shown.step);
+  if (changed.state !== undefined && id) recordTraining(id, changed.state === 'running');
   if (getState().runControl.syncOwed && hasRun()) {
     patch('runControl', { syncOwed: false });
     scheduleSync();

@@ -29,6 +29,8 @@ export interface Notices {
    * restoredNote).
    */
   restored: string | null;
+  /** The restored run was training when the page went away: Resume takes the focus (Enter goes on). */
+  restoredWhileTraining: boolean;
 }
 
 function storedAutosaveEvery(): number {
@@ -48,6 +50,7 @@ export const useNotices = create<Notices>()(() => ({
   nonFinite: null,
   fallback: null,
   restored: null,
+  restoredWhileTraining: false,
 }));
 
 export const notices = useNotices.getState;

@@ -11,7 +11,7 @@ import { defaultCheckpointFor, effectiveDraftConfig, selectedManifest } from './
 import { browserStorage } from './browser-storage.ts';
 import { getState, setState, type AppState } from './store.ts';
 import {
-  aboutMinutes,
+  aboutTime,
   paceOf,
   passKSeconds,
   secondsLeft,
@@ -59,14 +59,14 @@ export function mainRunEstimate(s = getState()): string | null {
   if (stepsLeft === 0) return null;
   if (r.state === 'running' || r.state === 'pausing') {
     const left = secondsLeft([{ step: r.step, budget, stepsPerMinute: r.stepsPerMinute }]);
-    if (left !== null) return `${aboutMinutes(left)} left on this device (measured from its steps)`;
+    if (left !== null) return `${aboutTime(left)} left on this device (measured from its steps)`;
   }
   const pace = forBackend(s);
   const config = r.config ?? effectiveDraftConfig(s);
   const parameters = r.model?.parameters ?? selectedManifest(s)?.parameters;
   if (!pace || !config || !parameters) return `${stepsLeft} steps: ${UNKNOWN_TIME}`;
   return (
-    `${stepsLeft} steps: ${aboutMinutes(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }]))} ` +
+    `${stepsLeft} steps: ${aboutTime(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }]))} ` +
     'on this device'
   );
 }
@@ -88,7 +88,7 @@ function openEndedEstimate(s: AppState): string {
     const left = Math.max(0, LOOK_AT_STEPS - r.step);
     return (
       `no step budget: ${perStep(sec)} per step (${r.stepsPerMinute.toFixed(1)} ` +
-      `steps/min, measured)${left > 0 ? `; step ${LOOK_AT_STEPS} in ${aboutMinutes(left * sec)}` : ''}`
+      `steps/min, measured)${left > 0 ? `; step ${LOOK_AT_STEPS} in ${aboutTime(left * sec)}` : ''}`
     );
   }
   const pace = forBackend(s);
@@ -100,7 +100,7 @@ function openEndedEstimate(s: AppState): string {
   return (
     `no step budget: about ${perStep(sec)} per step on ` +
     `this device (${(60 / sec).toFixed(1)} steps/min); ` +
-    `${LOOK_AT_STEPS} steps ${aboutMinutes(sec * LOOK_AT_STEPS)}`
+    `${LOOK_AT_STEPS} steps ${aboutTime(sec * LOOK_AT_STEPS)}`
   );
 }
 
@@ -121,7 +121,7 @@ export function lessonEstimate(lesson: Lesson, steps: number, s = getState()): s
       parameters: manifest.parameters,
       steps: n,
     }));
-    return `${aboutMinutes(trainingSeconds(pace, runs))} on this device`;
+    return `${aboutTime(trainingSeconds(pace, runs))} on this device`;
   } catch {
     return UNKNOWN_TIME;
   }
@@ -134,12 +134,12 @@ export function passKEstimate(startedAt: number | null, now: number, s = getStat
     // The base policy's samples come first (when not cached), then the current policy's as many again.
     const total = p.what === 'passk-base' ? p.total * 2 : p.total;
     const left = waitSecondsLeft(p.done, total, (now - startedAt) / 1000);
-    if (left !== null) return `${aboutMinutes(left)} left`;
+    if (left !== null) return `${aboutTime(left)} left`;
   }
   if (s.passk.running) return null;
   const pace = forBackend(s);
   const config = s.run.config ?? effectiveDraftConfig(s);
   const parameters = s.run.model?.parameters ?? selectedManifest(s)?.parameters;
   if (!pace || !config || !parameters) return UNKNOWN_TIME;
-  return `${aboutMinutes(passKSeconds(pace, config, parameters, !s.passk.curve))} on this device`;
+  return `${aboutTime(passKSeconds(pace, config, parameters, !s.passk.curve))} on this device`;
 }

@@ -21,6 +21,8 @@ const TAB_RUN_KEY = 'rlvr.tabRun';
  * The last step this tab showed (its run and step), written on every step: a reload compares it with what was saved.
  */
 const SHOWN_KEY = 'rlvr.shownStep';
+/** The run this tab was training when it last said so (removed on pause, end or error): a reload offers Resume. */
+const TRAINING_KEY = 'rlvr.training';
 const LOCK_PREFIX = 'rlvr-run:';
 const CHANNEL = 'rlvr-tabs';
 /** How often a tab repeats its state, and after how long without one another tab counts as gone. */
@@ -84,6 +86,7 @@ export function becomeNewTab(): void {
   write(TAB_KEY, session.tabId);
   write(TAB_RUN_KEY, null);
   write(SHOWN_KEY, null);
+  write(TRAINING_KEY, null);
 }
 
 /**
@@ -91,6 +94,17 @@ export function becomeNewTab(): void {
  */
 export function recordShownStep(runId: string, step: number): void {
   write(SHOWN_KEY, JSON.stringify({ runId, step }));
+}
+
+/** Remembers whether this tab's run `runId` is training (synchronous: it must be current when the page unloads). */
+export function recordTraining(runId: string, training: boolean): void {
+  if (training) write(TRAINING_KEY, runId);
+  else if (read(TRAINING_KEY) === runId) write(TRAINING_KEY, null);
+}
+
+/** Whether `runId` was training in this tab when the page went away. */
+export function wasTraining(runId: string): boolean {
+  return read(TRAINING_KEY) === runId;
 }
 
 /** The last step this tab showed of `runId` before the reload, if it recorded one. */

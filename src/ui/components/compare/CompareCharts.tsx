@@ -27,18 +27,8 @@ const COMPARED_KEYS: MetricKey[] = [
   'grad_norm',
 ];
 
-/**
- * A compared metric's title from the Charts tab's table (chartSpecs): its chart, and its line where the chart has
- * several.
- */
-function comparedTitle(key: MetricKey): string {
-  const spec = specOf(key);
-  if (!spec) return metricTitle(key);
-  const line = spec.lines.find((l) => l.key === key);
-  return spec.lines.length > 1 && line ? `${spec.title}: ${line.label}` : spec.title;
-}
-
-const COMPARED = COMPARED_KEYS.map((key) => ({ key, title: comparedTitle(key) }));
+/** Each compared metric with its title as the Charts tab names it (metricTitle: its chart, and its line). */
+const COMPARED = COMPARED_KEYS.map((key) => ({ key, title: metricTitle(key) }));
 
 const SIDE_STYLE: { key: string; color: string; dashed?: boolean }[] = [
   { key: 'A', color: 'var(--c1)' },

@@ -6,8 +6,16 @@ import { getState, setState, useApp } from '../../state/store.ts';
 
 const KEY = 'rlvr-guide-dismissed';
 
-/** Opens the guide on a first visit; once dismissed it stays closed (the Guide button reopens it). */
-export function initGuide(): void {
+/**
+ * Opens the guide on a first visit; once dismissed it stays closed (the Guide button reopens it). A link to
+ * something to look at (`?lesson=`, `?run=`, `?view=`) leaves it closed: it would push what the link shows a
+ * screen and a half down (issue 59).
+ */
+export function initGuide(linked = false): void {
+  if (linked) {
+    setState({ guideOpen: false });
+    return;
+  }
   let dismissed = false;
   try {
     dismissed = localStorage.getItem(KEY) === '1';
