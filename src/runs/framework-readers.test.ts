@@ -3,11 +3,12 @@
 // opened with the run readers through the Node RunFiles and compared with what Python's json and sqlite3
 // read from the same files (the same script's `read`).
 import { execFile } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hfTokenizerConfig, hfTokenizerJson } from '../model/hf-tokenizer.ts';
 import { nodeRunFiles } from '../node/run-files.ts';
 import { detectRuns, openRun } from './detect.ts';
 import type { OpenedRun, RunCompletion, RunFormat } from './types.ts';
@@ -75,6 +76,21 @@ describe('framework dumps, read as Python reads them', () => {
       expect(rows[0]!.tokens!.text[0]).toBe(`[${rows[0]!.tokens!.ids![0]}]`);
     }
     expect((await run.readStep(1)).groups.map((g) => g.completions.length)).toEqual([3, 3]);
+  });
+
+  it("NeMo-RL with the model's tokenizer.json in the folder: each token is its piece, not its id", async () => {
+    cpSync(join(tmp, 'nemo'), join(tmp, 'nemo-tok'), { recursive: true });
+    const json = hfTokenizerJson();
+    writeFileSync(join(tmp, 'nemo-tok', 'tokenizer.json'), JSON.stringify(json));
+    writeFileSync(join(tmp, 'nemo-tok', 'tokenizer_config.json'), JSON.stringify(hfTokenizerConfig(64)));
+    const pieceOf = new Map(
+      Object.entries((json.model as { vocab: Record<string, number> }).vocab).map(([piece, id]) => [id, piece]),
+    );
+    const files = nodeRunFiles(join(tmp, 'nemo-tok'));
+    const run = await openRun(files, (await detectRuns(files)).runs[0]!);
+    const rows = await rowsOf(run, 1);
+    expect(rows.map((r) => r.tokens!.text)).toEqual(rows.map((r) => r.tokens!.ids!.map((id) => pieceOf.get(id))));
+    expect(rows.map((r) => r.tokens!.ids)).toEqual(expected['nemo-rl']!['1']!.map((r) => r.ids));
   });
 
   it('prime-rl: the effective episodes, rewards as score × weight, tokens, truncation, and the metrics curve', async () => {
