@@ -56,7 +56,8 @@ export function arealFormat(): StepLinesFormat {
       ];
     },
     notes: [
-      "AReaL: the step is the policy version (the folder's name); each task's samples are a group; AReaL logs no advantages.",
+      "AReaL: the step is the policy version (the folder's name); each task's samples are a group; AReaL " +
+        'logs no advantages.',
     ],
   };
 }

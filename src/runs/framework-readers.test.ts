@@ -93,7 +93,7 @@ describe('framework dumps, read as Python reads them', () => {
     expect(rows.map((r) => r.tokens!.ids)).toEqual(expected['nemo-rl']!['1']!.map((r) => r.ids));
   });
 
-  it('prime-rl: the effective episodes, rewards as score × weight, tokens, truncation, and the metrics curve', async () => {
+  it('prime-rl: effective episodes, rewards as score × weight, tokens, truncation, the metrics curve', async () => {
     const run = await open('prime');
     for (const [step, want] of Object.entries(expected['prime-rl']!)) {
       const rows = await rowsOf(run, Number(step));

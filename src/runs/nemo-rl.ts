@@ -20,7 +20,8 @@ export const isNemoRlLine = (v: Record<string, unknown> | null): boolean =>
   v !== null && 'content' in v && 'token_ids' in v && 'rewards' in v;
 
 const expected =
-  'expected NeMo-RL\'s {"content": [[text, ...]], "rewards": [number], "input_lengths": [n], "token_ids": [[id, ...]], ' +
+  'expected NeMo-RL\'s {"content": [[text, ...]], "rewards": [number], "input_lengths": [n], ' +
+  '"token_ids": [[id, ...]], ' +
   '"token_loss_mask": [[0|1, ...]], ...} (nemo_rl/algorithms/grpo.py)';
 const known = new Set([
   'content',

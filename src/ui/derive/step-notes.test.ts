@@ -27,7 +27,7 @@ describe('the note above a step', () => {
     );
   });
 
-  it('a step none of whose lines could be read says so, naming the file and line, and not "no advantages"', async () => {
+  it('a step none of whose lines could be read says so, naming its file and line, not "no advantages"', async () => {
     const step = await (await open()).readStep(2);
     const note = stepScalingNote(step, inferScaling(step));
     expect(note).toMatch(/^Step 2 could not be read: run\.jsonl line 3: "completion" is missing or not text; /);
@@ -62,7 +62,7 @@ describe("the run's problems, unfolded", () => {
 });
 
 describe('the run list', () => {
-  it('random bytes named run.rlvr.gz, opened, are listed with their problem, not as a healthy run of 0 steps', async () => {
+  it('random bytes named run.rlvr.gz, opened, are listed with their problem, not as a healthy run', async () => {
     const junk = memoryRunFiles('f', { 'run.rlvr.gz': Uint8Array.from({ length: 64 }, (_, i) => (i * 31) % 256) });
     const found = (await detectRuns(junk)).runs[0]!;
     const index = (await openRun(junk, found)).index;

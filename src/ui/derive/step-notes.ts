@@ -34,9 +34,9 @@ const problemCount = (n: number) => `${n} problem${n === 1 ? '' : 's'}`;
 export function problemSummary(problems: RunProblem[], what: string): string | null {
   const first = problems[0];
   if (!first) return null;
-  const where = first.message.startsWith(first.file)
-    ? first.message
-    : `${first.file}${first.line !== undefined ? `, line ${first.line}` : ''}${first.row !== undefined ? `, row ${first.row}` : ''}: ${first.message}`;
+  const line = first.line !== undefined ? `, line ${first.line}` : '';
+  const place = `${line}${first.row !== undefined ? `, row ${first.row}` : ''}`;
+  const where = first.message.startsWith(first.file) ? first.message : `${first.file}${place}: ${first.message}`;
   return `${problemCount(problems.length)} ${what}; the first: ${where}`;
 }
 
