@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hfTokenizerConfig, hfTokenizerJson } from '../model/hf-tokenizer.ts';
 import { nodeRunFiles } from '../node/run-files.ts';
 import { detectRuns, openRun } from './detect.ts';
+import { memoryRunFiles } from './memory-files.ts';
 import type { OpenedRun, RunCompletion, RunFormat } from './types.ts';
 
 const execFileP = promisify(execFile);
@@ -222,5 +223,23 @@ describe('prime-rl, tailed while it is written', () => {
       expect.objectContaining({ file: 'rollouts/step_3/train/all/traces.jsonl', line: 1 }),
     ]);
     expect(run.index.problems[0]!.message).toMatch(/stopped growing/);
+  });
+});
+
+describe('what is and is not taken for a framework dump', () => {
+  it("veRL's {step}.jsonl in a folder named rollout/3/ stays veRL: AReaL's first line decides", async () => {
+    const line = JSON.stringify({ input: 'q', output: 'a', score: 1, step: 1 });
+    const { runs } = await detectRuns(memoryRunFiles('r', { 'rollout/3/1.jsonl': `${line}\n` }));
+    expect(runs.map((r) => [r.format, r.path])).toEqual([['verl', 'rollout/3']]);
+  });
+
+  it("Trackio: writes still in the project's -wal file are named in a note, not silently missing", async () => {
+    cpSync(join(tmp, 'trackio'), join(tmp, 'trackio-wal'), { recursive: true });
+    writeFileSync(join(tmp, 'trackio-wal', 'my-project.db-wal'), new Uint8Array(4096));
+    const files = nodeRunFiles(join(tmp, 'trackio-wal'));
+    const run = await openRun(files, (await detectRuns(files)).runs[0]!);
+    expect(run.index.notes).toContainEqual(
+      expect.stringMatching(/^my-project\.db-wal holds writes .* not shown yet\.$/),
+    );
   });
 });
