@@ -20,6 +20,11 @@ export interface CatalogRun {
   name: string;
   format: RunFormat;
   steps: number;
+  /**
+   * What its readers could not read (runs.json's `errors`): each problem of its index as a sentence
+   * naming the file, or why it could not be opened at all; at most MAX_ERRORS, then how many more.
+   */
+  errors: string[];
   folder: ServedFolder;
   /** The run's folder under `folder`, as path segments ([] for the served folder itself). */
   segments: string[];
@@ -45,11 +50,29 @@ interface FolderState {
   files: ServedFileEntry[];
 }
 
-/** An opened run, the signature of its files when its index was last read, and its step count then. */
+/** An opened run, the signature of its files when its index was last read, and its step count and errors then. */
 interface OpenState {
   signature: string;
   run: OpenedRun | null;
   steps: number;
+  errors: string[];
+}
+
+/** How many of a run's problems runs.json lists by name (a dump with a broken line a step could have thousands). */
+export const MAX_ERRORS = 20;
+
+/** A problem as one sentence that names its file (the readers' messages mostly do already). */
+export function problemSentence(p: RunProblem): string {
+  if (p.message.startsWith(p.file)) return p.message;
+  const at = p.line !== undefined ? ` line ${p.line}` : p.row !== undefined ? ` row ${p.row}` : '';
+  return `${p.file}${at}: ${p.message}`;
+}
+
+/** A run's problems as runs.json lists them. */
+export function errorsOf(problems: RunProblem[]): string[] {
+  const listed = problems.slice(0, MAX_ERRORS).map(problemSentence);
+  if (problems.length > MAX_ERRORS) listed.push(`and ${problems.length - MAX_ERRORS} more problems`);
+  return listed;
 }
 
 export class RunCatalog {
@@ -92,7 +115,7 @@ export class RunCatalog {
   }
 
   private async look(): Promise<CatalogRun[]> {
-    const located: (Omit<CatalogRun, 'name' | 'steps'> & { listed: ServedFileEntry[] })[] = [];
+    const located: (Omit<CatalogRun, 'name' | 'steps' | 'errors'> & { listed: ServedFileEntry[] })[] = [];
     const parents: string[] = [];
     for (const folder of this.folders) {
       const files = await folder.list();
@@ -127,35 +150,38 @@ export class RunCatalog {
     );
     const out: CatalogRun[] = [];
     for (const [i, { listed, ...r }] of located.entries()) {
-      out.push({ ...r, name: names[i]!, steps: await this.countSteps(r, listed) });
+      out.push({ ...r, name: names[i]!, ...(await this.countSteps(r, listed)) });
     }
     return out;
   }
 
-  private async countSteps(r: Omit<CatalogRun, 'name' | 'steps'>, listed: ServedFileEntry[]): Promise<number> {
+  private async countSteps(
+    r: Omit<CatalogRun, 'name' | 'steps' | 'errors'>,
+    listed: ServedFileEntry[],
+  ): Promise<{ steps: number; errors: string[] }> {
     const key = openKey(r);
     const sig = signature(listed);
     const state = this.opened.get(key);
-    if (state && state.signature === sig) return state.steps;
+    if (state && state.signature === sig) return { steps: state.steps, errors: state.errors };
     let run = state?.run ?? null;
     let steps = 0;
+    let errors: string[];
     try {
-      if (run) steps = (await run.refresh()).steps.length;
-      else {
-        run = await this.readers.openRun(r.files(), r.found);
-        steps = run.index.steps.length;
-      }
-    } catch {
-      // A run that cannot be opened is still listed (with 0 steps, tried again when its files change):
-      // the page opens it and shows why.
+      const index = run ? await run.refresh() : (run = await this.readers.openRun(r.files(), r.found)).index;
+      steps = index.steps.length;
+      errors = errorsOf(index.problems);
+    } catch (e) {
+      // A run that cannot be opened is still listed (with 0 steps, tried again when its files change), with
+      // why: the page opens it and shows the same.
       run = null;
+      errors = [e instanceof Error ? e.message : String(e)];
     }
-    this.opened.set(key, { signature: sig, run, steps });
-    return steps;
+    this.opened.set(key, { signature: sig, run, steps, errors });
+    return { steps, errors };
   }
 }
 
-const openKey = (r: Omit<CatalogRun, 'name' | 'steps'>) =>
+const openKey = (r: Omit<CatalogRun, 'name' | 'steps' | 'errors'>) =>
   `${r.folder.root}\0${r.segments.join('/')}\0${r.only ?? ''}\0${r.format}`;
 
 /**

@@ -93,10 +93,10 @@ describe('rlvr view serves every format', () => {
       onDisk.runs.map(async (r) => (await openRun(nodeRunFiles(served), r)).index.steps.length),
     );
     expect(runs).toEqual([
-      { name: 'grpo-qwen', format: 'trl', steps: 3 },
-      { name: 'dump', format: 'verl', steps: 3 },
-      { name: 'other.jsonl', format: 'jsonl', steps: 2 },
-      { name: 'lesson.rlvr.gz', format: 'record', steps: steps[3] },
+      { name: 'grpo-qwen', format: 'trl', steps: 3, errors: [] },
+      { name: 'dump', format: 'verl', steps: 3, errors: [] },
+      { name: 'other.jsonl', format: 'jsonl', steps: 2, errors: [] },
+      { name: 'lesson.rlvr.gz', format: 'record', steps: steps[3], errors: [] },
     ]);
     expect(steps[3]).toBeGreaterThan(0);
   });

@@ -89,7 +89,7 @@ describe('rlvr view: what it serves', () => {
     const r = await get(port, '/runs.json');
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(r.body)).toEqual([{ name: 'rollouts', format: 'verl', steps: 2 }]);
+    expect(JSON.parse(r.body)).toEqual([{ name: 'rollouts', format: 'verl', steps: 2, errors: [] }]);
   });
 
   it("lists a run's files (relative to its folder), leaving out symlinks that leave the served folder", async () => {
@@ -110,7 +110,7 @@ describe('rlvr view: what it serves', () => {
     };
     try {
       const [runs, files] = await Promise.all([get(port, '/runs.json'), get(port, '/runs/rollouts/files.json')]);
-      expect(JSON.parse(runs.body)).toEqual([{ name: 'rollouts', format: 'verl', steps: 2 }]);
+      expect(JSON.parse(runs.body)).toEqual([{ name: 'rollouts', format: 'verl', steps: 2, errors: [] }]);
       expect((JSON.parse(files.body) as { path: string }[]).map((f) => f.path).sort()).toEqual([
         '1.jsonl',
         '2.jsonl',
@@ -185,8 +185,8 @@ describe('rlvr view: what it serves', () => {
     writeFileSync(join(served, 'late', 'dump', '5.jsonl'), verlStep(5));
     const runs = JSON.parse((await get(port, '/runs.json')).body) as unknown[];
     expect(runs).toEqual([
-      { name: 'rollouts', format: 'verl', steps: 3 },
-      { name: 'dump', format: 'verl', steps: 1 },
+      { name: 'rollouts', format: 'verl', steps: 3, errors: [] },
+      { name: 'dump', format: 'verl', steps: 1, errors: [] },
     ]);
   });
 });

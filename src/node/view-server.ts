@@ -2,7 +2,8 @@
  * The HTTP server behind `rlvr view` (src/cli/commands/view.ts): the built page, and read-only the runs
  * found in the served folders.
  *
- *   GET /runs.json                      [{"name", "format", "steps"}], found again on each request
+ *   GET /runs.json                      [{"name", "format", "steps", "errors"}], found again on each request;
+ *                                       `errors`: what the run's readers could not read (run-catalog.ts)
  *   GET /runs/<name>/files.json         [{"path", "size"}]: the run's files, relative to its folder
  *   GET /runs/<name>/file/<path>        the bytes; `Range: bytes=a-b` answers 206 with Content-Range
  *   GET /runs/<name>/files?path=A&path=B…  several whole files, one after another; sizes in X-Part-Sizes
@@ -133,7 +134,7 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
     return sendJson(
       res,
       req,
-      runs.map((r) => ({ name: r.name, format: r.format, steps: r.steps })),
+      runs.map((r) => ({ name: r.name, format: r.format, steps: r.steps, errors: r.errors })),
     );
   }
   if (segments[0] === 'search.json' && segments.length === 1) {

@@ -283,7 +283,7 @@ describe('bad folders', () => {
       {
         file: 'stuff',
         message: expect.stringMatching(
-          /^stuff: no run found; looked for TRL's completions\/completions_\*\.parquet, veRL's .*run records$/,
+          /^stuff: no run found; looked for TRL's completions\/completions_\*\.parquet.*records, NeMo-RL's .*db$/,
         ),
       },
     ]);

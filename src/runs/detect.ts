@@ -4,7 +4,9 @@
  *   - trl: a folder with `completions/completions_*.parquet` (TRL's output_dir);
  *   - verl: a folder of `{step}.jsonl` files whose first line has veRL's `input` and `output`;
  *   - jsonl: a `*.jsonl` file whose first line has `step`, `prompt`, `completion` and `rewards`;
- *   - record: a `*.rlvr.gz` file (it may sit inside a TRL output_dir: the recording trainer writes it there).
+ *   - record: a `*.rlvr.gz` file (it may sit inside a TRL output_dir: the recording trainer writes it there);
+ *   - nemo-rl, prime-rl, roll, areal: a folder of that framework's step files, by their names (step-formats.ts);
+ *   - trackio: a `*.db` SQLite file with Trackio's `traces` table.
  * Folders and files whose name starts with '.' are passed over (caches, editors' files).
  */
 import { baseOf, dirOf, RunReadError, subRunFiles, why } from './files.ts';
@@ -12,13 +14,16 @@ import { isDocumentedLine, jsonlSource } from './jsonl.ts';
 import { firstJsonLine } from './lines.ts';
 import { openSource, type OpenOptions } from './opened-run.ts';
 import { recordSource } from './record.ts';
+import { frameworkRunsOf, openFrameworkRun } from './step-formats.ts';
 import { trlCompletionFile, trlSource } from './trl.ts';
 import type { FoundRun, OpenedRun, RunFileEntry, RunFiles, RunProblem } from './types.ts';
 import { isVerlLine, verlSource, verlStepFile } from './verl.ts';
 
 const looked =
   "looked for TRL's completions/completions_*.parquet, veRL's {step}.jsonl files, a .jsonl file whose first line has " +
-  'step, prompt, completion and rewards (docs/run-formats.md), and *.rlvr.gz run records';
+  'step, prompt, completion and rewards (docs/run-formats.md), *.rlvr.gz run records, ' +
+  "NeMo-RL's train_data_step{N}.jsonl, prime-rl's rollouts/step_N/, ROLL's rollout_dump_data.step_N.jsonl, " +
+  "AReaL's rollout/{version}/{task_id}.jsonl and Trackio's {project}.db";
 
 const hidden = (path: string) => path.split('/').some((part) => part.startsWith('.'));
 
@@ -50,7 +55,9 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
   const verlCandidates = new Map<string, RunFileEntry[]>();
   const jsonlFiles: RunFileEntry[] = [];
   const records: RunFileEntry[] = [];
+  const framework = await frameworkRunsOf(files, listed, problems);
   for (const f of listed) {
+    if (framework.taken.has(f.path)) continue;
     const dir = dirOf(f.path);
     const m = /^(?:(.*)\/)?completions\/completions_\d+\.parquet$/.exec(f.path);
     if (m && trlCompletionFile.test(`completions/${baseOf(f.path)}`)) trlDirs.add(m[1] ?? '');
@@ -112,6 +119,7 @@ export async function detectRuns(files: RunFiles): Promise<{ runs: FoundRun[]; p
   }
   for (const f of records.sort((a, b) => a.path.localeCompare(b.path)))
     runs.push({ path: f.path, name: runName(files, f.path), format: 'record' });
+  for (const r of framework.runs) runs.push({ ...r, name: runName(files, r.path) });
   if (runs.length === 0) problems.push({ file: files.name, message: `${files.name}: no run found; ${looked}` });
   return { runs, problems };
 }
@@ -134,6 +142,8 @@ export async function openRun(files: RunFiles, found: FoundRun, options: OpenOpt
         );
       case 'record':
         return await openSource(recordSource(files, found.path, found.name), options);
+      default:
+        return await openSource(await openFrameworkRun(files, found), options);
     }
   } catch (e) {
     if (e instanceof RunReadError) throw e;

@@ -12,7 +12,17 @@
  */
 
 /** The formats a run can be in; `rlvr view`'s `/runs.json` uses these words. */
-export const runFormats = ['trl', 'verl', 'jsonl', 'record'] as const;
+export const runFormats = [
+  'trl',
+  'verl',
+  'jsonl',
+  'record',
+  'nemo-rl',
+  'prime-rl',
+  'roll',
+  'areal',
+  'trackio',
+] as const;
 export type RunFormat = (typeof runFormats)[number];
 
 /** One file under the opened root. */
@@ -64,6 +74,8 @@ export interface TokenChannels {
   /** The trained policy's log-probs, where recorded. */
   newLogprobs?: number[];
   refLogprobs?: number[];
+  /** Each token's advantage, where the writer logged them per token (NeMo-RL's `advantages`). */
+  advantages?: number[];
   entropy?: number[];
   ratio?: number[];
   /** 'low' | 'high' where the clipped side was taken. */

@@ -35,6 +35,8 @@ export interface ServedRun {
   name: string;
   format: RunFormat;
   steps: number;
+  /** What its readers could not read, each naming the file (src/node/run-catalog.ts); [] when nothing. */
+  errors?: string[];
 }
 
 const startReader = () =>

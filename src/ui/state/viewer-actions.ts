@@ -101,15 +101,24 @@ export async function openServed(link = searchToSetup(location.search).page.view
   return true;
 }
 
-function mergeServed(listed: { name: string; format: ViewerRun['format']; steps: number }[]): void {
+function mergeServed(listed: { name: string; format: ViewerRun['format']; steps: number; errors?: string[] }[]): void {
   const runs = [...viewer().runs];
   for (const l of listed) {
     const key = `server:${l.name}`;
     const i = runs.findIndex((r) => r.key === key);
-    if (i >= 0) runs[i] = { ...runs[i]!, listedSteps: l.steps };
+    const listedErrors = l.errors ?? [];
+    if (i >= 0) runs[i] = { ...runs[i]!, listedSteps: l.steps, listedErrors };
     else {
       const fresh = { handle: null, index: null, loading: false, error: null };
-      runs.push({ key, name: l.name, format: l.format, origin: 'server', ...fresh, listedSteps: l.steps });
+      runs.push({
+        key,
+        name: l.name,
+        format: l.format,
+        origin: 'server',
+        ...fresh,
+        listedSteps: l.steps,
+        listedErrors,
+      });
     }
   }
   set({ runs });

@@ -30,6 +30,8 @@ export interface ViewerRun {
   index: RunIndex | null;
   /** Steps `rlvr view` says the run has (known before the run is opened). */
   listedSteps?: number;
+  /** What `rlvr view` says its readers could not read (runs.json `errors`), before the run is opened. */
+  listedErrors?: string[];
   loading: boolean;
   error: string | null;
 }

@@ -50,7 +50,8 @@ function TokenHeatMap({ step, c }: { step: RunStep; c: RunCompletion }) {
       </div>
       <div className="tokens" role="group" aria-label="Completion tokens">
         {t.text.map((text, i) => {
-          const v = colour === 'advantage' ? (c.advantage ?? null) : (logprobs?.[i] ?? null);
+          // Per token where the writer logged advantages per token (NeMo-RL, prime-rl), else the completion's.
+          const v = colour === 'advantage' ? (t.advantages?.[i] ?? c.advantage ?? null) : (logprobs?.[i] ?? null);
           return (
             <span
               key={i}
@@ -60,6 +61,7 @@ function TokenHeatMap({ step, c }: { step: RunStep; c: RunCompletion }) {
                 `token ${i}: ${JSON.stringify(text)}${t.ids ? ` (id ${t.ids[i]})` : ''}`,
                 logprobs ? `log-prob ${num(logprobs[i])}` : '',
                 t.newLogprobs && t.logprobs ? `trained policy ${num(t.newLogprobs[i])}` : '',
+                t.advantages ? `advantage ${num(t.advantages[i])}` : '',
                 t.entropy ? `entropy ${num(t.entropy[i])}` : '',
                 t.ratio ? `ratio ${num(t.ratio[i], 6)}${t.clipped?.[i] ? ` (clipped ${t.clipped[i]})` : ''}` : '',
               ]

@@ -20,7 +20,7 @@ export function OpenRunFolder() {
         multiple
         hidden
         data-testid="run-folder-input"
-        aria-label="Open a run folder (TRL output_dir, veRL rollout_data_dir, JSONL, records)"
+        aria-label="Open a run folder (TRL, veRL, NeMo-RL, prime-rl, ROLL, AReaL, Trackio, JSONL, records)"
         onChange={(e) => {
           const folder = folderFromPicker(e.target.files ?? []);
           e.target.value = '';
@@ -29,8 +29,9 @@ export function OpenRunFolder() {
       />
       <span className="muted small">
         {' '}
-        or drop a folder on the page: TRL's output_dir, veRL's rollout_data_dir, a JSONL of completions or .rlvr.gz
-        records. It is read in this tab, nothing is uploaded.
+        or drop a folder on the page: TRL's output_dir, veRL's rollout_data_dir, NeMo-RL's, prime-rl's, ROLL's or
+        AReaL's rollout dumps, a Trackio project's .db, a JSONL of completions or .rlvr.gz records. It is read in this
+        tab, nothing is uploaded.
       </span>
     </span>
   );

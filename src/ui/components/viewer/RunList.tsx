@@ -1,15 +1,16 @@
 import { useApp } from '../../state/store.ts';
 import { compareWith, showRun } from '../../state/viewer-actions.ts';
 import type { ViewerRun } from '../../state/viewer-state.ts';
+import { runListStatus } from '../../derive/step-notes.ts';
 
-const stepsOf = (r: ViewerRun) => r.index?.steps.length ?? r.listedSteps;
-
-function status(r: ViewerRun): string {
-  if (r.error) return r.error;
-  if (r.loading) return 'opening…';
-  const n = stepsOf(r);
-  return n === undefined ? 'not opened yet' : `${n} step${n === 1 ? '' : 's'} with rollouts`;
-}
+const status = (r: ViewerRun) =>
+  runListStatus({
+    error: r.error,
+    loading: r.loading,
+    steps: r.index?.steps.length ?? r.listedSteps,
+    problems: r.index?.problems,
+    listedErrors: r.listedErrors,
+  });
 
 /** The runs found (in the folders opened and on the server), the open one, and the one compared with it. */
 export function RunList() {
@@ -49,7 +50,9 @@ export function RunList() {
                 </button>
               </td>
               <td>{r.format}</td>
-              <td className={r.error ? 'bad' : ''}>{status(r)}</td>
+              <td className={status(r).bad ? 'bad' : ''} data-testid="viewer-run-status">
+                {status(r).text}
+              </td>
               <td>
                 {r.key !== open && (
                   <label>

@@ -3,6 +3,7 @@ import type { RunGroup, RunStep } from '../../../runs/types.ts';
 import { useApp } from '../../state/store.ts';
 import { followPrompt, runByKey, selectCompletion, showStep, stepBy } from '../../state/viewer-actions.ts';
 import { cell, groupStats, inferScaling, sortByReward, type StepScaling } from '../../derive/run-view-model.ts';
+import { stepScalingNote } from '../../derive/step-notes.ts';
 import { CompletionDetail } from './CompletionDetail.tsx';
 import { ProblemList } from './ProblemList.tsx';
 
@@ -118,11 +119,7 @@ const Groups = memo(function Groups({ step, names }: { step: RunStep; names: str
   return (
     <div className="table-wrap">
       <p className="muted small" data-testid="viewer-scaling">
-        {scaling.logged === 0
-          ? 'This run logged no advantages: the derivation shows what GRPO (scale_rewards="group") would give.'
-          : scaling.matchesLog
-            ? `The ${scaling.logged} logged advantages equal GRPO's with scale_rewards="${scaling.scaling}".`
-            : "The logged advantages match none of GRPO's scalings (group, batch, none): see each derivation."}
+        {stepScalingNote(step, scaling)}
       </p>
       <table className="groups viewer-groups" data-testid="viewer-groups">
         <thead>
