@@ -86,7 +86,8 @@ try {
       const l = Math.round(loadavg()[0] * 10) / 10;
       results[link.name].push({ ms, load: l });
       console.log(
-        `${link.name} run ${i + 1}: ${ms === null ? `not drawn in view within ${TIMEOUT_MS} ms` : `${ms} ms`}, load ${l}`,
+        `${link.name} run ${i + 1}: ` +
+          `${ms === null ? `not drawn in view within ${TIMEOUT_MS} ms` : `${ms} ms`}, load ${l}`,
       );
     }
     const m = median(results[link.name].map((r) => r.ms));

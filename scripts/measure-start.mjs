@@ -2,7 +2,8 @@
 // How responsive the page `npm start` serves is while the default run trains, beside Vite's dev server
 // (`npm run dev`, HMR and file watcher on), each started as package.json starts it, measured the way
 // e2e/responsive.spec.mjs measures Compare. For each server and run: a fresh page at / (the default run,
-// as a visitor gets it), Start training, STEPS steps, then a real mouse click on Pause. Figures, over the window from the first step to Pause shown:
+// as a visitor gets it), Start training, STEPS steps, then a real mouse click on Pause. Figures, over the
+// window from the first step to Pause shown:
 //   longest main-thread task (ms, Chromium's long-task observer)      goal 200
 //   click to "paused" shown (ms, the click's input timestamp to the run-state text) goal 1000
 //   frames a second drawn (requestAnimationFrame callbacks)
