@@ -59,4 +59,19 @@ describe('a run record', () => {
     const all = await run.search({});
     expect(all.count).toBe(record.rollouts.reduce((n, r) => n + r.records.length, 0));
   });
+
+  it("a TRL record's rows list no playground-only field it never had (hint, hinted, flipped)", async () => {
+    // Written by real TRL through the recorder (scripts/trl-record-fixture.sh): no hints, no noisy verifier.
+    const fixtures = resolve(import.meta.dirname, '..', '..', 'e2e', 'fixtures');
+    const files = nodeRunFiles(fixtures);
+    const run = await openRun(files, { path: 'trl-arithmetic-2steps.rlvr.gz', name: 'trl', format: 'record' });
+    const rows = (await run.readStep(run.index.steps[0]!)).groups.flatMap((g) => g.completions);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(Object.keys(r.extra)).not.toContain('hint');
+      expect(Object.keys(r.extra)).not.toContain('hinted');
+      expect(Object.keys(r.extra)).not.toContain('flipped');
+      expect(r.extra).toHaveProperty('correct');
+    }
+  });
 });

@@ -32,13 +32,15 @@ export function recordCompletion(r: RolloutRecord, row: number): RunCompletion {
       ratio: r.ratio,
       clipped: r.clipped,
     },
+    // The playground-only fields only where they say something: a TRL record's hint is empty, hinted
+    // false and flipped null for every row, and listing them claims knobs that run never had.
     extra: {
       group: r.group,
-      hint: r.hint,
+      ...(r.hint ? { hint: r.hint } : {}),
       correct: r.correct,
       reason: r.reason,
-      hinted: r.hinted,
-      flipped: r.flipped,
+      ...(r.hinted ? { hinted: r.hinted } : {}),
+      ...(r.flipped != null ? { flipped: r.flipped } : {}),
       kl: r.kl,
     },
   };
