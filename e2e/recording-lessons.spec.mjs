@@ -172,6 +172,9 @@ test('?lesson=ID opens the lesson with its recording; "Run it live" then starts 
       `the lesson's chart starts at y = ${box?.y}, below ${innerHeight}`,
     );
     assert.equal(await page.locator('[data-testid="guide"]').count(), 0, 'no guide above the lesson');
+    // The setup beside the recording is the recording's: its seed (issue 59).
+    const shownSeed = (await state(page)).recording.record.provenance.lesson.seed;
+    assert.equal(await page.locator('[data-testid="field-seed"]').inputValue(), String(shownSeed));
     assert.equal(
       (await state(page)).compare.a.state,
       'recorded',

@@ -13,8 +13,8 @@ import { ARITH, browser, reloaded, state, tab, tabRunsHooks, text, trained } fro
 tabRunsHooks(test);
 
 test(
-  'a reload mid-training resumes at the last ' +
-    'completed step (or one behind) and names exactly ' +
+  'a reload mid-training comes back at the last ' +
+    'completed step (or one behind), asks with Resume focused, and names exactly ' +
     'the steps it lost',
   async ({}, testInfo) => {
     test.setTimeout(600_000);

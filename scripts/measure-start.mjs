@@ -73,7 +73,7 @@ async function measureOnce(browser, base) {
   try {
     const { page } = p;
     await page.addInitScript(installObservers);
-    await page.goto(new URL('/', base).href, { waitUntil: 'load' });
+    await page.goto(new URL('/', base).href, { waitUntil: 'load', timeout: 300_000 });
     await page.waitForSelector('[data-testid="start"]:not([disabled])', { timeout: 120_000 });
     await page.click('[data-testid="start"]');
     await page.waitForFunction(() => window.__rlvr.state().run.step >= 1, undefined, { timeout: 300_000 });

@@ -134,6 +134,7 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
         .filter((s) => s !== shown.seed)
         .map((s) => ({ seed: s, records: armsOn(s).map((a) => a.record!) }));
       const over = { seeds, shownSeed: shown.seed, others, text: seedsSentence(seeds, shown) };
+      setupOnSeed(lesson, seed, shown.seed);
       await openRecordedArms(
         armsOn(shown.seed) as { label: string; record: ShippedRecord }[],
         `the recorded runs of lesson ${lesson.id} (seeds ${seeds.join(', ')})`,
@@ -152,6 +153,7 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
       return true;
     }
     const pick = onSeed[0] ?? shipped[0];
+    if (pick?.lesson) setupOnSeed(lesson, seed, pick.lesson.seed);
     if (pick) await openShippedRecord(pick);
     else setState({ view: 'lessons' });
     return true;
@@ -159,6 +161,13 @@ export async function openLesson(id: string, opts: { steps?: number; live?: bool
   if (lesson.runs.length === 1) await startSingle();
   else await startSideBySide(lesson, seed, steps, forms.presetB, forms.editsB);
   return true;
+}
+
+/** The setup shown beside a lesson's recording is the recording's: its seed, where that is not the lesson's own. */
+function setupOnSeed(lesson: Lesson, lessonSeed: number, shownSeed: number): void {
+  if (shownSeed === lessonSeed) return;
+  const { draft } = lessonForms(lesson, shownSeed);
+  setState((s) => ({ lesson: { ...s.lesson, appliedDraft: draft }, setup: { ...s.setup, draft } }));
 }
 
 async function startSingle(): Promise<void> {

@@ -37,6 +37,9 @@ export default function ComparePanel() {
   const haveWorkers = c.a.state !== 'idle' && c.b.state !== 'idle' && !c.a.error && !c.b.error && c.a.config !== null;
   // A lesson's recorded arms: every side is a recording; "Run it live" (the lesson banner) trains them.
   const allRecorded = c.a.state === 'recorded';
+  const charts = (
+    <CompareCharts focus={focus} lessonTitle={lesson?.title ?? ''} sides={chartSides} smoothing={smoothing} />
+  );
   return (
     <div className="compare">
       {allRecorded && (
@@ -50,6 +53,8 @@ export default function ComparePanel() {
           step’s rollouts.
         </p>
       )}
+      {/* A lesson's recordings: their charts come first, on the first screen; the form to train others below. */}
+      {allRecorded && charts}
       <p>
         Trains two runs at once, each in its own worker, from the same checkpoint and seed (so the same prompts): A is
         the setup on the left (preset <code>{presetA}</code>), B the same setup with another preset and your overrides.
@@ -205,7 +210,7 @@ export default function ComparePanel() {
           </tbody>
         </table>
       )}
-      <CompareCharts focus={focus} lessonTitle={lesson?.title ?? ''} sides={chartSides} smoothing={smoothing} />
+      {!allRecorded && charts}
     </div>
   );
 }
