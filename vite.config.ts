@@ -88,7 +88,14 @@ export default defineConfig({
   },
   optimizeDeps: { exclude: ['onnxruntime-web'] },
   worker: { format: 'es' },
-  server: { headers: isolation },
+  server: {
+    headers: isolation,
+    // What the tests and tools write under the repo is not the app's source: the Python venv alone holds
+    // about 36,000 files, and watching them kept the dev server's process busy on a 2-core machine.
+    watch: {
+      ignored: ['**/.venv-py/**', '**/test-results/**', '**/dist/**', '**/bench/.work/**', '**/runs/**', '**/docs/**'],
+    },
+  },
   preview: { headers: { ...isolation, 'Content-Security-Policy': CSP } },
   build: {
     target: 'es2022',

@@ -152,6 +152,36 @@ test.describe('a real TRL run', () => {
       await reward.locator('.recharts-legend-item', { hasText: 'compare-record' }).waitFor();
       assert.equal(await reward.locator('.recharts-line').count(), 2, 'both runs drawn on the reward curve');
       await reward.screenshot({ path: join(RESULTS_DIR, 'viewer-compare-curve.png') });
+      // The TRL run in Compare beside live runs: side C, drawn by the charts that draw the live runs A and B.
+      await p.page.locator('[data-testid="viewer-compare-live"]').click();
+      await p.page.waitForSelector('[data-testid="view-compare"]');
+      const rewardSteps = trl.logHistory.filter((h) => typeof h.reward === 'number').length;
+      await p.page.waitForFunction(
+        (n) =>
+          Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) === n,
+        rewardSteps,
+      );
+      const c = await p.page.evaluate(() => window.__rlvr.state().compare.c);
+      assert.equal(c.state, 'recorded');
+      assert.match(c.label, new RegExp(`^C: ${basename(TRL_DIR)} \\(trl\\)$`));
+      assert.deepEqual(
+        c.metrics.map((m) => [m.step, m.reward]),
+        trl.logHistory.filter((h) => typeof h.reward === 'number').map((h) => [h.step, h.reward]),
+      );
+      await p.page.click('[data-testid="compare-start"]');
+      await p.page.waitForFunction(
+        () => ['a', 'b'].every((k) => window.__rlvr.state().compare[k].metrics.length >= 1),
+        undefined,
+        { timeout: 120_000 },
+      );
+      await p.page.locator('[data-testid="compare-chart-reward"]').scrollIntoViewIfNeeded();
+      await p.page.waitForFunction(
+        () => document.querySelectorAll('[data-testid="compare-chart-reward"] .recharts-line').length >= 3,
+        undefined,
+        { timeout: 60_000 },
+      );
+      await screenshot(p.page, 'viewer-trl-in-compare');
+      await p.page.getByRole('button', { name: 'Stop and free the workers' }).click();
     });
     await p.close();
   });

@@ -121,7 +121,10 @@ async function serveAs(name) {
     await new Promise((ok) => setTimeout(ok, 100));
   }
   child.stdout.resume();
-  return { url, close: async () => process.kill(-child.pid, 'SIGTERM') };
+  const close = () => {
+    if (child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+  };
+  return { url, close };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -132,6 +135,7 @@ try {
   for (const name of servers) {
     // The commands package.json's start and dev scripts run (start builds first: `npm run bench:start` did).
     const server = await serveAs(name);
+    process.once('exit', () => server.close());
     try {
       results[name] = [];
       for (let i = 0; i < runs; i++) {

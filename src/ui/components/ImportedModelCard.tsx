@@ -52,7 +52,8 @@ export function ImportedModelCard() {
       </p>
       <p className="help" data-testid="imported-model-training">
         Start trains it in its own tokens: the task's prompts are laid out by its tokenizer and the verifier reads the
-        decoded text. Set lora_r (under "Advanced: every knob", Optimisation) to train LoRA adapters on PEFT's module names instead of every weight.
+        decoded text. Set lora_r (under "Advanced: every knob", Optimisation) to train LoRA adapters on PEFT's module
+        names instead of every weight.
       </p>
       <label htmlFor="score-text">Score a text (one line per scored line)</label>
       <textarea

@@ -69,8 +69,8 @@ export default function ComparePanel() {
         {c.c?.state === 'recorded' && (
           <span data-testid="compare-recorded">
             {' '}
-            <strong>C</strong> is a recorded run ({c.c.label}, seed {c.c.config?.seed}): it does not train; “Run both”
-            trains A and B beside it.{' '}
+            <strong>C</strong> is a recorded run ({c.c.label}
+            {c.c.config ? `, seed ${c.c.config.seed}` : ''}): it does not train; “Run both” trains A and B beside it.{' '}
             <button type="button" className="link" onClick={() => patch('compare', { c: null })}>
               Remove it
             </button>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useApp } from '../../state/store.ts';
+import { compareViewedRun } from '../../state/compare-viewed.ts';
 import { dismissError, pollServed, runByKey, viewerLink } from '../../state/viewer-actions.ts';
 import { OpenRunFolder } from './OpenRunFolder.tsx';
 import { ProblemList } from './ProblemList.tsx';
@@ -62,6 +63,16 @@ function OpenRunHeader() {
       ))}
       {run.index && <ProblemList problems={run.index.problems} what="while opening" />}
       <RunLink />
+      {run.index && run.index.metrics.length > 0 && (
+        <button
+          type="button"
+          data-testid="viewer-compare-live"
+          title="Its curves beside live runs trained in this tab, drawn by the same charts"
+          onClick={() => compareViewedRun(run.key)}
+        >
+          Compare with live runs
+        </button>
+      )}
     </header>
   );
 }
