@@ -69,10 +69,10 @@ export const logprobMismatch: FindingRule<StepMeasure> = {
         score: 0.5 + 0.5 * Math.min(1, m.rows.length / m.compared),
         text:
           `Step ${step}: in ${m.rows.length} of ${m.compared} completions the sampler's and the trainer's log-probs ` +
-          `disagree: ${m.tokensOver} of ${m.tokens} tokens (${pct(m.tokensOver / m.tokens)}) beyond |Δ log p| > ` +
-          `${TOKEN_NATS} nats (ratio outside [${fmt(Math.exp(-TOKEN_NATS))}, ${fmt(Math.exp(TOKEN_NATS))}]) and ` +
-          `${m.sequencesOut} sequences with exp(mean Δ) outside [${SEQ_LOW}, ${SEQ_HIGH}]${worst}: check the ` +
-          `sampler's weights sync, dtype and sampling settings, or correct with importance sampling.`,
+          `disagree: ${m.tokensOver} of ${m.tokens} tokens (${pct(m.tokensOver / m.tokens)}) and ${m.sequencesOut} ` +
+          `sequences${worst} (flagged at any token with |Δ log p| > ${TOKEN_NATS} nats, a ratio outside ` +
+          `[${fmt(Math.exp(-TOKEN_NATS))}, ${fmt(Math.exp(TOKEN_NATS))}], or a sequence with exp(mean Δ) outside ` +
+          `[${SEQ_LOW}, ${SEQ_HIGH}]): check the sampler's weight sync, dtype and sampling settings.`,
       });
     }
     return out;
