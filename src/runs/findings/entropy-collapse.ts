@@ -73,9 +73,9 @@ export const entropyCollapse: FindingRule<StepMeasure> = {
         rows: [],
         score: Math.min(1, 1 - low / early),
         text:
-          `Entropy collapsed: ${source} fell to ${fmt(low)} in ${stepsText(first.step, last.step)}, ${pct(low / early)} ` +
-          `of its early level ${fmt(early)} (flagged below ${pct(FLOOR)} for ${SUSTAIN}+ points): the policy has stopped ` +
-          `exploring; raise the temperature or the entropy bonus, or use clip-higher.`,
+          `Entropy collapsed: ${source} fell to ${fmt(low)} in ${stepsText(first.step, last.step)}, ` +
+          `${pct(low / early)} of its early level ${fmt(early)} (flagged below ${pct(FLOOR)} for ${SUSTAIN}+ ` +
+          `points): the policy has stopped exploring; raise the temperature or the entropy bonus, or use clip-higher.`,
       },
     ];
   },

@@ -80,6 +80,17 @@ export function judgeRun(
   return sortFindings(findings);
 }
 
+/** A finding as `rlvr findings --json` and `GET /runs/NAME/findings.json` give it: these keys, in this order. */
+export const findingToJson = (f: Finding) => ({
+  run: f.run,
+  kind: f.kind,
+  step: f.step,
+  group: f.group,
+  rows: f.rows,
+  score: Number(f.score.toFixed(4)),
+  text: f.text,
+});
+
 /** Highest score first; ties by step, then kind, so the order is the same however the work was shared. */
 export const sortFindings = (findings: Finding[]): Finding[] =>
   findings.sort((a, b) => b.score - a.score || a.step - b.step || a.kind.localeCompare(b.kind));

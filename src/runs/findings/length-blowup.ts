@@ -54,8 +54,8 @@ export const lengthBlowup: FindingRule<StepMeasure> = {
           score: Math.min(1, peak / early / (2 * RATIO)),
           text:
             `Mean completion length rose to ${fmt(peak)} ${unit} in ${stepsText(first.step, last.step)}, ` +
-            `${fmt(peak / early)}x its early level of ${fmt(early)} (flagged at >= ${RATIO}x and >= ${growth} ${unit} ` +
-            `more, for ${SUSTAIN}+ steps in a row): check for rambling or a length-rewarding bias.`,
+            `${fmt(peak / early)}x its early level of ${fmt(early)} (flagged at >= ${RATIO}x and >= ${growth} ` +
+            `${unit} more, for ${SUSTAIN}+ steps in a row): check for rambling or a length-rewarding bias.`,
         });
       }
       stretch = [];
