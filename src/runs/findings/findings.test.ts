@@ -90,3 +90,28 @@ describe('kinds filter', () => {
     expect(new Set(findings.map((f) => f.kind))).toEqual(new Set(only));
   });
 });
+
+describe('reward_hacking: a format reward saturating while correctness stays low', () => {
+  it('flags the late steps, pointing at the completions right in format only', async () => {
+    // 8 steps of 2 groups of 4: "format" climbs to its maximum; "correct" rises a little (by more than the
+    // flat threshold) but stays in the lowest fifth of its range: 1 of 8 right in the last two steps.
+    const lines: string[] = [];
+    for (let step = 1; step <= 8; step++)
+      for (let row = 0; row < 8; row++) {
+        const correct = step >= 7 && row === 0 ? 1 : 0;
+        const format = Math.min(1, (step - 1) / 4);
+        const prompt = `q${step}-${row >> 2}`;
+        lines.push(JSON.stringify({ step, prompt, completion: `c${row}`, rewards: { correct, format } }));
+      }
+    const { findings } = await findRunFindings(await open(`${lines.join('\n')}\n`), { kinds: ['reward_hacking'] });
+    expect(findings.map(where)).toEqual(
+      [7, 8].map((step) => ({
+        kind: 'reward_hacking',
+        step,
+        group: null,
+        rows: [1, 2, 3, 4, 5, 6, 7],
+      })),
+    );
+    expect(findings[0]!.text).toContain('"format" saturated at 1 of its max 1 while "correct" stayed low at 0.125');
+  });
+});
