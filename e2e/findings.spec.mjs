@@ -2,7 +2,8 @@
 // the run with every kind of finding planted at known steps and rows (src/runs/fixtures/planted-findings.jsonl,
 // written by src/runs/findings/planted.ts, whose plantedExpectations say where each is) is opened from a link
 // with `finding=truncation`; the panel lists that kind only; then for every kind, choosing it lists its
-// findings and clicking each opens its step with exactly its rows marked, and the link names the kind.
+// findings and clicking each opens its step with exactly its rows marked, and the link names the kind. The
+// same file opened as a folder in the page is judged in the run reader's worker, with the same rows marked.
 //
 // Needs dist/ (`npx vite build`); run with `npx playwright test e2e/findings.spec.mjs`.
 import assert from 'node:assert/strict';
@@ -83,6 +84,22 @@ test('each planted finding is listed, and clicking it marks its rows at its step
         }
       }
       await screenshot(page, 'findings');
+      // The same run opened as a folder in the page: its findings are computed in the run reader's worker.
+      await page.setInputFiles('[data-testid="run-folder-input"]', dir);
+      await page.waitForSelector('[data-testid="viewer-open"][data-format="jsonl"][data-name$="/planted.jsonl"]');
+      await page.selectOption('[data-testid="viewer-findings-kind"]', 'truncation');
+      const [truncation] = plantedExpectations.truncation;
+      await page.click(`[data-testid="viewer-finding"][data-kind="truncation"][data-step="${truncation.step}"] button`);
+      await page.waitForFunction(
+        ([s, n]) => document.querySelectorAll(`tr[data-marked="true"][data-step="${s}"]`).length === n,
+        [truncation.step, truncation.rows.length],
+      );
+      const inPage = await page.$$eval('tr[data-marked="true"]', (rows) => rows.map((r) => Number(r.dataset.row)));
+      assert.deepEqual(
+        inPage.sort((a, b) => a - b),
+        truncation.rows,
+        'the folder run marks the planted rows',
+      );
       assert.deepEqual(p.pageErrors, []);
       assert.deepEqual(p.externalRequests, []);
     });
