@@ -93,7 +93,8 @@ export function FindingsPanel() {
         <p className="small" data-testid="viewer-findings-count">
           {shown.length === 0
             ? `No ${kind ?? ''} findings in this run.`.replace('  ', ' ')
-            : `${shown.length} finding${shown.length === 1 ? '' : 's'}${kind ? ` of kind ${kind}` : ''}, highest score first:`}
+            : `${shown.length} finding${shown.length === 1 ? '' : 's'}${kind ? ` of kind ${kind}` : ''}, ` +
+              'highest score first:'}
         </p>
       )}
       {shown.length > 0 && (
