@@ -62,7 +62,7 @@ describe('logprob_mismatch on run records', () => {
     expect(findings.map((f) => ({ step: f.step, rows: f.rows }))).toEqual([{ step: batch.step, rows: [3] }]);
   });
 
-  it("the Python recorder's record of two passes per batch (num_iterations 2): moved log-probs, none found", async () => {
+  it("the Python recorder's record of two passes per batch (num_iterations 2): moved, none found", async () => {
     const run = await openRecord(readFileSync(join(pythonRecords, 'recorder-2proc.rlvr.gz')));
     const rows = (await run.readStep(run.index.steps[0]!)).groups.flatMap((g) => g.completions);
     const largest = Math.max(
