@@ -60,6 +60,7 @@ const ALONE = [
 const SHORT = [
   'class-truth-data.spec.mjs',
   'config-source.spec.mjs',
+  'findings.spec.mjs',
   'hf-export.spec.mjs',
   'lesson-texts.spec.mjs',
   'recording-bad-input.spec.mjs',

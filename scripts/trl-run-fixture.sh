@@ -2,7 +2,7 @@
 # A real TRL 1.13 GRPOTrainer run on CPU, written to OUTDIR: completions/completions_NNNNN.parquet per step
 # and checkpoint-N/trainer_state.json (scripts/trl_run_fixture.py says what model and rewards).
 # Uses the venv of scripts/setup-python.sh; exits 3 (its code) when the local wheels are missing.
-# Usage: bash scripts/trl-run-fixture.sh OUTDIR [--max-steps N] [--seed S]
+# Usage: bash scripts/trl-run-fixture.sh OUTDIR [--max-steps N] [--seed S] [--format-only] [--learning-rate LR]
 set -euo pipefail
 if [ $# -lt 1 ]; then echo "usage: $0 OUTDIR [--max-steps N] [--seed S]" >&2; exit 2; fi
 here="$(cd "$(dirname "$0")" && pwd)"

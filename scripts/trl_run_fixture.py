@@ -6,7 +6,11 @@ BPE tokenizer trained here with the `tokenizers` library on arithmetic text, so 
 tokenizer's own tokens. log_completions=True makes TRL write OUTDIR/completions/completions_NNNNN.parquet
 each logging step; save_steps writes OUTDIR/checkpoint-N/trainer_state.json (log_history).
 
-Usage: python scripts/trl_run_fixture.py OUTDIR [--max-steps N]
+With --format-only the trainer's reward weights are 0 for `correctness` and 1 for `has_tag` (both still
+logged): a format-only reward the policy learns to game in a few dozen steps while correctness stays flat
+(src/runs/findings/trl-reward-hacking.test.ts checks that `rlvr findings` flags it).
+
+Usage: python scripts/trl_run_fixture.py OUTDIR [--max-steps N] [--seed S] [--format-only] [--learning-rate LR]
 """
 import argparse
 import random
@@ -59,6 +63,8 @@ def main() -> None:
     ap.add_argument("outdir")
     ap.add_argument("--max-steps", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--format-only", action="store_true")
+    ap.add_argument("--learning-rate", type=float, default=1e-3)
     args = ap.parse_args()
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
@@ -85,7 +91,7 @@ def main() -> None:
         per_device_train_batch_size=12,  # 3 prompts x num_generations 4 per step
         num_generations=4,
         max_completion_length=12,
-        learning_rate=1e-3,
+        learning_rate=args.learning_rate,
         logging_steps=1,
         save_steps=2,
         log_completions=True,
@@ -96,6 +102,7 @@ def main() -> None:
         seed=args.seed,
         temperature=1.0,
         dataloader_num_workers=0,
+        **({"reward_weights": [0.0, 1.0]} if args.format_only else {}),
     )
     trainer = GRPOTrainer(
         model=model,

@@ -14,6 +14,7 @@ import type {
   RunSearchResult,
   RunStep,
 } from '../src/runs/types.ts';
+import type { FindingsProgress, FindingsResult } from '../src/runs/findings/index.ts';
 
 /** One file of a folder given to the page, with its path under the folder. */
 export interface GivenFile {
@@ -48,4 +49,8 @@ export interface RunReaderApi {
   searchResult(searchId: number): Promise<RunSearchResult>;
   cancelSearch(searchId: number): void;
   refresh(id: number): Promise<RunIndex>;
+  /** The run's findings (src/runs/findings/), one pass over its steps here; cancelled by the id it returns. */
+  startFindings(id: number, onProgress?: (p: FindingsProgress) => void): Promise<number>;
+  findingsResult(findingsId: number): Promise<FindingsResult>;
+  cancelFindings(findingsId: number): void;
 }

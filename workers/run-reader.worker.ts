@@ -5,6 +5,7 @@
  * served run and talks to it through Comlink (workers/run-reader-protocol.ts).
  */
 import * as Comlink from 'comlink';
+import { findRunFindings, type FindingsResult } from '../src/runs/findings/index.ts';
 import { detectRuns, openRun } from '../src/runs/index.ts';
 import type { OpenedRun, RunFileEntry, RunFiles, RunSearchProgress, RunSearchResult } from '../src/runs/types.ts';
 import { runFilesOf } from './browser-run-files.ts';
@@ -13,6 +14,7 @@ import type { RunFilesSpec, RunReaderApi } from './run-reader-protocol.ts';
 const opened: OpenedRun[] = [];
 const searches = new Map<number, { abort: AbortController; result: Promise<RunSearchResult> }>();
 let searchIds = 0;
+const findingsJobs = new Map<number, { abort: AbortController; result: Promise<FindingsResult> }>();
 
 const runOf = (id: number) => {
   const run = opened[id];
@@ -100,6 +102,30 @@ const api: RunReaderApi = {
     searches.get(searchId)?.abort.abort();
   },
   refresh: (id) => runOf(id).refresh(),
+  async startFindings(id, onProgress) {
+    const findingsId = ++searchIds;
+    const abort = new AbortController();
+    const progress = throttled(onProgress && ((p: RunSearchProgress) => onProgress({ done: p.done, total: p.total })));
+    const result = findRunFindings(runOf(id), {
+      signal: abort.signal,
+      onProgress: progress && ((p) => progress({ ...p, hits: 0 })),
+    });
+    result.catch(() => undefined); // the page's findingsResult sees a failure
+    findingsJobs.set(findingsId, { abort, result });
+    return findingsId;
+  },
+  async findingsResult(findingsId) {
+    const job = findingsJobs.get(findingsId);
+    if (!job) throw new Error(`no findings ${findingsId} in this reader`);
+    try {
+      return await job.result;
+    } finally {
+      findingsJobs.delete(findingsId);
+    }
+  },
+  cancelFindings(findingsId) {
+    findingsJobs.get(findingsId)?.abort.abort();
+  },
 };
 
 Comlink.expose(api);

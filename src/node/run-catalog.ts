@@ -5,7 +5,7 @@
  * and an opened run is refreshed (the readers read only what is new) only when its own files changed,
  * so asking often is cheap.
  */
-import type { FoundRun, OpenedRun, RunFileEntry, RunFiles, RunFormat, RunProblem } from '../runs/types.ts';
+import type { FoundRun, OpenedRun, RunFileEntry, RunFiles, RunFormat, RunIndex, RunProblem } from '../runs/types.ts';
 import type { ServedFolder, ServedFileEntry } from './served-folder.ts';
 
 /** How runs are found and opened: the readers of src/runs (src/runs/detect.ts), or a stand-in in tests. */
@@ -112,6 +112,11 @@ export class RunCatalog {
   /** The steps of a listed run as its opened index has them (its last refresh), or null when it could not be opened. */
   steps(run: CatalogRun): number[] | null {
     return this.opened.get(openKey(run))?.run?.index.steps ?? null;
+  }
+
+  /** A listed run's opened index (its last refresh: curves, steps, reward names); null where it could not be opened. */
+  index(run: CatalogRun): RunIndex | null {
+    return this.opened.get(openKey(run))?.run?.index ?? null;
   }
 
   private async look(): Promise<CatalogRun[]> {

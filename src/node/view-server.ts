@@ -8,6 +8,7 @@
  *   GET /runs/<name>/file/<path>        the bytes; `Range: bytes=a-b` answers 206 with Content-Range
  *   GET /runs/<name>/files?path=A&path=B…  several whole files, one after another; sizes in X-Part-Sizes
  *   GET /search.json?run=<name>&text=…   a search over every step, near the files: NDJSON (view-search.ts)
+ *   GET /runs/<name>/findings.json      the run's findings (docs/findings.md), near the files (view-findings.ts)
  *   GET anything else                   the page from dist/, index.html for paths that name no file
  *
  * The middle three are the readers' RunFiles (src/runs/types.ts) over HTTP, which the page's run reader
@@ -25,6 +26,7 @@ import { SEARCH_RUN_PARAM } from '../runs/search-wire.ts';
 import { ISOLATION_HEADERS } from '../pwa/sw-core.ts';
 import type { CatalogRun, RunCatalog } from './run-catalog.ts';
 import { safeSegments, type ServedFolder } from './served-folder.ts';
+import { servedFindings } from './view-findings.ts';
 import { sendSearch } from './view-search-route.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -160,6 +162,11 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
       );
     }
     if (segments.length === 3 && segments[2] === 'files') return sendMany(req, res, run);
+    if (segments.length === 3 && segments[2] === 'findings.json') {
+      const index = options.catalog.index(run);
+      if (!index) return send(res, req, 404, TEXT, `${run.name} could not be opened\n`);
+      return sendJson(res, req, await servedFindings(run, index));
+    }
     if (segments[2] === 'file' && segments.length > 3) {
       const rel = segments.slice(3);
       if (run.only !== undefined && (rel.length !== 1 || rel[0] !== run.only)) return notFound(res, req);

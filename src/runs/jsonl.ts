@@ -1,7 +1,8 @@
 /**
  * The documented JSONL (docs/run-formats.md): one line per completion,
  *   {"step", "prompt", "completion", "rewards": {name: number}, "reward"?, "advantage"?, "truncated"?,
- *    "tokens"?: [string, ...] | {"text": [...], "ids"?: [...], "logprobs"?: [...]}, "logprobs"?: [...]}
+ *    "tokens"?: [string, ...] | {"text": [...], "ids"?: [...], "logprobs"?: [...], "newLogprobs"?: [...],
+ *    "refLogprobs"?: [...], "entropy"?: [...]}, "logprobs"?: [...]}
  * A step's lines are consecutive; a completion's group is the consecutive lines sharing its prompt.
  *
  * Indexing scans the file once in chunks and keeps, per step, the byte ranges of its lines; a step is
@@ -34,7 +35,7 @@ const expected =
 const numbers = (v: unknown): number[] | undefined =>
   Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : undefined;
 
-/** The `tokens` field (a list of token texts, or {text, ids?, logprobs?}) and a top-level `logprobs`. */
+/** The `tokens` field (a list of token texts, or {text, ids?, logprobs?, …}) and a top-level `logprobs`. */
 function tokenChannels(line: Record<string, unknown>): TokenChannels | undefined {
   const t = line.tokens;
   let channels: TokenChannels | undefined;
@@ -45,6 +46,11 @@ function tokenChannels(line: Record<string, unknown>): TokenChannels | undefined
     const logprobs = numbers(t.logprobs);
     if (ids) channels.ids = ids;
     if (logprobs) channels.logprobs = logprobs;
+    // The trainer's log-probs, the reference's and the entropy per token (docs/run-formats.md).
+    for (const k of ['newLogprobs', 'refLogprobs', 'entropy'] as const) {
+      const xs = numbers(t[k]);
+      if (xs) channels[k] = xs;
+    }
   }
   const top = numbers(line.logprobs);
   if (channels && top && !channels.logprobs) channels.logprobs = top;

@@ -9,8 +9,28 @@ import { readRange, RunReadError, why } from './files.ts';
 import type { RunSource, StepRows } from './opened-run.ts';
 import type { MetricPoint, RunCompletion, RunFiles, RunIndex, RunProblem } from './types.ts';
 
+/**
+ * Whether each of a step's rows had its trainer log-probs (newLogp) computed before any update of its batch.
+ * The playground's trainer records the last pass over each minibatch (src/rl/trainer.ts, src/rl/step-records.ts):
+ * minibatch k of the last of num_iterations passes comes after (num_iterations - 1) x minibatches + k updates,
+ * so only the first minibatch of a one-pass step saw the sampling weights. TRL (the Python recorder,
+ * python/rlvr_playground/trainer.py) shuffles a batch before splitting it into steps_per_generation parts, so
+ * its rows are known to have been before an update only when the batch was one part of one pass.
+ */
+export function beforeUpdate(record: RunRecord, step: number, rows: number): boolean[] {
+  const config = { ...record.config };
+  for (const change of record.config_changes) if (change.step < step) Object.assign(config, change.changed);
+  const iterations = config.num_iterations ?? 1;
+  if (config.task === 'trl') {
+    const parts = Math.max(1, config.steps_per_generation ?? 1);
+    return new Array<boolean>(rows).fill(iterations === 1 && parts === 1);
+  }
+  const perMinibatch = rows / Math.max(1, config.minibatches ?? 1);
+  return Array.from({ length: rows }, (_, r) => iterations === 1 && r < perMinibatch);
+}
+
 /** A rollout of the record as a completion of the common shape. */
-export function recordCompletion(r: RolloutRecord, row: number): RunCompletion {
+export function recordCompletion(r: RolloutRecord, row: number, newLogprobsBeforeUpdate?: boolean): RunCompletion {
   const rewards: Record<string, number> = Object.keys(r.components).length ? { ...r.components } : { reward: r.reward };
   return {
     row,
@@ -27,6 +47,7 @@ export function recordCompletion(r: RolloutRecord, row: number): RunCompletion {
       ids: r.tokens,
       logprobs: r.oldLogp,
       newLogprobs: r.newLogp,
+      ...(newLogprobsBeforeUpdate === undefined ? {} : { newLogprobsBeforeUpdate }),
       ...(r.refLogp ? { refLogprobs: r.refLogp } : {}),
       entropy: r.entropy,
       ratio: r.ratio,
@@ -115,7 +136,12 @@ export function recordSource(files: RunFiles, path: string, name: string): RunSo
   async function readRows(step: number): Promise<StepRows> {
     const rows = (record?.rollouts ?? []).filter((r) => r.step === step).flatMap((r) => r.records);
     if (!rows.length) throw new RunReadError(path, `${path}: no rollouts for step ${step}`);
-    return { rows: rows.map(recordCompletion), groupOf: rows.map((r) => r.group), problems: [] };
+    const before = beforeUpdate(record!, step, rows.length);
+    return {
+      rows: rows.map((r, i) => recordCompletion(r, i, before[i])),
+      groupOf: rows.map((r) => r.group),
+      problems: [],
+    };
   }
 
   return { index, readRows };

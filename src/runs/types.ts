@@ -73,6 +73,13 @@ export interface TokenChannels {
   logprobs?: number[];
   /** The trained policy's log-probs, where recorded. */
   newLogprobs?: number[];
+  /**
+   * Whether `newLogprobs` were computed with the weights that sampled (no update of this batch before them),
+   * so they should equal `logprobs` but for numerics (the `logprob_mismatch` finding compares them); false
+   * where updates of the batch came first (a record's later minibatches or iterations); absent where the
+   * reader does not know.
+   */
+  newLogprobsBeforeUpdate?: boolean;
   refLogprobs?: number[];
   /** Each token's advantage, where the writer logged them per token (NeMo-RL's `advantages`). */
   advantages?: number[];

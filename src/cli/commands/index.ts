@@ -14,6 +14,7 @@ import { scoreCommand } from './score.ts';
 import { lessonCommand, lessonsCommand } from './lessons.ts';
 import { recordCommand } from './record.ts';
 import { viewCommand } from './view.ts';
+import { findingsCommand } from './findings.ts';
 
 /** Every rlvr subcommand, in the order `rlvr --help` lists them. */
 export const commands: Command[] = [
@@ -32,5 +33,6 @@ export const commands: Command[] = [
   lessonCommand,
   recordCommand,
   viewCommand,
+  findingsCommand,
   benchCommand,
 ];

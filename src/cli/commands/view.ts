@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunCatalog } from '../../node/run-catalog.ts';
 import { ServedFolder, ServedFolderError } from '../../node/served-folder.ts';
+import { endFindingsThreads } from '../../node/view-findings.ts';
 import { endSearchThreads } from '../../node/view-search.ts';
 import { createViewServer, listenForView } from '../../node/view-server.ts';
 import { detectRuns, openRun } from '../../runs/index.ts';
@@ -49,7 +50,8 @@ export const viewCommand: Command = {
     '  Open that address, or http://HOST:PORT/?view=NAME&step=S for a run at a step. Ctrl-C stops it.',
     flagUsage(FLAGS),
     '  GET /runs.json lists [{"name","format","steps"}]; /runs/NAME/files.json and /runs/NAME/file/PATH',
-    "  (with Range) serve a run's files. Exit codes: 2 for a PATH that is not a folder or bad flags.",
+    "  (with Range) serve a run's files; /runs/NAME/findings.json its findings (rlvr findings --json's objects).",
+    '  Exit codes: 2 for a PATH that is not a folder or bad flags.',
   ].join('\n'),
   modes: [{ argv: ['PATH'], flags: FLAGS }],
   async run(argv) {
@@ -114,6 +116,7 @@ export const viewCommand: Command = {
     await new Promise<void>((done) => {
       const stop = () => {
         endSearchThreads(); // a search under way stops; its answer's connection is closed just below
+        endFindingsThreads();
         server.close(() => done());
         server.closeAllConnections();
       };

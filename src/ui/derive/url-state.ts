@@ -14,14 +14,15 @@
  *               budget), lesson (a guided experiment by id: `?lesson=why-groups[&steps=N]`, lesson-plan.ts);
  *   page:       v (the link's version), backend (webgpu | wasm), bench and bench_steps (the Benchmark
  *               panel, bench-report.ts), run (a run record's URL, opened as a recording by recording.ts),
- *               view, step and prompt (a run `rlvr view` serves, opened in the run viewer at that step and
- *               prompt: src/ui/state/viewer-actions.ts).
+ *               view, step, prompt and finding (a run `rlvr view` serves, opened in the run viewer at that step
+ *               and prompt, its Findings panel on that kind: src/ui/state/viewer-actions.ts).
  *
  * Unknown keys are reported, not dropped silently. Each entry writes itself from a setup and reads its
  * text back; the config fields' entries come from the config table (src/rl/config-fields.ts through
  * the form's fieldSpecs), so a new field needs nothing here. A value read from the link is marked
  * `origins[path] = 'link'` in the draft, so the form says "from the link" beside it until it is edited.
  */
+import { type FindingKind, findingKinds } from '../../runs/findings/types.ts';
 import { defaultConfig } from '../../rl/config.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { presets } from '../../rl/presets.ts';
@@ -95,6 +96,8 @@ export interface ViewerUrl {
   name: string | null;
   step: number | null;
   prompt: string | null;
+  /** `finding=KIND`: the Findings panel lists that kind (docs/findings.md); absent for every kind. */
+  finding?: FindingKind;
 }
 
 /** The query for the run viewer's place (without `?`): `view=NAME[&step=S][&prompt=P]`, empty with no run. */
@@ -103,6 +106,7 @@ export function viewerToSearch(v: ViewerUrl): string {
   const p = new URLSearchParams({ view: v.name });
   if (v.step !== null) p.set('step', String(v.step));
   if (v.prompt !== null) p.set('prompt', v.prompt);
+  if (v.finding) p.set('finding', v.finding);
   return p.toString();
 }
 
@@ -299,6 +303,17 @@ const params: Param[] = [
     },
   },
   { key: 'prompt', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.viewer.prompt = raw), null) },
+  {
+    key: 'finding',
+    scope: 'page',
+    write: () => [],
+    read: (_s, raw, _k, page) => {
+      const kind = findingKinds.find((k) => k === raw);
+      if (!kind) return `finding=${raw} is not a kind of finding (${findingKinds.join(', ')}); every kind is listed`;
+      page.viewer.finding = kind;
+      return null;
+    },
+  },
 ];
 
 /** The table's keys with their scope (for docs and tests). */

@@ -19,7 +19,9 @@ import type {
 import type { RunReaderApi, RunFilesSpec } from '../../../workers/run-reader-protocol.ts';
 import { httpRunFiles } from '../../../workers/browser-run-files.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
+import type { Finding, FindingsOptions, FindingsResult } from '../../runs/findings/index.ts';
 import { servedSearch } from './served-search.ts';
+import type { RunHandle } from './viewer-state.ts';
 
 export interface RunSource {
   /** The folder's name, or the run's name on the server (for messages). */
@@ -27,7 +29,7 @@ export interface RunSource {
   /** Every run under the root, and what was seen but not taken. */
   detect(): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
   /** `firstStep`: the step shown first, read by the worker as soon as the index is (workers/run-reader-protocol.ts). */
-  open(found: FoundRun, firstStep?: number): Promise<OpenedRun>;
+  open(found: FoundRun, firstStep?: number): Promise<RunHandle>;
 }
 
 /** A run `rlvr view` lists in runs.json. */
@@ -48,19 +50,25 @@ const startReader = () =>
   );
 
 type Search = OpenedRun['search'];
+type Findings = NonNullable<RunHandle['findings']>;
 
 /**
- * Runs read in the worker; `search`, where given, replaces the worker's search (a served run's, on the server);
- * `listing`, where given, is the root's files already asked for (the worker lists them itself if it fails).
+ * Runs read in the worker; `search` and `findings`, where given, replace the worker's (a served run's, on the
+ * server); `listing`, where given, is the root's files already asked for (the worker lists them itself if it fails).
  */
-function workerSource(spec: RunFilesSpec, search?: Search, listing?: Promise<RunFileEntry[]>): RunSource {
+function workerSource(
+  spec: RunFilesSpec,
+  search?: Search,
+  listing?: Promise<RunFileEntry[]>,
+  findings?: Findings,
+): RunSource {
   const api = startReader();
   return {
     label: spec.name,
     detect: async () => api.detectRuns(spec, await listing?.catch(() => undefined)),
     async open(found, firstStep) {
       const { id, index } = await api.openRun(spec, found, firstStep);
-      const run: { index: RunIndex } & Omit<OpenedRun, 'index'> = {
+      const run: { index: RunIndex } & Omit<RunHandle, 'index'> = {
         index,
         readStep: (step) => api.readStep(id, step),
         search:
@@ -86,6 +94,20 @@ function workerSource(spec: RunFilesSpec, search?: Search, listing?: Promise<Run
           run.index = await api.refresh(id);
           return run.index;
         },
+        findings:
+          findings ??
+          (async (options: FindingsOptions = {}) => {
+            const { signal, onProgress } = options;
+            const findingsId = await api.startFindings(id, onProgress ? Comlink.proxy(onProgress) : undefined);
+            const cancel = () => void api.cancelFindings(findingsId);
+            if (signal?.aborted) cancel();
+            signal?.addEventListener('abort', cancel, { once: true });
+            try {
+              return await api.findingsResult(findingsId);
+            } finally {
+              signal?.removeEventListener('abort', cancel);
+            }
+          }),
       };
       return run;
     },
@@ -113,7 +135,21 @@ export function servedSource(name: string): RunSource {
     { kind: 'http', name, base },
     (query, options) => servedSearch(document.baseURI, name, query, options),
     listing,
+    (options) => servedFindings(base, options),
   );
+}
+
+/** A served run's findings, computed by `rlvr view` near the files (`GET /runs/NAME/findings.json`). */
+async function servedFindings(base: string, options: FindingsOptions = {}): Promise<FindingsResult> {
+  try {
+    const res = await fetch(new URL('findings.json', base), { signal: options.signal, cache: 'no-store' });
+    if (!res.ok) throw new Error((await res.text()).trim() || `the server answered ${res.status}`);
+    const findings = (await res.json()) as Finding[];
+    return { findings, stepsRead: 0, cancelled: false, problems: [] };
+  } catch (e) {
+    if (options.signal?.aborted) return { findings: [], stepsRead: 0, cancelled: true, problems: [] };
+    throw e;
+  }
 }
 
 /**

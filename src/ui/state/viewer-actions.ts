@@ -12,7 +12,14 @@ import { folderSource, listServedRuns, servedSource, type RunSource } from './ru
 import type { PickedFolder } from '../derive/folder-files.ts';
 import { nearestStep } from '../derive/run-view-model.ts';
 import { parseSearchForm, type SearchForm } from '../derive/search-form.ts';
-import { idleSearch, type TokenColour, type ViewerRun, type ViewerSearch, type ViewerState } from './viewer-state.ts';
+import {
+  idleFindings,
+  idleSearch,
+  type TokenColour,
+  type ViewerRun,
+  type ViewerSearch,
+  type ViewerState,
+} from './viewer-state.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 /** Search hits kept for the page (the count goes on past it). */
@@ -91,6 +98,7 @@ export async function openServed(link = searchToSetup(location.search).page.view
   mergeServed(listed);
   if (link.name) {
     setState({ view: 'viewer' });
+    if (link.finding) set({ findingKind: link.finding });
     const run = viewer().runs.find((r) => r.origin === 'server' && r.name === link.name);
     if (!run)
       set({
@@ -165,6 +173,7 @@ export async function showRun(
 ): Promise<void> {
   let run = runByKey(key);
   if (!run) return;
+  viewer().findings.abort?.abort();
   set({
     open: key,
     step: null,
@@ -174,6 +183,8 @@ export async function showRun(
     search: idleSearch,
     prompt: null,
     promptSearch: idleSearch,
+    findings: idleFindings,
+    marked: null,
   });
   if (!run.handle && run.origin === 'server' && !run.loading) {
     await openServedRun(run, early, step ?? Number.NEGATIVE_INFINITY);
@@ -324,7 +335,7 @@ export function viewerLink(v: ViewerState = viewer(), href = location.href): str
   const run = v.runs.find((r) => r.key === v.open);
   if (run?.origin !== 'server') return null;
   const url = new URL(href);
-  url.search = viewerToSearch({ name: run.name, step: v.step, prompt: v.prompt });
+  url.search = viewerToSearch({ name: run.name, step: v.step, prompt: v.prompt, finding: v.findingKind ?? undefined });
   url.hash = '';
   return url.href;
 }
@@ -333,7 +344,8 @@ export function viewerLink(v: ViewerState = viewer(), href = location.href): str
 export function viewerPlace(s: AppState): string {
   const run = s.viewer.runs.find((r) => r.key === s.viewer.open);
   if (run?.origin !== 'server') return '';
-  return viewerToSearch({ name: run.name, step: s.viewer.step, prompt: s.viewer.prompt });
+  const finding = s.viewer.findingKind ?? undefined;
+  return viewerToSearch({ name: run.name, step: s.viewer.step, prompt: s.viewer.prompt, finding });
 }
 
 /** Keeps the address bar on the open served run's place, beside the setup's own keys (as boot.ts writes them). */
@@ -341,7 +353,8 @@ export function syncViewerUrl(): () => void {
   return useApp.subscribe((s, prev) => {
     const v = s.viewer;
     const p = prev.viewer;
-    if (v === p || (v.open === p.open && v.step === p.step && v.prompt === p.prompt && v.runs === p.runs)) return;
+    const same = v.open === p.open && v.step === p.step && v.prompt === p.prompt && v.findingKind === p.findingKind;
+    if (v === p || (same && v.runs === p.runs)) return;
     const q = [setupToSearch(s.setup, selectedManifest(s)), viewerPlace(s)].filter(Boolean).join('&');
     if (q !== location.search.replace(/^\?/, '')) {
       history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);

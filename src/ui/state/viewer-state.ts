@@ -15,7 +15,11 @@ import type {
   RunSearchResult,
   RunStep,
 } from '../../runs/types.ts';
+import type { Finding, FindingKind, FindingsOptions, FindingsResult } from '../../runs/findings/index.ts';
 import { emptySearchForm, type SearchForm } from '../derive/search-form.ts';
+
+/** An opened run as the viewer holds it: the readers' contract, and its findings where the source computes them. */
+export type RunHandle = OpenedRun & { findings?(options?: FindingsOptions): Promise<FindingsResult> };
 
 /** One run the viewer lists. */
 export interface ViewerRun {
@@ -26,7 +30,7 @@ export interface ViewerRun {
   /** A folder opened in the page (read offline), or a run `rlvr view` serves. */
   origin: 'folder' | 'server';
   /** What the reader's worker opened (null until it has, or when it could not). */
-  handle: OpenedRun | null;
+  handle: RunHandle | null;
   index: RunIndex | null;
   /** Steps `rlvr view` says the run has (known before the run is opened). */
   listedSteps?: number;
@@ -47,6 +51,18 @@ export interface ViewerSearch {
 }
 
 export const idleSearch: ViewerSearch = { running: false, progress: null, result: null, error: null, abort: null };
+
+/** The open run's findings (docs/findings.md), computed on request over every step. */
+export interface ViewerFindings {
+  running: boolean;
+  progress: { done: number; total: number } | null;
+  /** Highest score first; null until computed. */
+  list: Finding[] | null;
+  error: string | null;
+  abort: AbortController | null;
+}
+
+export const idleFindings: ViewerFindings = { running: false, progress: null, list: null, error: null, abort: null };
 
 export type TokenColour = 'logprob' | 'advantage';
 
@@ -79,6 +95,11 @@ export interface ViewerState {
   /** Compare: the other run's key, and the prompt's search in it. */
   compareWith: string | null;
   comparePromptSearch: ViewerSearch;
+  findings: ViewerFindings;
+  /** The kind the Findings panel lists (`finding=KIND` in a link), null for every kind. */
+  findingKind: FindingKind | null;
+  /** The rows of a step a clicked finding is about, marked in the step's table. */
+  marked: { step: number; rows: number[] } | null;
 }
 
 export const initialViewer: ViewerState = {
@@ -101,4 +122,7 @@ export const initialViewer: ViewerState = {
   promptSearch: idleSearch,
   compareWith: null,
   comparePromptSearch: idleSearch,
+  findings: idleFindings,
+  findingKind: null,
+  marked: null,
 };

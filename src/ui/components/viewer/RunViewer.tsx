@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useApp } from '../../state/store.ts';
 import { compareViewedRun } from '../../state/compare-viewed.ts';
 import { dismissError, pollServed, runByKey, viewerLink } from '../../state/viewer-actions.ts';
+import { FindingsPanel } from './FindingsPanel.tsx';
 import { OpenRunFolder } from './OpenRunFolder.tsx';
 import { ProblemList } from './ProblemList.tsx';
 import { PromptOverTraining } from './PromptOverTraining.tsx';
@@ -120,6 +121,7 @@ export default function RunViewer() {
       <RunList />
       <OpenRunHeader />
       <RunCurves />
+      <FindingsPanel />
       <StepView />
       <PromptOverTraining />
       <SearchPanel />

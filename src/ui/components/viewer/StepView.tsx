@@ -38,6 +38,7 @@ function Scrubber({ steps }: { steps: number[] }) {
 
 function GroupRows({ step, g, names, scaling }: { step: RunStep; g: RunGroup; names: string[]; scaling: StepScaling }) {
   const selected = useApp((s) => s.viewer.selected);
+  const marked = useApp((s) => (s.viewer.marked?.step === step.step ? s.viewer.marked.rows : null));
   const stats = groupStats(g.completions.map((c) => c.reward));
   const sorted = sortByReward(g.completions);
   return (
@@ -66,10 +67,12 @@ function GroupRows({ step, g, names, scaling }: { step: RunStep; g: RunGroup; na
       </tr>
       {sorted.map((c, rank) => {
         const isSel = selected?.group === g.index && selected.row === c.row;
+        const isMarked = !!marked?.includes(c.row);
         return (
           <tr
             key={c.row}
-            className={isSel ? 'selected' : ''}
+            className={[isSel ? 'selected' : '', isMarked ? 'marked' : ''].join(' ').trim()}
+            data-marked={isMarked ? 'true' : undefined}
             data-testid="viewer-completion"
             data-step={step.step}
             data-row={c.row}
