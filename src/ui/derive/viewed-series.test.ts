@@ -13,7 +13,7 @@ const index = (metrics: RunIndex['metrics'], steps: number[] = []): RunIndex => 
 });
 
 describe('a viewed run as the series Compare draws', () => {
-  it('one row per logged step, its values under their own names, non-finite ones left out; recorded, at its last step', () => {
+  it('one row per logged step, values by their own names, non-finite ones left out; recorded, at its last step', () => {
     const s = viewedSeries(
       index([
         { step: 1, values: { reward: 0.25, kl: 0, 'completions/mean_length': 12 } },

@@ -70,7 +70,8 @@ export default function ComparePanel() {
           <span data-testid="compare-recorded">
             {' '}
             <strong>C</strong> is a recorded run ({c.c.label}
-            {c.c.config ? `, seed ${c.c.config.seed}` : ''}): it does not train; “Run both” trains A and B beside it.{' '}
+            {c.c.config ? `, seed ${c.c.config.seed}` : ''}): it does not train; “Run both” trains{' '}
+            <span>A and B beside it</span>.{' '}
             <button type="button" className="link" onClick={() => patch('compare', { c: null })}>
               Remove it
             </button>
