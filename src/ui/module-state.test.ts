@@ -44,3 +44,26 @@ describe('src/ui keeps no run state in module variables', () => {
     expect(moduleLets('let a = 0;\nexport let b = 1;\nfunction f() {\n  let c = 2;\n}\n')).toEqual(['a', 'b']);
   });
 });
+
+/**
+ * The workers are thin shells (docs/architecture.md): a module-level `let` there is one worker's own
+ * handle or counter, listed here with why; run state belongs to the engine it drives.
+ */
+const WORKER_ALLOWED: Record<string, string> = {
+  'run-reader.worker.ts searchIds': "the next search's id in this reader (its searches map holds the jobs)",
+  'run-reader.worker.ts detected': 'the listing detectRuns just read, handed once to the openRun that follows',
+  'run-store.ts connection': "the worker's one IndexedDB connection, opened on first use",
+  'trainer.worker.ts watchedDevice': "ORT's WebGPU device, watched for loss",
+};
+
+describe('workers/ keeps no run state in module variables', () => {
+  const dir = join(ui, '..', '..', 'workers');
+  const found = files(dir).flatMap((p) => moduleLets(readFileSync(p, 'utf8')).map((n) => `${relative(dir, p)} ${n}`));
+
+  it('every module-level let in a worker is listed with why', () => {
+    expect(found.filter((k) => !(k in WORKER_ALLOWED))).toEqual([]);
+  });
+  it('the list names only variables that still exist', () => {
+    expect(Object.keys(WORKER_ALLOWED).filter((k) => !found.includes(k))).toEqual([]);
+  });
+});
