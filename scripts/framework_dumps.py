@@ -14,12 +14,14 @@ import sys
 import uuid
 
 
-def write_nemo_rl(out):
+def write_nemo_rl(out, plant=None):
     """NVIDIA-NeMo/RL@7ea279abfbeb698b092856d0dab61e7cf39bc909 nemo_rl/algorithms/grpo.py builds log_data
     (content, rewards, input_lengths, token_ids, token_loss_mask, sample_loss_mask, advantages,
     generation_logprobs, prev_logprobs) and nemo_rl/utils/logger.py log_batched_dict_as_jsonl writes it:
     open(filepath, "w"), one microbatch of 1 per line (every value a list of one),
-    f.write(json.dumps({**sample, "idx": i}, default=str) + "\\n")."""
+    f.write(json.dumps({**sample, "idx": i}, default=str) + "\\n").
+    plant = (step, idx, k): the trainer's log-prob (prev_logprobs) of that sample's k-th completion token is
+    2 nats above the sampler's, a sampler mismatch for src/runs/findings (logprob_mismatch)."""
     rng = random.Random(1)
     os.makedirs(out, exist_ok=True)
     for step in (1, 2):
@@ -33,6 +35,7 @@ def write_nemo_rl(out):
         width = max(len(s[2]) + len(s[3]) for s in samples) + 2
         log_data = {k: [] for k in ("content", "rewards", "input_lengths", "token_ids", "token_loss_mask",
                                     "sample_loss_mask", "advantages", "generation_logprobs", "prev_logprobs")}
+        at = 0
         for i in range(0, len(samples), 3):
             group = samples[i:i + 3]
             mean = sum(s[4] for s in group) / 3
@@ -42,6 +45,9 @@ def write_nemo_rl(out):
                 adv = reward - mean
                 gen = [0.0] * len(pids) + [round(-rng.random(), 6) for _ in cids] + [0.0] * pad
                 prev = [x + (0.01 if x else 0.0) for x in gen]
+                if plant and plant[:2] == (step, at):
+                    prev[len(pids) + plant[2]] = gen[len(pids) + plant[2]] + 2.0
+                at += 1
                 log_data["content"].append([user, assistant])
                 log_data["rewards"].append(reward)
                 log_data["input_lengths"].append(n)
@@ -319,7 +325,9 @@ def read_all(out):
 
 if __name__ == "__main__":
     what, out = sys.argv[1], sys.argv[2]
-    if what == "write":
+    if what == "write-nemo-mismatch":
+        write_nemo_rl(out, plant=tuple(int(x) for x in sys.argv[3:6]))
+    elif what == "write":
         write_nemo_rl(os.path.join(out, "nemo"))
         write_prime_rl(os.path.join(out, "prime"))
         write_roll(os.path.join(out, "roll"))
