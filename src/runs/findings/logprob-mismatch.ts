@@ -70,7 +70,8 @@ export const logprobMismatch: FindingRule<StepMeasure> = {
         text:
           `Step ${step}: in ${m.rows.length} of ${m.compared} completions the sampler's and the trainer's log-probs ` +
           `disagree: ${m.tokensOver} of ${m.tokens} tokens (${pct(m.tokensOver / m.tokens)}) and ${m.sequencesOut} ` +
-          `sequence${m.sequencesOut === 1 ? '' : 's'}${worst} (flagged at any token with |Δ log p| > ${TOKEN_NATS} nats, a ratio outside ` +
+          `sequence${m.sequencesOut === 1 ? '' : 's'}${worst} ` +
+          `(flagged at any token with |Δ log p| > ${TOKEN_NATS} nats, a ratio outside ` +
           `[${fmt(Math.exp(-TOKEN_NATS))}, ${fmt(Math.exp(TOKEN_NATS))}], or a sequence with exp(mean Δ) outside ` +
           `[${SEQ_LOW}, ${SEQ_HIGH}]): check the sampler's weight sync, dtype and sampling settings.`,
       });
