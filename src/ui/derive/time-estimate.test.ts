@@ -72,6 +72,24 @@ describe('time estimates', () => {
     expect(passKSeconds(pace, c, P, true)).toBeCloseTo(2 * 128 * 8, 6);
   });
 
+  it("a step's time outside sampling and the update, and a fresh run's start, are in the estimate", () => {
+    // Steps of 5 s (3 sampling, 1 update, 1 else); the first step ended 12 s after Start: 7 s of start.
+    const steps = [{ samplingSeconds: 3, updateSeconds: 1, stepSeconds: 5 }];
+    const pace = paceOf(steps, small, P, 'wasm', 1, 12)!;
+    expect(pace.other).toBeCloseTo(1, 10);
+    expect(pace.start).toBeCloseTo(7, 10);
+    expect(stepSeconds(pace, small, P)).toBeCloseTo(5, 10);
+    const run = { config: small, parameters: P, steps: 4 };
+    expect(trainingSeconds(pace, [run])).toBeCloseTo(20, 10);
+    // Not started yet: its start too, once per run (two runs side by side each load and compile).
+    expect(trainingSeconds(pace, [run], true)).toBeCloseTo(27, 10);
+    expect(trainingSeconds(pace, [run, run], true)).toBeCloseTo(54, 10);
+    // A pace stored before these were measured still estimates (sampling and update alone).
+    const old = paceOf([{ samplingSeconds: 3, updateSeconds: 1 }], small, P, 'wasm')!;
+    expect(old.other).toBeUndefined();
+    expect(trainingSeconds(old, [run], true)).toBeCloseTo(16, 10);
+  });
+
   it('no usable step, no pace', () => {
     expect(paceOf([], small, P, 'wasm')).toBeNull();
     expect(paceOf([{ samplingSeconds: NaN, updateSeconds: 1 }], small, P, 'wasm')).toBeNull();

@@ -18,6 +18,13 @@ export interface Pace {
   update: number;
   /** The backend it was measured on ('wasm', 'webgpu'). */
   backend: string;
+  /**
+   * Seconds a step spends outside sampling and the update (verifying, the page's share of the events), per
+   * step: without it an 8-step estimate was a third short (issue 59). Absent in a pace stored before.
+   */
+  other?: number;
+  /** Seconds from Start to a fresh run's first step beyond a step's own (the worker, the model, the compile). */
+  start?: number;
 }
 
 /** The samples of the held-out pass@k (workers/inspection.ts: 64 per prompt). */
@@ -41,6 +48,8 @@ const slots = (c: Work) => c.prompts_per_step * c.num_generations * c.max_comple
 export interface MeasuredStep {
   samplingSeconds: number;
   updateSeconds: number;
+  /** The whole step (its `time/step`), where recorded. */
+  stepSeconds?: number;
 }
 
 const median = (xs: number[]) => {
@@ -52,7 +61,14 @@ const median = (xs: number[]) => {
  * The pace from a run's measured steps (the median step, so one slow step does not swing it); null
  * without a usable step. A run that shared the device with `parallel - 1` others ran that much slower.
  */
-export function paceOf(steps: MeasuredStep[], c: Work, parameters: number, backend: string, parallel = 1): Pace | null {
+export function paceOf(
+  steps: MeasuredStep[],
+  c: Work,
+  parameters: number,
+  backend: string,
+  parallel = 1,
+  firstStepWallSeconds: number | null = null,
+): Pace | null {
   const ok = steps.filter(
     (s) =>
       Number.isFinite(s.samplingSeconds) &&
@@ -62,10 +78,23 @@ export function paceOf(steps: MeasuredStep[], c: Work, parameters: number, backe
   );
   const units = slots(c) * parameters;
   if (!ok.length || !(units > 0) || !(parallel >= 1)) return null;
+  const whole = ok.filter((s) => Number.isFinite(s.stepSeconds) && s.stepSeconds! > 0);
+  const other = whole.length
+    ? Math.max(0, median(whole.map((s) => s.stepSeconds! - s.samplingSeconds - s.updateSeconds))) / parallel
+    : undefined;
+  const step = whole.length
+    ? median(whole.map((s) => s.stepSeconds!))
+    : median(ok.map((s) => s.samplingSeconds + s.updateSeconds));
+  const start =
+    firstStepWallSeconds !== null && Number.isFinite(firstStepWallSeconds)
+      ? Math.max(0, firstStepWallSeconds - step) / parallel
+      : undefined;
   return {
     sampling: median(ok.map((s) => s.samplingSeconds)) / parallel / units,
     update: median(ok.map((s) => s.updateSeconds)) / parallel / (units * c.num_iterations),
     backend,
+    ...(other !== undefined ? { other } : {}),
+    ...(start !== undefined ? { start } : {}),
   };
 }
 
@@ -74,12 +103,20 @@ export function stepSeconds(pace: Pace, c: Work, parameters: number): number {
   const units = slots(c) * parameters;
   const evalSlots =
     c.eval_every > 0 ? (c.eval_prompts * heldOutSamples(c) * c.max_completion_length * parameters) / c.eval_every : 0;
-  return pace.sampling * (units + evalSlots) + pace.update * units * c.num_iterations;
+  return pace.sampling * (units + evalSlots) + pace.update * units * c.num_iterations + (pace.other ?? 0);
 }
 
-/** Seconds for runs trained side by side, `steps` each: they share the device, so their work adds up. */
-export function trainingSeconds(pace: Pace, runs: { config: Work; parameters: number; steps: number }[]): number {
-  return runs.reduce((t, r) => t + stepSeconds(pace, r.config, r.parameters) * r.steps, 0);
+/**
+ * Seconds for runs trained side by side, `steps` each: they share the device, so their work adds up. Runs
+ * not started yet (`fresh`) also pay their start: each worker loads its model and compiles its graphs.
+ */
+export function trainingSeconds(
+  pace: Pace,
+  runs: { config: Work; parameters: number; steps: number }[],
+  fresh = false,
+): number {
+  const start = fresh ? (pace.start ?? 0) * runs.length : 0;
+  return runs.reduce((t, r) => t + stepSeconds(pace, r.config, r.parameters) * r.steps, start);
 }
 
 /** Seconds of the held-out pass@k (64 samples per prompt; the base policy too unless it is cached). */

@@ -5,6 +5,7 @@ import { notices, setNotices } from './notices.ts';
 import { isIsolationSettled, isolationSettled } from './offline-state.ts';
 import { recordPace } from './pace.ts';
 import { forgetPress, rememberPress, type Press } from './pending-press.ts';
+import { session } from './session.ts';
 import { recordShownStep, recordTraining } from './tabs.ts';
 import { type AppState, getState, hasRun, patch, setState } from './store.ts';
 import { updateSetup } from './setup-state.ts';
@@ -59,7 +60,18 @@ function onEvents(events: SessionEvent[]): void {
   const { error: _shownInBanner, ...changed } = next;
   if (Object.keys(changed).length) setState({ run: { ...s.run, ...changed } });
   for (const e of effects) applyEffect(e, s);
-  if (changed.metrics) recordPace(changed.metrics, s.run.config, s.run.model?.parameters, s.run.backend?.kind);
+  const fresh = session.freshStart;
+  if (fresh && fresh.firstStepWall === null && changed.metrics?.length)
+    fresh.firstStepWall = (performance.now() - fresh.pressedAt) / 1000;
+  if (changed.metrics)
+    recordPace(
+      changed.metrics,
+      s.run.config,
+      s.run.model?.parameters,
+      s.run.backend?.kind,
+      1,
+      fresh?.firstStepWall ?? null,
+    );
   // Written at once, so that after a reload boot.ts knows how far the page had got beyond the last save.
   const id = currentRunId();
   const shown = effects.filter((e) => e.kind === 'step').pop();
@@ -122,6 +134,8 @@ async function afterIsolation(press: Press, busy: string): Promise<void> {
 }
 
 export function start(): Promise<void> {
+  // A run not started yet: its first step's wall time is the start the next estimate adds (pace.ts).
+  session.freshStart = getState().run.step === 0 ? { pressedAt: performance.now(), firstStepWall: null } : null;
   return busyWhile('starting', async () => {
     await afterIsolation('start', 'starting');
     if (!(await ensureRun())) return;

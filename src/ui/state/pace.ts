@@ -24,26 +24,40 @@ import {
 /** Steps the pace is measured over: the latest few, without the first (it compiles the graphs). */
 const PACE_WINDOW = 8;
 
-/** Records the pace of a run's latest steps on this device; `parallel` runs shared it meanwhile. */
+/**
+ * Records the pace of a run's latest steps on this device; `parallel` runs shared it meanwhile.
+ * `firstStepWall`: seconds from Start to the first step's end, where this page saw a fresh run start.
+ */
 export function recordPace(
   metrics: StepMetrics[],
   config: RunConfig | null,
   parameters: number | undefined,
   backend: string | undefined,
   parallel = 1,
+  firstStepWall: number | null = null,
 ): void {
   if (!config || !parameters || !backend || !metrics.length) return;
   const recent = (metrics.length > 1 ? metrics.slice(1) : metrics).slice(-PACE_WINDOW);
   const pace = paceOf(
-    recent.map((m) => ({ samplingSeconds: m['time/sampling'] ?? NaN, updateSeconds: m['time/update'] ?? NaN })),
+    recent.map((m) => ({
+      samplingSeconds: m['time/sampling'] ?? NaN,
+      updateSeconds: m['time/update'] ?? NaN,
+      stepSeconds: m['time/step'],
+    })),
     config,
     parameters,
     backend,
     parallel,
+    // Only with a step after the first to compare with: the first one carries the start.
+    metrics.length > 1 ? firstStepWall : null,
   );
   if (!pace) return;
-  savePace(pace, browserStorage());
-  setState({ pace });
+  // A run that did not start here (restored, resumed) says nothing of the start: the one measured before stays.
+  const before = getState().pace;
+  const kept = pace.start === undefined && before?.backend === backend ? before.start : undefined;
+  const measured = kept !== undefined ? { ...pace, start: kept } : pace;
+  savePace(measured, browserStorage());
+  setState({ pace: measured });
 }
 
 /** The stored pace, when it was measured on the backend the setup forces (any, when it forces none). */
@@ -65,8 +79,9 @@ export function mainRunEstimate(s = getState()): string | null {
   const config = r.config ?? effectiveDraftConfig(s);
   const parameters = r.model?.parameters ?? selectedManifest(s)?.parameters;
   if (!pace || !config || !parameters) return `${stepsLeft} steps: ${UNKNOWN_TIME}`;
+  const fresh = r.step === 0;
   return (
-    `${stepsLeft} steps: ${aboutTime(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }]))} ` +
+    `${stepsLeft} steps: ${aboutTime(trainingSeconds(pace, [{ config, parameters, steps: stepsLeft }], fresh))} ` +
     'on this device'
   );
 }
@@ -121,7 +136,7 @@ export function lessonEstimate(lesson: Lesson, steps: number, s = getState()): s
       parameters: manifest.parameters,
       steps: n,
     }));
-    return `${aboutTime(trainingSeconds(pace, runs))} on this device`;
+    return `${aboutTime(trainingSeconds(pace, runs, true))} on this device`;
   } catch {
     return UNKNOWN_TIME;
   }

@@ -54,6 +54,11 @@ export interface Session {
   /** When the page will not reload itself for isolation, and whether that is already so (offline-state.ts). */
   isolationSettled: Promise<void>;
   isolationSettledNow: boolean;
+  /**
+   * A fresh run's Start (performance.now(), ms) until its first step arrives, then the seconds between: the
+   * start the time estimate adds to a run not started yet (pace.ts).
+   */
+  freshStart: { pressedAt: number; firstStepWall: number | null } | null;
 }
 
 export function newSession(): Session {
@@ -76,6 +81,7 @@ export function newSession(): Session {
     bootDone: false,
     isolationSettled: Promise.resolve(),
     isolationSettledNow: true,
+    freshStart: null,
   };
 }
 
