@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { exportHuggingFace } from '../../model/hf-export.ts';
 import { exportLlamaHuggingFace, LlamaExportError } from '../../model/hf-export-llama.ts';
 import { isLlama } from '../../model/config.ts';
+import { zeroAdaptersWarning } from '../../model/lora.ts';
 import { requireCharTokenizer } from '../../model/checkpoint.ts';
 import { flagUsage, parseFlags, requireFlag, type FlagTable } from '../args.ts';
 import { readCheckpoint } from '../../node/checkpoint-files.ts';
@@ -21,7 +22,8 @@ export const hfExportHelp = `rlvr export --format hf --model MANIFEST --out DIR
     tokenizer files (tokenizer.json, tokenizer_config.json, chat_template.jinja, special_tokens_map.json)
     and README.md. Adapters whose B matrices are all zero (they change nothing) are warned about on stderr.
   - The playground's GPT-2: config.json, generation_config.json, model.safetensors (GPT2LMHeadModel
-    names, head tied to wte), tokenizer.json, tokenizer_config.json, and onnx/model.onnx for transformers.js.
+    names, head tied to wte; LoRA adapters merged), tokenizer.json, tokenizer_config.json, and
+    onnx/model.onnx for transformers.js.
 ${flagUsage(HF_EXPORT_FLAGS)}`;
 
 /** A file beside the manifest that rlvr import copied there, if it is still there. */
@@ -59,6 +61,8 @@ export function runHfExport(argv: string[]): number {
   } else {
     requireCharTokenizer(manifest, 'rlvr export --format hf (the GPT-2 export)');
     files = exportHuggingFace(manifest, weights);
+    const warning = zeroAdaptersWarning(manifest.model, weights);
+    if (warning) process.stderr.write(`warning: ${manifestPath}: ${warning}\n`);
   }
   const sizes: Record<string, number> = {};
   for (const [name, bytes] of files) {
