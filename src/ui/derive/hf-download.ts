@@ -8,6 +8,7 @@ import { isLlama } from '../../model/config.ts';
 import { exportHuggingFace } from '../../model/hf-export.ts';
 import { exportLlamaHuggingFace } from '../../model/hf-export-llama.ts';
 import { zeroAdaptersWarning } from '../../model/lora.ts';
+import { tokenizerFileNames } from './checkpoint-files.ts';
 
 const pageWarning = (manifest: Manifest, weights: ReadonlyMap<string, Float32Array>) => {
   const warning = zeroAdaptersWarning(manifest.model, weights);
@@ -30,6 +31,13 @@ export function huggingFaceFolder(
   const weights = loadWeights(manifest, bytes);
   const warning = pageWarning(manifest, weights);
   if (!isLlama(manifest.model)) return { files: exportHuggingFace(manifest, weights), warning };
+  const spec = manifest.tokenizer;
+  for (const name of spec.kind === 'hf' ? tokenizerFileNames(spec) : [])
+    if (!tokenizerFiles[name])
+      throw new Error(
+        `the tokenizer's file ${name} of this run's model is not in this page any more (another model was ` +
+          'imported since, or the page was reloaded): import the model again, then Reset and Start',
+      );
   const text = new TextDecoder();
   const texts = Object.fromEntries(Object.entries(tokenizerFiles).map(([k, v]) => [k, text.decode(v)]));
   return { files: exportLlamaHuggingFace(manifest, weights, texts).files, warning };
