@@ -174,7 +174,13 @@ export function exportLlamaHuggingFace(
   const c = m.model;
   if (!isLlama(c))
     fail(`${m.name} is the playground's GPT-2, not a Llama or Qwen2 (its export is exportHuggingFace, hf-export.ts)`);
-  const spec = m.tokenizer.kind === 'hf' ? m.tokenizer : fail(`${m.name}: a Llama checkpoint without its tokenizer`);
+  const spec =
+    m.tokenizer.kind === 'hf'
+      ? m.tokenizer
+      : fail(
+          `${m.name} is a Llama without its own tokenizer (tokenizer.json), which transformers needs: only a ` +
+            'checkpoint imported with rlvr import --format hf (or trained from one) exports as a Llama folder',
+        );
   const warning = zeroAdaptersWarning(c, weights);
   const { lora: _merged, ...plain } = c;
   const enc = new TextEncoder();
