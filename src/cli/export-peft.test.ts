@@ -42,6 +42,8 @@ describe('rlvr export --format peft', () => {
     const printed = JSON.parse(r.stdout.trim());
     expect(printed.format).toBe('peft');
     expect(printed.lora).toEqual(lora.manifest.model.lora);
+    expect(r.stderr).not.toMatch(/LoRA B matrix is zero/);
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).not.toMatch(/Warning/);
     const config = readFileSync(join(out, 'adapter_config.json'), 'utf8');
     expect(JSON.parse(config)).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8 });
     const back = readAdapter(
@@ -66,5 +68,27 @@ describe('rlvr export --format peft', () => {
     );
     expect(whole.code).not.toBe(0);
     expect(whole.stderr).toMatch(/has no LoRA adapters .*--format hf/);
+  }, 120_000);
+
+  it('warns on stderr and in README.md when every lora_B is exactly zero (a run that never got a reward)', async () => {
+    const shipped = 'public/checkpoints/arithmetic-tiny';
+    const base = loadBase(
+      JSON.parse(readFileSync(`${shipped}/manifest.json`, 'utf8')),
+      new Uint8Array(readFileSync(`${shipped}/model.safetensors`)),
+    );
+    // Fresh adapters, B zero as PEFT initialises it: what a run whose every reward is 0 leaves.
+    const lora = withLora(
+      base,
+      validateConfig({ task: 'arithmetic', lora_r: 4, lora_alpha: 8, target_modules: 'o_proj,up_proj', seed: 3 }),
+    );
+    const ckpt = join(dir, 'zero-ckpt');
+    writeCheckpoint(ckpt, lora.manifest, lora.weights);
+    const out = join(dir, 'zero-adapter');
+    const r = await rlvr('export', '--format', 'peft', '--model', join(ckpt, 'manifest.json'), '--out', out);
+    expect(r.code, r.stderr).toBe(0);
+    const warning =
+      'every LoRA B matrix is zero: the adapters change nothing — did the run get any reward? (8 adapters, r = 4;';
+    expect(r.stderr).toContain(`warning: ${join(ckpt, 'manifest.json')}: ${warning}`);
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain(`**Warning:** ${warning}`);
   }, 120_000);
 });

@@ -3,6 +3,7 @@ import type { ModelConfig } from './config.ts';
 import { buildHfOnnx } from './hf-onnx.ts';
 import { toHfTensors } from './hf-tensors.ts';
 import { hfTokenizerConfig, hfTokenizerJson } from './hf-tokenizer.ts';
+import { mergedWeights } from './lora.ts';
 import type { Weights } from './policy.ts';
 import { writeSafetensors } from './safetensors.ts';
 import { EOS, PAD } from './tokenizer.ts';
@@ -104,8 +105,21 @@ export interface HfExportOptions {
 
 const json = (o: unknown) => new TextEncoder().encode(JSON.stringify(o, null, 2) + '\n');
 
-/** Every file of the export, by its path inside the folder. */
-export function exportHuggingFace(m: Manifest, w: Weights, opts: HfExportOptions = {}): HfFiles {
+/**
+ * Every file of the export, by its path inside the folder. LoRA adapters are merged into the base weights
+ * (lora.ts mergedWeights, as PEFT's merge_and_unload): GPT2LMHeadModel has no place for them, and the
+ * manifest the config carries is the merged model's.
+ */
+export function exportHuggingFace(checkpoint: Manifest, weights: Weights, opts: HfExportOptions = {}): HfFiles {
+  const { lora: _merged, ...plain } = checkpoint.model;
+  const m: Manifest = checkpoint.model.lora
+    ? {
+        ...checkpoint,
+        model: plain,
+        parameters: paramSpecs(plain).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0),
+      }
+    : checkpoint;
+  const w = mergedWeights(checkpoint.model, weights);
   const tensors = toHfTensors(m.model, w);
   const files: HfFiles = new Map();
   files.set('config.json', json(hfConfig(m, weightsFingerprint(m.model, w))));

@@ -6,7 +6,7 @@ import { evaluate, nd, type NDArray } from '../engine/reference.ts';
 import { Rng } from '../util/rng.ts';
 import type { ModelConfig } from './config.ts';
 import { trainState } from './graphs.ts';
-import { PEFT_TARGETS, validateLora } from './lora.ts';
+import { mergedWeights, PEFT_TARGETS, validateLora, zeroAdaptersWarning } from './lora.ts';
 import { forward, initParams, MASKED, paramSpecs, trainableSpecs, type Params } from './transformer.ts';
 
 const lora = { r: 2, alpha: 5, targets: [...PEFT_TARGETS] };
@@ -89,22 +89,57 @@ describe('LoRA weights', () => {
     expect(Math.max(...a.map(Math.abs))).toBeGreaterThan(0.2);
     expect(w.get('h1.mlp.wd.lora_B')!.every((x) => x === 0)).toBe(true);
     const { lora: _none, ...plain } = llama;
-    const logits = (c: ModelConfig) => {
-      const g = new Graph({ forwardOnly: true });
-      const p: Params = {};
-      const feeds: Record<string, NDArray> = {};
-      for (const s of paramSpecs(c)) {
-        p[s.name] = g.input(s.name, 'float32', s.shape);
-        feeds[s.name] = nd(s.shape, w.get(s.name)!);
-      }
-      const xs = fixedInputs.map((i) => g.input(i.name, i.dtype ?? 'float32', i.shape));
-      fixedInputs.forEach((i) => (feeds[i.name] = nd(i.shape, i.values)));
-      g.output(forward(g, c, p, xs[0]!, xs[1]!, xs[2]!));
-      return evaluate(g, feeds)[0]!.data;
-    };
-    expect(Array.from(logits(llama))).toEqual(Array.from(logits(plain)));
+    expect(Array.from(logits(llama, w))).toEqual(Array.from(logits(plain, w)));
+  });
+
+  it.each(CONFIGS)(
+    "merge as PEFT's merge_and_unload (%s): the plain model with merged weights gives the LoRA model's logits",
+    (_name, cfg) => {
+      const w = initParams(cfg, 7);
+      const rng = new Rng(11);
+      for (const [k, b] of w) if (k.endsWith('.lora_B')) b.forEach((_, i) => (b[i] = 0.3 * rng.normal()));
+      const { lora: _merged, ...plain } = cfg;
+      const merged = mergedWeights(cfg, w);
+      expect([...merged.keys()].sort()).toEqual(
+        paramSpecs(plain)
+          .map((s) => s.name)
+          .sort(),
+      );
+      const want = logits(cfg, w);
+      const got = logits(plain, merged);
+      const worst = Math.max(...Array.from(got, (x, i) => Math.abs(x - want[i]!)));
+      expect(worst).toBeLessThan(1e-5);
+      expect(Math.max(...Array.from(logits(plain, w), (x, i) => Math.abs(x - want[i]!)))).toBeGreaterThan(1e-2);
+      expect(zeroAdaptersWarning(cfg, w)).toBeNull();
+    },
+  );
+
+  it('say so when every B is exactly zero (the adapters change nothing), and not when one entry moved', () => {
+    const w = initParams(llama, 5);
+    expect(zeroAdaptersWarning(llama, w)).toMatch(
+      /^every LoRA B matrix is zero: the adapters change nothing — did the run get any reward\? \(14 adapters, r = 2;/,
+    );
+    w.get('h1.mlp.wd.lora_B')![3] = 1e-30;
+    expect(zeroAdaptersWarning(llama, w)).toBeNull();
+    const { lora: _none, ...plain } = llama;
+    expect(zeroAdaptersWarning(plain, w)).toBeNull();
   });
 });
+
+/** The model's logits on fixedInputs, float64 reference interpreter. */
+function logits(c: ModelConfig, w: Map<string, Float32Array>): Float64Array | Float32Array {
+  const g = new Graph({ forwardOnly: true });
+  const p: Params = {};
+  const feeds: Record<string, NDArray> = {};
+  for (const s of paramSpecs(c)) {
+    p[s.name] = g.input(s.name, 'float32', s.shape);
+    feeds[s.name] = nd(s.shape, w.get(s.name)!);
+  }
+  const xs = fixedInputs.map((i) => g.input(i.name, i.dtype ?? 'float32', i.shape));
+  fixedInputs.forEach((i) => (feeds[i.name] = nd(i.shape, i.values)));
+  g.output(forward(g, c, p, xs[0]!, xs[1]!, xs[2]!));
+  return evaluate(g, feeds)[0]!.data as Float64Array | Float32Array;
+}
 
 describe.each(CONFIGS)(
   'LoRA gradient check (float64 central differences, adapters only, base fixed): %s',

@@ -136,3 +136,47 @@ export function initAdapters(
   }
   return out;
 }
+
+/**
+ * The base weights with each adapter merged in, W + (alpha / r) · A B in our [in, out] layout, as PEFT's
+ * `merge_and_unload` computes it (lora/layer.py get_delta_weight: B @ A times the scaling, added to the
+ * base weight); the adapter weights are left out. A model without `lora` gets its weights unchanged.
+ */
+export function mergedWeights(c: ModelConfig, w: ReadonlyMap<string, Float32Array>): Map<string, Float32Array> {
+  const out = new Map<string, Float32Array>();
+  for (const [k, v] of w) if (!/\.lora_[AB]$/.test(k)) out.set(k, v);
+  if (!c.lora) return out;
+  const r = c.lora.r;
+  const scale = Math.fround(loraScaling(c.lora));
+  for (const { weight } of loraModules(c)) {
+    const base = w.get(weight)!;
+    const a = w.get(weight + '.lora_A')!;
+    const b = w.get(weight + '.lora_B')!;
+    const inDim = a.length / r;
+    const outDim = b.length / r;
+    const merged = new Float32Array(base.length);
+    for (let i = 0; i < inDim; i++)
+      for (let j = 0; j < outDim; j++) {
+        let delta = 0;
+        for (let k = 0; k < r; k++) delta += a[i * r + k]! * b[k * outDim + j]!;
+        merged[i * outDim + j] = base[i * outDim + j]! + Math.fround(Math.fround(delta) * scale);
+      }
+    out.set(weight, merged);
+  }
+  return out;
+}
+
+/**
+ * Why the adapters of `w` change nothing, or null: every lora_B exactly zero (PEFT initialises B to zero,
+ * and a run whose groups all earn the same reward has zero advantages, so no update ever moves it).
+ */
+export function zeroAdaptersWarning(c: ModelConfig, w: ReadonlyMap<string, Float32Array>): string | null {
+  if (!c.lora) return null;
+  const modules = loraModules(c);
+  if (!modules.every(({ weight }) => w.get(weight + '.lora_B')?.every((x) => x === 0))) return null;
+  return (
+    `every LoRA B matrix is zero: the adapters change nothing — did the run get any reward? ` +
+    `(${modules.length} adapters, r = ${c.lora.r}; B starts at zero and stays there while every group's ` +
+    'rewards are equal, e.g. all 0, because the advantages are then zero; the model with them is the base model)'
+  );
+}

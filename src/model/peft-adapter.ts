@@ -197,3 +197,20 @@ export function readAdapter(
       fail(`adapter_model.safetensors: unexpected tensor "${k}" (not a LoRA weight of this base's targeted modules)`);
   return { lora, weights };
 }
+
+/**
+ * README.md beside the adapter (PEFT's save_pretrained writes a model card there too): what it adapts,
+ * and, when every B is zero (lora.ts zeroAdaptersWarning), that loading it changes nothing.
+ */
+export function adapterReadme(name: string, c: ModelConfig, baseModel: string, warning: string | null): string {
+  const l = c.lora ?? fail('the model has no LoRA adapters (lora_r = 0)');
+  const lines = [
+    `# ${name} (LoRA adapter)`,
+    '',
+    `LoRA adapters exported by \`rlvr export --format peft\` from the playground checkpoint ${name}: r = ${l.r},`,
+    `lora_alpha = ${l.alpha}, target_modules ${peftTargetNames(c, l).join(', ')}, for the base model ` +
+      `${JSON.stringify(baseModel)}. Load with PeftModel.from_pretrained(base, this folder).`,
+  ];
+  if (warning) lines.push('', `**Warning:** ${warning}.`);
+  return lines.join('\n') + '\n';
+}

@@ -20,7 +20,8 @@ const ONNX_FLAGS: FlagTable = {
 export const exportCommand: Command = {
   name: 'export',
   summary:
-    'export a checkpoint as a standalone ONNX model (default), a Hugging Face GPT-2 folder (--format hf) ' +
+    'export a checkpoint as a standalone ONNX model (default), a Hugging Face folder (--format hf: GPT-2, or ' +
+    'the Llama or Qwen2 it was imported as, LoRA merged) ' +
     'or its LoRA adapters for PEFT (--format peft), or a run config as a TRL project (--format trl)',
   help: `rlvr export [--format onnx] --model MANIFEST --out FILE.onnx [--batch B] [--length T]
   Inputs: tokens, positions (int64 [B,T]), key_bias (float [B,T], 0 real / -1e9 padding); output: logits [B,T,V].

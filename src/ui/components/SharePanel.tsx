@@ -12,11 +12,25 @@ import {
   importHuggingFaceFiles,
   uploadCheckpoint,
 } from '../state/files.ts';
-import { useNotices } from '../state/notices.ts';
+import { setNotices, useNotices } from '../state/notices.ts';
 import { ImportedModelCard } from './ImportedModelCard.tsx';
 import { getState, useApp } from '../state/store.ts';
 import { download } from '../state/exporters.ts';
 import { effectiveDraftConfig } from '../state/setup-state.ts';
+
+/** The last checkpoint download's or export's warning (adapters that change nothing), until dismissed. */
+function ExportWarning() {
+  const text = useNotices((s) => s.exportWarning);
+  if (!text) return null;
+  return (
+    <div className="banner warn" role="status" data-testid="export-warning">
+      <span>{text}</span>{' '}
+      <button type="button" onClick={() => setNotices({ exportWarning: null })}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
 
 function CopyLink() {
   const setup = useApp((s) => s.setup);
@@ -154,6 +168,7 @@ export default function SharePanel() {
             />
           </label>
         </div>
+        <ExportWarning />
         <ImportedModelCard />
         <p className="help">
           Import Hugging Face reads a folder, or its zip (<code>rlvr import --format hf</code> does the same on the
@@ -167,7 +182,10 @@ export default function SharePanel() {
         </p>
         <p className="help">
           Export for Hugging Face downloads one zip: a GPT-2 folder (config.json, model.safetensors, tokenizer,
-          generation config) that transformers' GPT2LMHeadModel loads, plus onnx/model.onnx for transformers.js.
+          generation config) that transformers' GPT2LMHeadModel loads, plus onnx/model.onnx for transformers.js; a Llama
+          or Qwen2 run gives the LlamaForCausalLM or Qwen2ForCausalLM folder it was imported as, with its own tokenizer
+          files. LoRA adapters are merged into the weights, as PEFT's merge_and_unload does; adapters that never moved
+          (every B still zero) are named here.
         </p>
         <p className="help">
           Loading replaces the model and starts a fresh run from it with the current settings; a file that does not fit

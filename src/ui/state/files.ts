@@ -7,7 +7,7 @@ import type { HfFolder } from '../../model/hf-import.ts';
 import { hfImportPaths, nestedCheckpoints } from '../derive/hf-folder-paths.ts';
 import { unzip } from '../derive/unzip.ts';
 import type { RolloutRecord } from '../../../workers/protocol.ts';
-import { exportHuggingFace } from '../../model/hf-export.ts';
+import { checkpointWarning, huggingFaceFolder } from '../derive/hf-download.ts';
 import { zipStore } from '../../util/zip.ts';
 import { parseConfigFile } from '../derive/config-file.ts';
 import { parseRunConfigFile } from '../../rl/config-file.ts';
@@ -23,6 +23,7 @@ import { checkpointParts, savedTokenizer, tokenizerParts } from '../derive/check
 import { readUtf8File } from '../derive/text-import.ts';
 import { measuredDifficulty, updateSetup } from './setup-state.ts';
 import { getState, setState } from './store.ts';
+import { setNotices } from './notices.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -37,16 +38,20 @@ async function savedCheckpoint(): Promise<{ base: string; manifest: Manifest; by
   return { base, manifest: { ...c.manifest, weights: `${base}.safetensors` }, bytes: c.bytes };
 }
 
+/** The tokenizer files of the model this run was built from (a model imported since has its own). */
+function runTokenizerFiles(): Record<string, Uint8Array> {
+  const s = getState();
+  return (s.uploaded && s.runControl.sourceKey === `upload:${s.uploaded.name}` ? s.uploaded.files : undefined) ?? {};
+}
+
 export async function downloadCheckpoint(): Promise<void> {
   try {
     const { base, manifest: saved, bytes } = await savedCheckpoint();
+    setNotices({ exportWarning: checkpointWarning(saved, bytes) });
     let manifest = saved;
     // A Llama or Qwen2 run's checkpoint is not whole without its tokenizer (Load checkpoint asks for it).
     if (saved.tokenizer.kind === 'hf') {
-      // Only the files of the model this run was built from: a model imported since has its own.
-      const s = getState();
-      const built = s.uploaded && s.runControl.sourceKey === `upload:${s.uploaded.name}` ? s.uploaded.files : undefined;
-      const t = savedTokenizer(saved.tokenizer, base, built ?? {});
+      const t = savedTokenizer(saved.tokenizer, base, runTokenizerFiles());
       manifest = { ...saved, tokenizer: t.spec };
       for (const [name, data] of t.files) download(name, data);
     }
@@ -57,12 +62,16 @@ export async function downloadCheckpoint(): Promise<void> {
   }
 }
 
-/** The current policy as a Hugging Face GPT-2 folder in one zip: the files `rlvr export --format hf` writes. */
+/**
+ * The current policy as a Hugging Face folder in one zip (GPT-2, or the Llama or Qwen2 it was imported as,
+ * LoRA merged): the files `rlvr export --format hf` writes.
+ */
 export async function downloadHuggingFace(): Promise<void> {
   try {
     const c = await savedCheckpoint();
     const dir = `${c.manifest.name}-hf`;
-    const files = exportHuggingFace(c.manifest, loadWeights(c.manifest, c.bytes));
+    const { files, warning } = huggingFaceFolder(c.manifest, c.bytes, runTokenizerFiles());
+    setNotices({ exportWarning: warning });
     download(
       `${dir}.zip`,
       zipStore(

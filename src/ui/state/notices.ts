@@ -31,6 +31,8 @@ export interface Notices {
   restored: string | null;
   /** The restored run was training when the page went away: Resume takes the focus (Enter goes on). */
   restoredWhileTraining: boolean;
+  /** The last checkpoint download's or Hugging Face export's warning (its LoRA adapters are all zero), or null. */
+  exportWarning: string | null;
 }
 
 function storedAutosaveEvery(): number {
@@ -51,6 +53,7 @@ export const useNotices = create<Notices>()(() => ({
   fallback: null,
   restored: null,
   restoredWhileTraining: false,
+  exportWarning: null,
 }));
 
 export const notices = useNotices.getState;
