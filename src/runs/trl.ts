@@ -15,13 +15,14 @@ import {
   type AsyncBuffer,
   type FileMetaData,
 } from 'hyparquet';
-import { asText, isRecord, parsePythonJson, readRange, RunReadError, toNumber, utf8, why } from './files.ts';
+import { asText, readRange, RunReadError, toNumber, why } from './files.ts';
 import { nearestStep } from './nearest-step.ts';
 import { missingSteps, type RunSource, type StepRows } from './opened-run.ts';
 import { parquetCompressors } from './parquet-codecs.ts';
 import { countTrlTextRows } from './trl-count.ts';
+import { readTrainerState, type TrainerState } from './trl-state.ts';
 import { WHOLE_FILE_BYTES, wholeFiles } from './whole-files.ts';
-import type { MetricPoint, RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem, RunQuery } from './types.ts';
+import type { RunCompletion, RunFileEntry, RunFiles, RunIndex, RunProblem, RunQuery } from './types.ts';
 
 export const trlCompletionFile = /^completions\/completions_(\d+)\.parquet$/;
 const checkpointState = /^checkpoint-(\d+)\/trainer_state\.json$/;
@@ -139,68 +140,6 @@ async function indexParquet(entry: RunFileEntry, step: number, file: AsyncBuffer
     });
   }
   return out;
-}
-
-/** log_history as curve points: every entry with a step, every numeric key, entries of one step merged. */
-export function logHistoryPoints(history: unknown[]): MetricPoint[] {
-  const byStep = new Map<number, Record<string, number>>();
-  for (const entry of history) {
-    if (!isRecord(entry) || typeof entry.step !== 'number') continue;
-    const values = byStep.get(entry.step) ?? {};
-    for (const [k, v] of Object.entries(entry)) if (k !== 'step' && typeof v === 'number') values[k] = v;
-    byStep.set(entry.step, values);
-  }
-  return [...byStep.entries()].sort((a, b) => a[0] - b[0]).map(([step, values]) => ({ step, values }));
-}
-
-interface TrainerState {
-  path: string;
-  size: number;
-  globalStep: number;
-  points: MetricPoint[];
-  rewardNames: string[];
-}
-
-async function readTrainerState(
-  files: RunFiles,
-  entry: RunFileEntry,
-  problems: RunProblem[],
-): Promise<TrainerState | null> {
-  let text: string | null;
-  try {
-    text = utf8(await readRange(files, entry.path));
-  } catch (e) {
-    problems.push({ file: entry.path, message: why(e) });
-    return null;
-  }
-  let json: unknown;
-  try {
-    if (text === null) throw new Error('it is not UTF-8 text');
-    json = parsePythonJson(text);
-  } catch (e) {
-    problems.push({
-      file: entry.path,
-      message: `${entry.path}: not readable JSON (${why(e)}); expected TRL's trainer state with log_history`,
-    });
-    return null;
-  }
-  if (!isRecord(json) || !Array.isArray(json.log_history)) {
-    problems.push({
-      file: entry.path,
-      message: `${entry.path}: has no log_history list; expected TRL's trainer state`,
-    });
-    return null;
-  }
-  const points = logHistoryPoints(json.log_history);
-  const rewardNames: string[] = [];
-  for (const p of points) {
-    for (const k of Object.keys(p.values)) {
-      const m = /^rewards\/(.+)\/mean$/.exec(k);
-      if (m && !rewardNames.includes(m[1]!)) rewardNames.push(m[1]!);
-    }
-  }
-  const globalStep = typeof json.global_step === 'number' ? json.global_step : (points[points.length - 1]?.step ?? 0);
-  return { path: entry.path, size: entry.size, globalStep, points, rewardNames };
 }
 
 /**
