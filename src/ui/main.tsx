@@ -29,7 +29,11 @@ syncViewerUrl();
 const viewLink = searchToSetup(location.search).page.viewer.name !== null;
 if (!viewLink) startOfflineSupport();
 const firstView = getState().view;
-if (viewLink) setState({ view: 'viewer' });
+if (viewLink)
+  setState((s) => ({
+    view: 'viewer',
+    viewer: { ...s.viewer, scrollToStep: searchToSetup(location.search).page.viewer.step !== null },
+  }));
 const served = openServed()
   .then((isServed) => {
     if (!isServed && viewLink && getState().view === 'viewer') setState({ view: firstView });

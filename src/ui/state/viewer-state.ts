@@ -77,6 +77,8 @@ export interface ViewerState {
   problems: RunProblem[];
   /** The open run's key. */
   open: string | null;
+  /** The page opened from a link to a step: the step view brings itself into view once it shows it. */
+  scrollToStep: boolean;
   step: number | null;
   stepData: RunStep | null;
   stepLoading: boolean;
@@ -109,6 +111,7 @@ export const initialViewer: ViewerState = {
   error: null,
   problems: [],
   open: null,
+  scrollToStep: false,
   step: null,
   stepData: null,
   stepLoading: false,

@@ -1,6 +1,6 @@
-import { memo, useMemo } from 'react';
+import { memo, useEffect, useMemo, useRef } from 'react';
 import type { RunGroup, RunStep } from '../../../runs/types.ts';
-import { useApp } from '../../state/store.ts';
+import { setState, useApp } from '../../state/store.ts';
 import { followPrompt, runByKey, selectCompletion, showStep, stepBy } from '../../state/viewer-actions.ts';
 import { cell, groupStats, inferScaling, sortByReward, type StepScaling } from '../../derive/run-view-model.ts';
 import { stepScalingNote } from '../../derive/step-notes.ts';
@@ -153,12 +153,20 @@ export function StepView() {
   const data = useApp((s) => s.viewer.stepData);
   const loading = useApp((s) => s.viewer.stepLoading);
   const error = useApp((s) => s.viewer.stepError);
+  const scrollTo = useApp((s) => s.viewer.scrollToStep);
+  const section = useRef<HTMLElement>(null);
+  // A link to a step (`?view=NAME&step=S`) lands on that step, not on the curves above it (issue 58): once.
+  useEffect(() => {
+    if (!scrollTo || !data || !section.current) return;
+    section.current.scrollIntoView({ block: 'start' });
+    setState((s) => ({ viewer: { ...s.viewer, scrollToStep: false } }));
+  }, [scrollTo, data]);
   useApp((s) => s.viewer.runs);
   const run = runByKey(open);
   if (!run?.index) return null;
   if (!run.index.steps.length) return <p className="muted">This run has no step with rollouts.</p>;
   return (
-    <section className="viewer-step" aria-label="Step">
+    <section className="viewer-step" aria-label="Step" ref={section}>
       <Scrubber steps={run.index.steps} />
       {error && (
         <p className="bad" role="alert">
