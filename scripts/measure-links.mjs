@@ -6,12 +6,13 @@
 //   ?run=URL     the recording's first chart has a drawn line, inside the viewport
 // The page is never scrolled; a chart below the fold never counts. Prints one line per link and run, and
 // the medians; writes bench/links-results.json. --load N starts N busy processes first.
-// Usage: node scripts/measure-links.mjs [--runs N] [--load N] [--width W --height H] [--lessons a,b] [--out FILE]
+// Usage: node scripts/measure-links.mjs [--runs N] [--load N] [--width W --height H] [--lessons a,b] [--dist DIR]
+//   [--out FILE]   (--dist: serve that build folder instead of dist/)
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { closeBrowser, launchBrowser, openPage, ROOT, startServer } from '../e2e/lib.mjs';
+import { closeBrowser, freePort, launchBrowser, openPage, ROOT, startServer } from '../e2e/lib.mjs';
 
 if (process.argv[2] === '--busy') {
   for (;;) Math.sqrt(Math.random());
@@ -75,7 +76,28 @@ const links = [
   { name: '?run=records/sat-grpo-30.rlvr.gz', path: '/?run=records/sat-grpo-30.rlvr.gz', kind: 'run' },
 ];
 const busy = Array.from({ length: load }, () => fork(process.argv[1], ['--busy'], { stdio: 'ignore' }));
-const server = await startServer({ mode: 'preview' });
+/** vite preview of `dir` (a build kept aside, to measure two builds in one run), or of dist/. */
+async function serve(dir) {
+  if (!dir) return startServer({ mode: 'preview' });
+  const vite = await import('vite');
+  const port = await freePort();
+  const s = await vite.preview({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: dir },
+    preview: { host: '127.0.0.1', port, strictPort: true, open: false },
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((ok) => {
+        s.httpServer.close(() => ok(undefined));
+        s.httpServer.closeAllConnections();
+      }),
+  };
+}
+const server = await serve(arg('dist', null));
 const browser = await launchBrowser();
 const results = {};
 try {

@@ -27,7 +27,10 @@ syncViewerUrl();
 // cache) wait until the run's first view is painted, so neither competes with it. `rlvr view` sends the
 // isolation headers itself, so nothing there waits on the service worker.
 const viewLink = searchToSetup(location.search).page.viewer.name !== null;
-if (!viewLink) startOfflineSupport();
+// A lesson or recording link waits for it too, where the page is already cross-origin isolated (the server
+// sends the headers, as `npm start` does): the service worker then has no reload to make, only the copy.
+const contentLink = (linked.lesson !== null || linked.run !== null) && globalThis.crossOriginIsolated === true;
+if (!viewLink && !contentLink) startOfflineSupport();
 const firstView = getState().view;
 if (viewLink)
   setState((s) => ({
@@ -50,9 +53,14 @@ createRoot(document.getElementById('root')!).render(
 // A Start or Step once pressed before the service worker's isolation reload is honoured after it.
 // ?run=URL opens that run record as a recording (the live run, restored by boot, is left as it is).
 const painted = () => new Promise<void>((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
-void (viewLink ? served.then(painted).then(startOfflineSupport) : Promise.resolve()).then(boot).then(() => {
-  const press = takePress();
-  if (press === 'start') void start();
-  else if (press === 'step-once') void stepOnce();
-  return Promise.all([openLessonFromUrl(), openRecordingFromUrl()]);
-});
+void (viewLink ? served.then(painted).then(startOfflineSupport) : Promise.resolve())
+  .then(boot)
+  .then(() => {
+    const press = takePress();
+    if (press === 'start') void start();
+    else if (press === 'step-once') void stepOnce();
+    return Promise.all([openLessonFromUrl(), openRecordingFromUrl()]);
+  })
+  .finally(() => {
+    if (contentLink) void painted().then(startOfflineSupport);
+  });
