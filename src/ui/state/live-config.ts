@@ -2,6 +2,7 @@
  * Live config changes: the setup's edits that can apply between steps go to the running run at once
  * (through the one resolver, resolveLiveEdit); the others are listed as needing a new run.
  */
+import { session } from './session.ts';
 import type { RunConfig } from '../../rl/config.ts';
 import { resolveLiveEdit } from '../../rl/resolve-config.ts';
 import type { UpdateResult } from '../../../workers/protocol.ts';
@@ -12,7 +13,6 @@ import { effectiveDraftConfig } from './setup-state.ts';
 import { getState, hasRun, patch, setState, type RunControl } from './store.ts';
 import { client } from './worker-link.ts';
 
-const control = () => getState().runControl;
 const setControl = (c: Partial<RunControl>) => patch('runControl', c);
 
 /** Sends the draft's changes that can apply between steps; lists those that need a reset. */
@@ -61,7 +61,6 @@ export async function syncLiveConfig(): Promise<void> {
 }
 
 export function scheduleSync(): void {
-  const pending = control().syncTimer;
-  if (pending) clearTimeout(pending);
-  setControl({ syncTimer: setTimeout(() => void syncLiveConfig(), 300) });
+  if (session.syncTimer) clearTimeout(session.syncTimer);
+  session.syncTimer = setTimeout(() => void syncLiveConfig(), 300);
 }

@@ -2,6 +2,7 @@
  * Loading the live run: a new one from the setup (initRun), the one a press acts on (ensureRun), what a
  * loaded run puts on the page (applyInit), and Reset. Restoring a saved run is restore.ts.
  */
+import { session } from './session.ts';
 import { currentRunId, setRunId } from './autosave.ts';
 import { useDataset } from './dataset-import.ts';
 import { message, showError } from './errors.ts';
@@ -11,7 +12,6 @@ import { getState, hasRun, initialRun, initialRunSlices, patch, setState, type R
 import { client, dropWorker, liveClient } from './worker-link.ts';
 import type { InitResult } from '../../../workers/protocol.ts';
 
-const control = () => getState().runControl;
 const setControl = (c: Partial<RunControl>) => patch('runControl', c);
 
 /** Which base checkpoint the setup builds a run from (runControl.sourceKey: the current run's). */
@@ -43,11 +43,11 @@ export function applyInit(r: InitResult): void {
   }));
 }
 
-/** Marks a run load (initRun or restoreSaved) as in flight until it settles (RunControl.loadInFlight). */
+/** Marks a run load (initRun or restoreSaved) as in flight until it settles (session.loadInFlight). */
 export function trackLoad<T>(p: Promise<T>): Promise<T> {
-  setControl({ loadInFlight: p });
+  session.loadInFlight = p;
   const clear = () => {
-    if (control().loadInFlight === p) setControl({ loadInFlight: null });
+    if (session.loadInFlight === p) session.loadInFlight = null;
   };
   p.then(clear, clear);
   return p;
@@ -67,7 +67,7 @@ export function applyLoaded(r: InitResult): void {
  * none could be loaded.
  */
 export async function ensureRun(): Promise<boolean> {
-  for (let p = control().loadInFlight; p; p = control().loadInFlight) await p.catch(() => undefined);
+  for (let p = session.loadInFlight; p; p = session.loadInFlight) await p.catch(() => undefined);
   return hasRun() || (await initRun());
 }
 

@@ -59,6 +59,15 @@ export interface Session {
    * start the time estimate adds to a run not started yet (pace.ts).
    */
   freshStart: { pressedAt: number; firstStepWall: number | null } | null;
+  /**
+   * The run load in flight (initRun or restoreSaved), if any. A press that needs a run waits for it
+   * (run-load.ts ensureRun): the page shows a restored run's steps as soon as the worker's init answers, a
+   * status batch later than its state, and a Step once pressed in between must step that run, not load a
+   * new one over it. Here, not in the store: the store holds only what the page shows (issue 60).
+   */
+  loadInFlight: Promise<unknown> | null;
+  /** The pending live-config sync (live-config.ts scheduleSync), debounced. */
+  syncTimer: ReturnType<typeof setTimeout> | null;
 }
 
 export function newSession(): Session {
@@ -82,6 +91,8 @@ export function newSession(): Session {
     isolationSettled: Promise.resolve(),
     isolationSettledNow: true,
     freshStart: null,
+    loadInFlight: null,
+    syncTimer: null,
   };
 }
 

@@ -254,13 +254,6 @@ export interface AppState {
 export interface RunControl {
   /** Which base checkpoint the current run was built from (changing it needs a reset); null: no run. */
   sourceKey: string | null;
-  /**
-   * The run load in flight (initRun or restoreSaved), if any. A press that needs a run waits for it
-   * (ensureRun): the page shows a restored run's steps as soon as the worker's init answers, a status
-   * batch later than its state, and a Step once pressed in between must step that run, not load a new
-   * one over it.
-   */
-  loadInFlight: Promise<unknown> | null;
   /** Set by Pause until the worker reports the loop stopped: a worker answers only between engine operations. */
   pauseAsked: boolean;
   /**
@@ -269,8 +262,6 @@ export interface RunControl {
    * the autosave) must still be applied live once it is.
    */
   syncOwed: boolean;
-  /** The pending live-config sync (scheduleSync), debounced. */
-  syncTimer: ReturnType<typeof setTimeout> | null;
   /** The saved run whose restore failed last (the error banner's "Forget the saved run" deletes it). */
   failedRestore: string | null;
 }
@@ -353,10 +344,8 @@ export const useApp = create<AppState>()(() => ({
   viewer: initialViewer,
   runControl: {
     sourceKey: null,
-    loadInFlight: null,
     pauseAsked: false,
     syncOwed: false,
-    syncTimer: null,
     failedRestore: null,
   },
 }));
