@@ -102,7 +102,7 @@ try {
   const best = curve.reduce((a, c) => (c.pass1 > a.pass1 ? c : a), curve[0] ?? { pass1: NaN });
   // Where the wall time went: the trainer's own per-step timings, and the rest (held-out evaluations, UI).
   const timing = await page.evaluate(() => {
-    const ms = window.__rlvr.state().metrics;
+    const ms = window.__rlvr.state().run.metrics;
     const sum = (k) => ms.reduce((a, m) => a + (Number.isFinite(m[k]) ? m[k] : 0), 0);
     return {
       steps: ms.length,

@@ -103,10 +103,19 @@ async function lessonOpen(browser, base, lesson) {
     await readersReady(page, lesson.arms);
     const t0 = Date.now();
     await page.click(`[data-testid="lesson-open-${lesson.id}"]`);
+    // A chart draws only once it is on screen (src/ui/components/charts/render-budget.ts): the reward chart is
+    // brought into view once the recordings are in place, as e2e/recording-lessons.spec.mjs does.
     await page.waitForFunction(
       (n) =>
         document.querySelector('[data-testid="recording-banner"]') &&
-        Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) >= n,
+        document.querySelector('[data-testid="compare-all-recorded"]') &&
+        window.__rlvr.state().compare.a.metrics.length >= n,
+      lesson.steps,
+      WAIT,
+    );
+    await page.locator('[data-testid="compare-chart-reward"]').scrollIntoViewIfNeeded();
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('[data-testid="compare-chart-reward"]')?.getAttribute('data-points')) >= n,
       lesson.steps,
       WAIT,
     );
