@@ -31,7 +31,7 @@ const BENCH = [
 ].join('\n');
 
 const TABLES = {
-  tables: form('rlvr bench').tables!.filter((t) => t.label !== 'the ratios to PyTorch'),
+  tables: [form('rlvr bench, tiny').tables![0]!, form('rlvr bench, smollm2').tables![0]!],
 };
 
 describe('the figures a measurement script prints (scripts/bench-figures.ts)', () => {
