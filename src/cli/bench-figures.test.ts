@@ -60,11 +60,15 @@ describe('the figures a measurement script prints (scripts/bench-figures.ts)', (
   });
 
   it('fails when a line is missing, or printed fewer times than the quick form prints it', () => {
-    const noProfile = DEMO.split('\n').filter((l) => !l.startsWith('profile:')).join('\n');
+    const noProfile = DEMO.split('\n')
+      .filter((l) => !l.startsWith('profile:'))
+      .join('\n');
     expect(figureProblems(noProfile, form('bench:demo'))).toEqual([
       expect.stringMatching(/^the profile: 0 line\(s\) matching .* printed, 1 expected$/),
     ]);
-    const oneEval = DEMO.split('\n').filter((l) => !l.includes('step    2')).join('\n');
+    const oneEval = DEMO.split('\n')
+      .filter((l) => !l.includes('step    2'))
+      .join('\n');
     expect(figureProblems(oneEval, form('bench:demo'))).toEqual([
       expect.stringMatching(/^an evaluation: 1 line\(s\) matching .* printed, 2 expected$/),
     ]);
