@@ -40,8 +40,8 @@ describe('the figures a measurement script prints (scripts/bench-figures.ts)', (
       expect(segmentProblem(s), s).toBeNull();
   });
 
-  it('refuses NaN, Infinity, undefined, null, the reports\' "—", no figure at all, and a missing part', () => {
-    for (const s of ['NaN', '-Infinity', 'Infinity ms', 'undefined', 'null', '—', '0.5 (NaN–0.7)'])
+  it('refuses NaN, Infinity, undefined, null, the reports\' "—" and "n/a", no figure at all, and a missing part', () => {
+    for (const s of ['NaN', '-Infinity', 'Infinity ms', 'undefined', 'null', '—', '0.5 (NaN–0.7)', 'n/a (n/a–n/a)'])
       expect(segmentProblem(s), s).toMatch(/not a finite number/);
     expect(segmentProblem('fast')).toMatch(/holds no figure/);
     expect(segmentProblem(undefined)).toBe('missing');
