@@ -170,4 +170,67 @@ export const QUICK_FORMS: QuickForm[] = [
       ],
     },
   },
+  {
+    name: 'bench:start (scripts/measure-start.mjs, one run of the page npm start serves)',
+    argv: [
+      'node',
+      'scripts/measure-start.mjs',
+      '--runs',
+      '1',
+      '--steps',
+      '1',
+      '--servers',
+      'start',
+      '--out',
+      'test-results/start-quick.json',
+    ],
+    page: true,
+    timeoutS: 240,
+    figures: {
+      lines: [
+        {
+          label: 'the run',
+          pattern: new RegExp(`^start run 1: longest task ${S} ms, Pause ${S} ms, ${S} frames/s, load ${S}$`),
+        },
+      ],
+    },
+  },
+  {
+    name: 'cold links (scripts/measure-links.mjs, one lesson and the shipped recording)',
+    argv: [
+      'node',
+      'scripts/measure-links.mjs',
+      '--runs',
+      '1',
+      '--lessons',
+      'why-groups',
+      '--out',
+      'test-results/links-quick.json',
+    ],
+    page: true,
+    timeoutS: 240,
+    figures: {
+      lines: ['\\?lesson=why-groups', '\\?run=records/sat-grpo-30\\.rlvr\\.gz'].map((link) => ({
+        label: link.replaceAll('\\', ''),
+        pattern: new RegExp(`^${link} run 1: ${S} ms, load ${S}$`),
+      })),
+    },
+  },
+  {
+    name: 'time estimates (scripts/measure-estimates.mjs, a 2-step run)',
+    argv: ['node', 'scripts/measure-estimates.mjs', '--steps', '2', '--out', 'test-results/estimates-quick.json'],
+    page: true,
+    timeoutS: 300,
+    figures: {
+      lines: [
+        {
+          label: 'the estimate against the time',
+          pattern: new RegExp(
+            `^2 steps: the page said "2 steps: about ${S} (?:s|min) on this device"; ` +
+              `it took ${S} s \\(ratio ${S}, load ${S}\\)$`,
+          ),
+        },
+      ],
+    },
+  },
 ];
