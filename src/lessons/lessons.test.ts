@@ -26,6 +26,17 @@ const run = (label: string, values: Record<string, number>, final?: Record<strin
   ...(final ? { final_pass_at_k: final } : {}),
 });
 
+describe('what a lesson says to look at', () => {
+  it('includes every metric its verdict judges, so the charts it highlights are the ones judged (issue 59)', () => {
+    const missing = lessons.flatMap((l) =>
+      (l.measures ?? [])
+        .filter((m) => !(l.lookAt as readonly string[]).includes(m.metric))
+        .map((m) => `${l.id}: ${m.metric}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('lesson verdicts follow the measured numbers', () => {
   it('every lesson has a verdict rule that names its numbers', () => {
     for (const l of lessons) {

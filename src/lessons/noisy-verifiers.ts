@@ -25,7 +25,7 @@ export const noisyVerifiers: Lesson = {
     'measured with the strict, noiseless verifier (the Accuracy (batch pass@1): true chart); what the noisy ' +
     'verifier reported is in "Accuracy as judged by the training verifier", and how many verdicts it ' +
     'flipped in "Verdicts flipped by the noise".',
-  lookAt: ['accuracy', 'accuracy/observed', 'noise_flips'],
+  lookAt: ['accuracy', 'accuracy/observed', 'noise_flips', 'eval'],
   task: sat,
   steps: 150,
   runs: [

@@ -24,7 +24,7 @@ export const zeroLoss: Lesson = {
     "the ratio leaves 1 and the clipped objective (PPO's loss, which caps how far one update may move the " +
     'ratio) is no longer 0. Watch the loss, Gradient norm (the size of the gradient) and Reward charts side ' +
     'by side: the loss stays flat while the reward rises.',
-  lookAt: ['loss', 'grad_norm', 'reward'],
+  lookAt: ['loss', 'grad_norm', 'reward', 'eval'],
   task: sat,
   steps: 150,
   runs: [
