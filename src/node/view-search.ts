@@ -7,8 +7,8 @@
  * step at a time; a sorted query's shares each send their first `limit` hits in its order, merged here
  * (src/runs/search-query.ts KeptHits) and sent once all are in, and the shares' histograms are merged
  * (src/runs/reward-histogram.ts), which gives the one-pass search's whatever the split. Stopping (the
- * client went away) cancels the workers' shares between steps and gives them no more. The threads stay for IDLE_MS after a search (starting one, with its TypeScript, takes
- * about a second here), then end.
+ * client went away) cancels the workers' shares between steps and gives them no more. The threads stay
+ * for IDLE_MS after a search (starting one, with its TypeScript, takes about a second here), then end.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
