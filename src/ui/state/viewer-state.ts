@@ -11,6 +11,7 @@ import type {
   RunFormat,
   RunIndex,
   RunProblem,
+  RunQuery,
   RunSearchProgress,
   RunSearchResult,
   RunStep,
@@ -89,6 +90,8 @@ export interface ViewerState {
   /** The search form as typed, and the search it ran. */
   form: SearchForm;
   search: ViewerSearch;
+  /** The query the search last ran (its filters and sort, written to a link as `f.*`: url-filter.ts). */
+  applied: RunQuery | null;
   /** "This prompt over training": the prompt followed, and its search in the open run. */
   prompt: string | null;
   promptSearch: ViewerSearch;
@@ -118,6 +121,7 @@ export const initialViewer: ViewerState = {
   curves: null,
   form: emptySearchForm,
   search: idleSearch,
+  applied: null,
   prompt: null,
   promptSearch: idleSearch,
   compareWith: null,
