@@ -19,9 +19,9 @@ export function SearchFilters({ form, rewardNames }: { form: SearchForm; rewardN
       {rewardNames.map((name) => (
         <span key={name} data-testid="viewer-search-component">
           {name} from{' '}
-          {numberInput(`${name} from`, range(name).min, (v) => setRange(name, 'min', v), `viewer-search-r-${name}-min`)}{' '}
-          to{' '}
-          {numberInput(`${name} to`, range(name).max, (v) => setRange(name, 'max', v), `viewer-search-r-${name}-max`)}
+          {numberInput(`${name} from`, range(name).min, (v) => setRange(name, 'min', v), `viewer-search-r-${name}`)}
+          {' to '}
+          {numberInput(`${name} to`, range(name).max, (v) => setRange(name, 'max', v), `viewer-search-r-${name}-to`)}
         </span>
       ))}
       <span>
