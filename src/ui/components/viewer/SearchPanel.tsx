@@ -9,7 +9,7 @@ import { SearchFilters } from './SearchFilters.tsx';
 
 function Hit({ h }: { h: RunSearchHit }) {
   return (
-    <tr data-testid="viewer-hit" data-step={h.step}>
+    <tr data-testid="viewer-hit" data-step={h.step} data-row={h.row} data-reward={h.reward}>
       <td>
         <button type="button" className="link" onClick={() => void showStep(h.step)}>
           step {h.step}
