@@ -5,13 +5,27 @@
  */
 import { alignSteps, recordedStep, stepToAlign } from '../../runs/align.ts';
 import type { RunStep } from '../../runs/types.ts';
-import { getState, setState } from './store.ts';
+import { getState, setState, useApp } from './store.ts';
 import { runByKey } from './viewer-actions.ts';
-import type { ViewerAligned, ViewerState } from './viewer-state.ts';
+import type { ViewerAligned, ViewerRun, ViewerState } from './viewer-state.ts';
 
 const viewer = () => getState().viewer;
 const set = (v: Partial<ViewerState>) => setState((s) => ({ viewer: { ...s.viewer, ...v } }));
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The run once it is no longer being opened (ticking "compare" starts opening a served run: compareWith). */
+function settled(key: string): Promise<ViewerRun | null> {
+  return new Promise((ok) => {
+    const check = () => {
+      const run = runByKey(key);
+      if (run?.loading) return false;
+      ok(run);
+      return true;
+    };
+    if (check()) return;
+    const stop = useApp.subscribe(() => check() && stop());
+  });
+}
 
 /** The other side's step for the open step, or why there is none. */
 async function otherStep(withWhat: ViewerAligned['with'], step: number): Promise<{ name: string; step: RunStep }> {
@@ -20,7 +34,8 @@ async function otherStep(withWhat: ViewerAligned['with'], step: number): Promise
     if (!data) throw new Error('the live run has no step in its inspector yet: train, then pick a step there');
     return { name: `the live run`, step: recordedStep(data.step, data.records) };
   }
-  const other = runByKey(viewer().compareWith);
+  const key = viewer().compareWith;
+  const other = key ? await settled(key) : null;
   if (!other) throw new Error('tick "compare with the open run" beside another run first');
   if (!other.handle) throw new Error(`${other.name} is not open yet${other.error ? `: ${other.error}` : ''}`);
   const near = stepToAlign(other.handle.index.steps, step);

@@ -114,6 +114,18 @@ describe('aligned on shared prompts', () => {
     expect(v().aligned).toBe(null);
   });
 
+  it('waits for the compared run while it is still being opened', async () => {
+    const b = await entry('b', [1]);
+    setState({ viewer: { ...initialViewer, runs: [await entry('a', [1]), { ...b, handle: null, loading: true }] } });
+    await showRun('a');
+    setState((s) => ({ viewer: { ...s.viewer, compareWith: 'b' } }));
+    const aligning = showAligned('compared');
+    await until(() => v().aligned?.loading === true);
+    setState((s) => ({ viewer: { ...s.viewer, runs: [s.viewer.runs[0]!, b] } }));
+    await aligning;
+    expect(v().aligned).toMatchObject({ error: null, data: { stepA: 1, stepB: 1, onlyA: 0, onlyB: 0 } });
+  });
+
   it('says what is missing: no run compared, no live step inspected', async () => {
     setState({ viewer: { ...initialViewer, runs: [await entry('a', [1])] } });
     await showRun('a');
