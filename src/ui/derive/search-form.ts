@@ -17,6 +17,8 @@ export interface SearchForm {
   lengthMax: string;
   zeroVarianceGroups: boolean;
   truncated: boolean;
+  /** Only completions not truncated (a link's `f.trunc=0`); `truncated` wins where both are ticked. */
+  untruncated: boolean;
   /** Each reward function's range as typed, by name. */
   rewardRanges: Record<string, { min: string; max: string }>;
   advantageMin: string;
@@ -39,6 +41,7 @@ export const emptySearchForm: SearchForm = {
   lengthMax: '',
   zeroVarianceGroups: false,
   truncated: false,
+  untruncated: false,
   rewardRanges: {},
   advantageMin: '',
   advantageMax: '',
@@ -110,6 +113,7 @@ export function parseSearchForm(f: SearchForm): ParsedSearch {
   if (f.advantageSign) q.advantageSign = f.advantageSign;
   if (f.zeroVarianceGroups) q.zeroVarianceGroups = true;
   if (f.truncated) q.truncated = true;
+  else if (f.untruncated) q.truncated = false;
   if (f.finding) q.finding = f.finding;
   if (f.sort) {
     if (!isSortKey(f.sort)) return { ok: false, error: `"${f.sort}" is not something the hits can be sorted by` };
@@ -136,7 +140,8 @@ export function formFromQuery(q: RunQuery): SearchForm {
     lengthMin: typed(q.lengthMin),
     lengthMax: typed(q.lengthMax),
     zeroVarianceGroups: !!q.zeroVarianceGroups,
-    truncated: !!q.truncated,
+    truncated: q.truncated === true,
+    untruncated: q.truncated === false,
     rewardRanges,
     advantageMin: typed(q.advantageMin),
     advantageMax: typed(q.advantageMax),

@@ -108,6 +108,8 @@ describe('filters and sort in a link', () => {
       order: 'asc',
     };
     expect(parseSearchForm(formFromQuery(q))).toEqual({ ok: true, query: q });
+    const untruncated: RunQuery = { truncated: false, zeroVarianceGroups: true };
+    expect(parseSearchForm(formFromQuery(untruncated))).toEqual({ ok: true, query: untruncated });
     expect(parseSearchForm({ ...formFromQuery(q), rewardRanges: { correct: { min: '2', max: '1' } } })).toEqual({
       ok: false,
       error: 'the correct range 2 to 1 is empty',

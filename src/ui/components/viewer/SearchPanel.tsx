@@ -120,6 +120,14 @@ export function SearchPanel() {
           <input type="checkbox" checked={form.truncated} onChange={(e) => setForm({ truncated: e.target.checked })} />
           {' truncated'}
         </label>
+        <label>
+          <input
+            type="checkbox"
+            checked={form.untruncated}
+            onChange={(e) => setForm({ untruncated: e.target.checked })}
+          />
+          {' not truncated'}
+        </label>
         <SearchFilters form={form} rewardNames={rewardNames} />
         <button type="submit" disabled={search.running} data-testid="viewer-search-run">
           Search every step
