@@ -1,7 +1,12 @@
 // The run viewer's search with the new filters (histogram asked for, a finding kind's rows taken from the
 // run's findings, the query written to the link) and "Aligned on shared prompts" (viewer-align.ts), over
 // runs opened by the real search (src/runs/opened-run.ts) on in-memory rows.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { openRun } from '../../runs/detect.ts';
+import { memoryRunFiles } from '../../runs/memory-files.ts';
+import { readRunRecord } from '../../record/reader.ts';
 import { openSource, type RunSource } from '../../runs/opened-run.ts';
 import type { Finding } from '../../runs/findings/types.ts';
 import type { RunCompletion } from '../../runs/types.ts';
@@ -57,7 +62,7 @@ const until = async (what: () => boolean) => {
   while (!what()) await new Promise((ok) => setTimeout(ok, 1));
 };
 
-beforeEach(() => setState({ viewer: initialViewer }));
+beforeEach(() => setState((s) => ({ viewer: initialViewer, inspector: { ...s.inspector, step: null, data: null } })));
 
 describe('search with filters, sort and histogram', () => {
   it("counts the matches' rewards, filters by a reward function, and writes the query to the link", async () => {
@@ -124,6 +129,25 @@ describe('aligned on shared prompts', () => {
     setState((s) => ({ viewer: { ...s.viewer, runs: [s.viewer.runs[0]!, b] } }));
     await aligning;
     expect(v().aligned).toMatchObject({ error: null, data: { stepA: 1, stepB: 1, onlyA: 0, onlyB: 0 } });
+  });
+
+  it("puts the open step beside the live run's inspected step (a shipped lesson recording's records)", async () => {
+    const name = 'all_tokens.rlvr.gz';
+    const path = join(import.meta.dirname, '../../../public/records/lessons/forking-tokens/seed-11', name);
+    const bytes = new Uint8Array(readFileSync(path));
+    const handle = await openRun(memoryRunFiles('r', { [name]: bytes }), { path: name, name, format: 'record' });
+    const run = { key: 'r', name, format: 'record', origin: 'folder', handle, index: handle.index, loading: false };
+    setState({ viewer: { ...initialViewer, runs: [{ ...run, error: null } as ViewerRun] } });
+    const step = handle.index.steps[1]!;
+    await showRun('r', step);
+    const { record } = await readRunRecord(bytes);
+    const records = record.rollouts.filter((r) => r.step === step).flatMap((r) => r.records);
+    setState((s) => ({ inspector: { ...s.inspector, step, data: { step, settings: {} as never, records } } }));
+    await showAligned('live');
+    const prompts = new Set(v().stepData!.groups.map((g) => g.prompt));
+    expect(v().aligned).toMatchObject({ otherName: 'the live run', error: null });
+    expect(v().aligned!.data).toMatchObject({ stepA: step, stepB: step, onlyA: 0, onlyB: 0 });
+    expect(v().aligned!.data!.shared.map((p) => p.prompt)).toEqual([...prompts]);
   });
 
   it('says what is missing: no run compared, no live step inspected', async () => {
