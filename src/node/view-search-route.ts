@@ -43,8 +43,14 @@ export async function sendSearch(
   if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) return refuse(res, 400, `limit: 0 to ${MAX_LIMIT}`);
   if (steps === null) return refuse(res, 404, `${run.name} could not be opened`);
   let findingRows: FindingRows | undefined;
-  if (query.finding !== undefined && findings && req.method !== 'HEAD')
-    findingRows = findingRowsOf(await findings(), query.finding);
+  if (query.finding !== undefined && findings && req.method !== 'HEAD') {
+    try {
+      findingRows = findingRowsOf(await findings(), query.finding);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      return refuse(res, 500, `finding=${query.finding}: the findings of ${run.name} could not be computed: ${why}`);
+    }
+  }
   res.setHeader('Cache-Control', 'no-store');
   if (req.method === 'HEAD') {
     res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
