@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from '@playwright/test';
-import { importTs, openPage, ROOT, withPageDiagnostics } from './lib.mjs';
+import { importTs, openPage, ROOT, screenshot, withPageDiagnostics } from './lib.mjs';
 import { startView } from './viewer-lib.mjs';
 
 const STEPS = 12;
@@ -71,6 +71,8 @@ test('a reward function filter from the link, a histogram bar clicked, two runs 
         bars,
         scores.map((v) => ({ min: v, max: v, count: correct.filter((r) => r.score === v).length })),
       );
+      const histogram = page.locator('[data-testid="viewer-histogram"]');
+      await histogram.screenshot({ path: await screenshot(page, 'viewer-analysis-histogram') });
       // A bar clicked: only its rows, and the link says so.
       const bar = bars[1];
       await page.click(`[data-testid="viewer-histogram-bar"][data-min="${bar.min}"]`);
@@ -118,6 +120,8 @@ test('a reward function filter from the link, a histogram bar clicked, two runs 
         aligned.map((a) => a[0]),
         [...prompts],
       );
+      const alignedView = page.locator('[data-testid="viewer-aligned"]');
+      await alignedView.screenshot({ path: await screenshot(page, 'viewer-analysis-aligned') });
       for (const [prompt, a, b] of aligned) {
         const n = first.groups.filter((g) => g.prompt === prompt).reduce((k, g) => k + g.completions.length, 0);
         assert.deepEqual([a, b], [n, n], prompt);
