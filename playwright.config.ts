@@ -67,6 +67,7 @@ const SHORT = [
   'reliability-bad-input.spec.mjs',
   'reliability-long.spec.mjs',
   'view.spec.mjs',
+  'viewer-analysis.spec.mjs',
   'viewer-records.spec.mjs',
   'viewer.spec.mjs',
   'visitor.spec.mjs',

@@ -10,6 +10,7 @@ import type {
   RunIndex,
   RunProblem,
   RunQuery,
+  RunSearchOptions,
   RunSearchProgress,
   RunSearchResult,
   RunStep,
@@ -43,7 +44,7 @@ export interface RunReaderApi {
   startSearch(
     id: number,
     query: RunQuery,
-    options: { limit?: number },
+    options: Pick<RunSearchOptions, 'limit' | 'histogram' | 'findingRows'>,
     onProgress?: (p: RunSearchProgress) => void,
   ): Promise<number>;
   searchResult(searchId: number): Promise<RunSearchResult>;

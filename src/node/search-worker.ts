@@ -8,7 +8,16 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { openRun } from '../runs/detect.ts';
-import type { FoundRun, OpenedRun, RunFileEntry, RunProblem, RunQuery, RunSearchHit } from '../runs/types.ts';
+import type {
+  FindingRows,
+  FoundRun,
+  OpenedRun,
+  RewardHistogram,
+  RunFileEntry,
+  RunProblem,
+  RunQuery,
+  RunSearchHit,
+} from '../runs/types.ts';
 import { ServedFolder } from './served-folder.ts';
 
 /** The run a search is over: the served folder's realpath, its folder under it, its files as listed. */
@@ -22,7 +31,15 @@ export interface SearchRunSpec {
 }
 
 export type ToSearchWorker =
-  | { type: 'search'; search: number; run: SearchRunSpec; query: RunQuery; limit: number }
+  | {
+      type: 'search';
+      search: number;
+      run: SearchRunSpec;
+      query: RunQuery;
+      limit: number;
+      histogram: boolean;
+      findingRows?: FindingRows;
+    }
   | { type: 'share'; search: number; id: number; steps: number[]; limit: number }
   | { type: 'cancel'; search: number };
 export type FromSearchWorker =
@@ -34,6 +51,7 @@ export type FromSearchWorker =
       count: number;
       steps: number;
       problems: RunProblem[];
+      histogram?: RewardHistogram;
     }
   | { type: 'error'; search: number; message: string };
 
@@ -45,6 +63,8 @@ interface Search {
   run: Promise<OpenedRun>;
   query: RunQuery;
   limit: number;
+  histogram: boolean;
+  findingRows?: FindingRows;
   abort: AbortController;
 }
 const searches = new Map<number, Search>();
@@ -60,7 +80,8 @@ port.on('message', (m: ToSearchWorker) => {
   if (m.type === 'search') {
     const run = open(m.run);
     run.catch(() => undefined); // seen by the first share
-    searches.set(m.search, { run, query: m.query, limit: m.limit, abort: new AbortController() });
+    const { query, limit, histogram, findingRows } = m;
+    searches.set(m.search, { run, query, limit, histogram, findingRows, abort: new AbortController() });
   } else if (m.type === 'cancel') {
     searches.get(m.search)?.abort.abort();
     searches.delete(m.search);
@@ -76,6 +97,8 @@ port.on('message', (m: ToSearchWorker) => {
           limit: Math.min(s.limit, m.limit),
           rawPrefilter: true,
           signal: s.abort.signal,
+          histogram: s.histogram,
+          findingRows: s.findingRows,
         });
         if (!r.cancelled)
           post({
@@ -86,6 +109,7 @@ port.on('message', (m: ToSearchWorker) => {
             count: r.count,
             steps: r.stepsSearched,
             problems: r.problems ?? [],
+            histogram: r.histogram,
           });
       } catch (e) {
         post({ type: 'error', search: m.search, message: why(e) });

@@ -4,14 +4,25 @@
  * threads, one per core (src/node/search-worker.ts), each reading the step files from disk and matching
  * them with the page's own search (src/runs/opened-run.ts), so the hits are the page's. The shares'
  * results are put back in step order, so the hits kept and the count are exactly those of a search one
- * step at a time. Stopping (the client went away) cancels the workers' shares between steps and gives
- * them no more. The threads stay for IDLE_MS after a search (starting one, with its TypeScript, takes
- * about a second here), then end.
+ * step at a time; a sorted query's shares each send their first `limit` hits in its order, merged here
+ * (src/runs/search-query.ts KeptHits) and sent once all are in, and the shares' histograms are merged
+ * (src/runs/reward-histogram.ts), which gives the one-pass search's whatever the split. Stopping (the
+ * client went away) cancels the workers' shares between steps and gives them no more. The threads stay
+ * for IDLE_MS after a search (starting one, with its TypeScript, takes about a second here), then end.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { textMatcher } from '../runs/opened-run.ts';
-import type { RunProblem, RunQuery, RunSearchHit, RunSearchProgress, RunSearchResult } from '../runs/types.ts';
+import { HistogramCounter } from '../runs/reward-histogram.ts';
+import { KeptHits } from '../runs/search-query.ts';
+import type {
+  FindingRows,
+  RunProblem,
+  RunQuery,
+  RunSearchHit,
+  RunSearchProgress,
+  RunSearchResult,
+} from '../runs/types.ts';
 import type { CatalogRun } from './run-catalog.ts';
 import type { FromSearchWorker, ToSearchWorker } from './search-worker.ts';
 
@@ -66,6 +77,10 @@ export interface ServerSearchOptions {
   onStart?: () => void;
   /** Threads to use; the machine's cores by default. */
   threads?: number;
+  /** Count the matches' rewards (RunSearchOptions.histogram). */
+  histogram?: boolean;
+  /** For RunQuery.finding: the rows the run's findings of that kind point at. */
+  findingRows?: FindingRows;
 }
 
 /** Searches `steps` of a served run; throws (before any work) a query the page would refuse (a bad regex). */
@@ -76,11 +91,16 @@ export async function searchServedRun(
   options: ServerSearchOptions,
 ): Promise<RunSearchResult> {
   textMatcher(query);
+  if (query.finding !== undefined && !options.findingRows)
+    throw new Error(`finding=${query.finding} filters by the run's findings, which the search was not given`);
   options.onStart?.();
   const shares: number[][] = [];
   for (let i = 0; i < steps.length; i += SHARE_STEPS) shares.push(steps.slice(i, i + SHARE_STEPS));
-  const hits: RunSearchHit[] = [];
-  const results: ({ hits: RunSearchHit[]; count: number; steps: number; problems: RunProblem[] } | undefined)[] = [];
+  let hits: RunSearchHit[] = [];
+  type ShareResult = { hits: RunSearchHit[]; count: number; steps: number; problems: RunProblem[] };
+  const results: (ShareResult | undefined)[] = [];
+  const sorted = query.sort ? new KeptHits(query, options.limit) : null;
+  const histogram = options.histogram ? new HistogramCounter() : null;
   const problems: RunProblem[] = [];
   let count = 0;
   let stepsSearched = 0;
@@ -103,6 +123,8 @@ export async function searchServedRun(
     },
     query,
     limit: options.limit,
+    histogram: !!options.histogram,
+    findingRows: options.findingRows,
   };
   for (const w of threads) w.postMessage(start);
   let next = 0;
@@ -128,7 +150,14 @@ export async function searchServedRun(
       release();
       f();
     };
-    const onAbort = () => finish(() => resolve({ hits, count, stepsSearched, cancelled: true, problems }));
+    const answer = (cancelled: boolean): RunSearchResult => {
+      if (sorted && !cancelled) {
+        hits = sorted.result();
+        for (const h of hits) options.onHit?.(h);
+      }
+      return { hits, count, stepsSearched, cancelled, problems, ...(histogram && { histogram: histogram.result() }) };
+    };
+    const onAbort = () => finish(() => resolve(answer(true)));
     const onError = (e: Error) => finish(() => reject(e));
     const onExit = () => finish(() => reject(new Error('a search thread ended before the search was done')));
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -138,7 +167,7 @@ export async function searchServedRun(
       // already hold `limit`, it only counts, and sends no hits (each a prompt and a completion) back.
       let before = 0;
       for (let k = 0; k < next; k++) before += hitsOf[k] ?? 0;
-      const limit = Math.max(0, options.limit - before);
+      const limit = sorted ? options.limit : Math.max(0, options.limit - before);
       w.postMessage({ type: 'share', search: id, id: next, steps: shares[next++]!, limit } satisfies ToSearchWorker);
       outstanding.set(w, (outstanding.get(w) ?? 0) + 1);
       sharesOut++;
@@ -148,6 +177,10 @@ export async function searchServedRun(
         const r = results[putBack]!;
         results[putBack++] = undefined;
         for (const h of r.hits) {
+          if (sorted) {
+            sorted.offer(h);
+            continue;
+          }
           if (hits.length >= options.limit) break;
           hits.push(h);
           options.onHit?.(h);
@@ -165,13 +198,13 @@ export async function searchServedRun(
         outstanding.set(w, outstanding.get(w)! - 1);
         sharesOut--;
         results[m.id] = { hits: m.hits, count: m.count, steps: m.steps, problems: m.problems };
+        if (m.histogram) histogram?.merge(m.histogram);
         hitsOf[m.id] = m.hits.length;
         stepsDone += m.steps;
         countDone += m.count;
         inOrder();
         options.onProgress?.({ done: stepsDone, total: steps.length, hits: countDone });
-        if (putBack === shares.length)
-          return finish(() => resolve({ hits, count, stepsSearched, cancelled: false, problems }));
+        if (putBack === shares.length) return finish(() => resolve(answer(false)));
         give(w);
       };
       onMessage.set(w, listener);

@@ -144,7 +144,9 @@ async function handle(options: ViewServerOptions, req: IncomingMessage, res: Ser
     const run = await options.catalog.named(params.get(SEARCH_RUN_PARAM) ?? '');
     if (!run) return notFound(res, req);
     baseHeaders(res);
-    return sendSearch(req, res, run, options.catalog.steps(run), params);
+    const index = options.catalog.index(run);
+    const findings = index ? () => servedFindings(run, index) : undefined;
+    return sendSearch(req, res, run, options.catalog.steps(run), params, findings);
   }
   if (segments[0] === 'runs') {
     const run = await options.catalog.named(segments[1] ?? '');

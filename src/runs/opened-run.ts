@@ -6,6 +6,8 @@
 import { RunReadError, why } from './files.ts';
 import { nearestStep } from './nearest-step.ts';
 import { type RawTextFilter, rawTextFilter } from './raw-prefilter.ts';
+import { HistogramCounter } from './reward-histogram.ts';
+import { findingRowSet, KeptHits, passes } from './search-query.ts';
 import type {
   OpenedRun,
   RunCompletion,
@@ -150,27 +152,6 @@ export function textMatcher(query: RunQuery): ((s: string) => boolean) | null {
   return (s) => s.toLowerCase().includes(needle);
 }
 
-/** Whether one completion of a group passes every set field of the query (text is checked by the caller). */
-function passes(query: RunQuery, group: RunGroup, c: RunCompletion): boolean {
-  if (query.prompt !== undefined && c.prompt !== query.prompt) return false;
-  if (query.rewardMin !== undefined && !(c.reward >= query.rewardMin)) return false;
-  if (query.rewardMax !== undefined && !(c.reward <= query.rewardMax)) return false;
-  if (query.advantageSign !== undefined) {
-    const a = c.advantage;
-    if (a === undefined || Number.isNaN(a)) return false;
-    if (query.advantageSign === 'positive' ? !(a > 0) : query.advantageSign === 'negative' ? !(a < 0) : a !== 0)
-      return false;
-  }
-  if (query.lengthMin !== undefined && c.length < query.lengthMin) return false;
-  if (query.lengthMax !== undefined && c.length > query.lengthMax) return false;
-  if (query.truncated !== undefined && (c.truncated === true) !== query.truncated) return false;
-  if (query.zeroVarianceGroups) {
-    const first = group.completions[0]!.reward;
-    if (!group.completions.every((o) => Object.is(o.reward, first) || o.reward === first)) return false;
-  }
-  return true;
-}
-
 /** How many steps a search reads at once (a browser opens at most 6 connections to one server). */
 export const SEARCH_READS_IN_FLIGHT = 6;
 /** How many steps a search asks its source to prefetch together (RunSource.prefetch): one request. */
@@ -246,12 +227,30 @@ export async function openSource(source: RunSource, options: OpenOptions = {}): 
     const limit = options.limit ?? 1000;
     const filter = options.rawPrefilter ? (rawTextFilter(query) ?? undefined) : undefined;
     const steps = options.steps ? options.steps.filter(hasStep) : [...index.steps];
-    const hits: RunSearchHit[] = [];
+    if (query.finding !== undefined && !options.findingRows)
+      throw new Error(`finding=${query.finding} filters by the run's findings, which the search was not given`);
+    const marked = options.findingRows && query.finding !== undefined ? findingRowSet(options.findingRows) : undefined;
+    // Sorted, the hits kept are the first `limit` in the query's order, from every match; else the first found.
+    const sorted = query.sort ? new KeptHits(query, limit) : null;
+    let hits: RunSearchHit[] = [];
+    const histogram = options.histogram ? new HistogramCounter() : null;
+    const answer = (cancelled: boolean): RunSearchResult => {
+      if (sorted) hits = sorted.result();
+      return {
+        hits,
+        count,
+        stepsSearched: done,
+        cancelled,
+        problems,
+        ...(histogram && { histogram: histogram.result() }),
+      };
+    };
     const problems: RunProblem[] = [];
     let count = 0;
     let done = 0;
-    // Once the hits kept are full, a step of a plain-text query is only counted, where its reader can.
-    const countText = countsByText(query) ? source.countText : undefined;
+    // Once the hits kept are full, a step of a plain-text query is only counted, where its reader can (not
+    // when the matches' rewards are counted too: that needs their rows).
+    const countText = countsByText(query) && !histogram ? source.countText : undefined;
     const readCount = async (step: number): Promise<number | StepRows> => {
       try {
         return await countText!(step, query);
@@ -278,7 +277,7 @@ export async function openSource(source: RunSource, options: OpenOptions = {}): 
       }
     };
     for (const step of steps) {
-      if (options.signal?.aborted) return { hits, count, stepsSearched: done, cancelled: true, problems };
+      if (options.signal?.aborted) return answer(true);
       readAhead();
       const read = await reading.shift()!;
       if (typeof read === 'number') {
@@ -292,11 +291,13 @@ export async function openSource(source: RunSource, options: OpenOptions = {}): 
       for (const g of s.groups) {
         for (const c of g.completions) {
           if (!passes(query, g, c)) continue;
+          if (marked && !marked.get(step)?.has(c.row)) continue;
           if (match && !((where !== 'completion' && match(c.prompt)) || (where !== 'prompt' && match(c.completion))))
             continue;
           count++;
-          if (hits.length < limit) {
-            hits.push({
+          histogram?.add(c.reward);
+          if (sorted || hits.length < limit) {
+            const hit: RunSearchHit = {
               step,
               group: g.index,
               row: c.row,
@@ -305,14 +306,18 @@ export async function openSource(source: RunSource, options: OpenOptions = {}): 
               reward: c.reward,
               advantage: c.advantage,
               length: c.length,
-            });
+              rewards: c.rewards,
+              ...(c.truncated !== undefined && { truncated: c.truncated }),
+            };
+            if (sorted) sorted.offer(hit);
+            else hits.push(hit);
           }
         }
       }
       done++;
       options.onProgress?.({ done, total: steps.length, hits: count });
     }
-    return { hits, count, stepsSearched: done, cancelled: false, problems };
+    return answer(false);
   }
   return {
     get index() {

@@ -162,7 +162,28 @@ export interface RunQuery {
   truncated?: boolean;
   /** Only this exact prompt ("this prompt over training"). */
   prompt?: string;
+  /** Each named reward function's range (RunCompletion.rewards), both ends inclusive; a row without it fails. */
+  rewardRanges?: Record<string, NumberRange>;
+  advantageMin?: number;
+  advantageMax?: number;
+  /**
+   * Only rows a finding of this kind points at (src/runs/findings/types.ts FindingKind): the run's findings,
+   * computed before, are given to the search as RunSearchOptions.findingRows.
+   */
+  finding?: string;
+  /** The hits' order (absent: step order): a number of each row, NaN and missing last either way. */
+  sort?: RunSortKey;
+  order?: 'asc' | 'desc';
 }
+
+/** Both ends inclusive; an absent end does not bound. */
+export interface NumberRange {
+  min?: number;
+  max?: number;
+}
+
+/** What hits can be sorted by: the total reward, one reward function's (`reward.NAME`), the advantage or the length. */
+export type RunSortKey = 'reward' | 'advantage' | 'length' | `reward.${string}`;
 
 export interface RunSearchHit {
   step: number;
@@ -173,6 +194,9 @@ export interface RunSearchHit {
   reward: number;
   advantage?: number;
   length: number;
+  /** Each reward function's value (RunCompletion.rewards). */
+  rewards?: Record<string, number>;
+  truncated?: boolean;
 }
 
 export interface RunSearchProgress {
@@ -194,7 +218,14 @@ export interface RunSearchOptions {
    * the reader can tell; the hits and count are the same. Their problems are then not found.
    */
   rawPrefilter?: boolean;
+  /** Count the matches' total rewards into RunSearchResult.histogram (every match, not only the hits kept). */
+  histogram?: boolean;
+  /** The rows the run's findings of RunQuery.finding's kind point at, by step (findingRowsOf, search-query.ts). */
+  findingRows?: FindingRows;
 }
+
+/** Rows of steps: each step once, its rows (RunCompletion.row). Plain data, so it crosses to a worker. */
+export type FindingRows = { step: number; rows: number[] }[];
 
 export interface RunSearchResult {
   hits: RunSearchHit[];
@@ -204,6 +235,22 @@ export interface RunSearchResult {
   cancelled: boolean;
   /** The step files the search could not read, in step order: each step skipped, the rest searched. */
   problems?: RunProblem[];
+  /** The matches' total rewards, where RunSearchOptions.histogram asked (src/runs/reward-histogram.ts). */
+  histogram?: RewardHistogram;
+}
+
+/**
+ * Counts of values in bins that are ordered intervals of the number line: each bin is [min, max] of the
+ * values it holds, so a range filter from a bin's (or several adjacent bins') min to max selects exactly
+ * the values counted there. `width` 0: one bin per distinct value; else bin `key` holds values in
+ * [key·width, (key+1)·width). Non-finite values are counted apart.
+ */
+export interface RewardHistogram {
+  width: number;
+  /** [key, count, min, max], by key ascending. */
+  bins: [number, number, number, number][];
+  /** NaN and ±Infinity rewards, not in any bin. */
+  nonFinite: number;
 }
 
 /** An opened run. */

@@ -3,6 +3,7 @@
  * (src/runs/types.ts RunQuery): each field checked, with a message naming the field when its text is
  * not acceptable. Pure TypeScript (search-form.test.ts).
  */
+import { isSortKey } from '../../runs/search-wire.ts';
 import type { RunQuery, RunSearchProgress, RunSearchResult } from '../../runs/types.ts';
 
 export interface SearchForm {
@@ -16,6 +17,17 @@ export interface SearchForm {
   lengthMax: string;
   zeroVarianceGroups: boolean;
   truncated: boolean;
+  /** Only completions not truncated (a link's `f.trunc=0`); `truncated` wins where both are ticked. */
+  untruncated: boolean;
+  /** Each reward function's range as typed, by name. */
+  rewardRanges: Record<string, { min: string; max: string }>;
+  advantageMin: string;
+  advantageMax: string;
+  /** A finding kind (rows its findings point at), or '' for none. */
+  finding: string;
+  /** '' (step order), reward, advantage, length or reward.NAME. */
+  sort: string;
+  order: 'asc' | 'desc';
 }
 
 export const emptySearchForm: SearchForm = {
@@ -29,6 +41,13 @@ export const emptySearchForm: SearchForm = {
   lengthMax: '',
   zeroVarianceGroups: false,
   truncated: false,
+  untruncated: false,
+  rewardRanges: {},
+  advantageMin: '',
+  advantageMax: '',
+  finding: '',
+  sort: '',
+  order: 'desc',
 };
 
 export type ParsedSearch = { ok: true; query: RunQuery } | { ok: false; error: string };
@@ -70,10 +89,66 @@ export function parseSearchForm(f: SearchForm): ParsedSearch {
   if (q.lengthMin !== undefined && q.lengthMax !== undefined && q.lengthMin > q.lengthMax) {
     return { ok: false, error: `the length range ${q.lengthMin} to ${q.lengthMax} is empty` };
   }
+  for (const [key, label, raw] of [
+    ['advantageMin', 'advantage from', f.advantageMin],
+    ['advantageMax', 'advantage to', f.advantageMax],
+  ] as const) {
+    const v = numberField(label, raw);
+    if (typeof v === 'string') return { ok: false, error: v };
+    if (v !== undefined) q[key] = v;
+  }
+  for (const [name, r] of Object.entries(f.rewardRanges)) {
+    const min = numberField(`${name} from`, r.min);
+    const max = numberField(`${name} to`, r.max);
+    if (typeof min === 'string') return { ok: false, error: min };
+    if (typeof max === 'string') return { ok: false, error: max };
+    if (min !== undefined && max !== undefined && min > max)
+      return { ok: false, error: `the ${name} range ${min} to ${max} is empty` };
+    if (min === undefined && max === undefined) continue;
+    q.rewardRanges = {
+      ...q.rewardRanges,
+      [name]: { ...(min !== undefined && { min }), ...(max !== undefined && { max }) },
+    };
+  }
   if (f.advantageSign) q.advantageSign = f.advantageSign;
   if (f.zeroVarianceGroups) q.zeroVarianceGroups = true;
   if (f.truncated) q.truncated = true;
+  else if (f.untruncated) q.truncated = false;
+  if (f.finding) q.finding = f.finding;
+  if (f.sort) {
+    if (!isSortKey(f.sort)) return { ok: false, error: `"${f.sort}" is not something the hits can be sorted by` };
+    q.sort = f.sort;
+    q.order = f.order;
+  }
   return { ok: true, query: q };
+}
+
+const typed = (n: number | undefined) => (n === undefined ? '' : String(n));
+
+/** The form that stands for a query (a link's `f.*` keys, src/ui/derive/url-filter.ts): parseSearchForm's inverse. */
+export function formFromQuery(q: RunQuery): SearchForm {
+  const rewardRanges: SearchForm['rewardRanges'] = {};
+  for (const [name, r] of Object.entries(q.rewardRanges ?? {}))
+    rewardRanges[name] = { min: typed(r.min), max: typed(r.max) };
+  return {
+    text: q.text ?? '',
+    regex: !!q.regex,
+    in: q.in ?? 'both',
+    rewardMin: typed(q.rewardMin),
+    rewardMax: typed(q.rewardMax),
+    advantageSign: q.advantageSign ?? '',
+    lengthMin: typed(q.lengthMin),
+    lengthMax: typed(q.lengthMax),
+    zeroVarianceGroups: !!q.zeroVarianceGroups,
+    truncated: q.truncated === true,
+    untruncated: q.truncated === false,
+    rewardRanges,
+    advantageMin: typed(q.advantageMin),
+    advantageMax: typed(q.advantageMax),
+    finding: q.finding ?? '',
+    sort: q.sort ?? '',
+    order: q.order ?? 'desc',
+  };
 }
 
 /**

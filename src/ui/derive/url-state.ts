@@ -15,14 +15,16 @@
  *   page:       v (the link's version), backend (webgpu | wasm), bench and bench_steps (the Benchmark
  *               panel, bench-report.ts), run (a run record's URL, opened as a recording by recording.ts),
  *               view, step, prompt and finding (a run `rlvr view` serves, opened in the run viewer at that step
- *               and prompt, its Findings panel on that kind: src/ui/state/viewer-actions.ts).
+ *               and prompt, its Findings panel on that kind: src/ui/state/viewer-actions.ts), f.* (its
+ *               search's filters and sort, url-filter.ts).
  *
  * Unknown keys are reported, not dropped silently. Each entry writes itself from a setup and reads its
  * text back; the config fields' entries come from the config table (src/rl/config-fields.ts through
  * the form's fieldSpecs), so a new field needs nothing here. A value read from the link is marked
  * `origins[path] = 'link'` in the draft, so the form says "from the link" beside it until it is edited.
  */
-import { type FindingKind, findingKinds } from '../../runs/findings/types.ts';
+import { findingKinds } from '../../runs/findings/types.ts';
+import { cleanQuery, FILTER_PREFIX, readFilterParam, type ViewerUrl } from './url-filter.ts';
 import { defaultConfig } from '../../rl/config.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { presets } from '../../rl/presets.ts';
@@ -91,24 +93,7 @@ export interface PageUrl {
   viewer: ViewerUrl;
 }
 
-/** The run viewer's place in a link (src/ui/state/viewer-actions.ts writes it while a served run is open). */
-export interface ViewerUrl {
-  name: string | null;
-  step: number | null;
-  prompt: string | null;
-  /** `finding=KIND`: the Findings panel lists that kind (docs/findings.md); absent for every kind. */
-  finding?: FindingKind;
-}
-
-/** The query for the run viewer's place (without `?`): `view=NAME[&step=S][&prompt=P]`, empty with no run. */
-export function viewerToSearch(v: ViewerUrl): string {
-  if (!v.name) return '';
-  const p = new URLSearchParams({ view: v.name });
-  if (v.step !== null) p.set('step', String(v.step));
-  if (v.prompt !== null) p.set('prompt', v.prompt);
-  if (v.finding) p.set('finding', v.finding);
-  return p.toString();
-}
+export { type ViewerUrl, viewerToSearch } from './url-filter.ts';
 
 const markLink = (s: UrlSetup, path: string) => (s.draft.origins = { ...(s.draft.origins ?? {}), [path]: 'link' });
 
@@ -312,6 +297,17 @@ const params: Param[] = [
       if (!kind) return `finding=${raw} is not a kind of finding (${findingKinds.join(', ')}); every kind is listed`;
       page.viewer.finding = kind;
       return null;
+    },
+  },
+  {
+    key: FILTER_PREFIX,
+    scope: 'page',
+    write: () => [],
+    read: (_s, raw, key, page) => {
+      const filter = { ...page.viewer.filter };
+      const note = readFilterParam(key, raw, filter);
+      page.viewer.filter = cleanQuery(filter);
+      return note;
     },
   },
 ];

@@ -74,11 +74,11 @@ function workerSource(
         search:
           search ??
           (async (query: RunQuery, options: RunSearchOptions = {}) => {
-            const { signal, onProgress, limit } = options;
+            const { signal, onProgress, limit, histogram, findingRows } = options;
             const searchId = await api.startSearch(
               id,
               query,
-              { limit },
+              { limit, histogram, findingRows },
               onProgress ? Comlink.proxy(onProgress) : undefined,
             );
             const cancel = () => void api.cancelSearch(searchId);

@@ -39,7 +39,9 @@ export async function servedSearch(
     cancelled: true,
   });
   if (signal?.aborted) return cancelled();
-  const url = new URL(`search.json?${new URLSearchParams(searchParams(name, query, limit))}`, base);
+  const params = new URLSearchParams(searchParams(name, query, limit));
+  if (options.histogram) params.set('histogram', '1');
+  const url = new URL(`search.json?${params}`, base);
   try {
     const res = await fetch(url, { signal, cache: 'no-store' });
     if (!res.ok || !res.body) throw new Error((await res.text()).trim() || `the server answered ${res.status}`);
@@ -50,8 +52,8 @@ export async function servedSearch(
       } else if (line.type === 'hit') hits.push(hitFromWire(line.hit));
       else if (line.type === 'error') throw new Error(line.message);
       else {
-        const { count, stepsSearched, cancelled, problems } = line;
-        return { hits, count, stepsSearched, cancelled, problems: problems ?? [] };
+        const { count, stepsSearched, cancelled, problems, histogram } = line;
+        return { hits, count, stepsSearched, cancelled, problems: problems ?? [], ...(histogram && { histogram }) };
       }
     }
     throw new Error('the server stopped before the search was done');

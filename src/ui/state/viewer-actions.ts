@@ -11,7 +11,8 @@ import { selectedManifest } from './setup-state.ts';
 import { folderSource, listServedRuns, servedSource, type RunSource } from './run-sources.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
 import { nearestStep } from '../derive/run-view-model.ts';
-import { parseSearchForm, type SearchForm } from '../derive/search-form.ts';
+import { formFromQuery, parseSearchForm, type SearchForm } from '../derive/search-form.ts';
+import { findingRowsOf } from '../../runs/search-query.ts';
 import {
   idleFindings,
   idleSearch,
@@ -99,12 +100,16 @@ export async function openServed(link = searchToSetup(location.search).page.view
   if (link.name) {
     setState({ view: 'viewer' });
     if (link.finding) set({ findingKind: link.finding });
+    if (link.filter) set({ form: formFromQuery(link.filter) });
     const run = viewer().runs.find((r) => r.origin === 'server' && r.name === link.name);
     if (!run)
       set({
         error: `rlvr view serves no run named "${link.name}" (it serves: ${listed.map((r) => r.name).join(', ')})`,
       });
-    else await showRun(run.key, link.step, link.prompt, early);
+    else {
+      await showRun(run.key, link.step, link.prompt, early);
+      if (link.filter) runSearch();
+    }
   } else if (listed.length && !getState().lesson.active) setState({ view: 'viewer' });
   return true;
 }
@@ -181,6 +186,7 @@ export async function showRun(
     selected: null,
     curves: null,
     search: idleSearch,
+    applied: null,
     prompt: null,
     promptSearch: idleSearch,
     findings: idleFindings,
@@ -239,7 +245,12 @@ export function folderFailed(error: string): void {
 type SearchSlot = 'search' | 'promptSearch' | 'comparePromptSearch';
 
 /** Runs a search over every step of a run into one of the slot's searches, with progress; cancellable. */
-async function searchInto(slot: SearchSlot, key: string, query: RunQuery): Promise<void> {
+async function searchInto(
+  slot: SearchSlot,
+  key: string,
+  query: RunQuery,
+  more: Pick<RunSearchOptions, 'histogram' | 'findingRows'> = {},
+): Promise<void> {
   const run = runByKey(key);
   if (!run?.handle) return;
   viewer()[slot].abort?.abort();
@@ -251,8 +262,14 @@ async function searchInto(slot: SearchSlot, key: string, query: RunQuery): Promi
     signal: abort.signal,
     limit: SEARCH_LIMIT,
     onProgress: (progress) => update({ progress }),
+    ...more,
   };
   try {
+    // A folder's finding filter takes the rows from the run's findings, looked for once (rlvr view has its own).
+    if (query.finding !== undefined && run.origin === 'folder' && !more.findingRows) {
+      const list = viewer().findings.list ?? (await run.handle.findings?.({ signal: abort.signal }))?.findings ?? [];
+      options.findingRows = findingRowsOf(list, query.finding);
+    }
     const result = await run.handle.search(query, options);
     update({ result, running: false });
   } catch (e) {
@@ -268,7 +285,8 @@ export function runSearch(): void {
     set({ search: { ...idleSearch, error: parsed.error } });
     return;
   }
-  if (key) void searchInto('search', key, parsed.query);
+  set({ applied: parsed.query });
+  if (key) void searchInto('search', key, parsed.query, { histogram: true });
 }
 
 export function cancelSearch(slot: SearchSlot = 'search'): void {
@@ -335,7 +353,8 @@ export function viewerLink(v: ViewerState = viewer(), href = location.href): str
   const run = v.runs.find((r) => r.key === v.open);
   if (run?.origin !== 'server') return null;
   const url = new URL(href);
-  url.search = viewerToSearch({ name: run.name, step: v.step, prompt: v.prompt, finding: v.findingKind ?? undefined });
+  const place = { name: run.name, step: v.step, prompt: v.prompt, finding: v.findingKind ?? undefined };
+  url.search = viewerToSearch({ ...place, filter: v.applied ?? undefined });
   url.hash = '';
   return url.href;
 }
@@ -345,7 +364,8 @@ export function viewerPlace(s: AppState): string {
   const run = s.viewer.runs.find((r) => r.key === s.viewer.open);
   if (run?.origin !== 'server') return '';
   const finding = s.viewer.findingKind ?? undefined;
-  return viewerToSearch({ name: run.name, step: s.viewer.step, prompt: s.viewer.prompt, finding });
+  const filter = s.viewer.applied ?? undefined;
+  return viewerToSearch({ name: run.name, step: s.viewer.step, prompt: s.viewer.prompt, finding, filter });
 }
 
 /** Keeps the address bar on the open served run's place, beside the setup's own keys (as boot.ts writes them). */
@@ -353,7 +373,12 @@ export function syncViewerUrl(): () => void {
   return useApp.subscribe((s, prev) => {
     const v = s.viewer;
     const p = prev.viewer;
-    const same = v.open === p.open && v.step === p.step && v.prompt === p.prompt && v.findingKind === p.findingKind;
+    const same =
+      v.open === p.open &&
+      v.step === p.step &&
+      v.prompt === p.prompt &&
+      v.findingKind === p.findingKind &&
+      v.applied === p.applied;
     if (v === p || (same && v.runs === p.runs)) return;
     const q = [setupToSearch(s.setup, selectedManifest(s)), viewerPlace(s)].filter(Boolean).join('&');
     if (q !== location.search.replace(/^\?/, '')) {

@@ -11,11 +11,13 @@ import type {
   RunFormat,
   RunIndex,
   RunProblem,
+  RunQuery,
   RunSearchProgress,
   RunSearchResult,
   RunStep,
 } from '../../runs/types.ts';
 import type { Finding, FindingKind, FindingsOptions, FindingsResult } from '../../runs/findings/index.ts';
+import type { AlignedSteps } from '../../runs/align.ts';
 import { emptySearchForm, type SearchForm } from '../derive/search-form.ts';
 
 /** An opened run as the viewer holds it: the readers' contract, and its findings where the source computes them. */
@@ -64,6 +66,17 @@ export interface ViewerFindings {
 
 export const idleFindings: ViewerFindings = { running: false, progress: null, list: null, error: null, abort: null };
 
+/** The open run's step beside another run's nearest step, on the prompts both sampled (viewer-align.ts). */
+export interface ViewerAligned {
+  /** The run compared with (`compareWith`), or the live run's step in its inspector. */
+  with: 'compared' | 'live';
+  /** The other side's name, as shown. */
+  otherName: string;
+  loading: boolean;
+  error: string | null;
+  data: AlignedSteps | null;
+}
+
 export type TokenColour = 'logprob' | 'advantage';
 
 export interface ViewerState {
@@ -91,6 +104,8 @@ export interface ViewerState {
   /** The search form as typed, and the search it ran. */
   form: SearchForm;
   search: ViewerSearch;
+  /** The query the search last ran (its filters and sort, written to a link as `f.*`: url-filter.ts). */
+  applied: RunQuery | null;
   /** "This prompt over training": the prompt followed, and its search in the open run. */
   prompt: string | null;
   promptSearch: ViewerSearch;
@@ -102,6 +117,8 @@ export interface ViewerState {
   findingKind: FindingKind | null;
   /** The rows of a step a clicked finding is about, marked in the step's table. */
   marked: { step: number; rows: number[] } | null;
+  /** Aligned on shared prompts, while shown. */
+  aligned: ViewerAligned | null;
 }
 
 export const initialViewer: ViewerState = {
@@ -121,6 +138,7 @@ export const initialViewer: ViewerState = {
   curves: null,
   form: emptySearchForm,
   search: idleSearch,
+  applied: null,
   prompt: null,
   promptSearch: idleSearch,
   compareWith: null,
@@ -128,4 +146,5 @@ export const initialViewer: ViewerState = {
   findings: idleFindings,
   findingKind: null,
   marked: null,
+  aligned: null,
 };

@@ -1,8 +1,34 @@
+import { useMemo } from 'react';
 import type { RunSearchHit } from '../../../runs/types.ts';
+import { type Change, changesOverTraining } from '../../derive/word-diff.ts';
 import { useApp } from '../../state/store.ts';
 import { cancelSearch, closePrompt, runByKey, showStep } from '../../state/viewer-actions.ts';
 import { cell, promptTimeline } from '../../derive/run-view-model.ts';
 import type { ViewerSearch } from '../../state/viewer-state.ts';
+
+/** A completion with what changed since the earlier one it is compared with: removed words struck, added marked. */
+function Changed({ h, change }: { h: RunSearchHit; change: Change<RunSearchHit> | undefined }) {
+  if (!change) return <pre>{h.completion}</pre>;
+  return (
+    <>
+      <span className="muted small" data-testid="viewer-prompt-change" data-change={change.reward}>
+        {change.reward} since step {change.earlier.step}
+        {change.diff.exact ? '' : ' (too long to compare word by word: shown whole)'}
+      </span>
+      <pre data-testid="viewer-prompt-diff">
+        {change.diff.parts.map((p, i) =>
+          p.kind === 'same' ? (
+            <span key={i}>{p.text}</span>
+          ) : p.kind === 'added' ? (
+            <ins key={i}>{p.text}</ins>
+          ) : (
+            <del key={i}>{p.text}</del>
+          ),
+        )}
+      </pre>
+    </>
+  );
+}
 
 function Column({
   label,
@@ -13,7 +39,10 @@ function Column({
   search: ViewerSearch;
   slot: 'promptSearch' | 'comparePromptSearch';
 }) {
-  const steps = promptTimeline(search.result?.hits ?? []);
+  const hits = search.result?.hits;
+  const steps = promptTimeline(hits ?? []);
+  // Each completion against the most alike of the nearest earlier step's (word-diff.ts).
+  const changes = useMemo(() => changesOverTraining(hits ?? []), [hits]);
   return (
     <div className="viewer-prompt-run" data-testid="viewer-prompt-run" data-run={label}>
       <h4>{label}</h4>
@@ -44,8 +73,8 @@ function Column({
                 <li key={h.row} data-reward={h.reward}>
                   <span className="muted small">
                     reward {cell(h.reward)} · A {cell(h.advantage)}
-                  </span>
-                  <pre>{h.completion}</pre>
+                  </span>{' '}
+                  <Changed h={h} change={changes.get(`${h.step}:${h.row}`)} />
                 </li>
               ))}
             </ol>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useApp } from '../../state/store.ts';
 import { compareViewedRun } from '../../state/compare-viewed.ts';
 import { dismissError, pollServed, runByKey, viewerLink } from '../../state/viewer-actions.ts';
+import { AlignedRuns } from './AlignedRuns.tsx';
 import { FindingsPanel } from './FindingsPanel.tsx';
 import { OpenRunFolder } from './OpenRunFolder.tsx';
 import { ProblemList } from './ProblemList.tsx';
@@ -124,6 +125,7 @@ export default function RunViewer() {
       <FindingsPanel />
       <StepView />
       <PromptOverTraining />
+      <AlignedRuns />
       <SearchPanel />
     </div>
   );

@@ -4,10 +4,12 @@ import { cancelSearch, runSearch, setForm, showStep, SEARCH_LIMIT } from '../../
 import { cell } from '../../derive/run-view-model.ts';
 import { searchStatus, type SearchForm } from '../../derive/search-form.ts';
 import { ProblemList } from './ProblemList.tsx';
+import { RewardHistogram } from './RewardHistogram.tsx';
+import { SearchFilters } from './SearchFilters.tsx';
 
 function Hit({ h }: { h: RunSearchHit }) {
   return (
-    <tr data-testid="viewer-hit" data-step={h.step}>
+    <tr data-testid="viewer-hit" data-step={h.step} data-row={h.row} data-reward={h.reward}>
       <td>
         <button type="button" className="link" onClick={() => void showStep(h.step)}>
           step {h.step}
@@ -20,7 +22,19 @@ function Hit({ h }: { h: RunSearchHit }) {
       <td>
         <pre className="viewer-hit-text">{h.completion}</pre>
       </td>
-      <td>{cell(h.reward)}</td>
+      <td>
+        {cell(h.reward)}
+        {h.rewards && Object.keys(h.rewards).length > 1 && (
+          <span className="muted">
+            {' '}
+            (
+            {Object.entries(h.rewards)
+              .map(([k, v]) => `${k} ${cell(v, 2)}`)
+              .join(', ')}
+            )
+          </span>
+        )}
+      </td>
       <td>{cell(h.advantage)}</td>
       <td>{h.length}</td>
     </tr>
@@ -39,11 +53,14 @@ const text = (label: string, key: keyof SearchForm, form: SearchForm, width = 6)
   </label>
 );
 
+const none: string[] = [];
+
 /** Search and filters over every step of the open run, with progress and a Cancel button. */
 export function SearchPanel() {
   const form = useApp((s) => s.viewer.form);
   const search = useApp((s) => s.viewer.search);
   const hits = search.result?.hits ?? [];
+  const rewardNames = useApp((s) => s.viewer.runs.find((r) => r.key === s.viewer.open)?.index?.rewardNames ?? none);
   return (
     <section className="viewer-search" aria-label="Search every step">
       <form
@@ -103,6 +120,15 @@ export function SearchPanel() {
           <input type="checkbox" checked={form.truncated} onChange={(e) => setForm({ truncated: e.target.checked })} />
           {' truncated'}
         </label>
+        <label>
+          <input
+            type="checkbox"
+            checked={form.untruncated}
+            onChange={(e) => setForm({ untruncated: e.target.checked })}
+          />
+          {' not truncated'}
+        </label>
+        <SearchFilters form={form} rewardNames={rewardNames} />
         <button type="submit" disabled={search.running} data-testid="viewer-search-run">
           Search every step
         </button>
@@ -136,6 +162,7 @@ export function SearchPanel() {
         rest="the rest searched"
         testId="viewer-search-problems"
       />
+      {search.result?.histogram && <RewardHistogram histogram={search.result.histogram} />}
       {hits.length > 0 && (
         <div className="table-wrap">
           <table className="groups" data-testid="viewer-hits">
