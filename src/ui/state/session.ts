@@ -40,6 +40,8 @@ export interface Session {
    */
   warmStartTicket: number;
   passkTicket: number;
+  /** The run viewer's latest alignment of two runs (viewer-align.ts): an older one's answer is dropped. */
+  alignTicket: number;
   /** Compare's workers by side, and the generation they belong to: events of an older one are dropped (compare.ts). */
   compareClients: Partial<Record<SideId, TrainerClient>>;
   compareGeneration: number;
@@ -82,6 +84,7 @@ export function newSession(): Session {
     workerHandlers: null,
     warmStartTicket: 0,
     passkTicket: 0,
+    alignTicket: 0,
     compareClients: {},
     compareGeneration: 0,
     comparePauseAsked: new Set(),

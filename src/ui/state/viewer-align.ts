@@ -3,6 +3,7 @@
  * step of the run it is compared with (`compareWith`), or beside the live run's step in its inspector,
  * on the prompts both sampled (src/runs/align.ts). Only plain data goes to the store.
  */
+import { session } from './session.ts';
 import { alignSteps, recordedStep, stepToAlign } from '../../runs/align.ts';
 import type { RunStep } from '../../runs/types.ts';
 import { getState, setState, useApp } from './store.ts';
@@ -43,18 +44,16 @@ async function otherStep(withWhat: ViewerAligned['with'], step: number): Promise
   return { name: other.name, step: await other.handle.readStep(near) };
 }
 
-/** Each alignment asked for; only the latest one's answer is shown (a step switch asks again). */
-let latest = 0;
-
 /** Aligns the open step with the other side's nearest step; a later call (another step) wins. */
 export async function showAligned(withWhat: ViewerAligned['with']): Promise<void> {
-  const mine = ++latest;
+  // Each alignment asked for takes a ticket; only the latest one's answer is shown (a step switch asks again).
+  const mine = ++session.alignTicket;
   const { stepData } = viewer();
   const name = withWhat === 'live' ? 'the live run' : (runByKey(viewer().compareWith)?.name ?? '');
   const shown: ViewerAligned = { with: withWhat, otherName: name, loading: true, error: null, data: null };
   set({ aligned: shown });
   const done = (v: Partial<ViewerAligned>) => {
-    if (mine === latest && viewer().aligned !== null) set({ aligned: { ...shown, ...v, loading: false } });
+    if (mine === session.alignTicket && viewer().aligned !== null) set({ aligned: { ...shown, ...v, loading: false } });
   };
   if (!stepData) return done({ error: 'open a step of the run first' });
   try {
@@ -66,6 +65,6 @@ export async function showAligned(withWhat: ViewerAligned['with']): Promise<void
 }
 
 export function closeAligned(): void {
-  latest++;
+  session.alignTicket++;
   set({ aligned: null });
 }
