@@ -6,14 +6,10 @@
 // estimate, real time and their ratio per N; writes bench/estimates-results.json.
 // Usage: node scripts/measure-estimates.mjs [--steps 4,8,40] [--out FILE]
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { closeBrowser, launchBrowser, openPage, ROOT, startServer } from '../e2e/lib.mjs';
+import { arg, load1 } from './measure-lib.mjs';
 
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : def;
-};
 const budgets = arg('steps', '4,8,40').split(',').map(Number);
 const out = arg('out', join(ROOT, 'bench', 'estimates-results.json'));
 if (budgets.some((n) => !Number.isInteger(n) || n < 1)) {
@@ -51,7 +47,7 @@ const rows = [];
 try {
   await run(context, server.url, 3, true);
   for (const n of budgets) {
-    const r = { ...(await run(context, server.url, n)), load: Math.round(loadavg()[0] * 10) / 10 };
+    const r = { ...(await run(context, server.url, n)), load: load1() };
     r.ratio = r.estimate ? Math.round(100 * Math.max(r.real / r.estimate, r.estimate / r.real)) / 100 : null;
     rows.push(r);
     console.log(`${n} steps: the page said "${r.said}"; it took ${r.real} s (ratio ${r.ratio}, load ${r.load})`);

@@ -8,19 +8,11 @@
 // the medians; writes bench/links-results.json. --load N starts N busy processes first.
 // Usage: node scripts/measure-links.mjs [--runs N] [--load N] [--width W --height H] [--lessons a,b] [--dist DIR]
 //   [--out FILE]   (--dist: serve that build folder instead of dist/)
-import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { closeBrowser, freePort, launchBrowser, openPage, ROOT, startServer } from '../e2e/lib.mjs';
+import { arg, load1, startBusy } from './measure-lib.mjs';
 
-if (process.argv[2] === '--busy') {
-  for (;;) Math.sqrt(Math.random());
-}
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : def;
-};
 const runs = Number(arg('runs', '3'));
 const load = Number(arg('load', '0'));
 const viewport = { width: Number(arg('width', '1400')), height: Number(arg('height', '1000')) };
@@ -75,7 +67,7 @@ const links = [
   ...lessons.map((id) => ({ name: `?lesson=${id}`, path: `/?lesson=${id}`, kind: 'lesson' })),
   { name: '?run=records/sat-grpo-30.rlvr.gz', path: '/?run=records/sat-grpo-30.rlvr.gz', kind: 'run' },
 ];
-const busy = Array.from({ length: load }, () => fork(process.argv[1], ['--busy'], { stdio: 'ignore' }));
+const busy = startBusy(load);
 /** vite preview of `dir` (a build kept aside, to measure two builds in one run), or of dist/. */
 async function serve(dir) {
   if (!dir) return startServer({ mode: 'preview' });
@@ -105,7 +97,7 @@ try {
     results[link.name] = [];
     for (let i = 0; i < runs; i++) {
       const ms = await measureLink(browser, server.url, link.path, link.kind);
-      const l = Math.round(loadavg()[0] * 10) / 10;
+      const l = load1();
       results[link.name].push({ ms, load: l });
       console.log(
         `${link.name} run ${i + 1}: ` +
@@ -116,7 +108,7 @@ try {
     console.log(`${link.name} (median of ${runs}): ${m === null ? 'not drawn in view' : `${m} ms`} (goal 2000)`);
   }
 } finally {
-  for (const b of busy) b.kill();
+  busy.stop();
   await closeBrowser(browser);
   await server.close();
 }

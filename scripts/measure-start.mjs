@@ -10,19 +10,12 @@
 // --load N starts N busy processes first (a loaded class laptop: about 4 with this script's own work on 2
 // cores). Prints one line per run and the medians, writes bench/start-results.json.
 // Usage: node scripts/measure-start.mjs [--runs N] [--load N] [--servers start,dev] [--steps N] [--out FILE]
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { closeBrowser, freePort, launchBrowser, openPage, ROOT } from '../e2e/lib.mjs';
+import { arg, load1, startBusy } from './measure-lib.mjs';
 
-if (process.argv[2] === '--busy') {
-  for (;;) Math.sqrt(Math.random());
-}
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : def;
-};
 const runs = Number(arg('runs', '2'));
 const load = Number(arg('load', '0'));
 const steps = Number(arg('steps', '4'));
@@ -128,7 +121,7 @@ async function serveAs(name) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const busy = Array.from({ length: load }, () => fork(process.argv[1], ['--busy'], { stdio: 'ignore' }));
+const busy = startBusy(load);
 const browser = await launchBrowser();
 const results = {};
 try {
@@ -139,7 +132,7 @@ try {
     try {
       results[name] = [];
       for (let i = 0; i < runs; i++) {
-        const r = { ...(await measureOnce(browser, server.url)), load: Math.round(loadavg()[0] * 10) / 10 };
+        const r = { ...(await measureOnce(browser, server.url)), load: load1() };
         results[name].push(r);
         console.log(
           `${name} run ${i + 1}: longest task ${r.longestTaskMs} ms, Pause ${r.pauseMs} ms, ` +
@@ -151,7 +144,7 @@ try {
     }
   }
 } finally {
-  for (const b of busy) b.kill();
+  busy.stop();
   await closeBrowser(browser);
 }
 for (const [name, rs] of Object.entries(results))
