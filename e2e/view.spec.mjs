@@ -128,7 +128,7 @@ test('rlvr view prints its line and lists the runs it found', async ({}, testInf
   assert.equal(view.line, `serving 1 runs at http://127.0.0.1:${view.port}/`);
   assert.equal(view.stderr(), '', 'nothing on stderr for a loopback port that was free');
   const runs = await (await fetch(new URL('runs.json', view.url))).json();
-  assert.deepEqual(runs, [{ name: 'rollout_data', format: 'verl', steps: 2 }]);
+  assert.deepEqual(runs, [{ name: 'rollout_data', format: 'verl', steps: 2, errors: [] }]);
   const files = await (await fetch(new URL('runs/rollout_data/files.json', view.url))).json();
   assert.deepEqual(
     files.map((f) => f.path),
@@ -156,8 +156,8 @@ test(LIVE, async ({ browser }, testInfo) => {
     dumpVerl(join(served, 'math_dapo', 'rollouts'), 1, 1);
     const runs = await runsUntil(view.url, (r) => r.length === 2 && r[0].steps === 4, 'the new run and steps 3-4');
     assert.deepEqual(runs, [
-      { name: 'rollout_data', format: 'verl', steps: 4 },
-      { name: 'rollouts', format: 'verl', steps: 1 },
+      { name: 'rollout_data', format: 'verl', steps: 4, errors: [] },
+      { name: 'rollouts', format: 'verl', steps: 1, errors: [] },
     ]);
     if (viewer) {
       // The page lists runs.json again every few seconds while the viewer is shown: no reload.
