@@ -21,9 +21,9 @@ import {
   objectiveForm,
   objectiveInputNames,
   objectiveOptions,
-  rlGraphFeeds,
   type ObjectiveFeeds,
 } from './objective.ts';
+import { rlGraphFeeds } from './rl-feeds.ts';
 import type { StepBatch } from './step-batch.ts';
 
 describe('ObjectiveFeeds (type-level: these lines only compile while the names are checked)', () => {

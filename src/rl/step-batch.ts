@@ -1,7 +1,7 @@
 /**
  * One training step's data, as one record the trainer's phases pass along (trainer.ts): collecting
  * the groups gives its rows, the token masks and the advantages follow, scoring under the reference
- * policy adds `refLogp`; the update (its graph's feeds come from `rlGraphFeeds`, objective.ts), the
+ * policy adds `refLogp`; the update (its graph's feeds come from `rlGraphFeeds`, rl-feeds.ts), the
  * rollout records and the metrics then read it.
  */
 import { type Layout, predictingColumn, totalLen } from '../model/layout.ts';
