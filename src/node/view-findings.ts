@@ -6,38 +6,22 @@
  * of one pass over the run. The answer is kept per run until its files change (a live run's new steps).
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { findingToJson, judgeRun, type StepMeasures } from '../runs/findings/find.ts';
 import type { RunIndex } from '../runs/types.ts';
 import type { FromFindingsWorker, ToFindingsWorker } from './findings-worker.ts';
 import type { CatalogRun } from './run-catalog.ts';
+import { ThreadPool } from './thread-pool.ts';
 import { SHARE_STEPS } from './view-search.ts';
 
 /** How long idle threads are kept for the next run's findings. */
 const IDLE_MS = 60_000;
-const workerUrl = new URL('./findings-worker.mjs', import.meta.url);
-const pool: Worker[] = [];
-let idleTimer: ReturnType<typeof setTimeout> | undefined;
-let running = 0;
+const pool = new ThreadPool(new URL('./findings-worker.mjs', import.meta.url), IDLE_MS);
 let nextJob = 1;
-
-function workers(n: number): Worker[] {
-  clearTimeout(idleTimer);
-  while (pool.length < n) {
-    const w = new Worker(workerUrl);
-    w.unref(); // an idle pool never keeps `rlvr view` (or a test) from exiting
-    w.once('exit', () => {
-      if (pool.includes(w)) pool.splice(pool.indexOf(w), 1);
-    });
-    pool.push(w);
-  }
-  return pool.slice(0, n);
-}
 
 /** Ends the idle threads now (the server closing, a test's end). */
 export function endFindingsThreads(): void {
-  clearTimeout(idleTimer);
-  for (const w of [...pool]) void w.terminate();
+  pool.end();
 }
 
 export type FindingJson = ReturnType<typeof findingToJson>;
@@ -68,8 +52,7 @@ async function measureServedRun(run: CatalogRun, steps: number[], threads?: numb
   for (let i = 0; i < steps.length; i += SHARE_STEPS) shares.push(steps.slice(i, i + SHARE_STEPS));
   if (!shares.length) return [];
   const job = nextJob++;
-  running++;
-  const threadsUsed = workers(Math.max(1, Math.min(threads ?? availableParallelism(), shares.length)));
+  const threadsUsed = pool.take(Math.max(1, Math.min(threads ?? availableParallelism(), shares.length)));
   const open: ToFindingsWorker = {
     type: 'open',
     job,
@@ -95,10 +78,7 @@ async function measureServedRun(run: CatalogRun, steps: number[], threads?: numb
         w.off('exit', onExit);
         w.postMessage({ type: 'cancel', job } satisfies ToFindingsWorker);
       }
-      if (--running === 0) {
-        idleTimer = setTimeout(endFindingsThreads, IDLE_MS);
-        idleTimer.unref();
-      }
+      pool.done();
       f();
     };
     const onError = (e: Error) => finish(() => reject(e));

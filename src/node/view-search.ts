@@ -11,7 +11,7 @@
  * for IDLE_MS after a search (starting one, with its TypeScript, takes about a second here), then end.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { textMatcher } from '../runs/opened-run.ts';
 import { HistogramCounter } from '../runs/reward-histogram.ts';
 import { KeptHits } from '../runs/search-query.ts';
@@ -25,6 +25,7 @@ import type {
 } from '../runs/types.ts';
 import type { CatalogRun } from './run-catalog.ts';
 import type { FromSearchWorker, ToSearchWorker } from './search-worker.ts';
+import { ThreadPool } from './thread-pool.ts';
 
 /** Steps a worker is given at a time: small enough to share the work evenly, big enough that messages cost little. */
 export const SHARE_STEPS = 8;
@@ -33,38 +34,15 @@ const SHARES_AHEAD = 2;
 /** How long idle threads are kept for the next search. */
 export const IDLE_MS = 60_000;
 
-const workerUrl = new URL('./search-worker.mjs', import.meta.url);
-const pool: Worker[] = [];
-let idleTimer: ReturnType<typeof setTimeout> | undefined;
-let running = 0;
+const pool = new ThreadPool(new URL('./search-worker.mjs', import.meta.url), IDLE_MS);
 let nextSearch = 1;
 /** Shares sent to a worker and not yet answered, over every search (the tests check a cancel stops them). */
 let sharesOut = 0;
 export const searchSharesInFlight = () => sharesOut;
 
-function workers(n: number): Worker[] {
-  clearTimeout(idleTimer);
-  while (pool.length < n) {
-    const w = new Worker(workerUrl);
-    w.unref(); // an idle pool never keeps `rlvr view` (or a test) from exiting
-    w.once('exit', () => {
-      if (pool.includes(w)) pool.splice(pool.indexOf(w), 1);
-    });
-    pool.push(w);
-  }
-  return pool.slice(0, n);
-}
-
-function release(): void {
-  if (--running > 0) return;
-  idleTimer = setTimeout(() => endSearchThreads(), IDLE_MS);
-  idleTimer.unref();
-}
-
 /** Ends the idle threads now (the server closing, a test's end). */
 export function endSearchThreads(): void {
-  clearTimeout(idleTimer);
-  for (const w of [...pool]) void w.terminate();
+  pool.end();
 }
 
 export interface ServerSearchOptions {
@@ -108,8 +86,7 @@ export async function searchServedRun(
     return { hits, count, stepsSearched, cancelled: !!options.signal?.aborted, problems };
 
   const id = nextSearch++;
-  running++;
-  const threads = workers(Math.max(1, Math.min(options.threads ?? availableParallelism(), shares.length)));
+  const threads = pool.take(Math.max(1, Math.min(options.threads ?? availableParallelism(), shares.length)));
   const start: ToSearchWorker = {
     type: 'search',
     search: id,
@@ -147,7 +124,7 @@ export async function searchServedRun(
         w.postMessage({ type: 'cancel', search: id } satisfies ToSearchWorker);
         sharesOut -= outstanding.get(w) ?? 0;
       }
-      release();
+      pool.done();
       f();
     };
     const answer = (cancelled: boolean): RunSearchResult => {
