@@ -44,9 +44,13 @@ export interface LlamaShape {
 /** The batch: small, so the whole preset runs in a few minutes on 2 cores. */
 export const LLAMA_SHAPE: LlamaShape = { prompts: 2, generations: 2, promptLen: 16, completionLen: 16 };
 
-/** The preset's model with its adapters: SmolLM2-135M's shape. */
-export function llamaPresetModel(_id: LlamaPresetId): ModelConfig {
-  return { ...llamaConfigOf(SMOLLM2_135M_CONFIG), lora: LLAMA_LORA };
+/**
+ * The preset's model with its adapters: SmolLM2-135M's shape, or with only its first `layers` hidden layers (the
+ * same width, heads and vocabulary: `rlvr bench --layers N`, the quick form scripts/bench-quick.mjs runs).
+ */
+export function llamaPresetModel(_id: LlamaPresetId, layers?: number): ModelConfig {
+  const model = { ...llamaConfigOf(SMOLLM2_135M_CONFIG), lora: LLAMA_LORA };
+  return layers === undefined ? model : { ...model, nLayers: layers };
 }
 
 /** A Llama small enough for a test's dry run of the same code path (`runBench`'s `llamaModel` override). */

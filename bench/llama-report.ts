@@ -1,4 +1,5 @@
 /** The results JSON and the markdown table of a `rlvr bench --presets smollm2-135m` run (bench/llama.ts). */
+import { SMOLLM2_135M_CONFIG } from './llama-preset.ts';
 import { fmtNum, median, TOLERANCE } from './presets.ts';
 import type { LlamaRun } from './session.ts';
 
@@ -68,6 +69,12 @@ export function llamaSummary(run: LlamaRun): Record<string, unknown> {
   };
 }
 
+/** Said when the run kept only the first hidden layers (`rlvr bench --layers N`). */
+function layersNote(run: LlamaRun): string {
+  const all = SMOLLM2_135M_CONFIG.num_hidden_layers;
+  return run.model.nLayers < all ? ` with ${run.model.nLayers} of its ${all} layers` : '';
+}
+
 /** The markdown table of a Llama run. */
 export function llamaTable(run: LlamaRun): string[] {
   const s = llamaSummary(run);
@@ -75,7 +82,7 @@ export function llamaTable(run: LlamaRun): string[] {
   const ratios = s.ratios as Record<string, Record<string, number | null>>;
   const n = (x: unknown, suffix = '') => (typeof x === 'number' ? `${fmtNum(x)}${suffix}` : '—');
   const md = [
-    `**${run.id}** (SmolLM2-135M's shape, random weights: ${(run.parameters / 1e6).toFixed(1)}M ` +
+    `**${run.id}** (SmolLM2-135M's shape${layersNote(run)}, random weights: ${(run.parameters / 1e6).toFixed(1)}M ` +
       `parameters; LoRA r=${run.model.lora!.r}, alpha ${run.model.lora!.alpha} on ` +
       `${run.model.lora!.targets.join(', ')}: ${(run.trainable / 1e6).toFixed(2)}M trainable). ${run.shape.prompts} ` +
       `prompts × ${run.shape.generations} completions = ${run.shape.rows} rows, prompt ${run.shape.promptLen} ` +

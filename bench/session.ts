@@ -25,6 +25,8 @@ export interface BenchOptions {
   noProfile: boolean;
   /** Write the report into docs/measured.md's bench block. */
   readme: boolean;
+  /** The Llama presets' hidden layers: all of them (undefined), or their first N (a quick form, `--layers`). */
+  llamaLayers?: number;
 }
 
 export interface Machine {

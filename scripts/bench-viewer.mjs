@@ -21,6 +21,9 @@
 //
 //   npm run bench:viewer                     10, 100 and 1000 MB (the dumps are kept in bench/.work/viewer/)
 //   BENCH_VIEWER_SIZES=10,100 npm run bench:viewer
+//   node scripts/bench-viewer.mjs --quick    a 1 MB dump of each format (BENCH_VIEWER_SIZES=1), written to
+//                                            test-results/bench-viewer-quick.json: the form scripts/bench-quick.mjs
+//                                            runs to check the script still works (after a `vite build`)
 //   BENCH_VIEWER_ONLY=search BENCH_VIEWER_FORMATS=trl BENCH_VIEWER_SIZES=100 node scripts/bench-viewer.mjs
 //                                            the search alone (no first view, step switch or pandas peer), of TRL
 //                                            only; after a `vite build`. BENCH_VIEWER_SEARCHES=3 searches 3 times.
@@ -35,7 +38,8 @@ import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, ROOT } from '../e2e/lib.mjs';
 
-const SIZES = (process.env.BENCH_VIEWER_SIZES || '10,100,1000').split(',').map(Number);
+const QUICK = process.argv.includes('--quick');
+const SIZES = (QUICK ? '1' : process.env.BENCH_VIEWER_SIZES || '10,100,1000').split(',').map(Number);
 const FORMATS = (process.env.BENCH_VIEWER_FORMATS || 'trl,verl').split(',');
 const SEARCH_ONLY = process.env.BENCH_VIEWER_ONLY === 'search';
 const VIEW_ONLY = process.env.BENCH_VIEWER_ONLY === 'view';
@@ -306,6 +310,6 @@ for (const size of SIZES) {
 }
 mkdirSync(join(ROOT, 'test-results'), { recursive: true });
 writeFileSync(
-  join(ROOT, `test-results/bench-viewer${SEARCH_ONLY ? '-search' : VIEW_ONLY ? '-view' : ''}.json`),
+  join(ROOT, `test-results/bench-viewer${SEARCH_ONLY ? '-search' : VIEW_ONLY ? '-view' : QUICK ? '-quick' : ''}.json`),
   `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`,
 );

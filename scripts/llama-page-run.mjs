@@ -8,11 +8,14 @@
 // sweep's held-out set (64 prompts x 16 samples, eval seed 0), so the two paths are read on one scale.
 // The page's resolved config is checked against `rlvr train --explain-config` for the same settings first.
 // Resumable: a seed whose result is in OUT/results.jsonl is skipped.
-// Usage: node scripts/llama-page-run.mjs [--checkpoint DIR] [--seeds 2,3,4] [--steps 200] [--out DIR]
+// Usage: node scripts/llama-page-run.mjs [--checkpoint DIR] [--seeds 2,3,4] [--steps 200] [--out DIR] [--quick]
 //   DIR (default .scratch/llama-arithmetic/sft): the warm start `scripts/llama-path.sh arithmetic` writes.
 //   OUT (default docs/sweeps/llama-arithmetic-page): results.jsonl and results.md; checkpoints in .scratch.
+//   --quick: the same path in about a minute, to check the script still runs (scripts/bench-quick.mjs): seed 2, 2
+//   steps, held-out 8 prompts x 4 samples; the warm start (default .scratch/llama-arithmetic-quick/sft) made by
+//   llama-path.sh with 20 SFT steps when it is missing; OUT (default test-results/llama-page-quick) started afresh.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { closeBrowser, launchBrowser, openPage, ROOT, startServer } from '../e2e/lib.mjs';
@@ -21,11 +24,28 @@ const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : def;
 };
-const ckDir = resolve(arg('checkpoint', join(ROOT, '.scratch/llama-arithmetic/sft')));
-const seeds = arg('seeds', '2,3,4').split(',').map(Number);
-const steps = Number(arg('steps', '200'));
-const out = resolve(arg('out', join(ROOT, 'docs/sweeps/llama-arithmetic-page')));
-const saved = join(ROOT, '.scratch/llama-arithmetic-page');
+const quick = process.argv.includes('--quick');
+const QUICK_WORK = join(ROOT, '.scratch/llama-arithmetic-quick');
+const ckDir = resolve(arg('checkpoint', join(ROOT, quick ? `${QUICK_WORK}/sft` : '.scratch/llama-arithmetic/sft')));
+const seeds = arg('seeds', quick ? '2' : '2,3,4')
+  .split(',')
+  .map(Number);
+const steps = Number(arg('steps', quick ? '2' : '200'));
+const out = resolve(
+  arg('out', join(ROOT, quick ? 'test-results/llama-page-quick' : 'docs/sweeps/llama-arithmetic-page')),
+);
+const saved = join(ROOT, quick ? '.scratch/llama-arithmetic-page-quick' : '.scratch/llama-arithmetic-page');
+if (quick) {
+  rmSync(out, { recursive: true, force: true });
+  if (!existsSync(join(ckDir, 'manifest.json'))) {
+    console.log(`# --quick: making a warm start in ${QUICK_WORK} (scripts/llama-path.sh, 20 SFT steps)`);
+    execFileSync('bash', [join(ROOT, 'scripts/llama-path.sh'), 'arithmetic'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, LLAMA_PATH_DIR: QUICK_WORK, LLAMA_PATH_SFT_STEPS: '20', LLAMA_PATH_UNTIL: 'sft' },
+    });
+  }
+}
 if (!existsSync(join(ckDir, 'manifest.json'))) {
   console.error(`llama-page-run: ${ckDir}/manifest.json is missing: run scripts/llama-path.sh arithmetic first`);
   process.exit(2);
@@ -33,7 +53,7 @@ if (!existsSync(join(ckDir, 'manifest.json'))) {
 // llama-path.sh's arithmetic settings (RL_SETS) and the difficulty its sweep trained and evaluated at.
 const SETS = { lora_r: 8, learning_rate: 5e-4, prompts_per_step: 32, minibatches: 4, temperature: 0.7 };
 const DIFFICULTY = { digits: 3, ops: '+-', mulDigits: 1 };
-const EVAL = { prompts: 64, n: 16, seed: 0 };
+const EVAL = quick ? { prompts: 8, n: 4, seed: 0 } : { prompts: 64, n: 16, seed: 0 };
 const rlvr = (args) => execFileSync('node', [join(ROOT, 'scripts/rlvr.mjs'), ...args], { encoding: 'utf8' });
 
 /** The config `rlvr train` resolves for these settings (name → value), to hold the page's to. */
@@ -213,8 +233,9 @@ function table(rows) {
     '## The Llama path on arithmetic, trained in the page (scripts/llama-page-run.mjs)',
     '',
     `Chromium, WASM EP; settings of \`scripts/llama-path.sh arithmetic\` from a link: ?${query}&seed=S.`,
-    'Page: its own held-out pass@1 (64 prompts x 16 samples, prompt seed = the run seed) at step 0 and ' +
-      `after step ${steps}. rlvr eval: the downloaded checkpoint on the sweep's set (64 x 16, eval seed 0; ` +
+    `Page: its own held-out pass@1 (${EVAL.prompts} prompts x ${EVAL.n} samples, prompt seed = the run seed) at ` +
+      `step 0 and after step ${steps}. rlvr eval: the downloaded checkpoint on the sweep's set (${EVAL.prompts} x ` +
+      `${EVAL.n}, eval seed 0; ` +
       'the base there is 0.563).',
     '',
     '| seed | page pass@1 before → after | gain (page) | rlvr eval pass@1 after | config as rlvr train | wall time |',

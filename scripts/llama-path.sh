@@ -8,6 +8,7 @@
 # Usage: scripts/llama-path.sh [TASK] [extra rlvr sweep flags]   TASK: sat (default), chain or arithmetic
 #   work folder .scratch/llama-TASK (or $LLAMA_PATH_DIR); results docs/sweeps/llama-TASK (or $LLAMA_PATH_OUT);
 #   seeds 2,3,4 (or $LLAMA_PATH_SEEDS: the pilots that chose the settings ran seed 1 into docs/sweeps/pilots/).
+#   LLAMA_PATH_UNTIL=sft stops after the warm start (scripts/llama-page-run.mjs --quick makes its checkpoint so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TASK=${1:-sat}
@@ -61,5 +62,6 @@ PY=$(bash scripts/setup-python.sh | tail -1)
 [ -f "$W/sft/manifest.json" ] ||
   node scripts/rlvr.mjs pretrain --task "$TASK" --mix "$MIX" --eval-difficulty "$EVAL_DIFFICULTY" \
     --model "$W/base/manifest.json" --steps "$SFT_STEPS" --seed 1 --out "$W/sft" --threads 1
+[ "${LLAMA_PATH_UNTIL:-}" = sft ] && exit 0
 node scripts/rlvr.mjs sweep --task "$TASK" --preset grpo --model "$W/sft/manifest.json" "${RL_SETS[@]}" \
   --seeds "$SEEDS" --steps 200 --out "$OUT" "$@"

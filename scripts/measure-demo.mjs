@@ -10,7 +10,10 @@
 //   sustained +20 points held-out pass@1 reached at N s (step S)
 // where S and N are the step and time of the first of those three. Writes bench/demo-results.json.
 // Usage: node scripts/measure-demo.mjs [--seconds N] [--steps N] [--query 'key=value&...'] [--out FILE] [--readme]
-// --steps N stops once N steps are done (a short run, e.g. to check the script end to end). --readme
+//                                       [--quick]
+// --steps N stops once N steps are done (a short run, e.g. to check the script end to end). --quick is such a run,
+// the one scripts/bench-quick.mjs checks: 4 steps, held-out evaluations every 2 (eval_every=2, unless --query
+// is given), written to test-results/demo-quick.json (unless --out is given). --readme
 // also writes the curve into docs/measured.md (between <!-- demo:start --> and <!-- demo:end -->). The process
 // exits when the results are written (exit code 0; 1 on an error).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,16 +26,17 @@ const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : def;
 };
+const quick = process.argv.includes('--quick');
 const seconds = Number(arg('seconds', '240'));
-const maxSteps = Number(arg('steps', '0'));
-const out = arg('out', join(ROOT, 'bench', 'demo-results.json'));
+const maxSteps = Number(arg('steps', quick ? '4' : '0'));
+const out = arg('out', join(ROOT, quick ? 'test-results/demo-quick.json' : 'bench/demo-results.json'));
 if (!(seconds > 0) || !Number.isInteger(maxSteps) || maxSteps < 0) {
   console.error(
     `measure-demo: --seconds must be a positive number and --steps a whole number (got ${seconds}, ${maxSteps})`,
   );
   process.exit(2);
 }
-const query = arg('query', '');
+const query = arg('query', quick ? 'eval_every=2' : '');
 const toReadme = process.argv.includes('--readme');
 const TARGET = 0.2;
 /** Evaluations in a row at or above base + TARGET for the gain to count as sustained. */
@@ -102,7 +106,7 @@ try {
   const best = curve.reduce((a, c) => (c.pass1 > a.pass1 ? c : a), curve[0] ?? { pass1: NaN });
   // Where the wall time went: the trainer's own per-step timings, and the rest (held-out evaluations, UI).
   const timing = await page.evaluate(() => {
-    const ms = window.__rlvr.state().metrics;
+    const ms = window.__rlvr.state().run.metrics;
     const sum = (k) => ms.reduce((a, m) => a + (Number.isFinite(m[k]) ? m[k] : 0), 0);
     return {
       steps: ms.length,

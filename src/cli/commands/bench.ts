@@ -17,7 +17,13 @@ import { summarise, writeResults } from '../../../bench/report.ts';
 import type { Bench, BenchOptions } from '../../../bench/session.ts';
 import { ensureTorch, TorchPeer } from '../../../bench/torch.ts';
 import type { Command } from './command.ts';
-import { isLlamaPreset, LLAMA_PRESETS, runLlamaPreset } from '../../../bench/llama.ts';
+import {
+  isLlamaPreset,
+  LLAMA_PRESETS,
+  llamaPresetModel,
+  runLlamaPreset,
+  SMOLLM2_135M_CONFIG,
+} from '../../../bench/llama.ts';
 import type { ModelConfig } from '../../model/config.ts';
 
 const FLAGS: FlagTable = {
@@ -57,6 +63,12 @@ const FLAGS: FlagTable = {
       'outside --quick,\nwhen a target is missed',
   },
   'no-profile': { help: 'never profile' },
+  layers: {
+    value: 'N',
+    help:
+      "the Llama presets with only their first N hidden layers (default: all; SmolLM2-135M's 30 take\n" +
+      'minutes a round here): the quick form CI runs (scripts/bench-quick.mjs)',
+  },
   out: { value: 'FILE', help: 'results file (default bench/results.json)' },
   readme: { help: 'also write the report into docs/measured.md (between <!-- bench:start --> and <!-- bench:end -->)' },
 };
@@ -108,6 +120,11 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   const budget = budgetFlag !== undefined ? Number(budgetFlag) : quick ? 170 : Infinity;
   if (!(budget > 0)) throw new UsageError('--budget must be a positive number of seconds');
   const outFile = resolve(flag(a, 'out') ?? join(BENCH, 'results.json'));
+  const layersFlag = flag(a, 'layers');
+  const llamaLayers = layersFlag === undefined ? undefined : intFlag(a, 'layers', 0);
+  const allLayers = SMOLLM2_135M_CONFIG.num_hidden_layers;
+  if (llamaLayers !== undefined && (llamaLayers < 1 || llamaLayers > allLayers))
+    throw new UsageError(`--layers must be 1 to ${allLayers} (SmolLM2-135M's layers), got ${llamaLayers}`);
   return {
     quick,
     presets,
@@ -122,6 +139,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     wantProfile: flag(a, 'profile') === 'true',
     noProfile: flag(a, 'no-profile') === 'true',
     readme: flag(a, 'readme') === 'true',
+    ...(llamaLayers !== undefined ? { llamaLayers } : {}),
   };
 }
 
@@ -183,7 +201,8 @@ export async function runBench(argv: string[], test: { llamaModel?: ModelConfig 
     await measureGemm(b);
     for (const [pi, presetId] of opts.presets.entries()) await runCpuPreset(b, pi, presetId);
     await runWebGpu(b);
-    for (const id of opts.llamaPresets) await runLlamaPreset(b, id, test.llamaModel);
+    for (const id of opts.llamaPresets)
+      await runLlamaPreset(b, id, test.llamaModel ?? llamaPresetModel(id, opts.llamaLayers));
     const summary = await summarise(b);
     const report = writeResults(b, summary);
     process.stdout.write(report);

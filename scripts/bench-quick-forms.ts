@@ -1,0 +1,144 @@
+/**
+ * The measurement scripts' quick forms that `npm run test:bench-quick` (scripts/bench-quick.mjs) runs, each with
+ * the lines and tables it prints and whose figures must be finite (scripts/bench-figures.ts). The patterns follow
+ * what each script prints; a script that changes what it prints changes its entry here.
+ */
+import type { FigureSpec } from './bench-figures.ts';
+
+export interface QuickForm {
+  /** The script's name, as a failure names it. */
+  name: string;
+  /** The command, run in the repository's root. */
+  argv: string[];
+  /** Needs dist/ (the built page). */
+  page: boolean;
+  /** Killed after this many seconds (a hang is a failure too). */
+  timeoutS: number;
+  figures: FigureSpec;
+}
+
+const S = '(\\S+)';
+
+/** Every quick form, in the order they run. */
+export const QUICK_FORMS: QuickForm[] = [
+  {
+    name: 'bench:demo (scripts/measure-demo.mjs --quick)',
+    argv: ['node', 'scripts/measure-demo.mjs', '--quick'],
+    page: true,
+    timeoutS: 240,
+    figures: {
+      lines: [
+        {
+          label: 'an evaluation',
+          pattern: new RegExp(`^\\s*${S} s  step\\s+${S}  held-out pass@1 ${S} ± ${S}  \\(${S} points\\)$`),
+          min: 2,
+        },
+        {
+          label: 'the profile',
+          pattern: new RegExp(
+            `^profile: ${S} steps in ${S} s: ${S} s/step \\(sampling ${S} s, update ${S} s, verify ${S} s\\); ` +
+              `${S} s outside steps`,
+          ),
+        },
+        {
+          label: 'the verdict',
+          pattern: new RegExp(`not reached in ${S} steps \\(${S} s\\); best ${S} at step ${S} \\(base ${S}\\)$`),
+        },
+        { label: 'the standard error', pattern: new RegExp(`^largest standard error of one point: ${S}$`) },
+      ],
+    },
+  },
+  {
+    name: 'bench:page (scripts/measure-page.mjs --quick)',
+    argv: ['node', 'scripts/measure-page.mjs', '--quick'],
+    page: true,
+    timeoutS: 180,
+    figures: {
+      lines: ['firstScreenMs', 'shippedOpenSeconds', 'lessonOpenSeconds'].map((k) => ({
+        label: k,
+        pattern: new RegExp(`^${k}\\s+${S} m?s  goal ${S} m?s  (?:met|NOT MET)  \\(samples (.+)\\)$`),
+      })),
+    },
+  },
+  {
+    name: 'bench:viewer (scripts/bench-viewer.mjs --quick)',
+    argv: ['node', 'scripts/bench-viewer.mjs', '--quick'],
+    page: true,
+    timeoutS: 240,
+    figures: {
+      lines: ['trl', 'verl'].map((format) => ({
+        label: `the ${format} dump`,
+        pattern: new RegExp(
+          `^viewer 1 MB ${format}: first view ${S} s, step switch ${S} ms, search ${S} s, memory ${S} MB; ` +
+            `pandas full read ${S} s$`,
+        ),
+      })),
+    },
+  },
+  {
+    name: 'the Llama page run (scripts/llama-page-run.mjs --quick)',
+    argv: ['node', 'scripts/llama-page-run.mjs', '--quick'],
+    page: true,
+    timeoutS: 420,
+    figures: {
+      tables: [
+        {
+          label: 'the results table',
+          header: /^\| seed \| page pass@1 before → after \|/,
+          required: ['seed', 'page pass@1 before → after', 'gain (page)', 'rlvr eval pass@1 after', 'wall time'],
+        },
+      ],
+    },
+  },
+  {
+    name: 'rlvr bench, every preset (node scripts/rlvr.mjs bench, one round, SmolLM2-135M at 2 layers)',
+    argv: [
+      'node',
+      'scripts/rlvr.mjs',
+      'bench',
+      '--presets',
+      'tiny,small,smollm2-135m',
+      '--engines',
+      'node,torch,wasm',
+      '--threads',
+      '2',
+      '--reps',
+      '1',
+      '--layers',
+      '2',
+      '--no-profile',
+      '--out',
+      'test-results/bench-rlvr-quick.json',
+    ],
+    page: false,
+    timeoutS: 600,
+    figures: {
+      lines: [
+        {
+          label: 'the matmul kernels',
+          pattern: /GFLOP\/s of onnxruntime-node \(MLAS\) vs PyTorch \(OpenBLAS\): (.+)\. Most of an update/,
+        },
+        { label: 'the wall time', pattern: new RegExp(`^Wall time: ${S} s\\. Results:`) },
+      ],
+      tables: [
+        {
+          label: 'the tiny and small presets',
+          header: /^\| preset \| engine \| sampling tok\/s \| update tok\/s \| step s \|$/,
+          required: ['sampling tok/s', 'update tok/s', 'step s'],
+        },
+        {
+          label: 'the ratios to PyTorch',
+          header: /^\| preset \| CPU threads \| update vs PyTorch/,
+          required: ['update vs PyTorch (goal ≥ 1.5)', 'sampling vs PyTorch (goal ≥ 1.5)', 'step time PyTorch / ours'],
+          optional: ['WASM step / node step (goal ≤ 1.5)'],
+        },
+        {
+          label: 'the smollm2-135m preset',
+          header: /^\| engine \| sampling tok\/s \| GRPO update s \| update peak RSS MiB \|/,
+          required: ['sampling tok/s', 'GRPO update s', 'update peak RSS MiB'],
+          optional: ['sampling vs PyTorch', 'update speed vs PyTorch', 'update peak memory vs PyTorch'],
+        },
+      ],
+    },
+  },
+];
