@@ -5,6 +5,7 @@
  * answers (a SAT assignment, a sum) out (docs/findings.md).
  */
 import { pct } from './numbers.ts';
+import { repetitionBounds } from './repetition-bounds.ts';
 import { type Finding, type FindingRule, MAX_FINDING_ROWS } from './types.ts';
 
 export const COVERAGE = 0.5;
@@ -166,6 +167,23 @@ export function repetitionOf(text: string): CoverageOf {
   return byWord.share >= byChar.share ? byWord : byChar;
 }
 
+/**
+ * `repetitionOf` wherever it reaches `threshold`, and a lower share (none) elsewhere: the n-grams are counted
+ * only on the side (words, characters) whose bound (repetition-bounds.ts) could reach it. Where the true
+ * measure reaches `threshold`, the side it takes reaches it, so that side is counted; the other side, if
+ * not counted, is below `threshold` and so below it, and would not have been taken.
+ */
+export function repetitionAtLeast(text: string, threshold: number): CoverageOf {
+  if (text.length < MIN_CHARS) return none;
+  const b = repetitionBounds(text);
+  const wordsMay = b.words >= MIN_WORDS && Math.min(b.words, b.wordGramCount * WORD_N) >= threshold * b.words;
+  const charsMay = Math.min(text.length, b.charGramCount * CHAR_N) >= threshold * text.length;
+  if (!wordsMay && !charsMay) return none;
+  const byWord = wordsMay ? wordCoverage(text.split(/\s+/).filter((w) => w !== '')) : none;
+  const byChar = charsMay ? charCoverage(text) : none;
+  return byWord.share >= byChar.share ? byWord : byChar;
+}
+
 /** The measure as first written, n-grams counted as strings: what `repetitionOf` must equal (its test). */
 export function repetitionBySlices(text: string): CoverageOf {
   if (text.length < MIN_CHARS) return none;
@@ -192,7 +210,7 @@ export const repetition: FindingRule<StepMeasure> = {
     for (const g of step.groups)
       for (const c of g.completions) {
         m.completions++;
-        const r = repetitionOf(c.completion);
+        const r = repetitionAtLeast(c.completion, COVERAGE);
         if (r.share < COVERAGE) continue;
         m.rows.push(c.row);
         m.shares.push(r.share);

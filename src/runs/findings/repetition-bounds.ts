@@ -1,0 +1,84 @@
+/**
+ * Upper bounds on a completion's repetition (repetition.ts), from one scan of its characters, so the
+ * n-grams are counted only where the completion could be flagged. Most are not: in a 10 MB TRL run,
+ * counting every completion's n-grams was 1.2 s of the 1.7 s of its findings (scripts/profile-findings.ts).
+ *
+ * Why they hold. Every occurrence of the most frequent character n-gram starts with an occurrence of its
+ * first two characters, at a position of its own, so it occurs at most as often as the most frequent
+ * character pair; its occurrences cover at most n characters each. Likewise every occurrence of the most
+ * frequent word n-gram starts with its first word, so it occurs at most as often as the most frequent
+ * word. Pairs and words are counted by a hash: two sharing a cell are counted together, which can only
+ * raise the count, so the bounds still hold. Words are the runs between JavaScript's `\s` characters,
+ * as `text.split(/\s+/)` cuts them (repetition.ts `repetitionOf`).
+ */
+
+const PAIR_CELLS = 1 << 16;
+const WORD_CELLS = 1 << 12;
+/** Counts by cell; a cell whose stamp is not the current scan's holds nothing yet (no clearing between scans). */
+const pairs = { counts: new Int32Array(PAIR_CELLS), stamps: new Int32Array(PAIR_CELLS) };
+const wordCells = { counts: new Int32Array(WORD_CELLS), stamps: new Int32Array(WORD_CELLS) };
+const scan = { stamp: 0 };
+
+/** Whether the UTF-16 code unit `c` is one of JavaScript's `\s` (WhiteSpace and LineTerminator, ECMA-262). */
+export function isRegexSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+export interface RepetitionBounds {
+  /** Words, exactly (`text.split(/\s+/)` without the empty ones). */
+  words: number;
+  /** The most frequent word n-gram (of `wordN` words) occurs at most this often. */
+  wordGramCount: number;
+  /** The most frequent character n-gram occurs at most this often. */
+  charGramCount: number;
+}
+
+function add(table: { counts: Int32Array; stamps: Int32Array }, cell: number, stamp: number): number {
+  if (table.stamps[cell] !== stamp) {
+    table.stamps[cell] = stamp;
+    table.counts[cell] = 0;
+  }
+  return ++table.counts[cell]!;
+}
+
+/** The bounds of `text`'s repetition, from one scan of it. */
+export function repetitionBounds(text: string): RepetitionBounds {
+  scan.stamp = (scan.stamp + 1) | 0;
+  const stamp = scan.stamp;
+  let maxPair = 0;
+  let words = 0;
+  let maxWord = 0;
+  let inWord = false;
+  let h = 0;
+  let prev = -1;
+  const endWord = () => {
+    words++;
+    maxWord = Math.max(maxWord, add(wordCells, h & (WORD_CELLS - 1), stamp));
+    inWord = false;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (prev >= 0) maxPair = Math.max(maxPair, add(pairs, ((prev << 8) ^ c) & (PAIR_CELLS - 1), stamp));
+    prev = c;
+    if (isRegexSpace(c)) {
+      if (inWord) endWord();
+      continue;
+    }
+    h = Math.imul((inWord ? h : 0x811c9dc5) ^ c, 0x01000193);
+    inWord = true;
+  }
+  if (inWord) endWord();
+  return { words, wordGramCount: maxWord, charGramCount: maxPair };
+}
