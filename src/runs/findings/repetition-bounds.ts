@@ -45,40 +45,42 @@ export interface RepetitionBounds {
   charGramCount: number;
 }
 
-function add(table: { counts: Int32Array; stamps: Int32Array }, cell: number, stamp: number): number {
-  if (table.stamps[cell] !== stamp) {
-    table.stamps[cell] = stamp;
-    table.counts[cell] = 0;
-  }
-  return ++table.counts[cell]!;
-}
-
 /** The bounds of `text`'s repetition, from one scan of it. */
 export function repetitionBounds(text: string): RepetitionBounds {
   scan.stamp = (scan.stamp + 1) | 0;
   const stamp = scan.stamp;
-  let maxPair = 0;
+  const { counts: pairCounts, stamps: pairStamps } = pairs;
+  const { counts: wordCounts, stamps: wordStamps } = wordCells;
+  let maxPair = text.length > 1 ? 1 : 0;
   let words = 0;
   let maxWord = 0;
-  let inWord = false;
   let h = 0;
-  let prev = -1;
-  const endWord = () => {
-    words++;
-    maxWord = Math.max(maxWord, add(wordCells, h & (WORD_CELLS - 1), stamp));
-    inWord = false;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (prev >= 0) maxPair = Math.max(maxPair, add(pairs, ((prev << 8) ^ c) & (PAIR_CELLS - 1), stamp));
-    prev = c;
-    if (isRegexSpace(c)) {
-      if (inWord) endWord();
+  let inWord = false;
+  let prev = text.length ? text.charCodeAt(0) : 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x20; // a space after the end closes the last word
+    if (i > 0 && i < text.length) {
+      const cell = ((prev << 8) ^ c) & (PAIR_CELLS - 1);
+      if (pairStamps[cell] !== stamp) {
+        pairStamps[cell] = stamp;
+        pairCounts[cell] = 1;
+      } else if (++pairCounts[cell]! > maxPair) maxPair = pairCounts[cell]!;
+      prev = c;
+    }
+    if (c === 0x20 || isRegexSpace(c)) {
+      if (!inWord) continue;
+      inWord = false;
+      words++;
+      const cell = h & (WORD_CELLS - 1);
+      if (wordStamps[cell] !== stamp) {
+        wordStamps[cell] = stamp;
+        wordCounts[cell] = 1;
+        if (maxWord < 1) maxWord = 1;
+      } else if (++wordCounts[cell]! > maxWord) maxWord = wordCounts[cell]!;
       continue;
     }
     h = Math.imul((inWord ? h : 0x811c9dc5) ^ c, 0x01000193);
     inWord = true;
   }
-  if (inWord) endWord();
   return { words, wordGramCount: maxWord, charGramCount: maxPair };
 }

@@ -1,0 +1,134 @@
+/**
+ * A run's steps worked on by several readers at once (one per core), each given a share of STEP_SHARE
+ * steps at a time, as `rlvr view` shares them over worker threads (src/node/view-search.ts,
+ * src/node/view-findings.ts): the page's reader workers for a folder opened with no server
+ * (src/ui/state/run-sources.ts). The shares' answers are put back in step order, so a search's hits and
+ * count, and the findings' per-step measures, are exactly those of one reader going one step at a time.
+ */
+import type { FindingsProgress, StepMeasures } from './findings/find.ts';
+import type { RunProblem, RunQuery, RunSearchHit, RunSearchProgress, RunSearchResult } from './types.ts';
+
+/** Steps a reader is given at a time: small enough to share the work evenly, big enough that messages cost little. */
+export const STEP_SHARE = 8;
+/** Shares a reader holds at once, so it never waits for the next while an answer travels. */
+const SHARES_AHEAD = 2;
+
+/** One reader of the run (a worker), able to search or measure a share of its steps. */
+export interface StepReader {
+  /** `signal`: the whole search's; a reader may stop its share between steps when it aborts. */
+  search(steps: number[], query: RunQuery, limit: number, signal?: AbortSignal): Promise<RunSearchResult>;
+  measure(steps: number[]): Promise<{ measures: StepMeasures[]; problems: RunProblem[] }>;
+}
+
+/** `steps` cut into shares of STEP_SHARE, in order. */
+export function shareSteps(steps: readonly number[], size = STEP_SHARE): number[][] {
+  const shares: number[][] = [];
+  for (let i = 0; i < steps.length; i += size) shares.push(steps.slice(i, i + size));
+  return shares;
+}
+
+/**
+ * Gives each reader SHARES_AHEAD shares, then the next as each answers; `work(reader, id)` does share `id`.
+ * Stops giving shares once `signal` aborts (the shares already given finish), or once one fails (and rejects
+ * with its error). Resolves false when stopped.
+ */
+async function share(
+  count: number,
+  readers: readonly StepReader[],
+  work: (reader: StepReader, id: number) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  let next = 0;
+  let failed = false;
+  const lane = async (reader: StepReader) => {
+    while (next < count && !signal?.aborted && !failed) {
+      try {
+        await work(reader, next++);
+      } catch (e) {
+        failed = true; // the other readers take no more shares
+        throw e;
+      }
+    }
+  };
+  await Promise.all(readers.flatMap((r) => Array.from({ length: SHARES_AHEAD }, () => lane(r))));
+  return !signal?.aborted;
+}
+
+export interface SharedSearchOptions {
+  limit: number;
+  signal?: AbortSignal;
+  onProgress?: (p: RunSearchProgress) => void;
+}
+
+/** A search over `steps` shared by `readers`: the hits kept and the count are those of one search in order. */
+export async function searchShared(
+  steps: readonly number[],
+  query: RunQuery,
+  readers: readonly StepReader[],
+  options: SharedSearchOptions,
+): Promise<RunSearchResult> {
+  const shares = shareSteps(steps);
+  const answers: (RunSearchResult | undefined)[] = [];
+  const hitsOf: number[] = [];
+  const hits: RunSearchHit[] = [];
+  const problems: RunProblem[] = [];
+  let count = 0;
+  let stepsSearched = 0;
+  let putBack = 0;
+  let stepsDone = 0;
+  let countDone = 0;
+  const inOrder = () => {
+    for (; answers[putBack]; putBack++) {
+      const r = answers[putBack]!;
+      answers[putBack] = undefined;
+      for (const h of r.hits) if (hits.length < options.limit) hits.push(h);
+      count += r.count;
+      stepsSearched += r.stepsSearched;
+      problems.push(...(r.problems ?? []));
+    }
+  };
+  const finished = await share(
+    shares.length,
+    readers,
+    async (reader, id) => {
+      // A share needs no more hits than the shares before it that are done leave to keep.
+      let before = 0;
+      for (let k = 0; k < id; k++) before += hitsOf[k] ?? 0;
+      const r = await reader.search(shares[id]!, query, Math.max(0, options.limit - before), options.signal);
+      answers[id] = r;
+      hitsOf[id] = r.hits.length;
+      stepsDone += r.stepsSearched;
+      countDone += r.count;
+      inOrder();
+      options.onProgress?.({ done: stepsDone, total: steps.length, hits: countDone });
+    },
+    options.signal,
+  );
+  return { hits, count, stepsSearched, cancelled: !finished, problems };
+}
+
+/** Every step's finding measures, in step order, from shares measured by `readers`. */
+export async function measureShared(
+  steps: readonly number[],
+  readers: readonly StepReader[],
+  options: { signal?: AbortSignal; onProgress?: (p: FindingsProgress) => void } = {},
+): Promise<{ measures: StepMeasures[]; problems: RunProblem[]; cancelled: boolean }> {
+  const shares = shareSteps(steps);
+  const answers: { measures: StepMeasures[]; problems: RunProblem[] }[] = [];
+  let done = 0;
+  const finished = await share(
+    shares.length,
+    readers,
+    async (reader, id) => {
+      answers[id] = await reader.measure(shares[id]!);
+      done += shares[id]!.length;
+      options.onProgress?.({ done, total: steps.length });
+    },
+    options.signal,
+  );
+  return {
+    measures: answers.flatMap((a) => a.measures),
+    problems: answers.flatMap((a) => a.problems),
+    cancelled: !finished,
+  };
+}
