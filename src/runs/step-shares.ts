@@ -56,6 +56,8 @@ async function share(
 
 export interface SharedSearchOptions {
   limit: number;
+  /** Steps a share (STEP_SHARE by default). */
+  shareSize?: number;
   signal?: AbortSignal;
   onProgress?: (p: RunSearchProgress) => void;
 }
@@ -67,7 +69,7 @@ export async function searchShared(
   readers: readonly StepReader[],
   options: SharedSearchOptions,
 ): Promise<RunSearchResult> {
-  const shares = shareSteps(steps);
+  const shares = shareSteps(steps, options.shareSize);
   const answers: (RunSearchResult | undefined)[] = [];
   const hitsOf: number[] = [];
   const hits: RunSearchHit[] = [];
@@ -111,9 +113,9 @@ export async function searchShared(
 export async function measureShared(
   steps: readonly number[],
   readers: readonly StepReader[],
-  options: { signal?: AbortSignal; onProgress?: (p: FindingsProgress) => void } = {},
+  options: { signal?: AbortSignal; onProgress?: (p: FindingsProgress) => void; shareSize?: number } = {},
 ): Promise<{ measures: StepMeasures[]; problems: RunProblem[]; cancelled: boolean }> {
-  const shares = shareSteps(steps);
+  const shares = shareSteps(steps, options.shareSize);
   const answers: { measures: StepMeasures[]; problems: RunProblem[] }[] = [];
   let done = 0;
   const finished = await share(
