@@ -4,18 +4,22 @@
  * counting every completion's n-grams was 1.2 s of the 1.7 s of its findings (scripts/profile-findings.ts).
  *
  * Why they hold. Every occurrence of the most frequent character n-gram starts with an occurrence of its
- * first two characters, at a position of its own, so it occurs at most as often as the most frequent
- * character pair; its occurrences cover at most n characters each. Likewise every occurrence of the most
- * frequent word n-gram starts with its first word, so it occurs at most as often as the most frequent
- * word. Pairs and words are counted by a hash: two sharing a cell are counted together, which can only
- * raise the count, so the bounds still hold. Words are the runs between JavaScript's `\s` characters,
- * as `text.split(/\s+/)` cuts them (repetition.ts `repetitionOf`).
+ * first PREFIX_N characters, at a position of its own, so it occurs at most as often as the most frequent
+ * run of PREFIX_N characters; its occurrences cover at most n characters each. Likewise every occurrence
+ * of the most frequent word n-gram starts with its first word, so it occurs at most as often as the most
+ * frequent word. Both are counted by a hash: two sharing a cell are counted together, which can only raise
+ * the count, so the bounds still hold. Words are the runs between JavaScript's `\s` characters, as
+ * `text.split(/\s+/)` cuts them (repetition.ts `repetitionOf`). PREFIX_N is 4, not 2: a text of few words
+ * (the bench's dumps, bench/viewer/make_dumps.py) has a character pair in more than 1 of 16 places, so
+ * pairs bound nothing, where runs of 4 do.
  */
 
-const PAIR_CELLS = 1 << 16;
+/** Characters counted together for the character bound (at most 4: they are packed into 32 bits). */
+export const PREFIX_N = 4;
+const PREFIX_BITS = 14;
 const WORD_CELLS = 1 << 12;
 /** Counts by cell; a cell whose stamp is not the current scan's holds nothing yet (no clearing between scans). */
-const pairs = { counts: new Int32Array(PAIR_CELLS), stamps: new Int32Array(PAIR_CELLS) };
+const prefixes = { counts: new Int32Array(1 << PREFIX_BITS), stamps: new Int32Array(1 << PREFIX_BITS) };
 const wordCells = { counts: new Int32Array(WORD_CELLS), stamps: new Int32Array(WORD_CELLS) };
 const scan = { stamp: 0 };
 
@@ -49,23 +53,25 @@ export interface RepetitionBounds {
 export function repetitionBounds(text: string): RepetitionBounds {
   scan.stamp = (scan.stamp + 1) | 0;
   const stamp = scan.stamp;
-  const { counts: pairCounts, stamps: pairStamps } = pairs;
+  const { counts: prefixCounts, stamps: prefixStamps } = prefixes;
   const { counts: wordCounts, stamps: wordStamps } = wordCells;
-  let maxPair = text.length > 1 ? 1 : 0;
+  let maxPrefix = text.length >= PREFIX_N ? 1 : 0;
   let words = 0;
   let maxWord = 0;
   let h = 0;
   let inWord = false;
-  let prev = text.length ? text.charCodeAt(0) : 0;
+  let packed = 0; // the last PREFIX_N code units, 8 bits each (a wider one's bits mix in: a hash, not a key)
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 0x20; // a space after the end closes the last word
-    if (i > 0 && i < text.length) {
-      const cell = ((prev << 8) ^ c) & (PAIR_CELLS - 1);
-      if (pairStamps[cell] !== stamp) {
-        pairStamps[cell] = stamp;
-        pairCounts[cell] = 1;
-      } else if (++pairCounts[cell]! > maxPair) maxPair = pairCounts[cell]!;
-      prev = c;
+    if (i < text.length) {
+      packed = (packed << 8) ^ c;
+      if (i >= PREFIX_N - 1) {
+        const cell = Math.imul(packed, 0x9e3779b1) >>> (32 - PREFIX_BITS);
+        if (prefixStamps[cell] !== stamp) {
+          prefixStamps[cell] = stamp;
+          prefixCounts[cell] = 1;
+        } else if (++prefixCounts[cell]! > maxPrefix) maxPrefix = prefixCounts[cell]!;
+      }
     }
     if (c === 0x20 || isRegexSpace(c)) {
       if (!inWord) continue;
@@ -82,5 +88,5 @@ export function repetitionBounds(text: string): RepetitionBounds {
     h = Math.imul((inWord ? h : 0x811c9dc5) ^ c, 0x01000193);
     inWord = true;
   }
-  return { words, wordGramCount: maxWord, charGramCount: maxPair };
+  return { words, wordGramCount: maxWord, charGramCount: maxPrefix };
 }
