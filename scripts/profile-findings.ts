@@ -34,6 +34,11 @@ for (const step of run.index.steps) {
 t0 = t();
 const findings = judgeRun(run.index, measures);
 const judge = t() - t0;
+const judgeByKind = findingRules.map((rule) => {
+  const t1 = t();
+  judgeRun(run.index, measures, [rule.kind]);
+  return `${rule.kind} ${((t() - t1) / 1000).toFixed(2)} s`;
+});
 t0 = t();
 const run2 = await openRun(files, runs[0]!);
 const found = await run2.search({ text: query }, { limit: 200 });
@@ -41,4 +46,5 @@ const search = t() - t0;
 const ms = (x: number) => `${(x / 1000).toFixed(2)} s`;
 console.log(`${dir}: ${run.index.steps.length} steps; open ${ms(open)}, read steps ${ms(read)}, judge ${ms(judge)}`);
 console.log(`  measure: ${[...perRule].map(([k, v]) => `${k} ${ms(v)}`).join(', ')}`);
+console.log(`  judge: ${judgeByKind.join(', ')}`);
 console.log(`  ${findings.length} findings; search "${query}" ${ms(search)} (${found.count} hits)`);

@@ -18,10 +18,17 @@
 export const PREFIX_N = 4;
 const PREFIX_BITS = 14;
 const WORD_CELLS = 1 << 12;
-/** Counts by cell; a cell whose stamp is not the current scan's holds nothing yet (no clearing between scans). */
-const prefixes = { counts: new Int32Array(1 << PREFIX_BITS), stamps: new Int32Array(1 << PREFIX_BITS) };
-const wordCells = { counts: new Int32Array(WORD_CELLS), stamps: new Int32Array(WORD_CELLS) };
+/**
+ * Counts by cell, each cell `stamp << 16 | count`: a cell stamped by another scan holds nothing yet, so
+ * nothing is cleared between scans. A stamp comes back after 65,536 scans, and a cell left by that older
+ * scan then adds its count: that only raises a count, and the bounds hold. A text of 65,535 or more
+ * characters, whose counts could carry into the stamp, has no bounds (`repetitionBounds` says so).
+ */
+const prefixCells = new Int32Array(1 << PREFIX_BITS);
+const wordCells = new Int32Array(WORD_CELLS);
 const scan = { stamp: 0 };
+/** The longest text `repetitionBounds` bounds. */
+export const MAX_BOUNDED = 0xfffe;
 
 /** Whether the UTF-16 code unit `c` is one of JavaScript's `\s` (WhiteSpace and LineTerminator, ECMA-262). */
 export function isRegexSpace(c: number): boolean {
@@ -49,44 +56,57 @@ export interface RepetitionBounds {
   charGramCount: number;
 }
 
-/** The bounds of `text`'s repetition, from one scan of it. */
-export function repetitionBounds(text: string): RepetitionBounds {
-  scan.stamp = (scan.stamp + 1) | 0;
-  const stamp = scan.stamp;
-  const { counts: prefixCounts, stamps: prefixStamps } = prefixes;
-  const { counts: wordCounts, stamps: wordStamps } = wordCells;
-  let maxPrefix = text.length >= PREFIX_N ? 1 : 0;
+/** The bounds of `text`'s repetition, from one scan of it; null for a text longer than MAX_BOUNDED. */
+export function repetitionBounds(text: string): RepetitionBounds | null {
+  if (text.length > MAX_BOUNDED) return null;
+  scan.stamp = (scan.stamp + 1) & 0xffff;
+  const tag = scan.stamp << 16;
+  const prefixes = prefixCells;
+  let maxPrefix = 0;
   let words = 0;
   let maxWord = 0;
-  let h = 0;
+  let h = 0x811c9dc5;
   let inWord = false;
-  let packed = 0; // the last PREFIX_N code units, 8 bits each (a wider one's bits mix in: a hash, not a key)
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 0x20; // a space after the end closes the last word
-    if (i < text.length) {
-      packed = (packed << 8) ^ c;
-      if (i >= PREFIX_N - 1) {
-        const cell = Math.imul(packed, 0x9e3779b1) >>> (32 - PREFIX_BITS);
-        if (prefixStamps[cell] !== stamp) {
-          prefixStamps[cell] = stamp;
-          prefixCounts[cell] = 1;
-        } else if (++prefixCounts[cell]! > maxPrefix) maxPrefix = prefixCounts[cell]!;
+  // The last PREFIX_N code units, 8 bits each (a wider one's bits mix in: a hash, not a key). The first
+  // PREFIX_N - 1 cells counted hold fewer characters: extra counts, which only raise the bound.
+  let packed = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    packed = (packed << 8) ^ c;
+    const cell = Math.imul(packed, 0x9e3779b1) >>> (32 - PREFIX_BITS);
+    const v = prefixes[cell]!;
+    const n = (v & 0xffff0000) === tag ? (v & 0xffff) + 1 : 1;
+    prefixes[cell] = tag | n;
+    if (n > maxPrefix) maxPrefix = n;
+    if (c > 0x20 && (c < 0xa0 || !isRegexSpace(c))) {
+      h = Math.imul(h ^ c, 0x01000193);
+      inWord = true;
+    } else if (c === 0x20 || isRegexSpace(c)) {
+      if (inWord) {
+        const k = countWord(h, tag);
+        if (k > maxWord) maxWord = k;
+        words++;
+        inWord = false;
+        h = 0x811c9dc5;
       }
+    } else {
+      h = Math.imul(h ^ c, 0x01000193);
+      inWord = true;
     }
-    if (c === 0x20 || isRegexSpace(c)) {
-      if (!inWord) continue;
-      inWord = false;
-      words++;
-      const cell = h & (WORD_CELLS - 1);
-      if (wordStamps[cell] !== stamp) {
-        wordStamps[cell] = stamp;
-        wordCounts[cell] = 1;
-        if (maxWord < 1) maxWord = 1;
-      } else if (++wordCounts[cell]! > maxWord) maxWord = wordCounts[cell]!;
-      continue;
-    }
-    h = Math.imul((inWord ? h : 0x811c9dc5) ^ c, 0x01000193);
-    inWord = true;
+  }
+  if (inWord) {
+    maxWord = Math.max(maxWord, countWord(h, tag));
+    words++;
   }
   return { words, wordGramCount: maxWord, charGramCount: maxPrefix };
+}
+
+/** Counts a word by its hash `h` in this scan (`tag`); returns its count so far. */
+function countWord(h: number, tag: number): number {
+  const cell = h & (WORD_CELLS - 1);
+  const v = wordCells[cell]!;
+  const n = (v & 0xffff0000) === tag ? (v & 0xffff) + 1 : 1;
+  wordCells[cell] = tag | n;
+  return n;
 }

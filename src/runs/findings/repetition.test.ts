@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isRegexSpace, repetitionBounds } from './repetition-bounds.ts';
+import { isRegexSpace, MAX_BOUNDED, repetitionBounds } from './repetition-bounds.ts';
 import { CHAR_N, COVERAGE, repetitionAtLeast, repetitionBySlices, repetitionOf, WORD_N } from './repetition.ts';
 
 /** Texts from a few words and characters, so n-grams repeat (a loop) as often as they do not. */
@@ -65,7 +65,7 @@ describe('repetitionBounds', () => {
       expect(isRegexSpace(c), `U+${c.toString(16)}`).toBe(/\s/.test(String.fromCharCode(c)));
     fc.assert(
       fc.property(fc.oneof(looping, fc.string({ maxLength: 200 })), (t) => {
-        expect(repetitionBounds(t).words).toBe(t.split(/\s+/).filter((w) => w !== '').length);
+        expect(repetitionBounds(t)!.words).toBe(t.split(/\s+/).filter((w) => w !== '').length);
       }),
     );
   });
@@ -73,12 +73,26 @@ describe('repetitionBounds', () => {
   it('no n-gram occurs more often than the bounds say', () => {
     fc.assert(
       fc.property(fc.oneof(looping, fc.string({ maxLength: 300 })), (t) => {
-        const b = repetitionBounds(t);
+        const b = repetitionBounds(t)!;
         expect(b.charGramCount).toBeGreaterThanOrEqual(topCount([...t.split('')], CHAR_N, ''));
         const words = t.split(/\s+/).filter((w) => w !== '');
         expect(b.wordGramCount).toBeGreaterThanOrEqual(topCount(words, WORD_N, ' '));
       }),
       { numRuns: 600 },
     );
+  });
+
+  it('a text too long to bound (its counts would reach the stamps) is measured in full', () => {
+    const text = `${'x'.repeat(MAX_BOUNDED)} so so so so`;
+    expect(repetitionBounds(text)).toBeNull();
+    expect(repetitionAtLeast(text, COVERAGE)).toEqual(repetitionBySlices(text));
+  });
+
+  it('the counts of one scan do not leak into the next', () => {
+    const loop = 'abcdefgh'.repeat(40);
+    const plain = 'the quick brown fox jumps over the lazy dog while a cat naps on the warm mat ';
+    const first = repetitionBounds(plain)!;
+    for (let k = 0; k < 3; k++) repetitionBounds(loop);
+    expect(repetitionBounds(plain)).toEqual(first);
   });
 });

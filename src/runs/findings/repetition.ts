@@ -176,6 +176,7 @@ export function repetitionOf(text: string): CoverageOf {
 export function repetitionAtLeast(text: string, threshold: number): CoverageOf {
   if (text.length < MIN_CHARS) return none;
   const b = repetitionBounds(text);
+  if (!b) return repetitionOf(text);
   const wordsMay = b.words >= MIN_WORDS && Math.min(b.words, b.wordGramCount * WORD_N) >= threshold * b.words;
   const charsMay = Math.min(text.length, b.charGramCount * CHAR_N) >= threshold * text.length;
   if (!wordsMay && !charsMay) return none;
