@@ -5,7 +5,8 @@
  *
  * A figure is a decimal number as the scripts print them: `0.259`, `-6.3`, `+6.3`, `21,039`, `1.3e-5`. A
  * figure that went wrong prints as `NaN`, `Infinity`, `undefined` or `null` (JavaScript's string forms of a
- * bad number), or as `—`, the mark bench/report.ts and bench/llama-report.ts print for a missing one.
+ * bad number), as `n/a` (bench/presets.ts fmtNum's form of a number that is not finite), or as `—`, the mark
+ * bench/report.ts and bench/llama-report.ts print for a missing one.
  */
 
 /** A line the script prints; each capture group of `pattern` is a part of it that must hold only figures. */
@@ -32,7 +33,7 @@ export interface FigureSpec {
 }
 
 const FIGURE = /[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]?\d+)?/gi;
-const BAD = /(?<![\w])(?:[-+]?NaN|[-+]?Infinity|undefined|null)(?![\w])|—/;
+const BAD = /(?<![\w])(?:[-+]?NaN|[-+]?Infinity|undefined|null)(?![\w])|—|\bn\/a\b/;
 
 /** What is wrong with a part of a line that should hold only figures (null: nothing). */
 export function segmentProblem(segment: string | undefined): string | null {

@@ -23,13 +23,13 @@ if (!forms.length) {
   process.exit(2);
 }
 
-/** The newest modification time under the folders and files vite build reads (node_modules aside). */
+/** The newest modification time under the folders and files vite build reads (node_modules and tests aside). */
 function newestSource() {
   let newest = 0;
   const visit = (p) => {
     const st = statSync(p);
     if (st.isDirectory()) for (const e of readdirSync(p)) visit(join(p, e));
-    else newest = Math.max(newest, st.mtimeMs);
+    else if (!/\.test\.tsx?$/.test(p)) newest = Math.max(newest, st.mtimeMs);
   };
   for (const p of ['src', 'workers', 'public', 'index.html', 'vite.config.ts', 'package-lock.json'])
     if (existsSync(join(ROOT, p))) visit(join(ROOT, p));
@@ -49,16 +49,20 @@ if (forms.some((f) => f.page)) {
   }
 }
 
-/** Runs one quick form, its output shown as it comes and kept; resolves with its exit code and stdout. */
+/** Runs one quick form, its output shown as it comes and kept; resolves with its exit code, stdout and stderr. */
 function run(form) {
   return new Promise((ok) => {
     const child = spawn(form.argv[0], form.argv.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (d) => {
       stdout += d;
       process.stdout.write(d);
     });
-    child.stderr.on('data', (d) => process.stderr.write(d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      process.stderr.write(d);
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -66,9 +70,19 @@ function run(form) {
     }, form.timeoutS * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      ok({ code, signal, timedOut, stdout });
+      ok({ code, signal, timedOut, stdout, stderr });
     });
   });
+}
+
+/** The script's own last word on stderr, if it said one (its error message), cut to one line. */
+function lastError(stderr) {
+  const line = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /error|:/i.test(l) && !l.startsWith('at '))
+    .at(-1);
+  return line ? `: ${line.slice(0, 300)}` : '';
 }
 
 const results = [];
@@ -80,7 +94,7 @@ for (const form of forms) {
   const problems = r.timedOut
     ? [`still running after ${form.timeoutS} s: killed`]
     : r.code !== 0
-      ? [`exited with ${r.code ?? r.signal}`]
+      ? [`exited with ${r.code ?? r.signal}${lastError(r.stderr)}`]
       : figureProblems(r.stdout, form.figures);
   results.push({ name: form.name, seconds, problems });
 }

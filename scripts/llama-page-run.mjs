@@ -26,7 +26,7 @@ const arg = (name, def) => {
 };
 const quick = process.argv.includes('--quick');
 const QUICK_WORK = join(ROOT, '.scratch/llama-arithmetic-quick');
-const ckDir = resolve(arg('checkpoint', join(ROOT, quick ? `${QUICK_WORK}/sft` : '.scratch/llama-arithmetic/sft')));
+const ckDir = resolve(arg('checkpoint', quick ? join(QUICK_WORK, 'sft') : join(ROOT, '.scratch/llama-arithmetic/sft')));
 const seeds = arg('seeds', quick ? '2' : '2,3,4')
   .split(',')
   .map(Number);
@@ -235,8 +235,7 @@ function table(rows) {
     `Chromium, WASM EP; settings of \`scripts/llama-path.sh arithmetic\` from a link: ?${query}&seed=S.`,
     `Page: its own held-out pass@1 (${EVAL.prompts} prompts x ${EVAL.n} samples, prompt seed = the run seed) at ` +
       `step 0 and after step ${steps}. rlvr eval: the downloaded checkpoint on the sweep's set (${EVAL.prompts} x ` +
-      `${EVAL.n}, eval seed 0; ` +
-      'the base there is 0.563).',
+      `${EVAL.n}, eval seed 0${quick ? '' : '; the base there is 0.563'}).`,
     '',
     '| seed | page pass@1 before → after | gain (page) | rlvr eval pass@1 after | config as rlvr train | wall time |',
     '|---|---|---|---|---|---|',

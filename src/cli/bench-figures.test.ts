@@ -20,7 +20,8 @@ const form = (name: string) => QUICK_FORMS.find((f) => f.name.startsWith(name))!
 const BENCH = [
   '| preset | engine | sampling tok/s | update tok/s | step s |',
   '|---|---|---|---|---|',
-  '| tiny (0.21M) | onnxruntime-node 1.30.0 CPU, 2 threads | 13,093 (13,093–13,093) | 9,900 (9,900–9,900) | 0.78 (0.78–0.78) |',
+  '| tiny (0.21M) | onnxruntime-node 1.30.0 CPU, 2 threads | 13,093 (13,093–13,093) | 9,900 (9,900–9,900) ' +
+    '| 0.78 (0.78–0.78) |',
   '| tiny (0.21M) | Chromium WASM EP, 2 threads | 6,168 (6,168–6,168) | 4,578 (4,578–4,578) | 0.64 (0.64–0.64) |',
   '',
   '| engine | sampling tok/s | GRPO update s | update peak RSS MiB | sampling vs PyTorch | update speed vs PyTorch ' +
@@ -31,7 +32,7 @@ const BENCH = [
 ].join('\n');
 
 const TABLES = {
-  tables: form('rlvr bench').tables!.filter((t) => t.label !== 'the ratios to PyTorch'),
+  tables: [form('rlvr bench, tiny').tables![0]!, form('rlvr bench, smollm2').tables![0]!],
 };
 
 describe('the figures a measurement script prints (scripts/bench-figures.ts)', () => {
@@ -40,8 +41,8 @@ describe('the figures a measurement script prints (scripts/bench-figures.ts)', (
       expect(segmentProblem(s), s).toBeNull();
   });
 
-  it('refuses NaN, Infinity, undefined, null, the reports\' "—", no figure at all, and a missing part', () => {
-    for (const s of ['NaN', '-Infinity', 'Infinity ms', 'undefined', 'null', '—', '0.5 (NaN–0.7)'])
+  it('refuses NaN, Infinity, undefined, null, the reports\' "—" and "n/a", no figure, and a missing part', () => {
+    for (const s of ['NaN', '-Infinity', 'Infinity ms', 'undefined', 'null', '—', '0.5 (NaN–0.7)', 'n/a (n/a–n/a)'])
       expect(segmentProblem(s), s).toMatch(/not a finite number/);
     expect(segmentProblem('fast')).toMatch(/holds no figure/);
     expect(segmentProblem(undefined)).toBe('missing');
@@ -60,11 +61,15 @@ describe('the figures a measurement script prints (scripts/bench-figures.ts)', (
   });
 
   it('fails when a line is missing, or printed fewer times than the quick form prints it', () => {
-    const noProfile = DEMO.split('\n').filter((l) => !l.startsWith('profile:')).join('\n');
+    const noProfile = DEMO.split('\n')
+      .filter((l) => !l.startsWith('profile:'))
+      .join('\n');
     expect(figureProblems(noProfile, form('bench:demo'))).toEqual([
       expect.stringMatching(/^the profile: 0 line\(s\) matching .* printed, 1 expected$/),
     ]);
-    const oneEval = DEMO.split('\n').filter((l) => !l.includes('step    2')).join('\n');
+    const oneEval = DEMO.split('\n')
+      .filter((l) => !l.includes('step    2'))
+      .join('\n');
     expect(figureProblems(oneEval, form('bench:demo'))).toEqual([
       expect.stringMatching(/^an evaluation: 1 line\(s\) matching .* printed, 2 expected$/),
     ]);

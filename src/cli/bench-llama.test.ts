@@ -47,6 +47,17 @@ describe('rlvr bench --presets smollm2-135m', () => {
     },
   );
 
+  it("--layers N keeps SmolLM2-135M's width, heads and vocabulary with its first N layers; refuses 0 and 31", () => {
+    expect(parseBenchOptions(['--presets', 'smollm2-135m']).llamaLayers).toBeUndefined();
+    const o = parseBenchOptions(['--presets', 'smollm2-135m', '--layers', '2']);
+    expect(o.llamaLayers).toBe(2);
+    const full = llamaPresetModel('smollm2-135m');
+    expect(llamaPresetModel('smollm2-135m', o.llamaLayers)).toEqual({ ...full, nLayers: 2 });
+    for (const bad of ['0', '31', '1.5'])
+      expect(() => parseBenchOptions(['--presets', 'smollm2-135m', '--layers', bad]), bad).toThrow(UsageError);
+    expect(() => parseBenchOptions(['--layers', '31'])).toThrow(/--layers must be 1 to 30/);
+  });
+
   it("builds SmolLM2-135M's shape with LoRA r = 8 on the seven Llama projections", () => {
     const m = llamaPresetModel('smollm2-135m');
     expect(m).toMatchObject({
