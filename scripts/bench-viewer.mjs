@@ -42,10 +42,11 @@
 //                                            and of the step switches there (open them in chrome://tracing or
 //                                            Perfetto).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, ROOT } from '../e2e/lib.mjs';
+import { measureInPage, pageMb, printFindings, searchOnce, seconds, servedFindings } from './bench-viewer-findings.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = (QUICK ? '1' : process.env.BENCH_VIEWER_SIZES || '10,100,1000').split(',').map(Number);
@@ -100,79 +101,6 @@ async function serve(dir) {
 }
 
 /**
- * The page's memory, its workers included: performance.measureUserAgentSpecificMemory(), which needs a
- * cross-origin isolated page (rlvr view sends COOP/COEP) and, with ForceEagerMeasureMemory, answers at once.
- */
-async function pageMb(page) {
-  const bytes = await page.evaluate(async () => (await performance.measureUserAgentSpecificMemory()).bytes);
-  return bytes / 1e6;
-}
-
-const seconds = (t0) => (performance.now() - t0) / 1000;
-
-/** A field of /proc/PID/status (VmRSS, VmHWM), in MB. */
-function procMb(pid, field) {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`/proc/${pid}/status has no ${field}`);
-  return Number(m[1]) / 1000;
-}
-
-/** `rlvr view`'s findings of the run, cold: the first findings request since the server started. */
-async function servedFindings(url, name, child) {
-  const before = procMb(child.pid, 'VmRSS');
-  const t0 = performance.now();
-  const res = await fetch(`${url}runs/${encodeURIComponent(name)}/findings.json`);
-  if (!res.ok) throw new Error(`findings.json of ${name}: ${res.status} ${await res.text()}`);
-  const findings = await res.json();
-  const s = seconds(t0);
-  return { findings_s: s, findings: findings.length, findings_memory_mb: procMb(child.pid, 'VmHWM') - before };
-}
-
-const sizeLabel = (size) => (size >= 1000 ? `${size / 1000} GB` : `${size} MB`);
-
-/**
- * The run opened in the page as a folder (the file input, as a person picks one), no server reading it: a
- * search over every step, then its findings, each in the page's reader workers, from the click until done.
- */
-async function measureInPage(url, dir) {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [...CHROMIUM_ARGS, '--enable-blink-features=ForceEagerMeasureMemory'],
-  });
-  try {
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(url);
-    await page.getByRole('tab', { name: 'Run viewer' }).click();
-    await page.setInputFiles('[data-testid="run-folder-input"]', dir);
-    await page.waitForSelector('[data-testid="viewer-completion"]', { timeout: 600_000 });
-    let peak = await pageMb(page);
-    const { search } = await searchOnce(page);
-    peak = Math.max(peak, await pageMb(page));
-    const t0 = performance.now();
-    await page.click('[data-testid="viewer-findings-run"]');
-    await page.waitForSelector('[data-testid="viewer-findings-count"]', { timeout: 600_000 });
-    const findings_s = seconds(t0);
-    peak = Math.max(peak, await pageMb(page));
-    const findings = await page.locator('[data-testid="viewer-finding"]').count();
-    return { page_search_s: search, page_findings_s: findings_s, page_findings: findings, page_memory_mb: peak };
-  } finally {
-    await browser.close();
-  }
-}
-
-/** The findings lines of one dump: through `rlvr view` (`findingsOf`, measured already) and in the page. */
-function printFindings(size, format, f, p) {
-  console.log(
-    `findings ${sizeLabel(size)} ${format}: ${f.findings_s.toFixed(2)} s, ${f.findings} findings, memory ` +
-      `${f.findings_memory_mb.toFixed(0)} MB`,
-  );
-  console.log(
-    `in page ${sizeLabel(size)} ${format}: search ${p.page_search_s.toFixed(2)} s, findings ` +
-      `${p.page_findings_s.toFixed(2)} s, ${p.page_findings} findings, memory ${p.page_memory_mb.toFixed(0)} MB`,
-  );
-}
-
-/**
  * In the page, before anything else runs: `__onScreen(selector)` resolves with performance.now() at the frame
  * after an element matching it is in the document; `__lastInput` is the time of the last click or input event.
  */
@@ -190,18 +118,6 @@ function pageClock() {
     });
   for (const type of ['click', 'input'])
     addEventListener(type, (e) => (window.__lastInput = e.timeStamp), { capture: true });
-}
-
-/** A text search over every step, from the click until the page says it is done. */
-async function searchOnce(page) {
-  await page.fill('[data-testid="viewer-search-text"]', 'satisfied');
-  const t0 = performance.now();
-  await page.click('[data-testid="viewer-search-run"]');
-  await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', {
-    timeout: 600_000,
-  });
-  const search = seconds(t0);
-  return { search, status: await page.locator('[data-testid="viewer-search-status"]').textContent() };
 }
 
 /** BENCH_VIEWER_ONLY=search: the run opened at its first step, then SEARCHES searches, each timed. */
@@ -348,7 +264,7 @@ for (const size of SIZES) {
       try {
         const run = (await (await fetch(`${url}runs.json`)).json())[0];
         const f = await servedFindings(url, run.name, child);
-        const p = await measureInPage(app.url, join(ROOT, d.dir));
+        const p = await measureInPage(app.url, resolve(ROOT, d.dir));
         results.push({ size_mb: size, format, bytes: d.bytes, steps: d.steps, rows: d.rows, ...f, ...p });
         printFindings(size, format, f, p);
       } finally {
@@ -366,7 +282,7 @@ for (const size of SIZES) {
       const steps = Array.from({ length: d.steps }, (_, i) => i + 1);
       const f = VIEW_ONLY ? null : await servedFindings(url, run.name, child);
       const m = await measure(url, run.name, steps);
-      const p = VIEW_ONLY ? null : await measureInPage(app.url, join(ROOT, d.dir));
+      const p = VIEW_ONLY ? null : await measureInPage(app.url, resolve(ROOT, d.dir));
       const row = {
         size_mb: size,
         format,
@@ -404,10 +320,8 @@ for (const size of SIZES) {
 }
 app?.child.kill();
 mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+const form = SEARCH_ONLY ? '-search' : VIEW_ONLY ? '-view' : FINDINGS_ONLY ? '-findings' : QUICK ? '-quick' : '';
 writeFileSync(
-  join(
-    ROOT,
-    `test-results/bench-viewer${SEARCH_ONLY ? '-search' : VIEW_ONLY ? '-view' : FINDINGS_ONLY ? '-findings' : QUICK ? '-quick' : ''}.json`,
-  ),
+  join(ROOT, `test-results/bench-viewer${form}.json`),
   `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`,
 );

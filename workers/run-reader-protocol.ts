@@ -40,7 +40,7 @@ export interface RunReaderApi {
    */
   openRun(spec: RunFilesSpec, found: FoundRun, firstStep?: number): Promise<{ id: number; index: RunIndex }>;
   readStep(id: number, step: number): Promise<RunStep>;
-  /** `steps`: only these (a share of a search over several readers, src/runs/step-shares.ts); every step when absent. */
+  /** `steps`: only these (a share of a search over several readers, src/runs/step-shares.ts); else every step. */
   startSearch(
     id: number,
     query: RunQuery,
