@@ -3,21 +3,25 @@
  * n-grams are counted only where the completion could be flagged. Most are not: in a 10 MB TRL run,
  * counting every completion's n-grams was 1.2 s of the 1.7 s of its findings (scripts/profile-findings.ts).
  *
- * Why they hold. Every occurrence of the most frequent character n-gram starts with an occurrence of its
- * first PREFIX_N characters, at a position of its own, so it occurs at most as often as the most frequent
- * run of PREFIX_N characters; its occurrences cover at most n characters each. Likewise every occurrence
- * of the most frequent word n-gram starts with its first word, so it occurs at most as often as the most
- * frequent word. Both are counted by a hash: two sharing a cell are counted together, which can only raise
- * the count, so the bounds still hold. Words are the runs between JavaScript's `\s` characters, as
- * `text.split(/\s+/)` cuts them (repetition.ts `repetitionOf`). PREFIX_N is 4, not 2: a text of few words
- * (the bench's dumps, bench/viewer/make_dumps.py) has a character pair in more than 1 of 16 places, so
- * pairs bound nothing, where runs of 4 do.
+ * Why they hold. Take the most frequent character n-gram G (n = CHAR_N = 8) and an occurrence of it at s.
+ * Of the positions s … s+3 exactly one, p, is a multiple of PREFIX_N = 4, and the run of 4 characters
+ * there is G's own run j = p - s (G[j … j+4], inside G as j + 4 <= 8). Two occurrences give two different
+ * pairs (p, j), as s = p - j. So G occurs at most as often as the four runs G[0…4] … G[3…7] occur, together,
+ * at multiples of 4: at most 4 times the most frequent run of 4 counted there; its occurrences cover at
+ * most n characters each. Every occurrence of the most frequent word n-gram starts with its first word, so
+ * it occurs at most as often as the most frequent word. Runs are counted by a hash, words by a hash of their
+ * length and last 4 characters: two sharing a cell are counted together, which can only raise the count, so
+ * the bounds still hold. Words are the runs
+ * between JavaScript's `\s` characters, as `text.split(/\s+/)` cuts them (repetition.ts `repetitionOf`).
+ * Runs of 4, not pairs: a text of few words (the bench's dumps, bench/viewer/make_dumps.py) has a character
+ * pair in more than 1 of 16 places, so pairs bound nothing; counted at a quarter of the positions, the
+ * table takes a quarter of the scan's loads and stores.
  */
 
 /** Characters counted together for the character bound (at most 4: they are packed into 32 bits). */
 export const PREFIX_N = 4;
 const PREFIX_BITS = 14;
-const WORD_CELLS = 1 << 12;
+const WORD_BITS = 12;
 /**
  * Counts by cell, each cell `stamp << 16 | count`: a cell stamped by another scan holds nothing yet, so
  * nothing is cleared between scans. A stamp comes back after 65,536 scans, and a cell left by that older
@@ -25,7 +29,7 @@ const WORD_CELLS = 1 << 12;
  * characters, whose counts could carry into the stamp, has no bounds (`repetitionBounds` says so).
  */
 const prefixCells = new Int32Array(1 << PREFIX_BITS);
-const wordCells = new Int32Array(WORD_CELLS);
+const wordCells = new Int32Array(1 << WORD_BITS);
 const scan = { stamp: 0 };
 /** The longest text `repetitionBounds` bounds. */
 export const MAX_BOUNDED = 0xfffe;
@@ -65,46 +69,45 @@ export function repetitionBounds(text: string): RepetitionBounds | null {
   let maxPrefix = 0;
   let words = 0;
   let maxWord = 0;
-  let h = 0x811c9dc5;
-  let inWord = false;
-  // The last PREFIX_N code units, 8 bits each (a wider one's bits mix in: a hash, not a key). The first
-  // PREFIX_N - 1 cells counted hold fewer characters: extra counts, which only raise the bound.
+  // The last PREFIX_N code units, 8 bits each (a wider one's bits mix in: a hash, not a key), counted
+  // where they start at a multiple of PREFIX_N.
   let packed = 0;
+  let wordLength = 0;
   const length = text.length;
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
+    const before = packed;
     packed = (packed << 8) ^ c;
-    const cell = Math.imul(packed, 0x9e3779b1) >>> (32 - PREFIX_BITS);
-    const v = prefixes[cell]!;
-    const n = (v & 0xffff0000) === tag ? (v & 0xffff) + 1 : 1;
-    prefixes[cell] = tag | n;
-    if (n > maxPrefix) maxPrefix = n;
-    if (c > 0x20 && (c < 0xa0 || !isRegexSpace(c))) {
-      h = Math.imul(h ^ c, 0x01000193);
-      inWord = true;
-    } else if (c === 0x20 || isRegexSpace(c)) {
-      if (inWord) {
-        const k = countWord(h, tag);
-        if (k > maxWord) maxWord = k;
-        words++;
-        inWord = false;
-        h = 0x811c9dc5;
-      }
-    } else {
-      h = Math.imul(h ^ c, 0x01000193);
-      inWord = true;
+    if ((i & (PREFIX_N - 1)) === PREFIX_N - 1) {
+      const cell = Math.imul(packed, 0x9e3779b1) >>> (32 - PREFIX_BITS);
+      const v = prefixes[cell]!;
+      const n = (v & 0xffff0000) === tag ? (v & 0xffff) + 1 : 1;
+      prefixes[cell] = tag | n;
+      if (n > maxPrefix) maxPrefix = n;
+    }
+    if (c > 0x20 ? c < 0xa0 || !isRegexSpace(c) : !(c === 0x20 || (c >= 0x09 && c <= 0x0d))) wordLength++;
+    else if (wordLength > 0) {
+      const k = countWord(before, wordLength, tag);
+      if (k > maxWord) maxWord = k;
+      words++;
+      wordLength = 0;
     }
   }
-  if (inWord) {
-    maxWord = Math.max(maxWord, countWord(h, tag));
+  if (wordLength > 0) {
+    maxWord = Math.max(maxWord, countWord(packed, wordLength, tag));
     words++;
   }
-  return { words, wordGramCount: maxWord, charGramCount: maxPrefix };
+  return { words, wordGramCount: maxWord, charGramCount: Math.min(PREFIX_N * maxPrefix, length) };
 }
 
-/** Counts a word by its hash `h` in this scan (`tag`); returns its count so far. */
-function countWord(h: number, tag: number): number {
-  const cell = h & (WORD_CELLS - 1);
+/**
+ * Counts a word in this scan (`tag`) by its length and its last characters (`last`: the packed code units
+ * up to its end, of which the low 8 bits a character, up to 4, are its own: an earlier character's bits all
+ * lie higher), so equal words share a cell; returns its count so far.
+ */
+function countWord(last: number, wordLength: number, tag: number): number {
+  const own = wordLength >= PREFIX_N ? last : last & ((1 << (8 * wordLength)) - 1);
+  const cell = Math.imul(own ^ Math.imul(wordLength, 0x27d4eb2d), 0x9e3779b1) >>> (32 - WORD_BITS);
   const v = wordCells[cell]!;
   const n = (v & 0xffff0000) === tag ? (v & 0xffff) + 1 : 1;
   wordCells[cell] = tag | n;
