@@ -66,13 +66,25 @@ export const QUICK_FORMS: QuickForm[] = [
     page: true,
     timeoutS: 240,
     figures: {
-      lines: ['trl', 'verl'].map((format) => ({
-        label: `the ${format} dump`,
-        pattern: new RegExp(
-          `^viewer 1 MB ${format}: first view ${S} s, step switch ${S} ms, search ${S} s, memory ${S} MB; ` +
-            `pandas full read ${S} s$`,
-        ),
-      })),
+      lines: ['trl', 'verl'].flatMap((format) => [
+        {
+          label: `the ${format} dump`,
+          pattern: new RegExp(
+            `^viewer 1 MB ${format}: first view ${S} s, step switch ${S} ms, search ${S} s, memory ${S} MB; ` +
+              `pandas full read ${S} s$`,
+          ),
+        },
+        {
+          label: `the ${format} dump's findings through rlvr view`,
+          pattern: new RegExp(`^findings 1 MB ${format}: ${S} s, ${S} findings, memory ${S} MB$`),
+        },
+        {
+          label: `the ${format} dump's search and findings in the page`,
+          pattern: new RegExp(
+            `^in page 1 MB ${format}: search ${S} s, findings ${S} s, ${S} findings, memory ${S} MB$`,
+          ),
+        },
+      ]),
     },
   },
   {

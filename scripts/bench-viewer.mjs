@@ -5,7 +5,15 @@
 // pandas/pyarrow reading the same files in full (bench/viewer/pandas_peer.py). One line per size and
 // format:
 //   viewer SIZE FORMAT: first view X s, step switch Y ms, search Z s, memory M MB; pandas full read W s
-// and a JSON file, test-results/bench-viewer.json, with every figure and its budget.
+// and, per size and format, the findings (issue 58's contract line):
+//   findings SIZE FORMAT: X s, N findings, memory M MB
+// through `rlvr view`'s GET /runs/NAME/findings.json, cold (the first findings request after the server
+// started), memory the server process's peak RSS growth over the request (/proc/PID/status VmHWM less the
+// VmRSS before it); and the same run opened in the page as a folder, no server reading it (the page comes
+// from `rlvr view` of an empty folder), searched and its findings looked for in the page's reader workers:
+//   in page SIZE FORMAT: search X s, findings Y s, N findings, memory M MB
+// (memory: the page's with its workers, as below). A JSON file, test-results/bench-viewer.json, holds
+// every figure and its budget.
 //
 // The figures, each read on the page's own clock (performance.now()): "on screen" is the frame after the
 // step's completions are in the document (a requestAnimationFrame, then a task). Playwright's own wait
@@ -27,6 +35,7 @@
 //   BENCH_VIEWER_ONLY=search BENCH_VIEWER_FORMATS=trl BENCH_VIEWER_SIZES=100 node scripts/bench-viewer.mjs
 //                                            the search alone (no first view, step switch or pandas peer), of TRL
 //                                            only; after a `vite build`. BENCH_VIEWER_SEARCHES=3 searches 3 times.
+//   BENCH_VIEWER_ONLY=findings ...           the findings lines and the in-page search alone.
 //   BENCH_VIEWER_ONLY=view ...               the first views and step switches alone (no search, no pandas peer);
 //                                            BENCH_VIEWER_COLD=3 opens the cold link 3 times (the median is kept);
 //                                            BENCH_VIEWER_TRACE=DIR writes Chromium traces of the first cold link
@@ -34,15 +43,17 @@
 //                                            Perfetto).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, ROOT } from '../e2e/lib.mjs';
+import { measureInPage, pageMb, printFindings, searchOnce, seconds, servedFindings } from './bench-viewer-findings.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = (QUICK ? '1' : process.env.BENCH_VIEWER_SIZES || '10,100,1000').split(',').map(Number);
 const FORMATS = (process.env.BENCH_VIEWER_FORMATS || 'trl,verl').split(',');
 const SEARCH_ONLY = process.env.BENCH_VIEWER_ONLY === 'search';
 const VIEW_ONLY = process.env.BENCH_VIEWER_ONLY === 'view';
+const FINDINGS_ONLY = process.env.BENCH_VIEWER_ONLY === 'findings';
 const COLD = Number(process.env.BENCH_VIEWER_COLD || 1);
 const TRACE = process.env.BENCH_VIEWER_TRACE;
 /** The trace's categories: Chromium's timeline, and V8's sampling profiler (where the page's JavaScript spends). */
@@ -56,7 +67,7 @@ const TRACE_CATEGORIES = [
 ];
 const SEARCHES = Number(process.env.BENCH_VIEWER_SEARCHES || 1);
 const WORK = join(ROOT, 'bench/.work/viewer');
-const BUDGET = { first_view_s: 2, step_switch_ms: 200, search_1gb_s: 10, memory_mb: 500 };
+const BUDGET = { first_view_s: 2, step_switch_ms: 200, search_1gb_s: 10, findings_1gb_s: 10, memory_mb: 500 };
 
 function python() {
   const out = execFileSync('bash', ['scripts/setup-python.sh'], {
@@ -90,17 +101,6 @@ async function serve(dir) {
 }
 
 /**
- * The page's memory, its workers included: performance.measureUserAgentSpecificMemory(), which needs a
- * cross-origin isolated page (rlvr view sends COOP/COEP) and, with ForceEagerMeasureMemory, answers at once.
- */
-async function pageMb(page) {
-  const bytes = await page.evaluate(async () => (await performance.measureUserAgentSpecificMemory()).bytes);
-  return bytes / 1e6;
-}
-
-const seconds = (t0) => (performance.now() - t0) / 1000;
-
-/**
  * In the page, before anything else runs: `__onScreen(selector)` resolves with performance.now() at the frame
  * after an element matching it is in the document; `__lastInput` is the time of the last click or input event.
  */
@@ -118,18 +118,6 @@ function pageClock() {
     });
   for (const type of ['click', 'input'])
     addEventListener(type, (e) => (window.__lastInput = e.timeStamp), { capture: true });
-}
-
-/** A text search over every step, from the click until the page says it is done. */
-async function searchOnce(page) {
-  await page.fill('[data-testid="viewer-search-text"]', 'satisfied');
-  const t0 = performance.now();
-  await page.click('[data-testid="viewer-search-run"]');
-  await page.waitForSelector('[data-testid="viewer-search-status"][data-running="false"][data-count]', {
-    timeout: 600_000,
-  });
-  const search = seconds(t0);
-  return { search, status: await page.locator('[data-testid="viewer-search-status"]').textContent() };
 }
 
 /** BENCH_VIEWER_ONLY=search: the run opened at its first step, then SEARCHES searches, each timed. */
@@ -242,6 +230,10 @@ async function measure(url, name, steps) {
 
 const py = python();
 mkdirSync(WORK, { recursive: true });
+/** An empty folder for `rlvr view` to serve the page from, when a dump is opened in the page as a folder. */
+const EMPTY = join(WORK, 'empty');
+mkdirSync(EMPTY, { recursive: true });
+const app = VIEW_ONLY || SEARCH_ONLY ? null : await serve(EMPTY);
 if (TRACE) mkdirSync(TRACE, { recursive: true });
 const results = [];
 for (const size of SIZES) {
@@ -267,6 +259,19 @@ for (const size of SIZES) {
       }
       continue;
     }
+    if (FINDINGS_ONLY) {
+      const { url, child } = await serve(d.dir);
+      try {
+        const run = (await (await fetch(`${url}runs.json`)).json())[0];
+        const f = await servedFindings(url, run.name, child);
+        const p = await measureInPage(app.url, resolve(ROOT, d.dir));
+        results.push({ size_mb: size, format, bytes: d.bytes, steps: d.steps, rows: d.rows, ...f, ...p });
+        printFindings(size, format, f, p);
+      } finally {
+        child.kill();
+      }
+      continue;
+    }
     const peer = VIEW_ONLY
       ? { seconds: Number.NaN, peak_rss_mb: Number.NaN }
       : JSON.parse(execFileSync(py, ['bench/viewer/pandas_peer.py', format, d.dir], { cwd: ROOT, encoding: 'utf8' }));
@@ -275,7 +280,9 @@ for (const size of SIZES) {
       const runs = await (await fetch(`${url}runs.json`)).json();
       const run = runs[0];
       const steps = Array.from({ length: d.steps }, (_, i) => i + 1);
+      const f = VIEW_ONLY ? null : await servedFindings(url, run.name, child);
       const m = await measure(url, run.name, steps);
+      const p = VIEW_ONLY ? null : await measureInPage(app.url, resolve(ROOT, d.dir));
       const row = {
         size_mb: size,
         format,
@@ -285,6 +292,8 @@ for (const size of SIZES) {
         ...m,
         pandas_full_read_s: peer.seconds,
         pandas_peak_rss_mb: peer.peak_rss_mb,
+        ...f,
+        ...p,
       };
       results.push(row);
       if (VIEW_ONLY) {
@@ -303,13 +312,16 @@ for (const size of SIZES) {
           'MB; ' +
           `pandas full read ${peer.seconds.toFixed(2)} s`,
       );
+      printFindings(size, format, f, p);
     } finally {
       child.kill();
     }
   }
 }
+app?.child.kill();
 mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+const form = SEARCH_ONLY ? '-search' : VIEW_ONLY ? '-view' : FINDINGS_ONLY ? '-findings' : QUICK ? '-quick' : '';
 writeFileSync(
-  join(ROOT, `test-results/bench-viewer${SEARCH_ONLY ? '-search' : VIEW_ONLY ? '-view' : QUICK ? '-quick' : ''}.json`),
+  join(ROOT, `test-results/bench-viewer${form}.json`),
   `${JSON.stringify({ budget: BUDGET, results }, null, 2)}\n`,
 );

@@ -15,7 +15,7 @@ import type {
   RunSearchResult,
   RunStep,
 } from '../src/runs/types.ts';
-import type { FindingsProgress, FindingsResult } from '../src/runs/findings/index.ts';
+import type { StepMeasures } from '../src/runs/findings/index.ts';
 
 /** One file of a folder given to the page, with its path under the folder. */
 export interface GivenFile {
@@ -41,17 +41,19 @@ export interface RunReaderApi {
    */
   openRun(spec: RunFilesSpec, found: FoundRun, firstStep?: number): Promise<{ id: number; index: RunIndex }>;
   readStep(id: number, step: number): Promise<RunStep>;
+  /** `steps`: only these (a share of a search over several readers, src/runs/step-shares.ts); else every step. */
   startSearch(
     id: number,
     query: RunQuery,
-    options: Pick<RunSearchOptions, 'limit' | 'histogram' | 'findingRows'>,
+    options: Pick<RunSearchOptions, 'limit' | 'histogram' | 'findingRows' | 'steps'>,
     onProgress?: (p: RunSearchProgress) => void,
   ): Promise<number>;
   searchResult(searchId: number): Promise<RunSearchResult>;
   cancelSearch(searchId: number): void;
   refresh(id: number): Promise<RunIndex>;
-  /** The run's findings (src/runs/findings/), one pass over its steps here; cancelled by the id it returns. */
-  startFindings(id: number, onProgress?: (p: FindingsProgress) => void): Promise<number>;
-  findingsResult(findingsId: number): Promise<FindingsResult>;
-  cancelFindings(findingsId: number): void;
+  /**
+   * Every finding rule's measure of `steps`: a share of the run's findings, which the page shares over
+   * several readers and judges (src/runs/step-shares.ts, src/ui/state/run-sources.ts).
+   */
+  measureSteps(id: number, steps: number[]): Promise<{ measures: StepMeasures[]; problems: RunProblem[] }>;
 }

@@ -5,7 +5,7 @@
  * served run and talks to it through Comlink (workers/run-reader-protocol.ts).
  */
 import * as Comlink from 'comlink';
-import { findRunFindings, type FindingsResult } from '../src/runs/findings/index.ts';
+import { measureSteps } from '../src/runs/findings/index.ts';
 import { detectRuns, openRun } from '../src/runs/index.ts';
 import type { OpenedRun, RunFileEntry, RunFiles, RunSearchProgress, RunSearchResult } from '../src/runs/types.ts';
 import { runFilesOf } from './browser-run-files.ts';
@@ -14,7 +14,6 @@ import type { RunFilesSpec, RunReaderApi } from './run-reader-protocol.ts';
 const opened: OpenedRun[] = [];
 const searches = new Map<number, { abort: AbortController; result: Promise<RunSearchResult> }>();
 let searchIds = 0;
-const findingsJobs = new Map<number, { abort: AbortController; result: Promise<FindingsResult> }>();
 
 const runOf = (id: number) => {
   const run = opened[id];
@@ -102,29 +101,9 @@ const api: RunReaderApi = {
     searches.get(searchId)?.abort.abort();
   },
   refresh: (id) => runOf(id).refresh(),
-  async startFindings(id, onProgress) {
-    const findingsId = ++searchIds;
-    const abort = new AbortController();
-    const progress = throttled(onProgress && ((p: RunSearchProgress) => onProgress({ done: p.done, total: p.total })));
-    const result = findRunFindings(runOf(id), {
-      signal: abort.signal,
-      onProgress: progress && ((p) => progress({ ...p, hits: 0 })),
-    });
-    result.catch(() => undefined); // the page's findingsResult sees a failure
-    findingsJobs.set(findingsId, { abort, result });
-    return findingsId;
-  },
-  async findingsResult(findingsId) {
-    const job = findingsJobs.get(findingsId);
-    if (!job) throw new Error(`no findings ${findingsId} in this reader`);
-    try {
-      return await job.result;
-    } finally {
-      findingsJobs.delete(findingsId);
-    }
-  },
-  cancelFindings(findingsId) {
-    findingsJobs.get(findingsId)?.abort.abort();
+  async measureSteps(id, steps) {
+    const { measures, problems } = await measureSteps(runOf(id), steps);
+    return { measures, problems };
   },
 };
 

@@ -19,7 +19,8 @@ import type {
 import type { RunReaderApi, RunFilesSpec } from '../../../workers/run-reader-protocol.ts';
 import { httpRunFiles } from '../../../workers/browser-run-files.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
-import type { Finding, FindingsOptions, FindingsResult } from '../../runs/findings/index.ts';
+import { type Finding, type FindingsOptions, type FindingsResult, judgeRun } from '../../runs/findings/index.ts';
+import { measureShared, searchShared, type StepReader } from '../../runs/step-shares.ts';
 import { servedSearch } from './served-search.ts';
 import type { RunHandle } from './viewer-state.ts';
 
@@ -41,13 +42,91 @@ export interface ServedRun {
   errors?: string[];
 }
 
-const startReader = () =>
-  Comlink.wrap<RunReaderApi>(
-    new Worker(new URL('../../../workers/run-reader.worker.ts', import.meta.url), {
-      type: 'module',
-      name: 'run reader',
-    }),
-  );
+const newReaderWorker = () =>
+  new Worker(new URL('../../../workers/run-reader.worker.ts', import.meta.url), { type: 'module', name: 'run reader' });
+const startReader = () => Comlink.wrap<RunReaderApi>(newReaderWorker());
+
+/** A reader worker's opened run, as a reader of shares of its steps (src/runs/step-shares.ts). */
+const stepReader = (api: Comlink.Remote<RunReaderApi>, id: number): StepReader => ({
+  async search(steps, query, { limit, signal, histogram, findingRows }) {
+    const searchId = await api.startSearch(id, query, { limit, steps, histogram, findingRows });
+    const cancel = () => void api.cancelSearch(searchId);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await api.searchResult(searchId);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+  },
+  measure: (steps) => api.measureSteps(id, steps),
+});
+
+/**
+ * How often a shared search's or findings' progress goes on at most: each report is a redraw (at 100 ms the
+ * page spent about 3 s of CPU redrawing during a 26 s TRL search, CPU the readers lacked).
+ */
+const PROGRESS_MS = 250;
+
+/** `report`, passed on at most every PROGRESS_MS, the last one (every step done) always. */
+function throttled<P extends { done: number; total: number }>(report?: (p: P) => void): ((p: P) => void) | undefined {
+  if (!report) return undefined;
+  let last = 0;
+  return (p) => {
+    const now = performance.now();
+    if (p.done < p.total && now - last < PROGRESS_MS) return;
+    last = now;
+    report(p);
+  };
+}
+
+/** How long the helper readers are kept after a search or findings, for the next one. */
+const HELPERS_IDLE_MS = 60_000;
+
+/**
+ * The readers a folder's search and findings are shared over: the source's own and, beside it, one more
+ * reader worker per further core, each with the run opened (started at the first search or findings, ended
+ * HELPERS_IDLE_MS after the last). One reader searched a 1 GB folder in 27–34 s (docs/viewer.md).
+ */
+function sharedReaders(spec: RunFilesSpec, found: FoundRun, own: StepReader) {
+  let helpers: { workers: Worker[]; readers: Promise<StepReader[]> } | null = null;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let using = 0;
+  const end = () => {
+    for (const w of helpers?.workers ?? []) w.terminate();
+    helpers = null;
+  };
+  const start = () => {
+    const count = Math.max(0, Math.min(15, (navigator.hardwareConcurrency || 1) - 1));
+    const workers = Array.from({ length: count }, newReaderWorker);
+    const readers = Promise.all(
+      workers.map(async (w) => {
+        const api = Comlink.wrap<RunReaderApi>(w);
+        return stepReader(api, (await api.openRun(spec, found)).id);
+      }),
+    );
+    return { workers, readers };
+  };
+  return {
+    /** Runs `work` over the readers; the helpers are kept until it and any other are done, then a while more. */
+    async use<T>(work: (readers: StepReader[]) => Promise<T>): Promise<T> {
+      clearTimeout(idle);
+      using++;
+      try {
+        helpers ??= start();
+        const extra = await helpers.readers.catch(() => {
+          end(); // a helper that cannot open the run: this one searches alone
+          return [];
+        });
+        return await work([own, ...extra]);
+      } finally {
+        if (--using === 0) idle = setTimeout(end, HELPERS_IDLE_MS);
+      }
+    },
+    /** The run's steps changed (a refresh): the helpers, opened before, are ended and opened again when asked. */
+    end,
+  };
+}
 
 type Search = OpenedRun['search'];
 type Findings = NonNullable<RunHandle['findings']>;
@@ -68,46 +147,38 @@ function workerSource(
     detect: async () => api.detectRuns(spec, await listing?.catch(() => undefined)),
     async open(found, firstStep) {
       const { id, index } = await api.openRun(spec, found, firstStep);
+      const shared = sharedReaders(spec, found, stepReader(api, id));
       const run: { index: RunIndex } & Omit<RunHandle, 'index'> = {
         index,
         readStep: (step) => api.readStep(id, step),
         search:
           search ??
-          (async (query: RunQuery, options: RunSearchOptions = {}) => {
-            const { signal, onProgress, limit, histogram, findingRows } = options;
-            const searchId = await api.startSearch(
-              id,
-              query,
-              { limit, histogram, findingRows },
-              onProgress ? Comlink.proxy(onProgress) : undefined,
-            );
-            const cancel = () => void api.cancelSearch(searchId);
-            if (signal?.aborted) cancel();
-            signal?.addEventListener('abort', cancel, { once: true });
-            try {
-              return await api.searchResult(searchId);
-            } finally {
-              signal?.removeEventListener('abort', cancel);
-            }
-          }),
+          ((query: RunQuery, options: RunSearchOptions = {}) =>
+            shared.use((readers) =>
+              searchShared(options.steps ?? run.index.steps, query, readers, {
+                limit: options.limit ?? Number.POSITIVE_INFINITY,
+                histogram: options.histogram,
+                findingRows: options.findingRows,
+                signal: options.signal,
+                onProgress: throttled(options.onProgress),
+              }),
+            )),
         async refresh() {
           run.index = await api.refresh(id);
+          shared.end();
           return run.index;
         },
         findings:
           findings ??
-          (async (options: FindingsOptions = {}) => {
-            const { signal, onProgress } = options;
-            const findingsId = await api.startFindings(id, onProgress ? Comlink.proxy(onProgress) : undefined);
-            const cancel = () => void api.cancelFindings(findingsId);
-            if (signal?.aborted) cancel();
-            signal?.addEventListener('abort', cancel, { once: true });
-            try {
-              return await api.findingsResult(findingsId);
-            } finally {
-              signal?.removeEventListener('abort', cancel);
-            }
-          }),
+          ((options: FindingsOptions = {}) =>
+            shared.use(async (readers) => {
+              const { measures, problems, cancelled } = await measureShared(run.index.steps, readers, {
+                signal: options.signal,
+                onProgress: throttled(options.onProgress),
+              });
+              const list = cancelled ? [] : judgeRun(run.index, measures);
+              return { findings: list, stepsRead: measures.length, cancelled, problems };
+            })),
       };
       return run;
     },
