@@ -63,7 +63,7 @@ export async function measureInPage(url, dir) {
     await page.setInputFiles('[data-testid="run-folder-input"]', dir);
     await page.waitForSelector('[data-testid="viewer-completion"]', { timeout: 600_000 });
     let peak = await pageMb(page);
-    const { search } = await searchOnce(page);
+    const { search, status } = await searchOnce(page);
     peak = Math.max(peak, await pageMb(page));
     const t0 = performance.now();
     await page.click('[data-testid="viewer-findings-run"]');
@@ -71,7 +71,13 @@ export async function measureInPage(url, dir) {
     const findings_s = seconds(t0);
     peak = Math.max(peak, await pageMb(page));
     const findings = await page.locator('[data-testid="viewer-finding"]').count();
-    return { page_search_s: search, page_findings_s: findings_s, page_findings: findings, page_memory_mb: peak };
+    return {
+      page_search_s: search,
+      page_search_status: status,
+      page_findings_s: findings_s,
+      page_findings: findings,
+      page_memory_mb: peak,
+    };
   } finally {
     await browser.close();
   }

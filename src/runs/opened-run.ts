@@ -152,6 +152,8 @@ export function textMatcher(query: RunQuery): ((s: string) => boolean) | null {
   return (s) => s.toLowerCase().includes(needle);
 }
 
+/** Hits a search keeps when not told how many (RunSearchOptions.limit). */
+export const DEFAULT_SEARCH_LIMIT = 1000;
 /** How many steps a search reads at once (a browser opens at most 6 connections to one server). */
 export const SEARCH_READS_IN_FLIGHT = 6;
 /** How many steps a search asks its source to prefetch together (RunSource.prefetch): one request. */
@@ -224,7 +226,7 @@ export async function openSource(source: RunSource, options: OpenOptions = {}): 
   async function search(query: RunQuery, options: RunSearchOptions = {}): Promise<RunSearchResult> {
     const match = textMatcher(query);
     const where = query.in ?? 'both';
-    const limit = options.limit ?? 1000;
+    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     const filter = options.rawPrefilter ? (rawTextFilter(query) ?? undefined) : undefined;
     const steps = options.steps ? options.steps.filter(hasStep) : [...index.steps];
     if (query.finding !== undefined && !options.findingRows)

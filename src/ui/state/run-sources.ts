@@ -20,6 +20,7 @@ import type { RunReaderApi, RunFilesSpec } from '../../../workers/run-reader-pro
 import { httpRunFiles } from '../../../workers/browser-run-files.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
 import { type Finding, type FindingsOptions, type FindingsResult, judgeRun } from '../../runs/findings/index.ts';
+import { DEFAULT_SEARCH_LIMIT } from '../../runs/opened-run.ts';
 import { measureShared, searchShared, type StepReader } from '../../runs/step-shares.ts';
 import { servedSearch } from './served-search.ts';
 import type { RunHandle } from './viewer-state.ts';
@@ -156,7 +157,7 @@ function workerSource(
           ((query: RunQuery, options: RunSearchOptions = {}) =>
             shared.use((readers) =>
               searchShared(options.steps ?? run.index.steps, query, readers, {
-                limit: options.limit ?? Number.POSITIVE_INFINITY,
+                limit: options.limit ?? DEFAULT_SEARCH_LIMIT,
                 histogram: options.histogram,
                 findingRows: options.findingRows,
                 signal: options.signal,
