@@ -340,7 +340,14 @@ test("(c) this prompt over training, and two runs compared: the same prompt's co
         .evaluateAll((els) =>
           els.map((el) => ({
             step: Number(el.getAttribute('data-step')),
-            outputs: [...el.querySelectorAll('li pre')].map((x) => x.textContent).sort(),
+            // The completion as written: a word diff against an earlier one shows the deleted words too.
+            outputs: [...el.querySelectorAll('li pre')]
+              .map((x) => {
+                const shownText = x.cloneNode(true);
+                for (const d of shownText.querySelectorAll('del')) d.remove();
+                return shownText.textContent;
+              })
+              .sort(),
             rewards: [...el.querySelectorAll('li')].map((x) => Number(x.getAttribute('data-reward'))),
           })),
         );
