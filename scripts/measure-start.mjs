@@ -114,8 +114,15 @@ async function serveAs(name) {
     await new Promise((ok) => setTimeout(ok, 100));
   }
   child.stdout.resume();
+  let closed = false;
   const close = () => {
-    if (child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    if (closed) return;
+    closed = true;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // the group has already ended
+    }
   };
   return { url, close };
 }
