@@ -245,4 +245,28 @@ export const QUICK_FORMS: QuickForm[] = [
       ],
     },
   },
+  {
+    name: 'viewer memory (scripts/measure-viewer-memory.mjs, 2 runs opened and closed)',
+    argv: [
+      'node',
+      'scripts/measure-viewer-memory.mjs',
+      '--runs',
+      '2',
+      '--out',
+      'test-results/viewer-memory-quick.json',
+    ],
+    page: true,
+    timeoutS: 180,
+    figures: {
+      lines: [
+        {
+          label: 'memory and workers, start and end',
+          pattern: new RegExp(
+            `^viewer memory: 2 runs opened and closed: ${S} MB and ${S} workers at the start, ` +
+              `${S} MB and ${S} workers at the end, load ${S}$`,
+          ),
+        },
+      ],
+    },
+  },
 ];

@@ -10,8 +10,8 @@
 //   [--out FILE]   (--dist: serve that build folder instead of dist/)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { closeBrowser, freePort, launchBrowser, openPage, ROOT, startServer } from '../e2e/lib.mjs';
-import { arg, load1, startBusy } from './measure-lib.mjs';
+import { closeBrowser, launchBrowser, openPage, ROOT } from '../e2e/lib.mjs';
+import { arg, load1, serveBuild, startBusy } from './measure-lib.mjs';
 
 const runs = Number(arg('runs', '3'));
 const load = Number(arg('load', '0'));
@@ -68,28 +68,7 @@ const links = [
   { name: '?run=records/sat-grpo-30.rlvr.gz', path: '/?run=records/sat-grpo-30.rlvr.gz', kind: 'run' },
 ];
 const busy = startBusy(load);
-/** vite preview of `dir` (a build kept aside, to measure two builds in one run), or of dist/. */
-async function serve(dir) {
-  if (!dir) return startServer({ mode: 'preview' });
-  const vite = await import('vite');
-  const port = await freePort();
-  const s = await vite.preview({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir: dir },
-    preview: { host: '127.0.0.1', port, strictPort: true, open: false },
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((ok) => {
-        s.httpServer.close(() => ok(undefined));
-        s.httpServer.closeAllConnections();
-      }),
-  };
-}
-const server = await serve(arg('dist', null));
+const server = await serveBuild(arg('dist', null));
 const browser = await launchBrowser();
 const results = {};
 try {

@@ -50,6 +50,8 @@ export interface RunReaderApi {
   ): Promise<number>;
   searchResult(searchId: number): Promise<RunSearchResult>;
   cancelSearch(searchId: number): void;
+  /** Frees run `id` (its searches already asked for still answer); a call on it after this is an error. */
+  closeRun(id: number): void;
   refresh(id: number): Promise<RunIndex>;
   /**
    * Every finding rule's measure of `steps`: a share of the run's findings, which the page shares over

@@ -11,13 +11,14 @@ import type { OpenedRun, RunFileEntry, RunFiles, RunSearchProgress, RunSearchRes
 import { runFilesOf } from './browser-run-files.ts';
 import type { RunFilesSpec, RunReaderApi } from './run-reader-protocol.ts';
 
-const opened: OpenedRun[] = [];
+/** The runs opened here, by id; a closed one's slot is emptied (its reader and its index freed). */
+const opened: (OpenedRun | undefined)[] = [];
 const searches = new Map<number, { abort: AbortController; result: Promise<RunSearchResult> }>();
 let searchIds = 0;
 
 const runOf = (id: number) => {
   const run = opened[id];
-  if (!run) throw new Error(`no run ${id} is open in this reader`);
+  if (!run) throw new Error(`no run ${id} is open in this reader (closed, or never opened)`);
   return run;
 };
 
@@ -101,6 +102,9 @@ const api: RunReaderApi = {
     searches.get(searchId)?.abort.abort();
   },
   refresh: (id) => runOf(id).refresh(),
+  closeRun(id) {
+    opened[id] = undefined;
+  },
   async measureSteps(id, steps) {
     const { measures, problems } = await measureSteps(runOf(id), steps);
     return { measures, problems };

@@ -45,7 +45,6 @@ export interface ServedRun {
 
 const newReaderWorker = () =>
   new Worker(new URL('../../../workers/run-reader.worker.ts', import.meta.url), { type: 'module', name: 'run reader' });
-const startReader = () => Comlink.wrap<RunReaderApi>(newReaderWorker());
 
 /** A reader worker's opened run, as a reader of shares of its steps (src/runs/step-shares.ts). */
 const stepReader = (api: Comlink.Remote<RunReaderApi>, id: number): StepReader => ({
@@ -94,6 +93,7 @@ function sharedReaders(spec: RunFilesSpec, found: FoundRun, own: StepReader) {
   let idle: ReturnType<typeof setTimeout> | undefined;
   let using = 0;
   const end = () => {
+    clearTimeout(idle);
     for (const w of helpers?.workers ?? []) w.terminate();
     helpers = null;
   };
@@ -121,7 +121,7 @@ function sharedReaders(spec: RunFilesSpec, found: FoundRun, own: StepReader) {
         });
         return await work([own, ...extra]);
       } finally {
-        if (--using === 0) idle = setTimeout(end, HELPERS_IDLE_MS);
+        if (--using === 0 && helpers) idle = setTimeout(end, HELPERS_IDLE_MS);
       }
     },
     /** The run's steps changed (a refresh): the helpers, opened before, are ended and opened again when asked. */
@@ -142,13 +142,18 @@ function workerSource(
   listing?: Promise<RunFileEntry[]>,
   findings?: Findings,
 ): RunSource {
-  const api = startReader();
+  const worker = newReaderWorker();
+  const api = Comlink.wrap<RunReaderApi>(worker);
+  /** Runs of this source open in the page: the worker ends when the last one is closed. */
+  let open = 0;
   return {
     label: spec.name,
     detect: async () => api.detectRuns(spec, await listing?.catch(() => undefined)),
     async open(found, firstStep) {
       const { id, index } = await api.openRun(spec, found, firstStep);
       const shared = sharedReaders(spec, found, stepReader(api, id));
+      open++;
+      let closed = false;
       const run: { index: RunIndex } & Omit<RunHandle, 'index'> = {
         index,
         readStep: (step) => api.readStep(id, step),
@@ -168,6 +173,13 @@ function workerSource(
           run.index = await api.refresh(id);
           shared.end();
           return run.index;
+        },
+        close() {
+          if (closed) return;
+          closed = true;
+          shared.end();
+          if (--open > 0) void api.closeRun(id).catch(() => undefined);
+          else worker.terminate();
         },
         findings:
           findings ??

@@ -21,7 +21,11 @@ import type { AlignedSteps } from '../../runs/align.ts';
 import { emptySearchForm, type SearchForm } from '../derive/search-form.ts';
 
 /** An opened run as the viewer holds it: the readers' contract, and its findings where the source computes them. */
-export type RunHandle = OpenedRun & { findings?(options?: FindingsOptions): Promise<FindingsResult> };
+export type RunHandle = OpenedRun & {
+  findings?(options?: FindingsOptions): Promise<FindingsResult>;
+  /** Frees what reading it holds: its reader workers end once no run of theirs is open (run-sources.ts). */
+  close?(): void;
+};
 
 /** One run the viewer lists. */
 export interface ViewerRun {

@@ -1,5 +1,6 @@
 import { useApp } from '../../state/store.ts';
 import { compareWith, showRun } from '../../state/viewer-actions.ts';
+import { closeViewerRun } from '../../state/viewer-close.ts';
 import type { ViewerRun } from '../../state/viewer-state.ts';
 import { runListStatus } from '../../derive/step-notes.ts';
 
@@ -27,6 +28,9 @@ export function RunList() {
             <th scope="col">Format</th>
             <th scope="col">Steps</th>
             <th scope="col">Compare</th>
+            <th scope="col">
+              <span className="visually-hidden">Close</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -66,6 +70,18 @@ export function RunList() {
                     compare with the open run
                   </label>
                 )}
+              </td>
+              <td>
+                <button
+                  type="button"
+                  className="link"
+                  aria-label={`Close ${r.name}`}
+                  title="Close this run and free what reading it holds"
+                  onClick={() => closeViewerRun(r.key)}
+                  data-testid="viewer-run-close"
+                >
+                  Close
+                </button>
               </td>
             </tr>
           ))}

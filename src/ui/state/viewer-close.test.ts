@@ -1,0 +1,46 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { getState, setState } from './store.ts';
+import { closeViewerRun } from './viewer-close.ts';
+import { initialViewer, type RunHandle, type ViewerRun } from './viewer-state.ts';
+
+const closed: string[] = [];
+const run = (key: string): ViewerRun => ({
+  key,
+  name: key,
+  format: 'jsonl',
+  origin: 'folder',
+  handle: { close: () => closed.push(key) } as unknown as RunHandle,
+  index: null,
+  loading: false,
+  error: null,
+});
+
+describe('closing a run in the run viewer', () => {
+  beforeEach(() => {
+    closed.length = 0;
+    setState({ viewer: { ...initialViewer, runs: [run('a'), run('b')], open: 'a', step: 3, compareWith: 'b' } });
+  });
+
+  it('the open run: it leaves the list, nothing is shown open, and its reader is told to free it', () => {
+    closeViewerRun('a');
+    const v = getState().viewer;
+    expect(v.runs.map((r) => r.key)).toEqual(['b']);
+    expect(v).toMatchObject({ open: null, step: null, stepData: null, compareWith: null });
+    expect(closed).toEqual(['a']);
+  });
+
+  it('the compared run: the open one stays open, compared with nothing', () => {
+    closeViewerRun('b');
+    const v = getState().viewer;
+    expect(v.runs.map((r) => r.key)).toEqual(['a']);
+    expect(v).toMatchObject({ open: 'a', step: 3, compareWith: null });
+    expect(closed).toEqual(['b']);
+  });
+
+  it('a key it does not list: nothing changes', () => {
+    const before = getState().viewer;
+    closeViewerRun('c');
+    expect(getState().viewer).toBe(before);
+    expect(closed).toEqual([]);
+  });
+});
