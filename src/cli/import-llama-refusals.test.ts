@@ -121,26 +121,17 @@ const REFUSALS: { what: string; base: 'llama' | 'qwen2'; edit: Edit; message: Re
 ];
 
 describe('rlvr import --format hf refuses a Llama/Qwen2 folder the engine cannot run, writing nothing', () => {
-  it('and an imported Llama is refused where the ' +
-    'character-level path would misread it (the GPT-2 ' +
-    'export)', async (ctx) => {
+  it('and an imported Llama leaves `rlvr export --format hf` as a Llama folder, never through the ' +
+    'character-level GPT-2 export that would misread its tokens', async (ctx) => {
     const dir = await fixture(needPython(ctx), 'llama', CASES[0]!.args);
     const ckpt = join(tmp, 'llama-ckpt-guard');
     expect((await rlvr('import', '--format', 'hf', dir, '--out', ckpt)).code).toBe(0);
-    const r = await rlvr(
-      'export',
-      '--format',
-      'hf',
-      '--model',
-      join(ckpt, 'manifest.json'),
-      '--out',
-      join(tmp, 'never'),
-    );
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /is a Llama checkpoint with its own tokenizer \(tokenizer\.json\); rlvr export --format hf/,
-    );
-    expect(existsSync(join(tmp, 'never'))).toBe(false);
+    const out = join(tmp, 'llama-out');
+    const r = await rlvr('export', '--format', 'hf', '--model', join(ckpt, 'manifest.json'), '--out', out);
+    expect(r.code, r.stderr).toBe(0);
+    const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as { architectures: string[] };
+    expect(config.architectures).toEqual(['LlamaForCausalLM']);
+    expect(existsSync(join(out, 'tokenizer.json'))).toBe(true);
   }, 600_000);
 
   it('and the GPT-2 reader alone refuses a Llama folder, naming the import that reads it', async (ctx) => {
