@@ -233,6 +233,22 @@ describe('fuzzing the run readers', () => {
     );
   }, 120_000);
 
+  it('its counterexample: a text value that decodes to no bytes is a problem to counting too', async () => {
+    const text = new Uint8Array(readFileSync(join(fixtures, 'trl-text', 'completions', 'completions_00001.parquet')));
+    const damaged = new Uint8Array(readFileSync(join(fixtures, 'damaged-text-page.parquet')));
+    const contents = {
+      'completions/completions_00001.parquet': damaged,
+      'completions/completions_00002.parquet': text,
+    };
+    const counting = trlSource(memoryRunFiles('r', contents), 'r');
+    const reading = trlSource(memoryRunFiles('r', contents), 'r');
+    delete reading.countText;
+    const [a, b] = [await openSource(counting), await openSource(reading)];
+    const counted = await a.search({ text: 'k' }, { limit: 0 });
+    expect(counted).toEqual(await b.search({ text: 'k' }, { limit: 0 }));
+    expect(counted.problems?.map((p) => p.file)).toContain('completions/completions_00001.parquet');
+  });
+
   it('any query over a valid run: no throw but a named error for an invalid regular expression', async () => {
     const run = await openRun(memoryRunFiles('root', { 'a.jsonl': documented }), {
       path: 'a.jsonl',

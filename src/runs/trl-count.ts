@@ -27,7 +27,14 @@ function plainText(metadata: FileMetaData, name: string): boolean {
   );
 }
 
-const asBytes = (bytes: Uint8Array) => bytes;
+/**
+ * The bytes as they are; a value that is not bytes (a damaged page) fails here as hyparquet's own decoder
+ * fails on it in readRows, so the step is read whole and its problem reported (src/runs/fuzz.test.ts found one).
+ */
+const asBytes = (bytes: Uint8Array) => {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('a text value is not bytes (a damaged page)');
+  return bytes;
+};
 
 /** How many rows match the query's text (`in` where it says), or null where the rows must be read. */
 export async function countTrlTextRows(
