@@ -85,7 +85,13 @@ test(
         );
         // The estimate, measured: the first one from the rate, against the time it actually took.
         const measured = estimates.filter((e) => /left \(measured\)/.test(e.text));
-        assert.ok(measured.length >= 2, `the estimate is updated from the measured rate: ${JSON.stringify(estimates)}`);
+        // Updated as the rate is measured: at least twice in a wait long enough to change what it says (a quiet
+        // machine finished one in 6 s, its one estimate true throughout: a count of updates there is a race).
+        const long = measured.length > 0 && doneAt - measured[0].t > 10_000;
+        assert.ok(
+          measured.length >= (long ? 2 : 1),
+          `the estimate is updated from the measured rate: ${JSON.stringify(estimates)}`,
+        );
         const secs = (text) => {
           const m = /about (\d+) (s|min)/.exec(text);
           return m ? Number(m[1]) * (m[2] === 'min' ? 60 : 1) : NaN;
