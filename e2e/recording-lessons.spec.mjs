@@ -161,7 +161,7 @@ test('?lesson=ID opens the lesson with its recording; "Run it live" then starts 
     await page.waitForSelector('[data-testid="recording-banner"]', { timeout: 30_000 });
     assert.equal((await state(page)).recording.record.provenance.lesson.id, LESSON.id);
     // What the link is for is on the first screen: a "look here" chart drawn without a scroll (the guide
-    // stays closed for a link; issue 59).
+    // stays closed for a link).
     const focus = page.locator('[data-focus="true"]').first();
     await focus.locator('.recharts-line path').first().waitFor({ state: 'attached', timeout: 30_000 });
     const box = await focus.boundingBox();
@@ -172,7 +172,7 @@ test('?lesson=ID opens the lesson with its recording; "Run it live" then starts 
       `the lesson's chart starts at y = ${box?.y}, below ${innerHeight}`,
     );
     assert.equal(await page.locator('[data-testid="guide"]').count(), 0, 'no guide above the lesson');
-    // The setup beside the recording is the recording's: its seed (issue 59).
+    // The setup beside the recording is the recording's: its seed.
     const shownSeed = (await state(page)).recording.record.provenance.lesson.seed;
     assert.equal(await page.locator('[data-testid="field-seed"]').inputValue(), String(shownSeed));
     assert.equal(

@@ -66,7 +66,7 @@ test(
         await page.reload({ waitUntil: 'load' });
         await page.waitForSelector('[data-testid="restored-notice"]', { timeout: 60_000 });
         await page.waitForFunction(() => window.__rlvr.state().run.state === 'paused', undefined, { timeout: 60_000 });
-        // It asks, with Resume focused: Enter trains on (issue 59).
+        // It asks, with Resume focused: Enter trains on.
         await page.waitForFunction(
           () => document.activeElement?.getAttribute('data-testid') === 'restored-resume',
           undefined,

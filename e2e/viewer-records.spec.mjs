@@ -92,7 +92,7 @@ test('(e) rlvr view: a cold link opens a run at its step and prompt, Cancel stop
       const { page, context } = p;
       // The cold link: the run at step 3, its rows as the dump's.
       await page.waitForSelector('[data-testid="viewer-completion"][data-step="3"]');
-      // ...on the first screen: the page brings the linked step into view (issue 58).
+      // ...on the first screen: the page brings the linked step into view.
       await page.waitForFunction(() => {
         const r = document.querySelector('[data-testid="viewer-step"]')?.getBoundingClientRect();
         return r && r.top >= 0 && r.bottom <= innerHeight;

@@ -103,7 +103,7 @@ export const QUICK_FORMS: QuickForm[] = [
     },
   },
   // Without the browser's WASM engine: on this machine under load its load into the bench page grew the bench's Node
-  // process to its 4 GB heap limit (tiny at --threads 1, and smollm2-135m at 2 layers) and never finished (issue 61).
+  // process to its 4 GB heap limit (tiny at --threads 1, and smollm2-135m at 2 layers) and never finished.
   {
     name: 'rlvr bench, tiny and small (node scripts/rlvr.mjs bench, one round)',
     argv: [

@@ -5,7 +5,7 @@
 // pandas/pyarrow reading the same files in full (bench/viewer/pandas_peer.py). One line per size and
 // format:
 //   viewer SIZE FORMAT: first view X s, step switch Y ms, search Z s, memory M MB; pandas full read W s
-// and, per size and format, the findings (issue 58's contract line):
+// and, per size and format, the findings (a line other tools read):
 //   findings SIZE FORMAT: X s, N findings, memory M MB
 // through `rlvr view`'s GET /runs/NAME/findings.json, cold (the first findings request after the server
 // started), memory the server process's peak RSS growth over the request (/proc/PID/status VmHWM less the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// How true the page's time estimate is (issue 59: within 1.5x of the real time, 4 to 400 steps, once this
+// How true the page's time estimate is (within 1.5x of the real time, 4 to 400 steps, once this
 // device has a measured pace). In one browser context, as a returning visitor: a 3-step warm-up run measures
 // the pace (kept in local storage); then for each N, a fresh page at /?steps=N reads the estimate beside
 // Start ("N steps: about X s on this device"), presses Start, and times it from the click to "done". Prints

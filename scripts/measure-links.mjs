@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// How long a cold link takes to show what it links to, drawn, in the first viewport (issue 59): from
+// How long a cold link takes to show what it links to, drawn, in the first viewport: from
 // navigation start to the frame where the content is drawn with no scroll, in a fresh context (a cold
 // link: nothing cached), on the built page. Per link:
 //   ?lesson=ID   every chart the lesson marks "look here" (data-focus) has a drawn line, inside the viewport

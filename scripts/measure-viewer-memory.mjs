@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The page's memory after opening runs in the run viewer and closing them (issue 60: a closed run frees its
+// The page's memory after opening runs in the run viewer and closing them (a closed run frees its
 // reader worker). A fresh page opens a TRL run folder (src/runs/fixtures/trl-tiny) N times with "Open a run
 // folder…", reading its first step each time; after each, where the page offers Close, the run is closed.
 // Prints the page's memory (performance.measureUserAgentSpecificMemory: the page and its workers, after a

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * `npm start` is what the README sends every visitor to, so it serves the production build (vite build,
  * then vite preview): Vite's dev server drew 5-8 frames a second while the default run trained and took
- * 5-10 s to show Pause (issue 59; scripts/measure-start.mjs measures both). The dev server stays under
+ * 5-10 s to show Pause (scripts/measure-start.mjs measures both). The dev server stays under
  * `npm run dev`, on another port, so the built page's service worker at :5173 never answers for it.
  */
 const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {

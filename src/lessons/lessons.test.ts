@@ -27,7 +27,7 @@ const run = (label: string, values: Record<string, number>, final?: Record<strin
 });
 
 describe('what a lesson says to look at', () => {
-  it('includes every metric its verdict judges, so the charts it highlights are the ones judged (issue 59)', () => {
+  it('includes every metric its verdict judges, so the charts it highlights are the ones judged', () => {
     const missing = lessons.flatMap((l) =>
       (l.measures ?? [])
         .filter((m) => !(l.lookAt as readonly string[]).includes(m.metric))

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * docs/architecture.md names every zustand store in src/ui (issue 60: it said "one zustand store" while
+ * docs/architecture.md names every zustand store in src/ui (it said "one zustand store" while
  * there were six): each file that creates one is named there, and the count it gives is the count.
  */
 const ui = __dirname;

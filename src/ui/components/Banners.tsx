@@ -142,7 +142,7 @@ function RestoredNotice() {
   const state = useApp((s) => s.run.state);
   const resumable = state === 'paused' || state === 'ready';
   const resume = useRef<HTMLButtonElement>(null);
-  // A reload mid-run asks rather than trains on its own (issue 59): Resume takes the focus, so Enter goes on.
+  // A reload mid-run asks rather than trains on its own: Resume takes the focus, so Enter goes on.
   useEffect(() => {
     if (whileTraining && resumable) resume.current?.focus();
   }, [whileTraining, resumable]);

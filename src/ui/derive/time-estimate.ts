@@ -20,7 +20,7 @@ export interface Pace {
   backend: string;
   /**
    * Seconds a step spends outside sampling and the update (verifying, the page's share of the events), per
-   * step: without it an 8-step estimate was a third short (issue 59). Absent in a pace stored before.
+   * step: without it an 8-step estimate was a third short. Absent in a pace stored before.
    */
   other?: number;
   /** Seconds from Start to a fresh run's first step beyond a step's own (the worker, the model, the compile). */
@@ -144,7 +144,7 @@ export function waitSecondsLeft(done: number, total: number, elapsed: number): n
 
 /**
  * "about N s" under a minute and a half (to 5 s, at least 5), else "about N min" (whole minutes). Whole
- * minutes alone said "about 1 min" for an 8-step run of 20 s: three times too long (issue 59).
+ * minutes alone said "about 1 min" for an 8-step run of 20 s: three times too long.
  */
 export function aboutTime(seconds: number): string {
   if (seconds < 90) return `about ${Math.max(5, Math.round(seconds / 5) * 5)} s`;

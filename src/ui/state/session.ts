@@ -65,7 +65,7 @@ export interface Session {
    * The run load in flight (initRun or restoreSaved), if any. A press that needs a run waits for it
    * (run-load.ts ensureRun): the page shows a restored run's steps as soon as the worker's init answers, a
    * status batch later than its state, and a Step once pressed in between must step that run, not load a
-   * new one over it. Here, not in the store: the store holds only what the page shows (issue 60).
+   * new one over it. Here, not in the store: the store holds only what the page shows.
    */
   loadInFlight: Promise<unknown> | null;
   /** The pending live-config sync (live-config.ts scheduleSync), debounced. */

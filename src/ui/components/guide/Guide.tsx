@@ -9,7 +9,7 @@ const KEY = 'rlvr-guide-dismissed';
 /**
  * Opens the guide on a first visit; once dismissed it stays closed (the Guide button reopens it). A link to
  * something to look at (`?lesson=`, `?run=`, `?view=`) leaves it closed: it would push what the link shows a
- * screen and a half down (issue 59).
+ * screen and a half down.
  */
 export function initGuide(linked = false): void {
   if (linked) {

@@ -6,7 +6,7 @@ const where = (p: RunProblem) =>
 
 /**
  * What a reader skipped (a file, a line, a row): the count and the first problem in full on a line of
- * their own, seen without a click (issue 58 §6), and every problem in the list folded below it.
+ * their own, seen without a click, and every problem in the list folded below it.
  */
 export function ProblemList({
   problems,

@@ -155,7 +155,7 @@ export function StepView() {
   const error = useApp((s) => s.viewer.stepError);
   const scrollTo = useApp((s) => s.viewer.scrollToStep);
   const section = useRef<HTMLElement>(null);
-  // A link to a step (`?view=NAME&step=S`) lands on that step, not on the curves above it (issue 58): once.
+  // A link to a step (`?view=NAME&step=S`) lands on that step, not on the curves above it: once.
   useEffect(() => {
     if (!scrollTo || !data || !section.current) return;
     section.current.scrollIntoView({ block: 'start' });
