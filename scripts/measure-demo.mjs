@@ -139,6 +139,8 @@ async function measureOnce() {
       if (base !== null && reached === null) reached = sustainedFrom(curve, base);
     }
     if (maxSteps > 0 && s.step >= maxSteps) break;
+    // Several runs are for the verdict: a run ends once its sustained gain is confirmed.
+    if (runs > 1 && reached) break;
   }
   const best = curve.reduce((a, c) => (c.pass1 > a.pass1 ? c : a), curve[0] ?? { pass1: NaN });
   // Where the wall time went: the trainer's own per-step timings, and the rest (held-out evaluations, UI).
