@@ -87,6 +87,19 @@ describe('config in the URL', () => {
     expect(experimentKey(q)).not.toContain('backend');
   });
 
+  it('`threads` is page state: read, written back, refused outside 1-16, and not part of the experiment', () => {
+    const r = searchToSetup('?threads=1');
+    expect(r.notes).toEqual([]);
+    expect(r.setup.threads).toBe(1);
+    expect(setupToSearch(r.setup)).toBe('threads=1');
+    expect(experimentKey('?threads=1&learning_rate=0.002')).toBe(experimentKey('?learning_rate=0.002'));
+    for (const bad of ['0', '17', '1.5', 'many']) {
+      const b = searchToSetup(`?threads=${bad}`);
+      expect(b.notes).toEqual([`threads=${bad} is not a whole number from 1 to 16; choosing automatically`]);
+      expect(b.setup.threads ?? null).toBeNull();
+    }
+  });
+
   it('reports unknown keys and bad values instead of dropping them silently', () => {
     const r = searchToSetup('?v=1&preset=nope&lr=3&model=nano&backend=cuda');
     expect(r.notes.length).toBe(3);

@@ -12,8 +12,8 @@
  *               the name, not the lines), model (a fresh random model: nano | tiny | small),
  *               difficulty.<knob>, every config field path (`reward_weights.format`), steps (the step
  *               budget), lesson (a guided experiment by id: `?lesson=why-groups[&steps=N]`, lesson-plan.ts);
- *   page:       v (the link's version), backend (webgpu | wasm), bench and bench_steps (the Benchmark
- *               panel, bench-report.ts), run (a run record's URL, opened as a recording by recording.ts),
+ *   page:       v (the link's version), backend (webgpu | wasm), threads (WASM threads, 1-16), bench and
+ *               bench_steps (the Benchmark panel, bench-report.ts), run (a run record's URL, opened as a recording by recording.ts),
  *               view, step, prompt and finding (a run `rlvr view` serves, opened in the run viewer at that step
  *               and prompt, its Findings panel on that kind: src/ui/state/viewer-actions.ts), f.* (its
  *               search's filters and sort, url-filter.ts).
@@ -45,6 +45,11 @@ export interface UrlSetup {
   model: string | null;
   stepBudget: number;
   backend: 'webgpu' | 'wasm' | null;
+  /**
+   * `?threads=N`: ONNX Runtime's WASM threads for the run's worker (unset: the backend's own choice,
+   * src/engine/backend-web.ts `wasmThreads`). Read once, when the worker's backend is created.
+   */
+  threads?: number | null;
   /** The lesson this setup was opened from (the URL is then `?lesson=ID`); cleared when the setup is edited. */
   lesson?: string | null;
   /** The custom task's dataset, by file name (the lines travel in a saved config, not in a link). */
@@ -240,6 +245,18 @@ const params: Param[] = [
       return null;
     },
   },
+  {
+    key: 'threads',
+    scope: 'page',
+    write: (s) => (s.threads ? [['threads', String(s.threads)]] : []),
+    read: (s, raw) => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 1 || n > 16)
+        return `threads=${raw} is not a whole number from 1 to 16; choosing automatically`;
+      s.threads = n;
+      return null;
+    },
+  },
   // The bench and run keys are read once at start-up and not written back (the address bar drops them; boot.ts keeps
   // `run` while its recording is open).
   {
@@ -337,7 +354,7 @@ export function setupToSearch(s: UrlSetup, manifest: Manifest | null = null): st
       for (const [k, v] of body) p.append(k, v);
     }
   }
-  for (const [k, v] of pageParam('backend').write(s, manifest)) p.set(k, v);
+  for (const key of ['backend', 'threads']) for (const [k, v] of pageParam(key).write(s, manifest)) p.set(k, v);
   return p.toString();
 }
 

@@ -154,6 +154,7 @@ export function initRequest(s = getState()): InitRequest {
     preset: s.setup.draft.presetId,
     checkpoint: checkpointSource(s),
     backend: s.setup.backend,
+    ...(s.setup.threads ? { threads: s.setup.threads } : {}),
     stepBudget: s.setup.stepBudget,
     ...(dataset ? { dataset } : {}),
   };
