@@ -13,7 +13,8 @@
 //                                       [--quick] [--runs N]
 // --runs N measures N runs, each on a fresh page (a new browser context: no storage, no cache) of the same server,
 // one after the other, and ends with the verdict line
-//   demo over N runs: median M s to a sustained +20 points (goal 60 s: met|NOT MET); runs A s, B s, …; load average X to Y
+//   demo over N runs: median M s to a sustained +20 points (goal 60 s: met|NOT MET); runs A s, B s, …;
+//   load average X to Y
 // The verdict rule (committed before the measurements it judges): the median over 5 runs of the time to a sustained
 // +20 points (the first of three evaluations in a row at base + 0.20 or more, its wall time since Start) is at most
 // GOAL_SECONDS. A run that does not reach it within --seconds counts as longer than any run that does.
@@ -245,7 +246,8 @@ function demoRunsMarkdown(summary, results) {
   const b = r0.backend;
   const head =
     `**The default demo in the browser, ${results.length} runs** (\`npm run bench:demo -- --runs ` +
-    `${results.length}\`: the built app in headless Chromium on ${b ? (b.description ?? b.kind) : 'the default backend'}, ` +
+    `${results.length}\`: the built app in headless Chromium on ` +
+    `${b ? (b.description ?? b.kind) : 'the default backend'}, ` +
     `default task (${r0.task}) and preset, each run on a fresh page, Start pressed; the app's own held-out ` +
     `evaluation of ${r0.eval?.prompts} prompts × ${r0.eval?.samples} samples every ${r0.eval?.every} steps; ` +
     `${summary.date.slice(0, 16).replace('T', ' ')} UTC, ${r0.machine.cpu}, ${r0.machine.cores} cores):`;
