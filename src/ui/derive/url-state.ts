@@ -13,8 +13,8 @@
  *               difficulty.<knob>, every config field path (`reward_weights.format`), steps (the step
  *               budget), lesson (a guided experiment by id: `?lesson=why-groups[&steps=N]`, lesson-plan.ts);
  *   page:       v (the link's version), backend (webgpu | wasm), threads (WASM threads, 1-16), bench and
- *               bench_steps (the Benchmark panel, bench-report.ts), run (a run record's URL, opened as a recording by recording.ts),
- *               view, step, prompt and finding (a run `rlvr view` serves, opened in the run viewer at that step
+ *               bench_steps (the Benchmark panel, bench-report.ts), run (a run record's URL, opened as a
+ *               recording by recording.ts), view, step, prompt and finding (a run `rlvr view` serves, opened in the run viewer at that step
  *               and prompt, its Findings panel on that kind: src/ui/state/viewer-actions.ts), f.* (its
  *               search's filters and sort, url-filter.ts).
  *
