@@ -1,6 +1,7 @@
 import type { SessionEvent } from '../../../workers/protocol.ts';
 import type { SideId } from './store.ts';
 import type { TrainerClient } from './worker-client.ts';
+import type { RunHandle } from './viewer-state.ts';
 
 /** What this tab tells the others about itself on the tabs' channel (tabs.ts joinTabs). */
 export interface TabDescription {
@@ -49,6 +50,13 @@ export interface Session {
   comparePauseAsked: Set<SideId>;
   /** The latest record open's number: a slower earlier open that finishes later is dropped (recording-read.ts). */
   recordOpening: number;
+  /**
+   * The run viewer's opened runs by key (ViewerRun.key; the store says only `opened`), and its running
+   * searches' and findings' cancellers by id (ViewerSearch.job, ViewerFindings.job): viewer-handles.ts.
+   */
+  viewerRuns: Map<string, RunHandle>;
+  viewerJobs: Map<number, AbortController>;
+  viewerJobId: number;
   /** The store subscription that ends a lesson's hold on the URL when its form is edited (lessons.ts). */
   setupEditsWatch: (() => void) | null;
   /** boot() has finished: this tab's own run is restored, or the saved runs are offered (boot.ts). */
@@ -89,6 +97,9 @@ export function newSession(): Session {
     compareGeneration: 0,
     comparePauseAsked: new Set(),
     recordOpening: 0,
+    viewerRuns: new Map(),
+    viewerJobs: new Map(),
+    viewerJobId: 0,
     setupEditsWatch: null,
     bootDone: false,
     isolationSettled: Promise.resolve(),

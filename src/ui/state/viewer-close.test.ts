@@ -1,19 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getState, setState } from './store.ts';
 import { closeViewerRun } from './viewer-close.ts';
+import { keepRunHandle, runHandle } from './viewer-handles.ts';
 import { initialViewer, type RunHandle, type ViewerRun } from './viewer-state.ts';
 
 const closed: string[] = [];
-const run = (key: string): ViewerRun => ({
-  key,
-  name: key,
-  format: 'jsonl',
-  origin: 'folder',
-  handle: { close: () => closed.push(key) } as unknown as RunHandle,
-  index: null,
-  loading: false,
-  error: null,
-});
+const run = (key: string): ViewerRun => {
+  keepRunHandle(key, { close: () => closed.push(key) } as unknown as RunHandle);
+  return { key, name: key, format: 'jsonl', origin: 'folder', opened: true, index: null, loading: false, error: null };
+};
 
 describe('closing a run in the run viewer', () => {
   beforeEach(() => {
@@ -27,6 +22,8 @@ describe('closing a run in the run viewer', () => {
     expect(v.runs.map((r) => r.key)).toEqual(['b']);
     expect(v).toMatchObject({ open: null, step: null, stepData: null, compareWith: null });
     expect(closed).toEqual(['a']);
+    expect(runHandle('a')).toBe(null);
+    expect(runHandle('b')).not.toBe(null);
   });
 
   it('the compared run: the open one stays open, compared with nothing', () => {

@@ -4,6 +4,7 @@
  * and the helpers that shared its searches end at once). Nothing else open is touched.
  */
 import { getState, setState } from './store.ts';
+import { cancelJob, takeRunHandle } from './viewer-handles.ts';
 import { initialViewer, type ViewerState } from './viewer-state.ts';
 
 /** The fields that show the open run: back to nothing open. */
@@ -30,8 +31,8 @@ export function closeViewerRun(key: string): void {
   const v = getState().viewer;
   const run = v.runs.find((r) => r.key === key);
   if (!run) return;
-  v.search.abort?.abort();
-  run.handle?.close?.();
+  cancelJob(v.search.job);
+  takeRunHandle(key)?.close?.();
   const runs = v.runs.filter((r) => r.key !== key);
   setState((s) => ({
     viewer: {
