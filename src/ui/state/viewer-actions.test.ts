@@ -100,7 +100,7 @@ function gate() {
 
 /** A listed run, opened: its handle kept by key beside the store (viewer-handles.ts). */
 const entry = (key: string, handle: OpenedRun): ViewerRun => {
-  keepRunHandle(key, handle);
+  keepRunHandle(key, Object.assign(handle, { disposed: false, dispose: () => undefined }));
   return {
     key,
     name: handle.index.name,

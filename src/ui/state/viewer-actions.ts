@@ -81,7 +81,7 @@ async function openInto(key: string, source: RunSource, found: FoundRun, firstSt
     const handle = await source.open(found, firstStep);
     // Closed while it was being opened: nothing shows it, so its reader frees it now.
     if (!runByKey(key)) {
-      handle.close?.();
+      handle.dispose();
       return false;
     }
     keepRunHandle(key, handle);

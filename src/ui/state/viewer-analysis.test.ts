@@ -44,7 +44,10 @@ function source(name: string, steps: number[]): RunSource {
 }
 
 async function entry(key: string, steps: number[], origin: ViewerRun['origin'] = 'folder', findings?: Finding[]) {
-  const handle: RunHandle = await openSource(source(key, steps));
+  const handle: RunHandle = Object.assign(await openSource(source(key, steps)), {
+    disposed: false,
+    dispose: () => undefined,
+  });
   if (findings)
     handle.findings = vi.fn(async () => ({ findings, stepsRead: steps.length, cancelled: false, problems: [] }));
   keepRunHandle(key, handle);
@@ -140,7 +143,7 @@ describe('aligned on shared prompts', () => {
     const path = join(import.meta.dirname, '../../../public/records/lessons/forking-tokens/seed-11', name);
     const bytes = new Uint8Array(readFileSync(path));
     const handle = await openRun(memoryRunFiles('r', { [name]: bytes }), { path: name, name, format: 'record' });
-    keepRunHandle('r', handle);
+    keepRunHandle('r', Object.assign(handle, { disposed: false, dispose: () => undefined }));
     const run = {
       key: 'r',
       name,

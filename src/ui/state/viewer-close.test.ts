@@ -6,7 +6,7 @@ import { initialViewer, type RunHandle, type ViewerRun } from './viewer-state.ts
 
 const closed: string[] = [];
 const run = (key: string): ViewerRun => {
-  keepRunHandle(key, { close: () => closed.push(key) } as unknown as RunHandle);
+  keepRunHandle(key, { dispose: () => closed.push(key) } as unknown as RunHandle);
   return { key, name: key, format: 'jsonl', origin: 'folder', opened: true, index: null, loading: false, error: null };
 };
 

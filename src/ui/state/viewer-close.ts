@@ -32,7 +32,7 @@ export function closeViewerRun(key: string): void {
   const run = v.runs.find((r) => r.key === key);
   if (!run) return;
   cancelJob(v.search.job);
-  takeRunHandle(key)?.close?.();
+  takeRunHandle(key)?.dispose();
   const runs = v.runs.filter((r) => r.key !== key);
   setState((s) => ({
     viewer: {

@@ -19,13 +19,17 @@ import type {
 import type { Finding, FindingKind, FindingsOptions, FindingsResult } from '../../runs/findings/index.ts';
 import type { AlignedSteps } from '../../runs/align.ts';
 import { emptySearchForm, type SearchForm } from '../derive/search-form.ts';
+import type { WorkerHandle } from './worker-handle.ts';
 
-/** An opened run as the viewer holds it: the readers' contract, and its findings where the source computes them. */
-export type RunHandle = OpenedRun & {
-  findings?(options?: FindingsOptions): Promise<FindingsResult>;
-  /** Frees what reading it holds: its reader workers end once no run of theirs is open (run-sources.ts). */
-  close?(): void;
-};
+/**
+ * An opened run as the viewer holds it (by key, in viewer-handles.ts): the readers' contract, its findings where
+ * the source computes them, and its worker's handle (worker-handle.ts): dispose() frees what reading it holds,
+ * its reader workers ending once no run of theirs is open (run-sources.ts).
+ */
+export type RunHandle = OpenedRun &
+  WorkerHandle & {
+    findings?(options?: FindingsOptions): Promise<FindingsResult>;
+  };
 
 /** One run the viewer lists. */
 export interface ViewerRun {
