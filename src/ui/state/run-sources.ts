@@ -33,6 +33,11 @@ export interface RunSource {
   detect(): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
   /** `firstStep`: the step shown first, read by the worker as soon as the index is (workers/run-reader-protocol.ts). */
   open(found: FoundRun, firstStep?: number): Promise<RunHandle>;
+  /**
+   * Nothing more is opened from it: its reader worker ends now if no run of it is open, else with the last one's
+   * dispose(). A second call does nothing.
+   */
+  dispose(): void;
 }
 
 /** A run `rlvr view` lists in runs.json. */
@@ -133,23 +138,27 @@ function sharedReaders(spec: RunFilesSpec, found: FoundRun, own: StepReader) {
 type Search = OpenedRun['search'];
 type Findings = NonNullable<RunHandle['findings']>;
 
-/** One reader worker and the runs of its source open in the page: the worker ends when the last one is disposed. */
+/**
+ * One reader worker, held by its source until the source is disposed and by each run of it open in the page: it
+ * ends when the last hold is let go.
+ */
 class ReaderWorker {
   private readonly worker = newReaderWorker();
   readonly api = Comlink.wrap<RunReaderApi>(this.worker);
-  private open = 0;
+  private holds = 1;
 
   /** Opens one run in the worker; its handle holds the worker until disposed. */
   async openRun(spec: RunFilesSpec, found: FoundRun, firstStep?: number): Promise<{ id: number; index: RunIndex }> {
     const opened = await this.api.openRun(spec, found, firstStep);
-    this.open++;
+    this.holds++;
     return opened;
   }
 
-  /** The run `id` was disposed: it is closed in the worker, or the worker ends with the last one. */
-  release(id: number): void {
-    if (--this.open > 0) void this.api.closeRun(id).catch(() => undefined);
-    else this.worker.terminate();
+  /** A hold let go (a run's, `id`, which is closed in the worker): the worker ends with the last one. */
+  release(id?: number): void {
+    if (--this.holds > 0) {
+      if (id !== undefined) void this.api.closeRun(id).catch(() => undefined);
+    } else this.worker.terminate();
   }
 }
 
@@ -249,12 +258,19 @@ function workerSource(
   findings?: Findings,
 ): RunSource {
   const reader = new ReaderWorker();
+  let disposed = false;
   return {
     label: spec.name,
     detect: async () => reader.api.detectRuns(spec, await listing?.catch(() => undefined)),
     async open(found, firstStep) {
+      if (disposed) throw new HandleDisposed(`the source ${spec.name}`);
       const { id, index } = await reader.openRun(spec, found, firstStep);
       return new ReaderRun(reader, id, index, spec, found, search, findings);
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      reader.release();
     },
   };
 }

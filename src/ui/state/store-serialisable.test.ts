@@ -54,6 +54,7 @@ vi.mock('./run-sources.ts', () => ({
       problems: [],
     }),
     open: async (found: FoundRun) => memoryRun(found.name),
+    dispose: () => undefined,
   }),
   listServedRuns: async () => null,
   servedSource: () => {

@@ -41,6 +41,14 @@ export async function openFolder(folder: PickedFolder): Promise<void> {
   setState({ view: 'viewer' });
   set({ loading: `Reading the folder ${folder.name} (${folder.files.length} files)…`, error: null, problems: [] });
   const source = folderSource(folder);
+  try {
+    await openFound(folder, source);
+  } finally {
+    source.dispose(); // nothing more is opened from it: its worker ends with the last of its runs closed
+  }
+}
+
+async function openFound(folder: PickedFolder, source: RunSource): Promise<void> {
   let found: FoundRun[];
   try {
     const detected = await source.detect();
@@ -100,6 +108,16 @@ async function openInto(key: string, source: RunSource, found: FoundRun, firstSt
 export async function openServed(link = searchToSetup(location.search).page.viewer): Promise<boolean> {
   // A link to a run: its reader starts, and finds the run in its files, while runs.json is fetched.
   const early = link.name ? startServed(link.name) : undefined;
+  try {
+    return await openListed(link, early);
+  } finally {
+    early?.source.dispose(); // the run it found is open, or there was none to open
+  }
+}
+
+type ViewerLink = ReturnType<typeof searchToSetup>['page']['viewer'];
+
+async function openListed(link: ViewerLink, early: StartedServed | undefined): Promise<boolean> {
   const listed = await listServedRuns();
   if (!listed) return false;
   set({ served: true });
@@ -168,12 +186,13 @@ async function openServedRun(run: ViewerRun, early?: StartedServed, firstStep?: 
   try {
     found = (await detected).runs[0];
   } catch (e) {
+    source.dispose();
     setRun(run.key, { loading: false, error: `Could not read ${run.name} from rlvr view: ${message(e)}` });
     return;
   }
-  if (!found)
-    setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
-  else await openInto(run.key, source, found, firstStep);
+  if (found) await openInto(run.key, source, found, firstStep);
+  else setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
+  source.dispose(); // its worker is the opened run's now, or ends
 }
 
 /** Opens a listed run (reading its index first when it is a served one not read yet) at a step. */

@@ -33,6 +33,7 @@ const fake = vi.hoisted(() => {
     postMessage() {}
   }
   const asked: string[] = [];
+  const failOpen = { value: false };
   let ids = 0;
   const api = (w: FakeWorker) => ({
     subscribe: async () => undefined,
@@ -41,15 +42,24 @@ const fake = vi.hoisted(() => {
       runs: ['a', 'b'].map((n) => ({ path: n, name: n, format: 'jsonl' })),
       problems: [],
     }),
-    openRun: async (_spec: unknown, found: FoundRun) => ({
-      id: ++ids,
-      index: { name: found.name, format: 'jsonl', steps: [1], metrics: [], rewardNames: [], problems: [], notes: [] },
-    }),
+    openRun: async (_spec: unknown, found: FoundRun) => {
+      if (failOpen.value) throw new Error('unreadable');
+      return {
+        id: ++ids,
+        index: { name: found.name, format: 'jsonl', steps: [1], metrics: [], rewardNames: [], problems: [], notes: [] },
+      };
+    },
     closeRun: async (id: number) => void asked.push(`${w.name}: closeRun ${id}`),
     readStep: async (_id: number, step: number) => ({ step, problems: [], groups: [] }),
     refresh: async () => undefined,
   });
-  return { FakeWorker, asked, api, reset: () => ((ids = 0), (asked.length = 0), (FakeWorker.all.length = 0)) };
+  const reset = () => {
+    ids = 0;
+    asked.length = 0;
+    FakeWorker.all.length = 0;
+    failOpen.value = false;
+  };
+  return { FakeWorker, asked, api, failOpen, reset };
 });
 
 vi.mock('comlink', () => ({ wrap: fake.api, proxy: (x: unknown) => x }));
@@ -73,6 +83,8 @@ describe("a reader's run handle", () => {
     const source = folderSource({ name: 'f', files: [] });
     const a = await source.open(found('a'));
     const b = await source.open(found('b'));
+    source.dispose(); // nothing more is opened from it
+    await expect(source.open(found('c'))).rejects.toThrow('the source f was closed');
     expect(workers().map((w) => w.name)).toEqual(['run reader']);
     a.dispose();
     expect(a.disposed).toBe(true);
@@ -102,6 +114,23 @@ describe("a reader's run handle", () => {
     expect(workers()[0]!.terminated).toBe(false);
     closeViewerRun(keys[1]!);
     expect(handles[1]!.disposed).toBe(true);
+    expect(workers()[0]!.terminated).toBe(true);
+  });
+
+  it("a source's worker ends once it is disposed with no run of it open", () => {
+    const source = folderSource({ name: 'f', files: [] });
+    source.dispose();
+    source.dispose();
+    expect(workers()[0]!.terminated).toBe(true);
+  });
+
+  it('a folder whose runs all fail to open frees its reader worker', async () => {
+    fake.failOpen.value = true;
+    await openFolder({ name: 'f', files: [] });
+    expect(getState().viewer.runs.map((r) => r.error)).toEqual([
+      'Could not open a: unreadable',
+      'Could not open b: unreadable',
+    ]);
     expect(workers()[0]!.terminated).toBe(true);
   });
 });
