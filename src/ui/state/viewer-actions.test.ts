@@ -14,8 +14,8 @@ import {
   showRun,
   showStep,
   stepBy,
-  viewerLink,
 } from './viewer-actions.ts';
+import { viewerLink } from './viewer-url.ts';
 import { keepRunHandle } from './viewer-handles.ts';
 import { initialViewer, type ViewerRun } from './viewer-state.ts';
 

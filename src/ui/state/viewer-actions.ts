@@ -5,9 +5,8 @@
  * its worker or its autosave: a bad folder shows its problems and leaves training as it was.
  */
 import type { FoundRun, RunQuery, RunSearchOptions } from '../../runs/types.ts';
-import { getState, setState, useApp, type AppState } from './store.ts';
-import { searchToSetup, setupToSearch, viewerToSearch } from '../derive/url-state.ts';
-import { selectedManifest } from './setup-state.ts';
+import { getState, setState } from './store.ts';
+import { searchToSetup } from '../derive/url-state.ts';
 import { folderSource, listServedRuns, servedSource, type RunSource } from './run-sources.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
 import { nearestStep } from '../derive/run-view-model.ts';
@@ -377,43 +376,4 @@ export async function pollServed(): Promise<void> {
   }
   const open = runByKey(viewer().open);
   if (open?.index && viewer().step === null && open.index.steps.length) await showStep(open.index.steps[0]!);
-}
-
-/** The link to the open served run, its step and followed prompt (null for a folder opened in the page). */
-export function viewerLink(v: ViewerState = viewer(), href = location.href): string | null {
-  const run = v.runs.find((r) => r.key === v.open);
-  if (run?.origin !== 'server') return null;
-  const url = new URL(href);
-  const place = { name: run.name, step: v.step, prompt: v.prompt, finding: v.findingKind ?? undefined };
-  url.search = viewerToSearch({ ...place, filter: v.applied ?? undefined });
-  url.hash = '';
-  return url.href;
-}
-
-/** The open served run's place in the address bar (`view=…&step=…&prompt=…`), empty for none. */
-export function viewerPlace(s: AppState): string {
-  const run = s.viewer.runs.find((r) => r.key === s.viewer.open);
-  if (run?.origin !== 'server') return '';
-  const finding = s.viewer.findingKind ?? undefined;
-  const filter = s.viewer.applied ?? undefined;
-  return viewerToSearch({ name: run.name, step: s.viewer.step, prompt: s.viewer.prompt, finding, filter });
-}
-
-/** Keeps the address bar on the open served run's place, beside the setup's own keys (as boot.ts writes them). */
-export function syncViewerUrl(): () => void {
-  return useApp.subscribe((s, prev) => {
-    const v = s.viewer;
-    const p = prev.viewer;
-    const same =
-      v.open === p.open &&
-      v.step === p.step &&
-      v.prompt === p.prompt &&
-      v.findingKind === p.findingKind &&
-      v.applied === p.applied;
-    if (v === p || (same && v.runs === p.runs)) return;
-    const q = [setupToSearch(s.setup, selectedManifest(s)), viewerPlace(s)].filter(Boolean).join('&');
-    if (q !== location.search.replace(/^\?/, '')) {
-      history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
-    }
-  });
 }

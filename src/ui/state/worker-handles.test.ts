@@ -102,7 +102,7 @@ describe("a reader's run handle", () => {
     expect(fake.asked).toEqual(['run reader: closeRun 1']);
   });
 
-  it("closing the viewer's runs disposes of their handles, and the last one closed frees the reader worker", async () => {
+  it("closing the viewer's runs disposes of their handles; the last one closed frees the reader worker", async () => {
     await openFolder({ name: 'f', files: [] });
     const keys = getState().viewer.runs.map((r) => r.key);
     expect(keys).toHaveLength(2);
