@@ -12,7 +12,8 @@ import { start, stepOnce } from './state/controller.ts';
 import { initTheme } from './state/theme.ts';
 import { getState, setState } from './state/store.ts';
 import { searchToSetup } from './derive/url-state.ts';
-import { openServed, syncViewerUrl } from './state/viewer-actions.ts';
+import { openServed } from './state/viewer-actions.ts';
+import { syncViewerUrl } from './state/viewer-url.ts';
 import './styles.css';
 
 initTheme();

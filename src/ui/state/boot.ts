@@ -11,7 +11,7 @@ import { capNotes, guardSearch } from '../derive/url-guard.ts';
 import { searchToSetup, setupToSearch } from '../derive/url-state.ts';
 import { selectedManifest } from './setup-state.ts';
 import { client, setWatchdogMs } from './worker-link.ts';
-import { viewerPlace } from './viewer-actions.ts';
+import { viewerPlace } from './viewer-url.ts';
 
 const DEFAULT_CHECKPOINT = 'arithmetic-tiny';
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));

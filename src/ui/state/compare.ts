@@ -21,8 +21,9 @@ import { session } from './session.ts';
 import { TrainerClient } from './worker-client.ts';
 
 const SIDES: SideId[] = ['a', 'b', 'c'];
-// The sides' workers (session.compareClients) and their generation (session.compareGeneration), bumped
-// whenever the workers are replaced: answers and events of older workers are dropped.
+// Each side's worker has one handle (a TrainerClient, worker-handle.ts) in session.compareClients: it owns the
+// worker's lifetime and its pause request. stopCompare disposes of them, and the answers and events of a
+// disposed handle are dropped.
 
 function updateSide(id: SideId, fn: (s: CompareSide) => Partial<CompareSide>): void {
   const cur = getState().compare[id];
@@ -39,19 +40,16 @@ export function compareSides(c = getState().compare): CompareSide[] {
   return c.c ? [c.a, c.b, c.c] : [c.a, c.b];
 }
 
-// Sides whose Pause was pressed (session.comparePauseAsked): until their worker says it stopped, a
-// "running" status reads "pausing".
-
-/** One batch of a side's events (foldRunEvents): the store is touched only when something it shows changed. */
-function onEvents(id: SideId, events: SessionEvent[]): void {
+/**
+ * One batch of a side's events (foldRunEvents) from its worker's handle: the store is touched only when something
+ * it shows changed. A side whose Pause was pressed (handle.pauseAsked) reads "pausing" until its worker stopped.
+ */
+function onEvents(id: SideId, handle: TrainerClient, events: SessionEvent[]): void {
   const s = getState().compare[id];
   if (!s) return;
   // A side shows its errors itself (next.error): the effects are the live run's (controller.ts).
-  const { next, pauseAsked: stillAsked } = foldRunEvents(s, events, {
-    slot: 'side',
-    pauseAsked: session.comparePauseAsked.has(id),
-  });
-  if (!stillAsked) session.comparePauseAsked.delete(id);
+  const { next, pauseAsked } = foldRunEvents(s, events, { slot: 'side', pauseAsked: handle.pauseAsked });
+  handle.pauseAsked = pauseAsked;
   if (Object.keys(next).length) updateSide(id, () => next);
   if (next.metrics) {
     const side = getState().compare[id];
@@ -159,7 +157,6 @@ export interface CompareRun {
  */
 export async function runCompare(runs: CompareRun[], steps = getState().compare.steps): Promise<void> {
   stopCompare(true);
-  const gen = session.compareGeneration;
   const s = getState();
   const ids = SIDES.slice(0, Math.min(runs.length, SIDES.length));
   // Every config is checked before any worker loads: an invalid one starts nothing.
@@ -208,16 +205,16 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
   }
   // The runs share the cores: each worker's thread pool gets its part, not all of them.
   const threads = Math.max(1, Math.floor(Math.min(4, navigator.hardwareConcurrency || 1) / ids.length));
+  const handles: TrainerClient[] = [];
   const results = await Promise.all(
     ids.map(async (id, i) => {
-      const c = new TrainerClient(
+      const c: TrainerClient = new TrainerClient(
         `compare-${id}`,
-        (ev) => gen === session.compareGeneration && onEvents(id, ev),
-        (m) =>
-          gen === session.compareGeneration &&
-          updateSide(id, () => ({ state: 'error', error: `worker stopped: ${m}` })),
+        (ev) => !c.disposed && onEvents(id, c, ev),
+        (m) => !c.disposed && updateSide(id, () => ({ state: 'error', error: `worker stopped: ${m}` })),
       );
       session.compareClients[id] = c;
+      handles.push(c);
       try {
         const dataset = runs[i]!.patch.task === 'custom' ? useDataset.getState().payload : null;
         const r = await c.call((api) =>
@@ -231,16 +228,16 @@ export async function runCompare(runs: CompareRun[], steps = getState().compare.
             ...(dataset ? { dataset } : {}),
           }),
         );
-        if (gen === session.compareGeneration)
+        if (!c.disposed)
           updateSide(id, () => ({ config: r.config, parameters: r.model.parameters, backend: r.backend.kind }));
         return r.config;
       } catch (e) {
-        if (gen === session.compareGeneration) updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
+        if (!c.disposed) updateSide(id, () => ({ state: 'error', error: (e as Error).message }));
         return null;
       }
     }),
   );
-  if (gen !== session.compareGeneration) return; // stopped or replaced meanwhile
+  if (handles.some((h) => h.disposed)) return; // stopped or replaced meanwhile
   if (results.some((r) => !r)) {
     patch('compare', { running: false });
     return;
@@ -283,21 +280,20 @@ export async function startCompare(): Promise<void> {
 export async function pauseCompare(): Promise<void> {
   // Shown at once: a worker answers only between engine operations, and its run stops after the current step.
   for (const id of SIDES) {
-    if (session.compareClients[id] && getState().compare[id]?.state === 'running') {
-      session.comparePauseAsked.add(id);
+    const handle = session.compareClients[id];
+    if (handle && getState().compare[id]?.state === 'running') {
+      handle.pauseAsked = true;
       updateSide(id, () => ({ state: 'pausing' }));
     }
   }
-  await Promise.all(SIDES.map((id) => session.compareClients[id]?.call((api) => api.pause()).catch(() => undefined)));
+  await Promise.all(SIDES.map((id) => session.compareClients[id]?.pause().catch(() => undefined)));
   patch('compare', { running: false });
 }
 
-/** Ends the workers (their memory is freed). */
+/** Disposes of the sides' handles: their workers end (their memory is freed), their late answers are dropped. */
 export function stopCompare(keepMetrics = false): void {
-  session.compareGeneration++;
-  session.comparePauseAsked.clear();
   for (const id of SIDES) {
-    session.compareClients[id]?.terminate();
+    session.compareClients[id]?.dispose();
     delete session.compareClients[id];
   }
   patch('compare', { running: false });

@@ -9,7 +9,7 @@ import { session } from './session.ts';
 import { recordShownStep, recordTraining } from './tabs.ts';
 import { type AppState, getState, hasRun, patch, setState } from './store.ts';
 import { updateSetup } from './setup-state.ts';
-import { client, connectWorker } from './worker-link.ts';
+import { client, connectWorker, liveClient } from './worker-link.ts';
 import { jobWait } from '../derive/job-progress.ts';
 import { showsRecording } from '../derive/shown-run.ts';
 import { passKWait } from '../derive/passk-progress.ts';
@@ -50,12 +50,13 @@ function applyEffect(e: RunEffect, s: AppState): void {
 /** One batch of the live worker's events: folded by foldRunEvents (run-series.ts), as a Compare side's are. */
 function onEvents(events: SessionEvent[]): void {
   const s = getState();
+  const worker = liveClient();
   const { next, effects, pauseAsked } = foldRunEvents(s.run, events, {
     slot: 'live',
-    pauseAsked: s.runControl.pauseAsked,
+    pauseAsked: worker?.pauseAsked ?? false,
   });
   // Pause was pressed: until the loop has stopped, the page says "pausing" (see pause()).
-  if (s.runControl.pauseAsked && !pauseAsked) patch('runControl', { pauseAsked: false });
+  if (worker) worker.pauseAsked = pauseAsked;
   // The live run's errors are the banner's (the 'error' effect), not the series' own.
   const { error: _shownInBanner, ...changed } = next;
   if (Object.keys(changed).length) setState({ run: { ...s.run, ...changed } });
@@ -151,12 +152,13 @@ export function start(): Promise<void> {
 
 export async function pause(): Promise<void> {
   // Answered at once on the page; the run stops after its current step.
-  if (getState().run.state === 'running') {
-    patch('runControl', { pauseAsked: true });
-    patch('run', { state: 'pausing', activity: 'finishing the current step' });
-  }
   try {
-    await client().call((a) => a.pause());
+    const worker = client();
+    if (getState().run.state === 'running') {
+      worker.pauseAsked = true;
+      patch('run', { state: 'pausing', activity: 'finishing the current step' });
+    }
+    await worker.pause();
   } catch (e) {
     showError('step', 'Could not pause', e);
   }

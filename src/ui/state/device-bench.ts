@@ -104,6 +104,6 @@ export async function measureBackend(
       adapter,
     };
   } finally {
-    client.terminate();
+    client.dispose();
   }
 }

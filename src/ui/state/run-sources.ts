@@ -24,6 +24,7 @@ import { DEFAULT_SEARCH_LIMIT } from '../../runs/opened-run.ts';
 import { measureShared, searchShared, type StepReader } from '../../runs/step-shares.ts';
 import { servedSearch } from './served-search.ts';
 import type { RunHandle } from './viewer-state.ts';
+import { HandleDisposed } from './worker-handle.ts';
 
 export interface RunSource {
   /** The folder's name, or the run's name on the server (for messages). */
@@ -32,6 +33,11 @@ export interface RunSource {
   detect(): Promise<{ runs: FoundRun[]; problems: RunProblem[] }>;
   /** `firstStep`: the step shown first, read by the worker as soon as the index is (workers/run-reader-protocol.ts). */
   open(found: FoundRun, firstStep?: number): Promise<RunHandle>;
+  /**
+   * Nothing more is opened from it: its reader worker ends now if no run of it is open, else with the last one's
+   * dispose(). A second call does nothing.
+   */
+  dispose(): void;
 }
 
 /** A run `rlvr view` lists in runs.json. */
@@ -133,6 +139,115 @@ type Search = OpenedRun['search'];
 type Findings = NonNullable<RunHandle['findings']>;
 
 /**
+ * One reader worker, held by its source until the source is disposed and by each run of it open in the page: it
+ * ends when the last hold is let go.
+ */
+class ReaderWorker {
+  private readonly worker = newReaderWorker();
+  readonly api = Comlink.wrap<RunReaderApi>(this.worker);
+  private holds = 1;
+
+  /** Opens one run in the worker; its handle holds the worker until disposed. */
+  async openRun(spec: RunFilesSpec, found: FoundRun, firstStep?: number): Promise<{ id: number; index: RunIndex }> {
+    const opened = await this.api.openRun(spec, found, firstStep);
+    this.holds++;
+    return opened;
+  }
+
+  /** A hold let go (a run's, `id`, which is closed in the worker): the worker ends with the last one. */
+  release(id?: number): void {
+    if (--this.holds > 0) {
+      if (id !== undefined) void this.api.closeRun(id).catch(() => undefined);
+    } else this.worker.terminate();
+  }
+}
+
+/**
+ * A run opened in a reader worker: the handle (worker-handle.ts) the viewer keeps by the run's key
+ * (viewer-handles.ts). dispose() ends its helper readers and frees it in the worker, which ends with the
+ * last run of its folder; every call after it is refused.
+ */
+class ReaderRun implements RunHandle {
+  private ended = false;
+  private readonly shared: ReturnType<typeof sharedReaders>;
+  readonly search: Search;
+  readonly findings: Findings;
+
+  constructor(
+    private readonly reader: ReaderWorker,
+    private readonly id: number,
+    public index: RunIndex,
+    spec: RunFilesSpec,
+    found: FoundRun,
+    search?: Search,
+    findings?: Findings,
+  ) {
+    this.shared = sharedReaders(spec, found, stepReader(reader.api, id));
+    const own = search ?? ((query, options) => this.searchHere(query, options));
+    const find = findings ?? ((options) => this.findingsHere(options));
+    this.search = async (query, options) => {
+      this.live();
+      return own(query, options);
+    };
+    this.findings = async (options) => {
+      this.live();
+      return find(options);
+    };
+  }
+
+  get disposed(): boolean {
+    return this.ended;
+  }
+
+  /** Refuses a call after dispose(). */
+  private live(): void {
+    if (this.ended) throw new HandleDisposed(`the run ${this.index.name}`);
+  }
+
+  async readStep(step: number) {
+    this.live();
+    return this.reader.api.readStep(this.id, step);
+  }
+
+  async refresh() {
+    this.live();
+    this.index = await this.reader.api.refresh(this.id);
+    this.shared.end();
+    return this.index;
+  }
+
+  dispose(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.shared.end();
+    this.reader.release(this.id);
+  }
+
+  private searchHere(query: RunQuery, options: RunSearchOptions = {}) {
+    return this.shared.use((readers) =>
+      searchShared(options.steps ?? this.index.steps, query, readers, {
+        limit: options.limit ?? DEFAULT_SEARCH_LIMIT,
+        histogram: options.histogram,
+        findingRows: options.findingRows,
+        signal: options.signal,
+        onProgress: throttled(options.onProgress),
+      }),
+    );
+  }
+
+  private findingsHere(options: FindingsOptions = {}): Promise<FindingsResult> {
+    return this.shared.use(async (readers) => {
+      const { measures, problems, cancelled } = await measureShared(this.index.steps, readers, {
+        signal: options.signal,
+        onProgress: throttled(options.onProgress),
+      });
+      const list = cancelled ? [] : judgeRun(this.index, measures);
+      return { findings: list, stepsRead: measures.length, cancelled, problems };
+    });
+  }
+}
+
+/**
  * Runs read in the worker; `search` and `findings`, where given, replace the worker's (a served run's, on the
  * server); `listing`, where given, is the root's files already asked for (the worker lists them itself if it fails).
  */
@@ -142,58 +257,20 @@ function workerSource(
   listing?: Promise<RunFileEntry[]>,
   findings?: Findings,
 ): RunSource {
-  const worker = newReaderWorker();
-  const api = Comlink.wrap<RunReaderApi>(worker);
-  /** Runs of this source open in the page: the worker ends when the last one is closed. */
-  let open = 0;
+  const reader = new ReaderWorker();
+  let disposed = false;
   return {
     label: spec.name,
-    detect: async () => api.detectRuns(spec, await listing?.catch(() => undefined)),
+    detect: async () => reader.api.detectRuns(spec, await listing?.catch(() => undefined)),
     async open(found, firstStep) {
-      const { id, index } = await api.openRun(spec, found, firstStep);
-      const shared = sharedReaders(spec, found, stepReader(api, id));
-      open++;
-      let closed = false;
-      const run: { index: RunIndex } & Omit<RunHandle, 'index'> = {
-        index,
-        readStep: (step) => api.readStep(id, step),
-        search:
-          search ??
-          ((query: RunQuery, options: RunSearchOptions = {}) =>
-            shared.use((readers) =>
-              searchShared(options.steps ?? run.index.steps, query, readers, {
-                limit: options.limit ?? DEFAULT_SEARCH_LIMIT,
-                histogram: options.histogram,
-                findingRows: options.findingRows,
-                signal: options.signal,
-                onProgress: throttled(options.onProgress),
-              }),
-            )),
-        async refresh() {
-          run.index = await api.refresh(id);
-          shared.end();
-          return run.index;
-        },
-        close() {
-          if (closed) return;
-          closed = true;
-          shared.end();
-          if (--open > 0) void api.closeRun(id).catch(() => undefined);
-          else worker.terminate();
-        },
-        findings:
-          findings ??
-          ((options: FindingsOptions = {}) =>
-            shared.use(async (readers) => {
-              const { measures, problems, cancelled } = await measureShared(run.index.steps, readers, {
-                signal: options.signal,
-                onProgress: throttled(options.onProgress),
-              });
-              const list = cancelled ? [] : judgeRun(run.index, measures);
-              return { findings: list, stepsRead: measures.length, cancelled, problems };
-            })),
-      };
-      return run;
+      if (disposed) throw new HandleDisposed(`the source ${spec.name}`);
+      const { id, index } = await reader.openRun(spec, found, firstStep);
+      return new ReaderRun(reader, id, index, spec, found, search, findings);
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      reader.release();
     },
   };
 }

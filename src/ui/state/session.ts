@@ -1,6 +1,7 @@
 import type { SessionEvent } from '../../../workers/protocol.ts';
 import type { SideId } from './store.ts';
 import type { TrainerClient } from './worker-client.ts';
+import type { RunHandle } from './viewer-state.ts';
 
 /** What this tab tells the others about itself on the tabs' channel (tabs.ts joinTabs). */
 export interface TabDescription {
@@ -12,11 +13,13 @@ export interface TabDescription {
 
 /**
  * The page's session: what no view draws but what decides which run, tab, worker and answer is the live
- * one. Which tab this is and the run it holds open, the live trainer worker, the autosave's run id, the
- * tickets that say which long job's answer still counts, Compare's workers and pause requests, the
- * latest record open. One object, created here beside the store and held by it, so that a test (or a
- * reset) sees all of it and can clear it (resetSession); no module keeps such state in a variable of its
- * own (src/ui/module-state.test.ts lists the few that may: caches).
+ * one. Which tab this is and the run it holds open, the live trainer worker's handle, the autosave's run id,
+ * the tickets that say which long job's answer still counts, Compare's workers' handles, the run viewer's
+ * opened runs and running searches, the latest record open. One object, created here beside the store (the
+ * store holds only plain data: store-serialisable.test.ts), so that a test (or a reset) sees all of it and
+ * can clear it (resetSession); no module keeps such state in a variable of its own
+ * (src/ui/module-state.test.ts lists the few that may: caches). Each worker's handle (worker-handle.ts)
+ * owns its worker's lifetime and pause request, and ends it with dispose().
  */
 export interface Session {
   /** This tab's id (tabs.ts): read from (or written to) sessionStorage on first use; '' until then. */
@@ -30,7 +33,7 @@ export interface Session {
   runId: string | null;
   /** The latest pruning of the saved runs: for which run, and when (ms), autosave.ts. */
   pruned: { runId: string; at: number } | null;
-  /** The live run's worker (null before the first call and after a crash or drop), worker-link.ts. */
+  /** The live run's worker's handle (null before the first call and after a crash or drop), worker-link.ts. */
   worker: TrainerClient | null;
   /** Where that worker's events and crash go (the controller connects them once, worker-link.ts). */
   workerHandlers: { onEvents(events: SessionEvent[]): void; onCrash(why: string): void } | null;
@@ -42,13 +45,20 @@ export interface Session {
   passkTicket: number;
   /** The run viewer's latest alignment of two runs (viewer-align.ts): an older one's answer is dropped. */
   alignTicket: number;
-  /** Compare's workers by side, and the generation they belong to: events of an older one are dropped (compare.ts). */
+  /**
+   * Compare's workers' handles by side (compare.ts): each owns its worker and its pause request; stopCompare
+   * disposes of them, and a disposed one's events are dropped.
+   */
   compareClients: Partial<Record<SideId, TrainerClient>>;
-  compareGeneration: number;
-  /** Compare sides whose Pause was pressed: until their worker says it stopped, "running" reads "pausing". */
-  comparePauseAsked: Set<SideId>;
   /** The latest record open's number: a slower earlier open that finishes later is dropped (recording-read.ts). */
   recordOpening: number;
+  /**
+   * The run viewer's opened runs by key (ViewerRun.key; the store says only `opened`), and its running
+   * searches' and findings' cancellers by id (ViewerSearch.job, ViewerFindings.job): viewer-handles.ts.
+   */
+  viewerRuns: Map<string, RunHandle>;
+  viewerJobs: Map<number, AbortController>;
+  viewerJobId: number;
   /** The store subscription that ends a lesson's hold on the URL when its form is edited (lessons.ts). */
   setupEditsWatch: (() => void) | null;
   /** boot() has finished: this tab's own run is restored, or the saved runs are offered (boot.ts). */
@@ -86,9 +96,10 @@ export function newSession(): Session {
     passkTicket: 0,
     alignTicket: 0,
     compareClients: {},
-    compareGeneration: 0,
-    comparePauseAsked: new Set(),
     recordOpening: 0,
+    viewerRuns: new Map(),
+    viewerJobs: new Map(),
+    viewerJobId: 0,
     setupEditsWatch: null,
     bootDone: false,
     isolationSettled: Promise.resolve(),

@@ -254,8 +254,6 @@ export interface AppState {
 export interface RunControl {
   /** Which base checkpoint the current run was built from (changing it needs a reset); null: no run. */
   sourceKey: string | null;
-  /** Set by Pause until the worker reports the loop stopped: a worker answers only between engine operations. */
-  pauseAsked: boolean;
   /**
    * Set when a sync found a config but no ready run: a restored run has its config before the worker's
    * status says it is paused, and the setup it was restored under (this tab's URL, which may be ahead of
@@ -344,7 +342,6 @@ export const useApp = create<AppState>()(() => ({
   viewer: initialViewer,
   runControl: {
     sourceKey: null,
-    pauseAsked: false,
     syncOwed: false,
     failedRestore: null,
   },

@@ -14,8 +14,9 @@ import {
   showRun,
   showStep,
   stepBy,
-  viewerLink,
 } from './viewer-actions.ts';
+import { viewerLink } from './viewer-url.ts';
+import { keepRunHandle } from './viewer-handles.ts';
 import { initialViewer, type ViewerRun } from './viewer-state.ts';
 
 /** A run of `steps` steps, one group of two completions each; step reads and searches wait for `gate` when given. */
@@ -97,16 +98,20 @@ function gate() {
   };
 }
 
-const entry = (key: string, handle: OpenedRun): ViewerRun => ({
-  key,
-  name: handle.index.name,
-  format: handle.index.format,
-  origin: 'folder',
-  handle,
-  index: handle.index,
-  loading: false,
-  error: null,
-});
+/** A listed run, opened: its handle kept by key beside the store (viewer-handles.ts). */
+const entry = (key: string, handle: OpenedRun): ViewerRun => {
+  keepRunHandle(key, Object.assign(handle, { disposed: false, dispose: () => undefined }));
+  return {
+    key,
+    name: handle.index.name,
+    format: handle.index.format,
+    origin: 'folder',
+    opened: true,
+    index: handle.index,
+    loading: false,
+    error: null,
+  };
+};
 const v = () => getState().viewer;
 const until = async (what: () => boolean) => {
   while (!what()) await new Promise((ok) => setTimeout(ok, 1));

@@ -5,14 +5,14 @@
  * its worker or its autosave: a bad folder shows its problems and leaves training as it was.
  */
 import type { FoundRun, RunQuery, RunSearchOptions } from '../../runs/types.ts';
-import { getState, setState, useApp, type AppState } from './store.ts';
-import { searchToSetup, setupToSearch, viewerToSearch } from '../derive/url-state.ts';
-import { selectedManifest } from './setup-state.ts';
+import { getState, setState } from './store.ts';
+import { searchToSetup } from '../derive/url-state.ts';
 import { folderSource, listServedRuns, servedSource, type RunSource } from './run-sources.ts';
 import type { PickedFolder } from '../derive/folder-files.ts';
 import { nearestStep } from '../derive/run-view-model.ts';
 import { formFromQuery, parseSearchForm, type SearchForm } from '../derive/search-form.ts';
 import { findingRowsOf } from '../../runs/search-query.ts';
+import { cancelJob, endJob, keepRunHandle, runHandle, startJob } from './viewer-handles.ts';
 import {
   idleFindings,
   idleSearch,
@@ -40,6 +40,14 @@ export async function openFolder(folder: PickedFolder): Promise<void> {
   setState({ view: 'viewer' });
   set({ loading: `Reading the folder ${folder.name} (${folder.files.length} files)…`, error: null, problems: [] });
   const source = folderSource(folder);
+  try {
+    await openFound(folder, source);
+  } finally {
+    source.dispose(); // nothing more is opened from it: its worker ends with the last of its runs closed
+  }
+}
+
+async function openFound(folder: PickedFolder, source: RunSource): Promise<void> {
   let found: FoundRun[];
   try {
     const detected = await source.detect();
@@ -64,7 +72,7 @@ export async function openFolder(folder: PickedFolder): Promise<void> {
     name: found.length > 1 || f.path ? `${folder.name}/${f.path || f.name}` : folder.name,
     format: f.format,
     origin: 'folder',
-    handle: null,
+    opened: false,
     index: null,
     loading: true,
     error: null,
@@ -78,7 +86,13 @@ export async function openFolder(folder: PickedFolder): Promise<void> {
 async function openInto(key: string, source: RunSource, found: FoundRun, firstStep?: number): Promise<boolean> {
   try {
     const handle = await source.open(found, firstStep);
-    setRun(key, { handle, index: handle.index, loading: false, error: null });
+    // Closed while it was being opened: nothing shows it, so its reader frees it now.
+    if (!runByKey(key)) {
+      handle.dispose();
+      return false;
+    }
+    keepRunHandle(key, handle);
+    setRun(key, { opened: true, index: handle.index, loading: false, error: null });
     return true;
   } catch (e) {
     setRun(key, { loading: false, error: `Could not open ${found.name}: ${message(e)}` });
@@ -93,6 +107,16 @@ async function openInto(key: string, source: RunSource, found: FoundRun, firstSt
 export async function openServed(link = searchToSetup(location.search).page.viewer): Promise<boolean> {
   // A link to a run: its reader starts, and finds the run in its files, while runs.json is fetched.
   const early = link.name ? startServed(link.name) : undefined;
+  try {
+    return await openListed(link, early);
+  } finally {
+    early?.source.dispose(); // the run it found is open, or there was none to open
+  }
+}
+
+type ViewerLink = ReturnType<typeof searchToSetup>['page']['viewer'];
+
+async function openListed(link: ViewerLink, early: StartedServed | undefined): Promise<boolean> {
   const listed = await listServedRuns();
   if (!listed) return false;
   set({ served: true });
@@ -122,7 +146,7 @@ function mergeServed(listed: { name: string; format: ViewerRun['format']; steps:
     const listedErrors = l.errors ?? [];
     if (i >= 0) runs[i] = { ...runs[i]!, listedSteps: l.steps, listedErrors };
     else {
-      const fresh = { handle: null, index: null, loading: false, error: null };
+      const fresh = { opened: false, index: null, loading: false, error: null };
       runs.push({
         key,
         name: l.name,
@@ -161,12 +185,13 @@ async function openServedRun(run: ViewerRun, early?: StartedServed, firstStep?: 
   try {
     found = (await detected).runs[0];
   } catch (e) {
+    source.dispose();
     setRun(run.key, { loading: false, error: `Could not read ${run.name} from rlvr view: ${message(e)}` });
     return;
   }
-  if (!found)
-    setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
-  else await openInto(run.key, source, found, firstStep);
+  if (found) await openInto(run.key, source, found, firstStep);
+  else setRun(run.key, { loading: false, error: `rlvr view lists ${run.name}, but no run was found in its files` });
+  source.dispose(); // its worker is the opened run's now, or ends
 }
 
 /** Opens a listed run (reading its index first when it is a served one not read yet) at a step. */
@@ -178,7 +203,7 @@ export async function showRun(
 ): Promise<void> {
   let run = runByKey(key);
   if (!run) return;
-  viewer().findings.abort?.abort();
+  cancelJob(viewer().findings.job);
   set({
     open: key,
     step: null,
@@ -192,7 +217,7 @@ export async function showRun(
     findings: idleFindings,
     marked: null,
   });
-  if (!run.handle && run.origin === 'server' && !run.loading) {
+  if (!run.opened && run.origin === 'server' && !run.loading) {
     await openServedRun(run, early, step ?? Number.NEGATIVE_INFINITY);
     run = runByKey(key);
   }
@@ -206,10 +231,11 @@ export async function showRun(
 /** Reads one step of the open run (the reader reads only that step's rows). */
 export async function showStep(step: number): Promise<void> {
   const run = runByKey(viewer().open);
-  if (!run?.handle) return;
+  const handle = runHandle(run?.key);
+  if (!run || !handle) return;
   set({ step, stepLoading: true, stepError: null, selected: null });
   try {
-    const data = await run.handle.readStep(step);
+    const data = await handle.readStep(step);
     if (viewer().open === run.key && viewer().step === step) set({ stepData: data, stepLoading: false });
   } catch (e) {
     if (viewer().open === run.key && viewer().step === step) {
@@ -252,14 +278,15 @@ async function searchInto(
   more: Pick<RunSearchOptions, 'histogram' | 'findingRows'> = {},
 ): Promise<void> {
   const run = runByKey(key);
-  if (!run?.handle) return;
-  viewer()[slot].abort?.abort();
-  const abort = new AbortController();
-  const mine = () => viewer()[slot].abort === abort;
+  const handle = runHandle(key);
+  if (!run || !handle) return;
+  cancelJob(viewer()[slot].job);
+  const job = startJob();
+  const mine = () => viewer()[slot].job === job.id;
   const update = (v: Partial<ViewerSearch>) => mine() && set({ [slot]: { ...viewer()[slot], ...v } });
-  set({ [slot]: { ...idleSearch, running: true, abort } });
+  set({ [slot]: { ...idleSearch, running: true, job: job.id } });
   const options: RunSearchOptions = {
-    signal: abort.signal,
+    signal: job.signal,
     limit: SEARCH_LIMIT,
     onProgress: (progress) => update({ progress }),
     ...more,
@@ -267,13 +294,15 @@ async function searchInto(
   try {
     // A folder's finding filter takes the rows from the run's findings, looked for once (rlvr view has its own).
     if (query.finding !== undefined && run.origin === 'folder' && !more.findingRows) {
-      const list = viewer().findings.list ?? (await run.handle.findings?.({ signal: abort.signal }))?.findings ?? [];
+      const list = viewer().findings.list ?? (await handle.findings?.({ signal: job.signal }))?.findings ?? [];
       options.findingRows = findingRowsOf(list, query.finding);
     }
-    const result = await run.handle.search(query, options);
+    const result = await handle.search(query, options);
     update({ result, running: false });
   } catch (e) {
     update({ error: `The search of ${run.name} failed: ${message(e)}`, running: false });
+  } finally {
+    endJob(job.id);
   }
 }
 
@@ -290,7 +319,7 @@ export function runSearch(): void {
 }
 
 export function cancelSearch(slot: SearchSlot = 'search'): void {
-  viewer()[slot].abort?.abort();
+  cancelJob(viewer()[slot].job);
 }
 
 /** "This prompt over training": every step where the prompt was sampled, in the open run and the compared one. */
@@ -316,7 +345,7 @@ export async function compareWith(key: string | null): Promise<void> {
   set({ compareWith: key, comparePromptSearch: idleSearch });
   const run = runByKey(key);
   if (!key || !run) return;
-  if (!run.handle && run.origin === 'server' && !run.loading) await openServedRun(run);
+  if (!run.opened && run.origin === 'server' && !run.loading) await openServedRun(run);
   const prompt = viewer().prompt;
   if (prompt !== null && viewer().compareWith === key) await searchInto('comparePromptSearch', key, { prompt });
 }
@@ -332,57 +361,19 @@ export async function pollServed(): Promise<void> {
   if (listed) mergeServed(listed);
   for (const key of new Set([v.open, v.compareWith])) {
     const run = runByKey(key);
-    if (!run?.handle || run.origin !== 'server') continue;
+    const handle = runHandle(key);
+    if (!run || !handle || run.origin !== 'server') continue;
     // runs.json has just counted the run's steps as its reader does: where the index has them all, nothing
     // new is read. A refresh lists every file of the run again and rebuilds its index (at 14,913 steps,
     // work in rlvr view, the reader's worker and the page every few seconds, much of it during step switches).
     if (listed && run.listedSteps === run.index?.steps.length) continue;
     try {
-      const index = await run.handle.refresh();
-      if (runByKey(key)?.handle === run.handle) setRun(run.key, { index });
+      const index = await handle.refresh();
+      if (runHandle(key) === handle) setRun(run.key, { index });
     } catch {
       // A file the trainer is still writing can fail to read once; the next poll reads it again.
     }
   }
   const open = runByKey(viewer().open);
   if (open?.index && viewer().step === null && open.index.steps.length) await showStep(open.index.steps[0]!);
-}
-
-/** The link to the open served run, its step and followed prompt (null for a folder opened in the page). */
-export function viewerLink(v: ViewerState = viewer(), href = location.href): string | null {
-  const run = v.runs.find((r) => r.key === v.open);
-  if (run?.origin !== 'server') return null;
-  const url = new URL(href);
-  const place = { name: run.name, step: v.step, prompt: v.prompt, finding: v.findingKind ?? undefined };
-  url.search = viewerToSearch({ ...place, filter: v.applied ?? undefined });
-  url.hash = '';
-  return url.href;
-}
-
-/** The open served run's place in the address bar (`view=…&step=…&prompt=…`), empty for none. */
-export function viewerPlace(s: AppState): string {
-  const run = s.viewer.runs.find((r) => r.key === s.viewer.open);
-  if (run?.origin !== 'server') return '';
-  const finding = s.viewer.findingKind ?? undefined;
-  const filter = s.viewer.applied ?? undefined;
-  return viewerToSearch({ name: run.name, step: s.viewer.step, prompt: s.viewer.prompt, finding, filter });
-}
-
-/** Keeps the address bar on the open served run's place, beside the setup's own keys (as boot.ts writes them). */
-export function syncViewerUrl(): () => void {
-  return useApp.subscribe((s, prev) => {
-    const v = s.viewer;
-    const p = prev.viewer;
-    const same =
-      v.open === p.open &&
-      v.step === p.step &&
-      v.prompt === p.prompt &&
-      v.findingKind === p.findingKind &&
-      v.applied === p.applied;
-    if (v === p || (same && v.runs === p.runs)) return;
-    const q = [setupToSearch(s.setup, selectedManifest(s)), viewerPlace(s)].filter(Boolean).join('&');
-    if (q !== location.search.replace(/^\?/, '')) {
-      history.replaceState(null, '', `${location.pathname}${q ? `?${q}` : ''}${location.hash}`);
-    }
-  });
 }

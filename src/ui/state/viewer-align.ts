@@ -8,6 +8,7 @@ import { alignSteps, recordedStep, stepToAlign } from '../../runs/align.ts';
 import type { RunStep } from '../../runs/types.ts';
 import { getState, setState, useApp } from './store.ts';
 import { runByKey } from './viewer-actions.ts';
+import { runHandle } from './viewer-handles.ts';
 import type { ViewerAligned, ViewerRun, ViewerState } from './viewer-state.ts';
 
 const viewer = () => getState().viewer;
@@ -38,10 +39,11 @@ async function otherStep(withWhat: ViewerAligned['with'], step: number): Promise
   const key = viewer().compareWith;
   const other = key ? await settled(key) : null;
   if (!other) throw new Error('tick "compare with the open run" beside another run first');
-  if (!other.handle) throw new Error(`${other.name} is not open yet${other.error ? `: ${other.error}` : ''}`);
-  const near = stepToAlign(other.handle.index.steps, step);
+  const handle = runHandle(other.key);
+  if (!handle) throw new Error(`${other.name} is not open yet${other.error ? `: ${other.error}` : ''}`);
+  const near = stepToAlign(handle.index.steps, step);
   if (near === null) throw new Error(`${other.name} has no step with rollouts`);
-  return { name: other.name, step: await other.handle.readStep(near) };
+  return { name: other.name, step: await handle.readStep(near) };
 }
 
 /** Aligns the open step with the other side's nearest step; a later call (another step) wins. */

@@ -11,8 +11,10 @@ import { openSource, type RunSource } from '../../runs/opened-run.ts';
 import type { Finding } from '../../runs/findings/types.ts';
 import type { RunCompletion } from '../../runs/types.ts';
 import { getState, setState } from './store.ts';
-import { compareWith, runSearch, setForm, showRun, showStep, viewerLink } from './viewer-actions.ts';
+import { compareWith, runSearch, setForm, showRun, showStep } from './viewer-actions.ts';
+import { viewerLink } from './viewer-url.ts';
 import { closeAligned, showAligned } from './viewer-align.ts';
+import { keepRunHandle, runHandle, takeRunHandle } from './viewer-handles.ts';
 import { initialViewer, type RunHandle, type ViewerRun } from './viewer-state.ts';
 
 /** Steps `steps`; step s has prompts `p{s % 3}` and `shared`, two completions each. */
@@ -43,15 +45,19 @@ function source(name: string, steps: number[]): RunSource {
 }
 
 async function entry(key: string, steps: number[], origin: ViewerRun['origin'] = 'folder', findings?: Finding[]) {
-  const handle: RunHandle = await openSource(source(key, steps));
+  const handle: RunHandle = Object.assign(await openSource(source(key, steps)), {
+    disposed: false,
+    dispose: () => undefined,
+  });
   if (findings)
     handle.findings = vi.fn(async () => ({ findings, stepsRead: steps.length, cancelled: false, problems: [] }));
+  keepRunHandle(key, handle);
   return {
     key,
     name: key,
     format: 'jsonl',
     origin,
-    handle,
+    opened: true,
     index: handle.index,
     loading: false,
     error: null,
@@ -96,7 +102,7 @@ describe('search with filters, sort and histogram', () => {
     runSearch();
     await until(() => !!v().search.result || !!v().search.error);
     expect(v().search.result!.hits.map((h) => [h.step, h.row])).toEqual([[2, 3]]);
-    expect(run.handle!.findings).toHaveBeenCalledTimes(1);
+    expect(runHandle(run.key)!.findings).toHaveBeenCalledTimes(1);
   });
 });
 
@@ -121,11 +127,13 @@ describe('aligned on shared prompts', () => {
 
   it('waits for the compared run while it is still being opened', async () => {
     const b = await entry('b', [1]);
-    setState({ viewer: { ...initialViewer, runs: [await entry('a', [1]), { ...b, handle: null, loading: true }] } });
+    const bHandle = takeRunHandle('b')!; // not opened yet
+    setState({ viewer: { ...initialViewer, runs: [await entry('a', [1]), { ...b, opened: false, loading: true }] } });
     await showRun('a');
     setState((s) => ({ viewer: { ...s.viewer, compareWith: 'b' } }));
     const aligning = showAligned('compared');
     await until(() => v().aligned?.loading === true);
+    keepRunHandle('b', bHandle);
     setState((s) => ({ viewer: { ...s.viewer, runs: [s.viewer.runs[0]!, b] } }));
     await aligning;
     expect(v().aligned).toMatchObject({ error: null, data: { stepA: 1, stepB: 1, onlyA: 0, onlyB: 0 } });
@@ -136,7 +144,16 @@ describe('aligned on shared prompts', () => {
     const path = join(import.meta.dirname, '../../../public/records/lessons/forking-tokens/seed-11', name);
     const bytes = new Uint8Array(readFileSync(path));
     const handle = await openRun(memoryRunFiles('r', { [name]: bytes }), { path: name, name, format: 'record' });
-    const run = { key: 'r', name, format: 'record', origin: 'folder', handle, index: handle.index, loading: false };
+    keepRunHandle('r', Object.assign(handle, { disposed: false, dispose: () => undefined }));
+    const run = {
+      key: 'r',
+      name,
+      format: 'record',
+      origin: 'folder',
+      opened: true,
+      index: handle.index,
+      loading: false,
+    };
     setState({ viewer: { ...initialViewer, runs: [{ ...run, error: null } as ViewerRun] } });
     const step = handle.index.steps[1]!;
     await showRun('r', step);

@@ -1,9 +1,10 @@
 /**
  * Closing a run in the run viewer: it leaves the list, what the page showed of it goes, and its reader frees
- * it (run-sources.ts RunHandle.close: the reader worker ends with the last run of its folder that was open,
+ * it (run-sources.ts ReaderRun.dispose: the reader worker ends with the last run of its folder that was open,
  * and the helpers that shared its searches end at once). Nothing else open is touched.
  */
 import { getState, setState } from './store.ts';
+import { cancelJob, takeRunHandle } from './viewer-handles.ts';
 import { initialViewer, type ViewerState } from './viewer-state.ts';
 
 /** The fields that show the open run: back to nothing open. */
@@ -30,8 +31,10 @@ export function closeViewerRun(key: string): void {
   const v = getState().viewer;
   const run = v.runs.find((r) => r.key === key);
   if (!run) return;
-  v.search.abort?.abort();
-  run.handle?.close?.();
+  // The searches and findings of what stops being shown are cancelled; the others go on.
+  if (v.open === key) for (const job of [v.search, v.promptSearch, v.findings]) cancelJob(job.job);
+  if (v.open === key || v.compareWith === key) cancelJob(v.comparePromptSearch.job);
+  takeRunHandle(key)?.dispose();
   const runs = v.runs.filter((r) => r.key !== key);
   setState((s) => ({
     viewer: {

@@ -7,6 +7,7 @@
 import { findRunFindings, type Finding, type FindingKind } from '../../runs/findings/index.ts';
 import { getState, setState } from './store.ts';
 import { runByKey, showStep } from './viewer-actions.ts';
+import { cancelJob, endJob, runHandle, startJob } from './viewer-handles.ts';
 import { idleFindings, type ViewerFindings, type ViewerState } from './viewer-state.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -16,14 +17,14 @@ const set = (v: Partial<ViewerState>) => setState((s) => ({ viewer: { ...s.viewe
 /** Looks for the open run's findings over every step, with progress; a run switch or cancel stops it. */
 export async function runFindings(): Promise<void> {
   const run = runByKey(viewer().open);
-  if (!run?.handle) return;
-  viewer().findings.abort?.abort();
-  const abort = new AbortController();
-  const mine = () => viewer().findings.abort === abort;
+  const handle = runHandle(run?.key);
+  if (!run || !handle) return;
+  cancelJob(viewer().findings.job);
+  const job = startJob();
+  const mine = () => viewer().findings.job === job.id;
   const update = (v: Partial<ViewerFindings>) => mine() && set({ findings: { ...viewer().findings, ...v } });
-  set({ findings: { ...idleFindings, running: true, abort } });
-  const handle = run.handle;
-  const options = { signal: abort.signal, onProgress: (progress: ViewerFindings['progress']) => update({ progress }) };
+  set({ findings: { ...idleFindings, running: true, job: job.id } });
+  const options = { signal: job.signal, onProgress: (progress: ViewerFindings['progress']) => update({ progress }) };
   try {
     // A source that cannot compute them elsewhere: one pass over the steps here, through the reader.
     const result = handle.findings ? await handle.findings(options) : await findRunFindings(handle, options);
@@ -31,10 +32,12 @@ export async function runFindings(): Promise<void> {
     else update({ list: result.findings, running: false });
   } catch (e) {
     update({ error: `Looking for findings in ${run.name} failed: ${message(e)}`, running: false });
+  } finally {
+    endJob(job.id);
   }
 }
 
-export const cancelFindings = () => viewer().findings.abort?.abort();
+export const cancelFindings = () => cancelJob(viewer().findings.job);
 
 /** The kind the panel lists (null: every kind); written to the link as `finding=KIND`. */
 export const setFindingKind = (kind: FindingKind | null) => set({ findingKind: kind });

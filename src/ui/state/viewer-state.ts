@@ -19,13 +19,17 @@ import type {
 import type { Finding, FindingKind, FindingsOptions, FindingsResult } from '../../runs/findings/index.ts';
 import type { AlignedSteps } from '../../runs/align.ts';
 import { emptySearchForm, type SearchForm } from '../derive/search-form.ts';
+import type { WorkerHandle } from './worker-handle.ts';
 
-/** An opened run as the viewer holds it: the readers' contract, and its findings where the source computes them. */
-export type RunHandle = OpenedRun & {
-  findings?(options?: FindingsOptions): Promise<FindingsResult>;
-  /** Frees what reading it holds: its reader workers end once no run of theirs is open (run-sources.ts). */
-  close?(): void;
-};
+/**
+ * An opened run as the viewer holds it (by key, in viewer-handles.ts): the readers' contract, its findings where
+ * the source computes them, and its worker's handle (worker-handle.ts): dispose() frees what reading it holds,
+ * its reader workers ending once no run of theirs is open (run-sources.ts).
+ */
+export type RunHandle = OpenedRun &
+  WorkerHandle & {
+    findings?(options?: FindingsOptions): Promise<FindingsResult>;
+  };
 
 /** One run the viewer lists. */
 export interface ViewerRun {
@@ -35,8 +39,11 @@ export interface ViewerRun {
   format: RunFormat;
   /** A folder opened in the page (read offline), or a run `rlvr view` serves. */
   origin: 'folder' | 'server';
-  /** What the reader's worker opened (null until it has, or when it could not). */
-  handle: RunHandle | null;
+  /**
+   * The reader's worker has opened it: its handle is kept by key in viewer-handles.ts (false until it has, or
+   * when it could not).
+   */
+  opened: boolean;
   index: RunIndex | null;
   /** Steps `rlvr view` says the run has (known before the run is opened). */
   listedSteps?: number;
@@ -52,11 +59,14 @@ export interface ViewerSearch {
   progress: RunSearchProgress | null;
   result: RunSearchResult | null;
   error: string | null;
-  /** Cancels the running search (the reader stops between steps and answers with what it found). */
-  abort: AbortController | null;
+  /**
+   * The search's id: its canceller is in viewer-handles.ts (the reader stops between steps and answers with
+   * what it found); an answer whose id is no longer here is dropped.
+   */
+  job: number | null;
 }
 
-export const idleSearch: ViewerSearch = { running: false, progress: null, result: null, error: null, abort: null };
+export const idleSearch: ViewerSearch = { running: false, progress: null, result: null, error: null, job: null };
 
 /** The open run's findings (docs/findings.md), computed on request over every step. */
 export interface ViewerFindings {
@@ -65,10 +75,11 @@ export interface ViewerFindings {
   /** Highest score first; null until computed. */
   list: Finding[] | null;
   error: string | null;
-  abort: AbortController | null;
+  /** The findings' id, as a search's (ViewerSearch.job). */
+  job: number | null;
 }
 
-export const idleFindings: ViewerFindings = { running: false, progress: null, list: null, error: null, abort: null };
+export const idleFindings: ViewerFindings = { running: false, progress: null, list: null, error: null, job: null };
 
 /** The open run's step beside another run's nearest step, on the prompts both sampled (viewer-align.ts). */
 export interface ViewerAligned {

@@ -1,21 +1,33 @@
 /**
- * The page's handle on one trainer worker: Comlink RPC plus crash detection. A call made to (or
- * pending on) a worker that died rejects with a WorkerCrashed error instead of hanging forever.
+ * The page's handle on one trainer worker (worker-handle.ts): Comlink RPC plus crash detection, the
+ * worker's lifetime and its pause request. A call made to (or pending on) a worker that died rejects with a
+ * WorkerCrashed error instead of hanging forever; one made after dispose() is refused (HandleDisposed).
  */
 import * as Comlink from 'comlink';
 import type { TrainerWorkerApi } from '../../../workers/trainer.worker.ts';
 import type { SessionEvent } from '../../../workers/protocol.ts';
+import { HandleDisposed, type WorkerHandle } from './worker-handle.ts';
 
 export class WorkerCrashed extends Error {}
 
-export class TrainerClient {
+export class TrainerClient implements WorkerHandle {
   private worker: Worker;
   readonly api: Comlink.Remote<TrainerWorkerApi>;
   private crashed: Promise<never>;
   private crash!: (e: Error) => void;
+  private ended = false;
   dead = false;
+  /**
+   * Pause was pressed while the run trained: until the worker's status says its loop stopped, "running" reads
+   * "pausing" (foldRunEvents in run-series.ts clears it).
+   */
+  pauseAsked = false;
 
-  constructor(name: string, onEvents: (events: SessionEvent[]) => void, onCrash: (message: string) => void) {
+  constructor(
+    readonly name: string,
+    onEvents: (events: SessionEvent[]) => void,
+    onCrash: (message: string) => void,
+  ) {
     this.worker = new Worker(new URL('../../../workers/trainer.worker.ts', import.meta.url), { type: 'module', name });
     this.crashed = new Promise<never>((_, reject) => {
       this.crash = reject;
@@ -38,6 +50,7 @@ export class TrainerClient {
 
   /** Runs an RPC; rejects if the worker dies before it answers. */
   call<T>(fn: (api: Comlink.Remote<TrainerWorkerApi>) => Promise<T>): Promise<T> {
+    if (this.ended) return Promise.reject(new HandleDisposed(`the ${this.name} worker`));
     if (this.dead) return Promise.reject(new WorkerCrashed('the worker is no longer running'));
     return Promise.race([fn(this.api), this.crashed]);
   }
@@ -50,5 +63,21 @@ export class TrainerClient {
     this.dead = true;
     this.worker.terminate();
     if (why !== undefined) this.crash(new WorkerCrashed(why));
+  }
+
+  get disposed(): boolean {
+    return this.ended;
+  }
+
+  /** Asks the run to stop after its current step (the caller sets pauseAsked when it was training). */
+  pause(): Promise<void> {
+    return this.call((api) => api.pause());
+  }
+
+  /** Ends the worker on purpose: calls waiting on it are left unanswered, later ones refused. */
+  dispose(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.terminate();
   }
 }

@@ -3,9 +3,10 @@ import { TrainerClient } from './worker-client.ts';
 import { Watchdog } from './watchdog.ts';
 
 /**
- * The page's one training worker. It is created on first use and again after a crash; the watchdog
- * declares a worker that stops answering dead. The controller connects the event and crash handlers
- * once, so this module never imports it back.
+ * The page's one training worker, the live run's handle (a TrainerClient: worker-handle.ts). It is created on
+ * first use and again after a crash; the watchdog declares a worker that stops answering dead, and
+ * dropWorker disposes of it. The controller connects the event and crash handlers once, so this module never
+ * imports it back.
  */
 type Handlers = NonNullable<Session['workerHandlers']>;
 
@@ -39,11 +40,11 @@ export function onWorkerDropped(f: () => void): void {
   dropListeners.push(f);
 }
 
-/** Terminates the worker; the next client() starts a fresh one. */
+/** Disposes of the worker's handle (the worker ends); the next client() starts a fresh one. */
 export function dropWorker(): void {
   const old = session.worker;
   session.worker = null;
-  old?.terminate();
+  old?.dispose();
   for (const f of dropListeners) f();
 }
 

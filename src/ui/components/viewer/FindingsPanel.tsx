@@ -35,7 +35,7 @@ export function FindingsPanel() {
   const open = useApp((s) => s.viewer.open);
   const findings = useApp((s) => s.viewer.findings);
   const kind = useApp((s) => s.viewer.findingKind);
-  const ready = useApp((s) => !!runByKey(s.viewer.open)?.handle);
+  const ready = useApp((s) => !!runByKey(s.viewer.open)?.opened);
   // A link that names a kind (or a kind chosen before looking) looks at once.
   useEffect(() => {
     if (ready && kind && !findings.list && !findings.running && !findings.error) void runFindings();

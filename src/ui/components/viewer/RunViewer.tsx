@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { useApp } from '../../state/store.ts';
 import { compareViewedRun } from '../../state/compare-viewed.ts';
-import { dismissError, pollServed, runByKey, viewerLink } from '../../state/viewer-actions.ts';
+import { dismissError, pollServed, runByKey } from '../../state/viewer-actions.ts';
+import { viewerLink } from '../../state/viewer-url.ts';
 import { AlignedRuns } from './AlignedRuns.tsx';
 import { FindingsPanel } from './FindingsPanel.tsx';
 import { OpenRunFolder } from './OpenRunFolder.tsx';
