@@ -14,9 +14,9 @@
  *               budget), lesson (a guided experiment by id: `?lesson=why-groups[&steps=N]`, lesson-plan.ts);
  *   page:       v (the link's version), backend (webgpu | wasm), threads (WASM threads, 1-16), bench and
  *               bench_steps (the Benchmark panel, bench-report.ts), run (a run record's URL, opened as a
- *               recording by recording.ts), view, step, prompt and finding (a run `rlvr view` serves, opened in the run viewer at that step
- *               and prompt, its Findings panel on that kind: src/ui/state/viewer-actions.ts), f.* (its
- *               search's filters and sort, url-filter.ts).
+ *               recording by recording.ts), view, step, prompt and finding (a run `rlvr view` serves,
+ *               opened in the run viewer at that step and prompt, its Findings panel on that kind:
+ *               src/ui/state/viewer-actions.ts), f.* (its search's filters and sort, url-filter.ts).
  *
  * Unknown keys are reported, not dropped silently. Each entry writes itself from a setup and reads its
  * text back; the config fields' entries come from the config table (src/rl/config-fields.ts through
