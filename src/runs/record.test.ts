@@ -6,7 +6,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRunFiles } from '../node/run-files.ts';
 import { decodeRunRecord } from '../record/run-record.ts';
+import { gunzipSync } from 'node:zlib';
 import { detectRuns, openRun } from './detect.ts';
+import { memoryRunFiles } from './memory-files.ts';
 
 const folder = resolve(
   import.meta.dirname,
@@ -73,5 +75,14 @@ describe('a run record', () => {
       expect(Object.keys(r.extra)).not.toContain('flipped');
       expect(r.extra).toHaveProperty('correct');
     }
+  });
+
+  it('opens a record served unpacked (Content-Encoding: gzip) by the decode the page uses', async () => {
+    // src/record/record-file.ts: the one decode of a record file's bytes, shared with the page's recordings.
+    const unpacked = new Uint8Array(gunzipSync(readFileSync(join(folder, 'GRPO.rlvr.gz'))));
+    const files = memoryRunFiles('served', { 'GRPO.rlvr.gz': unpacked });
+    const run = await openRun(files, { path: 'GRPO.rlvr.gz', name: 'GRPO.rlvr.gz', format: 'record' });
+    expect(run.index.problems).toEqual([]);
+    expect(run.index.steps.length).toBeGreaterThan(0);
   });
 });

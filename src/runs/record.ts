@@ -1,10 +1,11 @@
 /**
  * The playground's own run record (`*.rlvr.gz`, src/record/run-record.ts) behind the same OpenedRun: its
  * rollouts with every per-token channel, its step metrics and held-out evals as curves. A record is one
- * gzip stream, so it is read whole (decodeRunRecord refuses files over its own cap).
+ * gzip stream, so it is read whole, by the one decode of a record file's bytes that the page's recordings use too
+ * (decodeRecordFile, src/record/record-file.ts; it refuses files over the reader's own cap).
  */
 import type { RolloutRecord } from '../rl/rollout.ts';
-import { decodeRunRecord, type RunRecord } from '../record/run-record.ts';
+import { decodeRecordFile, type RunRecord } from '../record/run-record.ts';
 import { readRange, RunReadError, why } from './files.ts';
 import type { RunSource, StepRows } from './opened-run.ts';
 import type { MetricPoint, RunCompletion, RunFiles, RunIndex, RunProblem } from './types.ts';
@@ -98,7 +99,7 @@ export function recordSource(files: RunFiles, path: string, name: string): RunSo
     const notes: string[] = [];
     record = null;
     try {
-      const decoded = await decodeRunRecord(await readRange(files, path));
+      const decoded = await decodeRecordFile(await readRange(files, path));
       if (decoded.ok) {
         record = decoded.record;
         notes.push(...decoded.notes);
