@@ -2,7 +2,8 @@
  * What the page asks of the run reader's worker (workers/run-reader.worker.ts) through Comlink: runs
  * are found and opened from a description of where their files are (RunFilesSpec), and an opened run
  * is then named by its id. A search runs in the worker and is cancelled by its id (an AbortSignal
- * cannot cross to a worker); its progress comes back through a Comlink-proxied callback.
+ * cannot cross to a worker); its progress comes back through a Comlink-proxied callback. A recording the page
+ * shows (src/ui/state/recording-read.ts) is decoded here too, by decodeRecord.
  */
 import type {
   FoundRun,
@@ -16,6 +17,7 @@ import type {
   RunStep,
 } from '../src/runs/types.ts';
 import type { StepMeasures } from '../src/runs/findings/index.ts';
+import type { DecodeResult } from '../src/record/run-record.ts';
 
 /** One file of a folder given to the page, with its path under the folder. */
 export interface GivenFile {
@@ -58,4 +60,9 @@ export interface RunReaderApi {
    * several readers and judges (src/runs/step-shares.ts, src/ui/state/run-sources.ts).
    */
   measureSteps(id: number, steps: number[]): Promise<{ measures: StepMeasures[]; problems: RunProblem[] }>;
+  /**
+   * A `.rlvr.gz` file's bytes (downloaded or picked; transferred, so the page keeps none) as a RunRecord, or
+   * what is wrong with them: the one decode of a record file (decodeRecordFile, src/record/record-file.ts).
+   */
+  decodeRecord(bytes: ArrayBuffer): Promise<DecodeResult>;
 }

@@ -2,9 +2,12 @@
  * The run reader's worker: the readers of src/runs (TRL, veRL, the documented JSONL, records) run here,
  * off the page's thread and apart from the trainer worker, so a huge or broken folder can neither hold
  * the page nor touch a live run. The page (src/ui/state/run-sources.ts) starts one per folder or
- * served run and talks to it through Comlink (workers/run-reader-protocol.ts).
+ * served run and talks to it through Comlink (workers/run-reader-protocol.ts). The page's recordings and
+ * lessons decode their `.rlvr.gz` records here as well (decodeRecord; src/ui/state/record-readers.ts keeps
+ * such readers started ahead and ends each after its one decode), so a record file has one reader.
  */
 import * as Comlink from 'comlink';
+import { decodeRecordFile } from '../src/record/run-record.ts';
 import { measureSteps } from '../src/runs/findings/index.ts';
 import { detectRuns, openRun } from '../src/runs/index.ts';
 import type { OpenedRun, RunFileEntry, RunFiles, RunSearchProgress, RunSearchResult } from '../src/runs/types.ts';
@@ -109,6 +112,7 @@ const api: RunReaderApi = {
     const { measures, problems } = await measureSteps(runOf(id), steps);
     return { measures, problems };
   },
+  decodeRecord: (bytes) => decodeRecordFile(new Uint8Array(bytes)),
 };
 
 Comlink.expose(api);
