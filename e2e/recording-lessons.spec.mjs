@@ -45,7 +45,7 @@ test(
       await page.click('[data-testid="tab-lessons"]');
       await page.waitForSelector(`[data-testid="lesson-open-${LESSON.id}"]`);
       // The precondition of the timing: the spare record readers (one per arm) are started once the page
-      // has settled (src/ui/components/recording/RecordingBar.tsx, src/ui/state/recording.ts prewarmRecordReader).
+      // has settled (src/ui/components/recording/RecordingBar.tsx, src/ui/state/record-readers.ts).
       await readersReady(page, LESSON.labels.length);
       const t0 = Date.now();
       await page.click(`[data-testid="lesson-open-${LESSON.id}"]`);

@@ -21,9 +21,12 @@ export const timings = {};
 export const OPEN_GOAL_S = 2;
 export const HANG_MS = 30_000;
 
-/** Waits until `n` record readers are started and running their script (each can take an arm at once). */
+/**
+ * Waits until `n` record readers are started and running their script (each can take an arm at once): run
+ * reader workers (workers/run-reader.worker.ts), started ahead by src/ui/state/record-readers.ts.
+ */
 export async function readersReady(page, n) {
-  const readers = () => page.workers().filter((w) => w.url().includes('record-reader'));
+  const readers = () => page.workers().filter((w) => w.url().includes('run-reader'));
   await expect
     .poll(() => readers().length, { timeout: 30_000, message: `${n} record readers started` })
     .toBeGreaterThanOrEqual(n);

@@ -50,11 +50,12 @@ function recordedLesson() {
 }
 
 /**
- * Waits until `n` record readers run their script (src/ui/state/recording.ts starts them once the page has
+ * Waits until `n` record readers run their script (src/ui/state/record-readers.ts starts them once the page has
  * settled).
  */
 async function readersReady(page, n) {
-  const readers = () => page.workers().filter((w) => w.url().includes('record-reader'));
+  // Run reader workers (workers/run-reader.worker.ts), which the page starts ahead (src/ui/state/record-readers.ts).
+  const readers = () => page.workers().filter((w) => w.url().includes('run-reader'));
   const t0 = Date.now();
   while (readers().length < n) {
     if (Date.now() - t0 > WAIT.timeout) {

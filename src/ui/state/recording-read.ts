@@ -1,6 +1,7 @@
 /**
  * Reading run records for the page (recording.ts shows them, recorded-arms.ts opens a lesson's arms):
- * each record is decoded in a short-lived worker of its own (workers/record-reader.worker.ts), a URL
+ * each record is decoded in a short-lived run reader worker of its own (record-readers.ts, the pool the session
+ * keeps; workers/run-reader.worker.ts decodeRecord, the viewer's reader of a record too), a URL
  * is downloaded with its size capped, and each open gets a number so that a slower earlier open is
  * dropped when it finishes.
  */
@@ -31,42 +32,14 @@ export function failed(name: string, why: string): void {
   patch('recordingLoad', { loading: null, error: `Could not open ${name}: ${why}` });
 }
 
-const startReader = () =>
-  new Worker(new URL('../../../workers/record-reader.worker.ts', import.meta.url), {
-    type: 'module',
-    name: 'record reader',
-  });
-/**
- * Readers started ahead (the opener is on screen), so an open does not wait for a worker's script: as
- * many as a lesson opens at once (its arms, up to three, are decoded in parallel).
- */
-const spareReaders: Worker[] = [];
-const SPARE_READERS = 3;
-
+/** Starts the record readers ahead (an opener is on screen), so an open does not wait for a worker's script. */
 export function prewarmRecordReader(): void {
-  while (spareReaders.length < SPARE_READERS) spareReaders.push(startReader());
+  session.recordReaders.prewarm();
 }
 
-/** Decodes in a worker of its own, ended when it answers: a huge or hostile file cannot hold the page. */
+/** Decodes in a run reader worker of its own, ended when it answers: a huge or hostile file cannot hold the page. */
 export function decodeOffThread(bytes: ArrayBuffer): Promise<DecodeResult> {
-  return new Promise((ok) => {
-    const worker = spareReaders.pop() ?? startReader();
-    const end = (r: DecodeResult) => {
-      worker.terminate();
-      ok(r);
-      // Ready for the next open (another lesson, another arm) once this one has settled.
-      setTimeout(prewarmRecordReader, 2000);
-    };
-    worker.addEventListener('message', (e: MessageEvent<DecodeResult>) => end(e.data));
-    worker.addEventListener('error', (e) => {
-      e.preventDefault();
-      end({ ok: false, error: `the reader stopped: ${e.message || 'it ran out of memory or failed to load'}` });
-    });
-    worker.addEventListener('messageerror', () =>
-      end({ ok: false, error: 'the decoded record could not be passed to the page' }),
-    );
-    worker.postMessage(bytes, [bytes]);
-  });
+  return session.recordReaders.decode(bytes);
 }
 
 export function sizeRefusal(bytes: number): string {

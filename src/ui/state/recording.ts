@@ -5,8 +5,8 @@
  * record's metrics, the rollout inspector and objective panel its rollouts, the pass@k view its
  * held-out evaluations, all at the step the scrubber is at.
  *
- * Opening a record never touches the live run: the record is read and decoded in its own short-lived
- * worker (workers/record-reader.worker.ts), not the trainer worker, and lands in the store's
+ * Opening a record never touches the live run: the record is read and decoded in a short-lived run reader
+ * worker of its own (workers/run-reader.worker.ts, record-readers.ts), not the trainer worker, and lands in the store's
  * `recording` slice (the record up to the scrubbed step as `recording.series`, a RunSeries); the live run's slot
  * (`run`) and the autosave are left as they are. A bad file
  * leaves whatever was open (the live run, an earlier recording) and says what is wrong with it.

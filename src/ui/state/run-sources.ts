@@ -25,6 +25,7 @@ import { measureShared, searchShared, type StepReader } from '../../runs/step-sh
 import { servedSearch } from './served-search.ts';
 import type { RunHandle } from './viewer-state.ts';
 import { HandleDisposed } from './worker-handle.ts';
+import { newReaderWorker } from './reader-worker.ts';
 
 export interface RunSource {
   /** The folder's name, or the run's name on the server (for messages). */
@@ -48,9 +49,6 @@ export interface ServedRun {
   /** What its readers could not read, each naming the file (src/node/run-catalog.ts); [] when nothing. */
   errors?: string[];
 }
-
-const newReaderWorker = () =>
-  new Worker(new URL('../../../workers/run-reader.worker.ts', import.meta.url), { type: 'module', name: 'run reader' });
 
 /** A reader worker's opened run, as a reader of shares of its steps (src/runs/step-shares.ts). */
 const stepReader = (api: Comlink.Remote<RunReaderApi>, id: number): StepReader => ({

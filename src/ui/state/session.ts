@@ -2,6 +2,7 @@ import type { SessionEvent } from '../../../workers/protocol.ts';
 import type { SideId } from './store.ts';
 import type { TrainerClient } from './worker-client.ts';
 import type { RunHandle } from './viewer-state.ts';
+import { RecordReaders } from './record-readers.ts';
 
 /** What this tab tells the others about itself on the tabs' channel (tabs.ts joinTabs). */
 export interface TabDescription {
@@ -52,6 +53,8 @@ export interface Session {
   compareClients: Partial<Record<SideId, TrainerClient>>;
   /** The latest record open's number: a slower earlier open that finishes later is dropped (recording-read.ts). */
   recordOpening: number;
+  /** The run reader workers that decode recordings, with those started ahead (record-readers.ts). */
+  recordReaders: RecordReaders;
   /**
    * The run viewer's opened runs by key (ViewerRun.key; the store says only `opened`), and its running
    * searches' and findings' cancellers by id (ViewerSearch.job, ViewerFindings.job): viewer-handles.ts.
@@ -97,6 +100,7 @@ export function newSession(): Session {
     alignTicket: 0,
     compareClients: {},
     recordOpening: 0,
+    recordReaders: new RecordReaders(),
     viewerRuns: new Map(),
     viewerJobs: new Map(),
     viewerJobId: 0,
