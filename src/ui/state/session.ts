@@ -16,8 +16,9 @@ export interface TabDescription {
  * The page's session: what no view draws but what decides which run, tab, worker and answer is the live
  * one. Which tab this is and the run it holds open, the live trainer worker's handle, the autosave's run id,
  * the tickets that say which long job's answer still counts, Compare's workers' handles, the run viewer's
- * opened runs and running searches, the latest record open. One object, created here beside the store (the
- * store holds only plain data: store-serialisable.test.ts), so that a test (or a reset) sees all of it and
+ * opened runs and running searches, the latest record open and the record readers started ahead. One
+ * object, created here beside the store (the store holds only plain data: store-serialisable.test.ts), so
+ * that a test (or a reset) sees all of it and
  * can clear it (resetSession); no module keeps such state in a variable of its own
  * (src/ui/module-state.test.ts lists the few that may: caches). Each worker's handle (worker-handle.ts)
  * owns its worker's lifetime and pause request, and ends it with dispose().
