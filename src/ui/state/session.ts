@@ -19,8 +19,8 @@ export interface TabDescription {
  * opened runs and running searches, the latest record open and the record readers started ahead. One
  * object, created here beside the store (the store holds only plain data: store-serialisable.test.ts), so
  * that a test (or a reset) sees all of it and can clear it (resetSession); no module keeps such state in a
- * variable of its own (src/ui/module-state.test.ts lists the few that may: caches). Each worker's handle (worker-handle.ts)
- * owns its worker's lifetime and pause request, and ends it with dispose().
+ * variable of its own (src/ui/module-state.test.ts lists the few that may: caches). Each worker's handle
+ * (worker-handle.ts) owns its worker's lifetime and pause request, and ends it with dispose().
  */
 export interface Session {
   /** This tab's id (tabs.ts): read from (or written to) sessionStorage on first use; '' until then. */
