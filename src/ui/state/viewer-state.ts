@@ -92,7 +92,8 @@ export interface ViewerAligned {
   data: AlignedSteps | null;
 }
 
-export type TokenColour = 'logprob' | 'advantage';
+/** How the viewer colours a completion's tokens (src/ui/derive/token-strip.ts viewerChannels). */
+export type TokenColour = 'logprob' | 'advantage' | 'entropy' | 'ratio' | 'clipped';
 
 export interface ViewerState {
   runs: ViewerRun[];

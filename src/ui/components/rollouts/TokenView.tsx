@@ -1,22 +1,9 @@
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import type { InspectRollout } from '../../../../workers/protocol.ts';
-import { channels, channelScale, channelSpec, colorFor, num, tokenLabel } from '../../derive/channels.ts';
+import { channels, channelSpec, num, tokenLabel } from '../../derive/channels.ts';
+import { rolloutStrip, type TokenStrip } from '../../derive/token-strip.ts';
 import { patch, useApp, type Channel } from '../../state/store.ts';
 import { Flags } from './GroupsTable.tsx';
-
-function tokenTitle(r: InspectRollout, i: number): string {
-  return [
-    `token ${i}: ${JSON.stringify(r.tokenText[i])}`,
-    `advantage ${r.advantage}`,
-    `logp new ${r.newLogp[i]} · old ${r.oldLogp[i]}${r.refLogp ? ` · ref ${r.refLogp[i]}` : ''}`,
-    `ratio ${r.ratio[i]}${r.clipped[i] ? ` (clipped ${r.clipped[i]})` : ''}`,
-    `entropy ${r.entropy[i]} · KL ${r.kl[i]}`,
-    `weight ${r.weight[i]} · token loss ${r.tokenLoss[i]} · contribution ${r.lossContribution[i]}`,
-    r.trained[i] ? '' : 'masked: not in the loss',
-  ]
-    .filter(Boolean)
-    .join('\n');
-}
 
 function TokenDetail({ r, i }: { r: InspectRollout; i: number }) {
   return (
@@ -50,89 +37,153 @@ function TokenDetail({ r, i }: { r: InspectRollout; i: number }) {
   );
 }
 
-/** One completion, token by token, coloured by the chosen channel; hover or focus shows every number, click selects. */
-export function TokenView({ r, all }: { r: InspectRollout; all: InspectRollout[] }) {
-  const channel = useApp((s) => s.inspector.channel);
-  const selected = useApp((s) => s.inspector.token);
+/** The test ids of a token view's parts (the e2e tests find the inspector's and the run viewer's by them). */
+export interface TokenViewIds {
+  view: string;
+  channel: string;
+  token: string;
+}
+
+/**
+ * The one token view: a completion's tokens, each coloured by its value under the chosen channel (a TokenStrip,
+ * src/ui/derive/token-strip.ts), with the channel picker. Where `onSelect` is given a token is a button that
+ * selects it; `detail(i)` is drawn for the token hovered, focused or selected.
+ */
+export function TokenStripView(props: {
+  strip: TokenStrip;
+  ids: TokenViewIds;
+  /** The <select>'s element id. */
+  selectId: string;
+  channel: string;
+  channels: { id: string; label: string }[];
+  legend: string;
+  /** The channel's name in a token's aria-label. */
+  channelLabel: string;
+  onChannel(id: string): void;
+  /** The view's own data-* attributes, by name without "data-". */
+  viewData?: Record<string, string | number>;
+  /** Drawn above the tokens (the completion's reward and flags). */
+  meta?: ReactNode;
+  /** Drawn before the tokens, in their line (the prompt, a hint). */
+  lead?: ReactNode;
+  selected?: number | null;
+  onSelect?(i: number): void;
+  detail?(i: number): ReactNode;
+}) {
+  const { strip, ids, selected = null, onSelect } = props;
   const [hover, setHover] = useState<number | null>(null);
-  const spec = channelSpec(channel);
-  const scale = channelScale(spec, all);
   const shown = hover ?? selected;
+  const dataAttrs = (d: Record<string, string | number>) =>
+    Object.fromEntries(Object.entries(d).map(([k, v]) => [`data-${k}`, v]));
   return (
-    <div className="token-view" data-testid="token-view" data-group={r.group} data-index={r.index} data-step={r.step}>
+    <div className="token-view" data-testid={ids.view} {...dataAttrs(props.viewData ?? {})}>
       <div className="token-toolbar">
-        <label htmlFor="channel">Colour by</label>
+        <label htmlFor={props.selectId}>Colour by</label>
         <select
-          id="channel"
-          value={channel}
-          data-testid="channel"
-          onChange={(e) => patch('inspector', { channel: e.target.value as Channel })}
+          id={props.selectId}
+          value={props.channel}
+          data-testid={ids.channel}
+          onChange={(e) => props.onChannel(e.target.value)}
         >
-          {channels.map((c) => (
+          {props.channels.map((c) => (
             <option key={c.id} value={c.id}>
               {c.label}
             </option>
           ))}
         </select>
-        <span className="muted small">{spec.legend}</span>
+        <span className="muted small">{props.legend}</span>
       </div>
-      <p className="rollout-meta">
-        <span className={r.correct ? 'ok' : 'bad'}>{r.correct ? '✓ correct' : '✗ wrong'}</span> · reward{' '}
-        {num(r.reward, 3)} (
-        {Object.entries(r.components)
-          .map(([k, v]) => `${k} ${num(v, 2)}`)
-          .join(', ')}
-        ) · advantage {num(r.advantage, 3)} · {r.reason} <Flags r={r} />
-      </p>
+      {props.meta}
       <div className="tokens" role="group" aria-label="Completion tokens">
-        <span className="prompt-text">{r.prompt}</span>
-        {r.hint && (
-          <span
-            className="hint-text"
-            title="Hint: forced prefix of the reference solution (not sampled, not trained)"
-            data-testid="hint-text"
-          >
-            {r.hint}
-          </span>
-        )}
-        {r.tokens.map((_, i) => {
-          const v = spec.value(r, i);
-          return (
+        {props.lead}
+        {strip.text.map((text, i) => {
+          const v = strip.values[i] ?? null;
+          const common = {
+            className: `tok${strip.masked[i] ? ' masked' : ''}${selected === i ? ' selected' : ''}`,
+            style: { background: strip.colours[i] },
+            title: strip.titles[i],
+            'aria-label':
+              `token ${i} ${JSON.stringify(text)}, ${props.channelLabel} ` +
+              `${typeof v === 'number' ? num(v) : (v ?? 'none')}`,
+            'data-testid': ids.token,
+            'data-index': i,
+            'data-channel': props.channel,
+            'data-value': v === null ? '' : String(v),
+            ...dataAttrs(strip.data[i] ?? {}),
+            // Hover shows the token's detail, where there is one to show.
+            onMouseEnter: props.detail ? () => setHover(i) : undefined,
+            onMouseLeave: props.detail ? () => setHover(null) : undefined,
+          };
+          return onSelect ? (
             <button
               type="button"
               key={i}
-              className={`tok${r.trained[i] ? '' : ' masked'}${selected === i ? ' selected' : ''}`}
-              style={{ background: colorFor(spec, v, scale) }}
-              title={tokenTitle(r, i)}
-              aria-label={
-                `token ${i} ${JSON.stringify(r.tokenText[i])}, ${spec.label} ` +
-                `${typeof v === 'number' ? num(v) : (v ?? 'none')}`
-              }
+              {...common}
               aria-pressed={selected === i}
-              data-testid="token"
-              data-index={i}
-              data-channel={channel}
-              data-value={v === null ? '' : String(v)}
-              data-advantage={String(r.advantage)}
-              data-logp={String(r.newLogp[i])}
-              data-old-logp={String(r.oldLogp[i])}
-              data-ratio={String(r.ratio[i])}
-              data-clipped={r.clipped[i] ?? ''}
-              data-entropy={String(r.entropy[i])}
-              data-kl={String(r.kl[i])}
-              data-loss={String(r.lossContribution[i])}
-              onMouseEnter={() => setHover(i)}
-              onMouseLeave={() => setHover(null)}
               onFocus={() => setHover(i)}
               onBlur={() => setHover(null)}
-              onClick={() => patch('inspector', { token: i })}
+              onClick={() => onSelect(i)}
             >
-              {tokenLabel(r.tokenText[i] ?? '')}
+              {tokenLabel(text)}
             </button>
+          ) : (
+            <span key={i} {...common}>
+              {tokenLabel(text)}
+            </span>
           );
         })}
       </div>
-      {shown !== null && shown < r.tokens.length && <TokenDetail r={r} i={shown} />}
+      {props.detail && shown !== null && shown < strip.text.length && props.detail(shown)}
     </div>
+  );
+}
+
+/**
+ * One rollout of the page's run (live or a recording), token by token, coloured by the chosen channel; hover or
+ * focus shows every number, click selects.
+ */
+export function TokenView({ r, all }: { r: InspectRollout; all: InspectRollout[] }) {
+  const channel = useApp((s) => s.inspector.channel);
+  const selected = useApp((s) => s.inspector.token);
+  const spec = channelSpec(channel);
+  return (
+    <TokenStripView
+      strip={rolloutStrip(r, all, spec)}
+      ids={{ view: 'token-view', channel: 'channel', token: 'token' }}
+      selectId="channel"
+      channel={channel}
+      channels={channels}
+      legend={spec.legend}
+      channelLabel={spec.label}
+      onChannel={(id) => patch('inspector', { channel: id as Channel })}
+      viewData={{ group: r.group, index: r.index, step: r.step }}
+      meta={
+        <p className="rollout-meta">
+          <span className={r.correct ? 'ok' : 'bad'}>{r.correct ? '✓ correct' : '✗ wrong'}</span> · reward{' '}
+          {num(r.reward, 3)} (
+          {Object.entries(r.components)
+            .map(([k, v]) => `${k} ${num(v, 2)}`)
+            .join(', ')}
+          ) · advantage {num(r.advantage, 3)} · {r.reason} <Flags r={r} />
+        </p>
+      }
+      lead={
+        <>
+          <span className="prompt-text">{r.prompt}</span>
+          {r.hint && (
+            <span
+              className="hint-text"
+              title="Hint: forced prefix of the reference solution (not sampled, not trained)"
+              data-testid="hint-text"
+            >
+              {r.hint}
+            </span>
+          )}
+        </>
+      }
+      selected={selected}
+      onSelect={(i) => patch('inspector', { token: i })}
+      detail={(i) => <TokenDetail r={r} i={i} />}
+    />
   );
 }
