@@ -23,8 +23,8 @@
  * the form's fieldSpecs), so a new field needs nothing here. A value read from the link is marked
  * `origins[path] = 'link'` in the draft, so the form says "from the link" beside it until it is edited.
  */
-import { findingKinds } from '../../runs/findings/types.ts';
-import { cleanQuery, FILTER_PREFIX, readFilterParam, type ViewerUrl } from './url-filter.ts';
+import type { ViewerUrl } from './url-filter.ts';
+import { viewerParams } from './url-viewer-params.ts';
 import { defaultConfig } from '../../rl/config.ts';
 import type { Manifest } from '../../model/checkpoint.ts';
 import { presets } from '../../rl/presets.ts';
@@ -286,47 +286,7 @@ const params: Param[] = [
     write: () => [],
     read: (_s, raw, _k, page) => ((page.run = raw === '' ? null : raw), null),
   },
-  // The run viewer's keys: written by viewerToSearch while a run that `rlvr view` serves is open, not from the setup.
-  {
-    key: 'view',
-    scope: 'page',
-    write: () => [],
-    read: (_s, raw, _k, page) => ((page.viewer.name = raw === '' ? null : raw), null),
-  },
-  {
-    key: 'step',
-    scope: 'page',
-    write: () => [],
-    read: (_s, raw, _k, page) => {
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0) return `step=${raw} is not a step number; the run viewer opens the first step`;
-      page.viewer.step = n;
-      return null;
-    },
-  },
-  { key: 'prompt', scope: 'page', write: () => [], read: (_s, raw, _k, page) => ((page.viewer.prompt = raw), null) },
-  {
-    key: 'finding',
-    scope: 'page',
-    write: () => [],
-    read: (_s, raw, _k, page) => {
-      const kind = findingKinds.find((k) => k === raw);
-      if (!kind) return `finding=${raw} is not a kind of finding (${findingKinds.join(', ')}); every kind is listed`;
-      page.viewer.finding = kind;
-      return null;
-    },
-  },
-  {
-    key: FILTER_PREFIX,
-    scope: 'page',
-    write: () => [],
-    read: (_s, raw, key, page) => {
-      const filter = { ...page.viewer.filter };
-      const note = readFilterParam(key, raw, filter);
-      page.viewer.filter = cleanQuery(filter);
-      return note;
-    },
-  },
+  ...viewerParams,
 ];
 
 /** The table's keys with their scope (for docs and tests). */
