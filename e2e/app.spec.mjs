@@ -68,7 +68,11 @@ test.describe('the page that trained the default run', () => {
           `status bar says ${s.run.stepsPerMinute.toFixed(1)} steps/min`,
       );
       assert.equal(s.run.backend.kind, 'wasm', 'with only a software WebGPU adapter the app picks WASM by itself');
-      assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
+      // A small model on at most 2 cores runs one WASM thread, leaving the page a core (src/engine/wasm-threads.ts);
+      // elsewhere the backend's own choice, several (e2e/engine.spec.mjs checks the thread pool itself).
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      if (cores <= 2) assert.equal(s.run.backend.threads, 1, `a tiny model on ${cores} cores: one WASM thread`);
+      else assert.ok(s.run.backend.threads >= 2, `WASM should be multi-threaded, got ${s.run.backend.threads}`);
       assert.match(s.run.backend.reason, /software/);
       // The charts show every step (the constant ones say why).
       await assertRunCharts(page, DEFAULT_STEPS);
@@ -78,7 +82,7 @@ test.describe('the page that trained the default run', () => {
       );
       assert.match(await text(page, 'step-count'), /^Step \d+$/);
       assert.ok(Number((await text(page, 'step-count')).slice(5)) >= DEFAULT_STEPS);
-      assert.match(await text(page, 'backend'), /WASM, \d+ threads/);
+      assert.match(await text(page, 'backend'), /WASM, \d+ threads?/);
       await page.click('[data-testid="pause"]');
       await waitForPage(page, () => ['paused', 'done'].includes(window.__rlvr.state().run.state), { timeout: 60_000 });
       await shot(page, 'app-charts');

@@ -30,7 +30,9 @@ test(
   'CSP without unsafe-eval on every file; the app ' + 'trains a step under it and reports no violation',
   async ({}, testInfo) => {
     test.setTimeout(180_000);
-    const p = await open(`/?${NANO}`, { init: [listenForCsp] });
+    // Two WASM threads asked for: the thread pool's module workers must run under the policy too (a tiny model on
+    // 2 cores would otherwise get one, src/engine/wasm-threads.ts).
+    const p = await open(`/?${NANO}&threads=2`, { init: [listenForCsp] });
     try {
       await withDiagnostics(testInfo, p, 'reliability-csp', async () => {
         const { page } = p;

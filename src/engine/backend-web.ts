@@ -1,5 +1,8 @@
 import { OrtBackend, type OrtModule } from './backend.ts';
 import { ORT_DIR } from './ort-builds.ts';
+import { threadsGiven, wasmThreads } from './wasm-threads.ts';
+
+export { wasmThreads } from './wasm-threads.ts';
 import { summariseAdapterInfo, type AdapterSummary, type WebBackendKind } from './webgpu-adapter.ts';
 export type { AdapterSummary, WebBackendKind } from './webgpu-adapter.ts';
 
@@ -41,10 +44,6 @@ export interface WebBackendOptions {
   logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
 }
 
-interface NavigatorLike {
-  hardwareConcurrency?: number;
-}
-
 /** The ORT folder under the app's base URL, absolute (works in the page and in a worker under assets/). */
 export function defaultWasmPaths(): string {
   const base = import.meta.env.BASE_URL || '/';
@@ -56,18 +55,6 @@ export function defaultWasmPaths(): string {
   return new URL(`${inWorker ? '../' : ''}${base}${ORT_DIR}/`, here).href;
 }
 
-/** The WASM thread count we ask for, and why. */
-export function wasmThreads(): { threads: number; note: string } {
-  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
-  const cores = (globalThis as { navigator?: NavigatorLike }).navigator?.hardwareConcurrency ?? 1;
-  if (!isolated)
-    return {
-      threads: 1,
-      note: 'not cross-origin isolated (COOP/COEP headers missing), so ONNX Runtime runs one thread',
-    };
-  return { threads: Math.max(1, Math.min(4, cores)), note: `cross-origin isolated, ${cores} logical cores` };
-}
-
 const configured = new Map<WebOrtModule, { threads: number; wasmPaths: string }>();
 
 /** An ORT module's `env` is global to it and read once, when its first session is created: set it once. */
@@ -75,7 +62,8 @@ function configureOrt(ort: WebOrtModule, opts: WebBackendOptions): { threads: nu
   const t = wasmThreads();
   let done = configured.get(ort);
   if (!done) {
-    done = { threads: opts.numThreads ?? t.threads, wasmPaths: opts.wasmPaths ?? defaultWasmPaths() };
+    // A page that is not cross-origin isolated has no SharedArrayBuffer: one thread, whatever was asked.
+    done = { threads: threadsGiven(opts.numThreads), wasmPaths: opts.wasmPaths ?? defaultWasmPaths() };
     ort.env.wasm.wasmPaths = done.wasmPaths;
     ort.env.wasm.numThreads = done.threads;
     ort.env.wasm.proxy = false;

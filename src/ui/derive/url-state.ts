@@ -47,7 +47,7 @@ export interface UrlSetup {
   backend: 'webgpu' | 'wasm' | null;
   /**
    * `?threads=N`: ONNX Runtime's WASM threads for the run's worker (unset: the backend's own choice,
-   * src/engine/backend-web.ts `wasmThreads`). Read once, when the worker's backend is created.
+   * src/engine/wasm-threads.ts). Read once, when the worker's backend is created.
    */
   threads?: number | null;
   /** The lesson this setup was opened from (the URL is then `?lesson=ID`); cleared when the setup is edited. */

@@ -74,6 +74,8 @@ export async function measureBackend(
         ...(request.preset ? { preset: request.preset } : {}),
         checkpoint: request.checkpoint,
         backend: kind,
+        // The run's own WASM threads (src/engine/wasm-threads.ts), so the figures are the run's.
+        ...(request.threads ? { threads: request.threads } : {}),
         stepBudget: 0,
       }),
     );

@@ -11,6 +11,7 @@ import { draftValidation, initRequest, selectedCheckpoint } from './setup-state.
 import { getState, hasRun, initialRun, initialRunSlices, patch, setState, type RunControl } from './store.ts';
 import { client, dropWorker, liveClient } from './worker-link.ts';
 import type { InitResult } from '../../../workers/protocol.ts';
+import { threadsGiven } from '../../engine/wasm-threads.ts';
 
 const setControl = (c: Partial<RunControl>) => patch('runControl', c);
 
@@ -78,6 +79,9 @@ export async function initRun(): Promise<boolean> {
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
     const request = initRequest();
+    // The worker's WASM threads are fixed when its backend is made: a run that wants another count gets a new worker.
+    const had = getState().run.backend;
+    if (liveClient() && had && had.threads !== threadsGiven(request.threads)) dropWorker();
     const r = await trackLoad(client().call((a) => a.init(request)));
     applyLoaded(r);
     useDataset.setState({ inRun: request.dataset ?? null });

@@ -6,6 +6,8 @@
 import { useDataset } from './dataset-import.ts';
 import { recommendedDifficulty, type Manifest } from '../../model/checkpoint.ts';
 import { modelPresets } from '../../model/config.ts';
+import { parameterCount } from '../../model/transformer.ts';
+import { runWasmThreads } from '../../engine/wasm-threads.ts';
 import type { ResolvedConfig } from '../../rl/resolve-config.ts';
 import type { RunConfig } from '../../rl/config.ts';
 import type { CheckpointSource, InitRequest } from '../../../workers/protocol.ts';
@@ -145,6 +147,17 @@ export function checkpointSource(s = getState()): CheckpointSource {
   return { kind: 'shipped', id, manifestUrl: new URL(path, document.baseURI).href };
 }
 
+/**
+ * The run's WASM threads: `?threads=N` where the link sets it, else by the model's size and this machine's cores
+ * (src/engine/wasm-threads.ts); nothing when the backend's own choice applies.
+ */
+function threadsFor(s = getState()): { threads?: number } {
+  const preset = s.setup.model ? modelPresets[s.setup.model as keyof typeof modelPresets] : undefined;
+  const parameters = preset ? parameterCount(preset) : (selectedManifest(s)?.parameters ?? null);
+  const threads = s.setup.threads ?? runWasmThreads(parameters, globalThis.navigator?.hardwareConcurrency || 1);
+  return threads ? { threads } : {};
+}
+
 export function initRequest(s = getState()): InitRequest {
   // Only what the person chose (preset + edits + knobs): the worker fills the difficulty in from the manifest.
   const dataset = s.setup.draft.task === 'custom' ? useDataset.getState().payload : null;
@@ -154,7 +167,7 @@ export function initRequest(s = getState()): InitRequest {
     preset: s.setup.draft.presetId,
     checkpoint: checkpointSource(s),
     backend: s.setup.backend,
-    ...(s.setup.threads ? { threads: s.setup.threads } : {}),
+    ...threadsFor(s),
     stepBudget: s.setup.stepBudget,
     ...(dataset ? { dataset } : {}),
   };
