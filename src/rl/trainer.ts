@@ -1,4 +1,4 @@
-import { chooseGrid, totalLen, promptGroups, type Layout } from '../model/layout.ts';
+import { totalLen, type Layout } from '../model/layout.ts';
 import type { Policy } from '../model/policy.ts';
 import { DifficultyLadder, FixedDifficulty, type Curriculum, type LadderState } from '../tasks/curriculum.ts';
 import { getTaskFamily } from '../tasks/registry.ts';
@@ -10,18 +10,12 @@ import { resolveLiveEdit } from './resolve-config.ts';
 import { fittingLadder, promptTokensFor } from './context-fit.ts';
 import { evaluatePassAtK, type EvalResult } from './evaluate.ts';
 import { histogram, isZeroVariance } from './metrics.ts';
-import { buildRlGraph, objectiveForm, objectiveOptions } from './objective.ts';
-import { rlGraphFeeds } from './rl-feeds.ts';
 import { RolloutHistory, type RolloutRecord } from './rollout.ts';
-import { rewardFunctions, type StepBatch, tokenMasks, trainedEntropy } from './step-batch.ts';
+import { rewardFunctions, type StepBatch, tokenMasks } from './step-batch.ts';
 import { samplingParams } from './config.ts';
-import {
-  appliedEntropyCoef,
-  initialEntropyControl,
-  nextEntropyControl,
-  type EntropyControl,
-} from './adaptive-entropy.ts';
-import { buildRecords, stepMetrics, type PassOutputs, type StepMetrics, type UpdatePass } from './step-records.ts';
+import type { EntropyControl } from './adaptive-entropy.ts';
+import { updatePasses } from './update-passes.ts';
+import { buildRecords, stepMetrics, type StepMetrics } from './step-records.ts';
 
 export type { StepMetrics };
 
@@ -230,7 +224,8 @@ export class Trainer {
     };
     const tUpdateStart = performance.now();
     const learningRate = this.learningRate();
-    const upd = await this.update(batch, learningRate);
+    const upd = await updatePasses(this.policy, this.config, batch, learningRate, this.entropyControl);
+    this.entropyControl = upd.entropyControl;
     const tEnd = performance.now();
     const step = this.step + 1;
     const { records, tallies } = buildRecords(step, c, batch, upd, this.policy.codec);
@@ -281,90 +276,6 @@ export class Trainer {
         'reference',
       )
     ).logp;
-  }
-
-  /**
-   * μ epochs × minibatches of the RL graph on the step's fitted grid (layout.ts chooseGrid), its feeds
-   * from rlGraphFeeds (objective.ts); returns that grid and the per-token outputs of the last pass
-   * over each minibatch.
-   */
-  private async update(
-    batch: StepBatch,
-    lr: number,
-  ): Promise<UpdatePass & { losses: number[]; gradNorms: number[]; skipped: boolean }> {
-    const c = this.config;
-    const flat = batch.rows;
-    const G = c.num_generations;
-    const M = c.minibatches;
-    const mbRows = flat.length / M;
-    // Prompt slots per minibatch: its groups (distinct prompts are padded up to this, one graph shape per run).
-    const groups = Array.from({ length: M }, (_, mb) =>
-      promptGroups(flat.slice(mb * mbRows, (mb + 1) * mbRows).map((s) => s.prompt)),
-    );
-    const distinct = Math.max(Math.ceil(mbRows / G), ...groups.map((x) => x.first.length));
-    const form = objectiveForm(c.loss_type);
-    const options = objectiveOptions(c);
-    const key = (l: Layout) =>
-      `rl:${form}${options.offPolicyMask ? '+opsm' : ''}:${mbRows}x${totalLen(l)}:u${distinct}:${c.adam_beta1}` +
-      `:${c.adam_beta2}:${c.weight_decay}:${c.max_grad_norm}`;
-    const layout = chooseGrid(
-      this.policy.layout,
-      flat.map((s) => s.tokens),
-      (l) => this.policy.hasSession(key(l)),
-    );
-    const len = totalLen(layout);
-    const lastPass: PassOutputs = new Array(M);
-    const losses: number[] = [];
-    const gradNorms: number[] = [];
-    let skipped = false;
-    const adam = {
-      beta1: c.adam_beta1,
-      beta2: c.adam_beta2,
-      eps: 1e-8,
-      weightDecay: c.weight_decay,
-      maxGradNorm: c.max_grad_norm,
-    };
-    // The minibatches' inputs are the same in every pass over the batch: built once.
-    const feeds = groups.map((g, mb) =>
-      rlGraphFeeds(this.policy, c, batch, {
-        index: mb,
-        first: mb * mbRows,
-        rows: mbRows,
-        layout,
-        groups: g,
-        slots: distinct,
-      }),
-    );
-    for (let it = 0; it < c.num_iterations; it++) {
-      for (let mb = 0; mb < M; mb++) {
-        // use_adaptive_entropy: each optimizer step applies the controller's coefficient, then its tokens' entropy
-        // moves it
-        if (c.use_adaptive_entropy) this.entropyControl ??= initialEntropyControl(c);
-        const stepFeeds = c.use_adaptive_entropy
-          ? {
-              ...feeds[mb]!,
-              entropy_coef: this.policy.backend.tensor('float32', [appliedEntropyCoef(this.entropyControl, c)], []),
-            }
-          : feeds[mb]!;
-        const res = await this.policy.train(
-          key(layout),
-          () => buildRlGraph(this.policy.config, mbRows, distinct, layout.promptLen, len, adam, form, options),
-          stepFeeds,
-          lr,
-        );
-        if (c.use_adaptive_entropy)
-          this.entropyControl = nextEntropyControl(
-            this.entropyControl!,
-            trainedEntropy(res.values['entropy']!, batch, mb * mbRows, mbRows, layout),
-            c,
-          );
-        if (!res.applied) skipped = true;
-        losses.push(res.loss);
-        gradNorms.push(res.gradNorm);
-        lastPass[mb] = res.values;
-      }
-    }
-    return { layout, lastPass, losses, gradNorms, skipped };
   }
 
   /**
