@@ -8,8 +8,8 @@ import { showError } from './errors.ts';
 import { syncLiveConfig } from './live-config.ts';
 import { setNotices } from './notices.ts';
 import { deleteRun, forgetPassK, loadPassK, loadRun, restoredNote, type SavedRun } from './persist.ts';
-import { applyLoaded, reset, trackLoad } from './run-load.ts';
-import { updateSetup } from './setup-state.ts';
+import { applyLoaded, dropWorkerOfOtherThreads, reset, trackLoad } from './run-load.ts';
+import { threadsForModel, updateSetup } from './setup-state.ts';
 import { getState, patch, setState, type RunControl } from './store.ts';
 import { holdRun } from './tabs.ts';
 import type { UrlSetup } from '../derive/url-state.ts';
@@ -35,6 +35,8 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
   }
   setState({ setup: { ...setup, backend }, savedRuns: [] });
   patch('run', { state: 'loading', activity: `restoring the saved run (step ${saved.snapshot.trainer.step})` });
+  const threads = threadsForModel(saved.snapshot.base.manifest?.parameters ?? null);
+  dropWorkerOfOtherThreads(threads.threads);
   try {
     const r = await trackLoad(
       client().call((a) =>
@@ -42,6 +44,7 @@ export async function restoreSaved(saved: SavedRun, setup: UrlSetup = saved.setu
           config: saved.snapshot.config,
           checkpoint: { kind: 'fresh', model: 'nano', seed: 0 },
           backend,
+          ...threads,
           restore: saved.snapshot,
         }),
       ),

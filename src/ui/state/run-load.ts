@@ -72,6 +72,15 @@ export async function ensureRun(): Promise<boolean> {
   return hasRun() || (await initRun());
 }
 
+/**
+ * The worker's WASM threads are fixed when its backend is made (src/engine/wasm-threads.ts): a run that wants
+ * another count than the live worker's gets a new worker.
+ */
+export function dropWorkerOfOtherThreads(threads: number | undefined): void {
+  const had = getState().run.backend;
+  if (liveClient() && had && had.threads !== threadsGiven(threads)) dropWorker();
+}
+
 /** Loads the model and builds the trainer for the current setup. False if the setup is invalid or loading failed. */
 export async function initRun(): Promise<boolean> {
   const v = draftValidation();
@@ -79,9 +88,7 @@ export async function initRun(): Promise<boolean> {
   patch('run', { state: 'loading', activity: 'loading the model' });
   try {
     const request = initRequest();
-    // The worker's WASM threads are fixed when its backend is made: a run that wants another count gets a new worker.
-    const had = getState().run.backend;
-    if (liveClient() && had && had.threads !== threadsGiven(request.threads)) dropWorker();
+    dropWorkerOfOtherThreads(request.threads);
     const r = await trackLoad(client().call((a) => a.init(request)));
     applyLoaded(r);
     useDataset.setState({ inRun: request.dataset ?? null });

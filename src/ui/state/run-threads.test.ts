@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getState, setState } from './store.ts';
-import { initRequest } from './setup-state.ts';
+import { initRequest, threadsForModel } from './setup-state.ts';
 
 describe('the live run’s WASM threads in its init request (src/engine/wasm-threads.ts)', () => {
   afterEach(() => vi.unstubAllGlobals());
@@ -18,5 +18,12 @@ describe('the live run’s WASM threads in its init request (src/engine/wasm-thr
     setState({ setup: { ...setup, model: 'tiny' } });
     expect(initRequest().threads).toBeUndefined();
     setState({ setup });
+  });
+
+  it('a restored run gets them from its saved base model’s size', () => {
+    vi.stubGlobal('navigator', { hardwareConcurrency: 2 });
+    expect(threadsForModel(200_000)).toEqual({ threads: 1 });
+    expect(threadsForModel(5_000_000)).toEqual({});
+    expect(threadsForModel(null)).toEqual({});
   });
 });

@@ -153,7 +153,11 @@ export function checkpointSource(s = getState()): CheckpointSource {
  */
 function threadsFor(s = getState()): { threads?: number } {
   const preset = s.setup.model ? modelPresets[s.setup.model as keyof typeof modelPresets] : undefined;
-  const parameters = preset ? parameterCount(preset) : (selectedManifest(s)?.parameters ?? null);
+  return threadsForModel(preset ? parameterCount(preset) : (selectedManifest(s)?.parameters ?? null), s);
+}
+
+/** The WASM threads for a run of a model of `parameters` (a restored run's too): the link's, else the rule's. */
+export function threadsForModel(parameters: number | null, s = getState()): { threads?: number } {
   const threads = s.setup.threads ?? runWasmThreads(parameters, globalThis.navigator?.hardwareConcurrency || 1);
   return threads ? { threads } : {};
 }
