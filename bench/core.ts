@@ -14,6 +14,7 @@ import { encode, tokenizerSpec } from '../src/model/tokenizer.ts';
 import type { RunConfig } from '../src/rl/config.ts';
 import { buildRlGraph, type ObjectiveFeeds } from '../src/rl/objective.ts';
 import { Trainer, trainSeed } from '../src/rl/trainer.ts';
+import { adamSettings } from '../src/rl/update-passes.ts';
 import { getTaskFamily } from '../src/tasks/registry.ts';
 import { Rng } from '../src/util/rng.ts';
 import { prepare, samplingRows, type PreparedBatch, type UpdateBatch } from './batches.ts';
@@ -180,13 +181,7 @@ export class BenchRunner {
       use_bias_correction_kl: be.tensor('bool', [c.use_bias_correction_kl ? 1 : 0], []),
     };
     const feeds = { ...this.policy.sharedFeeds(p.shared, b.inv_temperature), ...objective };
-    const adam = {
-      beta1: c.adam_beta1,
-      beta2: c.adam_beta2,
-      eps: 1e-8,
-      weightDecay: c.weight_decay,
-      maxGradNorm: c.max_grad_norm,
-    };
+    const adam = adamSettings(c);
     const res = await this.policy.train(
       this.rlKey(),
       () => buildRlGraph(this.policy.config, b.rows, p.shared.distinct, b.promptLen, b.len, adam),

@@ -16,6 +16,17 @@ import { rlGraphFeeds } from './rl-feeds.ts';
 import { type StepBatch, trainedEntropy } from './step-batch.ts';
 import type { PassOutputs, UpdatePass } from './step-records.ts';
 
+/** The RL graph's AdamW settings from the run config (the bench's update uses the same, bench/core.ts). */
+export function adamSettings(c: RunConfig) {
+  return {
+    beta1: c.adam_beta1,
+    beta2: c.adam_beta2,
+    eps: 1e-8,
+    weightDecay: c.weight_decay,
+    maxGradNorm: c.max_grad_norm,
+  };
+}
+
 /** What the update gives the step: its grid and last pass (UpdatePass), each optimizer step's figures. */
 export interface UpdateResult extends UpdatePass {
   losses: number[];
@@ -62,13 +73,7 @@ export async function updatePasses(
   const losses: number[] = [];
   const gradNorms: number[] = [];
   let skipped = false;
-  const adam = {
-    beta1: c.adam_beta1,
-    beta2: c.adam_beta2,
-    eps: 1e-8,
-    weightDecay: c.weight_decay,
-    maxGradNorm: c.max_grad_norm,
-  };
+  const adam = adamSettings(c);
   // The minibatches' inputs are the same in every pass over the batch: built once.
   const feeds = groups.map((g, mb) =>
     rlGraphFeeds(policy, c, batch, {
