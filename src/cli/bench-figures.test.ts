@@ -1,6 +1,7 @@
 // The figure reader of `npm run test:bench-quick` (scripts/bench-figures.ts): a finite figure passes; NaN,
 // Infinity, undefined, null and the reports' "—" fail; a line or table the script no longer prints fails. The
-// demo lines are what `node scripts/measure-demo.mjs --steps 4 --query eval_every=2` printed at 9693fc4; the
+// demo lines are what `node scripts/measure-demo.mjs --steps 4 --query eval_every=2` printed at 9693fc4, and the
+// verdict over runs what `--quick --runs 2` printed at a09e631; the
 // table rows are those of `rlvr bench` (bench/report.ts, bench/llama-report.ts) on this machine.
 import { describe, expect, it } from 'vitest';
 import { figureProblems, segmentProblem } from '../../scripts/bench-figures.ts';
@@ -13,6 +14,8 @@ const DEMO = [
     '(held-out evaluations, start-up)',
   'sustained +20 points (3 evaluations in a row) not reached in 3 steps (14 s); best 0.322 at step 2 (base 0.259)',
   'largest standard error of one point: 0.030',
+  'demo over 2 runs: median not reached to a sustained +20 points (goal 60 s: NOT MET); runs not reached, not ' +
+    'reached; load average 2.3 to 2.8',
 ].join('\n');
 
 const form = (name: string) => QUICK_FORMS.find((f) => f.name.startsWith(name))!.figures;
@@ -73,7 +76,7 @@ describe('the figures a measurement script prints (scripts/bench-figures.ts)', (
     expect(figureProblems(oneEval, form('bench:demo'))).toEqual([
       expect.stringMatching(/^an evaluation: 1 line\(s\) matching .* printed, 2 expected$/),
     ]);
-    expect(figureProblems('', form('bench:demo'))).toHaveLength(4);
+    expect(figureProblems('', form('bench:demo'))).toHaveLength(5);
   });
 
   it("reads rlvr bench's tables: empty ratio cells of the peer's row pass, a missing figure or table fails", () => {
