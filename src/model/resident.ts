@@ -1,0 +1,63 @@
+/**
+ * Frozen weights kept resident in a session (Policy.session): with LoRA the base weights never change between
+ * Policy.setWeights calls, so the sessions that run most often get them baked in as ONNX initializers
+ * (compile.ts) instead of taking them as feeds. onnxruntime-web's WASM EP copies every CPU feed into its heap
+ * on each run (538 MB a run at SmolLM2-135M: the prefill, every decode step and the update); a baked weight
+ * is copied once, when the session is created, and ONNX Runtime may pre-pack it for its matmuls.
+ */
+import type { BackendKind, DeviceTensor, Session } from '../engine/backend.ts';
+import { type CompiledGraph, compile } from '../engine/compile.ts';
+import type { Graph } from '../engine/graph.ts';
+import type { Initializer } from '../engine/onnx-export.ts';
+import type { ParamSpec } from './param-spec.ts';
+
+type Frozen = ReadonlyMap<string, Float32Array>;
+
+/**
+ * The session kinds (a session key's part before ':') that bake a LoRA policy's frozen weights, per backend.
+ * Each baked session holds its own copy of the base (plus what ONNX Runtime pre-packs), so only the kinds whose
+ * runs copied the weights most: on the WASM EP sampling's prefill and decode step and the GRPO update (`rl`);
+ * onnxruntime-node reads feeds in place, so it bakes nothing. Scoring (`score`) may run on the reference weights and
+ * always takes feeds. Measured in docs/measured.md (SmolLM2-135M with LoRA r = 8).
+ */
+export const RESIDENT_KINDS: Record<BackendKind, readonly string[]> = {
+  wasm: ['prefill', 'decode', 'rl'],
+  webgpu: ['prefill', 'decode', 'rl'],
+  node: [],
+};
+
+/** The frozen weights of a weight map (null when none is frozen: no LoRA, full fine-tuning feeds them all). */
+export function frozenWeights(specs: ParamSpec[], w: ReadonlyMap<string, Float32Array>): Frozen | null {
+  const frozen = specs.filter((s) => s.frozen);
+  return frozen.length ? new Map(frozen.map((s) => [s.name, w.get(s.name)!])) : null;
+}
+
+/** Whether two frozen maps hold the same arrays (the same objects: a baked session holds a copy of their values). */
+export function sameArrays(a: Frozen | null, b: Frozen | null): boolean {
+  if (!a || !b) return a === b;
+  return a.size === b.size && [...a].every(([n, x]) => b.get(n) === x);
+}
+
+/** `graph` compiled with the frozen weights among its inputs baked in (none when `frozen` is null), and their names. */
+export function compileResident(graph: Graph, frozen: Frozen | null): { compiled: CompiledGraph; baked: Set<string> } {
+  const inits: Initializer[] = [];
+  for (const t of graph.inputs) {
+    const data = frozen?.get(t.name);
+    if (data) inits.push({ name: t.name, dtype: 'float32', shape: t.shape, data });
+  }
+  return { compiled: compile(graph, inits), baked: new Set(inits.map((i) => i.name)) };
+}
+
+/** `session`, with the feeds it has baked in dropped from every run (callers keep passing all parameters). */
+export function withoutFeeds(session: Session, baked: ReadonlySet<string>): Session {
+  if (!baked.size) return session;
+  return {
+    graph: session.graph,
+    run(feeds: Record<string, DeviceTensor>) {
+      const kept: Record<string, DeviceTensor> = {};
+      for (const [name, t] of Object.entries(feeds)) if (!baked.has(name)) kept[name] = t;
+      return session.run(kept);
+    },
+    release: () => session.release(),
+  };
+}
