@@ -76,6 +76,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
   const trainable = trainableSpecs(model).reduce((a, s) => a + s.shape.reduce((x, y) => x * y, 1), 0);
   const rows = llamaRows(model);
   const layout = { promptLen: LLAMA_SHAPE.promptLen, completionLen: LLAMA_SHAPE.completionLen };
+  const fixed = { rows, layout, ...(opts.resident ? { resident: opts.resident } : {}) };
   const run: LlamaRun = {
     id,
     model,
@@ -117,7 +118,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     const group: LlamaEngine[] = [];
     // onnxruntime-node: compile (first sampling and update), the batch from its first sampling
     const tn = performance.now();
-    const runner = await BenchRunner.create(createNodeBackend(t), model, weights, config, { rows, layout });
+    const runner = await BenchRunner.create(createNodeBackend(t), model, weights, config, fixed);
     const s0 = await runner.sample(1);
     run.first_run_ms[`node@${t}_load_and_first_sampling`] = performance.now() - tn;
     positions = s0.genSteps;
@@ -198,7 +199,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
         model,
         weightsUrl: url,
         config,
-        fixed: { rows, layout },
+        fixed,
       });
       await b.browser!.call('wasm', { cmd: 'sample', preset: id, seed: 1 });
       await b.browser!.call('wasm', { cmd: 'setBatch', preset: id, batch });

@@ -27,6 +27,8 @@ export interface BenchOptions {
   readme: boolean;
   /** The Llama presets' hidden layers: all of them (undefined), or their first N (a quick form, `--layers`). */
   llamaLayers?: number;
+  /** The Llama presets' Policy.residentKinds (`--resident`): undefined keeps each backend's default. */
+  resident?: string[];
 }
 
 export interface Machine {
