@@ -240,7 +240,8 @@ export class Policy {
     }
     const kind = (k: string) => k.slice(0, k.indexOf(':') + 1 || k.length);
     const resident = this.residentKinds.has(kind(key).replace(/:$/, '')) ? this.frozen : null;
-    const { compiled, baked } = compileResident(build(), resident);
+    // onnxruntime-node takes no in-memory external data (its weights stay inside the model)
+    const { compiled, baked } = compileResident(build(), resident, this.backend.kind !== 'node');
     s = this.backend.createSession(compiled, { ...opts, label: key }).then((x) => withoutFeeds(x, baked));
     this.sessions.set(key, s);
     if (baked.size) this.baked.add(key);

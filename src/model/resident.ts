@@ -38,12 +38,26 @@ export function sameArrays(a: Frozen | null, b: Frozen | null): boolean {
   return a.size === b.size && [...a].every(([n, x]) => b.get(n) === x);
 }
 
-/** `graph` compiled with the frozen weights among its inputs baked in (none when `frozen` is null), and their names. */
-export function compileResident(graph: Graph, frozen: Frozen | null): { compiled: CompiledGraph; baked: Set<string> } {
+/**
+ * `graph` compiled with the frozen weights among its inputs baked in (none when `frozen` is null), and their names.
+ * `external`: as external data files (onnx-export.ts Initializer.external), which onnxruntime-web loads with one copy.
+ */
+export function compileResident(
+  graph: Graph,
+  frozen: Frozen | null,
+  external: boolean,
+): { compiled: CompiledGraph; baked: Set<string> } {
   const inits: Initializer[] = [];
   for (const t of graph.inputs) {
     const data = frozen?.get(t.name);
-    if (data) inits.push({ name: t.name, dtype: 'float32', shape: t.shape, data });
+    if (data)
+      inits.push({
+        name: t.name,
+        dtype: 'float32',
+        shape: t.shape,
+        data,
+        ...(external ? { external: `w${inits.length}` } : {}),
+      });
   }
   return { compiled: compile(graph, inits), baked: new Set(inits.map((i) => i.name)) };
 }
