@@ -21,6 +21,7 @@ import type { Bench, LlamaCheck, LlamaPresetId, LlamaRun } from './session.ts';
 
 export type { LlamaPresetId, LlamaRun };
 import { TorchPeer } from './torch.ts';
+import { timeLlamaGemms } from './llama-gemm.ts';
 import { type LlamaEngine, NodeLlama, PEFT_PYTHON, PeftLlama, WasmLlama } from './llama-engines.ts';
 
 export { PEFT_PYTHON };
@@ -88,6 +89,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     first_run_ms: {},
     skipped: [],
     peer: null,
+    gemm: [],
   };
   b.llamaRuns.push(run);
   log(
@@ -140,9 +142,10 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     );
 
     // PyTorch + PEFT: a fresh process per thread count; its first update is the check against ours
+    let peer: TorchPeer | null = null;
     if (engines.has('torch')) {
       const tp = performance.now();
-      const peer = TorchPeer.start(join(ROOT, 'bench'), t, 'peft_peer.py', PEFT_PYTHON);
+      peer = TorchPeer.start(join(ROOT, 'bench'), t, 'peft_peer.py', PEFT_PYTHON);
       const init = await peer.call({ cmd: 'init', threads: t });
       const load = await peer.call({
         cmd: 'load',
@@ -225,6 +228,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
       group.push(new WasmLlama(b, id));
     }
 
+    run.gemm.push(...(await timeLlamaGemms(b, run, t, peer)));
     for (const e of group) run.engines[e.id] = { label: e.label, threads: e.threads, sampling: [], update: [] };
     for (let r = 0; r < reps; r++) {
       const tr = performance.now();
