@@ -3,7 +3,8 @@
  * Policy.setWeights calls, so the sessions that run most often get them baked in as ONNX initializers
  * (compile.ts) instead of taking them as feeds. onnxruntime-web's WASM EP copies every CPU feed into its heap
  * on each run (538 MB a run at SmolLM2-135M: the prefill, every decode step and the update); a baked weight
- * is copied once, when the session is created, and ONNX Runtime may pre-pack it for its matmuls.
+ * is copied once, when the session is created, and ONNX Runtime folds what the graph computes from it alone
+ * (the tied head's transpose of the embedding, which a fed session transposes every run).
  */
 import type { BackendKind, DeviceTensor, Session } from '../engine/backend.ts';
 import { type CompiledGraph, compile } from '../engine/compile.ts';
@@ -15,14 +16,15 @@ type Frozen = ReadonlyMap<string, Float32Array>;
 
 /**
  * The session kinds (a session key's part before ':') that bake a LoRA policy's frozen weights, per backend.
- * Each baked session holds its own copy of the base (plus what ONNX Runtime pre-packs), so only the kinds whose
- * runs copied the weights most: on the WASM EP sampling's prefill and decode step and the GRPO update (`rl`);
- * onnxruntime-node reads feeds in place, so it bakes nothing. Scoring (`score`) may run on the reference weights and
- * always takes feeds. Measured in docs/measured.md (SmolLM2-135M with LoRA r = 8).
+ * Each baked session holds its own copy of the base (and of what ONNX Runtime folds from it, such as the tied
+ * head's transpose), so only the kinds whose runs copied the weights most: on the WASM EP sampling's prefill and
+ * decode step and the GRPO update (`rl`). onnxruntime-node reads feeds in place, so it bakes nothing; WebGPU is not
+ * measured on a GPU yet (its feeds are uploaded every run: a candidate). Scoring (`score`) may run on the reference
+ * weights and always takes feeds. Measured in docs/measured.md (SmolLM2-135M with LoRA r = 8).
  */
 export const RESIDENT_KINDS: Record<BackendKind, readonly string[]> = {
   wasm: ['prefill', 'decode', 'rl'],
-  webgpu: ['prefill', 'decode', 'rl'],
+  webgpu: [],
   node: [],
 };
 
