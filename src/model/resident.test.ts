@@ -65,43 +65,46 @@ const backends: [string, () => Backend][] = [
 ];
 
 describe.each(backends)('a LoRA policy with its base resident, on %s', (_name, makeBackend) => {
-  it('samples with no base-weight feeds the tokens and log-probs of the fed sessions; new base weights recompile', async () => {
-    const backend = makeBackend();
-    const fed = await Policy.create(backend, model, layout, weights(1));
-    fed.residentKinds = new Set();
-    const resident = await Policy.create(backend, model, layout, weights(1));
-    resident.residentKinds = new Set(['prefill', 'decode', 'rl']);
-    try {
-      const a = await fed.sample(prompts, sp, 10, new Rng(2));
-      const b = await resident.sample(prompts, sp, 10, new Rng(2));
-      expect(b.map((c) => c.tokens)).toEqual(a.map((c) => c.tokens));
-      const diff = Math.max(...a.flatMap((c, r) => c.logp.map((x, i) => Math.abs(x - b[r]!.logp[i]!))));
-      expect(diff).toBeLessThan(1e-5);
-      expect(await baseFeeds(fed, 'decode:')).toHaveLength(BASE);
-      expect(await baseFeeds(resident, 'decode:')).toEqual([]);
-      expect(await baseFeeds(resident, 'prefill:')).toEqual([]);
+  it(
+    'samples with no base-weight feeds the tokens and log-probs of the fed sessions; new base weights ' + 'recompile',
+    async () => {
+      const backend = makeBackend();
+      const fed = await Policy.create(backend, model, layout, weights(1));
+      fed.residentKinds = new Set();
+      const resident = await Policy.create(backend, model, layout, weights(1));
+      resident.residentKinds = new Set(['prefill', 'decode', 'rl']);
+      try {
+        const a = await fed.sample(prompts, sp, 10, new Rng(2));
+        const b = await resident.sample(prompts, sp, 10, new Rng(2));
+        expect(b.map((c) => c.tokens)).toEqual(a.map((c) => c.tokens));
+        const diff = Math.max(...a.flatMap((c, r) => c.logp.map((x, i) => Math.abs(x - b[r]!.logp[i]!))));
+        expect(diff).toBeLessThan(1e-5);
+        expect(await baseFeeds(fed, 'decode:')).toHaveLength(BASE);
+        expect(await baseFeeds(resident, 'decode:')).toEqual([]);
+        expect(await baseFeeds(resident, 'prefill:')).toEqual([]);
 
-      // The same arrays again keep the baked sessions; other base weights recompile them.
-      const kept = [...resident.compiledSessions].sort();
-      const w = await resident.getWeights();
-      resident.setWeights(w);
-      expect(resident.compiledSessions).toEqual([]);
-      const again = await resident.sample(prompts, sp, 10, new Rng(2));
-      expect(again.map((c) => c.tokens)).toEqual(a.map((c) => c.tokens));
-      const w2 = weights(3);
-      resident.setWeights(w2);
-      fed.setWeights(weights(3));
-      const c = await fed.sample(prompts, sp, 10, new Rng(2));
-      const d = await resident.sample(prompts, sp, 10, new Rng(2));
-      expect(d.map((x) => x.tokens)).toEqual(c.map((x) => x.tokens));
-      expect(d.map((x) => x.tokens)).not.toEqual(a.map((x) => x.tokens));
-      resident.setWeights(w2);
-      expect([...resident.compiledSessions].sort()).toEqual(kept);
-    } finally {
-      await fed.dispose();
-      await resident.dispose();
-    }
-  });
+        // The same arrays again keep the baked sessions; other base weights recompile them.
+        const kept = [...resident.compiledSessions].sort();
+        const w = await resident.getWeights();
+        resident.setWeights(w);
+        expect(resident.compiledSessions).toEqual([]);
+        const again = await resident.sample(prompts, sp, 10, new Rng(2));
+        expect(again.map((c) => c.tokens)).toEqual(a.map((c) => c.tokens));
+        const w2 = weights(3);
+        resident.setWeights(w2);
+        fed.setWeights(weights(3));
+        const c = await fed.sample(prompts, sp, 10, new Rng(2));
+        const d = await resident.sample(prompts, sp, 10, new Rng(2));
+        expect(d.map((x) => x.tokens)).toEqual(c.map((x) => x.tokens));
+        expect(d.map((x) => x.tokens)).not.toEqual(a.map((x) => x.tokens));
+        resident.setWeights(w2);
+        expect([...resident.compiledSessions].sort()).toEqual(kept);
+      } finally {
+        await fed.dispose();
+        await resident.dispose();
+      }
+    },
+  );
 });
 
 describe('the default resident kinds', () => {
