@@ -229,7 +229,8 @@ export class Policy {
   /**
    * The compiled session for `key`, built on first use. Each session holds its own memory arena, and
    * fitted grids (layout.ts chooseGrid) give one graph a few shapes, so only the most recently used
-   * SESSIONS_PER_KIND sessions of each kind (the key's part before the first ':') are kept.
+   * SESSIONS_PER_KIND sessions of each kind (the key's part before the first ':') are kept; of a kind that bakes the
+   * frozen base in (residentKinds), one.
    */
   session(key: string, build: () => Graph, opts: Omit<SessionOptions, 'label'> = {}): Promise<Session> {
     let s = this.sessions.get(key);
@@ -240,14 +241,16 @@ export class Policy {
     }
     const kind = (k: string) => k.slice(0, k.indexOf(':') + 1 || k.length);
     const resident = this.residentKinds.has(kind(key).replace(/:$/, '')) ? this.frozen : null;
+    // A session with the base baked in holds a copy of it: the older one of its kind goes before it is made.
+    const sameKind = [...this.sessions.keys()].filter((k) => kind(k) === kind(key));
+    const keep = resident ? 0 : SESSIONS_PER_KIND - 1;
+    for (const old of sameKind.slice(0, Math.max(0, sameKind.length - keep))) this.drop(old);
     // onnxruntime-node takes no in-memory external data (its weights stay inside the model)
     const { compiled, baked } = compileResident(build(), resident, this.backend.kind !== 'node');
     s = this.backend.createSession(compiled, { ...opts, label: key }).then((x) => withoutFeeds(x, baked));
     this.sessions.set(key, s);
     if (baked.size) this.baked.add(key);
     s.catch(() => this.drop(key));
-    const sameKind = [...this.sessions.keys()].filter((k) => kind(k) === kind(key));
-    for (const old of sameKind.slice(0, Math.max(0, sameKind.length - SESSIONS_PER_KIND))) this.drop(old);
     return s;
   }
 

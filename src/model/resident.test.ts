@@ -99,6 +99,14 @@ describe.each(backends)('a LoRA policy with its base resident, on %s', (_name, m
         expect(d.map((x) => x.tokens)).not.toEqual(a.map((x) => x.tokens));
         resident.setWeights(w2);
         expect([...resident.compiledSessions].sort()).toEqual(kept);
+
+        // Interleaved rows (each its own prompt pass) need other sessions: a baked kind keeps one, a fed kind two.
+        const mixed = [prompts[0]!, prompts[2]!, prompts[1]!, prompts[3]!];
+        await resident.sample(mixed, sp, 4, new Rng(2));
+        await fed.sample(mixed, sp, 4, new Rng(2));
+        const decoders = (p: Policy) => p.compiledSessions.filter((k) => k.startsWith('decode:'));
+        expect(decoders(resident)).toEqual(['decode:4>4x6+10:false']);
+        expect(decoders(fed)).toHaveLength(2);
       } finally {
         await fed.dispose();
         await resident.dispose();
