@@ -56,6 +56,15 @@ describe('rlvr bench --presets smollm2-135m', () => {
     },
   );
 
+  it("--resident KINDS sets the Llama presets' baked session kinds (none: every run fed; absent: the default)", () => {
+    expect(parseBenchOptions(['--presets', 'smollm2-135m']).resident).toBeUndefined();
+    expect(parseBenchOptions(['--presets', 'smollm2-135m', '--resident', 'decode,rl']).resident).toEqual([
+      'decode',
+      'rl',
+    ]);
+    expect(parseBenchOptions(['--presets', 'smollm2-135m', '--resident', 'none']).resident).toEqual([]);
+  });
+
   it("--layers N keeps SmolLM2-135M's width, heads and vocabulary with its first N layers; refuses 0 and 31", () => {
     expect(parseBenchOptions(['--presets', 'smollm2-135m']).llamaLayers).toBeUndefined();
     const o = parseBenchOptions(['--presets', 'smollm2-135m', '--layers', '2']);
