@@ -18,9 +18,9 @@ type Frozen = ReadonlyMap<string, Float32Array>;
  * The session kinds (a session key's part before ':') that bake a LoRA policy's frozen weights, per backend.
  * Each baked session holds its own copy of the base (and of what ONNX Runtime folds from it, such as the tied
  * head's transpose), so only where it paid in docs/measured.md (SmolLM2-135M with LoRA r = 8): on the WASM EP the
- * decode step, which runs once a token (sampling 2.6x faster). Baking the prefill (once a sampling) and the update
- * (`rl`, bound by the WASM matmul kernels) too changed neither's time and took 1.5 GB more. onnxruntime-node reads
- * feeds in place and bakes nothing by default (its decode baked: sampling 1.8x faster, peak memory 2.1x); WebGPU is
+ * decode step, which runs once a token (sampling 2.5x faster). Baking the prefill (once a sampling) and the update
+ * (`rl`, bound by the WASM matmul kernels) too changed neither's time and took 1.6 GiB more. onnxruntime-node reads
+ * feeds in place and bakes nothing by default (its decode baked: sampling 1.7x faster, peak memory 2.1x); WebGPU is
  * not measured on a GPU yet (its feeds are uploaded every run: a candidate). Scoring (`score`) may run on the
  * reference weights and always takes feeds.
  */
