@@ -72,6 +72,8 @@ export interface StepBatch {
 export interface FixedRows {
   rows: number[][];
   layout: Layout;
+  /** The session kinds that bake the frozen base (Policy.residentKinds); absent: the backend's default. */
+  resident?: string[];
 }
 
 /** One engine's policy and trainer, with the three measurements. */
@@ -99,6 +101,7 @@ export class BenchRunner {
   ): Promise<BenchRunner> {
     if (fixed) {
       const policy = await Policy.create(backend, model, fixed.layout, weights);
+      if (fixed.resident) policy.residentKinds = new Set(fixed.resident);
       return new BenchRunner(policy, null, config, fixed);
     }
     // The trainer sets the layout (task's prompt grid + max_completion_length); every measurement uses it.

@@ -1,4 +1,5 @@
 /** The results JSON and the markdown table of a `rlvr bench --presets smollm2-135m` run (bench/llama.ts). */
+import { gemmText, updateForwardFlops } from './llama-gemm.ts';
 import { SMOLLM2_135M_CONFIG } from './llama-preset.ts';
 import { fmtNum, median, TOLERANCE } from './presets.ts';
 import type { LlamaRun } from './session.ts';
@@ -64,6 +65,8 @@ export function llamaSummary(run: LlamaRun): Record<string, unknown> {
     engines: stats,
     ratios,
     checks: run.checks,
+    gemm_gflops: run.gemm,
+    update_matmul_gflop: r3((2 * updateForwardFlops(run.model, run.shape)) / 1e9),
     first_run_ms: run.first_run_ms,
     skipped: run.skipped,
   };
@@ -114,5 +117,20 @@ export function llamaTable(run: LlamaRun): string[] {
       `Checks on the first update (tolerance ${TOLERANCE}; ratios against PyTorch only where it passed): ` +
         `${checks.join('; ')}.`,
     );
+  for (const t of new Set(run.gemm.map((g) => g.threads)))
+    md.push(
+      '',
+      `The matmul kernels at this shape (\`bench/gemm.ts\`, B resident), ${t} thread${t === 1 ? '' : 's'}: ` +
+        `${run.gemm
+          .filter((g) => g.threads === t)
+          .map(gemmText)
+          .join('; ')}.`,
+    );
+  const f = updateForwardFlops(run.model, run.shape) / 1e9;
+  md.push(
+    '',
+    `One update's matmuls: ${(2 * f).toFixed(1)} GFLOP (the forward ${f.toFixed(1)}, the backward's input gradients ` +
+      'as many; no weight gradients for the frozen base).',
+  );
   return md;
 }

@@ -21,6 +21,7 @@ import type { Bench, LlamaCheck, LlamaPresetId, LlamaRun } from './session.ts';
 
 export type { LlamaPresetId, LlamaRun };
 import { TorchPeer } from './torch.ts';
+import { timeLlamaGemms } from './llama-gemm.ts';
 import { type LlamaEngine, NodeLlama, PEFT_PYTHON, PeftLlama, WasmLlama } from './llama-engines.ts';
 
 export { PEFT_PYTHON };
@@ -76,6 +77,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
   const trainable = trainableSpecs(model).reduce((a, s) => a + s.shape.reduce((x, y) => x * y, 1), 0);
   const rows = llamaRows(model);
   const layout = { promptLen: LLAMA_SHAPE.promptLen, completionLen: LLAMA_SHAPE.completionLen };
+  const fixed = { rows, layout, ...(opts.resident ? { resident: opts.resident } : {}) };
   const run: LlamaRun = {
     id,
     model,
@@ -87,6 +89,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     first_run_ms: {},
     skipped: [],
     peer: null,
+    gemm: [],
   };
   b.llamaRuns.push(run);
   log(
@@ -117,7 +120,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     const group: LlamaEngine[] = [];
     // onnxruntime-node: compile (first sampling and update), the batch from its first sampling
     const tn = performance.now();
-    const runner = await BenchRunner.create(createNodeBackend(t), model, weights, config, { rows, layout });
+    const runner = await BenchRunner.create(createNodeBackend(t), model, weights, config, fixed);
     const s0 = await runner.sample(1);
     run.first_run_ms[`node@${t}_load_and_first_sampling`] = performance.now() - tn;
     positions = s0.genSteps;
@@ -139,9 +142,10 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
     );
 
     // PyTorch + PEFT: a fresh process per thread count; its first update is the check against ours
+    let peer: TorchPeer | null = null;
     if (engines.has('torch')) {
       const tp = performance.now();
-      const peer = TorchPeer.start(join(ROOT, 'bench'), t, 'peft_peer.py', PEFT_PYTHON);
+      peer = TorchPeer.start(join(ROOT, 'bench'), t, 'peft_peer.py', PEFT_PYTHON);
       const init = await peer.call({ cmd: 'init', threads: t });
       const load = await peer.call({
         cmd: 'load',
@@ -198,7 +202,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
         model,
         weightsUrl: url,
         config,
-        fixed: { rows, layout },
+        fixed,
       });
       await b.browser!.call('wasm', { cmd: 'sample', preset: id, seed: 1 });
       await b.browser!.call('wasm', { cmd: 'setBatch', preset: id, batch });
@@ -224,6 +228,7 @@ export async function runLlamaPreset(b: Bench, id: LlamaPresetId, model = llamaP
       group.push(new WasmLlama(b, id));
     }
 
+    run.gemm.push(...(await timeLlamaGemms(b, run, t, peer)));
     for (const e of group) run.engines[e.id] = { label: e.label, threads: e.threads, sampling: [], update: [] };
     for (let r = 0; r < reps; r++) {
       const tr = performance.now();

@@ -161,6 +161,18 @@ def sample(m, rows, n_new, temperature, gen):
     return torch.cat(toks, 1)
 
 
+def matmul_gflops(m, k, n, seconds):
+    """GFLOP/s of repeated [m,k] x [k,n] matmuls over about `seconds`, after three warm-up products."""
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    for _ in range(3):
+        a @ b
+    reps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        a @ b
+        reps += 1
+    return 2 * m * k * n * reps / (time.perf_counter() - t0) / 1e9
+
+
 def handle(peer, cmd):
     c = cmd['cmd']
     if c == 'init':
@@ -178,6 +190,8 @@ def handle(peer, cmd):
             'parameters': st['total'], 'trainable': st['trainable'],
             'attn_implementation': st['attn_implementation'],
         }
+    if c == 'gemm':  # SmolLM2-135M's matmuls (bench/gemm.ts llamaGemms times ours)
+        return {'gflops': [matmul_gflops(m, k, n, 0.5) for m, k, n in cmd['shapes']]}
     st = peer[cmd['id']]
     if c == 'update':  # also the check: the first update's log-probs, loss and grad norm come back
         b = load_batch(cmd['batch'])

@@ -27,6 +27,8 @@ export interface BenchOptions {
   readme: boolean;
   /** The Llama presets' hidden layers: all of them (undefined), or their first N (a quick form, `--layers`). */
   llamaLayers?: number;
+  /** The Llama presets' Policy.residentKinds (`--resident`): undefined keeps each backend's default. */
+  resident?: string[];
 }
 
 export interface Machine {
@@ -138,4 +140,18 @@ export interface LlamaRun {
   first_run_ms: Record<string, number>;
   skipped: string[];
   peer: Record<string, unknown> | null;
+  /** The matmul kernels at the preset's shapes, per thread count (llama-gemm.ts). */
+  gemm: LlamaGemm[];
+}
+
+/** GFLOP/s of one llamaGemms shape (gemm.ts) per engine at a thread count; null where the engine was not run. */
+export interface LlamaGemm {
+  threads: number;
+  m: number;
+  k: number;
+  n: number;
+  what: string;
+  mlas: number;
+  torch: number | null;
+  wasm: number | null;
 }

@@ -175,7 +175,14 @@ export const QUICK_FORMS: QuickForm[] = [
     page: false,
     timeoutS: 300,
     figures: {
-      lines: [{ label: 'the wall time', pattern: new RegExp(`^Wall time: ${S} s\\. Results:`) }],
+      lines: [
+        { label: 'the wall time', pattern: new RegExp(`^Wall time: ${S} s\\. Results:`) },
+        { label: 'the matmul kernels', pattern: /^The matmul kernels at this shape \(.+\), \S+ threads?: (.+)\.$/ },
+        {
+          label: "the update's matmul FLOPs",
+          pattern: new RegExp(`^One update's matmuls: ${S} GFLOP \\(the forward ${S},`),
+        },
+      ],
       tables: [
         {
           label: 'the smollm2-135m preset',

@@ -60,7 +60,7 @@ async function handle(req: BenchRequest): Promise<Record<string, unknown>> {
       return { ...(await runner(req.preset).step()) };
     case 'gemm':
       if (!backend) throw new Error('init first');
-      return { gflops: await gemmGflops(backend) };
+      return { gflops: await gemmGflops(backend, req.shape, req.resident) };
     case 'dispose':
       await runners.get(req.preset)?.dispose();
       runners.delete(req.preset);

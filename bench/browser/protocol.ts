@@ -5,6 +5,7 @@
 import type { ModelConfig } from '../../src/model/config.ts';
 import type { RunConfig } from '../../src/rl/config.ts';
 import type { UpdateBatch } from '../batches.ts';
+import type { GemmShape } from '../gemm.ts';
 import type { FixedRows } from '../core.ts';
 
 export type BenchRequest =
@@ -25,6 +26,7 @@ export type BenchRequest =
   | { cmd: 'update'; preset: string }
   | { cmd: 'step'; preset: string }
   | { cmd: 'dispose'; preset: string }
-  | { cmd: 'gemm' };
+  /** Without a shape: the GPT presets' MLP matmul, B fed (gemm.ts). */
+  | { cmd: 'gemm'; shape?: GemmShape; resident?: boolean };
 
 export type BenchReply = { ok: true; [k: string]: unknown } | { ok: false; error: string };

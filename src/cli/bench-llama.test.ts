@@ -6,17 +6,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DRY_LLAMA, llamaPresetModel, PEFT_PYTHON } from '../../bench/llama.ts';
+import { figureProblems } from '../../scripts/bench-figures.ts';
+import { QUICK_FORMS } from '../../scripts/bench-quick-forms.ts';
 import { UsageError } from './args.ts';
 import { parseBenchOptions, runBench } from './commands/bench.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlvr-bench-llama-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The report (stdout) of the last dryRun. */
+let report = '';
+
 /** runBench with its progress (stderr) and report (stdout) kept out of the test output; returns the results JSON. */
 async function dryRun(engines: string, name: string): Promise<Record<string, unknown>> {
   const out = join(dir, `${name}.json`);
+  report = '';
   const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  const std = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  const std = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    report += String(s);
+    return true;
+  });
   try {
     const code = await runBench(
       ['--presets', 'smollm2-135m', '--engines', engines, '--threads', '1', '--reps', '1', '--out', out],
@@ -46,6 +55,15 @@ describe('rlvr bench --presets smollm2-135m', () => {
       expect(() => parseBenchOptions(['--presets', 'smollm2-360m'])).toThrow(/tiny, small, smollm2-135m/);
     },
   );
+
+  it("--resident KINDS sets the Llama presets' baked session kinds (none: every run fed; absent: the default)", () => {
+    expect(parseBenchOptions(['--presets', 'smollm2-135m']).resident).toBeUndefined();
+    expect(parseBenchOptions(['--presets', 'smollm2-135m', '--resident', 'decode,rl']).resident).toEqual([
+      'decode',
+      'rl',
+    ]);
+    expect(parseBenchOptions(['--presets', 'smollm2-135m', '--resident', 'none']).resident).toEqual([]);
+  });
 
   it("--layers N keeps SmolLM2-135M's width, heads and vocabulary with its first N layers; refuses 0 and 31", () => {
     expect(parseBenchOptions(['--presets', 'smollm2-135m']).llamaLayers).toBeUndefined();
@@ -86,6 +104,20 @@ describe('rlvr bench --presets smollm2-135m', () => {
     expect(node.update_s).toBeGreaterThan(0);
     expect(node.update_peak_rss_mib).toBeGreaterThan(0);
     expect(p.ratios).toHaveProperty(['node@1', 'update_speed_vs_pytorch'], null); // no peer in this run
+    // the matmul kernels at the preset's shapes (bench/gemm.ts llamaGemms) and the update's matmul FLOPs
+    const gemm = p.gemm_gflops as { m: number; n: number; mlas: number; torch: number | null }[];
+    expect(gemm.map((g) => [g.m, g.n])).toEqual([
+      [96, DRY_LLAMA.dFF],
+      [96, DRY_LLAMA.dModel],
+      [64, DRY_LLAMA.vocabSize],
+      [4, DRY_LLAMA.dFF],
+    ]);
+    expect(gemm.every((g) => g.mlas > 0 && g.torch === null)).toBe(true);
+    expect(p.update_matmul_gflop).toBeGreaterThan(0);
+    const quick = QUICK_FORMS.find((f) => f.name.startsWith('rlvr bench, smollm2'))!;
+    // the lines of the quick form's kernels and FLOPs (its table's ratios are "—" without PyTorch)
+    expect(figureProblems(report, quick.figures).filter((x) => x.includes('matmul'))).toEqual([]);
+    expect(report).toMatch(/^The matmul kernels at this shape/m);
   }, 120_000);
 
   // PyTorch + PEFT from the project's .venv-py (bash scripts/setup-python.sh): without it this test is skipped.

@@ -109,6 +109,7 @@ export class OrtBackend implements Backend {
       for (const o of graph.outputs) loc[o.name] = device.has(o.name) ? 'gpu-buffer' : 'cpu';
       options.preferredOutputLocation = loc;
     }
+    if (graph.externalData) options.externalData = graph.externalData;
     const session = await this.ort.InferenceSession.create(graph.bytes, options);
     let queue: Promise<unknown> = Promise.resolve();
     const backend = this;

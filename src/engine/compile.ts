@@ -1,5 +1,5 @@
 import type { Graph } from './graph.ts';
-import { exportOnnx, liveNodes, type Initializer } from './onnx-export.ts';
+import { exportOnnx, initializerBytes, liveNodes, type Initializer } from './onnx-export.ts';
 import type { DType, Shape } from './shape.ts';
 
 export interface Signature {
@@ -14,6 +14,8 @@ export interface CompiledGraph {
   inputs: Signature[];
   outputs: Signature[];
   nodeCount: number;
+  /** The external data files of initializers baked with `external` (onnx-export.ts), for the session to load. */
+  externalData?: { path: string; data: Uint8Array }[];
 }
 
 const sig = (t: { name: string; dtype: DType; shape: Shape }): Signature => ({
@@ -25,10 +27,14 @@ const sig = (t: { name: string; dtype: DType; shape: Shape }): Signature => ({
 export function compile(graph: Graph, initializers: Initializer[] = []): CompiledGraph {
   if (graph.outputs.length === 0) throw new Error('compile: the graph has no outputs');
   const baked = new Set(initializers.map((i) => i.name));
+  const external = initializers.filter((i) => i.external !== undefined);
   return {
     bytes: exportOnnx(graph, { initializers }),
     inputs: graph.inputs.filter((t) => !baked.has(t.name)).map(sig),
     outputs: graph.outputs.map(sig),
     nodeCount: liveNodes(graph).length,
+    ...(external.length
+      ? { externalData: external.map((i) => ({ path: i.external!, data: initializerBytes(i) })) }
+      : {}),
   };
 }

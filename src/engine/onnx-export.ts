@@ -14,13 +14,30 @@ export interface Initializer {
   dtype: DType;
   shape: readonly number[];
   data: Float32Array | BigInt64Array | Uint8Array;
+  /**
+   * The name of an external data file that holds the values instead of the model (ONNX's external data; the
+   * session is given the file's bytes, compile.ts `externalData`): onnxruntime-web then copies them once, straight
+   * into the tensor's memory, where values inside the model are copied with the model, parsed and copied again.
+   */
+  external?: string;
 }
+
+/** The values as bytes (a view, not a copy). */
+export const initializerBytes = (t: Initializer): Uint8Array =>
+  new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 
 export function tensorProto(w: ProtoWriter, t: Initializer): void {
   w.packedInts(1, t.shape);
   w.int(2, ONNX_DTYPE[t.dtype]);
   w.string(8, t.name);
-  w.bytes(9, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  if (t.external === undefined) {
+    w.bytes(9, initializerBytes(t));
+    return;
+  }
+  // external_data (13): StringStringEntryProto {key 1, value 2}; data_location (14) EXTERNAL = 1
+  w.message(13, (e) => e.string(1, 'location').string(2, t.external!));
+  w.message(13, (e) => e.string(1, 'length').string(2, String(t.data.byteLength)));
+  w.int(14, 1);
 }
 
 function valueInfo(w: ProtoWriter, t: Tensor): void {

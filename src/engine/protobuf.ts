@@ -56,10 +56,20 @@ export class ProtoWriter {
     return this.bytes(field, new TextEncoder().encode(s));
   }
 
+  /**
+   * A nested message. Its parts are appended as they are, not joined first: a model with baked weights
+   * (compile.ts initializers) would otherwise copy every weight once per nesting level.
+   */
   message(field: number, build: (w: ProtoWriter) => void): this {
     const w = new ProtoWriter();
     build(w);
-    return this.bytes(field, w.finish());
+    w.flush();
+    this.tag(field, 2);
+    this.varint(BigInt(w.length));
+    this.flush();
+    for (const b of w.bufs) this.bufs.push(b);
+    this.length += w.length;
+    return this;
   }
 
   packedInts(field: number, values: readonly (number | bigint)[]): this {

@@ -1,5 +1,4 @@
 import type { Backend, DeviceTensor, Session, SessionOptions } from '../engine/backend.ts';
-import { compile } from '../engine/compile.ts';
 import type { Graph } from '../engine/graph.ts';
 import { flatLength } from '../engine/optimizer.ts';
 import { size } from '../engine/shape.ts';
@@ -19,6 +18,7 @@ import {
 } from './layout.ts';
 import { validateLora } from './lora.ts';
 import { type Completion, sampleBatch } from './kv-sampler.ts';
+import { compileResident, frozenWeights, RESIDENT_KINDS, sameArrays, withoutFeeds } from './resident.ts';
 import type { SamplingParams } from './sampling.ts';
 import { charCodec, type TextCodec } from './text-codec.ts';
 import { paramSpecs, trainableSpecs } from './transformer.ts';
@@ -71,6 +71,14 @@ export class Policy {
   private moments: Record<string, DeviceTensor> = {};
   private ref: Record<string, DeviceTensor> | null = null;
   private sessions = new Map<string, Promise<Session>>();
+  /** A LoRA policy's frozen base weights (null without LoRA), and the keys of the sessions that baked them in. */
+  private frozen: ReadonlyMap<string, Float32Array> | null = null;
+  private readonly baked = new Set<string>();
+  /**
+   * The session kinds that bake the frozen weights in instead of taking them as feeds (resident.ts); read when a
+   * session is compiled.
+   */
+  residentKinds: ReadonlySet<string>;
   adamStep = 0;
   /**
    * Text to this model's tokens and back: the playground's characters, or an imported model's own
@@ -87,7 +95,9 @@ export class Policy {
     readonly backend: Backend,
     readonly config: ModelConfig,
     public layout: Layout,
-  ) {}
+  ) {
+    this.residentKinds = new Set(RESIDENT_KINDS[backend.kind]);
+  }
 
   /** Changes the sequence grid (e.g. for another task); graphs for the new shapes compile on first use. */
   setLayout(layout: Layout): void {
@@ -144,6 +154,25 @@ export class Policy {
     this.moments = { [MOMENTS[0]]: flat(opt?.m), [MOMENTS[1]]: flat(opt?.v) };
     this.adamStep = opt?.step ?? 0;
     old.forEach((t) => this.backend.dispose(t));
+    this.setFrozen(w);
+  }
+
+  /** Keeps the frozen weights to bake; sessions that baked other ones are released (compiled again on use). */
+  private setFrozen(w: Weights): void {
+    const old = this.frozen;
+    this.frozen = frozenWeights(paramSpecs(this.config), w);
+    if (!sameArrays(old, this.frozen)) for (const key of [...this.baked]) this.drop(key);
+  }
+
+  /** Forgets a kept session and releases it once it is compiled. */
+  private drop(key: string): void {
+    const s = this.sessions.get(key);
+    this.sessions.delete(key);
+    this.baked.delete(key);
+    void s?.then(
+      (x) => x.release(),
+      () => undefined,
+    );
   }
 
   async getWeights(): Promise<Weights> {
@@ -200,7 +229,8 @@ export class Policy {
   /**
    * The compiled session for `key`, built on first use. Each session holds its own memory arena, and
    * fitted grids (layout.ts chooseGrid) give one graph a few shapes, so only the most recently used
-   * SESSIONS_PER_KIND sessions of each kind (the key's part before the first ':') are kept.
+   * SESSIONS_PER_KIND sessions of each kind (the key's part before the first ':') are kept; of a kind that bakes the
+   * frozen base in (residentKinds), one.
    */
   session(key: string, build: () => Graph, opts: Omit<SessionOptions, 'label'> = {}): Promise<Session> {
     let s = this.sessions.get(key);
@@ -209,19 +239,18 @@ export class Policy {
       this.sessions.set(key, s);
       return s;
     }
-    s = this.backend.createSession(compile(build()), { ...opts, label: key });
-    this.sessions.set(key, s);
-    s.catch(() => this.sessions.delete(key));
     const kind = (k: string) => k.slice(0, k.indexOf(':') + 1 || k.length);
+    const resident = this.residentKinds.has(kind(key).replace(/:$/, '')) ? this.frozen : null;
+    // A session with the base baked in holds a copy of it: the older one of its kind goes before it is made.
     const sameKind = [...this.sessions.keys()].filter((k) => kind(k) === kind(key));
-    for (const old of sameKind.slice(0, Math.max(0, sameKind.length - SESSIONS_PER_KIND))) {
-      const evicted = this.sessions.get(old)!;
-      this.sessions.delete(old);
-      void evicted.then(
-        (x) => x.release(),
-        () => undefined,
-      );
-    }
+    const keep = resident ? 0 : SESSIONS_PER_KIND - 1;
+    for (const old of sameKind.slice(0, Math.max(0, sameKind.length - keep))) this.drop(old);
+    // onnxruntime-node takes no in-memory external data (its weights stay inside the model)
+    const { compiled, baked } = compileResident(build(), resident, this.backend.kind !== 'node');
+    s = this.backend.createSession(compiled, { ...opts, label: key }).then((x) => withoutFeeds(x, baked));
+    this.sessions.set(key, s);
+    if (baked.size) this.baked.add(key);
+    s.catch(() => this.drop(key));
     return s;
   }
 

@@ -69,6 +69,12 @@ const FLAGS: FlagTable = {
       "the Llama presets with only their first N hidden layers (default: all; SmolLM2-135M's 30 take\n" +
       'minutes a round here): the quick form CI runs (scripts/bench-quick.mjs)',
   },
+  resident: {
+    value: 'LIST',
+    help:
+      'the Llama presets: session kinds that bake the frozen base in (prefill,decode,rl; none: every\n' +
+      "run feeds it); default each backend's (src/model/resident.ts RESIDENT_KINDS)",
+  },
   out: { value: 'FILE', help: 'results file (default bench/results.json)' },
   readme: { help: 'also write the report into docs/measured.md (between <!-- bench:start --> and <!-- bench:end -->)' },
 };
@@ -125,6 +131,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   const allLayers = SMOLLM2_135M_CONFIG.num_hidden_layers;
   if (llamaLayers !== undefined && (llamaLayers < 1 || llamaLayers > allLayers))
     throw new UsageError(`--layers must be 1 to ${allLayers} (SmolLM2-135M's layers), got ${llamaLayers}`);
+  const resident = flag(a, 'resident') === undefined ? undefined : list('resident', '').filter((k) => k !== 'none');
   return {
     quick,
     presets,
@@ -140,6 +147,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     noProfile: flag(a, 'no-profile') === 'true',
     readme: flag(a, 'readme') === 'true',
     ...(llamaLayers !== undefined ? { llamaLayers } : {}),
+    ...(resident !== undefined ? { resident } : {}),
   };
 }
 
