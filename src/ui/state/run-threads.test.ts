@@ -5,7 +5,7 @@ import { initRequest, threadsForModel } from './setup-state.ts';
 describe('the live run’s WASM threads in its init request (src/engine/wasm-threads.ts)', () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it('the page’s init request carries them: one for a tiny model on 2 cores, none for the small one, a link’s wins', () => {
+  it('the page’s init request carries them: one for a tiny model on 2 cores, none for small, a link’s wins', () => {
     vi.stubGlobal('navigator', { hardwareConcurrency: 2 });
     const setup = getState().setup;
     setState({ setup: { ...setup, model: 'tiny' } });
