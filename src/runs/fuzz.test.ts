@@ -233,6 +233,23 @@ describe('fuzzing the run readers', () => {
     );
   }, 120_000);
 
+  it('its counterexample: a column chunk said to take a negative length is a corrupt footer, not empty rows', async () => {
+    // Found by the property above (a fresh clone's CI run): the prompt chunk's length mutated to -70, so hyparquet
+    // read the column alone as no values and beside its neighbours as the old prompts.
+    const bytes = new Uint8Array(readFileSync(join(fixtures, 'negative-chunk-size.parquet')));
+    const run = await openRun(memoryRunFiles('root', { 'completions/completions_00001.parquet': bytes }), {
+      path: '',
+      name: 'root',
+      format: 'trl',
+    });
+    expect(run.index.steps).toEqual([]);
+    expect(run.index.problems.map((p) => p.message)).toEqual([
+      'completions/completions_00001.parquet: its footer is corrupt (column "prompt" is said to take -70 bytes ' +
+        "from byte 102 of a 4629-byte file); expected TRL's completions table (columns step, prompt, completion, " +
+        'one per reward function, advantage)',
+    ]);
+  });
+
   it('its counterexample: a text value that decodes to no bytes is a problem to counting too', async () => {
     const text = new Uint8Array(readFileSync(join(fixtures, 'trl-text', 'completions', 'completions_00001.parquet')));
     const damaged = new Uint8Array(readFileSync(join(fixtures, 'damaged-text-page.parquet')));

@@ -128,6 +128,27 @@ async function indexParquet(entry: RunFileEntry, step: number, file: AsyncBuffer
     });
     return out;
   }
+  // A column chunk whose bytes are not inside the file (a negative or oversized length, an offset past the end) is a
+  // corrupt footer too: hyparquet reads such a chunk alone as no values, and beside its neighbours from their bytes.
+  const outside = metadata.row_groups
+    .flatMap((g) => g.columns)
+    .find((c) => {
+      const m = c.meta_data!;
+      const start = Number(m.dictionary_page_offset ?? m.data_page_offset);
+      const length = Number(m.total_compressed_size);
+      return !(start >= 4 && length > 0 && start + length <= file.byteLength);
+    });
+  if (outside) {
+    const m = outside.meta_data!;
+    out.problems.push({
+      file: entry.path,
+      message:
+        `${entry.path}: its footer is corrupt (column "${m.path_in_schema.join('.')}" is said to take ` +
+        `${Number(m.total_compressed_size)} bytes from byte ${Number(m.dictionary_page_offset ?? m.data_page_offset)} ` +
+        `of a ${file.byteLength}-byte file); expected ${expected}`,
+    });
+    return out;
+  }
   out.metadata = metadata;
   // pandas writes min/max statistics: the step column checks the file name without reading a row.
   const stepIndex = out.columns.indexOf('step');
