@@ -233,7 +233,7 @@ describe('fuzzing the run readers', () => {
     );
   }, 120_000);
 
-  it('its counterexample: a column chunk said to take a negative length is a corrupt footer, not empty rows', async () => {
+  it('its counterexample: a column chunk of a negative length is a corrupt footer, not empty rows', async () => {
     // Found by the property above (a fresh clone's CI run): the prompt chunk's length mutated to -70, so hyparquet
     // read the column alone as no values and beside its neighbours as the old prompts.
     const bytes = new Uint8Array(readFileSync(join(fixtures, 'negative-chunk-size.parquet')));

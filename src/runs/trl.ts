@@ -140,12 +140,13 @@ async function indexParquet(entry: RunFileEntry, step: number, file: AsyncBuffer
     });
   if (outside) {
     const m = outside.meta_data!;
+    const start = Number(m.dictionary_page_offset ?? m.data_page_offset);
     out.problems.push({
       file: entry.path,
       message:
         `${entry.path}: its footer is corrupt (column "${m.path_in_schema.join('.')}" is said to take ` +
-        `${Number(m.total_compressed_size)} bytes from byte ${Number(m.dictionary_page_offset ?? m.data_page_offset)} ` +
-        `of a ${file.byteLength}-byte file); expected ${expected}`,
+        `${Number(m.total_compressed_size)} bytes from byte ${start} of a ${file.byteLength}-byte file); ` +
+        `expected ${expected}`,
     });
     return out;
   }
