@@ -17,7 +17,7 @@ import time
 import torch
 
 # The safetensors reader and the additive mask value shared with the GPT-2 peer (this script's folder).
-from torch_peer_model import MASKED, read_safetensors
+from torch_peer_model import MASKED, matmul_gflops, read_safetensors
 
 EOS = 1
 
@@ -159,18 +159,6 @@ def sample(m, rows, n_new, temperature, gen):
         past = out.past_key_values
         logits = out.logits[:, -1]
     return torch.cat(toks, 1)
-
-
-def matmul_gflops(m, k, n, seconds):
-    """GFLOP/s of repeated [m,k] x [k,n] matmuls over about `seconds`, after three warm-up products."""
-    a, b = torch.randn(m, k), torch.randn(k, n)
-    for _ in range(3):
-        a @ b
-    reps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        a @ b
-        reps += 1
-    return 2 * m * k * n * reps / (time.perf_counter() - t0) / 1e9
 
 
 def handle(peer, cmd):

@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from torch_peer_model import MASKED, GPT, read_safetensors, sequence_bias, write_safetensors
+from torch_peer_model import MASKED, GPT, matmul_gflops, read_safetensors, sequence_bias, write_safetensors
 
 PAD = 0
 EOS = 1
@@ -206,18 +206,6 @@ def whole_step(st, s, spec, gen):
     return {'ms': (t3 - t0) * 1e3, 'sampling_ms': (t1 - t0) * 1e3, 'verify_ms': (t2 - t1) * 1e3,
             'update_ms': (t3 - t2) * 1e3,
             'sampled_tokens': sum(len(c['tokens']) for c in comps), 'accuracy': float(rewards.mean())}
-
-
-def matmul_gflops(m, k, n, seconds):
-    """GFLOP/s of repeated [m,k] x [k,n] matmuls over about `seconds`, after three warm-up products."""
-    a, b = torch.randn(m, k), torch.randn(k, n)
-    for _ in range(3):
-        a @ b
-    reps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        a @ b
-        reps += 1
-    return 2 * m * k * n * reps / (time.perf_counter() - t0) / 1e9
 
 
 def blas_check():

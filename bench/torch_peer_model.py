@@ -9,6 +9,7 @@ Weights come from the same safetensors file (names as in paramSpecs; matrices st
 import json
 import math
 import struct
+import time
 
 import torch
 import torch.nn as nn
@@ -138,3 +139,15 @@ def sequence_bias(key_bias):
     T = key_bias.shape[1]
     causal = torch.full((T, T), MASKED).triu(1)
     return causal[None, None] + key_bias[:, None, None, :]
+
+
+def matmul_gflops(m, k, n, seconds):
+    """GFLOP/s of repeated [m,k] x [k,n] matmuls over about `seconds`, after three warm-up products (both peers)."""
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    for _ in range(3):
+        a @ b
+    reps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        a @ b
+        reps += 1
+    return 2 * m * k * n * reps / (time.perf_counter() - t0) / 1e9
